@@ -1,0 +1,93 @@
+// The AEP schemas and registry (copied under schemas/aep), loaded once and
+// compiled with ajv. Everything that validates an envelope or a payload goes
+// through here, so the relay, the daemon, the mapper and `validate` agree.
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import Ajv2020Module, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+const Ajv2020 = (Ajv2020Module as unknown as { default: typeof Ajv2020Module }).default ?? Ajv2020Module;
+const addFormats = (addFormatsModule as unknown as { default: typeof addFormatsModule }).default ?? addFormatsModule;
+
+export const SCHEMA_DIR = fileURLToPath(new URL('../../schemas/aep/', import.meta.url));
+
+export type CaptureLevel = 'none' | 'metadata' | 'redacted' | 'full';
+export const CAPTURE_ORDER: CaptureLevel[] = ['none', 'metadata', 'redacted', 'full'];
+export const SEVERITY_ORDER = ['debug', 'info', 'notice', 'warning', 'error', 'critical'] as const;
+export type Severity = (typeof SEVERITY_ORDER)[number];
+
+export function captureRank(level: string | undefined): number {
+  const i = CAPTURE_ORDER.indexOf((level ?? 'metadata') as CaptureLevel);
+  return i < 0 ? 1 : i;
+}
+
+export interface RegistryType { type: string; status: string; scope: 'session' | 'agent' | 'command'; schema: string | null; summary: string }
+
+function readJson(rel: string): any {
+  return JSON.parse(readFileSync(join(SCHEMA_DIR, rel), 'utf8'));
+}
+
+export const REGISTRY_TYPES: RegistryType[] = readJson('registry/types.json').types;
+export const REGISTRY_BY_TYPE = new Map(REGISTRY_TYPES.map((t) => [t.type, t]));
+export const CATEGORIES: { name: string; scope: string }[] = readJson('registry/categories.json').categories;
+export const NACK_REASONS: string[] = (() => {
+  const n = readJson('registry/nack-reasons.json');
+  return Array.isArray(n.reasons) ? n.reasons.map((r: any) => (typeof r === 'string' ? r : r.reason ?? r.name)) : n.enum ?? [];
+})();
+export const AEP_VERSION = '0.1';
+export const SUPPORTED_VERSIONS = [AEP_VERSION];
+
+let ajvInstance: InstanceType<typeof Ajv2020> | undefined;
+export function ajv(): InstanceType<typeof Ajv2020> {
+  if (!ajvInstance) {
+    ajvInstance = new Ajv2020({ allErrors: true, strict: false });
+    addFormats(ajvInstance);
+    ajvInstance.addKeyword({ keyword: 'x-aep-capture', schemaType: 'string' });
+  }
+  return ajvInstance;
+}
+
+const payloadSchemas = new Map<string, any>();
+for (const f of readdirSync(join(SCHEMA_DIR, 'types'))) {
+  if (f.endsWith('.schema.json')) payloadSchemas.set(f.replace(/\.schema\.json$/, ''), readJson(`types/${f}`));
+}
+export const ENVELOPE_SCHEMA = readJson('aep-event.schema.json');
+
+/** The payload schema of a registered type, or undefined (x.* types, free-form payloads). */
+export function payloadSchema(type: string): any | undefined {
+  const reg = REGISTRY_BY_TYPE.get(type);
+  if (reg?.schema) return payloadSchemas.get(reg.schema.replace(/\.schema\.json$/, ''));
+  return payloadSchemas.get(type);
+}
+
+let envelopeValidator: ValidateFunction | undefined;
+export function validateEnvelope(ev: unknown): ErrorObject[] {
+  envelopeValidator ??= ajv().compile(ENVELOPE_SCHEMA);
+  return envelopeValidator(ev) ? [] : [...(envelopeValidator.errors ?? [])];
+}
+
+const payloadValidators = new Map<string, ValidateFunction | null>();
+export function validatePayload(type: string, data: unknown): ErrorObject[] {
+  let v = payloadValidators.get(type);
+  if (v === undefined) {
+    const s = payloadSchema(type);
+    v = s ? ajv().compile(s) : null;
+    payloadValidators.set(type, v);
+  }
+  if (!v) return [];
+  return v(data ?? {}) ? [] : [...(v.errors ?? [])];
+}
+
+export function formatAjvErrors(errors: ErrorObject[]): string {
+  return errors.map((e) => `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${(e.params as any).additionalProperty})` : ''}`).join('; ');
+}
+
+/** The category of a type: its first token, or for x.* types the token after the vendor. */
+export function typeCategory(type: string): string {
+  const parts = type.split('.');
+  return parts[0] === 'x' ? parts[2] ?? '' : parts[0];
+}
+
+/** Is this a type the envelope grammar accepts (core category or x.vendor.category.rest)? */
+export const TYPE_PATTERN = new RegExp(ENVELOPE_SCHEMA.properties.type.pattern);

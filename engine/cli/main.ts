@@ -1,0 +1,29 @@
+// The CLI dispatcher: one module per command under ./commands, loaded lazily
+// so a command only pays for what it imports.
+import { printUsage, COMMANDS } from './usage.ts';
+
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
+    printUsage(process.stdout);
+    return 0;
+  }
+  if (cmd === '--version' || cmd === '-v') {
+    const { readFileSync } = await import('node:fs');
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    process.stdout.write(`hookmap ${pkg.version}\n`);
+    return 0;
+  }
+  const entry = COMMANDS.find((c) => c.name === cmd);
+  if (!entry) {
+    process.stderr.write(`hookmap: unknown command '${cmd}' (try 'hookmap --help')\n`);
+    return 2;
+  }
+  const mod = await import(`./commands/${entry.module}.ts`);
+  try {
+    return await mod.run(rest);
+  } catch (err) {
+    process.stderr.write(`hookmap ${cmd}: ${(err as Error)?.stack ?? String(err)}\n`);
+    return 2;
+  }
+}

@@ -1,0 +1,25 @@
+export interface CommandEntry { name: string; module: string; synopsis: string; summary: string }
+
+export const COMMANDS: CommandEntry[] = [
+  { name: 'up', module: 'up', synopsis: 'up [--port N] [--host H] [--token T] [--config F]', summary: 'relay + every enabled daemon, one process' },
+  { name: 'serve', module: 'serve', synopsis: 'serve <agent|file.yaml> [--port N]', summary: 'one daemon from one descriptor' },
+  { name: 'relay', module: 'relay', synopsis: 'relay [--port N] [--host H] [--token T] [--buffer N]', summary: 'the AEP relay alone' },
+  { name: 'hook', module: 'hook', synopsis: 'hook <agent> [hook]', summary: 'the portable shim: stdin -> daemon -> stdout' },
+  { name: 'map', module: 'map', synopsis: 'map <agent> [--capture L]', summary: 'pure mapping: NDJSON steps in, NDJSON results out' },
+  { name: 'check', module: 'check', synopsis: 'check [agent]', summary: 'descriptors + fixtures + capability evidence' },
+  { name: 'capabilities', module: 'capabilities', synopsis: 'capabilities [agent] [--json]', summary: 'what each agent proves, and what not' },
+  { name: 'docs', module: 'docs', synopsis: 'docs [--check]', summary: 'regenerate capabilities/ (or fail on drift)' },
+  { name: 'codegen', module: 'codegen', synopsis: 'codegen [--check]', summary: 'regenerate TypeScript types from the schemas (or fail on drift)' },
+  { name: 'setup', module: 'setup', synopsis: 'setup <agent> [--project|--user] [--uninstall] [--dry-run]', summary: "write/merge the agent's own hook config" },
+  { name: 'doctor', module: 'doctor', synopsis: 'doctor', summary: 'what is installed, running, stale' },
+  { name: 'validate', module: 'validate', synopsis: 'validate <file.jsonl|->', summary: 'AEP envelope/payload/order/capture checks' },
+  { name: 'tail', module: 'tail', synopsis: 'tail [--filter F] [--session S] [--json]', summary: 'watch the stream' },
+  { name: 'answer', module: 'answer', synopsis: 'answer <attention-id> --allow|--deny|--text T|--values J', summary: 'answer an attention request' },
+  { name: 'cancel', module: 'cancel', synopsis: 'cancel <session> [--run R]', summary: 'cancel a run' },
+  { name: 'record', module: 'record', synopsis: 'record <agent>', summary: 'daemon mode saving raw payloads as fixture candidates' },
+];
+
+export function printUsage(out: NodeJS.WritableStream): void {
+  out.write('hookmap: vendor hooks of AI coding agents as one AEP event stream\n\nUsage:\n');
+  for (const c of COMMANDS) out.write(`  hookmap ${c.synopsis.padEnd(62)} ${c.summary}\n`);
+}
