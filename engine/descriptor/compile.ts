@@ -1,0 +1,225 @@
+// Descriptor loading: YAML (with positions) -> schema validation -> every
+// expression compiled -> event types checked. All errors are collected and
+// returned together; a descriptor with any error is not usable.
+import { readFileSync } from 'node:fs';
+import { basename, relative } from 'node:path';
+import { ajv, formatAjvErrors, REGISTRY_BY_TYPE, TYPE_PATTERN, type CaptureLevel } from '../aep/schemas.ts';
+import { CAPABILITY_BY_ID } from '../capabilities/vocabulary.ts';
+import { isFailure, templateSource, tryCompile, type Expr, type ExprFailure } from '../expr/compile.ts';
+import { type DescriptorError, pathString } from './errors.ts';
+import { parseYamlSource, type YamlSource } from './yaml-source.ts';
+import type { CapabilityClaim, CompiledEmit, CompiledHook, Descriptor } from './types.ts';
+
+const DESCRIPTOR_SCHEMA = JSON.parse(readFileSync(new URL('../../schemas/descriptor.schema.json', import.meta.url), 'utf8'));
+let schemaValidator: ReturnType<ReturnType<typeof ajv>['compile']> | undefined;
+
+export interface LoadResult { descriptor?: Descriptor; errors: DescriptorError[] }
+
+export function loadDescriptorFile(path: string, opts: { displayPath?: string } = {}): LoadResult {
+  const display = opts.displayPath ?? (relative(process.cwd(), path) || path);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    return { errors: [{ code: 'yaml-syntax', file: display, line: 1, col: 1, path: '', message: `cannot read: ${(err as Error).message}` }] };
+  }
+  const res = compileDescriptor(display, text);
+  const expected = basename(path).replace(/\.ya?ml$/, '');
+  if (res.descriptor && res.descriptor.vendor !== expected) {
+    const pos = res.descriptor ? { line: 1, col: 1 } : { line: 1, col: 1 };
+    res.errors.push({ code: 'vendor-mismatch', file: display, ...pos, path: 'vendor', message: `vendor '${res.descriptor.vendor}' in a file named '${basename(path)}'` });
+    res.descriptor = undefined;
+  }
+  return res;
+}
+
+export function compileDescriptor(file: string, text: string): LoadResult {
+  const src = parseYamlSource(file, text);
+  if (src.errors.length) return { errors: src.errors };
+  const errors: DescriptorError[] = [];
+  const spec = src.value as any;
+  schemaValidator ??= ajv().compile(DESCRIPTOR_SCHEMA);
+  if (!schemaValidator(spec)) {
+    for (const e of schemaValidator.errors ?? []) {
+      if (e.keyword === 'anyOf' || e.keyword === 'allOf' || e.keyword === 'if') continue;
+      const segs = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+      if (e.keyword === 'additionalProperties') segs.push((e.params as any).additionalProperty);
+      const pos = src.locate(segs);
+      errors.push({ code: 'schema-violation', file, line: pos.line, col: pos.col, path: pathString(segs), message: formatAjvErrors([e]).replace(/^\S+ /, '') });
+    }
+    return { errors };
+  }
+  const c = new Compiler(src, spec, errors);
+  const descriptor = c.build();
+  return errors.length ? { errors } : { descriptor, errors };
+}
+
+class Compiler {
+  private readonly stored = new Set<string>();
+  constructor(private readonly src: YamlSource, private readonly spec: any, private readonly errors: DescriptorError[]) {}
+
+  private fail(f: ExprFailure): void {
+    const at = this.src.locateInScalar(f.path, f.index);
+    const lines = f.source.split('\n');
+    let rest = f.index;
+    let li = 0;
+    while (li < lines.length - 1 && rest > lines[li].length) { rest -= lines[li].length + 1; li++; }
+    const excerpt = `${lines[li]}\n${' '.repeat(Math.max(0, rest))}^`;
+    this.errors.push({ code: 'invalid-expression', file: this.src.file, line: at.line, col: at.col, path: pathString(f.path), message: `${f.message} (at ${li + 1}:${rest + 1} in the expression)\n    ${excerpt.replace(/\n/g, '\n    ')}` });
+  }
+
+  private err(code: DescriptorError['code'], path: (string | number)[], message: string): void {
+    const pos = this.src.locate(path);
+    this.errors.push({ code, file: this.src.file, line: pos.line, col: pos.col, path: pathString(path), message });
+  }
+
+  expr(source: string | undefined, path: (string | number)[]): Expr | undefined {
+    if (source === undefined) return undefined;
+    const c = tryCompile(source, path);
+    if (isFailure(c)) { this.fail(c); return undefined; }
+    return c;
+  }
+
+  template(tpl: unknown, path: (string | number)[]): Expr | undefined {
+    if (tpl === undefined) return undefined;
+    const failures: ExprFailure[] = [];
+    const source = templateSource(tpl, path, failures);
+    failures.forEach((f) => this.fail(f));
+    if (failures.length) return undefined;
+    return this.expr(source, path);
+  }
+
+  checkType(type: string, path: (string | number)[]): void {
+    if (!TYPE_PATTERN.test(type)) { this.err('unknown-event-type', path, `'${type}' is not a well-formed AEP type`); return; }
+    if (type.startsWith('x.')) {
+      const vendor = type.split('.')[1];
+      if (vendor !== this.spec.vendor) this.err('unknown-event-type', path, `'${type}' is outside this descriptor's namespace x.${this.spec.vendor}.*`);
+      return;
+    }
+    if (!REGISTRY_BY_TYPE.has(type)) this.err('unknown-event-type', path, `'${type}' is not a registered AEP type (use x.${this.spec.vendor}.<category>.<name> for vendor extensions)`);
+  }
+
+  emit(e: any, path: (string | number)[]): CompiledEmit | undefined {
+    const failures: ExprFailure[] = [];
+    const staticType = TYPE_PATTERN.test(e.type) ? e.type : undefined;
+    if (staticType) this.checkType(staticType, [...path, 'type']);
+    const parts: string[] = [];
+    if (!staticType) parts.push(`"type": ${templateSource(e.type, [...path, 'type'], failures)}`);
+    for (const k of ['subject', 'step', 'cause'] as const) {
+      if (e[k] !== undefined) parts.push(`"${k}": ${templateSource(e[k], [...path, k], failures)}`);
+    }
+    if (e.data !== undefined) parts.push(`"data": ${templateSource(e.data, [...path, 'data'], failures)}`);
+    if (e.standins) parts.push(`"standins": ${templateSource(e.standins, [...path, 'standins'], failures)}`);
+    const when = e.when !== undefined ? templateSource(e.when, [...path, 'when'], failures) : 'true';
+    failures.forEach((f) => this.fail(f));
+    if (failures.length) return undefined;
+    const expr = this.expr(`($__when := ${when}; $__when ? {${parts.join(', ')}})`, path);
+    if (!expr) return undefined;
+    return {
+      type: staticType,
+      typeText: String(e.type),
+      expr,
+      run: e.run,
+      sessionEnd: e.session_end,
+      severity: e.severity,
+      gates: e.gates,
+      capture: e.capture,
+      on: e.on,
+      whenExpr: e.when !== undefined ? this.expr(e.when, [...path, 'when']) : undefined,
+      path: pathString(path),
+    };
+  }
+
+  emits(list: any[] | undefined, path: (string | number)[]): CompiledEmit[] {
+    return (list ?? []).map((e, i) => this.emit(e, [...path, i])).filter((x): x is CompiledEmit => !!x);
+  }
+
+  hook(name: string, h: any): CompiledHook {
+    const p = ['hooks', name];
+    const hook: CompiledHook = {
+      name,
+      summary: h.summary,
+      emit: this.emits(h.emit, [...p, 'emit']),
+      lookups: (h.lookup ?? []).map((l: any, i: number) => ({ table: l.table, key: this.expr(l.key, [...p, 'lookup', i, 'key'])!, as: l.as, consume: !!l.consume })),
+      stores: (h.store ?? []).map((s: any, i: number) => {
+        this.stored.add(s.table);
+        return { table: s.table, key: this.expr(s.key, [...p, 'store', i, 'key'])!, value: this.template(s.value, [...p, 'store', i, 'value'])!, when: this.expr(s.when, [...p, 'store', i, 'when']), ttlMs: s.ttl_ms };
+      }),
+      deviation: h.deviation,
+      reply: h.reply,
+      http: h.http,
+      register: h.register !== false,
+    };
+    if (h.snapshot) {
+      const s = h.snapshot;
+      hook.snapshot = { name: s.name, items: this.expr(s.items, [...p, 'snapshot', 'items'])!, id: this.expr(s.id, [...p, 'snapshot', 'id'])!, emit: this.emits(s.emit, [...p, 'snapshot', 'emit']) };
+    }
+    if (h.suppress) hook.suppress = { key: this.expr(h.suppress.key, [...p, 'suppress', 'key'])!, windowMs: h.suppress.window_ms, when: this.expr(h.suppress.when, [...p, 'suppress', 'when']) };
+    if (h.hold) {
+      const decisions = new Map<string, Expr>();
+      for (const [k, v] of Object.entries(h.hold.decisions ?? {})) {
+        const e = this.template(v, [...p, 'hold', 'decisions', k]);
+        if (e) decisions.set(k, e);
+      }
+      hook.hold = { kind: h.hold.kind, when: this.expr(h.hold.when, [...p, 'hold', 'when']), timeoutMs: h.hold.timeout_ms, key: this.expr(h.hold.key, [...p, 'hold', 'key']), decisions, outcome: this.emits(h.hold.outcome, [...p, 'hold', 'outcome']) };
+    }
+    if (h.settle) hook.settle = { key: this.expr(h.settle.key, [...p, 'settle', 'key'])!, as: h.settle.as };
+    return hook;
+  }
+
+  build(): Descriptor {
+    const s = this.spec;
+    const hooks = new Map<string, CompiledHook>();
+    for (const [name, h] of Object.entries(s.hooks ?? {})) hooks.set(name, this.hook(name, h ?? {}));
+    for (const [name, h] of Object.entries<any>(s.hooks ?? {})) {
+      (h?.lookup ?? []).forEach((l: any, i: number) => {
+        if (!this.stored.has(l.table)) this.err('unknown-reference', ['hooks', name, 'lookup', i, 'table'], `no hook stores into table '${l.table}'`);
+      });
+    }
+    const capabilities = new Map<string, CapabilityClaim>();
+    for (const [id, v] of Object.entries<any>(s.capabilities ?? {})) {
+      const claim: CapabilityClaim = typeof v === 'string' ? { state: v as any } : { state: v.state, why: v.why, evidence: v.evidence, live: v.live };
+      if (!CAPABILITY_BY_ID.has(id)) this.err('unknown-capability', ['capabilities', id], `'${id}' is not in the capability vocabulary (see \`hookmap capabilities --json\`)`);
+      if (claim.state !== 'supported' && !claim.why) this.err('missing-reason', ['capabilities', id], `state '${claim.state}' needs a 'why'`);
+      capabilities.set(id, claim);
+    }
+    const fb = s.fallback;
+    const cap = s.capture ?? {};
+    const vars: [string, Expr][] = [];
+    for (const [k, v] of Object.entries<string>(s.vars ?? {})) {
+      const e = this.template(v, ['vars', k]);
+      if (e) vars.push([k, e]);
+    }
+    const fs = s.identity.first_sight;
+    return Object.freeze({
+      file: this.src.file,
+      vendor: s.vendor,
+      name: s.name,
+      spec: deepFreeze(s),
+      surface: { kind: s.surface.kind, pin: s.surface.pin, docs: s.surface.docs, hookTimeoutMs: s.surface.hook_timeout_ms, hookNameText: s.surface.hook_name },
+      hookName: this.expr(s.surface.hook_name, ['surface', 'hook_name']),
+      session: this.expr(s.identity.session, ['identity', 'session'])!,
+      run: this.expr(s.identity.run, ['identity', 'run']),
+      runs: s.identity.runs ?? (s.identity.run ? 'vendor' : 'none'),
+      firstSight: fs ? { emit: this.emits(fs.emit, ['identity', 'first_sight', 'emit']), except: new Set<string>(fs.except ?? []) } : undefined,
+      capture: { ceiling: (cap.ceiling ?? 'metadata') as CaptureLevel, overrides: cap.overrides ?? { attention: 'redacted' }, gates: cap.gates ?? {}, secretNames: cap.secret_names ?? [] },
+      config: s.config ?? {},
+      vars,
+      hooks,
+      fallback: fb ? { type: this.expr(fb.type, ['fallback', 'type'])!, typeText: fb.type, data: this.template(fb.data, ['fallback', 'data']), subject: this.expr(fb.subject, ['fallback', 'subject']), severity: fb.severity } : undefined,
+      replies: { neutral: s.replies.neutral, exitCode: s.replies.exit_code ?? 0, contentType: s.replies.content_type },
+      capabilities,
+      posture: s.posture,
+      deviations: s.deviations ?? [],
+      absent: s.absent ?? [],
+    });
+  }
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o as object)) deepFreeze(v);
+  }
+  return o;
+}

@@ -1,0 +1,61 @@
+// Every descriptor problem is one of these codes (a closed list), located at
+// file:line:col with the path inside the descriptor. `hookmap check` prints
+// them all at once, sorted and de-duplicated.
+
+export const ERROR_CODES = {
+  'yaml-syntax': 'the file is not valid YAML (or has duplicate keys)',
+  'schema-violation': "the descriptor does not match hookmap's descriptor schema",
+  'invalid-expression': 'a JSONata expression does not compile',
+  'unknown-event-type': 'an emitted type is not a registered AEP type, or an x.* type outside the vendor namespace',
+  'unknown-reference': 'a lookup reads a table no hook stores, or a name that does not resolve',
+  'vendor-mismatch': "the descriptor's vendor id does not match its file name",
+  'unknown-capability': 'a capability id outside the closed vocabulary',
+  'missing-reason': 'a capability state other than supported without a reason',
+  'capability-without-evidence': 'a supported capability that no fixture exercises',
+  'payload-rejected': "a rule produced a payload its type's schema rejects",
+  'fixture-mismatch': 'a fixture expected something the engine did not produce',
+  'fixture-invalid': 'a fixture file is malformed',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface DescriptorError {
+  code: ErrorCode;
+  file: string;
+  line: number;
+  col: number;
+  /** Path inside the descriptor, dotted (hooks.PreToolUse.emit[0].data) */
+  path: string;
+  message: string;
+}
+
+export class DescriptorLoadError extends Error {
+  constructor(readonly errors: DescriptorError[]) {
+    super(errors.map(formatError).join('\n'));
+  }
+}
+
+export function formatError(e: DescriptorError): string {
+  return `${e.file}:${e.line}:${e.col} ${e.code}: ${e.path ? `${e.path}: ` : ''}${e.message}`;
+}
+
+export function sortErrors(errors: DescriptorError[]): DescriptorError[] {
+  const seen = new Set<string>();
+  return errors
+    .filter((e) => {
+      const k = formatError(e);
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    })
+    .sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col || a.code.localeCompare(b.code));
+}
+
+export function pathString(segs: (string | number)[]): string {
+  let s = '';
+  for (const p of segs) {
+    if (typeof p === 'number') s += `[${p}]`;
+    else s += s ? `.${p}` : p;
+  }
+  return s;
+}

@@ -1,0 +1,73 @@
+// The descriptor as compiled: every expression parsed once at load.
+import type { CaptureLevel, Severity } from '../aep/schemas.ts';
+import type { Expr } from '../expr/compile.ts';
+import type { CapabilityState } from '../capabilities/vocabulary.ts';
+
+export interface CompiledEmit {
+  /** Static type, or undefined when `typeExpr` computes it. */
+  type?: string;
+  /** The emit as written, for docs. */
+  typeText: string;
+  /** One expression yielding {type?, subject?, step?, cause?, data?, standins?}, or undefined when `when` is false. */
+  expr: Expr;
+  run?: 'open' | 'close' | 'none';
+  sessionEnd?: boolean;
+  severity?: Severity;
+  gates?: Record<string, CaptureLevel>;
+  capture?: CaptureLevel;
+  on?: 'added' | 'entered' | 'removed' | 'changed';
+  /** Snapshot `entered`: the condition alone, evaluated against the previous item. */
+  whenExpr?: Expr;
+  path: string;
+}
+
+export interface CompiledHold {
+  kind: 'permission' | 'form' | 'gate';
+  when?: Expr;
+  timeoutMs?: number;
+  key?: Expr;
+  decisions: Map<string, Expr>;
+  outcome: CompiledEmit[];
+}
+
+export interface CompiledHook {
+  name: string;
+  summary?: string;
+  emit: CompiledEmit[];
+  lookups: { table: string; key: Expr; as: string; consume: boolean }[];
+  stores: { table: string; key: Expr; value: Expr; when?: Expr; ttlMs?: number }[];
+  snapshot?: { name: string; items: Expr; id: Expr; emit: CompiledEmit[] };
+  suppress?: { key: Expr; windowMs?: number; when?: Expr };
+  hold?: CompiledHold;
+  settle?: { key: Expr; as: 'dismissed' | 'oob' };
+  deviation?: string;
+  reply?: string;
+  http?: boolean;
+  register: boolean;
+}
+
+export interface CapabilityClaim { state: CapabilityState; why?: string; evidence?: string[]; live?: string }
+
+export interface Descriptor {
+  file: string;
+  vendor: string;
+  name: string;
+  /** The validated YAML, frozen: docs and setup read it. */
+  spec: any;
+  surface: { kind: string; pin: string; docs?: string[]; hookTimeoutMs?: number; hookNameText?: string };
+  hookName?: Expr;
+  session: Expr;
+  run?: Expr;
+  runs: 'vendor' | 'synthesized' | 'none';
+  firstSight?: { emit: CompiledEmit[]; except: Set<string> };
+  capture: { ceiling: CaptureLevel; overrides: Record<string, CaptureLevel>; gates: Record<string, CaptureLevel>; secretNames: string[] };
+  config: Record<string, unknown>;
+  vars: [string, Expr][];
+  hooks: Map<string, CompiledHook>;
+  fallback?: { type: Expr; data?: Expr; subject?: Expr; severity?: Severity; typeText: string };
+  replies: { neutral: string; exitCode: number; contentType?: string };
+  capabilities: Map<string, CapabilityClaim>;
+  posture: 'control' | 'observe-opt-in' | 'observe-only';
+  deviations: string[];
+  absent: string[];
+}

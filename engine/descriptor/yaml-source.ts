@@ -1,0 +1,86 @@
+// Parses a descriptor's YAML keeping source positions, so every later error
+// (schema, expression, event type) can point at file:line:col.
+import { LineCounter, parseDocument, isMap, isSeq, isScalar, isPair, type Node } from 'yaml';
+import type { DescriptorError } from './errors.ts';
+import { pathString } from './errors.ts';
+
+export interface NodePos { line: number; col: number; /** scalar style, for expression offsets */ style?: string; offset: number }
+
+export interface YamlSource {
+  file: string;
+  text: string;
+  value: unknown;
+  positions: Map<string, NodePos>;
+  /** Location of a path, or of its nearest located ancestor. */
+  locate(path: (string | number)[]): NodePos;
+  /** Location of character `index` inside the expression scalar at `path`. */
+  locateInScalar(path: (string | number)[], index: number): { line: number; col: number };
+  errors: DescriptorError[];
+}
+
+export function parseYamlSource(file: string, text: string): YamlSource {
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false });
+  const errors: DescriptorError[] = [];
+  for (const e of [...doc.errors]) {
+    const pos = e.linePos?.[0] ?? { line: 1, col: 1 };
+    errors.push({ code: 'yaml-syntax', file, line: pos.line, col: pos.col, path: '', message: e.message.split('\n')[0] });
+  }
+  const positions = new Map<string, NodePos>();
+  const record = (node: Node | null | undefined, segs: (string | number)[]) => {
+    if (!node) return;
+    const offset = node.range?.[0] ?? 0;
+    const { line, col } = lc.linePos(offset);
+    positions.set(pathString(segs), { line, col, offset, style: isScalar(node) ? String(node.type) : undefined });
+    if (isMap(node)) {
+      for (const item of node.items) {
+        if (!isPair(item)) continue;
+        const key = isScalar(item.key) ? String(item.key.value) : String(item.key);
+        const keyNode = item.key as Node;
+        if (!item.value && keyNode?.range) {
+          const p = lc.linePos(keyNode.range[0]);
+          positions.set(pathString([...segs, key]), { line: p.line, col: p.col, offset: keyNode.range[0] });
+        }
+        record(item.value as Node, [...segs, key]);
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((it, i) => record(it as Node, [...segs, i]));
+    }
+  };
+  record(doc.contents as Node, []);
+  let value: unknown = undefined;
+  if (errors.length === 0) value = doc.toJS({ maxAliasCount: 100 });
+
+  const locate = (path: (string | number)[]): NodePos => {
+    for (let n = path.length; n >= 0; n--) {
+      const p = positions.get(pathString(path.slice(0, n)));
+      if (p) return p;
+    }
+    return { line: 1, col: 1, offset: 0 };
+  };
+
+  const locateInScalar = (path: (string | number)[], index: number) => {
+    const pos = locate(path);
+    if (pos.style === 'BLOCK_LITERAL' || pos.style === 'BLOCK_FOLDED') {
+      // block scalar: content starts on the next line, at its indentation
+      const nl = text.indexOf('\n', pos.offset);
+      const bodyStart = nl + 1;
+      const indent = /^ */.exec(text.slice(bodyStart))![0].length;
+      const body = text.slice(bodyStart);
+      let line = pos.line + 1;
+      let col = indent + 1;
+      let consumed = 0;
+      for (const l of body.split('\n')) {
+        const content = l.slice(indent);
+        if (index <= consumed + content.length) { col = indent + 1 + (index - consumed); break; }
+        consumed += content.length + 1;
+        line++;
+      }
+      return { line, col };
+    }
+    const quoted = pos.style === 'QUOTE_DOUBLE' || pos.style === 'QUOTE_SINGLE' ? 1 : 0;
+    return { line: pos.line, col: pos.col + quoted + index };
+  };
+
+  return { file, text, value, positions, locate, locateInScalar, errors };
+}

@@ -1,0 +1,73 @@
+// JSONata compilation for descriptors. Templates (YAML mappings whose string
+// leaves are expressions) are turned into ONE JSONata source so a firing
+// evaluates one expression per emit, not one per field.
+import jsonata from 'jsonata';
+import { EXPR_FUNCTIONS } from './functions.ts';
+
+export type Expr = jsonata.Expression;
+
+export interface ExprFailure { path: (string | number)[]; index: number; message: string; code?: string; source: string }
+
+/** Compile one expression; returns the failure (with the index inside the source) instead of throwing. */
+export function tryCompile(source: string, path: (string | number)[]): Expr | ExprFailure {
+  try {
+    const e = jsonata(source);
+    for (const [name, fn] of Object.entries(EXPR_FUNCTIONS)) e.registerFunction(name, fn as any);
+    return e;
+  } catch (err: any) {
+    const token: string = err?.token ?? '';
+    const end = typeof err?.position === 'number' ? err.position : 0;
+    const index = Math.max(0, end - (token ? String(token).length : 1));
+    return { path, index, message: `${err?.code ? `${err.code} ` : ''}${err?.message ?? String(err)}`, code: err?.code, source };
+  }
+}
+
+export function isFailure(x: Expr | ExprFailure): x is ExprFailure {
+  return (x as ExprFailure).source !== undefined && (x as ExprFailure).message !== undefined && !(x as any).evaluate;
+}
+
+/**
+ * Turn a template into JSONata source, checking each leaf on its own first so
+ * errors point at the leaf. String leaves are expressions; other scalars are
+ * literals; mappings and sequences become constructors.
+ */
+export function templateSource(tpl: unknown, path: (string | number)[], failures: ExprFailure[]): string {
+  if (typeof tpl === 'string') {
+    const c = tryCompile(tpl, path);
+    if (isFailure(c)) failures.push(c);
+    return `(${tpl}\n)`;
+  }
+  if (tpl === null || typeof tpl === 'number' || typeof tpl === 'boolean') return JSON.stringify(tpl);
+  if (Array.isArray(tpl)) return `[${tpl.map((t, i) => templateSource(t, [...path, i], failures)).join(', ')}]`;
+  if (typeof tpl === 'object') {
+    const parts = Object.entries(tpl as Record<string, unknown>).map(
+      ([k, v]) => `${JSON.stringify(k)}: ${templateSource(v, [...path, k], failures)}`,
+    );
+    return `{${parts.join(', ')}}`;
+  }
+  return 'undefined';
+}
+
+/** Evaluate and return plain JSON (JSONata sequences and frozen arrays normalized). */
+export async function evaluate(expr: Expr, input: unknown, bindings: Record<string, unknown>): Promise<unknown> {
+  const out = await expr.evaluate(input, bindings);
+  return plain(out);
+}
+
+export function plain(v: unknown): unknown {
+  if (v === undefined || v === null) return v ?? undefined;
+  if (typeof v === 'function') return undefined;
+  if (Array.isArray(v)) {
+    const arr = v.map(plain).filter((x) => x !== undefined);
+    return arr;
+  }
+  if (typeof v === 'object') {
+    const o: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      const p = plain(x);
+      if (p !== undefined) o[k] = p;
+    }
+    return o;
+  }
+  return v;
+}

@@ -1,0 +1,337 @@
+// The mapping engine: (descriptor, hook, payload, state) -> AEP events + the
+// reply bytes. Nothing here knows any agent; the descriptor says everything.
+// A firing is atomic: it either yields all its events or one coded error,
+// and only a successful firing changes engine state.
+import { captureRank, formatAjvErrors, REGISTRY_BY_TYPE, TYPE_PATTERN, typeCategory, validatePayload, type CaptureLevel } from '../aep/schemas.ts';
+import { gateData } from '../capture/gate.ts';
+import { Redactor } from '../capture/redact.ts';
+import { evaluate, type Expr } from '../expr/compile.ts';
+import type { CompiledEmit, CompiledHook, Descriptor } from '../descriptor/types.ts';
+import { buildEnvelope, newId, sourceHost, type AepEvent } from './envelope.ts';
+import { EngineState, type SessionState } from './state.ts';
+
+export type MapErrorCode = 'invalid-payload' | 'no-hook-name' | 'unknown-hook' | 'missing-session' | 'mapping-error' | 'payload-rejected' | 'invalid-type';
+
+export class MapError extends Error {
+  constructor(readonly code: MapErrorCode, message: string, readonly hook?: string) {
+    super(message);
+  }
+}
+
+export interface HoldRequest {
+  kind: 'permission' | 'form' | 'gate';
+  hook: string;
+  session: string;
+  /** The attention.requested event that opened the hold (its id is the request id). */
+  request?: AepEvent;
+  timeoutMs?: number;
+  key?: string;
+  payload: Record<string, unknown>;
+}
+
+export interface MapResult {
+  hook: string;
+  session?: string;
+  events: AepEvent[];
+  /** Bytes the agent receives when nothing is decided (neutral). */
+  reply: string;
+  exitCode: number;
+  hold?: HoldRequest;
+  settle?: { key: string; as: 'dismissed' | 'oob' };
+}
+
+export interface MapperOptions {
+  /** Every category at this ceiling (the `--capture` flag). */
+  capture?: CaptureLevel;
+  state?: EngineState;
+  host?: string;
+  redactor?: Redactor;
+  now?: () => number;
+  /** Config overrides (merged over the descriptor's `config`). */
+  config?: Record<string, unknown>;
+}
+
+type Bindings = Record<string, unknown>;
+
+interface Draft { emit: CompiledEmit; type: string; subject?: string; step?: string; cause?: string; data?: Record<string, unknown>; standins?: Record<string, unknown>; run?: string; runStart?: boolean; id: string }
+
+export class Mapper {
+  readonly state: EngineState;
+  private readonly host: string;
+  private readonly redactor: Redactor;
+  private readonly now: () => number;
+  private readonly config: Record<string, unknown>;
+
+  constructor(readonly descriptor: Descriptor, private readonly opts: MapperOptions = {}) {
+    this.state = opts.state ?? new EngineState();
+    this.host = opts.host ?? sourceHost();
+    this.redactor = opts.redactor ?? new Redactor({ secretNames: descriptor.capture.secretNames });
+    this.now = opts.now ?? Date.now;
+    this.config = { ...descriptor.config, ...envConfig(descriptor.vendor, descriptor.config), ...(opts.config ?? {}) };
+  }
+
+  /** The ceiling an event of `type` is gated at. */
+  ceilingFor(type: string, emitCap?: CaptureLevel): CaptureLevel {
+    let level: CaptureLevel;
+    if (this.opts.capture) level = this.opts.capture;
+    else {
+      level = this.descriptor.capture.ceiling;
+      let best = -1;
+      const cat = typeCategory(type);
+      for (const [k, v] of Object.entries(this.descriptor.capture.overrides)) {
+        if ((k === cat || type === k || type.startsWith(`${k}.`)) && k.length > best) { best = k.length; level = v; }
+      }
+    }
+    if (emitCap && captureRank(emitCap) < captureRank(level)) level = emitCap;
+    return level;
+  }
+
+  /** The hook a payload names, if the descriptor knows where to look. */
+  async hookNameOf(payload: unknown): Promise<string | undefined> {
+    if (!this.descriptor.hookName) return undefined;
+    const v = await this.eval(this.descriptor.hookName, payload, {});
+    return typeof v === 'string' && v ? v : undefined;
+  }
+
+  private async eval(e: Expr, input: unknown, b: Bindings): Promise<unknown> {
+    try {
+      return await evaluate(e, input, b);
+    } catch (err: any) {
+      throw new MapError('mapping-error', `${err?.code ? `${err.code} ` : ''}${err?.message ?? String(err)}`);
+    }
+  }
+
+  async map(hookArg: string | undefined, payload: unknown): Promise<MapResult> {
+    const d = this.descriptor;
+    if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw new MapError('invalid-payload', `the hook payload must be a JSON object, got ${Array.isArray(payload) ? 'an array' : payload === null ? 'null' : typeof payload}`);
+    const input = payload as Record<string, unknown>;
+    const hookName = hookArg ?? (await this.hookNameOf(input));
+    if (!hookName) throw new MapError('no-hook-name', d.hookName ? `the payload does not name its hook (${d.surface.hookNameText})` : 'this agent does not name hooks in its payloads: pass the hook name (argv or URL path)');
+    try {
+      return await this.mapHook(hookName, input);
+    } catch (err) {
+      if (err instanceof MapError) { (err as any).hook ??= hookName; throw err; }
+      throw new MapError('mapping-error', (err as Error).message, hookName);
+    }
+  }
+
+  private async mapHook(hookName: string, input: Record<string, unknown>): Promise<MapResult> {
+    const d = this.descriptor;
+    const hook = d.hooks.get(hookName);
+    if (!hook && !d.fallback) throw new MapError('unknown-hook', `no rule for hook '${hookName}' and no fallback`, hookName);
+    const now = this.now();
+    const sessionRaw = await this.eval(d.session, input, { hook: hookName });
+    const session = typeof sessionRaw === 'number' ? String(sessionRaw) : (sessionRaw as string | undefined);
+    if (typeof session !== 'string' || session === '') throw new MapError('missing-session', `no session id in the payload (${d.spec.identity.session})`, hookName);
+
+    const firstSight = !this.state.has(session);
+    const st = this.state.session(session);
+    const runState = { id: st.runId, startId: st.runStartId, count: st.runCount };
+    const b: Bindings = { hook: hookName, agent: d.vendor, session, config: this.config, first_sight: firstSight };
+    if (d.runs === 'vendor' && d.run) {
+      const r = await this.eval(d.run, input, b);
+      if (r !== undefined && r !== null && r !== '') runState.id = String(r);
+    }
+    const setRunBindings = () => { b.run = runState.id; b.run_open = runState.id !== undefined; b.run_start = runState.startId; };
+    setRunBindings();
+    for (const [name, e] of d.vars) b[name] = await this.eval(e, input, b);
+
+    const looked: { table: string; key: string; consume: boolean }[] = [];
+    for (const l of hook?.lookups ?? []) {
+      const key = await this.eval(l.key, input, b);
+      if (key === undefined) continue;
+      const k = String(key);
+      b[l.as] = this.state.tableGet(st, l.table, k, now);
+      if (b[l.as] !== undefined) looked.push({ table: l.table, key: k, consume: l.consume });
+    }
+
+    const reply = hook?.reply ?? d.replies.neutral;
+    const result: MapResult = { hook: hookName, session, events: [], reply, exitCode: d.replies.exitCode };
+
+    if (hook?.suppress) {
+      const on = hook.suppress.when ? await this.eval(hook.suppress.when, input, b) : true;
+      if (on) {
+        const key = String(await this.eval(hook.suppress.key, input, b));
+        const last = st.suppress.get(key);
+        const windowMs = hook.suppress.windowMs ?? Number.POSITIVE_INFINITY;
+        if (last !== undefined && now - last <= windowMs) return result;
+        st.suppress.set(key, now);
+        if (st.suppress.size > this.state.maxEntries) st.suppress.delete(st.suppress.keys().next().value as string);
+      }
+    }
+
+    const drafts: Draft[] = [];
+    const runEmit = async (emit: CompiledEmit, ctxInput: unknown, extra: Bindings = {}) => {
+      b.previous = drafts.at(-1)?.id;
+      const out = (await this.eval(emit.expr, ctxInput, { ...b, ...extra })) as Record<string, unknown> | undefined;
+      if (!out) return;
+      const type = emit.type ?? (out.type as string);
+      if (typeof type !== 'string' || !TYPE_PATTERN.test(type)) throw new MapError('invalid-type', `rule ${emit.path} produced type ${JSON.stringify(type)}`);
+      const draft: Draft = { emit, type, id: newId() };
+      if (out.subject !== undefined) draft.subject = String(out.subject);
+      if (out.step !== undefined) draft.step = String(out.step);
+      if (out.cause !== undefined) draft.cause = String(out.cause);
+      draft.data = (out.data as Record<string, unknown>) ?? {};
+      draft.standins = out.standins as Record<string, unknown> | undefined;
+      if (emit.run === 'open') {
+        runState.count++;
+        runState.id = `run-${newId()}`;
+        runState.startId = draft.id;
+        draft.runStart = true;
+      }
+      draft.run = emit.run === 'none' ? undefined : runState.id;
+      if (emit.run === 'close') { runState.id = undefined; runState.startId = undefined; }
+      drafts.push(draft);
+      setRunBindings();
+    };
+
+    if (firstSight && d.firstSight && !d.firstSight.except.has(hookName)) {
+      for (const e of d.firstSight.emit) await runEmit(e, input);
+    }
+    if (hook) {
+      for (const e of hook.emit) await runEmit(e, input);
+      if (hook.snapshot) await this.snapshotDiff(hook, st, input, b, runEmit);
+    } else {
+      const fb = d.fallback!;
+      const type = await this.eval(fb.type, input, b);
+      if (typeof type !== 'string' || !TYPE_PATTERN.test(type)) throw new MapError('invalid-type', `fallback produced type ${JSON.stringify(type)} for hook '${hookName}'`);
+      const data = fb.data ? ((await this.eval(fb.data, input, b)) as Record<string, unknown>) : {};
+      const subject = fb.subject ? await this.eval(fb.subject, input, b) : undefined;
+      drafts.push({ emit: { typeText: type, expr: fb.type, path: 'fallback', severity: fb.severity }, type, data: data ?? {}, subject: subject === undefined ? undefined : String(subject), run: runState.id, id: newId() });
+    }
+
+    // gate + validate every draft before anything is committed
+    const events: AepEvent[] = [];
+    for (const dr of drafts) {
+      const ceiling = this.ceilingFor(dr.type, dr.emit.capture);
+      const gates = { ...d.capture.gates, ...(dr.emit.gates ?? {}) };
+      const data = gateData(dr.type, dr.data, { ceiling, gates, redactor: this.redactor, standIns: dr.standins, agent: d.vendor, subject: dr.subject });
+      if (data && REGISTRY_BY_TYPE.has(dr.type)) {
+        const errs = validatePayload(dr.type, data);
+        if (errs.length) throw new MapError('payload-rejected', `rule ${dr.emit.path} produced a ${dr.type} payload its schema rejects: ${formatAjvErrors(errs)}`);
+      }
+      const agentScoped = typeCategory(dr.type) === 'agent';
+      events.push(buildEnvelope({
+        id: dr.id,
+        type: dr.type,
+        subject: dr.subject,
+        time: new Date(now).toISOString(),
+        host: this.host,
+        agent: d.vendor,
+        session: agentScoped ? undefined : session,
+        run: agentScoped ? undefined : dr.run,
+        step: agentScoped ? undefined : dr.step,
+        cause: dr.cause,
+        severity: dr.emit.severity,
+        capture: ceiling,
+        data: data ?? (ceiling === 'none' ? undefined : {}),
+      }));
+    }
+
+    // hold / settle decisions are part of the firing's outcome
+    if (hook?.hold) {
+      const on = hook.hold.when ? await this.eval(hook.hold.when, input, b) : true;
+      if (on) {
+        const request = events.find((e) => e.type === 'attention.requested');
+        const key = hook.hold.key ? await this.eval(hook.hold.key, input, b) : undefined;
+        result.hold = { kind: hook.hold.kind, hook: hookName, session, request, timeoutMs: hook.hold.timeoutMs, key: key === undefined ? undefined : String(key), payload: input };
+      }
+    }
+    if (hook?.settle) {
+      const key = await this.eval(hook.settle.key, input, b);
+      if (key !== undefined) result.settle = { key: String(key), as: hook.settle.as };
+    }
+
+    // commit: positions, run state, tables, consumption
+    for (const ev of events) {
+      if (typeCategory(ev.type) === 'agent') continue;
+      const pos = this.state.seq.next(session);
+      ev.seq = pos.seq;
+      ev.epoch = pos.epoch;
+    }
+    // keep seq/epoch in the documented attribute order
+    for (let i = 0; i < events.length; i++) events[i] = reorder(events[i]);
+    st.runId = d.runs === 'synthesized' ? runState.id : st.runId;
+    st.runStartId = runState.startId;
+    st.runCount = runState.count;
+    for (const l of looked) if (l.consume) this.state.tableDelete(st, l.table, l.key);
+    if (hook?.stores.length) {
+      b.events = events.map((e) => ({ id: e.id, type: e.type }));
+      b.event_id = events[0]?.id;
+      for (const s of hook.stores) {
+        if (s.when && !(await this.eval(s.when, input, b))) continue;
+        const key = await this.eval(s.key, input, b);
+        if (key === undefined) continue;
+        const value = await this.eval(s.value, input, b);
+        this.state.tableSet(st, s.table, String(key), value, s.ttlMs ? now + s.ttlMs : undefined);
+      }
+    }
+    if (drafts.some((dr) => dr.emit.sessionEnd)) this.state.forget(session);
+    result.events = events;
+    return result;
+  }
+
+  private async snapshotDiff(hook: CompiledHook, st: SessionState, input: unknown, b: Bindings, runEmit: (e: CompiledEmit, ctx: unknown, extra?: Bindings) => Promise<void>): Promise<void> {
+    const snap = hook.snapshot!;
+    const raw = await this.eval(snap.items, input, b);
+    const next = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
+    const prevList = st.snapshots.get(snap.name) ?? [];
+    const idOf = async (item: unknown) => String(await this.eval(snap.id, item, b));
+    const prevById = new Map<string, unknown>();
+    for (const p of prevList) prevById.set(await idOf(p), p);
+    const seen = new Set<string>();
+    for (const item of next) {
+      const id = await idOf(item);
+      seen.add(id);
+      const prev = prevById.get(id);
+      for (const e of snap.emit) {
+        if (e.on === 'added' && prev !== undefined) continue;
+        if (e.on === 'removed') continue;
+        if (e.on === 'changed' && (prev === undefined || JSON.stringify(prev) === JSON.stringify(item))) continue;
+        if (e.on === 'entered' && prev !== undefined && e.whenExpr) {
+          const before = await this.eval(e.whenExpr, prev, { ...b, prev: undefined, id });
+          if (before) continue;
+        }
+        await runEmit(e, item, { prev, id });
+      }
+    }
+    for (const [id, prev] of prevById) {
+      if (seen.has(id)) continue;
+      for (const e of snap.emit) if (e.on === 'removed') await runEmit(e, prev, { prev, id });
+    }
+    st.snapshots.set(snap.name, next);
+  }
+
+  /** The diagnostic event a daemon emits instead of crashing when a firing cannot be mapped. */
+  diagnostic(err: MapError, session: string | undefined, hook: string | undefined): AepEvent {
+    const type = `x.${this.descriptor.vendor}.error.mapping_failed`;
+    const ceiling = this.ceilingFor(type);
+    const data = gateData(type, { code: err.code, hook, message: err.message }, { ceiling, gates: { code: 'metadata', hook: 'metadata', message: 'redacted' }, redactor: this.redactor });
+    const ev = buildEnvelope({ type, host: this.host, agent: this.descriptor.vendor, session: session ?? 'unknown', severity: 'warning', capture: ceiling, data: data ?? {} });
+    const pos = this.state.seq.next(session ?? 'unknown');
+    ev.seq = pos.seq;
+    ev.epoch = pos.epoch;
+    return reorder(ev);
+  }
+}
+
+const ORDER = ['aep', 'id', 'type', 'subject', 'time', 'source', 'agent', 'session', 'run', 'step', 'seq', 'epoch', 'cause', 'traceparent', 'severity', 'capture'];
+function reorder(ev: AepEvent): AepEvent {
+  const out: Record<string, unknown> = {};
+  for (const k of ORDER) if (ev[k] !== undefined) out[k] = ev[k];
+  for (const k of Object.keys(ev)) if (!(k in out) && k !== 'data' && ev[k] !== undefined) out[k] = ev[k];
+  if (ev.data !== undefined) out.data = ev.data;
+  return out as AepEvent;
+}
+
+/** HOOKMAP_<VENDOR>_<KEY>=value overrides a descriptor config key (JSON values accepted). */
+function envConfig(vendor: string, defaults: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const prefix = `HOOKMAP_${vendor.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_`;
+  for (const key of Object.keys(defaults)) {
+    const v = process.env[prefix + key.toUpperCase().replace(/[^A-Z0-9]/g, '_')];
+    if (v === undefined) continue;
+    try { out[key] = JSON.parse(v); } catch { out[key] = v; }
+  }
+  return out;
+}

@@ -1,0 +1,215 @@
+// The relay without any transport: ingest (validate, admit, fan out),
+// subscriptions with replay, emitter connections and their session claims,
+// and control routing. HTTP, SSE, WebSocket and in-process callers all go
+// through here, so every binding applies the same rules.
+import { formatAjvErrors, validateEnvelope } from '../aep/schemas.ts';
+import type { RelayLimits } from './options.ts';
+import { MemoryStore, comparePos, type AepEvent, type Held, type Position, type RelayStore } from './store.ts';
+import { Subscription, type Sink, type SubscriptionSpec } from './subscription.ts';
+
+export type Role = 'emitter' | 'consumer' | 'both';
+
+export interface ConnInfo {
+  role: Role;
+  identity: { agent?: string; instance?: string; [k: string]: unknown };
+  /** The capabilities the connection declared (its `hello`); `control.accepts` gates routing. */
+  capabilities: { control?: { accepts?: unknown; [k: string]: unknown }; emits?: unknown; [k: string]: unknown };
+  /** Passed the bearer-token check (always false when the relay has no token: watch-only). */
+  authenticated: boolean;
+  /** Hand a routed command to this connection, as received. */
+  deliverCommand(raw: string, ev: AepEvent): void;
+}
+
+export class Conn {
+  readonly claims = new Set<string>();
+  constructor(readonly id: number, readonly info: ConnInfo) {}
+}
+
+export type IngestOutcome =
+  | { ok: true; admitted: boolean; routed?: boolean }
+  | { ok: false; code: string; detail: string };
+
+/** Command-path refusal codes (AEP-0004 §4.2). */
+export type RefusalCode = 'unauthorized' | 'unsupported' | 'ambiguous' | 'no-route';
+
+const ACK_TYPES = new Set(['control.accepted', 'control.rejected']);
+const VENDOR_COMMAND = /^x\.[a-z0-9_-]+\.control\./;
+
+/** A command (routed, never buffered), as opposed to an ack, which is an ordinary sequenced event. */
+export function isCommand(type: string): boolean {
+  if (VENDOR_COMMAND.test(type)) return true;
+  return type.startsWith('control.') && !ACK_TYPES.has(type);
+}
+
+export interface RelayCounters {
+  received: number; admitted: number; duplicates: number; invalid: number;
+  routed: number; refused: number; droppedConsumers: number; droppedEvents: number;
+}
+
+export class RelayCore {
+  readonly store: RelayStore;
+  readonly subs = new Set<Subscription>();
+  readonly conns = new Set<Conn>();
+  private claimsBySession = new Map<string, Set<Conn>>();
+  private nextConnId = 1;
+  readonly counters: RelayCounters = { received: 0, admitted: 0, duplicates: 0, invalid: 0, routed: 0, refused: 0, droppedConsumers: 0, droppedEvents: 0 };
+
+  constructor(readonly limits: RelayLimits, readonly controlEnabled: boolean, store?: RelayStore) {
+    this.store = store ?? new MemoryStore(limits.buffer, limits.maxSessions);
+    this.store.onPublish((held) => {
+      for (const sub of this.subs) sub.offer(held);
+    });
+  }
+
+  /** Parse + validate one event's wire text (or an object) into a Held, or say why not. */
+  prepare(input: string | object): Held | { code: string; detail: string } {
+    let ev: unknown;
+    let raw: string;
+    if (typeof input === 'string') {
+      try {
+        ev = JSON.parse(input);
+      } catch (e) {
+        return { code: 'invalid-event', detail: `malformed JSON: ${(e as Error).message}` };
+      }
+      // Keep the bytes as received when they are one line (forwarded byte-identically).
+      raw = input.includes('\n') || input.includes('\r') ? JSON.stringify(ev) : input;
+    } else {
+      ev = input;
+      raw = JSON.stringify(input);
+    }
+    const errs = validateEnvelope(ev);
+    if (errs.length) return { code: 'invalid-event', detail: formatAjvErrors(errs) };
+    return { ev: ev as AepEvent, raw };
+  }
+
+  /**
+   * The single ingest path. `origin` is the duplex connection the event came
+   * on (WS or in-process), or null for HTTP POST, where commands never flow.
+   */
+  ingest(input: string | object | Held, origin: Conn | null): IngestOutcome {
+    this.counters.received++;
+    const held = typeof input === 'object' && 'raw' in input && 'ev' in input ? (input as Held) : this.prepare(input as string | object);
+    if (!('ev' in held)) {
+      this.counters.invalid++;
+      return { ok: false, ...held };
+    }
+    const ev = held.ev;
+    if (isCommand(ev.type)) return this.route(held, origin);
+    if (ev.type.startsWith('agent.') || ev.seq === undefined) {
+      // Agent-scoped and foreign-emitter (seq-less) events have no position: live only.
+      this.store.publish(held);
+      return { ok: true, admitted: false };
+    }
+    if (origin && origin.info.role !== 'consumer') {
+      if (ev.type === 'session.ended') this.release(origin, ev.session!);
+      else this.claim(origin, ev.session!);
+    }
+    const admitted = this.store.admit(held);
+    if (admitted) this.counters.admitted++;
+    else this.counters.duplicates++;
+    this.store.publish(held);
+    return { ok: true, admitted };
+  }
+
+  private refuse(code: RefusalCode, detail: string): IngestOutcome {
+    this.counters.refused++;
+    return { ok: false, code, detail };
+  }
+
+  /** AEP-0004 §4: at most one target, only from an authenticated duplex connection. */
+  private route(held: Held, origin: Conn | null): IngestOutcome {
+    const ev = held.ev;
+    if (!this.controlEnabled) return this.refuse('unauthorized', 'relay is watch-only: no token configured, commands are never routed');
+    if (!origin) return this.refuse('unauthorized', 'commands flow only on an authenticated WebSocket (AEP-0004 §4.1)');
+    if (!origin.info.authenticated) return this.refuse('unauthorized', 'connection is not authenticated');
+    const claimants = this.claimsBySession.get(ev.session!);
+    if (!claimants || claimants.size === 0) return this.refuse('no-route', `no live connection claims session '${ev.session}'`);
+    if (claimants.size > 1) return this.refuse('ambiguous', `${claimants.size} live connections claim session '${ev.session}'`);
+    const [target] = claimants;
+    const accepts = target.info.capabilities?.control?.accepts;
+    if (!Array.isArray(accepts) || !accepts.includes(ev.type)) return this.refuse('unsupported', `target does not declare '${ev.type}' in control.accepts`);
+    this.counters.routed++;
+    target.info.deliverCommand(held.raw, ev);
+    // Watchers see who commanded what; the target already has it.
+    this.store.publish({ ...held, skip: target });
+    return { ok: true, admitted: false, routed: true };
+  }
+
+  openConn(info: ConnInfo): Conn {
+    const conn = new Conn(this.nextConnId++, info);
+    this.conns.add(conn);
+    return conn;
+  }
+
+  closeConn(conn: Conn): void {
+    for (const s of conn.claims) this.release(conn, s);
+    this.conns.delete(conn);
+  }
+
+  claim(conn: Conn, session: string): void {
+    if (conn.claims.has(session) || !this.conns.has(conn)) return;
+    conn.claims.add(session);
+    let set = this.claimsBySession.get(session);
+    if (!set) this.claimsBySession.set(session, (set = new Set()));
+    set.add(conn);
+  }
+
+  release(conn: Conn, session: string): void {
+    conn.claims.delete(session);
+    const set = this.claimsBySession.get(session);
+    if (!set) return;
+    set.delete(conn);
+    if (set.size === 0) this.claimsBySession.delete(session);
+  }
+
+  /** AEP-0003 §4.1: one entry per live (connection, claimed session), declarations verbatim. */
+  roster(): Record<string, unknown>[] {
+    const entries: Record<string, unknown>[] = [];
+    for (const conn of this.conns) {
+      for (const session of conn.claims) {
+        const e: Record<string, unknown> = { session };
+        if (conn.info.identity.agent !== undefined) e.agent = conn.info.identity.agent;
+        if (conn.info.identity.instance !== undefined) e.instance = conn.info.identity.instance;
+        if (conn.info.capabilities?.control !== undefined) e.control = conn.info.capabilities.control;
+        if (conn.info.capabilities?.emits !== undefined) e.emits = conn.info.capabilities.emits;
+        entries.push(e);
+      }
+    }
+    return entries;
+  }
+
+  /**
+   * Open a subscription: replay-exhausted markers, then the replay, then
+   * live. The snapshot is taken and the subscription registered in the same
+   * tick, so nothing published in between is lost or doubled.
+   */
+  subscribe(spec: SubscriptionSpec, sink: Sink, owner?: object): Subscription {
+    const sub = new Subscription(spec, sink, owner, this.limits.maxPending, (s) => {
+      this.subs.delete(s);
+    });
+    const snapshot: Held[] = [];
+    if (spec.from === 'all') {
+      for (const s of this.store.sessions()) snapshot.push(...this.store.replay(s, null).events);
+    } else if (spec.from) {
+      // One resume position per session: the lowest asked wins, so no event is sent twice.
+      const lowest = new Map<string, Position>();
+      for (const p of spec.from) {
+        const cur = lowest.get(p.session);
+        if (!cur || comparePos(p, cur) < 0) lowest.set(p.session, { epoch: p.epoch, seq: p.seq });
+      }
+      for (const [session, pos] of lowest) {
+        const r = this.store.replay(session, pos);
+        if (r.exhausted) sink.exhausted(session, r.exhausted);
+        snapshot.push(...r.events);
+      }
+    }
+    this.subs.add(sub);
+    void sub.replay(snapshot);
+    return sub;
+  }
+
+  dropConsumer(sub: Subscription): void {
+    this.counters.droppedConsumers++;
+    sub.close();
+  }
+}

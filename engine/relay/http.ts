@@ -1,0 +1,158 @@
+// The relay's HTTP surface as an encapsulated fastify plugin: POST /events
+// (ingest), GET /events + /.well-known/aep (discovery, or SSE when the
+// client asks for text/event-stream), GET /stream (SSE), GET /healthz.
+// Encapsulated so its raw-string body parsers and error shapes never leak
+// into routes a host (`hookmap up`) mounts next to it.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import { SUPPORTED_VERSIONS } from '../aep/schemas.ts';
+import type { RelayCore } from './core.ts';
+import { isCommand } from './core.ts';
+import { discoveryDocument } from './discovery.ts';
+import { buildSpec, parseLastEventId, RequestError } from './request.ts';
+import { sseSink } from './sse.ts';
+import type { Held } from './store.ts';
+
+export interface HttpContext {
+  core: RelayCore;
+  prefix: string;
+  heartbeatMs: number;
+  authorize: (req: FastifyRequest['raw']) => boolean;
+  /** Live SSE responses, ended on shutdown. */
+  streams: Set<ServerResponse>;
+  isClosing: () => boolean;
+  /** Open SSE streams + sockets, against limits.maxConnections. */
+  connectionCount: () => number;
+  startedAt: number;
+}
+
+/** "0.1" and "0.1.x" are 0.1; in 0.x every minor is its own major (AEP-0003 §3.2). */
+export function versionSupported(v: string): boolean {
+  return SUPPORTED_VERSIONS.includes(v.split('.').slice(0, 2).join('.'));
+}
+
+export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
+  const { core } = ctx;
+  const limits = core.limits;
+  const discovery = () => discoveryDocument(limits, core.controlEnabled, ctx.prefix);
+
+  const wantsStream = (req: FastifyRequest) => String(req.headers.accept ?? '').includes('text/event-stream');
+  const deny = (reply: FastifyReply) => reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'unauthorized' });
+
+  app.register(
+    async (scope) => {
+      scope.removeAllContentTypeParsers();
+      scope.addContentTypeParser(['application/json', 'application/x-ndjson'], { parseAs: 'string', bodyLimit: limits.maxBody }, (_req, body, done) => done(null, body));
+      scope.setErrorHandler((err: any, _req, reply) => {
+        const status = err.statusCode ?? 500;
+        if (status === 413) return reply.code(413).header('connection', 'close').send({ error: 'payload-too-large', detail: `body exceeds ${limits.maxBody} bytes` });
+        if (status === 415) return reply.code(415).send({ error: 'unsupported-media-type', detail: 'use application/json (one event) or application/x-ndjson (a batch)' });
+        if (status < 500) return reply.code(status).send({ error: 'bad-request', detail: err.message });
+        return reply.code(500).send({ error: 'internal' });
+      });
+
+      scope.post('/events', { bodyLimit: limits.maxBody }, async (req, reply) => {
+        if (!ctx.authorize(req.raw)) return deny(reply);
+        const version = req.headers['aep-version'];
+        if (typeof version === 'string' && !versionSupported(version)) return reply.code(426).send({ versions: [...SUPPORTED_VERSIONS] });
+        const body = typeof req.body === 'string' ? req.body : '';
+        const ndjson = String(req.headers['content-type'] ?? '').includes('ndjson');
+        const lines = ndjson ? body.split('\n').filter((l) => l.trim() !== '') : [body];
+        if (lines.length > limits.maxBatch) return reply.code(413).send({ error: 'too-many-events', detail: `batch has ${lines.length} events; maxBatch is ${limits.maxBatch}` });
+        if (lines.length === 0) return reply.code(400).send({ error: 'invalid-event', detail: 'empty body' });
+        // Validate the whole batch first: a batch is rejected whole, nothing ingested.
+        const held: Held[] = [];
+        for (let i = 0; i < lines.length; i++) {
+          const h = core.prepare(lines[i].replace(/\r$/, ''));
+          const where = ndjson ? { line: i } : {};
+          if (!('ev' in h)) return reply.code(400).send({ error: h.code, ...where, detail: h.detail });
+          if (isCommand(h.ev.type)) return reply.code(403).send({ error: 'unauthorized', ...where, detail: 'commands flow only on an authenticated WebSocket (AEP-0004 §4.1)' });
+          held.push(h);
+        }
+        let admitted = 0;
+        for (const h of held) {
+          const r = core.ingest(h, null);
+          if (r.ok && r.admitted) admitted++;
+        }
+        return reply.code(202).send({ accepted: held.length, admitted, duplicates: held.filter((h) => h.ev.seq !== undefined).length - admitted });
+      });
+
+      const discoveryOrStream = async (req: FastifyRequest, reply: FastifyReply) => {
+        if (!ctx.authorize(req.raw)) return deny(reply);
+        if (wantsStream(req)) return stream(req, reply);
+        return reply.send(discovery());
+      };
+      scope.get('/events', discoveryOrStream);
+      scope.get('/stream', async (req, reply) => {
+        if (!ctx.authorize(req.raw)) return deny(reply);
+        return stream(req, reply);
+      });
+
+      scope.get('/healthz', async (req, reply) => {
+        // Bare for probes that carry no token; counts are topology, so only when authorized.
+        if (!ctx.authorize(req.raw)) return reply.send({ ok: true });
+        const s = core.store.stats();
+        return reply.send({
+          ok: true,
+          sessions: s.sessions,
+          events: s.events,
+          subscribers: core.subs.size,
+          connections: ctx.connectionCount(),
+          claims: core.roster().length,
+          uptime_s: Math.floor((Date.now() - ctx.startedAt) / 1000),
+          counters: core.counters,
+        });
+      });
+    },
+    { prefix: ctx.prefix },
+  );
+
+  app.get('/.well-known/aep', async (req, reply) => {
+    if (!ctx.authorize(req.raw)) return deny(reply);
+    return reply.send(discovery());
+  });
+
+  function stream(req: FastifyRequest, reply: FastifyReply) {
+    if (ctx.isClosing()) return reply.code(503).send({ error: 'shutting-down' });
+    if (ctx.connectionCount() >= limits.maxConnections) return reply.code(503).send({ error: 'limit-exceeded', detail: `maxConnections is ${limits.maxConnections}` });
+    const q = req.query as Record<string, unknown>;
+    let spec;
+    try {
+      const filter = typeof q.filter === 'string' ? parseJson(q.filter, 'filter') : undefined;
+      const from = typeof q.from === 'string' ? (q.from === 'all' ? 'all' : parseJson(q.from, 'from')) : undefined;
+      spec = buildSpec(filter, q.capture, from, limits.maxFrom);
+      if (!spec.from) {
+        // `from` takes precedence over Last-Event-ID (AEP-0003 §3.3).
+        const last = parseLastEventId(req.headers['last-event-id'] as string | undefined);
+        if (last) spec.from = [last];
+      }
+      spec.live = q.live !== '0' && q.live !== 'false';
+    } catch (e) {
+      if (e instanceof RequestError) return reply.code(400).send({ error: e.code, detail: e.message });
+      throw e;
+    }
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.write(': subscribed\n\n');
+    ctx.streams.add(res);
+    const sub = core.subscribe(spec, sseSink(res, core));
+    const beat = setInterval(() => {
+      if (!res.destroyed) res.write(': ping\n\n');
+    }, ctx.heartbeatMs);
+    beat.unref();
+    res.on('close', () => {
+      clearInterval(beat);
+      ctx.streams.delete(res);
+      sub.close();
+    });
+  }
+}
+
+function parseJson(s: string, what: string): unknown {
+  try {
+    return JSON.parse(s);
+  } catch {
+    throw new RequestError('invalid-filter', `${what} is not valid JSON`);
+  }
+}

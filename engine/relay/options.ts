@@ -1,0 +1,63 @@
+// Every bound the relay enforces, in one place, with defaults. Each one is
+// advertised in the discovery document so clients can plan instead of probe.
+export interface RelayLimits {
+  /** Events held per session in the replay buffer (AEP-0003 §5: count per session). */
+  buffer: number;
+  /** Sessions held at once; the least-recently-written one is evicted past it. */
+  maxSessions: number;
+  /** Largest accepted POST body, bytes. */
+  maxBody: number;
+  /** Most events in one NDJSON batch. */
+  maxBatch: number;
+  /** Most resume positions in one `from` (SSE query or WS subscribe). */
+  maxFrom: number;
+  /** Concurrent subscriptions per WebSocket connection. */
+  maxSubscriptions: number;
+  /** Concurrent SSE streams + WebSocket connections. */
+  maxConnections: number;
+  /** Largest WebSocket frame, bytes. */
+  maxFrame: number;
+  /** Bytes queued toward one consumer before it is disconnected (slow-consumer bound). */
+  maxPending: number;
+}
+
+export interface RelayOptions extends Partial<RelayLimits> {
+  host?: string;
+  port?: number;
+  /** Bearer token. Absent: observation is open and the relay is watch-only (no command routing). */
+  token?: string;
+  /** Mount point for every relay route, e.g. '/aep' when sharing a server. Default ''. */
+  prefix?: string;
+  /** SSE heartbeat comment interval, ms (AEP-0003 §3.3: at least every 30 s). */
+  heartbeatMs?: number;
+  /** Instance label in the relay's own hello identity. */
+  instance?: string;
+  /** Log lines (startup posture, drops). Never receives a token. */
+  log?: (line: string) => void;
+}
+
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_HOST = '127.0.0.1';
+
+export const DEFAULT_LIMITS: RelayLimits = {
+  buffer: 10_000,
+  maxSessions: 500,
+  maxBody: 16 * 1024 * 1024,
+  maxBatch: 10_000,
+  maxFrom: 500,
+  maxSubscriptions: 64,
+  maxConnections: 1024,
+  maxFrame: 4 * 1024 * 1024,
+  maxPending: 8 * 1024 * 1024,
+};
+
+export function resolveLimits(opts: Partial<RelayLimits>): RelayLimits {
+  const out = { ...DEFAULT_LIMITS };
+  for (const k of Object.keys(DEFAULT_LIMITS) as (keyof RelayLimits)[]) {
+    const v = opts[k];
+    if (v === undefined) continue;
+    if (!Number.isSafeInteger(v) || v < 1) throw new Error(`relay option ${k} must be a positive integer (got ${v})`);
+    out[k] = v;
+  }
+  return out;
+}

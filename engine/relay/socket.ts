@@ -1,0 +1,220 @@
+// The WebSocket binding (AEP-0003 §3.5, §4, §6.5; AEP-0004 §4): hello
+// first, then events, commands and frames on one duplex connection. Every
+// refusal after hello is an in-band error frame; the connection survives.
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { SUPPORTED_VERSIONS } from '../aep/schemas.ts';
+import type { Conn, RelayCore, Role } from './core.ts';
+import { capabilities } from './discovery.ts';
+import { buildSpec, RequestError } from './request.ts';
+import type { Held, Position } from './store.ts';
+import type { Sink, Subscription } from './subscription.ts';
+
+const ROLES = new Set<Role>(['emitter', 'consumer', 'both']);
+const SHEDDABLE = new Set(['debug', 'info', undefined]);
+const REPLAY_HIGH_WATER = 64 * 1024;
+
+export interface SocketContext {
+  core: RelayCore;
+  path: string;
+  authorize: (req: IncomingMessage) => boolean;
+  isClosing: () => boolean;
+  connectionCount: () => number;
+  instance: string;
+}
+
+export interface SocketServer {
+  sockets: Set<WebSocket>;
+  /** Close every socket with 1001 (going away). */
+  closeAll(): void;
+  detach(): void;
+}
+
+export function attachSockets(server: Server, ctx: SocketContext): SocketServer {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: ctx.core.limits.maxFrame, perMessageDeflate: false });
+  const sockets = new Set<WebSocket>();
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== ctx.path) {
+      // Only answer for paths nobody else on this server handles.
+      if (server.listenerCount('upgrade') === 1) refuseUpgrade(socket, 404, 'Not Found');
+      return;
+    }
+    if (ctx.isClosing()) return refuseUpgrade(socket, 503, 'Service Unavailable');
+    if (!ctx.authorize(req)) return refuseUpgrade(socket, 401, 'Unauthorized');
+    if (ctx.connectionCount() >= ctx.core.limits.maxConnections) return refuseUpgrade(socket, 503, 'Service Unavailable');
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.add(ws);
+      ws.on('close', () => sockets.delete(ws));
+      serve(ws, ctx, req);
+    });
+  };
+  server.on('upgrade', onUpgrade);
+  return {
+    sockets,
+    closeAll() {
+      for (const ws of sockets) ws.close(1001, 'relay shutting down');
+    },
+    detach() {
+      server.off('upgrade', onUpgrade);
+      for (const ws of sockets) ws.terminate();
+      wss.close();
+    },
+  };
+}
+
+function refuseUpgrade(socket: Duplex, status: number, text: string): void {
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+function serve(ws: WebSocket, ctx: SocketContext, req: IncomingMessage): void {
+  const { core } = ctx;
+  // With a token configured the upgrade was already authenticated; without one nobody is (watch-only).
+  const authenticated = core.controlEnabled && ctx.authorize(req);
+  let conn: Conn | undefined;
+  const subs = new Map<string, Subscription>();
+  const send = (frame: unknown) => {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
+  };
+
+  ws.on('message', (data: RawData, isBinary: boolean) => {
+    if (isBinary) {
+      // Binary frames are reserved in 0.1 (AEP-0003 §3.5).
+      send({ type: 'error', code: 'binary-unsupported', detail: 'binary frames are reserved in AEP 0.1' });
+      return ws.close(1003, 'binary frames unsupported');
+    }
+    const text = data.toString();
+    let msg: any;
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      if (!conn) return helloRequired();
+      return send({ type: 'error', code: 'invalid-frame', detail: 'frame is not valid JSON' });
+    }
+    if (!msg || typeof msg !== 'object' || Array.isArray(msg) || typeof msg.type !== 'string') {
+      if (!conn) return helloRequired();
+      return send({ type: 'error', code: 'invalid-frame', detail: 'frame must be a JSON object with a string type' });
+    }
+    if (!conn) return msg.type === 'hello' ? hello(msg) : helloRequired();
+    if (msg.type.includes('.')) return event(text, msg);
+    switch (msg.type) {
+      case 'subscribe': return subscribe(msg);
+      case 'unsubscribe': return unsubscribe(msg);
+      case 'roster': return roster(msg);
+      case 'ping': return send({ type: 'pong', t: msg.t });
+      default: return; // unknown frame types (and a repeated hello) are ignored (§2)
+    }
+  });
+
+  ws.on('close', () => {
+    for (const s of subs.values()) s.close();
+    subs.clear();
+    if (conn) core.closeConn(conn);
+  });
+  ws.on('error', () => ws.terminate());
+
+  function helloRequired() {
+    send({ type: 'error', code: 'hello-required', detail: 'the first frame must be hello' });
+    ws.close(1008, 'hello required');
+  }
+
+  function hello(msg: any) {
+    const offered: unknown[] = Array.isArray(msg.versions) ? msg.versions : [];
+    const version = offered.find((v) => typeof v === 'string' && SUPPORTED_VERSIONS.includes(v));
+    if (!version) {
+      send({ type: 'error', code: 'version-unsupported', versions: [...SUPPORTED_VERSIONS], detail: 'no common version' });
+      return ws.close(1002, 'version unsupported');
+    }
+    const role: Role = ROLES.has(msg.role) ? msg.role : 'consumer';
+    const identity = msg.identity && typeof msg.identity === 'object' && !Array.isArray(msg.identity) ? msg.identity : {};
+    const caps = msg.capabilities && typeof msg.capabilities === 'object' && !Array.isArray(msg.capabilities) ? msg.capabilities : {};
+    if (role !== 'consumer' && (typeof identity.agent !== 'string' || !identity.agent)) {
+      send({ type: 'error', code: 'invalid-hello', detail: 'identity.agent is required for emitters (AEP-0003 §4 rule 3)' });
+      return ws.close(1008, 'invalid hello');
+    }
+    conn = core.openConn({
+      role,
+      identity: { agent: identity.agent, instance: identity.instance },
+      capabilities: caps,
+      authenticated,
+      deliverCommand: (raw) => {
+        if (ws.readyState === ws.OPEN) ws.send(raw);
+      },
+    });
+    send({ type: 'hello', versions: [version], role: 'both', identity: { agent: 'hookmap-relay', instance: ctx.instance }, capabilities: capabilities(core.limits, core.controlEnabled) });
+  }
+
+  function event(text: string, msg: any) {
+    const r = core.ingest(text, conn!);
+    if (r.ok) return;
+    const frame: Record<string, unknown> = { type: 'error', code: r.code, detail: r.detail };
+    if (typeof msg.id === 'string') frame.cause = msg.id; // lets a sender settle the pending command (AEP-0004 §4.2)
+    send(frame);
+  }
+
+  function subscribe(msg: any) {
+    const id = msg.id;
+    if (typeof id !== 'string' || !id) return send({ type: 'error', code: 'invalid-filter', detail: 'subscribe needs a string id' });
+    if (conn!.info.role === 'emitter') return send({ type: 'error', id, code: 'unauthorized', detail: 'emitter-role connections may not subscribe' });
+    if (subs.has(id)) return send({ type: 'error', id, code: 'invalid-filter', detail: `subscription '${id}' already exists` });
+    if (subs.size >= core.limits.maxSubscriptions) return send({ type: 'error', id, code: 'limit-exceeded', detail: `maxSubscriptions is ${core.limits.maxSubscriptions}` });
+    let spec;
+    try {
+      spec = buildSpec(msg.filter, msg.capture, msg.from, core.limits.maxFrom);
+    } catch (e) {
+      if (e instanceof RequestError) return send({ type: 'error', id, code: e.code, detail: e.message });
+      throw e;
+    }
+    send({ type: 'subscribed', id });
+    subs.set(id, core.subscribe(spec, wsSink(ws, core, id), conn));
+  }
+
+  function unsubscribe(msg: any) {
+    const sub = subs.get(msg.id);
+    if (sub) {
+      sub.close();
+      subs.delete(msg.id);
+    }
+    send({ type: 'unsubscribed', id: msg.id });
+  }
+
+  function roster(msg: any) {
+    if (typeof msg.id !== 'string') return; // the id is REQUIRED; without it there is nothing to echo
+    if (conn!.info.role === 'emitter') return send({ type: 'error', id: msg.id, code: 'unauthorized', detail: 'roster is watch-class: consumer or both role' });
+    send({ type: 'roster', id: msg.id, entries: core.roster() });
+  }
+}
+
+function wsSink(ws: WebSocket, core: RelayCore, subId: string): Sink {
+  const maxPending = core.limits.maxPending;
+  return {
+    event(text: string, held: Held): boolean {
+      if (ws.readyState !== ws.OPEN) return false;
+      const pending = ws.bufferedAmount;
+      if (pending > maxPending) {
+        // Deliver or disconnect (AEP-0003 §8.4): the consumer resumes from its own positions.
+        core.counters.droppedConsumers++;
+        ws.terminate();
+        return false;
+      }
+      if (pending > maxPending / 2 && SHEDDABLE.has(held.ev.severity)) {
+        core.counters.droppedEvents++;
+        return true;
+      }
+      ws.send(text);
+      return true;
+    },
+    exhausted(session: string, earliest: Position): void {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'replay-exhausted', sub: subId, session, earliest }));
+    },
+    ready(): Promise<void> | null {
+      if (ws.readyState !== ws.OPEN || ws.bufferedAmount <= REPLAY_HIGH_WATER) return null;
+      return new Promise((resolve) => {
+        const tick = () => (ws.readyState !== ws.OPEN || ws.bufferedAmount <= REPLAY_HIGH_WATER ? resolve() : setTimeout(tick, 5));
+        setTimeout(tick, 5);
+      });
+    },
+  };
+}

@@ -1,0 +1,104 @@
+// One subscription: a compiled filter, an optional capture ceiling and a
+// sink. Shared by SSE, WebSocket and in-process consumers so filtering and
+// down-leveling behave identically on every binding.
+import { captureRank, type CaptureLevel } from '../aep/schemas.ts';
+import { downLevelEvent } from '../capture/gate.ts';
+import type { CompiledFilter } from './attr-match.ts';
+import type { Held, Position } from './store.ts';
+
+export interface Sink {
+  /** Deliver one serialized event; return false when the consumer has been dropped. */
+  event(text: string, held: Held): boolean;
+  /** The replay-exhausted marker for one session (SSE comment / WS frame). */
+  exhausted(session: string, earliest: Position): void;
+  /** Resolves once the consumer has room again; null when it has room now. Replay paces itself on this. */
+  ready(): Promise<void> | null;
+  /** Replay finished and `live` was false: end the stream. */
+  end?(): void;
+}
+
+export interface SubscriptionSpec {
+  filter: CompiledFilter;
+  /** Capture ceiling (AEP-0003 §6.4); absent means as received. */
+  capture?: CaptureLevel;
+  /** Resume positions, or 'all' for replay-all; absent means live only. */
+  from?: { session: string; epoch: number; seq: number }[] | 'all';
+  /** false: replay, then end (the `live=0` composition). Default true. */
+  live?: boolean;
+}
+
+/** The wire text of `held` at `ceiling`: never up-leveled, computed once per ceiling. */
+export function render(held: Held, ceiling: CaptureLevel | undefined): string {
+  if (!ceiling || captureRank(held.ev.capture) <= captureRank(ceiling)) return held.raw;
+  const levels = (held.levels ??= {});
+  return (levels[ceiling] ??= JSON.stringify(downLevelEvent(held.ev, ceiling)));
+}
+
+/**
+ * Replay is paced by the consumer (sink.ready), so resuming 10,000 events
+ * never needs 10,000 events of memory at once. Live events arriving during
+ * replay queue behind it (bounded by maxPending) and flush after: the
+ * snapshot and the queue split at one instant, so there is no gap and no
+ * duplicate between them.
+ */
+export class Subscription {
+  closed = false;
+  private replaying = true;
+  private queue: Held[] = [];
+  private queuedBytes = 0;
+
+  constructor(
+    readonly spec: SubscriptionSpec,
+    readonly sink: Sink,
+    /** The connection this subscription lives on (fan-out skips it for commands routed to it). */
+    readonly owner: object | undefined,
+    private readonly maxPending: number,
+    private readonly onClose: (s: Subscription) => void,
+  ) {}
+
+  offer(held: Held): void {
+    if (this.closed || (held.skip && held.skip === this.owner)) return;
+    if (!this.spec.filter(held.ev)) return;
+    if (this.replaying) {
+      this.queue.push(held);
+      this.queuedBytes += held.raw.length;
+      if (this.queuedBytes > this.maxPending) this.close();
+      return;
+    }
+    if (!this.sink.event(render(held, this.spec.capture), held)) this.close();
+  }
+
+  /** Deliver `snapshot` (already ordered), then the live queue, then go live (or end). */
+  async replay(snapshot: Held[]): Promise<void> {
+    try {
+      for (const held of snapshot) {
+        if (this.closed) return;
+        if (!this.spec.filter(held.ev)) continue;
+        if (!this.sink.event(render(held, this.spec.capture), held)) return this.close();
+        const wait = this.sink.ready();
+        if (wait) await wait;
+      }
+      while (this.queue.length && !this.closed) {
+        const held = this.queue.shift()!;
+        this.queuedBytes -= held.raw.length;
+        if (!this.sink.event(render(held, this.spec.capture), held)) return this.close();
+        const wait = this.sink.ready();
+        if (wait) await wait;
+      }
+      this.replaying = false;
+      if (this.spec.live === false && !this.closed) {
+        this.sink.end?.();
+        this.close();
+      }
+    } catch {
+      this.close();
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue = [];
+    this.onClose(this);
+  }
+}
