@@ -1,0 +1,33 @@
+// `hookmap cancel <session> [--run R]`: send control.cancel through the
+// relay and report the ack and the outcome (run.cancelled / session.ended).
+import { ArgError, intFlag, parseArgs } from '../args.ts';
+import { runCommand, ENDPOINT_FLAGS, endpoint } from './command-common.ts';
+import { makeCommand } from '../../relay/client.ts';
+
+const SPEC = { ...ENDPOINT_FLAGS, run: { type: 'string' }, reason: { type: 'string' }, wait: { type: 'string' }, json: { type: 'boolean' } } as const;
+
+export async function run(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs(argv, SPEC);
+    if (parsed.positionals.length !== 1) throw new ArgError('usage: hookmap cancel <session> [--run R] [--reason TEXT]');
+  } catch (e) {
+    if (e instanceof ArgError) return usageError('cancel', e.message);
+    throw e;
+  }
+  const { flags, positionals } = parsed;
+  const run = flags.run as string | undefined;
+  const data: Record<string, unknown> = { scope: run ? 'run' : 'session' };
+  if (flags.reason) data.reason = flags.reason;
+  const cmd = makeCommand('control.cancel', positionals[0], { run, data });
+  return runCommand(endpoint(flags), cmd, {
+    outcomeWindowMs: intFlag(flags.wait, 'wait', 10) * 1000,
+    json: Boolean(flags.json),
+    isFinal: (ev) => ev.type === 'run.cancelled' || ev.type === 'session.ended',
+  });
+}
+
+function usageError(cmd: string, msg: string): number {
+  process.stderr.write(`hookmap ${cmd}: ${msg}\n`);
+  return 2;
+}

@@ -1,0 +1,77 @@
+// Shared by `answer` and `cancel`: endpoint flags, one command round trip
+// over the relay's WebSocket, and the printed report. Exit codes: 0 the
+// target accepted, 1 refused/rejected/timed out, 2 usage or connection error.
+import { validatePayload, formatAjvErrors } from '../../aep/schemas.ts';
+import { DEFAULT_URL, openSocket, sendCommand } from '../../relay/client.ts';
+import type { AepEvent } from '../../relay/store.ts';
+
+export const ENDPOINT_FLAGS = { url: { type: 'string' }, token: { type: 'string' } } as const;
+
+export interface Endpoint { url: string; token?: string }
+
+export function endpoint(flags: Record<string, unknown>): Endpoint {
+  return {
+    url: (flags.url as string | undefined) ?? process.env.HOOKMAP_URL ?? DEFAULT_URL,
+    token: (flags.token as string | undefined) ?? (process.env.HOOKMAP_TOKEN || undefined),
+  };
+}
+
+export async function runCommand(ep: Endpoint, cmd: AepEvent, opts: { outcomeWindowMs: number; json: boolean; isFinal: (ev: AepEvent) => boolean }): Promise<number> {
+  const name = `hookmap ${cmd.type === 'control.cancel' ? 'cancel' : 'answer'}`;
+  const errs = validatePayload(cmd.type, cmd.data);
+  if (errs.length) {
+    process.stderr.write(`${name}: invalid ${cmd.type} payload: ${formatAjvErrors(errs)}\n`);
+    return 2;
+  }
+  let s;
+  try {
+    s = await openSocket(ep.url, ep.token);
+  } catch (e) {
+    process.stderr.write(`${name}: ${(e as Error).message}\n`);
+    return 2;
+  }
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const json = (v: unknown) => out(JSON.stringify(v));
+  try {
+    if (opts.json) json(cmd);
+    else out(`sent ${cmd.type} ${cmd.id} to session ${cmd.session}`);
+    const ackWindowMs = Number(s.hello?.capabilities?.control?.ack_window_ms) || 10_000;
+    const r = await sendCommand(s, cmd, {
+      ackWindowMs,
+      outcomeWindowMs: opts.outcomeWindowMs,
+      isFinal: opts.isFinal,
+      onEvent: (ev) => (opts.json ? json(ev) : undefined),
+    });
+    if (r.kind === 'refused') {
+      if (opts.json) json({ refused: r.code, detail: r.detail });
+      else out(`refused by the relay: ${r.code}${r.detail ? ` (${r.detail})` : ''}`);
+      return 1;
+    }
+    if (r.kind === 'timeout') {
+      if (opts.json) json({ timeout: true, window_ms: ackWindowMs });
+      else out(`no ack within ${ackWindowMs} ms (treated as a nack: timeout)`);
+      return 1;
+    }
+    if (r.ack.type === 'control.rejected') {
+      const d = r.ack.data ?? {};
+      if (!opts.json) out(`rejected by the target: ${d.reason ?? 'unknown'}${d.detail ? ` (${d.detail})` : ''}`);
+      return 1;
+    }
+    if (!opts.json) {
+      out('accepted by the target');
+      for (const ev of r.outcomes) out(`outcome: ${ev.type}${describe(ev)}`);
+      if (r.outcomeTimedOut) out(`no final outcome within ${opts.outcomeWindowMs} ms (the target may still act on it)`);
+    }
+    return 0;
+  } finally {
+    s.close();
+  }
+}
+
+function describe(ev: AepEvent): string {
+  const d = ev.data ?? {};
+  if (ev.type === 'attention.resolved' && d.resolution) return ` (${d.resolution})`;
+  if (ev.type === 'attention.answered' && d.answer) return ` ${JSON.stringify(d.answer)}`;
+  if (ev.run) return ` run ${ev.run}`;
+  return '';
+}

@@ -1,0 +1,79 @@
+// `hookmap relay`: the AEP relay alone. Drains on SIGINT/SIGTERM (SSE
+// streams end cleanly, sockets close 1001) and exits 0; exits 1 if the
+// drain hangs.
+import { ArgError, intFlag, parseArgs } from '../args.ts';
+import { createRelay, DEFAULT_HOST, DEFAULT_PORT } from '../../relay/index.ts';
+
+const SPEC = {
+  port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, buffer: { type: 'string' },
+  'max-sessions': { type: 'string' }, 'max-body': { type: 'string' }, 'max-batch': { type: 'string' }, 'max-from': { type: 'string' },
+  'max-subscriptions': { type: 'string' }, 'max-connections': { type: 'string' }, 'max-pending': { type: 'string' }, prefix: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const HELP = `hookmap relay [--port N] [--host H] [--token T] [--buffer N]
+  --port N             listen port (default ${DEFAULT_PORT})
+  --host H             listen address (default ${DEFAULT_HOST})
+  --token T            bearer token (or HOOKMAP_TOKEN); without one the relay is watch-only
+  --buffer N           replay buffer per session, events (default 10000)
+  --max-sessions N     sessions held before least-recently-written eviction (default 500)
+  --max-body N         largest POST body, bytes (default 16 MiB)
+  --max-batch N        most events per NDJSON batch (default 10000)
+  --max-from N         most resume positions per subscription (default 500)
+  --max-subscriptions N  per WebSocket connection (default 64)
+  --max-connections N  SSE streams + sockets (default 1024)
+  --max-pending N      bytes queued toward one consumer before it is dropped (default 8 MiB)
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  let relay;
+  try {
+    const { flags } = parseArgs(argv, SPEC);
+    if (flags.help) {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    const opt = (name: string) => (flags[name] === undefined ? undefined : intFlag(flags[name], name, 0));
+    relay = createRelay({
+      host: (flags.host as string | undefined) ?? DEFAULT_HOST,
+      port: intFlag(flags.port, 'port', DEFAULT_PORT),
+      token: (flags.token as string | undefined) ?? (process.env.HOOKMAP_TOKEN || undefined),
+      prefix: flags.prefix as string | undefined,
+      buffer: opt('buffer'),
+      maxSessions: opt('max-sessions'),
+      maxBody: opt('max-body'),
+      maxBatch: opt('max-batch'),
+      maxFrom: opt('max-from'),
+      maxSubscriptions: opt('max-subscriptions'),
+      maxConnections: opt('max-connections'),
+      maxPending: opt('max-pending'),
+      log: (line) => process.stderr.write(`${line}\n`),
+    });
+  } catch (e) {
+    if (e instanceof ArgError || /relay option/.test((e as Error).message)) {
+      process.stderr.write(`hookmap relay: ${(e as Error).message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  const { url } = await relay.listen();
+  process.stdout.write(`${url}\n`);
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      const force = setTimeout(() => resolve(1), 5000);
+      force.unref();
+      relay.close().then(
+        () => {
+          clearTimeout(force);
+          resolve(0);
+        },
+        () => resolve(1),
+      );
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,178 @@
+// `hookmap tail`: watch the relay's stream over SSE. Positions are kept per
+// (url, filter, capture) in a small state file, so a re-run resumes where
+// the last one stopped (AEP-0003 §7); on a dropped stream it reconnects and
+// resumes the same way.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { ArgError, intFlag, parseArgs } from '../args.ts';
+import { authHeaders, readSse } from '../../relay/client.ts';
+import type { AepEvent } from '../../relay/store.ts';
+import { ENDPOINT_FLAGS, endpoint } from './command-common.ts';
+
+const SPEC = {
+  ...ENDPOINT_FLAGS,
+  filter: { type: 'string', multiple: true }, session: { type: 'string' }, capture: { type: 'string' }, json: { type: 'boolean' },
+  from: { type: 'string' }, 'no-resume': { type: 'boolean' }, 'no-follow': { type: 'boolean' }, count: { type: 'string' }, state: { type: 'string' },
+} as const;
+
+const MAX_POSITIONS = 500; // the relay's default maxFrom
+type Positions = Record<string, [number, number, number]>; // session -> [epoch, seq, last-touched]
+
+export async function run(argv: string[]): Promise<number> {
+  let flags, filter: Record<string, unknown>, count: number;
+  try {
+    flags = parseArgs(argv, SPEC).flags;
+    filter = buildFilter((flags.filter as string[] | undefined) ?? [], flags.session as string | undefined);
+    count = intFlag(flags.count, 'count', 0);
+  } catch (e) {
+    if (e instanceof ArgError) {
+      process.stderr.write(`hookmap tail: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  const ep = endpoint(flags);
+  const capture = flags.capture as string | undefined;
+  const follow = !flags['no-follow'];
+  const statePath = (flags.state as string | undefined) ?? defaultStatePath();
+  const stateKey = JSON.stringify([ep.url, filter, capture ?? null]);
+  const positions: Positions = flags['no-resume'] ? {} : loadState(statePath)[stateKey] ?? {};
+  const seen = new Set<string>();
+  const seenOrder: string[] = [];
+  let printed = 0;
+  let dirty = false;
+  const save = () => {
+    if (!dirty) return;
+    dirty = false;
+    saveState(statePath, stateKey, positions);
+  };
+  const saver = setInterval(save, 500);
+  const abort = new AbortController();
+  const onSignal = () => abort.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let firstConnect = true;
+  try {
+    for (;;) {
+      const u = new URL(`${ep.url.replace(/\/+$/, '')}/events`);
+      if (Object.keys(filter).length) u.searchParams.set('filter', JSON.stringify(filter));
+      if (capture) u.searchParams.set('capture', capture);
+      const from = Object.entries(positions).sort((a, b) => b[1][2] - a[1][2]).slice(0, MAX_POSITIONS).map(([session, [epoch, seq]]) => ({ session, epoch, seq }));
+      if (firstConnect && flags.from === 'all') u.searchParams.set('from', 'all');
+      else if (from.length) u.searchParams.set('from', JSON.stringify(from));
+      if (!follow) u.searchParams.set('live', '0');
+      firstConnect = false;
+      let done = false;
+      try {
+        await readSse(u.toString(), authHeaders(ep.token), (m) => {
+          if (m.comment?.startsWith('replay-exhausted')) {
+            process.stderr.write(`hookmap tail: ${m.comment} (older events are gone from the relay's buffer)\n`);
+            return;
+          }
+          if (m.comment === 'shutting-down') process.stderr.write('hookmap tail: relay is shutting down\n');
+          if (!m.data) return;
+          let ev: AepEvent;
+          try {
+            ev = JSON.parse(m.data);
+          } catch {
+            return;
+          }
+          const key = `${ev.source}\u0000${ev.id}`;
+          if (seen.has(key)) return; // at-least-once delivery: dedupe on (source, id)
+          seen.add(key);
+          seenOrder.push(key);
+          if (seenOrder.length > 10_000) seen.delete(seenOrder.shift()!);
+          if (ev.session !== undefined && ev.seq !== undefined) {
+            positions[ev.session] = [ev.epoch ?? 0, ev.seq, Date.now()];
+            dirty = true;
+          }
+          process.stdout.write(flags.json ? `${m.data}\n` : `${format(ev)}\n`);
+          if (count && ++printed >= count) {
+            done = true;
+            return false;
+          }
+        }, abort.signal);
+      } catch (e) {
+        if (abort.signal.aborted) return 0;
+        process.stderr.write(`hookmap tail: ${(e as Error).message}\n`);
+        if (/ 4\d\d/.test((e as Error).message)) return 2;
+      }
+      if (done || !follow || abort.signal.aborted) return 0;
+      await new Promise((r) => setTimeout(r, 1000)); // the stream ended: reconnect and resume
+      if (abort.signal.aborted) return 0;
+    }
+  } finally {
+    clearInterval(saver);
+    save();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+/** --filter takes attr-match JSON or key=value (comma-separated values become an any-of list). */
+function buildFilter(specs: string[], session: string | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const s of specs) {
+    if (s.trim().startsWith('{')) {
+      let v: unknown;
+      try {
+        v = JSON.parse(s);
+      } catch {
+        throw new ArgError(`--filter '${s}' is not valid JSON`);
+      }
+      Object.assign(out, v);
+      continue;
+    }
+    const eq = s.indexOf('=');
+    if (eq <= 0) throw new ArgError(`--filter '${s}' must be JSON or key=value`);
+    const key = s.slice(0, eq);
+    const vals = s.slice(eq + 1).split(',').map((v) => (/^\d+$/.test(v) && (key === 'epoch') ? Number(v) : v));
+    out[key] = key === 'severity' && vals.length === 1 && /^[a-z]+\+$/.test(String(vals[0])) ? { gte: String(vals[0]).slice(0, -1) } : vals.length === 1 ? vals[0] : vals;
+  }
+  if (session) out.session = session;
+  return out;
+}
+
+function defaultStatePath(): string {
+  const dir = process.env.HOOKMAP_STATE_DIR ?? join(process.env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'), 'hookmap');
+  return join(dir, 'tail.json');
+}
+
+function loadState(path: string): Record<string, Positions> {
+  try {
+    const v = JSON.parse(readFileSync(path, 'utf8'));
+    return v && typeof v === 'object' ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+function saveState(path: string, key: string, positions: Positions): void {
+  try {
+    const all = loadState(path);
+    all[key] = positions;
+    mkdirSync(dirname(path), { recursive: true });
+    const tmp = `${path}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(all));
+    renameSync(tmp, path); // atomic: a crash never leaves a torn state file
+  } catch (e) {
+    process.stderr.write(`hookmap tail: could not save resume state: ${(e as Error).message}\n`);
+  }
+}
+
+const SEV_MARK: Record<string, string> = { notice: '!', warning: '!!', error: 'E', critical: 'E!' };
+
+function format(ev: AepEvent): string {
+  const t = typeof ev.time === 'string' ? ev.time.slice(11, 19) : '--:--:--';
+  const where = ev.session !== undefined ? `${ev.session}${ev.seq !== undefined ? `#${ev.seq}` : ''}` : '(agent)';
+  const sev = SEV_MARK[ev.severity ?? ''] ? ` [${SEV_MARK[ev.severity!]}]` : '';
+  const subject = ev.subject ? ` ${ev.subject}` : '';
+  let extra = '';
+  const d = ev.data ?? {};
+  if (ev.type === 'attention.requested') {
+    extra = `  ${d.kind ?? ''}: ${d.prompt ?? ''}\n    answer: hookmap answer ${ev.id} --allow | --deny | --text "..."`;
+  } else if (ev.type === 'control.rejected') extra = `  ${d.reason ?? ''}`;
+  else if (typeof d.status === 'string') extra = `  ${d.status}`;
+  return `${t} ${ev.agent} ${where} ${ev.type}${sev}${subject}${extra}`;
+}
