@@ -7,8 +7,16 @@ import { join } from 'node:path';
 import Ajv2020Module, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
-const Ajv2020 = (Ajv2020Module as unknown as { default: typeof Ajv2020Module }).default ?? Ajv2020Module;
-const addFormats = (addFormatsModule as unknown as { default: typeof addFormatsModule }).default ?? addFormatsModule;
+// CJS packages under NodeNext: the constructor may sit on `.default`
+type AjvCtor = new (opts: Record<string, unknown>) => AjvInstance;
+export interface AjvInstance {
+  compile(schema: unknown): ValidateFunction;
+  addKeyword(def: Record<string, unknown>): unknown;
+  addSchema(schema: unknown, key?: string): unknown;
+  getSchema(key: string): ValidateFunction | undefined;
+}
+const Ajv2020 = ((Ajv2020Module as any).default ?? Ajv2020Module) as AjvCtor;
+const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (ajv: AjvInstance) => void;
 
 export const SCHEMA_DIR = fileURLToPath(new URL('../../schemas/aep/', import.meta.url));
 
@@ -38,8 +46,8 @@ export const NACK_REASONS: string[] = (() => {
 export const AEP_VERSION = '0.1';
 export const SUPPORTED_VERSIONS = [AEP_VERSION];
 
-let ajvInstance: InstanceType<typeof Ajv2020> | undefined;
-export function ajv(): InstanceType<typeof Ajv2020> {
+let ajvInstance: AjvInstance | undefined;
+export function ajv(): AjvInstance {
   if (!ajvInstance) {
     ajvInstance = new Ajv2020({ allErrors: true, strict: false });
     addFormats(ajvInstance);
@@ -63,8 +71,8 @@ export function payloadSchema(type: string): any | undefined {
 
 let envelopeValidator: ValidateFunction | undefined;
 export function validateEnvelope(ev: unknown): ErrorObject[] {
-  envelopeValidator ??= ajv().compile(ENVELOPE_SCHEMA);
-  return envelopeValidator(ev) ? [] : [...(envelopeValidator.errors ?? [])];
+  const v = (envelopeValidator ??= ajv().compile(ENVELOPE_SCHEMA));
+  return v(ev) ? [] : [...(v.errors ?? [])];
 }
 
 const payloadValidators = new Map<string, ValidateFunction | null>();
@@ -73,7 +81,7 @@ export function validatePayload(type: string, data: unknown): ErrorObject[] {
   if (v === undefined) {
     const s = payloadSchema(type);
     v = s ? ajv().compile(s) : null;
-    payloadValidators.set(type, v);
+    payloadValidators.set(type, v ?? null);
   }
   if (!v) return [];
   return v(data ?? {}) ? [] : [...(v.errors ?? [])];

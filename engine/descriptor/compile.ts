@@ -42,7 +42,7 @@ export function compileDescriptor(file: string, text: string): LoadResult {
   if (!schemaValidator(spec)) {
     for (const e of schemaValidator.errors ?? []) {
       if (e.keyword === 'anyOf' || e.keyword === 'allOf' || e.keyword === 'if') continue;
-      const segs = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+      const segs = e.instancePath.split('/').slice(1).map((x: string) => x.replace(/~1/g, '/').replace(/~0/g, '~')).map((x: string) => (/^\d+$/.test(x) ? Number(x) : x));
       if (e.keyword === 'additionalProperties') segs.push((e.params as any).additionalProperty);
       const pos = src.locate(segs);
       errors.push({ code: 'schema-violation', file, line: pos.line, col: pos.col, path: pathString(segs), message: formatAjvErrors([e]).replace(/^\S+ /, '') });
@@ -149,20 +149,23 @@ class Compiler {
       reply: h.reply,
       http: h.http,
       register: h.register !== false,
+      holds: [],
     };
     if (h.snapshot) {
       const s = h.snapshot;
       hook.snapshot = { name: s.name, items: this.expr(s.items, [...p, 'snapshot', 'items'])!, id: this.expr(s.id, [...p, 'snapshot', 'id'])!, emit: this.emits(s.emit, [...p, 'snapshot', 'emit']) };
     }
     if (h.suppress) hook.suppress = { key: this.expr(h.suppress.key, [...p, 'suppress', 'key'])!, windowMs: h.suppress.window_ms, when: this.expr(h.suppress.when, [...p, 'suppress', 'when']) };
-    if (h.hold) {
+    const holds = h.hold === undefined ? [] : Array.isArray(h.hold) ? h.hold : [h.hold];
+    hook.holds = holds.map((hd: any, i: number) => {
+      const hp = Array.isArray(h.hold) ? [...p, 'hold', i] : [...p, 'hold'];
       const decisions = new Map<string, Expr>();
-      for (const [k, v] of Object.entries(h.hold.decisions ?? {})) {
-        const e = this.template(v, [...p, 'hold', 'decisions', k]);
+      for (const [k, v] of Object.entries(hd.decisions ?? {})) {
+        const e = this.template(v, [...hp, 'decisions', k]);
         if (e) decisions.set(k, e);
       }
-      hook.hold = { kind: h.hold.kind, when: this.expr(h.hold.when, [...p, 'hold', 'when']), timeoutMs: h.hold.timeout_ms, key: this.expr(h.hold.key, [...p, 'hold', 'key']), decisions, outcome: this.emits(h.hold.outcome, [...p, 'hold', 'outcome']) };
-    }
+      return { kind: hd.kind, when: this.expr(hd.when, [...hp, 'when']), timeoutMs: hd.timeout_ms, key: this.expr(hd.key, [...hp, 'key']), decisions, requestType: hd.request ?? 'attention.requested', outcome: this.emits(hd.outcome, [...hp, 'outcome']) };
+    });
     if (h.settle) hook.settle = { key: this.expr(h.settle.key, [...p, 'settle', 'key'])!, as: h.settle.as };
     return hook;
   }

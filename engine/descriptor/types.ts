@@ -27,6 +27,7 @@ export interface CompiledHold {
   timeoutMs?: number;
   key?: Expr;
   decisions: Map<string, Expr>;
+  requestType: string;
   outcome: CompiledEmit[];
 }
 
@@ -38,7 +39,7 @@ export interface CompiledHook {
   stores: { table: string; key: Expr; value: Expr; when?: Expr; ttlMs?: number }[];
   snapshot?: { name: string; items: Expr; id: Expr; emit: CompiledEmit[] };
   suppress?: { key: Expr; windowMs?: number; when?: Expr };
-  hold?: CompiledHold;
+  holds: CompiledHold[];
   settle?: { key: Expr; as: 'dismissed' | 'oob' };
   deviation?: string;
   reply?: string;

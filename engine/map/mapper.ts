@@ -20,6 +20,8 @@ export class MapError extends Error {
 
 export interface HoldRequest {
   kind: 'permission' | 'form' | 'gate';
+  /** Which of the hook's holds applied. */
+  index: number;
   hook: string;
   session: string;
   /** The attention.requested event that opened the hold (its id is the request id). */
@@ -229,13 +231,13 @@ export class Mapper {
     }
 
     // hold / settle decisions are part of the firing's outcome
-    if (hook?.hold) {
-      const on = hook.hold.when ? await this.eval(hook.hold.when, input, b) : true;
-      if (on) {
-        const request = events.find((e) => e.type === 'attention.requested');
-        const key = hook.hold.key ? await this.eval(hook.hold.key, input, b) : undefined;
-        result.hold = { kind: hook.hold.kind, hook: hookName, session, request, timeoutMs: hook.hold.timeoutMs, key: key === undefined ? undefined : String(key), payload: input };
-      }
+    for (const hold of hook?.holds ?? []) {
+      const on = hold.when ? await this.eval(hold.when, input, b) : true;
+      if (!on) continue;
+      const request = events.find((e) => e.type === hold.requestType);
+      const key = hold.key ? await this.eval(hold.key, input, b) : undefined;
+      result.hold = { kind: hold.kind, index: (hook?.holds ?? []).indexOf(hold), hook: hookName, session, request, timeoutMs: hold.timeoutMs, key: key === undefined ? undefined : String(key), payload: input };
+      break;
     }
     if (hook?.settle) {
       const key = await this.eval(hook.settle.key, input, b);
