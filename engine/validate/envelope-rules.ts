@@ -110,7 +110,10 @@ export function typeAndPayloadFindings(ev: Record<string, unknown>): Finding[] {
   if (!CATEGORY_NAMES.has(category)) {
     return [{ rule: 'type/category', message: `type ${quote(type)}: category ${quote(category)} is not one of ${[...CATEGORY_NAMES].join(', ')}` }];
   }
-  if (!TYPE_PATTERN.test(type)) return [{ rule: 'type/grammar', message: `type ${quote(type)} does not match the envelope type pattern` }];
+  if (!TYPE_PATTERN.test(type)) {
+    // e.g. x.demo.session: an x.* type needs a vendor, a category and a rest
+    return [{ rule: 'type/grammar', message: `type ${quote(type)}: vendor types are x.{vendor}.{category}.{rest}` }];
+  }
   if (type.startsWith('x.')) return []; // vendor payloads are free-form
   if (!REGISTRY_BY_TYPE.has(type)) {
     return [{ rule: 'type/unregistered', message: `${type} is in the core namespace but not a registered type; vendor types are x.{vendor}.${category}.…` }];

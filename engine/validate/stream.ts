@@ -40,7 +40,7 @@ export class StreamValidator {
       try {
         ev = JSON.parse(input);
       } catch (err) {
-        this.add(line, undefined, [{ rule: 'syntax/not-json', message: `${(err as Error).message} in ${JSON.stringify(snippet(input))}` }]);
+        this.add(line, undefined, [{ rule: 'syntax/not-json', message: `${(err as Error).message} (line starts: ${snippet(input)})` }]);
         return;
       }
     }
