@@ -6,6 +6,7 @@ import { formatAjvErrors, validateEnvelope, validatePayload } from '../engine/ae
 import { listVendors, loadVendor } from '../engine/descriptor/registry.ts';
 import { fixtureFiles } from '../engine/fixtures/format.ts';
 import { runEventCase } from '../engine/fixtures/run-events.ts';
+import { validateStream } from '../engine/validate/index.ts';
 
 for (const agent of listVendors()) {
   describe(`fixtures/${agent}`, () => {
@@ -22,6 +23,8 @@ for (const agent of listVendors()) {
             expect(formatAjvErrors(validateEnvelope(ev)), `${ev.type} envelope`).toBe('');
             expect(formatAjvErrors(validatePayload(ev.type, ev.data)), `${ev.type} payload`).toBe('');
           }
+          // what the engine emits is a stream a conformant consumer accepts
+          expect(validateStream(out.events)).toEqual([]);
         });
       }
     }
