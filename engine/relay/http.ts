@@ -45,7 +45,10 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
       scope.addContentTypeParser(['application/json', 'application/x-ndjson'], { parseAs: 'string', bodyLimit: limits.maxBody }, (_req, body, done) => done(null, body));
       scope.setErrorHandler((err: any, _req, reply) => {
         const status = err.statusCode ?? 500;
-        if (status === 413) return reply.code(413).header('connection', 'close').send({ error: 'payload-too-large', detail: `body exceeds ${limits.maxBody} bytes` });
+        // Fastify marks the connection close here; closing while the client is still
+        // uploading resets it before it reads the 413. Node discards the rest of
+        // the body instead (bounded memory), so the emitter learns why.
+        if (status === 413) return reply.code(413).removeHeader('connection').send({ error: 'payload-too-large', detail: `body exceeds ${limits.maxBody} bytes` });
         if (status === 415) return reply.code(415).send({ error: 'unsupported-media-type', detail: 'use application/json (one event) or application/x-ndjson (a batch)' });
         if (status < 500) return reply.code(status).send({ error: 'bad-request', detail: err.message });
         return reply.code(500).send({ error: 'internal' });

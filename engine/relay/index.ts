@@ -95,7 +95,8 @@ export function createRelay(opts: CreateRelayOptions = {}): Relay {
   const limits = resolveLimits(opts);
   const prefix = (opts.prefix ?? '').replace(/\/+$/, '');
   const owned = !opts.app;
-  const app = opts.app ?? Fastify({ logger: false });
+  // forceCloseConnections: a half-uploaded body or an idle keep-alive must not hold shutdown hostage.
+  const app = opts.app ?? Fastify({ logger: false, forceCloseConnections: true });
   const core = new RelayCore(limits, Boolean(opts.token), opts.store);
   const authorize = makeAuthorizer(opts.token);
   const streams = new Set<ServerResponse>();
