@@ -3,6 +3,7 @@
 // evaluates one expression per emit, not one per field.
 import jsonata from 'jsonata';
 import { EXPR_FUNCTIONS } from './functions.ts';
+import { BAIL, compileFast, type FastFn } from './fast.ts';
 
 export type Expr = jsonata.Expression;
 
@@ -13,6 +14,8 @@ export function tryCompile(source: string, path: (string | number)[]): Expr | Ex
   try {
     const e = jsonata(source);
     for (const [name, fn] of Object.entries(EXPR_FUNCTIONS)) e.registerFunction(name, fn as any);
+    const fast = process.env.HOOKMAP_NO_FAST_EXPR ? null : compileFast(e.ast());
+    if (fast) (e as any)[FAST] = fast;
     return e;
   } catch (err: any) {
     const token: string = err?.token ?? '';
@@ -50,12 +53,25 @@ export function templateSource(tpl: unknown, path: (string | number)[], failures
 
 /** Evaluate and return plain JSON (JSONata sequences and frozen arrays normalized). */
 export async function evaluate(expr: Expr, input: unknown, bindings: Record<string, unknown>): Promise<unknown> {
+  const fast = (expr as any)[FAST] as FastFn | undefined;
+  if (fast) {
+    try {
+      return plain(fast(input, bindings));
+    } catch (e) {
+      if (e !== BAIL) throw e;
+    }
+  }
   const out = await expr.evaluate(input, bindings);
   return plain(out);
 }
 
+/** Where a compiled expression keeps its direct closure, when the subset allows one. */
+const FAST = Symbol('fast');
+/** Was this expression compiled to a direct closure? (tests, docs) */
+export const isFast = (expr: Expr): boolean => !!(expr as any)[FAST];
+
 export function plain(v: unknown): unknown {
-  if (v === undefined || v === null) return v ?? undefined;
+  if (v === undefined || v === null) return v;
   if (typeof v === 'function') return undefined;
   if (Array.isArray(v)) {
     const arr = v.map(plain).filter((x) => x !== undefined);
