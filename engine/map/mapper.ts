@@ -54,6 +54,7 @@ export interface MapperOptions {
 }
 
 type Bindings = Record<string, unknown>;
+const NO_EXTRA: Bindings = Object.freeze({});
 
 interface Draft { emit: CompiledEmit; type: string; subject?: string; step?: string; cause?: string; data?: Record<string, unknown>; standins?: Record<string, unknown>; run?: string; runStart?: boolean; id: string }
 
@@ -163,9 +164,10 @@ export class Mapper {
     }
 
     const drafts: Draft[] = [];
-    const runEmit = async (emit: CompiledEmit, ctxInput: unknown, extra: Bindings = {}) => {
+    const runEmit = async (emit: CompiledEmit, ctxInput: unknown, extra: Bindings = NO_EXTRA) => {
       b.previous = drafts.at(-1)?.id;
-      const out = (await this.eval(emit.expr, ctxInput, { ...b, ...extra })) as Record<string, unknown> | undefined;
+      b.first = drafts[0]?.id; // the firing's first event (cause of its companions, e.g. resolved/denied after an answer)
+      const out = (await this.eval(emit.expr, ctxInput, extra === NO_EXTRA ? b : { ...b, ...extra })) as Record<string, unknown> | undefined;
       if (!out) return;
       const type = emit.type ?? (out.type as string);
       if (typeof type !== 'string' || !TYPE_PATTERN.test(type)) throw new MapError('invalid-type', `rule ${emit.path} produced type ${JSON.stringify(type)}`);
@@ -203,32 +205,39 @@ export class Mapper {
     }
 
     // gate + validate every draft before anything is committed
-    const events: AepEvent[] = [];
+    const gated: { dr: Draft; ceiling: CaptureLevel; data: Record<string, unknown> | undefined; agentScoped: boolean }[] = [];
     for (const dr of drafts) {
       const ceiling = this.ceilingFor(dr.type, dr.emit.capture);
-      const gates = { ...d.capture.gates, ...(dr.emit.gates ?? {}) };
+      const gates = dr.emit.gates ? { ...d.capture.gates, ...dr.emit.gates } : d.capture.gates;
       const data = gateData(dr.type, dr.data, { ceiling, gates, redactor: this.redactor, standIns: dr.standins, agent: d.vendor, subject: dr.subject });
       if (data && REGISTRY_BY_TYPE.has(dr.type)) {
         const errs = validatePayload(dr.type, data);
         if (errs.length) throw new MapError('payload-rejected', `rule ${dr.emit.path} produced a ${dr.type} payload its schema rejects: ${formatAjvErrors(errs)}`);
       }
-      const agentScoped = typeCategory(dr.type) === 'agent';
-      events.push(buildEnvelope({
+      gated.push({ dr, ceiling, data, agentScoped: typeCategory(dr.type) === 'agent' });
+    }
+    // positions are taken only once the whole firing is known to succeed
+    const time = new Date(now).toISOString();
+    const events: AepEvent[] = gated.map(({ dr, ceiling, data, agentScoped }) => {
+      const pos = agentScoped ? undefined : this.state.seq.next(session);
+      return buildEnvelope({
         id: dr.id,
         type: dr.type,
         subject: dr.subject,
-        time: new Date(now).toISOString(),
+        time,
         host: this.host,
         agent: d.vendor,
         session: agentScoped ? undefined : session,
         run: agentScoped ? undefined : dr.run,
         step: agentScoped ? undefined : dr.step,
+        seq: pos?.seq,
+        epoch: pos?.epoch,
         cause: dr.cause,
         severity: dr.emit.severity,
         capture: ceiling,
         data: data ?? (ceiling === 'none' ? undefined : {}),
-      }));
-    }
+      });
+    });
 
     // hold / settle decisions are part of the firing's outcome
     for (const hold of hook?.holds ?? []) {
@@ -244,15 +253,7 @@ export class Mapper {
       if (key !== undefined) result.settle = { key: String(key), as: hook.settle.as };
     }
 
-    // commit: positions, run state, tables, consumption
-    for (const ev of events) {
-      if (typeCategory(ev.type) === 'agent') continue;
-      const pos = this.state.seq.next(session);
-      ev.seq = pos.seq;
-      ev.epoch = pos.epoch;
-    }
-    // keep seq/epoch in the documented attribute order
-    for (let i = 0; i < events.length; i++) events[i] = reorder(events[i]);
+    // commit: run state, tables, consumption
     st.runId = d.runs === 'synthesized' ? runState.id : st.runId;
     st.runStartId = runState.startId;
     st.runCount = runState.count;

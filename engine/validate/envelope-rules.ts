@@ -107,7 +107,10 @@ export function typeAndPayloadFindings(ev: Record<string, unknown>): Finding[] {
     return [{ rule: 'type/grammar', message: `type ${quote(type)} is not {category}.{rest} or x.{vendor}.{category}.{rest} (lowercase [a-z0-9_] tokens)` }];
   }
   const category = typeCategory(type);
-  if (!CATEGORY_NAMES.has(category)) {
+  // The closed category set binds the core namespace. Vendor types may name
+  // their own middle token: the normative Annex A pins themselves use
+  // x.opencode.file.edited, x.antigravity.step.completed, x.pi.message.submitted.
+  if (!type.startsWith('x.') && !CATEGORY_NAMES.has(category)) {
     return [{ rule: 'type/category', message: `type ${quote(type)}: category ${quote(category)} is not one of ${[...CATEGORY_NAMES].join(', ')}` }];
   }
   if (!TYPE_PATTERN.test(type)) {
