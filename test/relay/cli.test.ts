@@ -43,7 +43,7 @@ async function relayWithDaemon() {
       const ack = ev('s1', ++seq, { agent: 'daemon', type: 'control.accepted', cause: cmd.id, data: {} });
       daemon.emit(ack);
       if (cmd.type === 'control.attention.respond') {
-        daemon.emit(ev('s1', ++seq, { agent: 'daemon', type: 'attention.answered', subject: cmd.subject, cause: cmd.id, data: { answer: cmd.data.answer, via: 'control' } }));
+        daemon.emit(ev('s1', ++seq, { agent: 'daemon', type: 'attention.answered', subject: cmd.subject, cause: cmd.id, data: { answer: cmd.data!.answer, via: 'control' } }));
         daemon.emit(ev('s1', ++seq, { agent: 'daemon', type: 'attention.resolved', subject: cmd.subject, cause: cmd.id, data: { resolution: 'answered' } }));
       } else {
         daemon.emit(ev('s1', ++seq, { agent: 'daemon', type: 'run.cancelled', run: cmd.run ?? 'r1', cause: cmd.id, data: {} }));

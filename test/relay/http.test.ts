@@ -78,7 +78,7 @@ describe('POST /events', () => {
 
   it('refuses commands: control flows only on an authenticated WebSocket', async () => {
     const { url } = await relay({ token: 't' });
-    const cmd = { ...ev('s', 0), type: 'control.cancel', data: { scope: 'session' } };
+    const cmd: Record<string, any> = { ...ev('s', 0), type: 'control.cancel', data: { scope: 'session' } };
     delete cmd.seq;
     const r = await post(url, [cmd], { token: 't' });
     expect(r.status).toBe(403);

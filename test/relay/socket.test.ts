@@ -22,10 +22,10 @@ async function hello(url: string, h: Record<string, unknown> = {}, headers: Reco
 
 describe('attr-match (AEP-0003 §6, upstream corpus)', () => {
   const cases = JSON.parse(readFileSync(new URL('../../fixtures/upstream/aep/attr-match/cases.json', import.meta.url), 'utf8'));
-  it.each(cases.match.map((c: any) => [c.name, c]))('match: %s', (_n, c: any) => {
+  it.each(cases.match.map((c: any) => [c.name, c]) as [string, any][])('match: %s', (_n, c) => {
     expect(compileFilter(c.filter)(c.event)).toBe(c.match);
   });
-  it.each(cases.invalid.map((c: any) => [c.name, c]))('fails closed: %s', (_n, c: any) => {
+  it.each(cases.invalid.map((c: any) => [c.name, c]) as [string, any][])('fails closed: %s', (_n, c) => {
     expect(() => compileFilter(c.filter)).toThrow(FilterError);
   });
 });

@@ -44,7 +44,7 @@ describe('ingest + SSE fan-out', () => {
 
   it('refuses an invalid filter or capture with 400 before any stream starts (fail closed)', async () => {
     const { url } = await relay();
-    for (const q of [{ filter: '{"seq":5}' }, { filter: '{"type":"*"}' }, { filter: 'nope' }, { capture: 'everything' }, { from: '{"x":1}' }]) {
+    for (const q of <Record<string, string>[]>[{ filter: '{"seq":5}' }, { filter: '{"type":"*"}' }, { filter: 'nope' }, { capture: 'everything' }, { from: '{"x":1}' }]) {
       const c = await sse(url, q);
       expect(c.status).toBe(400);
       expect(c.msgs[0].data.error).toBe('invalid-filter');
@@ -153,7 +153,7 @@ describe('slow consumers (AEP-0003 §8.4)', () => {
     const fast = await sse(url);
     // A raw socket that subscribes and then never reads a byte.
     const sock = net.connect(port, '127.0.0.1');
-    stop.push(() => sock.destroy());
+    stop.push(() => void sock.destroy());
     await new Promise<void>((r) => sock.once('connect', () => r()));
     sock.write(`GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n`);
     sock.pause();
