@@ -1,6 +1,7 @@
 // The closed vocabulary of capability ids. A descriptor states each one's
 // state; `supported` needs fixture evidence, found by what the fixture shows:
-// the event types it produces, or a decision-codec case of a hold kind.
+// the event types it produces, or a decision-codec case of a hold kind, or a
+// shim script-I/O case. engine/capabilities/evidence.ts applies these rules.
 
 export type CapabilityState = 'supported' | 'unsupported' | 'not-implemented' | 'unverified';
 export const CAPABILITY_STATES: CapabilityState[] = ['supported', 'unsupported', 'not-implemented', 'unverified'];
@@ -12,6 +13,8 @@ export interface CapabilityDef {
   events?: string[];
   /** Or by any one of these. */
   anyEvents?: string[];
+  /** Only events whose data fields (top-level) hold one of these values count (telling a permission prompt from a question). */
+  match?: Record<string, unknown[]>;
   /** Proven by a decision-codec fixture case for a hold of this kind and answer shape. */
   codec?: { hold: string; answer?: 'option' | 'text' | 'values' | 'timeout' | 'dismissed' };
   /** Proven by a shim script-I/O fixture. */
@@ -28,8 +31,8 @@ export const CAPABILITIES: CapabilityDef[] = [
   { id: 'observe.tools', description: 'tool calls requested and completed', events: ['tool.requested', 'tool.completed'] },
   { id: 'observe.toolFailures', description: 'failed tool calls are told apart from completed ones', events: ['tool.failed'] },
   { id: 'observe.toolDenials', description: 'denied tool calls are stated', events: ['tool.denied'] },
-  { id: 'observe.permissions', description: "the agent's permission prompts are visible as attention requests", events: ['attention.requested'] },
-  { id: 'observe.questions', description: "the agent's questions to the human are visible as form requests", events: ['attention.requested'] },
+  { id: 'observe.permissions', description: "the agent's permission prompts are visible as attention requests", events: ['attention.requested'], match: { kind: ['permission'] } },
+  { id: 'observe.questions', description: "the agent's questions to the human are visible as form requests", events: ['attention.requested'], match: { kind: ['form', 'input'] } },
   { id: 'observe.subagents', description: 'subagent / delegation start and stop', events: ['delegation.subagent.started', 'delegation.subagent.stopped'] },
   { id: 'observe.compaction', description: 'context compaction', events: ['session.compacted'] },
   { id: 'observe.tasks', description: 'task / todo plan transitions', anyEvents: ['progress.task.planned', 'progress.task.completed'] },

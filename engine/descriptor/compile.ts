@@ -26,7 +26,8 @@ export function loadDescriptorFile(path: string, opts: { displayPath?: string } 
   const res = compileDescriptor(display, text);
   const expected = basename(path).replace(/\.ya?ml$/, '');
   if (res.descriptor && res.descriptor.vendor !== expected) {
-    const pos = res.descriptor ? { line: 1, col: 1 } : { line: 1, col: 1 };
+    const { line, col } = parseYamlSource(display, text).locate(['vendor']);
+    const pos = { line, col };
     res.errors.push({ code: 'vendor-mismatch', file: display, ...pos, path: 'vendor', message: `vendor '${res.descriptor.vendor}' in a file named '${basename(path)}'` });
     res.descriptor = undefined;
   }

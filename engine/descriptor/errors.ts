@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   'payload-rejected': "a rule produced a payload its type's schema rejects",
   'fixture-mismatch': 'a fixture expected something the engine did not produce',
   'fixture-invalid': 'a fixture file is malformed',
+  'fixtures-missing': 'an agent has no normalized-event fixtures',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -23,7 +23,8 @@ export function parseYamlSource(file: string, text: string): YamlSource {
   const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false });
   const errors: DescriptorError[] = [];
   for (const e of [...doc.errors]) {
-    const pos = e.linePos?.[0] ?? { line: 1, col: 1 };
+    // prettyErrors: false leaves linePos unset; the offset is always there
+    const pos = e.linePos?.[0] ?? (e.pos ? lc.linePos(e.pos[0]) : { line: 1, col: 1 });
     errors.push({ code: 'yaml-syntax', file, line: pos.line, col: pos.col, path: '', message: e.message.split('\n')[0] });
   }
   const positions = new Map<string, NodePos>();

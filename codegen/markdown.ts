@@ -1,0 +1,26 @@
+// Small Markdown helpers for the generated docs: table cells that survive
+// pipes and newlines in JSONata, and inline code that survives backticks.
+
+/** Inline code; multi-line expressions collapse to one line, pipes escaped for tables. */
+export function code(text: string): string {
+  const one = text.replace(/\s*\n\s*/g, ' ').trim().replace(/\|/g, '\\|');
+  if (!one) return '` `';
+  const fence = one.includes('`') ? '``' : '`';
+  const pad = one.startsWith('`') || one.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${one}${pad}${fence}`;
+}
+
+/** Plain text in a table cell: one line, pipes escaped, `<x>` shown literally instead of read as HTML. */
+export function cell(text: string | undefined): string {
+  return (text ?? '').replace(/\s*\n\s*/g, ' ').trim().replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+export function table(head: string[], rows: string[][]): string {
+  const line = (r: string[]) => `| ${r.join(' | ')} |`;
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** A template as written in the descriptor: expression text, or its mapping as JSON. */
+export function templateText(tpl: unknown): string {
+  return typeof tpl === 'string' ? tpl : JSON.stringify(tpl);
+}

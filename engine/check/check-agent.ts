@@ -1,0 +1,133 @@
+// One agent, checked end to end: the descriptor loads (every located error at
+// once), its fixtures load, every normalized-event case reproduces through the
+// mapper, every emitted event passes the envelope and payload schemas, and
+// every `supported` capability claim has a passing fixture behind it. The
+// report is the single source for `check`, `capabilities` and `docs`.
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { formatAjvErrors, validateEnvelope, validatePayload } from '../aep/schemas.ts';
+import { answerShape, judgeCapabilities, type CapabilityRow, type EvidenceCase } from '../capabilities/evidence.ts';
+import { loadDescriptorFile } from '../descriptor/compile.ts';
+import { sortErrors, type DescriptorError } from '../descriptor/errors.ts';
+import type { Descriptor } from '../descriptor/types.ts';
+import { parseYamlSource, type YamlSource } from '../descriptor/yaml-source.ts';
+import { loadFixtureDir, type LoadedFixtureFile } from '../fixtures/load.ts';
+import { runEventCase } from '../fixtures/run-events.ts';
+import type { CheckTarget } from './targets.ts';
+
+export interface CaseResult { file: string; name: string; kind: string; passed: boolean }
+
+export interface PinCount { file: string; passed: number; total: number; skipped: Record<string, string> }
+
+export interface AgentReport {
+  target: CheckTarget;
+  descriptor?: Descriptor;
+  /** Sorted, de-duplicated. Empty: everything holds. */
+  errors: DescriptorError[];
+  fixtureFiles: LoadedFixtureFile[];
+  cases: CaseResult[];
+  /** The imported upstream pins (a `pins.yaml` events file), if the agent has them. */
+  pins?: PinCount;
+  capabilities: CapabilityRow[];
+}
+
+/** The pin importer's output file name (codegen/import-pins.ts). */
+const PINS_FILE = 'pins.yaml';
+
+export async function checkAgent(target: CheckTarget): Promise<AgentReport> {
+  const loaded = loadDescriptorFile(target.path, { displayPath: target.display });
+  const report: AgentReport = { target, errors: [], fixtureFiles: [], cases: [], capabilities: [] };
+  if (!loaded.descriptor) { report.errors = sortErrors(loaded.errors); return report; }
+  const d = (report.descriptor = loaded.descriptor);
+  const src = parseYamlSource(target.display, readFileSync(target.path, 'utf8'));
+  const errors: DescriptorError[] = [];
+
+  const fx = loadFixtureDir(target.fixturesDir, target.fixturesLabel, target.agent);
+  errors.push(...fx.errors);
+  report.fixtureFiles = fx.files;
+  if (!fx.errors.length && !fx.files.some((f) => f.kind === 'events')) {
+    errors.push({ code: 'fixtures-missing', file: target.display, line: 1, col: 1, path: '', message: `no normalized-event fixtures: add ${target.fixturesLabel}/*.yaml with kind: events cases` });
+  }
+
+  const evidence: EvidenceCase[] = [];
+  const holdKinds = new Set([...d.hooks.values()].flatMap((h) => h.holds.map((x) => x.kind)));
+  for (const f of fx.files) {
+    for (const [i, c] of f.cases.entries()) {
+      const ref = `${f.file}#${c.name}`;
+      const at = f.src.locate(['cases', i]);
+      const fail = (code: DescriptorError['code'], message: string) => errors.push({ code, file: f.file, line: at.line, col: at.col, path: `cases[${i}]`, message: `${c.name}: ${message}` });
+      let passed = true;
+      if (f.kind === 'events') {
+        const out = await runEventCase(d, c, f.capture);
+        for (const failure of out.failures) {
+          const rejected = /^(.*?): payload-rejected: rule (.+?) produced (.*)$/s.exec(failure);
+          if (rejected) {
+            const pos = locatePath(src, rejected[2]);
+            errors.push({ code: 'payload-rejected', file: d.file, line: pos.line, col: pos.col, path: rejected[2], message: `produced ${rejected[3]} (${ref} ${rejected[1]})` });
+          } else fail('fixture-mismatch', failure);
+        }
+        out.events.forEach((ev, j) => {
+          const env = formatAjvErrors(validateEnvelope(ev));
+          if (env) fail('payload-rejected', `event ${j + 1} (${ev.type}) envelope: ${env}`);
+          const pay = formatAjvErrors(validatePayload(ev.type, ev.data));
+          if (pay) fail('payload-rejected', `event ${j + 1} (${ev.type}) payload: ${pay}`);
+        });
+        passed = out.failures.length === 0;
+        evidence.push({ ref, kind: f.kind, passed, events: out.checkedEvents });
+      } else if (f.kind === 'decisions') {
+        // Decision-codec cases are run by the daemon's codec tests; here they
+        // count as evidence for the hold kind they name, if the descriptor has it.
+        const shape = answerShape(c.answer);
+        if (c.hold !== undefined && !holdKinds.has(c.hold)) { fail('fixture-mismatch', `holds '${c.hold}' but no hook of ${d.file} holds that kind`); passed = false; }
+        evidence.push({ ref, kind: f.kind, passed, events: [], hold: c.hold, answer: shape });
+      } else if (f.kind === 'shim') {
+        evidence.push({ ref, kind: f.kind, passed, events: [] });
+      }
+      report.cases.push({ file: f.file, name: c.name, kind: f.kind, passed });
+    }
+  }
+
+  const pinsFile = fx.files.find((f) => f.kind === 'events' && basename(f.file) === PINS_FILE);
+  if (pinsFile) {
+    const cs = report.cases.filter((c) => c.file === pinsFile.file);
+    report.pins = { file: pinsFile.file, passed: cs.filter((c) => c.passed).length, total: cs.length, skipped: pinsFile.skipped ?? {} };
+  }
+
+  const refs = new Set(evidence.map((e) => e.ref));
+  const resolveRef = (ref: string) => {
+    const hash = ref.indexOf('#');
+    if (hash < 0) return undefined;
+    const file = ref.slice(0, hash);
+    const full = file.includes('/') ? ref : `${target.fixturesLabel}/${ref}`;
+    return refs.has(full) ? full : undefined;
+  };
+  const judged = judgeCapabilities(d, evidence, (p) => src.locate(p), resolveRef);
+  errors.push(...judged.errors);
+  report.capabilities = judged.rows;
+  report.errors = sortErrors(errors);
+  return report;
+}
+
+/** Position of a dotted descriptor path (as the mapper names rules), or of its nearest located ancestor. */
+function locatePath(src: YamlSource, path: string): { line: number; col: number } {
+  for (let p = path; p; p = p.replace(/(\.[^.[\]]*|\[\d+\])$/, '')) {
+    const hit = src.positions.get(p);
+    if (hit) return hit;
+    if (!/(\.[^.[\]]*|\[\d+\])$/.test(p)) break;
+  }
+  return { line: 1, col: 1 };
+}
+
+/** One line per agent: `<agent>: 11/11 pin cases, 11/11 fixture cases, 1 fixture file, 7 capabilities supported` */
+export function summaryLine(r: AgentReport): string {
+  if (!r.descriptor) return `${r.target.agent}: descriptor does not load (${r.errors.length} error${r.errors.length === 1 ? '' : 's'})`;
+  const parts: string[] = [];
+  if (r.pins) parts.push(`${r.pins.passed}/${r.pins.total} pin cases`);
+  const passed = r.cases.filter((c) => c.passed).length;
+  parts.push(`${passed}/${r.cases.length} fixture cases`);
+  parts.push(`${r.fixtureFiles.length} fixture file${r.fixtureFiles.length === 1 ? '' : 's'}`);
+  const sup = r.capabilities.filter((c) => c.state === 'supported');
+  parts.push(`${sup.filter((c) => c.proven).length}${sup.length !== sup.filter((c) => c.proven).length ? `/${sup.length}` : ''} capabilities supported`);
+  if (r.errors.length) parts.push(`${r.errors.length} error${r.errors.length === 1 ? '' : 's'}`);
+  return `${r.target.agent}: ${parts.join(', ')}`;
+}

@@ -1,0 +1,39 @@
+// `hookmap docs [--check]`: regenerates capabilities/ from the descriptors and
+// their fixture evidence. --check writes nothing and exits 1 on drift
+// (changed, missing, stray, or generated but untracked files) printing the
+// command that fixes it. A descriptor that does not load is an error (exit 1)
+// in both modes; the other agents' pages are still written.
+import { planDocs, DOCS_DIR } from '../../../codegen/docs.ts';
+import { formatDrift, syncFiles, untracked } from '../../../codegen/drift.ts';
+import { checkAgents } from '../../check/check-all.ts';
+import { formatError } from '../../descriptor/errors.ts';
+import { parseArgs } from '../args.ts';
+
+export async function run(argv: string[]): Promise<number> {
+  let check: boolean;
+  try {
+    const { flags, positionals } = parseArgs(argv, { check: { type: 'boolean' } });
+    if (positionals.length) throw new Error('usage: hookmap docs [--check]');
+    check = !!flags.check;
+  } catch (err) {
+    process.stderr.write(`hookmap docs: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const reports = await checkAgents();
+  const broken = reports.filter((r) => !r.descriptor);
+  for (const r of broken) for (const e of r.errors) process.stderr.write(`${formatError(e)}\n`);
+  const plan = planDocs(reports);
+  const drift = syncFiles(plan.files, check, plan.stray);
+  const seen = new Set(drift.map((d) => d.path));
+  const fresh = untracked([DOCS_DIR]).filter((p) => !seen.has(p));
+  if (check) {
+    for (const path of fresh) drift.push({ path, why: 'untracked' });
+    if (drift.length) process.stdout.write(`hookmap docs: ${DOCS_DIR}/ drifted:\n${drift.map(formatDrift).join('\n')}\nrun \`npx hookmap docs\` and commit\n`);
+    else process.stdout.write(`hookmap docs: ${plan.files.size} files up to date\n`);
+    return drift.length || broken.length ? 1 : 0;
+  }
+  process.stdout.write(`hookmap docs: ${drift.length ? drift.map((d) => `${d.why === 'stray' ? 'removed' : 'wrote'} ${d.path}`).join(', ') : 'nothing changed'}\n`);
+  const uncommitted = [...fresh, ...drift.filter((d) => d.why === 'missing').map((d) => d.path)];
+  if (uncommitted.length) process.stdout.write(`new files to commit: ${uncommitted.join(', ')}\n`);
+  return broken.length ? 1 : 0;
+}
