@@ -47,6 +47,7 @@ export const AEP_VERSION = '0.1';
 export const SUPPORTED_VERSIONS = [AEP_VERSION];
 
 let ajvInstance: AjvInstance | undefined;
+/** The reporting instance: every error, full format checks. */
 export function ajv(): AjvInstance {
   if (!ajvInstance) {
     ajvInstance = new Ajv2020({ allErrors: true, strict: false });
@@ -54,6 +55,23 @@ export function ajv(): AjvInstance {
     ajvInstance.addKeyword({ keyword: 'x-aep-capture', schemaType: 'string' });
   }
   return ajvInstance;
+}
+
+let quickInstance: AjvInstance | undefined;
+/**
+ * The hot-path instance: stops at the first error. Every event on the hook
+ * path and at relay ingest is checked with it; only a failing event is
+ * re-checked by the reporting instance to say everything that is wrong.
+ */
+function quick(): AjvInstance {
+  if (!quickInstance) {
+    quickInstance = new Ajv2020({ allErrors: false, strict: false });
+    // fast-mode formats: simpler date-time/uri regexes; the reporting
+    // instance re-checks a failure in full mode
+    (addFormats as unknown as (a: AjvInstance, o: { mode: string }) => void)(quickInstance, { mode: 'fast' });
+    quickInstance.addKeyword({ keyword: 'x-aep-capture', schemaType: 'string' });
+  }
+  return quickInstance;
 }
 
 const payloadSchemas = new Map<string, any>();
@@ -69,22 +87,26 @@ export function payloadSchema(type: string): any | undefined {
   return payloadSchemas.get(type);
 }
 
+let envelopeQuick: ValidateFunction | undefined;
 let envelopeValidator: ValidateFunction | undefined;
 export function validateEnvelope(ev: unknown): ErrorObject[] {
+  if ((envelopeQuick ??= quick().compile(ENVELOPE_SCHEMA))(ev)) return [];
   const v = (envelopeValidator ??= ajv().compile(ENVELOPE_SCHEMA));
   return v(ev) ? [] : [...(v.errors ?? [])];
 }
 
-const payloadValidators = new Map<string, ValidateFunction | null>();
+const payloadValidators = new Map<string, [ValidateFunction, () => ValidateFunction] | null>();
 export function validatePayload(type: string, data: unknown): ErrorObject[] {
   let v = payloadValidators.get(type);
   if (v === undefined) {
     const s = payloadSchema(type);
-    v = s ? ajv().compile(s) : null;
-    payloadValidators.set(type, v ?? null);
+    let full: ValidateFunction | undefined;
+    v = s ? [quick().compile(s), () => (full ??= ajv().compile(s))] : null;
+    payloadValidators.set(type, v);
   }
-  if (!v) return [];
-  return v(data ?? {}) ? [] : [...(v.errors ?? [])];
+  if (!v || v[0](data ?? {})) return [];
+  const full = v[1]();
+  return full(data ?? {}) ? [] : [...(full.errors ?? [])];
 }
 
 export function formatAjvErrors(errors: ErrorObject[]): string {
