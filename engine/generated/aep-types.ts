@@ -2,7 +2,6 @@
 // Do not edit: change the schema and run `npx hookmap codegen`.
 /* eslint-disable */
 
-
 /**
  * AEP-0001 §5: sixteen context attributes plus data. Extension attributes are lowercase alphanumeric <=20 chars with scalar values. Session/seq requiredness per AEP-0001 §5.2 and the AEP-0004 §2.2 command carve-out.
  */

@@ -75,15 +75,43 @@ export interface HookmapDescriptor {
    */
   absent?: string[];
   /**
-   * How `hookmap setup` wires this agent (config file, format, registration shape)
+   * How `hookmap setup` wires this agent into its OWN hook config, and how `hookmap doctor` finds it. Keys the engine reads: `scopes` {user?, project?}: the files the agent reads hooks from (`~` and `${VAR:-default}` expand; project paths are relative to the project dir); `default_scope` (user when absent); `format` the file syntax (json) and `shape` the config-format strategy (engine/setup/formats/<shape>.ts; `hook-groups` = `{hooks: {<Hook>: [{matcher?, hooks: [{type: command|http, command|url, timeout?, name?}]}]}}`); `timeout_unit` (s | ms, or {command, http}) of the handler's `timeout`, written as surface.hook_timeout_ms unless `timeouts` {<Hook>|default: n, in that unit} says otherwise; `matcher` (+ `matcher_hooks`, the hooks it applies to) and `name` written on hookmap's entries when given; `notes` printed after setup; `requires` [{file, match (multiline regex), hint}] lines doctor and setup check for in the agent's other config (never written); `docs` where the format was confirmed. Hooks with `http: true` register as native HTTP handlers (no shim), the rest run the generated sh shim. Other keys are documentation for shapes the engine does not implement yet.
    */
   setup?: {
+    scopes?: {
+      user?: string;
+      project?: string;
+    };
+    default_scope?: "user" | "project";
+    format?: string;
+    shape?: string;
+    timeout_unit?:
+      | ("s" | "ms")
+      | {
+          [k: string]: "s" | "ms";
+        };
+    timeouts?: {
+      [k: string]: number;
+    };
+    matcher?: string;
+    matcher_hooks?: string[];
+    name?: string;
+    notes?: string[];
+    requires?: {
+      file: string;
+      match: string;
+      hint: string;
+    }[];
+    docs?: string[];
     [k: string]: unknown;
   };
   /**
-   * Shim generation settings (kind, bounds)
+   * Shim bounds (engine/shim). A shim waits at most `bound_ms` (default 2000) for a non-held hook and the hold's timeout_ms + 2000 for a held one, never more than surface.hook_timeout_ms - `margin_ms` (default min(2000, a quarter of it)); `connect_timeout_ms` (default 500) bounds the connect. Past any bound, or on any failure, the shim prints the hook's neutral bytes and exits 0. Other keys document plugin/extension shims the engine does not generate yet.
    */
   shim?: {
+    bound_ms?: number;
+    connect_timeout_ms?: number;
+    margin_ms?: number;
     [k: string]: unknown;
   };
   provenance?: {
@@ -160,6 +188,10 @@ export interface Emit {
    * A lower ceiling for this event
    */
   capture?: "none" | "metadata" | "redacted" | "full";
+  /**
+   * Snapshot emits only: which item change this emit fires on
+   */
+  on?: "added" | "entered" | "removed" | "changed";
 }
 export interface Capture {
   ceiling?: Level;
