@@ -1,0 +1,70 @@
+// `hookmap serve <agent|descriptor.yaml>`: one daemon on loopback. Prints
+// the base URL on stdout (scripts and tests read it), log lines on stderr.
+// SIGINT/SIGTERM free held hooks with neutral bytes, then stop.
+import { ArgError, intFlag, parseArgs } from '../args.ts';
+import { loadVendor } from '../../descriptor/registry.ts';
+import { envAttentionTimeout } from '../../daemon/daemon.ts';
+import { DEFAULT_MAX_BODY } from '../../daemon/http.ts';
+import { DEFAULT_HOST, DEFAULT_SERVE_PORT, startServe } from '../../daemon/serve.ts';
+import { waitForSignal } from '../../daemon/signals.ts';
+
+const SPEC = {
+  port: { type: 'string' }, host: { type: 'string' }, relay: { type: 'string' }, 'no-relay': { type: 'boolean' }, token: { type: 'string' },
+  'log-dir': { type: 'string' }, 'attention-timeout-ms': { type: 'string' }, 'max-body': { type: 'string' }, fsync: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const HELP = `hookmap serve <agent|path/to/descriptor.yaml> [options]
+  --port N                  listen port (default ${DEFAULT_SERVE_PORT}; 0 = ephemeral)
+  --host H                  listen address (default ${DEFAULT_HOST})
+  --relay URL               relay to emit to (default $HOOKMAP_RELAY or http://127.0.0.1:8787)
+  --no-relay                log only; held hooks fail open at once
+  --token T                 relay bearer token (or HOOKMAP_TOKEN); without one control is off
+  --log-dir D               this agent's log folder (default $HOOKMAP_HOME/logs/<agent>, HOOKMAP_HOME=~/.hookmap)
+  --attention-timeout-ms N  hold timeout (default $HOOKMAP_ATTENTION_TIMEOUT_MS, else the descriptor's, else 55000)
+  --max-body N              largest hook body, bytes (default ${DEFAULT_MAX_BODY})
+  --fsync                   fdatasync every logged event
+Endpoint: POST /hooks/<agent>[/<hook>] -> 200, body = the agent's reply bytes, x-hookmap-exit: <code>; GET /healthz -> {ok, relay}
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  let flags;
+  let positionals;
+  try {
+    ({ flags, positionals } = parseArgs(argv, SPEC));
+    if (flags.help) {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    if (positionals.length !== 1) throw new ArgError('serve takes exactly one agent id or descriptor path');
+  } catch (e) {
+    if (e instanceof ArgError) {
+      process.stderr.write(`hookmap serve: ${e.message}\n${HELP}`);
+      return 2;
+    }
+    throw e;
+  }
+  const say = (l: string) => process.stderr.write(`${l}\n`);
+  let served;
+  try {
+    const descriptor = loadVendor(positionals[0]);
+    const timeout = flags['attention-timeout-ms'] === undefined ? envAttentionTimeout() : intFlag(flags['attention-timeout-ms'], 'attention-timeout-ms', 0);
+    served = await startServe({
+      descriptor,
+      host: (flags.host as string | undefined) ?? DEFAULT_HOST,
+      port: intFlag(flags.port, 'port', DEFAULT_SERVE_PORT),
+      relay: flags['no-relay'] ? undefined : ((flags.relay as string | undefined) ?? (process.env.HOOKMAP_RELAY || 'http://127.0.0.1:8787')),
+      token: (flags.token as string | undefined) ?? (process.env.HOOKMAP_TOKEN || undefined),
+      logDir: flags['log-dir'] as string | undefined,
+      attentionTimeoutMs: timeout,
+      maxBody: flags['max-body'] === undefined ? undefined : intFlag(flags['max-body'], 'max-body', DEFAULT_MAX_BODY),
+      fsync: Boolean(flags.fsync),
+      say,
+    });
+  } catch (e) {
+    process.stderr.write(`hookmap serve: ${(e as Error).message}\n`);
+    return e instanceof ArgError ? 2 : 1;
+  }
+  process.stdout.write(`${served.url}\n`);
+  return waitForSignal(() => served.close());
+}

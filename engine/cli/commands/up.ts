@@ -1,0 +1,59 @@
+// `hookmap up`: relay + every enabled agent's daemon, one process, one port
+// (`npm start`). Prints the base URL on stdout, what listens where and
+// whether control is on to stderr.
+import { ArgError, intFlag, parseArgs } from '../args.ts';
+import { envAttentionTimeout } from '../../daemon/daemon.ts';
+import { DEFAULT_HOST } from '../../daemon/serve.ts';
+import { DEFAULT_UP_PORT, startUp } from '../../daemon/up.ts';
+import { ConfigError, loadUpConfig, type UpConfig } from '../../daemon/up-config.ts';
+import { waitForSignal } from '../../daemon/signals.ts';
+
+const SPEC = {
+  port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, config: { type: 'string' },
+  'attention-timeout-ms': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+} as const;
+
+const HELP = `hookmap up [--port N] [--host H] [--token T] [--config F]
+  --port N                  one port for the relay and every hook endpoint (default ${DEFAULT_UP_PORT}; 0 = ephemeral)
+  --host H                  listen address (default ${DEFAULT_HOST})
+  --token T                 relay bearer token (or HOOKMAP_TOKEN): turns control on
+  --config F                YAML/JSON: agents to enable and their options (default: every descriptor in vendors/)
+  --attention-timeout-ms N  every agent's hold timeout (default: config, $HOOKMAP_ATTENTION_TIMEOUT_MS, descriptor, 55000)
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  let cfg: UpConfig = {};
+  let flags;
+  try {
+    ({ flags } = parseArgs(argv, SPEC));
+    if (flags.help) {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    if (flags.config) cfg = loadUpConfig(flags.config as string);
+  } catch (e) {
+    if (e instanceof ArgError || e instanceof ConfigError) {
+      process.stderr.write(`hookmap up: ${(e as Error).message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  const say = (l: string) => process.stderr.write(`${l}\n`);
+  let up;
+  try {
+    const flagTimeout = flags['attention-timeout-ms'] === undefined ? undefined : intFlag(flags['attention-timeout-ms'], 'attention-timeout-ms', 0);
+    up = await startUp({
+      ...cfg,
+      host: (flags.host as string | undefined) ?? cfg.host ?? DEFAULT_HOST,
+      port: flags.port === undefined ? (cfg.port ?? DEFAULT_UP_PORT) : intFlag(flags.port, 'port', DEFAULT_UP_PORT),
+      attentionTimeoutMs: flagTimeout ?? cfg.attentionTimeoutMs ?? envAttentionTimeout(),
+      token: (flags.token as string | undefined) ?? (process.env.HOOKMAP_TOKEN || undefined),
+      say,
+    });
+  } catch (e) {
+    process.stderr.write(`hookmap up: ${(e as Error).message}\n`);
+    return e instanceof ArgError ? 2 : 1;
+  }
+  process.stdout.write(`${up.url}\n`);
+  return waitForSignal(() => up.close());
+}

@@ -1,0 +1,499 @@
+// One agent's daemon: a hook firing in, AEP events out (log first, then the
+// relay), the reply bytes back; held hooks wait for a routed
+// control.attention.respond, a timeout, or a settling hook. Everything the
+// agent-specific part needs comes from the descriptor: no agent names here.
+//
+// The agent is never broken by us: every path out of handle() is a reply
+// (the descriptor's neutral bytes when nothing was decided or something
+// failed), and a firing that cannot be mapped becomes an
+// x.<vendor>.error.mapping_failed diagnostic event, never a crash.
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { Redactor } from '../capture/redact.ts';
+import type { FormFieldSpec } from '../capture/gate.ts';
+import type { Descriptor } from '../descriptor/types.ts';
+import { evaluate } from '../expr/compile.ts';
+import { sourceHost, type AepEvent } from '../map/envelope.ts';
+import { MapError, Mapper, type MapResult } from '../map/mapper.ts';
+import { EngineState } from '../map/state.ts';
+import { captureRank } from '../aep/schemas.ts';
+import { interpretAnswer, type Interpretation, type OptionView } from './answer.ts';
+import { bumpEpoch } from './epoch.ts';
+import { AckMemory, HoldTable, type HookReply, type PendingHold, type Terminal } from './holds.ts';
+import { LifecycleEvents } from './lifecycle.ts';
+import { acquireLock } from './lock.ts';
+import { agentLogDir } from './paths.ts';
+import { RelayLink, type EventLink } from './relay-link.ts';
+import { DurableSeq } from './seq.ts';
+import { Serial } from './serial.ts';
+import { SessionLog, type AppendRecord } from './session-log.ts';
+
+export type { HookReply, PendingHold } from './holds.ts';
+
+export const DEFAULT_ATTENTION_TIMEOUT_MS = 55_000;
+export const RESPOND = 'control.attention.respond';
+
+export interface Timers {
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+export interface DaemonOptions {
+  descriptor: Descriptor;
+  /** Per-agent log folder (default $HOOKMAP_HOME/logs/<agent>). */
+  logDir?: string;
+  host?: string;
+  /** Descriptor config overrides. */
+  config?: Record<string, unknown>;
+  /** Hold timeout for every hold of this agent (config/env); default: the hold's timeout_ms, else 55 s. */
+  attentionTimeoutMs?: number;
+  fsync?: boolean;
+  /** Daemon log lines. */
+  say?: (line: string) => void;
+  timers?: Timers;
+  now?: () => number;
+  /** Every event, after it is logged (tests, the fixture runner). */
+  onEvent?: (ev: AepEvent) => void;
+  /** A hold opened (tests, the fixture runner). */
+  onHold?: (hold: PendingHold) => void;
+}
+
+export interface HookInput {
+  /** Hook name from the URL path / argv; absent: read from the payload. */
+  hook?: string;
+  /** The raw body (parsed here, so malformed JSON is a diagnostic, not a 400). */
+  body?: string | Buffer;
+  /** An already-parsed payload (in-process callers). */
+  payload?: unknown;
+  /** The body exceeded the size limit (bytes seen). */
+  oversize?: number;
+  /** Aborted when the agent hangs up on a held hook. */
+  signal?: AbortSignal;
+}
+
+const realTimers: Timers = { set: (fn, ms) => setTimeout(fn, ms), clear: (h) => clearTimeout(h as NodeJS.Timeout) };
+
+export function envAttentionTimeout(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const v = env.HOOKMAP_ATTENTION_TIMEOUT_MS;
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`HOOKMAP_ATTENTION_TIMEOUT_MS must be a positive integer (got ${JSON.stringify(v)})`);
+  return n;
+}
+
+export class Daemon {
+  readonly vendor: string;
+  readonly epoch: number;
+  readonly logDir: string;
+  readonly log: SessionLog;
+  readonly mapper: Mapper;
+  /** Commands this daemon declares in its hello (AEP-0004 §4.2: authoritative). */
+  readonly accepts: string[];
+  private readonly d: Descriptor;
+  private readonly host: string;
+  private readonly events: LifecycleEvents;
+  private readonly redactor: Redactor;
+  private readonly holds = new HoldTable();
+  private readonly acks = new AckMemory();
+  private readonly serial = new Serial();
+  private readonly timers: Timers;
+  private readonly now: () => number;
+  private readonly say: (line: string) => void;
+  private readonly release: () => void;
+  private readonly config: Record<string, unknown>;
+  private link?: EventLink;
+  private control = false;
+  private closed = false;
+
+  /** Take the agent's log folder (lock), bump its epoch, open its logs. */
+  static open(opts: DaemonOptions): Daemon {
+    return new Daemon(opts);
+  }
+
+  private constructor(private readonly opts: DaemonOptions) {
+    const d = (this.d = opts.descriptor);
+    this.vendor = d.vendor;
+    this.logDir = opts.logDir ?? agentLogDir(d.vendor);
+    this.say = opts.say ?? (() => {});
+    this.timers = opts.timers ?? realTimers;
+    this.now = opts.now ?? Date.now;
+    this.host = opts.host ?? sourceHost();
+    this.log = new SessionLog(this.logDir, { fsync: opts.fsync });
+    this.release = acquireLock(this.logDir, d.vendor);
+    try {
+      this.epoch = bumpEpoch(this.logDir);
+    } catch (e) {
+      this.release();
+      throw e;
+    }
+    this.config = { ...d.config, ...(opts.config ?? {}) };
+    this.redactor = new Redactor({ secretNames: d.capture.secretNames });
+    this.mapper = new Mapper(d, { state: new EngineState(new DurableSeq(this.epoch, this.log)), host: this.host, redactor: this.redactor, config: opts.config, now: this.now });
+    this.events = new LifecycleEvents(this.mapper, this.host, this.redactor);
+    const holds = [...d.hooks.values()].some((h) => h.holds.length > 0);
+    this.accepts = holds && d.posture !== 'observe-only' ? [RESPOND] : [];
+    const t = opts.attentionTimeoutMs;
+    const hookTimeout = d.surface.hookTimeoutMs;
+    if (t !== undefined && hookTimeout !== undefined && t >= hookTimeout) {
+      this.say(`warning: attention timeout ${t} ms is not below the agent's own hook timeout (${hookTimeout} ms): the agent may kill the hook before the hold fails open`);
+    }
+  }
+
+  /** The hello capabilities of this daemon's relay connection (AEP-0003 §4). */
+  capabilities(): Record<string, unknown> {
+    const cats = new Set<string>();
+    for (const h of this.d.hooks.values()) for (const e of h.emit) if (e.type) cats.add(e.type.startsWith('x.') ? 'x' : e.type.split('.')[0]);
+    cats.add('control');
+    return {
+      emits: [...cats].filter((c) => c !== 'x').sort(),
+      capture: ['none', 'metadata', 'redacted', 'full'].filter((l) => captureRank(l) <= captureRank(this.d.capture.ceiling) || Object.values(this.d.capture.overrides).some((o) => captureRank(l) <= captureRank(o))),
+      control: { accepts: this.accepts, ack_window_ms: 10_000 },
+    };
+  }
+
+  /** Carry events over `link`; `control` says answers can arrive over it (an authenticated relay). */
+  attach(link: EventLink, control: boolean): void {
+    this.link = link;
+    this.control = control;
+  }
+
+  /** Connect to a relay as an AEP emitter (hello, outbox, reconnect). */
+  connectRelay(url: string, token?: string): RelayLink {
+    const link = new RelayLink({
+      url,
+      token,
+      identity: { agent: this.vendor, instance: `${hostname()}/${process.pid}` },
+      capabilities: this.capabilities(),
+      log: this.log,
+      cursorFile: join(this.logDir, 'relay-cursors.json'),
+      onCommand: (cmd, raw) => void this.onCommand(cmd, raw),
+      onReady: () => this.reclaim(),
+      say: this.say,
+    });
+    this.attach(link, Boolean(token));
+    link.start();
+    return link;
+  }
+
+  get relayReady(): boolean {
+    return this.link?.ready ?? false;
+  }
+
+  get controlOn(): boolean {
+    return this.control;
+  }
+
+  pending(): PendingHold[] {
+    return this.holds.all();
+  }
+
+  /** Resolves once everything queued so far (firings, commands, expired timers) has been handled. */
+  flush(): Promise<void> {
+    return this.serial.run(() => undefined);
+  }
+
+  // --- a hook firing --------------------------------------------------------------
+
+  async handle(inp: HookInput): Promise<HookReply> {
+    if (this.closed) return this.neutralFor(inp.hook);
+    const out = await this.serial.run(async (): Promise<{ reply: HookReply; held?: Promise<HookReply> }> => {
+      let payload = inp.payload;
+      try {
+        if (inp.oversize !== undefined) throw new MapError('body-too-large' as any, `the hook body (${inp.oversize} bytes) exceeds the daemon's limit`, inp.hook);
+        if (payload === undefined) payload = parseBody(inp.body, inp.hook);
+        if (this.holds.size) await this.closeBeforeSessionEnd(inp.hook, payload);
+        const result = await this.mapper.map(inp.hook, payload);
+        this.publish(result.events);
+        const neutral = this.reply(result.reply, result.exitCode);
+        if (result.settle) this.settle(result.settle, result);
+        if (result.hold) return { reply: neutral, held: this.openHold(result, neutral, inp.signal) };
+        return { reply: neutral };
+      } catch (err) {
+        return { reply: await this.diagnose(err, payload, inp.hook) };
+      }
+    });
+    return out.held ?? out.reply;
+  }
+
+  private async diagnose(err: unknown, payload: unknown, hookArg: string | undefined): Promise<HookReply> {
+    const me = err instanceof MapError ? err : new MapError('mapping-error', (err as Error)?.message ?? String(err), hookArg);
+    const hook = me.hook ?? hookArg;
+    const session = await this.sessionOf(payload, hook);
+    this.say(`hook not mapped [${me.code}] hook=${hook ?? '?'} session=${session ?? '?'}: ${me.message} (answered neutral bytes)`);
+    try {
+      this.publish([this.mapper.diagnostic(me, session, hook)]);
+    } catch (e) {
+      this.say(`could not log the diagnostic event: ${(e as Error).message}`);
+    }
+    return { ...this.neutralFor(hook), error: me.code };
+  }
+
+  private async sessionOf(payload: unknown, hook: string | undefined): Promise<string | undefined> {
+    if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return undefined;
+    try {
+      const s = await evaluate(this.d.session, payload, { hook });
+      return typeof s === 'string' && s ? s : typeof s === 'number' ? String(s) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private neutralFor(hook: string | undefined): HookReply {
+    const h = hook ? this.d.hooks.get(hook) : undefined;
+    return this.reply(h?.reply ?? this.d.replies.neutral, this.d.replies.exitCode);
+  }
+
+  private reply(body: string, exit: number): HookReply {
+    return { body, exit, contentType: this.contentTypeOf(body) };
+  }
+
+  private contentTypeOf(body: string): string {
+    if (this.d.replies.contentType) return this.d.replies.contentType;
+    if (body.trim() === '') return 'text/plain; charset=utf-8';
+    try {
+      JSON.parse(body);
+      return 'application/json';
+    } catch {
+      return 'text/plain; charset=utf-8';
+    }
+  }
+
+  /** Log first, then the relay. */
+  private publish(events: AepEvent[]): AppendRecord[] {
+    const recs: AppendRecord[] = [];
+    for (const ev of events) {
+      const rec = this.log.append(ev);
+      recs.push(rec);
+      this.opts.onEvent?.(ev);
+      this.link?.deliver(rec);
+    }
+    return recs;
+  }
+
+  // --- holds --------------------------------------------------------------------------
+
+  private timeoutFor(descriptorMs: number | undefined): number {
+    return this.opts.attentionTimeoutMs ?? envAttentionTimeout() ?? descriptorMs ?? DEFAULT_ATTENTION_TIMEOUT_MS;
+  }
+
+  private openHold(result: MapResult, neutral: HookReply, signal?: AbortSignal): Promise<HookReply> {
+    const hr = result.hold!;
+    const rule = this.d.hooks.get(hr.hook)!.holds[hr.index];
+    const request = hr.request;
+    if (!request) {
+      this.say(`hold on ${hr.hook} has no ${rule.requestType} event to answer (its emit produced none): answering neutral bytes`);
+      return Promise.resolve(neutral);
+    }
+    const timeoutMs = this.timeoutFor(hr.timeoutMs);
+    if (!this.control) {
+      // Nobody can answer (no relay, or a watch-only one): fail open now, not after the whole window.
+      this.publish([this.events.timeout(request, 0)]);
+      this.say(`hold ${request.id} (${hr.hook}) failed open at once: control is off (no relay token)`);
+      return Promise.resolve(neutral);
+    }
+    const data = (request.data ?? {}) as Record<string, any>;
+    const options: OptionView[] = Array.isArray(data.options) ? data.options.filter((o: any) => o && typeof o.id === 'string') : [];
+    return new Promise<HookReply>((resolve) => {
+      const h: PendingHold = {
+        id: request.id,
+        kind: hr.kind,
+        hook: hr.hook,
+        session: hr.session,
+        key: hr.key,
+        rule,
+        request,
+        payload: hr.payload,
+        view: {
+          kind: hr.kind,
+          options,
+          fields: Array.isArray(data.fields) ? data.fields : undefined,
+          labelsReal: captureRank(request.capture ?? 'metadata') >= captureRank('redacted'),
+          decisions: new Set(rule.decisions.keys()),
+        },
+        neutral,
+        openedAt: this.now(),
+        timeoutMs,
+        done: resolve,
+      };
+      h.timer = this.timers.set(() => void this.serial.run(() => this.expire(h)), timeoutMs);
+      this.holds.add(h);
+      signal?.addEventListener('abort', () => void this.serial.run(() => this.dismiss(h, h.id, 'the agent hung up on the held hook')), { once: true });
+      this.opts.onHold?.(h);
+    });
+  }
+
+  private finish(h: PendingHold, how: Terminal, reply: HookReply): void {
+    if (h.timer !== undefined) this.timers.clear(h.timer);
+    this.holds.close(h, how);
+    h.done(reply);
+  }
+
+  private expire(h: PendingHold): void {
+    if (this.holds.get(h.id) !== h) return;
+    this.publish([this.events.timeout(h.request, h.timeoutMs)]);
+    this.say(`hold ${h.id} (${h.hook}) timed out after ${h.timeoutMs} ms: neutral bytes, the agent's own dialog decides`);
+    this.finish(h, 'timed out', h.neutral);
+  }
+
+  private dismiss(h: PendingHold, cause: string, why: string): void {
+    if (this.holds.get(h.id) !== h) return;
+    this.publish([this.events.resolved(h.request, cause, 'dismissed', this.now() - h.openedAt)]);
+    this.say(`hold ${h.id} (${h.hook}) dismissed: ${why}`);
+    this.finish(h, 'dismissed', h.neutral);
+  }
+
+  /** A settling hook (e.g. the tool ran, the elicitation was answered in the agent's UI) frees its hold. */
+  private settle(s: { key: string; as: 'dismissed' | 'oob' }, result: MapResult): void {
+    const h = result.session === undefined ? undefined : this.holds.byKeyOf(result.session, s.key);
+    if (!h) return; // an orphan settle emits nothing: one terminal per request
+    const cause = result.events[0]?.id ?? h.id;
+    if (s.as === 'dismissed') return this.dismiss(h, cause, `${result.hook} arrived first`);
+    const ans = this.events.answered(h.request, cause, {}, 'oob', undefined, undefined);
+    const res = this.events.resolved(h.request, ans.id, 'answered', this.now() - h.openedAt);
+    this.publish([ans, res]);
+    this.say(`hold ${h.id} (${h.hook}) answered out of band (${result.hook})`);
+    this.finish(h, 'settled out of band', h.neutral);
+  }
+
+  /** AEP-0002 §7 rule 2: a session never ends with a request still pending. */
+  private async closeBeforeSessionEnd(hookArg: string | undefined, payload: unknown): Promise<void> {
+    if (!payload || typeof payload !== 'object') return;
+    let hook = hookArg;
+    try {
+      hook ??= await this.mapper.hookNameOf(payload);
+    } catch {
+      return;
+    }
+    const rule = hook ? this.d.hooks.get(hook) : undefined;
+    if (!rule?.emit.some((e) => e.sessionEnd)) return;
+    const session = await this.sessionOf(payload, hook);
+    if (session === undefined) return;
+    for (const h of this.holds.inSession(session)) this.dismiss(h, h.id, `${hook} ends the session`);
+  }
+
+  /** After a (re)connect: the relay learns which sessions we own from their events; re-send each pending request. */
+  private reclaim(): void {
+    for (const h of this.holds.all()) this.link?.resend(JSON.stringify(h.request));
+  }
+
+  // --- commands -----------------------------------------------------------------------
+
+  onCommand(cmd: AepEvent, _raw?: string): Promise<void> {
+    return this.serial.run(() => this.command(cmd));
+  }
+
+  private async command(cmd: AepEvent): Promise<void> {
+    const source = String(cmd.source ?? '');
+    const id = String(cmd.id ?? '');
+    const recorded = this.acks.get(source, id);
+    if (recorded) {
+      // AEP-0004 §3: a redelivered command gets its recorded ack, byte-identical; never a second decision
+      this.link?.resend(recorded);
+      this.say(`command ${id} redelivered: re-sent its recorded ack`);
+      return;
+    }
+    const session = typeof cmd.session === 'string' && cmd.session ? cmd.session : undefined;
+    if (!session || !id) {
+      this.say(`command ${cmd.type} without session or id ignored (nothing to ack into)`);
+      return;
+    }
+    if (cmd.type !== RESPOND || !this.accepts.includes(cmd.type)) {
+      return this.nack(cmd, session, 'unsupported', `${cmd.type} is not accepted by the ${this.vendor} daemon (accepts: ${this.accepts.join(', ') || 'none'})`);
+    }
+    const subject = typeof cmd.subject === 'string' ? cmd.subject : undefined;
+    const h = subject ? this.holds.get(subject) : undefined;
+    if (!h || h.session !== session) {
+      const how = subject ? this.holds.howEnded(subject) : undefined;
+      return this.nack(cmd, session, 'invalid', how ? `attention request ${subject} was already ${how}` : `no pending attention request ${subject ?? '(subject missing)'} in this session`);
+    }
+    const answer = (cmd.data as Record<string, unknown> | undefined)?.answer;
+    const it = interpretAnswer(answer, h.view);
+    if (!it.ok) return this.nack(cmd, session, it.reason, it.detail, h.request.run); // stays pending
+    let body: string;
+    let outcome: AepEvent[];
+    try {
+      const b = await this.bindings(h, it, answer);
+      body = it.decision === undefined ? h.neutral.body : await this.decisionBytes(h, it.decision, b);
+      outcome = await this.outcomeDrafts(h, b);
+    } catch (e) {
+      this.say(`decision for ${h.id} could not be built: ${(e as Error).message}`);
+      this.publish([this.mapper.diagnostic(new MapError('mapping-error', `decision ${it.decision}: ${(e as Error).message}`, h.hook), session, h.hook)]);
+      return this.nack(cmd, session, 'refused', 'the decision could not be built; the request stays pending', h.request.run);
+    }
+    const acc = this.events.accepted(session, cmd, h.request.run);
+    const [rec] = this.publish([acc]);
+    this.acks.record(source, id, rec.line);
+    const ans = this.events.answered(h.request, cmd.id, it.applied, 'control', typeof cmd.agent === 'string' ? cmd.agent : undefined, h.view.fields as FormFieldSpec[] | undefined);
+    const res = this.events.resolved(h.request, ans.id, 'answered', this.now() - h.openedAt);
+    const outs = outcome.map((o) => this.events.make({ ...(o as any), cause: (o as any).cause ?? ans.id }));
+    this.publish([ans, res, ...outs]);
+    this.say(`hold ${h.id} (${h.hook}) answered by ${cmd.agent ?? '?'}: ${it.decision ?? 'no decision template: neutral bytes'}`);
+    this.finish(h, 'answered', { ...h.neutral, body, contentType: this.contentTypeOf(body) });
+  }
+
+  private nack(cmd: AepEvent, session: string, reason: string, detail: string, run?: string): void {
+    const [rec] = this.publish([this.events.rejected(session, cmd, reason, detail, run)]);
+    this.acks.record(String(cmd.source ?? ''), String(cmd.id), rec.line);
+    this.say(`command ${cmd.id} (${cmd.type}) rejected [${reason}]: ${detail}`);
+  }
+
+  private async bindings(h: PendingHold, it: Extract<Interpretation, { ok: true }>, answer: unknown): Promise<Record<string, unknown>> {
+    const b: Record<string, unknown> = {
+      hook: h.hook,
+      agent: this.vendor,
+      session: h.session,
+      run: h.request.run,
+      config: this.config,
+      option: it.applied.option,
+      text: it.applied.text,
+      values: it.applied.values,
+      answer,
+      request: h.request,
+    };
+    for (const [name, e] of this.d.vars) b[name] = await evaluate(e, h.payload, b);
+    return b;
+  }
+
+  /** A decision template's bytes: a string result is the bytes, anything else its JSON. */
+  private async decisionBytes(h: PendingHold, decision: string, b: Record<string, unknown>): Promise<string> {
+    const v = await evaluate(h.rule.decisions.get(decision)!, h.payload, b);
+    if (v === undefined) return h.neutral.body;
+    return typeof v === 'string' ? v : JSON.stringify(v);
+  }
+
+  /** The hold's `outcome` emits (e.g. tool.denied on a commanded deny), evaluated before any position is taken. */
+  private async outcomeDrafts(h: PendingHold, b: Record<string, unknown>): Promise<any[]> {
+    const out: any[] = [];
+    for (const e of h.rule.outcome) {
+      const o = (await evaluate(e.expr, h.payload, b)) as Record<string, any> | undefined;
+      if (!o) continue;
+      const type = e.type ?? o.type;
+      if (typeof type !== 'string') throw new Error(`outcome ${e.path} produced no type`);
+      out.push({ type, session: h.session, subject: o.subject === undefined ? undefined : String(o.subject), cause: o.cause, run: h.request.run, severity: e.severity, gates: e.gates, data: o.data ?? {} });
+    }
+    return out;
+  }
+
+  // --- shutdown ---------------------------------------------------------------------
+
+  /** Free every held hook (dismissed, neutral bytes), close the link and the logs, release the lock. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.serial.run(() => {
+      this.closed = true;
+      for (const h of this.holds.all()) this.dismiss(h, h.id, 'the daemon is stopping');
+    });
+    await this.link?.close();
+    this.log.close();
+    this.release();
+  }
+}
+
+function parseBody(body: string | Buffer | undefined, hook: string | undefined): unknown {
+  const text = body === undefined ? '' : typeof body === 'string' ? body : body.toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new MapError('malformed-json' as any, `the hook body is not JSON (${text.length} bytes): ${(e as Error).message}`, hook);
+  }
+}

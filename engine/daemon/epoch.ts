@@ -1,0 +1,38 @@
+// The restart generation of one agent's daemon (AEP-0001 §7 rule 2): read,
+// bump, persist BEFORE the daemon emits anything, so no two runs ever share
+// an epoch even when the previous run was SIGKILLed. Written atomically
+// (temp file + fsync + rename) so a crash mid-write leaves the old value,
+// which the next start bumps past anyway.
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const EPOCH_FILE = 'epoch';
+
+export function readEpoch(dir: string): number | undefined {
+  const p = join(dir, EPOCH_FILE);
+  if (!existsSync(p)) return undefined;
+  const n = Number(readFileSync(p, 'utf8').trim());
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${p} is corrupt (${JSON.stringify(readFileSync(p, 'utf8').slice(0, 40))}); remove it only if no consumer resumes from this agent's positions`);
+  return n;
+}
+
+/** The epoch this run uses: 0 on first start, previous + 1 after. */
+export function bumpEpoch(dir: string): number {
+  mkdirSync(dir, { recursive: true });
+  const prev = readEpoch(dir);
+  const next = prev === undefined ? 0 : prev + 1;
+  writeAtomic(join(dir, EPOCH_FILE), `${next}\n`);
+  return next;
+}
+
+export function writeAtomic(path: string, text: string): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  const fd = openSync(tmp, 'w', 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+}

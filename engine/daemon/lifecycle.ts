@@ -1,0 +1,84 @@
+// Events the daemon authors itself (the control loop's acks and the
+// attention lifecycle, AEP-0002 §7, AEP-0004 §3), built exactly like mapped
+// ones: a position from the session's allocator, data through the capture
+// gate at the descriptor's ceiling for that type, schema-checked.
+import { formatAjvErrors, REGISTRY_BY_TYPE, validatePayload, type Severity } from '../aep/schemas.ts';
+import { gateData, gateFormValues, type FormFieldSpec } from '../capture/gate.ts';
+import type { Redactor } from '../capture/redact.ts';
+import { buildEnvelope, type AepEvent } from '../map/envelope.ts';
+import type { Mapper } from '../map/mapper.ts';
+import type { Applied } from './answer.ts';
+
+export interface EventParts {
+  type: string;
+  session: string;
+  subject?: string;
+  cause?: string;
+  run?: string;
+  severity?: Severity;
+  data: Record<string, unknown>;
+  /** Descriptor gates for fields the schema does not annotate. */
+  gates?: Record<string, 'none' | 'metadata' | 'redacted' | 'full'>;
+}
+
+export class LifecycleEvents {
+  constructor(private readonly mapper: Mapper, private readonly host: string, private readonly redactor: Redactor) {}
+
+  make(p: EventParts): AepEvent {
+    const d = this.mapper.descriptor;
+    const ceiling = this.mapper.ceilingFor(p.type);
+    const data = gateData(p.type, p.data, { ceiling, gates: { ...d.capture.gates, ...(p.gates ?? {}) }, redactor: this.redactor, agent: d.vendor, subject: p.subject });
+    if (data && REGISTRY_BY_TYPE.has(p.type)) {
+      const errs = validatePayload(p.type, data);
+      if (errs.length) throw new Error(`daemon built a ${p.type} payload its schema rejects: ${formatAjvErrors(errs)}`);
+    }
+    const pos = this.mapper.state.seq.next(p.session);
+    return buildEnvelope({
+      type: p.type,
+      subject: p.subject,
+      host: this.host,
+      agent: d.vendor,
+      session: p.session,
+      run: p.run,
+      seq: pos.seq,
+      epoch: pos.epoch,
+      cause: p.cause,
+      severity: p.severity,
+      capture: ceiling,
+      data: data ?? (ceiling === 'none' ? undefined : {}),
+    });
+  }
+
+  accepted(session: string, command: AepEvent, run?: string): AepEvent {
+    return this.make({ type: 'control.accepted', session, cause: command.id, run, data: {} });
+  }
+
+  rejected(session: string, command: AepEvent, reason: string, detail?: string, run?: string): AepEvent {
+    return this.make({ type: 'control.rejected', session, cause: command.id, run, data: detail ? { reason, detail } : { reason } });
+  }
+
+  /** attention.answered: the APPLIED answer (AEP-0008); text and free-text values gated like answer.text. */
+  answered(request: AepEvent, cause: string, applied: Applied, via: 'control' | 'oob', by: string | undefined, fields: FormFieldSpec[] | undefined): AepEvent {
+    const answer: Record<string, unknown> = {};
+    if (applied.option !== undefined) answer.option = applied.option;
+    if (applied.text !== undefined) answer.text = applied.text;
+    const data: Record<string, unknown> = { answer, via };
+    if (by) data.by = by;
+    const ev = this.make({ type: 'attention.answered', session: request.session!, subject: request.id, cause, run: request.run, data });
+    if (applied.values !== undefined && ev.data) {
+      // the schema can't say which values are free text; the field specs can (AEP-0006)
+      const ceiling = this.mapper.ceilingFor('attention.answered');
+      const gated = fields ? gateFormValues(fields, applied.values, ceiling, this.redactor) : {};
+      (ev.data.answer as Record<string, unknown>).values = gated;
+    }
+    return ev;
+  }
+
+  resolved(request: AepEvent, cause: string, resolution: 'answered' | 'dismissed' | 'auto', latencyMs: number): AepEvent {
+    return this.make({ type: 'attention.resolved', session: request.session!, subject: request.id, cause, run: request.run, data: { resolution, latency_ms: Math.max(0, Math.round(latencyMs)) } });
+  }
+
+  timeout(request: AepEvent, afterMs: number): AepEvent {
+    return this.make({ type: 'attention.timeout', session: request.session!, subject: request.id, cause: request.id, run: request.run, data: { after_ms: Math.max(0, Math.round(afterMs)) } });
+  }
+}

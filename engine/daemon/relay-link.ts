@@ -1,0 +1,343 @@
+// The daemon's binding to the relay: one WebSocket (AEP-0003 §3.5) on which
+// the daemon is an emitter: `hello` with its identity and declared
+// `control.accepts`, its session events out, routed `control.*` commands in.
+//
+// The outbox is the session log itself. The link remembers, per log file,
+// how far the relay has CONFIRMED (a `pong` answers a `ping` sent after the
+// events; the relay handles frames in order, so everything before the ping
+// was ingested). After a reconnect, a relay restart or a daemon restart
+// (cursors persist), everything past the confirmed offset is re-read from
+// the log and sent again; the relay dedupes on (source, id). Memory holds
+// only offsets, so the outbox is bounded whatever the outage length.
+//
+// Reconnect is armed on whichever of `error`/`close` fires first, once per
+// attempt (on some Node versions a refused connection only emits `error`).
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import WebSocket from 'ws';
+import { AEP_VERSION } from '../aep/schemas.ts';
+import type { AepEvent } from '../map/envelope.ts';
+import { writeAtomic } from './epoch.ts';
+import type { AppendRecord, SessionLog } from './session-log.ts';
+
+/** What the daemon needs from whatever carries its events (a relay link, or a test double). */
+export interface EventLink {
+  /** The event at `rec` is on disk; deliver it when possible. */
+  deliver(rec: AppendRecord): void;
+  /** Send already-delivered wire text again, as-is (a recorded ack, a pending request to re-claim its session). */
+  resend(line: string): void;
+  /** The relay hello completed and the link is up. */
+  readonly ready: boolean;
+  close(): Promise<void>;
+}
+
+export interface RelayLinkOptions {
+  /** Relay base URL (http[s]:// or ws[s]://), e.g. http://127.0.0.1:8787 */
+  url: string;
+  token?: string;
+  identity: { agent: string; instance: string };
+  capabilities: Record<string, unknown>;
+  log: SessionLog;
+  /** Where confirmed offsets persist (`<logdir>/relay-cursors.json`). */
+  cursorFile: string;
+  onCommand: (command: AepEvent, raw: string) => void;
+  /** Called after every completed hello and replay (re-claim sessions with pending holds). */
+  onReady?: () => void;
+  say?: (line: string) => void;
+  backoffMs?: { initial: number; max: number };
+}
+
+type State = 'connecting' | 'replaying' | 'ready' | 'down' | 'closed';
+
+const HIGH_WATER = 1 << 20;
+const PING_DELAY_MS = 25;
+const PERSIST_DELAY_MS = 100;
+const MAX_CURSORS = 5_000;
+
+export function socketUrlOf(base: string): string {
+  const u = new URL(base);
+  if (u.protocol === 'http:') u.protocol = 'ws:';
+  else if (u.protocol === 'https:') u.protocol = 'wss:';
+  if (!u.pathname.endsWith('/socket')) u.pathname = `${u.pathname.replace(/\/+$/, '')}/socket`;
+  return u.toString();
+}
+
+export class RelayLink implements EventLink {
+  private ws?: WebSocket;
+  private state: State = 'down';
+  private readonly confirmed = new Map<string, number>();
+  private readonly sent = new Map<string, number>();
+  private readonly dirty = new Set<string>();
+  private sinceLastPing = new Map<string, number>();
+  private readonly pings = new Map<number, Map<string, number>>();
+  private pingCounter = 0;
+  private pingTimer?: NodeJS.Timeout;
+  private persistTimer?: NodeJS.Timeout;
+  private retryTimer?: NodeJS.Timeout;
+  private attempt = 0;
+  private pumping = false;
+  private lastDownReason = '';
+
+  constructor(private readonly o: RelayLinkOptions) {
+    this.loadCursors();
+  }
+
+  get ready(): boolean {
+    return this.state === 'replaying' || this.state === 'ready';
+  }
+
+  start(): void {
+    if (this.state === 'closed') return;
+    this.connect();
+  }
+
+  deliver(rec: AppendRecord): void {
+    // a file we hold no cursor for is new, or was pruned as fully confirmed: either way confirmed up to here
+    if (!this.confirmed.has(rec.file)) this.confirmed.set(rec.file, rec.start);
+    if (this.state === 'ready' && this.position(rec.file) === rec.start && this.ws) {
+      this.ws.send(rec.line);
+      this.markSent(rec.file, rec.end);
+      return;
+    }
+    this.dirty.add(rec.file);
+    if (this.state === 'ready') void this.pump();
+  }
+
+  resend(line: string): void {
+    if (this.ready && this.ws?.readyState === WebSocket.OPEN) this.ws.send(line);
+  }
+
+  async close(): Promise<void> {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    clearTimeout(this.retryTimer);
+    clearTimeout(this.pingTimer);
+    clearTimeout(this.persistTimer);
+    this.persist();
+    const ws = this.ws;
+    this.ws = undefined;
+    if (!ws || ws.readyState === WebSocket.CLOSED) return;
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        ws.terminate();
+        resolve();
+      }, 1000);
+      ws.once('close', () => {
+        clearTimeout(t);
+        resolve();
+      });
+      ws.close(1000, 'daemon stopping');
+    });
+  }
+
+  // --- connection -----------------------------------------------------------
+
+  private connect(): void {
+    this.state = 'connecting';
+    const headers: Record<string, string> = this.o.token ? { authorization: `Bearer ${this.o.token}` } : {};
+    const ws = new WebSocket(socketUrlOf(this.o.url), { headers, perMessageDeflate: false });
+    this.ws = ws;
+    let settled = false;
+    const down = (why: string) => {
+      if (settled) return; // error and close both fire: arm exactly one retry
+      settled = true;
+      ws.removeAllListeners('message');
+      if (ws.readyState !== WebSocket.CLOSED) ws.terminate();
+      if (this.ws === ws) this.ws = undefined;
+      this.onDown(why);
+    };
+    ws.on('unexpected-response', (req, res) => {
+      req.destroy();
+      down(`relay refused the WebSocket: HTTP ${res.statusCode}${res.statusCode === 401 ? ' (wrong or missing token)' : ''}`);
+    });
+    ws.on('error', (e) => down((e as Error).message || 'socket error'));
+    ws.on('close', (code, reason) => down(`closed ${code}${reason.length ? ` ${reason.toString()}` : ''}`));
+    ws.on('open', () => {
+      ws.send(JSON.stringify({ type: 'hello', versions: [AEP_VERSION], role: 'emitter', identity: this.o.identity, capabilities: this.o.capabilities }));
+    });
+    let helloSeen = false;
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) return;
+      const raw = data.toString();
+      let msg: any;
+      try {
+        msg = JSON.parse(raw);
+      } catch {
+        return;
+      }
+      if (!msg || typeof msg !== 'object' || typeof msg.type !== 'string') return;
+      if (!helloSeen) {
+        if (msg.type !== 'hello') {
+          this.say(`relay refused hello: ${msg.code ?? msg.type} ${msg.detail ?? ''}`.trim());
+          return down('hello refused');
+        }
+        helloSeen = true;
+        this.attempt = 0;
+        this.say(`relay link up: ${socketUrlOf(this.o.url).replace(/\?.*$/, '')} (hello as ${this.o.identity.agent}${this.o.token ? ', control on' : ', no token: watch-only'})`);
+        this.state = 'replaying';
+        void this.pump();
+        return;
+      }
+      this.onFrame(msg, raw);
+    });
+  }
+
+  private onDown(why: string): void {
+    // Nothing past the confirmed offsets is known to have arrived.
+    this.sent.clear();
+    this.sinceLastPing.clear();
+    this.pings.clear();
+    clearTimeout(this.pingTimer);
+    this.pingTimer = undefined;
+    for (const f of this.confirmed.keys()) if (this.o.log.size(f) > this.confirmed.get(f)!) this.dirty.add(f);
+    if (this.state === 'closed') return;
+    if (why !== this.lastDownReason || this.attempt === 0) this.say(`relay link down (${why}); retrying`);
+    this.lastDownReason = why;
+    this.state = 'down';
+    const { initial, max } = this.o.backoffMs ?? { initial: 200, max: 5_000 };
+    const base = Math.min(max, initial * 2 ** Math.min(this.attempt, 16));
+    const delay = Math.round(base * (0.8 + Math.random() * 0.4));
+    this.attempt++;
+    this.retryTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  private onFrame(msg: any, raw: string): void {
+    if (msg.type === 'pong') return this.confirm(Number(msg.t));
+    if (msg.type === 'error') {
+      this.say(`relay error frame: ${msg.code}${msg.cause ? ` (event ${msg.cause})` : ''}${msg.detail ? `: ${msg.detail}` : ''}`);
+      return;
+    }
+    const command = (msg.type.startsWith('control.') && msg.type !== 'control.accepted' && msg.type !== 'control.rejected') || /^x\.[^.]+\.control\./.test(msg.type);
+    if (command) {
+      try {
+        this.o.onCommand(msg as AepEvent, raw);
+      } catch (e) {
+        this.say(`command handler failed: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  // --- replay from the log ----------------------------------------------------
+
+  private position(file: string): number {
+    return this.sent.get(file) ?? this.confirmed.get(file) ?? 0;
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    const ws = this.ws;
+    try {
+      while (this.dirty.size && this.ws === ws && ws && ws.readyState === WebSocket.OPEN) {
+        const file = this.dirty.values().next().value as string;
+        const from = this.position(file);
+        const to = this.o.log.size(file);
+        if (from >= to) {
+          this.dirty.delete(file);
+          continue;
+        }
+        const chunk = this.o.log.read(file, from, Math.min(to, from + HIGH_WATER));
+        let nl = chunk.lastIndexOf(10);
+        let bytes = chunk;
+        if (nl < 0) {
+          // one line longer than a chunk: read it whole
+          bytes = this.o.log.read(file, from, to);
+          nl = bytes.indexOf(10);
+          if (nl < 0) {
+            this.dirty.delete(file);
+            continue;
+          }
+        }
+        const text = bytes.subarray(0, nl + 1).toString('utf8');
+        for (const line of text.split('\n')) if (line) ws.send(line);
+        this.markSent(file, from + nl + 1);
+        while (ws.readyState === WebSocket.OPEN && ws.bufferedAmount > HIGH_WATER) await new Promise((r) => setTimeout(r, 5));
+      }
+      if (this.ws === ws && ws && ws.readyState === WebSocket.OPEN && this.state === 'replaying') {
+        this.state = 'ready';
+        try {
+          this.o.onReady?.();
+        } catch (e) {
+          this.say(`onReady failed: ${(e as Error).message}`);
+        }
+      }
+    } finally {
+      this.pumping = false;
+    }
+    if (this.dirty.size && this.state === 'ready') void this.pump();
+  }
+
+  // --- confirmation ---------------------------------------------------------
+
+  private markSent(file: string, end: number): void {
+    this.sent.set(file, end);
+    this.sinceLastPing.set(file, end);
+    this.pingTimer ??= setTimeout(() => this.ping(), PING_DELAY_MS);
+  }
+
+  private ping(): void {
+    this.pingTimer = undefined;
+    if (!this.sinceLastPing.size || !this.ws || this.ws.readyState !== WebSocket.OPEN) return;
+    const t = ++this.pingCounter;
+    this.pings.set(t, this.sinceLastPing);
+    this.sinceLastPing = new Map();
+    this.ws.send(JSON.stringify({ type: 'ping', t }));
+  }
+
+  private confirm(t: number): void {
+    if (!Number.isFinite(t)) return;
+    for (const [k, snap] of this.pings) {
+      if (k > t) continue;
+      for (const [f, end] of snap) if (end > (this.confirmed.get(f) ?? 0)) this.confirmed.set(f, end);
+      this.pings.delete(k);
+    }
+    this.persistTimer ??= setTimeout(() => {
+      this.persistTimer = undefined;
+      this.persist();
+    }, PERSIST_DELAY_MS);
+  }
+
+  // --- cursor persistence -------------------------------------------------------
+
+  private loadCursors(): void {
+    const log = this.o.log;
+    if (!existsSync(this.o.cursorFile)) {
+      // First run with a link: what is already logged predates us; don't flood a relay with history.
+      for (const f of log.files()) this.confirmed.set(f, log.size(f));
+      this.persist();
+      return;
+    }
+    let saved: Record<string, number> = {};
+    try {
+      saved = JSON.parse(readFileSync(this.o.cursorFile, 'utf8'));
+    } catch {
+      this.say(`${this.o.cursorFile} unreadable: re-sending every session log (the relay dedupes)`);
+    }
+    const savedAt = statSync(this.o.cursorFile).mtimeMs;
+    for (const f of log.files()) {
+      const size = log.size(f);
+      let c = Number.isSafeInteger(saved[f]) ? Math.min(saved[f], size) : undefined;
+      // absent + untouched since the last save: it was pruned as fully confirmed
+      if (c === undefined) c = statSync(`${log.dir}/${f}`).mtimeMs <= savedAt ? size : 0;
+      this.confirmed.set(f, c);
+      if (size > c) this.dirty.add(f);
+    }
+  }
+
+  private persist(): void {
+    if (this.confirmed.size > MAX_CURSORS) {
+      for (const [f, c] of this.confirmed) {
+        if (this.confirmed.size <= MAX_CURSORS) break;
+        if (c >= this.o.log.size(f) && !this.dirty.has(f) && !this.sent.has(f)) this.confirmed.delete(f);
+      }
+    }
+    try {
+      writeAtomic(this.o.cursorFile, JSON.stringify(Object.fromEntries(this.confirmed)));
+    } catch (e) {
+      this.say(`could not persist relay cursors: ${(e as Error).message}`);
+    }
+  }
+
+  private say(line: string): void {
+    this.o.say?.(line);
+  }
+}

@@ -1,0 +1,68 @@
+// `hookmap serve`: one daemon, its own fastify on loopback, linked to a
+// relay as an AEP emitter. In-process API so tests (and `hookmap up`'s
+// sibling) start exactly what the CLI starts.
+import Fastify from 'fastify';
+import type { AddressInfo } from 'node:net';
+import type { Descriptor } from '../descriptor/types.ts';
+import { Daemon } from './daemon.ts';
+import { registerHookRoutes } from './http.ts';
+
+export const DEFAULT_SERVE_PORT = 8788;
+export const DEFAULT_HOST = '127.0.0.1';
+
+export interface ServeOptions {
+  descriptor: Descriptor;
+  host?: string;
+  /** 0 = ephemeral. */
+  port?: number;
+  /** Relay base URL; undefined = no relay (events are logged only, holds fail open). */
+  relay?: string;
+  token?: string;
+  logDir?: string;
+  attentionTimeoutMs?: number;
+  maxBody?: number;
+  config?: Record<string, unknown>;
+  fsync?: boolean;
+  say?: (line: string) => void;
+}
+
+export interface Served {
+  url: string;
+  port: number;
+  daemon: Daemon;
+  close(): Promise<void>;
+}
+
+export function urlOf(addr: AddressInfo): { host: string; url: string } {
+  const h = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return { host: h, url: `http://${h}:${addr.port}` };
+}
+
+export async function startServe(o: ServeOptions): Promise<Served> {
+  const say = o.say ?? (() => {});
+  const daemon = Daemon.open({ descriptor: o.descriptor, logDir: o.logDir, attentionTimeoutMs: o.attentionTimeoutMs, config: o.config, fsync: o.fsync, say: (l) => say(`[${o.descriptor.vendor}] ${l}`) });
+  const app = Fastify({ logger: false });
+  registerHookRoutes(app, { daemons: new Map([[daemon.vendor, daemon]]), maxBody: o.maxBody, say });
+  app.get('/healthz', async () => ({ ok: true, relay: daemon.relayReady }));
+  try {
+    await app.listen({ host: o.host ?? DEFAULT_HOST, port: o.port ?? DEFAULT_SERVE_PORT });
+  } catch (e) {
+    await daemon.close();
+    throw e;
+  }
+  const { url } = urlOf(app.server.address() as AddressInfo);
+  if (o.relay) daemon.connectRelay(o.relay, o.token);
+  say(`${daemon.vendor} daemon listening on ${url}/hooks/${daemon.vendor} (epoch ${daemon.epoch}, logs ${daemon.logDir})`);
+  say(o.relay ? `relay ${o.relay}: ${o.token ? 'token set, control on' : 'no token: watch-only, holds fail open at once'}` : 'no relay: events are logged only, holds fail open at once');
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port: (app.server.address() as AddressInfo).port,
+    daemon,
+    close: () =>
+      (closing ??= (async () => {
+        await daemon.close(); // frees held hooks with neutral bytes before the server stops
+        await app.close();
+      })()),
+  };
+}

@@ -1,0 +1,95 @@
+// The `hookmap up` config file (YAML or JSON), all keys optional:
+//
+//   port: 8787
+//   host: 127.0.0.1
+//   attention_timeout_ms: 55000    # every agent's holds (HOOKMAP_ATTENTION_TIMEOUT_MS otherwise)
+//   max_body: 8388608              # largest hook body, bytes
+//   log_dir: ~/.hookmap/logs       # base folder; each agent gets <log_dir>/<agent>
+//   fsync: false                   # fdatasync every event (power-loss durability)
+//   agents:                        # absent: every descriptor in vendors/
+//     codex: {}                    # enabled with defaults
+//     claude-code:
+//       enabled: true
+//       attention_timeout_ms: 30000
+//       descriptor: ./my/claude-code.yaml
+//       config: { gate_tools: [Bash] }   # descriptor config overrides
+//
+// `agents` may also be a list of agent ids / descriptor paths.
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { parse } from 'yaml';
+
+export interface AgentEntry {
+  /** Agent id or descriptor path, as loadVendor() takes it. */
+  descriptor: string;
+  attentionTimeoutMs?: number;
+  config?: Record<string, unknown>;
+}
+
+export interface UpConfig {
+  port?: number;
+  host?: string;
+  attentionTimeoutMs?: number;
+  maxBody?: number;
+  logDir?: string;
+  fsync?: boolean;
+  /** undefined: every descriptor in vendors/. */
+  agents?: AgentEntry[];
+}
+
+export class ConfigError extends Error {}
+
+const posInt = (v: unknown, what: string, file: string): number | undefined => {
+  if (v === undefined) return undefined;
+  if (!Number.isSafeInteger(v) || (v as number) < 0) throw new ConfigError(`${file}: ${what} must be a non-negative integer`);
+  return v as number;
+};
+
+const expand = (p: string, base: string) => resolve(base, p.replace(/^~(?=$|\/)/, homedir()));
+
+export function loadUpConfig(file: string): UpConfig {
+  let doc: any;
+  try {
+    doc = parse(readFileSync(file, 'utf8')) ?? {};
+  } catch (e) {
+    throw new ConfigError(`${file}: ${(e as Error).message}`);
+  }
+  if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`${file}: the config is a mapping`);
+  const known = new Set(['port', 'host', 'attention_timeout_ms', 'max_body', 'log_dir', 'fsync', 'agents']);
+  for (const k of Object.keys(doc)) if (!known.has(k)) throw new ConfigError(`${file}: unknown key '${k}' (known: ${[...known].join(', ')})`);
+  const base = dirname(resolve(file));
+  const out: UpConfig = {
+    port: posInt(doc.port, 'port', file),
+    host: doc.host === undefined ? undefined : String(doc.host),
+    attentionTimeoutMs: posInt(doc.attention_timeout_ms, 'attention_timeout_ms', file),
+    maxBody: posInt(doc.max_body, 'max_body', file),
+    logDir: typeof doc.log_dir === 'string' ? expand(doc.log_dir, base) : undefined,
+    fsync: doc.fsync === undefined ? undefined : Boolean(doc.fsync),
+  };
+  if (doc.agents !== undefined) {
+    const entries: AgentEntry[] = [];
+    const pathish = (s: string) => (/\.ya?ml$/.test(s) || s.includes('/') ? expand(s, base) : s);
+    if (Array.isArray(doc.agents)) {
+      for (const a of doc.agents) {
+        if (typeof a !== 'string') throw new ConfigError(`${file}: agents list entries are agent ids or descriptor paths`);
+        entries.push({ descriptor: pathish(a) });
+      }
+    } else if (doc.agents && typeof doc.agents === 'object') {
+      for (const [id, v] of Object.entries<any>(doc.agents)) {
+        const e = v ?? {};
+        if (typeof e !== 'object' || Array.isArray(e)) throw new ConfigError(`${file}: agents.${id} must be a mapping`);
+        if (e.enabled === false) continue;
+        entries.push({
+          descriptor: typeof e.descriptor === 'string' ? pathish(e.descriptor) : id,
+          attentionTimeoutMs: posInt(e.attention_timeout_ms, `agents.${id}.attention_timeout_ms`, file),
+          config: e.config && typeof e.config === 'object' ? e.config : undefined,
+        });
+      }
+    } else {
+      throw new ConfigError(`${file}: agents must be a mapping or a list`);
+    }
+    out.agents = entries;
+  }
+  return out;
+}

@@ -1,0 +1,95 @@
+// `hookmap up`: the relay and every enabled agent's daemon in ONE process on
+// ONE port. The hook routes and the relay's routes share one fastify
+// instance; each daemon still talks to the relay over its WebSocket as an
+// AEP emitter (hello, claims, routed commands), loopback, exactly as a
+// separate `hookmap serve` would: one code path, testable the same way.
+import Fastify from 'fastify';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { loadVendor, listVendors } from '../descriptor/registry.ts';
+import { createRelay, redactUrl } from '../relay/index.ts';
+import { Daemon } from './daemon.ts';
+import { registerHookRoutes } from './http.ts';
+import { agentLogDir } from './paths.ts';
+import { DEFAULT_HOST, urlOf } from './serve.ts';
+import type { UpConfig } from './up-config.ts';
+
+export const DEFAULT_UP_PORT = 8787;
+
+export interface UpOptions extends UpConfig {
+  token?: string;
+  say?: (line: string) => void;
+}
+
+export interface Up {
+  url: string;
+  port: number;
+  daemons: Map<string, Daemon>;
+  close(): Promise<void>;
+}
+
+export async function startUp(o: UpOptions): Promise<Up> {
+  const say = o.say ?? (() => {});
+  const app = Fastify({ logger: false });
+  createRelay({ app, token: o.token, prefix: '', log: (l) => say(redactUrl(l)) });
+  const daemons = new Map<string, Daemon>();
+  const entries = o.agents ?? listVendors().map((descriptor) => ({ descriptor, attentionTimeoutMs: undefined, config: undefined }));
+  for (const e of entries) {
+    try {
+      const descriptor = loadVendor(e.descriptor);
+      if (daemons.has(descriptor.vendor)) throw new Error(`agent ${descriptor.vendor} is enabled twice`);
+      const d = Daemon.open({
+        descriptor,
+        logDir: o.logDir ? join(o.logDir, descriptor.vendor) : agentLogDir(descriptor.vendor),
+        attentionTimeoutMs: e.attentionTimeoutMs ?? o.attentionTimeoutMs,
+        config: e.config,
+        fsync: o.fsync,
+        say: (l) => say(`[${descriptor.vendor}] ${l}`),
+      });
+      daemons.set(d.vendor, d);
+    } catch (err) {
+      // one broken descriptor must not take every other agent down
+      say(`agent ${e.descriptor} NOT started: ${(err as Error).message}`);
+    }
+  }
+  registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
+  // The relay answers /healthz; add what only the daemons know.
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (req.method !== 'GET' || req.url.split('?')[0] !== '/healthz' || typeof payload !== 'string') return payload;
+    try {
+      const body = JSON.parse(payload);
+      body.relay = daemons.size > 0 && [...daemons.values()].every((d) => d.relayReady);
+      body.agents = Object.fromEntries([...daemons].map(([k, d]) => [k, { relay: d.relayReady, control: d.controlOn, epoch: d.epoch }]));
+      return JSON.stringify(body);
+    } catch {
+      return payload;
+    }
+  });
+  try {
+    await app.listen({ host: o.host ?? DEFAULT_HOST, port: o.port ?? DEFAULT_UP_PORT });
+  } catch (e) {
+    for (const d of daemons.values()) await d.close();
+    throw e;
+  }
+  const addr = app.server.address() as AddressInfo;
+  const { url } = urlOf(addr);
+  // daemons dial the relay over loopback even when the server listens on every interface
+  const wildcard = addr.address === '0.0.0.0' || addr.address === '::';
+  const self = wildcard ? `http://${addr.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${addr.port}` : url;
+  for (const d of daemons.values()) d.connectRelay(self, o.token);
+  say(`hookmap up: listening on ${url} (one port: relay + hooks)`);
+  say(`  relay: ${url}/events (POST, discovery, SSE) ${url}/stream (SSE) ${url.replace(/^http/, 'ws')}/socket (WebSocket)`);
+  for (const d of daemons.values()) say(`  ${d.vendor}: POST ${url}/hooks/${d.vendor}[/<hook>]  logs ${d.logDir} (epoch ${d.epoch})`);
+  say(o.token ? '  control: ON (token set): attention requests wait for answers over the relay' : '  control: OFF (no token: the relay is watch-only; held hooks fail open at once)');
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port: addr.port,
+    daemons,
+    close: () =>
+      (closing ??= (async () => {
+        for (const d of daemons.values()) await d.close();
+        await app.close();
+      })()),
+  };
+}
