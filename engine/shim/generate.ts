@@ -1,0 +1,41 @@
+// Generates an agent's shims into $HOOKMAP_HOME/shims: `<agent>.sh` (the sh +
+// curl shim, 0755) and `<agent>.json` (the plan table the portable Node shim
+// reads, so it never parses YAML on a firing). Writes only what changed.
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { ROOT } from '../descriptor/registry.ts';
+import type { Descriptor } from '../descriptor/types.ts';
+import { baseUrl, descriptorHash, shimPaths, shimPlan, type ShimPlan } from './plan.mjs';
+import { renderShShim } from './sh.ts';
+
+/** The descriptor's file on disk (`file` is shown relative to the repo for its own vendors). */
+export function descriptorFile(d: Descriptor): string {
+  return isAbsolute(d.file) ? d.file : join(ROOT, d.file);
+}
+
+export function planFor(d: Descriptor, env: NodeJS.ProcessEnv = process.env): ShimPlan {
+  return shimPlan(d.spec, { hash: descriptorHash(readFileSync(descriptorFile(d))), url: baseUrl(env) });
+}
+
+export function renderTable(plan: ShimPlan): string {
+  return `${JSON.stringify(plan, null, 2)}\n`;
+}
+
+export interface ShimFiles { sh: string; table: string; changed: string[] }
+
+export function writeShims(d: Descriptor, env: NodeJS.ProcessEnv = process.env, opts: { dryRun?: boolean } = {}): ShimFiles {
+  const plan = planFor(d, env);
+  const paths = shimPaths(plan.agent, env);
+  const changed: string[] = [];
+  const put = (path: string, text: string, mode: number) => {
+    if (existsSync(path) && readFileSync(path, 'utf8') === text) return;
+    changed.push(path);
+    if (opts.dryRun) return;
+    mkdirSync(paths.dir, { recursive: true });
+    writeFileSync(path, text, { mode });
+    chmodSync(path, mode); // writeFileSync's mode applies only on create
+  };
+  put(paths.sh, renderShShim(plan), 0o755);
+  put(paths.table, renderTable(plan), 0o644);
+  return { sh: paths.sh, table: paths.table, changed };
+}

@@ -1,0 +1,121 @@
+// The portable shim, `hookmap hook <agent> [hook]`: stdin -> daemon ->
+// stdout + exit code, for machines without sh/curl or for agents that run a
+// Node command anyway. Plain JS, loaded by bin/hookmap.mjs without tsx, so a
+// firing costs one Node start-up and nothing more.
+//
+// Fail-open like the sh shim: any failure (daemon refused, hung past the
+// bound, non-200, junk exit header, unknown agent, our own bug) prints this
+// hook's neutral bytes and exits 0.
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { SHIM_VERSION, baseUrl, boundFor, descriptorHash, endpointFor, neutralFor, shimPaths, shimPlan } from './plan.mjs';
+
+const VENDORS_DIR = fileURLToPath(new URL('../../vendors/', import.meta.url));
+
+function readOrNull(path) {
+  try {
+    return readFileSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The plan: the table `hookmap setup` generated when it matches the
+ * descriptor on disk (hash stamp), else computed from the YAML (slower: loads
+ * the yaml package; only when no fresh table exists).
+ */
+async function loadPlan(agent) {
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(agent)) return null; // an id, never a path
+  const bytes = readOrNull(`${VENDORS_DIR}${agent}.yaml`) ?? readOrNull(`${VENDORS_DIR}${agent}.yml`);
+  const hash = bytes ? descriptorHash(bytes) : null;
+  const tableBytes = readOrNull(shimPaths(agent).table);
+  if (tableBytes) {
+    try {
+      const t = JSON.parse(tableBytes.toString('utf8'));
+      if (t.v === SHIM_VERSION && t.agent === agent && (!hash || t.descriptor === hash)) return t;
+    } catch {
+      // a broken table is as good as none
+    }
+  }
+  if (!bytes) return null;
+  const { parse } = await import('yaml');
+  return shimPlan(parse(bytes.toString('utf8')), { hash, url: baseUrl() });
+}
+
+function readStdin() {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    process.stdin.on('data', (c) => chunks.push(c));
+    process.stdin.on('end', () => resolve(Buffer.concat(chunks)));
+    process.stdin.on('error', reject);
+  });
+}
+
+function envBound() {
+  const v = process.env.HOOKMAP_SHIM_TIMEOUT_MS;
+  return v && /^[0-9]+$/.test(v) && Number(v) > 0 ? Number(v) : undefined;
+}
+
+export async function main(argv) {
+  const t0 = Date.now();
+  const agent = argv[0] ?? '';
+  let hook = argv[1];
+  let plan = null;
+  let done = false;
+  const finish = (bytes, code) => {
+    if (done) return;
+    done = true;
+    process.stdout.write(bytes, () => process.exit(code));
+  };
+  const failOpen = () => finish(Buffer.from(plan ? neutralFor(plan, hook) : '', 'utf8'), 0);
+  let timer;
+  const arm = (ms) => {
+    clearTimeout(timer);
+    timer = setTimeout(failOpen, Math.max(0, t0 + ms - Date.now()));
+  };
+  try {
+    plan = await loadPlan(agent);
+    if (!plan) return failOpen();
+    const forced = envBound();
+    const bound = (h) => forced ?? boundFor(plan, h);
+    // Until the hook is known, the longest bound any hook may need applies.
+    arm(hook ? bound(hook) : Math.max(plan.bound_ms, ...Object.values(plan.hooks).map((h) => h.bound_ms)));
+    const body = await readStdin();
+    if (!hook && plan.hook_field) {
+      try {
+        const named = JSON.parse(body.toString('utf8'))?.[plan.hook_field];
+        if (typeof named === 'string') hook = named;
+      } catch {
+        // not JSON: the daemon will say so; neutral bytes stay the default
+      }
+      arm(bound(hook));
+    }
+    const req = request(endpointFor(plan, (process.env.HOOKMAP_URL || plan.url).replace(/\/+$/, ''), hook), {
+      method: 'POST',
+      agent: false,
+      headers: { 'content-type': 'application/json', 'content-length': body.length },
+    });
+    const connectTimer = setTimeout(failOpen, Math.min(plan.connect_ms, forced ?? Infinity));
+    req.on('socket', (s) => s.once('connect', () => clearTimeout(connectTimer)));
+    req.on('error', failOpen);
+    req.on('response', (res) => {
+      if (res.statusCode !== 200) return failOpen();
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('error', failOpen);
+      res.on('aborted', failOpen);
+      res.on('end', () => {
+        const raw = res.headers['x-hookmap-exit'];
+        const code = raw === undefined || raw === '' ? 0 : /^[0-9]{1,3}$/.test(String(raw)) ? Number(raw) : -1;
+        if (code < 0 || code > 255 || !res.complete) return failOpen();
+        clearTimeout(timer);
+        finish(Buffer.concat(chunks), code);
+      });
+    });
+    req.end(body);
+  } catch {
+    failOpen();
+  }
+}

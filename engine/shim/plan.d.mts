@@ -1,0 +1,26 @@
+// Types for plan.mjs (plain JS so the Node shim never loads TypeScript).
+export interface ShimHookPlan { bound_ms: number; neutral?: string }
+export interface ShimPlan {
+  v: number;
+  agent: string;
+  name: string;
+  descriptor: string;
+  url: string;
+  hook_field: string | null;
+  path_hook: boolean;
+  neutral: string;
+  connect_ms: number;
+  bound_ms: number;
+  agent_timeout_ms: number;
+  hooks: Record<string, ShimHookPlan>;
+}
+export const SHIM_VERSION: number;
+export const DEFAULT_URL: string;
+export function descriptorHash(bytes: string | Uint8Array): string;
+export function baseUrl(env?: NodeJS.ProcessEnv): string;
+export function shimPlan(spec: any, opts: { hash: string; url?: string }): ShimPlan;
+export function neutralFor(plan: ShimPlan, hook: string | undefined): string;
+export function boundFor(plan: ShimPlan, hook: string | undefined): number;
+export function endpointFor(plan: ShimPlan, base: string, hook: string | undefined): string;
+export function hookmapHome(env?: NodeJS.ProcessEnv): string;
+export function shimPaths(agent: string, env?: NodeJS.ProcessEnv): { dir: string; sh: string; table: string };

@@ -1,0 +1,125 @@
+// The shim plan: everything a shim needs at firing time, computed once from
+// a descriptor's raw spec (the validated YAML object). Plain JS (no .ts) so
+// the portable Node shim can compute it itself when no generated table
+// exists; the sh generator and `hookmap setup` use the same function, so the
+// two shims can never disagree about neutral bytes or bounds.
+import { createHash } from 'node:crypto';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** Bumped when the plan's shape or the generated shims change meaning. */
+export const SHIM_VERSION = 1;
+export const DEFAULT_URL = 'http://127.0.0.1:8787';
+
+// Why these defaults: a non-held hook is answered by the daemon in
+// milliseconds (map + log append), so 2 s already means "broken"; a hung
+// daemon must not stall every tool call of the agent for its full timeout.
+// Loopback connects are instant or refused, so 500 ms only ever trips on a
+// wedged accept queue.
+const DEFAULT_BOUND_MS = 2000;
+const DEFAULT_CONNECT_MS = 500;
+/** Held hooks wait for the daemon's own hold timeout plus this grace (its neutral answer must still reach us). */
+const HOLD_GRACE_MS = 2000;
+/** Assumed when a descriptor does not state the agent's own hook timeout. */
+const ASSUMED_AGENT_TIMEOUT_MS = 60000;
+
+/** SHA-256 of the descriptor file's bytes (hex, first 16 bytes): the stamp doctor compares. */
+export function descriptorHash(bytes) {
+  return createHash('sha256').update(bytes).digest('hex').slice(0, 32);
+}
+
+/** The daemon base URL: HOOKMAP_URL, else the default; never a trailing slash. */
+export function baseUrl(env = process.env) {
+  return (env.HOOKMAP_URL || DEFAULT_URL).replace(/\/+$/, '');
+}
+
+function holdsOf(hook) {
+  if (!hook || !hook.hold) return [];
+  return Array.isArray(hook.hold) ? hook.hold : [hook.hold];
+}
+
+/**
+ * @param spec the descriptor's raw spec object
+ * @param opts { hash: descriptor hash, url?: baked default base URL }
+ */
+export function shimPlan(spec, opts) {
+  const shim = spec.shim ?? {};
+  const agentTimeout = spec.surface?.hook_timeout_ms ?? ASSUMED_AGENT_TIMEOUT_MS;
+  // Stay clearly below the agent's own timeout: the agent must always get
+  // our neutral answer, never its own "hook timed out" path.
+  const ceilingOf = (timeout) => Math.max(1, timeout - (shim.margin_ms ?? Math.min(2000, Math.floor(timeout / 4))));
+  const ceiling = ceilingOf(agentTimeout);
+  const plain = Math.min(shim.bound_ms ?? DEFAULT_BOUND_MS, ceiling);
+  const neutral = spec.replies?.neutral ?? '';
+  // `hookmap setup` may register a shorter timeout than the agent's default
+  // for some hooks (setup.timeouts, in setup.timeout_unit): that one binds.
+  const setup = spec.setup ?? {};
+  const unit = typeof setup.timeout_unit === 'string' ? setup.timeout_unit : setup.timeout_unit?.command;
+  const registered = (name) => {
+    const v = setup.timeouts?.[name] ?? setup.timeouts?.default;
+    return typeof v === 'number' && unit ? (unit === 's' ? v * 1000 : v) : undefined;
+  };
+  const hooks = {};
+  for (const [name, hook] of Object.entries(spec.hooks ?? {})) {
+    const holds = holdsOf(hook);
+    const own = registered(name);
+    const hookCeiling = own === undefined ? ceiling : ceilingOf(own);
+    let bound = Math.min(plain, hookCeiling);
+    if (holds.length) {
+      // A held hook keeps the response open until a human answers or the
+      // daemon's hold times out; cutting it earlier would drop the answer.
+      const timeouts = holds.map((h) => h.timeout_ms);
+      bound = timeouts.every((t) => Number.isInteger(t)) ? Math.min(hookCeiling, Math.max(...timeouts) + HOLD_GRACE_MS) : hookCeiling;
+    }
+    const entry = { bound_ms: bound };
+    if (typeof hook?.reply === 'string' && hook.reply !== neutral) entry.neutral = hook.reply;
+    hooks[name] = entry;
+  }
+  const hookName = spec.surface?.hook_name;
+  return {
+    v: SHIM_VERSION,
+    agent: spec.vendor,
+    name: spec.name,
+    descriptor: opts.hash,
+    url: (opts.url ?? DEFAULT_URL).replace(/\/+$/, ''),
+    // A plain field name can be read without JSONata (the Node shim reads it
+    // when the registration did not pass the hook); anything else cannot.
+    hook_field: typeof hookName === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(hookName.trim()) ? hookName.trim() : null,
+    // No hook name in the payload: the URL path must carry it.
+    path_hook: !hookName,
+    neutral,
+    connect_ms: Math.min(shim.connect_timeout_ms ?? DEFAULT_CONNECT_MS, plain),
+    bound_ms: plain,
+    agent_timeout_ms: agentTimeout,
+    hooks,
+  };
+}
+
+/** Neutral bytes for one hook (or the default when the hook is unknown). */
+export function neutralFor(plan, hook) {
+  const h = hook && Object.hasOwn(plan.hooks, hook) ? plan.hooks[hook] : undefined;
+  return h?.neutral ?? plan.neutral;
+}
+
+/** The total bound for one hook's firing. */
+export function boundFor(plan, hook) {
+  const h = hook && Object.hasOwn(plan.hooks, hook) ? plan.hooks[hook] : undefined;
+  return h?.bound_ms ?? plan.bound_ms;
+}
+
+/** The daemon endpoint for one firing. */
+export function endpointFor(plan, base, hook) {
+  const root = `${base}/hooks/${encodeURIComponent(plan.agent)}`;
+  return plan.path_hook && hook ? `${root}/${encodeURIComponent(hook)}` : root;
+}
+
+/** hookmap's own folder: $HOOKMAP_HOME, default ~/.hookmap (shims/, logs/). */
+export function hookmapHome(env = process.env) {
+  return env.HOOKMAP_HOME || join(homedir(), '.hookmap');
+}
+
+/** The generated shims of one agent: the sh script and the Node shim's table. */
+export function shimPaths(agent, env = process.env) {
+  const dir = join(hookmapHome(env), 'shims');
+  return { dir, sh: join(dir, `${agent}.sh`), table: join(dir, `${agent}.json`) };
+}
