@@ -4,7 +4,8 @@
 // fixtures/<agent>/pins.yaml, one case per pin, provenance kept.
 // A hand-written fixtures/<agent>/pin-setup.yaml supplies what a pin leaves
 // to runtime state: warm-up steps (`before`), hook names the registration
-// passes (`hook`), and how non-hook pin blocks become hook firings (`wrap`).
+// passes (`hook`), how non-hook pin blocks become hook firings (`wrap`),
+// and the runtime companions a firing emits after its pinned events (`companions`).
 import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -26,6 +27,10 @@ interface Setup {
   hook?: Record<string, string>;
   wrap?: Record<string, { hook?: string; base: Record<string, unknown>; input_at: string; type: string; subject?: string; expect?: Record<string, string> }>;
   skip?: Record<string, string>;
+  /** Events a case's firing ALSO emits after the pinned ones: runtime wiring the pure pin leaves out (a resolved companion, a denial fact), stated per case. */
+  companions?: Record<string, unknown[]>;
+  /** Envelope fields a pin leaves to runtime wiring (e.g. an answer's `subject`, the id of its request): not asserted on that case's pinned events. */
+  unpinned?: Record<string, string[]>;
   cases?: unknown[];
 }
 
@@ -54,7 +59,9 @@ export function importPins(agent: string): string | undefined {
     const hook = pin.hook ?? setup.hook?.[name];
     if (hook) step.hook = hook;
     step.input = pin.input;
-    step.expect = expected.map((e: any) => expectOf(e, false));
+    const pinned = expected.map((e: any) => expectOf(e, false));
+    for (const e of pinned) for (const k of setup.unpinned?.[name] ?? []) delete e[k];
+    step.expect = [...pinned, ...(setup.companions?.[name] ?? [])];
     steps.push(step);
     cases.push({ name, provenance: `aep conformance/fixtures/mappings/${agent}.json#/${section === 'fallback' ? 'fallback' : `${section}/${key}`}`, steps });
   };
@@ -94,7 +101,9 @@ export function importPins(agent: string): string | undefined {
   return BANNER(agent) + stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false });
 }
 
+/** `input_at: "."` merges the pin input into the base (a pin block whose fields ARE the hook payload's). */
 function setPath(obj: any, path: string, value: unknown): void {
+  if (path === '.') { Object.assign(obj, value); return; }
   const segs = path.split('.');
   let o = obj;
   for (const s of segs.slice(0, -1)) o = o[s] ??= {};
