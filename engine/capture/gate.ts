@@ -36,7 +36,10 @@ export function gateData(type: string, data: Obj | undefined, opts: GateOptions)
 interface Ctx { opts: GateOptions; redactor: Redactor; rank: number; mint: boolean }
 
 function levelOf(note: FieldNote | undefined, path: string, ctx: Ctx): CaptureLevel {
-  return note?.level ?? ctx.opts.gates?.[path] ?? 'full';
+  const gate = ctx.opts.gates?.[path];
+  if (!note?.level) return gate ?? 'full';
+  // a declared gate may make an annotated field stricter, never looser
+  return gate && captureRank(gate) > captureRank(note.level) ? gate : note.level;
 }
 
 function walkObject(obj: Obj, note: FieldNote | null | undefined, prefix: string, ctx: Ctx, root: Obj): Obj {

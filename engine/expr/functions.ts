@@ -33,4 +33,9 @@ export const EXPR_FUNCTIONS: Record<string, (...args: any[]) => unknown> = {
   isarray: (v: unknown) => Array.isArray(v),
   isobject: (v: unknown) => !!v && typeof v === 'object' && !Array.isArray(v),
   isstring: (v: unknown) => typeof v === 'string',
+  /** `$parsejson(s)`: the JSON value a string holds, or undefined when it holds none (never throws) */
+  parsejson: (s: unknown) => {
+    if (typeof s !== 'string') return undefined;
+    try { return JSON.parse(s); } catch { return undefined; }
+  },
 };

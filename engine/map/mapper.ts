@@ -123,7 +123,8 @@ export class Mapper {
     const hook = d.hooks.get(hookName);
     if (!hook && !d.fallback) throw new MapError('unknown-hook', `no rule for hook '${hookName}' and no fallback`, hookName);
     const now = this.now();
-    const sessionRaw = await this.eval(d.session, input, { hook: hookName });
+    // $known_session(id): has this engine already seen that session? (join a foreign key onto a known lane, never mint one)
+    const sessionRaw = await this.eval(d.session, input, { hook: hookName, known_session: (id: unknown) => (typeof id === 'string' || typeof id === 'number') && id !== '' && this.state.has(String(id)) });
     const session = typeof sessionRaw === 'number' ? String(sessionRaw) : (sessionRaw as string | undefined);
     if (typeof session !== 'string' || session === '') throw new MapError('missing-session', `no session id in the payload (${d.spec.identity.session})`, hookName);
 
