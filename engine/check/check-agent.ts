@@ -12,6 +12,7 @@ import { sortErrors, type DescriptorError } from '../descriptor/errors.ts';
 import type { Descriptor } from '../descriptor/types.ts';
 import { parseYamlSource, type YamlSource } from '../descriptor/yaml-source.ts';
 import { loadFixtureDir, type LoadedFixtureFile } from '../fixtures/load.ts';
+import { runDecisionCase } from '../fixtures/run-decisions.ts';
 import { runEventCase } from '../fixtures/run-events.ts';
 import type { CheckTarget } from './targets.ts';
 
@@ -75,11 +76,13 @@ export async function checkAgent(target: CheckTarget): Promise<AgentReport> {
         passed = out.failures.length === 0;
         evidence.push({ ref, kind: f.kind, passed, events: out.checkedEvents });
       } else if (f.kind === 'decisions') {
-        // Decision-codec cases are run by the daemon's codec tests; here they
-        // count as evidence for the hold kind they name, if the descriptor has it.
-        const shape = answerShape(c.answer);
+        // Run through the daemon's real hold machinery: the exact reply bytes
+        // are the evidence for the hold kind and answer shape the case names.
         if (c.hold !== undefined && !holdKinds.has(c.hold)) { fail('fixture-mismatch', `holds '${c.hold}' but no hook of ${d.file} holds that kind`); passed = false; }
-        evidence.push({ ref, kind: f.kind, passed, events: [], hold: c.hold, answer: shape });
+        const out = await runDecisionCase(d, c);
+        for (const failure of out.failures) fail('fixture-mismatch', failure);
+        passed &&= out.failures.length === 0;
+        evidence.push({ ref, kind: f.kind, passed, events: out.events, hold: c.hold, answer: answerShape(c.answer) });
       } else if (f.kind === 'shim') {
         evidence.push({ ref, kind: f.kind, passed, events: [] });
       }
