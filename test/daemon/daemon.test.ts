@@ -1,0 +1,246 @@
+// The daemon in-process: storage (paths, torn tails, epoch, seq across
+// restarts, the lock), the command loop (acks, dedupe, nacks), holds that
+// cannot be answered, and the hook endpoint over a real loopback socket.
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Daemon, type PendingHold } from '../../engine/daemon/daemon.ts';
+import { LockHeldError } from '../../engine/daemon/lock.ts';
+import { sessionFileName } from '../../engine/daemon/paths.ts';
+import { startServe } from '../../engine/daemon/serve.ts';
+import { SessionLog } from '../../engine/daemon/session-log.ts';
+import { loadVendor } from '../../engine/descriptor/registry.ts';
+import { respondCommand } from '../../engine/fixtures/run-decisions.ts';
+import { validateStream } from '../../engine/validate/index.ts';
+import { MemoryLink, readLogs, tempDir } from './helpers.ts';
+
+const codex = () => loadVendor('codex');
+const cleanups: (() => void | Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+function temp() {
+  const t = tempDir();
+  cleanups.push(t.done);
+  return t.dir;
+}
+
+const pre = (session: string, call: string) => ({ hook_event_name: 'PreToolUse', session_id: session, turn_id: 't1', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: call });
+const perm = (session: string) => ({ hook_event_name: 'PermissionRequest', session_id: session, turn_id: 't1', tool_name: 'Bash', tool_input: { command: 'rm -rf build' } });
+
+describe('session file names', () => {
+  it('never escape the folder and never collide after slugging', () => {
+    const ids = ['../../etc/passwd', '/abs/path', 'a/b', 'a:b', 'a b', 'x\u0000y', '.hidden', '', 'é'.repeat(200), 'CON', 's1'];
+    const names = ids.map(sessionFileName);
+    for (const n of names) {
+      expect(n).toMatch(/^[A-Za-z0-9][A-Za-z0-9._-]*-[0-9a-f]{12}\.jsonl$/);
+      expect(n.length).toBeLessThanOrEqual(64 + 1 + 12 + 6);
+    }
+    expect(new Set(names).size).toBe(ids.length);
+    expect(sessionFileName('s1')).toBe(sessionFileName('s1'));
+  });
+});
+
+describe('session log', () => {
+  it('cuts a torn last line and finds the last position', () => {
+    const dir = temp();
+    const file = join(dir, sessionFileName('s'));
+    writeFileSync(file, `${JSON.stringify({ seq: 4, epoch: 2 })}\n${JSON.stringify({ seq: 5, epoch: 2 })}\n{"seq":6,"ep`);
+    const log = new SessionLog(dir);
+    expect(log.lastPosition('s')).toEqual({ epoch: 2, seq: 5 });
+    expect(readFileSync(file, 'utf8').endsWith('}\n')).toBe(true);
+    log.close();
+  });
+});
+
+describe('epoch, seq and the lock', () => {
+  it('bumps the epoch on every start and continues seq after the last logged one', async () => {
+    const dir = temp();
+    const a = Daemon.open({ descriptor: codex(), logDir: dir });
+    expect(a.epoch).toBe(0);
+    await a.handle({ payload: pre('s1', 'c1') });
+    await a.handle({ payload: pre('s1', 'c2') });
+    await a.close();
+    const b = Daemon.open({ descriptor: codex(), logDir: dir });
+    expect(b.epoch).toBe(1);
+    await b.handle({ payload: pre('s1', 'c3') });
+    await b.close();
+    const evs = readLogs(dir);
+    expect(evs.map((e) => [e.epoch, e.seq])).toEqual([[0, 0], [0, 1], [1, 2]]);
+    expect(validateStream(evs)).toEqual([]);
+  });
+
+  it('refuses a second daemon on the same log folder, takes over a stale lock', () => {
+    const dir = temp();
+    const a = Daemon.open({ descriptor: codex(), logDir: dir });
+    expect(() => Daemon.open({ descriptor: codex(), logDir: dir })).toThrow(LockHeldError);
+    void a.close();
+    writeFileSync(join(dir, 'daemon.lock'), '999999999\n'); // a pid that is not running
+    const b = Daemon.open({ descriptor: codex(), logDir: dir });
+    cleanups.push(() => b.close());
+  });
+});
+
+describe('the command loop', () => {
+  async function heldDaemon() {
+    const dir = temp();
+    let onHold!: (h: PendingHold) => void;
+    const opened = new Promise<PendingHold>((r) => (onHold = r));
+    const events: any[] = [];
+    const d = Daemon.open({ descriptor: codex(), logDir: dir, onHold, onEvent: (e) => events.push(e) });
+    cleanups.push(() => d.close());
+    const link = new MemoryLink();
+    d.attach(link, true);
+    const reply = d.handle({ payload: perm('s1') });
+    const hold = await opened;
+    return { d, link, events, reply, hold };
+  }
+
+  it('re-sends the recorded ack byte-identically on a retry and decides once', async () => {
+    const { d, link, events, reply, hold } = await heldDaemon();
+    const cmd = respondCommand(hold, { option: 'allow' });
+    await d.onCommand(cmd);
+    await d.onCommand(structuredClone(cmd));
+    const acks = events.filter((e) => e.cause === cmd.id && e.type.startsWith('control.'));
+    expect(acks).toHaveLength(1);
+    const logged = link.delivered.find((r) => r.line.includes(acks[0].id))!.line;
+    expect(link.resent).toEqual([logged]);
+    expect((await reply).body).toContain('"behavior":"allow"');
+  });
+
+  it('nacks a late answer to an answered request, an unknown request and an undeclared command', async () => {
+    const { d, events, reply, hold } = await heldDaemon();
+    await d.onCommand(respondCommand(hold, { option: 'deny' }));
+    await reply;
+    const late = respondCommand(hold, { option: 'allow' });
+    await d.onCommand(late);
+    const unknown = { ...respondCommand(hold, { option: 'allow' }), subject: 'nope' };
+    await d.onCommand(unknown);
+    const cancel = { ...respondCommand(hold, {}), type: 'control.cancel', data: { scope: 'run' } };
+    await d.onCommand(cancel);
+    const ack = (c: any) => events.find((e) => e.cause === c.id)?.data;
+    // detail is capture-gated at redacted; Codex's control.* ceiling is metadata, so only the reason travels
+    expect(ack(late)).toEqual({ reason: 'invalid' });
+    expect(ack(unknown)).toMatchObject({ reason: 'invalid' });
+    expect(ack(cancel)).toMatchObject({ reason: 'unsupported' });
+    expect(validateStream(events)).toEqual([]);
+  });
+
+  it('records the applied option and the redacted guidance text', async () => {
+    const { d, events, reply, hold } = await heldDaemon();
+    await d.onCommand(respondCommand(hold, { text: 'no: the key is sk-ant-abcdefghijklmnopqrstuvwx, use staging' }));
+    const r = await reply;
+    expect(r.body).toContain('sk-ant-abcdefghijklmnopqrstuvwx'); // the agent gets the real words
+    const answered = events.find((e) => e.type === 'attention.answered');
+    expect(answered.data.answer.option).toBe('deny');
+    expect(answered.data.answer.text).not.toContain('sk-ant-');
+    expect(answered.data.via).toBe('control');
+  });
+
+  it('fails open at once when nobody can answer (control off)', async () => {
+    const dir = temp();
+    const events: any[] = [];
+    const d = Daemon.open({ descriptor: codex(), logDir: dir, onEvent: (e) => events.push(e) });
+    cleanups.push(() => d.close());
+    const r = await d.handle({ payload: perm('s1') });
+    expect(r.body).toBe('');
+    expect(events.map((e) => e.type)).toEqual(['attention.requested', 'attention.timeout']);
+    expect(events[1].data).toEqual({ after_ms: 0 });
+  });
+
+  it('dismisses a hold the agent hung up on, and every hold at shutdown', async () => {
+    const dir = temp();
+    const events: any[] = [];
+    const d = Daemon.open({ descriptor: codex(), logDir: dir, onEvent: (e) => events.push(e) });
+    d.attach(new MemoryLink(), true);
+    const ac = new AbortController();
+    const first = d.handle({ payload: perm('s1'), signal: ac.signal });
+    const second = d.handle({ payload: perm('s2') });
+    await d.flush();
+    ac.abort();
+    expect((await first).body).toBe('');
+    await d.close();
+    expect((await second).body).toBe('');
+    expect(events.filter((e) => e.type === 'attention.resolved').map((e) => e.data.resolution)).toEqual(['dismissed', 'dismissed']);
+    expect(validateStream(events)).toEqual([]);
+  });
+});
+
+describe('the hook endpoint (real socket)', () => {
+  async function served(maxBody?: number) {
+    const dir = temp();
+    const lines: string[] = [];
+    const s = await startServe({ descriptor: codex(), port: 0, logDir: dir, maxBody, say: (l) => lines.push(l) });
+    cleanups.push(() => s.close());
+    return { ...s, dir, lines };
+  }
+  const post = (url: string, body: string | Uint8Array, headers: Record<string, string> = { 'content-type': 'application/json' }) => fetch(url, { method: 'POST', body, headers });
+
+  it('answers the exact reply bytes with the exit header; the hook name from the path or the payload', async () => {
+    const s = await served();
+    const r1 = await post(`${s.url}/hooks/codex`, JSON.stringify(pre('s1', 'c1')));
+    expect(r1.status).toBe(200);
+    expect(r1.headers.get('x-hookmap-exit')).toBe('0');
+    expect(await r1.text()).toBe('');
+    const { hook_event_name: _, ...noName } = pre('s1', 'c2');
+    const r2 = await post(`${s.url}/hooks/codex/PreToolUse`, JSON.stringify(noName));
+    expect(r2.headers.get('x-hookmap-error')).toBeNull();
+    expect(readLogs(s.dir).map((e) => e.type)).toEqual(['tool.requested', 'tool.requested']);
+    const h = await (await fetch(`${s.url}/healthz`)).json();
+    expect(h).toEqual({ ok: true, relay: false });
+  });
+
+  it('bad input still gets neutral bytes, a diagnostic event and a log line naming the code', async () => {
+    const s = await served(1024);
+    const cases: [string, string | Uint8Array, string, Record<string, string>?][] = [
+      ['/hooks/codex', '{"oops', 'malformed-json'],
+      ['/hooks/codex', '[1,2]', 'invalid-payload'],
+      ['/hooks/codex', JSON.stringify({ ...pre('s1', 'c1'), pad: 'x'.repeat(4096) }), 'body-too-large'],
+      ['/hooks/codex', '{"hook_event_name":"PreToolUse"}', 'missing-session'],
+      ['/hooks/codex', 'plain text, no content type', 'malformed-json', { 'content-type': 'text/plain' }],
+      ['/hooks/nobody', '{}', 'unknown-agent'],
+    ];
+    for (const [path, body, code, headers] of cases) {
+      const r = await post(`${s.url}${path}`, body, headers);
+      expect(r.status, code).toBe(200);
+      expect(await r.text(), code).toBe('');
+      expect(r.headers.get('x-hookmap-exit'), code).toBe('0');
+      expect(r.headers.get('x-hookmap-error'), code).toBe(code);
+      expect(s.lines.some((l) => l.includes(`[${code}]`)), code).toBe(true);
+    }
+    const diags = readLogs(s.dir).filter((e) => e.type === 'x.codex.error.mapping_failed');
+    expect(diags.map((e) => e.data?.code)).toEqual(['malformed-json', 'invalid-payload', 'body-too-large', 'missing-session', 'malformed-json']);
+  });
+
+  it('holds stay open over HTTP until answered (reply = the decision bytes)', async () => {
+    const s = await served();
+    const link = new MemoryLink();
+    s.daemon.attach(link, true);
+    const pending = post(`${s.url}/hooks/codex`, JSON.stringify(perm('s9')));
+    const hold = await new Promise<PendingHold>((resolve) => {
+      const t = setInterval(() => {
+        const h = s.daemon.pending()[0];
+        if (h) {
+          clearInterval(t);
+          resolve(h);
+        }
+      }, 10);
+    });
+    await s.daemon.onCommand(respondCommand(hold, { option: 'allow' }));
+    const r = await pending;
+    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await r.text()).toBe('{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}');
+  });
+
+  it('a torn log tail from a crash is repaired before the next event', async () => {
+    const dir = temp();
+    const d = Daemon.open({ descriptor: codex(), logDir: dir });
+    await d.handle({ payload: pre('s1', 'c1') });
+    await d.close();
+    appendFileSync(join(dir, sessionFileName('s1')), '{"aep":"0.1","id":"tor');
+    const d2 = Daemon.open({ descriptor: codex(), logDir: dir });
+    await d2.handle({ payload: pre('s1', 'c2') });
+    await d2.close();
+    expect(validateStream(readLogs(dir))).toEqual([]);
+  });
+});
