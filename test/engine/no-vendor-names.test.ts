@@ -20,11 +20,11 @@ function displayName(id: string): string | undefined {
 function forbiddenWords(): string[] {
   const words = new Set<string>(AGENTS);
   for (const id of listVendors()) {
-    words.add(id);
+    words.add(id.toLowerCase());
     const name = displayName(id);
-    if (name) words.add(name);
+    if (name) words.add(name.toLowerCase());
   }
-  return [...words].map((w) => w.toLowerCase());
+  return [...words];
 }
 
 function files(dir: string): string[] {
