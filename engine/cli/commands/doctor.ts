@@ -1,0 +1,29 @@
+// `hookmap doctor [agent...] [--json] [--dir D] [--url U]`: which agents are
+// wired (user config, and the project config of --dir, default the cwd),
+// whether the daemon and the relay answer, stale or duplicated
+// registrations, shim and log health. Exit 0 healthy, 1 problems, 2 usage.
+import { runDoctor } from '../../doctor/index.ts';
+import { renderReport } from '../../doctor/render.ts';
+import { baseUrl } from '../../shim/plan.mjs';
+import { ArgError, parseArgs } from '../args.ts';
+
+export async function run(argv: string[]): Promise<number> {
+  let flags: Record<string, unknown>;
+  let agents: string[];
+  try {
+    const p = parseArgs(argv, { json: { type: 'boolean' }, dir: { type: 'string' }, url: { type: 'string' } });
+    flags = p.flags;
+    agents = p.positionals;
+  } catch (err) {
+    process.stderr.write(`hookmap doctor: ${(err as ArgError).message}\n`);
+    return 2;
+  }
+  const report = await runDoctor({
+    env: process.env,
+    dir: (flags.dir as string | undefined) ?? process.cwd(),
+    url: ((flags.url as string | undefined) ?? baseUrl(process.env)).replace(/\/+$/, ''),
+    agents: agents.length ? agents : undefined,
+  });
+  process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));
+  return report.healthy ? 0 : 1;
+}

@@ -1,0 +1,92 @@
+// `hookmap setup <agent> [--user | --project] [--dir D] [--uninstall] [--dry-run] [--shim sh|node]`:
+// merges hookmap's hook entries into the agent's own hook config (the file
+// and format its descriptor's `setup` block names). Exit 0 done or nothing
+// to do, 1 refused (unparseable config, no setup known), 2 usage.
+import { loadVendor } from '../../descriptor/registry.ts';
+import { DescriptorLoadError } from '../../descriptor/errors.ts';
+import { commitSetup, planDiff, planSetup, SetupError } from '../../setup/apply.ts';
+import { ConfigParseError } from '../../setup/json-file.ts';
+import { setupSpec } from '../../setup/spec.ts';
+import { FormatError } from '../../setup/formats/types.ts';
+import type { ShimKind } from '../../setup/registrations.ts';
+import { shimPaths } from '../../shim/plan.mjs';
+import { ArgError, parseArgs } from '../args.ts';
+
+const USAGE = 'usage: hookmap setup <agent> [--user | --project] [--dir D] [--uninstall] [--dry-run] [--shim sh|node]';
+
+export async function run(argv: string[]): Promise<number> {
+  let agent: string;
+  let flags: Record<string, unknown>;
+  try {
+    const p = parseArgs(argv, {
+      user: { type: 'boolean' },
+      project: { type: 'boolean' },
+      dir: { type: 'string' },
+      uninstall: { type: 'boolean' },
+      'dry-run': { type: 'boolean', short: 'n' },
+      shim: { type: 'string' },
+    });
+    flags = p.flags;
+    if (p.positionals.length !== 1) throw new ArgError(USAGE);
+    if (flags.user && flags.project) throw new ArgError('--user and --project are exclusive');
+    if (flags.shim !== undefined && flags.shim !== 'sh' && flags.shim !== 'node') throw new ArgError('--shim must be sh or node');
+    if (flags.dir !== undefined && !flags.project) throw new ArgError('--dir names the project: use it with --project');
+    agent = p.positionals[0];
+  } catch (err) {
+    process.stderr.write(`hookmap setup: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const out = (s = '') => process.stdout.write(`${s}\n`);
+  try {
+    const d = loadVendor(agent);
+    const env = process.env;
+    const plan = planSetup(d, {
+      scope: flags.project ? 'project' : flags.user ? 'user' : (setupSpec(d)?.defaultScope ?? 'user'),
+      dir: (flags.dir as string | undefined) ?? process.cwd(),
+      uninstall: !!flags.uninstall,
+      shim: ((flags.shim as ShimKind | undefined) ?? 'sh'),
+      env,
+    });
+    const where = `${plan.configPath} (${plan.scope})`;
+    if (!plan.changed && !plan.shimChanges.length) {
+      out(plan.uninstall ? `no changes: no hookmap entries for ${plan.agent} in ${where}` : `no changes: ${plan.agent} is already wired in ${where} (${plan.registrations.length} hooks)`);
+      return 0;
+    }
+    if (flags['dry-run']) {
+      const diff = planDiff(plan);
+      if (diff) process.stdout.write(diff);
+      for (const f of plan.shimChanges) out(`would generate ${f}`);
+      if (plan.createsBackup) out(`would back up the original to ${plan.backupPath}`);
+      out('dry run: nothing written');
+      return 0;
+    }
+    commitSetup(d, plan, env);
+    if (plan.uninstall) {
+      out(`removed hookmap's ${plan.agent} entries from ${where}`);
+      if (plan.after === null) out('  the file held only hookmap entries: deleted');
+      else if (plan.restoresBackup) out(`  restored the original bytes from ${plan.backupPath} (backup removed)`);
+      out(`  shims stay in ${shimPaths(plan.agent, env).dir} (harmless; delete by hand if unused)`);
+      return 0;
+    }
+    const http = plan.registrations.filter((r) => r.kind === 'http');
+    const cmd = plan.registrations.filter((r) => r.kind === 'command');
+    out(`${plan.changed ? 'wired' : 'regenerated shims for'} ${plan.agent} in ${where}: ${plan.registrations.length} hooks`);
+    if (http.length) out(`  native HTTP (no shim): ${http.map((r) => r.hook).join(', ')}`);
+    if (cmd.length) out(`  via the ${flags.shim === 'node' ? 'Node' : 'sh'} shim: ${cmd.map((r) => r.hook).join(', ')}`);
+    for (const f of plan.shimChanges) out(`  generated ${f}`);
+    if (plan.createsBackup) out(`  original backed up to ${plan.backupPath}`);
+    for (const n of plan.notes) out(`note: ${n}`);
+    for (const w of plan.warnings) out(`warning: ${w}`);
+    return 0;
+  } catch (err) {
+    if (err instanceof DescriptorLoadError) {
+      process.stderr.write(`${err.message}\n`);
+      return 2;
+    }
+    if (err instanceof SetupError || err instanceof ConfigParseError || err instanceof FormatError) {
+      process.stderr.write(`hookmap setup: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,79 @@
+// `hookmap doctor`: what is wired, what answers, what is stale. Pure
+// inspection: never writes anything but a probe directory in the log folder.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { listVendors, loadVendor } from '../descriptor/registry.ts';
+import type { Descriptor } from '../descriptor/types.ts';
+import { FORMATS } from '../setup/formats/index.ts';
+import { setupSpec } from '../setup/spec.ts';
+import { hookmapHome } from '../shim/plan.mjs';
+import { checkHealth } from './daemon.ts';
+import { checkLogs } from './logs.ts';
+import type { Finding } from './types.ts';
+import { inspectAgent } from './wiring.ts';
+
+export interface DoctorOptions { env: NodeJS.ProcessEnv; dir: string; url: string; agents?: string[] }
+
+export interface DoctorReport { healthy: boolean; problems: number; warnings: number; wired: string[]; findings: Finding[] }
+
+/** curl >= 7.84 has `%header{}` in --write-out, which the sh shim reads the exit code with. */
+function checkCurl(): Finding {
+  const r = spawnSync('curl', ['--version'], { encoding: 'utf8', timeout: 3000 });
+  const subject = 'curl';
+  if (r.error || r.status !== 0) return { area: 'shim', subject, status: 'problem', message: 'curl is not on PATH: every sh shim answers its neutral bytes (events are lost)', fix: 'install curl, or re-run setup with --shim node' };
+  const v = /curl (\d+)\.(\d+)/.exec(r.stdout);
+  const ok = v && (Number(v[1]) > 7 || (Number(v[1]) === 7 && Number(v[2]) >= 84));
+  return ok
+    ? { area: 'shim', subject, status: 'ok', message: `curl ${v![1]}.${v![2]} (sh shims need >= 7.84)` }
+    : { area: 'shim', subject, status: 'problem', message: `curl ${v ? `${v[1]}.${v[2]}` : '(unknown version)'} is older than 7.84: sh shims cannot read x-hookmap-exit`, fix: 'upgrade curl, or re-run setup with --shim node' };
+}
+
+export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
+  const findings: Finding[] = [];
+  const wired: string[] = [];
+  let usesSh = false;
+  const skipped: string[] = [];
+  for (const agent of o.agents ?? listVendors()) {
+    let d: Descriptor;
+    try {
+      d = loadVendor(agent);
+    } catch (err) {
+      findings.push({ area: 'agent', subject: agent, status: o.agents ? 'problem' : 'info', message: `descriptor does not load: ${(err as Error).message.split('\n')[0]}` });
+      continue;
+    }
+    const spec = setupSpec(d);
+    if (!spec || !FORMATS[spec.strategy]) {
+      skipped.push(agent);
+      continue;
+    }
+    const w = inspectAgent(d, o.env, o.dir);
+    findings.push(...w.findings);
+    if (w.wired) wired.push(agent);
+    usesSh ||= w.usesShShim;
+  }
+  if (skipped.length) findings.push({ area: 'agent', subject: skipped.join(', '), status: 'info', message: 'not checked: no setup shape hookmap implements yet' });
+  if (usesSh) findings.push(checkCurl());
+  const h = await checkHealth(o.url);
+  if (!h.reachable) {
+    findings.push({
+      area: 'daemon',
+      subject: o.url,
+      status: wired.length ? 'problem' : 'info',
+      message: `no daemon answers at ${h.url} (${h.error})${wired.length ? `: ${wired.join(', ')} fire into the void (fail-open: neutral replies, no events)` : ''}`,
+      fix: 'hookmap up',
+    });
+  } else if (!h.ok) {
+    findings.push({ area: 'daemon', subject: o.url, status: 'problem', message: `${h.url} answers but is not healthy${h.error ? ` (${h.error})` : ''}` });
+  } else {
+    findings.push({ area: 'daemon', subject: o.url, status: 'ok', message: `daemon answers at ${o.url}` });
+    findings.push(
+      h.relay
+        ? { area: 'daemon', subject: o.url, status: 'ok', message: 'relay connected' }
+        : { area: 'daemon', subject: o.url, status: 'warn', message: 'relay not connected: events are logged but nobody sees them live, and held hooks cannot be answered remotely' },
+    );
+  }
+  findings.push(...checkLogs(join(hookmapHome(o.env), 'logs')));
+  const problems = findings.filter((f) => f.status === 'problem').length;
+  const warnings = findings.filter((f) => f.status === 'warn').length;
+  return { healthy: problems === 0, problems, warnings, wired, findings };
+}

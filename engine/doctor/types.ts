@@ -1,0 +1,13 @@
+// One finding of `hookmap doctor`. `problem` makes doctor exit 1; `warn` is
+// worth a look but does not lose events; `info` and `ok` are state.
+export type Status = 'ok' | 'info' | 'warn' | 'problem';
+
+export interface Finding {
+  area: 'agent' | 'daemon' | 'shim' | 'logs';
+  /** What it is about: an agent id, a URL, a folder. */
+  subject: string;
+  status: Status;
+  message: string;
+  /** What to do about it, when there is something to do. */
+  fix?: string;
+}

@@ -1,0 +1,104 @@
+// Is an agent wired, and wired well? Reads the agent's own hook config in
+// each scope and compares hookmap's entries with what `hookmap setup` would
+// write today: missing or extra hooks, duplicates (in one file or across
+// scopes: each firing would reach the daemon twice), other products' hooks
+// on the same events, shims that vanished or came from an older descriptor.
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import type { Descriptor } from '../descriptor/types.ts';
+import { configPathFor } from '../setup/apply.ts';
+import { FORMATS } from '../setup/formats/index.ts';
+import { readJsonFile } from '../setup/json-file.ts';
+import { anyHookmap, hookmapMatcher, shimPathOf, type Handler } from '../setup/recognize.ts';
+import { checkRequirements } from '../setup/requirements.ts';
+import { setupSpec, type Scope } from '../setup/spec.ts';
+import { planFor } from '../shim/generate.ts';
+import { baseUrl, SHIM_VERSION } from '../shim/plan.mjs';
+import { stampLine } from '../shim/sh.ts';
+import type { Finding } from './types.ts';
+
+export interface AgentWiring { agent: string; wired: boolean; usesShShim: boolean; findings: Finding[] }
+
+const tilde = (p: string, env: NodeJS.ProcessEnv) => {
+  const home = env.HOME || homedir();
+  return p.startsWith(`${home}/`) ? `~${p.slice(home.length)}` : p;
+};
+
+const describe = (h: Handler) => String(h.command ?? h.url ?? JSON.stringify(h)).slice(0, 80);
+
+export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string): AgentWiring {
+  const agent = d.vendor;
+  const out: AgentWiring = { agent, wired: false, usesShShim: false, findings: [] };
+  const add = (f: Omit<Finding, 'area' | 'subject'>) => out.findings.push({ area: 'agent', subject: agent, ...f });
+  const spec = setupSpec(d)!;
+  const format = FORMATS[spec.strategy];
+  const ours = hookmapMatcher(agent);
+  const wanted = [...d.hooks.values()].filter((h) => h.register).map((h) => h.name);
+  const wiredIn = new Map<string, Scope[]>();
+  const expectedStamp = stampLine(planFor(d, env));
+  const base = baseUrl(env);
+  for (const scope of ['user', 'project'] as Scope[]) {
+    const path = configPathFor(d, scope, dir, env);
+    if (!path || !existsSync(path)) continue;
+    const where = `${scope} ${tilde(path, env)}`;
+    let entries: { hook: string; handler: Handler }[];
+    try {
+      entries = format.entries(readJsonFile(path).doc);
+    } catch (err) {
+      add({ status: 'problem', message: `${where}: ${(err as Error).message}`, fix: 'fix the file by hand; hookmap never rewrites what it cannot parse' });
+      continue;
+    }
+    const mine = entries.filter((e) => ours(e.handler));
+    if (!mine.length) {
+      add({ status: 'info', message: `${where}: config present, no hookmap entries`, fix: `hookmap setup ${agent}${scope === 'project' ? ' --project' : ''}` });
+      continue;
+    }
+    out.wired = true;
+    const perHook = new Map<string, number>();
+    for (const e of mine) perHook.set(e.hook, (perHook.get(e.hook) ?? 0) + 1);
+    for (const h of perHook.keys()) wiredIn.set(h, [...(wiredIn.get(h) ?? []), scope]);
+    const missing = wanted.filter((h) => !perHook.has(h));
+    const extra = [...perHook.keys()].filter((h) => !wanted.includes(h));
+    const dups = [...perHook].filter(([, n]) => n > 1).map(([h, n]) => `${h} x${n}`);
+    add({ status: 'ok', message: `${where}: ${wanted.length - missing.length}/${wanted.length} hooks wired` });
+    if (dups.length) add({ status: 'problem', message: `${where}: duplicate hookmap entries (each firing reaches the daemon more than once): ${dups.join(', ')}`, fix: `hookmap setup ${agent}${scope === 'project' ? ' --project' : ''} (keeps one)` });
+    if (missing.length) add({ status: 'warn', message: `${where}: hooks not wired: ${missing.join(', ')}`, fix: `hookmap setup ${agent}${scope === 'project' ? ' --project' : ''}` });
+    if (extra.length) add({ status: 'warn', message: `${where}: hookmap entries for hooks the descriptor no longer registers: ${extra.join(', ')}`, fix: `hookmap setup ${agent}${scope === 'project' ? ' --project' : ''}` });
+    const foreign = entries.filter((e) => !ours(e.handler) && perHook.has(e.hook));
+    const otherAgents = foreign.filter((e) => anyHookmap(e.handler));
+    const products = foreign.filter((e) => !anyHookmap(e.handler));
+    if (otherAgents.length) add({ status: 'problem', message: `${where}: hookmap entries of another agent: ${otherAgents.map((e) => `${e.hook}: ${describe(e.handler)}`).join('; ')}`, fix: 'remove them by hand' });
+    if (products.length) add({ status: 'warn', message: `${where}: other hooks share hookmap's events (they run too; their replies may compete): ${products.map((e) => `${e.hook}: ${describe(e.handler)}`).join('; ')}` });
+    const shims = new Set<string>();
+    for (const e of mine) {
+      if (typeof e.handler.url === 'string' && !e.handler.url.startsWith(`${base}/`)) {
+        add({ status: 'warn', message: `${where}: ${e.hook} posts to ${e.handler.url}, not to the daemon at ${base}`, fix: `hookmap setup ${agent}${scope === 'project' ? ' --project' : ''}` });
+      }
+      const shim = typeof e.handler.command === 'string' ? shimPathOf(e.handler.command) : undefined;
+      if (shim) shims.add(shim);
+    }
+    for (const shim of shims) {
+      out.usesShShim = true;
+      if (!existsSync(shim)) {
+        add({ status: 'problem', message: `${where}: the shim ${tilde(shim, env)} does not exist: the agent's hook fails on every firing`, fix: `hookmap setup ${agent}` });
+        continue;
+      }
+      const stamp = readFileSync(shim, 'utf8').split('\n').find((l) => l.startsWith('# hookmap-shim:'));
+      if (stamp !== expectedStamp) {
+        add({
+          status: 'problem',
+          message: `${where}: the shim ${tilde(shim, env)} is stale (${stamp ? stamp.replace('# hookmap-shim: ', '') : 'no stamp'}; want v${SHIM_VERSION} from the current descriptor)`,
+          fix: `hookmap setup ${agent}`,
+        });
+      }
+    }
+  }
+  const both = [...wiredIn].filter(([, scopes]) => scopes.length > 1).map(([h]) => h);
+  if (both.length) add({ status: 'problem', message: `wired in both the user and the project config (each firing reaches the daemon twice): ${both.join(', ')}`, fix: `hookmap setup ${agent} --project --uninstall (or --user)` });
+  if (out.wired) {
+    for (const r of checkRequirements(spec, env)) if (!r.met) add({ status: 'warn', message: `${tilde(r.path, env)}: ${r.req.hint}` });
+  } else if (!out.findings.length) {
+    add({ status: 'info', message: 'not wired (no hook config found)', fix: `hookmap setup ${agent}` });
+  }
+  return out;
+}

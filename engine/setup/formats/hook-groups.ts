@@ -1,0 +1,116 @@
+// The `hook-groups` format: a JSON object whose `hooks` maps each hook
+// (event) name to a list of matcher groups, each group holding its handlers:
+//   { "hooks": { "<Hook>": [ { "matcher"?: "...", "hooks": [ { "type": "command", "command": "...", "timeout"?: n }
+//                                                           | { "type": "http", "url": "...", "timeout"?: n } ] } ] } }
+// Several agents read exactly this shape (a settings file with other keys
+// beside `hooks`, or a file holding only `hooks`); the descriptor's setup
+// block cites each agent's docs. hookmap adds one group per hook, without a
+// matcher (= every firing) unless the descriptor names one, after the
+// user's own groups.
+import type { Handler } from '../recognize.ts';
+import type { Registration } from '../registrations.ts';
+import { FormatError, type ConfigFormat, type FormatOptions, type Json } from './types.ts';
+
+const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (isObj(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+  return JSON.stringify(v);
+}
+
+function handlerFor(r: Registration, o: FormatOptions): Handler {
+  const h: Handler = r.kind === 'http' ? { type: 'http', url: r.target } : { type: 'command', command: r.target };
+  const unit = o.timeoutUnit[r.kind];
+  const explicit = o.timeouts[r.hook] ?? o.timeouts.default;
+  if (unit && explicit !== undefined) h.timeout = explicit;
+  else if (unit && r.timeoutMs !== undefined) h.timeout = unit === 's' ? Math.ceil(r.timeoutMs / 1000) : r.timeoutMs;
+  if (o.name) h.name = o.name;
+  return h;
+}
+
+function groupFor(hook: string, h: Handler, o: FormatOptions): Json {
+  const matched = o.matcher !== undefined && (!o.matcherHooks || o.matcherHooks.includes(hook));
+  return matched ? { matcher: o.matcher, hooks: [h] } : { hooks: [h] };
+}
+
+function hooksOf(doc: Json): Json | undefined {
+  if (doc.hooks === undefined) return undefined;
+  if (!isObj(doc.hooks)) throw new FormatError('`hooks` is not an object; refusing to touch it');
+  for (const [ev, groups] of Object.entries(doc.hooks)) {
+    if (!Array.isArray(groups)) throw new FormatError(`\`hooks.${ev}\` is not a list of groups; refusing to touch it`);
+  }
+  return doc.hooks;
+}
+
+/** Keep, rewrite or drop each of our handlers so that exactly `want` remains; prune what we emptied. */
+function reconcile(doc: Json, want: Map<string, Handler>, ours: (h: Handler) => boolean): { doc: Json; placed: Set<string> } {
+  const out = structuredClone(doc);
+  const hooks = hooksOf(out);
+  const placed = new Set<string>();
+  if (!hooks) return { doc: out, placed };
+  for (const ev of Object.keys(hooks)) {
+    const groups = hooks[ev] as unknown[];
+    const keptGroups: unknown[] = [];
+    for (const g of groups) {
+      if (!isObj(g) || !Array.isArray(g.hooks)) {
+        keptGroups.push(g);
+        continue;
+      }
+      const handlers = g.hooks as Handler[];
+      const kept: Handler[] = [];
+      let touched = false;
+      for (const h of handlers) {
+        if (!ours(h)) {
+          kept.push(h);
+          continue;
+        }
+        const w = want.get(ev);
+        if (w && !placed.has(ev)) {
+          placed.add(ev);
+          kept.push(canonical(h) === canonical(w) ? h : w);
+          if (canonical(h) !== canonical(w)) touched = true;
+        } else {
+          touched = true; // a duplicate, or a hook no longer registered
+        }
+      }
+      if (!touched) keptGroups.push(g);
+      else if (kept.length) keptGroups.push({ ...g, hooks: kept });
+      // else: the group held only our handlers: it goes with them
+    }
+    if (keptGroups.length) hooks[ev] = keptGroups;
+    else if (groups.length) delete hooks[ev];
+  }
+  return { doc: out, placed };
+}
+
+export const hookGroups: ConfigFormat = {
+  install(doc, regs, ours, opts) {
+    const want = new Map(regs.map((r) => [r.hook, handlerFor(r, opts)]));
+    const { doc: out, placed } = reconcile(doc, want, ours);
+    const missing = [...want].filter(([ev]) => !placed.has(ev));
+    if (!missing.length) return out;
+    const hooks = (hooksOf(out) ?? {}) as Record<string, unknown[]>;
+    for (const [ev, h] of missing) (hooks[ev] ??= []).push(groupFor(ev, h, opts));
+    out.hooks = hooks;
+    return out;
+  },
+  remove(doc, ours) {
+    const before = hooksOf(doc);
+    const { doc: out } = reconcile(doc, new Map(), ours);
+    const after = hooksOf(out);
+    // `hooks` goes only if our removal emptied it (a user's own `{}` stays).
+    if (before && Object.keys(before).length && after && !Object.keys(after).length) delete out.hooks;
+    return out;
+  },
+  entries(doc) {
+    const out: { hook: string; handler: Handler }[] = [];
+    for (const [ev, groups] of Object.entries(hooksOf(doc) ?? {})) {
+      for (const g of groups as unknown[]) {
+        if (!isObj(g) || !Array.isArray(g.hooks)) continue;
+        for (const h of g.hooks) if (isObj(h)) out.push({ hook: ev, handler: h as Handler });
+      }
+    }
+    return out;
+  },
+};

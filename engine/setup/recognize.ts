@@ -1,0 +1,37 @@
+// Which hook handlers in an agent's config are hookmap's: a command running
+// one of our shims (`.../shims/<agent>.sh`, `hookmap hook <agent>`) or an
+// HTTP hook posting to our daemon route (`/hooks/<agent>`). Recognition is by
+// shape, not by a marker field, because the agents reject or drop unknown keys.
+export interface Handler { type?: unknown; command?: unknown; url?: unknown; [k: string]: unknown }
+
+const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export function hookmapMatcher(agent: string): (h: Handler) => boolean {
+  return matcherFor(esc(agent));
+}
+
+function matcherFor(a: string): (h: Handler) => boolean {
+  const sh = new RegExp(`(^|[/'"\\s])shims/${a}\\.sh(['"\\s]|$)`);
+  const node = new RegExp(`hookmap(\\.mjs)?['"]?\\s+hook\\s+${a}(\\s|$)`);
+  const url = new RegExp(`/hooks/${a}(/[^/?#]*)?([?#].*)?$`);
+  return (h) => {
+    if (!h || typeof h !== 'object') return false;
+    if (typeof h.command === 'string' && (h.type === undefined || h.type === 'command')) return sh.test(h.command) || node.test(h.command);
+    if (typeof h.url === 'string' && h.type === 'http') return url.test(h.url);
+    return false;
+  };
+}
+
+const ANY = matcherFor('[a-z0-9][a-z0-9-]*');
+
+/** Any hookmap handler, of any agent (doctor: hookmap entries that belong to another agent). */
+export function anyHookmap(h: Handler): boolean {
+  return ANY(h);
+}
+
+/** The shim script path a command handler runs, if it runs our sh shim. */
+export function shimPathOf(command: string): string | undefined {
+  const m = /^\s*(?:'([^']*)'|"([^"]*)"|(\S+))/.exec(command);
+  const p = m?.[1] ?? m?.[2] ?? m?.[3];
+  return p && /shims\/[a-z0-9-]+\.sh$/.test(p) ? p : undefined;
+}

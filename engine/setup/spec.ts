@@ -1,0 +1,50 @@
+// The descriptor's `setup:` block, read with defaults. The keys are
+// documented in schemas/descriptor.schema.json (`setup`); this is the subset
+// the engine acts on. Other keys document shapes not implemented yet.
+import type { Descriptor } from '../descriptor/types.ts';
+
+export type Scope = 'user' | 'project';
+export type Unit = 's' | 'ms';
+
+export interface Requirement { file: string; match: string; hint: string }
+
+export interface SetupSpec {
+  /** The config-format strategy (`shape`, else `format`). */
+  strategy: string;
+  scopes: Partial<Record<Scope, string>>;
+  defaultScope: Scope;
+  /** Unit of the handler `timeout` field per handler kind; absent: none written. */
+  timeoutUnit: { command?: Unit; http?: Unit };
+  /** Explicit handler timeouts in that unit, by hook or `default`. */
+  timeouts: Record<string, number>;
+  matcher?: string;
+  matcherHooks?: string[];
+  name?: string;
+  notes: string[];
+  requires: Requirement[];
+  docs: string[];
+}
+
+const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
+
+/** The setup block, or undefined when the descriptor declares no way to wire the agent. */
+export function setupSpec(d: Descriptor): SetupSpec | undefined {
+  const s = d.spec?.setup;
+  if (!s || typeof s !== 'object') return undefined;
+  const strategy = typeof s.shape === 'string' ? s.shape : s.format;
+  if (typeof strategy !== 'string') return undefined;
+  const tu = s.timeout_unit;
+  return {
+    strategy,
+    scopes: { ...(s.scopes ?? {}) },
+    defaultScope: s.default_scope === 'project' ? 'project' : 'user',
+    timeoutUnit: typeof tu === 'string' ? { command: tu, http: tu } : { ...(tu ?? {}) },
+    timeouts: { ...(s.timeouts ?? {}) },
+    matcher: typeof s.matcher === 'string' ? s.matcher : undefined,
+    matcherHooks: Array.isArray(s.matcher_hooks) ? s.matcher_hooks : undefined,
+    name: typeof s.name === 'string' ? s.name : undefined,
+    notes: list(s.notes),
+    requires: list(s.requires),
+    docs: list(s.docs),
+  };
+}

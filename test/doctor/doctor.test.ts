@@ -1,0 +1,121 @@
+// `hookmap doctor`: wiring, daemon health, stale/duplicated registrations,
+// log folder health. Temp HOME / HOOKMAP_HOME / CODEX_HOME; the daemon is a
+// fake on loopback (or a closed port).
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runDoctor } from '../../engine/doctor/index.ts';
+import { loadVendor } from '../../engine/descriptor/registry.ts';
+import { commitSetup, planSetup, type SetupOptions } from '../../engine/setup/apply.ts';
+import { BIN, fakeDaemon, runProcess } from '../shim/helpers.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'hookmap-doctor-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+
+function sandbox() {
+  const dir = join(root, String(n++));
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: join(dir, 'home'), HOOKMAP_HOME: join(dir, 'hm'), CODEX_HOME: join(dir, 'codex') };
+  mkdirSync(env.HOME!, { recursive: true });
+  return { dir, env };
+}
+
+function setup(agent: string, env: NodeJS.ProcessEnv, o: Partial<SetupOptions> = {}) {
+  const d = loadVendor(agent);
+  const plan = planSetup(d, { scope: 'user', dir: env.HOME!, uninstall: false, shim: 'sh', env, ...o });
+  commitSetup(d, plan, env);
+  return plan;
+}
+
+const AGENTS = ['codex', 'claude-code'];
+const messages = (r: Awaited<ReturnType<typeof runDoctor>>, status: string) => r.findings.filter((f) => f.status === status).map((f) => f.message);
+
+describe('hookmap doctor', () => {
+  it('is healthy with nothing wired and no daemon (nothing to lose)', async () => {
+    const { env, dir } = sandbox();
+    const r = await runDoctor({ env, dir, url: 'http://127.0.0.1:9', agents: AGENTS });
+    expect(r.healthy).toBe(true);
+    expect(r.wired).toEqual([]);
+    expect(messages(r, 'info').join('\n')).toMatch(/not wired/);
+  });
+
+  it('reports a wired agent, a healthy daemon and a relay that is not connected', async () => {
+    const { env, dir } = sandbox();
+    const daemon = await fakeDaemon('up');
+    env.HOOKMAP_URL = daemon.url;
+    setup('codex', env);
+    mkdirSync(join(env.CODEX_HOME!), { recursive: true });
+    writeFileSync(join(env.CODEX_HOME!, 'config.toml'), '[features]\nhooks = true\n');
+    const r = await runDoctor({ env, dir, url: daemon.url, agents: AGENTS });
+    await daemon.close();
+    expect(r.wired).toEqual(['codex']);
+    expect(r.healthy).toBe(true);
+    expect(messages(r, 'ok').join('\n')).toMatch(/10\/10 hooks wired[\s\S]*daemon answers/);
+    expect(messages(r, 'warn').join('\n')).toMatch(/relay not connected/);
+  });
+
+  it('flags a dead daemon, a missing feature flag, a stale shim and a vanished one', async () => {
+    const { env, dir } = sandbox();
+    setup('codex', env);
+    setup('claude-code', env);
+    const codexShim = join(env.HOOKMAP_HOME!, 'shims', 'codex.sh');
+    writeFileSync(codexShim, readFileSync(codexShim, 'utf8').replace(/descriptor=\w+/, 'descriptor=0123'));
+    rmSync(join(env.HOOKMAP_HOME!, 'shims', 'claude-code.sh'));
+    const r = await runDoctor({ env, dir, url: 'http://127.0.0.1:9', agents: AGENTS });
+    expect(r.healthy).toBe(false);
+    const problems = messages(r, 'problem').join('\n');
+    expect(problems).toMatch(/no daemon answers/);
+    expect(problems).toMatch(/codex\.sh is stale/);
+    expect(problems).toMatch(/claude-code\.sh does not exist/);
+    expect(messages(r, 'warn').join('\n')).toMatch(/hooks = true/);
+  });
+
+  it("flags duplicate entries, wiring in both scopes, and notes other products' hooks", async () => {
+    const { env, dir } = sandbox();
+    const daemon = await fakeDaemon('up');
+    env.HOOKMAP_URL = daemon.url;
+    const p = setup('claude-code', env);
+    const doc = JSON.parse(readFileSync(p.configPath, 'utf8'));
+    doc.hooks.Stop.push(structuredClone(doc.hooks.Stop[0]));
+    doc.hooks.Stop.push({ hooks: [{ type: 'command', command: 'other-product notify' }] });
+    writeFileSync(p.configPath, JSON.stringify(doc));
+    setup('claude-code', env, { scope: 'project', dir: join(dir, 'proj') });
+    const r = await runDoctor({ env, dir: join(dir, 'proj'), url: daemon.url, agents: ['claude-code'] });
+    await daemon.close();
+    const problems = messages(r, 'problem').join('\n');
+    expect(problems).toMatch(/duplicate hookmap entries.*Stop x2/);
+    expect(problems).toMatch(/both the user and the project config/);
+    expect(messages(r, 'warn').join('\n')).toMatch(/other-product notify/);
+  });
+
+  it('checks the log folder: size when writable, a problem when not', async () => {
+    const { env, dir } = sandbox();
+    const logs = join(env.HOOKMAP_HOME!, 'logs', 'codex');
+    mkdirSync(logs, { recursive: true });
+    writeFileSync(join(logs, 's.jsonl'), 'x'.repeat(2048));
+    const ok = await runDoctor({ env, dir, url: 'http://127.0.0.1:9', agents: AGENTS });
+    expect(ok.findings.find((f) => f.area === 'logs')?.message).toMatch(/writable: 1 files, 2\.0 KB/);
+    if (process.getuid?.() === 0) return; // root writes anywhere: the read-only half cannot be shown
+    chmodSync(join(env.HOOKMAP_HOME!, 'logs'), 0o500);
+    try {
+      const bad = await runDoctor({ env, dir, url: 'http://127.0.0.1:9', agents: AGENTS });
+      expect(bad.findings.find((f) => f.area === 'logs')?.status).toBe('problem');
+      expect(bad.healthy).toBe(false);
+    } finally {
+      chmodSync(join(env.HOOKMAP_HOME!, 'logs'), 0o700);
+    }
+  });
+
+  it('CLI: --json, exit 0 healthy and 1 with problems', async () => {
+    const { env, dir } = sandbox();
+    env.HOOKMAP_URL = 'http://127.0.0.1:9';
+    const healthy = await runProcess(process.execPath, [BIN, 'doctor', 'codex', '--json', '--dir', dir], '', env);
+    expect(healthy.code).toBe(0);
+    expect(JSON.parse(healthy.stdout.toString()).healthy).toBe(true);
+    setup('codex', env);
+    const sick = await runProcess(process.execPath, [BIN, 'doctor', 'codex', '--dir', dir], '', env);
+    expect(sick.code).toBe(1);
+    expect(sick.stdout.toString()).toMatch(/\[FAIL\] no daemon answers[\s\S]*fix: hookmap up/);
+  });
+});
