@@ -174,7 +174,7 @@ describe('the hook endpoint (real socket)', () => {
     cleanups.push(() => s.close());
     return { ...s, dir, lines };
   }
-  const post = (url: string, body: string | Uint8Array, headers: Record<string, string> = { 'content-type': 'application/json' }) => fetch(url, { method: 'POST', body, headers });
+  const post = (url: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) => fetch(url, { method: 'POST', body, headers });
 
   it('answers the exact reply bytes with the exit header; the hook name from the path or the payload', async () => {
     const s = await served();
@@ -192,7 +192,7 @@ describe('the hook endpoint (real socket)', () => {
 
   it('bad input still gets neutral bytes, a diagnostic event and a log line naming the code', async () => {
     const s = await served(1024);
-    const cases: [string, string | Uint8Array, string, Record<string, string>?][] = [
+    const cases: [string, string, string, Record<string, string>?][] = [
       ['/hooks/codex', '{"oops', 'malformed-json'],
       ['/hooks/codex', '[1,2]', 'invalid-payload'],
       ['/hooks/codex', JSON.stringify({ ...pre('s1', 'c1'), pad: 'x'.repeat(4096) }), 'body-too-large'],
