@@ -109,7 +109,7 @@ export function typeAndPayloadFindings(ev: Record<string, unknown>): Finding[] {
   const category = typeCategory(type);
   // The closed category set binds the core namespace. Vendor types may name
   // their own middle token: the normative Annex A pins themselves use
-  // x.opencode.file.edited, x.antigravity.step.completed, x.pi.message.submitted.
+  // vendor types such as x.<vendor>.file.edited or x.<vendor>.step.completed.
   if (!type.startsWith('x.') && !CATEGORY_NAMES.has(category)) {
     return [{ rule: 'type/category', message: `type ${quote(type)}: category ${quote(category)} is not one of ${[...CATEGORY_NAMES].join(', ')}` }];
   }
