@@ -65,7 +65,7 @@ describe('relay link', () => {
     // what the relay holds now equals the log's tail, id for id
     const logged = readLogs(t.dir);
     const ids = new Set(r.seen.filter((e) => e.seq !== undefined).map((e) => e.id));
-    const after = logged.slice(logged.findIndex((e) => e.data?.tool?.call_id === 'c2'));
+    const after = logged.slice(logged.findIndex((e: any) => e.data?.tool?.call_id === 'c2'));
     expect(after.filter((e) => !ids.has(e.id))).toEqual([]);
   });
 });
