@@ -216,6 +216,7 @@ class Compiler {
       posture: s.posture,
       deviations: s.deviations ?? [],
       absent: s.absent ?? [],
+      defer: (s.defer ?? []).map((r: any, i: number) => ({ to: r.to, when: this.expr(r.when, ['defer', i, 'when'])!, why: r.why })),
     });
   }
 }

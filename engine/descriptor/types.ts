@@ -71,4 +71,6 @@ export interface Descriptor {
   posture: 'control' | 'observe-opt-in' | 'observe-only';
   deviations: string[];
   absent: string[];
+  /** Attribution rules: firings another agent delivered through this agent's hooks (see the schema's `defer`). */
+  defer: { to: string; when: Expr; why?: string }[];
 }

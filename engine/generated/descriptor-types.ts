@@ -71,6 +71,20 @@ export interface HookmapDescriptor {
    */
   deviations?: string[];
   /**
+   * Attribution: payloads another agent delivered through THIS agent's hooks (e.g. a host that also runs this agent's hook config). The first rule whose `when` holds on the raw payload makes the firing emit nothing and touch no state (neutral reply): the agent that really ran reports the moment through its own hooks, so nothing is counted twice.
+   */
+  defer?: {
+    /**
+     * The agent id the firing really belongs to
+     */
+    to: string;
+    /**
+     * A JSONata expression
+     */
+    when: string;
+    why?: string;
+  }[];
+  /**
    * AEP types this surface deliberately never emits (stated, not papered over)
    */
   absent?: string[];

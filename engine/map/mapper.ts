@@ -40,6 +40,8 @@ export interface MapResult {
   exitCode: number;
   hold?: HoldRequest;
   settle?: { key: string; as: 'dismissed' | 'oob' };
+  /** The firing belongs to this other agent (a descriptor `defer` rule matched): no events, no state change, neutral reply. */
+  deferredTo?: string;
 }
 
 export interface MapperOptions {
@@ -108,6 +110,12 @@ export class Mapper {
     const d = this.descriptor;
     if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw new MapError('invalid-payload', `the hook payload must be a JSON object, got ${Array.isArray(payload) ? 'an array' : payload === null ? 'null' : typeof payload}`);
     const input = payload as Record<string, unknown>;
+    // attribution first: a firing another agent delivered through our hooks is theirs, whatever it names
+    for (const rule of d.defer) {
+      if (!(await this.eval(rule.when, input, { hook: hookArg, agent: d.vendor, config: this.config }))) continue;
+      const hook = hookArg ?? (await this.hookNameOf(input).catch(() => undefined)) ?? '';
+      return { hook, events: [], reply: d.hooks.get(hook)?.reply ?? d.replies.neutral, exitCode: d.replies.exitCode, deferredTo: rule.to };
+    }
     const hookName = hookArg ?? (await this.hookNameOf(input));
     if (!hookName) throw new MapError('no-hook-name', d.hookName ? `the payload does not name its hook (${d.surface.hookNameText})` : 'this agent does not name hooks in its payloads: pass the hook name (argv or URL path)');
     try {
@@ -215,7 +223,8 @@ export class Mapper {
         const errs = validatePayload(dr.type, data);
         if (errs.length) throw new MapError('payload-rejected', `rule ${dr.emit.path} produced a ${dr.type} payload its schema rejects: ${formatAjvErrors(errs)}`);
       }
-      gated.push({ dr, ceiling, data, agentScoped: typeCategory(dr.type) === 'agent' });
+      // only core agent.* types are agent-scoped; x.<vendor>.agent.* is session-scoped (the envelope schema)
+      gated.push({ dr, ceiling, data, agentScoped: dr.type.startsWith('agent.') });
     }
     // positions are taken only once the whole firing is known to succeed
     const time = new Date(now).toISOString();

@@ -1,0 +1,202 @@
+// Generates in-process shims (host plugins / extensions) from a descriptor's
+// `shim.plugin` data. One generic renderer; the descriptor says everything:
+//
+//   host: hooks   the host calls factory(input) and receives a hooks object
+//                 (`hooks:` maps each registered hook to the moment it POSTs)
+//   host: bus     the host calls factory(api) and the factory registers
+//                 api.on(name, handler) (`events:` + opt-in `optin:`)
+//   export:       default  -> `export default factory`
+//                 server   -> `export default { server: factory }`
+//
+// Moments are built from plain data, never JSONata (the plugin carries no
+// dependencies): a string `$1.a.b` is the hook's first argument's path,
+// `$input.x` the factory input's, `$session` the host session identity
+// (bus hosts: ctx.sessionManager), any other value is literal.
+//
+// The generated file is Bun/jiti-clean: ESM, global `fetch`, no Node
+// built-ins. Its contract: it never throws into the host; every forward is
+// bounded (`timeout_ms`); ordinary moments go out in order through one
+// queue WITHOUT the host waiting on them; only held moments (`apply`) wait
+// for the daemon's answer, bounded by their own timeout; a daemon that is
+// down or broken yields the host's neutral result at once (nothing applied).
+// Endpoint: POST <HOOKMAP_URL | http://127.0.0.1:8787>/hooks/<agent>, the
+// hook name read by the daemon from the moment; response body = the reply
+// bytes (JSON the plugin applies; empty or {} = neutral).
+import type { Descriptor } from '../../descriptor/types.ts';
+
+export const DEFAULT_URL = 'http://127.0.0.1:8787';
+const DEFAULT_TIMEOUT_MS = 1500;
+const DEFAULT_QUEUE_MAX = 1000;
+
+type Ref = string;
+type Apply = { assign: Ref } | 'return' | { rest: { method?: string; base: Ref; path: string } };
+interface HeldSpec { timeout_ms?: number; apply: Apply }
+interface HookSpec { moment: unknown; timeout_ms?: number; apply?: Apply; holds?: { field: string; values: Record<string, HeldSpec> } }
+export interface PluginSpec {
+  host: 'hooks' | 'bus';
+  export?: 'default' | 'server';
+  file?: string;
+  install?: string;
+  timeout_ms?: number;
+  queue_max?: number;
+  hooks?: Record<string, HookSpec>;
+  moment?: unknown;
+  events?: string[];
+  optin?: Record<string, HeldSpec & { env: string }>;
+}
+
+export class PluginSpecError extends Error {}
+
+export function pluginSpec(d: Descriptor): PluginSpec | undefined {
+  return (d.spec.shim as any)?.plugin as PluginSpec | undefined;
+}
+
+export function pluginFileName(d: Descriptor): string {
+  return pluginSpec(d)?.file ?? `hookmap-${d.vendor}.js`;
+}
+
+const J = (v: unknown) => JSON.stringify(v);
+
+/** A `$name.path` reference as a JS expression over the handler's scope. */
+function refExpr(ref: string): string {
+  const m = /^\$(\d+|input|session)((?:\.[A-Za-z_$][\w$]*)*)$/.exec(ref);
+  if (!m) throw new PluginSpecError(`bad reference ${J(ref)} (use $1, $2, $input, $session, with .path)`);
+  const root = /^\d+$/.test(m[1]) ? `a[${Number(m[1]) - 1}]` : m[1] === 'input' ? 'input' : 'session';
+  return root + m[2].split('.').filter(Boolean).map((k) => `?.[${J(k)}]`).join('');
+}
+
+/** The moment template as a JS expression. */
+function momentExpr(t: unknown): string {
+  if (typeof t === 'string') return t.startsWith('$') ? `wire(${refExpr(t)})` : J(t);
+  if (Array.isArray(t)) return `[${t.map(momentExpr).join(', ')}]`;
+  if (t && typeof t === 'object') return `{ ${Object.entries(t).map(([k, v]) => `${J(k)}: ${momentExpr(v)}`).join(', ')} }`;
+  return J(t ?? null);
+}
+
+/** The JS (inside an async handler with reply `r`) applying a reply. */
+function applyCode(apply: Apply, momentVar: string): string {
+  if (apply === 'return') return 'return isEmpty(r) ? undefined : r;';
+  if ('assign' in apply) return `if (!isEmpty(r)) { const o = ${refExpr(apply.assign)}; if (o && typeof o === "object") Object.assign(o, r); } return undefined;`;
+  if ('rest' in apply) {
+    const parts = apply.rest.path.split(/(\{[^}]+\})/).filter(Boolean).map((p) => (p.startsWith('{') ? `encodeURIComponent(String(pick(${momentVar}, ${J(p.slice(1, -1))}) ?? ""))` : J(p)));
+    return `if (!isEmpty(r)) await restApply(${J(apply.rest.method ?? 'POST')}, ${refExpr(apply.rest.base)}, ${parts.join(' + ')}, r); return undefined;`;
+  }
+  throw new PluginSpecError(`bad apply ${J(apply)}`);
+}
+
+const RUNTIME = (agent: string, timeoutMs: number, queueMax: number) => `
+const AGENT = ${J(agent)};
+const ENV = (globalThis.process && globalThis.process.env) || {};
+const BASE = String(ENV.HOOKMAP_URL || ${J(DEFAULT_URL)}).replace(/\\/+$/, "");
+const ENDPOINT = BASE + "/hooks/" + encodeURIComponent(AGENT);
+const TIMEOUT_MS = ${timeoutMs};
+const QUEUE_MAX = ${queueMax};
+
+// JSON-safe copy of host objects (URL -> string, cycles and functions dropped)
+function wire(v) {
+  if (v === undefined || v === null) return v;
+  if (typeof v === "object" && typeof v.href === "string" && typeof v.protocol === "string") return v.href;
+  try {
+    const seen = new WeakSet();
+    return JSON.parse(JSON.stringify(v, (k, x) => {
+      if (typeof x === "function" || typeof x === "bigint") return undefined;
+      if (x && typeof x === "object") { if (seen.has(x)) return undefined; seen.add(x); }
+      return x;
+    }));
+  } catch { return undefined; }
+}
+function pick(o, path) { return path.split(".").reduce((x, k) => (x == null ? undefined : x[k]), o); }
+function isEmpty(r) { return !r || typeof r !== "object" || Object.keys(r).length === 0; }
+
+// One bounded POST; any failure (down, slow, non-2xx, bad JSON) -> undefined.
+async function post(moment, timeoutMs) {
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), timeoutMs);
+  try {
+    const res = await fetch(ENDPOINT, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(moment), signal: ac.signal });
+    const text = await res.text();
+    if (!res.ok || !text.trim()) return undefined;
+    const r = JSON.parse(text);
+    return r && typeof r === "object" && !Array.isArray(r) ? r : undefined;
+  } catch { return undefined; } finally { clearTimeout(timer); }
+}
+
+// Ordinary moments: one ordered queue, never awaited by the host, bounded.
+let tail = Promise.resolve();
+let queued = 0;
+function send(moment) {
+  if (queued >= QUEUE_MAX) return tail;
+  queued++;
+  tail = tail.then(() => post(moment, TIMEOUT_MS)).catch(() => undefined).then(() => { queued--; });
+  return tail;
+}
+// Held moments: after what is already queued (order), then their own bounded wait.
+async function hold(moment, timeoutMs) {
+  const before = tail;
+  await Promise.race([before, new Promise((r) => setTimeout(r, TIMEOUT_MS))]);
+  return post(moment, timeoutMs);
+}
+async function restApply(method, base, path, body) {
+  if (!base) return;
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), TIMEOUT_MS);
+  try { await fetch(new URL(path, String(base)), { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: ac.signal }); } catch {} finally { clearTimeout(timer); }
+}
+`;
+
+function renderHooksHost(spec: PluginSpec): string {
+  const hooks = spec.hooks ?? {};
+  if (!Object.keys(hooks).length) throw new PluginSpecError('host: hooks needs `hooks:`');
+  const entries = Object.entries(hooks).map(([name, h]) => {
+    const m = momentExpr(h.moment);
+    let body: string;
+    if (h.apply) {
+      body = `const moment = ${m}; const r = await hold(moment, ${h.timeout_ms ?? DEFAULT_TIMEOUT_MS}); ${applyCode(h.apply, 'moment')}`;
+    } else if (h.holds) {
+      const cases = Object.entries(h.holds.values).map(([value, held]) =>
+        `if (key === ${J(value)}) { void hold(moment, ${held.timeout_ms ?? DEFAULT_TIMEOUT_MS}).then(async (r) => { ${applyCode(held.apply, 'moment')} }).catch(() => undefined); return undefined; }`,
+      );
+      body = `const moment = ${m}; const key = pick(moment, ${J(h.holds.field)}); ${cases.join(' ')} void send(moment); return undefined;`;
+    } else {
+      body = `void send(${m}); return undefined;`;
+    }
+    return `    ${J(name)}: async (...a) => { try { ${body} } catch { return undefined; } },`;
+  });
+  return `async function factory(input) {\n  return {\n${entries.join('\n')}\n  };\n}\n`;
+}
+
+function renderBusHost(spec: PluginSpec): string {
+  const events = spec.events ?? [];
+  const m = momentExpr(spec.moment ?? { event: '$1' });
+  const lines = [
+    'function identity(ctx) {',
+    '  const sm = ctx && ctx.sessionManager;',
+    '  const call = (f) => { try { return sm && typeof sm[f] === "function" ? sm[f]() : undefined; } catch { return undefined; } };',
+    '  return { id: call("getSessionId"), file: call("getSessionFile"), cwd: call("getCwd") };',
+    '}',
+    'function factory(api) {',
+    `  const NOTIFY = ${J(events)};`,
+    '  for (const name of NOTIFY) {',
+    `    api.on(name, (...a) => { try { const session = identity(a[1]); void send(${m}); } catch {} return undefined; });`,
+    '  }',
+  ];
+  for (const [name, o] of Object.entries(spec.optin ?? {})) {
+    lines.push(
+      `  if (/^(1|true|yes|on)$/i.test(String(ENV[${J(o.env)}] ?? ""))) {`,
+      `    api.on(${J(name)}, async (...a) => { try { const session = identity(a[1]); const moment = ${m}; const r = await hold(moment, ${o.timeout_ms ?? DEFAULT_TIMEOUT_MS}); ${applyCode(o.apply, 'moment')} } catch { return undefined; } });`,
+      '  }',
+    );
+  }
+  lines.push('}');
+  return `${lines.join('\n')}\n`;
+}
+
+/** The plugin/extension source for one descriptor. */
+export function renderPlugin(d: Descriptor): string {
+  const spec = pluginSpec(d);
+  if (!spec) throw new PluginSpecError(`${d.vendor}: no shim.plugin in ${d.file}`);
+  const head = `// GENERATED by hookmap (engine/shim/plugin/generate.ts) from ${d.file}: do not edit.\n// ${d.name} ${spec.host === 'bus' ? 'extension' : 'plugin'}: forwards moments to the hookmap daemon; fail-open.\n// Install: ${spec.install ?? '(see the descriptor)'}\n`;
+  const body = spec.host === 'bus' ? renderBusHost(spec) : spec.host === 'hooks' ? renderHooksHost(spec) : (() => { throw new PluginSpecError(`unknown host ${J(spec.host)}`); })();
+  const exp = spec.export === 'server' ? 'export const server = factory;\nexport default { server: factory };\n' : 'export default factory;\n';
+  return `${head}${RUNTIME(d.vendor, spec.timeout_ms ?? DEFAULT_TIMEOUT_MS, spec.queue_max ?? DEFAULT_QUEUE_MAX)}\n${body}\n${exp}`;
+}
