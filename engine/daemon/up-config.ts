@@ -7,11 +7,11 @@
 //   log_dir: ~/.hookmap/logs       # base folder; each agent gets <log_dir>/<agent>
 //   fsync: false                   # fdatasync every event (power-loss durability)
 //   agents:                        # absent: every descriptor in vendors/
-//     codex: {}                    # enabled with defaults
-//     claude-code:
+//     <agent-a>: {}                # enabled with defaults
+//     <agent-b>:
 //       enabled: true
 //       attention_timeout_ms: 30000
-//       descriptor: ./my/claude-code.yaml
+//       descriptor: ./my/agent-b.yaml
 //       config: { gate_tools: [Bash] }   # descriptor config overrides
 //
 // `agents` may also be a list of agent ids / descriptor paths.
