@@ -199,7 +199,7 @@ export class Daemon {
     const out = await this.serial.run(async (): Promise<{ reply: HookReply; held?: Promise<HookReply> }> => {
       let payload = inp.payload;
       try {
-        if (inp.oversize !== undefined) throw new MapError('body-too-large' as any, `the hook body (${inp.oversize} bytes) exceeds the daemon's limit`, inp.hook);
+        if (inp.oversize !== undefined) throw new MapError('body-too-large', `the hook body (${inp.oversize} bytes) exceeds the daemon's limit`, inp.hook);
         if (payload === undefined) payload = parseBody(inp.body, inp.hook);
         if (this.holds.size) await this.closeBeforeSessionEnd(inp.hook, payload);
         const result = await this.mapper.map(inp.hook, payload);
@@ -494,6 +494,6 @@ function parseBody(body: string | Buffer | undefined, hook: string | undefined):
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new MapError('malformed-json' as any, `the hook body is not JSON (${text.length} bytes): ${(e as Error).message}`, hook);
+    throw new MapError('malformed-json', `the hook body is not JSON (${text.length} bytes): ${(e as Error).message}`, hook);
   }
 }

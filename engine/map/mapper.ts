@@ -10,7 +10,7 @@ import type { CompiledEmit, CompiledHook, Descriptor } from '../descriptor/types
 import { buildEnvelope, newId, sourceHost, type AepEvent } from './envelope.ts';
 import { EngineState, type SessionState } from './state.ts';
 
-export type MapErrorCode = 'invalid-payload' | 'no-hook-name' | 'unknown-hook' | 'missing-session' | 'mapping-error' | 'payload-rejected' | 'invalid-type';
+export type MapErrorCode = 'invalid-payload' | 'malformed-json' | 'body-too-large' | 'no-hook-name' | 'unknown-hook' | 'missing-session' | 'mapping-error' | 'payload-rejected' | 'invalid-type';
 
 export class MapError extends Error {
   constructor(readonly code: MapErrorCode, message: string, readonly hook?: string) {
