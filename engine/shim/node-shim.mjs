@@ -59,7 +59,8 @@ function envBound() {
 }
 
 export async function main(argv) {
-  const t0 = Date.now();
+  // Bounds count from process start: Node's own start-up is part of the agent's wait.
+  const t0 = Date.now() - Math.round(process.uptime() * 1000);
   const agent = argv[0] ?? '';
   let hook = argv[1];
   let plan = null;

@@ -1,0 +1,177 @@
+// Per-firing overhead of hookmap's shims, loopback only:
+//   bare curl     curl POSTing the payload to a static server (the floor: one curl exec)
+//   native HTTP   curl POSTing straight to the daemon (what an agent's own HTTP hook costs, plus a curl exec)
+//   sh shim       the generated sh + curl shim -> daemon
+//   Node shim     `node bin/hookmap.mjs hook codex PreToolUse` -> daemon
+// Each variant fires N times (default 1000), interleaved round-robin so
+// machine noise hits all alike; median and p99 of the wall time from spawn to
+// exit. Then fail-open: each shim against a stopped daemon (N/20 firings) and
+// a hung one (3 firings, the generated bound for PreToolUse).
+// Uses the real daemon (`hookmap serve codex --no-relay`) when it starts,
+// else a static stub daemon, and says which.
+//   npx tsx bench/hook-latency/run.ts [--n 1000] [--stub]
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadVendor } from '../../engine/descriptor/registry.ts';
+import { writeShims } from '../../engine/shim/generate.ts';
+import { boundFor } from '../../engine/shim/plan.mjs';
+import { planFor } from '../../engine/shim/generate.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/hookmap.mjs', import.meta.url));
+const args = process.argv.slice(2);
+const N = Number(args[args.indexOf('--n') + 1]) || 1000;
+const FORCE_STUB = args.includes('--stub');
+const PAYLOAD = JSON.stringify({ session_id: 'bench-session', turn_id: 'bench-turn', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls -la' }, tool_use_id: 'call-1', cwd: '/work' });
+
+const home = mkdtempSync(join(tmpdir(), 'hookmap-bench-'));
+const env = { ...process.env, HOME: home, HOOKMAP_HOME: home };
+const children: ChildProcess[] = [];
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** Starts a process whose first stdout line is its base URL. */
+function startServer(cmd: string, argv: string[], timeoutMs = 20000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(cmd, argv, { env, stdio: ['ignore', 'pipe', 'ignore'] });
+    children.push(p);
+    let buf = '';
+    const t = setTimeout(() => reject(new Error(`${argv.join(' ')}: no URL within ${timeoutMs} ms`)), timeoutMs);
+    p.stdout!.on('data', (c) => {
+      buf += c;
+      const line = buf.split('\n')[0];
+      if (buf.includes('\n')) {
+        clearTimeout(t);
+        resolve(line.trim());
+      }
+    });
+    p.on('exit', (code) => reject(new Error(`${argv.join(' ')} exited ${code}`)));
+  });
+}
+
+// Tiny servers in their own processes, so they never share an event loop with the timer.
+const SERVER = (mode: string) => `
+const http = require('node:http');
+const s = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    if (${JSON.stringify(mode)} === 'hung') return;
+    if (req.url === '/healthz') return res.end('{"ok":true,"relay":false}');
+    res.setHeader('x-hookmap-exit', '0');
+    res.end('');
+  });
+});
+s.listen(0, '127.0.0.1', () => console.log('http://127.0.0.1:' + s.address().port));`;
+
+function fire(cmd: string, argv: string[], extraEnv: Record<string, string> = {}): Promise<{ ms: number; out: string; code: number | null }> {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const p = spawn(cmd, argv, { env: { ...env, ...extraEnv }, stdio: ['pipe', 'pipe', 'ignore'] });
+    let out = '';
+    p.stdout!.on('data', (c) => (out += c));
+    p.on('error', reject);
+    p.on('close', (code) => resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, out, code }));
+    p.stdin!.on('error', () => {});
+    p.stdin!.end(PAYLOAD);
+  });
+}
+
+function stats(xs: number[]) {
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p: number) => s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)];
+  return { n: s.length, median: q(0.5), p99: q(0.99), max: s[s.length - 1] };
+}
+const f1 = (x: number) => x.toFixed(1);
+
+async function main() {
+  const d = loadVendor('codex');
+  const { sh } = writeShims(d, env);
+  const plan = planFor(d, env);
+  const staticUrl = await startServer(process.execPath, ['-e', SERVER('up')]);
+  let daemonUrl: string;
+  let daemonKind: string;
+  try {
+    if (FORCE_STUB) throw new Error('--stub');
+    daemonUrl = await startServer(process.execPath, [BIN, 'serve', 'codex', '--port', '0', '--no-relay']);
+    daemonKind = 'the real daemon (`hookmap serve codex --no-relay`: maps, envelopes, appends the JSONL log, replies)';
+  } catch (err) {
+    daemonUrl = await startServer(process.execPath, ['-e', SERVER('up')]);
+    daemonKind = `a static stub daemon (the real one did not start: ${(err as Error).message})`;
+  }
+  const curl = ['-q', '-s', '-H', 'content-type: application/json', '--data-binary', '@-'];
+  const variants: { name: string; cmd: string; argv: string[]; env?: Record<string, string> }[] = [
+    { name: 'bare curl -> static server', cmd: 'curl', argv: [...curl, `${staticUrl}/`] },
+    { name: 'native HTTP (curl -> daemon)', cmd: 'curl', argv: [...curl, `${daemonUrl}/hooks/codex`] },
+    { name: 'sh shim -> daemon', cmd: 'sh', argv: [sh, 'PreToolUse'], env: { HOOKMAP_URL: daemonUrl } },
+    { name: 'Node shim -> daemon', cmd: process.execPath, argv: [BIN, 'hook', 'codex', 'PreToolUse'], env: { HOOKMAP_URL: daemonUrl } },
+  ];
+  // sanity: every path reaches the daemon and exits 0
+  for (const v of variants) {
+    const r = await fire(v.cmd, v.argv, v.env);
+    if (r.code !== 0) throw new Error(`${v.name}: exit ${r.code}`);
+  }
+  const times = variants.map(() => [] as number[]);
+  for (let w = 0; w < 20; w++) for (const v of variants) await fire(v.cmd, v.argv, v.env); // warm-up
+  for (let i = 0; i < N; i++) {
+    for (let k = 0; k < variants.length; k++) times[k].push((await fire(variants[k].cmd, variants[k].argv, variants[k].env)).ms);
+  }
+  const rows = variants.map((v, k) => ({ name: v.name, ...stats(times[k]) }));
+  const base = rows[0].median;
+  console.log(`\n### Hook firing latency (${N} firings each, loopback; daemon: ${daemonKind})\n`);
+  console.log('| path | median ms | p99 ms | max ms | median vs bare curl |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const r of rows) console.log(`| ${r.name} | ${f1(r.median)} | ${f1(r.p99)} | ${f1(r.max)} | ${(r.median / base).toFixed(2)}x |`);
+  const shRow = rows[2];
+  const nodeRow = rows[3];
+  console.log(`\nsh shim median / Node shim median = ${(shRow.median / nodeRow.median).toFixed(3)} (bar: <= 0.25): ${shRow.median <= nodeRow.median / 4 ? 'MET' : 'NOT MET'}`);
+  console.log(`sh shim overhead over native HTTP: +${f1(shRow.median - rows[1].median)} ms median`);
+
+  // Fail-open: a stopped daemon (a port that refuses) and a hung one.
+  const downUrl = await (async () => {
+    const p = spawn(process.execPath, ['-e', SERVER('up')], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+    const url: string = await new Promise((r) => p.stdout!.once('data', (c) => r(String(c).trim())));
+    p.kill('SIGKILL');
+    await new Promise((r) => p.on('exit', r));
+    return url;
+  })();
+  const hungUrl = await startServer(process.execPath, ['-e', SERVER('hung')]);
+  const shims = variants.slice(2);
+  const down = Math.max(10, Math.round(N / 20));
+  console.log(`\n### Fail-open (neutral bytes, exit 0)\n`);
+  console.log('| shim | daemon | firings | median ms | p99 ms | max ms | all neutral + exit 0 |');
+  console.log('|---|---|---:|---:|---:|---:|---|');
+  for (const v of shims) {
+    const xs: number[] = [];
+    let okAll = true;
+    for (let i = 0; i < down; i++) {
+      const r = await fire(v.cmd, v.argv, { HOOKMAP_URL: downUrl });
+      xs.push(r.ms);
+      okAll &&= r.code === 0 && r.out === '';
+    }
+    const s = stats(xs);
+    console.log(`| ${v.name.replace(' -> daemon', '')} | stopped | ${s.n} | ${f1(s.median)} | ${f1(s.p99)} | ${f1(s.max)} | ${okAll ? 'yes' : 'NO'} |`);
+  }
+  const bound = boundFor(plan, 'PreToolUse');
+  for (const v of shims) {
+    const xs: number[] = [];
+    let okAll = true;
+    for (let i = 0; i < 3; i++) {
+      const r = await fire(v.cmd, v.argv, { HOOKMAP_URL: hungUrl });
+      xs.push(r.ms);
+      okAll &&= r.code === 0 && r.out === '';
+    }
+    const s = stats(xs);
+    console.log(`| ${v.name.replace(' -> daemon', '')} | hung (bound ${bound} ms) | ${s.n} | ${f1(s.median)} | ${f1(s.p99)} | ${f1(s.max)} | ${okAll ? 'yes' : 'NO'} |`);
+  }
+  console.log(`\nGenerated bounds (codex): non-held hooks ${plan.bound_ms} ms, PermissionRequest ${boundFor(plan, 'PermissionRequest')} ms (hold 55000 + 2000 grace), connect ${plan.connect_ms} ms; agent timeout ${plan.agent_timeout_ms} ms.`);
+  process.exit(0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
