@@ -1,0 +1,101 @@
+// Every decision-codec case of every agent, end to end through `hookmap up`:
+// the native payload is POSTed to the agent's hook endpoint, a human on the
+// relay's WebSocket answers the attention request it raises (or lets it time
+// out, or a settling firing dismisses it), and the bytes the agent receives
+// must be exactly the case's pinned reply. The in-process codec runner
+// (engine/fixtures/run-decisions.ts) pins the same cases against the hold
+// machinery with a fake clock; this test proves the whole path on real sockets.
+import { afterAll, describe, expect, it } from 'vitest';
+import { startUp, type Up } from '../../engine/daemon/up.ts';
+import { listVendors } from '../../engine/descriptor/registry.ts';
+import { fixtureFiles } from '../../engine/fixtures/format.ts';
+import { makeCommand, openSocket, sendCommand, type SocketSession } from '../../engine/relay/client.ts';
+import { tempDir, until } from '../daemon/helpers.ts';
+
+const TOKEN = 'decisions-e2e';
+
+interface Stack { up: Up; watcher: SocketSession; human: SocketSession; stream: any[]; tmp: { done: () => void } }
+const stacks: Stack[] = [];
+
+async function stack(agent: string, config: Record<string, unknown> | undefined, attentionTimeoutMs: number): Promise<Stack> {
+  const tmp = tempDir('hookmap-decisions-e2e-');
+  const up = await startUp({ port: 0, token: TOKEN, logDir: tmp.dir, agents: [{ descriptor: agent, attentionTimeoutMs, config }] });
+  await until(`${agent} to finish its relay hello`, async () => (await (await fetch(`${up.url}/healthz`)).json()).relay === true);
+  const watcher = await openSocket(up.url, TOKEN, 'consumer');
+  const stream: any[] = [];
+  watcher.on((m) => { if (typeof m.type === 'string' && m.seq !== undefined) stream.push(m); });
+  await new Promise<void>((resolve) => {
+    const off = watcher.on((m) => m.type === 'subscribed' && m.id === 'all' && (off(), resolve()));
+    watcher.send({ type: 'subscribe', id: 'all' });
+  });
+  const human = await openSocket(up.url, TOKEN, 'both');
+  const s = { up, watcher, human, stream, tmp };
+  stacks.push(s);
+  return s;
+}
+
+afterAll(async () => {
+  for (const s of stacks) {
+    s.watcher.close();
+    s.human.close();
+    await s.up.close();
+    s.tmp.done();
+  }
+});
+
+async function fire(s: Stack, agent: string, hook: string | undefined, input: unknown) {
+  const r = await fetch(`${s.up.url}/hooks/${agent}${hook ? `/${encodeURIComponent(hook)}` : ''}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
+  return { status: r.status, exit: Number(r.headers.get('x-hookmap-exit') ?? 0), text: await r.text() };
+}
+
+async function respond(s: Stack, request: any, answer: unknown) {
+  const cmd = makeCommand('control.attention.respond', request.session, { subject: request.id, data: { answer } });
+  cmd.cause = request.id;
+  const r = await sendCommand(s.human, cmd, { ackWindowMs: 15_000, outcomeWindowMs: 15_000, isFinal: (e) => e.type === 'attention.resolved' || e.type === 'control.rejected' });
+  if (r.kind !== 'acked') throw new Error(`command not acked: ${JSON.stringify(r)}`);
+  return r.ack;
+}
+
+const ANSWERED_TIMEOUT_MS = 30_000;
+const TIMEOUT_MS = 400;
+
+for (const agent of listVendors()) {
+  const cases = fixtureFiles(agent).filter((f) => f.kind === 'decisions').flatMap((f) => f.cases.map((c: any) => ({ ...c, file: f.file })));
+  if (cases.length === 0) continue;
+  describe(`${agent}: decisions over hookmap up`, () => {
+    // a fresh stack per case: descriptors may (rightly) suppress a repeated ask
+    const get = (c: any) => stack(agent, c.config, c.answer === 'timeout' ? TIMEOUT_MS : ANSWERED_TIMEOUT_MS);
+    for (const c of cases) {
+      it(`${c.file} ${c.name}`, async () => {
+        const s = await get(c);
+        try {
+          const seen = new Set(s.stream.filter((e) => e.type === 'attention.requested').map((e) => e.id));
+          const pending = fire(s, agent, c.hook, c.input);
+          const request = await until(`${c.name}: the attention request`, () => s.stream.find((e) => e.type === 'attention.requested' && e.agent === agent && !seen.has(e.id) && (e.data?.respond_via ?? []).includes('control')));
+          for (const b of c.before ?? []) {
+            const ack = await respond(s, request, b.answer);
+            if (b.ack && b.ack !== 'accepted') expect(ack).toMatchObject({ type: 'control.rejected', data: { reason: b.ack.rejected } });
+          }
+          if (c.answer === 'dismissed') {
+            const settled = await fire(s, agent, c.settle?.hook, c.settle?.input);
+            expect(settled.status).toBe(200);
+          } else if (c.answer !== 'timeout') {
+            const ack = await respond(s, request, c.answer);
+            if (c.ack && c.ack !== 'accepted') expect(ack).toMatchObject({ type: 'control.rejected', data: { reason: c.ack.rejected } });
+            else expect(ack.type).toBe('control.accepted');
+          }
+          const r = await pending;
+          expect(r.status).toBe(200);
+          expect(r.text).toBe(c.reply);
+          expect(r.exit).toBe(c.exit ?? 0);
+        } finally {
+          stacks.splice(stacks.indexOf(s), 1);
+          s.watcher.close();
+          s.human.close();
+          await s.up.close();
+          s.tmp.done();
+        }
+      }, 60_000);
+    }
+  });
+}
