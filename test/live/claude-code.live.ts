@@ -1,0 +1,187 @@
+// Live: the real Claude Code (`claude -p`, default permission mode) against
+// the scripted Messages API, its hooks wired by `hookmap setup claude-code`
+// into a scratch project, answered over the relay with `hookmap answer`.
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../../engine/descriptor/registry.ts';
+import { resolveAgent } from './agents.ts';
+import { run } from './harness.ts';
+import { Live, unusedPort } from './live.ts';
+
+const ID = 'claude-code';
+const skip = Live.skipReason(ID);
+if (skip) console.log(`[live] ${ID}: SKIPPED: ${skip}`);
+const { agent } = resolveAgent(ID);
+
+const ANSWER_TIMEOUT_MS = 30_000;
+const SHORT_TIMEOUT_MS = 1_500;
+
+/** Every tool_result block the model was sent, newest last. */
+const toolResults = (reqs: { body: any; step?: number }[]) =>
+  reqs.filter((r) => r.step !== undefined).flatMap((r) => (r.body?.messages ?? []).flatMap((m: any) => (Array.isArray(m.content) ? m.content : []))).filter((c: any) => c?.type === 'tool_result');
+const resultText = (c: any) => (typeof c.content === 'string' ? c.content : (c.content ?? []).map((x: any) => x.text ?? '').join(''));
+
+describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
+  const live = new Live(ID, (cmd) => ({ tool: 'Bash', args: { command: cmd, description: `run ${cmd.split(' ')[0]}` } }));
+
+  const claude = (prompt: string, extra: string[] = [], env: NodeJS.ProcessEnv = live.agentEnv) =>
+    run(live.bin, ['-p', prompt, '--permission-mode', 'default', '--output-format', 'json', ...extra], {
+      cwd: live.s.project,
+      timeoutMs: 120_000,
+      env: { ...env, ANTHROPIC_BASE_URL: live.model.url, ANTHROPIC_API_KEY: 'sk-ant-live-test-not-a-key', DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
+    });
+
+  beforeAll(async () => {
+    await live.start(ANSWER_TIMEOUT_MS);
+    await live.setup(['--project', '--dir', live.s.project]);
+  }, 90_000);
+
+  afterAll(async () => {
+    const saved = live.saveRecorded(agent.version);
+    if (saved.length) console.log(`[live] ${ID}: saved ${saved.length} recorded payloads: ${saved.join(', ')}`);
+    await live.close();
+  }, 30_000);
+
+  it('FOUNDING: permission answered with guidance text over `hookmap answer`; the tool does not run and the model receives the text', async () => {
+    const GUIDANCE = 'Do not create marker.txt; write notes.md instead (live guidance 7f3a)';
+    const taken = new Set<string>();
+    let answered: any[] = [];
+    const o = await live.play('permission-guidance', (p) => claude(p), async ({ sessionEvents }) => {
+      const req = await live.nextAttention(sessionEvents, taken);
+      expect(req.data).toMatchObject({ kind: 'permission', respond_via: ['control'] });
+      answered = (await live.answer(req.id, ['--text', GUIDANCE])).lines;
+    });
+    expect(o.run.code, o.run.stderr).toBe(0);
+    expect(existsSync(join(live.s.project, 'marker.txt'))).toBe(false);
+    expect(answered.find((l) => l.type === 'attention.answered')?.data?.answer).toEqual({ option: 'deny', text: GUIDANCE });
+    // the model's next request carries the guidance as the (error) tool result
+    const results = toolResults(o.requests);
+    const last = results.at(-1);
+    expect(resultText(last)).toBe(GUIDANCE);
+    expect(last.is_error).toBe(true);
+    expect(o.sessions).toHaveLength(1);
+    const events = await live.checkSession(o.sessions[0]);
+    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'run.finished', 'session.ended']);
+    expect(events.find((e) => e.type === 'attention.resolved').data.resolution).toBe('answered');
+  }, 180_000);
+
+  it('permission answered allow: the tool runs and its result reaches the model', async () => {
+    const taken = new Set<string>();
+    const o = await live.play('permission-allow', (p) => claude(p), async ({ sessionEvents }) => {
+      const req = await live.nextAttention(sessionEvents, taken);
+      await live.answer(req.id, ['--allow']);
+    });
+    expect(o.run.code, o.run.stderr).toBe(0);
+    expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(true);
+    const last = toolResults(o.requests).at(-1);
+    expect(last.is_error ?? false).toBe(false);
+    const events = await live.checkSession(o.sessions[0]);
+    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'tool.completed', 'run.finished', 'session.ended']);
+    expect(events.find((e) => e.type === 'attention.answered').data.answer).toEqual({ option: 'allow' });
+  }, 180_000);
+
+  it('permission answered deny: the tool does not run; the model is told it was denied', async () => {
+    const taken = new Set<string>();
+    const o = await live.play('permission-deny', (p) => claude(p), async ({ sessionEvents }) => {
+      const req = await live.nextAttention(sessionEvents, taken);
+      await live.answer(req.id, ['--deny']);
+    });
+    expect(o.run.code, o.run.stderr).toBe(0);
+    expect(existsSync(join(live.s.project, 'denied.txt'))).toBe(false);
+    const last = toolResults(o.requests).at(-1);
+    expect(last.is_error).toBe(true);
+    expect(resultText(last)).toContain('Denied via hookmap attention loop');
+    const events = await live.checkSession(o.sessions[0]);
+    expect(events.find((e) => e.type === 'attention.answered').data.answer).toEqual({ option: 'deny' });
+  }, 180_000);
+
+  it('a read-only command raises no permission request', async () => {
+    const o = await live.play('read-only', (p) => claude(p));
+    expect(o.run.code, o.run.stderr).toBe(0);
+    expect(o.hooks.map((h) => h.hook)).not.toContain('PermissionRequest');
+    expect(resultText(toolResults(o.requests).at(-1))).toContain('hello-from-live');
+    const events = await live.checkSession(o.sessions[0]);
+    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'tool.completed', 'run.finished', 'session.ended']);
+  }, 180_000);
+
+  it('AskUserQuestion: one form answered over the relay; the chosen answer reaches the model', async () => {
+    const taken = new Set<string>();
+    let form: any;
+    // Plain `-p` hides AskUserQuestion (nothing could answer it); the SDK's
+    // bidirectional stream-json mode with a permission-prompt surface offers it.
+    const sdk = (prompt: string) =>
+      run(live.bin, ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--permission-prompt-tool', 'stdio', '--permission-mode', 'default'], {
+        cwd: live.s.project,
+        timeoutMs: 120_000,
+        input: `${JSON.stringify({ type: 'user', message: { role: 'user', content: prompt } })}\n`,
+        closeStdinWhen: (out) => /"type":"result"/.test(out),
+        env: { ...live.agentEnv, ANTHROPIC_BASE_URL: live.model.url, ANTHROPIC_API_KEY: 'sk-ant-live-test-not-a-key', DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
+      });
+    const o = await live.play('ask-user-question', sdk, async ({ sessionEvents }) => {
+      form = await live.nextAttention(sessionEvents, taken);
+      await live.answer(form.id, ['--values', '{"1":"2"}']);
+    });
+    expect(o.run.code, o.run.stderr).toBe(0);
+    expect(form.data.kind).toBe('form');
+    expect(form.data.fields).toHaveLength(1);
+    expect(form.data.fields[0].choices.map((c: any) => c.label)).toEqual(['MIT', 'Apache-2.0']);
+    const text = resultText(toolResults(o.requests).at(-1));
+    expect(text).toContain('Apache-2.0');
+    expect(text).toContain('Which license should the project use?');
+    const events = await live.checkSession(o.sessions[0]);
+    expect(events.find((e) => e.type === 'attention.answered').data.answer).toEqual({ values: { '1': '2' } });
+  }, 180_000);
+
+  it('MCP elicitation from a local stdio MCP server, answered over the relay', async () => {
+    const mcpLog = join(live.s.root, 'mcp.jsonl');
+    const cfg = join(live.s.root, 'mcp.json');
+    writeFileSync(cfg, JSON.stringify({ mcpServers: { deployer: { type: 'stdio', command: process.execPath, args: [join(ROOT, 'test/live/mcp-elicit-server.mjs')], env: { MCP_ELICIT_LOG: mcpLog } } } }));
+    const taken = new Set<string>();
+    let form: any;
+    const o = await live.play('mcp-elicitation', (p) => claude(p, ['--mcp-config', cfg, '--allowedTools', 'mcp__deployer__deploy']), async ({ sessionEvents }) => {
+      form = await live.nextAttention(sessionEvents, taken);
+      await live.answer(form.id, ['--values', '{"env":"staging","replicas":2}']);
+    });
+    expect(o.run.code, o.run.stderr).toBe(0);
+    expect(form.data.kind).toBe('form');
+    expect(form.data.fields.map((f: any) => f.id).sort()).toEqual(['env', 'replicas']);
+    expect(resultText(toolResults(o.requests).at(-1))).toContain('deployed to staging with 2 replicas');
+    const events = await live.checkSession(o.sessions[0]);
+    expect(events.find((e) => e.type === 'attention.answered').data.answer).toEqual({ values: { env: 'staging', replicas: 2 } });
+  }, 180_000);
+
+  it("no answer: the attention times out (bounded) and Claude Code's own fallback decides", async () => {
+    await live.restartUp(SHORT_TIMEOUT_MS);
+    const o = await live.play('permission-timeout', (p) => claude(p));
+    expect(o.run.code, o.run.stderr).toBe(0);
+    expect(o.run.ms).toBeLessThan(60_000);
+    // -p has no dialog to fall back to: the tool is not run
+    expect(existsSync(join(live.s.project, 'unanswered.txt'))).toBe(false);
+    const events = await live.checkSession(o.sessions[0]);
+    const t = events.find((e) => e.type === 'attention.timeout');
+    expect(t.data).toEqual({ after_ms: SHORT_TIMEOUT_MS });
+    expect(events.some((e) => e.type === 'attention.answered')).toBe(false);
+  }, 180_000);
+
+  it('hookmap down (not started): the session completes normally and quickly', async () => {
+    const port = await unusedPort();
+    const downHome = join(live.s.root, 'hookmap-down');
+    const project = join(live.s.root, 'project-down');
+    const env = { ...live.agentEnv, HOOKMAP_HOME: downHome, HOOKMAP_URL: `http://127.0.0.1:${port}` };
+    await run('mkdir', ['-p', project]);
+    await live.setup(['--project', '--dir', project], env);
+    live.model.play(live.scenario('hookmap-down'));
+    const r0 = live.model.requests.length;
+    const r = await run(live.bin, ['-p', 'Create the file down.txt and say hello.', '--permission-mode', 'default', '--output-format', 'json'], {
+      cwd: project,
+      timeoutMs: 60_000,
+      env: { ...env, ANTHROPIC_BASE_URL: live.model.url, ANTHROPIC_API_KEY: 'sk-ant-live-test-not-a-key', DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.ms).toBeLessThan(30_000);
+    expect(JSON.parse(r.stdout).result).toBe('Finished while hookmap was down.');
+    const results = toolResults(live.model.requests.slice(r0));
+    expect(resultText(results.find((c: any) => resultText(c).includes('hello-while-down')))).toContain('hello-while-down');
+  }, 120_000);
+});
