@@ -44,7 +44,7 @@ export function indexDoc(reports: AgentReport[]): string {
     'What each agent\'s descriptor claims, backed by fixtures (`hookmap check` fails on a supported claim no fixture proves). Legend: ✔ supported (proven by a fixture), ✘ unsupported by the agent, … not implemented in hookmap yet, ? unverified, · not declared.',
     table(head, rows),
     '## Agents',
-    table(['agent', 'surface', 'posture', 'pin cases passing', 'fixture cases passing', 'supported claims proven'], pinRows),
+    table(['agent', 'surface', 'posture', 'upstream AEP pins reproduced', 'fixture cases passing', 'supported claims proven'], pinRows),
     broken.join('\n'),
   ].filter(Boolean).join('\n\n') + '\n';
 }
