@@ -1,0 +1,80 @@
+// `npm run test:live`: install the pinned agent CLIs into a cache folder
+// outside the repo (~/.cache/hookmap-live/<pkg>@<version>, or
+// $HOOKMAP_LIVE_CACHE), check each one starts (`--version`), write the
+// manifest the live tests read (a binary, or why the agent is skipped), then
+// run vitest on test/live/**/*.live.ts (vitest.live.config.ts).
+//   tsx test/live/run.ts [agent ...] [--no-install] [--save] [-- vitest args]
+//   --no-install  use only what the cache already has (CI: never reach a registry)
+//   --save        copy one recorded payload per hook into fixtures/<agent>/recorded/
+// Nothing here touches package.json or the repo's node_modules.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../../engine/descriptor/registry.ts';
+import { AGENTS, CACHE, MANIFEST, binOf, prefixOf, type Manifest } from './agents.ts';
+
+const argv = process.argv.slice(2);
+const dash = argv.indexOf('--');
+const own = dash >= 0 ? argv.slice(0, dash) : argv;
+const passthrough = dash >= 0 ? argv.slice(dash + 1) : [];
+const noInstall = own.includes('--no-install') || !!process.env.HOOKMAP_LIVE_NO_INSTALL;
+const save = own.includes('--save');
+const only = own.filter((a) => !a.startsWith('--'));
+const unknown = only.filter((a) => !AGENTS.some((x) => x.id === a));
+if (unknown.length) {
+  console.error(`test:live: unknown agent(s) ${unknown.join(', ')}; known: ${AGENTS.map((a) => a.id).join(', ')}`);
+  process.exit(2);
+}
+const chosen = AGENTS.filter((a) => !only.length || only.includes(a.id));
+
+mkdirSync(CACHE, { recursive: true });
+const manifest: Manifest = {};
+for (const a of AGENTS) {
+  if (!chosen.includes(a)) {
+    manifest[a.id] = { skip: 'not selected on the command line' };
+    continue;
+  }
+  if (a.blocked) {
+    manifest[a.id] = { skip: a.blocked };
+    continue;
+  }
+  const prefix = prefixOf(a);
+  const bin = binOf(a);
+  if (!existsSync(bin)) {
+    if (noInstall) {
+      manifest[a.id] = { skip: `${a.pkg}@${a.version} is not in ${CACHE} and --no-install was given` };
+      continue;
+    }
+    mkdirSync(prefix, { recursive: true });
+    console.error(`test:live: installing ${a.pkg}@${a.version} into ${prefix}`);
+    // cwd = the prefix: a folder named like the spec must not be taken for a local package
+    const r = spawnSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', '--loglevel', 'error', `${a.pkg}@${a.version}`], { cwd: prefix, encoding: 'utf8', timeout: 540_000 });
+    if (r.status !== 0 || !existsSync(bin)) {
+      const why = (r.stderr || r.error?.message || '').trim().split('\n').slice(-3).join(' | ');
+      manifest[a.id] = { skip: `${a.pkg}@${a.version} could not be installed here: ${why || `npm exited ${r.status}`}` };
+      continue;
+    }
+  }
+  const v = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, HOME: join(CACHE, '.probe-home'), CI: '1' } });
+  const out = `${v.stdout ?? ''}${v.stderr ?? ''}`.trim();
+  if (v.status !== 0 || !out.includes(a.version)) {
+    manifest[a.id] = { skip: `${a.pkg}@${a.version} does not start here: \`${a.bin} --version\` exited ${v.status}${v.error ? ` (${v.error.message})` : ''}: ${out.split('\n').slice(-2).join(' | ')}` };
+    continue;
+  }
+  manifest[a.id] = { bin, version: a.version };
+}
+writeFileSync(MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`);
+for (const a of AGENTS) {
+  const m = manifest[a.id];
+  console.error(`test:live: ${a.id.padEnd(12)} ${m.bin ? `${a.pkg}@${a.version} ready` : `SKIPPED: ${m.skip}`}`);
+}
+
+const files = chosen.map((a) => `test/live/${a.id}.live.ts`).filter((f) => existsSync(join(ROOT, f)));
+const vitest = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
+const child = spawn(process.execPath, [vitest, 'run', '--config', 'vitest.live.config.ts', ...(only.length ? files : []), ...passthrough], {
+  cwd: ROOT,
+  stdio: 'inherit',
+  env: { ...process.env, ...(save ? { HOOKMAP_LIVE_SAVE: '1' } : {}) },
+});
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+for (const s of ['SIGINT', 'SIGTERM'] as const) process.on(s, () => child.kill(s));
