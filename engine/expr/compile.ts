@@ -52,7 +52,7 @@ export function templateSource(tpl: unknown, path: (string | number)[], failures
 }
 
 /** Evaluate and return plain JSON (JSONata sequences and frozen arrays normalized). */
-export async function evaluate(expr: Expr, input: unknown, bindings: Record<string, unknown>): Promise<unknown> {
+export function evaluate(expr: Expr, input: unknown, bindings: Record<string, unknown>): unknown | Promise<unknown> {
   const fast = (expr as any)[FAST] as FastFn | undefined;
   if (fast) {
     try {
@@ -61,8 +61,7 @@ export async function evaluate(expr: Expr, input: unknown, bindings: Record<stri
       if (e !== BAIL) throw e;
     }
   }
-  const out = await expr.evaluate(input, bindings);
-  return plain(out);
+  return expr.evaluate(input, bindings).then(plain);
 }
 
 /** Where a compiled expression keeps its direct closure, when the subset allows one. */

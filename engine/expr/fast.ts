@@ -10,12 +10,17 @@ import { EXPR_FUNCTIONS } from './functions.ts';
 export const BAIL: unique symbol = Symbol('bail-to-jsonata');
 type Scope = Record<string, unknown>;
 export type FastFn = (input: unknown, scope: Scope) => unknown;
+/** Block-local variables live in frames, resolved to (depth, slot) at compile time. */
+type Frames = unknown[][];
+type Fn = (input: unknown, scope: Scope, frames: Frames) => unknown;
+type Env = Map<string, number>[];
 
 class Reject extends Error {}
 
 export function compileFast(ast: any): FastFn | null {
   try {
-    return node(ast);
+    const fn = node(ast, []);
+    return (input, scope) => fn(input, scope, []);
   } catch (e) {
     if (e instanceof Reject) return null;
     throw e;
@@ -61,7 +66,7 @@ const BUILTINS: Record<string, (...a: unknown[]) => unknown> = {
   },
 };
 
-function node(n: any): FastFn {
+function node(n: any, env: Env): Fn {
   switch (n.type) {
     case 'string':
     case 'number':
@@ -73,33 +78,37 @@ function node(n: any): FastFn {
       if (n.predicate || n.stages) throw new Reject();
       const name = n.value as string;
       if (name === '') return (input) => input;
+      for (let depth = env.length - 1; depth >= 0; depth--) {
+        const slot = env[depth].get(name);
+        if (slot !== undefined) return (_i, _s, frames) => frames[depth][slot];
+      }
       return (_i, scope) => scope[name];
     }
-    case 'path': return path(n);
-    case 'block': return block(n);
+    case 'path': return path(n, env);
+    case 'block': return block(n, env);
     case 'bind': throw new Reject(); // only inside blocks
     case 'condition': {
-      const c = node(n.condition), t = node(n.then), e = n.else ? node(n.else) : undefined;
-      return (i, s) => (boolize(c(i, s)) ? t(i, s) : e ? e(i, s) : undefined);
+      const c = node(n.condition, env), t = node(n.then, env), e = n.else ? node(n.else, env) : undefined;
+      return (i, s, f) => (boolize(c(i, s, f)) ? t(i, s, f) : e ? e(i, s, f) : undefined);
     }
-    case 'binary': return binary(n);
-    case 'unary': return unary(n);
-    case 'function': return call(n);
+    case 'binary': return binary(n, env);
+    case 'unary': return unary(n, env);
+    case 'function': return call(n, env);
     default: throw new Reject();
   }
 }
 
-function path(n: any): FastFn {
+function path(n: any, env: Env): Fn {
   if (n.keepSingletonArray || n.tuple || n.group || n.seekingParent) throw new Reject();
   const steps = n.steps as any[];
-  let start: FastFn | undefined;
+  let start: Fn | undefined;
   let names: string[];
   if (steps[0].type === 'variable') {
-    start = node({ ...steps[0] });
+    start = node({ ...steps[0] }, env);
     names = steps.slice(1).map(nameOf);
   } else names = steps.map(nameOf);
-  return (input, scope) => {
-    let v: unknown = start ? start(input, scope) : input;
+  return (input, scope, frames) => {
+    let v: unknown = start ? start(input, scope, frames) : input;
     for (const name of names) {
       if (v === undefined) return undefined;
       if (Array.isArray(v)) return bail();
@@ -116,43 +125,53 @@ function nameOf(step: any): string {
   return step.value;
 }
 
-function block(n: any): FastFn {
-  const parts: ({ bind: string; fn: FastFn } | FastFn)[] = (n.expressions as any[]).map((e) => {
+function block(n: any, env: Env): Fn {
+  const slots = new Map<string, number>();
+  const inner: Env = [...env, slots];
+  const parts: ({ slot: number; fn: Fn } | Fn)[] = (n.expressions as any[]).map((e) => {
     if (e.type === 'bind') {
       if (e.lhs?.type !== 'variable') throw new Reject();
-      return { bind: e.lhs.value as string, fn: node(e.rhs) };
+      const fn = node(e.rhs, inner);
+      const name = e.lhs.value as string;
+      if (!slots.has(name)) slots.set(name, slots.size);
+      return { slot: slots.get(name)!, fn };
     }
-    return node(e);
+    return node(e, inner);
   });
-  return (input, scope) => {
-    const local: Scope = Object.create(scope);
-    let last: unknown;
-    for (const p of parts) {
-      if (typeof p === 'function') last = p(input, local);
-      else { last = p.fn(input, local); local[p.bind] = last; }
+  return (input, scope, frames) => {
+    const frame: unknown[] = new Array(slots.size);
+    frames.push(frame);
+    try {
+      let last: unknown;
+      for (const p of parts) {
+        if (typeof p === 'function') last = p(input, scope, frames);
+        else { last = p.fn(input, scope, frames); frame[p.slot] = last; }
+      }
+      return last;
+    } finally {
+      frames.pop();
     }
-    return last;
   };
 }
 
-function binary(n: any): FastFn {
-  const l = node(n.lhs), r = node(n.rhs);
+function binary(n: any, env: Env): Fn {
+  const l = node(n.lhs, env), r = node(n.rhs, env);
   switch (n.value) {
-    case '&': return (i, s) => str(l(i, s)) + str(r(i, s));
-    case 'and': return (i, s) => boolize(l(i, s)) && boolize(r(i, s));
-    case 'or': return (i, s) => boolize(l(i, s)) || boolize(r(i, s));
+    case '&': return (i, s, f) => str(l(i, s, f)) + str(r(i, s, f));
+    case 'and': return (i, s, f) => boolize(l(i, s, f)) && boolize(r(i, s, f));
+    case 'or': return (i, s, f) => boolize(l(i, s, f)) || boolize(r(i, s, f));
     case '=':
     case '!=': {
       const neg = n.value === '!=';
-      return (i, s) => {
-        const a = l(i, s), b = r(i, s);
+      return (i, s, f) => {
+        const a = l(i, s, f), b = r(i, s, f);
         if (a === undefined || b === undefined) return false;
         if (!primitive(a) || !primitive(b)) return bail();
         return neg ? a !== b : a === b;
       };
     }
-    case 'in': return (i, s) => {
-      const a = l(i, s), b = r(i, s);
+    case 'in': return (i, s, f) => {
+      const a = l(i, s, f), b = r(i, s, f);
       if (a === undefined || b === undefined) return false;
       if (!primitive(a)) return bail();
       if (Array.isArray(b)) { if (!b.every(primitive)) return bail(); return b.includes(a); }
@@ -163,29 +182,29 @@ function binary(n: any): FastFn {
   }
 }
 
-function unary(n: any): FastFn {
+function unary(n: any, env: Env): Fn {
   if (n.value === '{') {
     const pairs = (n.lhs as any[]).map(([k, v]) => {
       if (k.type !== 'string') throw new Reject();
-      return [k.value as string, node(v)] as const;
+      return [k.value as string, node(v, env)] as const;
     });
-    return (input, scope) => {
+    return (input, scope, frames) => {
       if (Array.isArray(input)) return bail();
       const out: Record<string, unknown> = {};
       for (const [k, fn] of pairs) {
         if (k in out) return bail();
-        const v = fn(input, scope);
+        const v = fn(input, scope, frames);
         if (v !== undefined) out[k] = v;
       }
       return out;
     };
   }
   if (n.value === '[') {
-    const items = (n.expressions as any[]).map((e) => ({ fn: node(e), cons: e.type === 'unary' && e.value === '[' }));
-    return (input, scope) => {
+    const items = (n.expressions as any[]).map((e) => ({ fn: node(e, env), cons: e.type === 'unary' && e.value === '[' }));
+    return (input, scope, frames) => {
       const out: unknown[] = [];
       for (const it of items) {
-        const v = it.fn(input, scope);
+        const v = it.fn(input, scope, frames);
         if (v === undefined) continue;
         if (Array.isArray(v) && !it.cons) out.push(...v);
         else out.push(v);
@@ -196,15 +215,16 @@ function unary(n: any): FastFn {
   throw new Reject();
 }
 
-function call(n: any): FastFn {
+function call(n: any, env: Env): Fn {
   if (n.procedure?.type !== 'variable') throw new Reject();
   const name = n.procedure.value as string;
   const fn = BUILTINS[name] ?? EXPR_FUNCTIONS[name];
   if (!fn) throw new Reject();
-  const args = (n.arguments as any[]).map(node);
-  return (i, s) => {
+  if (env.some((frame) => frame.has(name))) throw new Reject();
+  const args = (n.arguments as any[]).map((a) => node(a, env));
+  return (i, s, f) => {
     // a binding of the same name shadows the function in JSONata too
-    if (Object.prototype.hasOwnProperty.call(s, name) || (name in s && s[name] !== undefined)) return bail();
-    return fn(...args.map((a) => a(i, s)));
+    if (s[name] !== undefined) return bail();
+    return fn(...args.map((a) => a(i, s, f)));
   };
 }

@@ -98,11 +98,13 @@ export class Mapper {
     return typeof v === 'string' && v ? v : undefined;
   }
 
-  private async eval(e: Expr, input: unknown, b: Bindings): Promise<unknown> {
+  /** A value when the expression ran on the fast path, a promise when JSONata had to. */
+  private eval(e: Expr, input: unknown, b: Bindings): unknown {
     try {
-      return await evaluate(e, input, b);
-    } catch (err: any) {
-      throw new MapError('mapping-error', `${err?.code ? `${err.code} ` : ''}${err?.message ?? String(err)}`);
+      const r = evaluate(e, input, b);
+      return r instanceof Promise ? r.catch((err) => { throw asMapError(err); }) : r;
+    } catch (err) {
+      throw asMapError(err);
     }
   }
 
@@ -326,6 +328,10 @@ export class Mapper {
     ev.epoch = pos.epoch;
     return reorder(ev);
   }
+}
+
+function asMapError(err: any): MapError {
+  return err instanceof MapError ? err : new MapError('mapping-error', `${err?.code ? `${err.code} ` : ''}${err?.message ?? String(err)}`);
 }
 
 const ORDER = ['aep', 'id', 'type', 'subject', 'time', 'source', 'agent', 'session', 'run', 'step', 'seq', 'epoch', 'cause', 'traceparent', 'severity', 'capture'];
