@@ -22,7 +22,7 @@ export interface CapabilityDef {
 }
 
 export const CAPABILITIES: CapabilityDef[] = [
-  { id: 'observe.sessions', description: 'session start and end are observed', anyEvents: ['session.started', 'session.ended'] },
+  { id: 'observe.sessions', description: 'sessions are observed (their start, or first sight)', anyEvents: ['session.started', 'session.ended'] },
   { id: 'observe.sessionEnd', description: 'the end of a session is observed', events: ['session.ended'] },
   { id: 'observe.runs', description: 'runs (turns) start and finish', events: ['run.started', 'run.finished'] },
   { id: 'observe.runFailures', description: 'a failed run is told apart from a finished one', events: ['run.failed'] },
