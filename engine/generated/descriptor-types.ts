@@ -89,7 +89,7 @@ export interface HookmapDescriptor {
    */
   absent?: string[];
   /**
-   * How `hookmap setup` wires this agent into its OWN hook config, and how `hookmap doctor` finds it. Keys the engine reads: `scopes` {user?, project?}: the files the agent reads hooks from (`~` and `${VAR:-default}` expand; project paths are relative to the project dir); `default_scope` (user when absent); `format` the file syntax (json) and `shape` the config-format strategy (engine/setup/formats/<shape>.ts; `hook-groups` = `{hooks: {<Hook>: [{matcher?, hooks: [{type: command|http, command|url, timeout?, name?}]}]}}`); `timeout_unit` (s | ms, or {command, http}) of the handler's `timeout`, written as surface.hook_timeout_ms unless `timeouts` {<Hook>|default: n, in that unit} says otherwise; `matcher` (+ `matcher_hooks`, the hooks it applies to) and `name` written on hookmap's entries when given; `notes` printed after setup; `requires` [{file, match (multiline regex), hint}] lines doctor and setup check for in the agent's other config (never written); `docs` where the format was confirmed. Hooks with `http: true` register as native HTTP handlers (no shim), the rest run the generated sh shim. Other keys are documentation for shapes the engine does not implement yet.
+   * How `hookmap setup` wires this agent into its OWN config, and how `hookmap doctor` finds it. Keys the engine reads: `scopes` {user?, project?}: where the agent reads hooks from (a file; a directory for the hooks-dir and plugin-file shapes) (`~` and `${VAR:-default}` expand; project paths are relative to the project dir); `default_scope` (user when absent); `format` the file syntax and `shape` the config-format strategy (engine/setup/formats/<shape>.ts): `hook-groups` = JSON `{hooks: {<Hook>: [{matcher?, hooks: [{type: command|http, command|url, timeout?, name?}]}]}}`; `hook-lists` = JSON `{...defaults, hooks: {<Hook>: [{...fields, command, timeout?}]}}` (flat lists); `named-hook-groups` = JSON `{<entry>: {enabled?, <Hook>: [groups as hook-groups]}}`, hookmap owning the entry `entry` (default hookmap); `toml-hook-tables` = `[[hooks]]` tables (event, matcher?, command, timeout?) in a fenced block at the end of a TOML file, the rest byte-identical; `yaml-hook-list` = YAML `hooks: {<hook>: [{matcher?, command, timeout?}]}` edited as a document (comments survive); `hooks-dir` = one executable per hook in a directory (named by the hook, or `file_names` {<Hook>: name}), each a marked sh script exec'ing the shim; `plugin-file` = the generated shim.plugin file written into the directory, stamped with the descriptor hash. `timeout_unit` (s | ms, or {command, http}) of the handler's `timeout`, written as surface.hook_timeout_ms unless `timeouts` {<Hook>|default: n, in that unit} says otherwise; `matcher` (+ `matcher_hooks`, the hooks it applies to) and `name` written on hookmap's entries when given; `fields` constant keys on every hookmap handler (hook-lists); `defaults` top-level keys written when the file lacks them (hook-lists); `notes` printed after setup (and with --dry-run); `requires` [{file, match (multiline regex), hint}] lines doctor and setup check for in the agent's other config (never written); `docs` where the format was confirmed. Hooks with `http: true` register as native HTTP handlers (no shim), the rest run the generated sh shim.
    */
   setup?: {
     scopes?: {
@@ -108,6 +108,28 @@ export interface HookmapDescriptor {
       [k: string]: number;
     };
     matcher?: string;
+    /**
+     * Constant keys on every hookmap handler (hook-lists)
+     */
+    fields?: {
+      [k: string]: unknown;
+    };
+    /**
+     * Top-level keys written when the config lacks them (hook-lists)
+     */
+    defaults?: {
+      [k: string]: unknown;
+    };
+    /**
+     * The named entry hookmap owns (named-hook-groups; default hookmap)
+     */
+    entry?: string;
+    /**
+     * Hook file name per hook (hooks-dir; default the hook name)
+     */
+    file_names?: {
+      [k: string]: string;
+    };
     matcher_hooks?: string[];
     name?: string;
     notes?: string[];

@@ -20,12 +20,21 @@ export interface SetupSpec {
   matcher?: string;
   matcherHooks?: string[];
   name?: string;
+  /** Constant fields on hookmap's handlers (hook-lists). */
+  fields: Record<string, unknown>;
+  /** Top-level keys written when the config lacks them (hook-lists). */
+  defaults: Record<string, unknown>;
+  /** The named entry hookmap owns (named-hook-groups). */
+  entry: string;
+  /** File name per hook (hooks-dir). */
+  fileNames: Record<string, string>;
   notes: string[];
   requires: Requirement[];
   docs: string[];
 }
 
 const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
+const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? { ...(v as Record<string, unknown>) } : {});
 
 /** The setup block, or undefined when the descriptor declares no way to wire the agent. */
 export function setupSpec(d: Descriptor): SetupSpec | undefined {
@@ -43,6 +52,10 @@ export function setupSpec(d: Descriptor): SetupSpec | undefined {
     matcher: typeof s.matcher === 'string' ? s.matcher : undefined,
     matcherHooks: Array.isArray(s.matcher_hooks) ? s.matcher_hooks : undefined,
     name: typeof s.name === 'string' ? s.name : undefined,
+    fields: obj(s.fields),
+    defaults: obj(s.defaults),
+    entry: typeof s.entry === 'string' ? s.entry : 'hookmap',
+    fileNames: obj(s.file_names) as Record<string, string>,
     notes: list(s.notes),
     requires: list(s.requires),
     docs: list(s.docs),

@@ -48,8 +48,9 @@ export async function run(argv: string[]): Promise<number> {
       env,
     });
     const where = `${plan.configPath} (${plan.scope})`;
+    const what = plan.plugin ? 'the generated plugin' : `${plan.registrations.length} hooks`;
     if (!plan.changed && !plan.shimChanges.length) {
-      out(plan.uninstall ? `no changes: no hookmap entries for ${plan.agent} in ${where}` : `no changes: ${plan.agent} is already wired in ${where} (${plan.registrations.length} hooks)`);
+      out(plan.uninstall ? `no changes: no hookmap entries for ${plan.agent} in ${where}` : `no changes: ${plan.agent} is already wired in ${where} (${what})`);
       return 0;
     }
     if (flags['dry-run']) {
@@ -57,20 +58,25 @@ export async function run(argv: string[]): Promise<number> {
       if (diff) process.stdout.write(diff);
       for (const f of plan.shimChanges) out(`would generate ${f}`);
       if (plan.createsBackup) out(`would back up the original to ${plan.backupPath}`);
+      if (plan.removesDir) out(`would remove the then-empty ${plan.removesDir}`);
+      for (const n of plan.notes) out(`note: ${n}`);
+      for (const w of plan.warnings) out(`warning: ${w}`);
       out('dry run: nothing written');
       return 0;
     }
     commitSetup(d, plan, env);
     if (plan.uninstall) {
       out(`removed hookmap's ${plan.agent} entries from ${where}`);
-      if (plan.after === null) out('  the file held only hookmap entries: deleted');
+      if (plan.files.length > 1 || plan.removesDir) for (const f of plan.files) out(`  ${f.after === null ? 'deleted' : 'rewrote'} ${f.path}`);
+      else if (plan.after === null) out('  nothing but hookmap\'s was in it: deleted');
       else if (plan.restoresBackup) out(`  restored the original bytes from ${plan.backupPath} (backup removed)`);
       out(`  shims stay in ${shimPaths(plan.agent, env).dir} (harmless; delete by hand if unused)`);
       return 0;
     }
     const http = plan.registrations.filter((r) => r.kind === 'http');
     const cmd = plan.registrations.filter((r) => r.kind === 'command');
-    out(`${plan.changed ? 'wired' : 'regenerated shims for'} ${plan.agent} in ${where}: ${plan.registrations.length} hooks`);
+    out(`${plan.changed ? 'wired' : 'regenerated shims for'} ${plan.agent} in ${where}: ${what}`);
+    if (plan.files.length > 1) for (const f of plan.files) out(`  ${f.after === null ? 'removed' : 'wrote'} ${f.path}`);
     if (http.length) out(`  native HTTP (no shim): ${http.map((r) => r.hook).join(', ')}`);
     if (cmd.length) out(`  via the ${flags.shim === 'node' ? 'Node' : 'sh'} shim: ${cmd.map((r) => r.hook).join(', ')}`);
     for (const f of plan.shimChanges) out(`  generated ${f}`);

@@ -8,30 +8,11 @@
 // matcher (= every firing) unless the descriptor names one, after the
 // user's own groups.
 import type { Handler } from '../recognize.ts';
-import type { Registration } from '../registrations.ts';
-import { FormatError, type ConfigFormat, type FormatOptions, type Json } from './types.ts';
-
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (isObj(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
-  return JSON.stringify(v);
-}
-
-function handlerFor(r: Registration, o: FormatOptions): Handler {
-  const h: Handler = r.kind === 'http' ? { type: 'http', url: r.target } : { type: 'command', command: r.target };
-  const unit = o.timeoutUnit[r.kind];
-  const explicit = o.timeouts[r.hook] ?? o.timeouts.default;
-  if (unit && explicit !== undefined) h.timeout = explicit;
-  else if (unit && r.timeoutMs !== undefined) h.timeout = unit === 's' ? Math.ceil(r.timeoutMs / 1000) : r.timeoutMs;
-  if (o.name) h.name = o.name;
-  return h;
-}
+import { canonical, handlerFor, isObj, matched } from './handler.ts';
+import { FormatError, type FormatOptions, type Json, type JsonFormat } from './types.ts';
 
 function groupFor(hook: string, h: Handler, o: FormatOptions): Json {
-  const matched = o.matcher !== undefined && (!o.matcherHooks || o.matcherHooks.includes(hook));
-  return matched ? { matcher: o.matcher, hooks: [h] } : { hooks: [h] };
+  return matched(hook, o) ? { matcher: o.matcher, hooks: [h] } : { hooks: [h] };
 }
 
 function hooksOf(doc: Json): Json | undefined {
@@ -84,7 +65,8 @@ function reconcile(doc: Json, want: Map<string, Handler>, ours: (h: Handler) => 
   return { doc: out, placed };
 }
 
-export const hookGroups: ConfigFormat = {
+export const hookGroups: JsonFormat = {
+  kind: 'json',
   install(doc, regs, ours, opts) {
     const want = new Map(regs.map((r) => [r.hook, handlerFor(r, opts)]));
     const { doc: out, placed } = reconcile(doc, want, ours);
