@@ -10,7 +10,7 @@ import { hookmapHome } from '../shim/plan.mjs';
 import { checkHealth } from './daemon.ts';
 import { checkLogs } from './logs.ts';
 import type { Finding } from './types.ts';
-import { inspectAgent } from './wiring.ts';
+import { inspectAgent, type AgentWiring } from './wiring.ts';
 
 export interface DoctorOptions { env: NodeJS.ProcessEnv; dir: string; url: string; agents?: string[] }
 
@@ -33,6 +33,8 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
   const wired: string[] = [];
   let usesSh = false;
   const skipped: string[] = [];
+  const wirings = new Map<string, AgentWiring>();
+  const descriptors = new Map<string, Descriptor>();
   for (const agent of o.agents ?? listVendors()) {
     let d: Descriptor;
     try {
@@ -47,10 +49,13 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
       continue;
     }
     const w = inspectAgent(d, o.env, o.dir);
+    wirings.set(agent, w);
+    descriptors.set(agent, d);
     findings.push(...w.findings);
     if (w.wired) wired.push(agent);
     usesSh ||= w.usesShShim;
   }
+  findings.push(...deferHazards(o, wirings, descriptors));
   if (skipped.length) findings.push({ area: 'agent', subject: skipped.join(', '), status: 'info', message: 'not checked: no setup shape hookmap implements yet' });
   if (usesSh) findings.push(checkCurl());
   const h = await checkHealth(o.url);
@@ -76,4 +81,40 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
   const problems = findings.filter((f) => f.status === 'problem').length;
   const warnings = findings.filter((f) => f.status === 'warn').length;
   return { healthy: problems === 0, problems, warnings, wired, findings };
+}
+
+/**
+ * Agents that run another agent's hook config (a descriptor's `defer:` rule
+ * names them): when both are wired, one firing of the deferring-to agent
+ * reaches hookmap through both configs. Say so, and that the rule
+ * attributes those firings to the right agent.
+ */
+function deferHazards(o: DoctorOptions, wirings: Map<string, AgentWiring>, descriptors: Map<string, Descriptor>): Finding[] {
+  const out: Finding[] = [];
+  for (const [agent, w] of wirings) {
+    if (!w.wired) continue;
+    for (const rule of descriptors.get(agent)!.defer) {
+      let other = wirings.get(rule.to);
+      if (!other) {
+        try {
+          const od = loadVendor(rule.to);
+          if (!setupSpec(od)) continue;
+          other = inspectAgent(od, o.env, o.dir);
+        } catch {
+          continue;
+        }
+      }
+      if (!other.wired) continue;
+      const mine = w.wiredAt.map((x) => x.path).join(', ');
+      const theirs = other.wiredAt.map((x) => x.path).join(', ');
+      out.push({
+        area: 'agent',
+        subject: `${agent} + ${rule.to}`,
+        status: 'warn',
+        message: `both are wired (${mine}; ${theirs}) and ${rule.to} also runs ${agent}'s hook config${rule.why ? ` (${rule.why})` : ''}: every ${rule.to} firing runs both sets of hooks (two round trips to hookmap). hookmap attributes the copy arriving through ${agent}'s hooks to ${rule.to} by ${agent}'s \`defer:\` rule and drops it (neutral reply, no events), so each moment is counted once, under ${rule.to}`,
+        fix: `to skip the extra round trip, wire only one of them where ${rule.to} runs`,
+      });
+    }
+  }
+  return out;
 }

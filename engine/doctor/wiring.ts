@@ -6,18 +6,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import type { Descriptor } from '../descriptor/types.ts';
-import { configPathFor } from '../setup/apply.ts';
+import { configPathFor, formatOptions, readEntries, stampedPlugin } from '../setup/apply.ts';
 import { FORMATS } from '../setup/formats/index.ts';
-import { readJsonFile } from '../setup/json-file.ts';
+import { readPluginStamp } from '../setup/formats/plugin-file.ts';
+import type { Entry } from '../setup/formats/types.ts';
 import { anyHookmap, hookmapMatcher, shimPathOf, type Handler } from '../setup/recognize.ts';
 import { checkRequirements } from '../setup/requirements.ts';
 import { setupSpec, type Scope } from '../setup/spec.ts';
-import { planFor } from '../shim/generate.ts';
-import { baseUrl, SHIM_VERSION } from '../shim/plan.mjs';
+import { descriptorFile, planFor } from '../shim/generate.ts';
+import { baseUrl, descriptorHash, SHIM_VERSION } from '../shim/plan.mjs';
 import { stampLine } from '../shim/sh.ts';
 import type { Finding } from './types.ts';
 
-export interface AgentWiring { agent: string; wired: boolean; usesShShim: boolean; findings: Finding[] }
+export interface AgentWiring { agent: string; wired: boolean; usesShShim: boolean; findings: Finding[]; /** Where hookmap entries were found, by scope. */ wiredAt: { scope: Scope; path: string }[] }
 
 const tilde = (p: string, env: NodeJS.ProcessEnv) => {
   const home = env.HOME || homedir();
@@ -28,10 +29,13 @@ const describe = (h: Handler) => String(h.command ?? h.url ?? JSON.stringify(h))
 
 export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string): AgentWiring {
   const agent = d.vendor;
-  const out: AgentWiring = { agent, wired: false, usesShShim: false, findings: [] };
+  const out: AgentWiring = { agent, wired: false, usesShShim: false, findings: [], wiredAt: [] };
   const add = (f: Omit<Finding, 'area' | 'subject'>) => out.findings.push({ area: 'agent', subject: agent, ...f });
   const spec = setupSpec(d)!;
   const format = FORMATS[spec.strategy];
+  const opts = formatOptions(d, spec);
+  const owned = format.kind === 'text' && !!format.owned;
+  const setupCmd = (scope: Scope) => `hookmap setup ${agent}${scope === 'project' ? ' --project' : ' --user'}`;
   const ours = hookmapMatcher(agent);
   const wanted = [...d.hooks.values()].filter((h) => h.register).map((h) => h.name);
   const wiredIn = new Map<string, Scope[]>();
@@ -41,19 +45,24 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string)
     const path = configPathFor(d, scope, dir, env);
     if (!path || !existsSync(path)) continue;
     const where = `${scope} ${tilde(path, env)}`;
-    let entries: { hook: string; handler: Handler }[];
+    if (owned) {
+      inspectPlugin(d, scope, path, where, env, add, out, wiredIn, setupCmd(scope));
+      continue;
+    }
+    let entries: Entry[];
     try {
-      entries = format.entries(readJsonFile(path).doc);
+      entries = readEntries(format, path, opts);
     } catch (err) {
       add({ status: 'problem', message: `${where}: ${(err as Error).message}`, fix: 'fix the file by hand; hookmap never rewrites what it cannot parse' });
       continue;
     }
     const mine = entries.filter((e) => ours(e.handler));
     if (!mine.length) {
-      add({ status: 'info', message: `${where}: config present, no hookmap entries`, fix: `hookmap setup ${agent}${scope === 'project' ? ' --project' : ''}` });
+      add({ status: 'info', message: `${where}: config present, no hookmap entries`, fix: setupCmd(scope) });
       continue;
     }
     out.wired = true;
+    out.wiredAt.push({ scope, path });
     const perHook = new Map<string, number>();
     for (const e of mine) perHook.set(e.hook, (perHook.get(e.hook) ?? 0) + 1);
     for (const h of perHook.keys()) wiredIn.set(h, [...(wiredIn.get(h) ?? []), scope]);
@@ -61,9 +70,9 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string)
     const extra = [...perHook.keys()].filter((h) => !wanted.includes(h));
     const dups = [...perHook].filter(([, n]) => n > 1).map(([h, n]) => `${h} x${n}`);
     add({ status: 'ok', message: `${where}: ${wanted.length - missing.length}/${wanted.length} hooks wired` });
-    if (dups.length) add({ status: 'problem', message: `${where}: duplicate hookmap entries (each firing reaches the daemon more than once): ${dups.join(', ')}`, fix: `hookmap setup ${agent}${scope === 'project' ? ' --project' : ''} (keeps one)` });
-    if (missing.length) add({ status: 'warn', message: `${where}: hooks not wired: ${missing.join(', ')}`, fix: `hookmap setup ${agent}${scope === 'project' ? ' --project' : ''}` });
-    if (extra.length) add({ status: 'warn', message: `${where}: hookmap entries for hooks the descriptor no longer registers: ${extra.join(', ')}`, fix: `hookmap setup ${agent}${scope === 'project' ? ' --project' : ''}` });
+    if (dups.length) add({ status: 'problem', message: `${where}: duplicate hookmap entries (each firing reaches the daemon more than once): ${dups.join(', ')}`, fix: `${setupCmd(scope)} (keeps one)` });
+    if (missing.length) add({ status: 'warn', message: `${where}: hooks not wired: ${missing.join(', ')}`, fix: setupCmd(scope) });
+    if (extra.length) add({ status: 'warn', message: `${where}: hookmap entries for hooks the descriptor no longer registers: ${extra.join(', ')}`, fix: setupCmd(scope) });
     const foreign = entries.filter((e) => !ours(e.handler) && perHook.has(e.hook));
     const otherAgents = foreign.filter((e) => anyHookmap(e.handler));
     const products = foreign.filter((e) => !anyHookmap(e.handler));
@@ -72,7 +81,7 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string)
     const shims = new Set<string>();
     for (const e of mine) {
       if (typeof e.handler.url === 'string' && !e.handler.url.startsWith(`${base}/`)) {
-        add({ status: 'warn', message: `${where}: ${e.hook} posts to ${e.handler.url}, not to the daemon at ${base}`, fix: `hookmap setup ${agent}${scope === 'project' ? ' --project' : ''}` });
+        add({ status: 'warn', message: `${where}: ${e.hook} posts to ${e.handler.url}, not to the daemon at ${base}`, fix: setupCmd(scope) });
       }
       const shim = typeof e.handler.command === 'string' ? shimPathOf(e.handler.command) : undefined;
       if (shim) shims.add(shim);
@@ -94,6 +103,7 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string)
     }
   }
   const both = [...wiredIn].filter(([, scopes]) => scopes.length > 1).map(([h]) => h);
+  // (a plugin counts as its one pseudo-hook)
   if (both.length) add({ status: 'problem', message: `wired in both the user and the project config (each firing reaches the daemon twice): ${both.join(', ')}`, fix: `hookmap setup ${agent} --project --uninstall (or --user)` });
   if (out.wired) {
     for (const r of checkRequirements(spec, env)) if (!r.met) add({ status: 'warn', message: `${tilde(r.path, env)}: ${r.req.hint}` });
@@ -101,4 +111,38 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string)
     add({ status: 'info', message: 'not wired (no hook config found)', fix: `hookmap setup ${agent}` });
   }
   return out;
+}
+
+/** A generated plugin/extension file: ours? current? */
+function inspectPlugin(
+  d: Descriptor,
+  scope: Scope,
+  path: string,
+  where: string,
+  env: NodeJS.ProcessEnv,
+  add: (f: Omit<Finding, 'area' | 'subject'>) => void,
+  out: AgentWiring,
+  wiredIn: Map<string, Scope[]>,
+  fix: string,
+): void {
+  const text = readFileSync(path, 'utf8');
+  const stamp = readPluginStamp(text);
+  if (!stamp || stamp.agent !== d.vendor) {
+    add({ status: 'warn', message: `${where}: a file of hookmap's plugin name exists but is not hookmap's${stamp ? ` (stamped for ${stamp.agent})` : ''}; setup will not overwrite it` });
+    return;
+  }
+  out.wired = true;
+  out.wiredAt.push({ scope, path });
+  wiredIn.set('(plugin)', [...(wiredIn.get('(plugin)') ?? []), scope]);
+  const want = descriptorHash(readFileSync(descriptorFile(d)));
+  if (stamp.descriptor !== want || stamp.version !== String(SHIM_VERSION)) {
+    add({ status: 'problem', message: `${where}: the plugin is stale (v${stamp.version} descriptor=${stamp.descriptor}; want v${SHIM_VERSION} descriptor=${want})`, fix });
+    return;
+  }
+  if (text !== stampedPlugin(d)) {
+    add({ status: 'warn', message: `${where}: the plugin differs from what setup generates today (edited by hand, or an older hookmap)`, fix });
+    return;
+  }
+  add({ status: 'ok', message: `${where}: plugin installed (descriptor ${want.slice(0, 12)})` });
+  void env;
 }
