@@ -16,8 +16,41 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-async function scenario(subscribers: number) {
-  const relay = createRelay({ host: '127.0.0.1', port: 0 });
+/**
+ * The baseline, run in the same process: a bare node:http fan-out that
+ * splits NDJSON POSTs into lines and writes each to every SSE subscriber.
+ * No validation, no dedupe, no buffer, no filters, no capture ceilings: the
+ * floor any relay on this machine sits above. The ratio is the figure.
+ */
+function bareFanout(): { listen(): Promise<{ port: number }>; close(): Promise<void> } {
+  const subs = new Set<http.ServerResponse>();
+  const server = http.createServer((req, res) => {
+    if (req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(': subscribed\n\n');
+      subs.add(res);
+      req.on('close', () => subs.delete(res));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      for (const line of Buffer.concat(chunks).toString('utf8').split('\n')) {
+        if (!line) continue;
+        const frame = `data: ${line}\n\n`;
+        for (const s of subs) s.write(frame);
+      }
+      res.writeHead(202).end();
+    });
+  });
+  return {
+    listen: () => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ port: (server.address() as any).port }))),
+    close: () => new Promise((resolve) => { for (const s of subs) s.destroy(); server.close(() => resolve()); }),
+  };
+}
+
+async function scenario(subscribers: number, kind: 'relay' | 'baseline') {
+  const relay = kind === 'relay' ? createRelay({ host: '127.0.0.1', port: 0 }) : bareFanout();
   const { port } = await relay.listen();
   const latencies: number[] = [];
   let delivered = 0;
@@ -91,9 +124,18 @@ async function scenario(subscribers: number) {
 }
 
 const rows = [];
-for (const n of [1, 50]) rows.push(await scenario(n));
+for (const n of [1, 50]) {
+  const base = await scenario(n, 'baseline');
+  const relay = await scenario(n, 'relay');
+  rows.push({ base, relay });
+}
 const f = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-console.log(`Relay ingest-to-delivery, loopback, ${DURATION_MS / 1000}s per scenario, NDJSON batches of ${BATCH}, ${IN_FLIGHT} POSTs in flight, Node ${process.version}\n`);
-console.log('| SSE subscribers | events ingested/s | deliveries/s (all subscribers) | p50 latency (ms) | p99 latency (ms) | all delivered |');
-console.log('|---:|---:|---:|---:|---:|:---:|');
-for (const r of rows) console.log(`| ${r.subscribers} | ${f(r.ingestPerSec)} | ${f(r.deliveriesPerSec)} | ${f(r.p50, 1)} | ${f(r.p99, 1)} | ${r.complete ? 'yes' : 'no'} |`);
+console.log(`Relay ingest-to-delivery, loopback, ${DURATION_MS / 1000}s per scenario, NDJSON batches of ${BATCH}, ${IN_FLIGHT} POSTs in flight, Node ${process.version}`);
+console.log('Baseline: a bare node:http NDJSON-to-SSE fan-out in the same process (no validation, dedupe, buffer or filters).\n');
+console.log('| SSE subscribers | server | events ingested/s | deliveries/s (all subscribers) | p50 latency (ms) | p99 latency (ms) | all delivered | throughput vs baseline |');
+console.log('|---:|---|---:|---:|---:|---:|:---:|---:|');
+for (const { base, relay } of rows) {
+  for (const [name, r] of [['baseline', base], ['hookmap relay', relay]] as const) {
+    console.log(`| ${r.subscribers} | ${name} | ${f(r.ingestPerSec)} | ${f(r.deliveriesPerSec)} | ${f(r.p50, 1)} | ${f(r.p99, 1)} | ${r.complete ? 'yes' : 'no'} | ${(r.deliveriesPerSec / base.deliveriesPerSec).toFixed(2)} |`);
+  }
+}
