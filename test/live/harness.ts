@@ -27,15 +27,25 @@ export function scratch(agent: string): Scratch {
 export interface Run { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; ms: number; timedOut: boolean }
 
 /** Run a command to completion, bounded: SIGTERM at `timeoutMs`, SIGKILL 3 s later. */
-export function run(cmd: string, args: string[], o: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; input?: string; closeStdinWhen?: (stdout: string) => boolean } = {}): Promise<Run> {
+export function run(cmd: string, args: string[], o: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; input?: string; closeStdinWhen?: (stdout: string) => boolean; onLine?: (line: string, write: (s: string) => void) => void } = {}): Promise<Run> {
   const t0 = Date.now();
   return new Promise((resolve) => {
     const p = spawn(cmd, args, { env: o.env ?? process.env, cwd: o.cwd, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
     let timedOut = false;
+    let pending = '';
     p.stdout.on('data', (c) => {
       stdout += c;
+      if (o.onLine) {
+        pending += c;
+        let i;
+        while ((i = pending.indexOf('\n')) >= 0) {
+          const line = pending.slice(0, i);
+          pending = pending.slice(i + 1);
+          if (!p.stdin.writableEnded) o.onLine(line, (x) => p.stdin.write(x));
+        }
+      }
       if (o.closeStdinWhen && !p.stdin.writableEnded && o.closeStdinWhen(stdout)) p.stdin.end();
     });
     p.stderr.on('data', (c) => (stderr += c));

@@ -10,7 +10,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../../engine/descriptor/registry.ts';
+import { loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
 import { AGENTS, CACHE, MANIFEST, binOf, prefixOf, type Manifest } from './agents.ts';
 
 const argv = process.argv.slice(2);
@@ -36,6 +36,11 @@ for (const a of AGENTS) {
   }
   if (a.blocked) {
     manifest[a.id] = { skip: a.blocked };
+    continue;
+  }
+  if (!existsSync(join(ROOT, 'test/live', `${a.id}.live.ts`))) {
+    const d = loadVendor(a.id);
+    manifest[a.id] = { skip: d.spec?.setup ? `no live scenarios written for ${a.id} yet (test/live/${a.id}.live.ts)` : `\`hookmap setup ${a.id}\` cannot wire it yet (its descriptor has no setup block: the ${d.spec?.surface?.kind ?? 'plugin'} shim is not installed by setup), so there is nothing to drive live` };
     continue;
   }
   const prefix = prefixOf(a);
