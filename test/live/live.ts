@@ -202,7 +202,7 @@ export class Live {
       if (seen.has(hook)) continue;
       seen.add(hook);
       // scratch paths are stable placeholders in the stored file
-      let text = readFileSync(join(this.s.recorded, f), 'utf8').split(this.s.root).join('/tmp/hookmap-live-scratch');
+      let text = readFileSync(join(this.s.recorded, f), 'utf8').split(this.s.root).join('/tmp/hookmap-live-scratch').replace(/hookmap-live-[a-z-]+-[A-Za-z0-9]{6}/g, 'hookmap-live-scratch');
       if (!/agent_version:/.test(text)) text = text.replace(/^kind: recorded\n/m, `kind: recorded\nagent_version: "${version}"\n`);
       text = text.replace(/^(provenance: .*?)\n/m, (_m, p) => `${p}; live suite (test/live), ${DATE}\n`);
       const name = `live-${hook}.yaml`;
