@@ -43,7 +43,9 @@ export class Redactor {
 
   constructor(cfg: RedactionConfig = {}) {
     const values = [...(cfg.secretValues ?? [])];
-    for (const name of cfg.secretNames ?? []) {
+    // operator-configured names (§9.4 b): HOOKMAP_SECRET_NAMES=DB_PASSWORD,STRIPE_KEY
+    const operatorNames = (process.env.HOOKMAP_SECRET_NAMES ?? '').split(',').map((n) => n.trim()).filter(Boolean);
+    for (const name of [...(cfg.secretNames ?? []), ...operatorNames]) {
       const v = process.env[name];
       if (v && v.length >= 4) values.push(v);
     }
@@ -54,7 +56,8 @@ export class Redactor {
     if (home && home !== '/') this.homes.push(new RegExp(`${escapeRe(home.replace(/\/+$/, ''))}(?=/|\\b|$)`, 'g'));
     // any other user's home prefix, POSIX and Windows
     this.homes.push(/\/(?:home|Users)\/[^/\s"']+/g, /\b[A-Za-z]:\\Users\\[^\\\s"']+/g);
-    this.pii = cfg.pii !== false;
+    // PII is on by default at `redacted`; an operator may switch it off (§9.4 d)
+    this.pii = cfg.pii ?? !/^(0|off|false|no)$/i.test(process.env.HOOKMAP_REDACT_PII ?? '');
   }
 
   text(s: string): string {
