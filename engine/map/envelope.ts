@@ -3,27 +3,10 @@
 import { hostname } from 'node:os';
 import { monotonicFactory } from 'ulid';
 import { AEP_VERSION, type CaptureLevel, type Severity } from '../aep/schemas.ts';
+import type { AepEnvelope } from '../generated/aep-types.ts';
 
-export interface AepEvent {
-  aep: string;
-  id: string;
-  type: string;
-  subject?: string;
-  time: string;
-  source: string;
-  agent: string;
-  session?: string;
-  run?: string;
-  step?: string;
-  seq?: number;
-  epoch?: number;
-  cause?: string;
-  traceparent?: string;
-  severity?: Severity;
-  capture?: CaptureLevel;
-  data?: Record<string, unknown>;
-  [ext: string]: unknown;
-}
+/** An AEP event: the envelope type generated from schemas/aep/aep-event.schema.json. */
+export type AepEvent = AepEnvelope;
 
 const ulid = monotonicFactory();
 export const newId = (): string => ulid();

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { answerShape, proofOf, type EvidenceCase } from '../../engine/capabilities/evidence.ts';
 import { CAPABILITY_BY_ID } from '../../engine/capabilities/vocabulary.ts';
 
-const ev = (type: string, data: Record<string, unknown> = {}) => ({ aep: '0.1', id: 'x', type, time: '', source: '', agent: 'a', data });
+const ev = (type: string, data: Record<string, unknown> = {}) => ({ aep: '0.1' as const, id: 'x', type, time: '', source: '', agent: 'a', data });
 const events = (ref: string, ...evs: ReturnType<typeof ev>[]): EvidenceCase => ({ ref, kind: 'events', passed: true, events: evs });
 const decision = (ref: string, hold: string, answer: unknown): EvidenceCase => ({ ref, kind: 'decisions', passed: true, events: [], hold, answer: answerShape(answer) });
 const def = (id: string) => CAPABILITY_BY_ID.get(id)!;
