@@ -27,6 +27,7 @@ import { RelayLink, type EventLink } from './relay-link.ts';
 import { DurableSeq } from './seq.ts';
 import { Serial } from './serial.ts';
 import { SessionLog, type AppendRecord } from './session-log.ts';
+import { OpenHoldFile } from './open-holds.ts';
 
 export type { HookReply, PendingHold } from './holds.ts';
 
@@ -94,6 +95,7 @@ export class Daemon {
   private readonly events: LifecycleEvents;
   private readonly redactor: Redactor;
   private readonly holds = new HoldTable();
+  private openHolds!: OpenHoldFile;
   private readonly acks = new AckMemory();
   private readonly serial = new Serial();
   private readonly timers: Timers;
@@ -130,6 +132,13 @@ export class Daemon {
     this.redactor = new Redactor({ secretNames: d.capture.secretNames });
     this.mapper = new Mapper(d, { state: new EngineState(new DurableSeq(this.epoch, this.log)), host: this.host, redactor: this.redactor, config: opts.config, now: this.now });
     this.events = new LifecycleEvents(this.mapper, this.host, this.redactor);
+    this.openHolds = new OpenHoldFile(this.logDir);
+    // requests a killed predecessor was holding get their terminal now
+    for (const request of this.openHolds.takeOrphans()) {
+      const ended = this.events.resolved(request, request.id, 'dismissed', Math.max(0, this.now() - Date.parse(request.time)));
+      this.publish([ended]);
+      this.say(`hold ${request.id} (session ${request.session}) was open when the previous daemon died: closed as dismissed`);
+    }
     const holds = [...d.hooks.values()].some((h) => h.holds.length > 0);
     this.accepts = holds && d.posture !== 'observe-only' ? [RESPOND] : [];
     const t = opts.attentionTimeoutMs;
@@ -317,6 +326,7 @@ export class Daemon {
       };
       h.timer = this.timers.set(() => void this.serial.run(() => this.expire(h)), timeoutMs);
       this.holds.add(h);
+      this.openHolds.add(request);
       signal?.addEventListener('abort', () => void this.serial.run(() => this.dismiss(h, h.id, 'the agent hung up on the held hook')), { once: true });
       this.opts.onHold?.(h);
     });
@@ -325,6 +335,7 @@ export class Daemon {
   private finish(h: PendingHold, how: Terminal, reply: HookReply): void {
     if (h.timer !== undefined) this.timers.clear(h.timer);
     this.holds.close(h, how);
+    this.openHolds.remove(h.id);
     h.done(reply);
   }
 

@@ -34,7 +34,11 @@ async function relayOn(port: number) {
 
 /** `node bin/hookmap.mjs serve codex ...` as a child; resolves with its base URL (first stdout line). */
 function serveChild(relayUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/hookmap.mjs'), 'serve', 'codex', '--port', '0', '--relay', relayUrl, '--token', TOKEN, '--log-dir', join(tmp.dir, 'codex')], {
+  return serveChildIn(relayUrl, join(tmp.dir, 'codex'));
+}
+
+function serveChildIn(relayUrl: string, logDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/hookmap.mjs'), 'serve', 'codex', '--port', '0', '--relay', relayUrl, '--token', TOKEN, '--log-dir', logDir], {
     env: { ...process.env, HOOKMAP_HOME: tmp.dir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -110,4 +114,23 @@ describe('SIGKILL mid-session', () => {
     await new Promise((res2) => second.child.once('exit', res2));
     expect(second.child.exitCode).toBe(0);
   }, 90_000);
+
+  it('closes a request that was held when the daemon died (one terminal per request)', async () => {
+    const r = await relayOn(0);
+    const logDir = join(tmp.dir, 'codex-held');
+    const start = () => serveChildIn(r.url, logDir);
+    const first = await start();
+    await until('the hello', () => fetch(`${first.url}/healthz`).then((x) => x.json()).then((j) => j.relay, () => false));
+    const held = fetch(`${first.url}/hooks/codex`, { method: 'POST', body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: 'held-s1', turn_id: 't1', tool_name: 'Bash', tool_input: { command: 'touch x' } }) }).catch(() => undefined);
+    const request = await until('the held request', () => readLogs(logDir).find((e: any) => e.type === 'attention.requested'));
+    first.child.kill('SIGKILL');
+    await new Promise((res) => first.child.once('exit', res));
+    await held;
+    const second = await start();
+    const closed = await until('the orphan closed', () => readLogs(logDir).find((e: any) => e.type === 'attention.resolved' && e.cause === request.id));
+    expect(closed.data?.resolution).toBe('dismissed');
+    expect(validateStream(readLogs(logDir))).toEqual([]);
+    second.child.kill('SIGTERM');
+    await new Promise((res) => second.child.once('exit', res));
+  }, 60_000);
 });
