@@ -84,6 +84,9 @@ export async function checkAgent(target: CheckTarget): Promise<AgentReport> {
         passed &&= out.failures.length === 0;
         evidence.push({ ref, kind: f.kind, passed, events: out.events, hold: c.hold, answer: answerShape(c.answer) });
       } else if (f.kind === 'shim') {
+        // an in-process shim case needs the generated plugin it loads; a script case, a command shim
+        const plugin = !!(d.spec.shim as any)?.plugin;
+        if ((c.shim === 'plugin') !== plugin) { fail('fixture-mismatch', c.shim === 'plugin' ? `a plugin case, but ${d.file} generates no plugin (shim.plugin)` : `a ${c.shim} script case, but ${d.file} is wired by its generated plugin`); passed = false; }
         evidence.push({ ref, kind: f.kind, passed, events: [] });
       }
       report.cases.push({ file: f.file, name: c.name, kind: f.kind, passed });

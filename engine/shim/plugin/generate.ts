@@ -91,7 +91,9 @@ const AGENT = ${J(agent)};
 const ENV = (globalThis.process && globalThis.process.env) || {};
 const BASE = String(ENV.HOOKMAP_URL || ${J(DEFAULT_URL)}).replace(/\\/+$/, "");
 const ENDPOINT = BASE + "/hooks/" + encodeURIComponent(AGENT);
-const TIMEOUT_MS = ${timeoutMs};
+// HOOKMAP_SHIM_TIMEOUT_MS (a positive integer) overrides every bound, as it does for the command shims
+const FORCED_MS = /^[0-9]+$/.test(String(ENV.HOOKMAP_SHIM_TIMEOUT_MS || "")) && Number(ENV.HOOKMAP_SHIM_TIMEOUT_MS) > 0 ? Number(ENV.HOOKMAP_SHIM_TIMEOUT_MS) : 0;
+const TIMEOUT_MS = FORCED_MS || ${timeoutMs};
 const QUEUE_MAX = ${queueMax};
 
 // JSON-safe copy of host objects (URL -> string, cycles and functions dropped)
@@ -113,7 +115,7 @@ function isEmpty(r) { return !r || typeof r !== "object" || Object.keys(r).lengt
 // One bounded POST; any failure (down, slow, non-2xx, bad JSON) -> undefined.
 async function post(moment, timeoutMs) {
   const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(), timeoutMs);
+  const timer = setTimeout(() => ac.abort(), FORCED_MS || timeoutMs);
   try {
     const res = await fetch(ENDPOINT, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(moment), signal: ac.signal });
     const text = await res.text();
