@@ -23,6 +23,13 @@ export const AGENTS: LiveAgent[] = [
   { id: 'qwen-code', pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'qwen' },
   { id: 'opencode', pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
   { id: 'pi', pkg: '@mariozechner/pi-coding-agent', version: '0.73.1', bin: 'pi' },
+  {
+    id: 'kilocode',
+    pkg: '@kilocode/cli',
+    version: '7.8.1',
+    bin: 'kilo',
+    blocked: '@kilocode/cli@7.8.1 does not install from the registry here (checked 2026-11-29): its postinstall needs the platform binary package @kilocode/cli-linux-x64@7.8.1 (or -baseline / -musl), which is not published (ETARGET; the newest cli-linux-x64 is 7.7.9, and @kilocode/cli@7.7.9 itself does not exist), so no version pair installs',
+  },
 ];
 
 export const CACHE = process.env.HOOKMAP_LIVE_CACHE || join(homedir(), '.cache', 'hookmap-live');

@@ -75,6 +75,8 @@ for (const a of AGENTS) {
 }
 
 const files = chosen.map((a) => `test/live/${a.id}.live.ts`).filter((f) => existsSync(join(ROOT, f)));
+// only agents with no live file were named (e.g. a blocked one): nothing to run (an empty list would run them all)
+if (only.length && !files.length) process.exit(0);
 const vitest = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
 const child = spawn(process.execPath, [vitest, 'run', '--config', 'vitest.live.config.ts', ...(only.length ? files : []), ...passthrough], {
   cwd: ROOT,

@@ -1,0 +1,220 @@
+// Live: the real OpenCode against the scripted OpenAI Chat Completions API
+// (a custom provider, @ai-sdk/openai-compatible, in the scratch
+// ~/.config/opencode/opencode.json), its plugin installed by
+// `hookmap setup opencode` (~/.config/opencode/plugins/hookmap-opencode.js).
+// The held ask needs a real server: OpenCode 1.18.33 asks on the bus
+// (permission.asked; the permission.ask plugin hook is never called) and
+// takes the reply on POST /permission/{id}/reply, which the plugin calls at
+// PluginInput.serverUrl. So the control scenarios drive `opencode serve`
+// over its HTTP API (POST /session, POST /session/{id}/message: a
+// non-interactive prompt); `opencode run` (which auto-rejects every ask
+// itself) is the fallback case and the hookmap-down case.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveAgent } from './agents.ts';
+import { run, sleep, until, type Run } from './harness.ts';
+import { Live, unusedPort } from './live.ts';
+
+const ID = 'opencode';
+const skip = Live.skipReason(ID);
+if (skip) console.log(`[live] ${ID}: SKIPPED: ${skip}`);
+const { agent } = resolveAgent(ID);
+
+const ANSWER_TIMEOUT_MS = 30_000;
+const SHORT_TIMEOUT_MS = 1_500;
+
+class OpenCodeLive extends Live {
+  sessionOf(b: any): string | undefined {
+    const p = b?.event?.properties;
+    return p?.sessionID ?? p?.info?.sessionID ?? (b?.event?.type?.startsWith('session.') ? p?.info?.id : undefined) ?? b?.permission?.sessionID ?? b?.input?.sessionID;
+  }
+}
+
+/** Every tool message the model was sent, newest last. */
+const toolMsgs = (reqs: { body: any; step?: number }[]) =>
+  reqs.filter((r) => r.step !== undefined).flatMap((r) => r.body?.messages ?? []).filter((m: any) => m?.role === 'tool').map((m: any) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+
+function writeConfig(home: string, modelUrl: string, bash: 'ask' | 'allow') {
+  const dir = join(home, '.config', 'opencode');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'opencode.json'), JSON.stringify({
+    $schema: 'https://opencode.ai/config.json',
+    autoupdate: false,
+    share: 'disabled',
+    provider: { scripted: { npm: '@ai-sdk/openai-compatible', name: 'Scripted', options: { baseURL: `${modelUrl}/v1`, apiKey: 'sk-live-test-not-a-key' }, models: { scripted: { name: 'scripted', tool_call: true } } } },
+    model: 'scripted/scripted',
+    small_model: 'scripted/scripted',
+    permission: { bash, edit: 'ask' },
+  }, null, 2));
+}
+
+const QUIET = { OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_SHARE: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1' };
+
+describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
+  const live = new OpenCodeLive(ID, (cmd) => ({ tool: 'bash', args: { command: cmd, description: `run ${cmd.split(' ')[0]}` } }));
+  let server: ChildProcess | undefined;
+  let serverUrl = '';
+  let serverErr = '';
+
+  const api = async (method: string, path: string, body?: unknown, timeoutMs = 15_000) => {
+    const r = await fetch(`${serverUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    const text = await r.text();
+    return { status: r.status, text, json: () => JSON.parse(text) };
+  };
+
+  /** One non-interactive prompt through `opencode serve`: a new session, one message, to its end (bounded). */
+  const prompt = async (text: string, o: { onSession?: (id: string) => void; timeoutMs?: number } = {}): Promise<Run & { session: string; reply: any }> => {
+    const t0 = Date.now();
+    const s = (await api('POST', '/session', {}, 60_000)).json(); // the first request boots the instance
+    o.onSession?.(s.id);
+    let status = -1;
+    let out = '';
+    let timedOut = false;
+    try {
+      const r = await api('POST', `/session/${s.id}/message`, { parts: [{ type: 'text', text }], model: { providerID: 'scripted', modelID: 'scripted' } }, o.timeoutMs ?? 90_000);
+      status = r.status;
+      out = r.text;
+    } catch (e) {
+      timedOut = true;
+      out = String(e);
+    }
+    // the loop's last bus moments (session.idle) reach the daemon after the reply
+    await until('session.idle through the plugin', () => live.tap.hooks.some((h) => h.body?.event?.type === 'session.idle' && h.body.event.properties?.sessionID === s.id), 10_000).catch(() => undefined);
+    let reply: any;
+    try {
+      reply = JSON.parse(out);
+    } catch {}
+    return { code: status === 200 ? 0 : status, signal: null, stdout: out, stderr: serverErr.slice(-3000), ms: Date.now() - t0, timedOut, session: s.id, reply };
+  };
+
+  const opencodeRun = (text: string, env: NodeJS.ProcessEnv, cwd: string, timeoutMs = 90_000) =>
+    run(live.bin, ['run', '--format', 'json', '-m', 'scripted/scripted', text], { cwd, env: { ...env, ...QUIET }, timeoutMs });
+
+  beforeAll(async () => {
+    await live.start(ANSWER_TIMEOUT_MS);
+    live.agentEnv = { ...live.agentEnv, ...QUIET };
+    writeConfig(live.s.home, live.model.url, 'ask');
+    await live.setup(['--user']);
+    const port = await unusedPort();
+    server = spawn(live.bin, ['serve', '--hostname', '127.0.0.1', '--port', String(port)], { cwd: live.s.project, env: live.agentEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    server.stdout!.on('data', (c) => (out += c));
+    server.stderr!.on('data', (c) => (serverErr = (serverErr + c).slice(-20_000)));
+    serverUrl = await until('opencode serve listening', () => out.match(/listening on (http:\/\/\S+)/)?.[1], 60_000);
+  }, 90_000);
+
+  afterAll(async () => {
+    if (server?.pid) {
+      try {
+        process.kill(-server.pid, 'SIGTERM');
+      } catch {}
+      await sleep(500);
+      try {
+        process.kill(-server.pid, 'SIGKILL');
+      } catch {}
+    }
+    const saved = live.saveRecorded(agent.version);
+    if (saved.length) console.log(`[live] ${ID}: saved ${saved.length} recorded payloads: ${saved.join(', ')}`);
+    await live.close();
+  }, 30_000);
+
+  const core = (events: any[]) => events.map((e) => e.type).filter((t) => !t.startsWith('x.') && t !== 'progress.status');
+
+  it('permission (bus permission.asked, held) answered allow over the relay: the command runs; the session stream', async () => {
+    const taken = new Set<string>();
+    const o = await live.play('permission-allow', (p) => prompt(p), async ({ sessionEvents }) => {
+      const req = await live.nextAttention(sessionEvents, taken);
+      expect(req.subject).toBe('bash');
+      expect(req.data).toMatchObject({ kind: 'permission', prompt: 'Permission requested: bash — touch allowed.txt', respond_via: ['control'] });
+      await live.answer(req.id, ['--allow']);
+    });
+    expect(o.run.code, `${o.run.stdout.slice(-1500)}\n${o.run.stderr}`).toBe(0);
+    expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(true);
+    expect(o.sessions).toHaveLength(1);
+    const events = await live.checkSession(o.sessions[0]);
+    expect(core(events)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'tool.completed', 'run.finished']);
+    const req = events.find((e) => e.type === 'tool.requested');
+    expect(events.find((e) => e.type === 'tool.completed').data.tool.call_id).toBe(req.data.tool.call_id);
+    expect(events.find((e) => e.type === 'session.started').data.client).toEqual({ name: 'opencode', version: agent.version });
+    expect(o.hooks.map((h) => h.body?.kind)).not.toContain('permission.ask');
+  }, 180_000);
+
+  it('answered deny: the command does not run; OpenCode halts the loop and the tool part carries the rejection', async () => {
+    const taken = new Set<string>();
+    const o = await live.play('permission-deny', (p) => prompt(p), async ({ sessionEvents }) => {
+      const req = await live.nextAttention(sessionEvents, taken);
+      await live.answer(req.id, ['--deny']);
+    });
+    expect(o.run.code, o.run.stdout.slice(-1500)).toBe(0);
+    expect(existsSync(join(live.s.project, 'denied.txt'))).toBe(false);
+    // a plain reject halts OpenCode's loop: the model is not called again; the tool part carries the rejection
+    expect(o.requests.filter((r) => r.step !== undefined).map((r) => r.step)).toEqual([0]);
+    const parts = await api('GET', `/session/${o.sessions[0]}/message`);
+    const tool = parts.json().flatMap((m: any) => m.parts).find((p: any) => p.type === 'tool');
+    expect(tool.state).toMatchObject({ status: 'error', error: 'The user rejected permission to use this specific tool call.' });
+    const events = await live.checkSession(o.sessions[0]);
+    expect(core(events)).not.toContain('tool.completed');
+    expect(core(events)).toContain('attention.resolved');
+  }, 180_000);
+
+  it('answered with guidance text: the command does not run and the model receives the text as the rejection feedback', async () => {
+    const GUIDANCE = 'Do not create marker.txt; write notes.md instead (opencode live guidance 2b7e)';
+    const taken = new Set<string>();
+    const o = await live.play('permission-guidance', (p) => prompt(p), async ({ sessionEvents }) => {
+      const req = await live.nextAttention(sessionEvents, taken);
+      await live.answer(req.id, ['--text', GUIDANCE]);
+    });
+    expect(o.run.code, o.run.stdout.slice(-1500)).toBe(0);
+    expect(existsSync(join(live.s.project, 'marker.txt'))).toBe(false);
+    expect(toolMsgs(o.requests).at(-1)).toBe(`The user rejected permission to use this specific tool call with the following feedback: ${GUIDANCE}`);
+    await live.checkSession(o.sessions[0]);
+  }, 180_000);
+
+  it("no answer: the attention times out (bounded); OpenCode's own ask stays pending (its prompt decides): aborted here, the tool never runs", async () => {
+    await live.restartUp(SHORT_TIMEOUT_MS);
+    let sid = '';
+    const o = await live.play('permission-timeout', (p) => prompt(p, { onSession: (id) => (sid = id), timeoutMs: 60_000 }), async ({ sessionEvents }) => {
+      await until('attention.timeout', () => sessionEvents().find((e) => e.type === 'attention.timeout'), 30_000);
+      // the neutral reply applied nothing: OpenCode still waits for its own prompt (no server-side fallback)
+      await sleep(1_500);
+      expect(existsSync(join(live.s.project, 'unanswered.txt'))).toBe(false);
+      const pending = (await api('GET', '/permission')).json();
+      expect(pending.map((p: any) => p.sessionID)).toContain(sid);
+      // the person at OpenCode's own prompt presses Esc: the session is aborted
+      expect((await api('POST', `/session/${sid}/abort`)).status).toBe(200);
+    });
+    expect(o.run.ms).toBeLessThan(60_000);
+    expect(existsSync(join(live.s.project, 'unanswered.txt'))).toBe(false);
+    const events = await live.checkSession(o.sessions[0]);
+    expect(events.find((e) => e.type === 'attention.timeout').data).toEqual({ after_ms: SHORT_TIMEOUT_MS });
+    expect(core(events)).not.toContain('tool.completed');
+    await live.restartUp(ANSWER_TIMEOUT_MS);
+  }, 180_000);
+
+  it('`opencode run` (its own fallback: every ask auto-rejected at once): bounded, the tool never runs', async () => {
+    const o = await live.play('permission-timeout', (p) => opencodeRun(p, live.agentEnv, live.s.project));
+    expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
+    expect(o.run.ms).toBeLessThan(60_000);
+    expect(o.run.stderr).toContain('auto-rejecting');
+    expect(existsSync(join(live.s.project, 'unanswered.txt'))).toBe(false);
+  }, 180_000);
+
+  it('hookmap down (not started): `opencode run` completes normally and quickly', async () => {
+    const port = await unusedPort();
+    const home = join(live.s.root, 'home-down');
+    const project = join(live.s.root, 'project-down');
+    mkdirSync(project, { recursive: true });
+    writeConfig(home, live.model.url, 'allow');
+    const env = { ...live.baseEnv(`http://127.0.0.1:${port}`), HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local/share'), XDG_CACHE_HOME: join(home, '.cache'), XDG_STATE_HOME: join(home, '.local/state'), HOOKMAP_HOME: join(live.s.root, 'hookmap-down') };
+    await live.setup(['--user'], env);
+    live.model.play(live.scenario('hookmap-down'));
+    const r0 = live.model.requests.length;
+    const r = await opencodeRun('Create the file down.txt and say hello.', env, project);
+    expect(r.code, r.stderr.slice(-2000)).toBe(0);
+    expect(r.ms).toBeLessThan(45_000);
+    expect(existsSync(join(project, 'down.txt'))).toBe(true);
+    expect(toolMsgs(live.model.requests.slice(r0)).join('\n')).toContain('hello-while-down');
+  }, 120_000);
+});
