@@ -1,22 +1,8 @@
 // Control routing (AEP-0004 §4) and graceful shutdown.
-import { afterEach, describe, expect, it } from 'vitest';
-import { ev, post, SseClient, startRelay, until, WsClient } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { ev, post, SseClient, startRelay, until, WsClient, relayFixtures } from './helpers.ts';
 
-let stop: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const s of stop.reverse()) await s();
-  stop = [];
-});
-async function relay(opts = {}) {
-  const r = await startRelay(opts);
-  stop.push(() => r.relay.close());
-  return r;
-}
-async function hello(url: string, h: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-  const c = await WsClient.hello(url, h, headers);
-  stop.push(() => c.close());
-  return c;
-}
+const { relay, hello } = relayFixtures();
 
 const ACCEPTS = { control: { accepts: ['control.attention.respond', 'control.cancel'] } };
 function command(session: string, type = 'control.cancel', data: Record<string, unknown> = { scope: 'session' }) {

@@ -3,6 +3,7 @@
 // on a condition (never on a duration); the vitest timeout is the backstop.
 import http from 'node:http';
 import WebSocket from 'ws';
+import { afterEach } from 'vitest';
 import { createRelay, type CreateRelayOptions, type Relay } from '../../engine/relay/index.ts';
 
 export async function startRelay(opts: CreateRelayOptions = {}): Promise<{ relay: Relay; url: string; port: number }> {
@@ -197,4 +198,37 @@ export class WsClient {
   close(): void {
     this.ws.close();
   }
+}
+
+/**
+ * Per-test relays and clients, closed after each test (newest first).
+ * Call once at the top of a test file.
+ */
+export function relayFixtures() {
+  let stop: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const s of stop.reverse()) await s();
+    stop = [];
+  });
+  return {
+    async relay(opts: CreateRelayOptions = {}) {
+      const r = await startRelay(opts);
+      stop.push(() => r.relay.close());
+      return r;
+    },
+    async sse(url: string, q: Record<string, string> = {}, h: Record<string, string> = {}) {
+      const c = await SseClient.open(url, q, h);
+      stop.push(() => c.close());
+      return c;
+    },
+    async hello(url: string, h: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+      const c = await WsClient.hello(url, h, headers);
+      stop.push(() => c.close());
+      return c;
+    },
+    /** Close something extra after the test. */
+    defer(fn: () => Promise<void> | void) {
+      stop.push(fn);
+    },
+  };
 }

@@ -1,24 +1,10 @@
 // WebSocket binding (AEP-0003 §3.5, §4, §4.1, §6.5) and attr-match fixtures.
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compileFilter, FilterError } from '../../engine/relay/attr-match.ts';
-import { ev, post, startRelay, until, WsClient } from './helpers.ts';
+import { ev, post, until, WsClient, relayFixtures } from './helpers.ts';
 
-let stop: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const s of stop.reverse()) await s();
-  stop = [];
-});
-async function relay(opts = {}) {
-  const r = await startRelay(opts);
-  stop.push(() => r.relay.close());
-  return r;
-}
-async function hello(url: string, h: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-  const c = await WsClient.hello(url, h, headers);
-  stop.push(() => c.close());
-  return c;
-}
+const { relay, hello, defer } = relayFixtures();
 
 describe('attr-match (AEP-0003 §6, upstream corpus)', () => {
   const cases = JSON.parse(readFileSync(new URL('../../fixtures/upstream/aep/attr-match/cases.json', import.meta.url), 'utf8'));
@@ -34,7 +20,7 @@ describe('hello (AEP-0003 §4)', () => {
   it('selects exactly one version from the intersection and ignores unknown keys', async () => {
     const { url } = await relay();
     const c = await WsClient.connect(url);
-    stop.push(() => c.close());
+    defer(() => c.close());
     c.send({ type: 'hello', versions: ['9.9', '0.1'], role: 'consumer', future: { x: 1 }, capabilities: { teleport: true, filters: ['attr-match'] } });
     const h = await c.next((m) => m.type === 'hello');
     expect(h.versions).toEqual(['0.1']);

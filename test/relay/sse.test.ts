@@ -1,24 +1,10 @@
 // SSE binding (AEP-0003 §3.3, §5, §6.4, §7): filtered fan-out, resume,
 // replay-exhausted under eviction, capture ceilings, slow consumers.
 import net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ev, post, SseClient, startRelay, until } from './helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { ev, post, until, relayFixtures } from './helpers.ts';
 
-let stop: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const s of stop.reverse()) await s();
-  stop = [];
-});
-async function relay(opts = {}) {
-  const r = await startRelay(opts);
-  stop.push(() => r.relay.close());
-  return r;
-}
-async function sse(url: string, q: Record<string, string> = {}, h: Record<string, string> = {}) {
-  const c = await SseClient.open(url, q, h);
-  stop.push(() => c.close());
-  return c;
-}
+const { relay, sse, defer } = relayFixtures();
 
 describe('ingest + SSE fan-out', () => {
   it('delivers a batch to filtered subscribers, in order, envelopes byte-identical, with resume ids', async () => {
@@ -153,7 +139,7 @@ describe('slow consumers (AEP-0003 §8.4)', () => {
     const fast = await sse(url);
     // A raw socket that subscribes and then never reads a byte.
     const sock = net.connect(port, '127.0.0.1');
-    stop.push(() => void sock.destroy());
+    defer(() => void sock.destroy());
     await new Promise<void>((r) => sock.once('connect', () => r()));
     sock.write(`GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n`);
     sock.pause();
