@@ -31,7 +31,14 @@ const DEFAULT_QUEUE_MAX = 1000;
 type Ref = string;
 type Apply = { assign: Ref } | 'return' | { rest: { method?: string; base: Ref; path: string } };
 interface HeldSpec { timeout_ms?: number; apply: Apply }
-interface HookSpec { moment: unknown; timeout_ms?: number; apply?: Apply; holds?: { field: string; values: Record<string, HeldSpec> } }
+interface HookSpec {
+  moment: unknown;
+  timeout_ms?: number;
+  apply?: Apply;
+  holds?: { field: string; values: Record<string, HeldSpec> };
+  /** Moments never forwarded (high-volume members no rule wants): they would only queue ahead of the ones that matter. */
+  skip?: { field: string; values: string[] };
+}
 export interface PluginSpec {
   host: 'hooks' | 'bus';
   export?: 'default' | 'server';
@@ -153,6 +160,7 @@ function renderHooksHost(spec: PluginSpec): string {
   if (!Object.keys(hooks).length) throw new PluginSpecError('host: hooks needs `hooks:`');
   const entries = Object.entries(hooks).map(([name, h]) => {
     const m = momentExpr(h.moment);
+    const skip = h.skip ? `if (${J(h.skip.values)}.includes(pick(moment, ${J(h.skip.field)}))) return undefined; ` : '';
     let body: string;
     if (h.apply) {
       body = `const moment = ${m}; const r = await hold(moment, ${h.timeout_ms ?? DEFAULT_TIMEOUT_MS}); ${applyCode(h.apply, 'moment')}`;
@@ -160,9 +168,9 @@ function renderHooksHost(spec: PluginSpec): string {
       const cases = Object.entries(h.holds.values).map(([value, held]) =>
         `if (key === ${J(value)}) { void hold(moment, ${held.timeout_ms ?? DEFAULT_TIMEOUT_MS}).then(async (r) => { ${applyCode(held.apply, 'moment')} }).catch(() => undefined); return undefined; }`,
       );
-      body = `const moment = ${m}; const key = pick(moment, ${J(h.holds.field)}); ${cases.join(' ')} void send(moment); return undefined;`;
+      body = `const moment = ${m}; ${skip}const key = pick(moment, ${J(h.holds.field)}); ${cases.join(' ')} void send(moment); return undefined;`;
     } else {
-      body = `void send(${m}); return undefined;`;
+      body = `const moment = ${m}; ${skip}void send(moment); return undefined;`;
     }
     return `    ${J(name)}: async (...a) => { try { ${body} } catch { return undefined; } },`;
   });
