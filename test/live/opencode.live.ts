@@ -81,7 +81,9 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
       out = String(e);
     }
     // the loop's last bus moments (session.idle) reach the daemon after the reply
-    await until('session.idle through the plugin', () => live.tap.hooks.some((h) => h.body?.event?.type === 'session.idle' && h.body.event.properties?.sessionID === s.id), 10_000).catch(() => undefined);
+    await until('session.idle through the plugin', () => live.tap.hooks.some((h) => h.body?.event?.type === 'session.idle' && h.body.event.properties?.sessionID === s.id), 30_000).catch(() => undefined);
+    // ...and the run it closes is mapped, logged and on the stream before anyone reads them
+    await until('the run closed on the stream', () => live.stream.events.some((e: any) => e.session === s.id && ['run.finished', 'run.failed', 'run.cancelled'].includes(e.type)), 15_000).catch(() => undefined);
     let reply: any;
     try {
       reply = JSON.parse(out);
