@@ -9,7 +9,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'check', module: 'check', synopsis: 'check [agent]', summary: 'descriptors + fixtures + capability evidence' },
   { name: 'capabilities', module: 'capabilities', synopsis: 'capabilities [agent] [--json]', summary: 'what each agent proves, and what not' },
   { name: 'docs', module: 'docs', synopsis: 'docs [--check]', summary: 'regenerate capabilities/ (or fail on drift)' },
-  { name: 'codegen', module: 'codegen', synopsis: 'codegen [--check]', summary: 'regenerate TypeScript types from the schemas (or fail on drift)' },
+  { name: 'codegen', module: 'codegen', synopsis: 'codegen [--check]', summary: 'regenerate schema types and imported AEP pins (or fail on drift)' },
   { name: 'setup', module: 'setup', synopsis: 'setup <agent> [--user|--project] [--dir D] [--uninstall] [--dry-run] [--shim sh|node]', summary: "write/merge the agent's own hook config" },
   { name: 'doctor', module: 'doctor', synopsis: 'doctor [agent...] [--json] [--dir D] [--url U]', summary: 'what is installed, running, stale' },
   { name: 'validate', module: 'validate', synopsis: 'validate <file.jsonl|->', summary: 'AEP envelope/payload/order/capture checks' },
