@@ -202,6 +202,8 @@ export class RelayLink implements EventLink {
 
   private onFrame(msg: any, raw: string): void {
     if (msg.type === 'pong') return this.confirm(Number(msg.t));
+    // the relay's liveness probe (AEP-0003 §3.5 rule 5): echo it
+    if (msg.type === 'ping') return void this.ws?.send(JSON.stringify({ type: 'pong', t: msg.t }));
     if (msg.type === 'error') {
       this.say(`relay error frame: ${msg.code}${msg.cause ? ` (event ${msg.cause})` : ''}${msg.detail ? `: ${msg.detail}` : ''}`);
       return;

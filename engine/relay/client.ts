@@ -100,6 +100,11 @@ export function openSocket(httpUrl: string, token: string | undefined, role: 'co
       } catch {
         return;
       }
+      // the relay's liveness probe (AEP-0003 §3.5 rule 5): echo it
+      if (msg?.type === 'ping') {
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'pong', t: msg.t }));
+        return;
+      }
       if (!hello) {
         clearTimeout(timer);
         if (msg.type !== 'hello') {

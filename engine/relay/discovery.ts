@@ -21,6 +21,8 @@ export function capabilities(limits: RelayLimits, controlEnabled: boolean): Reco
       connections: limits.maxConnections,
       frame_bytes: limits.maxFrame,
       pending_bytes_per_consumer: limits.maxPending,
+      ping_interval_ms: limits.pingMs,
+      idle_timeout_ms: limits.idleMs,
     },
     experimental: {},
   };

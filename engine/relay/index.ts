@@ -111,6 +111,8 @@ export function createRelay(opts: CreateRelayOptions = {}): Relay {
     isClosing: () => closing,
     connectionCount: () => streams.size + sockets.sockets.size,
     instance: opts.instance ?? `${hostname()}/${process.pid}`,
+    pingMs: limits.pingMs,
+    idleMs: limits.idleMs,
   });
   registerHttp(app, {
     core,

@@ -15,6 +15,10 @@ export interface RelayLimits {
   maxSubscriptions: number;
   /** Concurrent SSE streams + WebSocket connections. */
   maxConnections: number;
+  /** WebSocket liveness (AEP-0003 §3.5 rule 5): a `ping` frame every pingMs ... */
+  pingMs: number;
+  /** ... and a peer silent for idleMs gets a `closing` frame and is closed. */
+  idleMs: number;
   /** Largest WebSocket frame, bytes. */
   maxFrame: number;
   /** Bytes queued toward one consumer before it is disconnected (slow-consumer bound). */
@@ -47,6 +51,8 @@ export const DEFAULT_LIMITS: RelayLimits = {
   maxFrom: 500,
   maxSubscriptions: 64,
   maxConnections: 1024,
+  pingMs: 30_000,
+  idleMs: 90_000,
   maxFrame: 4 * 1024 * 1024,
   maxPending: 8 * 1024 * 1024,
 };

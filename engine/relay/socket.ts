@@ -22,7 +22,13 @@ export interface SocketContext {
   isClosing: () => boolean;
   connectionCount: () => number;
   instance: string;
+  /** Liveness (AEP-0003 §3.5 rule 5): ping interval and the silence after which a peer is closed. */
+  pingMs: number;
+  idleMs: number;
 }
+
+/** Per connection: how to close it in order (a `closing` frame with positions first, §3.5 rule 4). */
+const closers = new WeakMap<WebSocket, (code: number, reason: string) => void>();
 
 export interface SocketServer {
   sockets: Set<WebSocket>;
@@ -55,7 +61,7 @@ export function attachSockets(server: Server, ctx: SocketContext): SocketServer 
   return {
     sockets,
     closeAll() {
-      for (const ws of sockets) ws.close(1001, 'relay shutting down');
+      for (const ws of sockets) (closers.get(ws) ?? ((c, r) => ws.close(c, r)))(1001, 'relay shutting down');
     },
     detach() {
       server.off('upgrade', onUpgrade);
@@ -75,11 +81,33 @@ function serve(ws: WebSocket, ctx: SocketContext, req: IncomingMessage): void {
   const authenticated = core.controlEnabled && ctx.authorize(req);
   let conn: Conn | undefined;
   const subs = new Map<string, Subscription>();
+  /** Last position delivered per subscription and session: what a `closing` frame reports. */
+  const delivered = new Map<string, Map<string, Position>>();
   const send = (frame: unknown) => {
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
   };
+  const closeInOrder = (code: number, reason: string) => {
+    const positions: { sub: string; session: string; epoch: number; seq: number }[] = [];
+    for (const [sub, bySession] of delivered) for (const [session, p] of bySession) positions.push({ sub, session, epoch: p.epoch, seq: p.seq });
+    send({ type: 'closing', reason, delivered: positions });
+    ws.close(code, reason);
+  };
+  closers.set(ws, closeInOrder);
+
+  // Liveness: any frame from the peer counts; silence past idleMs closes it.
+  let lastHeard = Date.now();
+  const liveness = setInterval(() => {
+    if (Date.now() - lastHeard > ctx.idleMs) {
+      closeInOrder(1001, 'idle timeout');
+      setTimeout(() => ws.terminate(), 1000).unref();
+      return;
+    }
+    send({ type: 'ping', t: Date.now() });
+  }, ctx.pingMs);
+  liveness.unref();
 
   ws.on('message', (data: RawData, isBinary: boolean) => {
+    lastHeard = Date.now();
     if (isBinary) {
       // Binary frames are reserved in 0.1 (AEP-0003 §3.5).
       send({ type: 'error', code: 'binary-unsupported', detail: 'binary frames are reserved in AEP 0.1' });
@@ -109,6 +137,7 @@ function serve(ws: WebSocket, ctx: SocketContext, req: IncomingMessage): void {
   });
 
   ws.on('close', () => {
+    clearInterval(liveness);
     for (const s of subs.values()) s.close();
     subs.clear();
     if (conn) core.closeConn(conn);
@@ -168,7 +197,9 @@ function serve(ws: WebSocket, ctx: SocketContext, req: IncomingMessage): void {
       throw e;
     }
     send({ type: 'subscribed', id });
-    subs.set(id, core.subscribe(spec, wsSink(ws, core, id), conn));
+    const positions = new Map<string, Position>();
+    delivered.set(id, positions);
+    subs.set(id, core.subscribe(spec, wsSink(ws, core, id, positions), conn));
   }
 
   function unsubscribe(msg: any) {
@@ -176,6 +207,7 @@ function serve(ws: WebSocket, ctx: SocketContext, req: IncomingMessage): void {
     if (sub) {
       sub.close();
       subs.delete(msg.id);
+      delivered.delete(msg.id);
     }
     send({ type: 'unsubscribed', id: msg.id });
   }
@@ -187,7 +219,7 @@ function serve(ws: WebSocket, ctx: SocketContext, req: IncomingMessage): void {
   }
 }
 
-function wsSink(ws: WebSocket, core: RelayCore, subId: string): Sink {
+function wsSink(ws: WebSocket, core: RelayCore, subId: string, positions: Map<string, Position>): Sink {
   const maxPending = core.limits.maxPending;
   return {
     event(text: string, held: Held): boolean {
@@ -204,6 +236,8 @@ function wsSink(ws: WebSocket, core: RelayCore, subId: string): Sink {
         return true;
       }
       ws.send(text);
+      const ev = held.ev;
+      if (typeof ev.session === 'string' && typeof ev.seq === 'number') positions.set(ev.session, { epoch: ev.epoch ?? 0, seq: ev.seq });
       return true;
     },
     exhausted(session: string, earliest: Position): void {

@@ -115,4 +115,39 @@ describe('graceful shutdown', () => {
     expect(s.msgs.some((m) => m.comment === 'shutting-down')).toBe(true);
     expect(await w.waitClosed()).toBe(1001);
   });
+
+  it('sends a closing frame with the last delivered position per subscription before closing (AEP-0003 §3.5)', async () => {
+    const r = await startRelay();
+    const w = await WsClient.hello(r.url);
+    w.send({ type: 'subscribe', id: 'all' });
+    await w.next((m) => m.type === 'subscribed');
+    await post(r.url, [ev('s1', 0), ev('s1', 1), ev('s2', 0)]);
+    await until(() => w.events().length === 3, 'three events');
+    await r.relay.close();
+    const closing = await w.next((m) => m.type === 'closing');
+    expect(closing.reason).toBe('relay shutting down');
+    expect(closing.delivered).toEqual(expect.arrayContaining([{ sub: 'all', session: 's1', epoch: 0, seq: 1 }, { sub: 'all', session: 's2', epoch: 0, seq: 0 }]));
+    expect(closing.delivered).toHaveLength(2);
+    expect(await w.waitClosed()).toBe(1001);
+  });
+});
+
+describe('liveness (AEP-0003 §3.5 rule 5)', () => {
+  it('pings; a peer that answers stays, a silent one gets a closing frame and is closed', async () => {
+    const { url } = await relay({ pingMs: 50, idleMs: 400 });
+    const answering = await hello(url);
+    const silent = await hello(url);
+    // the answering peer echoes every ping, as the relay's own clients do
+    answering.ws.on('message', (d) => {
+      const m = JSON.parse(d.toString());
+      if (m.type === 'ping') answering.send({ type: 'pong', t: m.t });
+    });
+    await silent.next((m) => m.type === 'ping');
+    const closing = await silent.next((m) => m.type === 'closing');
+    expect(closing.reason).toBe('idle timeout');
+    expect(await silent.waitClosed()).toBe(1001);
+    // still open well past the idle window
+    expect(answering.closeCode).toBeUndefined();
+    await answering.sync();
+  });
 });
