@@ -41,9 +41,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   }, 90_000);
 
   afterAll(async () => {
-    const saved = live.saveRecorded(agent.version);
-    if (saved.length) console.log(`[live] ${ID}: saved ${saved.length} recorded payloads: ${saved.join(', ')}`);
-    await live.close();
+    await live.finish(agent.version);
   }, 30_000);
 
   it('a shell tool call: session, run, tool pair on the stream; valid', async () => {

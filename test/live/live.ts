@@ -212,6 +212,13 @@ export class Live {
     return saved;
   }
 
+  /** End of a file: keep the recorded payloads (when asked to) and stop everything. */
+  async finish(version: string): Promise<void> {
+    const saved = this.saveRecorded(version);
+    if (saved.length) console.log(`[live] ${this.id}: saved ${saved.length} recorded payloads: ${saved.join(', ')}`);
+    await this.close();
+  }
+
   async close(): Promise<void> {
     this.stream?.close();
     await this.tap?.close();
@@ -220,6 +227,10 @@ export class Live {
     this.s?.done();
   }
 }
+
+/** Every tool message a Chat Completions model was sent, newest last. */
+export const chatToolMessages = (reqs: { body: any; step?: number }[]): string[] =>
+  reqs.filter((r) => r.step !== undefined).flatMap((r) => r.body?.messages ?? []).filter((m: any) => m?.role === 'tool').map((m: any) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
 
 /** Run the agent with nothing listening at its hook URL: the "hookmap down" case. */
 export async function unusedPort(): Promise<number> {

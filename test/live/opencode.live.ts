@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from './agents.ts';
 import { run, sleep, until, type Run } from './harness.ts';
-import { Live, unusedPort } from './live.ts';
+import { Live, unusedPort, chatToolMessages } from './live.ts';
 
 const ID = 'opencode';
 const skip = Live.skipReason(ID);
@@ -32,9 +32,7 @@ class OpenCodeLive extends Live {
   }
 }
 
-/** Every tool message the model was sent, newest last. */
-const toolMsgs = (reqs: { body: any; step?: number }[]) =>
-  reqs.filter((r) => r.step !== undefined).flatMap((r) => r.body?.messages ?? []).filter((m: any) => m?.role === 'tool').map((m: any) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+const toolMsgs = chatToolMessages;
 
 function writeConfig(home: string, modelUrl: string, bash: 'ask' | 'allow') {
   const dir = join(home, '.config', 'opencode');
@@ -117,9 +115,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
         process.kill(-server.pid, 'SIGKILL');
       } catch {}
     }
-    const saved = live.saveRecorded(agent.version);
-    if (saved.length) console.log(`[live] ${ID}: saved ${saved.length} recorded payloads: ${saved.join(', ')}`);
-    await live.close();
+    await live.finish(agent.version);
   }, 30_000);
 
   const core = (events: any[]) => events.map((e) => e.type).filter((t) => !t.startsWith('x.') && t !== 'progress.status');

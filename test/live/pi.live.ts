@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from './agents.ts';
 import { run } from './harness.ts';
-import { Live, unusedPort } from './live.ts';
+import { Live, unusedPort, chatToolMessages } from './live.ts';
 
 const ID = 'pi';
 const skip = Live.skipReason(ID);
@@ -19,9 +19,7 @@ const { agent } = resolveAgent(ID);
 const ANSWER_TIMEOUT_MS = 30_000;
 const SHORT_TIMEOUT_MS = 1_500;
 
-/** Every tool message the model was sent, newest last. */
-const toolMsgs = (reqs: { body: any; step?: number }[]) =>
-  reqs.filter((r) => r.step !== undefined).flatMap((r) => r.body?.messages ?? []).filter((m: any) => m?.role === 'tool').map((m: any) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+const toolMsgs = chatToolMessages;
 
 function writeModels(home: string, modelUrl: string) {
   const dir = join(home, '.pi', 'agent');
@@ -46,9 +44,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   }, 90_000);
 
   afterAll(async () => {
-    const saved = live.saveRecorded(agent.version);
-    if (saved.length) console.log(`[live] ${ID}: saved ${saved.length} recorded payloads: ${saved.join(', ')}`);
-    await live.close();
+    await live.finish(agent.version);
   }, 30_000);
 
   it('observe-only (no HOOKMAP_PI_CONTROL): the session / run / step / tool stream, nothing held, the tool runs', async () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from './agents.ts';
 import { run } from './harness.ts';
-import { Live, unusedPort } from './live.ts';
+import { Live, unusedPort, chatToolMessages } from './live.ts';
 
 const ID = 'qwen-code';
 const skip = Live.skipReason(ID);
@@ -19,9 +19,7 @@ const ANSWER_TIMEOUT_MS = 30_000;
 const SHORT_TIMEOUT_MS = 1_500;
 const MODE = process.env.HOOKMAP_LIVE_QWEN_MODE || 'default';
 
-/** Every tool message the model was sent, newest last. */
-const toolMsgs = (reqs: { body: any; step?: number }[]) =>
-  reqs.filter((r) => r.step !== undefined).flatMap((r) => r.body?.messages ?? []).filter((m: any) => m?.role === 'tool').map((m: any) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+const toolMsgs = chatToolMessages;
 
 function writeSettings(home: string) {
   mkdirSync(join(home, '.qwen'), { recursive: true });
@@ -66,9 +64,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   }, 90_000);
 
   afterAll(async () => {
-    const saved = live.saveRecorded(agent.version);
-    if (saved.length) console.log(`[live] ${ID}: saved ${saved.length} recorded payloads: ${saved.join(', ')}`);
-    await live.close();
+    await live.finish(agent.version);
   }, 30_000);
 
   it('permission answered with guidance text: the command does not run and the model receives the text', async () => {
