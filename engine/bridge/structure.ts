@@ -1,0 +1,337 @@
+// The shape of a session, built incrementally from its events: session →
+// runs → tool calls and attention waits, each a node opened by its start
+// event and closed by its terminal event (AEP-0002 lifecycles: run.started
+// → run.finished|failed|cancelled, tool.requested → tool.completed|failed|
+// denied, attention.requested → attention.resolved|timeout, session.started
+// → session.ended). A node whose terminal event never comes is closed by its
+// parent's end and marked (`closedBy`), never left open forever: a session
+// idle past a bound, an eviction (bounded memory) or the end of the input
+// closes it too. The OTLP trace projection turns closed nodes into spans;
+// `hookmap timeline` prints the same nodes as a tree.
+import type { AepEvent } from './projection/common.ts';
+
+export type NodeKind = 'session' | 'run' | 'tool' | 'attention';
+export type Scalar = string | number | boolean;
+
+export interface NodeEvent { time: string; name: string; attrs: Record<string, Scalar> }
+
+export interface SessionNode {
+  kind: NodeKind;
+  /** Unique within the session: `session`, `run:<id>`, `tool:<call id|event id>`, `attention:<request id>`. */
+  key: string;
+  parent?: string;
+  session: string;
+  agent: string;
+  /** Tool name, attention kind, run id or agent. */
+  label: string;
+  start: string;
+  end?: string;
+  /** The event that opened / closed the node (type), when one did. */
+  startType?: string;
+  endType?: string;
+  /** completed, failed, denied, finished, cancelled, answered, dismissed, timeout, ended, ... */
+  outcome?: string;
+  /** Set when no terminal event closed the node: what did instead. */
+  closedBy?: 'session.ended' | 'run.ended' | 'idle' | 'evicted' | 'end-of-input';
+  /** Metadata that survived the capture ceiling: tool call id, error type, token counts, model. */
+  attrs: Record<string, Scalar>;
+  events: NodeEvent[];
+  droppedEvents: number;
+  /** Event ids that opened and closed it (for timeline --dag / replay). */
+  startId?: string;
+  endId?: string;
+}
+
+export interface SessionState {
+  session: string;
+  agent: string;
+  source: string;
+  /** W3C trace id of the session's trace (from its session.started traceparent, else derived). */
+  traceparent?: string;
+  lastTime: string;
+  lastSeen: number;
+  open: Record<string, SessionNode>;
+}
+
+export interface TrackerOptions {
+  /** Open sessions kept; past it the least recently active one is closed (`evicted`). */
+  maxSessions?: number;
+  /** Open nodes per session (runs + tools + attention); past it the oldest is closed (`evicted`). */
+  maxOpenPerSession?: number;
+  /** Span events kept per node; the rest are counted. */
+  maxEventsPerNode?: number;
+}
+
+const RUN_END: Record<string, string> = { 'run.finished': 'finished', 'run.failed': 'failed', 'run.cancelled': 'cancelled' };
+const TOOL_END: Record<string, string> = { 'tool.completed': 'completed', 'tool.failed': 'failed', 'tool.denied': 'denied' };
+
+type Obj = Record<string, any>;
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+export class SessionTracker {
+  readonly sessions = new Map<string, SessionState>();
+  private readonly maxSessions: number;
+  private readonly maxOpen: number;
+  private readonly maxEvents: number;
+
+  constructor(private readonly onClose: (node: SessionNode, state: SessionState) => void, opts: TrackerOptions = {}) {
+    this.maxSessions = opts.maxSessions ?? 1000;
+    this.maxOpen = opts.maxOpenPerSession ?? 256;
+    this.maxEvents = opts.maxEventsPerNode ?? 64;
+  }
+
+  /** Feed one (ceiling-applied, deduplicated) event. */
+  add(ev: AepEvent, now = Date.now()): void {
+    if (ev.session === undefined || ev.type.startsWith('agent.') || ev.type.startsWith('control.')) return;
+    const key = sessionKey(ev);
+    let st = this.sessions.get(key);
+    if (!st) {
+      st = { session: ev.session, agent: ev.agent, source: ev.source, lastTime: ev.time, lastSeen: now, open: {} };
+      this.sessions.set(key, st);
+      this.evictSessions(key);
+    } else {
+      // keep the map in least-recently-active order
+      this.sessions.delete(key);
+      this.sessions.set(key, st);
+    }
+    st.lastSeen = now;
+    if (ev.time > st.lastTime) st.lastTime = ev.time;
+    const data: Obj = ev.data ?? {};
+
+    if (ev.type === 'session.started') {
+      const s = st.open.session ?? this.openSession(st, ev, ev.time);
+      s.startType = ev.type;
+      s.startId = ev.id;
+      s.start = ev.time < s.start ? ev.time : s.start;
+      if (typeof ev.traceparent === 'string' && !st.traceparent) st.traceparent = ev.traceparent;
+      copy(s.attrs, data, { 'gen_ai.request.model': 'gen_ai.request.model', 'client.name': 'client.name', 'client.version': 'client.version' });
+      return;
+    }
+    this.ensureSession(st, ev);
+    if (ev.type === 'session.ended') {
+      const s = st.open.session;
+      for (const n of this.children(st, 'session')) this.close(st, n, ev.time, undefined, 'session.ended');
+      s.endType = ev.type;
+      s.endId = ev.id;
+      s.outcome = str(data.reason) ?? 'ended';
+      copy(s.attrs, data, { reason: 'end_reason', runs: 'runs', duration_ms: 'duration_ms' });
+      this.close(st, s, ev.time);
+      this.sessions.delete(key);
+      return;
+    }
+    if (ev.type === 'run.started') {
+      const k = `run:${ev.run ?? ev.id}`;
+      const prior = st.open[k];
+      if (prior) this.close(st, prior, ev.time, undefined, 'run.ended');
+      const n = this.open(st, { kind: 'run', key: k, parent: 'session', label: ev.run ?? ev.agent, start: ev.time, startType: ev.type, startId: ev.id });
+      copy(n.attrs, data, { trigger: 'trigger', 'gen_ai.request.model': 'gen_ai.request.model', 'gen_ai.usage.input_tokens': 'gen_ai.usage.input_tokens', 'gen_ai.usage.output_tokens': 'gen_ai.usage.output_tokens' });
+      return;
+    }
+    if (RUN_END[ev.type]) {
+      const n = this.ensureRun(st, ev) ?? this.open(st, { kind: 'run', key: `run:${ev.id}`, parent: 'session', label: ev.agent, start: ev.time });
+      for (const c of this.children(st, n.key)) this.close(st, c, ev.time, undefined, 'run.ended');
+      n.endType = ev.type;
+      n.endId = ev.id;
+      copy(n.attrs, data, {
+        'gen_ai.usage.input_tokens': 'gen_ai.usage.input_tokens', 'gen_ai.usage.output_tokens': 'gen_ai.usage.output_tokens', duration_ms: 'duration_ms',
+        reason: 'reason', 'error.type': 'error.type', by: 'by', 'cost.total': 'cost.total', 'cost.currency': 'cost.currency',
+      });
+      this.close(st, n, ev.time, RUN_END[ev.type]);
+      return;
+    }
+    if (ev.type === 'tool.requested') {
+      const callId = str(data.tool?.call_id);
+      const k = `tool:${callId ?? ev.id}`;
+      if (st.open[k]) return; // a repeated request for the same call: one span
+      const n = this.open(st, { kind: 'tool', key: k, parent: this.ensureRun(st, ev)?.key ?? 'session', label: str(data.tool?.name) ?? ev.subject ?? 'tool', start: ev.time, startType: ev.type, startId: ev.id });
+      if (callId) n.attrs.call_id = callId;
+      return;
+    }
+    if (TOOL_END[ev.type]) {
+      let n = this.findTool(st, ev, data);
+      if (!n) {
+        // terminal without a request (denied before it ran, or the request predates us): an instant node
+        const callId = str(data.tool?.call_id);
+        n = this.open(st, { kind: 'tool', key: `tool:${callId ?? ev.id}`, parent: this.ensureRun(st, ev)?.key ?? 'session', label: str(data.tool?.name) ?? ev.subject ?? 'tool', start: ev.time });
+        if (callId) n.attrs.call_id = callId;
+        n.attrs.request_seen = false;
+      }
+      for (const c of this.children(st, n.key)) this.close(st, c, ev.time, undefined, 'run.ended');
+      n.endType = ev.type;
+      n.endId = ev.id;
+      copy(n.attrs, data, { 'error.type': 'error.type', 'error.message': 'error.message', by: 'denied_by', rule: 'rule', status: 'status', duration_ms: 'duration_ms' });
+      this.close(st, n, ev.time, TOOL_END[ev.type]);
+      return;
+    }
+    if (ev.type === 'attention.requested') {
+      const k = `attention:${ev.id}`;
+      if (st.open[k]) return;
+      const parent = this.toolFor(st, ev)?.key ?? this.ensureRun(st, ev)?.key ?? 'session';
+      const n = this.open(st, { kind: 'attention', key: k, parent, label: str(data.kind) ?? 'attention', start: ev.time, startType: ev.type, startId: ev.id });
+      n.attrs.id = ev.id;
+      if (str(data.kind)) n.attrs.kind = data.kind;
+      if (ev.subject) n.attrs.subject = ev.subject;
+      return;
+    }
+    if (ev.type === 'attention.answered' || ev.type === 'attention.resolved' || ev.type === 'attention.timeout') {
+      const n = st.open[`attention:${ev.subject}`] ?? (ev.cause ? st.open[`attention:${ev.cause}`] : undefined);
+      if (!n) return this.note(st, ev);
+      if (ev.type === 'attention.answered') {
+        copy(n.attrs, data, { 'answer.option': 'answer.option', via: 'via', by: 'answered_by' });
+        return this.pushEvent(n, ev, { 'aep.event_id': ev.id, ...(str(data.answer?.option) ? { 'aep.attention.answer.option': data.answer.option } : {}) });
+      }
+      n.endType = ev.type;
+      n.endId = ev.id;
+      if (ev.type === 'attention.timeout') copy(n.attrs, data, { after_ms: 'after_ms' });
+      else copy(n.attrs, data, { latency_ms: 'latency_ms' });
+      return this.close(st, n, ev.time, ev.type === 'attention.timeout' ? 'timeout' : str(data.resolution) ?? 'resolved');
+    }
+    this.note(st, ev);
+  }
+
+  /** Close sessions not heard from in `idleMs` (live mode), at their last event's time. */
+  sweep(idleMs: number, now = Date.now()): void {
+    for (const [k, st] of [...this.sessions]) if (now - st.lastSeen > idleMs) this.closeSession(k, st, 'idle');
+  }
+
+  /** Close everything still open (the end of a file, or a shutdown that will not resume). */
+  closeAll(by: SessionNode['closedBy'] = 'end-of-input'): void {
+    for (const [k, st] of [...this.sessions]) this.closeSession(k, st, by);
+  }
+
+  snapshot(): SessionState[] {
+    return [...this.sessions.values()];
+  }
+
+  restore(states: SessionState[]): void {
+    for (const st of states) this.sessions.set(sessionKey(st), st);
+  }
+
+  private closeSession(key: string, st: SessionState, by: SessionNode['closedBy']): void {
+    const s = st.open.session;
+    for (const n of Object.values(st.open)) if (n !== s && n.end === undefined) this.close(st, n, st.lastTime, undefined, by);
+    if (s) this.close(st, s, st.lastTime, undefined, by);
+    this.sessions.delete(key);
+  }
+
+  private evictSessions(keep: string): void {
+    while (this.sessions.size > this.maxSessions) {
+      const [k, st] = this.sessions.entries().next().value as [string, SessionState];
+      if (k === keep) break;
+      this.closeSession(k, st, 'evicted');
+    }
+  }
+
+  private openSession(st: SessionState, ev: AepEvent, time: string): SessionNode {
+    return this.open(st, { kind: 'session', key: 'session', label: ev.agent, start: time });
+  }
+
+  private ensureSession(st: SessionState, ev: AepEvent): void {
+    if (!st.open.session) {
+      const s = this.openSession(st, ev, ev.time);
+      s.attrs.start_seen = false; // we joined mid-session: its start is our first sight
+    }
+  }
+
+  private ensureRun(st: SessionState, ev: AepEvent): SessionNode | undefined {
+    if (ev.run === undefined) {
+      // no run named: the session's only open run, if exactly one
+      const runs = Object.values(st.open).filter((n) => n.kind === 'run');
+      return runs.length === 1 ? runs[0] : undefined;
+    }
+    const k = `run:${ev.run}`;
+    if (!st.open[k]) {
+      const n = this.open(st, { kind: 'run', key: k, parent: 'session', label: ev.run, start: ev.time });
+      n.attrs.start_seen = false;
+    }
+    return st.open[k];
+  }
+
+  private findTool(st: SessionState, ev: AepEvent, data: Obj): SessionNode | undefined {
+    const callId = str(data.tool?.call_id);
+    if (callId && st.open[`tool:${callId}`]) return st.open[`tool:${callId}`];
+    if (ev.cause && st.open[`tool:${ev.cause}`]) return st.open[`tool:${ev.cause}`];
+    const name = str(data.tool?.name) ?? ev.subject;
+    // oldest open call of that tool in the same run
+    return Object.values(st.open).find((n) => n.kind === 'tool' && n.label === name && !n.attrs.call_id && (ev.run === undefined || n.parent === `run:${ev.run}`));
+  }
+
+  /** The open call an attention request is about: same tool name, same run, most recent. */
+  private toolFor(st: SessionState, ev: AepEvent): SessionNode | undefined {
+    if (!ev.subject) return undefined;
+    const tools = Object.values(st.open).filter((n) => n.kind === 'tool' && n.label === ev.subject && (ev.run === undefined || n.parent === `run:${ev.run}`));
+    return tools[tools.length - 1];
+  }
+
+  private children(st: SessionState, key: string): SessionNode[] {
+    const out: SessionNode[] = [];
+    const walk = (k: string) => {
+      for (const n of Object.values(st.open)) {
+        if (n.parent === k) {
+          walk(n.key);
+          out.push(n);
+        }
+      }
+    };
+    walk(key);
+    return out; // deepest first
+  }
+
+  private open(st: SessionState, n: Omit<SessionNode, 'session' | 'agent' | 'attrs' | 'events' | 'droppedEvents'>): SessionNode {
+    const node: SessionNode = { ...n, session: st.session, agent: st.agent, attrs: {}, events: [], droppedEvents: 0 };
+    st.open[node.key] = node;
+    const open = Object.values(st.open);
+    if (open.length > this.maxOpen) {
+      const oldest = open.find((x) => x.kind !== 'session' && x !== node);
+      if (oldest) this.close(st, oldest, node.start, undefined, 'evicted');
+    }
+    return node;
+  }
+
+  private close(st: SessionState, n: SessionNode, end: string, outcome?: string, by?: SessionNode['closedBy']): void {
+    if (!st.open[n.key]) return;
+    delete st.open[n.key];
+    n.end = end < n.start ? n.start : end;
+    if (outcome) n.outcome = outcome;
+    if (by) {
+      n.closedBy = by;
+      n.outcome ??= 'unterminated';
+    }
+    this.onClose(n, st);
+  }
+
+  /** Any other session event: a span event on its run, else on the session. */
+  private note(st: SessionState, ev: AepEvent): void {
+    const n = (ev.run !== undefined ? st.open[`run:${ev.run}`] : undefined) ?? st.open.session;
+    if (n) this.pushEvent(n, ev, { 'aep.event_id': ev.id, ...(ev.subject ? { 'aep.subject': ev.subject } : {}) });
+  }
+
+  private pushEvent(n: SessionNode, ev: AepEvent, attrs: Record<string, Scalar>): void {
+    if (n.events.length >= this.maxEvents) {
+      n.droppedEvents++;
+      return;
+    }
+    n.events.push({ time: ev.time, name: ev.type, attrs });
+  }
+}
+
+export function sessionKey(ev: { source: string; session?: string }): string {
+  // a session id is the emitter's: two emitters may reuse one, so the source is part of the key
+  return `${sessionSource(ev.source)}\u0000${ev.session}`;
+}
+
+/** The emitter part of a source URI (`aep://host/agent/x/session/s` → `aep://host/agent/x`). */
+export function sessionSource(source: string): string {
+  const i = source.indexOf('/session/');
+  return i >= 0 ? source.slice(0, i) : source;
+}
+
+/** Copy scalar members (dotted paths into `data`) that survived the ceiling. */
+function copy(into: Record<string, Scalar>, data: Obj, paths: Record<string, string>): void {
+  for (const [path, name] of Object.entries(paths)) {
+    let v: any = data;
+    for (const p of path.split('.')) v = v?.[p];
+    if (path.startsWith('gen_ai.')) v = data[path];
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') into[name] = v;
+  }
+}
