@@ -16,6 +16,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'tail', module: 'tail', synopsis: 'tail [--filter F] [--session S] [--json]', summary: 'watch the stream' },
   { name: 'answer', module: 'answer', synopsis: 'answer <attention-id> --allow|--deny|--text T|--values J', summary: 'answer an attention request' },
   { name: 'cancel', module: 'cancel', synopsis: 'cancel <session> [--run R]', summary: 'cancel a run' },
+  { name: 'bridge', module: 'bridge', synopsis: 'bridge otlp|cloudevents|ocsf [--endpoint URL] [--from-file F]', summary: 'export the stream to OpenTelemetry, CloudEvents or OCSF' },
   { name: 'record', module: 'record', synopsis: 'record <agent>', summary: 'daemon mode saving raw payloads as fixture candidates' },
 ];
 

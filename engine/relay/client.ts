@@ -15,8 +15,12 @@ export function authHeaders(token: string | undefined): Record<string, string> {
 
 export interface SseMessage { event?: string; id?: string; data?: string; comment?: string }
 
-/** Read an SSE stream to its end (or until onMessage returns false / the signal aborts). */
-export async function readSse(url: string, headers: Record<string, string>, onMessage: (m: SseMessage) => boolean | void, signal?: AbortSignal): Promise<void> {
+/**
+ * Read an SSE stream to its end (or until onMessage returns false / the signal aborts).
+ * onMessage may return a promise: reading pauses until it settles (backpressure
+ * reaches the relay through TCP instead of piling up in this process).
+ */
+export async function readSse(url: string, headers: Record<string, string>, onMessage: (m: SseMessage) => boolean | void | Promise<boolean | void>, signal?: AbortSignal): Promise<void> {
   const res = await fetch(url, { headers: { ...headers, accept: 'text/event-stream' }, signal });
   if (!res.ok || !res.body) {
     const body = await res.text().catch(() => '');
@@ -37,7 +41,9 @@ export async function readSse(url: string, headers: Record<string, string>, onMe
         buf = buf.slice(nl + 1);
         if (line === '') {
           if (cur.data !== undefined || cur.comment !== undefined) {
-            if (onMessage(cur) === false) return;
+            let r = onMessage(cur);
+            if (r instanceof Promise) r = await r;
+            if (r === false) return;
           }
           cur = {};
         } else if (line.startsWith(':')) {

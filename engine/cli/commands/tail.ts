@@ -111,7 +111,7 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 /** --filter takes attr-match JSON or key=value (comma-separated values become an any-of list). */
-function buildFilter(specs: string[], session: string | undefined): Record<string, unknown> {
+export function buildFilter(specs: string[], session: string | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const s of specs) {
     if (s.trim().startsWith('{')) {

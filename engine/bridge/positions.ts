@@ -1,0 +1,53 @@
+// Per-session resume positions (AEP-0001 §7: (epoch, seq) orders a
+// session's events; a consumer that remembers the last one per session can
+// resume and drop what it already has). Bounded: the least recently
+// advanced sessions are forgotten past `max` (well above the relay's
+// session cap, so a forgotten session is one the relay no longer holds).
+import type { AepEvent } from './projection/common.ts';
+
+export type PositionMap = Record<string, [epoch: number, seq: number]>;
+
+export class Positions {
+  private map = new Map<string, [number, number]>();
+
+  constructor(init: PositionMap = {}, private readonly max = 20_000) {
+    for (const [k, v] of Object.entries(init)) if (Array.isArray(v) && v.length === 2) this.map.set(k, [v[0], v[1]]);
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  static key(ev: { source: string; session?: string }): string {
+    // (emitter, session): two emitters may reuse a session id
+    const i = ev.source.indexOf('/session/');
+    return `${i >= 0 ? ev.source.slice(0, i) : ev.source} ${ev.session}`;
+  }
+
+  /** Record a sequenced session event; false when it is at or below the known position (a duplicate). */
+  advance(ev: AepEvent): boolean {
+    const k = Positions.key(ev);
+    const cur = this.map.get(k);
+    const epoch = ev.epoch ?? 0;
+    const seq = ev.seq ?? 0;
+    if (cur && (epoch < cur[0] || (epoch === cur[0] && seq <= cur[1]))) return false;
+    this.map.delete(k);
+    this.map.set(k, [epoch, seq]);
+    if (this.map.size > this.max) {
+      this.map.delete(this.map.keys().next().value as string);
+    }
+    return true;
+  }
+
+  has(ev: { source: string; session?: string }): boolean {
+    return this.map.has(Positions.key(ev));
+  }
+
+  clone(): Positions {
+    return new Positions(this.toJSON(), this.max);
+  }
+
+  toJSON(): PositionMap {
+    return Object.fromEntries(this.map);
+  }
+}

@@ -1,0 +1,219 @@
+// The bridges' live input: the relay's SSE stream (engine/relay/client.ts
+// readSse), as an async iterable with bounded memory. Events are deduped on
+// (source, id) and on their (epoch, seq) position (AEP-0001 §7.4, AEP-0003
+// §7); a dropped stream reconnects with backoff and replays the relay's
+// buffer (replay-all, AEP-0003 §5), skipping what was already received, so
+// nothing is lost or doubled (sessions that started while disconnected
+// included). When the consumer falls behind (a slow or failing sink), the
+// source stops reading at `highWater` buffered events until it drains to
+// `lowWater`: the stream stays open and TCP carries the backpressure to the
+// relay, whose slow-consumer bound (close with positions, AEP-0003 §8.4)
+// applies from there; a close is one more reconnect. Memory here is bounded.
+import { authHeaders, readSse } from '../relay/client.ts';
+import type { CaptureLevel } from '../aep/schemas.ts';
+import type { AepEvent } from './projection/common.ts';
+import { Positions } from './positions.ts';
+
+export interface RelaySourceOptions {
+  url: string;
+  token?: string;
+  filter?: Record<string, unknown>;
+  /** Asked of the relay (AEP-0003 §6.4); the bridge's projection enforces it again. */
+  capture?: CaptureLevel;
+  /** Positions already delivered (restored from the checkpoint): never emitted again. */
+  positions?: Positions;
+  /** First start without positions: `all` exports what the relay holds, `live` only what arrives from now. */
+  start?: 'all' | 'live';
+  highWater?: number;
+  lowWater?: number;
+  say?: (line: string) => void;
+  /** Fatal refusals (401/403/400): the source ends with this error. */
+  onFatal?: (err: Error) => void;
+}
+
+export interface RelaySourceStats {
+  received: number;
+  duplicates: number;
+  connects: number;
+  pauses: number;
+  exhausted: number;
+  maxBuffered: number;
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((r) => {
+    if (signal.aborted) return r();
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      r();
+    }
+  });
+
+export class RelaySource implements AsyncIterable<AepEvent> {
+  readonly stats: RelaySourceStats = { received: 0, duplicates: 0, connects: 0, pauses: 0, exhausted: 0, maxBuffered: 0 };
+  /** Positions received so far (ahead of the delivered ones while a batch is in flight). */
+  readonly received: Positions;
+  private buffer: AepEvent[] = [];
+  private wake?: () => void;
+  private drained?: () => void;
+  private readonly stop = new AbortController();
+  private readonly seen = new Set<string>();
+  private readonly seenOrder: string[] = [];
+  private ended = false;
+  private error?: Error;
+  private readonly highWater: number;
+  private readonly lowWater: number;
+  private readonly startedAt = Date.now();
+
+  constructor(private readonly o: RelaySourceOptions) {
+    this.received = (o.positions ?? new Positions()).clone();
+    this.highWater = o.highWater ?? 1000;
+    this.lowWater = o.lowWater ?? Math.floor(this.highWater / 4);
+    void this.pump();
+  }
+
+  close(): void {
+    this.stop.abort();
+    this.ended = true;
+    this.wake?.();
+  }
+
+  /** Closed (or refused) and nothing left to read. */
+  get finished(): boolean {
+    return this.ended && this.buffer.length === 0;
+  }
+
+  get buffered(): number {
+    return this.buffer.length;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<AepEvent> {
+    for (;;) {
+      const ev = await this.next();
+      if (ev === undefined) {
+        if (this.error) throw this.error;
+        return;
+      }
+      yield ev;
+    }
+  }
+
+  /** The next event, or undefined once closed. */
+  async next(): Promise<AepEvent | undefined> {
+    while (this.buffer.length === 0) {
+      if (this.ended) return undefined;
+      await new Promise<void>((r) => (this.wake = r));
+      this.wake = undefined;
+    }
+    const ev = this.buffer.shift()!;
+    if (this.buffer.length <= this.lowWater) this.drained?.();
+    return ev;
+  }
+
+  /** Resolves when an event is buffered (or the source ends); used to wait with a timer beside it. */
+  ready(): Promise<void> {
+    if (this.buffer.length || this.ended) return Promise.resolve();
+    return new Promise<void>((r) => {
+      const prev = this.wake;
+      this.wake = () => {
+        prev?.();
+        r();
+      };
+    });
+  }
+
+  private async pump(): Promise<void> {
+    const say = this.o.say ?? (() => {});
+    let backoff = 250;
+    let first = true;
+    while (!this.stop.signal.aborted) {
+      const u = new URL(`${this.o.url.replace(/\/+$/, '')}/events`);
+      if (this.o.filter && Object.keys(this.o.filter).length) u.searchParams.set('filter', JSON.stringify(this.o.filter));
+      if (this.o.capture) u.searchParams.set('capture', this.o.capture);
+      // Live-only is right for the very first connect of a `live` start; every other
+      // connect replays the relay's buffer and skips what was already received.
+      if (!(first && this.o.start === 'live' && this.received.size === 0)) u.searchParams.set('from', 'all');
+      first = false;
+      let gotData = false;
+      this.stats.connects++;
+      try {
+        await readSse(u.toString(), authHeaders(this.o.token), (m) => {
+          if (m.comment?.startsWith('replay-exhausted')) {
+            this.stats.exhausted++;
+            say(`relay: ${m.comment}: events before that position are gone from its buffer (read them from the agent's log)`);
+            return;
+          }
+          if (!m.data) return;
+          let ev: AepEvent;
+          try {
+            ev = JSON.parse(m.data);
+          } catch {
+            return;
+          }
+          gotData = true;
+          if (!this.accept(ev)) return;
+          this.buffer.push(ev);
+          if (this.buffer.length > this.stats.maxBuffered) this.stats.maxBuffered = this.buffer.length;
+          this.wake?.();
+          if (this.buffer.length >= this.highWater) return this.pause(); // stop reading until drained
+        }, this.stop.signal);
+      } catch (e) {
+        if (this.stop.signal.aborted) break;
+        const msg = (e as Error).message;
+        if (/ (400|401|403)\b/.test(msg)) {
+          this.error = new Error(`relay refused the stream: ${msg}`);
+          this.o.onFatal?.(this.error);
+          break;
+        }
+        say(`relay: ${msg}; reconnecting in ${backoff} ms`);
+      }
+      if (this.stop.signal.aborted) break;
+      if (gotData) backoff = 250;
+      await sleep(backoff, this.stop.signal);
+      backoff = Math.min(backoff * 2, 10_000);
+    }
+    this.ended = true;
+    this.wake?.();
+  }
+
+  private pause(): Promise<void> {
+    this.stats.pauses++;
+    return new Promise<void>((r) => {
+      const done = () => {
+        this.drained = undefined;
+        this.stop.signal.removeEventListener('abort', done);
+        r();
+      };
+      this.drained = done;
+      this.stop.signal.addEventListener('abort', done, { once: true });
+      if (this.buffer.length <= this.lowWater) done();
+    });
+  }
+
+  /** Dedupe: positions for sequenced session events, (source, id) for the rest. */
+  private accept(ev: AepEvent): boolean {
+    if (ev.session !== undefined && typeof ev.seq === 'number') {
+      // a `live` start: a reconnect's full replay must not export what predates us in sessions we never saw
+      if (this.o.start === 'live' && !this.received.has(ev) && Date.parse(ev.time) < this.startedAt - 5_000) return false;
+      if (!this.received.advance(ev)) {
+        this.stats.duplicates++;
+        return false;
+      }
+      this.stats.received++;
+      return true;
+    }
+    const key = `${ev.source}\u0000${ev.id}`;
+    if (this.seen.has(key)) {
+      this.stats.duplicates++;
+      return false;
+    }
+    this.seen.add(key);
+    this.seenOrder.push(key);
+    if (this.seenOrder.length > 10_000) this.seen.delete(this.seenOrder.shift()!);
+    this.stats.received++;
+    return true;
+  }
+}

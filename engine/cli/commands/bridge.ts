@@ -1,0 +1,168 @@
+// `hookmap bridge otlp|cloudevents|ocsf`: an AEP-0005 bridge. Live, it
+// consumes the relay (resumes from its checkpoint after a restart, dedupes,
+// retries its sink with backoff, bounded memory); with --from-file it
+// projects a JSONL capture once. Without --endpoint it writes JSONL to
+// stdout. `bridge cloudevents --inbound` is the other direction: a
+// receiver that maps CloudEvents back to AEP and posts them to the relay.
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { ArgError, intFlag, parseArgs } from '../args.ts';
+import { hookmapHome } from '../../daemon/paths.ts';
+import { waitForSignal } from '../../daemon/signals.ts';
+import { BridgeConfigError, bridgeConfig, makeTarget, type BridgeConfig } from '../../bridge/config.ts';
+import { startCeInbound } from '../../bridge/ce-inbound.ts';
+import { runBridge } from '../../bridge/run.ts';
+import { TARGET_KINDS } from '../../bridge/targets.ts';
+import { ENDPOINT_FLAGS, endpoint } from './command-common.ts';
+import { buildFilter } from './tail.ts';
+
+const SPEC = {
+  ...ENDPOINT_FLAGS,
+  endpoint: { type: 'string' }, sink: { type: 'string' }, 'from-file': { type: 'string' }, capture: { type: 'string' },
+  filter: { type: 'string', multiple: true }, session: { type: 'string' }, state: { type: 'string' }, 'no-resume': { type: 'boolean' }, live: { type: 'boolean' },
+  protocol: { type: 'string' }, signals: { type: 'string' }, 'service-name': { type: 'string' }, 'idle-close-ms': { type: 'string' },
+  mode: { type: 'string' }, header: { type: 'string', multiple: true },
+  batch: { type: 'string' }, 'batch-ms': { type: 'string' }, 'timeout-ms': { type: 'string' }, retries: { type: 'string' }, queue: { type: 'string' },
+  inbound: { type: 'boolean' }, port: { type: 'string' }, host: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const HELP = `hookmap bridge otlp|cloudevents|ocsf [--endpoint URL] [--from-file F|-] [--capture L] [options]
+  Projects the AEP stream (AEP-0005) to OpenTelemetry (OTLP logs + GenAI traces), CloudEvents or OCSF.
+  Live from the relay (resumes where it left off), or once over a JSONL file with --from-file.
+  --endpoint URL        where batches go (otlp: the collector's OTLP/HTTP base, e.g. http://localhost:4318;
+                        cloudevents/ocsf: the receiving URL); absent: JSONL on stdout
+  --capture L           ceiling: nothing above it leaves (none|metadata|redacted|full, default metadata)
+  --from-file F         read a JSONL capture (an agent's session log, a sink file, - for stdin) instead of the relay
+  --url U --token T     the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
+  --filter F --session S  attr-match filter (JSON or key=value), as for tail
+  --state F             checkpoint file (default $HOOKMAP_HOME/state/bridge-<kind>-<hash>.json); --no-resume: none
+  --live                first start exports only what arrives from now (default: what the relay holds, then live)
+  --batch N --batch-ms MS   batch size and age before a send (default 512, 1000)
+  --timeout-ms MS --retries N  per request, and retries on 5xx/429/timeouts before a batch is reported lost (10000, 6)
+  --queue N             events read ahead of the sink before reading stops (backpressure, default 2048)
+  --header K=V          extra request header, repeatable (e.g. a collector's authorization)
+ otlp:
+  --protocol P          http/protobuf (default) | http/json   (or $OTEL_EXPORTER_OTLP_PROTOCOL)
+  --signals S           logs,traces (default both)
+  --service-name N      resource service.name for every record (default: each event's agent)
+  --idle-close-ms MS    close the open spans of a session silent this long (default 1800000)
+  (--endpoint defaults to $OTEL_EXPORTER_OTLP_ENDPOINT, headers to $OTEL_EXPORTER_OTLP_HEADERS)
+ cloudevents:
+  --mode M              structured (default) | binary | batch
+  --inbound [--port N --host H]   receive CloudEvents and post them to the relay as AEP events
+Exit: 0 done (or stopped), 1 lines or items could not be handled (each reported), 2 usage or refused.
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const say = (l: string) => process.stderr.write(`hookmap bridge: ${l}\n`);
+  let flags, positionals, cfg: BridgeConfig;
+  try {
+    ({ flags, positionals } = parseArgs(argv, SPEC));
+    if (flags.help) {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    const kind = positionals[0];
+    if (!kind || positionals.length > 1) throw new ArgError(`one target: ${TARGET_KINDS.join(' | ')}`);
+    const o: Record<string, unknown> = { kind };
+    const env = process.env;
+    const ep = (flags.endpoint ?? flags.sink ?? (kind === 'otlp' ? env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined : undefined)) as string | undefined;
+    if (ep !== undefined) o.endpoint = ep;
+    if (flags.capture !== undefined) o.capture = flags.capture;
+    const protocol = flags.protocol ?? (kind === 'otlp' ? env.OTEL_EXPORTER_OTLP_PROTOCOL || undefined : undefined);
+    if (protocol !== undefined) o.protocol = protocol;
+    if (flags.signals !== undefined) o.signals = flags.signals;
+    const service = flags['service-name'] ?? (kind === 'otlp' ? env.OTEL_SERVICE_NAME || undefined : undefined);
+    if (service !== undefined) o.service_name = service;
+    if (flags['idle-close-ms'] !== undefined) o.idle_close_ms = flags['idle-close-ms'];
+    if (flags.mode !== undefined) o.mode = flags.mode;
+    const headers: Record<string, string> = {};
+    if (kind === 'otlp' && env.OTEL_EXPORTER_OTLP_HEADERS) Object.assign(headers, parseHeaders(env.OTEL_EXPORTER_OTLP_HEADERS.split(','), 'OTEL_EXPORTER_OTLP_HEADERS'));
+    Object.assign(headers, parseHeaders((flags.header as string[] | undefined) ?? [], '--header'));
+    if (Object.keys(headers).length) o.headers = headers;
+    for (const [flag, key] of [['batch', 'batch'], ['batch-ms', 'batch_ms'], ['timeout-ms', 'timeout_ms'], ['retries', 'retries']] as const) {
+      if (flags[flag] !== undefined) o[key] = flags[flag];
+    }
+    cfg = bridgeConfig(o, `bridge ${kind}`);
+    const filter = buildFilter((flags.filter as string[] | undefined) ?? [], flags.session as string | undefined);
+    if (Object.keys(filter).length) cfg.filter = filter;
+  } catch (e) {
+    if (e instanceof ArgError || e instanceof BridgeConfigError) {
+      process.stderr.write(`hookmap bridge: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  const relay = endpoint(flags);
+
+  if (flags.inbound) {
+    if (cfg.kind !== 'cloudevents') {
+      process.stderr.write('hookmap bridge: --inbound is the CloudEvents → AEP direction: bridge cloudevents --inbound\n');
+      return 2;
+    }
+    const inbound = await startCeInbound({ relayUrl: relay.url, token: relay.token, host: flags.host as string | undefined, port: intFlag(flags.port, 'port', 0), say });
+    process.stdout.write(`${inbound.url}\n`);
+    say(`receiving CloudEvents (binary, structured, batch) on ${inbound.url}; AEP events go to ${relay.url}/events`);
+    return waitForSignal(() => inbound.close());
+  }
+
+  const target = makeTarget(cfg);
+  const fromFile = flags['from-file'] as string | undefined;
+  let problems = 0;
+  const statePath = flags['no-resume'] || fromFile ? undefined : ((flags.state as string | undefined) ?? defaultStatePath(cfg, relay.url));
+  let handle;
+  try {
+    handle = runBridge({
+      target,
+      input: fromFile
+        ? { kind: 'file', path: fromFile }
+        : { kind: 'relay', url: relay.url, token: relay.token, filter: cfg.filter, capture: cfg.capture, start: flags.live ? 'live' : 'all', statePath },
+      batchMax: cfg.batchMax,
+      batchMs: cfg.batchMs,
+      queueMax: flags.queue === undefined ? undefined : intFlag(flags.queue, 'queue', 2048),
+      delivery: { timeoutMs: cfg.timeoutMs, maxRetries: cfg.retries, headers: cfg.headers },
+      say,
+      onProblem: (p) => {
+        problems++;
+        process.stderr.write(`${fromFile}:${p.line}: ${p.code}: ${p.detail}\n`);
+      },
+    });
+  } catch (e) {
+    process.stderr.write(`hookmap bridge: ${(e as Error).message}\n`);
+    return 2;
+  }
+  if (!fromFile) {
+    say(`${cfg.kind} bridge on ${relay.url} → ${cfg.endpoint ?? 'stdout'} (capture ceiling ${cfg.capture}${statePath ? `, checkpoint ${statePath}` : ''})`);
+    const onSignal = () => void handle.stop();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  try {
+    const stats = await handle.done;
+    if (fromFile) {
+      const f = stats.file!;
+      say(`${f.events} event(s) from ${f.lines} line(s)${f.problems ? `, ${f.problems} bad line(s) skipped` : ''}${f.duplicates ? `, ${f.duplicates} duplicate(s)` : ''} → ${stats.items} item(s)${stats.droppedItems ? `, ${stats.droppedItems} NOT delivered` : ''}`);
+    }
+    return problems || stats.droppedItems ? 1 : 0;
+  } catch (e) {
+    process.stderr.write(`hookmap bridge: ${(e as Error).message}\n`);
+    return 2;
+  }
+}
+
+function parseHeaders(list: string[], what: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const h of list) {
+    if (!h.trim()) continue;
+    const i = h.search(/[=:]/);
+    if (i <= 0) throw new ArgError(`${what} '${h}' must be key=value`);
+    out[decodeURIComponent(h.slice(0, i).trim())] = decodeURIComponent(h.slice(i + 1).trim());
+  }
+  return out;
+}
+
+export function defaultStatePath(cfg: BridgeConfig, relayUrl: string): string {
+  const hash = createHash('sha256').update(JSON.stringify([relayUrl, cfg.endpoint ?? 'stdout', cfg.filter ?? {}, cfg.capture])).digest('hex').slice(0, 12);
+  return join(hookmapHome(), 'state', `bridge-${cfg.kind}-${hash}.json`);
+}
