@@ -32,6 +32,18 @@ interface Setup {
   /** Envelope fields a pin leaves to runtime wiring (e.g. an answer's `subject`, the id of its request): not asserted on that case's pinned events. */
   unpinned?: Record<string, string[]>;
   cases?: unknown[];
+  /** Fields the surface adds to a pin's input at runtime (a JSON-RPC id, the joined request), merged in: the pin is pure, the wire is not. */
+  wiring?: Record<string, Record<string, unknown>>;
+  /** Descriptor config every imported case runs under (the pins' posture, when the descriptor's default differs: stated in its deviations). */
+  config?: Record<string, unknown>;
+  /** What the surface knows beside each pin input (`$surface`): e.g. the subscribed stream's id. */
+  surface?: Record<string, unknown>;
+  /**
+   * Pin blocks of state transitions ({prev, next, expected}): each becomes two
+   * firings of `base` with the state at `at` (prev unchecked, then next,
+   * expecting the pinned events plus `companions`).
+   */
+  transitions?: Record<string, { base: Record<string, unknown>; at: string; companions?: unknown[] }>;
 }
 
 function expectOf(e: any, pinsStep: boolean): any {
@@ -58,12 +70,17 @@ export function importPins(agent: string): string | undefined {
     const step: any = {};
     const hook = pin.hook ?? setup.hook?.[name];
     if (hook) step.hook = hook;
-    step.input = pin.input;
+    step.input = setup.wiring?.[name] ? { ...pin.input, ...setup.wiring[name] } : pin.input;
     const pinned = expected.map((e: any) => expectOf(e, false));
     for (const e of pinned) for (const k of setup.unpinned?.[name] ?? []) delete e[k];
     step.expect = [...pinned, ...(setup.companions?.[name] ?? [])];
     steps.push(step);
-    cases.push({ name, provenance: `aep conformance/fixtures/mappings/${agent}.json#/${section === 'fallback' ? 'fallback' : `${section}/${key}`}`, steps });
+    cases.push(withSetup({ name, provenance: `aep conformance/fixtures/mappings/${agent}.json#/${section === 'fallback' ? 'fallback' : `${section}/${key}`}`, steps }));
+  };
+  const withSetup = (c: any) => {
+    if (setup.config) c.config = setup.config;
+    if (setup.surface) for (const st of c.steps) st.surface ??= setup.surface;
+    return c;
   };
   for (const [section, body] of Object.entries<any>(pins)) {
     if (section === '$comment') continue;
@@ -72,6 +89,20 @@ export function importPins(agent: string): string | undefined {
       for (const [k, pin] of Object.entries<any>(body)) if (k !== '$comment') addCase(section, k, pin);
     } else if (section === 'fallback') {
       addCase('fallback', '', body);
+    } else if (setup.transitions?.[section]) {
+      const tr = setup.transitions[section];
+      for (const [k, t] of Object.entries<any>(body)) {
+        if (k === '$comment') continue;
+        const at = (v: unknown) => {
+          const input = structuredClone(tr.base);
+          setPath(input, tr.at, v);
+          return input;
+        };
+        const steps: any[] = [];
+        if (t.prev !== null && t.prev !== undefined) steps.push({ input: at(t.prev) });
+        steps.push({ input: at(t.next), expect: [...(t.expected ?? []).map((e: any) => expectOf(e, false)), ...(tr.companions ?? [])] });
+        cases.push(withSetup({ name: `${section}.${k}`, provenance: `aep conformance/fixtures/mappings/${agent}.json#/${section}/${k}`, steps }));
+      }
     } else if (setup.wrap?.[section]) {
       const w = setup.wrap[section];
       for (const [expKey, capture] of Object.entries(w.expect ?? { expected_data: 'default' })) {
@@ -85,7 +116,7 @@ export function importPins(agent: string): string | undefined {
         if (w.hook) step.hook = w.hook;
         step.input = input;
         step.expect = [exp];
-        cases.push({ name: `${section}.${expKey}`, provenance: `aep conformance/fixtures/mappings/${agent}.json#/${section}/${expKey}`, capture, steps: [...(setup.before?.[section] ?? []), step] });
+        cases.push(withSetup({ name: `${section}.${expKey}`, provenance: `aep conformance/fixtures/mappings/${agent}.json#/${section}/${expKey}`, capture, steps: [...(setup.before?.[section] ?? []), step] }));
       }
     } else if (setup.before?.[section] || (setup.cases ?? []).length) {
       // a non-hook block expressed by hand-written cases in the setup file

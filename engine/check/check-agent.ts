@@ -12,7 +12,7 @@ import { sortErrors, type DescriptorError } from '../descriptor/errors.ts';
 import type { Descriptor } from '../descriptor/types.ts';
 import { parseYamlSource, type YamlSource } from '../descriptor/yaml-source.ts';
 import { loadFixtureDir, type LoadedFixtureFile } from '../fixtures/load.ts';
-import { runDecisionCase } from '../fixtures/run-decisions.ts';
+import { isCommandCase, runCommandCase, runDecisionCase } from '../fixtures/run-decisions.ts';
 import { runEventCase } from '../fixtures/run-events.ts';
 import type { CheckTarget } from './targets.ts';
 
@@ -79,14 +79,15 @@ export async function checkAgent(target: CheckTarget): Promise<AgentReport> {
         // Run through the daemon's real hold machinery: the exact reply bytes
         // are the evidence for the hold kind and answer shape the case names.
         if (c.hold !== undefined && !holdKinds.has(c.hold)) { fail('fixture-mismatch', `holds '${c.hold}' but no hook of ${d.file} holds that kind`); passed = false; }
-        const out = await runDecisionCase(d, c);
+        const out = isCommandCase(c) ? await runCommandCase(d, c) : await runDecisionCase(d, c);
         for (const failure of out.failures) fail('fixture-mismatch', failure);
         passed &&= out.failures.length === 0;
         evidence.push({ ref, kind: f.kind, passed, events: out.events, hold: c.hold, answer: answerShape(c.answer) });
       } else if (f.kind === 'shim') {
         // an in-process shim case needs the generated plugin it loads; a script case, a command shim
         const plugin = !!(d.spec.shim as any)?.plugin;
-        if ((c.shim === 'plugin') !== plugin) { fail('fixture-mismatch', c.shim === 'plugin' ? `a plugin case, but ${d.file} generates no plugin (shim.plugin)` : `a ${c.shim} script case, but ${d.file} is wired by its generated plugin`); passed = false; }
+        if ((c.shim === 'tee') !== (d.surface.kind === 'stdio-tee')) { fail('fixture-mismatch', c.shim === 'tee' ? `a tee case, but ${d.file} is not a stdio-tee surface` : `a ${c.shim} case, but ${d.file} is a stdio-tee surface (its shim cases are tee cases)`); passed = false; }
+        else if ((c.shim === 'plugin') !== plugin) { fail('fixture-mismatch', c.shim === 'plugin' ? `a plugin case, but ${d.file} generates no plugin (shim.plugin)` : `a ${c.shim} script case, but ${d.file} is wired by its generated plugin`); passed = false; }
         evidence.push({ ref, kind: f.kind, passed, events: [] });
       }
       report.cases.push({ file: f.file, name: c.name, kind: f.kind, passed });

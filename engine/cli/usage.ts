@@ -5,6 +5,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'serve', module: 'serve', synopsis: 'serve <agent|file.yaml> [--port N]', summary: 'one daemon from one descriptor' },
   { name: 'relay', module: 'relay', synopsis: 'relay [--port N] [--host H] [--token T] [--buffer N]', summary: 'the AEP relay alone' },
   { name: 'hook', module: 'hook', synopsis: 'hook <agent> [hook]', summary: 'the portable shim: stdin -> daemon -> stdout' },
+  { name: 'tee', module: 'tee', synopsis: 'tee <agent> [--url U] -- <agent command...>', summary: "an editor's agent command: the agent's stdio passed through, framed into moments" },
   { name: 'map', module: 'map', synopsis: 'map <agent> [--capture L]', summary: 'pure mapping: NDJSON steps in, NDJSON results out' },
   { name: 'check', module: 'check', synopsis: 'check [agent]', summary: 'descriptors + fixtures + capability evidence' },
   { name: 'capabilities', module: 'capabilities', synopsis: 'capabilities [agent] [--json]', summary: 'what each agent proves, and what not' },

@@ -11,10 +11,10 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Redactor } from '../capture/redact.ts';
 import type { FormFieldSpec } from '../capture/gate.ts';
-import type { Descriptor } from '../descriptor/types.ts';
+import type { CompiledCommand, Descriptor } from '../descriptor/types.ts';
 import { evaluate } from '../expr/compile.ts';
 import { sourceHost, type AepEvent } from '../map/envelope.ts';
-import { MapError, Mapper, type MapResult } from '../map/mapper.ts';
+import { MapError, Mapper, type MapErrorCode, type MapResult } from '../map/mapper.ts';
 import { EngineState } from '../map/state.ts';
 import { captureRank } from '../aep/schemas.ts';
 import { interpretAnswer, type Interpretation, type OptionView } from './answer.ts';
@@ -70,6 +70,16 @@ export interface HookInput {
   oversize?: number;
   /** Aborted when the agent hangs up on a held hook. */
   signal?: AbortSignal;
+  /** What the surface knows beside the payload (a tee connection, a stream id): `$surface` in expressions. */
+  surface?: Record<string, unknown>;
+  /** The surface this firing came over, when it can carry bytes back (a tee): commands for its sessions are written there. */
+  writer?: SurfaceWriter;
+}
+
+/** A live surface connection that can write a command's bytes to the agent (engine/surface/tee-endpoint.ts). */
+export interface SurfaceWriter {
+  readonly id: string;
+  write(commandId: string, bytes: string): Promise<{ ok: boolean; why?: string }>;
 }
 
 const realTimers: Timers = { set: (fn, ms) => setTimeout(fn, ms), clear: (h) => clearTimeout(h as NodeJS.Timeout) };
@@ -106,6 +116,10 @@ export class Daemon {
   private link?: EventLink;
   private control = false;
   private closed = false;
+  /** session -> the surface connection that last carried it (bounded, least recently used first). */
+  private readonly writers = new Map<string, SurfaceWriter>();
+  /** Commands decided and being written: a redelivery while in flight is dropped (the one ack answers both). */
+  private readonly inflight = new Set<string>();
 
   /** Take the agent's log folder (lock), bump its epoch, open its logs. */
   static open(opts: DaemonOptions): Daemon {
@@ -141,6 +155,8 @@ export class Daemon {
     }
     const holds = [...d.hooks.values()].some((h) => h.holds.length > 0);
     this.accepts = holds && d.posture !== 'observe-only' ? [RESPOND] : [];
+    // surface commands: declared only while their opt-in is on (declaring what always refuses is noise)
+    for (const c of d.commands.values()) if (d.posture !== 'observe-only' && (!c.optIn || this.mapper.configValue(c.optIn) === true)) this.accepts.push(c.type);
     const t = opts.attentionTimeoutMs;
     const hookTimeout = d.surface.hookTimeoutMs;
     if (t !== undefined && hookTimeout !== undefined && t >= hookTimeout) {
@@ -184,6 +200,11 @@ export class Daemon {
     return link;
   }
 
+  /** The descriptor's surface kind (stdio-tee, stream-subscriber, ...). */
+  get surfaceKind(): string {
+    return this.d.surface.kind;
+  }
+
   get relayReady(): boolean {
     return this.link?.ready ?? false;
   }
@@ -210,24 +231,25 @@ export class Daemon {
       try {
         if (inp.oversize !== undefined) throw new MapError('body-too-large', `the hook body (${inp.oversize} bytes) exceeds the daemon's limit`, inp.hook);
         if (payload === undefined) payload = parseBody(inp.body, inp.hook);
-        if (this.holds.size) await this.closeBeforeSessionEnd(inp.hook, payload);
-        const result = await this.mapper.map(inp.hook, payload);
+        if (this.holds.size) await this.closeBeforeSessionEnd(inp.hook, payload, inp.surface);
+        const result = await this.mapper.map(inp.hook, payload, inp.surface);
         this.publish(result.events);
+        if (inp.writer && result.session) this.bindWriter(result.session, inp.writer);
         const neutral = this.reply(result.reply, result.exitCode);
         if (result.settle) this.settle(result.settle, result);
         if (result.hold) return { reply: neutral, held: this.openHold(result, neutral, inp.signal) };
         return { reply: neutral };
       } catch (err) {
-        return { reply: await this.diagnose(err, payload, inp.hook) };
+        return { reply: await this.diagnose(err, payload, inp.hook, inp.surface) };
       }
     });
     return out.held ?? out.reply;
   }
 
-  private async diagnose(err: unknown, payload: unknown, hookArg: string | undefined): Promise<HookReply> {
+  private async diagnose(err: unknown, payload: unknown, hookArg: string | undefined, surface?: Record<string, unknown>): Promise<HookReply> {
     const me = err instanceof MapError ? err : new MapError('mapping-error', (err as Error)?.message ?? String(err), hookArg);
     const hook = me.hook ?? hookArg;
-    const session = await this.sessionOf(payload, hook);
+    const session = await this.sessionOf(payload, hook, surface);
     this.say(`hook not mapped [${me.code}] hook=${hook ?? '?'} session=${session ?? '?'}: ${me.message} (answered neutral bytes)`);
     try {
       this.publish([this.mapper.diagnostic(me, session, hook)]);
@@ -237,10 +259,10 @@ export class Daemon {
     return { ...this.neutralFor(hook), error: me.code };
   }
 
-  private async sessionOf(payload: unknown, hook: string | undefined): Promise<string | undefined> {
+  private async sessionOf(payload: unknown, hook: string | undefined, surface?: Record<string, unknown>): Promise<string | undefined> {
     if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return undefined;
     try {
-      const s = await evaluate(this.d.session, payload, { hook });
+      const s = await evaluate(this.d.session, payload, { hook, surface, known_session: () => false });
       return typeof s === 'string' && s ? s : typeof s === 'number' ? String(s) : undefined;
     } catch {
       return undefined;
@@ -354,12 +376,12 @@ export class Daemon {
   }
 
   /** A settling hook (e.g. the tool ran, the elicitation was answered in the agent's UI) frees its hold. */
-  private settle(s: { key: string; as: 'dismissed' | 'oob' }, result: MapResult): void {
+  private settle(s: { key: string; as: 'dismissed' | 'oob'; answer?: Record<string, unknown> }, result: MapResult): void {
     const h = result.session === undefined ? undefined : this.holds.byKeyOf(result.session, s.key);
     if (!h) return; // an orphan settle emits nothing: one terminal per request
     const cause = result.events[0]?.id ?? h.id;
     if (s.as === 'dismissed') return this.dismiss(h, cause, `${result.hook} arrived first`);
-    const ans = this.events.answered(h.request, cause, {}, 'oob', undefined, undefined);
+    const ans = this.events.answered(h.request, cause, s.answer ?? {}, 'oob', undefined, undefined);
     const res = this.events.resolved(h.request, ans.id, 'answered', this.now() - h.openedAt);
     this.publish([ans, res]);
     this.say(`hold ${h.id} (${h.hook}) answered out of band (${result.hook})`);
@@ -367,17 +389,17 @@ export class Daemon {
   }
 
   /** AEP-0002 §7 rule 2: a session never ends with a request still pending. */
-  private async closeBeforeSessionEnd(hookArg: string | undefined, payload: unknown): Promise<void> {
+  private async closeBeforeSessionEnd(hookArg: string | undefined, payload: unknown, surface?: Record<string, unknown>): Promise<void> {
     if (!payload || typeof payload !== 'object') return;
     let hook = hookArg;
     try {
-      hook ??= await this.mapper.hookNameOf(payload);
+      hook ??= await this.mapper.hookNameOf(payload, surface);
     } catch {
       return;
     }
     const rule = hook ? this.d.hooks.get(hook) : undefined;
     if (!rule?.emit.some((e) => e.sessionEnd)) return;
-    const session = await this.sessionOf(payload, hook);
+    const session = await this.sessionOf(payload, hook, surface);
     if (session === undefined) return;
     for (const h of this.holds.inSession(session)) this.dismiss(h, h.id, `${hook} ends the session`);
   }
@@ -408,6 +430,8 @@ export class Daemon {
       this.say(`command ${cmd.type} without session or id ignored (nothing to ack into)`);
       return;
     }
+    const surfaceCmd = this.d.commands.get(String(cmd.type));
+    if (surfaceCmd && this.accepts.includes(surfaceCmd.type)) return this.surfaceCommand(cmd, surfaceCmd, session, source, id);
     if (cmd.type !== RESPOND || !this.accepts.includes(cmd.type)) {
       return this.nack(cmd, session, 'unsupported', `${cmd.type} is not accepted by the ${this.vendor} daemon (accepts: ${this.accepts.join(', ') || 'none'})`);
     }
@@ -440,6 +464,69 @@ export class Daemon {
     this.publish([ans, res, ...outs]);
     this.say(`hold ${h.id} (${h.hook}) answered by ${cmd.agent ?? '?'}: ${it.decision ?? 'no decision template: neutral bytes'}`);
     this.finish(h, 'answered', { ...h.neutral, body, contentType: this.contentTypeOf(body) });
+  }
+
+  // --- surface commands (a command answered by writing bytes on the surface) --------
+
+  private bindWriter(session: string, w: SurfaceWriter): void {
+    this.writers.delete(session);
+    this.writers.set(session, w);
+    if (this.writers.size > 10_000) this.writers.delete(this.writers.keys().next().value as string);
+  }
+
+  /** A surface connection ended: it carries nothing any more. */
+  forgetWriter(w: SurfaceWriter): void {
+    for (const [s, x] of this.writers) if (x === w) this.writers.delete(s);
+  }
+
+  /** The live writer of a session, if any (tests, doctor). */
+  writerOf(session: string): SurfaceWriter | undefined {
+    return this.writers.get(session);
+  }
+
+  private async surfaceCommand(cmd: AepEvent, spec: CompiledCommand, session: string, source: string, id: string): Promise<void> {
+    const key = `${source}\u0000${id}`;
+    if (this.inflight.has(key)) return; // the forthcoming ack answers this delivery too
+    const st = this.mapper.state.has(session) ? this.mapper.state.session(session) : undefined;
+    const run = st?.runId;
+    const b: Record<string, unknown> = { session, run, run_open: run !== undefined, command: cmd, data: cmd.data ?? {}, config: this.mapper.effectiveConfig, agent: this.vendor };
+    let bytes: string;
+    try {
+      if (spec.when && !(await evaluate(spec.when, cmd, b))) return this.nack(cmd, session, 'refused', spec.refuse ?? `${cmd.type} does not apply to session ${session} now`, run);
+      const v = await evaluate(spec.write, cmd, b);
+      if (v === undefined || v === null || v === '') return this.nack(cmd, session, 'refused', `the ${cmd.type} template produced no bytes`, run);
+      bytes = typeof v === 'string' ? v : JSON.stringify(v);
+    } catch (e) {
+      this.say(`${cmd.type} for session ${session} could not be built: ${(e as Error).message}`);
+      return this.nack(cmd, session, 'refused', `the ${cmd.type} bytes could not be built`, run);
+    }
+    const writer = this.writers.get(session);
+    if (!writer) return this.nack(cmd, session, 'refused', `no live ${this.d.surface.kind} connection carries session ${session} (is the agent running behind hookmap?)`, run);
+    this.inflight.add(key);
+    // the write happens outside the serial queue: firings keep flowing while the surface confirms
+    void writer.write(id, bytes).then(
+      (r) => r,
+      (e: Error) => ({ ok: false, why: e.message }),
+    ).then((r) => this.serial.run(() => {
+      this.inflight.delete(key);
+      if (!r.ok) return this.nack(cmd, session, 'busy', `the bytes could not be written: ${r.why ?? 'unknown reason'}`, run);
+      const [rec] = this.publish([this.events.accepted(session, cmd, run)]);
+      this.acks.record(source, id, rec.line);
+      this.say(`${cmd.type} ${id} written on ${writer.id} for session ${session}`);
+    }));
+  }
+
+  /** A problem a surface saw in the agent's own traffic (a line that is not JSON, one too long): one diagnostic event. */
+  problem(code: string, message: string): void {
+    if (this.closed) return;
+    void this.serial.run(() => {
+      this.say(`surface problem [${code}]: ${message}`);
+      try {
+        this.publish([this.mapper.diagnostic(new MapError(code as MapErrorCode, message), undefined, undefined)]);
+      } catch (e) {
+        this.say(`could not log the diagnostic event: ${(e as Error).message}`);
+      }
+    });
   }
 
   private nack(cmd: AepEvent, session: string, reason: string, detail: string, run?: string): void {

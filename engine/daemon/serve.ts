@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Descriptor } from '../descriptor/types.ts';
 import { Daemon } from './daemon.ts';
 import { registerHookRoutes } from './http.ts';
+import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
 
 export const DEFAULT_SERVE_PORT = 8788;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -42,7 +43,9 @@ export async function startServe(o: ServeOptions): Promise<Served> {
   const say = o.say ?? (() => {});
   const daemon = Daemon.open({ descriptor: o.descriptor, logDir: o.logDir, attentionTimeoutMs: o.attentionTimeoutMs, config: o.config, fsync: o.fsync, say: (l) => say(`[${o.descriptor.vendor}] ${l}`) });
   const app = Fastify({ logger: false });
-  registerHookRoutes(app, { daemons: new Map([[daemon.vendor, daemon]]), maxBody: o.maxBody, say });
+  const daemons = new Map([[daemon.vendor, daemon]]);
+  registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
+  const tee = attachTeeEndpoint(app.server, { daemons, say });
   app.get('/healthz', async () => ({ ok: true, relay: daemon.relayReady }));
   try {
     await app.listen({ host: o.host ?? DEFAULT_HOST, port: o.port ?? DEFAULT_SERVE_PORT });
@@ -61,6 +64,7 @@ export async function startServe(o: ServeOptions): Promise<Served> {
     daemon,
     close: () =>
       (closing ??= (async () => {
+        tee.close();
         await daemon.close(); // frees held hooks with neutral bytes before the server stops
         await app.close();
       })()),

@@ -10,6 +10,7 @@ import { loadVendor, listVendors } from '../descriptor/registry.ts';
 import { createRelay, redactUrl } from '../relay/index.ts';
 import { Daemon } from './daemon.ts';
 import { registerHookRoutes } from './http.ts';
+import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
 import { agentLogDir } from './paths.ts';
 import { DEFAULT_HOST, urlOf } from './serve.ts';
 import type { UpConfig } from './up-config.ts';
@@ -53,6 +54,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     }
   }
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
+  const tee = attachTeeEndpoint(app.server, { daemons, say });
   // The relay answers /healthz; add what only the daemons know.
   app.addHook('onSend', async (req, reply, payload) => {
     if (req.method !== 'GET' || req.url.split('?')[0] !== '/healthz' || typeof payload !== 'string') return payload;
@@ -79,7 +81,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   for (const d of daemons.values()) d.connectRelay(self, o.token);
   say(`hookmap up: listening on ${url} (one port: relay + hooks)`);
   say(`  relay: ${url}/events (POST, discovery, SSE) ${url}/stream (SSE) ${url.replace(/^http/, 'ws')}/socket (WebSocket)`);
-  for (const d of daemons.values()) say(`  ${d.vendor}: POST ${url}/hooks/${d.vendor}[/<hook>]  logs ${d.logDir} (epoch ${d.epoch})`);
+  for (const d of daemons.values()) say(`  ${d.vendor}: ${surfaceLine(d, url)}  logs ${d.logDir} (epoch ${d.epoch})`);
   say(o.token ? '  control: ON (token set): attention requests wait for answers over the relay' : '  control: OFF (no token: the relay is watch-only; held hooks fail open at once)');
   let closing: Promise<void> | undefined;
   return {
@@ -88,8 +90,15 @@ export async function startUp(o: UpOptions): Promise<Up> {
     daemons,
     close: () =>
       (closing ??= (async () => {
+        tee.close();
         for (const d of daemons.values()) await d.close();
         await app.close();
       })()),
   };
+}
+
+/** Where one agent's moments arrive, as `up` prints it. */
+function surfaceLine(d: Daemon, url: string): string {
+  if (d.surfaceKind === 'stdio-tee') return `${url.replace(/^http/, 'ws')}/surfaces/${d.vendor}/tee (hookmap tee ${d.vendor} -- <agent command>)`;
+  return `POST ${url}/hooks/${d.vendor}[/<hook>]`;
 }

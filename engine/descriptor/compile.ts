@@ -8,7 +8,7 @@ import { CAPABILITY_BY_ID } from '../capabilities/vocabulary.ts';
 import { isFailure, templateSource, tryCompile, type Expr, type ExprFailure } from '../expr/compile.ts';
 import { type DescriptorError, pathString } from './errors.ts';
 import { parseYamlSource, type YamlSource } from './yaml-source.ts';
-import type { CapabilityClaim, CompiledEmit, CompiledHook, Descriptor } from './types.ts';
+import type { CapabilityClaim, CompiledCommand, CompiledEmit, CompiledHook, CompiledStream, Descriptor } from './types.ts';
 
 const DESCRIPTOR_SCHEMA = JSON.parse(readFileSync(new URL('../../schemas/descriptor.schema.json', import.meta.url), 'utf8'));
 let schemaValidator: ReturnType<ReturnType<typeof ajv>['compile']> | undefined;
@@ -121,6 +121,7 @@ class Compiler {
       typeText: String(e.type),
       expr,
       run: e.run,
+      runId: e.run_id !== undefined ? this.expr(e.run_id, [...path, 'run_id']) : undefined,
       sessionEnd: e.session_end,
       severity: e.severity,
       gates: e.gates,
@@ -167,8 +168,42 @@ class Compiler {
       }
       return { kind: hd.kind, when: this.expr(hd.when, [...hp, 'when']), timeoutMs: hd.timeout_ms, key: this.expr(hd.key, [...hp, 'key']), decisions, requestType: hd.request ?? 'attention.requested', outcome: this.emits(hd.outcome, [...hp, 'outcome']) };
     });
-    if (h.settle) hook.settle = { key: this.expr(h.settle.key, [...p, 'settle', 'key'])!, as: h.settle.as };
+    if (h.settle) hook.settle = { key: this.expr(h.settle.key, [...p, 'settle', 'key'])!, as: h.settle.as, answer: this.template(h.settle.answer, [...p, 'settle', 'answer']) };
     return hook;
+  }
+
+  commands(spec: Record<string, any>): Map<string, CompiledCommand> {
+    const out = new Map<string, CompiledCommand>();
+    for (const [type, c] of Object.entries(spec)) {
+      const p = ['commands', type];
+      if (!type.startsWith('x.') && !REGISTRY_BY_TYPE.has(type)) this.err('unknown-event-type', p, `'${type}' is not a registered AEP command type`);
+      if (type.startsWith('x.') && type.split('.')[1] !== this.spec.vendor) this.err('unknown-event-type', p, `'${type}' is outside this descriptor's namespace x.${this.spec.vendor}.*`);
+      if (c.opt_in !== undefined && !(c.opt_in in (this.spec.config ?? {}))) this.err('unknown-reference', [...p, 'opt_in'], `opt_in names config key '${c.opt_in}', which config does not declare`);
+      const write = this.template(c.write, [...p, 'write']);
+      if (!write) continue;
+      out.set(type, { type, summary: c.summary, optIn: c.opt_in, when: this.expr(c.when, [...p, 'when']), refuse: c.refuse, write });
+    }
+    return out;
+  }
+
+  stream(surface: any): CompiledStream | undefined {
+    const st = surface.stream;
+    if (surface.kind === 'stream-subscriber' && !st) this.err('schema-violation', ['surface', 'kind'], 'a stream-subscriber surface needs surface.stream (how to attach)');
+    if (!st) return undefined;
+    if (surface.kind !== 'stream-subscriber') this.err('schema-violation', ['surface', 'stream'], `surface.stream applies to kind stream-subscriber, not ${surface.kind}`);
+    const path = (p: string | undefined) => (p === undefined ? undefined : p.split('.').filter(Boolean));
+    const d = st.streams;
+    return {
+      transport: st.transport,
+      path: st.path,
+      query: st.query ?? {},
+      resumeQuery: st.resume_query,
+      cursor: path(st.cursor),
+      dedupe: path(st.dedupe),
+      discover: d ? { path: d.path, items: path(d.items)!, id: path(d.id)!, next: path(d.next), pageParam: d.page_param, everyMs: d.every_ms ?? 15_000 } : undefined,
+      auth: { firstMessage: st.auth?.first_message, header: st.auth?.header ?? {} },
+      closeCodes: st.close_codes ?? {},
+    };
   }
 
   build(): Descriptor {
@@ -200,7 +235,7 @@ class Compiler {
       vendor: s.vendor,
       name: s.name,
       spec: deepFreeze(s),
-      surface: { kind: s.surface.kind, pin: s.surface.pin, docs: s.surface.docs, hookTimeoutMs: s.surface.hook_timeout_ms, hookNameText: s.surface.hook_name },
+      surface: { kind: s.surface.kind, pin: s.surface.pin, docs: s.surface.docs, hookTimeoutMs: s.surface.hook_timeout_ms, hookNameText: s.surface.hook_name, stream: this.stream(s.surface) },
       hookName: this.expr(s.surface.hook_name, ['surface', 'hook_name']),
       session: this.expr(s.identity.session, ['identity', 'session'])!,
       run: this.expr(s.identity.run, ['identity', 'run']),
@@ -216,6 +251,7 @@ class Compiler {
       posture: s.posture,
       deviations: s.deviations ?? [],
       absent: s.absent ?? [],
+      commands: this.commands(s.commands ?? {}),
       defer: (s.defer ?? []).map((r: any, i: number) => ({ to: r.to, when: this.expr(r.when, ['defer', i, 'when'])!, why: r.why })),
     });
   }

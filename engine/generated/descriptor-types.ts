@@ -153,9 +153,43 @@ export interface HookmapDescriptor {
   provenance?: {
     [k: string]: unknown;
   };
+  /**
+   * Commands this agent answers by writing on its surface (stdio-tee: a line on the agent's stdin, as the editor would write it). Declared in the daemon's hello (control.accepts) only while `opt_in` is on.
+   */
+  commands?: {
+    [k: string]: {
+      summary?: string;
+      /**
+       * A config key that must be true for the command to be accepted
+       */
+      opt_in?: string;
+      /**
+       * A JSONata expression
+       */
+      when?: string;
+      /**
+       * The refusal detail when `when` is false
+       */
+      refuse?: string;
+      /**
+       * A JSONata expression, or a mapping whose string leaves are JSONata expressions (other scalars literal)
+       */
+      write:
+        | Expr
+        | {
+            [k: string]: unknown;
+          }
+        | unknown[]
+        | number
+        | boolean;
+    };
+  };
 }
 export interface Surface {
-  kind: "command-hook" | "http-hook" | "plugin" | "extension";
+  /**
+   * How moments reach the daemon: a hook command or HTTP hook the agent runs, an in-process plugin or extension, stdio-tee (`hookmap tee <agent> -- <agent command>` stands in as an editor's agent command and frames the JSON-RPC lines both ways) or stream-subscriber (the daemon subscribes to the agent's own event stream, see `stream`)
+   */
+  kind: "command-hook" | "http-hook" | "plugin" | "extension" | "stdio-tee" | "stream-subscriber";
   /**
    * Provenance of the mapping (doc version, source ref, pin file)
    */
@@ -170,6 +204,82 @@ export interface Surface {
    */
   hook_timeout_ms?: number;
   notes?: string;
+  /**
+   * stream-subscriber surfaces: how the daemon attaches to the agent's event stream, per configured instance (`hookmap up --config`: agents.<agent>.instances: [{url, key | key_env, streams?}]). Placeholders in strings: {id} the stream id, {key} the instance key, {cursor} the resume position. Field paths here are dotted paths into JSON, not expressions.
+   */
+  stream?: {
+    transport: "websocket" | "sse";
+    /**
+     * Path of one stream on the instance, with {id}
+     */
+    path: string;
+    /**
+     * Query parameters of a first attach
+     */
+    query?: {
+      [k: string]: string;
+    };
+    /**
+     * Query parameters of a re-attach once a cursor is known ({cursor})
+     */
+    resume_query?: {
+      [k: string]: string;
+    };
+    /**
+     * Dotted path of a frame's resume position (the greatest seen is kept per stream)
+     */
+    cursor?: string;
+    /**
+     * Dotted path of a frame's own id: a frame seen before (a replay's overlap) is dropped
+     */
+    dedupe?: string;
+    /**
+     * Discovery: the streams of an instance, listed over REST and polled
+     */
+    streams?: {
+      path: string;
+      /**
+       * Dotted path of the list in the response
+       */
+      items: string;
+      /**
+       * Dotted path of a stream's id in one item
+       */
+      id: string;
+      /**
+       * Dotted path of the next page token in the response
+       */
+      next?: string;
+      /**
+       * Query parameter carrying the next page token
+       */
+      page_param?: string;
+      every_ms?: number;
+    };
+    /**
+     * How the instance key is presented ({key})
+     */
+    auth?: {
+      /**
+       * WebSocket: this JSON object is the first frame after the connection opens
+       */
+      first_message?: {
+        [k: string]: unknown;
+      };
+      /**
+       * HTTP headers on discovery requests and SSE GETs
+       */
+      header?: {
+        [k: string]: string;
+      };
+    };
+    /**
+     * WebSocket close codes of the agent: auth (the key was refused: stop), gone (no such stream: stop), busy (retry later)
+     */
+    close_codes?: {
+      [k: string]: "auth" | "gone" | "busy";
+    };
+  };
 }
 export interface Identity {
   session: Expr;
@@ -201,6 +311,10 @@ export interface Emit {
    * Synthesized runs: open a new run with this event; close the current run after this event; none: emit outside any run
    */
   run?: "open" | "close" | "none";
+  /**
+   * A JSONata expression
+   */
+  run_id?: string;
   /**
    * This event ends the session: engine state for it is released
    */
@@ -327,6 +441,17 @@ export interface Hold {
 export interface Settle {
   key: Expr;
   as: "dismissed" | "oob";
+  /**
+   * A JSONata expression, or a mapping whose string leaves are JSONata expressions (other scalars literal)
+   */
+  answer?:
+    | Expr
+    | {
+        [k: string]: unknown;
+      }
+    | unknown[]
+    | number
+    | boolean;
 }
 export interface Fallback {
   /**

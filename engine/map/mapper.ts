@@ -10,7 +10,9 @@ import type { CompiledEmit, CompiledHook, Descriptor } from '../descriptor/types
 import { buildEnvelope, newId, sourceHost, type AepEvent } from './envelope.ts';
 import { EngineState, type SessionState } from './state.ts';
 
-export type MapErrorCode = 'invalid-payload' | 'malformed-json' | 'body-too-large' | 'no-hook-name' | 'unknown-hook' | 'missing-session' | 'mapping-error' | 'payload-rejected' | 'invalid-type';
+export type MapErrorCode = 'invalid-payload' | 'malformed-json' | 'body-too-large' | 'no-hook-name' | 'unknown-hook' | 'missing-session' | 'mapping-error' | 'payload-rejected' | 'invalid-type'
+  // what a surface reports about the agent's own traffic (engine/surface): the bytes passed through untouched
+  | 'line-too-large' | 'not-jsonrpc' | 'duplicate-id' | 'join-table-full' | 'frames-dropped' | 'stream-refused' | 'stream-frame';
 
 export class MapError extends Error {
   constructor(readonly code: MapErrorCode, message: string, readonly hook?: string) {
@@ -39,7 +41,7 @@ export interface MapResult {
   reply: string;
   exitCode: number;
   hold?: HoldRequest;
-  settle?: { key: string; as: 'dismissed' | 'oob' };
+  settle?: { key: string; as: 'dismissed' | 'oob'; answer?: Record<string, unknown> };
   /** The firing belongs to this other agent (a descriptor `defer` rule matched): no events, no state change, neutral reply. */
   deferredTo?: string;
 }
@@ -75,6 +77,16 @@ export class Mapper {
     this.config = { ...descriptor.config, ...envConfig(descriptor.vendor, descriptor.config), ...(opts.config ?? {}) };
   }
 
+  /** One config value as this mapper sees it (descriptor default, environment, overrides). */
+  configValue(key: string): unknown {
+    return this.config[key];
+  }
+
+  /** The whole effective config (frozen view). */
+  get effectiveConfig(): Readonly<Record<string, unknown>> {
+    return this.config;
+  }
+
   /** The ceiling an event of `type` is gated at. */
   ceilingFor(type: string, emitCap?: CaptureLevel): CaptureLevel {
     let level: CaptureLevel;
@@ -92,9 +104,9 @@ export class Mapper {
   }
 
   /** The hook a payload names, if the descriptor knows where to look. */
-  async hookNameOf(payload: unknown): Promise<string | undefined> {
+  async hookNameOf(payload: unknown, surface?: Record<string, unknown>): Promise<string | undefined> {
     if (!this.descriptor.hookName) return undefined;
-    const v = await this.eval(this.descriptor.hookName, payload, {});
+    const v = await this.eval(this.descriptor.hookName, payload, surface ? { surface } : {});
     return typeof v === 'string' && v ? v : undefined;
   }
 
@@ -108,40 +120,44 @@ export class Mapper {
     }
   }
 
-  async map(hookArg: string | undefined, payload: unknown): Promise<MapResult> {
+  /**
+   * Map one firing. `surface` is what the surface knows beside the payload
+   * (a tee connection, a subscribed stream's id), bound as `$surface`.
+   */
+  async map(hookArg: string | undefined, payload: unknown, surface?: Record<string, unknown>): Promise<MapResult> {
     const d = this.descriptor;
     if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw new MapError('invalid-payload', `the hook payload must be a JSON object, got ${Array.isArray(payload) ? 'an array' : payload === null ? 'null' : typeof payload}`);
     const input = payload as Record<string, unknown>;
     // attribution first: a firing another agent delivered through our hooks is theirs, whatever it names
     for (const rule of d.defer) {
-      if (!(await this.eval(rule.when, input, { hook: hookArg, agent: d.vendor, config: this.config }))) continue;
+      if (!(await this.eval(rule.when, input, { hook: hookArg, agent: d.vendor, config: this.config, surface }))) continue;
       const hook = hookArg ?? (await this.hookNameOf(input).catch(() => undefined)) ?? '';
       return { hook, events: [], reply: d.hooks.get(hook)?.reply ?? d.replies.neutral, exitCode: d.replies.exitCode, deferredTo: rule.to };
     }
-    const hookName = hookArg ?? (await this.hookNameOf(input));
+    const hookName = hookArg ?? (await this.hookNameOf(input, surface));
     if (!hookName) throw new MapError('no-hook-name', d.hookName ? `the payload does not name its hook (${d.surface.hookNameText})` : 'this agent does not name hooks in its payloads: pass the hook name (argv or URL path)');
     try {
-      return await this.mapHook(hookName, input);
+      return await this.mapHook(hookName, input, surface);
     } catch (err) {
       if (err instanceof MapError) { (err as any).hook ??= hookName; throw err; }
       throw new MapError('mapping-error', (err as Error).message, hookName);
     }
   }
 
-  private async mapHook(hookName: string, input: Record<string, unknown>): Promise<MapResult> {
+  private async mapHook(hookName: string, input: Record<string, unknown>, surface: Record<string, unknown> | undefined): Promise<MapResult> {
     const d = this.descriptor;
     const hook = d.hooks.get(hookName);
     if (!hook && !d.fallback) throw new MapError('unknown-hook', `no rule for hook '${hookName}' and no fallback`, hookName);
     const now = this.now();
     // $known_session(id): has this engine already seen that session? (join a foreign key onto a known lane, never mint one)
-    const sessionRaw = await this.eval(d.session, input, { hook: hookName, known_session: (id: unknown) => (typeof id === 'string' || typeof id === 'number') && id !== '' && this.state.has(String(id)) });
+    const sessionRaw = await this.eval(d.session, input, { hook: hookName, surface, known_session: (id: unknown) => (typeof id === 'string' || typeof id === 'number') && id !== '' && this.state.has(String(id)) });
     const session = typeof sessionRaw === 'number' ? String(sessionRaw) : (sessionRaw as string | undefined);
     if (typeof session !== 'string' || session === '') throw new MapError('missing-session', `no session id in the payload (${d.spec.identity.session})`, hookName);
 
     const firstSight = !this.state.has(session);
     const st = this.state.session(session);
     const runState = { id: st.runId, startId: st.runStartId, count: st.runCount };
-    const b: Bindings = { hook: hookName, agent: d.vendor, session, config: this.config, first_sight: firstSight };
+    const b: Bindings = { hook: hookName, agent: d.vendor, session, config: this.config, first_sight: firstSight, surface };
     if (d.runs === 'vendor' && d.run) {
       const r = await this.eval(d.run, input, b);
       if (r !== undefined && r !== null && r !== '') runState.id = String(r);
@@ -190,7 +206,9 @@ export class Mapper {
       draft.standins = out.standins as Record<string, unknown> | undefined;
       if (emit.run === 'open') {
         runState.count++;
-        runState.id = `run-${newId()}`;
+        // a descriptor may name the run from the wire (a request id); else one is minted
+        const named = emit.runId ? await this.eval(emit.runId, ctxInput, extra === NO_EXTRA ? b : { ...b, ...extra }) : undefined;
+        runState.id = typeof named === 'string' && named !== '' ? named : typeof named === 'number' ? String(named) : `run-${newId()}`;
         runState.startId = draft.id;
         draft.runStart = true;
       }
@@ -262,7 +280,11 @@ export class Mapper {
     }
     if (hook?.settle) {
       const key = await this.eval(hook.settle.key, input, b);
-      if (key !== undefined) result.settle = { key: String(key), as: hook.settle.as };
+      if (key !== undefined) {
+        result.settle = { key: String(key), as: hook.settle.as };
+        const answer = hook.settle.answer ? await this.eval(hook.settle.answer, input, b) : undefined;
+        if (answer && typeof answer === 'object' && !Array.isArray(answer)) result.settle.answer = answer as Record<string, unknown>;
+      }
     }
 
     // commit: run state, tables, consumption

@@ -5,6 +5,9 @@
 // HOOKMAP_SHIM_TIMEOUT_MS so the suite stays quick (the benchmark measures
 // the generated bounds).
 //
+// `shim: tee` cases run the real `hookmap tee` in front of an agent command:
+// the editor's bytes in, exactly the agent's bytes out, its exit code.
+//
 // `shim: plugin` cases do the same for an in-process shim: the generated
 // plugin/extension is imported as its host imports it, instantiated with the
 // case's `input` (and `env` at registration), and the host hook `hook` is
@@ -18,20 +21,21 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listVendors, loadVendor } from '../../engine/descriptor/registry.ts';
+import { listVendors, loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
 import { fixtureFiles } from '../../engine/fixtures/format.ts';
 import { writeShims } from '../../engine/shim/generate.ts';
 import { BIN, fakeDaemon, runProcess, type Mood, type Reply } from './helpers.ts';
 import { busContext, hostHandlers, importPlugin, type SessionIdentity } from './plugin-harness.ts';
 
 interface ScriptCase { name: string; shim: 'sh' | 'node'; hook?: string; stdin: string; daemon: Mood; reply?: Reply; request?: { path?: string }; stdout: string; exit: number }
+interface TeeCase { name: string; shim: 'tee'; agent: string[]; env?: Record<string, string>; stdin: string; daemon: Mood; stdout: string; stderr?: string; exit: number }
 interface HostRequest { method: string; path: string; body: unknown }
 interface PluginCase {
   name: string; shim: 'plugin'; hook: string; args?: unknown[]; input?: unknown; env?: Record<string, string>; session?: SessionIdentity;
   daemon: Mood; reply?: Reply; request?: { path?: string; body?: unknown };
   expect: { return?: unknown; args?: unknown[]; host?: HostRequest[] };
 }
-type ShimCase = ScriptCase | PluginCase;
+type ShimCase = ScriptCase | PluginCase | TeeCase;
 
 /** The bound hung cases run under (HOOKMAP_SHIM_TIMEOUT_MS). */
 const HUNG_BOUND_MS = 300;
@@ -93,6 +97,28 @@ async function runScriptCase(agent: string, shPath: string, c: ScriptCase): Prom
   }
 }
 
+/**
+ * A tee case: the real `hookmap tee` in front of the case's agent command
+ * (paths relative to the repo), the editor's bytes on stdin; the editor must
+ * read exactly `stdout` and the tee must exit as the agent did, whatever
+ * the daemon's mood (a fake daemon speaks HTTP, not the tee's WebSocket:
+ * `up` and `error` are daemons that refuse the surface).
+ */
+async function runTeeCase(agent: string, c: TeeCase): Promise<void> {
+  const daemon = await fakeDaemon(c.daemon);
+  try {
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, HOOKMAP_HOME: home, HOOKMAP_URL: daemon.url, ...(c.env ?? {}) };
+    const [cmd, ...args] = c.agent;
+    const agentCmd = cmd === 'node' ? process.execPath : cmd;
+    const r = await runProcess(process.execPath, [BIN, 'tee', agent, '--', agentCmd, ...args.map((a) => (a.startsWith('test/') ? join(ROOT, a) : a))], c.stdin, env);
+    expect(r.stdout.toString('utf8')).toBe(c.stdout);
+    if (c.stderr !== undefined) expect(r.stderr).toBe(c.stderr);
+    expect(r.code).toBe(c.exit);
+  } finally {
+    await daemon.close();
+  }
+}
+
 async function runPluginCase(agent: string, c: PluginCase): Promise<void> {
   const d = loadVendor(agent);
   const daemon = await fakeDaemon(c.daemon, c.reply);
@@ -135,11 +161,11 @@ for (const agent of listVendors()) {
   describe(`fixtures/${agent} shim`, () => {
     let shPath = '';
     beforeAll(() => {
-      if (files.some((f) => f.cases.some((c: ShimCase) => c.shim !== 'plugin'))) shPath = writeShims(loadVendor(agent), { ...process.env, HOOKMAP_HOME: home }).sh;
+      if (files.some((f) => f.cases.some((c: ShimCase) => c.shim === 'sh' || c.shim === 'node'))) shPath = writeShims(loadVendor(agent), { ...process.env, HOOKMAP_HOME: home }).sh;
     });
     for (const f of files) {
       for (const c of f.cases as ShimCase[]) {
-        it(`${f.file} ${c.name}`, () => (c.shim === 'plugin' ? runPluginCase(agent, c) : runScriptCase(agent, shPath, c)));
+        it(`${f.file} ${c.name}`, () => (c.shim === 'plugin' ? runPluginCase(agent, c) : c.shim === 'tee' ? runTeeCase(agent, c) : runScriptCase(agent, shPath, c)));
       }
     }
   });
