@@ -1,5 +1,6 @@
 // Small Markdown helpers for the generated docs: table cells that survive
 // pipes and newlines in JSONata, and inline code that survives backticks.
+import { stringify } from 'yaml';
 
 /** Inline code; multi-line expressions collapse to one line, pipes escaped for tables. */
 export function code(text: string): string {
@@ -20,7 +21,7 @@ export function table(head: string[], rows: string[][]): string {
   return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
-/** A template as written in the descriptor: expression text, or its mapping as JSON. */
+/** A template as written in the descriptor: `=expression` text, a literal, or its mapping as YAML flow. */
 export function templateText(tpl: unknown): string {
-  return typeof tpl === 'string' ? tpl : JSON.stringify(tpl);
+  return typeof tpl === 'string' ? tpl : stringify(tpl, { collectionStyle: 'flow', lineWidth: 0 }).trim();
 }

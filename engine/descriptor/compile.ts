@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { basename, relative } from 'node:path';
 import { ajv, formatAjvErrors, REGISTRY_BY_TYPE, TYPE_PATTERN, type CaptureLevel } from '../aep/schemas.ts';
 import { CAPABILITY_BY_ID } from '../capabilities/vocabulary.ts';
-import { isFailure, templateSource, tryCompile, type Expr, type ExprFailure } from '../expr/compile.ts';
+import { compileMarked, isFailure, templateSource, tryCompile, type Expr, type ExprFailure } from '../expr/compile.ts';
+import { isMarked, jsonataLiteral, readsAsExpression } from '../expr/marked.ts';
 import { type DescriptorError, pathString } from './errors.ts';
 import { parseYamlSource, type YamlSource } from './yaml-source.ts';
 import type { CapabilityClaim, CompiledCommand, CompiledEmit, CompiledHook, CompiledStream, Descriptor } from './types.ts';
@@ -46,6 +47,10 @@ export function compileDescriptor(file: string, text: string): LoadResult {
       const segs = e.instancePath.split('/').slice(1).map((x: string) => x.replace(/~1/g, '/').replace(/~0/g, '~')).map((x: string) => (/^\d+$/.test(x) ? Number(x) : x));
       if (e.keyword === 'additionalProperties') segs.push((e.params as any).additionalProperty);
       const pos = src.locate(segs);
+      if (e.keyword === 'pattern' && (e.params as any).pattern === '^=') {
+        errors.push({ code: 'unmarked-expression', file, line: pos.line, col: pos.col, path: pathString(segs), message: unmarkedMessage(valueAt(spec, segs), true) });
+        continue;
+      }
       errors.push({ code: 'schema-violation', file, line: pos.line, col: pos.col, path: pathString(segs), message: formatAjvErrors([e]).replace(/^\S+ /, '') });
     }
     return { errors };
@@ -60,7 +65,7 @@ class Compiler {
   constructor(private readonly src: YamlSource, private readonly spec: any, private readonly errors: DescriptorError[]) {}
 
   private fail(f: ExprFailure): void {
-    const at = this.src.locateInScalar(f.path, f.index);
+    const at = this.src.locateInScalar(f.path, f.index + (f.lead ?? 0));
     const lines = f.source.split('\n');
     let rest = f.index;
     let li = 0;
@@ -74,20 +79,41 @@ class Compiler {
     this.errors.push({ code, file: this.src.file, line: pos.line, col: pos.col, path: pathString(path), message });
   }
 
+  /** An expression position: the schema has already required the `=` mark. */
   expr(source: string | undefined, path: (string | number)[]): Expr | undefined {
     if (source === undefined) return undefined;
-    const c = tryCompile(source, path);
+    const c = compileMarked(source, path);
     if (isFailure(c)) { this.fail(c); return undefined; }
     return c;
   }
 
+  /** Plain strings anywhere in a template are literals, unless they read as an unmarked expression. */
+  private unmarked(tpl: unknown, path: (string | number)[]): boolean {
+    if (typeof tpl === 'string') {
+      if (isMarked(tpl) || !readsAsExpression(tpl)) return false;
+      this.err('unmarked-expression', path, unmarkedMessage(tpl));
+      return true;
+    }
+    if (Array.isArray(tpl)) return tpl.map((t, i) => this.unmarked(t, [...path, i])).some(Boolean);
+    if (tpl && typeof tpl === 'object') return Object.entries(tpl).map(([k, v]) => this.unmarked(v, [...path, k])).some(Boolean);
+    return false;
+  }
+
   template(tpl: unknown, path: (string | number)[]): Expr | undefined {
     if (tpl === undefined) return undefined;
+    if (this.unmarked(tpl, path)) return undefined;
     const failures: ExprFailure[] = [];
     const source = templateSource(tpl, path, failures);
     failures.forEach((f) => this.fail(f));
     if (failures.length) return undefined;
-    return this.expr(source, path);
+    return this.compiled(source, path);
+  }
+
+  /** Generated JSONata (a template's or an emit's one expression): its parts compiled on their own already. */
+  private compiled(source: string, path: (string | number)[]): Expr | undefined {
+    const c = tryCompile(source, path);
+    if (isFailure(c)) { this.fail(c); return undefined; }
+    return c;
   }
 
   checkType(type: string, path: (string | number)[]): void {
@@ -102,22 +128,26 @@ class Compiler {
 
   emit(e: any, path: (string | number)[]): CompiledEmit | undefined {
     const failures: ExprFailure[] = [];
-    const staticType = TYPE_PATTERN.test(e.type) ? e.type : undefined;
-    if (staticType) this.checkType(staticType, [...path, 'type']);
-    const parts: string[] = [];
-    if (!staticType) parts.push(`"type": ${templateSource(e.type, [...path, 'type'], failures)}`);
-    for (const k of ['subject', 'step', 'cause'] as const) {
-      if (e[k] !== undefined) parts.push(`"${k}": ${templateSource(e[k], [...path, k], failures)}`);
+    // an emit's type is always literal: docs, capability evidence and payload checks read it without running anything
+    if (isMarked(e.type)) {
+      this.err('unknown-event-type', [...path, 'type'], `an emit's type is a literal AEP type, not an expression: write the type itself (a computed extension type belongs in \`fallback.type\`)`);
+      return undefined;
     }
-    if (e.data !== undefined) parts.push(`"data": ${templateSource(e.data, [...path, 'data'], failures)}`);
-    if (e.standins) parts.push(`"standins": ${templateSource(e.standins, [...path, 'standins'], failures)}`);
+    this.checkType(e.type, [...path, 'type']);
+    const parts: string[] = [];
+    let unmarked = false;
+    for (const k of ['subject', 'step', 'cause', 'data', 'standins'] as const) {
+      if (e[k] === undefined) continue;
+      if (this.unmarked(e[k], [...path, k])) { unmarked = true; continue; }
+      parts.push(`"${k}": ${templateSource(e[k], [...path, k], failures)}`);
+    }
     const when = e.when !== undefined ? templateSource(e.when, [...path, 'when'], failures) : 'true';
     failures.forEach((f) => this.fail(f));
-    if (failures.length) return undefined;
-    const expr = this.expr(`($__when := ${when}; $__when ? {${parts.join(', ')}})`, path);
+    if (failures.length || unmarked) return undefined;
+    const expr = this.compiled(`($__when := ${when}; $__when ? {${parts.join(', ')}})`, path);
     if (!expr) return undefined;
     return {
-      type: staticType,
+      type: e.type,
       typeText: String(e.type),
       expr,
       run: e.run,
@@ -245,7 +275,7 @@ class Compiler {
       config: s.config ?? {},
       vars,
       hooks,
-      fallback: fb ? { type: this.expr(fb.type, ['fallback', 'type'])!, typeText: fb.type, data: this.template(fb.data, ['fallback', 'data']), subject: this.expr(fb.subject, ['fallback', 'subject']), severity: fb.severity } : undefined,
+      fallback: fb ? { type: this.template(fb.type, ['fallback', 'type'])!, typeText: fb.type, data: this.template(fb.data, ['fallback', 'data']), subject: this.template(fb.subject, ['fallback', 'subject']), severity: fb.severity } : undefined,
       replies: { neutral: s.replies.neutral, exitCode: s.replies.exit_code ?? 0, contentType: s.replies.content_type },
       capabilities,
       posture: s.posture,
@@ -255,6 +285,22 @@ class Compiler {
       defer: (s.defer ?? []).map((r: any, i: number) => ({ to: r.to, when: this.expr(r.when, ['defer', i, 'when'])!, why: r.why })),
     });
   }
+}
+
+/** Why an unmarked string is refused, and the fix: the `=` form, or the literal it meant. */
+function unmarkedMessage(value: unknown, expressionOnly = false): string {
+  const text = String(value);
+  const oneLine = text.replace(/\s*\n\s*/g, ' ');
+  const fix = `\`=${oneLine.length > 60 ? `${oneLine.slice(0, 57)}...` : oneLine}\``;
+  if (expressionOnly) return `${JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text)} is a plain (literal) value, but this position takes an expression: write ${fix} (expressions start with \`=\`; docs/expressions.md)`;
+  const lit = jsonataLiteral(text);
+  const why = readsAsExpression(text);
+  const literal = lit ? `; for the literal, write ${typeof lit.value === 'string' ? `\`${lit.value}\`` : `the YAML value \`${JSON.stringify(lit.value)}\``}` : '';
+  return `${JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text)} reads as a JSONata expression (${why}), but plain values are literal: write ${fix} for the expression${literal} (docs/expressions.md)`;
+}
+
+function valueAt(root: unknown, segs: (string | number)[]): unknown {
+  return segs.reduce<any>((v, k) => (v == null ? undefined : v[k]), root);
 }
 
 function deepFreeze<T>(o: T): T {

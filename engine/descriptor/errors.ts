@@ -6,6 +6,7 @@ export const ERROR_CODES = {
   'yaml-syntax': 'the file is not valid YAML (or has duplicate keys)',
   'schema-violation': "the descriptor does not match hookmap's descriptor schema",
   'invalid-expression': 'a JSONata expression does not compile',
+  'unmarked-expression': 'an expression written without its `=` mark (plain values are literal)',
   'unknown-event-type': 'an emitted type is not a registered AEP type, or an x.* type outside the vendor namespace',
   'unknown-reference': 'a lookup reads a table no hook stores, or a name that does not resolve',
   'vendor-mismatch': "the descriptor's vendor id does not match its file name",

@@ -1,13 +1,24 @@
-// JSONata compilation for descriptors. Templates (YAML mappings whose string
-// leaves are expressions) are turned into ONE JSONata source so a firing
-// evaluates one expression per emit, not one per field.
+// JSONata compilation for descriptors. Templates (YAML values whose string
+// leaves marked `=` are expressions, everything else literal; see marked.ts)
+// are turned into ONE JSONata source so a firing evaluates one expression per
+// emit, not one per field.
 import jsonata from 'jsonata';
 import { EXPR_FUNCTIONS } from './functions.ts';
 import { BAIL, compileFast, type FastFn } from './fast.ts';
+import { exprText, isMarked, EXPR_MARK } from './marked.ts';
 
 export type Expr = jsonata.Expression;
 
-export interface ExprFailure { path: (string | number)[]; index: number; message: string; code?: string; source: string }
+export interface ExprFailure {
+  path: (string | number)[];
+  /** Index of the error inside `source` (the expression, without its `=` mark). */
+  index: number;
+  message: string;
+  code?: string;
+  source: string;
+  /** Characters before the expression in the YAML scalar (the `=` mark). */
+  lead?: number;
+}
 
 /** Compile one expression; returns the failure (with the index inside the source) instead of throwing. */
 export function tryCompile(source: string, path: (string | number)[]): Expr | ExprFailure {
@@ -25,22 +36,29 @@ export function tryCompile(source: string, path: (string | number)[]): Expr | Ex
   }
 }
 
+/** Compile a marked expression (`=<jsonata>`); a failure is located inside the expression, `lead` counting the mark. */
+export function compileMarked(marked: string, path: (string | number)[]): Expr | ExprFailure {
+  const c = tryCompile(exprText(marked), path);
+  return isFailure(c) ? { ...c, lead: EXPR_MARK.length } : c;
+}
+
 export function isFailure(x: Expr | ExprFailure): x is ExprFailure {
   return (x as ExprFailure).source !== undefined && (x as ExprFailure).message !== undefined && !(x as any).evaluate;
 }
 
 /**
- * Turn a template into JSONata source, checking each leaf on its own first so
- * errors point at the leaf. String leaves are expressions; other scalars are
- * literals; mappings and sequences become constructors.
+ * Turn a template into JSONata source, checking each expression leaf on its
+ * own first so errors point at the leaf. String leaves marked `=` are
+ * expressions; every other scalar is a literal; mappings and sequences
+ * become constructors.
  */
 export function templateSource(tpl: unknown, path: (string | number)[], failures: ExprFailure[]): string {
-  if (typeof tpl === 'string') {
-    const c = tryCompile(tpl, path);
+  if (isMarked(tpl)) {
+    const c = compileMarked(tpl, path);
     if (isFailure(c)) failures.push(c);
-    return `(${tpl}\n)`;
+    return `(${exprText(tpl)}\n)`;
   }
-  if (tpl === null || typeof tpl === 'number' || typeof tpl === 'boolean') return JSON.stringify(tpl);
+  if (tpl === null || typeof tpl === 'string' || typeof tpl === 'number' || typeof tpl === 'boolean') return JSON.stringify(tpl);
   if (Array.isArray(tpl)) return `[${tpl.map((t, i) => templateSource(t, [...path, i], failures)).join(', ')}]`;
   if (typeof tpl === 'object') {
     const parts = Object.entries(tpl as Record<string, unknown>).map(

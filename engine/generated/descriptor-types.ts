@@ -3,20 +3,21 @@
 /* eslint-disable */
 
 /**
- * A JSONata expression
+ * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
  */
 export type Expr = string;
 /**
- * A JSONata expression, or a mapping whose string leaves are JSONata expressions (other scalars literal)
+ * A value: plain scalars are literal (`trigger: user`, `data: {}`), a string starting with `=` is a JSONata expression; mappings and sequences may mix both (`{ name: =tool_name, kind: permission }`). A plain string that reads as JSONata (a variable, function, quoted string, constructor, condition or `&`) is rejected as an unmarked expression.
  */
 export type Template =
-  | Expr
+  | string
   | {
       [k: string]: unknown;
     }
   | unknown[]
   | number
-  | boolean;
+  | boolean
+  | null;
 export type Level = "none" | "metadata" | "redacted" | "full";
 export type CapabilityState =
   | ("supported" | "unsupported" | "not-implemented" | "unverified")
@@ -34,7 +35,7 @@ export type CapabilityState =
     };
 
 /**
- * One AI coding agent, described declaratively: its hook surface, identity, capture posture, hook -> AEP event rules (JSONata), reply bytes, capability states and control posture. Strings documented as 'expr' are JSONata expressions evaluated against the hook payload.
+ * One AI coding agent, described declaratively: its hook surface, identity, capture posture, hook -> AEP event rules (JSONata), reply bytes, capability states and control posture. Literals are literal: a plain YAML scalar is a value as written; a string starting with `=` is a JSONata expression evaluated against the hook payload (docs/expressions.md). Positions documented as 'expr' take only expressions; positions documented as 'template' take either, and mappings/sequences there may mix both.
  */
 export interface HookmapDescriptor {
   /**
@@ -52,10 +53,10 @@ export interface HookmapDescriptor {
     [k: string]: unknown;
   };
   /**
-   * Named expressions evaluated once per firing and exposed as $<name>
+   * Named values evaluated once per firing (in order, each seeing the ones before it) and exposed as $<name>: templates (literal, `=expr`, or a mapping mixing both)
    */
   vars?: {
-    [k: string]: Expr;
+    [k: string]: Template;
   };
   hooks: {
     [k: string]: Hook;
@@ -79,7 +80,7 @@ export interface HookmapDescriptor {
      */
     to: string;
     /**
-     * A JSONata expression
+     * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
      */
     when: string;
     why?: string;
@@ -284,7 +285,7 @@ export interface Surface {
 export interface Identity {
   session: Expr;
   /**
-   * A JSONata expression
+   * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
    */
   run?: string;
   runs?: "vendor" | "synthesized" | "none";
@@ -301,12 +302,12 @@ export interface Identity {
 }
 export interface Emit {
   /**
-   * An AEP type, or (quoted) a JSONata expression producing one
+   * The AEP type this rule emits, always literal (a registered type, or x.<vendor>.<category>.<name>)
    */
   type: string;
   when?: Expr;
-  subject?: Expr;
-  step?: Expr;
+  subject?: Template;
+  step?: Template;
   /**
    * Synthesized runs: open a new run with this event; close the current run after this event; none: emit outside any run
    */
@@ -320,7 +321,7 @@ export interface Emit {
    */
   session_end?: boolean;
   /**
-   * A JSONata expression
+   * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
    */
   cause?: string;
   severity?: "debug" | "info" | "notice" | "warning" | "error" | "critical";
@@ -329,7 +330,7 @@ export interface Emit {
    * Structural stand-ins (by data path) for metadata-by-exception fields at capture metadata
    */
   standins?: {
-    [k: string]: Expr;
+    [k: string]: Template;
   };
   gates?: {
     [k: string]: Level;
@@ -415,12 +416,12 @@ export interface Suppress {
 export interface Hold {
   kind: "permission" | "form" | "gate";
   /**
-   * A JSONata expression
+   * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
    */
   when?: string;
   timeout_ms?: number;
   /**
-   * A JSONata expression
+   * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
    */
   key?: string;
   /**
@@ -455,11 +456,19 @@ export interface Settle {
 }
 export interface Fallback {
   /**
-   * A JSONata expression
+   * A value: plain scalars are literal (`trigger: user`, `data: {}`), a string starting with `=` is a JSONata expression; mappings and sequences may mix both (`{ name: =tool_name, kind: permission }`). A plain string that reads as JSONata (a variable, function, quoted string, constructor, condition or `&`) is rejected as an unmarked expression.
    */
-  type: string;
+  type:
+    | string
+    | {
+        [k: string]: unknown;
+      }
+    | unknown[]
+    | number
+    | boolean
+    | null;
   data?: Template;
-  subject?: Expr;
+  subject?: Template;
   severity?: "debug" | "info" | "notice" | "warning" | "error" | "critical";
 }
 export interface Replies {

@@ -75,7 +75,8 @@ export function shimPlan(spec, opts) {
     if (typeof hook?.reply === 'string' && hook.reply !== neutral) entry.neutral = hook.reply;
     hooks[name] = entry;
   }
-  const hookName = spec.surface?.hook_name;
+  // `=field` (a marked expression, docs/expressions.md): the payload names its hook there
+  const hookName = typeof spec.surface?.hook_name === 'string' ? spec.surface.hook_name.replace(/^=/, '').trim() : undefined;
   return {
     v: SHIM_VERSION,
     agent: spec.vendor,
@@ -84,7 +85,7 @@ export function shimPlan(spec, opts) {
     url: (opts.url ?? DEFAULT_URL).replace(/\/+$/, ''),
     // A plain field name can be read without JSONata (the Node shim reads it
     // when the registration did not pass the hook); anything else cannot.
-    hook_field: typeof hookName === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(hookName.trim()) ? hookName.trim() : null,
+    hook_field: hookName && /^[A-Za-z_][A-Za-z0-9_]*$/.test(hookName) ? hookName : null,
     // No hook name in the payload: the URL path must carry it.
     path_hook: !hookName,
     neutral,

@@ -70,7 +70,7 @@ describe('hookmap map', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hookmap-map-'));
     try {
       const file = join(dir, 'broken.yaml');
-      writeFileSync(file, ['vendor: broken', 'name: Broken', 'surface: { kind: command-hook, pin: test }', 'identity: { session: session_id }', 'hooks:', '  A:', '    emit:', '      - type: tool.nonsense', '        data: "{ oops: ( }"', 'replies: { neutral: "" }', 'capabilities: {}', 'posture: observe-only', ''].join('\n'));
+      writeFileSync(file, ['vendor: broken', 'name: Broken', 'surface: { kind: command-hook, pin: test }', 'identity: { session: =session_id }', 'hooks:', '  A:', '    emit:', '      - type: tool.nonsense', '        data: "={ oops: ( }"', 'replies: { neutral: "" }', 'capabilities: {}', 'posture: observe-only', ''].join('\n'));
       const r = await run(['map', file], '');
       expect(r.code).toBe(2);
       expect(r.err).toMatch(/broken\.yaml:8:\d+ unknown-event-type: hooks\.A\.emit\[0\]\.type/);

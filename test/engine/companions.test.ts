@@ -11,14 +11,14 @@ import { Mapper } from '../../engine/map/mapper.ts';
 const text = `
 vendor: demo
 name: Demo
-surface: { kind: command-hook, pin: test, hook_name: hook }
-identity: { session: sid }
+surface: { kind: command-hook, pin: test, hook_name: =hook }
+identity: { session: =sid }
 hooks:
   Result:
     emit:
-      - { type: attention.answered, subject: req, data: { answer: '{ "option": decision }', via: '"oob"' } }
-      - { type: attention.resolved, subject: req, cause: $first, data: { resolution: '"answered"' } }
-      - { type: tool.denied, when: decision = "rejected", subject: tool, cause: $first, data: { tool: '{ "name": tool }', by: '"runtime"' } }
+      - { type: attention.answered, subject: =req, data: { answer: { option: =decision }, via: oob } }
+      - { type: attention.resolved, subject: =req, cause: =$first, data: { resolution: answered } }
+      - { type: tool.denied, when: '=decision = "rejected"', subject: =tool, cause: =$first, data: { tool: { name: =tool }, by: runtime } }
 replies: { neutral: "" }
 capabilities: {}
 posture: observe-only

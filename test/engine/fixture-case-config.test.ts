@@ -8,23 +8,23 @@ import { runEventCase } from '../../engine/fixtures/run-events.ts';
 const text = `
 vendor: demo
 name: Demo
-surface: { kind: command-hook, pin: test, hook_name: hook }
-identity: { session: sid }
+surface: { kind: command-hook, pin: test, hook_name: =hook }
+identity: { session: =sid }
 config: { gate: false, gate_tools: [] }
 hooks:
   Pre:
     emit:
       - type: tool.requested
-        subject: tool
-        data: { tool: '{ "name": tool }' }
+        subject: =tool
+        data: { tool: { name: =tool } }
       - type: attention.requested
-        when: '$config.gate = true and ($count($config.gate_tools) = 0 or tool in $config.gate_tools)'
-        subject: tool
-        data: { kind: '"permission"', prompt: '"gate " & tool' }
+        when: '=$config.gate = true and ($count($config.gate_tools) = 0 or tool in $config.gate_tools)'
+        subject: =tool
+        data: { kind: permission, prompt: '="gate " & tool' }
     hold:
       kind: gate
-      when: '$config.gate = true and ($count($config.gate_tools) = 0 or tool in $config.gate_tools)'
-      decisions: { allow: '"{}"' }
+      when: '=$config.gate = true and ($count($config.gate_tools) = 0 or tool in $config.gate_tools)'
+      decisions: { allow: {} }
 replies: { neutral: "" }
 capabilities: {}
 posture: observe-opt-in

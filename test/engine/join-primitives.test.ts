@@ -15,20 +15,20 @@ import { Mapper } from '../../engine/map/mapper.ts';
 const text = `
 vendor: demo
 name: Demo
-surface: { kind: command-hook, pin: test, hook_name: hook }
+surface: { kind: command-hook, pin: test, hook_name: =hook }
 identity:
-  session: '$exists(sid) and sid != "" ? sid : $known_session(key) ? key : "unknown"'
+  session: '=$exists(sid) and sid != "" ? sid : $known_session(key) ? key : "unknown"'
 hooks:
   Start:
     emit:
-      - { type: session.started, data: '{}' }
+      - { type: session.started, data: {} }
   Result:
     emit:
       - type: tool.completed
-        subject: tool
+        subject: =tool
         data:
-          tool: '{ "name": tool }'
-          status: '$parsejson(result).status'
+          tool: { name: =tool }
+          status: =$parsejson(result).status
 replies: { neutral: "" }
 capabilities: {}
 posture: observe-only

@@ -114,7 +114,7 @@ describe('shim plan bounds', () => {
 
   it('records whether the URL path must carry the hook', () => {
     expect(shimPlan(spec(), { hash: 'h' }).path_hook).toBe(true);
-    const named = shimPlan({ ...spec(), surface: { kind: 'command-hook', pin: 't', hook_name: 'hook_event_name' } }, { hash: 'h' });
+    const named = shimPlan({ ...spec(), surface: { kind: 'command-hook', pin: 't', hook_name: '=hook_event_name' } }, { hash: 'h' });
     expect(named.path_hook).toBe(false);
     expect(named.hook_field).toBe('hook_event_name');
   });
