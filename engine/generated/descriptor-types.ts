@@ -165,7 +165,7 @@ export interface HookmapDescriptor {
        */
       opt_in?: string;
       /**
-       * A JSONata expression
+       * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
        */
       when?: string;
       /**
@@ -173,16 +173,17 @@ export interface HookmapDescriptor {
        */
       refuse?: string;
       /**
-       * A JSONata expression, or a mapping whose string leaves are JSONata expressions (other scalars literal)
+       * A value: plain scalars are literal (`trigger: user`, `data: {}`), a string starting with `=` is a JSONata expression; mappings and sequences may mix both (`{ name: =tool_name, kind: permission }`). A plain string that reads as JSONata (a variable, function, quoted string, constructor, condition or `&`) is rejected as an unmarked expression.
        */
       write:
-        | Expr
+        | string
         | {
             [k: string]: unknown;
           }
         | unknown[]
         | number
-        | boolean;
+        | boolean
+        | null;
     };
   };
 }
@@ -313,7 +314,7 @@ export interface Emit {
    */
   run?: "open" | "close" | "none";
   /**
-   * A JSONata expression
+   * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
    */
   run_id?: string;
   /**
@@ -443,16 +444,17 @@ export interface Settle {
   key: Expr;
   as: "dismissed" | "oob";
   /**
-   * A JSONata expression, or a mapping whose string leaves are JSONata expressions (other scalars literal)
+   * A value: plain scalars are literal (`trigger: user`, `data: {}`), a string starting with `=` is a JSONata expression; mappings and sequences may mix both (`{ name: =tool_name, kind: permission }`). A plain string that reads as JSONata (a variable, function, quoted string, constructor, condition or `&`) is rejected as an unmarked expression.
    */
   answer?:
-    | Expr
+    | string
     | {
         [k: string]: unknown;
       }
     | unknown[]
     | number
-    | boolean;
+    | boolean
+    | null;
 }
 export interface Fallback {
   /**
