@@ -1,8 +1,33 @@
-// The AEP-0003 §9.4 redaction pipeline, applied in order to `redacted`-gated
-// free text: (a) secrets, (b) operator-configured names, (c) home paths,
-// (d) PII. The pipeline is a floor: we redact a few more well-known token
-// shapes than the spec's minimum.
+// The AEP-0003 §9.4 redaction pipeline for `redacted`-gated free text, in
+// order: (a) secrets, (b) operator-configured names, (c) home paths, (d) PII.
+// The pipeline is a floor; the rule table (engine/capture/redaction/) adds
+// provider token formats, URL and command-line credentials, credential
+// headers, secret-named keys with an entropy test, and redaction that holds
+// across streamed fragments (AEP-0007 §6). Every rule is linear in its
+// input (issue 11); big strings can be redacted off the critical path in
+// yielding slices (`prepare`) so one agent's payload never stalls another's.
+//
+// Public API (the relay, the daemon and the capture gate call it):
+//   new Redactor(cfg).text(s)   a string
+//   new Redactor(cfg).deep(v)   every string of a JSON value; values under
+//                               secret-named keys are replaced whole
+//
+// This file is the ONE place the pipeline reads the environment:
+// HOOKMAP_SECRET_NAMES (names of env vars whose values are secret) and
+// HOOKMAP_REDACT_PII=off (keep emails and phone numbers).
 import { homedir } from 'node:os';
+import { looksRandom } from './redaction/entropy.ts';
+import { classifyKey } from './redaction/keys.ts';
+import { keyedRule } from './redaction/keyed.ts';
+import { HOME_RULES, literalRule, operatorHomeRule, PII_RULES } from './redaction/personal.ts';
+import { apply, findAll, guardPlaceholders, resolve } from './redaction/scan.ts';
+import { StreamRedactor } from './redaction/stream.ts';
+import { BASIC_RULE, BEARER_RULE, COMMAND_RULES, PEM_RULE, URL_CREDENTIALS_RULE } from './redaction/structural.ts';
+import { TOKEN_RULES } from './redaction/tokens.ts';
+import { SECRET, type Match, type Rule } from './redaction/types.ts';
+
+export { SECRET, PII } from './redaction/types.ts';
+export { StreamRedactor } from './redaction/stream.ts';
 
 export interface RedactionConfig {
   /** Names of environment variables (or config keys) whose VALUES are secret. */
@@ -12,74 +37,166 @@ export interface RedactionConfig {
   /** PII class (emails, phone numbers): on by default. */
   pii?: boolean;
   home?: string;
+  /**
+   * The strictest settings (`hookmap record`): PII always on, maybe-secret
+   * names redacted whatever their value looks like, and the values of every
+   * environment variable whose NAME is secret-looking scrubbed as literals.
+   */
+  strict?: boolean;
+  /** The environment to read (default process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
-const SECRET = '[REDACTED:secret]';
-const PII = '[REDACTED:pii]';
-
-const SECRET_PATTERNS: [RegExp, string][] = [
-  [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g, SECRET],
-  [/-----BEGIN [A-Z0-9 ]+-----[\s\S]*?-----END [A-Z0-9 ]+-----/g, SECRET],
-  [/\bAKIA[0-9A-Z]{16}\b/g, SECRET],
-  [/\bBearer\s+[A-Za-z0-9\-._~+/]+=*/g, `Bearer ${SECRET}`],
-  [/\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}/g, SECRET],
-  // well-known token prefixes (beyond the normative minimum)
-  [/\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35})\b/g, SECRET],
-];
-// key=value / key: value secrets keep the key, lose the value
-const KEYED_SECRET = /\b([A-Za-z0-9_-]*(?:password|passwd|secret|api[_-]?key|token)[A-Za-z0-9_-]*["']?\s*[=:]\s*["']?)([^\s"',;]+)/gi;
-
-const EMAIL = /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b/g;
-const PHONE = /(?<![\w/.-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)[\s.-]?|\d{2,4}[\s.-])\d{3,4}[\s.-]\d{3,4}(?![\w/.-])/g;
-
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The fixed secret rules (stage a), in table order. */
+export function secretRules(strict = false): Rule[] {
+  return [PEM_RULE, ...TOKEN_RULES, BEARER_RULE, BASIC_RULE, URL_CREDENTIALS_RULE, ...COMMAND_RULES, keyedRule(strict)];
 }
+
+/** Every fixed row of the table (docs, the corpus test, the linear-time test). */
+export function ruleTable(): Rule[] {
+  return [...secretRules(), ...HOME_RULES, ...PII_RULES];
+}
+
+/** What the pipeline takes from the environment (the one place it is read). */
+export function redactionEnv(env: NodeJS.ProcessEnv = process.env): { secretNames: string[]; pii: boolean } {
+  return {
+    secretNames: (env.HOOKMAP_SECRET_NAMES ?? '').split(',').map((n) => n.trim()).filter(Boolean),
+    pii: !/^(0|off|false|no)$/i.test(env.HOOKMAP_REDACT_PII ?? ''),
+  };
+}
+
+/** Strings at least this long are redacted in yielding slices by `prepare`. */
+export const PREPARE_MIN = 32 * 1024;
+const PREPARE_SLICE = 64 * 1024;
+const CACHE_CHARS = 64 * 1024 * 1024;
+const NON_VALUES = new Set(['', 'null', 'true', 'false', 'none', 'nil', 'undefined']);
+
+const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
 export class Redactor {
-  private readonly literals: RegExp | null;
-  private readonly homes: RegExp[];
-  private readonly pii: boolean;
+  private readonly rules: Rule[];
+  private readonly strict: boolean;
+  /** The hold-back a stream of this configuration needs. */
+  readonly holdBack: number;
+  private readonly prepared = new Map<string, string>();
+  private preparedChars = 0;
 
   constructor(cfg: RedactionConfig = {}) {
+    const env = cfg.env ?? process.env;
+    const fromEnv = redactionEnv(env);
+    this.strict = cfg.strict ?? false;
+    // (b) operator-configured names: HOOKMAP_SECRET_NAMES=DB_PASSWORD,STRIPE_KEY, plus the descriptor's
     const values = [...(cfg.secretValues ?? [])];
-    // operator-configured names (§9.4 b): HOOKMAP_SECRET_NAMES=DB_PASSWORD,STRIPE_KEY
-    const operatorNames = (process.env.HOOKMAP_SECRET_NAMES ?? '').split(',').map((n) => n.trim()).filter(Boolean);
-    for (const name of [...(cfg.secretNames ?? []), ...operatorNames]) {
-      const v = process.env[name];
+    for (const name of [...(cfg.secretNames ?? []), ...fromEnv.secretNames]) {
+      const v = env[name];
       if (v && v.length >= 4) values.push(v);
     }
-    const uniq = [...new Set(values.filter((v) => v.length >= 4))].sort((a, b) => b.length - a.length);
-    this.literals = uniq.length ? new RegExp(uniq.map(escapeRe).join('|'), 'g') : null;
-    const home = cfg.home ?? homedir();
-    this.homes = [];
-    if (home && home !== '/') this.homes.push(new RegExp(`${escapeRe(home.replace(/\/+$/, ''))}(?=/|\\b|$)`, 'g'));
-    // any other user's home prefix, POSIX and Windows
-    this.homes.push(/\/(?:home|Users)\/[^/\s"']+/g, /\b[A-Za-z]:\\Users\\[^\\\s"']+/g);
-    // PII is on by default at `redacted`; an operator may switch it off (§9.4 d)
-    this.pii = cfg.pii ?? !/^(0|off|false|no)$/i.test(process.env.HOOKMAP_REDACT_PII ?? '');
+    if (this.strict) {
+      for (const [name, v] of Object.entries(env)) if (v && v.length >= 8 && classifyKey(name) === 'secret') values.push(v);
+    }
+    const rules: Rule[] = [...secretRules(this.strict)];
+    if (values.length) rules.push(literalRule(values));
+    // (c) home paths: the operator's own, then any user's
+    const home = operatorHomeRule(cfg.home ?? homedir());
+    if (home) rules.push(home);
+    rules.push(...HOME_RULES);
+    // (d) PII: on by default at `redacted`; an operator may switch it off (never under strict)
+    if (this.strict || (cfg.pii ?? fromEnv.pii)) rules.push(...PII_RULES);
+    this.rules = rules;
+    this.holdBack = Math.min(8192, Math.max(...rules.map((r) => r.window)) + 64);
+  }
+
+  /** Resolved matches (non-overlapping, sorted): what `text` replaces. */
+  resolvedMatches(s: string): Match[] {
+    return guardPlaceholders(s, resolve(findAll(s, this.rules)));
   }
 
   text(s: string): string {
-    let out = s;
-    for (const [re, rep] of SECRET_PATTERNS) out = out.replace(re, rep);
-    out = out.replace(KEYED_SECRET, (_m, key: string) => `${key}${SECRET}`);
-    if (this.literals) out = out.replace(this.literals, SECRET);
-    for (const re of this.homes) out = out.replace(re, '~');
-    if (this.pii) out = out.replace(EMAIL, PII).replace(PHONE, PII);
-    return out;
+    if (!s) return s;
+    if (s.length >= PREPARE_MIN) {
+      const done = this.prepared.get(s);
+      if (done !== undefined) return done;
+    }
+    const ms = this.resolvedMatches(s);
+    return ms.length ? apply(s, ms) : s;
   }
 
-  /** Every string inside a JSON value (keys kept). */
-  deep(value: unknown): unknown {
-    if (typeof value === 'string') return this.text(value);
-    if (Array.isArray(value)) return value.map((v) => this.deep(v));
+  /**
+   * Every string inside a JSON value, keys kept. A value under a secret-named
+   * key (`token`, `Password`, `API_KEY`, `authorization`, ...) is replaced
+   * whole, objects under one have all their strings replaced; a maybe-secret
+   * name (`STRIPE_KEY`, `sig`) is replaced when its value looks random.
+   * `_path` is the value's place in its event (stream redaction keys on it).
+   */
+  deep(value: unknown, _path?: string): unknown {
+    return this.walk(value, false);
+  }
+
+  private walk(value: unknown, secret: boolean): unknown {
+    if (typeof value === 'string') return secret ? this.whole(value) : this.text(value);
+    if (Array.isArray(value)) return value.map((v) => this.walk(v, secret));
     if (value && typeof value === 'object') {
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) out[k] = this.deep(v);
+      for (const [k, v] of Object.entries(value)) {
+        if (secret) { out[k] = this.walk(v, true); continue; }
+        const cls = classifyKey(k);
+        if (cls === 'secret' || (cls === 'maybe' && this.strict && typeof v === 'string' && v.length >= 8)) {
+          out[k] = typeof v === 'number' ? SECRET : this.walk(v, true);
+        } else if (cls === 'maybe' && typeof v === 'string' && looksRandom(v)) {
+          out[k] = SECRET;
+        } else out[k] = this.walk(v, false);
+      }
       return out;
     }
     return value;
+  }
+
+  private whole(s: string): string {
+    return NON_VALUES.has(s.toLowerCase()) || s.startsWith('[REDACTED') ? s : SECRET;
+  }
+
+  /** A fresh per-stream redactor (AEP-0007 §6): push fragments, flush at the end. */
+  stream(): StreamRedactor {
+    return new StreamRedactor(this);
+  }
+
+  /** `text`, in slices that yield to the event loop between them (same result as the stream redactor). */
+  async textAsync(s: string): Promise<string> {
+    if (s.length < PREPARE_MIN) return this.text(s);
+    const st = this.stream();
+    let out = '';
+    for (let i = 0; i < s.length; i += PREPARE_SLICE) {
+      out += st.push(s.slice(i, i + PREPARE_SLICE));
+      await yieldToLoop();
+    }
+    return out + st.flush();
+  }
+
+  /**
+   * Redact every big string of `value` ahead of time, yielding between
+   * slices, so the synchronous `text`/`deep` calls that follow (the capture
+   * gate) find the result ready. One agent's multi-megabyte payload then
+   * costs other agents' hooks at most one slice of waiting.
+   */
+  async prepare(value: unknown): Promise<void> {
+    const big: string[] = [];
+    const seen = (v: unknown, depth: number) => {
+      if (typeof v === 'string') { if (v.length >= PREPARE_MIN && !this.prepared.has(v)) big.push(v); return; }
+      if (!v || typeof v !== 'object' || depth > 64) return;
+      for (const x of Array.isArray(v) ? v : Object.values(v)) seen(x, depth + 1);
+    };
+    seen(value, 0);
+    for (const s of big) {
+      if (this.prepared.has(s)) continue;
+      const r = await this.textAsync(s);
+      this.prepared.set(s, r);
+      this.preparedChars += s.length;
+      while (this.preparedChars > CACHE_CHARS && this.prepared.size) {
+        const [k] = this.prepared.keys();
+        this.prepared.delete(k);
+        this.preparedChars -= k.length;
+      }
+    }
   }
 }
 
