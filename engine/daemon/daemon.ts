@@ -20,12 +20,13 @@ import { captureRank } from '../aep/schemas.ts';
 import { interpretAnswer, type Interpretation, type OptionView } from './answer.ts';
 import { bumpEpoch } from './epoch.ts';
 import { AckMemory, HoldTable, type HookReply, type PendingHold, type Terminal } from './holds.ts';
-import { LifecycleEvents } from './lifecycle.ts';
+import { invalidity, LifecycleEvents } from './lifecycle.ts';
 import { acquireLock } from './lock.ts';
 import { agentLogDir } from './paths.ts';
 import { RelayLink, type EventLink } from './relay-link.ts';
 import { DurableSeq } from './seq.ts';
 import { Serial } from './serial.ts';
+import { wellFormedDeep } from '../io/well-formed.ts';
 import { SessionLog, type AppendRecord } from './session-log.ts';
 import { OpenHoldFile } from './open-holds.ts';
 
@@ -68,6 +69,8 @@ export interface HookInput {
   payload?: unknown;
   /** The body exceeded the size limit (bytes seen). */
   oversize?: number;
+  /** The request path was malformed (why); the firing becomes a diagnostic and neutral bytes. */
+  badPath?: string;
   /** Aborted when the agent hangs up on a held hook. */
   signal?: AbortSignal;
   /** What the surface knows beside the payload (a tee connection, a stream id): `$surface` in expressions. */
@@ -225,15 +228,26 @@ export class Daemon {
   // --- a hook firing --------------------------------------------------------------
 
   async handle(inp: HookInput): Promise<HookReply> {
-    if (this.closed) return this.neutralFor(inp.hook);
+    if (this.closed) return this.neutralReply(inp.hook);
     const out = await this.serial.run(async (): Promise<{ reply: HookReply; held?: Promise<HookReply> }> => {
       let payload = inp.payload;
       try {
+        if (inp.badPath !== undefined) {
+          // the diagnostic still lands in the payload's session when the body names one
+          try {
+            payload ??= wellFormedDeep(parseBody(inp.body, undefined));
+          } catch {
+            /* the path is the error reported */
+          }
+          throw new MapError('bad-hook-path', `malformed hook path: ${inp.badPath}`, inp.hook);
+        }
         if (inp.oversize !== undefined) throw new MapError('body-too-large', `the hook body (${inp.oversize} bytes) exceeds the daemon's limit`, inp.hook);
         if (payload === undefined) payload = parseBody(inp.body, inp.hook);
+        payload = wellFormedDeep(payload);
         if (this.holds.size) await this.closeBeforeSessionEnd(inp.hook, payload, inp.surface);
         const result = await this.mapper.map(inp.hook, payload, inp.surface);
-        this.publish(result.events);
+        const { invalid } = this.publishChecked(result.events);
+        if (invalid) return { reply: { ...this.neutralReply(result.hook), error: 'invalid-event' } };
         if (inp.writer && result.session) this.bindWriter(result.session, inp.writer);
         const neutral = this.reply(result.reply, result.exitCode);
         if (result.settle) this.settle(result.settle, result);
@@ -256,7 +270,7 @@ export class Daemon {
     } catch (e) {
       this.say(`could not log the diagnostic event: ${(e as Error).message}`);
     }
-    return { ...this.neutralFor(hook), error: me.code };
+    return { ...this.neutralReply(hook), error: me.code };
   }
 
   private async sessionOf(payload: unknown, hook: string | undefined, surface?: Record<string, unknown>): Promise<string | undefined> {
@@ -269,7 +283,8 @@ export class Daemon {
     }
   }
 
-  private neutralFor(hook: string | undefined): HookReply {
+  /** The neutral reply of `hook` (the descriptor default when the hook is unknown or absent). */
+  neutralReply(hook: string | undefined): HookReply {
     const h = hook ? this.d.hooks.get(hook) : undefined;
     return this.reply(h?.reply ?? this.d.replies.neutral, this.d.replies.exitCode);
   }
@@ -291,14 +306,36 @@ export class Daemon {
 
   /** Log first, then the relay. */
   private publish(events: AepEvent[]): AppendRecord[] {
+    return this.publishChecked(events).recs;
+  }
+
+  /**
+   * Every event is checked against the envelope and payload schemas before
+   * the log: one that fails is replaced, at its position, by an
+   * x.hookmap.error.invalid_event diagnostic (original type + digest), so
+   * nothing invalid is ever logged or sent and nothing after it is lost.
+   */
+  private publishChecked(events: AepEvent[]): { recs: AppendRecord[]; invalid: boolean } {
     const recs: AppendRecord[] = [];
-    for (const ev of events) {
+    let invalid = false;
+    for (let ev of events) {
+      const why = invalidity(ev);
+      if (why !== undefined) {
+        invalid = true;
+        this.say(`event ${ev.type} (seq ${ev.seq ?? '-'}) failed its schema check and was logged as x.hookmap.error.invalid_event: ${why}`);
+        ev = this.events.invalidEvent(ev, why);
+        const still = invalidity(ev);
+        if (still !== undefined) {
+          this.say(`the invalid-event diagnostic itself fails its schema (${still}): nothing logged for that position`);
+          continue;
+        }
+      }
       const rec = this.log.append(ev);
       recs.push(rec);
       this.opts.onEvent?.(ev);
       this.link?.deliver(rec);
     }
-    return recs;
+    return { recs, invalid };
   }
 
   // --- holds --------------------------------------------------------------------------

@@ -10,14 +10,19 @@
 //    when the firing could not be mapped.
 //
 // Bad input never breaks the agent: malformed JSON, a non-object, an
-// oversize body or an unknown agent still get 200 and neutral bytes; the
-// daemon logs a line naming the code (and emits a diagnostic event when the
-// agent is known). Bodies are read as raw bytes whatever the content-type.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+// oversize body, an unknown agent or a malformed hook path (a name over
+// MAX_HOOK_NAME characters, `.`/`..`, extra segments, bad percent-escapes)
+// still get 200 and neutral bytes; the daemon logs a line naming the code
+// (and emits a diagnostic event when the agent is known). The path is
+// parsed here, not by the router, so no router limit answers for us.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
+import { wellFormed } from '../io/well-formed.ts';
 import type { Daemon, HookReply } from './daemon.ts';
 
 export const DEFAULT_MAX_BODY = 8 * 1024 * 1024;
+/** Longest hook name taken from a path; longer is a malformed path (neutral bytes, coded). */
+export const MAX_HOOK_NAME = 200;
 
 export interface HookRoutesOptions {
   daemons: Map<string, Daemon>;
@@ -45,6 +50,41 @@ function readBody(stream: Readable, limit: number): Promise<Body> {
   });
 }
 
+export interface HookPath {
+  /** The agent segment, decoded ('' when absent or undecodable). */
+  agent: string;
+  hook?: string;
+  /** Why the path is malformed (the agent, when known, still answers its neutral bytes). */
+  bad?: string;
+}
+
+function decode(seg: string): string | undefined {
+  try {
+    return decodeURIComponent(seg);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `/hooks/<agent>[/<hook>]` from a raw request URL, never throwing. */
+export function parseHookPath(url: string): HookPath {
+  const path = url.split(/[?#]/, 1)[0];
+  const rest = path.replace(/^\/hooks\/?/, '');
+  const segs = rest.split('/');
+  const agent = decode(segs[0]);
+  if (agent === undefined) return { agent: '', bad: 'the agent segment is not valid percent-encoding' };
+  if (segs.length > 2 && !(segs.length === 3 && segs[2] === '')) return { agent, bad: `the hook path has ${segs.length - 1} segments after the agent (one hook name at most)` };
+  const raw = segs[1] ?? '';
+  if (raw === '') return { agent };
+  const hook = decode(raw);
+  if (hook === undefined) return { agent, bad: 'the hook segment is not valid percent-encoding' };
+  if (hook.length > MAX_HOOK_NAME) return { agent, bad: `the hook name is ${hook.length} characters (at most ${MAX_HOOK_NAME})` };
+  if (hook === '.' || hook === '..' || hook.includes('/') || /[\u0000-\u001f\u007f]/.test(hook)) return { agent, bad: `the hook name ${JSON.stringify(hook.slice(0, 40))} is not a name` };
+  return { agent, hook: wellFormed(hook) };
+}
+
+const EMPTY: HookReply = { body: '', exit: 0, contentType: 'text/plain; charset=utf-8' };
+
 function send(reply: FastifyReply, r: HookReply): FastifyReply {
   reply.code(200).header('x-hookmap-exit', String(r.exit)).header('content-type', r.contentType);
   if (r.error) reply.header('x-hookmap-error', r.error);
@@ -61,18 +101,18 @@ export function registerHookRoutes(app: FastifyInstance, o: HookRoutesOptions): 
     });
     scope.setErrorHandler((err: any, req, reply) => {
       // a body we could not read: still neutral bytes for a known agent
-      const agent = (req.params as any)?.agent as string | undefined;
-      const d = agent ? o.daemons.get(agent) : undefined;
-      say(`POST ${req.url}: request failed before mapping [${err.code ?? 'bad-request'}]: ${err.message}`);
-      if (!d) return send(reply, { body: '', exit: 0, contentType: 'text/plain; charset=utf-8', error: 'bad-request' });
-      return d.handle({ hook: (req.params as any)?.hook, body: '' }).then((r) => send(reply, { ...r, error: 'bad-request' }));
+      const path = parseHookPath(req.url);
+      const d = o.daemons.get(path.agent);
+      say(`POST ${req.url.slice(0, 300)}: request failed before mapping [${err.code ?? 'bad-request'}]: ${err.message}`);
+      if (!d) return send(reply, { ...EMPTY, error: 'bad-request' });
+      return d.handle({ hook: path.hook, body: '', badPath: path.bad }).then((r) => send(reply, { ...r, error: 'bad-request' }));
     });
-    const handler = async (req: any, reply: FastifyReply) => {
-      const { agent, hook } = req.params as { agent: string; hook?: string };
+    const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+      const { agent, hook, bad } = parseHookPath(req.url);
       const d = o.daemons.get(agent);
       if (!d) {
-        say(`POST /hooks/${agent}: unknown agent [unknown-agent] (serving: ${[...o.daemons.keys()].join(', ') || 'none'}); answered empty bytes`);
-        return send(reply, { body: '', exit: 0, contentType: 'text/plain; charset=utf-8', error: 'unknown-agent' });
+        say(`POST ${req.url.slice(0, 300)}: unknown agent [unknown-agent] (serving: ${[...o.daemons.keys()].join(', ') || 'none'}); answered empty bytes`);
+        return send(reply, { ...EMPTY, error: bad ? 'bad-hook-path' : 'unknown-agent' });
       }
       const body = req.body as Body | undefined;
       const ac = new AbortController();
@@ -80,14 +120,35 @@ export function registerHookRoutes(app: FastifyInstance, o: HookRoutesOptions): 
         if (!reply.raw.writableFinished) ac.abort();
       });
       const r = await d.handle({
-        hook: hook || undefined,
+        hook,
+        badPath: bad,
         body: body && 'buf' in body ? body.buf : undefined,
         oversize: body && 'oversize' in body ? body.oversize : undefined,
         signal: ac.signal,
       });
       return send(reply, r);
     };
-    scope.post('/hooks/:agent', handler);
-    scope.post('/hooks/:agent/:hook', handler);
+    scope.post('/hooks', handler);
+    scope.post('/hooks/*', handler);
   });
+}
+
+/**
+ * Fastify's `frameworkErrors` for a server carrying hook routes: a URL the
+ * router cannot decode (`/hooks/<agent>/%ZZ`) still gets the agent's neutral
+ * bytes; every other path keeps fastify's own 400.
+ */
+export function hookFrameworkErrors(daemons: Map<string, Daemon>, say: (line: string) => void = () => {}) {
+  return (err: Error & { code?: string; statusCode?: number }, req: FastifyRequest, reply: FastifyReply): void => {
+    const url = req.raw.url ?? '';
+    if (req.raw.method !== 'POST' || !/^\/hooks(\/|$|\?)/.test(url)) {
+      void reply.code(err.statusCode ?? 400).send({ error: 'Bad Request', code: err.code, message: err.message, statusCode: err.statusCode ?? 400 });
+      return;
+    }
+    const path = parseHookPath(url);
+    const d = daemons.get(path.agent);
+    say(`POST ${url.slice(0, 300)}: malformed hook path [bad-hook-path]: ${err.message}`);
+    const r = d ? d.neutralReply(path.hook) : EMPTY;
+    void send(reply, { ...r, error: 'bad-hook-path' });
+  };
 }

@@ -2,7 +2,8 @@
 // attention lifecycle, AEP-0002 §7, AEP-0004 §3), built exactly like mapped
 // ones: a position from the session's allocator, data through the capture
 // gate at the descriptor's ceiling for that type, schema-checked.
-import { formatAjvErrors, REGISTRY_BY_TYPE, validatePayload, type Severity } from '../aep/schemas.ts';
+import { formatAjvErrors, REGISTRY_BY_TYPE, TYPE_PATTERN, validateEnvelope, validatePayload, type Severity } from '../aep/schemas.ts';
+import { aepDigest } from '../capture/canonical.ts';
 import { gateData, gateFormValues, type FormFieldSpec } from '../capture/gate.ts';
 import type { Redactor } from '../capture/redact.ts';
 import { buildEnvelope, type AepEvent } from '../map/envelope.ts';
@@ -19,6 +20,20 @@ export interface EventParts {
   data: Record<string, unknown>;
   /** Descriptor gates for fields the schema does not annotate. */
   gates?: Record<string, 'none' | 'metadata' | 'redacted' | 'full'>;
+}
+
+/** The type an event that failed its final check becomes (its position kept, its content not). */
+export const INVALID_EVENT_TYPE = 'x.hookmap.error.invalid_event';
+
+/** Why `ev` may not be logged (envelope or payload schema), or undefined when it is valid. */
+export function invalidity(ev: AepEvent): string | undefined {
+  const env = validateEnvelope(ev);
+  if (env.length) return formatAjvErrors(env);
+  if (ev.data && REGISTRY_BY_TYPE.has(ev.type)) {
+    const errs = validatePayload(ev.type, ev.data);
+    if (errs.length) return `/data${formatAjvErrors(errs)}`;
+  }
+  return undefined;
 }
 
 export class LifecycleEvents {
@@ -47,6 +62,24 @@ export class LifecycleEvents {
       capture: ceiling,
       data: data ?? (ceiling === 'none' ? undefined : {}),
     });
+  }
+
+  /**
+   * The stand-in for an event that failed its last check before the log:
+   * same session and (epoch, seq) (no gap, no reuse), the original's type and
+   * digest (SHA-256 of its canonical JSON, AEP-0003 §9.3) for correlation,
+   * the schema's complaint, and none of its content.
+   */
+  invalidEvent(orig: AepEvent, detail: string): AepEvent {
+    const d = this.mapper.descriptor;
+    const ceiling = this.mapper.ceilingFor(INVALID_EVENT_TYPE);
+    const fields: Record<string, unknown> = { code: 'invalid-event', digest: aepDigest(orig), detail };
+    if (typeof orig.type === 'string' && TYPE_PATTERN.test(orig.type)) fields.type = orig.type;
+    const data = gateData(INVALID_EVENT_TYPE, fields, { ceiling, gates: { code: 'metadata', type: 'metadata', digest: 'metadata', detail: 'metadata' }, redactor: this.redactor, agent: d.vendor });
+    const session = typeof orig.session === 'string' && orig.session ? orig.session : 'unknown';
+    const sequenced = Number.isSafeInteger(orig.seq) && session === orig.session;
+    const pos = sequenced ? { seq: orig.seq as number, epoch: (orig.epoch ?? 0) as number } : this.mapper.state.seq.next(session);
+    return buildEnvelope({ type: INVALID_EVENT_TYPE, host: this.host, agent: d.vendor, session, seq: pos.seq, epoch: pos.epoch, severity: 'warning', capture: ceiling, data: data ?? (ceiling === 'none' ? undefined : {}) });
   }
 
   accepted(session: string, command: AepEvent, run?: string): AepEvent {

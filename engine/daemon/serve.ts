@@ -5,7 +5,7 @@ import Fastify from 'fastify';
 import type { AddressInfo } from 'node:net';
 import type { Descriptor } from '../descriptor/types.ts';
 import { Daemon } from './daemon.ts';
-import { registerHookRoutes } from './http.ts';
+import { hookFrameworkErrors, registerHookRoutes } from './http.ts';
 import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
 
 export const DEFAULT_SERVE_PORT = 8788;
@@ -42,8 +42,8 @@ export function urlOf(addr: AddressInfo): { host: string; url: string } {
 export async function startServe(o: ServeOptions): Promise<Served> {
   const say = o.say ?? (() => {});
   const daemon = Daemon.open({ descriptor: o.descriptor, logDir: o.logDir, attentionTimeoutMs: o.attentionTimeoutMs, config: o.config, fsync: o.fsync, say: (l) => say(`[${o.descriptor.vendor}] ${l}`) });
-  const app = Fastify({ logger: false });
   const daemons = new Map([[daemon.vendor, daemon]]);
+  const app = Fastify({ logger: false, frameworkErrors: hookFrameworkErrors(daemons, say) });
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
   const tee = attachTeeEndpoint(app.server, { daemons, say });
   app.get('/healthz', async () => ({ ok: true, relay: daemon.relayReady }));

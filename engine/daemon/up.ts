@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { loadVendor, listVendors } from '../descriptor/registry.ts';
 import { createRelay, redactUrl } from '../relay/index.ts';
 import { Daemon } from './daemon.ts';
-import { registerHookRoutes } from './http.ts';
+import { hookFrameworkErrors, registerHookRoutes } from './http.ts';
 import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
 import { agentLogDir } from './paths.ts';
 import { DEFAULT_HOST, urlOf } from './serve.ts';
@@ -31,9 +31,9 @@ export interface Up {
 
 export async function startUp(o: UpOptions): Promise<Up> {
   const say = o.say ?? (() => {});
-  const app = Fastify({ logger: false });
-  createRelay({ app, token: o.token, prefix: '', log: (l) => say(redactUrl(l)) });
   const daemons = new Map<string, Daemon>();
+  const app = Fastify({ logger: false, frameworkErrors: hookFrameworkErrors(daemons, say) });
+  createRelay({ app, token: o.token, prefix: '', log: (l) => say(redactUrl(l)) });
   const entries = o.agents ?? listVendors().map((descriptor) => ({ descriptor, attentionTimeoutMs: undefined, config: undefined }));
   for (const e of entries) {
     try {

@@ -8,9 +8,10 @@ import { Redactor } from '../capture/redact.ts';
 import { evaluate, type Expr } from '../expr/compile.ts';
 import type { CompiledEmit, CompiledHook, Descriptor } from '../descriptor/types.ts';
 import { buildEnvelope, newId, sourceHost, type AepEvent } from './envelope.ts';
+import { wellFormed, wellFormedDeep } from '../io/well-formed.ts';
 import { EngineState, type SessionState } from './state.ts';
 
-export type MapErrorCode = 'invalid-payload' | 'malformed-json' | 'body-too-large' | 'no-hook-name' | 'unknown-hook' | 'missing-session' | 'mapping-error' | 'payload-rejected' | 'invalid-type'
+export type MapErrorCode = 'invalid-payload' | 'malformed-json' | 'body-too-large' | 'no-hook-name' | 'unknown-hook' | 'missing-session' | 'mapping-error' | 'payload-rejected' | 'invalid-type' | 'bad-hook-path'
   // what a surface reports about the agent's own traffic (engine/surface): the bytes passed through untouched
   | 'line-too-large' | 'not-jsonrpc' | 'duplicate-id' | 'join-table-full' | 'frames-dropped' | 'stream-refused' | 'stream-frame';
 
@@ -124,8 +125,11 @@ export class Mapper {
    * Map one firing. `surface` is what the surface knows beside the payload
    * (a tee connection, a subscribed stream's id), bound as `$surface`.
    */
-  async map(hookArg: string | undefined, payload: unknown, surface?: Record<string, unknown>): Promise<MapResult> {
+  async map(hookArg: string | undefined, rawPayload: unknown, surface?: Record<string, unknown>): Promise<MapResult> {
     const d = this.descriptor;
+    // every string from a payload is well-formed before use (a lone surrogate would break URIs and UTF-8)
+    const payload = wellFormedDeep(rawPayload);
+    if (hookArg !== undefined) hookArg = wellFormed(hookArg);
     if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw new MapError('invalid-payload', `the hook payload must be a JSON object, got ${Array.isArray(payload) ? 'an array' : payload === null ? 'null' : typeof payload}`);
     const input = payload as Record<string, unknown>;
     // attribution first: a firing another agent delivered through our hooks is theirs, whatever it names

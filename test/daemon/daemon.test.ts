@@ -2,6 +2,7 @@
 // restarts, the lock), the command loop (acks, dedupe, nacks), holds that
 // cannot be answered, and the hook endpoint over a real loopback socket.
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Daemon, type PendingHold } from '../../engine/daemon/daemon.ts';
@@ -210,6 +211,76 @@ describe('the hook endpoint (real socket)', () => {
     }
     const diags = readLogs(s.dir).filter((e) => e.type === 'x.codex.error.mapping_failed');
     expect(diags.map((e) => e.data?.code)).toEqual(['malformed-json', 'invalid-payload', 'body-too-large', 'missing-session', 'malformed-json']);
+  });
+
+  it('a malformed hook path still gets the agent\'s neutral bytes, coded (never 414, 404 or an empty 400)', async () => {
+    const dir = temp();
+    const lines: string[] = [];
+    const s = await startServe({ descriptor: loadVendor('gemini-cli'), port: 0, logDir: dir, say: (l) => lines.push(l) });
+    cleanups.push(() => s.close());
+    const body = JSON.stringify({ hook_event_name: 'BeforeTool', session_id: 'p1', tool_name: 'x', tool_input: {} });
+    // raw requests: fetch would normalize `..` away before it reaches us
+    const raw = (path: string) =>
+      new Promise<{ status: number; body: string; error: string | undefined }>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port: s.port, path, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+          let b = '';
+          res.on('data', (c) => (b += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body: b, error: res.headers['x-hookmap-error'] as string | undefined }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const cases: [string, string][] = [
+      [`/hooks/gemini-cli/${'H'.repeat(250)}`, 'bad-hook-path'],
+      ['/hooks/gemini-cli/..', 'bad-hook-path'],
+      ['/hooks/gemini-cli/.', 'bad-hook-path'],
+      ['/hooks/gemini-cli/%2e%2e', 'bad-hook-path'],
+      ['/hooks/gemini-cli/a/b', 'bad-hook-path'],
+      ['/hooks/gemini-cli/a%2Fb', 'bad-hook-path'],
+      ['/hooks/gemini-cli/%ZZ', 'bad-hook-path'],
+      ['/hooks/gemini-cli/a%00b', 'bad-hook-path'],
+    ];
+    for (const [path, code] of cases) {
+      const r = await raw(path);
+      expect(r.status, path).toBe(200);
+      expect(r.body, path).toBe('{}');
+      expect(r.error, path).toBe(code);
+    }
+    // a trailing slash is no hook name at all: the payload names it
+    expect(await raw('/hooks/gemini-cli/')).toEqual({ status: 200, body: '{}', error: undefined });
+    expect((await raw('/hooks/%ZZ')).error).toBe('bad-hook-path');
+    const diags = readLogs(dir).filter((e) => e.type === 'x.gemini-cli.error.mapping_failed');
+    expect(diags.length).toBe(cases.length - 1); // the undecodable URL never reaches the body
+    expect(diags.map((e) => [e.data?.code, e.session])).toEqual(diags.map(() => ['bad-hook-path', 'p1']));
+  });
+
+  it('an event that fails its schema is never logged: an x.hookmap diagnostic takes its position, the agent gets neutral bytes', async () => {
+    const s = await served();
+    const r = await post(`${s.url}/hooks/codex`, JSON.stringify({ ...pre('e1', 'c1'), tool_name: '' }));
+    expect(await r.text()).toBe('');
+    expect(r.headers.get('x-hookmap-error')).toBe('invalid-event');
+    await post(`${s.url}/hooks/codex`, JSON.stringify(pre('e1', 'c2')));
+    const logged = readLogs(s.dir);
+    expect(logged.map((e) => [e.type, e.seq])).toEqual([['x.hookmap.error.invalid_event', 0], ['tool.requested', 1]]);
+    const diag = logged[0];
+    expect(diag.data).toMatchObject({ code: 'invalid-event', type: 'tool.requested', detail: expect.stringContaining('/subject') });
+    expect(diag.data?.digest).toMatch(/^[0-9a-f]{32}$/);
+    expect(validateStream(logged)).toEqual([]);
+  });
+
+  it('lone surrogates anywhere in a payload are replaced before use (session ids, keys, the hook name)', async () => {
+    const s = await served();
+    const body = '{"hook_event_name":"PreToolUse","session_id":"s\\ud800x","turn_id":"t\\udfff","tool_name":"Ba\\ud83dsh","tool_use_id":"c1","tool_input":{"k\\ud800":"v"}}';
+    const r = await post(`${s.url}/hooks/codex`, body);
+    expect(r.headers.get('x-hookmap-error')).toBeNull();
+    const [ev] = readLogs(s.dir);
+    expect(ev.session).toBe('s\ufffdx');
+    expect(ev.run).toBe('t\ufffd');
+    expect(ev.subject).toBe('Ba\ufffdsh');
+    expect(ev.source).toContain('/session/s%EF%BF%BDx');
+    expect(validateStream([ev])).toEqual([]);
+    const r2 = await post(`${s.url}/hooks/codex/Pre\ud800`.replace('\ud800', '%ED%A0%80'), JSON.stringify(pre('s2', 'c')));
+    expect(r2.status).toBe(200);
   });
 
   it('holds stay open over HTTP until answered (reply = the decision bytes)', async () => {

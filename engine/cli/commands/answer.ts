@@ -2,9 +2,16 @@
 // send control.attention.respond to the session that asked, and report the
 // ack and the outcome (attention.answered, attention.resolved). Without
 // --session the session is found in the relay's replay buffer by the id.
+// A rejection is explained from the stream: the request's own terminal
+// (attention.resolved / attention.timeout) says whether it was already
+// answered (exit 3) or timed out (exit 4).
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { authHeaders, makeCommand, readSse } from '../../relay/client.ts';
-import { ENDPOINT_FLAGS, endpoint, runCommand, type Endpoint } from './command-common.ts';
+import { ENDPOINT_FLAGS, endpoint, runCommand, type Endpoint, type Explanation } from './command-common.ts';
+
+/** Exit codes beyond command-common's 0/1/2. */
+export const EXIT_ALREADY_ANSWERED = 3;
+export const EXIT_TIMED_OUT = 4;
 
 const SPEC = {
   ...ENDPOINT_FLAGS,
@@ -48,7 +55,31 @@ export async function run(argv: string[]): Promise<number> {
     outcomeWindowMs: intFlag(flags.wait, 'wait', 10) * 1000,
     json: Boolean(flags.json),
     isFinal: (ev) => ev.type === 'attention.resolved' || ev.type === 'attention.timeout',
+    explainRejection: () => explain(ep, session!, attentionId),
   });
+}
+
+/** The request's terminal, from the relay's buffer of its session: why an answer came too late. */
+async function explain(ep: Endpoint, session: string, attentionId: string): Promise<Explanation | undefined> {
+  const u = new URL(`${ep.url.replace(/\/+$/, '')}/events`);
+  u.searchParams.set('from', JSON.stringify([{ session, epoch: 0, seq: 0 }]));
+  u.searchParams.set('live', '0');
+  u.searchParams.set('filter', JSON.stringify({ session, subject: attentionId, type: ['attention.resolved', 'attention.timeout'] }));
+  let terminal: { type?: string; data?: Record<string, unknown> } | undefined;
+  await readSse(u.toString(), authHeaders(ep.token), (m) => {
+    if (!m.data) return;
+    try {
+      terminal = JSON.parse(m.data);
+    } catch {
+      return;
+    }
+    return false;
+  });
+  if (!terminal) return undefined;
+  if (terminal.type === 'attention.timeout') return { why: 'timed out (the agent\'s own dialog took over)', exit: EXIT_TIMED_OUT };
+  const resolution = terminal.data?.resolution;
+  if (resolution === 'dismissed') return { why: 'already closed (dismissed)', exit: EXIT_ALREADY_ANSWERED };
+  return { why: 'already answered', exit: EXIT_ALREADY_ANSWERED };
 }
 
 function buildAnswer(flags: Record<string, unknown>): Record<string, unknown> {

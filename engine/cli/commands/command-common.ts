@@ -1,6 +1,8 @@
 // Shared by `answer` and `cancel`: endpoint flags, one command round trip
 // over the relay's WebSocket, and the printed report. Exit codes: 0 the
-// target accepted, 1 refused/rejected/timed out, 2 usage or connection error.
+// target accepted, 1 refused/rejected/timed out, 2 usage or connection error;
+// a command may explain a rejection with its own code (answer: 3 already
+// answered or closed, 4 the request timed out).
 import { validatePayload, formatAjvErrors } from '../../aep/schemas.ts';
 import { DEFAULT_URL, openSocket, sendCommand } from '../../relay/client.ts';
 import type { AepEvent } from '../../relay/store.ts';
@@ -16,7 +18,21 @@ export function endpoint(flags: Record<string, unknown>): Endpoint {
   };
 }
 
-export async function runCommand(ep: Endpoint, cmd: AepEvent, opts: { outcomeWindowMs: number; json: boolean; isFinal: (ev: AepEvent) => boolean }): Promise<number> {
+export interface Explanation {
+  /** Why, in words ("already answered", "timed out"). */
+  why: string;
+  exit: number;
+}
+
+export interface CommandOptions {
+  outcomeWindowMs: number;
+  json: boolean;
+  isFinal: (ev: AepEvent) => boolean;
+  /** Find out why the target rejected the command (its reason alone may be too coarse). */
+  explainRejection?: (ack: AepEvent) => Promise<Explanation | undefined>;
+}
+
+export async function runCommand(ep: Endpoint, cmd: AepEvent, opts: CommandOptions): Promise<number> {
   const name = `hookmap ${cmd.type === 'control.cancel' ? 'cancel' : 'answer'}`;
   const errs = validatePayload(cmd.type, cmd.data);
   if (errs.length) {
@@ -54,8 +70,11 @@ export async function runCommand(ep: Endpoint, cmd: AepEvent, opts: { outcomeWin
     }
     if (r.ack.type === 'control.rejected') {
       const d = r.ack.data ?? {};
-      if (!opts.json) out(`rejected by the target: ${d.reason ?? 'unknown'}${d.detail ? ` (${d.detail})` : ''}`);
-      return 1;
+      const why = await opts.explainRejection?.(r.ack).catch(() => undefined);
+      if (opts.json) {
+        if (why) json({ rejected: d.reason ?? 'unknown', why: why.why });
+      } else out(`rejected by the target: ${d.reason ?? 'unknown'}${why ? `: ${why.why}` : ''}${d.detail ? ` (${d.detail})` : ''}`);
+      return why?.exit ?? 1;
     }
     if (!opts.json) {
       out('accepted by the target');

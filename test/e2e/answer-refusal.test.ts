@@ -1,0 +1,59 @@
+// `hookmap answer` against `hookmap up` when its answer comes too late: the
+// request already answered (exit 3) or already timed out (exit 4), each
+// printed with the reason, not just the AEP nack class `invalid`.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { run as answer } from '../../engine/cli/commands/answer.ts';
+import { startUp, type Up } from '../../engine/daemon/up.ts';
+import { readLogs, tempDir, until } from '../daemon/helpers.ts';
+import { join } from 'node:path';
+
+const TOKEN = 'answer-token';
+let up: Up;
+let tmp: { dir: string; done: () => void };
+
+beforeAll(async () => {
+  tmp = tempDir('hookmap-answer-');
+  up = await startUp({ port: 0, token: TOKEN, logDir: join(tmp.dir, 'logs'), agents: [{ descriptor: 'codex', attentionTimeoutMs: 30_000 }, { descriptor: 'claude-code', attentionTimeoutMs: 300 }] });
+  await until('the daemons\' hello', async () => (await (await fetch(`${up.url}/healthz`)).json()).relay === true);
+}, 30_000);
+
+afterAll(async () => {
+  vi.restoreAllMocks();
+  await up?.close();
+  tmp?.done();
+});
+
+function capture(): string[] {
+  const lines: string[] = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((c: any) => (lines.push(...String(c).split('\n').filter(Boolean)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((c: any) => (lines.push(...String(c).split('\n').filter(Boolean)), true));
+  return lines;
+}
+
+const request = (agent: string, session: string) => until(`${agent}'s attention.requested`, () => readLogs(join(tmp.dir, 'logs', agent)).find((e) => e.type === 'attention.requested' && e.session === session));
+
+describe('hookmap answer, too late', () => {
+  it('says "already answered" and exits 3 for a second answer', async () => {
+    const held = fetch(`${up.url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: 'late-1', turn_id: 't1', tool_name: 'Bash', tool_input: { command: 'rm -rf build' } }) });
+    const req = await request('codex', 'late-1');
+    let out = capture();
+    expect(await answer([req.id, '--allow', '--url', up.url, '--token', TOKEN])).toBe(0);
+    await held;
+    vi.restoreAllMocks();
+    out = capture();
+    expect(await answer([req.id, '--deny', '--url', up.url, '--token', TOKEN])).toBe(3);
+    vi.restoreAllMocks();
+    expect(out.join('\n')).toMatch(/rejected by the target: invalid: already answered/);
+  });
+
+  it('says "timed out" and exits 4 for an answer after the window', async () => {
+    const reply = await fetch(`${up.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: 'late-2', tool_name: 'Bash', tool_input: { command: 'rm -rf build' } }) });
+    expect(reply.status).toBe(200); // the hold failed open after 300 ms
+    const req = await request('claude-code', 'late-2');
+    await until('the timeout', () => readLogs(join(tmp.dir, 'logs', 'claude-code')).some((e) => e.type === 'attention.timeout' && e.subject === req.id));
+    const out = capture();
+    expect(await answer([req.id, '--allow', '--url', up.url, '--token', TOKEN])).toBe(4);
+    vi.restoreAllMocks();
+    expect(out.join('\n')).toMatch(/rejected by the target: invalid: timed out/);
+  });
+});
