@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { Redactor } from '../capture/redact.ts';
 import { Daemon } from '../daemon/daemon.ts';
-import { registerHookRoutes } from '../daemon/http.ts';
+import { hookFrameworkErrors, parseHookPath, registerHookRoutes } from '../daemon/http.ts';
 import { urlOf } from '../daemon/serve.ts';
 import { FIXTURES_DIR } from '../descriptor/registry.ts';
 import type { Descriptor } from '../descriptor/types.ts';
@@ -97,10 +97,10 @@ export class Recorder {
 export function mountRecorder(app: FastifyInstance, agent: string, rec: Recorder, hookNameOf: (p: unknown) => Promise<string | undefined>): void {
   app.addHook('preHandler', async (req) => {
     if (req.method !== 'POST') return;
-    const params = (req.params ?? {}) as { agent?: string; hook?: string };
-    if (params.agent !== agent) return;
+    const path = parseHookPath(req.url);
+    if (path.agent !== agent) return;
     const body = req.body as { buf?: Buffer } | undefined;
-    await rec.save(params.hook || undefined, body?.buf, hookNameOf);
+    await rec.save(path.hook, body?.buf, hookNameOf);
   });
 }
 
@@ -110,11 +110,12 @@ export async function startRecord(o: RecordOptions): Promise<Recording> {
   const out = o.out ?? join(FIXTURES_DIR, d.vendor, 'recorded');
   const daemon = Daemon.open({ descriptor: d, logDir: o.logDir, attentionTimeoutMs: o.attentionTimeoutMs, say: (l) => say(`[${d.vendor}] ${l}`) });
   const rec = new Recorder(d, out, { agentVersion: o.agentVersion, now: o.now, say });
-  const app = Fastify({ logger: false });
+  const daemons = new Map([[d.vendor, daemon]]);
+  const app = Fastify({ logger: false, frameworkErrors: hookFrameworkErrors(daemons, say) });
   const { Mapper } = await import('../map/mapper.ts');
   const names = new Mapper(d);
   mountRecorder(app, d.vendor, rec, (p) => names.hookNameOf(p));
-  registerHookRoutes(app, { daemons: new Map([[d.vendor, daemon]]), say });
+  registerHookRoutes(app, { daemons, say });
   app.get('/healthz', async () => ({ ok: true, relay: daemon.relayReady, recording: out }));
   try {
     await app.listen({ host: o.host ?? '127.0.0.1', port: o.port ?? 8788 });
