@@ -246,8 +246,14 @@ export class Daemon {
         payload = wellFormedDeep(payload);
         if (this.holds.size) await this.closeBeforeSessionEnd(inp.hook, payload, inp.surface);
         const result = await this.mapper.map(inp.hook, payload, inp.surface);
+        // on disk before the request is logged: a crash between the two never leaves a request nobody closes
+        const request = this.control ? result.hold?.request : undefined;
+        if (request) this.openHolds.add(request);
         const { invalid } = this.publishChecked(result.events);
-        if (invalid) return { reply: { ...this.neutralReply(result.hook), error: 'invalid-event' } };
+        if (invalid) {
+          if (request) this.openHolds.remove(request.id);
+          return { reply: { ...this.neutralReply(result.hook), error: 'invalid-event' } };
+        }
         if (inp.writer && result.session) this.bindWriter(result.session, inp.writer);
         const neutral = this.reply(result.reply, result.exitCode);
         if (result.settle) this.settle(result.settle, result);
@@ -385,7 +391,7 @@ export class Daemon {
       };
       h.timer = this.timers.set(() => void this.serial.run(() => this.expire(h)), timeoutMs);
       this.holds.add(h);
-      this.openHolds.add(request);
+      if (!this.openHolds.has(request.id)) this.openHolds.add(request);
       signal?.addEventListener('abort', () => void this.serial.run(() => this.dismiss(h, h.id, 'the agent hung up on the held hook')), { once: true });
       this.opts.onHold?.(h);
     });

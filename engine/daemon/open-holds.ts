@@ -30,6 +30,10 @@ export class OpenHoldFile {
     return list;
   }
 
+  has(id: string): boolean {
+    return this.open.has(id);
+  }
+
   add(request: AepEvent): void {
     this.open.set(request.id, request);
     this.write();
