@@ -228,7 +228,8 @@ export class Daemon {
   // --- a hook firing --------------------------------------------------------------
 
   async handle(inp: HookInput): Promise<HookReply> {
-    if (this.closed) return this.neutralReply(inp.hook);
+    // stopping: the agent still gets its neutral bytes, coded, since nothing was recorded
+    if (this.closed) return { ...this.neutralReply(inp.hook), error: 'daemon-stopping' };
     const out = await this.serial.run(async (): Promise<{ reply: HookReply; held?: Promise<HookReply> }> => {
       let payload = inp.payload;
       try {

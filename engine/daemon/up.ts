@@ -11,6 +11,7 @@ import { createRelay, redactUrl } from '../relay/index.ts';
 import { Daemon } from './daemon.ts';
 import { hookFrameworkErrors, registerHookRoutes } from './http.ts';
 import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
+import { restoreFromLogs } from './relay-restore.ts';
 import { agentLogDir } from './paths.ts';
 import { DEFAULT_HOST, urlOf } from './serve.ts';
 import type { UpConfig } from './up-config.ts';
@@ -33,7 +34,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const say = o.say ?? (() => {});
   const daemons = new Map<string, Daemon>();
   const app = Fastify({ logger: false, frameworkErrors: hookFrameworkErrors(daemons, say) });
-  createRelay({ app, token: o.token, prefix: '', log: (l) => say(redactUrl(l)) });
+  const relay = createRelay({ app, token: o.token, prefix: '', log: (l) => say(redactUrl(l)) });
   const entries = o.agents ?? listVendors().map((descriptor) => ({ descriptor, attentionTimeoutMs: undefined, config: undefined }));
   for (const e of entries) {
     try {
@@ -55,6 +56,9 @@ export async function startUp(o: UpOptions): Promise<Up> {
   }
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
   const tee = attachTeeEndpoint(app.server, { daemons, say });
+  // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
+  const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), [...daemons.values()].map((d) => d.logDir), relay.core.limits);
+  if (restored.events) say(`relay: replay buffer refilled from the session logs: ${restored.events} events in ${restored.sessions} sessions (${(restored.bytes / 2 ** 20).toFixed(1)} MiB, ${restored.ms} ms)${restored.skipped ? `, ${restored.skipped} unreadable lines skipped` : ''}`);
   // The relay answers /healthz; add what only the daemons know.
   app.addHook('onSend', async (req, reply, payload) => {
     if (req.method !== 'GET' || req.url.split('?')[0] !== '/healthz' || typeof payload !== 'string') return payload;

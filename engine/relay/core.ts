@@ -4,7 +4,7 @@
 // through here, so every binding applies the same rules.
 import { formatAjvErrors, validateEnvelope } from '../aep/schemas.ts';
 import type { RelayLimits } from './options.ts';
-import { MemoryStore, comparePos, type AepEvent, type Held, type Position, type RelayStore } from './store.ts';
+import { MemoryStore, comparePos, type AepEvent, type Held, type Position, type RelayStore, type StoredEvent } from './store.ts';
 import { Subscription, type Sink, type SubscriptionSpec } from './subscription.ts';
 
 export type Role = 'emitter' | 'consumer' | 'both';
@@ -55,7 +55,7 @@ export class RelayCore {
   readonly counters: RelayCounters = { received: 0, admitted: 0, duplicates: 0, invalid: 0, routed: 0, refused: 0, droppedConsumers: 0, droppedEvents: 0 };
 
   constructor(readonly limits: RelayLimits, readonly controlEnabled: boolean, store?: RelayStore) {
-    this.store = store ?? new MemoryStore(limits.buffer, limits.maxSessions);
+    this.store = store ?? new MemoryStore({ perSession: limits.buffer, maxSessions: limits.maxSessions, sessionBytes: limits.sessionBufferBytes, totalBytes: limits.bufferBytes });
     this.store.onPublish((held) => {
       for (const sub of this.subs) sub.offer(held);
     });
@@ -187,9 +187,9 @@ export class RelayCore {
     const sub = new Subscription(spec, sink, owner, this.limits.maxPending, (s) => {
       this.subs.delete(s);
     });
-    const snapshot: Held[] = [];
+    const snapshot: StoredEvent[] = [];
     if (spec.from === 'all') {
-      for (const s of this.store.sessions()) snapshot.push(...this.store.replay(s, null).events);
+      for (const s of this.store.sessions()) for (const e of this.store.replay(s, null).events) snapshot.push(e);
     } else if (spec.from) {
       // One resume position per session: the lowest asked wins, so no event is sent twice.
       const lowest = new Map<string, Position>();
@@ -200,7 +200,7 @@ export class RelayCore {
       for (const [session, pos] of lowest) {
         const r = this.store.replay(session, pos);
         if (r.exhausted) sink.exhausted(session, r.exhausted);
-        snapshot.push(...r.events);
+        for (const e of r.events) snapshot.push(e);
       }
     }
     this.subs.add(sub);

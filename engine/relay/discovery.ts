@@ -7,13 +7,16 @@ import type { RelayLimits } from './options.ts';
 export function capabilities(limits: RelayLimits, controlEnabled: boolean): Record<string, unknown> {
   return {
     filters: ['attr-match'],
-    replay: { buffer: limits.buffer, scope: 'session', all: true },
+    // depth is a count per session AND a byte budget (per session and in total), whichever binds first
+    replay: { buffer: limits.buffer, scope: 'session', all: true, bytes: limits.bufferBytes, session_bytes: limits.sessionBufferBytes },
     capture: [...CAPTURE_ORDER],
     // The relay executes no command itself; it routes to the claimant (only with a token).
     control: { accepts: [], routing: controlEnabled },
     roster: {},
     limits: {
       sessions: limits.maxSessions,
+      buffer_bytes: limits.bufferBytes,
+      session_buffer_bytes: limits.sessionBufferBytes,
       body_bytes: limits.maxBody,
       batch_events: limits.maxBatch,
       from_positions: limits.maxFrom,

@@ -42,7 +42,8 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
   app.register(
     async (scope) => {
       scope.removeAllContentTypeParsers();
-      scope.addContentTypeParser(['application/json', 'application/x-ndjson'], { parseAs: 'string', bodyLimit: limits.maxBody }, (_req, body, done) => done(null, body));
+      // bytes, split here: each held event's text is its own string, never a slice pinning the whole batch
+      scope.addContentTypeParser(['application/json', 'application/x-ndjson'], { parseAs: 'buffer', bodyLimit: limits.maxBody }, (_req, body, done) => done(null, body));
       scope.setErrorHandler((err: any, _req, reply) => {
         const status = err.statusCode ?? 500;
         // Fastify marks the connection close here; closing while the client is still
@@ -58,15 +59,15 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
         if (!ctx.authorize(req.raw)) return deny(reply);
         const version = req.headers['aep-version'];
         if (typeof version === 'string' && !versionSupported(version)) return reply.code(426).send({ versions: [...SUPPORTED_VERSIONS] });
-        const body = typeof req.body === 'string' ? req.body : '';
+        const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
         const ndjson = String(req.headers['content-type'] ?? '').includes('ndjson');
-        const lines = ndjson ? body.split('\n').filter((l) => l.trim() !== '') : [body];
+        const lines = ndjson ? splitLines(body) : [body.toString('utf8')];
         if (lines.length > limits.maxBatch) return reply.code(413).send({ error: 'too-many-events', detail: `batch has ${lines.length} events; maxBatch is ${limits.maxBatch}` });
         if (lines.length === 0) return reply.code(400).send({ error: 'invalid-event', detail: 'empty body' });
         // Validate the whole batch first: a batch is rejected whole, nothing ingested.
         const held: Held[] = [];
         for (let i = 0; i < lines.length; i++) {
-          const h = core.prepare(lines[i].replace(/\r$/, ''));
+          const h = core.prepare(lines[i]);
           const where = ndjson ? { line: i } : {};
           if (!('ev' in h)) return reply.code(400).send({ error: h.code, ...where, detail: h.detail });
           if (isCommand(h.ev.type)) return reply.code(403).send({ error: 'unauthorized', ...where, detail: 'commands flow only on an authenticated WebSocket (AEP-0004 §4.1)' });
@@ -150,6 +151,21 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
       sub.close();
     });
   }
+}
+
+/** The non-blank lines of an NDJSON body, each decoded on its own (a trailing CR dropped). */
+function splitLines(body: Buffer): string[] {
+  const out: string[] = [];
+  let start = 0;
+  while (start < body.length) {
+    let end = body.indexOf(10, start);
+    if (end < 0) end = body.length;
+    const stop = end > start && body[end - 1] === 13 ? end - 1 : end;
+    const line = body.toString('utf8', start, stop);
+    if (line.trim() !== '') out.push(line);
+    start = end + 1;
+  }
+  return out;
 }
 
 function parseJson(s: string, what: string): unknown {

@@ -46,7 +46,7 @@ import type { AepEvent, Position, RelayStore } from './store.ts';
 
 export { redactUrl } from './auth.ts';
 export { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_LIMITS, type RelayOptions, type RelayLimits } from './options.ts';
-export type { AepEvent, RelayStore, Held, Position } from './store.ts';
+export type { AepEvent, RelayStore, Held, Position, StoredEvent, StoreStats } from './store.ts';
 export { MemoryStore } from './store.ts';
 export type { IngestOutcome } from './core.ts';
 
@@ -128,7 +128,7 @@ export function createRelay(opts: CreateRelayOptions = {}): Relay {
   async function drain(): Promise<void> {
     closing = true;
     for (const res of streams) {
-      if (!res.destroyed) res.end(': shutting-down\n\n');
+      if (!res.destroyed && !res.writableEnded) res.end(': shutting-down\n\n');
     }
     streams.clear();
     const waits = [...sockets.sockets].map((ws) => new Promise<void>((r) => (ws.readyState === ws.CLOSED ? r() : ws.once('close', () => r()))));
@@ -183,6 +183,7 @@ export function createRelay(opts: CreateRelayOptions = {}): Relay {
           },
           exhausted: (s, e) => onExhausted?.(s, e),
           ready: () => null,
+          overflow: (why) => log(`relay: in-process subscriber closed: ${why}`),
         },
       );
       return { close: () => sub.close() };

@@ -3,6 +3,10 @@
 export interface RelayLimits {
   /** Events held per session in the replay buffer (AEP-0003 §5: count per session). */
   buffer: number;
+  /** Bytes the replay buffer holds in total (every event's text plus its bookkeeping); least recently written sessions go first. */
+  bufferBytes: number;
+  /** Bytes the replay buffer holds for one session; its oldest events go first. */
+  sessionBufferBytes: number;
   /** Sessions held at once; the least-recently-written one is evicted past it. */
   maxSessions: number;
   /** Largest accepted POST body, bytes. */
@@ -21,7 +25,7 @@ export interface RelayLimits {
   idleMs: number;
   /** Largest WebSocket frame, bytes. */
   maxFrame: number;
-  /** Bytes queued toward one consumer before it is disconnected (slow-consumer bound). */
+  /** Bytes queued toward one consumer before it is closed in order to resume (slow-consumer bound, AEP-0003 §8.4). */
   maxPending: number;
 }
 
@@ -45,6 +49,8 @@ export const DEFAULT_HOST = '127.0.0.1';
 
 export const DEFAULT_LIMITS: RelayLimits = {
   buffer: 10_000,
+  bufferBytes: 128 * 1024 * 1024,
+  sessionBufferBytes: 16 * 1024 * 1024,
   maxSessions: 500,
   maxBody: 16 * 1024 * 1024,
   maxBatch: 10_000,
@@ -65,5 +71,6 @@ export function resolveLimits(opts: Partial<RelayLimits>): RelayLimits {
     if (!Number.isSafeInteger(v) || v < 1) throw new Error(`relay option ${k} must be a positive integer (got ${v})`);
     out[k] = v;
   }
+  if (out.sessionBufferBytes > out.bufferBytes) throw new Error(`relay option sessionBufferBytes (${out.sessionBufferBytes}) must not exceed bufferBytes (${out.bufferBytes})`);
   return out;
 }

@@ -9,11 +9,14 @@ import type { Conn, RelayCore, Role } from './core.ts';
 import { capabilities } from './discovery.ts';
 import { buildSpec, RequestError } from './request.ts';
 import type { Held, Position } from './store.ts';
-import type { Sink, Subscription } from './subscription.ts';
+import { sheddable, type Sink, type Subscription } from './subscription.ts';
 
 const ROLES = new Set<Role>(['emitter', 'consumer', 'both']);
-const SHEDDABLE = new Set(['debug', 'info', undefined]);
 const REPLAY_HIGH_WATER = 64 * 1024;
+/** How long a closed peer may take to read its queue and answer the close before it is cut off. */
+export const CLOSE_GRACE_MS = 10_000;
+/** Close code for a consumer closed for falling behind: come back (resume) later. */
+export const SLOW_CONSUMER_CODE = 1013;
 
 export interface SocketContext {
   core: RelayCore;
@@ -86,20 +89,31 @@ function serve(ws: WebSocket, ctx: SocketContext, req: IncomingMessage): void {
   const send = (frame: unknown) => {
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
   };
+  let closingSent = false;
   const closeInOrder = (code: number, reason: string) => {
+    if (closingSent || ws.readyState !== ws.OPEN) return;
+    closingSent = true;
     const positions: { sub: string; session: string; epoch: number; seq: number }[] = [];
     for (const [sub, bySession] of delivered) for (const [session, p] of bySession) positions.push({ sub, session, epoch: p.epoch, seq: p.seq });
     send({ type: 'closing', reason, delivered: positions });
-    ws.close(code, reason);
+    ws.close(code, reason.slice(0, 120));
+    // a peer that never reads its queue never answers the close: cut it off (it resumes from its own positions)
+    setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
   };
   closers.set(ws, closeInOrder);
+  /** AEP-0003 §8.4: past the pending bound the choice is deliver or disconnect; disconnect in order. */
+  const overflow = (why: string) => {
+    if (closingSent) return;
+    core.counters.droppedConsumers++;
+    for (const s of subs.values()) s.close(); // nothing more is queued behind the closing frame
+    closeInOrder(SLOW_CONSUMER_CODE, `slow consumer: ${why}`);
+  };
 
   // Liveness: any frame from the peer counts; silence past idleMs closes it.
   let lastHeard = Date.now();
   const liveness = setInterval(() => {
     if (Date.now() - lastHeard > ctx.idleMs) {
       closeInOrder(1001, 'idle timeout');
-      setTimeout(() => ws.terminate(), 1000).unref();
       return;
     }
     send({ type: 'ping', t: Date.now() });
@@ -199,7 +213,7 @@ function serve(ws: WebSocket, ctx: SocketContext, req: IncomingMessage): void {
     send({ type: 'subscribed', id });
     const positions = new Map<string, Position>();
     delivered.set(id, positions);
-    subs.set(id, core.subscribe(spec, wsSink(ws, core, id, positions), conn));
+    subs.set(id, core.subscribe(spec, wsSink(ws, core, id, positions, overflow), conn));
   }
 
   function unsubscribe(msg: any) {
@@ -219,23 +233,22 @@ function serve(ws: WebSocket, ctx: SocketContext, req: IncomingMessage): void {
   }
 }
 
-function wsSink(ws: WebSocket, core: RelayCore, subId: string, positions: Map<string, Position>): Sink {
+function wsSink(ws: WebSocket, core: RelayCore, subId: string, positions: Map<string, Position>, overflow: (why: string) => void): Sink {
   const maxPending = core.limits.maxPending;
   return {
     event(text: string, held: Held): boolean {
       if (ws.readyState !== ws.OPEN) return false;
       const pending = ws.bufferedAmount;
       if (pending > maxPending) {
-        // Deliver or disconnect (AEP-0003 §8.4): the consumer resumes from its own positions.
-        core.counters.droppedConsumers++;
-        ws.terminate();
+        overflow(`more than ${maxPending} bytes pending (pending_bytes_per_consumer)`);
         return false;
       }
-      if (pending > maxPending / 2 && SHEDDABLE.has(held.ev.severity)) {
+      if (pending > maxPending / 2 && sheddable(held)) {
         core.counters.droppedEvents++;
         return true;
       }
-      ws.send(text);
+      // encoded once per event, shared by every WebSocket subscriber (a text frame either way)
+      ws.send(text === held.raw ? (held.bytes ??= Buffer.from(text)) : text, { binary: false });
       const ev = held.ev;
       if (typeof ev.session === 'string' && typeof ev.seq === 'number') positions.set(ev.session, { epoch: ev.epoch ?? 0, seq: ev.seq });
       return true;
@@ -250,5 +263,6 @@ function wsSink(ws: WebSocket, core: RelayCore, subId: string, positions: Map<st
         setTimeout(tick, 5);
       });
     },
+    overflow,
   };
 }

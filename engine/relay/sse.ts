@@ -1,27 +1,38 @@
 // SSE delivery (AEP-0003 §3.3) onto a raw Node response. The sink enforces
-// the slow-consumer bound: above half of maxPending it sheds debug/info
-// events, above maxPending it ends the stream (never silently dropping
-// notice-and-above, §8.4), so one stalled reader costs bounded memory.
+// the slow-consumer bound (§8.4): above half of maxPending it sheds debug
+// events only; above maxPending it ends the stream (a `: closing` comment
+// naming why, after the last `id:` the consumer got), so the consumer
+// resumes from its last id without loss; one stalled reader costs bounded
+// memory. A reader that never drains is cut off after a grace period.
 import type { ServerResponse } from 'node:http';
 import type { RelayCore } from './core.ts';
 import type { Held, Position } from './store.ts';
-import type { Sink } from './subscription.ts';
+import { sheddable, type Sink } from './subscription.ts';
 
 const REPLAY_HIGH_WATER = 64 * 1024;
-const SHEDDABLE = new Set(['debug', 'info', undefined]);
+/** How long an ended stream may take to drain before the socket is destroyed. */
+export const CLOSE_GRACE_MS = 10_000;
 
 export function sseSink(res: ServerResponse, core: RelayCore): Sink {
   const maxPending = core.limits.maxPending;
+  let ended = false;
+  const overflow = (why: string) => {
+    if (ended || res.destroyed) return;
+    ended = true;
+    core.counters.droppedConsumers++;
+    // comments carry no id: the consumer's Last-Event-ID stays the last event it got
+    res.end(`: closing slow-consumer: ${why.replace(/[\r\n]+/g, ' ')}; resume from your last id\n\n`);
+    setTimeout(() => res.destroy(), CLOSE_GRACE_MS).unref();
+  };
   return {
     event(text: string, held: Held): boolean {
-      if (res.destroyed || res.writableEnded) return false;
+      if (ended || res.destroyed || res.writableEnded) return false;
       const pending = res.writableLength;
       if (pending > maxPending) {
-        core.counters.droppedConsumers++;
-        res.destroy();
+        overflow(`more than ${maxPending} bytes pending (pending_bytes_per_consumer)`);
         return false;
       }
-      if (pending > maxPending / 2 && SHEDDABLE.has(held.ev.severity)) {
+      if (pending > maxPending / 2 && sheddable(held)) {
         core.counters.droppedEvents++;
         return true;
       }
@@ -29,10 +40,10 @@ export function sseSink(res: ServerResponse, core: RelayCore): Sink {
       return true;
     },
     exhausted(session: string, earliest: Position): void {
-      if (!res.destroyed && !/[\r\n]/.test(session)) res.write(`: replay-exhausted ${session} ${earliest.epoch}:${earliest.seq}\n\n`);
+      if (!res.destroyed && !ended && !/[\r\n]/.test(session)) res.write(`: replay-exhausted ${session} ${earliest.epoch}:${earliest.seq}\n\n`);
     },
     ready(): Promise<void> | null {
-      if (res.destroyed || res.writableLength <= REPLAY_HIGH_WATER) return null;
+      if (res.destroyed || ended || res.writableLength <= REPLAY_HIGH_WATER) return null;
       return new Promise((resolve) => {
         const done = () => {
           res.off('drain', done);
@@ -43,8 +54,12 @@ export function sseSink(res: ServerResponse, core: RelayCore): Sink {
         res.on('close', done);
       });
     },
+    overflow,
     end(): void {
-      if (!res.destroyed) res.end();
+      if (!res.destroyed && !ended) {
+        ended = true;
+        res.end();
+      }
     },
   };
 }

@@ -1,10 +1,10 @@
 // One subscription: a compiled filter, an optional capture ceiling and a
-// sink. Shared by SSE, WebSocket and in-process consumers so filtering and
-// down-leveling behave identically on every binding.
+// sink. Shared by SSE, WebSocket and in-process consumers so filtering,
+// down-leveling and backpressure behave identically on every binding.
 import { captureRank, type CaptureLevel } from '../aep/schemas.ts';
 import { downLevelEvent } from '../capture/gate.ts';
 import type { CompiledFilter } from './attr-match.ts';
-import type { Held, Position } from './store.ts';
+import type { Held, Position, StoredEvent } from './store.ts';
 
 export interface Sink {
   /** Deliver one serialized event; return false when the consumer has been dropped. */
@@ -13,6 +13,12 @@ export interface Sink {
   exhausted(session: string, earliest: Position): void;
   /** Resolves once the consumer has room again; null when it has room now. Replay paces itself on this. */
   ready(): Promise<void> | null;
+  /**
+   * The consumer fell past the pending bound (AEP-0003 §8.4): close it in
+   * order (WS: `closing` frame with last delivered positions; SSE: end the
+   * stream) so it resumes from its own positions without loss.
+   */
+  overflow(why: string): void;
   /** Replay finished and `live` was false: end the stream. */
   end?(): void;
 }
@@ -34,12 +40,18 @@ export function render(held: Held, ceiling: CaptureLevel | undefined): string {
   return (levels[ceiling] ??= JSON.stringify(downLevelEvent(held.ev, ceiling)));
 }
 
+/** Severities a slow consumer may lose (AEP-0003 §8.4 allows debug and info; hookmap sheds debug only). */
+export function sheddable(held: Held): boolean {
+  return held.ev.severity === 'debug';
+}
+
 /**
  * Replay is paced by the consumer (sink.ready), so resuming 10,000 events
- * never needs 10,000 events of memory at once. Live events arriving during
- * replay queue behind it (bounded by maxPending) and flush after: the
- * snapshot and the queue split at one instant, so there is no gap and no
- * duplicate between them.
+ * never needs 10,000 events of memory at once; held events are parsed one
+ * at a time as they go out. Live events arriving during replay queue behind
+ * it (bounded by maxPending: past it the consumer is closed in order) and
+ * flush after: the snapshot and the queue split at one instant, so there is
+ * no gap and no duplicate between them.
  */
 export class Subscription {
   closed = false;
@@ -60,19 +72,22 @@ export class Subscription {
     if (this.closed || (held.skip && held.skip === this.owner)) return;
     if (!this.spec.filter(held.ev)) return;
     if (this.replaying) {
+      if (sheddable(held) && this.queuedBytes > this.maxPending / 2) return;
       this.queue.push(held);
       this.queuedBytes += held.raw.length;
-      if (this.queuedBytes > this.maxPending) this.close();
+      if (this.queuedBytes > this.maxPending) this.overflow(`more than ${this.maxPending} bytes of live events queued behind the replay`);
       return;
     }
     if (!this.sink.event(render(held, this.spec.capture), held)) this.close();
   }
 
   /** Deliver `snapshot` (already ordered), then the live queue, then go live (or end). */
-  async replay(snapshot: Held[]): Promise<void> {
+  async replay(snapshot: StoredEvent[]): Promise<void> {
     try {
-      for (const held of snapshot) {
+      for (const stored of snapshot) {
         if (this.closed) return;
+        const raw = stored.text();
+        const held: Held = { ev: JSON.parse(raw), raw };
         if (!this.spec.filter(held.ev)) continue;
         if (!this.sink.event(render(held, this.spec.capture), held)) return this.close();
         const wait = this.sink.ready();
@@ -93,6 +108,12 @@ export class Subscription {
     } catch {
       this.close();
     }
+  }
+
+  private overflow(why: string): void {
+    if (this.closed) return;
+    this.close();
+    this.sink.overflow(why);
   }
 
   close(): void {

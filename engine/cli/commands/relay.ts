@@ -6,6 +6,7 @@ import { createRelay, DEFAULT_HOST, DEFAULT_PORT } from '../../relay/index.ts';
 
 const SPEC = {
   port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, buffer: { type: 'string' },
+  'buffer-bytes': { type: 'string' }, 'session-buffer-bytes': { type: 'string' },
   'max-sessions': { type: 'string' }, 'max-body': { type: 'string' }, 'max-batch': { type: 'string' }, 'max-from': { type: 'string' },
   'max-subscriptions': { type: 'string' }, 'max-connections': { type: 'string' }, 'max-pending': { type: 'string' }, prefix: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -16,13 +17,15 @@ const HELP = `hookmap relay [--port N] [--host H] [--token T] [--buffer N]
   --host H             listen address (default ${DEFAULT_HOST})
   --token T            bearer token (or HOOKMAP_TOKEN); without one the relay is watch-only
   --buffer N           replay buffer per session, events (default 10000)
+  --buffer-bytes N     replay buffer in total, bytes (default 128 MiB; least recently written sessions go first)
+  --session-buffer-bytes N  replay buffer per session, bytes (default 16 MiB)
   --max-sessions N     sessions held before least-recently-written eviction (default 500)
   --max-body N         largest POST body, bytes (default 16 MiB)
   --max-batch N        most events per NDJSON batch (default 10000)
   --max-from N         most resume positions per subscription (default 500)
   --max-subscriptions N  per WebSocket connection (default 64)
   --max-connections N  SSE streams + sockets (default 1024)
-  --max-pending N      bytes queued toward one consumer before it is dropped (default 8 MiB)
+  --max-pending N      bytes queued toward one consumer before it is closed to resume (default 8 MiB)
 `;
 
 export async function run(argv: string[]): Promise<number> {
@@ -40,6 +43,8 @@ export async function run(argv: string[]): Promise<number> {
       token: (flags.token as string | undefined) ?? (process.env.HOOKMAP_TOKEN || undefined),
       prefix: flags.prefix as string | undefined,
       buffer: opt('buffer'),
+      bufferBytes: opt('buffer-bytes'),
+      sessionBufferBytes: opt('session-buffer-bytes'),
       maxSessions: opt('max-sessions'),
       maxBody: opt('max-body'),
       maxBatch: opt('max-batch'),

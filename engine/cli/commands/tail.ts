@@ -1,12 +1,15 @@
 // `hookmap tail`: watch the relay's stream over SSE. Positions are kept per
 // (url, filter, capture) in a small state file, so a re-run resumes where
-// the last one stopped (AEP-0003 §7); on a dropped stream it reconnects and
-// resumes the same way.
+// the last one stopped (AEP-0003 §7). When the stream ends (the relay
+// restarted, or closed this reader for falling past its pending bound,
+// §8.4) tail says so on stderr, reconnects and resumes: everything the
+// relay holds, minus what it already printed (ResumeState), so nothing is
+// lost and nothing printed twice.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
-import { authHeaders, readSse } from '../../relay/client.ts';
+import { authHeaders, readSse, ResumeState } from '../../relay/client.ts';
 import type { AepEvent } from '../../relay/store.ts';
 import { ENDPOINT_FLAGS, endpoint } from './command-common.ts';
 
@@ -37,40 +40,45 @@ export async function run(argv: string[]): Promise<number> {
   const follow = !flags['no-follow'];
   const statePath = (flags.state as string | undefined) ?? defaultStatePath();
   const stateKey = JSON.stringify([ep.url, filter, capture ?? null]);
-  const positions: Positions = flags['no-resume'] ? {} : loadState(statePath)[stateKey] ?? {};
-  const seen = new Set<string>();
-  const seenOrder: string[] = [];
+  const saved: Positions = flags['no-resume'] ? {} : loadState(statePath)[stateKey] ?? {};
+  const state = new ResumeState({ history: flags.from === 'all', positions: Object.fromEntries(Object.entries(saved).map(([s, [epoch, seq]]) => [s, { epoch, seq }])) });
   let printed = 0;
   let dirty = false;
   const save = () => {
     if (!dirty) return;
     dirty = false;
-    saveState(statePath, stateKey, positions);
+    const out: Positions = {};
+    for (const { session, epoch, seq } of state.list(MAX_POSITIONS)) out[session] = [epoch, seq, state.positions.get(session)!.touched];
+    saveState(statePath, stateKey, out);
   };
   const saver = setInterval(save, 500);
   const abort = new AbortController();
   const onSignal = () => abort.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  let firstConnect = true;
+  let connects = 0;
+  const say = (line: string) => process.stderr.write(`hookmap tail: ${line}\n`);
   try {
     for (;;) {
+      const resumed = connects++ > 0;
       const u = new URL(`${ep.url.replace(/\/+$/, '')}/events`);
       if (Object.keys(filter).length) u.searchParams.set('filter', JSON.stringify(filter));
       if (capture) u.searchParams.set('capture', capture);
-      const from = Object.entries(positions).sort((a, b) => b[1][2] - a[1][2]).slice(0, MAX_POSITIONS).map(([session, [epoch, seq]]) => ({ session, epoch, seq }));
-      if (firstConnect && flags.from === 'all') u.searchParams.set('from', 'all');
+      const from = state.list(MAX_POSITIONS);
+      // after a drop: everything held, minus what was already printed (new sessions included)
+      if (resumed || flags.from === 'all') u.searchParams.set('from', 'all');
       else if (from.length) u.searchParams.set('from', JSON.stringify(from));
       if (!follow) u.searchParams.set('live', '0');
-      firstConnect = false;
       let done = false;
+      let closedBecause: string | undefined;
       try {
         await readSse(u.toString(), authHeaders(ep.token), (m) => {
           if (m.comment?.startsWith('replay-exhausted')) {
-            process.stderr.write(`hookmap tail: ${m.comment} (older events are gone from the relay's buffer)\n`);
+            say(`${m.comment} (older events are gone from the relay's buffer; the agents' logs keep them)`);
             return;
           }
-          if (m.comment === 'shutting-down') process.stderr.write('hookmap tail: relay is shutting down\n');
+          if (m.comment?.startsWith('closing')) closedBecause = m.comment.slice('closing'.length).trim();
+          if (m.comment === 'shutting-down') closedBecause = 'the relay is shutting down';
           if (!m.data) return;
           let ev: AepEvent;
           try {
@@ -78,15 +86,8 @@ export async function run(argv: string[]): Promise<number> {
           } catch {
             return;
           }
-          const key = `${ev.source}\u0000${ev.id}`;
-          if (seen.has(key)) return; // at-least-once delivery: dedupe on (source, id)
-          seen.add(key);
-          seenOrder.push(key);
-          if (seenOrder.length > 10_000) seen.delete(seenOrder.shift()!);
-          if (ev.session !== undefined && ev.seq !== undefined) {
-            positions[ev.session] = [ev.epoch ?? 0, ev.seq, Date.now()];
-            dirty = true;
-          }
+          if (!state.accept(ev, resumed)) return; // at-least-once delivery: each event printed once
+          if (ev.session !== undefined && ev.seq !== undefined) dirty = true;
           process.stdout.write(flags.json ? `${m.data}\n` : `${format(ev)}\n`);
           if (count && ++printed >= count) {
             done = true;
@@ -95,11 +96,12 @@ export async function run(argv: string[]): Promise<number> {
         }, abort.signal);
       } catch (e) {
         if (abort.signal.aborted) return 0;
-        process.stderr.write(`hookmap tail: ${(e as Error).message}\n`);
+        say((e as Error).message);
         if (/ 4\d\d/.test((e as Error).message)) return 2;
       }
       if (done || !follow || abort.signal.aborted) return 0;
-      await new Promise((r) => setTimeout(r, 1000)); // the stream ended: reconnect and resume
+      say(`the stream ended${closedBecause ? ` (${closedBecause})` : ''}; reconnecting to resume from ${state.positions.size} session position(s)`);
+      await new Promise((r) => setTimeout(r, 1000)); // then reconnect and resume
       if (abort.signal.aborted) return 0;
     }
   } finally {
