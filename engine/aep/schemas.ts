@@ -57,6 +57,13 @@ export function ajv(): AjvInstance {
   return ajvInstance;
 }
 
+/** A separate instance for descriptor/fixture schema reporting: `verbose` keeps each error's schema and data (engine/descriptor/schema-errors.ts). */
+export function verboseAjv(): AjvInstance {
+  const a = new Ajv2020({ allErrors: true, strict: false, verbose: true });
+  addFormats(a);
+  return a;
+}
+
 let quickInstance: AjvInstance | undefined;
 /**
  * The hot-path instance: stops at the first error. Every event on the hook

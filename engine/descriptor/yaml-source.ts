@@ -13,6 +13,8 @@ export interface YamlSource {
   positions: Map<string, NodePos>;
   /** Location of a path, or of its nearest located ancestor. */
   locate(path: (string | number)[]): NodePos;
+  /** Location of the KEY of a mapping entry (for unknown keys), else as locate(). */
+  locateKey(path: (string | number)[]): NodePos;
   /** Location of character `index` inside the expression scalar at `path`. */
   locateInScalar(path: (string | number)[], index: number): { line: number; col: number };
   errors: DescriptorError[];
@@ -28,6 +30,7 @@ export function parseYamlSource(file: string, text: string): YamlSource {
     errors.push({ code: 'yaml-syntax', file, line: pos.line, col: pos.col, path: '', message: e.message.split('\n')[0] });
   }
   const positions = new Map<string, NodePos>();
+  const keyPositions = new Map<string, NodePos>();
   const record = (node: Node | null | undefined, segs: (string | number)[]) => {
     if (!node) return;
     const offset = node.range?.[0] ?? 0;
@@ -38,9 +41,11 @@ export function parseYamlSource(file: string, text: string): YamlSource {
         if (!isPair(item)) continue;
         const key = isScalar(item.key) ? String(item.key.value) : String(item.key);
         const keyNode = item.key as Node;
-        if (!item.value && keyNode?.range) {
+        if (keyNode?.range) {
           const p = lc.linePos(keyNode.range[0]);
-          positions.set(pathString([...segs, key]), { line: p.line, col: p.col, offset: keyNode.range[0] });
+          const at = { line: p.line, col: p.col, offset: keyNode.range[0] };
+          keyPositions.set(pathString([...segs, key]), at);
+          if (!item.value) positions.set(pathString([...segs, key]), at);
         }
         record(item.value as Node, [...segs, key]);
       }
@@ -59,6 +64,8 @@ export function parseYamlSource(file: string, text: string): YamlSource {
     }
     return { line: 1, col: 1, offset: 0 };
   };
+
+  const locateKey = (path: (string | number)[]): NodePos => keyPositions.get(pathString(path)) ?? locate(path);
 
   const locateInScalar = (path: (string | number)[], index: number) => {
     const pos = locate(path);
@@ -83,5 +90,5 @@ export function parseYamlSource(file: string, text: string): YamlSource {
     return { line: pos.line, col: pos.col + quoted + index };
   };
 
-  return { file, text, value, positions, locate, locateInScalar, errors };
+  return { file, text, value, positions, locate, locateKey, locateInScalar, errors };
 }

@@ -52,17 +52,18 @@ export function isFailure(x: Expr | ExprFailure): x is ExprFailure {
  * expressions; every other scalar is a literal; mappings and sequences
  * become constructors.
  */
-export function templateSource(tpl: unknown, path: (string | number)[], failures: ExprFailure[]): string {
+export function templateSource(tpl: unknown, path: (string | number)[], failures: ExprFailure[], onLeaf?: (e: Expr, path: (string | number)[]) => void): string {
   if (isMarked(tpl)) {
     const c = compileMarked(tpl, path);
     if (isFailure(c)) failures.push(c);
+    else onLeaf?.(c, path);
     return `(${exprText(tpl)}\n)`;
   }
   if (tpl === null || typeof tpl === 'string' || typeof tpl === 'number' || typeof tpl === 'boolean') return JSON.stringify(tpl);
-  if (Array.isArray(tpl)) return `[${tpl.map((t, i) => templateSource(t, [...path, i], failures)).join(', ')}]`;
+  if (Array.isArray(tpl)) return `[${tpl.map((t, i) => templateSource(t, [...path, i], failures, onLeaf)).join(', ')}]`;
   if (typeof tpl === 'object') {
     const parts = Object.entries(tpl as Record<string, unknown>).map(
-      ([k, v]) => `${JSON.stringify(k)}: ${templateSource(v, [...path, k], failures)}`,
+      ([k, v]) => `${JSON.stringify(k)}: ${templateSource(v, [...path, k], failures, onLeaf)}`,
     );
     return `{${parts.join(', ')}}`;
   }

@@ -1,0 +1,202 @@
+// From a schema-valid descriptor object to the compiled Descriptor: every
+// expression compiled once with its names resolved for its position
+// (expr/bindings.ts), emits checked (emits.ts), tables, capabilities and
+// defaults resolved. Errors are collected in the shared list; a descriptor
+// with any error is not used.
+import { REGISTRY_BY_TYPE, type CaptureLevel } from '../aep/schemas.ts';
+import { CAPABILITY_BY_ID } from '../capabilities/vocabulary.ts';
+import type { Expr } from '../expr/compile.ts';
+import type { Position } from '../expr/bindings.ts';
+import { compileEmits, type EmitContext } from './emits.ts';
+import { Expressions, type Path, type Site } from './expressions.ts';
+import type { DescriptorError } from './errors.ts';
+import { explain } from './suggest.ts';
+import type { CapabilityClaim, CompiledCommand, CompiledHook, CompiledStream, Descriptor } from './types.ts';
+import type { YamlSource } from './yaml-source.ts';
+
+export class DescriptorBuilder {
+  private readonly x: Expressions;
+  private readonly stored = new Set<string>();
+  private readonly varNames: string[];
+
+  constructor(src: YamlSource, private readonly spec: any, errors: DescriptorError[], private readonly opts: { pruned?: boolean } = {}) {
+    this.x = new Expressions(src, errors, spec.config ? new Set(Object.keys(spec.config)) : undefined);
+    this.varNames = Object.keys(spec.vars ?? {});
+  }
+
+  private site(position: Position, names: readonly string[] = this.varNames): Site {
+    return { position, names };
+  }
+
+  private emitCtx(position: Position, names: readonly string[]): EmitContext {
+    return { vendor: this.spec.vendor, site: this.site(position, names), gates: this.spec.capture?.gates ?? {} };
+  }
+
+  private hook(name: string, h: any): CompiledHook {
+    const x = this.x;
+    const p: Path = ['hooks', name];
+    const names = [...this.varNames];
+    const lookups = present(h.lookup).map(([l, i]) => {
+      const key = x.expr(l.key, [...p, 'lookup', i, 'key'], this.site('lookup', [...names]))!;
+      names.push(l.as);
+      return { table: l.table, key, as: l.as, consume: !!l.consume };
+    });
+    const at = (position: Position) => this.site(position, names);
+    const hook: CompiledHook = {
+      name,
+      summary: h.summary,
+      emit: compileEmits(x, h.emit, [...p, 'emit'], this.emitCtx('emit', names)),
+      lookups,
+      stores: present(h.store).map(([s, i]) => {
+        this.stored.add(s.table);
+        const sp = [...p, 'store', i];
+        return { table: s.table, key: x.expr(s.key, [...sp, 'key'], at('store'))!, value: x.template(s.value, [...sp, 'value'], at('store'))!, when: x.expr(s.when, [...sp, 'when'], at('store')), ttlMs: s.ttl_ms };
+      }),
+      deviation: h.deviation,
+      reply: h.reply,
+      http: h.http,
+      register: h.register !== false,
+      holds: [],
+    };
+    if (h.snapshot) {
+      const s = h.snapshot;
+      const sp = [...p, 'snapshot'];
+      hook.snapshot = { name: s.name, items: x.expr(s.items, [...sp, 'items'], at('snapshot'))!, id: x.expr(s.id, [...sp, 'id'], at('snapshot'))!, emit: compileEmits(x, s.emit, [...sp, 'emit'], this.emitCtx('snapshot_emit', names)) };
+    }
+    if (h.suppress) hook.suppress = { key: x.expr(h.suppress.key, [...p, 'suppress', 'key'], at('suppress'))!, windowMs: h.suppress.window_ms, when: x.expr(h.suppress.when, [...p, 'suppress', 'when'], at('suppress')) };
+    const holds = h.hold === undefined ? [] : Array.isArray(h.hold) ? h.hold : [h.hold];
+    hook.holds = holds.map((hd: any, i: number) => {
+      const hp = Array.isArray(h.hold) ? [...p, 'hold', i] : [...p, 'hold'];
+      const decisions = new Map<string, Expr>();
+      for (const [k, v] of Object.entries(hd.decisions ?? {})) {
+        const e = x.template(v, [...hp, 'decisions', k], this.site('decision'));
+        if (e) decisions.set(k, e);
+      }
+      return {
+        kind: hd.kind,
+        when: x.expr(hd.when, [...hp, 'when'], at('hold')),
+        timeoutMs: hd.timeout_ms,
+        key: x.expr(hd.key, [...hp, 'key'], at('hold')),
+        decisions,
+        requestType: hd.request ?? 'attention.requested',
+        outcome: compileEmits(x, hd.outcome, [...hp, 'outcome'], this.emitCtx('decision', this.varNames)),
+      };
+    });
+    if (h.settle) hook.settle = { key: x.expr(h.settle.key, [...p, 'settle', 'key'], at('settle'))!, as: h.settle.as, answer: x.template(h.settle.answer, [...p, 'settle', 'answer'], at('settle')) };
+    return hook;
+  }
+
+  private commands(): Map<string, CompiledCommand> {
+    const out = new Map<string, CompiledCommand>();
+    const s = this.spec;
+    for (const [type, c] of Object.entries<any>(s.commands ?? {})) {
+      const p: Path = ['commands', type];
+      if (!type.startsWith('x.') && !REGISTRY_BY_TYPE.has(type)) this.x.err('unknown-event-type', p, `'${type}' is not a registered AEP command type`, { key: true });
+      if (type.startsWith('x.') && type.split('.')[1] !== s.vendor) this.x.err('unknown-event-type', p, `'${type}' is outside this descriptor's namespace x.${s.vendor}.*`, { key: true });
+      const keys = Object.keys(s.config ?? {});
+      if (c.opt_in !== undefined && !keys.includes(c.opt_in)) this.x.err('unknown-reference', [...p, 'opt_in'], explain(`opt_in names config key '${c.opt_in}', which config does not declare`, { name: c.opt_in, candidates: keys, label: 'Config keys' }));
+      const site = this.site('command', []);
+      const write = this.x.template(c.write, [...p, 'write'], site);
+      const when = this.x.expr(c.when, [...p, 'when'], site);
+      if (!write) continue;
+      out.set(type, { type, summary: c.summary, optIn: c.opt_in, when, refuse: c.refuse, write });
+    }
+    return out;
+  }
+
+  /** A stream-subscriber surface: how to attach (all literal data; field paths are dotted JSON paths). */
+  private stream(surface: any): CompiledStream | undefined {
+    const st = surface.stream;
+    if (surface.kind === 'stream-subscriber' && !st) this.x.err('schema-violation', ['surface', 'kind'], 'a stream-subscriber surface needs surface.stream (how to attach)');
+    if (!st) return undefined;
+    if (surface.kind !== 'stream-subscriber') this.x.err('schema-violation', ['surface', 'stream'], `surface.stream applies to kind stream-subscriber, not ${surface.kind}`, { key: true });
+    const path = (p: string | undefined) => (p === undefined ? undefined : p.split('.').filter(Boolean));
+    const d = st.streams;
+    return {
+      transport: st.transport,
+      path: st.path,
+      query: st.query ?? {},
+      resumeQuery: st.resume_query,
+      cursor: path(st.cursor),
+      dedupe: path(st.dedupe),
+      discover: d ? { path: d.path, items: path(d.items)!, id: path(d.id)!, next: path(d.next), pageParam: d.page_param, everyMs: d.every_ms ?? 15_000 } : undefined,
+      auth: { firstMessage: st.auth?.first_message, header: st.auth?.header ?? {} },
+      closeCodes: st.close_codes ?? {},
+    };
+  }
+
+  private capabilities(): Map<string, CapabilityClaim> {
+    const out = new Map<string, CapabilityClaim>();
+    for (const [id, v] of Object.entries<any>(this.spec.capabilities ?? {})) {
+      const claim: CapabilityClaim = typeof v === 'string' ? { state: v as any } : { state: v.state, why: v.why, evidence: v.evidence, live: v.live };
+      if (!CAPABILITY_BY_ID.has(id)) this.x.err('unknown-capability', ['capabilities', id], explain(`'${id}' is not in the capability vocabulary`, { name: id, candidates: CAPABILITY_BY_ID.keys(), hint: 'The vocabulary: `hookmap capabilities --json`.' }), { key: true });
+      if (claim.state !== 'supported' && !claim.why) this.x.err('missing-reason', ['capabilities', id], `state '${claim.state}' needs a 'why'`);
+      out.set(id, claim);
+    }
+    return out;
+  }
+
+  private vars(): [string, Expr][] {
+    const out: [string, Expr][] = [];
+    this.varNames.forEach((k, i) => {
+      const e = this.x.template(this.spec.vars[k], ['vars', k], this.site('vars', this.varNames.slice(0, i)));
+      if (e) out.push([k, e]);
+    });
+    return out;
+  }
+
+  build(): Descriptor {
+    const s = this.spec;
+    const x = this.x;
+    const none: string[] = [];
+    const vars = this.vars();
+    const hooks = new Map<string, CompiledHook>();
+    for (const [name, h] of Object.entries(s.hooks ?? {})) hooks.set(name, this.hook(name, h ?? {}));
+    // a pruned descriptor may have lost the store a lookup reads: not reported on its own
+    for (const [name, h] of this.opts.pruned ? [] : Object.entries<any>(s.hooks ?? {})) {
+      present(h?.lookup).forEach(([l, i]) => {
+        if (!this.stored.has(l.table)) x.err('unknown-reference', ['hooks', name, 'lookup', i, 'table'], explain(`no hook stores into table '${l.table}'`, { name: l.table, candidates: this.stored, label: 'Tables stored' }));
+      });
+    }
+    const fb = s.fallback;
+    const cap = s.capture ?? {};
+    const fs = s.identity?.first_sight;
+    return Object.freeze({
+      file: x.src.file,
+      vendor: s.vendor,
+      name: s.name,
+      spec: deepFreeze(s),
+      surface: { kind: s.surface?.kind, pin: s.surface?.pin, docs: s.surface?.docs, hookTimeoutMs: s.surface?.hook_timeout_ms, hookNameText: s.surface?.hook_name, stream: this.stream(s.surface ?? {}) },
+      hookName: x.expr(s.surface?.hook_name, ['surface', 'hook_name'], this.site('hook_name', none)),
+      session: x.expr(s.identity?.session, ['identity', 'session'], this.site('session', none))!,
+      run: x.expr(s.identity?.run, ['identity', 'run'], this.site('run', none)),
+      runs: s.identity?.runs ?? (s.identity?.run ? 'vendor' : 'none'),
+      firstSight: fs ? { emit: compileEmits(x, fs.emit, ['identity', 'first_sight', 'emit'], this.emitCtx('emit', this.varNames)), except: new Set<string>(fs.except ?? []) } : undefined,
+      capture: { ceiling: (cap.ceiling ?? 'metadata') as CaptureLevel, overrides: cap.overrides ?? { attention: 'redacted' }, gates: cap.gates ?? {}, secretNames: cap.secret_names ?? [] },
+      config: s.config ?? {},
+      vars,
+      hooks,
+      fallback: fb ? { type: x.template(fb.type, ['fallback', 'type'], this.site('fallback'))!, typeText: fb.type, data: x.template(fb.data, ['fallback', 'data'], this.site('fallback')), subject: x.template(fb.subject, ['fallback', 'subject'], this.site('fallback')), severity: fb.severity } : undefined,
+      replies: { neutral: s.replies?.neutral, exitCode: s.replies?.exit_code ?? 0, contentType: s.replies?.content_type },
+      capabilities: this.capabilities(),
+      posture: s.posture,
+      deviations: s.deviations ?? [],
+      absent: s.absent ?? [],
+      commands: this.commands(),
+      defer: present(s.defer).map(([r, i]) => ({ to: r.to, when: x.expr(r.when, ['defer', i, 'when'], this.site('defer', none))!, why: r.why })),
+    });
+  }
+}
+
+/** The items of a list with their original indices, items pruned for a schema error (null) left out. */
+function present(list: unknown): [any, number][] {
+  return Array.isArray(list) ? list.map((v, i) => [v, i] as [any, number]).filter(([v]) => v != null) : [];
+}
+
+export function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o as object)) deepFreeze(v);
+  }
+  return o;
+}
