@@ -27,7 +27,7 @@ import { RelayLink, type EventLink } from './relay-link.ts';
 import { DurableSeq } from './seq.ts';
 import { Serial } from './serial.ts';
 import { wellFormedDeep } from '../io/well-formed.ts';
-import { SessionLog, type AppendRecord } from './session-log.ts';
+import { SessionLog, type AppendRecord, type Durability } from './session-log.ts';
 import { OpenHoldFile } from './open-holds.ts';
 
 export type { HookReply, PendingHold } from './holds.ts';
@@ -49,7 +49,8 @@ export interface DaemonOptions {
   config?: Record<string, unknown>;
   /** Hold timeout for every hold of this agent (config/env); default: the hold's timeout_ms, else 55 s. */
   attentionTimeoutMs?: number;
-  fsync?: boolean;
+  /** What an acknowledged event survives: `none` (default) a hookmap crash, `fsync` also power loss (session-log.ts). */
+  durability?: Durability;
   /** Daemon log lines. */
   say?: (line: string) => void;
   timers?: Timers;
@@ -137,7 +138,7 @@ export class Daemon {
     this.timers = opts.timers ?? realTimers;
     this.now = opts.now ?? Date.now;
     this.host = opts.host ?? sourceHost();
-    this.log = new SessionLog(this.logDir, { fsync: opts.fsync });
+    this.log = new SessionLog(this.logDir, { durability: opts.durability });
     this.release = acquireLock(this.logDir, d.vendor);
     try {
       this.epoch = bumpEpoch(this.logDir);
@@ -147,7 +148,7 @@ export class Daemon {
     }
     this.config = { ...d.config, ...(opts.config ?? {}) };
     this.redactor = new Redactor({ secretNames: d.capture.secretNames });
-    this.mapper = new Mapper(d, { state: new EngineState(new DurableSeq(this.epoch, this.log)), host: this.host, redactor: this.redactor, config: opts.config, now: this.now });
+    this.mapper = new Mapper(d, { state: new EngineState(new DurableSeq(this.epoch, this.log), { history: (s) => this.log.sessionHistory(s) }), host: this.host, redactor: this.redactor, config: opts.config, now: this.now });
     this.events = new LifecycleEvents(this.mapper, this.host, this.redactor);
     this.openHolds = new OpenHoldFile(this.logDir);
     // requests a killed predecessor was holding get their terminal now
@@ -264,7 +265,18 @@ export class Daemon {
         return { reply: await this.diagnose(err, payload, inp.hook, inp.surface) };
       }
     });
-    return out.held ?? out.reply;
+    const reply = await (out.held ?? out.reply);
+    // durability fsync: the agent hears back only once what this firing logged is on disk (group commit)
+    const durable = this.log.commit();
+    if (durable) {
+      try {
+        await durable;
+      } catch (e) {
+        this.say(`the session log could not be flushed to disk: ${(e as Error).message} (the agent was answered; its events may not survive power loss)`);
+        return { ...reply, error: reply.error ?? 'not-durable' };
+      }
+    }
+    return reply;
   }
 
   private async diagnose(err: unknown, payload: unknown, hookArg: string | undefined, surface?: Record<string, unknown>): Promise<HookReply> {
@@ -443,8 +455,9 @@ export class Daemon {
     }
     const rule = hook ? this.d.hooks.get(hook) : undefined;
     if (!rule?.emit.some((e) => e.sessionEnd)) return;
-    const session = await this.sessionOf(payload, hook, surface);
-    if (session === undefined) return;
+    const vendorSession = await this.sessionOf(payload, hook, surface);
+    if (vendorSession === undefined) return;
+    const session = this.mapper.state.aepOf(vendorSession); // a resumed session's successor
     for (const h of this.holds.inSession(session)) this.dismiss(h, h.id, `${hook} ends the session`);
   }
 

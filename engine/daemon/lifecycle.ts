@@ -48,7 +48,7 @@ export class LifecycleEvents {
       if (errs.length) throw new Error(`daemon built a ${p.type} payload its schema rejects: ${formatAjvErrors(errs)}`);
     }
     const pos = this.mapper.state.seq.next(p.session);
-    return buildEnvelope({
+    const ev = buildEnvelope({
       type: p.type,
       subject: p.subject,
       host: this.host,
@@ -62,6 +62,8 @@ export class LifecycleEvents {
       capture: ceiling,
       data: data ?? (ceiling === 'none' ? undefined : {}),
     });
+    this.mapper.state.noteEvent(ev as { type: string; id: string; session?: string; subject?: string; run?: string }, Date.now());
+    return ev;
   }
 
   /**

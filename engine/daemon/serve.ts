@@ -5,6 +5,7 @@ import Fastify from 'fastify';
 import type { AddressInfo } from 'node:net';
 import type { Descriptor } from '../descriptor/types.ts';
 import { Daemon } from './daemon.ts';
+import type { Durability } from './session-log.ts';
 import { hookFrameworkErrors, registerHookRoutes } from './http.ts';
 import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
 
@@ -23,7 +24,7 @@ export interface ServeOptions {
   attentionTimeoutMs?: number;
   maxBody?: number;
   config?: Record<string, unknown>;
-  fsync?: boolean;
+  durability?: Durability;
   say?: (line: string) => void;
 }
 
@@ -41,7 +42,7 @@ export function urlOf(addr: AddressInfo): { host: string; url: string } {
 
 export async function startServe(o: ServeOptions): Promise<Served> {
   const say = o.say ?? (() => {});
-  const daemon = Daemon.open({ descriptor: o.descriptor, logDir: o.logDir, attentionTimeoutMs: o.attentionTimeoutMs, config: o.config, fsync: o.fsync, say: (l) => say(`[${o.descriptor.vendor}] ${l}`) });
+  const daemon = Daemon.open({ descriptor: o.descriptor, logDir: o.logDir, attentionTimeoutMs: o.attentionTimeoutMs, config: o.config, durability: o.durability, say: (l) => say(`[${o.descriptor.vendor}] ${l}`) });
   const daemons = new Map([[daemon.vendor, daemon]]);
   const app = Fastify({ logger: false, frameworkErrors: hookFrameworkErrors(daemons, say) });
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });

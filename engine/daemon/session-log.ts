@@ -6,7 +6,15 @@
 // A line torn by a crash mid-write (power loss; a SIGKILL cannot split one
 // write) was never acknowledged to anyone, so it is cut off when the file is
 // first opened again rather than glued to the next event.
-import { closeSync, existsSync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, writeSync } from 'node:fs';
+//
+// Durability: `none` (default) hands every line to the OS before the agent
+// is answered, which survives any crash of hookmap itself; `fsync` also
+// waits for the disk (fdatasync) before answering, which survives power
+// loss. Flushes are group commits: appends stay synchronous and in order,
+// commit() resolves once everything appended before it is on disk, and
+// every firing that arrives while a flush runs shares the next one, off the
+// event loop (the libuv pool), so one slow disk never serializes agents.
+import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AepEvent } from '../map/envelope.ts';
 import { sessionFileName } from './paths.ts';
@@ -23,9 +31,12 @@ export interface AppendRecord {
   line: string;
 }
 
+export type Durability = 'none' | 'fsync';
+export const DURABILITY: Durability[] = ['none', 'fsync'];
+
 export interface SessionLogOptions {
-  /** fdatasync after every append (survives power loss, costs a disk flush per event). */
-  fsync?: boolean;
+  /** `fsync`: commit() waits for the disk (group commit); `none` (default): the OS page cache. */
+  durability?: Durability;
   maxOpenFiles?: number;
 }
 
@@ -33,6 +44,15 @@ export class SessionLog {
   private readonly fds = new Map<string, number>(); // LRU: Map order = recency
   private readonly sizes = new Map<string, number>();
   private readonly maxOpen: number;
+  /** fsync mode: files written since their last flush began. */
+  private readonly dirty = new Set<number>();
+  /** fds a flush is using: closed only once it is done (an fd number must not be reused under it). */
+  private readonly pinned = new Map<number, number>();
+  private readonly closeLater = new Set<number>();
+  private flushing: Promise<void> | null = null;
+  private nextFlush: Promise<void> | null = null;
+  /** Flushes run so far (bench/durability reports group commit with it). */
+  flushes = 0;
 
   constructor(readonly dir: string, private readonly opts: SessionLogOptions = {}) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -51,7 +71,7 @@ export class SessionLog {
     const start = this.sizes.get(file)!;
     let off = 0;
     while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off, start + off);
-    if (this.opts.fsync) fdatasyncSync(fd);
+    if (this.opts.durability === 'fsync') this.dirty.add(fd);
     const end = start + bytes.length;
     this.sizes.set(file, end);
     return { file, session: ev.session, start, end, line };
@@ -85,6 +105,24 @@ export class SessionLog {
     return buf.subarray(0, off);
   }
 
+  /** Whether a session was never logged, is open, or has logged its session.ended (scanning back from the end). */
+  sessionHistory(session: string): 'none' | 'open' | 'ended' {
+    const file = this.fileOf(session);
+    if (!this.sizes.has(file) && !existsSync(join(this.dir, file))) return 'none';
+    const size = this.size(file);
+    if (size === 0) return 'none';
+    const needle = Buffer.from('"type":"session.ended"');
+    const CHUNK = 64 * 1024;
+    let end = size;
+    while (end > 0) {
+      const from = Math.max(0, end - CHUNK);
+      // overlap by the needle's length so a match across chunks is found
+      if (this.read(file, from, Math.min(size, end + needle.length)).indexOf(needle) >= 0) return 'ended';
+      end = from;
+    }
+    return 'open';
+  }
+
   /** The last logged (epoch, seq) of a session, scanning back from the end. */
   lastPosition(session: string): { epoch: number; seq: number } | undefined {
     const file = this.fileOf(session);
@@ -112,9 +150,54 @@ export class SessionLog {
     return undefined;
   }
 
+  /**
+   * Resolves once every line appended before this call is on disk; null
+   * when there is nothing to wait for (durability `none`, or nothing new).
+   */
+  commit(): Promise<void> | null {
+    if (this.opts.durability !== 'fsync') return null;
+    if (!this.flushing) return this.dirty.size ? (this.flushing = this.flush()) : null;
+    // a flush is running and does not cover what was written since it began: share the next one
+    if (!this.dirty.size) return this.flushing;
+    return (this.nextFlush ??= this.flushing.then(() => {
+      this.nextFlush = null;
+      return (this.flushing = this.flush());
+    }));
+  }
+
+  private async flush(): Promise<void> {
+    const fds = [...this.dirty];
+    this.dirty.clear();
+    this.flushes++;
+    for (const fd of fds) this.pinned.set(fd, (this.pinned.get(fd) ?? 0) + 1);
+    try {
+      await Promise.all(fds.map((fd) => new Promise<void>((resolve, reject) => fdatasync(fd, (e) => (e ? reject(e) : resolve())))));
+    } finally {
+      for (const fd of fds) {
+        const n = this.pinned.get(fd)! - 1;
+        if (n > 0) this.pinned.set(fd, n);
+        else {
+          this.pinned.delete(fd);
+          if (this.closeLater.delete(fd)) closeSync(fd);
+        }
+      }
+      if (this.flushing && !this.nextFlush) this.flushing = null;
+    }
+  }
+
   close(): void {
-    for (const fd of this.fds.values()) closeSync(fd);
+    for (const fd of this.fds.values()) {
+      if (this.dirty.delete(fd)) fdatasyncSync(fd);
+      if (this.pinned.has(fd)) this.closeLater.add(fd);
+      else closeSync(fd);
+    }
     this.fds.clear();
+  }
+
+  private release(fd: number): void {
+    if (this.dirty.delete(fd)) fdatasyncSync(fd); // leaving the LRU: flush it now, it will not be in the next group
+    if (this.pinned.has(fd)) this.closeLater.add(fd);
+    else closeSync(fd);
   }
 
   private fd(file: string): number {
@@ -130,7 +213,7 @@ export class SessionLog {
     while (this.fds.size > this.maxOpen) {
       const [oldest, ofd] = this.fds.entries().next().value as [string, number];
       this.fds.delete(oldest);
-      closeSync(ofd);
+      this.release(ofd);
     }
     return fd;
   }

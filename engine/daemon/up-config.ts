@@ -5,7 +5,8 @@
 //   attention_timeout_ms: 55000    # every agent's holds (HOOKMAP_ATTENTION_TIMEOUT_MS otherwise)
 //   max_body: 8388608              # largest hook body, bytes
 //   log_dir: ~/.hookmap/logs       # base folder; each agent gets <log_dir>/<agent>
-//   fsync: false                   # fdatasync every event (power-loss durability)
+//   durability: none               # none: an acknowledged event survives a hookmap crash;
+//                                  # fsync: also power loss (each answer waits for the disk, group commit)
 //   agents:                        # absent: every descriptor in vendors/
 //     <agent-a>: {}                # enabled with defaults
 //     <agent-b>:
@@ -19,6 +20,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { DURABILITY, type Durability } from './session-log.ts';
 
 export interface AgentEntry {
   /** Agent id or descriptor path, as loadVendor() takes it. */
@@ -33,12 +35,22 @@ export interface UpConfig {
   attentionTimeoutMs?: number;
   maxBody?: number;
   logDir?: string;
-  fsync?: boolean;
+  durability?: Durability;
   /** undefined: every descriptor in vendors/. */
   agents?: AgentEntry[];
 }
 
 export class ConfigError extends Error {}
+
+/** `durability: none|fsync`; the older `fsync: true|false` still means the same. */
+function durabilityOf(doc: Record<string, unknown>, file: string): Durability | undefined {
+  if (doc.durability !== undefined) {
+    if (!DURABILITY.includes(doc.durability as Durability)) throw new ConfigError(`${file}: durability must be one of ${DURABILITY.join(', ')} (got ${JSON.stringify(doc.durability)})`);
+    return doc.durability as Durability;
+  }
+  if (doc.fsync !== undefined) return doc.fsync ? 'fsync' : 'none';
+  return undefined;
+}
 
 const posInt = (v: unknown, what: string, file: string): number | undefined => {
   if (v === undefined) return undefined;
@@ -56,7 +68,7 @@ export function loadUpConfig(file: string): UpConfig {
     throw new ConfigError(`${file}: ${(e as Error).message}`);
   }
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`${file}: the config is a mapping`);
-  const known = new Set(['port', 'host', 'attention_timeout_ms', 'max_body', 'log_dir', 'fsync', 'agents']);
+  const known = new Set(['port', 'host', 'attention_timeout_ms', 'max_body', 'log_dir', 'durability', 'fsync', 'agents']);
   for (const k of Object.keys(doc)) if (!known.has(k)) throw new ConfigError(`${file}: unknown key '${k}' (known: ${[...known].join(', ')})`);
   const base = dirname(resolve(file));
   const out: UpConfig = {
@@ -65,7 +77,7 @@ export function loadUpConfig(file: string): UpConfig {
     attentionTimeoutMs: posInt(doc.attention_timeout_ms, 'attention_timeout_ms', file),
     maxBody: posInt(doc.max_body, 'max_body', file),
     logDir: typeof doc.log_dir === 'string' ? expand(doc.log_dir, base) : undefined,
-    fsync: doc.fsync === undefined ? undefined : Boolean(doc.fsync),
+    durability: durabilityOf(doc, file),
   };
   if (doc.agents !== undefined) {
     const entries: AgentEntry[] = [];

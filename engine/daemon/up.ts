@@ -45,7 +45,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
         logDir: o.logDir ? join(o.logDir, descriptor.vendor) : agentLogDir(descriptor.vendor),
         attentionTimeoutMs: e.attentionTimeoutMs ?? o.attentionTimeoutMs,
         config: e.config,
-        fsync: o.fsync,
+        durability: o.durability,
         say: (l) => say(`[${descriptor.vendor}] ${l}`),
       });
       daemons.set(d.vendor, d);

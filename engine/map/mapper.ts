@@ -154,11 +154,19 @@ export class Mapper {
     if (!hook && !d.fallback) throw new MapError('unknown-hook', `no rule for hook '${hookName}' and no fallback`, hookName);
     const now = this.now();
     // $known_session(id): has this engine already seen that session? (join a foreign key onto a known lane, never mint one)
-    const sessionRaw = await this.eval(d.session, input, { hook: hookName, surface, known_session: (id: unknown) => (typeof id === 'string' || typeof id === 'number') && id !== '' && this.state.has(String(id)) });
-    const session = typeof sessionRaw === 'number' ? String(sessionRaw) : (sessionRaw as string | undefined);
-    if (typeof session !== 'string' || session === '') throw new MapError('missing-session', `no session id in the payload (${d.spec.identity.session})`, hookName);
+    const sessionRaw = await this.eval(d.session, input, { hook: hookName, surface, known_session: (id: unknown) => (typeof id === 'string' || typeof id === 'number') && id !== '' && this.state.has(this.state.aepOf(String(id))) });
+    const vendorSession = typeof sessionRaw === 'number' ? String(sessionRaw) : (sessionRaw as string | undefined);
+    if (typeof vendorSession !== 'string' || vendorSession === '') throw new MapError('missing-session', `no session id in the payload (${d.spec.identity.session})`, hookName);
 
-    const firstSight = !this.state.has(session);
+    // a session resumed after its end becomes its successor (state.ts); late completions stay on the ended one
+    const route = this.state.route(vendorSession);
+    let session = route.aep;
+    let resumedFrom: string | undefined;
+    if (route.ended && hook && opensSession(hook)) {
+      resumedFrom = route.aep;
+      session = this.state.reopen(vendorSession).aep;
+    }
+    const firstSight = !this.state.has(session) && !(route.ended && resumedFrom === undefined);
     const st = this.state.session(session);
     const runState = { id: st.runId, startId: st.runStartId, count: st.runCount };
     const b: Bindings = { hook: hookName, agent: d.vendor, session, config: this.config, first_sight: firstSight, surface };
@@ -237,11 +245,29 @@ export class Mapper {
       drafts.push({ emit: { typeText: type, expr: fb.type, path: 'fallback', severity: fb.severity }, type, data: data ?? {}, subject: subject === undefined ? undefined : String(subject), run: runState.id, id: newId() });
     }
 
+    // AEP-0002 §7 rule 2: a session never ends with a request still open; the engine closes them (dismissed) first
+    const endAt = drafts.findIndex((dr) => dr.emit.sessionEnd);
+    if (endAt >= 0) {
+      const open = new Map(st.attention);
+      for (const dr of drafts.slice(0, endAt)) {
+        if (dr.type === 'attention.requested') open.set(dr.id, { run: dr.run, at: now });
+        else if ((dr.type === 'attention.resolved' || dr.type === 'attention.timeout') && dr.subject) open.delete(dr.subject);
+      }
+      const dismissals: Draft[] = [...open].map(([id, a]) => ({ emit: DISMISS_AT_END, type: 'attention.resolved', subject: id, cause: id, run: a.run, data: { resolution: 'dismissed', latency_ms: Math.max(0, now - a.at) }, id: newId() }));
+      // before the run this firing closes (if any), else right before the end
+      const runEnd = drafts.findIndex((dr, i) => i < endAt && dr.emit.run === 'close');
+      drafts.splice(runEnd >= 0 ? runEnd : endAt, 0, ...dismissals);
+    }
+    if (resumedFrom !== undefined) {
+      for (const dr of drafts) if (dr.type === 'session.started') dr.data = { ...dr.data, resumed_from: resumedFrom };
+    }
+
     // gate + validate every draft before anything is committed
     const gated: { dr: Draft; ceiling: CaptureLevel; data: Record<string, unknown> | undefined; agentScoped: boolean }[] = [];
     for (const dr of drafts) {
       const ceiling = this.ceilingFor(dr.type, dr.emit.capture);
-      const gates = dr.emit.gates ? { ...d.capture.gates, ...dr.emit.gates } : d.capture.gates;
+      let gates = dr.emit.gates ? { ...d.capture.gates, ...dr.emit.gates } : d.capture.gates;
+      if (resumedFrom !== undefined && dr.type === 'session.started') gates = { ...gates, resumed_from: 'metadata' };
       const data = gateData(dr.type, dr.data, { ceiling, gates, redactor: this.redactor, standIns: dr.standins, agent: d.vendor, subject: dr.subject });
       if (data && REGISTRY_BY_TYPE.has(dr.type)) {
         const errs = validatePayload(dr.type, data);
@@ -307,7 +333,11 @@ export class Mapper {
         this.state.tableSet(st, s.table, String(key), value, s.ttlMs ? now + s.ttlMs : undefined);
       }
     }
-    if (drafts.some((dr) => dr.emit.sessionEnd)) this.state.forget(session);
+    for (const ev of events) this.state.noteEvent(ev as { type: string; id: string; session?: string; subject?: string; run?: string }, now);
+    if (drafts.some((dr) => dr.emit.sessionEnd)) {
+      this.state.forget(session);
+      this.state.markEnded(vendorSession);
+    }
     result.events = events;
     return result;
   }
@@ -354,6 +384,17 @@ export class Mapper {
     ev.epoch = pos.epoch;
     return reorder(ev);
   }
+}
+
+/** The engine's own rule (no descriptor wrote it): open attention closed as dismissed when its session ends. */
+const DISMISS_AT_END: CompiledEmit = { type: 'attention.resolved', typeText: 'attention.resolved', expr: undefined as unknown as Expr, run: 'none', path: 'engine: session end closes open attention (AEP-0002 §7 rule 2)' };
+
+const OPENS = new WeakMap<CompiledHook, boolean>();
+/** Does this hook open a session or a run (so an ended session seen on it is resumed, not late)? */
+function opensSession(hook: CompiledHook): boolean {
+  let v = OPENS.get(hook);
+  if (v === undefined) OPENS.set(hook, (v = hook.emit.some((e) => e.type === 'session.started' || e.run === 'open')));
+  return v;
 }
 
 function asMapError(err: any): MapError {

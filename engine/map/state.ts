@@ -1,7 +1,17 @@
 // The state a descriptor switches on but never holds itself: per-session
 // sequence counters, synthesized runs, pairing/join tables, snapshot memory,
-// suppression windows and first sight. Bounded: least-recently-used sessions
-// are forgotten past `maxSessions`, table entries past `maxEntries`.
+// suppression windows, first sight, the attention requests still open, and
+// which AEP session a payload's session id maps to. Bounded: least-recently-
+// used sessions are forgotten past `maxSessions`, table entries past
+// `maxEntries`.
+//
+// Sessions resumed after their end (AEP-0002 §2.5: `session.ended` is
+// unrepeatable for a session, all epochs): a payload session id whose AEP
+// session ended, seen again on a hook that opens a session or a run, maps
+// to a successor AEP session `<id>~2` (then `~3`, ...), whose
+// session.started says `resumed_from`. Later completions of the ended one
+// stay on it. The daemon makes this durable by answering `history` from its
+// logs; `hookmap map` keeps it in memory.
 
 export interface SeqAllocator {
   /** The next (epoch, seq) position of a session. */
@@ -27,18 +37,84 @@ export interface SessionState {
   snapshots: Map<string, unknown[]>;
   suppress: Map<string, number>;
   ended?: boolean;
+  /** attention.requested ids of this session with no terminal yet (closed as dismissed at session end). */
+  attention: Map<string, { run?: string; at: number }>;
 }
 
-export interface EngineStateOptions { maxSessions?: number; maxEntries?: number }
+/** Where a payload's session id maps: its current AEP session, that session's generation, and whether it ended. */
+export interface SessionRoute { aep: string; gen: number; ended: boolean }
+
+/** A durable record's answer for one AEP session: never seen, open, or ended. */
+export type SessionHistory = (aepSession: string) => 'none' | 'open' | 'ended';
+
+/** The AEP session of generation `gen` of a payload session id (1: the id itself). */
+export function successorId(id: string, gen: number): string {
+  return gen <= 1 ? id : `${id}~${gen}`;
+}
+
+export interface EngineStateOptions { maxSessions?: number; maxEntries?: number; history?: SessionHistory }
 
 export class EngineState {
   private readonly sessions = new Map<string, SessionState>();
+  private readonly routes = new Map<string, SessionRoute>(); // by payload session id, LRU
   readonly maxSessions: number;
   readonly maxEntries: number;
+  private readonly history?: SessionHistory;
 
   constructor(readonly seq: SeqAllocator = new MemorySeq(), opts: EngineStateOptions = {}) {
     this.maxSessions = opts.maxSessions ?? 10_000;
     this.maxEntries = opts.maxEntries ?? 4_096;
+    this.history = opts.history;
+  }
+
+  /** The AEP session a payload session id maps to now (read from the durable history on first sight). */
+  route(id: string): SessionRoute {
+    let r = this.routes.get(id);
+    if (r) {
+      this.routes.delete(id);
+    } else {
+      r = { aep: id, gen: 1, ended: false };
+      if (this.history && !this.sessions.has(id) && this.history(id) === 'ended') {
+        r.ended = true;
+        for (let gen = 2; ; gen++) {
+          const h = this.history(successorId(id, gen));
+          if (h === 'none') break;
+          r = { aep: successorId(id, gen), gen, ended: h === 'ended' };
+          if (h === 'open') break;
+        }
+      }
+    }
+    this.routes.set(id, r);
+    while (this.routes.size > this.maxSessions) this.routes.delete(this.routes.keys().next().value as string);
+    return r;
+  }
+
+  /** The AEP session `id` maps to, without touching any state. */
+  aepOf(id: string): string {
+    return this.routes.get(id)?.aep ?? id;
+  }
+
+  /** The ended session of `id` resumes: its successor is the next generation. */
+  reopen(id: string): SessionRoute {
+    const r = this.route(id);
+    const next = { aep: successorId(id, r.gen + 1), gen: r.gen + 1, ended: false };
+    this.routes.set(id, next);
+    return next;
+  }
+
+  /** The AEP session `id` maps to has ended. */
+  markEnded(id: string): void {
+    this.route(id).ended = true;
+  }
+
+  /** Keep the open-attention set true for events built outside a mapped firing (the daemon's own). */
+  noteEvent(ev: { type: string; id: string; session?: string; subject?: string; run?: string }, now: number): void {
+    const st = ev.session === undefined ? undefined : this.sessions.get(ev.session);
+    if (!st) return;
+    if (ev.type === 'attention.requested') {
+      st.attention.set(ev.id, { run: ev.run, at: now });
+      while (st.attention.size > this.maxEntries) st.attention.delete(st.attention.keys().next().value as string);
+    } else if ((ev.type === 'attention.resolved' || ev.type === 'attention.timeout') && ev.subject) st.attention.delete(ev.subject);
   }
 
   has(session: string): boolean {
@@ -53,7 +129,7 @@ export class EngineState {
       this.sessions.set(session, s);
       return s;
     }
-    s = { runCount: 0, tables: new Map(), snapshots: new Map(), suppress: new Map() };
+    s = { runCount: 0, tables: new Map(), snapshots: new Map(), suppress: new Map(), attention: new Map() };
     this.sessions.set(session, s);
     while (this.sessions.size > this.maxSessions) this.sessions.delete(this.sessions.keys().next().value as string);
     return s;

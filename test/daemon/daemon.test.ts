@@ -13,7 +13,7 @@ import { SessionLog } from '../../engine/daemon/session-log.ts';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
 import { respondCommand } from '../../engine/fixtures/run-decisions.ts';
 import { validateStream } from '../../engine/validate/index.ts';
-import { MemoryLink, readLogs, tempDir } from './helpers.ts';
+import { MemoryLink, readLogs, tempDir, until } from './helpers.ts';
 
 const codex = () => loadVendor('codex');
 const cleanups: (() => void | Promise<void>)[] = [];
@@ -79,6 +79,62 @@ describe('epoch, seq and the lock', () => {
     writeFileSync(join(dir, 'daemon.lock'), '999999999\n'); // a pid that is not running
     const b = Daemon.open({ descriptor: codex(), logDir: dir });
     cleanups.push(() => b.close());
+  });
+});
+
+describe('lifecycles real agents produce', () => {
+  const cc = (hook: string, extra: Record<string, unknown> = {}) => ({ hook_event_name: hook, session_id: 'cc-r', cwd: '/w', transcript_path: '/t.jsonl', ...extra });
+
+  it('a session resumed after its end, across a daemon restart, is its successor: one session.ended each', async () => {
+    const dir = temp();
+    const a = Daemon.open({ descriptor: loadVendor('claude-code'), logDir: dir });
+    await a.handle({ payload: cc('SessionStart', { source: 'startup' }) });
+    await a.handle({ payload: cc('SessionEnd', { reason: 'other' }) });
+    await a.close();
+    const b = Daemon.open({ descriptor: loadVendor('claude-code'), logDir: dir });
+    await b.handle({ payload: cc('PostToolUse', { tool_name: 'Bash', tool_use_id: 'late', tool_input: {}, tool_response: {} }) }); // a late completion stays on the ended session
+    await b.handle({ payload: cc('SessionStart', { source: 'resume' }) });
+    await b.handle({ payload: cc('UserPromptSubmit', { prompt: 'go on' }) });
+    await b.handle({ payload: cc('SessionEnd', { reason: 'other' }) });
+    await b.close();
+    const c = Daemon.open({ descriptor: loadVendor('claude-code'), logDir: dir });
+    await c.handle({ payload: cc('SessionStart', { source: 'resume' }) });
+    await c.close();
+    const evs = readLogs(dir);
+    expect(evs.filter((e) => e.type === 'session.started').map((e) => [e.session, e.data?.resumed_from])).toEqual([['cc-r', undefined], ['cc-r~2', 'cc-r'], ['cc-r~3', 'cc-r~2']]);
+    expect(evs.filter((e) => e.type === 'session.ended').map((e) => e.session)).toEqual(['cc-r', 'cc-r~2']);
+    expect(evs.find((e) => e.type === 'tool.completed')?.session).toBe('cc-r');
+    expect(validateStream(evs)).toEqual([]);
+  });
+
+  it('attention still open at a session end is closed as dismissed first, held or not', async () => {
+    const dir = temp();
+    const kimi = Daemon.open({ descriptor: loadVendor('kimi-code'), logDir: dir });
+    cleanups.push(() => kimi.close());
+    const k = (hook: string, extra: Record<string, unknown> = {}) => kimi.handle({ payload: { hook_event_name: hook, session_id: 'k-1', cwd: '/w', ...extra } });
+    await k('SessionStart', { source: 'startup' });
+    await k('PermissionRequest', { tool_name: 'Shell', tool_call_id: 'tc-1', tool_input: { command: 'rm -rf build' } });
+    await k('SessionEnd', { reason: 'exit' });
+    const evs = readLogs(dir);
+    const req = evs.find((e) => e.type === 'attention.requested')!;
+    expect(evs.find((e) => e.type === 'attention.resolved')).toMatchObject({ subject: req.id, data: { resolution: 'dismissed' } });
+    expect(validateStream(evs)).toEqual([]);
+
+    // a held request in a resumed (successor) session: the daemon's dismissal, not a second one from the engine
+    const dir2 = temp();
+    const d = Daemon.open({ descriptor: loadVendor('claude-code'), logDir: dir2, attentionTimeoutMs: 60_000 });
+    cleanups.push(() => d.close());
+    d.attach(new MemoryLink(), true);
+    await d.handle({ payload: cc('SessionStart', { source: 'startup' }) });
+    await d.handle({ payload: cc('SessionEnd', { reason: 'other' }) });
+    await d.handle({ payload: cc('SessionStart', { source: 'resume' }) });
+    const held = d.handle({ payload: cc('PermissionRequest', { tool_name: 'Bash', tool_input: { command: 'rm -rf build' } }) });
+    await until('the hold', () => d.pending().length === 1);
+    await d.handle({ payload: cc('SessionEnd', { reason: 'other' }) });
+    expect((await held).body).toBe('');
+    const evs2 = readLogs(dir2).filter((e) => e.session === 'cc-r~2');
+    expect(evs2.filter((e) => e.type === 'attention.resolved').length).toBe(1);
+    expect(validateStream(readLogs(dir2))).toEqual([]);
   });
 });
 

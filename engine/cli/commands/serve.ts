@@ -1,6 +1,7 @@
 // `hookmap serve <agent|descriptor.yaml>`: one daemon on loopback. Prints
 // the base URL on stdout (scripts and tests read it), log lines on stderr.
 // SIGINT/SIGTERM free held hooks with neutral bytes, then stop.
+import { DURABILITY, type Durability } from '../../daemon/session-log.ts';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { loadVendor } from '../../descriptor/registry.ts';
 import { envAttentionTimeout } from '../../daemon/daemon.ts';
@@ -10,7 +11,7 @@ import { waitForSignal } from '../../daemon/signals.ts';
 
 const SPEC = {
   port: { type: 'string' }, host: { type: 'string' }, relay: { type: 'string' }, 'no-relay': { type: 'boolean' }, token: { type: 'string' },
-  'log-dir': { type: 'string' }, 'attention-timeout-ms': { type: 'string' }, 'max-body': { type: 'string' }, fsync: { type: 'boolean' },
+  'log-dir': { type: 'string' }, 'attention-timeout-ms': { type: 'string' }, 'max-body': { type: 'string' }, fsync: { type: 'boolean' }, durability: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -23,7 +24,8 @@ const HELP = `hookmap serve <agent|path/to/descriptor.yaml> [options]
   --log-dir D               this agent's log folder (default $HOOKMAP_HOME/logs/<agent>, HOOKMAP_HOME=~/.hookmap)
   --attention-timeout-ms N  hold timeout (default $HOOKMAP_ATTENTION_TIMEOUT_MS, else the descriptor's, else 55000)
   --max-body N              largest hook body, bytes (default ${DEFAULT_MAX_BODY})
-  --fsync                   fdatasync every logged event
+  --durability none|fsync   what an acknowledged event survives: a hookmap crash (none, default) or power loss too (fsync: group commit)
+  --fsync                   the same as --durability fsync
 Endpoint: POST /hooks/<agent>[/<hook>] -> 200, body = the agent's reply bytes, x-hookmap-exit: <code>; GET /healthz -> {ok, relay}
 `;
 
@@ -58,7 +60,7 @@ export async function run(argv: string[]): Promise<number> {
       logDir: flags['log-dir'] as string | undefined,
       attentionTimeoutMs: timeout,
       maxBody: flags['max-body'] === undefined ? undefined : intFlag(flags['max-body'], 'max-body', DEFAULT_MAX_BODY),
-      fsync: Boolean(flags.fsync),
+      durability: durabilityFlag(flags),
       say,
     });
   } catch (e) {
@@ -67,4 +69,10 @@ export async function run(argv: string[]): Promise<number> {
   }
   process.stdout.write(`${served.url}\n`);
   return waitForSignal(() => served.close());
+}
+
+function durabilityFlag(flags: Record<string, unknown>): Durability | undefined {
+  const v = flags.durability as string | undefined;
+  if (v !== undefined && !DURABILITY.includes(v as Durability)) throw new ArgError(`--durability must be one of ${DURABILITY.join(', ')}`);
+  return (v as Durability | undefined) ?? (flags.fsync ? 'fsync' : undefined);
 }

@@ -1,6 +1,7 @@
 // `hookmap up`: relay + every enabled agent's daemon, one process, one port
 // (`npm start`). Prints the base URL on stdout, what listens where and
 // whether control is on to stderr.
+import { DURABILITY, type Durability } from '../../daemon/session-log.ts';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { envAttentionTimeout } from '../../daemon/daemon.ts';
 import { DEFAULT_HOST } from '../../daemon/serve.ts';
@@ -10,7 +11,7 @@ import { waitForSignal } from '../../daemon/signals.ts';
 
 const SPEC = {
   port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, config: { type: 'string' },
-  'attention-timeout-ms': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  'attention-timeout-ms': { type: 'string' }, durability: { type: 'string' }, help: { type: 'boolean', short: 'h' },
 } as const;
 
 const HELP = `hookmap up [--port N] [--host H] [--token T] [--config F]
@@ -19,6 +20,7 @@ const HELP = `hookmap up [--port N] [--host H] [--token T] [--config F]
   --token T                 relay bearer token (or HOOKMAP_TOKEN): turns control on
   --config F                YAML/JSON: agents to enable and their options (default: every descriptor in vendors/)
   --attention-timeout-ms N  every agent's hold timeout (default: config, $HOOKMAP_ATTENTION_TIMEOUT_MS, descriptor, 55000)
+  --durability none|fsync   what an acknowledged event survives: a hookmap crash (none, default) or power loss too (fsync)
 `;
 
 export async function run(argv: string[]): Promise<number> {
@@ -31,6 +33,10 @@ export async function run(argv: string[]): Promise<number> {
       return 0;
     }
     if (flags.config) cfg = loadUpConfig(flags.config as string);
+    if (flags.durability !== undefined) {
+      if (!DURABILITY.includes(flags.durability as Durability)) throw new ArgError(`--durability must be one of ${DURABILITY.join(', ')}`);
+      cfg = { ...cfg, durability: flags.durability as Durability };
+    }
   } catch (e) {
     if (e instanceof ArgError || e instanceof ConfigError) {
       process.stderr.write(`hookmap up: ${(e as Error).message}\n`);
