@@ -250,7 +250,14 @@ function wsSink(ws: WebSocket, core: RelayCore, subId: string, positions: Map<st
       // encoded once per event, shared by every WebSocket subscriber (a text frame either way)
       ws.send(text === held.raw ? (held.bytes ??= Buffer.from(text)) : text, { binary: false });
       const ev = held.ev;
-      if (typeof ev.session === 'string' && typeof ev.seq === 'number') positions.set(ev.session, { epoch: ev.epoch ?? 0, seq: ev.seq });
+      if (typeof ev.session === 'string' && typeof ev.seq === 'number') {
+        // updated in place: no allocation per subscriber per event on the hot path
+        const p = positions.get(ev.session);
+        if (p) {
+          p.epoch = ev.epoch ?? 0;
+          p.seq = ev.seq;
+        } else positions.set(ev.session, { epoch: ev.epoch ?? 0, seq: ev.seq });
+      }
       return true;
     },
     exhausted(session: string, earliest: Position): void {
