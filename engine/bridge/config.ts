@@ -2,9 +2,13 @@
 // `hookmap bridge <kind> --endpoint ...` flags, `hookmap up --bridge
 // kind=URL[,key=value...]`, and the `bridges:` list of the `up` config
 // file. Validated once here; errors say which key and what is allowed.
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import type { CaptureLevel } from '../aep/schemas.ts';
 import { CAPTURE_ORDER } from '../aep/schemas.ts';
-import { cloudEventsTarget, ocsfTarget, otlpTarget, TARGET_KINDS, type BridgeTarget, type OtlpProtocol, type OtlpSignal, type TargetKind } from './targets.ts';
+import type { OtlpProtocol, OtlpSignal, TargetKind } from './targets.ts';
+
+export const TARGET_KINDS: TargetKind[] = ['otlp', 'cloudevents', 'ocsf'];
 
 export interface BridgeConfig {
   kind: TargetKind;
@@ -114,10 +118,8 @@ export function parseBridgeSpec(spec: string): BridgeConfig {
   return bridgeConfig(o, `--bridge ${m[1]}`);
 }
 
-export function makeTarget(cfg: BridgeConfig): BridgeTarget {
-  if (cfg.kind === 'otlp') {
-    return otlpTarget({ endpoint: cfg.endpoint, ceiling: cfg.capture, protocol: cfg.protocol, signals: cfg.signals, serviceName: cfg.serviceName, idleCloseMs: cfg.idleCloseMs }) as BridgeTarget;
-  }
-  if (cfg.kind === 'cloudevents') return cloudEventsTarget({ endpoint: cfg.endpoint, ceiling: cfg.capture, mode: cfg.mode }) as BridgeTarget;
-  return ocsfTarget({ endpoint: cfg.endpoint, ceiling: cfg.capture }) as BridgeTarget;
+/** A bridge's checkpoint file: one per (where it reads, where it writes, what it selects). */
+export function bridgeStatePath(cfg: BridgeConfig, reads: string, stateDir: string): string {
+  const hash = createHash('sha256').update(JSON.stringify([reads, cfg.endpoint ?? 'stdout', cfg.filter ?? {}, cfg.capture])).digest('hex').slice(0, 12);
+  return join(stateDir, `bridge-${cfg.kind}-${hash}.json`);
 }

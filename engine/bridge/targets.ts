@@ -15,9 +15,9 @@ import { toOcsf, type OcsfRecord } from './projection/ocsf.ts';
 import { toLogRecord } from './projection/otlp-logs.ts';
 import { TraceProjector } from './projection/otlp-traces.ts';
 import type { SessionState } from './structure.ts';
+import type { BridgeConfig } from './config.ts';
 
 export type TargetKind = 'otlp' | 'cloudevents' | 'ocsf';
-export const TARGET_KINDS: TargetKind[] = ['otlp', 'cloudevents', 'ocsf'];
 
 export interface BridgeTarget<Item = unknown> {
   kind: TargetKind;
@@ -140,4 +140,12 @@ export function ocsfTarget(o: CommonTargetOptions): BridgeTarget<OcsfRecord> {
     snapshot: () => null,
     restore: () => {},
   };
+}
+
+export function makeTarget(cfg: BridgeConfig): BridgeTarget {
+  if (cfg.kind === 'otlp') {
+    return otlpTarget({ endpoint: cfg.endpoint, ceiling: cfg.capture, protocol: cfg.protocol, signals: cfg.signals, serviceName: cfg.serviceName, idleCloseMs: cfg.idleCloseMs }) as BridgeTarget;
+  }
+  if (cfg.kind === 'cloudevents') return cloudEventsTarget({ endpoint: cfg.endpoint, ceiling: cfg.capture, mode: cfg.mode }) as BridgeTarget;
+  return ocsfTarget({ endpoint: cfg.endpoint, ceiling: cfg.capture }) as BridgeTarget;
 }

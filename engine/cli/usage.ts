@@ -1,7 +1,7 @@
 export interface CommandEntry { name: string; module: string; synopsis: string; summary: string }
 
 export const COMMANDS: CommandEntry[] = [
-  { name: 'up', module: 'up', synopsis: 'up [--port N] [--host H] [--token T] [--config F]', summary: 'relay + every enabled daemon, one process' },
+  { name: 'up', module: 'up', synopsis: 'up [--port N] [--host H] [--token T] [--config F] [--bridge kind=URL]', summary: 'relay + every enabled daemon, one process' },
   { name: 'serve', module: 'serve', synopsis: 'serve <agent|file.yaml> [--port N]', summary: 'one daemon from one descriptor' },
   { name: 'relay', module: 'relay', synopsis: 'relay [--port N] [--host H] [--token T] [--buffer N]', summary: 'the AEP relay alone' },
   { name: 'hook', module: 'hook', synopsis: 'hook <agent> [hook]', summary: 'the portable shim: stdin -> daemon -> stdout' },
@@ -18,6 +18,9 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'answer', module: 'answer', synopsis: 'answer <attention-id> --allow|--deny|--text T|--values J', summary: 'answer an attention request' },
   { name: 'cancel', module: 'cancel', synopsis: 'cancel <session> [--run R]', summary: 'cancel a run' },
   { name: 'bridge', module: 'bridge', synopsis: 'bridge otlp|cloudevents|ocsf [--endpoint URL] [--from-file F]', summary: 'export the stream to OpenTelemetry, CloudEvents or OCSF' },
+  { name: 'sink', module: 'sink', synopsis: 'sink <dir> [--capture L] [--retain-days N] [--max-mb N]', summary: 'durable capture: JSONL per day and session' },
+  { name: 'timeline', module: 'timeline', synopsis: 'timeline <session> [--dag] [--file F]', summary: 'a session as a tree of runs, tools, attention' },
+  { name: 'replay', module: 'replay', synopsis: 'replay <file> [--speed N] [--dry-run]', summary: 're-emit a capture as a new session' },
   { name: 'record', module: 'record', synopsis: 'record <agent>', summary: 'daemon mode saving raw payloads as fixture candidates' },
 ];
 

@@ -15,12 +15,17 @@
 //       descriptor: ./my/agent-b.yaml
 //       config: { gate_tools: [Bash] }   # descriptor config overrides
 //
+//   bridges:                       # AEP-0005 bridges run inside `up` (engine/bridge/config.ts)
+//     - { kind: otlp, endpoint: http://collector:4318 }
+//     - { kind: cloudevents, endpoint: http://broker/events, mode: binary, capture: metadata }
+//
 // `agents` may also be a list of agent ids / descriptor paths.
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { DURABILITY, type Durability } from './session-log.ts';
+import { BridgeConfigError, bridgeConfig, type BridgeConfig } from '../bridge/config.ts';
 
 export interface AgentEntry {
   /** Agent id or descriptor path, as loadVendor() takes it. */
@@ -38,6 +43,7 @@ export interface UpConfig {
   durability?: Durability;
   /** undefined: every descriptor in vendors/. */
   agents?: AgentEntry[];
+  bridges?: BridgeConfig[];
 }
 
 export class ConfigError extends Error {}
@@ -68,7 +74,7 @@ export function loadUpConfig(file: string): UpConfig {
     throw new ConfigError(`${file}: ${(e as Error).message}`);
   }
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`${file}: the config is a mapping`);
-  const known = new Set(['port', 'host', 'attention_timeout_ms', 'max_body', 'log_dir', 'durability', 'fsync', 'agents']);
+  const known = new Set(['port', 'host', 'attention_timeout_ms', 'max_body', 'log_dir', 'durability', 'fsync', 'agents', 'bridges']);
   for (const k of Object.keys(doc)) if (!known.has(k)) throw new ConfigError(`${file}: unknown key '${k}' (known: ${[...known].join(', ')})`);
   const base = dirname(resolve(file));
   const out: UpConfig = {
@@ -102,6 +108,18 @@ export function loadUpConfig(file: string): UpConfig {
       throw new ConfigError(`${file}: agents must be a mapping or a list`);
     }
     out.agents = entries;
+  }
+  if (doc.bridges !== undefined) {
+    if (!Array.isArray(doc.bridges)) throw new ConfigError(`${file}: bridges must be a list`);
+    out.bridges = doc.bridges.map((b: unknown, i: number) => {
+      if (!b || typeof b !== 'object' || Array.isArray(b)) throw new ConfigError(`${file}: bridges[${i}] must be a mapping`);
+      try {
+        return bridgeConfig(b as Record<string, unknown>, `bridges[${i}]`);
+      } catch (e) {
+        if (e instanceof BridgeConfigError) throw new ConfigError(`${file}: ${e.message}`);
+        throw e;
+      }
+    });
   }
   return out;
 }

@@ -7,12 +7,14 @@ import Fastify from 'fastify';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { loadVendor, listVendors } from '../descriptor/registry.ts';
+import { bridgeStatePath } from '../bridge/config.ts';
+import type { BridgeHandle } from '../bridge/run.ts';
 import { createRelay, redactUrl } from '../relay/index.ts';
 import { Daemon } from './daemon.ts';
 import { hookFrameworkErrors, registerHookRoutes } from './http.ts';
 import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
 import { restoreFromLogs } from './relay-restore.ts';
-import { agentLogDir } from './paths.ts';
+import { agentLogDir, hookmapHome } from './paths.ts';
 import { DEFAULT_HOST, urlOf } from './serve.ts';
 import type { UpConfig } from './up-config.ts';
 
@@ -21,19 +23,23 @@ export const DEFAULT_UP_PORT = 8787;
 export interface UpOptions extends UpConfig {
   token?: string;
   say?: (line: string) => void;
+  /** Bridge checkpoints (default $HOOKMAP_HOME/state). */
+  stateDir?: string;
 }
 
 export interface Up {
   url: string;
   port: number;
   daemons: Map<string, Daemon>;
+  bridges: BridgeHandle[];
   close(): Promise<void>;
 }
 
 export async function startUp(o: UpOptions): Promise<Up> {
   const say = o.say ?? (() => {});
   const daemons = new Map<string, Daemon>();
-  const app = Fastify({ logger: false, frameworkErrors: hookFrameworkErrors(daemons, say) });
+  // forceCloseConnections: an idle keep-alive (a consumer's pooled socket) must not hold shutdown hostage
+  const app = Fastify({ logger: false, forceCloseConnections: true, frameworkErrors: hookFrameworkErrors(daemons, say) });
   const relay = createRelay({ app, token: o.token, prefix: '', log: (l) => say(redactUrl(l)) });
   const entries = o.agents ?? listVendors().map((descriptor) => ({ descriptor, attentionTimeoutMs: undefined, config: undefined }));
   for (const e of entries) {
@@ -87,13 +93,34 @@ export async function startUp(o: UpOptions): Promise<Up> {
   say(`  relay: ${url}/events (POST, discovery, SSE) ${url}/stream (SSE) ${url.replace(/^http/, 'ws')}/socket (WebSocket)`);
   for (const d of daemons.values()) say(`  ${d.vendor}: ${surfaceLine(d, url)}  logs ${d.logDir} (epoch ${d.epoch})`);
   say(o.token ? '  control: ON (token set): attention requests wait for answers over the relay' : '  control: OFF (no token: the relay is watch-only; held hooks fail open at once)');
+  // Bridges are ordinary consumers of this relay over loopback (AEP-0005 §3.5), checkpointed per bridge.
+  const bridges: BridgeHandle[] = [];
+  // loaded only when a bridge is configured: the OpenTelemetry packages are not `up`'s start-up cost otherwise
+  const { runBridge } = o.bridges?.length ? await import('../bridge/run.ts') : { runBridge: undefined };
+  const { makeTarget } = o.bridges?.length ? await import('../bridge/targets.ts') : { makeTarget: undefined };
+  for (const b of o.bridges ?? []) {
+    const tag = `[bridge ${b.kind}]`;
+    const h = runBridge!({
+      target: makeTarget!(b),
+      input: { kind: 'relay', url: self, token: o.token, filter: b.filter, capture: b.capture, start: 'all', statePath: bridgeStatePath(b, 'up', o.stateDir ?? join(hookmapHome(), 'state')) },
+      batchMax: b.batchMax,
+      batchMs: b.batchMs,
+      delivery: { timeoutMs: b.timeoutMs, maxRetries: b.retries, headers: b.headers },
+      say: (l) => say(`${tag} ${l}`),
+    });
+    h.done.catch((e) => say(`${tag} stopped: ${(e as Error).message}`));
+    bridges.push(h);
+    say(`  bridge ${b.kind} → ${b.endpoint ?? 'stdout'} (capture ceiling ${b.capture})`);
+  }
   let closing: Promise<void> | undefined;
   return {
     url,
     port: addr.port,
     daemons,
+    bridges,
     close: () =>
       (closing ??= (async () => {
+        for (const b of bridges) await b.stop();
         tee.close();
         for (const d of daemons.values()) await d.close();
         await app.close();

@@ -4,15 +4,14 @@
 // projects a JSONL capture once. Without --endpoint it writes JSONL to
 // stdout. `bridge cloudevents --inbound` is the other direction: a
 // receiver that maps CloudEvents back to AEP and posts them to the relay.
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { hookmapHome } from '../../daemon/paths.ts';
 import { waitForSignal } from '../../daemon/signals.ts';
-import { BridgeConfigError, bridgeConfig, makeTarget, type BridgeConfig } from '../../bridge/config.ts';
+import { BridgeConfigError, bridgeConfig, bridgeStatePath, TARGET_KINDS, type BridgeConfig } from '../../bridge/config.ts';
 import { startCeInbound } from '../../bridge/ce-inbound.ts';
 import { runBridge } from '../../bridge/run.ts';
-import { TARGET_KINDS } from '../../bridge/targets.ts';
+import { makeTarget } from '../../bridge/targets.ts';
 import { ENDPOINT_FLAGS, endpoint } from './command-common.ts';
 import { buildFilter } from './tail.ts';
 
@@ -110,7 +109,7 @@ export async function run(argv: string[]): Promise<number> {
   const target = makeTarget(cfg);
   const fromFile = flags['from-file'] as string | undefined;
   let problems = 0;
-  const statePath = flags['no-resume'] || fromFile ? undefined : ((flags.state as string | undefined) ?? defaultStatePath(cfg, relay.url));
+  const statePath = flags['no-resume'] || fromFile ? undefined : ((flags.state as string | undefined) ?? bridgeStatePath(cfg, relay.url, join(hookmapHome(), 'state')));
   let handle;
   try {
     handle = runBridge({
@@ -160,9 +159,4 @@ function parseHeaders(list: string[], what: string): Record<string, string> {
     out[decodeURIComponent(h.slice(0, i).trim())] = decodeURIComponent(h.slice(i + 1).trim());
   }
   return out;
-}
-
-export function defaultStatePath(cfg: BridgeConfig, relayUrl: string): string {
-  const hash = createHash('sha256').update(JSON.stringify([relayUrl, cfg.endpoint ?? 'stdout', cfg.filter ?? {}, cfg.capture])).digest('hex').slice(0, 12);
-  return join(hookmapHome(), 'state', `bridge-${cfg.kind}-${hash}.json`);
 }

@@ -8,19 +8,22 @@ import { DEFAULT_HOST } from '../../daemon/serve.ts';
 import { DEFAULT_UP_PORT, startUp } from '../../daemon/up.ts';
 import { ConfigError, loadUpConfig, type UpConfig } from '../../daemon/up-config.ts';
 import { waitForSignal } from '../../daemon/signals.ts';
+import { BridgeConfigError, parseBridgeSpec } from '../../bridge/config.ts';
 
 const SPEC = {
   port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, config: { type: 'string' },
-  'attention-timeout-ms': { type: 'string' }, durability: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  'attention-timeout-ms': { type: 'string' }, durability: { type: 'string' }, bridge: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' },
 } as const;
 
-const HELP = `hookmap up [--port N] [--host H] [--token T] [--config F]
+const HELP = `hookmap up [--port N] [--host H] [--token T] [--config F] [--bridge kind=URL ...]
   --port N                  one port for the relay and every hook endpoint (default ${DEFAULT_UP_PORT}; 0 = ephemeral)
   --host H                  listen address (default ${DEFAULT_HOST})
   --token T                 relay bearer token (or HOOKMAP_TOKEN): turns control on
   --config F                YAML/JSON: agents to enable and their options (default: every descriptor in vendors/)
   --attention-timeout-ms N  every agent's hold timeout (default: config, $HOOKMAP_ATTENTION_TIMEOUT_MS, descriptor, 55000)
   --durability none|fsync   what an acknowledged event survives: a hookmap crash (none, default) or power loss too (fsync)
+  --bridge kind=URL[,k=v]   run a bridge inside up, repeatable: otlp=http://collector:4318, cloudevents=URL, ocsf=URL
+                            (options as in 'hookmap bridge': capture=, protocol=, signals=, mode=, service_name=, ...)
 `;
 
 export async function run(argv: string[]): Promise<number> {
@@ -37,8 +40,10 @@ export async function run(argv: string[]): Promise<number> {
       if (!DURABILITY.includes(flags.durability as Durability)) throw new ArgError(`--durability must be one of ${DURABILITY.join(', ')}`);
       cfg = { ...cfg, durability: flags.durability as Durability };
     }
+    const specs = (flags.bridge as string[] | undefined) ?? [];
+    if (specs.length) cfg.bridges = [...(cfg.bridges ?? []), ...specs.map(parseBridgeSpec)];
   } catch (e) {
-    if (e instanceof ArgError || e instanceof ConfigError) {
+    if (e instanceof ArgError || e instanceof ConfigError || e instanceof BridgeConfigError) {
       process.stderr.write(`hookmap up: ${(e as Error).message}\n`);
       return 2;
     }
