@@ -65,6 +65,17 @@ export interface TrackerOptions {
 const RUN_END: Record<string, string> = { 'run.finished': 'finished', 'run.failed': 'failed', 'run.cancelled': 'cancelled' };
 const TOOL_END: Record<string, string> = { 'tool.completed': 'completed', 'tool.failed': 'failed', 'tool.denied': 'denied' };
 
+const SESSION_START_ATTRS: Record<string, string> = { 'gen_ai.request.model': 'gen_ai.request.model', 'client.name': 'client.name', 'client.version': 'client.version' };
+const SESSION_END_ATTRS: Record<string, string> = { reason: 'end_reason', runs: 'runs', duration_ms: 'duration_ms' };
+const RUN_START_ATTRS: Record<string, string> = { trigger: 'trigger', 'gen_ai.request.model': 'gen_ai.request.model', 'gen_ai.usage.input_tokens': 'gen_ai.usage.input_tokens', 'gen_ai.usage.output_tokens': 'gen_ai.usage.output_tokens' };
+const TOOL_END_ATTRS: Record<string, string> = { 'error.type': 'error.type', 'error.message': 'error.message', by: 'denied_by', rule: 'rule', status: 'status', duration_ms: 'duration_ms' };
+const ANSWER_ATTRS: Record<string, string> = { 'answer.option': 'answer.option', via: 'via', by: 'answered_by' };
+const TIMEOUT_ATTRS: Record<string, string> = { after_ms: 'after_ms' };
+const RESOLVED_ATTRS: Record<string, string> = { latency_ms: 'latency_ms' };
+const RUN_END_ATTRS: Record<string, string> = {
+  'gen_ai.usage.input_tokens': 'gen_ai.usage.input_tokens', 'gen_ai.usage.output_tokens': 'gen_ai.usage.output_tokens', duration_ms: 'duration_ms',
+  reason: 'reason', 'error.type': 'error.type', by: 'by', 'cost.total': 'cost.total', 'cost.currency': 'cost.currency',
+};
 type Obj = Record<string, any>;
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
@@ -104,7 +115,7 @@ export class SessionTracker {
       s.startId = ev.id;
       s.start = ev.time < s.start ? ev.time : s.start;
       if (typeof ev.traceparent === 'string' && !st.traceparent) st.traceparent = ev.traceparent;
-      copy(s.attrs, data, { 'gen_ai.request.model': 'gen_ai.request.model', 'client.name': 'client.name', 'client.version': 'client.version' });
+      copy(s.attrs, data, SESSION_START_ATTRS);
       return;
     }
     this.ensureSession(st, ev);
@@ -114,7 +125,7 @@ export class SessionTracker {
       s.endType = ev.type;
       s.endId = ev.id;
       s.outcome = str(data.reason) ?? 'ended';
-      copy(s.attrs, data, { reason: 'end_reason', runs: 'runs', duration_ms: 'duration_ms' });
+      copy(s.attrs, data, SESSION_END_ATTRS);
       this.close(st, s, ev.time);
       this.sessions.delete(key);
       return;
@@ -124,7 +135,7 @@ export class SessionTracker {
       const prior = st.open[k];
       if (prior) this.close(st, prior, ev.time, undefined, 'run.ended');
       const n = this.open(st, { kind: 'run', key: k, parent: 'session', label: ev.run ?? ev.agent, start: ev.time, startType: ev.type, startId: ev.id });
-      copy(n.attrs, data, { trigger: 'trigger', 'gen_ai.request.model': 'gen_ai.request.model', 'gen_ai.usage.input_tokens': 'gen_ai.usage.input_tokens', 'gen_ai.usage.output_tokens': 'gen_ai.usage.output_tokens' });
+      copy(n.attrs, data, RUN_START_ATTRS);
       return;
     }
     if (RUN_END[ev.type]) {
@@ -132,10 +143,7 @@ export class SessionTracker {
       for (const c of this.children(st, n.key)) this.close(st, c, ev.time, undefined, 'run.ended');
       n.endType = ev.type;
       n.endId = ev.id;
-      copy(n.attrs, data, {
-        'gen_ai.usage.input_tokens': 'gen_ai.usage.input_tokens', 'gen_ai.usage.output_tokens': 'gen_ai.usage.output_tokens', duration_ms: 'duration_ms',
-        reason: 'reason', 'error.type': 'error.type', by: 'by', 'cost.total': 'cost.total', 'cost.currency': 'cost.currency',
-      });
+      copy(n.attrs, data, RUN_END_ATTRS);
       this.close(st, n, ev.time, RUN_END[ev.type]);
       return;
     }
@@ -159,7 +167,7 @@ export class SessionTracker {
       for (const c of this.children(st, n.key)) this.close(st, c, ev.time, undefined, 'run.ended');
       n.endType = ev.type;
       n.endId = ev.id;
-      copy(n.attrs, data, { 'error.type': 'error.type', 'error.message': 'error.message', by: 'denied_by', rule: 'rule', status: 'status', duration_ms: 'duration_ms' });
+      copy(n.attrs, data, TOOL_END_ATTRS);
       this.close(st, n, ev.time, TOOL_END[ev.type]);
       return;
     }
@@ -177,13 +185,13 @@ export class SessionTracker {
       const n = st.open[`attention:${ev.subject}`] ?? (ev.cause ? st.open[`attention:${ev.cause}`] : undefined);
       if (!n) return this.note(st, ev);
       if (ev.type === 'attention.answered') {
-        copy(n.attrs, data, { 'answer.option': 'answer.option', via: 'via', by: 'answered_by' });
+        copy(n.attrs, data, ANSWER_ATTRS);
         return this.pushEvent(n, ev, { 'aep.event_id': ev.id, ...(str(data.answer?.option) ? { 'aep.attention.answer.option': data.answer.option } : {}) });
       }
       n.endType = ev.type;
       n.endId = ev.id;
-      if (ev.type === 'attention.timeout') copy(n.attrs, data, { after_ms: 'after_ms' });
-      else copy(n.attrs, data, { latency_ms: 'latency_ms' });
+      if (ev.type === 'attention.timeout') copy(n.attrs, data, TIMEOUT_ATTRS);
+      else copy(n.attrs, data, RESOLVED_ATTRS);
       return this.close(st, n, ev.time, ev.type === 'attention.timeout' ? 'timeout' : str(data.resolution) ?? 'resolved');
     }
     this.note(st, ev);
@@ -280,17 +288,25 @@ export class SessionTracker {
   private open(st: SessionState, n: Omit<SessionNode, 'session' | 'agent' | 'attrs' | 'events' | 'droppedEvents'>): SessionNode {
     const node: SessionNode = { ...n, session: st.session, agent: st.agent, attrs: {}, events: [], droppedEvents: 0 };
     st.open[node.key] = node;
-    const open = Object.values(st.open);
-    if (open.length > this.maxOpen) {
-      const oldest = open.find((x) => x.kind !== 'session' && x !== node);
+    if (++this.openCount(st).n > this.maxOpen) {
+      const oldest = Object.values(st.open).find((x) => x.kind !== 'session' && x !== node);
       if (oldest) this.close(st, oldest, node.start, undefined, 'evicted');
     }
     return node;
   }
 
+  /** Open nodes per session, counted (not derived from the map on every event). */
+  private counts = new WeakMap<SessionState, { n: number }>();
+  private openCount(st: SessionState): { n: number } {
+    let c = this.counts.get(st);
+    if (!c) this.counts.set(st, (c = { n: Object.keys(st.open).length }));
+    return c;
+  }
+
   private close(st: SessionState, n: SessionNode, end: string, outcome?: string, by?: SessionNode['closedBy']): void {
     if (!st.open[n.key]) return;
     delete st.open[n.key];
+    this.openCount(st).n--;
     n.end = end < n.start ? n.start : end;
     if (outcome) n.outcome = outcome;
     if (by) {
@@ -326,12 +342,15 @@ export function sessionSource(source: string): string {
   return i >= 0 ? source.slice(0, i) : source;
 }
 
-/** Copy scalar members (dotted paths into `data`) that survived the ceiling. */
+const compiled = new WeakMap<Record<string, string>, [string[], string][]>();
+
+/** Copy scalar members (dotted paths into `data`; `gen_ai.*` names are flat keys) that survived the ceiling. */
 function copy(into: Record<string, Scalar>, data: Obj, paths: Record<string, string>): void {
-  for (const [path, name] of Object.entries(paths)) {
+  let list = compiled.get(paths);
+  if (!list) compiled.set(paths, (list = Object.entries(paths).map(([p, name]) => [p.startsWith('gen_ai.') ? [p] : p.split('.'), name])));
+  for (const [parts, name] of list) {
     let v: any = data;
-    for (const p of path.split('.')) v = v?.[p];
-    if (path.startsWith('gen_ai.')) v = data[path];
+    for (const p of parts) v = v?.[p];
     if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') into[name] = v;
   }
 }

@@ -37,14 +37,27 @@ export interface TraceOptions extends TrackerOptions {
 
 const hex = (s: string, n: number) => createHash('sha256').update(s).digest('hex').slice(0, n);
 
+// ids are pure functions of their inputs: remembered (bounded) so a span costs no hashing twice
+const idCache = new Map<string, string>();
+function cached(key: string, make: () => string): string {
+  let v = idCache.get(key);
+  if (v === undefined) {
+    if (idCache.size > 50_000) idCache.clear();
+    idCache.set(key, (v = make()));
+  }
+  return v;
+}
+
 /** The trace of a session: its session.started traceparent's trace when it had one, else derived from (source, session). */
 export function traceIdOf(st: Pick<SessionState, 'source' | 'session' | 'traceparent'>): string {
-  return parseTraceparent(st.traceparent)?.traceId ?? hex(`hookmap-trace\u0000${sessionKey(st)}`, 32);
+  return parseTraceparent(st.traceparent)?.traceId ?? cached(`t\u0000${st.source}\u0000${st.session}`, () => hex(`hookmap-trace\u0000${sessionKey(st)}`, 32));
 }
 
 export function spanIdOf(traceId: string, key: string): string {
-  const id = hex(`${traceId}\u0000${key}`, 16);
-  return /^0+$/.test(id) ? '0000000000000001' : id;
+  return cached(`s\u0000${traceId}\u0000${key}`, () => {
+    const id = hex(`${traceId}\u0000${key}`, 16);
+    return /^0+$/.test(id) ? '0000000000000001' : id;
+  });
 }
 
 /**
