@@ -18,10 +18,9 @@ export class Positions {
     return this.map.size;
   }
 
+  /** Per session, as the relay client's ResumeState keeps them (engine/relay/client.ts). */
   static key(ev: { source: string; session?: string }): string {
-    // (emitter, session): two emitters may reuse a session id
-    const i = ev.source.indexOf('/session/');
-    return `${i >= 0 ? ev.source.slice(0, i) : ev.source} ${ev.session}`;
+    return String(ev.session);
   }
 
   /** Record a sequenced session event; false when it is at or below the known position (a duplicate). */

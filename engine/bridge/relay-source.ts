@@ -1,15 +1,16 @@
 // The bridges' live input: the relay's SSE stream (engine/relay/client.ts
-// readSse), as an async iterable with bounded memory. Events are deduped on
-// (source, id) and on their (epoch, seq) position (AEP-0001 §7.4, AEP-0003
-// §7); a dropped stream reconnects with backoff and replays the relay's
-// buffer (replay-all, AEP-0003 §5), skipping what was already received, so
-// nothing is lost or doubled (sessions that started while disconnected
-// included). When the consumer falls behind (a slow or failing sink), the
+// readSse), as an async iterable with bounded memory. What was already
+// received is tracked by the relay client's ResumeState (dedupe on
+// (source, id) and on (epoch, seq) per session, AEP-0001 §7.4, AEP-0003 §7),
+// as for `hookmap tail`; a dropped or closed stream reconnects with backoff
+// and replays the relay's buffer (replay-all, AEP-0003 §5) minus what was
+// received, so nothing is lost or doubled (sessions that started while
+// disconnected included). When the consumer falls behind (a slow or failing sink), the
 // source stops reading at `highWater` buffered events until it drains to
 // `lowWater`: the stream stays open and TCP carries the backpressure to the
 // relay, whose slow-consumer bound (close with positions, AEP-0003 §8.4)
 // applies from there; a close is one more reconnect. Memory here is bounded.
-import { authHeaders, readSse } from '../relay/client.ts';
+import { authHeaders, readSse, ResumeState } from '../relay/client.ts';
 import type { CaptureLevel } from '../aep/schemas.ts';
 import type { AepEvent } from './projection/common.ts';
 import { Positions } from './positions.ts';
@@ -54,22 +55,21 @@ const sleep = (ms: number, signal: AbortSignal) =>
 
 export class RelaySource implements AsyncIterable<AepEvent> {
   readonly stats: RelaySourceStats = { received: 0, duplicates: 0, connects: 0, pauses: 0, exhausted: 0, maxBuffered: 0 };
-  /** Positions received so far (ahead of the delivered ones while a batch is in flight). */
-  readonly received: Positions;
+  /** What was received so far (ahead of what was delivered while a batch is in flight). */
+  readonly received: ResumeState;
   private buffer: AepEvent[] = [];
   private wake?: () => void;
   private drained?: () => void;
   private readonly stop = new AbortController();
-  private readonly seen = new Set<string>();
-  private readonly seenOrder: string[] = [];
   private ended = false;
   private error?: Error;
   private readonly highWater: number;
   private readonly lowWater: number;
-  private readonly startedAt = Date.now();
 
   constructor(private readonly o: RelaySourceOptions) {
-    this.received = (o.positions ?? new Positions()).clone();
+    const known = Object.fromEntries(Object.entries(o.positions?.toJSON() ?? {}).map(([session, [epoch, seq]]) => [session, { epoch, seq }]));
+    // a `live` start never exports what predates it, even when a reconnect replays the buffer
+    this.received = new ResumeState({ history: o.start !== 'live', positions: known });
     this.highWater = o.highWater ?? 1000;
     this.lowWater = o.lowWater ?? Math.floor(this.highWater / 4);
     void this.pump();
@@ -135,7 +135,8 @@ export class RelaySource implements AsyncIterable<AepEvent> {
       if (this.o.capture) u.searchParams.set('capture', this.o.capture);
       // Live-only is right for the very first connect of a `live` start; every other
       // connect replays the relay's buffer and skips what was already received.
-      if (!(first && this.o.start === 'live' && this.received.size === 0)) u.searchParams.set('from', 'all');
+      const resumed = !first || this.received.positions.size > 0;
+      if (resumed || this.o.start !== 'live') u.searchParams.set('from', 'all');
       first = false;
       let gotData = false;
       this.stats.connects++;
@@ -154,15 +155,21 @@ export class RelaySource implements AsyncIterable<AepEvent> {
             return;
           }
           gotData = true;
-          if (!this.accept(ev)) return;
+          if (!this.received.accept(ev, resumed)) {
+            this.stats.duplicates++;
+            return;
+          }
+          this.stats.received++;
           this.buffer.push(ev);
           if (this.buffer.length > this.stats.maxBuffered) this.stats.maxBuffered = this.buffer.length;
           this.wake?.();
           if (this.buffer.length >= this.highWater) return this.pause(); // stop reading until drained
         }, this.stop.signal);
+        if (!this.stop.signal.aborted) say(`relay ended the stream (its slow-consumer bound or a restart); resuming from what was received`);
       } catch (e) {
         if (this.stop.signal.aborted) break;
-        const msg = (e as Error).message;
+        const cause = (e as { cause?: { code?: string } }).cause?.code;
+        const msg = `${(e as Error).message}${cause ? ` (${cause})` : ''}`;
         if (/ (400|401|403)\b/.test(msg)) {
           this.error = new Error(`relay refused the stream: ${msg}`);
           this.o.onFatal?.(this.error);
@@ -191,29 +198,5 @@ export class RelaySource implements AsyncIterable<AepEvent> {
       this.stop.signal.addEventListener('abort', done, { once: true });
       if (this.buffer.length <= this.lowWater) done();
     });
-  }
-
-  /** Dedupe: positions for sequenced session events, (source, id) for the rest. */
-  private accept(ev: AepEvent): boolean {
-    if (ev.session !== undefined && typeof ev.seq === 'number') {
-      // a `live` start: a reconnect's full replay must not export what predates us in sessions we never saw
-      if (this.o.start === 'live' && !this.received.has(ev) && Date.parse(ev.time) < this.startedAt - 5_000) return false;
-      if (!this.received.advance(ev)) {
-        this.stats.duplicates++;
-        return false;
-      }
-      this.stats.received++;
-      return true;
-    }
-    const key = `${ev.source}\u0000${ev.id}`;
-    if (this.seen.has(key)) {
-      this.stats.duplicates++;
-      return false;
-    }
-    this.seen.add(key);
-    this.seenOrder.push(key);
-    if (this.seenOrder.length > 10_000) this.seen.delete(this.seenOrder.shift()!);
-    this.stats.received++;
-    return true;
   }
 }
