@@ -23,7 +23,7 @@ const home = mkdtempSync(join(tmpdir(), 'hookmap-render-'));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const up = await startUp({ agents: [{ descriptor: 'claude-code', attentionTimeoutMs: 30_000 }], logDir: join(home, 'logs'), stateDir: join(home, 'state'), port: 0, token: TOKEN });
-for (let i = 0; i < 100 && !(await (await fetch(`${up.url}/healthz`)).json()).relay; i++) await sleep(50);
+for (let i = 0; i < 100 && !(await (await fetch(`${up.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay; i++) await sleep(50);
 const human = await openSocket(up.url, TOKEN, 'both');
 await new Promise<void>((resolve) => {
   const off = human.on((m) => m.type === 'subscribed' && (off(), resolve()));

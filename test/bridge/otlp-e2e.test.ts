@@ -57,7 +57,7 @@ beforeAll(async () => {
     token: TOKEN,
     bridges: [{ ...parseBridgeSpec(`otlp=${receiverUrl}`), batchMs: 50 }],
   });
-  await until('the daemon to say hello to the relay', async () => (await (await fetch(`${up.url}/healthz`)).json()).relay === true);
+  await until('the daemon to say hello to the relay', async () => (await (await fetch(`${up.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay === true);
   human = await openSocket(up.url, TOKEN, 'both');
 }, 60_000);
 
