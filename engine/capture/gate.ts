@@ -6,7 +6,8 @@
 import { captureRank, type CaptureLevel } from '../aep/schemas.ts';
 import { annotationsFor, type FieldNote } from './annotations.ts';
 import { aepDigest } from './canonical.ts';
-import { defaultRedactor, type Redactor } from './redact.ts';
+import { defaultRedactor } from './redact.ts';
+import type { TextRedactor as Redactor } from './redaction/fragments.ts';
 
 export interface GateOptions {
   ceiling: CaptureLevel;
@@ -69,7 +70,7 @@ function gateValue(v: unknown, note: FieldNote | undefined, path: string, ctx: C
   const level = levelOf(note, path, ctx);
   if (captureRank(level) > ctx.rank) return undefined;
   if (note?.byException) return byException(v, path, ctx, parent, key, root);
-  if (level === 'redacted' && ctx.opts.ceiling === 'redacted') return ctx.redactor.deep(v);
+  if (level === 'redacted' && ctx.opts.ceiling === 'redacted') return ctx.redactor.deep(v, path);
   if (Array.isArray(v)) {
     if (!note?.items && !hasGatesUnder(`${path}[]`, ctx)) return v;
     return v.map((item) => (isObj(item) ? walkObject(item, note?.items, `${path}[]`, ctx, root) : item));
@@ -87,7 +88,7 @@ function hasGatesUnder(path: string, ctx: Ctx): boolean {
 
 function byException(v: unknown, path: string, ctx: Ctx, parent: Obj, key: string, root: Obj): unknown {
   if (ctx.opts.ceiling === 'full') return v;
-  if (ctx.opts.ceiling === 'redacted') return ctx.redactor.deep(v);
+  if (ctx.opts.ceiling === 'redacted') return ctx.redactor.deep(v, path);
   // metadata: structural stand-ins only, never the content itself
   const given = ctx.opts.standIns?.[path];
   if (given !== undefined && !Array.isArray(ctx.opts.standIns?.[path])) return given;

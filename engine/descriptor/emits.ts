@@ -31,7 +31,7 @@ export function compileEmit(x: Expressions, e: any, path: Path, ctx: EmitContext
   const before = x.errors.length;
   checkType(x, ctx.vendor, e.type, [...path, 'type']);
   const parts: string[] = [];
-  for (const k of ['subject', 'step', 'cause', 'data', 'standins'] as const) {
+  for (const k of ['subject', 'step', 'cause', 'data', 'standins', 'fragment_of'] as const) {
     if (e[k] === undefined) continue;
     const src = x.templateSource(e[k], [...path, k], ctx.site);
     if (src !== undefined) parts.push(`"${k}": ${src}`);

@@ -5,6 +5,7 @@
 import { captureRank, formatAjvErrors, REGISTRY_BY_TYPE, TYPE_PATTERN, typeCategory, validatePayload, type CaptureLevel } from '../aep/schemas.ts';
 import { gateData } from '../capture/gate.ts';
 import { Redactor } from '../capture/redact.ts';
+import { FragmentStreams } from '../capture/redaction/fragments.ts';
 import { evaluate, type Expr } from '../expr/compile.ts';
 import type { CompiledEmit, CompiledHook, Descriptor } from '../descriptor/types.ts';
 import { buildEnvelope, newId, sourceHost, type AepEvent } from './envelope.ts';
@@ -61,12 +62,13 @@ export interface MapperOptions {
 type Bindings = Record<string, unknown>;
 const NO_EXTRA: Bindings = Object.freeze({});
 
-interface Draft { emit: CompiledEmit; type: string; subject?: string; step?: string; cause?: string; data?: Record<string, unknown>; standins?: Record<string, unknown>; run?: string; runStart?: boolean; id: string }
+interface Draft { emit: CompiledEmit; type: string; subject?: string; step?: string; cause?: string; data?: Record<string, unknown>; standins?: Record<string, unknown>; run?: string; runStart?: boolean; id: string; fragmentOf?: string }
 
 export class Mapper {
   readonly state: EngineState;
   private readonly host: string;
   private readonly redactor: Redactor;
+  private readonly fragments: FragmentStreams;
   private readonly now: () => number;
   private readonly config: Record<string, unknown>;
 
@@ -74,6 +76,7 @@ export class Mapper {
     this.state = opts.state ?? new EngineState();
     this.host = opts.host ?? sourceHost();
     this.redactor = opts.redactor ?? new Redactor({ secretNames: descriptor.capture.secretNames });
+    this.fragments = new FragmentStreams(this.redactor);
     this.now = opts.now ?? Date.now;
     this.config = { ...descriptor.config, ...envConfig(descriptor.vendor, descriptor.config), ...(opts.config ?? {}) };
   }
@@ -216,6 +219,7 @@ export class Mapper {
       if (out.cause !== undefined) draft.cause = String(out.cause);
       draft.data = (out.data as Record<string, unknown>) ?? {};
       draft.standins = out.standins as Record<string, unknown> | undefined;
+      if (out.fragment_of !== undefined && out.fragment_of !== null) draft.fragmentOf = String(out.fragment_of);
       if (emit.run === 'open') {
         runState.count++;
         // a descriptor may name the run from the wire (a request id); else one is minted
@@ -262,13 +266,24 @@ export class Mapper {
       for (const dr of drafts) if (dr.type === 'session.started') dr.data = { ...dr.data, resumed_from: resumedFrom };
     }
 
+    // redaction first: big strings in yielding slices, so one agent's huge payload never stalls another agent's hooks (issue 11)
+    const ceilings = drafts.map((dr) => this.ceilingFor(dr.type, dr.emit.capture));
+    const redacting = drafts.filter((_, i) => ceilings[i] === 'redacted').map((dr) => dr.data);
+    if (redacting.length) await this.redactor.prepare(redacting);
+    // fragments of a streamed text share a per-stream redactor (AEP-0007 §6); anything else closes the session's streams
+    const frag = this.fragments.begin(session);
+    const closing = drafts.some((dr) => dr.fragmentOf === undefined) ? frag.close(true) : [];
+
     // gate + validate every draft before anything is committed
     const gated: { dr: Draft; ceiling: CaptureLevel; data: Record<string, unknown> | undefined; agentScoped: boolean }[] = [];
-    for (const dr of drafts) {
-      const ceiling = this.ceilingFor(dr.type, dr.emit.capture);
+    for (const [i, dr] of drafts.entries()) {
+      const ceiling = ceilings[i];
       let gates = dr.emit.gates ? { ...d.capture.gates, ...dr.emit.gates } : d.capture.gates;
       if (resumedFrom !== undefined && dr.type === 'session.started') gates = { ...gates, resumed_from: 'metadata' };
-      const data = gateData(dr.type, dr.data, { ceiling, gates, redactor: this.redactor, standIns: dr.standins, agent: d.vendor, subject: dr.subject });
+      const streamKey = dr.fragmentOf !== undefined && ceiling === 'redacted' ? `${dr.type}\u0000${dr.subject ?? ''}\u0000${dr.fragmentOf}` : undefined;
+      const redactor = streamKey ? frag.view(streamKey) : this.redactor;
+      const data = gateData(dr.type, dr.data, { ceiling, gates, redactor, standIns: dr.standins, agent: d.vendor, subject: dr.subject });
+      if (streamKey) frag.noteEvent(streamKey, { type: dr.type, subject: dr.subject, step: dr.step, run: dr.run, data: data ?? {}, meta: dr });
       if (data && REGISTRY_BY_TYPE.has(dr.type)) {
         const errs = validatePayload(dr.type, data);
         if (errs.length) throw new MapError('payload-rejected', `rule ${dr.emit.path} produced a ${dr.type} payload its schema rejects: ${formatAjvErrors(errs)}`);
@@ -276,6 +291,9 @@ export class Mapper {
       // only core agent.* types are agent-scoped; x.<vendor>.agent.* is session-scoped (the envelope schema)
       gated.push({ dr, ceiling, data, agentScoped: dr.type.startsWith('agent.') });
     }
+    // streams closed by this firing (or past the per-session bound) release their held tails first, as closing fragments
+    closing.push(...frag.close(false));
+    if (closing.length) gated.unshift(...closing.map((ev) => ({ dr: { ...(ev.meta as Draft), id: newId(), cause: undefined }, ceiling: 'redacted' as CaptureLevel, data: ev.data, agentScoped: false })));
     // positions are taken only once the whole firing is known to succeed
     const time = new Date(now).toISOString();
     const events: AepEvent[] = gated.map(({ dr, ceiling, data, agentScoped }) => {
@@ -318,6 +336,7 @@ export class Mapper {
     }
 
     // commit: run state, tables, consumption
+    frag.commit();
     st.runId = d.runs === 'synthesized' ? runState.id : st.runId;
     st.runStartId = runState.startId;
     st.runCount = runState.count;

@@ -172,7 +172,7 @@ export const KEYED_RULE: Rule = {
   stage: 'secret',
   source: 'AEP-0003 §9.4(a) floor ((password|passwd|secret|api[_-]?key|token)\\s*[=:]\\s*\\S+); gitleaks:generic-api-key (keywords + entropy); gitleaks:curl-auth-header; AEP conformance fixtures/redaction (quoted keys, next-line values)',
   description: 'Values of secret-named assignments (`KEY=value`, `key: value`, JSON `"token": "..."`), `--flag value` options and credential headers (`Authorization:`, `Cookie:`); maybe-secret names (`STRIPE_KEY`, `sig`) only with a random-looking value',
-  window: 1024,
+  window: 600,
   find: (text, out) => findKeyed(text, out, 'keyed-secret', false),
   positive: [
     { input: 'export API_KEY=sk_live_abcdef123456 && run', gone: ['sk_live_abcdef123456'], kept: ['export API_KEY=', '&& run'] },

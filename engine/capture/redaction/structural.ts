@@ -154,7 +154,7 @@ export const URL_CREDENTIALS_RULE: Rule = {
   source: 'secretlint:@secretlint/secretlint-rule-basicauth (scheme://user:password@host), secretlint:@secretlint/secretlint-rule-database-connection-string (postgres/mysql/mongodb URIs); RFC 3986 §3.2.1 userinfo',
   description: 'The password of `scheme://user:password@host` (any scheme); a user part alone when it looks like a random token',
   keywords: ['://'],
-  window: 1100,
+  window: 600,
   find(text: string, out: Match[]) {
     let i = 0;
     while ((i = text.indexOf('://', i)) >= 0) {
@@ -164,7 +164,7 @@ export const URL_CREDENTIALS_RULE: Rule = {
       const from = i + 3;
       if (s === i) { i = from; continue; }
       let e = from;
-      const stop = Math.min(text.length, from + 1024);
+      const stop = Math.min(text.length, from + 512);
       while (e < stop && !AUTH_STOP(text.charCodeAt(e))) e++;
       const at = lastIn(text, '@', from, e);
       if (at >= 0 && indexIn(text, '[', from, at) < 0) {
@@ -225,7 +225,7 @@ function commandFlagRule(d: CommandFlagDef): Rule {
     stage: 'secret',
     source: d.source,
     description: d.description,
-    window: 1100,
+    window: 600,
     positive: d.positive,
     negative: d.negative,
     adversarial: [`${d.commands.split('|')[0]} ${d.flags.split('|')[0]}`, `${d.flags.split('|')[0]}x `, `${d.commands.split('|')[0]} `],
@@ -248,13 +248,13 @@ function commandFlagRule(d: CommandFlagDef): Rule {
         while (si + 1 < seps.length && seps[si + 1] < at) si++;
         const next = at + m[0].length;
         flagRe.lastIndex = next;
-        if (ci < 0 || (si >= 0 && seps[si] > cmds[ci]) || at - cmds[ci] > 1024) continue;
+        if (ci < 0 || (si >= 0 && seps[si] > cmds[ci]) || at - cmds[ci] > 512) continue;
         // the value: quoted or a bare argument
         let vs = next;
         let ve: number;
         const q = text[vs];
         if (q === '"' || q === "'") {
-          const close = indexIn(text, q, vs + 1, vs + 1025);
+          const close = indexIn(text, q, vs + 1, vs + 513);
           if (close < 0) continue;
           vs += 1;
           ve = close;

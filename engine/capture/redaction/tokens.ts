@@ -250,12 +250,13 @@ export const TOKEN_RULES: Rule[] = [
     id: 'jwt',
     source: 'AEP-0003 §9.4(a) floor (JWT-shaped eyJ...`.`...`.`...); gitleaks:jwt',
     description: 'JSON Web Token (three base64url segments, the first a JSON header)',
-    pattern: `eyJ[${A}_-]{2,8192}\\.[${A}_-]{2,65536}\\.[${A}_=-]{0,8192}`,
+    // recognised from its first two segments, so a token still arriving in fragments is already a match
+    pattern: `eyJ[${A}_-]{10,8192}\\.[${A}_-]{2,8192}(?:\\.[${A}_=-]{0,8192})?`,
     left: `${A}_-`,
-    tail: `${A}_=-`,
+    tail: `${A}_=.-`,
     positive: ['session eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.SflKxwRJSMeKKF2QT4fwpM done', 'tok eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig_part end', `id_token=eyJ${fake(30, B64URL, 63)}.eyJ${fake(80, B64URL, 65)}.`],
     negative: ['eyJhbGciOiJIUzI1NiJ9 alone (no dots)', 'keyJump.a.b', 'heyJude.let.it.be'],
-    adversarial: ['eyJ', 'eyJa.', 'eyJaa.aa.', 'eyJ' + 'a'.repeat(50) + '.'],
+    adversarial: ['eyJ', 'eyJa.', 'eyJaaaaaaaaaa.aa.', 'eyJ' + 'a'.repeat(50) + '.'],
   }),
   patternRule({
     id: 'huggingface-token',
