@@ -2,10 +2,22 @@
 // measuring clients never share its event loop. `relay`: hookmap's relay
 // (createRelay, defaults). `bare`: a bare `ws` broadcast (every text frame
 // an emitter sends is written to every other connection; no hello, no
-// validation, no buffer, no filters): the floor. Prints its port on stdout.
+// validation, no buffer, no filters): the floor. Prints its port on stdout,
+// then answers each `cpu` line on stdin with its CPU time so far (µs), so
+// the bench can report server CPU per event, which machine load moves
+// far less than latency.
 //   node --import tsx bench/relay/fixed-rate-server.ts relay|bare
+import { createInterface } from 'node:readline';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { createRelay } from '../../engine/relay/index.ts';
+
+void (async () => {
+  for await (const line of createInterface({ input: process.stdin })) {
+    if (line.trim() !== 'cpu') continue;
+    const u = process.cpuUsage();
+    process.stdout.write(`${JSON.stringify({ cpu: u.user + u.system })}\n`);
+  }
+})();
 
 const kind = process.argv[2];
 if (kind === 'relay') {

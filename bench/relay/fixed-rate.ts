@@ -27,24 +27,36 @@ const WARMUP_MS = 2000;
 const SERVER = fileURLToPath(new URL('./fixed-rate-server.ts', import.meta.url));
 const MARK = Buffer.from('"t0":');
 
-export interface FixedRateResult { kind: Kind; sent: number; delivered: number; expected: number; p50: number; p99: number; p999: number; max: number }
+export interface FixedRateResult { kind: Kind; sent: number; delivered: number; expected: number; p50: number; p99: number; p999: number; max: number; cpuUsPerEvent: number }
 type Kind = 'relay' | 'bare';
 
-function startServer(kind: Kind): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, kind], { stdio: ['ignore', 'pipe', 'inherit'] });
+function startServer(kind: Kind): Promise<{ child: ChildProcess; port: number; cpu: () => Promise<number> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, kind], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const waiting: ((line: string) => void)[] = [];
+  let buf = '';
+  child.stdout!.on('data', (c) => {
+    buf += c;
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      waiting.shift()?.(line);
+    }
+  });
+  const next = () => new Promise<string>((r) => waiting.push(r));
+  const cpu = async () => {
+    child.stdin!.write('cpu\n');
+    return JSON.parse(await next()).cpu as number;
+  };
   return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (c) => {
-      out += c;
-      if (out.includes('\n')) resolve({ child, port: Number(out.trim()) });
-    });
+    next().then((first) => resolve({ child, port: Number(first.trim()), cpu }));
     child.once('exit', (code) => reject(new Error(`${kind} server exited ${code}`)));
   });
 }
 
 function open(url: string): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { perMessageDeflate: false });
+    const ws = new WebSocket(url, { perMessageDeflate: false, skipUTF8Validation: true });
     ws.once('open', () => resolve(ws));
     ws.once('error', reject);
   });
@@ -67,7 +79,7 @@ const pad = 'x'.repeat(160); // ~ the size of a daemon's tool event
 
 /** One server with its subscribers and emitter; `round(ms, tag)` paces events and collects this round's latencies. */
 async function rig(kind: Kind) {
-  const { child, port } = await startServer(kind);
+  const { child, port, cpu } = await startServer(kind);
   const base = `ws://127.0.0.1:${port}`;
   let lat: number[] = [];
   let tag = -1;
@@ -124,10 +136,11 @@ async function rig(kind: Kind) {
       current = tagMark(tag);
       lat = [];
       delivered = 0;
+      const cpu0 = await cpu();
       const sent = await pace(ms, r);
       const until = performance.now() + 10_000;
       while (delivered < sent * SUBSCRIBERS && performance.now() < until) await new Promise((res) => setTimeout(res, 10));
-      return { sent, delivered, lat };
+      return { sent, delivered, lat, cpuUs: (await cpu()) - cpu0 };
     },
     async stop() {
       for (const ws of [...subs, emitter]) ws.terminate();
@@ -141,13 +154,14 @@ export async function runFixedRate(seconds = SECONDS, rounds = ROUNDS): Promise<
   const rigs = { bare: await rig('bare'), relay: await rig('relay') };
   await rigs.bare.warm();
   await rigs.relay.warm();
-  const acc: Record<Kind, { sent: number; delivered: number; lat: number[] }> = { bare: { sent: 0, delivered: 0, lat: [] }, relay: { sent: 0, delivered: 0, lat: [] } };
+  const acc: Record<Kind, { sent: number; delivered: number; lat: number[]; cpuUs: number }> = { bare: { sent: 0, delivered: 0, lat: [], cpuUs: 0 }, relay: { sent: 0, delivered: 0, lat: [], cpuUs: 0 } };
   let r = 0;
   for (let i = 0; i < rounds; i++) {
     for (const kind of (i % 2 ? ['relay', 'bare'] : ['bare', 'relay']) as Kind[]) {
       const out = await rigs[kind].round((seconds * 1000) / rounds, r++);
       acc[kind].sent += out.sent;
       acc[kind].delivered += out.delivered;
+      acc[kind].cpuUs += out.cpuUs;
       for (const x of out.lat) acc[kind].lat.push(x);
     }
   }
@@ -159,7 +173,7 @@ export async function runFixedRate(seconds = SECONDS, rounds = ROUNDS): Promise<
     const sorted = Float64Array.from(a.lat).sort();
     const n = sorted.length;
     const q = (p: number) => (n ? sorted[Math.min(n - 1, Math.floor(p * n))] : NaN);
-    result[kind] = { kind, sent: a.sent, delivered: a.delivered, expected: a.sent * SUBSCRIBERS, p50: q(0.5), p99: q(0.99), p999: q(0.999), max: n ? sorted[n - 1] : NaN };
+    result[kind] = { kind, sent: a.sent, delivered: a.delivered, expected: a.sent * SUBSCRIBERS, p50: q(0.5), p99: q(0.99), p999: q(0.999), max: n ? sorted[n - 1] : NaN, cpuUsPerEvent: a.cpuUs / a.sent };
   }
   return result;
 }
@@ -169,9 +183,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const f = (x: number) => x.toFixed(1);
   console.log(`Fixed rate: ${RATE} events/s, ${SUBSCRIBERS} WebSocket subscribers, ${SECONDS} s per server in ${ROUNDS} alternating rounds (after ${WARMUP_MS / 1000} s warm-up each), every delivery sampled, Node ${process.version}`);
   console.log('Baseline: a bare `ws` broadcast server, same clients and pacing, same run; each server in its own process.\n');
-  console.log('| server | delivered | p50 (ms) | p99 (ms) | p99.9 (ms) | max (ms) | p99 vs bare p99 |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  console.log('| server | delivered | p50 (ms) | p99 (ms) | p99.9 (ms) | max (ms) | p99 vs bare p99 | server CPU per event | CPU vs bare |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of [bare, relay]) {
-    console.log(`| ${r.kind === 'bare' ? 'bare `ws` broadcast' : 'hookmap relay'} | ${((100 * r.delivered) / r.expected).toFixed(2)}% | ${f(r.p50)} | ${f(r.p99)} | ${f(r.p999)} | ${f(r.max)} | ${(r.p99 / bare.p99).toFixed(2)} |`);
+    console.log(`| ${r.kind === 'bare' ? 'bare `ws` broadcast' : 'hookmap relay'} | ${((100 * r.delivered) / r.expected).toFixed(2)}% | ${f(r.p50)} | ${f(r.p99)} | ${f(r.p999)} | ${f(r.max)} | ${(r.p99 / bare.p99).toFixed(2)} | ${Math.round(r.cpuUsPerEvent)} µs | ${(r.cpuUsPerEvent / bare.cpuUsPerEvent).toFixed(2)} |`);
   }
 }

@@ -11,12 +11,12 @@
 //
 // MemoryStore holds each event ONCE, as its wire bytes (UTF-8) in
 // per-session chunks outside the JavaScript heap (the parsed envelope lives
-// only while it is fanned out), with its position and dedupe key, and is
+// only while it is fanned out), indexed by position in typed arrays, and is
 // bounded in bytes (AEP-0003 §5 advertised depth): per session (events and
 // bytes) and in total (bytes; least recently written sessions go first).
-// What is charged is what is allocated: every chunk's full size plus a
-// fixed per-event bookkeeping cost. Resuming below what is held yields the
-// replay-exhausted position (§5), never silence.
+// What is charged is what is allocated: every chunk's and index array's
+// full size. Resuming below what is held yields the replay-exhausted
+// position (§5), never silence.
 import type { CaptureLevel } from '../aep/schemas.ts';
 
 export interface Position { epoch: number; seq: number }
