@@ -145,7 +145,7 @@ async function scenario(signal: 'SIGKILL' | 'SIGTERM', kind: 'client' | 'tail') 
   expect(missing(both)).toEqual([]);
   expect([...both].filter(([, n]) => n > 1)).toEqual([]);
   // it said it resumed
-  expect(live.notices.join('\n')).toMatch(kind === 'client' ? /disconnected/ : /reconnecting to resume/);
+  expect(live.notices.join('\n')).toMatch(kind === 'client' ? /disconnected/ : /(reconnecting to resume|resuming where this stopped)[^]*connected again; resuming from/);
   // nothing delivered that the log does not hold
   const logged = new Set(readLogs(join(home, 'logs', 'codex')).filter((e) => e.type === 'tool.requested').map((e: any) => e.data.tool.call_id));
   expect([...live.got.keys()].filter((c) => !logged.has(c))).toEqual([]);

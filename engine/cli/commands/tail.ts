@@ -57,6 +57,7 @@ export async function run(argv: string[]): Promise<number> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   let connects = 0;
+  let outage: string | undefined;
   const say = (line: string) => process.stderr.write(`hookmap tail: ${line}\n`);
   try {
     for (;;) {
@@ -73,6 +74,10 @@ export async function run(argv: string[]): Promise<number> {
       let closedBecause: string | undefined;
       try {
         await readSse(u.toString(), authHeaders(ep.token), (m) => {
+          if (m.comment === 'subscribed' && resumed) {
+            say(`connected again; resuming from ${state.positions.size} session position(s)`);
+            outage = undefined;
+          }
           if (m.comment?.startsWith('replay-exhausted')) {
             say(`${m.comment} (older events are gone from the relay's buffer; the agents' logs keep them)`);
             return;
@@ -96,11 +101,21 @@ export async function run(argv: string[]): Promise<number> {
         }, abort.signal);
       } catch (e) {
         if (abort.signal.aborted) return 0;
-        say((e as Error).message);
-        if (/ 4\d\d/.test((e as Error).message)) return 2;
+        const msg = (e as Error).message;
+        if (/ 4\d\d/.test(msg)) {
+          say(msg);
+          return 2;
+        }
+        // one line per outage, not one per retry
+        const why = msg === 'fetch failed' ? `the relay at ${ep.url} is not reachable` : `the relay connection dropped (${msg})`;
+        if (outage !== why) say(`${why}; retrying every second, resuming where this stopped`);
+        outage = why;
       }
       if (done || !follow || abort.signal.aborted) return 0;
-      say(`the stream ended${closedBecause ? ` (${closedBecause})` : ''}; reconnecting to resume from ${state.positions.size} session position(s)`);
+      if (!outage) {
+        say(`the stream ended${closedBecause ? ` (${closedBecause})` : ''}; reconnecting to resume from ${state.positions.size} session position(s)`);
+        outage = 'ended';
+      }
       await new Promise((r) => setTimeout(r, 1000)); // then reconnect and resume
       if (abort.signal.aborted) return 0;
     }
