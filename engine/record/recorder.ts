@@ -1,25 +1,34 @@
 // `hookmap record`: the daemon, plus every raw payload it receives saved as a
-// fixture candidate (`kind: recorded`), redacted (Redactor.deep: secrets,
-// tokens, home paths) before it touches disk. One YAML file per firing under
-// fixtures/<agent>/recorded/ (or --out). Reuses the daemon and its hook
-// routes unchanged: the agent gets exactly the replies `hookmap serve` gives.
+// fixture candidate (`kind: recorded`), redacted with the strictest settings
+// (Redactor strict: every secret rule, secret-named keys and maybe-secret
+// names whatever their value, PII, home paths, the values of secret-named
+// environment variables) before it touches disk. One YAML file per firing,
+// mode 0600 in a 0700 folder, by default under $HOOKMAP_HOME/recorded/<agent>/
+// (outside the repository: copying into fixtures/ is `hookmap record
+// promote`, which shows the diff). A file in which the secret scanner still
+// finds anything is refused, not written (issue 10). Reuses the daemon and
+// its hook routes unchanged: the agent gets exactly the replies
+// `hookmap serve` gives.
 import Fastify, { type FastifyInstance } from 'fastify';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { stringify } from 'yaml';
 import { Redactor } from '../capture/redact.ts';
+import { formatFindings, SecretScanner, type Finding } from '../capture/redaction/scanner.ts';
 import { Daemon } from '../daemon/daemon.ts';
 import { hookFrameworkErrors, parseHookPath, registerHookRoutes } from '../daemon/http.ts';
+import { hookmapHome } from '../daemon/paths.ts';
 import { urlOf } from '../daemon/serve.ts';
 import { FIXTURES_DIR } from '../descriptor/registry.ts';
 import type { Descriptor } from '../descriptor/types.ts';
+import { unifiedDiff } from './diff.ts';
 
 export interface RecordOptions {
   descriptor: Descriptor;
   host?: string;
   port?: number;
-  /** Where candidates go (default fixtures/<agent>/recorded). */
+  /** Where candidates go (default $HOOKMAP_HOME/recorded/<agent>). */
   out?: string;
   relay?: string;
   token?: string;
@@ -29,9 +38,15 @@ export interface RecordOptions {
   agentVersion?: string;
   now?: () => Date;
   say?: (line: string) => void;
+  env?: NodeJS.ProcessEnv;
 }
 
-export interface Recording { url: string; port: number; out: string; daemon: Daemon; files: string[]; close(): Promise<void> }
+export interface Recording { url: string; port: number; out: string; daemon: Daemon; files: string[]; refused: number; close(): Promise<void> }
+
+/** Where `hookmap record <agent>` writes by default: outside any repository. */
+export function recordedDir(agent: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(hookmapHome(env), 'recorded', agent.replace(/[^A-Za-z0-9._-]/g, '_'));
+}
 
 /** A version the payload states about its agent: the first `version` / `*_version` string field (breadth-first, shallow). */
 export function versionOf(payload: unknown, maxDepth = 4): string | undefined {
@@ -52,38 +67,62 @@ export function versionOf(payload: unknown, maxDepth = 4): string | undefined {
 
 const slug = (s: string) => s.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 60) || 'hook';
 
+/** Write a file only this user can read (0600), in a folder only this user can list (0700). */
+export function writePrivate(file: string, text: string): void {
+  mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
+  writeFileSync(file, text, { mode: 0o600 });
+  chmodSync(file, 0o600); // an existing file keeps its old mode otherwise
+}
+
 export class Recorder {
   readonly files: string[] = [];
+  refused = 0;
   private seq = 0;
   private readonly redactor: Redactor;
-  constructor(private readonly d: Descriptor, readonly out: string, private readonly opts: { agentVersion?: string; now?: () => Date; say?: (l: string) => void } = {}) {
-    this.redactor = new Redactor({ secretNames: d.capture.secretNames });
+  private readonly scanner: SecretScanner;
+  constructor(private readonly d: Descriptor, readonly out: string, private readonly opts: { agentVersion?: string; now?: () => Date; say?: (l: string) => void; env?: NodeJS.ProcessEnv } = {}) {
+    this.redactor = new Redactor({ secretNames: d.capture.secretNames, strict: true, env: opts.env });
+    this.scanner = new SecretScanner({ secretNames: d.capture.secretNames, env: opts.env });
+  }
+
+  /** The file text for one raw body (redacted), or the scanner's findings when it still holds a secret. */
+  render(hookArg: string | undefined, raw: Buffer | undefined, hook: string | undefined, at: Date): { text: string; findings: Finding[] } {
+    const text = raw?.toString('utf8') ?? '';
+    let payload: unknown;
+    let parsed = true;
+    try { payload = JSON.parse(text); } catch { parsed = false; payload = text; }
+    const version = (parsed ? versionOf(payload) : undefined) ?? this.opts.agentVersion;
+    const doc: Record<string, unknown> = {
+      kind: 'recorded',
+      agent: this.d.vendor,
+      recorded_at: at.toISOString(),
+      provenance: `hookmap record, ${this.d.vendor}${version ? ` ${version}` : ''}, ${at.toISOString().slice(0, 10)}; redacted (strict: secrets, secret-named keys, PII, home paths)`,
+    };
+    if (version) doc.agent_version = version;
+    if (hook ?? hookArg) doc.hook = hook ?? hookArg;
+    doc.payload = this.redactor.deep(payload);
+    if (!parsed) doc.note = 'the body was not JSON: kept as redacted text';
+    const out = `# Recorded by \`hookmap record ${this.d.vendor}\`: a fixture candidate, not yet a case.\n${stringify(doc, { lineWidth: 0 })}`;
+    return { text: out, findings: this.scanner.scan(out) };
   }
 
   /** Save one raw body; never throws (recording must not break the agent). */
   async save(hookArg: string | undefined, raw: Buffer | undefined, mapperHookName: (p: unknown) => Promise<string | undefined>): Promise<string | undefined> {
     try {
-      const text = raw?.toString('utf8') ?? '';
-      let payload: unknown;
-      let parsed = true;
-      try { payload = JSON.parse(text); } catch { parsed = false; payload = text; }
-      const hook = hookArg ?? (parsed ? await mapperHookName(payload).catch(() => undefined) : undefined);
+      let hook = hookArg;
+      if (!hook) {
+        try { hook = await mapperHookName(JSON.parse(raw?.toString('utf8') ?? '')).catch(() => undefined); } catch { hook = undefined; }
+      }
       const at = (this.opts.now ?? (() => new Date()))();
-      const version = (parsed ? versionOf(payload) : undefined) ?? this.opts.agentVersion;
-      const doc: Record<string, unknown> = {
-        kind: 'recorded',
-        agent: this.d.vendor,
-        recorded_at: at.toISOString(),
-        provenance: `hookmap record, ${this.d.vendor}${version ? ` ${version}` : ''}, ${at.toISOString().slice(0, 10)}; redacted (Redactor.deep)`,
-      };
-      if (version) doc.agent_version = version;
-      if (hook) doc.hook = hook;
-      doc.payload = this.redactor.deep(payload);
-      if (!parsed) doc.note = 'the body was not JSON: kept as redacted text';
-      mkdirSync(this.out, { recursive: true });
+      const { text, findings } = this.render(hookArg, raw, hook, at);
       const name = `${at.toISOString().replace(/[:.]/g, '-')}-${String(++this.seq).padStart(4, '0')}-${slug(hook ?? 'unknown')}.yaml`;
+      if (findings.length) {
+        this.refused++;
+        this.opts.say?.(`record: refused to write ${name}: the secret scanner still finds ${findings.length} secret(s) after redaction:\n${formatFindings(name, findings)}`);
+        return undefined;
+      }
       const file = join(this.out, name);
-      writeFileSync(file, `# Recorded by \`hookmap record ${this.d.vendor}\`: a fixture candidate, not yet a case.\n${stringify(doc, { lineWidth: 0 })}`);
+      writePrivate(file, text);
       this.files.push(file);
       return file;
     } catch (e) {
@@ -107,9 +146,9 @@ export function mountRecorder(app: FastifyInstance, agent: string, rec: Recorder
 export async function startRecord(o: RecordOptions): Promise<Recording> {
   const say = o.say ?? (() => {});
   const d = o.descriptor;
-  const out = o.out ?? join(FIXTURES_DIR, d.vendor, 'recorded');
+  const out = o.out ?? recordedDir(d.vendor, o.env);
   const daemon = Daemon.open({ descriptor: d, logDir: o.logDir, attentionTimeoutMs: o.attentionTimeoutMs, say: (l) => say(`[${d.vendor}] ${l}`) });
-  const rec = new Recorder(d, out, { agentVersion: o.agentVersion, now: o.now, say });
+  const rec = new Recorder(d, out, { agentVersion: o.agentVersion, now: o.now, say, env: o.env });
   const daemons = new Map([[d.vendor, daemon]]);
   const app = Fastify({ logger: false, frameworkErrors: hookFrameworkErrors(daemons, say) });
   const { Mapper } = await import('../map/mapper.ts');
@@ -125,7 +164,7 @@ export async function startRecord(o: RecordOptions): Promise<Recording> {
   }
   const { url } = urlOf(app.server.address() as AddressInfo);
   if (o.relay) daemon.connectRelay(o.relay, o.token);
-  say(`${d.vendor} recording daemon on ${url}/hooks/${d.vendor}: every payload -> ${out}`);
+  say(`${d.vendor} recording daemon on ${url}/hooks/${d.vendor}: every payload, redacted, -> ${out} (0600); copy into fixtures with \`hookmap record promote ${d.vendor}\``);
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -133,6 +172,40 @@ export async function startRecord(o: RecordOptions): Promise<Recording> {
     out,
     daemon,
     files: rec.files,
+    get refused() { return rec.refused; },
     close: () => (closing ??= (async () => { await daemon.close(); await app.close(); })()),
   };
+}
+
+export interface PromoteResult { file: string; target: string; status: 'new' | 'changed' | 'same' | 'refused'; diff: string; findings: Finding[] }
+
+/**
+ * Copy recorded candidates into fixtures/<agent>/recorded/: each is scanned
+ * again (a finding refuses it) and its diff against the fixture it would
+ * create or replace is returned; nothing is written under `dryRun`.
+ */
+export function promote(agent: string, files: string[], opts: { fixtures?: string; dryRun?: boolean; env?: NodeJS.ProcessEnv } = {}): PromoteResult[] {
+  const targetDir = join(opts.fixtures ?? FIXTURES_DIR, agent, 'recorded');
+  const scanner = new SecretScanner({ env: opts.env });
+  const out: PromoteResult[] = [];
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    const target = join(targetDir, basename(file));
+    const findings = scanner.scan(text);
+    const before = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
+    const diff = unifiedDiff(before ?? '', text, before === undefined ? '/dev/null' : target, target);
+    const status: PromoteResult['status'] = findings.length ? 'refused' : before === undefined ? 'new' : before === text ? 'same' : 'changed';
+    if (!opts.dryRun && (status === 'new' || status === 'changed')) {
+      mkdirSync(targetDir, { recursive: true });
+      writeFileSync(target, text);
+    }
+    out.push({ file, target, status, diff, findings });
+  }
+  return out;
+}
+
+/** The candidate files of a recording folder, oldest first. */
+export function candidates(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => join(dir, f));
 }

@@ -1,12 +1,15 @@
-// `hookmap record`: the daemon's replies unchanged, every raw payload saved
-// redacted as a `kind: recorded` fixture candidate with the agent's version.
+// `hookmap record`: the daemon's replies unchanged, every raw payload saved as
+// a `kind: recorded` fixture candidate with the agent's version, redacted
+// with the strictest settings, 0600, outside the repository by default; a
+// file the secret scanner still flags is refused; `promote` shows the diff
+// before copying into fixtures/ (issue 10).
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { startRecord, versionOf } from '../../engine/record/recorder.ts';
+import { promote, Recorder, recordedDir, startRecord, versionOf } from '../../engine/record/recorder.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookmap-record-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -17,7 +20,7 @@ describe('hookmap record', () => {
     const rec = await startRecord({ descriptor: loadVendor('cursor'), port: 0, out, logDir: join(dir, 'logs') });
     try {
       const payload = { hook_event_name: 'beforeSubmitPrompt', conversation_id: 'conv-1', generation_id: 'gen-1', workspace_roots: ['/p'], cursor_version: '2.0.77', prompt: 'deploy with key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCD' };
-      const res = await fetch(`${rec.url}/hooks/cursor`, { method: 'POST', body: JSON.stringify(payload) });
+      const res = await fetch(`${rec.url}/hooks/cursor`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
       expect(res.status).toBe(200);
       expect(await res.text()).toBe('{}');
       const res2 = await fetch(`${rec.url}/hooks/cursor/stop`, { method: 'POST', body: 'not json' });
@@ -32,6 +35,70 @@ describe('hookmap record', () => {
     } finally {
       await rec.close();
     }
+  });
+
+  it('redacts what real commands carry with the strictest settings, writes 0600 in a 0700 folder under $HOOKMAP_HOME/recorded/<agent>', async () => {
+    const home = join(dir, 'home');
+    const env = { HOOKMAP_HOME: home, HOOKMAP_REDACT_PII: 'off', DEPLOY_TOKEN: 'dt-live-0099887766' };
+    const rec = await startRecord({ descriptor: loadVendor('codex'), port: 0, logDir: join(dir, 'logs2'), env });
+    try {
+      expect(rec.out).toBe(join(home, 'recorded', 'codex'));
+      expect(rec.out).toBe(recordedDir('codex', env));
+      const command = [
+        'DATABASE_URL=postgres://admin:Sup3rS3cret@db.internal:5432/app',
+        'STRIPE_KEY=sk_live_51HqLyjWDarjtT1zdp7dcABCDEF',
+        "curl -H 'Authorization: Basic YWRtaW46aHVudGVyMg==' -u deploy:Tr0ub4dor https://api.test",
+        'echo dt-live-0099887766 from a secret-named env var; mail ops@example.com',
+      ].join(' && ');
+      const payload = { hook_event_name: 'PreToolUse', session_id: 's1', turn_id: 't1', tool_name: 'shell', tool_use_id: 'c1', cwd: '/home/alice/proj', tool_input: { command, env: { GITHUB_TOKEN: 'plain-value', API_KEY: 'abc' } } };
+      const res = await fetch(`${rec.url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+      expect(res.status).toBe(200);
+      expect(rec.files).toHaveLength(1);
+      const text = readFileSync(rec.files[0], 'utf8');
+      for (const s of ['Sup3rS3cret', 'sk_live_51Hq', 'YWRtaW46aHVudGVyMg', 'Tr0ub4dor', 'dt-live-0099887766', 'ops@example.com', 'plain-value', '/home/alice']) expect(text, s).not.toContain(s);
+      expect(text).toContain('postgres://admin:[REDACTED:secret]@db.internal:5432/app');
+      expect(statSync(rec.files[0]).mode & 0o777).toBe(0o600);
+      expect(statSync(rec.out).mode & 0o777).toBe(0o700);
+    } finally {
+      await rec.close();
+    }
+  });
+
+  it('refuses to write a file in which the secret scanner still finds a secret (a secret used as an object key)', async () => {
+    const said: string[] = [];
+    const r = new Recorder(loadVendor('codex'), join(dir, 'refused'), { say: (l) => said.push(l), env: {} });
+    const body = Buffer.from(JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 's1', tool_input: { 'ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789': 'the token is the key' } }));
+    expect(await r.save('PreToolUse', body, async () => undefined)).toBeUndefined();
+    expect(r.refused).toBe(1);
+    expect(existsSync(join(dir, 'refused'))).toBe(false);
+    expect(said.join('\n')).toMatch(/refused to write .*github-pat/s);
+    expect(said.join('\n')).not.toContain('AbCdEfGhIjKlMnOpQrStUvWxYz');
+  });
+
+  it('promote shows the diff, copies only when asked, and refuses a flagged candidate', () => {
+    const cands = join(dir, 'cands');
+    const fixtures = join(dir, 'fixtures');
+    mkdirSync(cands, { recursive: true });
+    const a = join(cands, 'a.yaml');
+    writeFileSync(a, 'kind: recorded\nagent: codex\npayload:\n  x: 1\n');
+    const dry = promote('codex', [a], { fixtures, dryRun: true, env: {} });
+    expect(dry[0].status).toBe('new');
+    expect(dry[0].diff).toContain('--- /dev/null');
+    expect(dry[0].diff).toContain('+  x: 1');
+    expect(existsSync(join(fixtures, 'codex', 'recorded', 'a.yaml'))).toBe(false);
+    expect(promote('codex', [a], { fixtures, env: {} })[0].status).toBe('new');
+    expect(readFileSync(join(fixtures, 'codex', 'recorded', 'a.yaml'), 'utf8')).toContain('x: 1');
+    writeFileSync(a, 'kind: recorded\nagent: codex\npayload:\n  x: 2\n');
+    const changed = promote('codex', [a], { fixtures, env: {} })[0];
+    expect(changed.status).toBe('changed');
+    expect(changed.diff).toMatch(/-  x: 1\n\+  x: 2/);
+    expect(promote('codex', [a], { fixtures, env: {} })[0].status).toBe('same');
+    const b = join(cands, 'b.yaml');
+    writeFileSync(b, 'kind: recorded\npayload:\n  cmd: export STRIPE_KEY=sk_live_51HqLyjWDarjtT1zdp7dcABCDEF\n');
+    const refused = promote('codex', [b], { fixtures, env: {} })[0];
+    expect(refused.status).toBe('refused');
+    expect(refused.findings.map((f) => f.rule).join()).toMatch(/stripe-secret-key|keyed-secret/);
+    expect(existsSync(join(fixtures, 'codex', 'recorded', 'b.yaml'))).toBe(false);
   });
 
   it('finds the version a payload states about its agent', () => {

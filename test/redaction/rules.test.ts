@@ -1,7 +1,10 @@
 // The rule table (engine/capture/redaction/): every row names its source and
 // carries positive and negative examples, which hold; the key-name and
 // entropy classifiers behave on the names and values that matter.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT } from '../../engine/descriptor/registry.ts';
 import { Redactor, ruleTable } from '../../engine/capture/redact.ts';
 import { looksRandom } from '../../engine/capture/redaction/entropy.ts';
 import { classifyKey } from '../../engine/capture/redaction/keys.ts';
@@ -19,6 +22,10 @@ describe('redaction rule table', () => {
       expect(row.negative.length, `${row.id} negatives`).toBeGreaterThan(0);
       expect(row.adversarial.length, `${row.id} adversarial seeds`).toBeGreaterThan(0);
     }
+  });
+  it('docs/redaction.md lists every row with its source', () => {
+    const doc = readFileSync(join(ROOT, 'docs/redaction.md'), 'utf8');
+    for (const row of rows) expect(doc, row.id).toContain(`| \`${row.id}\` | ${row.stage} | ${row.description.replace(/\|/g, '\\|')} | ${row.source.replace(/\|/g, '\\|')} |`);
   });
   for (const row of rows) {
     it(`${row.id}: positives redacted, negatives untouched`, () => {

@@ -16,7 +16,8 @@ import { charClass, fake } from './regex-rule.ts';
 import type { Continuation, Match, Rule } from './types.ts';
 import { SECRET } from './types.ts';
 
-const STEMS = /pass|pwd|secret|token|key|auth|cred|cookie|sig|salt|seed|dsn|pin|otp|mfa|bearer|jwt|pat|access|connection/gi;
+const STEM_WORDS = ['pass', 'pwd', 'secret', 'token', 'key', 'auth', 'cred', 'cookie', 'sig', 'salt', 'seed', 'dsn', 'pin', 'otp', 'mfa', 'bearer', 'jwt', 'pat', 'access', 'connection'];
+const STEMS = new RegExp(STEM_WORDS.join('|'), 'gi');
 const IDENT = charClass('A-Za-z0-9_.-');
 const SPACE = charClass(' \\t');
 const WS = charClass('\\s');

@@ -75,6 +75,7 @@ export const HOME_RULES: Rule[] = [
   }),
   patternRule({
     id: 'windows-home-path',
+    anchor: 'Users',
     source: 'AEP-0003 §9.4(c) (Windows user profile prefix C:\\Users\\<user>)',
     description: 'Windows user profile prefix, plain or JSON-escaped backslashes',
     pattern: '[A-Za-z]:(?:\\\\\\\\?)Users(?:\\\\\\\\?)[^\\\\/\\s"\'`]{1,64}',

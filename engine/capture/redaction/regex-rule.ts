@@ -35,6 +35,8 @@ export interface PatternDef {
   rep?: string;
   window?: number;
   keywords?: string[];
+  /** See Rule.anchor. */
+  anchor?: string;
   positive: (string | RuleExample)[];
   negative: string[];
   adversarial?: string[];
@@ -55,6 +57,7 @@ export function patternRule(d: PatternDef): Rule {
     source: d.source,
     description: d.description,
     keywords: d.keywords,
+    anchor: d.anchor,
     window: d.window ?? 512,
     positive: d.positive,
     negative: d.negative,
@@ -79,6 +82,11 @@ export function patternRule(d: PatternDef): Rule {
       }
     },
   };
+}
+
+/** A case-insensitive regex source for a literal (`ci('bearer')` -> `[Bb][Ee]...`): anchors are matched case-sensitively. */
+export function ci(word: string): string {
+  return [...word].map((c) => (/[a-z]/i.test(c) ? `[${c.toUpperCase()}${c.toLowerCase()}]` : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
 }
 
 /** Deterministic pseudo-random filler for examples (never a real credential). */

@@ -7,9 +7,44 @@ import type { Match, Rule } from './types.ts';
 
 const CLASS: Record<Match['stage'], number> = { secret: 0, name: 0, home: 1, pii: 2 };
 
+interface Plan { always: Rule[]; anchored: { rule: Rule; at: RegExp }[]; any?: RegExp }
+const plans = new WeakMap<readonly Rule[], Plan>();
+/** Past this many anchor hits the prefilter stops deciding and every rule runs (bounded work either way). */
+const MAX_ANCHOR_HITS = 256;
+
+function planOf(rules: readonly Rule[]): Plan {
+  let p = plans.get(rules);
+  if (p) return p;
+  const anchored = rules.filter((r) => r.anchor).map((rule) => ({ rule, at: new RegExp(`(?:${rule.anchor})`, 'y') }));
+  p = { always: rules.filter((r) => !r.anchor), anchored, any: anchored.length ? new RegExp(anchored.map((a) => `(?:${a.rule.anchor})`).join('|'), 'g') : undefined };
+  plans.set(rules, p);
+  return p;
+}
+
+/** Every rule's matches. Anchored rules run only when one pass over the text finds their anchor (Rule.anchor). */
 export function findAll(text: string, rules: readonly Rule[]): Match[] {
   const out: Match[] = [];
-  for (const r of rules) r.find(text, out);
+  const plan = planOf(rules);
+  for (const r of plan.always) r.find(text, out);
+  if (!plan.any) return out;
+  const present = new Set<Rule>();
+  const re = plan.any;
+  re.lastIndex = 0;
+  let hits = 0;
+  let m: RegExpExecArray | null;
+  while (present.size < plan.anchored.length && (m = re.exec(text))) {
+    if (++hits > MAX_ANCHOR_HITS) {
+      for (const a of plan.anchored) present.add(a.rule);
+      break;
+    }
+    for (const a of plan.anchored) {
+      if (present.has(a.rule)) continue;
+      a.at.lastIndex = m.index;
+      if (a.at.test(text)) present.add(a.rule);
+    }
+    re.lastIndex = m.index + 1;
+  }
+  for (const a of plan.anchored) if (present.has(a.rule)) a.rule.find(text, out);
   return out;
 }
 

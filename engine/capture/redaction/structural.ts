@@ -2,7 +2,7 @@
 // credentials passed to well-known commands. Each is linear: literal-anchored
 // searches that never restart inside what they already consumed.
 import { looksRandom } from './entropy.ts';
-import { charClass, fake, patternRule } from './regex-rule.ts';
+import { charClass, ci, fake, patternRule } from './regex-rule.ts';
 import type { Match, Rule } from './types.ts';
 import { SECRET } from './types.ts';
 
@@ -80,6 +80,7 @@ const TOKEN68 = 'A-Za-z0-9._~+/-';
 
 export const BEARER_RULE = patternRule({
   id: 'bearer-token',
+  anchor: ci('bearer'),
   source: 'AEP-0003 §9.4(a) floor (`Bearer `-prefixed tokens); RFC 6750 b64token, scheme case-insensitive (RFC 7235 §2.1); gitleaks:curl-auth-header',
   description: 'Bearer tokens: `Bearer <t>` always (the floor); other casings (`bearer`, `BEARER`) when <t> looks like a token (8+ chars with a digit or symbol, or 20+)',
   pattern: `(?<b>[Bb][Ee][Aa][Rr][Ee][Rr])[ \\t]+(?<s>[${TOKEN68}]{1,4096}=*)`,
@@ -130,6 +131,7 @@ export function decodesToUserPass(t: string): boolean {
 /** RFC 7617: Basic <base64(user:pass)>: redacted when it decodes to `user:pass`. */
 export const BASIC_RULE = patternRule({
   id: 'basic-auth',
+  anchor: ci('basic'),
   source: 'RFC 7617 Basic credentials (base64 of user:password); gitleaks:curl-auth-header (Basic); the AEP redaction fixtures (authorization: Basic ...)',
   description: 'HTTP Basic credentials, any casing of the scheme, when the base64 decodes to user:password',
   pattern: '(?<b>[Bb][Aa][Ss][Ii][Cc])[ \\t]+(?<s>[A-Za-z0-9+/]{4,4096}={0,2})(?![A-Za-z0-9+/=])',
@@ -225,6 +227,7 @@ function commandFlagRule(d: CommandFlagDef): Rule {
     stage: 'secret',
     source: d.source,
     description: d.description,
+    anchor: d.commands,
     window: 600,
     positive: d.positive,
     negative: d.negative,
@@ -236,6 +239,8 @@ function commandFlagRule(d: CommandFlagDef): Rule {
       let m: RegExpExecArray | null;
       while ((m = cmdRe.exec(text))) cmds.push(m.index);
       if (!cmds.length) return;
+      flagRe.lastIndex = 0;
+      if (!flagRe.test(text)) return;
       const seps: number[] = [];
       SEPARATORS.lastIndex = 0;
       while ((m = SEPARATORS.exec(text))) seps.push(m.index);

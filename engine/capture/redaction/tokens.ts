@@ -6,7 +6,7 @@
 // code (regex-rule.ts), so each runs in linear time. Beyond the AEP-0003
 // §9.4(a) floor except where a row says "floor".
 import type { Rule } from './types.ts';
-import { B64URL, fake, HEXL, patternRule } from './regex-rule.ts';
+import { B64URL, ci, fake, HEXL, patternRule } from './regex-rule.ts';
 
 const A = 'A-Za-z0-9';
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -15,6 +15,7 @@ const UPPER_NUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 export const TOKEN_RULES: Rule[] = [
   patternRule({
     id: 'aws-access-key-id',
+    anchor: String.raw`A3T|AKIA|ASIA|ABIA|ACCA`,
     source: 'AEP-0003 §9.4(a) floor (AKIA[0-9A-Z]{16}); gitleaks:aws-access-token (A3T/ASIA/ABIA/ACCA prefixes)',
     description: 'AWS access key id',
     pattern: `(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![${A}])`,
@@ -25,6 +26,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'github-pat',
+    anchor: String.raw`ghp_`,
     source: 'gitleaks:github-pat (ghp_[0-9a-zA-Z]{36}), widened to 20+ as the AEP redaction fixtures do',
     description: 'GitHub classic personal access token',
     pattern: `ghp_[${A}]{20,255}`,
@@ -35,6 +37,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'github-oauth',
+    anchor: String.raw`gho_`,
     source: 'gitleaks:github-oauth (gho_[0-9a-zA-Z]{36})',
     description: 'GitHub OAuth access token',
     pattern: `gho_[${A}]{20,255}`,
@@ -45,6 +48,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'github-app-token',
+    anchor: String.raw`gh[us]_`,
     source: 'gitleaks:github-app-token ((?:ghu|ghs)_[0-9a-zA-Z]{36})',
     description: 'GitHub App user-to-server / installation token',
     pattern: `gh[us]_[${A}]{20,255}`,
@@ -55,6 +59,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'github-refresh-token',
+    anchor: String.raw`ghr_`,
     source: 'gitleaks:github-refresh-token (ghr_[0-9a-zA-Z]{36})',
     description: 'GitHub refresh token',
     pattern: `ghr_[${A}]{20,255}`,
@@ -65,6 +70,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'github-fine-grained-pat',
+    anchor: String.raw`github_pat_`,
     source: 'gitleaks:github-fine-grained-pat (github_pat_\\w{82}), widened to 20+',
     description: 'GitHub fine-grained personal access token',
     pattern: `github_pat_[${A}_]{20,255}`,
@@ -75,6 +81,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'gitlab-pat',
+    anchor: String.raw`glpat-`,
     source: 'gitleaks:gitlab-pat (glpat-[\\w-]{20}) and gitlab-pat-routable (glpat-...\\.xx.......)',
     description: 'GitLab personal / project / group access token',
     pattern: `glpat-[${A}_-]{20,300}(?:\\.[0-9a-z]{9})?`,
@@ -85,6 +92,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'gitlab-other-tokens',
+    anchor: String.raw`gl(?:dt|rt|cbt|ft|oas|soat|imt|agent|ffct|ptt)-`,
     source: 'gitleaks:gitlab-deploy-token, gitlab-runner-authentication-token, gitlab-cicd-job-token, gitlab-feed-token, gitlab-oauth-app-secret, gitlab-scim-token, gitlab-incoming-mail-token, gitlab-kubernetes-agent-token, gitlab-feature-flag-client-token, gitlab-ptt',
     description: 'GitLab deploy / runner / CI job / feed / OAuth app / SCIM / mail / agent / feature-flag / trigger tokens',
     pattern: `gl(?:dt|rt|cbt|ft|oas|soat|imt|agent|ffct|ptt)-[${A}_-]{20,300}`,
@@ -95,6 +103,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'slack-token',
+    anchor: String.raw`xox[abposre]`,
     source: 'gitleaks:slack-bot-token, slack-user-token, slack-legacy-token, slack-legacy-workspace-token, slack-config-access-token, slack-config-refresh-token; secretlint:@secretlint/secretlint-rule-slack',
     description: 'Slack bot / user / workspace / legacy / configuration tokens (xoxb-, xoxp-, xoxa-, xoxr-, xoxo-, xoxs-, xoxe-)',
     pattern: `xox[abposre](?:\\.xox[bp])?-[${A}-]{8,300}`,
@@ -105,6 +114,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'slack-app-token',
+    anchor: ci('xapp-'),
     source: 'gitleaks:slack-app-token (xapp-\\d-[A-Z0-9]+-\\d+-[a-z0-9]+)',
     description: 'Slack app-level token',
     pattern: `xapp-\\d-[A-Z0-9]{1,40}-\\d{1,20}-[a-z0-9]{10,255}`,
@@ -116,6 +126,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'slack-webhook-url',
+    anchor: String.raw`hooks\.slack\.com/`,
     source: 'gitleaks:slack-webhook-url; secretlint:@secretlint/secretlint-rule-slack (IncomingWebhook)',
     description: 'Slack incoming-webhook URL path (the secret is the path)',
     pattern: `hooks\\.slack\\.com/(?:services|workflows|triggers)/(?<s>[${A}+/]{20,255})`,
@@ -127,6 +138,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'stripe-secret-key',
+    anchor: String.raw`[sr]k_(?:test|live|prod)_`,
     source: 'gitleaks:stripe-access-token ((?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99})',
     description: 'Stripe secret and restricted keys (sk_live_, sk_test_, rk_live_, ...)',
     pattern: `(?:sk|rk)_(?:test|live|prod)_[${A}]{10,255}`,
@@ -137,6 +149,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'stripe-webhook-secret',
+    anchor: String.raw`whsec_`,
     source: 'Stripe documented webhook signing secret format (whsec_...); secretlint-style boundary',
     description: 'Stripe webhook signing secret',
     pattern: `whsec_[${A}]{24,255}`,
@@ -147,6 +160,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'npm-access-token',
+    anchor: String.raw`npm_`,
     source: 'gitleaks:npm-access-token; secretlint:@secretlint/secretlint-rule-npm (npm_[A-Za-z0-9_]{36})',
     description: 'npm access token',
     pattern: `npm_[${A}]{36,255}`,
@@ -157,6 +171,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'pypi-upload-token',
+    anchor: String.raw`pypi-AgE`,
     source: 'gitleaks:pypi-upload-token (pypi-AgEIcHlwaS5vcmc[\\w-]{50,1000}); test.pypi.org macaroon prefix',
     description: 'PyPI / TestPyPI API token (a macaroon)',
     pattern: `pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[${A}_-]{50,1000}`,
@@ -167,6 +182,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'google-api-key',
+    anchor: String.raw`AIza`,
     source: 'gitleaks:gcp-api-key (AIza[\\w-]{35})',
     description: 'Google API key',
     pattern: `AIza[${A}_-]{35}(?![${A}_-])`,
@@ -176,6 +192,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'google-oauth-client-secret',
+    anchor: String.raw`GOCSPX-`,
     source: 'Google OAuth client secret format (GOCSPX- prefix, Google Cloud console); secretlint-style boundary',
     description: 'Google OAuth 2.0 client secret',
     pattern: `GOCSPX-[${A}_-]{28,64}`,
@@ -186,6 +203,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'google-oauth-access-token',
+    anchor: String.raw`ya29\.`,
     source: 'Google OAuth 2.0 access token format (ya29. prefix)',
     description: 'Google OAuth access token',
     pattern: `ya29\\.[${A}_-]{20,2048}`,
@@ -196,6 +214,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'azure-ad-client-secret',
+    anchor: String.raw`\dQ~`,
     source: 'gitleaks:azure-ad-client-secret ([a-zA-Z0-9_~.]{3}\\dQ~[a-zA-Z0-9_~.-]{31,34})',
     description: 'Azure AD / Entra ID application client secret',
     pattern: `[${A}_~.]{3}\\dQ~[${A}_~.-]{31,34}(?![${A}_~.-])`,
@@ -206,6 +225,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'azure-storage-account-key',
+    anchor: `${ci('accountkey=')}|${ci('sharedaccesskey=')}`,
     source: 'Azure Storage connection string format (AccountKey=<88 base64>, Microsoft Learn "Configure Azure Storage connection strings"); secretlint:@secretlint/secretlint-rule-azure (same family)',
     description: 'Azure Storage account key / shared access key inside a connection string',
     pattern: `(?:AccountKey|SharedAccessKey)=(?<s>[A-Za-z0-9+/]{20,255}={0,2})`,
@@ -217,6 +237,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'openai-api-key',
+    anchor: String.raw`sk-`,
     source: 'gitleaks:openai-api-key; secretlint:@secretlint/secretlint-rule-openai (sk-proj-/sk-svcacct-/sk-admin-, legacy T3BlbkFJ); the AEP redaction fixtures (sk-proj- 24+)',
     description: 'OpenAI API keys (project, service account, admin, legacy)',
     pattern: `sk-(?:(?:proj|svcacct|admin)-[${A}_-]{20,255}|[${A}]{20}T3BlbkFJ[${A}]{20,255})`,
@@ -227,6 +248,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'anthropic-api-key',
+    anchor: String.raw`sk-ant-`,
     source: 'gitleaks:anthropic-api-key, anthropic-admin-api-key; secretlint:@secretlint/secretlint-rule-anthropic (sk-ant-api0N-...AA)',
     description: 'Anthropic API / admin / OAuth keys (sk-ant-...)',
     pattern: `sk-ant-(?:(?:api|admin|oat|ort|sid)\\d{2}-)?[${A}_-]{20,255}`,
@@ -237,6 +259,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'generic-sk-key',
+    anchor: String.raw`sk-`,
     source: 'documented key format of OpenAI-compatible providers (DeepSeek sk-<32 hex>, OpenRouter sk-or-v1-<64 hex>); gitleaks:openai-api-key (the sk- family); the earlier hookmap floor sk-[A-Za-z0-9_-]{20,}',
     description: 'sk-prefixed API keys of OpenAI-compatible providers (20+ token characters with a digit)',
     pattern: `sk-(?:or-v1-)?[${A}_-]{20,255}`,
@@ -248,6 +271,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'jwt',
+    anchor: String.raw`eyJ`,
     source: 'AEP-0003 §9.4(a) floor (JWT-shaped eyJ...`.`...`.`...); gitleaks:jwt',
     description: 'JSON Web Token (three base64url segments, the first a JSON header)',
     // recognised from its first two segments, so a token still arriving in fragments is already a match
@@ -260,6 +284,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'huggingface-token',
+    anchor: String.raw`hf_|api_org_`,
     source: 'gitleaks:huggingface-access-token, huggingface-organization-api-token; secretlint:@secretlint/secretlint-rule-huggingface (hf_[a-zA-Z]{34})',
     description: 'Hugging Face access token',
     pattern: `(?:hf_|api_org_)[${A}]{34,255}`,
@@ -270,6 +295,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'digitalocean-token',
+    anchor: String.raw`do[opr]_v1_`,
     source: 'gitleaks:digitalocean-pat, digitalocean-access-token, digitalocean-refresh-token (do[opr]_v1_[a-f0-9]{64})',
     description: 'DigitalOcean personal / OAuth / refresh token',
     pattern: 'do[opr]_v1_[a-f0-9]{64}(?![a-f0-9])',
@@ -279,6 +305,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'sendgrid-api-key',
+    anchor: String.raw`SG\.`,
     source: 'gitleaks:sendgrid-api-token (SG\\.[a-z0-9=_\\-.]{66}); secretlint:@secretlint/secretlint-rule-sendgrid',
     description: 'SendGrid API key',
     pattern: `SG\\.[${A}_-]{16,32}\\.[${A}_-]{30,64}`,
@@ -289,6 +316,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'twilio-api-key',
+    anchor: String.raw`SK[0-9a-f]`,
     source: 'gitleaks:twilio-api-key (SK[0-9a-fA-F]{32})',
     description: 'Twilio API key SID',
     pattern: `SK[0-9a-fA-F]{32}(?![${A}])`,
@@ -299,6 +327,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'shopify-token',
+    anchor: String.raw`shp(?:at|ca|pa|ss)_`,
     source: 'gitleaks:shopify-access-token, shopify-custom-access-token, shopify-private-app-access-token, shopify-shared-secret; secretlint:@secretlint/secretlint-rule-shopify',
     description: 'Shopify access tokens and shared secret',
     pattern: 'shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![a-fA-F0-9])',
@@ -308,6 +337,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'databricks-token',
+    anchor: String.raw`dapi`,
     source: 'gitleaks:databricks-api-token (dapi[a-f0-9]{32}(?:-\\d)?); secretlint:@secretlint/secretlint-rule-databricks',
     description: 'Databricks personal access token',
     pattern: 'dapi[a-f0-9]{32}(?:-\\d)?(?![a-f0-9])',
@@ -317,6 +347,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'vault-token',
+    anchor: String.raw`hv[sbr]\.`,
     source: 'gitleaks:vault-service-token, vault-batch-token; secretlint:@secretlint/secretlint-rule-hashicorp-vault (hvs./hvb./hvr.)',
     description: 'HashiCorp Vault service / batch / recovery token',
     pattern: `hv[sbr]\\.[${A}_-]{90,300}`,
@@ -327,6 +358,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'doppler-token',
+    anchor: String.raw`dp\.(?:pt|st|ct|sa|scim|audit)\.`,
     source: 'gitleaks:doppler-api-token (dp\\.pt\\.[a-z0-9]{43})',
     description: 'Doppler API token',
     pattern: `dp\\.(?:pt|st|ct|sa|scim|audit)\\.[${A}]{40,64}`,
@@ -337,6 +369,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'linear-api-key',
+    anchor: String.raw`lin_api_`,
     source: 'gitleaks:linear-api-key; secretlint:@secretlint/secretlint-rule-linear (lin_api_[a-zA-Z0-9_]{32,128})',
     description: 'Linear API key',
     pattern: `lin_api_[${A}]{32,128}`,
@@ -347,6 +380,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'postman-api-key',
+    anchor: String.raw`PMAK-`,
     source: 'gitleaks:postman-api-token (PMAK-[a-f0-9]{24}-[a-f0-9]{34})',
     description: 'Postman API key',
     pattern: 'PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}(?![a-fA-F0-9])',
@@ -356,6 +390,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'pulumi-token',
+    anchor: String.raw`pul-`,
     source: 'gitleaks:pulumi-api-token (pul-[a-f0-9]{40})',
     description: 'Pulumi access token',
     pattern: 'pul-[a-f0-9]{40}(?![a-f0-9])',
@@ -365,6 +400,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'grafana-token',
+    anchor: String.raw`glsa_|glc_`,
     source: 'gitleaks:grafana-service-account-token (glsa_...), grafana-cloud-api-token (glc_...)',
     description: 'Grafana service-account and Cloud tokens',
     pattern: `(?:glsa_[${A}]{32}_[A-Fa-f0-9]{8}|glc_[${A}+/]{32,400}={0,2})`,
@@ -375,6 +411,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'age-secret-key',
+    anchor: String.raw`AGE-SECRET-KEY-1`,
     source: 'gitleaks:age-secret-key (AGE-SECRET-KEY-1[bech32]{58})',
     description: 'age encryption secret key',
     pattern: 'AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}',
@@ -384,6 +421,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'sentry-token',
+    anchor: String.raw`sntry[us]_`,
     source: 'gitleaks:sentry-user-token (sntryu_[a-f0-9]{64}), sentry-org-token (sntrys_eyJ...)',
     description: 'Sentry user and organization auth tokens',
     pattern: `(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[${A}+/=_]{40,1024})`,
@@ -394,6 +432,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'heroku-api-key-v2',
+    anchor: String.raw`HRKU-AA`,
     source: 'gitleaks:heroku-api-key-v2 (HRKU-AA[0-9a-zA-Z_-]{58})',
     description: 'Heroku platform API key (v2 format)',
     pattern: `HRKU-AA[${A}_-]{58}`,
@@ -403,6 +442,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'atlassian-api-token',
+    anchor: String.raw`ATATT3`,
     source: 'gitleaks:atlassian-api-token (ATATT3[A-Za-z0-9_\\-=]{186})',
     description: 'Atlassian (Jira / Confluence) API token',
     pattern: `ATATT3[${A}_=-]{150,300}`,
@@ -413,6 +453,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'onepassword-service-account',
+    anchor: String.raw`ops_eyJ`,
     source: 'gitleaks:1password-service-account-token; secretlint:@secretlint/secretlint-rule-1password (ops_eyJ...)',
     description: '1Password service-account token',
     pattern: `ops_eyJ[${A}+/]{100,4096}={0,3}`,
@@ -423,6 +464,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'groq-api-key',
+    anchor: String.raw`gsk_`,
     source: 'secretlint:@secretlint/secretlint-rule-groq (gsk_[a-zA-Z0-9]{52})',
     description: 'Groq API key',
     pattern: `gsk_[${A}]{52}(?![${A}])`,
@@ -432,6 +474,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'tailscale-key',
+    anchor: String.raw`tskey-`,
     source: 'secretlint:@secretlint/secretlint-rule-tailscale (tskey-<kind>-<id>-<secret>)',
     description: 'Tailscale auth / API / OAuth client keys',
     pattern: `tskey-(?:auth|api|client|scim|webhook)-[${A}]{6,64}-[${A}]{10,255}`,
@@ -442,6 +485,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'docker-hub-pat',
+    anchor: String.raw`dckr_`,
     source: 'secretlint:@secretlint/secretlint-rule-docker (dckr_pat_[a-zA-Z0-9_-]{27})',
     description: 'Docker Hub personal access token',
     pattern: `dckr_(?:pat|oat)_[${A}_-]{27,64}`,
@@ -452,6 +496,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'vercel-token',
+    anchor: String.raw`vc[pcirk]_`,
     source: 'secretlint:@secretlint/secretlint-rule-vercel ((vcp|vci|vca|vcr|vck)_[A-Za-z0-9]{20,60})',
     description: 'Vercel tokens',
     pattern: `vc[pcirk]_[${A}]{20,60}(?![${A}])`,
@@ -461,6 +506,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'notion-token',
+    anchor: String.raw`ntn_`,
     source: 'secretlint:@secretlint/secretlint-rule-notion (ntn_[0-9]{11}[A-Za-z0-9]{35})',
     description: 'Notion integration token',
     pattern: `ntn_[0-9]{11}[${A}]{35}(?![${A}])`,
@@ -470,6 +516,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'figma-token',
+    anchor: String.raw`figd_`,
     source: 'secretlint:@secretlint/secretlint-rule-figma (figd_[A-Za-z0-9_-]{40,200})',
     description: 'Figma personal access token',
     pattern: `figd_[${A}_-]{40,200}`,
@@ -480,6 +527,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'cloudflare-origin-ca-key',
+    anchor: String.raw`v1\.0-`,
     source: 'gitleaks:cloudflare-origin-ca-key (v1\\.0-[a-f0-9]{24}-[a-f0-9]{146})',
     description: 'Cloudflare Origin CA key',
     pattern: 'v1\\.0-[a-f0-9]{24}-[a-f0-9]{146}(?![a-f0-9])',
@@ -489,6 +537,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'new-relic-key',
+    anchor: String.raw`NR(?:AK|II|JS)-`,
     source: 'gitleaks:new-relic-user-api-key (NRAK-[a-z0-9]{27}), new-relic-insert-key (NRII-), new-relic-browser-api-token (NRJS-)',
     description: 'New Relic user API / insert / browser keys',
     pattern: `NR(?:AK|II|JS)-[${A}-]{19,40}`,
@@ -499,6 +548,7 @@ export const TOKEN_RULES: Rule[] = [
   }),
   patternRule({
     id: 'square-token',
+    anchor: String.raw`sq0(?:atp|csp)-`,
     source: 'gitleaks:square-access-token ((?:EAAA|sq0atp-)[\\w-]{22,60}); Square OAuth secret sq0csp-',
     description: 'Square access token and OAuth secret',
     pattern: `sq0(?:atp|csp)-[${A}_-]{22,60}`,

@@ -53,6 +53,12 @@ export interface Rule {
   description: string;
   /** Literal text the rule anchors on (documentation; the rules search for it themselves). */
   keywords?: string[];
+  /**
+   * A regex source that every match of the rule contains (matched case-sensitively):
+   * one combined pass over the text finds which anchored rules can match at
+   * all, and only those run (a prefilter; never changes what is found).
+   */
+  anchor?: string;
   /** Push every match in `text` into `out`. Must be linear in text.length. */
   find(text: string, out: Match[]): void;
   /** Text (context + span) a match may need before it is recognisable without continuation; bounds the stream hold-back. */

@@ -1,19 +1,26 @@
-// `hookmap record <agent>`: `hookmap serve`, plus every raw payload saved
-// (redacted) as a fixture candidate under fixtures/<agent>/recorded/ or --out.
+// `hookmap record <agent>`: `hookmap serve`, plus every raw payload saved,
+// redacted with the strictest settings, as a fixture candidate (0600) under
+// $HOOKMAP_HOME/recorded/<agent>/ or --out. `hookmap record promote <agent>`
+// copies candidates into fixtures/<agent>/recorded/ after showing the diff;
+// `hookmap record scan <path...>` runs the secret scanner (issue 10).
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { loadVendor } from '../../descriptor/registry.ts';
 import { envAttentionTimeout } from '../../daemon/daemon.ts';
 import { DEFAULT_HOST, DEFAULT_SERVE_PORT } from '../../daemon/serve.ts';
 import { waitForSignal } from '../../daemon/signals.ts';
-import { startRecord } from '../../record/recorder.ts';
+import { formatFindings, SecretScanner } from '../../capture/redaction/scanner.ts';
+import { candidates, promote, recordedDir, startRecord } from '../../record/recorder.ts';
 
 const SPEC = {
   port: { type: 'string' }, host: { type: 'string' }, out: { type: 'string' }, relay: { type: 'string' }, token: { type: 'string' },
-  'log-dir': { type: 'string' }, 'agent-version': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  'log-dir': { type: 'string' }, 'agent-version': { type: 'string' }, 'dry-run': { type: 'boolean' }, from: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 const HELP = `hookmap record <agent|path/to/descriptor.yaml> [options]
-  --out DIR            where candidates go (default fixtures/<agent>/recorded)
+  --out DIR            where candidates go (default $HOOKMAP_HOME/recorded/<agent>, HOOKMAP_HOME=~/.hookmap)
   --port N             listen port (default ${DEFAULT_SERVE_PORT}; 0 = ephemeral)
   --host H             listen address (default ${DEFAULT_HOST})
   --relay URL          also emit to a relay (default: none; held hooks fail open at once)
@@ -21,8 +28,44 @@ const HELP = `hookmap record <agent|path/to/descriptor.yaml> [options]
   --log-dir D          the daemon's log folder
   --agent-version V    the agent's version when payloads do not state it (or HOOKMAP_AGENT_VERSION)
 Every POST /hooks/<agent>[/<hook>] is answered exactly as \`hookmap serve\` answers it and its
-body saved, redacted, as one \`kind: recorded\` YAML file.
+body saved as one \`kind: recorded\` YAML file (mode 0600), redacted with the strictest settings
+(secrets, secret-named keys, PII, home paths, values of secret-named environment variables).
+A file in which the secret scanner still finds anything is refused, not written.
+
+hookmap record promote <agent> [file...] [--from DIR] [--dry-run]
+  copy candidates (default: every file in --from, default $HOOKMAP_HOME/recorded/<agent>) into
+  fixtures/<agent>/recorded/, printing the diff of each; a candidate the scanner flags is refused.
+  --dry-run prints the diffs and copies nothing. Exit 1 if any candidate was refused.
+
+hookmap record scan <file|dir>...
+  run the secret scanner; prints file:line:column: rule for each finding, exit 1 if any.
 `;
+
+function scanPaths(paths: string[]): number {
+  const scanner = new SecretScanner();
+  const files: string[] = [];
+  for (const p of paths) {
+    if (!existsSync(p)) throw new ArgError(`${p}: no such file or folder`);
+    if (statSync(p).isDirectory()) {
+      const walk = (d: string): void => {
+        for (const f of readdirSync(d)) {
+          const q = join(d, f);
+          if (statSync(q).isDirectory()) walk(q);
+          else if (/\.(ya?ml|json|jsonl|txt)$/.test(f)) files.push(q);
+        }
+      };
+      walk(p);
+    } else files.push(p);
+  }
+  let found = 0;
+  for (const f of files) {
+    const fs = scanner.scan(readFileSync(f, 'utf8'));
+    if (fs.length) process.stdout.write(`${formatFindings(f, fs)}\n`);
+    found += fs.length;
+  }
+  process.stderr.write(`hookmap record scan: ${files.length} file(s), ${found} finding(s)\n`);
+  return found ? 1 : 0;
+}
 
 export async function run(argv: string[]): Promise<number> {
   let flags;
@@ -30,10 +73,32 @@ export async function run(argv: string[]): Promise<number> {
   try {
     ({ flags, positionals } = parseArgs(argv, SPEC));
     if (flags.help) { process.stdout.write(HELP); return 0; }
-    if (positionals.length !== 1) throw new ArgError('record takes exactly one agent id or descriptor path');
+    if (positionals[0] === 'scan') {
+      if (positionals.length < 2) throw new ArgError('record scan takes one or more files or folders');
+      return scanPaths(positionals.slice(1));
+    }
+    if (positionals[0] === 'promote') {
+      if (positionals.length < 2) throw new ArgError('record promote takes an agent id (and optionally candidate files)');
+      const agent = loadVendor(positionals[1]).vendor;
+      const from = (flags.from as string | undefined) ?? recordedDir(agent);
+      const files = positionals.length > 2 ? positionals.slice(2) : candidates(from);
+      if (!files.length) { process.stderr.write(`hookmap record promote: no candidates in ${from}\n`); return 0; }
+      const dryRun = !!flags['dry-run'];
+      const results = promote(agent, files, { dryRun });
+      for (const r of results) {
+        if (r.status === 'refused') process.stderr.write(`refused ${r.file}: the secret scanner finds\n${formatFindings(r.file, r.findings)}\n`);
+        else if (r.status === 'same') process.stderr.write(`unchanged ${r.target}\n`);
+        else process.stdout.write(r.diff);
+      }
+      const n = (s: string) => results.filter((r) => r.status === s).length;
+      process.stderr.write(`hookmap record promote: ${n('new')} new, ${n('changed')} changed, ${n('same')} unchanged, ${n('refused')} refused${dryRun ? ' (dry run: nothing written)' : ''}\n`);
+      return n('refused') ? 1 : 0;
+    }
+    if (positionals.length !== 1) throw new ArgError('record takes exactly one agent id or descriptor path (or: record promote <agent>, record scan <path>)');
   } catch (e) {
     if (e instanceof ArgError) { process.stderr.write(`hookmap record: ${e.message}\n${HELP}`); return 2; }
-    throw e;
+    process.stderr.write(`hookmap record: ${(e as Error).message}\n`);
+    return 2;
   }
   const say = (l: string) => process.stderr.write(`${l}\n`);
   let rec;
@@ -55,5 +120,8 @@ export async function run(argv: string[]): Promise<number> {
     return e instanceof ArgError ? 2 : 1;
   }
   process.stdout.write(`${rec.url}\n`);
-  return waitForSignal(async () => { await rec.close(); say(`recorded ${rec.files.length} payload(s) into ${rec.out}`); });
+  return waitForSignal(async () => {
+    await rec.close();
+    say(`recorded ${rec.files.length} payload(s) into ${rec.out}${rec.refused ? `; refused ${rec.refused} the scanner still flagged` : ''}; next: hookmap record promote ${rec.daemon.vendor} --dry-run`);
+  });
 }
