@@ -68,7 +68,7 @@ export function redactionEnv(env: NodeJS.ProcessEnv = process.env): { secretName
 /** Strings at least this long are redacted in yielding slices by `prepare`. */
 export const PREPARE_MIN = 32 * 1024;
 const PREPARE_SLICE = 64 * 1024;
-const CACHE_CHARS = 64 * 1024 * 1024;
+const CACHE_CHARS = 16 * 1024 * 1024;
 const NON_VALUES = new Set(['', 'null', 'true', 'false', 'none', 'nil', 'undefined']);
 
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
@@ -170,6 +170,12 @@ export class Redactor {
       await yieldToLoop();
     }
     return out + st.flush();
+  }
+
+  /** Drop what `prepare` computed (the caller's firing is done with it). */
+  forgetPrepared(): void {
+    this.prepared.clear();
+    this.preparedChars = 0;
   }
 
   /**

@@ -291,6 +291,7 @@ export class Mapper {
       // only core agent.* types are agent-scoped; x.<vendor>.agent.* is session-scoped (the envelope schema)
       gated.push({ dr, ceiling, data, agentScoped: dr.type.startsWith('agent.') });
     }
+    if (redacting.length) this.redactor.forgetPrepared();
     // streams closed by this firing (or past the per-session bound) release their held tails first, as closing fragments
     closing.push(...frag.close(false));
     if (closing.length) gated.unshift(...closing.map((ev) => ({ dr: { ...(ev.meta as Draft), id: newId(), cause: undefined }, ceiling: 'redacted' as CaptureLevel, data: ev.data, agentScoped: false })));
