@@ -144,6 +144,9 @@ function pins(r: AgentReport): string {
   const head = r.pins
     ? `${r.pins.passed}/${r.pins.total} upstream AEP pin cases reproduced ([${r.pins.file}](../${r.pins.file})).`
     : 'No upstream AEP pins for this agent.';
-  const skipped = Object.entries(r.pins?.skipped ?? {}).map(([k, v]) => `- \`${k}\` not imported: ${cell(v)}`);
+  const skipped = [
+    ...Object.entries(r.pins?.skipped ?? {}).map(([k, v]) => `- \`${k}\` not imported: ${cell(v)}`),
+    ...Object.entries(r.pins?.notReproducible ?? {}).map(([k, v]) => `- \`${k}\`: reproduced except ${v.fields.map((f) => `\`${v.type}\` data.${f}`).join(', ')}, not reproducible: ${cell(v.why)}`),
+  ];
   return [`## Pin reproduction\n\n${head}`, skipped.join('\n'), files.length ? table(['fixture file', 'kind', 'cases passing', 'provenance'], files) : 'No fixture files.'].filter(Boolean).join('\n\n');
 }

@@ -12,7 +12,7 @@ import { parse, stringify } from 'yaml';
 import { FIXTURES_DIR } from '../engine/descriptor/registry.ts';
 
 const UPSTREAM = join(FIXTURES_DIR, 'upstream/aep/mappings');
-const SECTIONS = ['hooks', 'moments'];
+const SECTIONS = ['hooks', 'moments', 'events'];
 const IGNORED: Record<string, string> = {
   identity: 'envelope identity is runtime state (checked by the daemon tests)',
   sse_modes: 'second channel, out of scope',
@@ -32,6 +32,14 @@ interface Setup {
   /** Envelope fields a pin leaves to runtime wiring (e.g. an answer's `subject`, the id of its request): not asserted on that case's pinned events. */
   unpinned?: Record<string, string[]>;
   cases?: unknown[];
+  /** Warm-up steps before EVERY imported single-moment case (e.g. the first sight of a stream, which would otherwise emit its session start inside each pin). */
+  before_all?: { hook?: string; input: unknown }[];
+  /**
+   * Pinned data fields the engine cannot reproduce, per case, with the
+   * reason: left out of that case's expectation (everything else in it is
+   * still checked) and listed in pins.yaml under `not_reproducible`.
+   */
+  not_reproducible?: Record<string, { type: string; fields: string[]; why: string }>;
   /** Fields the surface adds to a pin's input at runtime (a JSON-RPC id, the joined request), merged in: the pin is pure, the wire is not. */
   wiring?: Record<string, Record<string, unknown>>;
   /** Descriptor config every imported case runs under (the pins' posture, when the descriptor's default differs: stated in its deviations). */
@@ -41,9 +49,10 @@ interface Setup {
   /**
    * Pin blocks of state transitions ({prev, next, expected}): each becomes two
    * firings of `base` with the state at `at` (prev unchecked, then next,
-   * expecting the pinned events plus `companions`).
+   * expecting `lead`, the pinned events, then `companions`: what the same
+   * firing also emits around the pure transition).
    */
-  transitions?: Record<string, { base: Record<string, unknown>; at: string; companions?: unknown[] }>;
+  transitions?: Record<string, { base: Record<string, unknown>; at: string; lead?: unknown[]; companions?: unknown[] }>;
 }
 
 function expectOf(e: any, pinsStep: boolean): any {
@@ -62,17 +71,30 @@ export function importPins(agent: string): string | undefined {
   const setup: Setup = existsSync(setupPath) ? parse(readFileSync(setupPath, 'utf8')) ?? {} : {};
   const cases: any[] = [];
   const skipped: Record<string, string> = {};
+  const notReproducible: Record<string, { type: string; fields: string[]; why: string }> = {};
+  /** A field the engine cannot reproduce is left out of that event's expectation and not compared (`unchecked`), and said. */
+  const markUnreproducible = (name: string, pinned: any[]) => {
+    const nr = setup.not_reproducible?.[name];
+    if (!nr) return;
+    notReproducible[name] = nr;
+    for (const e of pinned) {
+      if (e.type !== nr.type) continue;
+      for (const f of nr.fields) if (e.data && typeof e.data === 'object') delete e.data[f];
+      e.unchecked = nr.fields;
+    }
+  };
   const addCase = (section: string, key: string, pin: any) => {
     const name = section === 'fallback' ? 'fallback' : `${section}.${key}`;
     if (setup.skip?.[name]) { skipped[name] = setup.skip[name]; return; }
     const expected = pin.expected === null ? [] : Array.isArray(pin.expected) ? pin.expected : [pin.expected];
-    const steps: any[] = (setup.before?.[name] ?? []).map((s) => ({ ...s }));
+    const steps: any[] = [...(setup.before_all ?? []), ...(setup.before?.[name] ?? [])].map((s) => ({ ...s }));
     const step: any = {};
     const hook = pin.hook ?? setup.hook?.[name];
     if (hook) step.hook = hook;
     step.input = setup.wiring?.[name] ? { ...pin.input, ...setup.wiring[name] } : pin.input;
     const pinned = expected.map((e: any) => expectOf(e, false));
     for (const e of pinned) for (const k of setup.unpinned?.[name] ?? []) delete e[k];
+    markUnreproducible(name, pinned);
     step.expect = [...pinned, ...(setup.companions?.[name] ?? [])];
     steps.push(step);
     cases.push(withSetup({ name, provenance: `aep conformance/fixtures/mappings/${agent}.json#/${section === 'fallback' ? 'fallback' : `${section}/${key}`}`, steps }));
@@ -98,9 +120,12 @@ export function importPins(agent: string): string | undefined {
           setPath(input, tr.at, v);
           return input;
         };
-        const steps: any[] = [];
+        const steps: any[] = (setup.before_all ?? []).map((st) => ({ ...st }));
         if (t.prev !== null && t.prev !== undefined) steps.push({ input: at(t.prev) });
-        steps.push({ input: at(t.next), expect: [...(t.expected ?? []).map((e: any) => expectOf(e, false)), ...(tr.companions ?? [])] });
+        const pinned = (t.expected ?? []).map((e: any) => expectOf(e, false));
+        for (const e of pinned) for (const u of setup.unpinned?.[`${section}.${k}`] ?? []) delete e[u];
+        markUnreproducible(`${section}.${k}`, pinned);
+        steps.push({ input: at(t.next), expect: [...(tr.lead ?? []), ...pinned, ...(tr.companions ?? [])] });
         cases.push(withSetup({ name: `${section}.${k}`, provenance: `aep conformance/fixtures/mappings/${agent}.json#/${section}/${k}`, steps }));
       }
     } else if (setup.wrap?.[section]) {
@@ -128,6 +153,7 @@ export function importPins(agent: string): string | undefined {
   for (const c of setup.cases ?? []) cases.push(c);
   const doc: any = { kind: 'events', agent, provenance: `AEP-0002 Annex A pins, fixtures/upstream/aep/mappings/${agent}.json (Apache-2.0, see fixtures/upstream/aep/NOTICE)`, capture: 'default' };
   if (Object.keys(skipped).length) doc.skipped = skipped;
+  if (Object.keys(notReproducible).length) doc.not_reproducible = notReproducible;
   doc.cases = cases;
   return BANNER(agent) + stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false });
 }

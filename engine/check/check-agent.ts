@@ -18,7 +18,11 @@ import type { CheckTarget } from './targets.ts';
 
 export interface CaseResult { file: string; name: string; kind: string; passed: boolean }
 
-export interface PinCount { file: string; passed: number; total: number; skipped: Record<string, string> }
+export interface PinCount {
+  file: string; passed: number; total: number; skipped: Record<string, string>;
+  /** Cases reproduced except for named fields the engine cannot produce (with the reason). */
+  notReproducible: Record<string, { type: string; fields: string[]; why: string }>;
+}
 
 export interface AgentReport {
   target: CheckTarget;
@@ -99,7 +103,7 @@ export async function checkAgent(target: CheckTarget): Promise<AgentReport> {
     // upstream pins only: hand-written cases appended by pin-setup.yaml are fixtures, not pins
     const upstream = new Set(pinsFile.cases.filter((c: any) => String(c?.provenance ?? '').startsWith('aep conformance')).map((c: any) => c.name));
     const cs = report.cases.filter((c) => c.file === pinsFile.file && upstream.has(c.name));
-    report.pins = { file: pinsFile.file, passed: cs.filter((c) => c.passed).length, total: cs.length, skipped: pinsFile.skipped ?? {} };
+    report.pins = { file: pinsFile.file, passed: cs.filter((c) => c.passed).length, total: cs.length, skipped: pinsFile.skipped ?? {}, notReproducible: pinsFile.notReproducible ?? {} };
   }
 
   const refs = new Set(evidence.map((e) => e.ref));
@@ -131,7 +135,10 @@ function locatePath(src: YamlSource, path: string): { line: number; col: number 
 export function summaryLine(r: AgentReport): string {
   if (!r.descriptor) return `${r.target.agent}: descriptor does not load (${r.errors.length} error${r.errors.length === 1 ? '' : 's'})`;
   const parts: string[] = [];
-  if (r.pins) parts.push(`${r.pins.passed}/${r.pins.total} pin cases`);
+  if (r.pins) {
+    const partial = Object.keys(r.pins.notReproducible).length;
+    parts.push(`${r.pins.passed}/${r.pins.total} pin cases${partial ? ` (${partial} with a pinned field not reproducible, stated)` : ''}`);
+  }
   const passed = r.cases.filter((c) => c.passed).length;
   parts.push(`${passed}/${r.cases.length} fixture cases`);
   parts.push(`${r.fixtureFiles.length} fixture file${r.fixtureFiles.length === 1 ? '' : 's'}`);

@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Redactor } from '../capture/redact.ts';
 import type { FormFieldSpec } from '../capture/gate.ts';
-import type { CompiledCommand, Descriptor } from '../descriptor/types.ts';
+import type { CompiledCommand, CompiledStream, Descriptor } from '../descriptor/types.ts';
 import { evaluate } from '../expr/compile.ts';
 import { sourceHost, type AepEvent } from '../map/envelope.ts';
 import { MapError, Mapper, type MapErrorCode, type MapResult } from '../map/mapper.ts';
@@ -202,6 +202,11 @@ export class Daemon {
     this.attach(link, Boolean(token));
     link.start();
     return link;
+  }
+
+  /** How a stream-subscriber surface attaches (undefined for every other kind). */
+  get streamSpec(): CompiledStream | undefined {
+    return this.d.surface.stream;
   }
 
   /** The descriptor's surface kind (stdio-tee, stream-subscriber, ...). */

@@ -14,6 +14,11 @@
 //       attention_timeout_ms: 30000
 //       descriptor: ./my/agent-b.yaml
 //       config: { gate_tools: [Bash] }   # descriptor config overrides
+//     <agent-c>:                   # a stream-subscriber agent (an agent server publishing events)
+//       instances:
+//         - url: http://127.0.0.1:8000
+//           key_env: AGENT_SERVER_KEY          # or key: ... (never logged)
+//           streams: [<id>, ...]                 # optional: else discovered
 //
 //   bridges:                       # AEP-0005 bridges run inside `up` (engine/bridge/config.ts)
 //     - { kind: otlp, endpoint: http://collector:4318 }
@@ -26,12 +31,15 @@ import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { DURABILITY, type Durability } from './session-log.ts';
 import { BridgeConfigError, bridgeConfig, type BridgeConfig } from '../bridge/config.ts';
+import type { StreamInstance } from '../surface/stream-subscriber.ts';
 
 export interface AgentEntry {
   /** Agent id or descriptor path, as loadVendor() takes it. */
   descriptor: string;
   attentionTimeoutMs?: number;
   config?: Record<string, unknown>;
+  /** The agent instances a stream-subscriber surface attaches to. */
+  instances?: StreamInstance[];
 }
 
 export interface UpConfig {
@@ -66,7 +74,33 @@ const posInt = (v: unknown, what: string, file: string): number | undefined => {
 
 const expand = (p: string, base: string) => resolve(base, p.replace(/^~(?=$|\/)/, homedir()));
 
-export function loadUpConfig(file: string): UpConfig {
+function instancesOf(v: unknown, where: string, file: string, env: NodeJS.ProcessEnv): StreamInstance[] | undefined {
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v)) throw new ConfigError(`${file}: ${where} must be a list of {url, key | key_env, streams?}`);
+  return v.map((x: any, i: number) => {
+    const at = `${where}[${i}]`;
+    if (!x || typeof x !== 'object' || Array.isArray(x)) throw new ConfigError(`${file}: ${at} must be a mapping`);
+    for (const k of Object.keys(x)) if (!['url', 'key', 'key_env', 'streams'].includes(k)) throw new ConfigError(`${file}: ${at}: unknown key '${k}' (known: url, key, key_env, streams)`);
+    let url: URL;
+    try {
+      url = new URL(String(x.url));
+    } catch {
+      throw new ConfigError(`${file}: ${at}.url must be an http(s) URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${file}: ${at}.url must be an http(s) URL`);
+    if (url.username || url.password) throw new ConfigError(`${file}: ${at}.url must not carry credentials (use key or key_env)`);
+    if (x.key !== undefined && x.key_env !== undefined) throw new ConfigError(`${file}: ${at}: key and key_env are exclusive`);
+    let key: string | undefined;
+    if (x.key_env !== undefined) {
+      key = env[String(x.key_env)];
+      if (key === undefined || key === '') throw new ConfigError(`${file}: ${at}.key_env names ${x.key_env}, which is not set`);
+    } else if (x.key !== undefined) key = String(x.key);
+    if (x.streams !== undefined && (!Array.isArray(x.streams) || !x.streams.every((s: unknown) => typeof s === 'string' && s))) throw new ConfigError(`${file}: ${at}.streams must be a list of stream ids`);
+    return { url: url.toString().replace(/\/+$/, ''), key, streams: x.streams };
+  });
+}
+
+export function loadUpConfig(file: string, env: NodeJS.ProcessEnv = process.env): UpConfig {
   let doc: any;
   try {
     doc = parse(readFileSync(file, 'utf8')) ?? {};
@@ -102,6 +136,7 @@ export function loadUpConfig(file: string): UpConfig {
           descriptor: typeof e.descriptor === 'string' ? pathish(e.descriptor) : id,
           attentionTimeoutMs: posInt(e.attention_timeout_ms, `agents.${id}.attention_timeout_ms`, file),
           config: e.config && typeof e.config === 'object' ? e.config : undefined,
+          instances: instancesOf(e.instances, `agents.${id}.instances`, file, env),
         });
       }
     } else {

@@ -14,9 +14,10 @@ import { Daemon } from './daemon.ts';
 import { hookFrameworkErrors, registerHookRoutes } from './http.ts';
 import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
 import { restoreFromLogs } from './relay-restore.ts';
+import { StreamSubscriber, streamStateFile, type StreamInstance } from '../surface/stream-subscriber.ts';
 import { agentLogDir, hookmapHome } from './paths.ts';
 import { DEFAULT_HOST, urlOf } from './serve.ts';
-import type { UpConfig } from './up-config.ts';
+import type { AgentEntry, UpConfig } from './up-config.ts';
 
 export const DEFAULT_UP_PORT = 8787;
 
@@ -41,7 +42,9 @@ export async function startUp(o: UpOptions): Promise<Up> {
   // forceCloseConnections: an idle keep-alive (a consumer's pooled socket) must not hold shutdown hostage
   const app = Fastify({ logger: false, forceCloseConnections: true, frameworkErrors: hookFrameworkErrors(daemons, say) });
   const relay = createRelay({ app, token: o.token, prefix: '', log: (l) => say(redactUrl(l)) });
-  const entries = o.agents ?? listVendors().map((descriptor) => ({ descriptor, attentionTimeoutMs: undefined, config: undefined }));
+  const subscribers: { agent: string; sub: StreamSubscriber }[] = [];
+  const instances = new Map<string, StreamInstance[] | undefined>();
+  const entries: AgentEntry[] = o.agents ?? listVendors().map((descriptor) => ({ descriptor }));
   for (const e of entries) {
     try {
       const descriptor = loadVendor(e.descriptor);
@@ -55,6 +58,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
         say: (l) => say(`[${descriptor.vendor}] ${l}`),
       });
       daemons.set(d.vendor, d);
+      instances.set(d.vendor, e.instances);
     } catch (err) {
       // one broken descriptor must not take every other agent down
       say(`agent ${e.descriptor} NOT started: ${(err as Error).message}`);
@@ -71,7 +75,10 @@ export async function startUp(o: UpOptions): Promise<Up> {
     try {
       const body = JSON.parse(payload);
       body.relay = daemons.size > 0 && [...daemons.values()].every((d) => d.relayReady);
-      body.agents = Object.fromEntries([...daemons].map(([k, d]) => [k, { relay: d.relayReady, control: d.controlOn, epoch: d.epoch }]));
+      body.agents = Object.fromEntries([...daemons].map(([k, d]) => {
+        const streams = subscribers.filter((x) => x.agent === k).map((x) => x.sub.status());
+        return [k, { relay: d.relayReady, control: d.controlOn, epoch: d.epoch, ...(streams.length ? { streams } : {}) }];
+      }));
       return JSON.stringify(body);
     } catch {
       return payload;
@@ -89,6 +96,20 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const wildcard = addr.address === '0.0.0.0' || addr.address === '::';
   const self = wildcard ? `http://${addr.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${addr.port}` : url;
   for (const d of daemons.values()) d.connectRelay(self, o.token);
+  // stream-subscriber agents: the daemon attaches to each configured instance's event stream
+  for (const d of daemons.values()) {
+    if (d.surfaceKind !== 'stream-subscriber') continue;
+    const list = instances.get(d.vendor);
+    if (!list?.length) {
+      say(`  ${d.vendor}: no instances configured: nothing to subscribe to (hookmap up --config: agents.${d.vendor}.instances)`);
+      continue;
+    }
+    for (const inst of list) {
+      const sub = new StreamSubscriber({ daemon: d, spec: d.streamSpec!, instance: inst, stateFile: streamStateFile(d.logDir), say: (l) => say(`[${d.vendor}] ${l}`) });
+      subscribers.push({ agent: d.vendor, sub });
+      sub.start();
+    }
+  }
   say(`hookmap up: listening on ${url} (one port: relay + hooks)`);
   say(`  relay: ${url}/events (POST, discovery, SSE) ${url}/stream (SSE) ${url.replace(/^http/, 'ws')}/socket (WebSocket)`);
   for (const d of daemons.values()) say(`  ${d.vendor}: ${surfaceLine(d, url)}  logs ${d.logDir} (epoch ${d.epoch})`);
@@ -122,6 +143,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
       (closing ??= (async () => {
         for (const b of bridges) await b.stop();
         tee.close();
+        for (const x of subscribers) await x.sub.close();
         for (const d of daemons.values()) await d.close();
         await app.close();
       })()),
@@ -130,6 +152,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
 
 /** Where one agent's moments arrive, as `up` prints it. */
 function surfaceLine(d: Daemon, url: string): string {
+  if (d.surfaceKind === 'stream-subscriber') return 'subscribes to its configured instances\' event streams';
   if (d.surfaceKind === 'stdio-tee') return `${url.replace(/^http/, 'ws')}/surfaces/${d.vendor}/tee (hookmap tee ${d.vendor} -- <agent command>)`;
   return `POST ${url}/hooks/${d.vendor}[/<hook>]`;
 }
