@@ -11,7 +11,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'capabilities', module: 'capabilities', synopsis: 'capabilities [agent] [--json]', summary: 'what each agent proves, and what not' },
   { name: 'docs', module: 'docs', synopsis: 'docs [--check]', summary: 'regenerate capabilities/ (or fail on drift)' },
   { name: 'codegen', module: 'codegen', synopsis: 'codegen [--check]', summary: 'regenerate schema types and imported AEP pins (or fail on drift)' },
-  { name: 'setup', module: 'setup', synopsis: 'setup <agent> [--user|--project] [--dir D] [--uninstall] [--dry-run] [--shim sh|node]', summary: "write/merge the agent's own hook config" },
+  { name: 'setup', module: 'setup', synopsis: 'setup <agent> [--user|--project] [--dir D] [--uninstall] [--dry-run] [--shim sh|node] [--wrap CMD --name N]', summary: "write/merge the agent's own hook config" },
   { name: 'doctor', module: 'doctor', synopsis: 'doctor [agent...] [--json] [--dir D] [--url U]', summary: 'what is installed, running, stale' },
   { name: 'validate', module: 'validate', synopsis: 'validate <file.jsonl|->', summary: 'AEP envelope/payload/order/capture checks' },
   { name: 'tail', module: 'tail', synopsis: 'tail [--filter F] [--session S] [--json]', summary: 'watch the stream' },

@@ -57,6 +57,10 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string)
       continue;
     }
     const mine = entries.filter((e) => ours(e.handler));
+    if (d.surface.kind === 'stdio-tee') {
+      inspectTee(mine, where, add, out, scope, path, setupCmd(scope));
+      continue;
+    }
     if (!mine.length) {
       add({ status: 'info', message: `${where}: config present, no hookmap entries`, fix: setupCmd(scope) });
       continue;
@@ -111,6 +115,21 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string)
     add({ status: 'info', message: 'not wired (no hook config found)', fix: `hookmap setup ${agent}` });
   }
   return out;
+}
+
+/** An editor's agent entries wrapped in `hookmap tee`: which, and does the hookmap they run still exist? */
+function inspectTee(mine: Entry[], where: string, add: (f: Omit<Finding, 'area' | 'subject'>) => void, out: AgentWiring, scope: Scope, path: string, fix: string): void {
+  if (!mine.length) {
+    add({ status: 'info', message: `${where}: config present, no agent entry runs hookmap tee`, fix: `${fix} --wrap "<agent command>"` });
+    return;
+  }
+  out.wired = true;
+  out.wiredAt.push({ scope, path });
+  add({ status: 'ok', message: `${where}: ${mine.length} agent entr${mine.length === 1 ? 'y runs' : 'ies run'} behind hookmap tee: ${mine.map((e) => e.hook).join(', ')}` });
+  for (const e of mine) {
+    const script = String(e.handler.command ?? '').split(' ').find((w) => /hookmap\.mjs$/.test(w));
+    if (script && !existsSync(script)) add({ status: 'problem', message: `${where}: "${e.hook}" runs ${script}, which does not exist: the editor cannot start that agent`, fix });
+  }
 }
 
 /** A generated plugin/extension file: ours? current? */

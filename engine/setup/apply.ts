@@ -23,11 +23,17 @@ import { pluginStamp } from './formats/plugin-file.ts';
 import type { ConfigFormat, DirFiles, Entry, FormatOptions } from './formats/types.ts';
 import { readJsonFile, sameJson, sameJsonIgnoringEmpty, serialize } from './json-file.ts';
 import { hookmapMatcher } from './recognize.ts';
-import { registrations, type Registration, type ShimKind } from './registrations.ts';
+import { registrations, teeRegistrations, type Registration, type ShimKind } from './registrations.ts';
 import { checkRequirements } from './requirements.ts';
 import { setupSpec, type Scope, type SetupSpec } from './spec.ts';
 
-export interface SetupOptions { scope: Scope; dir: string; uninstall: boolean; shim: ShimKind; env: NodeJS.ProcessEnv }
+export interface SetupOptions {
+  scope: Scope; dir: string; uninstall: boolean; shim: ShimKind; env: NodeJS.ProcessEnv;
+  /** stdio-tee agents: the agent commands to wrap in `hookmap tee` (each becomes one entry of the editor's config). */
+  wrap?: string[];
+  /** stdio-tee agents: the entry's display name (default: `<command> (hookmap)`). */
+  name?: string;
+}
 
 /** One file this run writes (after: text) or deletes (after: null); before null = it does not exist. */
 export interface FileChange { path: string; before: string | null; after: string | null; mode?: number }
@@ -149,7 +155,14 @@ export function planSetup(d: Descriptor, o: SetupOptions): SetupPlan {
   const ours = hookmapMatcher(d.vendor);
   const opts = formatOptions(d, spec, owned && !o.uninstall);
   let regs: Registration[] = [];
-  if (!o.uninstall && !owned) {
+  if (!o.uninstall && d.surface.kind === 'stdio-tee') {
+    if (!o.wrap?.length) throw new SetupError(`${d.vendor}: a stdio-tee agent is wired by wrapping the agent command the editor starts: pass --wrap "<agent command>" (e.g. --wrap "gemini --acp")`);
+    try {
+      regs = teeRegistrations(d, o.wrap, o.name, [process.execPath, BIN]);
+    } catch (e) {
+      throw new SetupError(`${d.vendor}: ${(e as Error).message}`);
+    }
+  } else if (!o.uninstall && !owned) {
     if (d.surface.kind !== 'command-hook' && d.surface.kind !== 'http-hook') {
       throw new SetupError(`${d.vendor}: surface kind '${d.surface.kind}' is wired by installing its ${d.surface.kind}, not by a hook config`);
     }
@@ -163,7 +176,7 @@ export function planSetup(d: Descriptor, o: SetupOptions): SetupPlan {
   if (o.uninstall) return plan;
   plan.registrations = regs;
   if (owned) plan.plugin = configPath;
-  if (regs.some((r) => r.kind === 'command')) plan.shimChanges = writeShims(d, o.env, { dryRun: true }).changed;
+  if (regs.some((r) => r.kind === 'command') && d.surface.kind !== 'stdio-tee') plan.shimChanges = writeShims(d, o.env, { dryRun: true }).changed;
   plan.notes = spec.notes;
   plan.warnings = checkRequirements(spec, o.env)
     .filter((r) => !r.met)
@@ -197,7 +210,9 @@ function planJson(d: Descriptor, o: SetupOptions, configPath: string, format: Ex
   const doc = format.install(file.doc, regs, ours, opts);
   const changed = !file.exists || !sameJson(doc, file.doc);
   plan.after = changed ? serialize(doc, file) : file.text;
-  plan.createsBackup = changed && file.exists && !existsSync(plan.backupPath);
+  // the backup is the user's file before our FIRST write: one that already holds our entries is not it
+  const pristine = sameJson(format.remove(file.doc, ours, opts), file.doc);
+  plan.createsBackup = changed && file.exists && pristine && !existsSync(plan.backupPath);
   finish(plan, file.exists);
   plan.changed = changed;
   return plan;
@@ -225,7 +240,9 @@ function planText(d: Descriptor, o: SetupOptions, configPath: string, format: Ex
   }
   plan.after = format.install(text, regs, ours, opts);
   finish(plan, exists);
-  plan.createsBackup = plan.changed && exists && !format.owned && !existsSync(plan.backupPath);
+  // the backup is the user's file before our FIRST write: one that already holds our entries is not it
+  const pristine = format.owned || format.remove(text, ours, opts) === text;
+  plan.createsBackup = plan.changed && exists && !format.owned && pristine && !existsSync(plan.backupPath);
   return plan;
 }
 
@@ -253,7 +270,7 @@ export function commitSetup(d: Descriptor, plan: SetupPlan, env: NodeJS.ProcessE
     writeFileSync(plan.backupPath, plan.before, { flag: 'wx' });
     wrote.push(plan.backupPath);
   }
-  if (!plan.uninstall && plan.registrations.some((r) => r.kind === 'command')) wrote.push(...writeShims(d, env).changed);
+  if (!plan.uninstall && d.surface.kind !== 'stdio-tee' && plan.registrations.some((r) => r.kind === 'command')) wrote.push(...writeShims(d, env).changed);
   for (const f of plan.files) {
     if (f.after === null) rmSync(f.path, { force: true });
     else {

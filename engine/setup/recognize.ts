@@ -1,5 +1,6 @@
 // Which hook handlers in an agent's config are hookmap's: a command running
-// one of our shims (`.../shims/<agent>.sh`, `hookmap hook <agent>`) or an
+// one of our shims (`.../shims/<agent>.sh`, `hookmap hook <agent>`, the tee
+// `hookmap tee <agent> -- ...`) or an
 // HTTP hook posting to our daemon route (`/hooks/<agent>`). Recognition is by
 // shape, not by a marker field, because the agents reject or drop unknown keys.
 export interface Handler { type?: unknown; command?: unknown; url?: unknown; [k: string]: unknown }
@@ -12,7 +13,7 @@ export function hookmapMatcher(agent: string): (h: Handler) => boolean {
 
 function matcherFor(a: string): (h: Handler) => boolean {
   const sh = new RegExp(`(^|[/'"\\s])shims/${a}\\.sh(['"\\s]|$)`);
-  const node = new RegExp(`hookmap(\\.mjs)?['"]?\\s+hook\\s+${a}(\\s|$)`);
+  const node = new RegExp(`hookmap(\\.mjs)?['"]?\\s+(hook|tee)\\s+${a}(\\s|$)`);
   const url = new RegExp(`/hooks/${a}(/[^/?#]*)?([?#].*)?$`);
   return (h) => {
     if (!h || typeof h !== 'object') return false;

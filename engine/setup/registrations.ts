@@ -14,6 +14,8 @@ export interface Registration {
   target: string;
   /** The agent's own timeout for this handler, when the descriptor states it. */
   timeoutMs?: number;
+  /** The command as an argument vector (formats that store command + args apart, e.g. an editor's agent servers). */
+  argv?: string[];
 }
 
 export interface RegistrationOptions { shim: ShimKind; shPath: string; nodeCommand: string[]; baseUrl: string }
@@ -36,4 +38,40 @@ export function registrations(d: Descriptor, o: RegistrationOptions): Registrati
     out.push({ hook: name, kind: 'command', target: argv.map(safeWord).join(' '), timeoutMs });
   }
   return out;
+}
+
+/** A word list as a shell would split it: whitespace, '...' and "..." quoting, backslash escapes. */
+export function splitCommand(line: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let has = false;
+  let q: '"' | "'" | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (q) {
+      if (c === q) q = undefined;
+      else if (c === '\\' && q === '"' && i + 1 < line.length) cur += line[++i];
+      else cur += c;
+    } else if (c === '"' || c === "'") { q = c; has = true; }
+    else if (c === '\\' && i + 1 < line.length) { cur += line[++i]; has = true; }
+    else if (/\s/.test(c)) { if (has || cur) out.push(cur); cur = ''; has = false; }
+    else { cur += c; has = true; }
+  }
+  if (q) throw new Error(`unbalanced ${q} quote in: ${line}`);
+  if (has || cur) out.push(cur);
+  return out;
+}
+
+/**
+ * A stdio-tee agent is wired by wrapping the user's agent command: one
+ * registration per wrapped command, named as the editor will list it.
+ */
+export function teeRegistrations(d: Descriptor, wrap: string[], name: string | undefined, nodeCommand: string[]): Registration[] {
+  return wrap.map((line, i) => {
+    const argv = splitCommand(line);
+    if (!argv.length) throw new Error('--wrap needs the agent command, e.g. --wrap "gemini --acp"');
+    const base = name ?? `${argv[0].split('/').pop()} (hookmap)`;
+    const full = [...nodeCommand, 'tee', d.vendor, '--', ...argv];
+    return { hook: wrap.length > 1 && i > 0 ? `${base} ${i + 1}` : base, kind: 'command' as const, target: full.map(safeWord).join(' '), argv: full };
+  });
 }

@@ -1,6 +1,9 @@
 // `hookmap setup <agent> [--user | --project] [--dir D] [--uninstall] [--dry-run] [--shim sh|node]`:
 // merges hookmap's hook entries into the agent's own hook config (the file
-// and format its descriptor's `setup` block names). Exit 0 done or nothing
+// and format its descriptor's `setup` block names). A stdio-tee agent is
+// wired in its EDITOR's config instead: `--wrap "<agent command>"` adds an
+// agent entry that runs `hookmap tee <agent> -- <agent command>` (`--name`
+// names it as the editor lists it). Exit 0 done or nothing
 // to do, 1 refused (unparseable config, no setup known), 2 usage.
 import { loadVendor } from '../../descriptor/registry.ts';
 import { DescriptorLoadError } from '../../descriptor/errors.ts';
@@ -12,7 +15,7 @@ import type { ShimKind } from '../../setup/registrations.ts';
 import { shimPaths } from '../../shim/plan.mjs';
 import { ArgError, parseArgs } from '../args.ts';
 
-const USAGE = 'usage: hookmap setup <agent> [--user | --project] [--dir D] [--uninstall] [--dry-run] [--shim sh|node]';
+const USAGE = 'usage: hookmap setup <agent> [--user | --project] [--dir D] [--uninstall] [--dry-run] [--shim sh|node] [--wrap "<agent command>" [--name N]]';
 
 export async function run(argv: string[]): Promise<number> {
   let agent: string;
@@ -25,6 +28,8 @@ export async function run(argv: string[]): Promise<number> {
       uninstall: { type: 'boolean' },
       'dry-run': { type: 'boolean', short: 'n' },
       shim: { type: 'string' },
+      wrap: { type: 'string', multiple: true },
+      name: { type: 'string' },
     });
     flags = p.flags;
     if (p.positionals.length !== 1) throw new ArgError(USAGE);
@@ -46,9 +51,12 @@ export async function run(argv: string[]): Promise<number> {
       uninstall: !!flags.uninstall,
       shim: ((flags.shim as ShimKind | undefined) ?? 'sh'),
       env,
+      wrap: flags.wrap as string[] | undefined,
+      name: flags.name as string | undefined,
     });
     const where = `${plan.configPath} (${plan.scope})`;
-    const what = plan.plugin ? 'the generated plugin' : `${plan.registrations.length} hooks`;
+    const tee = d.surface.kind === 'stdio-tee';
+    const what = plan.plugin ? 'the generated plugin' : tee ? plan.registrations.map((r) => `"${r.hook}"`).join(', ') || 'its agent entries' : `${plan.registrations.length} hooks`;
     if (!plan.changed && !plan.shimChanges.length) {
       out(plan.uninstall ? `no changes: no hookmap entries for ${plan.agent} in ${where}` : `no changes: ${plan.agent} is already wired in ${where} (${what})`);
       return 0;
@@ -70,7 +78,7 @@ export async function run(argv: string[]): Promise<number> {
       if (plan.files.length > 1 || plan.removesDir) for (const f of plan.files) out(`  ${f.after === null ? 'deleted' : 'rewrote'} ${f.path}`);
       else if (plan.after === null) out('  nothing but hookmap\'s was in it: deleted');
       else if (plan.restoresBackup) out(`  restored the original bytes from ${plan.backupPath} (backup removed)`);
-      out(`  shims stay in ${shimPaths(plan.agent, env).dir} (harmless; delete by hand if unused)`);
+      if (d.surface.kind !== 'stdio-tee') out(`  shims stay in ${shimPaths(plan.agent, env).dir} (harmless; delete by hand if unused)`);
       return 0;
     }
     const http = plan.registrations.filter((r) => r.kind === 'http');
@@ -78,7 +86,8 @@ export async function run(argv: string[]): Promise<number> {
     out(`${plan.changed ? 'wired' : 'regenerated shims for'} ${plan.agent} in ${where}: ${what}`);
     if (plan.files.length > 1) for (const f of plan.files) out(`  ${f.after === null ? 'removed' : 'wrote'} ${f.path}`);
     if (http.length) out(`  native HTTP (no shim): ${http.map((r) => r.hook).join(', ')}`);
-    if (cmd.length) out(`  via the ${flags.shim === 'node' ? 'Node' : 'sh'} shim: ${cmd.map((r) => r.hook).join(', ')}`);
+    if (tee) for (const r of cmd) out(`  "${r.hook}" runs: ${r.target}`);
+    else if (cmd.length) out(`  via the ${flags.shim === 'node' ? 'Node' : 'sh'} shim: ${cmd.map((r) => r.hook).join(', ')}`);
     for (const f of plan.shimChanges) out(`  generated ${f}`);
     if (plan.createsBackup) out(`  original backed up to ${plan.backupPath}`);
     for (const n of plan.notes) out(`note: ${n}`);

@@ -1,4 +1,5 @@
 // Config format strategies by name (the descriptor's `setup.shape`, else `setup.format`).
+import { agentServersFormat } from './agent-servers.ts';
 import { hookGroups } from './hook-groups.ts';
 import { hookLists } from './hook-lists.ts';
 import { hooksDir } from './hooks-dir.ts';
@@ -16,6 +17,7 @@ export const FORMATS: Record<string, ConfigFormat> = {
   'yaml-hook-list': yamlHookList,
   'hooks-dir': hooksDir,
   'plugin-file': pluginFile,
+  'agent-servers': agentServersFormat,
 };
 
 export function configFormat(name: string): ConfigFormat {

@@ -1,0 +1,101 @@
+// `hookmap setup acp --wrap "<agent command>"`: Zed's settings.json (JSON
+// with comments) gains an agent_servers entry running `hookmap tee acp --
+// <command>`; only that member is rewritten, comments and the rest keep
+// their bytes; wrapping another command adds an entry, re-wrapping replaces
+// it; uninstall restores the user's exact bytes (engine/setup/formats/agent-servers.ts).
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadVendor } from '../../engine/descriptor/registry.ts';
+import { commitSetup, planSetup, SetupError, type SetupOptions } from '../../engine/setup/apply.ts';
+import { parseJsonc } from '../../engine/setup/formats/agent-servers.ts';
+import { FormatError } from '../../engine/setup/formats/types.ts';
+import { splitCommand } from '../../engine/setup/registrations.ts';
+import { BIN } from '../shim/helpers.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'hookmap-zed-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+
+function sandbox() {
+  const dir = join(root, String(n++));
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: join(dir, 'home'), HOOKMAP_HOME: join(dir, 'hm') };
+  mkdirSync(join(env.HOME!, '.config', 'zed'), { recursive: true });
+  return { env, file: join(env.HOME!, '.config', 'zed', 'settings.json') };
+}
+
+const setup = (env: NodeJS.ProcessEnv, o: Partial<SetupOptions>) => {
+  const d = loadVendor('acp');
+  const plan = planSetup(d, { scope: 'user', dir: env.HOME!, uninstall: false, shim: 'sh', env, ...o });
+  commitSetup(d, plan, env);
+  return plan;
+};
+
+const ZED = `// Zed settings
+//
+// For information on how to configure Zed, see the Zed
+// documentation: https://zed.dev/docs/configuring-zed
+{
+  "ui_font_size": 16, /* big */
+  "agent_servers": {
+    // the user's own
+    "My Agent": { "type": "custom", "command": "my-agent", "args": ["--acp"] },
+  },
+  "theme": "One Dark",
+}
+`;
+
+describe('setup acp: Zed agent_servers', () => {
+  it('adds the wrapped agent beside the user\'s own, keeps every other byte, is idempotent, and uninstall restores the exact bytes', () => {
+    const { env, file } = sandbox();
+    writeFileSync(file, ZED);
+    const p1 = setup(env, { wrap: ['gemini --acp'], name: 'Gemini CLI (hookmap)' });
+    expect(p1.createsBackup).toBe(true);
+    const text = readFileSync(file, 'utf8');
+    expect(text.startsWith('// Zed settings\n//\n// For information')).toBe(true);
+    expect(text).toContain('"ui_font_size": 16, /* big */');
+    expect(text).toContain('"theme": "One Dark",\n}');
+    const doc = parseJsonc(text) as any;
+    expect(doc.agent_servers['My Agent']).toEqual({ type: 'custom', command: 'my-agent', args: ['--acp'] });
+    expect(doc.agent_servers['Gemini CLI (hookmap)']).toEqual({ type: 'custom', command: process.execPath, args: [BIN, 'tee', 'acp', '--', 'gemini', '--acp'], env: {} });
+    expect(setup(env, { wrap: ['gemini --acp'], name: 'Gemini CLI (hookmap)' }).changed).toBe(false);
+    // a second agent is added; the user's env on ours survives a re-wrap
+    setup(env, { wrap: ["npx -y '@zed-industries/claude-code-acp'"] });
+    const withEnv = readFileSync(file, 'utf8').replace('"env": {}', '"env": { "GEMINI_API_KEY": "k" }');
+    writeFileSync(file, withEnv);
+    setup(env, { wrap: ['gemini --acp --debug'], name: 'Gemini CLI (hookmap)' });
+    const doc2 = parseJsonc(readFileSync(file, 'utf8')) as any;
+    expect(Object.keys(doc2.agent_servers)).toEqual(['My Agent', 'npx (hookmap)', 'Gemini CLI (hookmap)']);
+    expect(doc2.agent_servers['npx (hookmap)'].args).toEqual([BIN, 'tee', 'acp', '--', 'npx', '-y', '@zed-industries/claude-code-acp']);
+    expect(doc2.agent_servers['Gemini CLI (hookmap)']).toMatchObject({ args: [BIN, 'tee', 'acp', '--', 'gemini', '--acp', '--debug'], env: { GEMINI_API_KEY: 'k' } });
+    const un = setup(env, { uninstall: true });
+    expect(un.restoresBackup).toBe(true);
+    expect(readFileSync(file, 'utf8')).toBe(ZED);
+  });
+
+  it('creates the file when Zed has none, and uninstall deletes it again', () => {
+    const { env, file } = sandbox();
+    setup(env, { wrap: ['gemini --acp'] });
+    expect(parseJsonc(readFileSync(file, 'utf8'))).toEqual({ agent_servers: { 'gemini (hookmap)': { type: 'custom', command: process.execPath, args: [BIN, 'tee', 'acp', '--', 'gemini', '--acp'], env: {} } } });
+    setup(env, { uninstall: true });
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('refuses what it must not touch, with the reason', () => {
+    const { env, file } = sandbox();
+    expect(() => setup(env, {})).toThrow(SetupError);
+    expect(() => setup(env, {})).toThrow(/--wrap "<agent command>"/);
+    writeFileSync(file, '{ "agent_servers": { "Gemini": { "command": "gemini" } } }');
+    expect(() => setup(env, { wrap: ['gemini --acp'], name: 'Gemini' })).toThrow(/already has an entry named "Gemini" that is not hookmap's/);
+    writeFileSync(file, '{ "agent_servers": [] }');
+    expect(() => setup(env, { wrap: ['gemini --acp'] })).toThrow(FormatError);
+    writeFileSync(file, '{ "a": 1 /* unterminated');
+    expect(() => setup(env, { wrap: ['gemini --acp'] })).toThrow(/unterminated/);
+    expect(() => setup(env, { wrap: ['gemini "--acp'] })).toThrow(/unbalanced/);
+  });
+
+  it('splits an agent command as a shell would', () => {
+    expect(splitCommand(`npx -y "@scope/agent acp" --dir 'a b' c\\ d ""`)).toEqual(['npx', '-y', '@scope/agent acp', '--dir', 'a b', 'c d', '']);
+  });
+});
