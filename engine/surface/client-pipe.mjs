@@ -118,11 +118,13 @@ export class ClientPipe {
 
   /**
    * Write `line` (no newline) to the agent at the next line boundary.
-   * `done(ok, why?)` says whether it was written.
+   * `done(ok, why?)` says whether it was written; `still()` (optional) is
+   * asked at the moment of writing whether the line is still wanted (an
+   * answer the editor gave first makes hookmap's moot).
    */
-  inject(line, origin, done) {
+  inject(line, origin, done, still) {
     if (this.ended) return done(false, "the agent's stdin is closed");
-    const job = { line, origin, done, timer: undefined };
+    const job = { line, origin, done, still, timer: undefined };
     if (!this.framer.midLine) return this.writeInjection(job);
     job.timer = setTimeout(() => {
       const i = this.injections.indexOf(job);
@@ -142,6 +144,7 @@ export class ClientPipe {
   }
 
   writeInjection(job) {
+    if (job.still && !job.still()) return job.done(false, 'no longer wanted when its turn came');
     this.o.setOrigin?.(job.origin);
     this.write(Buffer.from(`${job.line}\n`, 'utf8'));
     this.o.setOrigin?.(undefined);

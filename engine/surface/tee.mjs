@@ -165,11 +165,15 @@ export function runTee(opts, io = {}) {
       const id = agentRequests.get(n);
       agentRequests.delete(n);
       if (id === undefined || bytes === '') return;
-      // only a request still waiting gets hookmap's answer; the editor's own answer wins a tie
-      if (!rpc.isPending('agent', id)) return say(`a decision for request ${JSON.stringify(id)} arrived after the editor answered it: not written`);
-      rpc.settle('agent', id);
-      pipe.swallow(`${typeof id}:${id}`);
-      pipe.inject(bytes.replace(/\n+$/, ''), undefined, (ok, why) => ok || say(`the decision for request ${JSON.stringify(id)} was not written: ${why}`));
+      // only a request still waiting gets hookmap's answer: the editor's own answer wins a tie, even one
+      // that arrives while this line waits for a line boundary
+      const pending = () => rpc.isPending('agent', id);
+      if (!pending()) return say(`a decision for request ${JSON.stringify(id)} arrived after the editor answered it: not written`);
+      // framed like any line the agent receives (it answers the request), then the editor's late answer is dropped
+      pipe.inject(bytes.replace(/\n+$/, ''), { answered_by: 'hookmap' }, (ok, why) => {
+        if (ok) pipe.swallow(`${typeof id}:${id}`);
+        else say(`the decision for request ${JSON.stringify(id)} was not written: ${why}`);
+      }, pending);
     },
     onWrite: (id, bytes) => {
       pipe.inject(bytes.replace(/\n+$/, ''), { command: id }, (ok, why) => link.sendNow({ t: 'written', id, ok, ...(why ? { why } : {}) }));

@@ -20,6 +20,8 @@ export const AGENTS: LiveAgent[] = [
   { id: 'claude-code', pkg: '@anthropic-ai/claude-code', version: '2.1.328', bin: 'claude' },
   { id: 'codex', pkg: '@openai/codex', version: '0.169.0', bin: 'codex' },
   { id: 'gemini-cli', pkg: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
+  // ACP: Gemini CLI in its ACP mode (`gemini --acp`) behind `hookmap tee acp` (the same package)
+  { id: 'acp', pkg: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
   { id: 'qwen-code', pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'qwen' },
   { id: 'opencode', pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
   { id: 'pi', pkg: '@mariozechner/pi-coding-agent', version: '0.73.1', bin: 'pi' },

@@ -136,6 +136,18 @@ describe('ClientPipe', () => {
     expect(origins).toEqual([undefined, { command: 'c1' }, undefined]);
   });
 
+  it('an injection that is no longer wanted when its boundary comes is not written', () => {
+    const { p, all } = pipe();
+    p.push(b('{"partial":'));
+    let wanted = true;
+    const done: unknown[] = [];
+    p.inject('{"answer":1}', undefined, (ok, why) => done.push([ok, why]), () => wanted);
+    wanted = false; // the editor's own answer got there first
+    p.push(b('1}\n'));
+    expect(all()).toBe('{"partial":1}\n');
+    expect(done).toEqual([[false, 'no longer wanted when its turn came']]);
+  });
+
   it('at a boundary an injection is written at once', () => {
     const { p, all } = pipe();
     p.push(b('{"a":1}\n'));

@@ -139,6 +139,18 @@ describe('hookmap tee', () => {
     expect(events.find((x) => x.type === 'x.acp.agent.exited').data).toEqual({ code: 3 });
   }, 60_000);
 
+  it('never holds a line back: a partial line (no newline yet) crosses both ways at once', async () => {
+    const s = await stack();
+    const p = spawn(process.execPath, [BIN, 'tee', 'acp', '--url', s.up.url, '--', 'cat'], { env: { PATH: process.env.PATH, HOME: tmp.dir, HOOKMAP_HOME: join(tmp.dir, 'home') }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let got = '';
+    p.stdout.on('data', (c) => (got += c));
+    p.stdin.write('{"jsonrpc":"2.0","method":"session/upd');
+    await until('the partial line echoed through', () => got === '{"jsonrpc":"2.0","method":"session/upd', 3000);
+    p.stdin.end('ate","params":{}}\n');
+    await new Promise((r) => p.on('close', r));
+    expect(got).toBe('{"jsonrpc":"2.0","method":"session/update","params":{}}\n');
+  }, 30_000);
+
   it('daemon down: the same bytes, the same exit code, no wait at the end', async () => {
     const f = files();
     const e = editor(tee('http://127.0.0.1:9'), { ...f, FAKE_ACP_SCRIPT: SCRIPT, FAKE_ACP_EXIT: '5' });
@@ -234,6 +246,9 @@ describe('hookmap tee', () => {
     const events = await until('the tool to complete', () => (s.stream.some((x) => x.type === 'tool.completed') ? s.stream : undefined));
     const types = events.filter((x) => x.session === 'fake-session-1').map((x) => x.type);
     expect(types.slice(0, 8)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'tool.completed']);
+    // hookmap's answer was framed as the answer it is; the editor's dropped one left no trace as a stray response
+    await new Promise((res) => setTimeout(res, 300));
+    expect(s.stream.filter((x) => x.type === 'x.acp.response.unmatched')).toEqual([]);
   }, 60_000);
 
   it('opt-in control: control.cancel is written as the editor\'s session/cancel and the run ends cancelled by control', async () => {
