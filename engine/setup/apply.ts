@@ -156,7 +156,7 @@ export function planSetup(d: Descriptor, o: SetupOptions): SetupPlan {
   const opts = formatOptions(d, spec, owned && !o.uninstall);
   let regs: Registration[] = [];
   if (!o.uninstall && d.surface.kind === 'stdio-tee') {
-    if (!o.wrap?.length) throw new SetupError(`${d.vendor}: a stdio-tee agent is wired by wrapping the agent command the editor starts: pass --wrap "<agent command>" (e.g. --wrap "gemini --acp")`);
+    if (!o.wrap?.length) throw new SetupError(`${d.vendor}: a stdio-tee agent is wired by wrapping the agent command the editor starts: pass --wrap "<agent command>" (e.g. --wrap "my-agent --acp")`);
     try {
       regs = teeRegistrations(d, o.wrap, o.name, [process.execPath, BIN]);
     } catch (e) {

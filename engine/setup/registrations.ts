@@ -69,7 +69,7 @@ export function splitCommand(line: string): string[] {
 export function teeRegistrations(d: Descriptor, wrap: string[], name: string | undefined, nodeCommand: string[]): Registration[] {
   return wrap.map((line, i) => {
     const argv = splitCommand(line);
-    if (!argv.length) throw new Error('--wrap needs the agent command, e.g. --wrap "gemini --acp"');
+    if (!argv.length) throw new Error('--wrap needs the agent command, e.g. --wrap "my-agent --acp"');
     const base = name ?? `${argv[0].split('/').pop()} (hookmap)`;
     const full = [...nodeCommand, 'tee', d.vendor, '--', ...argv];
     return { hook: wrap.length > 1 && i > 0 ? `${base} ${i + 1}` : base, kind: 'command' as const, target: full.map(safeWord).join(' '), argv: full };

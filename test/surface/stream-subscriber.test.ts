@@ -230,10 +230,10 @@ describe('stream subscriber (OpenHands agent server protocol)', () => {
     const push = (id: string, data: any) => { events.push({ id, data }); for (const c of clients) c.write(`id: ${id}\ndata: ${JSON.stringify(data)}\n\n`); };
     const yaml = [
       'vendor: ssedemo', 'name: SSE demo',
-      'surface:', '  kind: stream-subscriber', '  pin: test', '  hook_name: kind',
+      'surface:', '  kind: stream-subscriber', '  pin: test', '  hook_name: =kind',
       '  stream:', '    transport: sse', '    path: /streams/{id}/events', '    dedupe: id', '    auth: { header: { X-Api-Key: "{key}" } }',
-      'identity: { session: $surface.stream }',
-      'hooks:', '  tick:', '    emit:', '      - type: x.ssedemo.tick.seen', "        data: '{ \"n\": n }'", '        gates: { n: metadata }',
+      'identity: { session: =$surface.stream }',
+      'hooks:', '  tick:', '    emit:', '      - type: x.ssedemo.tick.seen', '        data: { n: =n }', '        gates: { n: metadata }',
       'replies: { neutral: "" }', 'capabilities: {}', 'posture: observe-only',
     ].join('\n');
     const res = compileDescriptor('ssedemo.yaml', yaml);
