@@ -8,9 +8,10 @@
 // whether it was written. When the tee's connection ends, its held requests
 // are dismissed (the agent is gone) and its sessions carry no commands.
 //
-// Refused: an upgrade that carries an Origin header (a browser page: the
-// tee never sends one), an unknown agent, an agent whose surface is not a
-// stdio-tee. Frame protocol: engine/surface/tee-link.mjs. Surface design:
+// Refused: an upgrade from another machine (the tee runs beside its agent,
+// and the frames it is sent can drive that agent's stdin), an upgrade that
+// carries an Origin header (a browser page: the tee never sends one), an
+// unknown agent, an agent whose surface is not a stdio-tee. Frame protocol: engine/surface/tee-link.mjs. Surface design:
 // AEP docs/components/bridge-acp-design.md ("the daemon side").
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -34,6 +35,8 @@ export interface TeeEndpoint {
   close(): void;
 }
 
+const isLoopback = (a: string | undefined) => !!a && (a === '::1' || /^(::ffff:)?127\./.test(a));
+
 /** Per tee connection id: the last moment number taken (a reconnecting tee resends what was not acked). */
 const lastTaken = new Map<string, number>();
 const remember = (conn: string, n: number) => {
@@ -53,6 +56,10 @@ export function attachTeeEndpoint(server: Server, o: TeeEndpointOptions): TeeEnd
     const m = path.startsWith(`${prefix}/`) ? PATH.exec(path.slice(prefix.length)) : null;
     if (!m) return; // another listener's path
     const refuse = (status: number, text: string) => socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    if (!isLoopback(req.socket?.remoteAddress)) {
+      say(`tee upgrade for ${m[1]} refused: the peer ${req.socket?.remoteAddress ?? '?'} is not on this machine`);
+      return refuse(403, 'Forbidden');
+    }
     if (req.headers.origin !== undefined) {
       say(`tee upgrade for ${m[1]} refused: it carries an Origin (${req.headers.origin}); a tee never does`);
       return refuse(403, 'Forbidden');

@@ -192,7 +192,7 @@ describe('stream subscriber (OpenHands agent server protocol)', () => {
     consumer.on((m) => { if (m.type && m.seq !== undefined) seen.push(m); });
     consumer.send({ type: 'subscribe', id: 'all', from: 'all' });
     await until('the conversation on the relay', () => seen.find((e) => e.type === 'run.started' && e.session === 'conv-up'), 15_000);
-    const health = await (await fetch(`${up.url}/healthz`)).json();
+    const health = await (await fetch(`${up.url}/healthz`, { headers: { authorization: 'Bearer tok' } })).json();
     expect(health.agents.openhands.streams).toEqual([{ instance: server.url, streams: [{ id: 'conv-up', live: true }] }]);
     // bad configs are refused with where and why
     const bad = (text: string, env: NodeJS.ProcessEnv = {}) => {

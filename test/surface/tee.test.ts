@@ -12,7 +12,9 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
+import { attachTeeEndpoint } from '../../engine/surface/tee-endpoint.ts';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startUp, type Up } from '../../engine/daemon/up.ts';
 import { makeCommand, openSocket, sendCommand, type SocketSession } from '../../engine/relay/client.ts';
@@ -35,7 +37,7 @@ async function stack(config?: Record<string, unknown>, port = 0, logDir = join(t
   const up = await startUp({ port, token: TOKEN, logDir, agents: [{ descriptor: 'acp', config }] });
   await until('the acp daemon to say hello to the relay', async () => {
     try {
-      return (await (await fetch(`${up.url}/healthz`)).json()).relay === true;
+      return (await (await fetch(`${up.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay === true;
     } catch {
       return false; // a pooled connection to the previous server on this port
     }
@@ -298,7 +300,7 @@ describe('hookmap tee', () => {
     expect(keys).toEqual(['session.started/', 'run.started/', 'tool.requested/t1', 'tool.completed/t1', 'tool.requested/t2', 'tool.completed/t2', 'run.finished/']);
   }, 60_000);
 
-  it('a browser page cannot pose as a tee (an upgrade with an Origin is refused)', async () => {
+  it('a browser page or another machine cannot pose as a tee (an upgrade with an Origin, or from a non-loopback peer, is refused)', async () => {
     const s = await stack();
     const url = `${s.up.url.replace(/^http/, 'ws')}/surfaces/acp/tee`;
     const status = await new Promise((resolve) => {
@@ -315,6 +317,16 @@ describe('hookmap tee', () => {
       ws.on('error', () => {});
     });
     expect(unknown).toBe(404);
+    // a peer on another machine is refused before anything else (the server is bound to loopback here, so the peer is staged)
+    const fake = new EventEmitter();
+    const endpoint = attachTeeEndpoint(fake as any, { daemons: s.up.daemons });
+    const written: string[] = [];
+    const upgrade = (remoteAddress: string, headers: Record<string, string> = {}) => fake.emit('upgrade', { url: '/surfaces/acp/tee', headers, socket: { remoteAddress } }, { end: (x: string) => written.push(x) }, Buffer.alloc(0));
+    upgrade('10.1.2.3');
+    upgrade('::ffff:192.168.1.9');
+    upgrade('127.0.0.1', { origin: 'http://localhost:3000' });
+    expect(written.map((w) => w.split('\r\n')[0])).toEqual(['HTTP/1.1 403 Forbidden', 'HTTP/1.1 403 Forbidden', 'HTTP/1.1 403 Forbidden']);
+    endpoint.close();
   }, 30_000);
 });
 
