@@ -1,12 +1,13 @@
 // Relay memory bounded in bytes: 300,000 events (400 sessions) POSTed to a
 // relay running alone in its own process (the probe) with the default
 // buffer budget, and the same 300,000 to a control relay whose buffer holds
-// at most 1 MiB, in the same run. After collection, the first process's RSS
-// exceeds the control's by no more than the advertised total budget
-// (buffer_bytes in discovery): what ingesting costs either way (parsing,
-// HTTP, the JavaScript heap's own growth) is the control's share, what the
-// buffer holds is within its budget. The store's own count stays within it
-// too, and the oldest sessions were evicted to make room.
+// at most 1 MiB, in the same run. After collection, the first process's
+// off-heap memory exceeds the control's by no more than the advertised total
+// budget (buffer_bytes in discovery), and its RSS by no more than the budget
+// plus RSS_NOISE: what ingesting costs either way (parsing, HTTP, the
+// JavaScript heap's own growth) is the control's share, what the buffer
+// holds is within its budget. The store's own count stays within it too,
+// and the oldest sessions were evicted to make room.
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -76,9 +77,17 @@ async function feed(port: number): Promise<void> {
 }
 
 const MiB = (n: number) => (n / 2 ** 20).toFixed(1);
+/**
+ * How far the RSS of two processes fed the same input may differ for reasons
+ * other than what they hold (malloc arenas, freed pages not yet returned to
+ * the OS): the RSS difference over the control measured 117-131 MiB across
+ * runs for a buffer holding its full 128 MiB. A per-event overhead like the
+ * one issue 11 found (~2.3 KB per held event, ~400 MiB here) is far past it.
+ */
+const RSS_NOISE = 16 * 2 ** 20;
 
 describe('relay memory bounded in bytes', () => {
-  it('300,000 events: RSS above a same-run control relay stays within the advertised buffer budget', async () => {
+  it('300,000 events: memory above a same-run control relay stays within the advertised buffer budget', async () => {
     const [probe, control] = await Promise.all([startProbe(), startProbe([String(2 ** 20), String(2 ** 20)])]);
     await Promise.all([feed(probe.port), feed(control.port)]);
     const [held, ctl] = [await probe.measure(), await control.measure()];
@@ -88,7 +97,9 @@ describe('relay memory bounded in bytes', () => {
     expect(held.store.bytes).toBeLessThanOrEqual(budget);
     expect(held.store.events).toBeLessThan(TOTAL); // the byte budget, not the count caps, decided
     expect(held.store.evictedSessions + held.store.evictedEvents).toBeGreaterThan(0);
-    expect(over).toBeLessThanOrEqual(budget);
+    // the buffer's bytes are off the JavaScript heap, charged in full: within the budget
+    expect(held.external - ctl.external).toBeLessThanOrEqual(budget);
+    expect(over).toBeLessThanOrEqual(budget + RSS_NOISE);
     // nothing per held event stays on the JavaScript heap: it is the control's size
     expect(held.heapUsed - ctl.heapUsed).toBeLessThan(16 * 2 ** 20);
   }, 180_000);
