@@ -9,6 +9,7 @@
 // The figure: the relay's p99 against the bare p99 (target: within 2x),
 // with 100% delivered.
 //   npx tsx bench/relay/fixed-rate.ts [--seconds 12] [--rounds 4] [--rate 1000] [--subscribers 50]
+// BENCH_PROF=<dir> writes each server's V8 CPU profile there (node --cpu-prof) when it stops.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -31,7 +32,7 @@ export interface FixedRateResult { kind: Kind; sent: number; delivered: number; 
 type Kind = 'relay' | 'bare';
 
 function startServer(kind: Kind): Promise<{ child: ChildProcess; port: number; cpu: () => Promise<number> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, kind], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROF] : []), '--import', 'tsx', SERVER, kind], { stdio: ['pipe', 'pipe', 'inherit'] });
   const waiting: ((line: string) => void)[] = [];
   let buf = '';
   child.stdout!.on('data', (c) => {
