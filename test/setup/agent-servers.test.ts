@@ -1,7 +1,7 @@
 // `hookmap setup acp --wrap "<agent command>"`: Zed's settings.json (JSON
 // with comments) gains an agent_servers entry running `hookmap tee acp --
-// <command>`; only that member is rewritten, comments and the rest keep
-// their bytes; wrapping another command adds an entry, re-wrapping replaces
+// <command>`; only hookmap's entries are written: the user's own entries,
+// comments and the rest keep their bytes; wrapping another command adds an entry, re-wrapping replaces
 // it; uninstall restores the user's exact bytes (engine/setup/formats/agent-servers.ts).
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
 import { commitSetup, planSetup, SetupError, type SetupOptions } from '../../engine/setup/apply.ts';
-import { parseJsonc } from '../../engine/setup/formats/agent-servers.ts';
+import { agentServersFormat, parseJsonc } from '../../engine/setup/formats/agent-servers.ts';
 import { FormatError } from '../../engine/setup/formats/types.ts';
 import { splitCommand } from '../../engine/setup/registrations.ts';
 import { BIN } from '../shim/helpers.ts';
@@ -66,12 +66,41 @@ describe('setup acp: Zed agent_servers', () => {
     writeFileSync(file, withEnv);
     setup(env, { wrap: ['gemini --acp --debug'], name: 'Gemini CLI (hookmap)' });
     const doc2 = parseJsonc(readFileSync(file, 'utf8')) as any;
-    expect(Object.keys(doc2.agent_servers)).toEqual(['My Agent', 'npx (hookmap)', 'Gemini CLI (hookmap)']);
+    expect(Object.keys(doc2.agent_servers)).toEqual(['My Agent', 'Gemini CLI (hookmap)', 'npx (hookmap)']);
     expect(doc2.agent_servers['npx (hookmap)'].args).toEqual([BIN, 'tee', 'acp', '--', 'npx', '-y', '@zed-industries/claude-code-acp']);
     expect(doc2.agent_servers['Gemini CLI (hookmap)']).toMatchObject({ args: [BIN, 'tee', 'acp', '--', 'gemini', '--acp', '--debug'], env: { GEMINI_API_KEY: 'k' } });
     const un = setup(env, { uninstall: true });
     expect(un.restoresBackup).toBe(true);
     expect(readFileSync(file, 'utf8')).toBe(ZED);
+  });
+
+  it("the user's entries inside agent_servers keep their bytes and comments, whatever hookmap adds, replaces or removes", () => {
+    const USER = `{
+  "agent_servers": {
+    // my goose, do not touch
+    "Goose": { "command": "goose", "args": ["acp"] }, // trailing note
+    /* and a block */ "Other": {"command":"other"}
+  }
+}
+`;
+    const reg = (hook: string, ...argv: string[]) => ({ hook, kind: 'command' as const, target: argv.join(' '), argv: ['node', 'hookmap.mjs', 'tee', 'acp', '--', ...argv] });
+    const opts = { agent: 'acp' } as any;
+    const ours = () => true;
+    const a = agentServersFormat.install(USER, [reg('G (hookmap)', 'gemini', '--acp')], ours, opts);
+    expect(a).toContain('    // my goose, do not touch\n    "Goose": { "command": "goose", "args": ["acp"] }, // trailing note\n    /* and a block */ "Other": {"command":"other"},\n    "G (hookmap)": {');
+    const b = agentServersFormat.install(a, [reg('C (hookmap)', 'claude-acp')], ours, opts);
+    const c = agentServersFormat.install(b, [reg('G (hookmap)', 'gemini', '--acp', '--debug')], ours, opts);
+    expect(Object.keys((parseJsonc(c) as any).agent_servers)).toEqual(['Goose', 'Other', 'G (hookmap)', 'C (hookmap)']);
+    expect((parseJsonc(c) as any).agent_servers['G (hookmap)'].args.at(-1)).toBe('--debug');
+    // removal, with no backup to fall back on: exactly the user's bytes again
+    expect(agentServersFormat.remove(c, ours, opts)).toBe(USER);
+    // one entry that is the last, without a trailing comma, and one that shares a line
+    const oneLine = '{ "agent_servers": { "Goose": {"command":"goose"} } }';
+    expect(agentServersFormat.remove(agentServersFormat.install(oneLine, [reg('G', 'gemini')], ours, opts), ours, opts)).toBe(oneLine);
+    const empty = '{\n  "agent_servers": {}\n}\n';
+    const e1 = agentServersFormat.install(empty, [reg('G', 'gemini')], ours, opts);
+    expect((parseJsonc(e1) as any).agent_servers.G.command).toBe('node');
+    expect(agentServersFormat.remove(e1, ours, opts)).toBe('{\n  "agent_servers": {\n  }\n}\n');
   });
 
   it('creates the file when Zed has none, and uninstall deletes it again', () => {

@@ -6,9 +6,9 @@
 // wrapped in `hookmap tee <agent> -- <command...>` (one registration per
 // wrapped command, named by `--name`); wrapping another command adds an
 // entry, re-wrapping one (same name or same command) replaces it, and
-// uninstall removes them all. Only the `agent_servers` member is
-// rewritten; everything else in the file (comments included) keeps its
-// bytes. Entries are recognized as hookmap's by their arguments
+// uninstall removes them all. Only hookmap's own entries are written;
+// everything else in the file (the user's entries and comments included)
+// keeps its bytes. Entries are recognized as hookmap's by their arguments
 // (`tee <agent> --`), never by a marker key the editor would reject.
 // Zed: https://zed.dev/docs/ai/external-agents ("Add More Agents").
 import type { Handler } from '../recognize.ts';
@@ -60,43 +60,53 @@ export function parseJsonc(text: string): unknown {
   }
 }
 
-interface Member { key: string; keyStart: number; valueStart: number; valueEnd: number }
-interface Top { open: Tok; close: Tok; members: Member[] }
+interface Member { key: string; keyStart: number; valueStart: number; valueEnd: number; /** the comma after the value, if any */ comma?: Tok }
+interface Obj { open: Tok; close: Tok; members: Member[] }
 
-/** The top-level object's members with their byte spans. */
-function topLevel(text: string): Top | undefined {
+/** The members (with their byte spans) of the object whose `{` is toks[at]. */
+function objectAt(toks: Tok[], at: number): Obj {
+  if (toks[at]?.v !== '{') throw new FormatError('expected a JSON object');
+  const members: Member[] = [];
+  let k = at + 1;
+  while (k < toks.length) {
+    const tk = toks[k];
+    if (tk.v === '}') return { open: toks[at], close: tk, members };
+    if (tk.t !== 'str' || toks[k + 1]?.v !== ':') throw new FormatError(`unexpected ${tk.v.slice(0, 20)} at offset ${tk.s}`);
+    const key = JSON.parse(tk.v) as string;
+    const first = toks[k + 2];
+    if (!first) throw new FormatError(`no value for "${key}"`);
+    let m = k + 2;
+    let d = 0;
+    let last = first;
+    for (; m < toks.length; m++) {
+      const x = toks[m];
+      if (x.v === '{' || x.v === '[') d++;
+      else if (x.v === '}' || x.v === ']') { if (d === 0) break; d--; if (d === 0) { last = x; m++; break; } }
+      else if (x.v === ',' && d === 0) break;
+      last = x;
+    }
+    const comma = toks[m]?.v === ',' ? toks[m] : undefined;
+    members.push({ key, keyStart: tk.s, valueStart: first.s, valueEnd: last.e, comma });
+    k = comma ? m + 1 : m;
+  }
+  throw new FormatError('an object is not closed');
+}
+
+/** The top-level object (undefined: the file has no tokens). */
+function topLevel(text: string): Obj | undefined {
   const toks = tokens(text);
   if (!toks.length) return undefined;
   if (toks[0].v !== '{') throw new FormatError('the top level is not a JSON object');
-  const members: Member[] = [];
-  let depth = 0;
-  let k = 1;
-  let close: Tok | undefined;
-  while (k < toks.length) {
-    const tk = toks[k];
-    if (depth === 0 && tk.v === '}') { close = tk; break; }
-    if (depth === 0 && tk.t === 'str' && toks[k + 1]?.v === ':') {
-      const key = JSON.parse(tk.v) as string;
-      const first = toks[k + 2];
-      if (!first) throw new FormatError(`no value for "${key}"`);
-      let m = k + 2;
-      let d = 0;
-      let last = first;
-      for (; m < toks.length; m++) {
-        const x = toks[m];
-        if (x.v === '{' || x.v === '[') d++;
-        else if (x.v === '}' || x.v === ']') { if (d === 0) break; d--; }
-        else if (x.v === ',' && d === 0) break;
-        last = x;
-      }
-      members.push({ key, keyStart: tk.s, valueStart: first.s, valueEnd: last.e });
-      k = m;
-      continue;
-    }
-    k++;
-  }
-  if (!close) throw new FormatError('the top-level object is not closed');
-  return { open: toks[0], close, members };
+  return objectAt(toks, 0);
+}
+
+/** The `agent_servers` object inside the top level, with its members' spans. */
+function serversObject(text: string): Obj | undefined {
+  const top = topLevel(text);
+  const cur = top?.members.find((m) => m.key === 'agent_servers');
+  if (!cur) return undefined;
+  const toks = tokens(text);
+  return objectAt(toks, toks.findIndex((t) => t.s === cur.valueStart));
 }
 
 const isObj = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -111,20 +121,50 @@ function render(value: unknown, indent: string): string {
   return JSON.stringify(value, null, 2).replace(/\n/g, `\n${indent}`);
 }
 
-/** The file with `agent_servers` replaced by `next` (undefined removes nothing: an empty object stays). */
-function withAgentServers(text: string, next: Json): string {
-  if (text.trim() === '') return `${JSON.stringify({ agent_servers: next }, null, 2)}\n`;
-  const top = topLevel(text);
-  if (!top) return `${JSON.stringify({ agent_servers: next }, null, 2)}\n`;
-  const cur = top.members.find((m) => m.key === 'agent_servers');
-  if (cur) return text.slice(0, cur.valueStart) + render(next, indentOf(text, cur.keyStart)) + text.slice(cur.valueEnd);
+/** The file with an `agent_servers` member holding `value` added to the top level (the member is absent). */
+function addAgentServers(text: string, value: Json): string {
+  const top = text.trim() === '' ? undefined : topLevel(text);
+  if (!top) return `${JSON.stringify({ agent_servers: value }, null, 2)}\n`;
   const last = top.members.at(-1);
-  if (!last) {
-    const inner = `\n  "agent_servers": ${render(next, '  ')}\n`;
-    return text.slice(0, top.open.e) + inner + text.slice(top.close.s);
-  }
+  if (!last) return `${text.slice(0, top.open.e)}\n  "agent_servers": ${render(value, '  ')}\n${text.slice(top.close.s)}`;
   const indent = indentOf(text, last.keyStart) || '  ';
-  return `${text.slice(0, last.valueEnd)},\n${indent}"agent_servers": ${render(next, indent)}${text.slice(last.valueEnd)}`;
+  if (last.comma) return `${text.slice(0, last.comma.e)}\n${indent}"agent_servers": ${render(value, indent)},${text.slice(last.comma.e)}`;
+  return `${text.slice(0, last.valueEnd)},\n${indent}"agent_servers": ${render(value, indent)}${text.slice(last.valueEnd)}`;
+}
+
+/**
+ * The file with one agent_servers entry changed, every other byte kept (the
+ * user's entries, their comments and layout): `value` undefined removes the
+ * entry, else it replaces the entry's value in place or is appended.
+ */
+function editServer(text: string, name: string, value: Json | undefined): string {
+  const obj = serversObject(text);
+  if (!obj) return value === undefined ? text : addAgentServers(text, { [name]: value });
+  const at = obj.members.findIndex((m) => m.key === name);
+  const m = obj.members[at];
+  const outer = indentOf(text, obj.open.s);
+  const indent = obj.members[0] ? indentOf(text, obj.members[0].keyStart) : `${outer}  `;
+  if (value !== undefined && m) return text.slice(0, m.valueStart) + render(value, indent) + text.slice(m.valueEnd);
+  if (value !== undefined) {
+    const entry = `${JSON.stringify(name)}: ${render(value, indent)}`;
+    const last = obj.members.at(-1);
+    if (!last) return `${text.slice(0, obj.open.e)}\n${indent}${entry}\n${outer}${text.slice(obj.close.s).replace(/^[ \t]*/, '')}`;
+    if (last.comma) return `${text.slice(0, last.comma.e)}\n${indent}${entry},${text.slice(last.comma.e)}`;
+    return `${text.slice(0, last.valueEnd)},\n${indent}${entry}${text.slice(last.valueEnd)}`;
+  }
+  if (!m) return text;
+  // removal: the member's line(s) when it stands alone on them, with its comma (or the previous one when last)
+  const lineStart = text.lastIndexOf('\n', m.keyStart - 1) + 1;
+  const from = /^[ \t]*$/.test(text.slice(lineStart, m.keyStart)) ? lineStart : m.keyStart;
+  if (m.comma) {
+    let to = m.comma.e;
+    const eol = text.indexOf('\n', to);
+    if (from === lineStart && eol >= 0 && /^[ \t]*$/.test(text.slice(to, eol))) to = eol + 1;
+    return text.slice(0, from) + text.slice(to);
+  }
+  const prev = obj.members[at - 1];
+  if (prev?.comma) return text.slice(0, prev.comma.s) + text.slice(prev.comma.e, from === lineStart ? lineStart - 1 : from) + text.slice(m.valueEnd);
+  return text.slice(0, from === lineStart ? lineStart - 1 : from) + text.slice(m.valueEnd);
 }
 
 function agentServers(text: string): Json {
@@ -170,10 +210,11 @@ export const agentServersFormat: TextFormat = {
   kind: 'text',
   install(text, regs, _ours, opts) {
     const servers = agentServers(text);
-    const next: Json = {};
     // each run wraps its commands; other wrapped agents stay (one entry per name, one per command)
     const sameCommand = (e: unknown) => regs.some((r) => isObj(e) && JSON.stringify([e.command, ...(Array.isArray(e.args) ? e.args : [])]) === JSON.stringify(r.argv));
-    for (const [name, e] of Object.entries(servers)) if (!(isTeeEntry(e, opts.agent) && (regs.some((r) => r.hook === name) || sameCommand(e)))) next[name] = e;
+    const replaced = (name: string, e: unknown) => isTeeEntry(e, opts.agent) && (regs.some((r) => r.hook === name) || sameCommand(e));
+    const next: Json = {};
+    for (const [name, e] of Object.entries(servers)) if (!replaced(name, e)) next[name] = e;
     for (const r of regs) {
       if (!r.argv?.length) throw new FormatError(`registration ${r.hook} has no command to run`);
       if (next[r.hook] !== undefined) throw new FormatError(`agent_servers already has an entry named "${r.hook}" that is not hookmap's; choose another --name`);
@@ -182,15 +223,17 @@ export const agentServersFormat: TextFormat = {
       next[r.hook] = { type: 'custom', command: r.argv[0], args: r.argv.slice(1), env };
     }
     if (canonicalJson(next) === canonicalJson(servers)) return text;
-    return withAgentServers(text, next);
+    // entry by entry: the user's own entries keep their bytes (comments, layout); ours are replaced in place
+    let out = text;
+    for (const [name, e] of Object.entries(servers)) if (replaced(name, e) && !regs.some((r) => r.hook === name)) out = editServer(out, name, undefined);
+    for (const r of regs) if (canonicalJson(next[r.hook]) !== canonicalJson(servers[r.hook])) out = editServer(out, r.hook, next[r.hook] as Json);
+    return out;
   },
   remove(text, _ours, opts) {
     if (text.trim() === '') return text;
-    const servers = agentServers(text);
-    const next: Json = {};
-    for (const [name, e] of Object.entries(servers)) if (!isTeeEntry(e, opts.agent)) next[name] = e;
-    if (Object.keys(next).length === Object.keys(servers).length) return text;
-    return withAgentServers(text, next);
+    let out = text;
+    for (const [name, e] of Object.entries(agentServers(text))) if (isTeeEntry(e, opts.agent)) out = editServer(out, name, undefined);
+    return out;
   },
   entries(text, opts) {
     if (text.trim() === '') return [];
