@@ -204,9 +204,10 @@ export function runTee(opts, io = {}) {
       const exit = { code: how.code ?? null, signal: how.signal ?? null };
       for (const m of rpc.abandon(exit)) link.send({ t: 'm', moment: m });
       link.send({ t: 'm', moment: { kind: 'exit', from: 'agent', ...exit } });
+      // the stream had each problem once; how often it recurred goes to the notes file
       for (const [key, n] of counts) {
         const [code, from] = key.split('\u0000');
-        if (n > 1) link.send({ t: 'p', code, message: `${side(from)}: ${n} lines in all had this problem (the first was reported)` });
+        if (n > 1) say(`${code} (${side(from)}): ${n} lines in all had this problem (the first was reported)`);
       }
       // transparency outranks delivery: a short, bounded wait, and none when no daemon answers
       await link.drain(EXIT_DRAIN_MS);

@@ -141,6 +141,46 @@ describe('hookmap tee', () => {
     expect(events.find((x) => x.type === 'x.acp.agent.exited').data).toEqual({ code: 3 });
   }, 60_000);
 
+  it('bad input again and again: every byte passes untouched, each kind of problem is reported once, every good line after it is mapped', async () => {
+    const s = await stack();
+    const f = files();
+    const bad = [
+      { raw: 'not json 1\n' }, { raw: LONG }, { raw: '{"jsonrpc":"2.0","id":4242,"result":{}}\n' },
+      { tool: 't1' },
+      { raw: 'not json 2\n' }, { raw: LONG }, { raw: '{"jsonrpc":"2.0","id":4243,"error":{"code":-1,"message":"x"}}\n' }, { raw: 'not json 3\n' },
+      { tool: 't2' },
+    ];
+    const e = editor(tee(s.up.url, ['--max-line', '300']), { ...f, FAKE_ACP_SCRIPT: JSON.stringify(bad) });
+    e.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
+    await e.line((m) => m.id === 0 && m.result, 'initialize answered');
+    // the editor's side: garbage and a response to nothing, twice each, before its session and prompt
+    e.send('editor garbage 1\n');
+    e.send('{"jsonrpc":"2.0","id":777,"result":{"outcome":{"outcome":"cancelled"}}}\n');
+    e.send('editor garbage 2\n');
+    e.send({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: tmp.dir, mcpServers: [] } });
+    await e.line((m) => m.id === 1 && m.result, 'session/new answered');
+    e.send({ jsonrpc: '2.0', id: 2, method: 'session/prompt', params: { sessionId: 'fake-session-1', prompt: [{ type: 'text', text: 'go' }] } });
+    await e.line((m) => m.id === 2 && m.result, 'the turn to end');
+    e.end();
+    const r = await e.done;
+    expect(r.code).toBe(0);
+    expect(r.stdout.equals(read(f.FAKE_ACP_WROTE))).toBe(true);
+    const got = read(f.FAKE_ACP_RECORD).toString('utf8').split('\n').filter(Boolean);
+    expect(got.slice(1, 4)).toEqual(['editor garbage 1', '{"jsonrpc":"2.0","id":777,"result":{"outcome":{"outcome":"cancelled"}}}', 'editor garbage 2']);
+    const events = await until('the exit event', () => (s.stream.some((x) => x.type === 'x.acp.agent.exited') ? s.stream : undefined));
+    const problems = events.filter((x) => x.type === 'x.acp.error.mapping_failed').map((x) => x.data.code);
+    // once per kind and direction, however often it recurred (the count goes to the tee's notes file)
+    expect(problems.sort()).toEqual(['line-too-large', 'malformed-json', 'malformed-json']);
+    // each response nobody asked for is its own fact: one event each (2 from the agent, 1 from the editor), no error besides
+    expect(events.filter((x) => x.type === 'x.acp.response.unmatched')).toHaveLength(3);
+    const ses = events.filter((x) => x.session === 'fake-session-1').map((x) => x.type);
+    expect(ses).toEqual(['session.started', 'run.started', 'tool.requested', 'tool.completed', 'tool.requested', 'tool.completed', 'run.finished']);
+    const notes = readFileSync(join(tmp.dir, 'home', 'logs', 'tee', 'acp.log'), 'utf8');
+    expect(notes).toMatch(/malformed-json \(agent -> editor\): 3 lines in all/);
+    expect(notes).toMatch(/line-too-large \(agent -> editor\): 2 lines in all/);
+    expect(notes).toMatch(/malformed-json \(editor -> agent\): 2 lines in all/);
+  }, 60_000);
+
   it('never holds a line back: a partial line (no newline yet) crosses both ways at once', async () => {
     const s = await stack();
     const p = spawn(process.execPath, [BIN, 'tee', 'acp', '--url', s.up.url, '--', 'cat'], { env: { PATH: process.env.PATH, HOME: tmp.dir, HOOKMAP_HOME: join(tmp.dir, 'home') }, stdio: ['pipe', 'pipe', 'pipe'] });
