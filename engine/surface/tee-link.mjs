@@ -137,13 +137,14 @@ export class TeeLink {
       this.flush();
     });
     ws.on('message', (data) => this.onFrame(data));
-    ws.on('error', () => {});
+    let failed;
+    ws.on('error', (e) => (failed = e));
     ws.on('close', (code, reason) => {
       const was = this.open;
       this.open = false;
       this.ws = undefined;
       if (was) this.o.say?.(`daemon link closed (${code}${reason?.length ? ` ${reason}` : ''}); reconnecting`);
-      this.retry();
+      this.retry(was ? undefined : failed);
     });
   }
 
@@ -183,6 +184,11 @@ export class TeeLink {
         resolve(true);
       });
     });
+  }
+
+  /** Frames queued and not yet acked. */
+  pending() {
+    return this.queue.length;
   }
 
   close() {

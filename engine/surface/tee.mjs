@@ -207,10 +207,11 @@ export function runTee(opts, io = {}) {
       // the stream had each problem once; how often it recurred goes to the notes file
       for (const [key, n] of counts) {
         const [code, from] = key.split('\u0000');
-        if (n > 1) say(`${code} (${side(from)}): ${n} lines in all had this problem (the first was reported)`);
+        if (n > 1) say(`${code} (${side(from)}): ${n} lines in all had this problem (the first went to the daemon as a diagnostic)`);
       }
       // transparency outranks delivery: a short, bounded wait, and none when no daemon answers
-      await link.drain(EXIT_DRAIN_MS);
+      const delivered = await link.drain(EXIT_DRAIN_MS);
+      if (!delivered) say(`exiting with ${link.pending()} moment(s) the daemon did not take (${link.open ? 'it was slow' : 'not connected'}): they are not in the stream`);
       link.close();
       resolve(how);
     };

@@ -205,6 +205,10 @@ describe('hookmap tee', () => {
     expect(r.stdout.equals(read(f.FAKE_ACP_WROTE))).toBe(true);
     expect(r.stderr).toBe('a log line on stderr\n');
     expect(Date.now() - ended).toBeLessThan(3000);
+    // said in the tee's notes file (never on the editor's streams): where it looked, and what the stream misses
+    const notes = readFileSync(join(tmp.dir, 'home', 'logs', 'tee', 'acp.log'), 'utf8');
+    expect(notes).toContain('cannot reach the daemon at ws://127.0.0.1:9/surfaces/acp/tee: connect ECONNREFUSED');
+    expect(notes).toMatch(/exiting with \d+ moment\(s\) the daemon did not take \(not connected\)/);
   }, 60_000);
 
   it('daemon hung (accepts, never upgrades): the same bytes, nothing waits on it', async () => {
