@@ -255,7 +255,10 @@ export class Daemon {
         const result = await this.mapper.map(inp.hook, payload, inp.surface);
         // on disk before the request is logged: a crash between the two never leaves a request nobody closes
         const request = this.control ? result.hold?.request : undefined;
-        if (request) this.openHolds.add(request);
+        if (request) {
+          stampExpiry(request, this.timeoutFor(result.hold!.timeoutMs));
+          this.openHolds.add(request);
+        }
         const { invalid } = this.publishChecked(result.events);
         if (invalid) {
           if (request) this.openHolds.remove(request.id);
@@ -656,4 +659,11 @@ function parseBody(body: string | Buffer | undefined, hook: string | undefined):
   } catch (e) {
     throw new MapError('malformed-json', `the hook body is not JSON (${text.length} bytes): ${(e as Error).message}`, hook);
   }
+}
+
+/** AEP-0002 §5.3 `expires_at`: when the hold fails open and the agent's own dialog decides (what a human's countdown shows). */
+function stampExpiry(request: AepEvent, timeoutMs: number): void {
+  const d = request.data as Record<string, unknown> | undefined;
+  const t = Date.parse(request.time);
+  if (d && typeof d === 'object' && Number.isFinite(t)) d.expires_at = new Date(t + timeoutMs).toISOString();
 }
