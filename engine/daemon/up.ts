@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { loadVendor, listVendors } from '../descriptor/registry.ts';
 import { bridgeStatePath } from '../bridge/config.ts';
 import type { BridgeHandle } from '../bridge/run.ts';
+import { mountInbox } from '../inbox/index.ts';
 import { createRelay, redactUrl } from '../relay/index.ts';
 import { Daemon } from './daemon.ts';
 import { hookFrameworkErrors, registerHookRoutes } from './http.ts';
@@ -23,6 +24,8 @@ export const DEFAULT_UP_PORT = 8787;
 
 export interface UpOptions extends UpConfig {
   token?: string;
+  /** $HOOKMAP_HOME (the inbox keeps its browser sessions there); default from the environment. */
+  home?: string;
   say?: (line: string) => void;
   /** Bridge checkpoints (default $HOOKMAP_HOME/state). */
   stateDir?: string;
@@ -42,6 +45,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   // forceCloseConnections: an idle keep-alive (a consumer's pooled socket) must not hold shutdown hostage
   const app = Fastify({ logger: false, forceCloseConnections: true, frameworkErrors: hookFrameworkErrors(daemons, say) });
   const relay = createRelay({ app, token: o.token, prefix: '', log: (l) => say(redactUrl(l)) });
+  mountInbox(app, { token: o.token, home: o.home ?? hookmapHome() });
   const subscribers: { agent: string; sub: StreamSubscriber }[] = [];
   const instances = new Map<string, StreamInstance[] | undefined>();
   const entries: AgentEntry[] = o.agents ?? listVendors().map((descriptor) => ({ descriptor }));
@@ -111,6 +115,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     }
   }
   say(`hookmap up: listening on ${url} (one port: relay + hooks)`);
+  say(`  inbox: ${url}/ (sign in with the token, or \`hookmap open\` for a one-time link)`);
   say(`  relay: ${url}/events (POST, discovery, SSE) ${url}/stream (SSE) ${url.replace(/^http/, 'ws')}/socket (WebSocket)`);
   for (const d of daemons.values()) say(`  ${d.vendor}: ${surfaceLine(d, url)}  logs ${d.logDir} (epoch ${d.epoch})`);
   say(o.token ? '  control: ON (token set): attention requests wait for answers over the relay' : '  control: OFF (no token: the relay is watch-only; held hooks fail open at once)');

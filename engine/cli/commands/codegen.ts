@@ -1,11 +1,13 @@
 // `hookmap codegen [--check]`: regenerates the TypeScript types from the
-// schemas and the imported upstream pins (fixtures/<agent>/pins.yaml).
+// schemas, the imported upstream pins (fixtures/<agent>/pins.yaml) and the
+// web inbox's built assets (engine/inbox/assets/, from web/).
 // --check regenerates in memory and exits 1 listing every drifted file
 // (changed, missing, or generated but untracked) with the command that fixes it.
 import { pinAgents, syncPins } from '../../../codegen/import-pins.ts';
 import { formatDrift, syncFiles, untracked, type Drift } from '../../../codegen/drift.ts';
 import { generateTypes } from '../../../codegen/types.ts';
 import { listVendors } from '../../descriptor/registry.ts';
+import { buildInbox } from '../../inbox/build.ts';
 import { parseArgs } from '../args.ts';
 
 export async function run(argv: string[]): Promise<number> {
@@ -19,10 +21,11 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const types = await generateTypes();
-  const drift: Drift[] = syncFiles(types, check);
+  const inbox = await buildInbox();
+  const drift: Drift[] = syncFiles(new Map([...types, ...inbox]), check);
   const vendors = listVendors();
   for (const path of syncPins(vendors, check)) drift.push({ path, why: 'changed' });
-  const generated = [...types.keys(), ...pinAgents(vendors).map((a) => `fixtures/${a}/pins.yaml`)];
+  const generated = [...types.keys(), ...inbox.keys(), ...pinAgents(vendors).map((a) => `fixtures/${a}/pins.yaml`)];
   const driftPaths = new Set(drift.map((d) => d.path));
   for (const path of untracked(generated)) if (!driftPaths.has(path)) drift.push({ path, why: 'untracked' });
 

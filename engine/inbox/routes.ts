@@ -1,0 +1,194 @@
+// The web inbox's HTTP surface on `hookmap up`'s port (same origin as the
+// relay, so the page is one more AEP consumer of it, AEP-0003 §3.5):
+//
+//   GET  /                     the page (built assets, engine/inbox/assets/)
+//   GET  /inbox/assets/<file>  its script and stylesheet
+//   GET  /inbox/api/me         who the cookie signs in: { name, scopes } | 401
+//   POST /inbox/api/login      { token } or { code } -> Set-Cookie (HttpOnly, SameSite=Strict)
+//   POST /inbox/api/logout     ends the cookie session
+//   POST /inbox/api/link       Authorization: Bearer -> { code, url }: a one-time
+//                              login code for `hookmap open` (URL fragment:
+//                              never sent to a server, never in a request log)
+//
+// CSRF-safe by construction: no GET changes state; every POST needs a JSON
+// body (a cross-site page cannot send one without a preflight nobody
+// answers) and, when the browser names an Origin, this origin. The cookie
+// is honoured as a relay credential only under the same rule
+// (cookieCredential below), and it carries a random session id, never a token.
+import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import { ROOT } from '../descriptor/registry.ts';
+import { ASSET_DIR } from './build.ts';
+import type { CredentialCheck, InboxSessions, Principal } from './sessions.ts';
+
+export const COOKIE = 'hookmap_inbox';
+const MAX_BODY = 4096;
+
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+interface Asset {
+  body: Buffer;
+  type: string;
+  etag: string;
+}
+
+function loadAssets(): Map<string, Asset> {
+  const out = new Map<string, Asset>();
+  const types: Record<string, string> = { 'index.html': 'text/html; charset=utf-8', 'inbox.js': 'text/javascript; charset=utf-8', 'inbox.css': 'text/css; charset=utf-8' };
+  for (const [name, type] of Object.entries(types)) {
+    let body: Buffer;
+    try {
+      body = readFileSync(join(ROOT, ASSET_DIR, name));
+    } catch {
+      body = Buffer.from(name === 'index.html' ? '<!doctype html><title>hookmap inbox</title><p>The inbox assets are missing: run <code>npx hookmap codegen</code>.</p>' : '');
+    }
+    out.set(name, { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` });
+  }
+  return out;
+}
+
+export interface InboxRoutesOptions {
+  sessions: InboxSessions;
+  creds: CredentialCheck;
+  /** Served over https (the cookie gets `Secure`). */
+  secure?: boolean;
+  /** Why sign-in cannot work at all (e.g. no token configured), shown on the login page. */
+  disabledReason?: string;
+}
+
+export function cookieValue(req: IncomingMessage): string | undefined {
+  const h = req.headers.cookie;
+  if (typeof h !== 'string') return undefined;
+  for (const part of h.split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === COOKIE) return part.slice(i + 1).trim();
+  }
+  return undefined;
+}
+
+/** Does this request come from a page of this very origin? (The only case a cookie counts.) */
+export function sameOriginRequest(req: IncomingMessage, secure: boolean): boolean {
+  const origin = req.headers.origin;
+  const host = req.headers.host;
+  if (typeof origin === 'string') {
+    if (!host || origin === 'null') return false;
+    return origin === `${secure ? 'https' : 'http'}://${host}`;
+  }
+  // a same-origin GET (fetch, EventSource) carries no Origin; the browser still says where it came from
+  return req.headers['sec-fetch-site'] === 'same-origin';
+}
+
+/** The cookie as a credential for the relay's HTTP/SSE/WebSocket: the principal, only for same-origin requests. */
+export function cookieCredential(sessions: InboxSessions, secure: boolean): (req: IncomingMessage) => Principal | undefined {
+  return (req) => {
+    const id = cookieValue(req);
+    if (!id || !sameOriginRequest(req, secure)) return undefined;
+    return sessions.resolve(id);
+  };
+}
+
+export function registerInbox(app: FastifyInstance, o: InboxRoutesOptions): void {
+  const assets = loadAssets();
+  const secure = !!o.secure;
+  const setCookie = (reply: FastifyReply, id: string, maxAgeS: number) =>
+    reply.header('set-cookie', `${COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure ? '; Secure' : ''}`);
+  const clearCookie = (reply: FastifyReply) => reply.header('set-cookie', `${COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`);
+  const me = (req: FastifyRequest) => {
+    const id = cookieValue(req.raw);
+    return id && sameOriginRequest(req.raw, secure) ? o.sessions.resolve(id) : undefined;
+  };
+
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY }, (_req, body, done) => {
+      try {
+        done(null, JSON.parse(String(body) || '{}'));
+      } catch {
+        done(Object.assign(new Error('the body is not valid JSON'), { statusCode: 400 }), undefined);
+      }
+    });
+    scope.setErrorHandler((err: any, _req, reply) => {
+      const status = err.statusCode ?? 500;
+      if (status === 415) return reply.code(415).send({ error: 'unsupported-media-type', detail: 'send application/json' });
+      if (status === 413) return reply.code(413).send({ error: 'payload-too-large', detail: `body exceeds ${MAX_BODY} bytes` });
+      if (status < 500) return reply.code(status).send({ error: 'bad-request', detail: err.message });
+      return reply.code(500).send({ error: 'internal' });
+    });
+    scope.addHook('onSend', async (_req, reply, payload) => {
+      reply.header('cache-control', 'no-store').header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer');
+      return payload;
+    });
+
+    /** State changes: a JSON POST from this origin (or from no browser at all). */
+    const guardPost = (req: FastifyRequest, reply: FastifyReply): boolean => {
+      if (typeof req.headers.origin === 'string' && !sameOriginRequest(req.raw, secure)) {
+        reply.code(403).send({ error: 'forbidden', detail: 'cross-origin request refused' });
+        return false;
+      }
+      return true;
+    };
+
+    scope.get('/inbox/api/me', async (req, reply) => {
+      const p = me(req);
+      if (!p) return reply.code(401).send({ error: 'unauthorized', detail: o.disabledReason ?? 'not signed in' });
+      return reply.send({ name: p.name, scopes: p.scopes });
+    });
+
+    scope.post('/inbox/api/login', async (req, reply) => {
+      if (!guardPost(req, reply)) return reply;
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      if (o.disabledReason) return reply.code(401).send({ error: 'unauthorized', detail: o.disabledReason });
+      let p: (Principal & { fp: string }) | undefined;
+      if (typeof body.token === 'string' && body.token) p = o.creds.byToken(body.token);
+      else if (typeof body.code === 'string' && body.code) p = o.sessions.redeem(body.code);
+      else return reply.code(400).send({ error: 'bad-request', detail: 'send { "token": "..." } or { "code": "..." }' });
+      if (!p) return reply.code(401).send({ error: 'unauthorized', detail: typeof body.code === 'string' ? 'that sign-in link has expired or was already used' : 'that token is not valid here' });
+      const s = o.sessions.create(p);
+      setCookie(reply, s.id, s.maxAgeS);
+      return reply.send({ name: p.name, scopes: p.scopes });
+    });
+
+    scope.post('/inbox/api/logout', async (req, reply) => {
+      if (!guardPost(req, reply)) return reply;
+      o.sessions.destroy(cookieValue(req.raw));
+      clearCookie(reply);
+      return reply.code(204).send();
+    });
+
+    scope.post('/inbox/api/link', async (req, reply) => {
+      if (!guardPost(req, reply)) return reply;
+      // only a bearer token mints a link: a cookie (a browser) never can
+      const m = /^Bearer\s+(.+)$/i.exec(String(req.headers.authorization ?? '').trim());
+      const p = m ? o.creds.byToken(m[1]) : undefined;
+      if (!p) return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'unauthorized', detail: 'present the hookmap token as Authorization: Bearer' });
+      const c = o.sessions.issueCode(p);
+      return reply.send({ code: c.code, path: `/#login=${c.code}`, expires_in: c.expiresInS });
+    });
+  });
+
+  app.register(async (scope) => {
+    const serve = (name: string) => async (req: FastifyRequest, reply: FastifyReply) => {
+      const a = assets.get(name)!;
+      reply.header('content-type', a.type).header('etag', a.etag).header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer');
+      if (name === 'index.html') reply.header('content-security-policy', CSP).header('x-frame-options', 'DENY').header('cache-control', 'no-store');
+      else reply.header('cache-control', 'no-cache');
+      if (req.headers['if-none-match'] === a.etag) return reply.code(304).send();
+      return reply.send(a.body);
+    };
+    scope.get('/', serve('index.html'));
+    scope.get('/inbox/assets/inbox.js', serve('inbox.js'));
+    scope.get('/inbox/assets/inbox.css', serve('inbox.css'));
+  });
+}

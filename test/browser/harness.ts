@@ -1,0 +1,103 @@
+// Shared pieces of the web inbox's browser tests: Debian's Chromium driven by
+// playwright-core (never a browser download), one browser per test file,
+// `hookmap up` stacks on ephemeral ports with temp HOOKMAP_HOME folders,
+// sign-in, hook firings as an agent makes them, and fixture cases.
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { startUp, type Up } from '../../engine/daemon/up.ts';
+import { fixtureFiles } from '../../engine/fixtures/format.ts';
+import { tempDir, until } from '../daemon/helpers.ts';
+
+export { until } from '../daemon/helpers.ts';
+
+export const CHROMIUM = process.env.HOOKMAP_CHROMIUM ?? '/usr/bin/chromium';
+const available = existsSync(CHROMIUM);
+/** Without Chromium the browser tests are skipped with the reason, unless CI requires them (.ci/run sets HOOKMAP_REQUIRE_BROWSER). */
+export const skipBrowser = !available && !process.env.HOOKMAP_REQUIRE_BROWSER ? `no Chromium at ${CHROMIUM} (install Debian's chromium, or set HOOKMAP_CHROMIUM)` : undefined;
+if (skipBrowser) console.log(`[browser] SKIPPED: ${skipBrowser}`);
+
+export function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+export const TOKEN = 'inbox-browser-test-token';
+
+export interface Stack {
+  up: Up;
+  url: string;
+  home: string;
+  port: number;
+  close(): Promise<void>;
+  /** Start again on the same port, home and logs (a relay restart mid-session). */
+  restart(): Promise<void>;
+}
+
+export interface StackOptions {
+  agents?: { descriptor: string; attentionTimeoutMs?: number; config?: Record<string, unknown> }[];
+  attentionTimeoutMs?: number;
+  token?: string | null;
+}
+
+export async function stack(o: StackOptions = {}): Promise<Stack> {
+  const tmp = tempDir('hookmap-inbox-');
+  const token = o.token === null ? undefined : (o.token ?? TOKEN);
+  const opts = { token, home: tmp.dir, logDir: tmp.dir, attentionTimeoutMs: o.attentionTimeoutMs, agents: o.agents ?? [{ descriptor: 'claude-code' }] };
+  let up = await startUp({ ...opts, port: 0 });
+  const port = up.port;
+  const s: Stack = {
+    up,
+    url: up.url,
+    home: tmp.dir,
+    port,
+    async close() {
+      await s.up.close();
+      tmp.done();
+    },
+    async restart() {
+      await s.up.close();
+      up = await startUp({ ...opts, port });
+      s.up = up;
+      await ready(s);
+    },
+  };
+  await ready(s);
+  return s;
+}
+
+async function ready(s: Stack): Promise<void> {
+  if (s.up.daemons.size === 0) return;
+  await until('every daemon to finish its relay hello', async () => (await (await fetch(`${s.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay === true);
+}
+
+/** A new browser context (its own cookies), signed in with the token through the login form. */
+export async function signedIn(browser: Browser, s: Stack, opts: BrowserContextOptions = {}, token = TOKEN): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, ...opts });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => console.error(`[page error] ${e.message}`));
+  await page.goto(`${s.url}/`);
+  await page.locator('#token').fill(token);
+  await page.locator('button[type=submit]').click();
+  await page.locator('[data-conn="live"]').waitFor({ timeout: 10_000 });
+  return { context, page };
+}
+
+/** POST one hook firing as the agent does; resolves with the exact reply bytes once the daemon answers. */
+export async function fire(s: Stack, agent: string, input: unknown, hook?: string): Promise<{ status: number; text: string }> {
+  const r = await fetch(`${s.url}/hooks/${agent}${hook ? `/${encodeURIComponent(hook)}` : ''}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
+  return { status: r.status, text: await r.text() };
+}
+
+/** One decision-codec case of an agent's fixtures, by name. */
+export function decisionCase(agent: string, name: string): any {
+  for (const f of fixtureFiles(agent)) {
+    if (f.kind !== 'decisions') continue;
+    const c = f.cases.find((x: any) => x.name === name);
+    if (c) return c;
+  }
+  throw new Error(`no decision case '${name}' for ${agent}`);
+}
+
+export const withSession = (input: any, session: string) => ({ ...input, session_id: session });

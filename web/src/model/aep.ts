@@ -1,0 +1,91 @@
+// The slice of the AEP envelope (AEP-0001 §5) the inbox reads, positions
+// and their order (AEP-0001 §7, AEP-0003 §7), and command envelopes as a
+// foreign emitter sends them (AEP-0004 §2: no `seq`, the envelope id is the
+// idempotency key). Browser-side twin of engine/relay/client.ts makeCommand.
+
+export interface Ev {
+  aep: string;
+  id: string;
+  type: string;
+  time: string;
+  source: string;
+  agent: string;
+  session?: string;
+  run?: string;
+  step?: string;
+  seq?: number;
+  epoch?: number;
+  subject?: string;
+  cause?: string;
+  severity?: string;
+  capture?: string;
+  data?: Record<string, any>;
+}
+
+export interface Position {
+  epoch: number;
+  seq: number;
+}
+
+export const AEP_VERSION = '0.1';
+
+export const posOf = (e: Ev): Position => ({ epoch: e.epoch ?? 0, seq: e.seq ?? 0 });
+
+export function comparePos(a: Position, b: Position): number {
+  return a.epoch - b.epoch || a.seq - b.seq;
+}
+
+/** Dedupe key (AEP-0001 §7.4): delivery is at-least-once, the pair (source, id) is the identity. */
+export const keyOf = (e: Ev): string => `${e.source}\u0000${e.id}`;
+
+/** A sequenced, session-scoped event: it has a resumable position. */
+export const isPositioned = (e: Ev): boolean => typeof e.session === 'string' && typeof e.seq === 'number';
+
+/** A command (routed, never buffered) as opposed to an ack, which is an ordinary sequenced event. */
+export function isCommand(type: string): boolean {
+  if (/^x\.[a-z0-9_-]+\.control\./.test(type)) return true;
+  return type.startsWith('control.') && type !== 'control.accepted' && type !== 'control.rejected';
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** A ULID (48-bit time, 80 random bits): sortable and unique enough to be an idempotency key. */
+export function newId(now = Date.now()): string {
+  let t = now;
+  let time = '';
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  const rnd = new Uint8Array(16);
+  crypto.getRandomValues(rnd);
+  let r = '';
+  for (let i = 0; i < 16; i++) r += CROCKFORD[rnd[i] % 32];
+  return time + r;
+}
+
+export interface CommandParts {
+  session: string;
+  subject?: string;
+  run?: string;
+  cause?: string;
+  data: Record<string, unknown>;
+}
+
+/** A command envelope from the inbox: `agent` names the sender (AEP-0004 §2.2), no `seq`. */
+export function makeCommand(type: string, parts: CommandParts, host: string, instance: string): Ev {
+  const ev: Ev = {
+    aep: AEP_VERSION,
+    id: newId(),
+    type,
+    time: new Date().toISOString(),
+    source: `aep://${host}/agent/hookmap-inbox/${encodeURIComponent(instance)}`,
+    agent: 'hookmap-inbox',
+    session: parts.session,
+    data: parts.data,
+  };
+  if (parts.subject) ev.subject = parts.subject;
+  if (parts.run) ev.run = parts.run;
+  if (parts.cause) ev.cause = parts.cause;
+  return ev;
+}

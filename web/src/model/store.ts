@@ -1,0 +1,392 @@
+// The inbox's picture of the stream: every session the relay holds, its
+// events in (epoch, seq) order with (source, id) dedupe (AEP-0001 §7.4:
+// delivery is at-least-once, and the inbox reads one session through
+// several subscriptions), the attention lifecycle per request (AEP-0002 §7),
+// and every command with its ack and outcome (AEP-0004 §3, §6). Nothing
+// here is optimistic: a card changes state only when an event (or the
+// relay's refusal frame) says so. Pure: no DOM, so tests run it in Node.
+import { batch, signal, type Signal } from '@preact/signals';
+import { comparePos, isCommand, isPositioned, keyOf, posOf, type Ev, type Position } from './aep.ts';
+
+export type SessionState = 'waiting' | 'running' | 'idle' | 'ended';
+
+export interface Attn {
+  id: string;
+  session: string;
+  req?: Ev;
+  answered?: Ev;
+  resolved?: Ev;
+  timeout?: Ev;
+  /** Commands (ours and other consumers') that answer this request, oldest first. */
+  commands: string[];
+  /** This page saw it pending (so its outcome is worth showing after it settles). */
+  seenPending: boolean;
+  /** When the page saw it settle (ms), for the "just settled" list. */
+  settledAt?: number;
+}
+
+export interface CmdState {
+  id: string;
+  type: string;
+  session: string;
+  subject?: string;
+  cmd?: Ev;
+  mine: boolean;
+  sentAt?: number;
+  /** control.accepted / control.rejected, cause = the command id. */
+  ack?: Ev;
+  /** The relay's cause-matched error frame, or a local one (not connected, no ack in the window). */
+  refusal?: { code: string; detail?: string; local?: boolean };
+  /** Events cause-linked to the command or its ack (AEP-0004 §6). */
+  outcomes: Ev[];
+}
+
+export interface SessionModel {
+  id: string;
+  agent: string;
+  rev: Signal<number>;
+  /** Sequenced events, ordered by (epoch, seq). */
+  events: Ev[];
+  keys: Set<string>;
+  firstAt: number;
+  lastAt: number;
+  cwd?: string;
+  model?: string;
+  /** The latest session.started / session.ended by position: decides `ended`. */
+  lastLifecycle?: Ev;
+  runsStarted: Map<string, Ev>;
+  runsEnded: Map<string, Ev>;
+  lastMessage?: Ev;
+  lastTool?: string;
+  attention: Set<string>;
+  /** 'full' once a timeline subscription replays the whole session. */
+  history: 'partial' | 'full';
+  /** replay-exhausted: events before this position are no longer held by the relay. */
+  gap?: Position;
+  /** Last position a timeline subscription delivered: where the next one resumes (AEP-0003 §7). */
+  timelinePos?: Position;
+}
+
+/** A request still waiting this long past its deadline (or this old without one) has lost its outcome. */
+export const STALE_AFTER_MS = 60_000;
+export const STALE_NO_DEADLINE_MS = 15 * 60_000;
+export const SETTLED_VISIBLE_MS = 10 * 60_000;
+
+export class Store {
+  readonly sessions = new Map<string, SessionModel>();
+  readonly attn = new Map<string, Attn>();
+  readonly cmds = new Map<string, CmdState>();
+  private readonly ackToCmd = new Map<string, string>();
+  /** Bumped whenever a session summary or the session set changes. */
+  readonly listRev = signal(0);
+  /** Bumped whenever an attention request or one of its commands changes. */
+  readonly attnRev = signal(0);
+  /** Wall clock, ticked by the UI once a second (countdowns, staleness). */
+  readonly clock = signal(Date.now());
+  private touchedSessions = new Set<SessionModel>();
+  private touchedAttn = new Set<Attn>();
+  private listDirty = false;
+  private attnDirty = false;
+
+  /** Apply a batch of events (one animation frame's worth) with one re-render. */
+  applyBatch(items: { ev: Ev; timeline?: boolean }[], now = Date.now()): void {
+    batch(() => {
+      for (const it of items) this.ingest(it.ev, it.timeline ?? false, now);
+      this.commit(now);
+    });
+  }
+
+  /** One event from any subscription; `timeline` marks the open session's subscription (its resume position). */
+  ingest(ev: Ev, timeline: boolean, now = Date.now()): void {
+    if (!ev || typeof ev.type !== 'string' || typeof ev.id !== 'string') return;
+    if (isCommand(ev.type)) return this.seeCommand(ev);
+    if (typeof ev.session !== 'string' || !ev.session) return; // agent-scoped: not part of any session view
+    const s = this.session(ev.session, ev.agent);
+    if (isPositioned(ev)) {
+      if (timeline) {
+        const p = posOf(ev);
+        if (!s.timelinePos || comparePos(p, s.timelinePos) > 0) s.timelinePos = p;
+      }
+      const k = keyOf(ev);
+      if (s.keys.has(k)) return; // at-least-once: seen through another subscription or a resume
+      s.keys.add(k);
+      insertSorted(s.events, ev);
+    }
+    this.fold(s, ev, now);
+    this.touchedSessions.add(s);
+    this.listDirty = true;
+  }
+
+  /** The relay's replay-exhausted marker (AEP-0003 §5) for a timeline subscription. */
+  exhausted(session: string, earliest: Position): void {
+    const s = this.session(session, '');
+    if (!s.gap || comparePos(earliest, s.gap) > 0) s.gap = earliest;
+    this.touchedSessions.add(s);
+    this.commit(Date.now());
+  }
+
+  markFull(session: string): void {
+    const s = this.sessions.get(session);
+    if (!s || s.history === 'full') return;
+    s.history = 'full';
+    this.touchedSessions.add(s);
+    this.commit(Date.now());
+  }
+
+  /** A command this page sent. */
+  sent(cmd: Ev, now = Date.now()): CmdState {
+    const c = this.cmd(cmd.id, cmd);
+    c.mine = true;
+    c.sentAt = now;
+    this.linkAttention(c);
+    this.attnDirty = true;
+    this.commit(now);
+    return c;
+  }
+
+  /** A refusal for a command: the relay's cause-matched error frame (AEP-0004 §4.2) or a local one. */
+  refused(cmdId: string, code: string, detail?: string, local = false): void {
+    const c = this.cmds.get(cmdId);
+    if (!c || c.ack || c.refusal) return;
+    c.refusal = { code, detail, local };
+    this.attnDirty = true;
+    this.touchCmdSession(c);
+    this.commit(Date.now());
+  }
+
+  commit(now: number): void {
+    for (const a of this.touchedAttn) {
+      if (a.req && !terminalOf(a)) a.seenPending = true;
+      else if (terminalOf(a) && a.settledAt === undefined) a.settledAt = now;
+    }
+    for (const s of this.touchedSessions) s.rev.value++;
+    if (this.touchedAttn.size) this.attnDirty = true;
+    this.touchedSessions.clear();
+    this.touchedAttn.clear();
+    if (this.listDirty) this.listRev.value++;
+    if (this.attnDirty) this.attnRev.value++;
+    this.listDirty = false;
+    this.attnDirty = false;
+  }
+
+  // --- derived views -----------------------------------------------------------------
+
+  stateOf(s: SessionModel, now = this.clock.value): SessionState {
+    if (s.lastLifecycle?.type === 'session.ended') return 'ended';
+    for (const id of s.attention) {
+      const a = this.attn.get(id);
+      if (a && isWaiting(a, now)) return 'waiting';
+    }
+    for (const run of s.runsStarted.keys()) if (!s.runsEnded.has(run)) return 'running';
+    return 'idle';
+  }
+
+  /** Sessions, newest activity first. */
+  sessionList(): SessionModel[] {
+    return [...this.sessions.values()].sort((a, b) => b.lastAt - a.lastAt || (a.id < b.id ? -1 : 1));
+  }
+
+  /** Requests a person can still answer here, oldest first (the nearest deadline first). */
+  waiting(now = this.clock.value): Attn[] {
+    return [...this.attn.values()].filter((a) => isWaiting(a, now)).sort((a, b) => (a.req!.time < b.req!.time ? -1 : 1));
+  }
+
+  /** Requests this page saw pending that have settled recently, newest first. */
+  recentlySettled(now = this.clock.value): Attn[] {
+    return [...this.attn.values()]
+      .filter((a) => a.seenPending && a.settledAt !== undefined && now - a.settledAt < SETTLED_VISIBLE_MS)
+      .sort((a, b) => b.settledAt! - a.settledAt!);
+  }
+
+  commandsOf(a: Attn): CmdState[] {
+    return a.commands.map((id) => this.cmds.get(id)!).filter(Boolean);
+  }
+
+  // --- internals -----------------------------------------------------------------------
+
+  private session(id: string, agent: string): SessionModel {
+    let s = this.sessions.get(id);
+    if (!s) {
+      s = {
+        id, agent, rev: signal(0), events: [], keys: new Set(), firstAt: Infinity, lastAt: 0,
+        runsStarted: new Map(), runsEnded: new Map(), attention: new Set(), history: 'partial',
+      };
+      this.sessions.set(id, s);
+      this.listDirty = true;
+    }
+    if (agent && !s.agent) s.agent = agent;
+    return s;
+  }
+
+  private fold(s: SessionModel, ev: Ev, now: number): void {
+    const t = Date.parse(ev.time);
+    if (Number.isFinite(t)) {
+      if (t < s.firstAt) s.firstAt = t;
+      if (t > s.lastAt) s.lastAt = Math.min(t, now + 5_000); // a clock far ahead must not pin a session on top
+    }
+    if (ev.agent && ev.agent !== s.agent && isPositioned(ev)) s.agent = ev.agent;
+    const d = ev.data ?? {};
+    switch (ev.type) {
+      case 'session.started':
+        if (typeof d.cwd === 'string') s.cwd = d.cwd;
+        if (typeof d['gen_ai.request.model'] === 'string') s.model = d['gen_ai.request.model'];
+        this.lifecycle(s, ev);
+        break;
+      case 'session.ended':
+        this.lifecycle(s, ev);
+        break;
+      case 'run.started':
+        if (ev.run) s.runsStarted.set(ev.run, ev);
+        break;
+      case 'run.finished':
+      case 'run.failed':
+      case 'run.cancelled':
+        if (ev.run) s.runsEnded.set(ev.run, ev);
+        break;
+      case 'message.agent.replied':
+        if (!s.lastMessage || comparePos(posOf(ev), posOf(s.lastMessage)) > 0) s.lastMessage = ev;
+        break;
+      case 'tool.requested':
+        if (typeof d.tool?.name === 'string') s.lastTool = d.tool.name;
+        break;
+      case 'attention.requested': {
+        const a = this.attention(ev.id, s.id);
+        a.req = ev;
+        s.attention.add(ev.id);
+        break;
+      }
+      case 'attention.answered':
+      case 'attention.resolved':
+      case 'attention.timeout': {
+        if (!ev.subject) break;
+        const a = this.attention(ev.subject, s.id);
+        if (ev.type === 'attention.answered') a.answered ??= ev;
+        else if (ev.type === 'attention.resolved') a.resolved ??= ev;
+        else a.timeout ??= ev;
+        s.attention.add(ev.subject);
+        if (ev.type === 'attention.answered' && ev.cause) {
+          const c = this.cmds.get(ev.cause);
+          if (c && !c.outcomes.includes(ev)) c.outcomes.push(ev);
+        }
+        break;
+      }
+      case 'control.accepted':
+      case 'control.rejected': {
+        if (!ev.cause) break;
+        const c = this.cmd(ev.cause);
+        c.ack ??= ev;
+        if (!c.session && ev.session) c.session = ev.session;
+        this.ackToCmd.set(ev.id, c.id);
+        this.attnDirty = true;
+        break;
+      }
+      default:
+        break;
+    }
+    // outcomes of a command: cause-linked to it or to its ack (AEP-0004 §6: follow one hop)
+    if (ev.cause && ev.type !== 'control.accepted' && ev.type !== 'control.rejected') {
+      const cmdId = this.cmds.has(ev.cause) ? ev.cause : this.ackToCmd.get(ev.cause);
+      const c = cmdId ? this.cmds.get(cmdId) : undefined;
+      if (c && !c.outcomes.some((o) => o.id === ev.id && o.source === ev.source)) {
+        c.outcomes.push(ev);
+        this.attnDirty = true;
+      }
+    }
+  }
+
+  private lifecycle(s: SessionModel, ev: Ev): void {
+    if (!s.lastLifecycle || comparePos(posOf(ev), posOf(s.lastLifecycle)) >= 0) s.lastLifecycle = ev;
+  }
+
+  private attention(id: string, session: string): Attn {
+    let a = this.attn.get(id);
+    if (!a) {
+      a = { id, session, commands: [], seenPending: false };
+      this.attn.set(id, a);
+    }
+    this.touchedAttn.add(a);
+    return a;
+  }
+
+  private cmd(id: string, ev?: Ev): CmdState {
+    let c = this.cmds.get(id);
+    if (!c) {
+      c = { id, type: ev?.type ?? '', session: ev?.session ?? '', mine: false, outcomes: [] };
+      this.cmds.set(id, c);
+    }
+    if (ev && !c.cmd) {
+      c.cmd = ev;
+      c.type = ev.type;
+      c.session = ev.session ?? c.session;
+      c.subject = ev.subject;
+    }
+    return c;
+  }
+
+  /** Another consumer's command as the relay fans it out (live only: commands are never buffered). */
+  private seeCommand(ev: Ev): void {
+    const c = this.cmd(ev.id, ev);
+    this.linkAttention(c);
+    this.attnDirty = true;
+    this.touchCmdSession(c);
+  }
+
+  private linkAttention(c: CmdState): void {
+    if (c.type !== 'control.attention.respond' || !c.subject) return;
+    const a = this.attention(c.subject, c.session);
+    if (!a.commands.includes(c.id)) a.commands.push(c.id);
+  }
+
+  private touchCmdSession(c: CmdState): void {
+    const s = c.session ? this.sessions.get(c.session) : undefined;
+    if (s) this.touchedSessions.add(s);
+  }
+}
+
+export function terminalOf(a: Attn): Ev | undefined {
+  return a.timeout ?? a.resolved;
+}
+
+/** Deadline of a request (its `expires_at`), ms; undefined when it declares none. */
+export function deadlineOf(a: Attn): number | undefined {
+  const x = a.req?.data?.expires_at;
+  const t = typeof x === 'string' ? Date.parse(x) : NaN;
+  return Number.isFinite(t) ? t : undefined;
+}
+
+/** Pending with no outcome on the stream, long past any deadline: the outcome was lost, not pending. */
+export function isStale(a: Attn, now: number): boolean {
+  if (!a.req || terminalOf(a)) return false;
+  const dl = deadlineOf(a);
+  if (dl !== undefined) return now > dl + STALE_AFTER_MS;
+  const t = Date.parse(a.req.time);
+  return Number.isFinite(t) && now - t > STALE_NO_DEADLINE_MS;
+}
+
+/** AEP-0008: a present respond_via without `control` is informational (answered elsewhere). */
+export function answerableHere(a: Attn): boolean {
+  const via = a.req?.data?.respond_via;
+  return !Array.isArray(via) || via.includes('control');
+}
+
+export function isWaiting(a: Attn, now: number): boolean {
+  return !!a.req && !terminalOf(a) && !isStale(a, now);
+}
+
+/** Events nearly always arrive in order: the common case is one comparison and a push. */
+function insertSorted(events: Ev[], ev: Ev): void {
+  const p = posOf(ev);
+  const n = events.length;
+  if (n === 0 || comparePos(posOf(events[n - 1]), p) <= 0) {
+    events.push(ev);
+    return;
+  }
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (comparePos(posOf(events[mid]), p) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  events.splice(lo, 0, ev);
+}

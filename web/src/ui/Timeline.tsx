@@ -1,0 +1,240 @@
+// A session's timeline (model/timeline.ts rows), oldest first, following the
+// stream: it stays pinned to the newest row while the reader is at the
+// bottom, renders the newest rows first (older ones on request, so a
+// 10,000-event session stays cheap), and every row with a `cause` links to
+// the row that caused it.
+import { Component } from 'preact';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { Ev } from '../model/aep.ts';
+import { outcomeOf } from '../model/outcome.ts';
+import type { SessionModel } from '../model/store.ts';
+import { buildTimeline, durationMs, formatDuration, toolDetail, type Row } from '../model/timeline.ts';
+import { clockTime } from './bits.tsx';
+import { useApp } from './context.ts';
+
+const PAGE = 300;
+
+export function Timeline({ s }: { s: SessionModel }) {
+  const { store } = useApp();
+  const rev = s.rev.value;
+  const attnRev = store.attnRev.value;
+  const [limit, setLimit] = useState(PAGE);
+  const [focusRow, setFocusRow] = useState<string | undefined>();
+  const box = useRef<HTMLDivElement>(null);
+  const atBottom = useRef(true);
+  const tl = useMemo(() => {
+    const folded = new Set<string>();
+    for (const c of store.cmds.values()) if (c.type === 'control.attention.respond' && c.session === s.id) folded.add(c.id);
+    for (const id of s.attention) {
+      const cause = store.attn.get(id)?.answered?.cause;
+      if (cause) folded.add(cause);
+    }
+    return buildTimeline(s.events, folded);
+  }, [s, rev, attnRev]);
+  const rows = tl.rows;
+  const uncaptured = useMemo(() => rows.some((r) => r.ev.type === 'tool.requested' && !toolDetail(r.ev)), [rows]);
+  const start = Math.max(0, rows.length - limit);
+  const shown = rows.slice(start);
+  const labelOf = useMemo(() => new Map(rows.map((r) => [r.id, rowLabel(r)])), [rows]);
+
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (el && atBottom.current && !focusRow) el.scrollTop = el.scrollHeight;
+  });
+  useEffect(() => {
+    if (!focusRow) return;
+    const el = document.getElementById(`row-${focusRow}`);
+    if (!el) return;
+    el.scrollIntoView({ block: 'center' });
+    el.focus({ preventScroll: true });
+    el.classList.add('flash');
+    const t = setTimeout(() => el.classList.remove('flash'), 1600);
+    setFocusRow(undefined);
+    return () => clearTimeout(t);
+  }, [focusRow, shown.length]);
+
+  const now = store.clock.value;
+  const attentionText = (id: string) => {
+    const a = store.attn.get(id);
+    return a ? outcomeOf(store, a, now) : undefined;
+  };
+
+  const jump = (rowId: string) => {
+    const idx = rows.findIndex((r) => r.id === rowId);
+    if (idx >= 0 && idx < start) setLimit(rows.length - idx + 20);
+    atBottom.current = false;
+    setFocusRow(rowId);
+  };
+
+  return (
+    <section class="timeline" aria-label="Timeline">
+      <div
+        class="timeline-box"
+        ref={box}
+        onScroll={(e) => {
+          const el = e.currentTarget as HTMLDivElement;
+          atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+        }}
+      >
+        {s.gap ? (
+          <p class="timeline-gap" role="note">
+            Earlier events of this session are no longer held by the relay (its buffer starts at epoch {s.gap.epoch}, seq {s.gap.seq}).
+          </p>
+        ) : null}
+        {start > 0 ? (
+          <button type="button" class="btn btn-quiet show-earlier" onClick={() => setLimit(limit + PAGE)}>
+            Show earlier ({start} more)
+          </button>
+        ) : null}
+        {uncaptured ? (
+          <p class="timeline-note muted">Commands and paths are not captured at this session's capture level (privacy default: metadata); permission prompts show what is asked.</p>
+        ) : null}
+        {rows.length === 0 ? <p class="empty">{s.history === 'full' ? 'No events held for this session.' : 'Loading the session…'}</p> : null}
+        <ol class="rows" data-rows={rows.length}>
+          {shown.map((r) => {
+            const outcome = r.kind === 'attention' ? attentionText(r.ev.id) : undefined;
+            const sig = `${r.ev.id}|${'end' in r ? (r.end?.id ?? '') : ''}|${r.causeRow ?? ''}|${outcome?.text ?? ''}|${outcome?.tone ?? ''}`;
+            return <TimelineRow key={r.id} sig={sig} r={r} outcome={outcome} causeLabel={r.causeRow ? labelOf.get(r.causeRow) : undefined} onJump={jump} />;
+          })}
+        </ol>
+      </div>
+    </section>
+  );
+}
+
+function rowView(r: Row, outcome: { text: string; tone: string } | undefined) {
+  const d = r.ev.data ?? {};
+  switch (r.kind) {
+    case 'session':
+      return r.ev.type === 'session.started' ? (
+        <p>
+          <strong>Session started</strong>
+          {d.trigger ? ` (${d.trigger})` : ''}
+          {d['gen_ai.request.model'] ? ` · ${d['gen_ai.request.model']}` : ''}
+          {d.cwd ? <span class="muted"> · {d.cwd}</span> : null}
+        </p>
+      ) : (
+        <p>
+          <strong>Session ended</strong>
+          {d.reason ? ` (${d.reason})` : ''}
+        </p>
+      );
+    case 'run': {
+      const end = r.end;
+      const status = !end ? 'running' : end.type === 'run.finished' ? 'finished' : end.type === 'run.failed' ? 'failed' : 'cancelled';
+      return (
+        <p>
+          <strong>Run</strong> <span class={`pill pill-run-${status}`}>{status}</span>
+          {d.trigger ? <span class="muted"> · {String(d.trigger)}</span> : null}
+          {end ? <span class="muted"> · {formatDuration(durationMs(r.ev, end))}</span> : null}
+          {typeof d.prompt === 'string' && d.prompt ? <span class="row-text clip">{d.prompt}</span> : null}
+        </p>
+      );
+    }
+    case 'run-end':
+      return (
+        <p class="muted">
+          Run {r.ev.type.slice(4)}
+          {r.start ? ` after ${formatDuration(durationMs(r.start, r.ev))}` : ''}
+          {r.ev.type === 'run.failed' && d.reason ? `: ${d.reason}` : ''}
+        </p>
+      );
+    case 'tool':
+      return <ToolRow req={r.ev.type === 'tool.requested' ? r.ev : undefined} end={r.ev.type === 'tool.requested' ? r.end : r.ev} />;
+    case 'attention': {
+      const o = outcome;
+      return (
+        <p>
+          <strong>{d.kind === 'form' ? 'Question' : d.kind === 'permission' ? 'Permission' : 'Request'}</strong> {typeof d.prompt === 'string' ? d.prompt : r.ev.subject}
+          <span class={`row-outcome tone-${o?.tone ?? 'info'}`}>{o?.text || 'waiting for an answer'}</span>
+        </p>
+      );
+    }
+    case 'message': {
+      const who = r.ev.type === 'message.user.submitted' ? 'User' : r.ev.type === 'message.agent.replied' ? 'Agent' : r.ev.type.slice(8);
+      return (
+        <p>
+          <strong>{who}</strong>
+          {typeof d.text === 'string' ? <span class="row-text message-text">{d.text}</span> : <span class="muted"> · {typeof d.chars === 'number' ? `${d.chars} characters` : 'a message'} (text not captured)</span>}
+        </p>
+      );
+    }
+    default:
+      return (
+        <p>
+          <code>{r.ev.type}</code>
+          {r.ev.subject ? ` ${r.ev.subject}` : ''}
+          {r.ev.type === 'control.rejected' && d.reason ? <span class="muted"> · {d.reason}</span> : null}
+        </p>
+      );
+  }
+}
+
+interface RowProps {
+  sig: string;
+  r: Row;
+  outcome?: { text: string; tone: string };
+  causeLabel?: string;
+  onJump: (rowId: string) => void;
+}
+
+/** One timeline row; re-rendered only when what it shows changed (its signature). */
+class TimelineRow extends Component<RowProps> {
+  shouldComponentUpdate(next: RowProps): boolean {
+    return next.sig !== this.props.sig || next.causeLabel !== this.props.causeLabel;
+  }
+
+  render({ r, outcome, causeLabel, onJump }: RowProps) {
+    return (
+      <li id={`row-${r.id}`} tabIndex={-1} class={`row row-${r.kind}`} data-type={r.ev.type} data-seq={`${r.ev.epoch ?? 0}:${r.ev.seq ?? ''}`}>
+        <time class="row-time" dateTime={r.ev.time}>
+          {clockTime(r.ev.time)}
+        </time>
+        <div class="row-body">
+          {rowView(r, outcome)}
+          {r.causeRow ? (
+            <button type="button" class="cause-link" onClick={() => onJump(r.causeRow!)}>
+              ↳ after {causeLabel ?? 'an earlier event'}
+            </button>
+          ) : null}
+        </div>
+      </li>
+    );
+  }
+}
+
+function ToolRow({ req, end }: { req?: Ev; end?: Ev }) {
+  const ev = req ?? end!;
+  const name = ev.data?.tool?.name ?? ev.subject ?? 'tool';
+  const detail = req ? toolDetail(req) : undefined;
+  const status = !end ? 'running' : end.type === 'tool.completed' ? (end.data?.status === 'error' ? 'failed' : 'done') : end.type === 'tool.failed' ? 'failed' : 'denied';
+  const err = end?.type === 'tool.failed' ? (end.data?.error?.message ?? end.data?.error?.type) : end?.type === 'tool.denied' ? end.data?.by : undefined;
+  return (
+    <p>
+      <strong>{name}</strong> <span class={`pill pill-tool-${status}`}>{status}</span>
+      {end ? <span class="muted"> · {formatDuration(durationMs(req, end))}</span> : null}
+      {detail ? <code class="row-text tool-detail">{detail}</code> : null}
+      {err ? <span class="row-text muted">{String(err)}</span> : null}
+    </p>
+  );
+}
+
+function rowLabel(r: Row): string {
+  const d = r.ev.data ?? {};
+  switch (r.kind) {
+    case 'session':
+      return r.ev.type === 'session.started' ? 'session start' : 'session end';
+    case 'run':
+      return 'run start';
+    case 'run-end':
+      return r.ev.type.replace('.', ' ');
+    case 'tool':
+      return `${d.tool?.name ?? r.ev.subject ?? 'tool'} call`;
+    case 'attention':
+      return `${d.kind ?? 'attention'} request`;
+    case 'message':
+      return 'message';
+    default:
+      return r.ev.type;
+  }
+}
