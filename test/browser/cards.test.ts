@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { TIMED_OUT } from '../../web/src/model/outcome.ts';
-import { decisionCase, fire, launch, signedIn, skipBrowser, stack, withSession, type Stack } from './harness.ts';
+import { decisionCase, fire, launch, signedIn, skipBrowser, stack, TOKEN, withSession, type Stack } from './harness.ts';
 
 const AGENT = 'claude-code';
 
@@ -40,6 +40,9 @@ describe.skipIf(!!skipBrowser)('web inbox: cards answered in a browser reach the
     expect(shownAfter).toBeLessThan(1_000);
     await expect.poll(() => k.locator('.card-prompt').textContent()).toBe('Permission requested: Bash — touch notes.txt (create the notes file)');
     expect(await k.locator('[role="timer"]').textContent()).toMatch(/left before the agent's own dialog takes over/);
+    // what waits is counted in the page title and the header badge
+    expect(await page.title()).toBe('(1) hookmap inbox');
+    expect(await page.locator('header [data-badge]').textContent()).toBe('1');
     await k.locator('[data-option="allow"]').click();
     const r = await held;
     expect(r.status).toBe(200);
@@ -141,6 +144,44 @@ describe.skipIf(!!skipBrowser)('web inbox: cards answered in a browser reach the
       console.log(`[browser] two people: both pressed: ${pressedA && pressedB}`);
     } finally {
       await other.context.close();
+    }
+  });
+
+  it('opt-in notifications: a request that starts waiting while the page is not in front raises one', async () => {
+    const c = decisionCase(AGENT, 'permission allow');
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      // a recording Notification (headless Chromium shows none), the page out of focus
+      await ctx.addInitScript(() => {
+        const w = window as any;
+        w.__notes = [];
+        w.Notification = class {
+          static permission = 'granted';
+          static requestPermission = async () => 'granted';
+          onclick: unknown = null;
+          constructor(title: string, opts: any) {
+            w.__notes.push({ title, body: opts?.body, tag: opts?.tag });
+          }
+          close() {}
+        };
+        document.hasFocus = () => false;
+      });
+      const p = await ctx.newPage();
+      await p.goto(`${s.url}/`);
+      await p.locator('#token').fill(TOKEN);
+      await p.locator('button[type=submit]').click();
+      await p.locator('[data-conn="live"]').waitFor();
+      await p.getByRole('button', { name: 'Notify me' }).click();
+      await p.getByRole('button', { name: 'Notifications on' }).waitFor();
+      await p.waitForTimeout(3_100); // what the first replay brings back is never announced
+      const held = fire(s, AGENT, withSession(c.input, 'notify'));
+      const k = card(p, 'notify');
+      await k.waitFor();
+      await expect.poll(() => p.evaluate(() => (window as any).__notes)).toEqual([{ title: 'claude-code is waiting for you', body: 'Permission requested: Bash — touch notes.txt (create the notes file)', tag: await k.getAttribute('data-card') }]);
+      await k.locator('[data-option="allow"]').click();
+      expect((await held).text).toBe(c.reply);
+    } finally {
+      await ctx.close();
     }
   });
 

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../engine/descriptor/registry.ts';
 import { resolveAgent } from './agents.ts';
-import { run } from './harness.ts';
+import { run, TOKEN } from './harness.ts';
+import { launch, skipBrowser } from '../browser/harness.ts';
 import { Live, unusedPort } from './live.ts';
 
 const ID = 'claude-code';
@@ -62,6 +63,40 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const events = await live.checkSession(o.sessions[0]);
     expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'run.finished', 'session.ended']);
     expect(events.find((e) => e.type === 'attention.resolved').data.resolution).toBe('answered');
+  }, 180_000);
+
+  it.skipIf(!!skipBrowser)('INBOX: the same prompt answered with guidance text in the web inbox (real Chromium); the model receives the text', async () => {
+    const GUIDANCE = 'Not marker.txt: put the note in notes.md (inbox guidance 41c9)';
+    const browser = await launch();
+    try {
+      const page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
+      await page.goto(`${live.up.url}/`);
+      await page.locator('#token').fill(TOKEN);
+      await page.locator('button[type=submit]').click();
+      await page.locator('[data-conn="live"]').waitFor();
+      const taken = new Set<string>();
+      let outcome = '';
+      const o = await live.play('permission-guidance', (p) => claude(p), async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        const card = page.locator(`main [data-card="${req.id}"]`);
+        await card.waitFor({ timeout: 10_000 });
+        expect(await card.locator('.card-prompt').textContent()).toMatch(/^Permission requested: Bash — touch marker\.txt/);
+        await card.locator('textarea[data-key="t"]').fill(GUIDANCE);
+        await card.getByRole('button', { name: /Deny with guidance/ }).click();
+        await expect.poll(() => card.locator('[data-outcome]').textContent(), { timeout: 20_000 }).toMatch(/Resolved\.$/);
+        outcome = (await card.locator('[data-outcome]').textContent()) ?? '';
+      });
+      expect(o.run.code, o.run.stderr).toBe(0);
+      expect(outcome).toBe(`Answered by hookmap-inbox: Deny “${GUIDANCE}”. Resolved.`);
+      expect(existsSync(join(live.s.project, 'marker.txt'))).toBe(false);
+      const last = toolResults(o.requests).at(-1);
+      expect(resultText(last)).toBe(GUIDANCE);
+      expect(last.is_error).toBe(true);
+      const events = await live.checkSession(o.sessions[0]);
+      expect(events.find((e) => e.type === 'attention.answered').data.answer).toEqual({ option: 'deny', text: GUIDANCE });
+    } finally {
+      await browser.close();
+    }
   }, 180_000);
 
   it('permission answered allow: the tool runs and its result reaches the model', async () => {
