@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { TIMED_OUT } from '../../web/src/model/outcome.ts';
-import { decisionCase, fire, launch, signedIn, skipBrowser, stack, TOKEN, withSession, type Stack } from './harness.ts';
+import { bound, decisionCase, fire, launch, signedIn, skipBrowser, stack, TOKEN, withSession, type Stack } from './harness.ts';
 
 const AGENT = 'claude-code';
 
@@ -31,13 +31,23 @@ describe.skipIf(!!skipBrowser)('web inbox: cards answered in a browser reach the
 
   it('a PermissionRequest is a card within a second; Allow sends the exact allow bytes', async () => {
     const c = decisionCase(AGENT, 'permission allow');
+    // the page notes when the card enters the DOM (same clock as this process)
+    await page.evaluate(() => {
+      const w = window as any;
+      w.__cardAt = 0;
+      new MutationObserver(() => {
+        if (!w.__cardAt && document.querySelector('main [data-card][data-session="perm-allow"]')) w.__cardAt = Date.now();
+      }).observe(document.body, { childList: true, subtree: true });
+    });
+    // as Claude Code does: the tool's PreToolUse, then its PermissionRequest
+    await fire(s, AGENT, { ...withSession(c.input, 'perm-allow'), hook_event_name: 'PreToolUse', tool_use_id: 'toolu_perm' });
     const t0 = Date.now();
     const held = fire(s, AGENT, withSession(c.input, 'perm-allow'));
     const k = card(page, 'perm-allow');
     await k.waitFor({ timeout: 5_000 });
-    const shownAfter = Date.now() - t0;
-    console.log(`[browser] PermissionRequest POST -> card rendered: ${shownAfter} ms`);
-    expect(shownAfter).toBeLessThan(1_000);
+    const shownAfter = (await page.evaluate(() => (window as any).__cardAt)) - t0;
+    console.log(`[browser] PermissionRequest POST -> card in the page: ${shownAfter} ms`);
+    expect(shownAfter).toBeLessThan(bound(1_000, 2_500));
     await expect.poll(() => k.locator('.card-prompt').textContent()).toBe('Permission requested: Bash — touch notes.txt (create the notes file)');
     expect(await k.locator('[role="timer"]').textContent()).toMatch(/left before the agent's own dialog takes over/);
     // what waits is counted in the page title and the header badge

@@ -16,6 +16,16 @@ const available = existsSync(CHROMIUM);
 export const skipBrowser = !available && !process.env.HOOKMAP_REQUIRE_BROWSER ? `no Chromium at ${CHROMIUM} (install Debian's chromium, or set HOOKMAP_CHROMIUM)` : undefined;
 if (skipBrowser) console.log(`[browser] SKIPPED: ${skipBrowser}`);
 
+/**
+ * Timing bounds (the issue's: a card within 1 s, the page loaded within 1 s
+ * over a full relay) are asserted strictly where the machine is quiet: the
+ * CI step that runs these files alone (HOOKMAP_PERF_STRICT=1, .ci/run).
+ * Inside `npm test`, beside every other test on a shared machine, the same
+ * measurements are printed and held to a looser sanity bound.
+ */
+export const strictTiming = !!process.env.HOOKMAP_PERF_STRICT;
+export const bound = (strictMs: number, sharedMs: number) => (strictTiming ? strictMs : sharedMs);
+
 export function launch(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,

@@ -7,7 +7,7 @@
 // responsive), and the lag from POST to row stays small.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launch, signedIn, skipBrowser, stack, TOKEN, type Stack } from './harness.ts';
+import { bound, launch, signedIn, skipBrowser, stack, TOKEN, type Stack } from './harness.ts';
 
 const SESSIONS = 200;
 const PER_SESSION = 100;
@@ -96,7 +96,8 @@ describe.skipIf(!!skipBrowser)('web inbox under load', () => {
     const me = median(e);
     const mf = median(f);
     console.log(`[browser] page load, median of 3: empty relay ${me.toFixed(0)} ms; ${SESSIONS} sessions / ${SESSIONS * PER_SESSION} events ${mf.toFixed(0)} ms; ratio ${(mf / me).toFixed(2)} (runs: empty ${e.map((x) => x.toFixed(0)).join(', ')}; loaded ${f.map((x) => x.toFixed(0)).join(', ')})`);
-    expect(mf).toBeLessThan(1_000);
+    expect(mf).toBeLessThan(bound(1_000, 3_000));
+    expect(mf / me).toBeLessThan(5);
     // the list is ordered newest activity first and the cards are the 20 waiting requests
     expect(await pageFull.locator('.session-row').first().getAttribute('data-session')).toBe(`load-${SESSIONS - 1}`);
     expect(await pageFull.locator('main [data-card] .card-prompt').first().textContent()).toBe('Permission requested: Bash — make test 0');
@@ -160,10 +161,10 @@ describe.skipIf(!!skipBrowser)('web inbox under load', () => {
     const p95Gap = frameGaps[Math.floor(frameGaps.length * 0.95)];
     console.log(`[browser] ${RATE} events/s for ${(sentFor / 1000).toFixed(1)} s into an open timeline: ${posted.size * 2} events shown; POST -> row p50 ${p50} ms, p95 ${p95} ms; frames: ${gaps.length} rendered, p95 gap ${p95Gap.toFixed(0)} ms, longest ${maxGap.toFixed(0)} ms`);
     expect(Object.keys(seen).filter((k) => Number(k.split(':')[1]) >= PER_SESSION)).toHaveLength(posted.size);
-    expect(p95).toBeLessThan(1_000);
+    expect(p95).toBeLessThan(bound(1_000, 2_000));
     // responsive: frames keep coming (a page busy rendering would show gaps of hundreds of ms)
-    expect(p95Gap).toBeLessThan(120);
-    expect(gaps.length).toBeGreaterThan(SECONDS * 15);
+    expect(p95Gap).toBeLessThan(bound(120, 250));
+    expect(gaps.length).toBeGreaterThan(SECONDS * bound(15, 5));
     // and the page still answers a person: the session list filter reacts at once
     const t = Date.now();
     await pageFull.locator('select[aria-label="Filter by state"]').selectOption('waiting');
