@@ -5,7 +5,9 @@
 // separate `hookmap serve` would: one code path, testable the same way.
 import Fastify from 'fastify';
 import { join } from 'node:path';
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { loadVendor, listVendors } from '../descriptor/registry.ts';
 import { bridgeStatePath } from '../bridge/config.ts';
 import type { BridgeHandle } from '../bridge/run.ts';
@@ -44,6 +46,9 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const daemons = new Map<string, Daemon>();
   // forceCloseConnections: an idle keep-alive (a consumer's pooled socket) must not hold shutdown hostage
   const app = Fastify({ logger: false, forceCloseConnections: true, frameworkErrors: hookFrameworkErrors(daemons, say) });
+  // Node hands an upgrading socket over with no error listener: a client resetting while its
+  // upgrade is answered, refused or left to another listener must not take `up` down.
+  app.server.prependListener('upgrade', (_req: IncomingMessage, socket: Duplex) => socket.on('error', () => socket.destroy()));
   const relay = createRelay({ app, token: o.token, prefix: '', log: (l) => say(redactUrl(l)) });
   mountInbox(app, { token: o.token, home: o.home ?? hookmapHome() });
   const subscribers: { agent: string; sub: StreamSubscriber }[] = [];

@@ -230,3 +230,24 @@ describe('the cookie as a relay credential', () => {
     expect(await ws(url.replace('127.0.0.1', 'localhost'))).toBe('http 401');
   });
 });
+
+describe('WebSocket upgrades and resets', () => {
+  it('a client resetting its upgrade (to /socket, refused, or to a path nobody serves) does not take hookmap up down', async () => {
+    const { url, up } = await bare();
+    const { connect } = await import('node:net');
+    for (const path of ['/socket', '/nowhere', '/surfaces/x/tee']) {
+      await new Promise<void>((resolve) => {
+        const s = connect(up.port, '127.0.0.1', () => {
+          s.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${up.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+          setTimeout(() => {
+            s.resetAndDestroy();
+            resolve();
+          }, 100);
+        });
+        s.on('error', () => {});
+      });
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  });
+});
