@@ -75,6 +75,9 @@ export function attachSockets(server: Server, ctx: SocketContext): SocketServer 
 }
 
 function refuseUpgrade(socket: Duplex, status: number, text: string): void {
+  // Node hands an upgrading socket over with no 'error' listener: a client resetting
+  // after this refusal would otherwise be an uncaught ECONNRESET that stops the process.
+  socket.on('error', () => socket.destroy());
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
