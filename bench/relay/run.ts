@@ -50,7 +50,8 @@ function bareFanout(): { listen(): Promise<{ port: number }>; close(): Promise<v
 }
 
 async function scenario(subscribers: number, kind: 'relay' | 'baseline') {
-  const relay = kind === 'relay' ? createRelay({ host: '127.0.0.1', port: 0 }) : bareFanout();
+  // token-less (explicit): the bench measures fan-out, not authentication
+  const relay = kind === 'relay' ? createRelay({ host: '127.0.0.1', port: 0, noAuth: true }) : bareFanout();
   const { port } = await relay.listen();
   const latencies: number[] = [];
   let delivered = 0;

@@ -1,9 +1,9 @@
 export interface CommandEntry { name: string; module: string; synopsis: string; summary: string }
 
 export const COMMANDS: CommandEntry[] = [
-  { name: 'up', module: 'up', synopsis: 'up [--port N] [--host H] [--token T] [--config F] [--bridge kind=URL]', summary: 'relay + every enabled daemon, one process' },
+  { name: 'up', module: 'up', synopsis: 'up [--port N] [--host H] [--config F] [--bridge kind=URL] [--no-auth]', summary: 'relay + every enabled daemon, one process' },
   { name: 'serve', module: 'serve', synopsis: 'serve <agent|file.yaml> [--port N]', summary: 'one daemon from one descriptor' },
-  { name: 'relay', module: 'relay', synopsis: 'relay [--port N] [--host H] [--token T] [--buffer N]', summary: 'the AEP relay alone' },
+  { name: 'relay', module: 'relay', synopsis: 'relay [--port N] [--host H] [--no-auth] [--buffer N]', summary: 'the AEP relay alone' },
   { name: 'hook', module: 'hook', synopsis: 'hook <agent> [hook]', summary: 'the portable shim: stdin -> daemon -> stdout' },
   { name: 'tee', module: 'tee', synopsis: 'tee <agent> [--url U] -- <agent command...>', summary: "an editor's agent command: the agent's stdio passed through, framed into moments" },
   { name: 'map', module: 'map', synopsis: 'map <agent> [--capture L]', summary: 'pure mapping: NDJSON steps in, NDJSON results out' },
@@ -22,6 +22,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'timeline', module: 'timeline', synopsis: 'timeline <session> [--dag] [--file F]', summary: 'a session as a tree of runs, tools, attention' },
   { name: 'replay', module: 'replay', synopsis: 'replay <file> [--speed N] [--dry-run]', summary: 're-emit a capture as a new session' },
   { name: 'open', module: 'open', synopsis: 'open [--url U] [--no-browser]', summary: 'the web inbox, signed in (one-time link)' },
+  { name: 'tokens', module: 'tokens', synopsis: 'tokens add <name> [--scope S] | list | revoke <name>', summary: 'named relay tokens with scopes' },
   { name: 'record', module: 'record', synopsis: 'record <agent> | record promote <agent> | record scan <path>', summary: 'daemon mode saving strictly redacted payloads (0600) as fixture candidates; promote copies them into fixtures/ with a diff; scan runs the secret scanner' },
 ];
 

@@ -24,6 +24,7 @@ import { invalidity, LifecycleEvents } from './lifecycle.ts';
 import { acquireLock } from './lock.ts';
 import { agentLogDir } from './paths.ts';
 import { RelayLink, type EventLink } from './relay-link.ts';
+import { tlsClientOptions, type TlsFiles } from '../auth/tls.ts';
 import { DurableSeq } from './seq.ts';
 import { Serial } from './serial.ts';
 import { wellFormedDeep } from '../io/well-formed.ts';
@@ -187,15 +188,16 @@ export class Daemon {
   }
 
   /** Connect to a relay as an AEP emitter (hello, outbox, reconnect). */
-  connectRelay(url: string, token?: string): RelayLink {
+  connectRelay(url: string, token?: string, o: { tls?: TlsFiles } = {}): RelayLink {
     const link = new RelayLink({
       url,
       token,
+      tls: o.tls ? tlsClientOptions(o.tls) : undefined,
       identity: { agent: this.vendor, instance: `${hostname()}/${process.pid}` },
       capabilities: this.capabilities(),
       log: this.log,
       cursorFile: join(this.logDir, 'relay-cursors.json'),
-      onCommand: (cmd, raw) => void this.onCommand(cmd, raw),
+      onCommand: (cmd, raw, by) => void this.onCommand(cmd, raw, by),
       onReady: () => this.reclaim(),
       say: this.say,
     });
@@ -476,11 +478,17 @@ export class Daemon {
 
   // --- commands -----------------------------------------------------------------------
 
-  onCommand(cmd: AepEvent, _raw?: string): Promise<void> {
-    return this.serial.run(() => this.command(cmd));
+  /**
+   * A routed command. `by` is the sender's authenticated name as the relay
+   * stamped it beside the command (engine/relay/socket.ts ROUTED_FRAME), the
+   * only name `attention.answered.by` ever carries; the command's own `agent`
+   * is self-asserted (AEP-0004 §8) and never used for attribution.
+   */
+  onCommand(cmd: AepEvent, _raw?: string, by?: string): Promise<void> {
+    return this.serial.run(() => this.command(cmd, by));
   }
 
-  private async command(cmd: AepEvent): Promise<void> {
+  private async command(cmd: AepEvent, by: string | undefined): Promise<void> {
     const source = String(cmd.source ?? '');
     const id = String(cmd.id ?? '');
     const recorded = this.acks.get(source, id);
@@ -523,11 +531,11 @@ export class Daemon {
     const acc = this.events.accepted(session, cmd, h.request.run);
     const [rec] = this.publish([acc]);
     this.acks.record(source, id, rec.line);
-    const ans = this.events.answered(h.request, cmd.id, it.applied, 'control', typeof cmd.agent === 'string' ? cmd.agent : undefined, h.view.fields as FormFieldSpec[] | undefined);
+    const ans = this.events.answered(h.request, cmd.id, it.applied, 'control', by, h.view.fields as FormFieldSpec[] | undefined);
     const res = this.events.resolved(h.request, ans.id, 'answered', this.now() - h.openedAt);
     const outs = outcome.map((o) => this.events.make({ ...(o as any), cause: (o as any).cause ?? ans.id }));
     this.publish([ans, res, ...outs]);
-    this.say(`hold ${h.id} (${h.hook}) answered by ${cmd.agent ?? '?'}: ${it.decision ?? 'no decision template: neutral bytes'}`);
+    this.say(`hold ${h.id} (${h.hook}) answered by ${by ?? '(no authenticated sender)'} (command ${cmd.id}): ${it.decision ?? 'no decision template: neutral bytes'}`);
     this.finish(h, 'answered', { ...h.neutral, body, contentType: this.contentTypeOf(body) });
   }
 

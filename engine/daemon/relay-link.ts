@@ -16,6 +16,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import WebSocket from 'ws';
 import { AEP_VERSION } from '../aep/schemas.ts';
 import type { AepEvent } from '../map/envelope.ts';
+import { ROUTED_FRAME } from '../relay/socket.ts';
 import { writeAtomic } from './epoch.ts';
 import type { AppendRecord, SessionLog } from './session-log.ts';
 
@@ -39,7 +40,10 @@ export interface RelayLinkOptions {
   log: SessionLog;
   /** Where confirmed offsets persist (`<logdir>/relay-cursors.json`). */
   cursorFile: string;
-  onCommand: (command: AepEvent, raw: string) => void;
+  /** A routed command; `by` is the sender's authenticated name from the relay's routed frame (absent: none came). */
+  onCommand: (command: AepEvent, raw: string, by?: string) => void;
+  /** TLS client options for a wss:// relay (a pinned CA, the name to verify). */
+  tls?: { ca?: (string | Buffer)[]; servername?: string };
   /** Called after every completed hello and replay (re-claim sessions with pending holds). */
   onReady?: () => void;
   say?: (line: string) => void;
@@ -76,6 +80,8 @@ export class RelayLink implements EventLink {
   private attempt = 0;
   private pumping = false;
   private lastDownReason = '';
+  /** The relay's `x-hookmap-routed` frame for the command that follows it (same connection, in order). */
+  private routed?: { cause: string; by: string };
 
   constructor(private readonly o: RelayLinkOptions) {
     this.loadCursors();
@@ -134,7 +140,8 @@ export class RelayLink implements EventLink {
   private connect(): void {
     this.state = 'connecting';
     const headers: Record<string, string> = this.o.token ? { authorization: `Bearer ${this.o.token}` } : {};
-    const ws = new WebSocket(socketUrlOf(this.o.url), { headers, perMessageDeflate: false });
+    const ws = new WebSocket(socketUrlOf(this.o.url), { headers, perMessageDeflate: false, ...(this.o.tls ?? {}) });
+    this.routed = undefined;
     this.ws = ws;
     let settled = false;
     const down = (why: string) => {
@@ -208,10 +215,16 @@ export class RelayLink implements EventLink {
       this.say(`relay error frame: ${msg.code}${msg.cause ? ` (event ${msg.cause})` : ''}${msg.detail ? `: ${msg.detail}` : ''}`);
       return;
     }
+    if (msg.type === ROUTED_FRAME) {
+      if (typeof msg.cause === 'string' && typeof msg.by === 'string') this.routed = { cause: msg.cause, by: msg.by };
+      return;
+    }
     const command = (msg.type.startsWith('control.') && msg.type !== 'control.accepted' && msg.type !== 'control.rejected') || /^x\.[^.]+\.control\./.test(msg.type);
     if (command) {
+      const by = this.routed && this.routed.cause === msg.id ? this.routed.by : undefined;
+      this.routed = undefined;
       try {
-        this.o.onCommand(msg as AepEvent, raw);
+        this.o.onCommand(msg as AepEvent, raw, by);
       } catch (e) {
         this.say(`command handler failed: ${(e as Error).message}`);
       }

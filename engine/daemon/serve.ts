@@ -3,9 +3,14 @@
 // sibling) start exactly what the CLI starts.
 import Fastify from 'fastify';
 import type { AddressInfo } from 'node:net';
+import { Authorizer, TokenSource } from '../auth/authorizer.ts';
+import { assertBindAllowed, exposureNotice } from '../auth/bind.ts';
+import { Guard, installGuard } from '../auth/guard.ts';
+import { applyServerLimits, serverOptions } from '../auth/server-limits.ts';
 import type { Descriptor } from '../descriptor/types.ts';
 import { Daemon } from './daemon.ts';
 import type { Durability } from './session-log.ts';
+import { installHookGuard } from './hook-guard.ts';
 import { hookFrameworkErrors, registerHookRoutes } from './http.ts';
 import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
 
@@ -19,7 +24,12 @@ export interface ServeOptions {
   port?: number;
   /** Relay base URL; undefined = no relay (events are logged only, holds fail open). */
   relay?: string;
+  /** The relay token; also what a peer off this machine must present to the hook endpoint (with `home`'s named tokens). */
   token?: string;
+  /** $HOOKMAP_HOME, for named tokens accepted from off-machine hook senders. */
+  home?: string;
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
   logDir?: string;
   attentionTimeoutMs?: number;
   maxBody?: number;
@@ -42,19 +52,28 @@ export function urlOf(addr: AddressInfo): { host: string; url: string } {
 
 export async function startServe(o: ServeOptions): Promise<Served> {
   const say = o.say ?? (() => {});
+  const host = o.host ?? DEFAULT_HOST;
+  // peers off this machine (a non-loopback bind) need a token; none at all means loopback only
+  const auth = o.token ? new Authorizer([new TokenSource({ ownerToken: o.token, home: o.home, say })]) : undefined;
+  assertBindAllowed(host, Boolean(auth));
   const daemon = Daemon.open({ descriptor: o.descriptor, logDir: o.logDir, attentionTimeoutMs: o.attentionTimeoutMs, config: o.config, durability: o.durability, say: (l) => say(`[${o.descriptor.vendor}] ${l}`) });
   const daemons = new Map([[daemon.vendor, daemon]]);
-  const app = Fastify({ logger: false, frameworkErrors: hookFrameworkErrors(daemons, say) });
+  const app = Fastify({ ...serverOptions(), frameworkErrors: hookFrameworkErrors(daemons, say) });
+  applyServerLimits(app.server);
+  installGuard(app, new Guard({ bind: host, allowedHosts: o.allowedHosts, allowedOrigins: o.allowedOrigins }));
+  installHookGuard(app, { daemons, auth, say });
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
   const tee = attachTeeEndpoint(app.server, { daemons, say });
   app.get('/healthz', async () => ({ ok: true, relay: daemon.relayReady }));
   try {
-    await app.listen({ host: o.host ?? DEFAULT_HOST, port: o.port ?? DEFAULT_SERVE_PORT });
+    await app.listen({ host, port: o.port ?? DEFAULT_SERVE_PORT });
   } catch (e) {
     await daemon.close();
+    auth?.close();
     throw e;
   }
   const { url } = urlOf(app.server.address() as AddressInfo);
+  for (const l of exposureNotice(host, url, false)) say(l);
   if (o.relay) daemon.connectRelay(o.relay, o.token);
   say(`${daemon.vendor} daemon listening on ${url}/hooks/${daemon.vendor} (epoch ${daemon.epoch}, logs ${daemon.logDir})`);
   say(o.relay ? `relay ${o.relay}: ${o.token ? 'token set, control on' : 'no token: watch-only, holds fail open at once'}` : 'no relay: events are logged only, holds fail open at once');
@@ -68,6 +87,7 @@ export async function startServe(o: ServeOptions): Promise<Served> {
         tee.close();
         await daemon.close(); // frees held hooks with neutral bytes before the server stops
         await app.close();
+        auth?.close();
       })()),
   };
 }

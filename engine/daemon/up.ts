@@ -4,16 +4,23 @@
 // AEP emitter (hello, claims, routed commands), loopback, exactly as a
 // separate `hookmap serve` would: one code path, testable the same way.
 import Fastify from 'fastify';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { ANONYMOUS, Authorizer, TokenSource } from '../auth/authorizer.ts';
+import { assertBindAllowed, exposureNotice } from '../auth/bind.ts';
+import { Guard, installGuard } from '../auth/guard.ts';
+import { applyServerLimits, serverOptions, type TlsFiles } from '../auth/server-limits.ts';
+import { readTokenFile } from '../auth/tokens.ts';
 import { loadVendor, listVendors } from '../descriptor/registry.ts';
 import { bridgeStatePath } from '../bridge/config.ts';
 import type { BridgeHandle } from '../bridge/run.ts';
 import { mountInbox } from '../inbox/index.ts';
-import { createRelay, redactUrl } from '../relay/index.ts';
+import { createRelay, redactUrl, type AuditRecord } from '../relay/index.ts';
 import { Daemon } from './daemon.ts';
+import { installHookGuard } from './hook-guard.ts';
 import { hookFrameworkErrors, registerHookRoutes } from './http.ts';
 import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
 import { restoreFromLogs } from './relay-restore.ts';
@@ -25,9 +32,19 @@ import type { AgentEntry, UpConfig } from './up-config.ts';
 export const DEFAULT_UP_PORT = 8787;
 
 export interface UpOptions extends UpConfig {
+  /** The owner token itself (flag/env) ... */
   token?: string;
-  /** $HOOKMAP_HOME (the inbox keeps its browser sessions there); default from the environment. */
+  /** ... or the file holding it ($HOOKMAP_HOME/token, created by the CLI), watched for changes. */
+  tokenFile?: string;
+  /** $HOOKMAP_HOME: named tokens (tokens.json) are read from here, and the inbox keeps its browser sessions there. */
   home?: string;
+  /** Explicitly token-less (watch-only, loopback only). */
+  noAuth?: boolean;
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
+  tls?: TlsFiles;
+  /** Append one JSON line per command routed or refused (0600). */
+  auditFile?: string;
   say?: (line: string) => void;
   /** Bridge checkpoints (default $HOOKMAP_HOME/state). */
   stateDir?: string;
@@ -43,14 +60,27 @@ export interface Up {
 
 export async function startUp(o: UpOptions): Promise<Up> {
   const say = o.say ?? (() => {});
+  const host = o.host ?? DEFAULT_HOST;
+  const auth = authFor(o, say);
+  try {
+    assertBindAllowed(host, auth.controlPossible);
+  } catch (e) {
+    auth.close();
+    throw e;
+  }
+  const ownerToken = o.token ?? (o.tokenFile ? readTokenFile(o.tokenFile) : undefined);
   const daemons = new Map<string, Daemon>();
   // forceCloseConnections: an idle keep-alive (a consumer's pooled socket) must not hold shutdown hostage
-  const app = Fastify({ logger: false, forceCloseConnections: true, frameworkErrors: hookFrameworkErrors(daemons, say) });
+  const app = Fastify({ ...serverOptions({ tls: o.tls }), forceCloseConnections: true, frameworkErrors: hookFrameworkErrors(daemons, say) });
+  applyServerLimits(app.server);
   // Node hands an upgrading socket over with no error listener: a client resetting while its
   // upgrade is answered, refused or left to another listener must not take `up` down.
   app.server.prependListener('upgrade', (_req: IncomingMessage, socket: Duplex) => socket.on('error', () => socket.destroy()));
-  const relay = createRelay({ app, token: o.token, prefix: '', log: (l) => say(redactUrl(l)) });
-  mountInbox(app, { token: o.token, home: o.home ?? hookmapHome() });
+  const guard = new Guard({ bind: host, allowedHosts: o.allowedHosts, allowedOrigins: o.allowedOrigins });
+  installGuard(app, guard);
+  const relay = createRelay({ app, guard, auth, prefix: '', audit: o.auditFile ? auditTo(o.auditFile, say) : undefined, log: (l) => say(redactUrl(l)) });
+  // the inbox signs a browser in with the owner token (its cookie then stands for it, same-origin only)
+  mountInbox(app, { token: ownerToken, home: o.home ?? hookmapHome(), secure: Boolean(o.tls) });
   const subscribers: { agent: string; sub: StreamSubscriber }[] = [];
   const instances = new Map<string, StreamInstance[] | undefined>();
   const entries: AgentEntry[] = o.agents ?? listVendors().map((descriptor) => ({ descriptor }));
@@ -73,16 +103,18 @@ export async function startUp(o: UpOptions): Promise<Up> {
       say(`agent ${e.descriptor} NOT started: ${(err as Error).message}`);
     }
   }
+  installHookGuard(app, { daemons, auth, say });
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
   const tee = attachTeeEndpoint(app.server, { daemons, say });
   // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
   const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), [...daemons.values()].map((d) => d.logDir), relay.core.limits);
   if (restored.events) say(`relay: replay buffer refilled from the session logs: ${restored.events} events in ${restored.sessions} sessions (${(restored.bytes / 2 ** 20).toFixed(1)} MiB, ${restored.ms} ms)${restored.skipped ? `, ${restored.skipped} unreadable lines skipped` : ''}`);
-  // The relay answers /healthz; add what only the daemons know.
+  // The relay answers /healthz; add what only the daemons know (to a reader: a bare `ok` stays bare).
   app.addHook('onSend', async (req, reply, payload) => {
     if (req.method !== 'GET' || req.url.split('?')[0] !== '/healthz' || typeof payload !== 'string') return payload;
     try {
       const body = JSON.parse(payload);
+      if (!('sessions' in body)) return payload;
       body.relay = daemons.size > 0 && [...daemons.values()].every((d) => d.relayReady);
       body.agents = Object.fromEntries([...daemons].map(([k, d]) => {
         const streams = subscribers.filter((x) => x.agent === k).map((x) => x.sub.status());
@@ -94,17 +126,19 @@ export async function startUp(o: UpOptions): Promise<Up> {
     }
   });
   try {
-    await app.listen({ host: o.host ?? DEFAULT_HOST, port: o.port ?? DEFAULT_UP_PORT });
+    await app.listen({ host, port: o.port ?? DEFAULT_UP_PORT });
   } catch (e) {
     for (const d of daemons.values()) await d.close();
+    auth.close();
     throw e;
   }
   const addr = app.server.address() as AddressInfo;
-  const { url } = urlOf(addr);
+  const { url: plainUrl } = urlOf(addr);
+  const url = o.tls ? plainUrl.replace(/^http:/, 'https:') : plainUrl;
   // daemons dial the relay over loopback even when the server listens on every interface
   const wildcard = addr.address === '0.0.0.0' || addr.address === '::';
-  const self = wildcard ? `http://${addr.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${addr.port}` : url;
-  for (const d of daemons.values()) d.connectRelay(self, o.token);
+  const self = wildcard ? `${o.tls ? 'https' : 'http'}://${addr.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${addr.port}` : url;
+  for (const d of daemons.values()) d.connectRelay(self, ownerToken, o.tls ? { tls: o.tls } : undefined);
   // stream-subscriber agents: the daemon attaches to each configured instance's event stream
   for (const d of daemons.values()) {
     if (d.surfaceKind !== 'stream-subscriber') continue;
@@ -120,10 +154,15 @@ export async function startUp(o: UpOptions): Promise<Up> {
     }
   }
   say(`hookmap up: listening on ${url} (one port: relay + hooks)`);
-  say(`  inbox: ${url}/ (sign in with the token, or \`hookmap open\` for a one-time link)`);
+  for (const l of exposureNotice(host, url, Boolean(o.tls))) say(`  ${l}`);
+  say(`  inbox: ${url}/ (sign in with the token in ${o.tokenFile ?? '$HOOKMAP_HOME/token'}, or \`hookmap open\` for a one-time link)`);
   say(`  relay: ${url}/events (POST, discovery, SSE) ${url}/stream (SSE) ${url.replace(/^http/, 'ws')}/socket (WebSocket)`);
   for (const d of daemons.values()) say(`  ${d.vendor}: ${surfaceLine(d, url)}  logs ${d.logDir} (epoch ${d.epoch})`);
-  say(o.token ? '  control: ON (token set): attention requests wait for answers over the relay' : '  control: OFF (no token: the relay is watch-only; held hooks fail open at once)');
+  say(
+    auth.controlPossible
+      ? `  control: ON: reading the stream and answering need a token${o.tokenFile ? ` (local clients read ${o.tokenFile})` : ''}`
+      : '  control: OFF (--no-auth: the relay is watch-only; held hooks fail open at once)',
+  );
   // Bridges are ordinary consumers of this relay over loopback (AEP-0005 §3.5), checkpointed per bridge.
   const bridges: BridgeHandle[] = [];
   // loaded only when a bridge is configured: the OpenTelemetry packages are not `up`'s start-up cost otherwise
@@ -133,7 +172,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     const tag = `[bridge ${b.kind}]`;
     const h = runBridge!({
       target: makeTarget!(b),
-      input: { kind: 'relay', url: self, token: o.token, filter: b.filter, capture: b.capture, start: 'all', statePath: bridgeStatePath(b, 'up', o.stateDir ?? join(hookmapHome(), 'state')) },
+      input: { kind: 'relay', url: self, token: ownerToken, filter: b.filter, capture: b.capture, start: 'all', statePath: bridgeStatePath(b, 'up', o.stateDir ?? join(hookmapHome(), 'state')) },
       batchMax: b.batchMax,
       batchMs: b.batchMs,
       delivery: { timeoutMs: b.timeoutMs, maxRetries: b.retries, headers: b.headers },
@@ -156,6 +195,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
         for (const x of subscribers) await x.sub.close();
         for (const d of daemons.values()) await d.close();
         await app.close();
+        auth.close();
       })()),
   };
 }
@@ -165,4 +205,26 @@ function surfaceLine(d: Daemon, url: string): string {
   if (d.surfaceKind === 'stream-subscriber') return 'subscribes to its configured instances\' event streams';
   if (d.surfaceKind === 'stdio-tee') return `${url.replace(/^http/, 'ws')}/surfaces/${d.vendor}/tee (hookmap tee ${d.vendor} -- <agent command>)`;
   return `POST ${url}/hooks/${d.vendor}[/<hook>]`;
+}
+
+function authFor(o: UpOptions, say: (line: string) => void): Authorizer {
+  if (o.noAuth) {
+    if (o.token || o.tokenFile) throw new Error('--no-auth cannot be combined with a token');
+    return new Authorizer([], ANONYMOUS);
+  }
+  if (!o.token && !o.tokenFile) throw new Error('hookmap up needs a token (token or tokenFile), or noAuth for an explicitly watch-only relay');
+  return new Authorizer([new TokenSource({ ownerToken: o.token, ownerTokenFile: o.token ? undefined : o.tokenFile, home: o.home, say })]);
+}
+
+/** The audit trail: one JSON line per command routed or refused, with the authenticated sender. */
+export function auditTo(file: string, say: (line: string) => void): (rec: AuditRecord) => void {
+  let warned = false;
+  return (rec) => {
+    try {
+      appendFileSync(file, `${JSON.stringify(rec)}\n`, { mode: 0o600 });
+    } catch (e) {
+      if (!warned) say(`audit: cannot append to ${file}: ${(e as Error).message}`);
+      warned = true;
+    }
+  };
 }

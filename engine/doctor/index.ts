@@ -12,7 +12,7 @@ import { checkLogs } from './logs.ts';
 import type { Finding } from './types.ts';
 import { inspectAgent, type AgentWiring } from './wiring.ts';
 
-export interface DoctorOptions { env: NodeJS.ProcessEnv; dir: string; url: string; agents?: string[] }
+export interface DoctorOptions { env: NodeJS.ProcessEnv; dir: string; url: string; agents?: string[]; /** Presented to /healthz for the relay state. */ token?: string }
 
 export interface DoctorReport { healthy: boolean; problems: number; warnings: number; wired: string[]; findings: Finding[] }
 
@@ -58,7 +58,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
   findings.push(...deferHazards(o, wirings, descriptors));
   if (skipped.length) findings.push({ area: 'agent', subject: skipped.join(', '), status: 'info', message: 'not checked: no setup shape hookmap implements yet' });
   if (usesSh) findings.push(checkCurl());
-  const h = await checkHealth(o.url);
+  const h = await checkHealth(o.url, 1500, o.token);
   if (!h.reachable) {
     findings.push({
       area: 'daemon',
@@ -71,7 +71,8 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
     findings.push({ area: 'daemon', subject: o.url, status: 'problem', message: `${h.url} answers but is not healthy${h.error ? ` (${h.error})` : ''}` });
   } else {
     findings.push({ area: 'daemon', subject: o.url, status: 'ok', message: `daemon answers at ${o.url}` });
-    findings.push(
+    if (!h.detailed) findings.push({ area: 'daemon', subject: o.url, status: 'info', message: 'relay state not shown: /healthz gives details only to a token (none found, or it was refused)', fix: 'HOOKMAP_TOKEN, HOOKMAP_TOKEN_FILE, or the owner token in $HOOKMAP_HOME/token' });
+    else findings.push(
       h.relay
         ? { area: 'daemon', subject: o.url, status: 'ok', message: 'relay connected' }
         : { area: 'daemon', subject: o.url, status: 'warn', message: 'relay not connected: events are logged but nobody sees them live, and held hooks cannot be answered remotely' },

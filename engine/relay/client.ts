@@ -93,7 +93,7 @@ export function openSocket(httpUrl: string, token: string | undefined, role: 'co
     let hello: any;
     ws.on('unexpected-response', (_req, res) => {
       clearTimeout(timer);
-      reject(new Error(`relay refused the WebSocket: ${res.statusCode}${res.statusCode === 401 ? ' (wrong or missing token: --token or HOOKMAP_TOKEN)' : ''}`));
+      reject(new Error(`relay refused the WebSocket: ${res.statusCode}${res.statusCode === 401 ? ' (wrong or missing token)' : ''}`));
     });
     ws.on('error', (e) => {
       clearTimeout(timer);

@@ -3,6 +3,7 @@
 // and control routing. HTTP, SSE, WebSocket and in-process callers all go
 // through here, so every binding applies the same rules.
 import { formatAjvErrors, validateEnvelope } from '../aep/schemas.ts';
+import { can, type Principal } from '../auth/principal.ts';
 import type { RelayLimits } from './options.ts';
 import { MemoryStore, comparePos, type AepEvent, type Held, type Position, type RelayStore, type StoredEvent } from './store.ts';
 import { Subscription, type Sink, type SubscriptionSpec } from './subscription.ts';
@@ -14,10 +15,23 @@ export interface ConnInfo {
   identity: { agent?: string; instance?: string; [k: string]: unknown };
   /** The capabilities the connection declared (its `hello`); `control.accepts` gates routing. */
   capabilities: { control?: { accepts?: unknown; [k: string]: unknown }; emits?: unknown; [k: string]: unknown };
-  /** Passed the bearer-token check (always false when the relay has no token: watch-only). */
-  authenticated: boolean;
-  /** Hand a routed command to this connection, as received. */
-  deliverCommand(raw: string, ev: AepEvent): void;
+  /** Who opened the connection (engine/auth): its scopes gate emitting, reading and commanding. */
+  principal: Principal;
+  /**
+   * Hand a routed command to this connection, as received (byte-identical,
+   * AEP-0004 §4.4), with the authenticated sender: the target's only
+   * trustworthy source for "who answered" (a command's `agent` is asserted, §8).
+   */
+  deliverCommand(raw: string, ev: AepEvent, sender: Principal): void;
+}
+
+/** One command the relay routed or refused: who sent what, to whom, with what result. */
+export interface AuditRecord {
+  time: string;
+  principal: string;
+  command: { id: string; type: string; session?: string; subject?: string; run?: string; source: string; agent: string };
+  outcome: 'routed' | RefusalCode;
+  detail?: string;
 }
 
 export class Conn {
@@ -53,6 +67,9 @@ export class RelayCore {
   private claimsBySession = new Map<string, Set<Conn>>();
   private nextConnId = 1;
   readonly counters: RelayCounters = { received: 0, admitted: 0, duplicates: 0, invalid: 0, routed: 0, refused: 0, droppedConsumers: 0, droppedEvents: 0 };
+
+  /** Receives one record per command routed or refused (set by the host). */
+  audit?: (record: AuditRecord) => void;
 
   constructor(readonly limits: RelayLimits, readonly controlEnabled: boolean, store?: RelayStore) {
     this.store = store ?? new MemoryStore({ perSession: limits.buffer, maxSessions: limits.maxSessions, sessionBytes: limits.sessionBufferBytes, totalBytes: limits.bufferBytes });
@@ -95,6 +112,10 @@ export class RelayCore {
     }
     const ev = held.ev;
     if (isCommand(ev.type)) return this.route(held, origin);
+    if (origin && !can(origin.info.principal, 'emit')) {
+      this.counters.refused++;
+      return { ok: false, code: 'unauthorized', detail: `'${origin.info.principal.name}' may not emit events (its scopes: ${origin.info.principal.scopes.join(', ')})` };
+    }
     if (ev.type.startsWith('agent.') || ev.seq === undefined) {
       // Agent-scoped and foreign-emitter (seq-less) events have no position: live only.
       this.store.publish(held);
@@ -116,12 +137,33 @@ export class RelayCore {
     return { ok: false, code, detail };
   }
 
-  /** AEP-0004 §4: at most one target, only from an authenticated duplex connection. */
+  /** AEP-0004 §4: at most one target, only from an authenticated duplex connection with the control scope. */
   private route(held: Held, origin: Conn | null): IngestOutcome {
+    const r = this.routeOnce(held, origin);
+    if (this.audit) {
+      const ev = held.ev;
+      const rec: AuditRecord = {
+        time: new Date().toISOString(),
+        principal: origin?.info.principal.name ?? '(http)',
+        command: { id: ev.id, type: ev.type, session: ev.session, subject: ev.subject, run: ev.run, source: ev.source, agent: ev.agent },
+        outcome: r.ok ? 'routed' : (r.code as RefusalCode),
+      };
+      if (!r.ok) rec.detail = r.detail;
+      try {
+        this.audit(rec);
+      } catch {
+        // the audit sink failing must not change what happened to the command
+      }
+    }
+    return r;
+  }
+
+  private routeOnce(held: Held, origin: Conn | null): IngestOutcome {
     const ev = held.ev;
-    if (!this.controlEnabled) return this.refuse('unauthorized', 'relay is watch-only: no token configured, commands are never routed');
+    if (!this.controlEnabled) return this.refuse('unauthorized', 'relay is watch-only (--no-auth): commands are never routed');
     if (!origin) return this.refuse('unauthorized', 'commands flow only on an authenticated WebSocket (AEP-0004 §4.1)');
-    if (!origin.info.authenticated) return this.refuse('unauthorized', 'connection is not authenticated');
+    const who = origin.info.principal;
+    if (!can(who, 'control')) return this.refuse('unauthorized', `'${who.name}' may not send commands (its scopes: ${who.scopes.join(', ')}; a control token is needed)`);
     const claimants = this.claimsBySession.get(ev.session!);
     if (!claimants || claimants.size === 0) return this.refuse('no-route', `no live connection claims session '${ev.session}'`);
     if (claimants.size > 1) return this.refuse('ambiguous', `${claimants.size} live connections claim session '${ev.session}'`);
@@ -129,7 +171,7 @@ export class RelayCore {
     const accepts = target.info.capabilities?.control?.accepts;
     if (!Array.isArray(accepts) || !accepts.includes(ev.type)) return this.refuse('unsupported', `target does not declare '${ev.type}' in control.accepts`);
     this.counters.routed++;
-    target.info.deliverCommand(held.raw, ev);
+    target.info.deliverCommand(held.raw, ev, who);
     // Watchers see who commanded what; the target already has it.
     this.store.publish({ ...held, skip: target });
     return { ok: true, admitted: false, routed: true };

@@ -6,6 +6,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { SUPPORTED_VERSIONS } from '../aep/schemas.ts';
+import type { AuthResult } from '../auth/authorizer.ts';
+import { can, type Principal, type Scope } from '../auth/principal.ts';
 import type { RelayCore } from './core.ts';
 import { isCommand } from './core.ts';
 import { discoveryDocument } from './discovery.ts';
@@ -17,7 +19,9 @@ export interface HttpContext {
   core: RelayCore;
   prefix: string;
   heartbeatMs: number;
-  authorize: (req: FastifyRequest['raw']) => boolean;
+  authenticate: (req: FastifyRequest['raw']) => AuthResult;
+  /** Register an open SSE stream for revocation; returns the unregister function. */
+  track: (principal: Principal, close: (reason: string) => void) => () => void;
   /** Live SSE responses, ended on shutdown. */
   streams: Set<ServerResponse>;
   isClosing: () => boolean;
@@ -37,10 +41,40 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
   const discovery = () => discoveryDocument(limits, core.controlEnabled, ctx.prefix);
 
   const wantsStream = (req: FastifyRequest) => String(req.headers.accept ?? '').includes('text/event-stream');
-  const deny = (reply: FastifyReply) => reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'unauthorized' });
+  const deny = (reply: FastifyReply, detail: string) => reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'unauthorized', detail });
+  const forbid = (reply: FastifyReply, p: Principal, scope: Scope) => reply.code(403).send({ error: 'unauthorized', detail: `'${p.name}' lacks the ${scope} scope` });
+  /** Who is asking (set by the onRequest hook below, before any body is read). */
+  const principals = new WeakMap<FastifyRequest['raw'], Principal>();
+  const principalOf = (req: FastifyRequest) => principals.get(req.raw);
+  /** The principal when it holds `scope`, else the refusal is sent and undefined returned. */
+  const need = (req: FastifyRequest, reply: FastifyReply, scope: Scope): Principal | undefined => {
+    const p = principalOf(req);
+    if (!p) {
+      void deny(reply, 'a token is required');
+      return undefined;
+    }
+    if (!can(p, scope)) {
+      void forbid(reply, p, scope);
+      return undefined;
+    }
+    return p;
+  };
+  /**
+   * Runs before the body is read: an announced body over the limit is refused
+   * at once, and an unauthenticated request never gets a body buffered.
+   * /healthz answers everyone (bare `ok` without a token).
+   */
+  const admit = async (req: FastifyRequest, reply: FastifyReply) => {
+    const len = Number(req.headers['content-length']);
+    if (Number.isFinite(len) && len > limits.maxBody) return reply.code(413).header('connection', 'close').send({ error: 'payload-too-large', detail: `body exceeds ${limits.maxBody} bytes` });
+    const a = ctx.authenticate(req.raw);
+    if (a.ok) principals.set(req.raw, a.principal);
+    else if (req.url.split('?')[0] !== `${ctx.prefix}/healthz`) return deny(reply, a.detail);
+  };
 
   app.register(
     async (scope) => {
+      scope.addHook('onRequest', admit);
       scope.removeAllContentTypeParsers();
       // bytes, split here: each held event's text is its own string, never a slice pinning the whole batch
       scope.addContentTypeParser(['application/json', 'application/x-ndjson'], { parseAs: 'buffer', bodyLimit: limits.maxBody }, (_req, body, done) => done(null, body));
@@ -56,7 +90,7 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
       });
 
       scope.post('/events', { bodyLimit: limits.maxBody }, async (req, reply) => {
-        if (!ctx.authorize(req.raw)) return deny(reply);
+        if (!need(req, reply, 'emit')) return reply;
         const version = req.headers['aep-version'];
         if (typeof version === 'string' && !versionSupported(version)) return reply.code(426).send({ versions: [...SUPPORTED_VERSIONS] });
         const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
@@ -82,19 +116,21 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
       });
 
       const discoveryOrStream = async (req: FastifyRequest, reply: FastifyReply) => {
-        if (!ctx.authorize(req.raw)) return deny(reply);
-        if (wantsStream(req)) return stream(req, reply);
+        const p = need(req, reply, 'read');
+        if (!p) return reply;
+        if (wantsStream(req)) return stream(req, reply, p);
         return reply.send(discovery());
       };
       scope.get('/events', discoveryOrStream);
       scope.get('/stream', async (req, reply) => {
-        if (!ctx.authorize(req.raw)) return deny(reply);
-        return stream(req, reply);
+        const p = need(req, reply, 'read');
+        if (!p) return reply;
+        return stream(req, reply, p);
       });
 
       scope.get('/healthz', async (req, reply) => {
-        // Bare for probes that carry no token; counts are topology, so only when authorized.
-        if (!ctx.authorize(req.raw)) return reply.send({ ok: true });
+        // Bare `ok` for probes without a token; counts are topology, so only for a reader.
+        if (!can(principalOf(req), 'read')) return reply.send({ ok: true });
         const s = core.store.stats();
         return reply.send({
           ok: true,
@@ -112,11 +148,13 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
   );
 
   app.get('/.well-known/aep', async (req, reply) => {
-    if (!ctx.authorize(req.raw)) return deny(reply);
+    const a = ctx.authenticate(req.raw);
+    if (!a.ok) return deny(reply, a.detail);
+    if (!can(a.principal, 'read')) return forbid(reply, a.principal, 'read');
     return reply.send(discovery());
   });
 
-  function stream(req: FastifyRequest, reply: FastifyReply) {
+  function stream(req: FastifyRequest, reply: FastifyReply, principal: Principal) {
     if (ctx.isClosing()) return reply.code(503).send({ error: 'shutting-down' });
     if (ctx.connectionCount() >= limits.maxConnections) return reply.code(503).send({ error: 'limit-exceeded', detail: `maxConnections is ${limits.maxConnections}` });
     const q = req.query as Record<string, unknown>;
@@ -141,11 +179,15 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
     res.write(': subscribed\n\n');
     ctx.streams.add(res);
     const sub = core.subscribe(spec, sseSink(res, core));
+    const untrack = ctx.track(principal, (reason) => {
+      if (!res.destroyed) res.end(`: ${reason}\n\n`);
+    });
     const beat = setInterval(() => {
       if (!res.destroyed) res.write(': ping\n\n');
     }, ctx.heartbeatMs);
     beat.unref();
     res.on('close', () => {
+      untrack();
       clearInterval(beat);
       ctx.streams.delete(res);
       sub.close();

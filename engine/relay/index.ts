@@ -2,7 +2,10 @@
 //
 // Interface (for `hookmap relay`, `hookmap up` and in-process daemons):
 //
-//   createRelay(opts?: CreateRelayOptions): Relay
+//   createRelay(opts: CreateRelayOptions): Relay
+//     Credentials are required: `token` (the owner token), `auth` (an
+//     engine/auth Authorizer: owner + named tokens + added sources), or an
+//     explicit `noAuth: true` (watch-only, loopback only).
 //     Own server:   const relay = createRelay({ port: 8787, token });
 //                   await relay.listen();  ...  await relay.close();
 //     Shared server (hookmap up, ONE fastify instance and ONE port):
@@ -35,7 +38,13 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { hostname } from 'node:os';
 import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { makeAuthorizer, redactUrl } from './auth.ts';
+import { ANONYMOUS, Authorizer, TokenSource } from '../auth/authorizer.ts';
+import { assertBindAllowed } from '../auth/bind.ts';
+import { Guard, installGuard } from '../auth/guard.ts';
+import type { Principal } from '../auth/principal.ts';
+import { makePrincipal, SCOPES } from '../auth/principal.ts';
+import { applyServerLimits, serverOptions } from '../auth/server-limits.ts';
+import { redactUrl } from './auth.ts';
 import { compileFilter } from './attr-match.ts';
 import { RelayCore, type IngestOutcome, type Role } from './core.ts';
 import { registerHttp } from './http.ts';
@@ -48,11 +57,14 @@ export { redactUrl } from './auth.ts';
 export { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_LIMITS, type RelayOptions, type RelayLimits } from './options.ts';
 export type { AepEvent, RelayStore, Held, Position, StoredEvent, StoreStats } from './store.ts';
 export { MemoryStore } from './store.ts';
-export type { IngestOutcome } from './core.ts';
+export type { IngestOutcome, AuditRecord } from './core.ts';
+export { ROUTED_FRAME } from './socket.ts';
 
 export interface CreateRelayOptions extends RelayOptions {
   /** Mount onto this fastify instance instead of creating one (hookmap up). */
   app?: FastifyInstance;
+  /** The host's guard when it installed one on `app` itself (installGuard); absent: the relay installs its own. */
+  guard?: Guard;
   store?: RelayStore;
 }
 
@@ -61,8 +73,10 @@ export interface InProcessOptions {
   role?: Role;
   /** Declared like a hello's capabilities; `control.accepts` is authoritative for routing. */
   capabilities?: { control?: { accepts: string[]; ack_window_ms?: number }; emits?: string[]; [k: string]: unknown };
-  /** Commands routed to this connection's sessions, as received. Called asynchronously. */
-  onCommand?: (command: AepEvent, raw: string) => void;
+  /** Who this in-process party is (default: an internal principal with every scope). */
+  principal?: Principal;
+  /** Commands routed to this connection's sessions, as received, with the authenticated sender. Called asynchronously. */
+  onCommand?: (command: AepEvent, raw: string, sender: Principal) => void;
 }
 
 export interface InProcessConnection {
@@ -82,6 +96,8 @@ export interface InProcessSubscribeSpec {
 export interface Relay {
   app: FastifyInstance;
   core: RelayCore;
+  /** Who may do what; add credential sources with auth.use() (the inbox's cookie session). */
+  auth: Authorizer;
   ingest(ev: object | string): IngestOutcome;
   connect(opts: InProcessOptions): InProcessConnection;
   subscribe(spec: InProcessSubscribeSpec, onEvent: (ev: AepEvent, raw: string) => void, onExhausted?: (session: string, earliest: Position) => void): { close(): void };
@@ -95,11 +111,31 @@ export function createRelay(opts: CreateRelayOptions = {}): Relay {
   const limits = resolveLimits(opts);
   const prefix = (opts.prefix ?? '').replace(/\/+$/, '');
   const owned = !opts.app;
+  const auth = resolveAuth(opts);
   // forceCloseConnections: a half-uploaded body or an idle keep-alive must not hold shutdown hostage.
-  const app = opts.app ?? Fastify({ logger: false, forceCloseConnections: true });
-  const core = new RelayCore(limits, Boolean(opts.token), opts.store);
-  const authorize = makeAuthorizer(opts.token);
+  const app = opts.app ?? Fastify({ ...serverOptions({ tls: opts.tls }), forceCloseConnections: true });
+  if (owned) applyServerLimits(app.server);
+  const guard = opts.guard ?? new Guard({ bind: opts.host ?? DEFAULT_HOST, allowedHosts: opts.allowedHosts, allowedOrigins: opts.allowedOrigins });
+  if (!opts.guard) installGuard(app, guard);
+  const core = new RelayCore(limits, auth.controlPossible, opts.store);
+  core.audit = opts.audit;
   const streams = new Set<ServerResponse>();
+  /** Open SSE streams and sockets by principal: a revoked credential closes them at once. */
+  const open = new Map<object, { principal: Principal; close: (reason: string) => void }>();
+  const track = (principal: Principal, close: (reason: string) => void) => {
+    const key = {};
+    open.set(key, { principal, close });
+    return () => void open.delete(key);
+  };
+  const stopWatching = auth.onChange(() => {
+    for (const [key, c] of open) {
+      if (auth.isLive(c.principal)) continue;
+      open.delete(key);
+      log(`relay: closing a connection of '${c.principal.name}': credential revoked`);
+      c.close('credential revoked');
+    }
+  });
+  const authenticate = (req: Parameters<Authorizer['authenticate']>[0]) => auth.authenticate(req);
   let closing = false;
   let closed: Promise<void> | undefined;
   const log = opts.log ?? (() => {});
@@ -107,7 +143,9 @@ export function createRelay(opts: CreateRelayOptions = {}): Relay {
   const sockets = attachSockets(app.server, {
     core,
     path: `${prefix}/socket`,
-    authorize,
+    guard,
+    authenticate,
+    track,
     isClosing: () => closing,
     connectionCount: () => streams.size + sockets.sockets.size,
     instance: opts.instance ?? `${hostname()}/${process.pid}`,
@@ -118,7 +156,8 @@ export function createRelay(opts: CreateRelayOptions = {}): Relay {
     core,
     prefix,
     heartbeatMs: opts.heartbeatMs ?? 15_000,
-    authorize,
+    authenticate,
+    track,
     streams,
     isClosing: () => closing,
     connectionCount: () => streams.size + sockets.sockets.size,
@@ -127,6 +166,7 @@ export function createRelay(opts: CreateRelayOptions = {}): Relay {
 
   async function drain(): Promise<void> {
     closing = true;
+    stopWatching();
     for (const res of streams) {
       if (!res.destroyed && !res.writableEnded) res.end(': shutting-down\n\n');
     }
@@ -148,12 +188,13 @@ export function createRelay(opts: CreateRelayOptions = {}): Relay {
       role: o.role ?? 'emitter',
       identity: { agent: o.identity.agent, instance: o.identity.instance },
       capabilities: o.capabilities ?? {},
-      authenticated: core.controlEnabled, // in-process code is trusted exactly as far as the relay's posture allows
-      deliverCommand: (raw, ev) => {
+      // in-process code is trusted exactly as far as the relay's posture allows
+      principal: o.principal ?? (core.controlEnabled ? IN_PROCESS : ANONYMOUS),
+      deliverCommand: (raw, ev, sender) => {
         if (!o.onCommand) return;
         queueMicrotask(() => {
           try {
-            o.onCommand!(ev, raw);
+            o.onCommand!(ev, raw, sender);
           } catch (e) {
             log(`relay: in-process onCommand threw: ${(e as Error).message}`);
           }
@@ -171,6 +212,7 @@ export function createRelay(opts: CreateRelayOptions = {}): Relay {
   return {
     app,
     core,
+    auth,
     ingest: (ev) => core.ingest(ev, null),
     connect,
     subscribe(spec, onEvent, onExhausted) {
@@ -191,17 +233,35 @@ export function createRelay(opts: CreateRelayOptions = {}): Relay {
     async listen() {
       if (!owned) throw new Error('relay is mounted on a host app: call app.listen() instead');
       const host = opts.host ?? DEFAULT_HOST;
+      assertBindAllowed(host, auth.controlPossible);
       await app.listen({ host, port: opts.port ?? DEFAULT_PORT });
       const addr = app.server.address() as AddressInfo;
       const h = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-      log(`relay listening on http://${h}:${addr.port}${prefix} (${core.controlEnabled ? 'token set: control routing on' : 'no token: watch-only, commands refused'})`);
-      return { host: addr.address, port: addr.port, url: `http://${h}:${addr.port}${prefix}` };
+      const scheme = opts.tls ? 'https' : 'http';
+      log(`relay listening on ${scheme}://${h}:${addr.port}${prefix} (${core.controlEnabled ? 'tokens required: control routing on' : '--no-auth: watch-only, commands refused'})`);
+      return { host: addr.address, port: addr.port, url: `${scheme}://${h}:${addr.port}${prefix}` };
     },
     async close() {
       await (closed ??= drain());
-      if (owned) await app.close();
+      if (owned) {
+        await app.close();
+        // an Authorizer passed in belongs to the caller; one built here is ours to close
+        if (!opts.auth) auth.close();
+      }
     },
   };
+}
+
+/** What in-process parties (a test double, an embedded daemon) act as on an authenticated relay. */
+const IN_PROCESS = makePrincipal('in-process', SCOPES, 'in-process', 'in-process');
+
+function resolveAuth(opts: CreateRelayOptions): Authorizer {
+  const given = [opts.auth && 'auth', opts.token && 'token', opts.noAuth && 'noAuth'].filter(Boolean);
+  if (given.length > 1) throw new Error(`relay: pass one of token, auth, noAuth (got ${given.join(' and ')})`);
+  if (opts.auth) return opts.auth;
+  if (opts.token) return new Authorizer([new TokenSource({ ownerToken: opts.token })]);
+  if (opts.noAuth) return new Authorizer([], ANONYMOUS);
+  throw new Error('relay: a token is required (token or auth); noAuth: true makes an explicitly watch-only relay');
 }
 
 /** Fastify options a host should use so request logs never carry the token. */

@@ -1,5 +1,8 @@
 // Every bound the relay enforces, in one place, with defaults. Each one is
 // advertised in the discovery document so clients can plan instead of probe.
+import type { Authorizer } from '../auth/authorizer.ts';
+import type { TlsFiles } from '../auth/server-limits.ts';
+import type { AuditRecord } from './core.ts';
 export interface RelayLimits {
   /** Events held per session in the replay buffer (AEP-0003 §5: count per session). */
   buffer: number;
@@ -32,8 +35,20 @@ export interface RelayLimits {
 export interface RelayOptions extends Partial<RelayLimits> {
   host?: string;
   port?: number;
-  /** Bearer token. Absent: observation is open and the relay is watch-only (no command routing). */
+  /** The owner token (every scope). One of token / auth / noAuth is required. */
   token?: string;
+  /** Who may do what (owner + named tokens, and any credential source added with auth.use()). */
+  auth?: Authorizer;
+  /** Explicitly token-less: anyone may read and emit, nobody may command (watch-only); loopback only. */
+  noAuth?: boolean;
+  /** More Host names to accept besides loopback and the bound address (engine/auth/guard.ts). */
+  allowedHosts?: string[];
+  /** Cross-site web origins to accept (same-origin is always accepted). */
+  allowedOrigins?: string[];
+  /** Serve https/wss with these PEM files (an owned server only; a host app brings its own). */
+  tls?: TlsFiles;
+  /** One record per command the relay routed or refused, with the authenticated sender (the audit trail). */
+  audit?: (record: AuditRecord) => void;
   /** Mount point for every relay route, e.g. '/aep' when sharing a server. Default ''. */
   prefix?: string;
   /** SSE heartbeat comment interval, ms (AEP-0003 §3.3: at least every 30 s). */

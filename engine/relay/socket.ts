@@ -5,6 +5,9 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { SUPPORTED_VERSIONS } from '../aep/schemas.ts';
+import type { AuthResult } from '../auth/authorizer.ts';
+import type { Guard } from '../auth/guard.ts';
+import { can, type Principal } from '../auth/principal.ts';
 import type { Conn, RelayCore, Role } from './core.ts';
 import { capabilities } from './discovery.ts';
 import { buildSpec, RequestError } from './request.ts';
@@ -12,6 +15,13 @@ import type { Held, Position } from './store.ts';
 import { sheddable, type Sink, type Subscription } from './subscription.ts';
 
 const ROLES = new Set<Role>(['emitter', 'consumer', 'both']);
+/**
+ * A connection-scoped frame (AEP-0003 §2: no dot, ignored by parties that do
+ * not know it) sent to a command's target right before the command: the
+ * authenticated name of the sender. hookmap's daemons stamp it into
+ * `attention.answered.by`; the command's own `agent` is only asserted.
+ */
+export const ROUTED_FRAME = 'x-hookmap-routed';
 const REPLAY_HIGH_WATER = 64 * 1024;
 /** How long a closed peer may take to read its queue and answer the close before it is cut off. */
 export const CLOSE_GRACE_MS = 10_000;
@@ -21,7 +31,11 @@ export const SLOW_CONSUMER_CODE = 1013;
 export interface SocketContext {
   core: RelayCore;
   path: string;
-  authorize: (req: IncomingMessage) => boolean;
+  /** Host/Origin check: runs before anything else on an upgrade (engine/auth/guard.ts). */
+  guard: Guard;
+  authenticate: (req: IncomingMessage) => AuthResult;
+  /** Register an open connection for revocation; `close` ends it in order. Returns the unregister function. */
+  track: (principal: Principal, close: (reason: string) => void) => () => void;
   isClosing: () => boolean;
   connectionCount: () => number;
   instance: string;
@@ -51,13 +65,15 @@ export function attachSockets(server: Server, ctx: SocketContext): SocketServer 
       if (server.listenerCount('upgrade') === 1) refuseUpgrade(socket, 404, 'Not Found');
       return;
     }
+    if (!ctx.guard.upgrade(req, socket)) return;
     if (ctx.isClosing()) return refuseUpgrade(socket, 503, 'Service Unavailable');
-    if (!ctx.authorize(req)) return refuseUpgrade(socket, 401, 'Unauthorized');
+    const auth = ctx.authenticate(req);
+    if (!auth.ok) return refuseUpgrade(socket, 401, 'Unauthorized');
     if (ctx.connectionCount() >= ctx.core.limits.maxConnections) return refuseUpgrade(socket, 503, 'Service Unavailable');
     wss.handleUpgrade(req, socket, head, (ws) => {
       sockets.add(ws);
       ws.on('close', () => sockets.delete(ws));
-      serve(ws, ctx, req);
+      serve(ws, ctx, auth.principal);
     });
   };
   server.on('upgrade', onUpgrade);
@@ -81,10 +97,8 @@ function refuseUpgrade(socket: Duplex, status: number, text: string): void {
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
-function serve(ws: WebSocket, ctx: SocketContext, req: IncomingMessage): void {
+function serve(ws: WebSocket, ctx: SocketContext, principal: Principal): void {
   const { core } = ctx;
-  // With a token configured the upgrade was already authenticated; without one nobody is (watch-only).
-  const authenticated = core.controlEnabled && ctx.authorize(req);
   let conn: Conn | undefined;
   const subs = new Map<string, Subscription>();
   /** Last position delivered per subscription and session: what a `closing` frame reports. */
@@ -111,6 +125,11 @@ function serve(ws: WebSocket, ctx: SocketContext, req: IncomingMessage): void {
     for (const s of subs.values()) s.close(); // nothing more is queued behind the closing frame
     closeInOrder(SLOW_CONSUMER_CODE, `slow consumer: ${why}`);
   };
+  // a revoked credential ends the connection at once (engine/auth)
+  const untrack = ctx.track(principal, (reason) => {
+    closeInOrder(1008, reason);
+    setTimeout(() => ws.terminate(), 1000).unref();
+  });
 
   // Liveness: any frame from the peer counts; silence past idleMs closes it.
   let lastHeard = Date.now();
@@ -154,6 +173,7 @@ function serve(ws: WebSocket, ctx: SocketContext, req: IncomingMessage): void {
   });
 
   ws.on('close', () => {
+    untrack();
     clearInterval(liveness);
     for (const s of subs.values()) s.close();
     subs.clear();
@@ -184,9 +204,12 @@ function serve(ws: WebSocket, ctx: SocketContext, req: IncomingMessage): void {
       role,
       identity: { agent: identity.agent, instance: identity.instance },
       capabilities: caps,
-      authenticated,
-      deliverCommand: (raw) => {
-        if (ws.readyState === ws.OPEN) ws.send(raw);
+      principal,
+      deliverCommand: (raw, ev, sender) => {
+        if (ws.readyState !== ws.OPEN) return;
+        // the sender's authenticated name rides beside the command, never inside it (byte-identity, AEP-0004 §4.4)
+        ws.send(JSON.stringify({ type: ROUTED_FRAME, cause: ev.id, by: sender.name }));
+        ws.send(raw);
       },
     });
     send({ type: 'hello', versions: [version], role: 'both', identity: { agent: 'hookmap-relay', instance: ctx.instance }, capabilities: capabilities(core.limits, core.controlEnabled) });
@@ -204,6 +227,7 @@ function serve(ws: WebSocket, ctx: SocketContext, req: IncomingMessage): void {
     const id = msg.id;
     if (typeof id !== 'string' || !id) return send({ type: 'error', code: 'invalid-filter', detail: 'subscribe needs a string id' });
     if (conn!.info.role === 'emitter') return send({ type: 'error', id, code: 'unauthorized', detail: 'emitter-role connections may not subscribe' });
+    if (!can(principal, 'read')) return send({ type: 'error', id, code: 'unauthorized', detail: `'${principal.name}' may not read the stream` });
     if (subs.has(id)) return send({ type: 'error', id, code: 'invalid-filter', detail: `subscription '${id}' already exists` });
     if (subs.size >= core.limits.maxSubscriptions) return send({ type: 'error', id, code: 'limit-exceeded', detail: `maxSubscriptions is ${core.limits.maxSubscriptions}` });
     let spec;
@@ -232,6 +256,7 @@ function serve(ws: WebSocket, ctx: SocketContext, req: IncomingMessage): void {
   function roster(msg: any) {
     if (typeof msg.id !== 'string') return; // the id is REQUIRED; without it there is nothing to echo
     if (conn!.info.role === 'emitter') return send({ type: 'error', id: msg.id, code: 'unauthorized', detail: 'roster is watch-class: consumer or both role' });
+    if (!can(principal, 'read')) return send({ type: 'error', id: msg.id, code: 'unauthorized', detail: `'${principal.name}' may not read the roster` });
     send({ type: 'roster', id: msg.id, entries: core.roster() });
   }
 }

@@ -254,7 +254,6 @@ describe('the hook endpoint (real socket)', () => {
       ['/hooks/codex', '[1,2]', 'invalid-payload'],
       ['/hooks/codex', JSON.stringify({ ...pre('s1', 'c1'), pad: 'x'.repeat(4096) }), 'body-too-large'],
       ['/hooks/codex', '{"hook_event_name":"PreToolUse"}', 'missing-session'],
-      ['/hooks/codex', 'plain text, no content type', 'malformed-json', { 'content-type': 'text/plain' }],
       ['/hooks/nobody', '{}', 'unknown-agent'],
     ];
     for (const [path, body, code, headers] of cases) {
@@ -266,7 +265,22 @@ describe('the hook endpoint (real socket)', () => {
       expect(s.lines.some((l) => l.includes(`[${code}]`)), code).toBe(true);
     }
     const diags = readLogs(s.dir).filter((e) => e.type === 'x.codex.error.mapping_failed');
-    expect(diags.map((e) => e.data?.code)).toEqual(['malformed-json', 'invalid-payload', 'body-too-large', 'missing-session', 'malformed-json']);
+    expect(diags.map((e) => e.data?.code)).toEqual(['malformed-json', 'invalid-payload', 'body-too-large', 'missing-session']);
+  });
+
+  it('refuses a body that is not application/json with a code and the neutral bytes, never reading it', async () => {
+    const s = await served();
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '']) {
+      const r = await post(`${s.url}/hooks/codex`, JSON.stringify(pre('s1', 'c1')), type ? { 'content-type': type } : {});
+      expect(r.status, type).toBe(415);
+      expect(r.headers.get('x-hookmap-error'), type).toBe('unsupported-media-type');
+      expect(r.headers.get('x-hookmap-exit'), type).toBe('0');
+      expect(await r.text(), type).toBe('');
+    }
+    expect(s.lines.filter((l) => l.includes('[unsupported-media-type]'))).toHaveLength(4);
+    expect(readLogs(s.dir)).toEqual([]);
+    const ok = await post(`${s.url}/hooks/codex`, JSON.stringify(pre('s1', 'c2')), { 'content-type': 'application/json; charset=utf-8' });
+    expect(ok.status).toBe(200);
   });
 
   it('a malformed hook path still gets the agent\'s neutral bytes, coded (never 414, 404 or an empty 400)', async () => {

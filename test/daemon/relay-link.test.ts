@@ -35,7 +35,7 @@ describe('relay link', () => {
     cleanups.push(() => s.close());
     const health = async () => (await (await fetch(`${s.url}/healthz`)).json()).relay;
     await until('the relay hello', health);
-    const post = (body: unknown) => fetch(`${s.url}/hooks/codex`, { method: 'POST', body: JSON.stringify(body) });
+    const post = (body: unknown) => fetch(`${s.url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
     await post(pre('c1'));
     await until('c1 at the relay', () => r.seen.some((e) => e.data?.tool?.call_id === 'c1'));

@@ -66,7 +66,7 @@ describe('SIGKILL mid-session', () => {
     const first = await serveChild(r.url);
     const health = (url: string) => fetch(`${url}/healthz`).then((x) => x.json()).then((j) => j.relay, () => false);
     await until('the first hello', () => health(first.url));
-    const fire = (url: string, call: string) => fetch(`${url}/hooks/codex`, { method: 'POST', body: pre(call) });
+    const fire = (url: string, call: string) => fetch(`${url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: pre(call) });
 
     const acked: string[] = [];
     for (const c of ['c1', 'c2', 'c3']) {
@@ -121,7 +121,7 @@ describe('SIGKILL mid-session', () => {
     const start = () => serveChildIn(r.url, logDir);
     const first = await start();
     await until('the hello', () => fetch(`${first.url}/healthz`).then((x) => x.json()).then((j) => j.relay, () => false));
-    const held = fetch(`${first.url}/hooks/codex`, { method: 'POST', body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: 'held-s1', turn_id: 't1', tool_name: 'Bash', tool_input: { command: 'touch x' } }) }).catch(() => undefined);
+    const held = fetch(`${first.url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: 'held-s1', turn_id: 't1', tool_name: 'Bash', tool_input: { command: 'touch x' } }) }).catch(() => undefined);
     const request = await until('the held request', () => readLogs(logDir).find((e: any) => e.type === 'attention.requested'));
     first.child.kill('SIGKILL');
     await new Promise((res) => first.child.once('exit', res));

@@ -20,7 +20,7 @@ const stacks: Stack[] = [];
 async function stack(agent: string, config: Record<string, unknown> | undefined, attentionTimeoutMs: number): Promise<Stack> {
   const tmp = tempDir('hookmap-decisions-e2e-');
   const up = await startUp({ port: 0, token: TOKEN, logDir: tmp.dir, agents: [{ descriptor: agent, attentionTimeoutMs, config }] });
-  await until(`${agent} to finish its relay hello`, async () => (await (await fetch(`${up.url}/healthz`)).json()).relay === true);
+  await until(`${agent} to finish its relay hello`, async () => (await (await fetch(`${up.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay === true);
   const watcher = await openSocket(up.url, TOKEN, 'consumer');
   const stream: any[] = [];
   watcher.on((m) => { if (typeof m.type === 'string' && m.seq !== undefined) stream.push(m); });

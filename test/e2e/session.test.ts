@@ -37,7 +37,7 @@ beforeAll(async () => {
   // Codex holds time out fast (the timeout case); Claude Code's are answered, so give them room.
   writeFileSync(cfgFile, ['log_dir: ./logs', 'agents:', '  claude-code: { attention_timeout_ms: 30000 }', '  codex: { attention_timeout_ms: 800 }', ''].join('\n'));
   up = await startUp({ ...loadUpConfig(cfgFile), port: 0, token: TOKEN });
-  await until('both daemons to finish their relay hello', async () => (await (await fetch(`${up.url}/healthz`)).json()).relay === true);
+  await until('both daemons to finish their relay hello', async () => (await (await fetch(`${up.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay === true);
   watcher = await openSocket(up.url, TOKEN, 'consumer');
   const seen = new Set<string>();
   watcher.on((m) => {

@@ -13,7 +13,7 @@ import { loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
 import { Recorder } from '../../engine/record/recorder.ts';
 
 export const BIN = join(ROOT, 'bin/hookmap.mjs');
-export const TOKEN = 'live-token';
+
 
 export interface Scratch { root: string; home: string; project: string; hookmapHome: string; recorded: string; done(): void }
 
@@ -79,10 +79,13 @@ export const hookmap = (args: string[], env: NodeJS.ProcessEnv, timeoutMs = 30_0
 
 export interface UpHandle { url: string; proc: ChildProcess; stderr: () => string; close(): Promise<void> }
 
-/** `hookmap up --port 0 --token T --attention-timeout-ms N` with a scratch HOOKMAP_HOME. */
+/** The environment of every hookmap process of a scratch run: its own HOOKMAP_HOME, no token typed anywhere. */
+const hookmapEnv = (s: Scratch) => ({ ...process.env, HOME: s.home, HOOKMAP_HOME: s.hookmapHome, HOOKMAP_TOKEN: '', HOOKMAP_TOKEN_FILE: '' });
+
+/** `hookmap up --port 0 --attention-timeout-ms N` with a scratch HOOKMAP_HOME: the owner token is created there, as for a new user. */
 export async function startUp(s: Scratch, attentionTimeoutMs: number): Promise<UpHandle> {
-  const env = { ...process.env, HOME: s.home, HOOKMAP_HOME: s.hookmapHome, HOOKMAP_TOKEN: '' };
-  const proc = spawn(process.execPath, [BIN, 'up', '--port', '0', '--token', TOKEN, '--attention-timeout-ms', String(attentionTimeoutMs)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = hookmapEnv(s);
+  const proc = spawn(process.execPath, [BIN, 'up', '--port', '0', '--attention-timeout-ms', String(attentionTimeoutMs)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   proc.stderr!.on('data', (c) => (err += c));
   const url = await new Promise<string>((resolve, reject) => {
@@ -98,11 +101,12 @@ export async function startUp(s: Scratch, attentionTimeoutMs: number): Promise<U
     });
     proc.on('exit', (code) => reject(new Error(`hookmap up exited ${code}: ${err}`)));
   });
-  // every daemon has said hello to the relay
+  // every daemon has said hello to the relay (the details of /healthz need the token up created)
+  const token = readFileSync(join(s.hookmapHome, 'token'), 'utf8').trim();
   const end = Date.now() + 20_000;
   while (Date.now() < end) {
     try {
-      if ((await (await fetch(`${url}/healthz`)).json()).relay === true) break;
+      if ((await (await fetch(`${url}/healthz`, { headers: { authorization: `Bearer ${token}` } })).json()).relay === true) break;
     } catch {}
     await sleep(100);
   }
@@ -138,7 +142,7 @@ export async function until<T>(what: string, fn: () => T | undefined | false | P
 export function tail(url: string, s: Scratch): { events: any[]; close(): void } {
   const events: any[] = [];
   const seen = new Set<string>();
-  const p = spawn(process.execPath, [BIN, 'tail', '--json', '--from', 'all', '--no-resume', '--state', join(s.root, 'tail-state.json'), '--url', url, '--token', TOKEN], { env: { ...process.env, HOME: s.home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const p = spawn(process.execPath, [BIN, 'tail', '--json', '--from', 'all', '--no-resume', '--state', join(s.root, 'tail-state.json'), '--url', url], { env: hookmapEnv(s), stdio: ['ignore', 'pipe', 'pipe'] });
   let buf = '';
   p.stdout!.on('data', (c) => {
     buf += c;
@@ -161,8 +165,8 @@ export function tail(url: string, s: Scratch): { events: any[]; close(): void } 
 }
 
 /** `hookmap answer <id> ...` over the relay. */
-export function answer(url: string, id: string, flags: string[]): Promise<Run> {
-  return run(process.execPath, [BIN, 'answer', id, ...flags, '--url', url, '--token', TOKEN, '--json'], { timeoutMs: 30_000 });
+export function answer(url: string, id: string, flags: string[], s: Scratch): Promise<Run> {
+  return run(process.execPath, [BIN, 'answer', id, ...flags, '--url', url, '--json'], { timeoutMs: 30_000, env: hookmapEnv(s) });
 }
 
 /** Every event of every session log of one agent, in file order. */

@@ -127,7 +127,7 @@ export class Live {
   }
 
   async answer(id: string, flags: string[]): Promise<{ code: number | null; lines: any[] }> {
-    const r = await answer(this.up.url, id, flags);
+    const r = await answer(this.up.url, id, flags, this.s);
     const lines = r.stdout.split('\n').filter(Boolean).map((l) => {
       try {
         return JSON.parse(l);

@@ -115,13 +115,19 @@ describe('hookmap tail', () => {
 
 describe('hookmap relay (process)', () => {
   it('listens, serves, and exits 0 on SIGTERM after draining', async () => {
-    const child = spawn(process.execPath, ['bin/hookmap.mjs', 'relay', '--port', '0', '--buffer', '5'], { cwd: new URL('../../', import.meta.url).pathname, stdio: ['ignore', 'pipe', 'pipe'] });
+    const home = mkdtempSync(join(tmpdir(), 'hookmap-relay-home-'));
+    stop.push(() => rmSync(home, { recursive: true, force: true }));
+    const env = { ...process.env, HOOKMAP_HOME: home, HOOKMAP_TOKEN: '', HOOKMAP_TOKEN_FILE: '' };
+    const child = spawn(process.execPath, ['bin/hookmap.mjs', 'relay', '--port', '0', '--buffer', '5'], { cwd: new URL('../../', import.meta.url).pathname, env, stdio: ['ignore', 'pipe', 'pipe'] });
     stop.push(() => void child.kill('SIGKILL'));
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));
     await until(() => stdout.includes('\n'), 'the relay URL');
     const url = stdout.trim();
-    const disc = await (await fetch(`${url}/events`)).json();
+    // a token from the first start: created in HOOKMAP_HOME, required to read
+    expect((await fetch(`${url}/events`)).status).toBe(401);
+    const token = readFileSync(join(home, 'token'), 'utf8').trim();
+    const disc = await (await fetch(`${url}/events`, { headers: { authorization: `Bearer ${token}` } })).json();
     expect(disc.capabilities.replay.buffer).toBe(5);
     const exit = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
     child.kill('SIGTERM');

@@ -6,8 +6,14 @@ import WebSocket from 'ws';
 import { afterEach } from 'vitest';
 import { createRelay, type CreateRelayOptions, type Relay } from '../../engine/relay/index.ts';
 
+/**
+ * A relay on an ephemeral loopback port. A test that names no credentials
+ * gets an explicitly token-less one (`noAuth: true`: watch-only, the
+ * posture these protocol tests probe); pass `token` or `auth` otherwise.
+ */
 export async function startRelay(opts: CreateRelayOptions = {}): Promise<{ relay: Relay; url: string; port: number }> {
-  const relay = createRelay({ host: '127.0.0.1', port: 0, ...opts });
+  const credentials = opts.token !== undefined || opts.auth !== undefined || opts.noAuth !== undefined ? {} : { noAuth: true };
+  const relay = createRelay({ host: '127.0.0.1', port: 0, ...credentials, ...opts });
   const { url, port } = await relay.listen();
   return { relay, url, port };
 }

@@ -141,7 +141,7 @@ describe('slow consumers (AEP-0003 §8.4)', () => {
     const sock = net.connect(port, '127.0.0.1');
     defer(() => void sock.destroy());
     await new Promise<void>((r) => sock.once('connect', () => r()));
-    sock.write(`GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n`);
+    sock.write(`GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n`);
     sock.pause();
     await until(() => rl.core.subs.size === 2, 'slow subscriber registered');
     const pad = 'x'.repeat(2000);

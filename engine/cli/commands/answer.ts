@@ -7,7 +7,7 @@
 // answered (exit 3) or timed out (exit 4).
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { authHeaders, makeCommand, readSse } from '../../relay/client.ts';
-import { ENDPOINT_FLAGS, endpoint, runCommand, type Endpoint, type Explanation } from './command-common.ts';
+import { ENDPOINT_FLAGS, endpoint, explainRefusal, runCommand, type Endpoint, type Explanation } from './command-common.ts';
 
 /** Exit codes beyond command-common's 0/1/2. */
 export const EXIT_ALREADY_ANSWERED = 3;
@@ -36,13 +36,19 @@ export async function run(argv: string[]): Promise<number> {
     }
     throw e;
   }
-  const ep = endpoint(flags);
+  let ep: Endpoint;
+  try {
+    ep = endpoint(flags, 'hookmap answer');
+  } catch (e) {
+    process.stderr.write(`hookmap answer: ${(e as Error).message}\n`);
+    return 2;
+  }
   let session = flags.session as string | undefined;
   if (!session) {
     try {
       session = await findSession(ep, attentionId);
     } catch (e) {
-      process.stderr.write(`hookmap answer: ${(e as Error).message}\n`);
+      process.stderr.write(`hookmap answer: ${explainRefusal(ep, (e as Error).message)}\n`);
       return 2;
     }
     if (!session) {

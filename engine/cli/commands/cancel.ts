@@ -20,7 +20,13 @@ export async function run(argv: string[]): Promise<number> {
   const data: Record<string, unknown> = { scope: run ? 'run' : 'session' };
   if (flags.reason) data.reason = flags.reason;
   const cmd = makeCommand('control.cancel', positionals[0], { run, data });
-  return runCommand(endpoint(flags), cmd, {
+  let ep;
+  try {
+    ep = endpoint(flags, 'hookmap cancel');
+  } catch (e) {
+    return usageError('cancel', (e as Error).message);
+  }
+  return runCommand(ep, cmd, {
     outcomeWindowMs: intFlag(flags.wait, 'wait', 10) * 1000,
     json: Boolean(flags.json),
     isFinal: (ev) => ev.type === 'run.cancelled' || ev.type === 'session.ended',

@@ -4,18 +4,30 @@
 // a command may explain a rejection with its own code (answer: 3 already
 // answered or closed, 4 the request timed out).
 import { validatePayload, formatAjvErrors } from '../../aep/schemas.ts';
+import { discoverToken, missingTokenHint } from '../../auth/discover.ts';
 import { DEFAULT_URL, openSocket, sendCommand } from '../../relay/client.ts';
 import type { AepEvent } from '../../relay/store.ts';
 
-export const ENDPOINT_FLAGS = { url: { type: 'string' }, token: { type: 'string' } } as const;
+export const ENDPOINT_FLAGS = { url: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' } } as const;
 
 export interface Endpoint { url: string; token?: string }
 
-export function endpoint(flags: Record<string, unknown>): Endpoint {
-  return {
-    url: (flags.url as string | undefined) ?? process.env.HOOKMAP_URL ?? DEFAULT_URL,
-    token: (flags.token as string | undefined) ?? (process.env.HOOKMAP_TOKEN || undefined),
-  };
+/**
+ * Where the relay is and which token to present: found without the user
+ * typing one (engine/auth/discover.ts: --token-file, --token, HOOKMAP_TOKEN_FILE,
+ * HOOKMAP_TOKEN, then $HOOKMAP_HOME/token for a loopback relay).
+ * Throws a TokenFileError for an unreadable or unsafe token file.
+ */
+export function endpoint(flags: Record<string, unknown>, name = 'hookmap', env: NodeJS.ProcessEnv = process.env): Endpoint {
+  const url = (flags.url as string | undefined) ?? env.HOOKMAP_URL ?? DEFAULT_URL;
+  const t = discoverToken({ url, flagToken: flags.token as string | undefined, tokenFile: flags['token-file'] as string | undefined, env });
+  if (t.warning) process.stderr.write(`${name}: warning: ${t.warning}\n`);
+  return { url, token: t.token };
+}
+
+/** A relay refusal made readable: a 401 says where tokens are found. */
+export function explainRefusal(ep: Endpoint, message: string): string {
+  return / 401\b/.test(message) ? `${message}\n  ${missingTokenHint(ep.url, process.env)}` : message;
 }
 
 export interface Explanation {
@@ -43,7 +55,7 @@ export async function runCommand(ep: Endpoint, cmd: AepEvent, opts: CommandOptio
   try {
     s = await openSocket(ep.url, ep.token);
   } catch (e) {
-    process.stderr.write(`${name}: ${(e as Error).message}\n`);
+    process.stderr.write(`${name}: ${explainRefusal(ep, (e as Error).message)}\n`);
     return 2;
   }
   const out = (line: string) => process.stdout.write(`${line}\n`);

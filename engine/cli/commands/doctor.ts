@@ -6,6 +6,7 @@ import { runDoctor } from '../../doctor/index.ts';
 import { renderReport } from '../../doctor/render.ts';
 import { baseUrl } from '../../shim/plan.mjs';
 import { ArgError, parseArgs } from '../args.ts';
+import { discoverToken } from '../../auth/discover.ts';
 
 export async function run(argv: string[]): Promise<number> {
   let flags: Record<string, unknown>;
@@ -18,10 +19,18 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`hookmap doctor: ${(err as ArgError).message}\n`);
     return 2;
   }
+  const url = ((flags.url as string | undefined) ?? baseUrl(process.env)).replace(/\/+$/, '');
+  let token: string | undefined;
+  try {
+    token = discoverToken({ url, env: process.env }).token;
+  } catch (e) {
+    process.stderr.write(`hookmap doctor: ${(e as Error).message} (relay state not checked)\n`);
+  }
   const report = await runDoctor({
     env: process.env,
     dir: (flags.dir as string | undefined) ?? process.cwd(),
-    url: ((flags.url as string | undefined) ?? baseUrl(process.env)).replace(/\/+$/, ''),
+    url,
+    token,
     agents: agents.length ? agents : undefined,
   });
   process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));

@@ -2,21 +2,26 @@
 // streams end cleanly, sockets close 1001) and exits 0; exits 1 if the
 // drain hangs.
 import { ArgError, intFlag, parseArgs } from '../args.ts';
+import { Authorizer, ANONYMOUS, TokenSource } from '../../auth/authorizer.ts';
+import { BindError, exposureNotice } from '../../auth/bind.ts';
+import { TokenFileError } from '../../auth/tokens.ts';
 import { createRelay, DEFAULT_HOST, DEFAULT_PORT } from '../../relay/index.ts';
+import { auditTo } from '../../daemon/up.ts';
+import { resolveServerAuth, SERVER_AUTH_FLAGS, SERVER_AUTH_HELP } from './server-auth.ts';
 
 const SPEC = {
-  port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, buffer: { type: 'string' },
+  ...SERVER_AUTH_FLAGS,
+  port: { type: 'string' }, host: { type: 'string' }, buffer: { type: 'string' },
   'buffer-bytes': { type: 'string' }, 'session-buffer-bytes': { type: 'string' },
   'max-sessions': { type: 'string' }, 'max-body': { type: 'string' }, 'max-batch': { type: 'string' }, 'max-from': { type: 'string' },
   'max-subscriptions': { type: 'string' }, 'max-connections': { type: 'string' }, 'max-pending': { type: 'string' }, prefix: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-const HELP = `hookmap relay [--port N] [--host H] [--token T] [--buffer N]
+const HELP = `hookmap relay [--port N] [--host H] [--token-file F | --no-auth] [--buffer N]
   --port N             listen port (default ${DEFAULT_PORT})
-  --host H             listen address (default ${DEFAULT_HOST})
-  --token T            bearer token (or HOOKMAP_TOKEN); without one the relay is watch-only
-  --buffer N           replay buffer per session, events (default 10000)
+  --host H             listen address (default ${DEFAULT_HOST}; anything but loopback needs a token)
+${SERVER_AUTH_HELP}  --buffer N           replay buffer per session, events (default 10000)
   --buffer-bytes N     replay buffer in total, bytes (default 128 MiB; least recently written sessions go first)
   --session-buffer-bytes N  replay buffer per session, bytes (default 16 MiB)
   --max-sessions N     sessions held before least-recently-written eviction (default 500)
@@ -30,6 +35,9 @@ const HELP = `hookmap relay [--port N] [--host H] [--token T] [--buffer N]
 
 export async function run(argv: string[]): Promise<number> {
   let relay;
+  let host = DEFAULT_HOST;
+  let tls = false;
+  const say = (line: string) => process.stderr.write(`${line}\n`);
   try {
     const { flags } = parseArgs(argv, SPEC);
     if (flags.help) {
@@ -37,10 +45,17 @@ export async function run(argv: string[]): Promise<number> {
       return 0;
     }
     const opt = (name: string) => (flags[name] === undefined ? undefined : intFlag(flags[name], name, 0));
+    const sec = resolveServerAuth(flags, process.env, say);
+    host = (flags.host as string | undefined) ?? DEFAULT_HOST;
+    tls = Boolean(sec.tls);
     relay = createRelay({
-      host: (flags.host as string | undefined) ?? DEFAULT_HOST,
+      host,
       port: intFlag(flags.port, 'port', DEFAULT_PORT),
-      token: (flags.token as string | undefined) ?? (process.env.HOOKMAP_TOKEN || undefined),
+      auth: sec.noAuth ? new Authorizer([], ANONYMOUS) : new Authorizer([new TokenSource({ ownerToken: sec.token, ownerTokenFile: sec.token ? undefined : sec.tokenFile, home: sec.home, say })]),
+      allowedHosts: sec.allowedHosts,
+      allowedOrigins: sec.allowedOrigins,
+      tls: sec.tls,
+      audit: auditTo(sec.auditFile, say),
       prefix: flags.prefix as string | undefined,
       buffer: opt('buffer'),
       bufferBytes: opt('buffer-bytes'),
@@ -52,16 +67,24 @@ export async function run(argv: string[]): Promise<number> {
       maxSubscriptions: opt('max-subscriptions'),
       maxConnections: opt('max-connections'),
       maxPending: opt('max-pending'),
-      log: (line) => process.stderr.write(`${line}\n`),
+      log: say,
     });
   } catch (e) {
-    if (e instanceof ArgError || /relay option/.test((e as Error).message)) {
+    if (e instanceof ArgError || e instanceof TokenFileError || /relay option/.test((e as Error).message)) {
       process.stderr.write(`hookmap relay: ${(e as Error).message}\n`);
       return 2;
     }
     throw e;
   }
-  const { url } = await relay.listen();
+  let url: string;
+  try {
+    ({ url } = await relay.listen());
+  } catch (e) {
+    process.stderr.write(`hookmap relay: ${(e as Error).message}\n`);
+    relay.auth.close();
+    return e instanceof BindError ? 2 : 1;
+  }
+  for (const l of exposureNotice(host, url, tls)) say(l);
   process.stdout.write(`${url}\n`);
   return new Promise<number>((resolve) => {
     let stopping = false;
@@ -72,6 +95,7 @@ export async function run(argv: string[]): Promise<number> {
       force.unref();
       relay.close().then(
         () => {
+          relay.auth.close();
           clearTimeout(force);
           resolve(0);
         },

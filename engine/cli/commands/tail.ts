@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { authHeaders, readSse, ResumeState } from '../../relay/client.ts';
 import type { AepEvent } from '../../relay/store.ts';
-import { ENDPOINT_FLAGS, endpoint } from './command-common.ts';
+import { ENDPOINT_FLAGS, endpoint, explainRefusal } from './command-common.ts';
 
 const SPEC = {
   ...ENDPOINT_FLAGS,
@@ -35,7 +35,13 @@ export async function run(argv: string[]): Promise<number> {
     }
     throw e;
   }
-  const ep = endpoint(flags);
+  let ep;
+  try {
+    ep = endpoint(flags, 'hookmap tail');
+  } catch (e) {
+    process.stderr.write(`hookmap tail: ${(e as Error).message}\n`);
+    return 2;
+  }
   const capture = flags.capture as string | undefined;
   const follow = !flags['no-follow'];
   const statePath = (flags.state as string | undefined) ?? defaultStatePath();
@@ -103,7 +109,7 @@ export async function run(argv: string[]): Promise<number> {
         if (abort.signal.aborted) return 0;
         const msg = (e as Error).message;
         if (/ 4\d\d/.test(msg)) {
-          say(msg);
+          say(explainRefusal(ep, msg));
           return 2;
         }
         // one line per outage, not one per retry

@@ -9,22 +9,25 @@ import { DEFAULT_UP_PORT, startUp } from '../../daemon/up.ts';
 import { ConfigError, loadUpConfig, type UpConfig } from '../../daemon/up-config.ts';
 import { waitForSignal } from '../../daemon/signals.ts';
 import { BridgeConfigError, parseBridgeSpec } from '../../bridge/config.ts';
+import { BindError } from '../../auth/bind.ts';
+import { TokenFileError } from '../../auth/tokens.ts';
+import { resolveServerAuth, SERVER_AUTH_FLAGS, SERVER_AUTH_HELP } from './server-auth.ts';
 
 const SPEC = {
-  port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, config: { type: 'string' },
+  port: { type: 'string' }, host: { type: 'string' }, config: { type: 'string' },
   'attention-timeout-ms': { type: 'string' }, durability: { type: 'string' }, bridge: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' },
+  ...SERVER_AUTH_FLAGS,
 } as const;
 
-const HELP = `hookmap up [--port N] [--host H] [--token T] [--config F] [--bridge kind=URL ...]
+const HELP = `hookmap up [--port N] [--host H] [--config F] [--bridge kind=URL ...] [--token-file F | --no-auth] [--tls-cert F --tls-key K]
   --port N                  one port for the relay and every hook endpoint (default ${DEFAULT_UP_PORT}; 0 = ephemeral)
-  --host H                  listen address (default ${DEFAULT_HOST})
-  --token T                 relay bearer token (or HOOKMAP_TOKEN): turns control on
+  --host H                  listen address (default ${DEFAULT_HOST}; anything but loopback needs a token, and TLS is advised)
   --config F                YAML/JSON: agents to enable and their options (default: every descriptor in vendors/)
   --attention-timeout-ms N  every agent's hold timeout (default: config, $HOOKMAP_ATTENTION_TIMEOUT_MS, descriptor, 55000)
   --durability none|fsync   what an acknowledged event survives: a hookmap crash (none, default) or power loss too (fsync)
   --bridge kind=URL[,k=v]   run a bridge inside up, repeatable: otlp=http://collector:4318, cloudevents=URL, ocsf=URL
                             (options as in 'hookmap bridge': capture=, protocol=, signals=, mode=, service_name=, ...)
-`;
+${SERVER_AUTH_HELP}`;
 
 export async function run(argv: string[]): Promise<number> {
   let cfg: UpConfig = {};
@@ -52,18 +55,19 @@ export async function run(argv: string[]): Promise<number> {
   const say = (l: string) => process.stderr.write(`${l}\n`);
   let up;
   try {
+    const sec = resolveServerAuth(flags, process.env, say);
     const flagTimeout = flags['attention-timeout-ms'] === undefined ? undefined : intFlag(flags['attention-timeout-ms'], 'attention-timeout-ms', 0);
     up = await startUp({
       ...cfg,
       host: (flags.host as string | undefined) ?? cfg.host ?? DEFAULT_HOST,
       port: flags.port === undefined ? (cfg.port ?? DEFAULT_UP_PORT) : intFlag(flags.port, 'port', DEFAULT_UP_PORT),
       attentionTimeoutMs: flagTimeout ?? cfg.attentionTimeoutMs ?? envAttentionTimeout(),
-      token: (flags.token as string | undefined) ?? (process.env.HOOKMAP_TOKEN || undefined),
+      ...sec,
       say,
     });
   } catch (e) {
     process.stderr.write(`hookmap up: ${(e as Error).message}\n`);
-    return e instanceof ArgError ? 2 : 1;
+    return e instanceof ArgError || e instanceof BindError || e instanceof TokenFileError ? 2 : 1;
   }
   process.stdout.write(`${up.url}\n`);
   return waitForSignal(() => up.close());

@@ -1,0 +1,59 @@
+// Where a hookmap client (tail, answer, cancel, doctor, serve's relay link,
+// the bridges) finds its token, so that nobody types or copies one
+// (AEP-0003 §8.1; issue 10 "a token from the first start"). First match wins:
+//
+//   --token-file F        the flag
+//   --token T             works, with a warning: argv is visible in `ps`
+//   HOOKMAP_TOKEN_FILE    a file, from the environment
+//   HOOKMAP_TOKEN         the token, from the environment
+//   $HOOKMAP_HOME/token   the owner token `hookmap up` created, sent only
+//                         to a loopback URL (never handed to a remote host
+//                         the user merely pointed --url at)
+import { hookmapHome } from '../daemon/paths.ts';
+import { isLoopbackHost } from './guard.ts';
+import { ownerTokenPath, readTokenFile } from './tokens.ts';
+import { existsSync } from 'node:fs';
+
+export interface ClientToken {
+  token?: string;
+  /** Where it came from (for messages; never the token itself). */
+  from: 'flag' | 'token-file' | 'env-file' | 'env' | 'home' | 'none';
+  /** Say this to the user (stderr) before going on. */
+  warning?: string;
+}
+
+export interface DiscoverOptions {
+  flagToken?: string;
+  tokenFile?: string;
+  /** The relay/daemon base URL the token will be sent to. */
+  url: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export const ARGV_TOKEN_WARNING = '--token puts the secret in the process list (ps, shell history): prefer HOOKMAP_TOKEN, --token-file, or nothing at all (local clients read $HOOKMAP_HOME/token)';
+
+export function discoverToken(o: DiscoverOptions): ClientToken {
+  const env = o.env ?? {};
+  if (o.tokenFile) return { token: readTokenFile(o.tokenFile), from: 'token-file' };
+  if (o.flagToken) return { token: o.flagToken, from: 'flag', warning: ARGV_TOKEN_WARNING };
+  if (env.HOOKMAP_TOKEN_FILE) return { token: readTokenFile(env.HOOKMAP_TOKEN_FILE), from: 'env-file' };
+  if (env.HOOKMAP_TOKEN) return { token: env.HOOKMAP_TOKEN, from: 'env' };
+  const file = ownerTokenPath(hookmapHome(env));
+  if (existsSync(file) && urlIsLoopback(o.url)) return { token: readTokenFile(file), from: 'home' };
+  return { from: 'none' };
+}
+
+export function urlIsLoopback(url: string): boolean {
+  try {
+    return isLoopbackHost(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** The hint a client prints when the relay refused it for want of a token. */
+export function missingTokenHint(url: string, env: NodeJS.ProcessEnv = {}): string {
+  const file = ownerTokenPath(hookmapHome(env));
+  if (!urlIsLoopback(url)) return `a remote relay needs a token: HOOKMAP_TOKEN, HOOKMAP_TOKEN_FILE or --token-file (ask its operator for one: hookmap tokens add <name>)`;
+  return existsSync(file) ? `the token in ${file} was refused (revoked, or another HOOKMAP_HOME started this relay?)` : `no token found: start the relay with \`hookmap up\` (it writes ${file}), or set HOOKMAP_TOKEN / HOOKMAP_TOKEN_FILE`;
+}
