@@ -1,0 +1,92 @@
+// Shared by the security tests: `hookmap up` in-process the way a new user
+// gets it (a fresh HOOKMAP_HOME, the owner token created there), raw HTTP
+// requests that can set any Host/Origin, and a WebSocket upgrade probe.
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { ensureOwnerToken } from '../../engine/auth/tokens.ts';
+import { startUp, type Up, type UpOptions } from '../../engine/daemon/up.ts';
+
+export interface UpStack { up: Up; home: string; token: string; logDir: string; lines: string[]; done(): Promise<void> }
+
+/** `hookmap up` on an ephemeral port with a fresh home and its owner token file; one agent by default. */
+export async function upStack(o: Partial<UpOptions> = {}): Promise<UpStack> {
+  const home = mkdtempSync(join(tmpdir(), 'hookmap-sec-'));
+  const logDir = join(home, 'logs');
+  const owner = o.noAuth ? undefined : ensureOwnerToken(home);
+  const lines: string[] = [];
+  const up = await startUp({
+    port: 0,
+    home,
+    logDir,
+    tokenFile: owner?.path,
+    auditFile: join(home, 'audit.jsonl'),
+    agents: [{ descriptor: 'codex' }],
+    say: (l) => lines.push(l),
+    ...o,
+  });
+  return {
+    up,
+    home,
+    token: owner?.token ?? '',
+    logDir,
+    lines,
+    async done() {
+      await up.close();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface RawResponse { status: number; headers: http.IncomingHttpHeaders; body: string }
+
+/** One HTTP request with exactly the headers given (Host included), body optional. */
+export function raw(url: string, o: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<RawResponse> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: u.hostname, port: u.port, method: o.method ?? 'GET', path: o.path, headers: o.headers, setHost: !(o.headers && Object.keys(o.headers).some((k) => k.toLowerCase() === 'host')) }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      // an SSE stream that was admitted never ends: the status is the answer
+      if (String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: '' });
+        req.destroy();
+        return;
+      }
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (o.body !== undefined) req.write(o.body);
+    req.end();
+  });
+}
+
+/** Try a WebSocket upgrade; resolves with the HTTP status of a refusal, or 101 when it opened. */
+export function upgradeStatus(url: string, headers: Record<string, string>, origin?: string): Promise<number> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/socket`, { headers, origin });
+    ws.on('unexpected-response', (_req, res) => {
+      resolve(res.statusCode ?? 0);
+      ws.terminate();
+    });
+    ws.on('open', () => {
+      resolve(101);
+      ws.close();
+    });
+    ws.on('error', () => resolve(-1));
+  });
+}
+
+export async function until<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,0 +1,73 @@
+// Off-host bindings need TLS (AEP-0003 §8.1): `hookmap up --tls-cert/--tls-key`
+// serves https/wss on its one port; its daemons reach the relay over
+// loopback through the pinned certificate; plain HTTP gets no answer there.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadTlsFiles } from '../../engine/auth/tls.ts';
+import { until, upStack } from './helpers.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'hookmap-tls-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function selfSigned(): { cert: string; key: string } {
+  const cert = join(dir, 'cert.pem');
+  const key = join(dir, 'key.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=hookmap-test.lan', '-addext', 'subjectAltName=DNS:hookmap-test.lan'], { stdio: 'ignore' });
+  return { cert, key };
+}
+
+function get(url: string, ca: Buffer | string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const req = https.request({ host: u.hostname, port: u.port, path: u.pathname, ca, servername: 'hookmap-test.lan', headers: { host: `hookmap-test.lan:${u.port}`, ...headers } }, (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('hookmap up with TLS', () => {
+  it('serves https/wss; daemons link over the pinned certificate; plain http is not served', async () => {
+    const files = selfSigned();
+    const tls = loadTlsFiles(files.cert, files.key);
+    const s = await upStack({ tls, allowedHosts: ['hookmap-test.lan'] });
+    try {
+      expect(s.up.url).toMatch(/^https:\/\//);
+      const auth = { authorization: `Bearer ${s.token}` };
+      await until('the daemon hello over wss', async () => JSON.parse((await get(`${s.up.url}/healthz`, tls.cert, auth)).body).relay === true);
+      expect((await get(`${s.up.url}/events`, tls.cert)).status).toBe(401);
+      expect((await get(`${s.up.url}/events`, tls.cert, auth)).status).toBe(200);
+      // a client that does not trust the certificate never gets to send its token
+      await expect(get(`${s.up.url}/events`, '', auth)).rejects.toThrow();
+      // plain HTTP on the TLS port is no way in
+      const plain = await fetch(s.up.url.replace(/^https:/, 'http:') + '/healthz').then((r) => r.status, () => 'refused');
+      expect(plain).not.toBe(200);
+      // a WebSocket consumer over wss
+      const ws = new WebSocket(`${s.up.url.replace(/^https/, 'wss')}/socket`, { ca: tls.cert, servername: 'hookmap-test.lan', headers: { ...auth, host: `hookmap-test.lan:${new URL(s.up.url).port}` } } as WebSocket.ClientOptions);
+      const hello = await new Promise<any>((resolve, reject) => {
+        ws.on('open', () => ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer' })));
+        ws.on('message', (d) => resolve(JSON.parse(d.toString())));
+        ws.on('error', reject);
+      });
+      expect(hello.type).toBe('hello');
+      ws.close();
+      expect(s.lines.join('\n')).toMatch(/listening on https:\/\//);
+    } finally {
+      await s.done();
+    }
+  }, 30_000);
+
+  it('refuses unreadable or non-PEM files with the file named', () => {
+    expect(() => loadTlsFiles(join(dir, 'missing.pem'), join(dir, 'missing.key'))).toThrow(/cannot read the TLS certificate .*missing\.pem/);
+    const files = selfSigned();
+    expect(() => loadTlsFiles(files.key, files.key)).toThrow(/is not a PEM certificate/);
+  });
+});
