@@ -138,6 +138,7 @@ export class RelayLink implements EventLink {
   // --- connection -----------------------------------------------------------
 
   private connect(): void {
+    if (this.state === 'closed') return;
     this.state = 'connecting';
     const headers: Record<string, string> = this.o.token ? { authorization: `Bearer ${this.o.token}` } : {};
     const ws = new WebSocket(socketUrlOf(this.o.url), { headers, perMessageDeflate: false, ...(this.o.tls ?? {}) });
@@ -163,7 +164,8 @@ export class RelayLink implements EventLink {
     });
     let helloSeen = false;
     ws.on('message', (data, isBinary) => {
-      if (isBinary) return;
+      // close() may race the relay's hello: a closed link never comes back to life
+      if (isBinary || this.state === 'closed' || this.ws !== ws) return;
       const raw = data.toString();
       let msg: any;
       try {

@@ -2,7 +2,11 @@
 // health, events while the relay is down reach the NEXT relay from the log,
 // and a hold opened before a relay restart is still answerable after it
 // (its session is re-claimed on reconnect).
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
+import { RelayLink } from '../../engine/daemon/relay-link.ts';
+import { SessionLog } from '../../engine/daemon/session-log.ts';
 import { startServe } from '../../engine/daemon/serve.ts';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
 import { makeCommand } from '../../engine/relay/client.ts';
@@ -67,5 +71,31 @@ describe('relay link', () => {
     const ids = new Set(r.seen.filter((e) => e.seq !== undefined).map((e) => e.id));
     const after = logged.slice(logged.findIndex((e: any) => e.data?.tool?.call_id === 'c2'));
     expect(after.filter((e) => !ids.has(e.id))).toEqual([]);
+  });
+
+  it('a link closed while its hello is in flight stays closed (no reconnect loop holding the process)', async () => {
+    const t = tempDir();
+    cleanups.push(t.done);
+    let connections = 0;
+    let link: RelayLink | undefined;
+    let closing: Promise<void> | undefined;
+    const wss = new WebSocketServer({ port: 0 });
+    cleanups.push(() => new Promise<void>((r) => wss.close(() => r())));
+    wss.on('connection', (ws) => {
+      connections++;
+      ws.on('error', () => {});
+      // the relay's hello is on the wire when the daemon decides to stop
+      ws.on('message', () => ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'both', capabilities: {} }), () => { closing ??= link!.close(); }));
+    });
+    await new Promise<void>((r) => wss.once('listening', () => r()));
+    const log = new SessionLog(t.dir);
+    cleanups.push(() => log.close());
+    link = new RelayLink({ url: `ws://127.0.0.1:${(wss.address() as any).port}`, identity: { agent: 't', instance: 'x' }, capabilities: {}, log, cursorFile: join(t.dir, 'c.json'), onCommand: () => {}, backoffMs: { initial: 10, max: 20 } });
+    link.start();
+    await until('the close', () => closing !== undefined);
+    await closing;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(link.ready).toBe(false);
+    expect(connections).toBe(1);
   });
 });

@@ -54,7 +54,7 @@ async function up(args: string[], env: NodeJS.ProcessEnv): Promise<{ url: string
   return { url: out.trim(), child, stderr: () => err };
 }
 
-const stop = (c: ChildProcess) => new Promise<void>((r) => (c.exitCode !== null ? r() : (c.once('exit', () => r()), c.kill('SIGTERM'))));
+const stop = (c: ChildProcess) => new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : (c.once('exit', () => r()), c.kill('SIGTERM'))));
 
 describe('a token from the first start', () => {
   it('up creates $HOOKMAP_HOME/token (0600); tail and answer work with no token typed', async () => {
@@ -67,13 +67,12 @@ describe('a token from the first start', () => {
       expect((await fetch(`${u.url}/events`)).status).toBe(401);
       // a held permission request, then tail sees it and answer settles it, nobody typing a token
       const reply = fetch(`${u.url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: 'cli-s1', turn_id: 't1', tool_name: 'Bash', tool_input: { command: 'make deploy' } }) }).then((r) => r.text());
-      let request: any;
-      await until('tail to show the request', async () => {
-        const t = await run(['tail', '--json', '--from', 'all', '--no-follow', '--no-resume', '--url', u.url, '--filter', 'type=attention.requested'], h.env);
-        expect(t.stderr).not.toMatch(/401/);
-        request = t.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l))[0];
-        return request;
-      });
+      const token = readFileSync(tokenFile, 'utf8').trim();
+      await until('the request in the relay', async () => (await fetch(`${u.url}/events?from=all&live=0&filter=${encodeURIComponent(JSON.stringify({ type: 'attention.requested' }))}`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` } }).then((r) => r.text())).includes('attention.requested'));
+      const t = await run(['tail', '--json', '--from', 'all', '--no-follow', '--no-resume', '--url', u.url, '--filter', 'type=attention.requested'], h.env);
+      expect(t.stderr).toBe('');
+      const request = t.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l))[0];
+      expect(request.data.prompt).toMatch(/make deploy/);
       const a = await run(['answer', request.id, '--allow', '--url', u.url], h.env);
       expect(a.stderr).toBe('');
       expect(a.code).toBe(0);
@@ -90,7 +89,7 @@ describe('a token from the first start', () => {
     } finally {
       await stop(u.child);
     }
-  }, 90_000);
+  }, 180_000);
 
   it('a token in argv works but warns; --token-file and HOOKMAP_TOKEN_FILE are read', async () => {
     const h = home();
@@ -116,7 +115,7 @@ describe('a token from the first start', () => {
     } finally {
       await stop(u.child);
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('binding beyond loopback', () => {
@@ -135,7 +134,7 @@ describe('binding beyond loopback', () => {
     } finally {
       await stop(u.child);
     }
-  }, 60_000);
+  }, 120_000);
 
   it('--no-auth on loopback: reading is open, answering never is', async () => {
     const h = home();
@@ -149,7 +148,7 @@ describe('binding beyond loopback', () => {
     } finally {
       await stop(u.child);
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('hookmap tokens', () => {
@@ -170,5 +169,5 @@ describe('hookmap tokens', () => {
     expect((await run(['tokens', 'revoke', 'owner'], h.env)).code).toBe(2);
     expect((await run(['tokens', 'revoke', 'phone'], h.env)).code).toBe(0);
     expect((await run(['tokens', 'revoke', 'phone'], h.env)).code).toBe(1);
-  }, 60_000);
+  }, 120_000);
 });
