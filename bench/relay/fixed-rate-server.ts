@@ -23,7 +23,7 @@ void (async () => {
 process.on('SIGTERM', () => process.exit(0));
 const kind = process.argv[2];
 if (kind === 'relay') {
-  const relay = createRelay({ host: '127.0.0.1', port: 0 });
+  const relay = createRelay({ host: '127.0.0.1', port: 0, noAuth: true }); // token-less (explicit): the bench measures fan-out
   const { port } = await relay.listen();
   process.stdout.write(`${port}\n`);
 } else if (kind === 'bare') {

@@ -14,7 +14,7 @@ let tmp: { dir: string; done: () => void };
 beforeAll(async () => {
   tmp = tempDir('hookmap-answer-');
   up = await startUp({ port: 0, token: TOKEN, logDir: join(tmp.dir, 'logs'), agents: [{ descriptor: 'codex', attentionTimeoutMs: 30_000 }, { descriptor: 'claude-code', attentionTimeoutMs: 300 }] });
-  await until('the daemons\' hello', async () => (await (await fetch(`${up.url}/healthz`)).json()).relay === true);
+  await until('the daemons\' hello', async () => (await (await fetch(`${up.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay === true);
 }, 30_000);
 
 afterAll(async () => {

@@ -26,7 +26,8 @@ beforeAll(async () => {
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
   tmp = tempDir('hookmap-fuzz-');
-  up = await startUp({ port: 0, logDir: join(tmp.dir, 'logs'), agents: agents.map((descriptor) => ({ descriptor, attentionTimeoutMs: 200 })) });
+  // token-less on purpose (explicit): the fuzz targets the hook endpoints; holds fail open at once
+  up = await startUp({ port: 0, noAuth: true, logDir: join(tmp.dir, 'logs'), agents: agents.map((descriptor) => ({ descriptor, attentionTimeoutMs: 200 })) });
 }, 60_000);
 
 afterAll(async () => {

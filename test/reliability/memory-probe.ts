@@ -7,7 +7,8 @@ import { createRelay } from '../../engine/relay/index.ts';
 
 const bufferBytes = process.argv[2] ? Number(process.argv[2]) : undefined;
 const sessionBufferBytes = process.argv[3] ? Number(process.argv[3]) : undefined;
-const relay = createRelay({ host: '127.0.0.1', port: 0, bufferBytes, sessionBufferBytes });
+// token-less (explicit): the probe measures the buffer's memory, not authentication
+const relay = createRelay({ host: '127.0.0.1', port: 0, noAuth: true, bufferBytes, sessionBufferBytes });
 const { port } = await relay.listen();
 process.stdout.write(`${JSON.stringify({ port, limits: relay.core.limits })}\n`);
 const gc = (globalThis as { gc?: () => void }).gc;
