@@ -33,7 +33,7 @@ export const HELP = `hookmap bridge otlp|cloudevents|ocsf [--endpoint URL] [--fr
                         cloudevents/ocsf: the receiving URL); absent: JSONL on stdout
   --capture L           ceiling: nothing above it leaves (none|metadata|redacted|full, default metadata)
   --from-file F         read a JSONL capture (an agent's session log, a sink file, - for stdin) instead of the relay
-  --url U --token T     the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
+  --url U --token T     the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
   --filter F --session S  attr-match filter (JSON or key=value), as for tail
   --state F             checkpoint file (default $HOOKMAP_HOME/state/bridge-<kind>-<hash>.json); --no-resume: none
   --live                first start exports only what arrives from now (default: what the relay holds, then live)

@@ -24,7 +24,7 @@ const HELP = `hookmap replay <file> [--session S] [--speed N] [--max-gap MS] [--
   --speed N       pacing: 1 = as recorded (default), 10 = ten times faster, 0 = no waiting
   --max-gap MS    longest pause kept between two events (default 2000)
   --dry-run       print the plan, send nothing
-  --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
+  --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
 Exit: 0 emitted (or planned), 1 the relay refused events or the file had bad lines, 2 usage.
 `;
 

@@ -19,7 +19,7 @@ const HELP = `hookmap sink <dir> [--filter F] [--session S] [--capture L] [--ret
   Writes every event the relay carries to <dir>/<YYYY-MM-DD>/<agent>/<session>.jsonl (one file per day and
   session, UTC), fsynced in batches; a restart resumes where the files end (no duplicates, no gaps while
   the relay still holds the events).
-  --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
+  --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
   --capture L         ceiling for what is written (default metadata; full keeps everything the relay has)
   --retain-days N     delete day folders older than N days (default 30; 0 = keep)
   --max-mb N          keep the capture under N MiB, deleting whole days, oldest first (default 2048; 0 = unbounded)

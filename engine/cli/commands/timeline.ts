@@ -15,7 +15,7 @@ const HELP = `hookmap timeline <session> [--file F] [--dag] [--json]
   A session as a tree: runs, tool calls (with outcome and duration) and attention waits, other events
   where they happened. --dag: the tree of cause links instead. --json: the nodes (or events) as JSON.
   --file F            read a JSONL file (an agent's log, a sink file, - for stdin) instead of the relay
-  --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
+  --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
 `;
 
 export async function run(argv: string[]): Promise<number> {
