@@ -14,13 +14,14 @@ import type { FormFieldSpec } from '../capture/gate.ts';
 import type { CompiledCommand, CompiledStream, Descriptor } from '../descriptor/types.ts';
 import { evaluate } from '../expr/compile.ts';
 import { sourceHost, type AepEvent } from '../map/envelope.ts';
+import { boundId } from '../map/bounds.ts';
 import { MapError, Mapper, type MapErrorCode, type MapResult } from '../map/mapper.ts';
 import { EngineState } from '../map/state.ts';
 import { captureRank } from '../aep/schemas.ts';
 import { interpretAnswer, type Interpretation, type OptionView } from './answer.ts';
 import { bumpEpoch } from './epoch.ts';
 import { AckMemory, HoldTable, type HookReply, type PendingHold, type Terminal } from './holds.ts';
-import { invalidity, LifecycleEvents } from './lifecycle.ts';
+import { DROPPED_EVENT_TYPE, invalidity, LifecycleEvents } from './lifecycle.ts';
 import { acquireLock } from './lock.ts';
 import { agentLogDir } from './paths.ts';
 import { RelayLink, type EventLink } from './relay-link.ts';
@@ -199,6 +200,18 @@ export class Daemon {
       cursorFile: join(this.logDir, 'relay-cursors.json'),
       onCommand: (cmd, raw, by) => void this.onCommand(cmd, raw, by),
       onReady: () => this.reclaim(),
+      onDropped: (info) => {
+        if (this.closed) return;
+        // a notice about a notice is not sent again (the dead-letter file has both)
+        if (info.type === DROPPED_EVENT_TYPE) return;
+        void this.serial.run(() => {
+          try {
+            this.publish([this.events.dropped(info)]);
+          } catch (e) {
+            this.say(`could not log the event-dropped notice: ${(e as Error).message}`);
+          }
+        });
+      },
       say: this.say,
     });
     this.attach(link, Boolean(token));
@@ -306,7 +319,7 @@ export class Daemon {
     if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return undefined;
     try {
       const s = await evaluate(this.d.session, payload, { hook, surface, known_session: () => false });
-      return typeof s === 'string' && s ? s : typeof s === 'number' ? String(s) : undefined;
+      return typeof s === 'string' && s ? boundId(s) : typeof s === 'number' ? String(s) : undefined;
     } catch {
       return undefined;
     }

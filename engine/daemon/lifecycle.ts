@@ -6,7 +6,9 @@ import { formatAjvErrors, REGISTRY_BY_TYPE, TYPE_PATTERN, validateEnvelope, vali
 import { aepDigest } from '../capture/canonical.ts';
 import { gateData, gateFormValues, type FormFieldSpec } from '../capture/gate.ts';
 import type { Redactor } from '../capture/redact.ts';
-import { buildEnvelope, type AepEvent } from '../map/envelope.ts';
+import { buildEnvelope, reboundData, type AepEvent } from '../map/envelope.ts';
+import { boundId } from '../map/bounds.ts';
+import type { DroppedLine } from './relay-link.ts';
 import type { Mapper } from '../map/mapper.ts';
 import type { Applied } from './answer.ts';
 
@@ -24,6 +26,19 @@ export interface EventParts {
 
 /** The type an event that failed its final check becomes (its position kept, its content not). */
 export const INVALID_EVENT_TYPE = 'x.hookmap.error.invalid_event';
+/** The notice that an event was set aside instead of reaching the relay (relay-link.ts dead-letter file). */
+export const DROPPED_EVENT_TYPE = 'x.hookmap.event.dropped';
+
+/**
+ * hookmap's own event types (x.hookmap.*, AEP-0002 §6 vendor types): each
+ * data field and the capture level it is gated at. Every field is
+ * hookmap's own structural metadata (codes, ids, sizes, digests), never
+ * content from the agent.
+ */
+export const HOOKMAP_TYPES: Record<string, Record<string, 'metadata'>> = {
+  [INVALID_EVENT_TYPE]: { code: 'metadata', type: 'metadata', digest: 'metadata', detail: 'metadata' },
+  [DROPPED_EVENT_TYPE]: { code: 'metadata', id: 'metadata', type: 'metadata', bytes: 'metadata', reason: 'metadata', file: 'metadata', offset: 'metadata' },
+};
 
 /** Why `ev` may not be logged (envelope or payload schema), or undefined when it is valid. */
 export function invalidity(ev: AepEvent): string | undefined {
@@ -77,11 +92,19 @@ export class LifecycleEvents {
     const ceiling = this.mapper.ceilingFor(INVALID_EVENT_TYPE);
     const fields: Record<string, unknown> = { code: 'invalid-event', digest: aepDigest(orig), detail };
     if (typeof orig.type === 'string' && TYPE_PATTERN.test(orig.type)) fields.type = orig.type;
-    const data = gateData(INVALID_EVENT_TYPE, fields, { ceiling, gates: { code: 'metadata', type: 'metadata', digest: 'metadata', detail: 'metadata' }, redactor: this.redactor, agent: d.vendor });
+    const data = gateData(INVALID_EVENT_TYPE, fields, { ceiling, gates: HOOKMAP_TYPES[INVALID_EVENT_TYPE], redactor: this.redactor, agent: d.vendor });
     const session = typeof orig.session === 'string' && orig.session ? orig.session : 'unknown';
     const sequenced = Number.isSafeInteger(orig.seq) && session === orig.session;
     const pos = sequenced ? { seq: orig.seq as number, epoch: (orig.epoch ?? 0) as number } : this.mapper.state.seq.next(session);
     return buildEnvelope({ type: INVALID_EVENT_TYPE, host: this.host, agent: d.vendor, session, seq: pos.seq, epoch: pos.epoch, severity: 'warning', capture: ceiling, data: data ?? (ceiling === 'none' ? undefined : {}) });
+  }
+
+  /** The notice for a logged event the relay link set aside (dead-letter file): its id, type and size, in its own session. */
+  dropped(info: DroppedLine): AepEvent {
+    const data: Record<string, unknown> = { code: 'event-dropped', bytes: info.bytes, reason: info.reason, file: info.file, offset: info.offset };
+    if (info.id) data.id = boundId(info.id);
+    if (info.type && TYPE_PATTERN.test(info.type)) data.type = info.type;
+    return this.make({ type: DROPPED_EVENT_TYPE, session: info.session ? boundId(info.session) : 'unknown', cause: info.id, severity: 'warning', data, gates: HOOKMAP_TYPES[DROPPED_EVENT_TYPE] });
   }
 
   accepted(session: string, command: AepEvent, run?: string): AepEvent {
@@ -105,6 +128,7 @@ export class LifecycleEvents {
       const ceiling = this.mapper.ceilingFor('attention.answered');
       const gated = fields ? gateFormValues(fields, applied.values, ceiling, this.redactor) : {};
       (ev.data.answer as Record<string, unknown>).values = gated;
+      reboundData(ev); // the values join after the envelope's own bound
     }
     return ev;
   }

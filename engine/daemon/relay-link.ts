@@ -12,7 +12,19 @@
 //
 // Reconnect is armed on whichever of `error`/`close` fires first, once per
 // attempt (on some Node versions a refused connection only emits `error`).
-import { existsSync, readFileSync, statSync } from 'node:fs';
+//
+// No event blocks the ones after it (issue 10): a line larger than the
+// relay's advertised frame_bytes (its hello, AEP-0003 §4; lowered further
+// when the relay closes with 1009 "message too big") is never sent, and a
+// line the relay answers with an `invalid-event` error frame naming its id
+// (`cause`) has been refused for good. Either way the line is set aside in
+// the dead-letter file beside the log (`dead-letter.ndjson`, 0600, one JSON
+// record per line: time, reason, bytes, file, offset, and the exact wire
+// text as a string), `onDropped` is told (the daemon logs an
+// x.hookmap.event.dropped notice naming the id and size), and the link
+// moves on past it.
+import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import WebSocket from 'ws';
 import { AEP_VERSION } from '../aep/schemas.ts';
 import type { AepEvent } from '../map/envelope.ts';
@@ -46,11 +58,30 @@ export interface RelayLinkOptions {
   tls?: { ca?: (string | Buffer)[]; servername?: string };
   /** Called after every completed hello and replay (re-claim sessions with pending holds). */
   onReady?: () => void;
+  /** A line was set aside (dead-letter file) instead of reaching the relay. */
+  onDropped?: (d: DroppedLine) => void;
+  /** Where set-aside lines go (default `<log dir>/dead-letter.ndjson`). */
+  deadLetterFile?: string;
   say?: (line: string) => void;
   backoffMs?: { initial: number; max: number };
 }
 
 type State = 'connecting' | 'replaying' | 'ready' | 'down' | 'closed';
+
+/** What the link knows of a line it set aside. */
+export interface DroppedLine {
+  id?: string;
+  type?: string;
+  session?: string;
+  bytes: number;
+  reason: string;
+  file: string;
+  offset: number;
+}
+
+export const DEAD_LETTER_FILE = 'dead-letter.ndjson';
+/** Past this size the dead-letter file keeps the records but no longer the lines themselves. */
+const DEAD_LETTER_MAX_BYTES = 64 * 1024 * 1024;
 
 const HIGH_WATER = 1 << 20;
 const PING_DELAY_MS = 25;
@@ -82,6 +113,12 @@ export class RelayLink implements EventLink {
   private lastDownReason = '';
   /** The relay's `x-hookmap-routed` frame for the command that follows it (same connection, in order). */
   private routed?: { cause: string; by: string };
+  /** The largest frame the relay takes: its hello's limits.frame_bytes, lowered by a 1009 close. */
+  private frameLimit = Number.POSITIVE_INFINITY;
+  private learnedLimit = Number.POSITIVE_INFINITY;
+  /** The largest line sent on the current connection (a 1009 close blames it). */
+  private largestSent = 0;
+  private largestChars = 0;
 
   constructor(private readonly o: RelayLinkOptions) {
     this.loadCursors();
@@ -100,7 +137,7 @@ export class RelayLink implements EventLink {
     // a file we hold no cursor for is new, or was pruned as fully confirmed: either way confirmed up to here
     if (!this.confirmed.has(rec.file)) this.confirmed.set(rec.file, rec.start);
     if (this.state === 'ready' && this.position(rec.file) === rec.start && this.ws) {
-      this.ws.send(rec.line);
+      this.sendLine(rec.file, rec.start, rec.line);
       this.markSent(rec.file, rec.end);
       return;
     }
@@ -143,6 +180,8 @@ export class RelayLink implements EventLink {
     const headers: Record<string, string> = this.o.token ? { authorization: `Bearer ${this.o.token}` } : {};
     const ws = new WebSocket(socketUrlOf(this.o.url), { headers, perMessageDeflate: false, ...(this.o.tls ?? {}) });
     this.routed = undefined;
+    this.largestSent = 0;
+    this.largestChars = 0;
     this.ws = ws;
     let settled = false;
     const down = (why: string) => {
@@ -158,7 +197,14 @@ export class RelayLink implements EventLink {
       down(`relay refused the WebSocket: HTTP ${res.statusCode}${res.statusCode === 401 ? ' (wrong or missing token)' : ''}`);
     });
     ws.on('error', (e) => down((e as Error).message || 'socket error'));
-    ws.on('close', (code, reason) => down(`closed ${code}${reason.length ? ` ${reason.toString()}` : ''}`));
+    ws.on('close', (code, reason) => {
+      if (code === 1009 && this.largestSent > 0) {
+        // the relay found a frame too big without advertising its limit: the largest line sent here is at fault
+        this.learnedLimit = Math.min(this.learnedLimit, this.largestSent - 1);
+        this.frameLimit = Math.min(this.frameLimit, this.learnedLimit);
+      }
+      down(`closed ${code}${reason.length ? ` ${reason.toString()}` : ''}`);
+    });
     ws.on('open', () => {
       ws.send(JSON.stringify({ type: 'hello', versions: [AEP_VERSION], role: 'emitter', identity: this.o.identity, capabilities: this.o.capabilities }));
     });
@@ -181,6 +227,8 @@ export class RelayLink implements EventLink {
         }
         helloSeen = true;
         this.attempt = 0;
+        const adv = Number(msg.capabilities?.limits?.frame_bytes);
+        this.frameLimit = Math.min(Number.isSafeInteger(adv) && adv > 0 ? adv : Number.POSITIVE_INFINITY, this.learnedLimit);
         this.say(`relay link up: ${socketUrlOf(this.o.url).replace(/\?.*$/, '')} (hello as ${this.o.identity.agent}${this.o.token ? ', control on' : ', no token: watch-only'})`);
         this.state = 'replaying';
         void this.pump();
@@ -215,6 +263,8 @@ export class RelayLink implements EventLink {
     if (msg.type === 'ping') return void this.ws?.send(JSON.stringify({ type: 'pong', t: msg.t }));
     if (msg.type === 'error') {
       this.say(`relay error frame: ${msg.code}${msg.cause ? ` (event ${msg.cause})` : ''}${msg.detail ? `: ${msg.detail}` : ''}`);
+      // refused for good: set it aside (the link already moved on; the log keeps it too)
+      if (msg.code === 'invalid-event' && typeof msg.cause === 'string') this.refused(msg.cause, `refused by the relay: invalid-event${msg.detail ? `: ${String(msg.detail).slice(0, 300)}` : ''}`);
       return;
     }
     if (msg.type === ROUTED_FRAME) {
@@ -265,7 +315,11 @@ export class RelayLink implements EventLink {
           }
         }
         const text = bytes.subarray(0, nl + 1).toString('utf8');
-        for (const line of text.split('\n')) if (line) ws.send(line);
+        let at = from;
+        for (const line of text.split('\n')) {
+          if (line) this.sendLine(file, at, line);
+          at += Buffer.byteLength(line, 'utf8') + 1;
+        }
         this.markSent(file, from + nl + 1);
         while (ws.readyState === WebSocket.OPEN && ws.bufferedAmount > HIGH_WATER) await new Promise((r) => setTimeout(r, 5));
       }
@@ -281,6 +335,71 @@ export class RelayLink implements EventLink {
       this.pumping = false;
     }
     if (this.dirty.size && this.state === 'ready') void this.pump();
+  }
+
+  // --- sending, and setting aside what the relay cannot take ------------------
+
+  /** Send one logged line, or set it aside when it exceeds the relay's frame limit. */
+  private sendLine(file: string, offset: number, line: string): void {
+    // UTF-8 is at most 3 bytes per UTF-16 unit: measure exactly only near the limit
+    const bytes = line.length * 3 <= this.frameLimit ? line.length : Buffer.byteLength(line, 'utf8');
+    if (bytes > this.frameLimit) {
+      this.setAside(file, offset, line, `${bytes} bytes exceed the relay's frame limit (${this.frameLimit} bytes)`);
+      return;
+    }
+    // a new longest line: its exact size (rarely computed; a 1009 close lowers the limit below it)
+    if (line.length > this.largestChars) {
+      this.largestChars = line.length;
+      this.largestSent = Buffer.byteLength(line, 'utf8');
+    }
+    this.ws!.send(line);
+  }
+
+  /** The relay refused event `id` (an error frame naming it): find its line among those not yet confirmed. */
+  private refused(id: string, reason: string): void {
+    const needle = Buffer.from(`"id":${JSON.stringify(id)}`);
+    for (const [file, end] of this.sent) {
+      const from = this.confirmed.get(file) ?? 0;
+      if (end <= from) continue;
+      const buf = this.o.log.read(file, from, end);
+      const at = buf.indexOf(needle);
+      if (at < 0) continue;
+      const start = buf.lastIndexOf(10, at) + 1;
+      let stop = buf.indexOf(10, at);
+      if (stop < 0) stop = buf.length;
+      this.setAside(file, from + start, buf.subarray(start, stop).toString('utf8'), reason);
+      return;
+    }
+  }
+
+  private setAside(file: string, offset: number, line: string, reason: string): void {
+    const bytes = Buffer.byteLength(line, 'utf8');
+    const info: DroppedLine = { ...identify(line), bytes, reason, file, offset };
+    const path = this.o.deadLetterFile ?? join(this.o.log.dir, DEAD_LETTER_FILE);
+    let size = 0;
+    try {
+      size = existsSync(path) ? statSync(path).size : 0;
+    } catch {
+      /* unreadable: try the append anyway */
+    }
+    const rec: Record<string, unknown> = { time: new Date().toISOString(), reason, bytes, file, offset, id: info.id, type: info.type };
+    if (size + bytes < DEAD_LETTER_MAX_BYTES) rec.line = line;
+    else rec.line_omitted = `the dead-letter file is over ${DEAD_LETTER_MAX_BYTES} bytes; the line stays in ${file} at offset ${offset}`;
+    try {
+      appendFileSync(path, `${JSON.stringify(rec)}\n`, { mode: 0o600 });
+    } catch (e) {
+      this.say(`could not write the dead-letter file ${path}: ${(e as Error).message}`);
+    }
+    this.say(`event ${info.id ?? '(no id)'} (${info.type ?? '?'}, ${bytes} bytes) set aside in ${path}: ${reason}`);
+    const cb = this.o.onDropped;
+    // after the current send loop: the notice is an ordinary event appended to the log
+    if (cb) queueMicrotask(() => {
+      try {
+        cb(info);
+      } catch (e) {
+        this.say(`onDropped failed: ${(e as Error).message}`);
+      }
+    });
   }
 
   // --- confirmation ---------------------------------------------------------
@@ -357,4 +476,17 @@ export class RelayLink implements EventLink {
   private say(line: string): void {
     this.o.say?.(line);
   }
+}
+
+/** id, type and session of a logged line (parsed when it is JSON; the envelope's own attributes only). */
+function identify(line: string): { id?: string; type?: string; session?: string } {
+  let ev: any;
+  try {
+    ev = JSON.parse(line);
+  } catch {
+    return {};
+  }
+  if (!ev || typeof ev !== 'object') return {};
+  const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+  return { id: str(ev.id), type: str(ev.type), session: str(ev.session) };
 }

@@ -1,9 +1,16 @@
 // Builds the AEP envelope (AEP-0001 §5): the sixteen context attributes in
 // their documented order, absent optional attributes omitted (never null).
+// Every event built here is size-bounded (bounds.ts): identifiers within
+// MAX_ID_CHARS, the whole event within DEFAULT_MAX_EVENT_BYTES, marked with
+// the `hookmaptruncated` extension attribute (AEP-0001 §5.4) when cut.
 import { hostname } from 'node:os';
 import { monotonicFactory } from 'ulid';
 import { AEP_VERSION, type CaptureLevel, type Severity } from '../aep/schemas.ts';
 import type { AepEnvelope } from '../generated/aep-types.ts';
+import { boundData, boundOptId, DEFAULT_MAX_EVENT_BYTES } from './bounds.ts';
+
+/** The envelope extension attribute (AEP-0001 §5.4) a truncated event carries: its size before truncation, bytes. */
+export const TRUNCATED_ATTR = 'hookmaptruncated';
 
 /** An AEP event: the envelope type generated from schemas/aep/aep-event.schema.json. */
 export type AepEvent = AepEnvelope;
@@ -37,22 +44,48 @@ export interface EnvelopeParts {
   severity?: Severity;
   capture?: CaptureLevel;
   data?: Record<string, unknown>;
+  /** The event byte bound (default DEFAULT_MAX_EVENT_BYTES). */
+  maxBytes?: number;
 }
 
+/**
+ * Bytes kept for the attributes around `data`: each identifier is at most
+ * MAX_ID_CHARS (≤ 3 bytes each in UTF-8, ≤ 9 percent-encoded in `source`),
+ * so the envelope without data always fits in this.
+ */
+const ENVELOPE_ROOM = 16 * 1024;
+
 export function buildEnvelope(p: EnvelopeParts): AepEvent {
-  const ev = { aep: AEP_VERSION, id: p.id ?? newId(), type: p.type } as AepEvent;
-  if (p.subject !== undefined) ev.subject = p.subject;
+  const ev = { aep: AEP_VERSION, id: boundOptId(p.id) ?? newId(), type: p.type } as AepEvent;
+  const session = boundOptId(p.session);
+  if (p.subject !== undefined) ev.subject = boundOptId(p.subject);
   ev.time = p.time ?? new Date().toISOString();
-  ev.source = sourceUri(p.host, p.agent, p.session);
+  ev.source = sourceUri(p.host, p.agent, session);
   ev.agent = p.agent;
-  if (p.session !== undefined) ev.session = p.session;
-  if (p.run !== undefined) ev.run = p.run;
-  if (p.step !== undefined) ev.step = p.step;
+  if (session !== undefined) ev.session = session;
+  if (p.run !== undefined) ev.run = boundOptId(p.run);
+  if (p.step !== undefined) ev.step = boundOptId(p.step);
   if (p.seq !== undefined) ev.seq = p.seq;
   if (p.epoch !== undefined) ev.epoch = p.epoch;
-  if (p.cause !== undefined) ev.cause = p.cause;
+  if (p.cause !== undefined) ev.cause = boundOptId(p.cause);
   if (p.severity !== undefined) ev.severity = p.severity;
   if (p.capture !== undefined) ev.capture = p.capture;
-  if (p.data !== undefined) ev.data = p.data;
+  if (p.data !== undefined) {
+    const b = boundData(p.data, ENVELOPE_ROOM, p.maxBytes ?? DEFAULT_MAX_EVENT_BYTES);
+    if (b.truncatedFrom !== undefined) (ev as Record<string, unknown>)[TRUNCATED_ATTR] = b.truncatedFrom;
+    ev.data = b.data;
+  }
+  return ev;
+}
+
+/** Bound an event's `data` again after something was added to it (e.g. gated form values): same rule as buildEnvelope. */
+export function reboundData(ev: AepEvent, maxBytes = DEFAULT_MAX_EVENT_BYTES): AepEvent {
+  if (ev.data === undefined) return ev;
+  const b = boundData(ev.data, ENVELOPE_ROOM, maxBytes);
+  if (b.truncatedFrom !== undefined) {
+    delete ev.data; // the marker goes before data, like every attribute
+    (ev as Record<string, unknown>)[TRUNCATED_ATTR] = Math.max(b.truncatedFrom, Number((ev as Record<string, unknown>)[TRUNCATED_ATTR] ?? 0));
+  }
+  ev.data = b.data;
   return ev;
 }

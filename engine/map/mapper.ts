@@ -9,6 +9,7 @@ import { FragmentStreams } from '../capture/redaction/fragments.ts';
 import { evaluate, type Expr } from '../expr/compile.ts';
 import type { CompiledEmit, CompiledHook, Descriptor } from '../descriptor/types.ts';
 import { buildEnvelope, newId, sourceHost, type AepEvent } from './envelope.ts';
+import { boundId } from './bounds.ts';
 import { wellFormed, wellFormedDeep } from '../io/well-formed.ts';
 import { EngineState, type SessionState } from './state.ts';
 
@@ -158,8 +159,10 @@ export class Mapper {
     const now = this.now();
     // $known_session(id): has this engine already seen that session? (join a foreign key onto a known lane, never mint one)
     const sessionRaw = await this.eval(d.session, input, { hook: hookName, surface, known_session: (id: unknown) => (typeof id === 'string' || typeof id === 'number') && id !== '' && this.state.has(this.state.aepOf(String(id))) });
-    const vendorSession = typeof sessionRaw === 'number' ? String(sessionRaw) : (sessionRaw as string | undefined);
-    if (typeof vendorSession !== 'string' || vendorSession === '') throw new MapError('missing-session', `no session id in the payload (${d.spec.identity.session})`, hookName);
+    const rawSession = typeof sessionRaw === 'number' ? String(sessionRaw) : (sessionRaw as string | undefined);
+    if (typeof rawSession !== 'string' || rawSession === '') throw new MapError('missing-session', `no session id in the payload (${d.spec.identity.session})`, hookName);
+    // bounded before anything keys on it (state, log file, seq, envelope): the same long id always bounds alike (bounds.ts)
+    const vendorSession = boundId(rawSession);
 
     // a session resumed after its end becomes its successor (state.ts); late completions stay on the ended one
     const route = this.state.route(vendorSession);
@@ -175,7 +178,7 @@ export class Mapper {
     const b: Bindings = { hook: hookName, agent: d.vendor, session, config: this.config, first_sight: firstSight, surface };
     if (d.runs === 'vendor' && d.run) {
       const r = await this.eval(d.run, input, b);
-      if (r !== undefined && r !== null && r !== '') runState.id = String(r);
+      if (r !== undefined && r !== null && r !== '') runState.id = boundId(String(r));
     }
     const setRunBindings = () => { b.run = runState.id; b.run_open = runState.id !== undefined; b.run_start = runState.startId; };
     setRunBindings();
@@ -224,7 +227,7 @@ export class Mapper {
         runState.count++;
         // a descriptor may name the run from the wire (a request id); else one is minted
         const named = emit.runId ? await this.eval(emit.runId, ctxInput, extra === NO_EXTRA ? b : { ...b, ...extra }) : undefined;
-        runState.id = typeof named === 'string' && named !== '' ? named : typeof named === 'number' ? String(named) : `run-${newId()}`;
+        runState.id = typeof named === 'string' && named !== '' ? boundId(named) : typeof named === 'number' ? String(named) : `run-${newId()}`;
         runState.startId = draft.id;
         draft.runStart = true;
       }
