@@ -115,8 +115,30 @@ export function downLevelEvent<E extends { type: string; capture?: string; data?
   if (ceiling === 'redacted' && current === 'full') effective = 'metadata';
   const out: E = { ...event, capture: effective };
   if (effective === 'none') delete out.data;
-  else if (event.data) out.data = gateData(event.type, event.data, { ceiling: effective, mint: false, agent: event.agent, subject: event.subject });
+  else if (event.data) {
+    out.data = gateData(event.type, event.data, { ceiling: effective, mint: false, agent: event.agent, subject: event.subject });
+    if (effective === 'metadata' && ANSWER_TYPES.has(event.type)) out.data = structuralValuesOnly(out.data);
+  }
   return out;
+}
+
+/** Events carrying a form answer (`answer.values`, AEP-0006). */
+const ANSWER_TYPES = new Set(['attention.answered', 'control.attention.respond']);
+
+/**
+ * A hop down-leveling a form answer to `metadata` without the request's
+ * field specs keeps only the values that are structural by their JSON type
+ * alone (numbers, booleans): a string may be free text (a string field, a
+ * select's `other` entry), so it goes, select ids included (conservative;
+ * the AEP downlevel fixture: conformance/fixtures/downlevel DL1, DL2).
+ */
+function structuralValuesOnly(data: Obj | undefined): Obj | undefined {
+  const answer = data?.answer as Obj | undefined;
+  const values = answer?.values as Obj | undefined;
+  if (!values || typeof values !== 'object' || Array.isArray(values)) return data;
+  const kept: Obj = {};
+  for (const [k, v] of Object.entries(values)) if (typeof v === 'number' || typeof v === 'boolean') kept[k] = v;
+  return { ...data, answer: { ...answer, values: kept } };
 }
 
 export interface FormFieldSpec { id: string; type: string; other?: boolean; multi?: boolean; choices?: { id: string }[] }

@@ -2,6 +2,7 @@
 // subscriptions with replay, emitter connections and their session claims,
 // and control routing. HTTP, SSE, WebSocket and in-process callers all go
 // through here, so every binding applies the same rules.
+import { watcherCopy } from './command-copy.ts';
 import { formatAjvErrors, validateEnvelope } from '../aep/schemas.ts';
 import { can, type Principal } from '../auth/principal.ts';
 import type { RelayLimits } from './options.ts';
@@ -172,8 +173,8 @@ export class RelayCore {
     if (!Array.isArray(accepts) || !accepts.includes(ev.type)) return this.refuse('unsupported', `target does not declare '${ev.type}' in control.accepts`);
     this.counters.routed++;
     target.info.deliverCommand(held.raw, ev, who);
-    // Watchers see who commanded what; the target already has it.
-    this.store.publish({ ...held, skip: target });
+    // Watchers see who commanded what (a redacted, labelled copy: command-copy.ts); the target already has it.
+    this.store.publish(watcherCopy(held, target));
     return { ok: true, admitted: false, routed: true };
   }
 
