@@ -52,8 +52,10 @@ export function urlIsLoopback(url: string): boolean {
 }
 
 /** The hint a client prints when the relay refused it for want of a token. */
-export function missingTokenHint(url: string, env: NodeJS.ProcessEnv = {}): string {
+export function missingTokenHint(url: string, env: NodeJS.ProcessEnv = {}, from?: ClientToken['from']): string {
   const file = ownerTokenPath(hookmapHome(env));
+  const given = { flag: '--token', 'token-file': 'the --token-file token', 'env-file': `the token in HOOKMAP_TOKEN_FILE (${env.HOOKMAP_TOKEN_FILE})`, env: 'HOOKMAP_TOKEN' } as Record<string, string>;
+  if (from && given[from]) return `${given[from]} was refused (revoked, expired, or meant for another relay); without it, local clients use ${file}`;
   if (!urlIsLoopback(url)) return `a remote relay needs a token: HOOKMAP_TOKEN, HOOKMAP_TOKEN_FILE or --token-file (ask its operator for one: hookmap tokens add <name>)`;
   return existsSync(file) ? `the token in ${file} was refused (revoked, or another HOOKMAP_HOME started this relay?)` : `no token found: start the relay with \`hookmap up\` (it writes ${file}), or set HOOKMAP_TOKEN / HOOKMAP_TOKEN_FILE`;
 }

@@ -4,13 +4,13 @@
 // a command may explain a rejection with its own code (answer: 3 already
 // answered or closed, 4 the request timed out).
 import { validatePayload, formatAjvErrors } from '../../aep/schemas.ts';
-import { discoverToken, missingTokenHint } from '../../auth/discover.ts';
+import { discoverToken, missingTokenHint, type ClientToken } from '../../auth/discover.ts';
 import { DEFAULT_URL, openSocket, sendCommand } from '../../relay/client.ts';
 import type { AepEvent } from '../../relay/store.ts';
 
 export const ENDPOINT_FLAGS = { url: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' } } as const;
 
-export interface Endpoint { url: string; token?: string }
+export interface Endpoint { url: string; token?: string; /** where the token came from (messages only) */ from?: ClientToken['from'] }
 
 /**
  * Where the relay is and which token to present: found without the user
@@ -22,12 +22,12 @@ export function endpoint(flags: Record<string, unknown>, name = 'hookmap', env: 
   const url = (flags.url as string | undefined) ?? env.HOOKMAP_URL ?? DEFAULT_URL;
   const t = discoverToken({ url, flagToken: flags.token as string | undefined, tokenFile: flags['token-file'] as string | undefined, env });
   if (t.warning) process.stderr.write(`${name}: warning: ${t.warning}\n`);
-  return { url, token: t.token };
+  return { url, token: t.token, from: t.from };
 }
 
 /** A relay refusal made readable: a 401 says where tokens are found. */
 export function explainRefusal(ep: Endpoint, message: string): string {
-  return / 401\b/.test(message) ? `${message}\n  ${missingTokenHint(ep.url, process.env)}` : message;
+  return / 401\b/.test(message) ? `${message}\n  ${missingTokenHint(ep.url, process.env, ep.from)}` : message;
 }
 
 export interface Explanation {
