@@ -18,7 +18,7 @@ import { client, ndJsonStream } from '@agentclientprotocol/sdk';
 // (the scripted editor is the SDK's own client: what Zed and other editors speak)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from './agents.ts';
-import { BIN, hookmap, TOKEN, until } from './harness.ts';
+import { BIN, hookmap, until } from './harness.ts';
 import { Live, unusedPort } from './live.ts';
 
 const ID = 'acp';
@@ -52,7 +52,7 @@ interface Editor {
  */
 function editor(live: Live, o: { hookmapUrl: string; home: string; project: string; prompt: string; permission: (p: any, turnDone: Promise<void>) => Promise<any>; during?: (e: Editor) => Promise<void> }): Promise<Editor> {
   const wroteFile = join(live.s.root, `agent-wrote-${Date.now()}.bin`);
-  const env = { ...live.baseEnv(o.hookmapUrl), HOME: o.home, HOOKMAP_TOKEN: TOKEN, GEMINI_API_KEY: 'live-test-not-a-key', GOOGLE_GEMINI_BASE_URL: live.model.url, GEMINI_CLI_NO_RELAUNCH: 'true', NO_BROWSER: '1' };
+  const env = { ...live.baseEnv(o.hookmapUrl), HOME: o.home, HOOKMAP_HOME: live.s.hookmapHome, HOOKMAP_TOKEN: '', HOOKMAP_TOKEN_FILE: '', GEMINI_API_KEY: 'live-test-not-a-key', GOOGLE_GEMINI_BASE_URL: live.model.url, GEMINI_CLI_NO_RELAUNCH: 'true', NO_BROWSER: '1' };
   const p = spawn(process.execPath, [BIN, 'tee', 'acp', '--', process.execPath, RECORD, wroteFile, '--', live.bin, '--acp', '-m', 'gemini-2.5-flash'], { cwd: o.project, env, stdio: ['pipe', 'pipe', 'pipe'] });
   const seen: Buffer[] = [];
   let stderr = '';
@@ -176,7 +176,8 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} --acp behind hookmap tee 
       permission: async (p) => allowOnce(p),
       during: async (ed) => {
         await until('the slow tool to start', () => live.stream.events.find((x) => x.type === 'tool.requested' && x.session === ed.sessionId), 60_000);
-        cancelled = await hookmap(['cancel', ed.sessionId!, '--url', live.up.url, '--token', TOKEN, '--json'], process.env);
+        // no token typed: cancel finds the one `up` created in the scratch HOOKMAP_HOME
+        cancelled = await hookmap(['cancel', ed.sessionId!, '--url', live.up.url, '--json'], { ...process.env, HOOKMAP_HOME: live.s.hookmapHome, HOOKMAP_TOKEN: '', HOOKMAP_TOKEN_FILE: '' });
       },
     });
     expect(cancelled.code, cancelled.stdout + cancelled.stderr).toBe(0);
