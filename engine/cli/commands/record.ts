@@ -12,9 +12,19 @@ import { DEFAULT_HOST, DEFAULT_SERVE_PORT } from '../../daemon/serve.ts';
 import { waitForSignal } from '../../daemon/signals.ts';
 import { formatFindings, SecretScanner } from '../../capture/redaction/scanner.ts';
 import { candidates, promote, recordedDir, startRecord } from '../../record/recorder.ts';
+import { discoverToken } from '../../auth/discover.ts';
+
+/** The token for --relay, found like every client finds it (engine/auth/discover.ts). */
+function relayToken(flags: Record<string, unknown>, say: (l: string) => void): string | undefined {
+  const url = flags.relay as string | undefined;
+  if (!url) return undefined;
+  const t = discoverToken({ url, flagToken: flags.token as string | undefined, tokenFile: flags['token-file'] as string | undefined, env: process.env });
+  if (t.warning) say(`warning: ${t.warning}`);
+  return t.token;
+}
 
 const SPEC = {
-  port: { type: 'string' }, host: { type: 'string' }, out: { type: 'string' }, relay: { type: 'string' }, token: { type: 'string' },
+  port: { type: 'string' }, host: { type: 'string' }, out: { type: 'string' }, relay: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' },
   'log-dir': { type: 'string' }, 'agent-version': { type: 'string' }, 'dry-run': { type: 'boolean' }, from: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -24,7 +34,8 @@ const HELP = `hookmap record <agent|path/to/descriptor.yaml> [options]
   --port N             listen port (default ${DEFAULT_SERVE_PORT}; 0 = ephemeral)
   --host H             listen address (default ${DEFAULT_HOST})
   --relay URL          also emit to a relay (default: none; held hooks fail open at once)
-  --token T            relay bearer token (or HOOKMAP_TOKEN)
+  --token-file F       the relay token in a file (default: HOOKMAP_TOKEN_FILE, HOOKMAP_TOKEN, then $HOOKMAP_HOME/token
+                       for a loopback relay; --token T works but warns: argv is visible in ps)
   --log-dir D          the daemon's log folder
   --agent-version V    the agent's version when payloads do not state it (or HOOKMAP_AGENT_VERSION)
 Every POST /hooks/<agent>[/<hook>] is answered exactly as \`hookmap serve\` answers it and its
@@ -109,7 +120,7 @@ export async function run(argv: string[]): Promise<number> {
       port: intFlag(flags.port, 'port', DEFAULT_SERVE_PORT),
       out: flags.out as string | undefined,
       relay: flags.relay as string | undefined,
-      token: (flags.token as string | undefined) ?? (process.env.HOOKMAP_TOKEN || undefined),
+      token: relayToken(flags, say),
       logDir: flags['log-dir'] as string | undefined,
       attentionTimeoutMs: envAttentionTimeout(),
       agentVersion: (flags['agent-version'] as string | undefined) ?? (process.env.HOOKMAP_AGENT_VERSION || undefined),
