@@ -78,9 +78,10 @@ export async function startUp(o: UpOptions): Promise<Up> {
   app.server.prependListener('upgrade', (_req: IncomingMessage, socket: Duplex) => socket.on('error', () => socket.destroy()));
   const guard = new Guard({ bind: host, allowedHosts: o.allowedHosts, allowedOrigins: o.allowedOrigins });
   installGuard(app, guard);
-  const relay = createRelay({ app, guard, auth, prefix: '', audit: o.auditFile ? auditTo(o.auditFile, say) : undefined, log: (l) => say(redactUrl(l)) });
-  // the inbox signs a browser in with the owner token (its cookie then stands for it, same-origin only)
+  // the inbox signs a browser in with the owner token (its cookie then stands for it, same-origin only);
+  // mounted before the relay so its onRequest hook (cookie -> bearer) precedes the relay's authentication
   mountInbox(app, { token: ownerToken, home: o.home ?? hookmapHome(), secure: Boolean(o.tls) });
+  const relay = createRelay({ app, guard, auth, prefix: '', audit: o.auditFile ? auditTo(o.auditFile, say) : undefined, log: (l) => say(redactUrl(l)) });
   const subscribers: { agent: string; sub: StreamSubscriber }[] = [];
   const instances = new Map<string, StreamInstance[] | undefined>();
   const entries: AgentEntry[] = o.agents ?? listVendors().map((descriptor) => ({ descriptor }));

@@ -54,7 +54,7 @@ export interface StackOptions {
 export async function stack(o: StackOptions = {}): Promise<Stack> {
   const tmp = tempDir('hookmap-inbox-');
   const token = o.token === null ? undefined : (o.token ?? TOKEN);
-  const opts = { token, home: tmp.dir, logDir: tmp.dir, attentionTimeoutMs: o.attentionTimeoutMs, agents: o.agents ?? [{ descriptor: 'claude-code' }] };
+  const opts = { token, noAuth: token === undefined, home: tmp.dir, logDir: tmp.dir, attentionTimeoutMs: o.attentionTimeoutMs, agents: o.agents ?? [{ descriptor: 'claude-code' }] };
   let up = await startUp({ ...opts, port: 0 });
   const port = up.port;
   const s: Stack = {

@@ -1,12 +1,12 @@
 // Live: the real Claude Code (`claude -p`, default permission mode) against
 // the scripted Messages API, its hooks wired by `hookmap setup claude-code`
 // into a scratch project, answered over the relay with `hookmap answer`.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../engine/descriptor/registry.ts';
 import { resolveAgent } from './agents.ts';
-import { run, TOKEN } from './harness.ts';
+import { run } from './harness.ts';
 import { launch, skipBrowser } from '../browser/harness.ts';
 import { Live, unusedPort } from './live.ts';
 
@@ -71,7 +71,8 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     try {
       const page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
       await page.goto(`${live.up.url}/`);
-      await page.locator('#token').fill(TOKEN);
+      // the owner token hookmap up created in the scratch HOOKMAP_HOME, pasted as a new user would
+      await page.locator('#token').fill(readFileSync(join(live.s.hookmapHome, 'token'), 'utf8').trim());
       await page.locator('button[type=submit]').click();
       await page.locator('[data-conn="live"]').waitFor();
       const taken = new Set<string>();
