@@ -8,9 +8,11 @@
 // whether it was written. When the tee's connection ends, its held requests
 // are dismissed (the agent is gone) and its sessions carry no commands.
 //
-// Refused: an upgrade from another machine (the tee runs beside its agent,
-// and the frames it is sent can drive that agent's stdin), an upgrade that
-// carries an Origin header (a browser page: the tee never sends one), an
+// Refused: an upgrade naming a Host this server does not go by (the
+// server's Host/Origin guard, as on every endpoint), an upgrade from another
+// machine (the tee runs beside its agent, and the frames it is sent can
+// drive that agent's stdin), an upgrade that carries an Origin header (a
+// browser page: the tee never sends one, so even a same-origin one is), an
 // unknown agent, an agent whose surface is not a stdio-tee. Frame protocol: engine/surface/tee-link.mjs. Surface design:
 // AEP docs/components/bridge-acp-design.md ("the daemon side").
 import type { IncomingMessage, Server } from 'node:http';
@@ -27,6 +29,8 @@ export interface TeeEndpointOptions {
   say?: (line: string) => void;
   /** URL path prefix the server is mounted under (default none). */
   prefix?: string;
+  /** The server's Host/Origin guard (engine/auth/guard.ts): false when it refused (and answered) the upgrade. */
+  guard?: { upgrade(req: IncomingMessage, socket: Duplex): boolean };
 }
 
 export interface TeeEndpoint {
@@ -56,6 +60,11 @@ export function attachTeeEndpoint(server: Server, o: TeeEndpointOptions): TeeEnd
     const m = path.startsWith(`${prefix}/`) ? PATH.exec(path.slice(prefix.length)) : null;
     if (!m) return; // another listener's path
     const refuse = (status: number, text: string) => socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    // a name this server does not go by (DNS rebinding) or a foreign Origin: refused as on every endpoint
+    if (o.guard && !o.guard.upgrade(req, socket)) {
+      say(`tee upgrade for ${m[1]} refused by the Host/Origin guard (Host ${String(req.headers.host ?? '').slice(0, 100)})`);
+      return;
+    }
     if (!isLoopback(req.socket?.remoteAddress)) {
       say(`tee upgrade for ${m[1]} refused: the peer ${req.socket?.remoteAddress ?? '?'} is not on this machine`);
       return refuse(403, 'Forbidden');

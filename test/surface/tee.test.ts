@@ -371,6 +371,14 @@ describe('hookmap tee', () => {
     upgrade('127.0.0.1', { origin: 'http://localhost:3000' });
     expect(written.map((w) => w.split('\r\n')[0])).toEqual(['HTTP/1.1 403 Forbidden', 'HTTP/1.1 403 Forbidden', 'HTTP/1.1 403 Forbidden']);
     endpoint.close();
+    // the server's Host/Origin guard is asked first: a Host this server does not go by (DNS rebinding) never reaches a daemon
+    const asked: (string | undefined)[] = [];
+    const guarded = attachTeeEndpoint(fake as any, { daemons: s.up.daemons, guard: { upgrade: (req: any, socket: any) => (asked.push(req.headers.host), req.headers.host === 'rebound.example' ? (socket.end('HTTP/1.1 421 Misdirected Request\r\n\r\n'), false) : true) } });
+    written.length = 0;
+    upgrade('127.0.0.1', { host: 'rebound.example' });
+    expect(asked).toEqual(['rebound.example']);
+    expect(written.map((w) => w.split('\r\n')[0])).toEqual(['HTTP/1.1 421 Misdirected Request']);
+    guarded.close();
   }, 30_000);
 });
 
