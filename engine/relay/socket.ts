@@ -261,6 +261,28 @@ function serve(ws: WebSocket, ctx: SocketContext, principal: Principal): void {
   }
 }
 
+/**
+ * Frames sent to one socket within one tick leave in one write (one
+ * syscall) instead of one each: events that arrive together (one read of an
+ * emitter's socket, one POSTed batch) reach each subscriber together, and
+ * the relay spends its CPU on the fan-out, not on the kernel, exactly when
+ * it is busiest. Uncorked before any I/O callback runs (nextTick), so no
+ * frame waits on a later event; bufferedAmount still counts what is corked.
+ * ws exposes no public handle on its socket, hence `_socket` (ws 8).
+ */
+const corked = new WeakSet<WebSocket>();
+function corkForTick(ws: WebSocket): void {
+  if (corked.has(ws)) return;
+  const socket = (ws as unknown as { _socket?: Duplex })._socket;
+  if (!socket || typeof socket.cork !== 'function') return;
+  corked.add(ws);
+  socket.cork();
+  process.nextTick(() => {
+    corked.delete(ws);
+    socket.uncork();
+  });
+}
+
 function wsSink(ws: WebSocket, core: RelayCore, subId: string, positions: Map<string, Position>, overflow: (why: string) => void): Sink {
   const maxPending = core.limits.maxPending;
   return {
@@ -275,6 +297,7 @@ function wsSink(ws: WebSocket, core: RelayCore, subId: string, positions: Map<st
         core.counters.droppedEvents++;
         return true;
       }
+      corkForTick(ws);
       // encoded once per event, shared by every WebSocket subscriber (a text frame either way)
       ws.send(text === held.raw ? (held.bytes ??= Buffer.from(text)) : text, { binary: false });
       const ev = held.ev;
