@@ -27,8 +27,9 @@ const SUBSCRIBERS = arg('subscribers', 50);
 const WARMUP_MS = 2000;
 const SERVER = fileURLToPath(new URL('./fixed-rate-server.ts', import.meta.url));
 const MARK = Buffer.from('"t0":');
+const PING = Buffer.from('{"type":"ping"');
 
-export interface FixedRateResult { kind: Kind; sent: number; delivered: number; expected: number; p50: number; p99: number; p999: number; max: number; cpuUsPerEvent: number }
+export interface FixedRateResult { kind: Kind; sent: number; delivered: number; expected: number; p50: number; p99: number; p999: number; max: number; cpuUsPerEvent: number; closed: number }
 type Kind = 'relay' | 'bare';
 
 function startServer(kind: Kind): Promise<{ child: ChildProcess; port: number; cpu: () => Promise<number> }> {
@@ -85,6 +86,8 @@ async function rig(kind: Kind) {
   let lat: number[] = [];
   let tag = -1;
   let delivered = 0;
+  /** Subscribers the server closed (the relay closes one past pending_bytes_per_consumer): what they missed is lost to this bench, not late. */
+  let closed = 0;
   const tagMark = (t: number) => Buffer.from(`"r":${t},`);
   let current = tagMark(-1);
   const subs: WebSocket[] = [];
@@ -99,9 +102,18 @@ async function rig(kind: Kind) {
     ws.on('message', (d: Buffer) => {
       const now = performance.now();
       const at = d.indexOf(MARK);
-      if (at < 0 || d.indexOf(current) < 0) return;
+      if (at < 0) {
+        // the relay's liveness probe (AEP-0003 §3.5 rule 5), answered as hookmap's own client does: a silent peer is closed after idleMs
+        if (d.indexOf(PING) === 0) ws.send(JSON.stringify({ type: 'pong', t: JSON.parse(d.toString()).t }));
+        return;
+      }
+      if (d.indexOf(current) < 0) return;
       delivered++;
       lat.push(now - parseFloat(d.toString('latin1', at + MARK.length, at + MARK.length + 24)));
+    });
+    ws.once('close', (code: number, reason: Buffer) => {
+      closed++;
+      if (closed === 1) console.error(`${kind}: a subscriber was closed: ${code} ${reason.toString()}`);
     });
     subs.push(ws);
   }
@@ -143,7 +155,9 @@ async function rig(kind: Kind) {
       while (delivered < sent * SUBSCRIBERS && performance.now() < until) await new Promise((res) => setTimeout(res, 10));
       return { sent, delivered, lat, cpuUs: (await cpu()) - cpu0 };
     },
+    closed: () => closed,
     async stop() {
+      for (const ws of [...subs, emitter]) ws.removeAllListeners('close');
       for (const ws of [...subs, emitter]) ws.terminate();
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
@@ -166,6 +180,7 @@ export async function runFixedRate(seconds = SECONDS, rounds = ROUNDS): Promise<
       for (const x of out.lat) acc[kind].lat.push(x);
     }
   }
+  const closed = { bare: rigs.bare.closed(), relay: rigs.relay.closed() };
   await rigs.bare.stop();
   await rigs.relay.stop();
   const result = {} as Record<Kind, FixedRateResult>;
@@ -174,7 +189,7 @@ export async function runFixedRate(seconds = SECONDS, rounds = ROUNDS): Promise<
     const sorted = Float64Array.from(a.lat).sort();
     const n = sorted.length;
     const q = (p: number) => (n ? sorted[Math.min(n - 1, Math.floor(p * n))] : NaN);
-    result[kind] = { kind, sent: a.sent, delivered: a.delivered, expected: a.sent * SUBSCRIBERS, p50: q(0.5), p99: q(0.99), p999: q(0.999), max: n ? sorted[n - 1] : NaN, cpuUsPerEvent: a.cpuUs / a.sent };
+    result[kind] = { kind, sent: a.sent, delivered: a.delivered, expected: a.sent * SUBSCRIBERS, p50: q(0.5), p99: q(0.99), p999: q(0.999), max: n ? sorted[n - 1] : NaN, cpuUsPerEvent: a.cpuUs / a.sent, closed: closed[kind] };
   }
   return result;
 }
@@ -184,9 +199,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const f = (x: number) => x.toFixed(1);
   console.log(`Fixed rate: ${RATE} events/s, ${SUBSCRIBERS} WebSocket subscribers, ${SECONDS} s per server in ${ROUNDS} alternating rounds (after ${WARMUP_MS / 1000} s warm-up each), every delivery sampled, Node ${process.version}`);
   console.log('Baseline: a bare `ws` broadcast server, same clients and pacing, same run; each server in its own process.\n');
-  console.log('| server | delivered | p50 (ms) | p99 (ms) | p99.9 (ms) | max (ms) | p99 vs bare p99 | server CPU per event | CPU vs bare |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('| server | delivered | subscribers closed | p50 (ms) | p99 (ms) | p99.9 (ms) | max (ms) | p99 vs bare p99 | server CPU per event | CPU vs bare |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of [bare, relay]) {
-    console.log(`| ${r.kind === 'bare' ? 'bare `ws` broadcast' : 'hookmap relay'} | ${((100 * r.delivered) / r.expected).toFixed(2)}% | ${f(r.p50)} | ${f(r.p99)} | ${f(r.p999)} | ${f(r.max)} | ${(r.p99 / bare.p99).toFixed(2)} | ${Math.round(r.cpuUsPerEvent)} µs | ${(r.cpuUsPerEvent / bare.cpuUsPerEvent).toFixed(2)} |`);
+    console.log(`| ${r.kind === 'bare' ? 'bare `ws` broadcast' : 'hookmap relay'} | ${((100 * r.delivered) / r.expected).toFixed(2)}% | ${r.closed} | ${f(r.p50)} | ${f(r.p99)} | ${f(r.p999)} | ${f(r.max)} | ${(r.p99 / bare.p99).toFixed(2)} | ${Math.round(r.cpuUsPerEvent)} µs | ${(r.cpuUsPerEvent / bare.cpuUsPerEvent).toFixed(2)} |`);
   }
 }
