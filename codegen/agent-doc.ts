@@ -34,6 +34,8 @@ export function agentDoc(r: AgentReport): string {
   out.push(fallback(d));
   out.push(absences(d));
   out.push(replies(d));
+  const cmds = commands(d);
+  if (cmds) out.push(cmds);
   out.push(pins(r));
   return `${out.join('\n\n')}\n`;
 }
@@ -133,7 +135,24 @@ function replies(d: Descriptor): string {
     });
   }
   if (decisions.length) out.push(`Decision templates (JSONata over the answer, building the exact bytes):\n\n${table(['hook', 'hold', 'decision', 'template'], decisions)}`);
+  const verbs: string[][] = [];
+  for (const h of d.hooks.values()) {
+    for (const [verb, v] of Object.entries<any>(d.spec.hooks[h.name].decide ?? {})) verbs.push([`\`${h.name}\``, `\`${verb}\``, v.when === undefined ? '—' : code(String(v.when)), code(templateText(v.reply))]);
+  }
+  if (verbs.length) out.push(`What a reply can carry besides its neutral bytes (\`decide\`: a queued command or an operator policy rule chooses the verb; a held reply never carries one):\n\n${table(['hook', 'verb', 'when', 'reply'], verbs)}`);
   return out.join('\n\n');
+}
+
+function commands(d: Descriptor): string {
+  if (!d.commands.size) return '';
+  const rows = [...d.commands.values()].map((c) => [
+    `\`${c.type}\``,
+    c.deliver ? `next eligible \`${c.deliver}\` reply` : 'written on the surface',
+    c.optIn ? `\`${c.optIn}\` (\`HOOKMAP_${d.vendor.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_${c.optIn.toUpperCase()}=true\`)` : '—',
+    c.deliver === 'context' ? `${c.maxChars === undefined ? 'no cap' : `${c.maxChars} characters`}; queue ${c.queueCap}` : '—',
+    cell(c.summary) || '—',
+  ]);
+  return `## Commands\n\nBeyond answering held requests (declared in the hello's \`control.accepts\` while their opt-in is on; anything else is nacked \`unsupported\`):\n\n${table(['command', 'delivery', 'opt-in', 'limits', 'notes'], rows)}`;
 }
 
 function pins(r: AgentReport): string {

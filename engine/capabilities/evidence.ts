@@ -21,6 +21,9 @@ export interface EvidenceCase {
   /** decisions kind: the hold kind and the answer's shape */
   hold?: string;
   answer?: AnswerShape;
+  /** decisions kind, a delivery or command case: the verb the reply carried, the command it sent. */
+  delivered?: string;
+  command?: string;
 }
 
 export interface CapabilityRow {
@@ -80,6 +83,12 @@ export function proofOf(def: CapabilityDef, cases: EvidenceCase[]): string[] | u
     const hits = passing.filter((c) => c.kind === 'shim');
     return hits.length ? hits.slice(0, 3).map((c) => c.ref) : undefined;
   }
+  if (def.delivery) {
+    const { verb, command } = def.delivery;
+    const commandMatches = (t: string | undefined) => !command || (t !== undefined && (command.startsWith('*.') ? t.endsWith(command.slice(1)) : t === command));
+    const hits = passing.filter((c) => c.kind === 'decisions' && (!verb || c.delivered === verb) && commandMatches(c.command) && (verb || c.command));
+    return hits.length ? hits.slice(0, 3).map((c) => c.ref) : undefined;
+  }
   return undefined;
 }
 
@@ -90,6 +99,7 @@ export function provenBy(def: CapabilityDef): string {
   if (def.anyEvents) return `a kind: events case producing ${def.anyEvents.join(' or ')}${m}`;
   if (def.codec) return `a kind: decisions case with hold: ${def.codec.hold === '*' ? '<any kind>' : def.codec.hold}${def.codec.answer ? ` and an answer of shape ${def.codec.answer}` : ''}`;
   if (def.shim) return 'a kind: shim case';
+  if (def.delivery) return `a kind: decisions case${def.delivery.command ? ` sending ${def.delivery.command}` : ''}${def.delivery.verb ? ` whose reply carries ${def.delivery.verb}` : ''}`;
   return 'a fixture case named in the claim (evidence: [file#case]); no fixture kind proves it on its own';
 }
 
@@ -121,9 +131,10 @@ export function judgeCapabilities(
       else explicit.push(known);
     });
     const found = proofOf(def, cases);
-    const hasRule = !!(def.events || def.anyEvents || def.codec || def.shim);
+    const hasRule = !!(def.events || def.anyEvents || def.codec || def.shim || def.delivery);
     const explicitPass = explicit.length > 0 && explicit.every((r) => byRef.get(r)?.passed);
-    const proven = claim?.state === 'supported' && (hasRule ? !!found : explicitPass);
+    // a named passing case proves it too (a hold whose answer carries the capability, e.g. a stop follow-up form)
+    const proven = claim?.state === 'supported' && ((hasRule && !!found) || explicitPass);
     if (claim?.state === 'supported' && !proven && explicit.length === (claim.evidence ?? []).length) {
       err('capability-without-evidence', ['capabilities', def.id], `${def.id} is supported but no passing fixture proves it: add ${provenBy(def)}`);
     }

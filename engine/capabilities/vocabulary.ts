@@ -19,6 +19,12 @@ export interface CapabilityDef {
   codec?: { hold: string; answer?: 'option' | 'text' | 'values' | 'timeout' | 'dismissed' };
   /** Proven by a shim script-I/O fixture. */
   shim?: boolean;
+  /**
+   * Proven by a decisions-kind delivery case (a hook reply carrying a verb):
+   * `verb` the verb the reply carried, `command` the command the case sent
+   * (a type, or `*.<suffix>` for a vendor-scoped verb); both must hold when both are given.
+   */
+  delivery?: { verb?: 'context' | 'cancel' | 'block' | 'continue'; command?: string };
 }
 
 export const CAPABILITIES: CapabilityDef[] = [
@@ -43,9 +49,12 @@ export const CAPABILITIES: CapabilityDef[] = [
   { id: 'decide.toolGate', description: 'an opt-in pre-tool gate is held and answered over the relay', codec: { hold: 'gate', answer: 'option' } },
   { id: 'decide.form', description: 'a structured question (form) is held and answered with values (AEP-0006)', codec: { hold: 'form', answer: 'values' } },
   { id: 'decide.timeoutFailOpen', description: "an unanswered hold times out to the agent's own dialog", codec: { hold: '*', answer: 'timeout' } },
-  { id: 'inject.turnBoundary', description: 'a message can be injected at the end of a turn (continue with instructions)' },
-  { id: 'inject.context', description: 'context can be added to the next model call' },
-  { id: 'control.cancel', description: 'a run can be cancelled over the relay' },
+  { id: 'observe.messages', description: "what the user asked and the agent replied (AEP-0007 message.*, opt-in, text at redacted)", anyEvents: ['message.user.submitted', 'message.agent.replied'] },
+  { id: 'decide.block', description: "an operator policy rule blocks a moment through the hook's own reply (the model reads the reason)", delivery: { verb: 'block' } },
+  { id: 'inject.turnBoundary', description: 'the end of a turn can be continued with a reason (the agent keeps going instead of stopping)', delivery: { verb: 'continue' } },
+  { id: 'inject.context', description: 'context can be added to the next model call (a hook reply carrying additional context)', delivery: { verb: 'context' } },
+  { id: 'control.instruct', description: "steering: a human's instruction (x.<agent>.control.instruct) reaches the model on the next eligible hook reply", delivery: { verb: 'context', command: '*.control.instruct' } },
+  { id: 'control.cancel', description: 'a run can be cancelled over the relay (control.cancel)', delivery: { command: 'control.cancel' } },
   { id: 'shim.failOpen', description: 'the shim answers neutral bytes when the daemon is down or hung', shim: true },
 ];
 

@@ -13,6 +13,7 @@ import type { Descriptor } from '../descriptor/types.ts';
 import { parseYamlSource, type YamlSource } from '../descriptor/yaml-source.ts';
 import { loadFixtureDir, type LoadedFixtureFile } from '../fixtures/load.ts';
 import { isCommandCase, runCommandCase, runDecisionCase } from '../fixtures/run-decisions.ts';
+import { isDeliveryCase, runDeliveryCase } from '../fixtures/run-deliveries.ts';
 import { runEventCase } from '../fixtures/run-events.ts';
 import type { CheckTarget } from './targets.ts';
 
@@ -83,10 +84,11 @@ export async function checkAgent(target: CheckTarget): Promise<AgentReport> {
         // Run through the daemon's real hold machinery: the exact reply bytes
         // are the evidence for the hold kind and answer shape the case names.
         if (c.hold !== undefined && !holdKinds.has(c.hold)) { fail('fixture-mismatch', `holds '${c.hold}' but no hook of ${d.file} holds that kind`); passed = false; }
-        const out = isCommandCase(c) ? await runCommandCase(d, c) : await runDecisionCase(d, c);
+        const out = isDeliveryCase(c) ? await runDeliveryCase(d, c) : isCommandCase(c) ? await runCommandCase(d, c) : await runDecisionCase(d, c);
         for (const failure of out.failures) fail('fixture-mismatch', failure);
         passed &&= out.failures.length === 0;
-        evidence.push({ ref, kind: f.kind, passed, events: out.events, hold: c.hold, answer: answerShape(c.answer) });
+        const delivery = out as { delivered?: string; command?: string };
+        evidence.push({ ref, kind: f.kind, passed, events: out.events, hold: c.hold, answer: answerShape(c.answer), delivered: delivery.delivered, command: delivery.command ?? (isCommandCase(c) ? c.command.type : undefined) });
       } else if (f.kind === 'shim') {
         // an in-process shim case needs the generated plugin it loads; a script case, a command shim
         const plugin = !!(d.spec.shim as any)?.plugin;

@@ -51,7 +51,7 @@ export function refusingOption(options: OptionView[]): string | undefined {
   return undefined;
 }
 
-const bad = (detail: string): Interpretation => ({ ok: false, reason: 'invalid', detail });
+const bad = (detail: string): Interpretation => ({ ok: false, reason: 'invalid', detail: `bad-answer: ${detail}` });
 const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const norm = (s: string) => s.trim().toLowerCase();
 

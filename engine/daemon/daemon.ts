@@ -31,6 +31,9 @@ import { Serial } from './serial.ts';
 import { wellFormedDeep } from '../io/well-formed.ts';
 import { SessionLog, type AppendRecord, type Durability } from './session-log.ts';
 import { OpenHoldFile } from './open-holds.ts';
+import { chars, droppedEvent, InstructionQueue, makeDecider, type Queued } from './instructions.ts';
+import type { Decider } from '../map/decide.ts';
+import type { Policy } from '../policy/policy.ts';
 
 export type { HookReply, PendingHold } from './holds.ts';
 
@@ -61,6 +64,8 @@ export interface DaemonOptions {
   onEvent?: (ev: AepEvent) => void;
   /** A hold opened (tests, the fixture runner). */
   onHold?: (hold: PendingHold) => void;
+  /** The operator's policy in force (hookmap up --policy; swappable while running). */
+  policy?: () => Policy | undefined;
 }
 
 export interface HookInput {
@@ -126,6 +131,11 @@ export class Daemon {
   private readonly writers = new Map<string, SurfaceWriter>();
   /** Commands decided and being written: a redelivery while in flight is dropped (the one ack answers both). */
   private readonly inflight = new Set<string>();
+  /** Accepted delivered commands waiting for a hook reply that can carry them. */
+  private readonly queue = new InstructionQueue();
+  private readonly decider: Decider;
+  /** Sessions whose end was seen (bounded): commands to them are refused. */
+  private readonly ended = new Set<string>();
 
   /** Take the agent's log folder (lock), bump its epoch, open its logs. */
   static open(opts: DaemonOptions): Daemon {
@@ -153,6 +163,7 @@ export class Daemon {
     this.mapper = new Mapper(d, { state: new EngineState(new DurableSeq(this.epoch, this.log), { history: (s) => this.log.sessionHistory(s) }), host: this.host, redactor: this.redactor, config: opts.config, now: this.now });
     this.events = new LifecycleEvents(this.mapper, this.host, this.redactor);
     this.openHolds = new OpenHoldFile(this.logDir);
+    this.decider = makeDecider({ vendor: d.vendor, queue: this.queue, policy: opts.policy ?? (() => undefined), now: this.now, say: this.say });
     // requests a killed predecessor was holding get their terminal now
     for (const request of this.openHolds.takeOrphans()) {
       const ended = this.events.resolved(request, request.id, 'dismissed', Math.max(0, this.now() - Date.parse(request.time)));
@@ -267,7 +278,7 @@ export class Daemon {
         if (payload === undefined) payload = parseBody(inp.body, inp.hook);
         payload = wellFormedDeep(payload);
         if (this.holds.size) await this.closeBeforeSessionEnd(inp.hook, payload, inp.surface);
-        const result = await this.mapper.map(inp.hook, payload, inp.surface);
+        const result = await this.mapper.map(inp.hook, payload, inp.surface, { decide: this.decider });
         // on disk before the request is logged: a crash between the two never leaves a request nobody closes
         const request = this.control ? result.hold?.request : undefined;
         if (request) {
@@ -275,12 +286,16 @@ export class Daemon {
           this.openHolds.add(request);
         }
         const { invalid } = this.publishChecked(result.events);
-        if (invalid) {
+        // a decided reply went out with its audit events logged: it stands (the failing event is logged as invalid_event)
+        if (invalid && !result.decided) {
           if (request) this.openHolds.remove(request.id);
           return { reply: { ...this.neutralReply(result.hook), error: 'invalid-event' } };
         }
+        if (result.session !== undefined) this.noteEnded(result.session, result.events);
+        if (result.decided) this.say(`${result.hook} reply carries ${result.decided} (session ${result.session})`);
         if (inp.writer && result.session) this.bindWriter(result.session, inp.writer);
         const neutral = this.reply(result.reply, result.exitCode);
+        if (result.decided) neutral.decided = result.decided;
         if (result.settle) this.settle(result.settle, result);
         if (result.hold) return { reply: neutral, held: this.openHold(result, neutral, inp.signal) };
         return { reply: neutral };
@@ -517,15 +532,16 @@ export class Daemon {
       return;
     }
     const surfaceCmd = this.d.commands.get(String(cmd.type));
+    if (surfaceCmd?.deliver && this.accepts.includes(surfaceCmd.type)) return this.deliveredCommand(cmd, surfaceCmd, session, source, id);
     if (surfaceCmd && this.accepts.includes(surfaceCmd.type)) return this.surfaceCommand(cmd, surfaceCmd, session, source, id);
     if (cmd.type !== RESPOND || !this.accepts.includes(cmd.type)) {
-      return this.nack(cmd, session, 'unsupported', `${cmd.type} is not accepted by the ${this.vendor} daemon (accepts: ${this.accepts.join(', ') || 'none'})`);
+      return this.nack(cmd, session, 'unsupported', `not-accepted: ${cmd.type} is not accepted by the ${this.vendor} daemon (accepts: ${this.accepts.join(', ') || 'none'})`);
     }
     const subject = typeof cmd.subject === 'string' ? cmd.subject : undefined;
     const h = subject ? this.holds.get(subject) : undefined;
     if (!h || h.session !== session) {
       const how = subject ? this.holds.howEnded(subject) : undefined;
-      return this.nack(cmd, session, 'invalid', how ? `attention request ${subject} was already ${how}` : `no pending attention request ${subject ?? '(subject missing)'} in this session`);
+      return this.nack(cmd, session, 'invalid', how ? `already-closed: attention request ${subject} was already ${how}` : `no-such-request: no pending attention request ${subject ?? '(subject missing)'} in this session`);
     }
     const answer = (cmd.data as Record<string, unknown> | undefined)?.answer;
     const it = interpretAnswer(answer, h.view);
@@ -539,7 +555,7 @@ export class Daemon {
     } catch (e) {
       this.say(`decision for ${h.id} could not be built: ${(e as Error).message}`);
       this.publish([this.mapper.diagnostic(new MapError('mapping-error', `decision ${it.decision}: ${(e as Error).message}`, h.hook), session, h.hook)]);
-      return this.nack(cmd, session, 'refused', 'the decision could not be built; the request stays pending', h.request.run);
+      return this.nack(cmd, session, 'refused', 'decision-failed: the decision could not be built; the request stays pending', h.request.run);
     }
     const acc = this.events.accepted(session, cmd, h.request.run);
     const [rec] = this.publish([acc]);
@@ -570,6 +586,93 @@ export class Daemon {
     return this.writers.get(session);
   }
 
+  // --- delivered commands (carried by the next eligible hook reply) --------------------
+
+  private noteEnded(session: string, events: AepEvent[]): void {
+    if (events.some((e) => e.type === 'session.ended')) {
+      this.ended.delete(session);
+      this.ended.add(session);
+      if (this.ended.size > 4_096) this.ended.delete(this.ended.values().next().value as string);
+    } else if (events.length) this.ended.delete(session); // a resumed session lives again
+  }
+
+  /**
+   * Accept (and queue) or refuse a delivered command: steering text within the
+   * agent's cap, a cancel of the run that is running. A cancel that finds a
+   * held hook able to carry it answers that hook at once (its `cancel` decision).
+   */
+  private async deliveredCommand(cmd: AepEvent, spec: CompiledCommand, session: string, source: string, id: string): Promise<void> {
+    const known = this.mapper.state.has(session);
+    const run = this.mapper.openRun(session);
+    if (this.ended.has(session)) return this.nack(cmd, session, 'invalid', `session-ended: session ${session} has ended; nothing more reaches it`);
+    if (!known) return this.nack(cmd, session, 'invalid', `unknown-session: this ${this.vendor} daemon has seen no firing of session ${session}`);
+    const data = (cmd.data ?? {}) as Record<string, unknown>;
+    if (spec.when) {
+      const b = { session, run, run_open: run !== undefined, command: cmd, data, config: this.mapper.effectiveConfig, agent: this.vendor };
+      let ok: unknown;
+      try {
+        ok = await evaluate(spec.when, cmd, b);
+      } catch (e) {
+        this.say(`${cmd.type} when-condition failed: ${(e as Error).message}`);
+      }
+      if (!ok) return this.nack(cmd, session, 'refused', `not-applicable: ${spec.refuse ?? `${cmd.type} does not apply to session ${session} now`}`, run);
+    }
+    const q: Queued = { id, source, spec, at: this.now() };
+    if (spec.deliver === 'context') {
+      const text = data.text;
+      if (typeof text !== 'string' || text.trim() === '') return this.nack(cmd, session, 'invalid', 'text-required: data.text must be a non-empty string', run);
+      const n = chars(text);
+      if (spec.maxChars !== undefined && n > spec.maxChars) return this.nack(cmd, session, 'invalid', `text-too-long: the instruction is ${n} characters; ${this.vendor} takes at most ${spec.maxChars}`, run);
+      if (this.queue.count(session, spec.type) >= spec.queueCap) return this.nack(cmd, session, 'invalid', `queue-full: ${spec.queueCap} instructions already wait for session ${session}`, run);
+      q.text = text;
+      this.accept(cmd, session, source, id, run);
+      this.queue.add(session, q);
+      this.say(`${cmd.type} ${id} queued for session ${session} (${n} characters)`);
+      return;
+    }
+    // deliver: cancel
+    const target = typeof cmd.run === 'string' && cmd.run ? cmd.run : undefined;
+    if (target !== undefined && target !== run) {
+      const st = this.mapper.state.session(session);
+      return this.nack(cmd, session, 'invalid', st.closedRuns?.has(target) ? `run-ended: run ${target} of session ${session} has already ended` : `unknown-run: run ${target} is not running in session ${session}${run ? ` (running: ${run})` : ''}`, run);
+    }
+    if (run === undefined) return this.nack(cmd, session, 'refused', `no-run: nothing is running in session ${session}`);
+    if (this.queue.list(session).some((x) => x.spec.deliver === 'cancel' && x.run === run)) return this.nack(cmd, session, 'refused', `cancel-queued: a cancel of run ${run} already waits for the agent's next reply`, run);
+    q.run = run;
+    q.reason = typeof data.reason === 'string' && data.reason.trim() ? data.reason : undefined;
+    const held = this.holds.inSession(session).find((h) => h.rule.decisions.has('cancel') && (h.request.run === undefined || h.request.run === run));
+    if (held) return this.cancelHeld(cmd, held, q, session, run);
+    this.accept(cmd, session, source, id, run);
+    this.queue.add(session, q);
+    this.say(`control.cancel ${id} queued for run ${run} (session ${session}): the agent's next eligible reply stops it`);
+  }
+
+  private accept(cmd: AepEvent, session: string, source: string, id: string, run?: string): void {
+    const [rec] = this.publish([this.events.accepted(session, cmd, run)]);
+    this.acks.record(source, id, rec.line);
+  }
+
+  /** A held hook that can carry the cancel answers it now: the request is dismissed, the run cancelled. */
+  private async cancelHeld(cmd: AepEvent, h: PendingHold, q: Queued, session: string, run: string): Promise<void> {
+    const reason = q.reason ?? 'cancelled over hookmap';
+    let body: string;
+    try {
+      const b = await this.bindings(h, { ok: true, decision: 'cancel', applied: {} }, undefined);
+      b.reason = reason;
+      body = await this.decisionBytes(h, 'cancel', b);
+    } catch (e) {
+      this.say(`cancel for ${h.id} could not be built: ${(e as Error).message}`);
+      return this.nack(cmd, session, 'refused', 'decision-failed: the cancel reply could not be built; the request stays pending', run);
+    }
+    this.accept(cmd, session, q.source, q.id, run);
+    const res = this.events.resolved(h.request, q.id, 'dismissed', this.now() - h.openedAt);
+    const cancelled = this.events.make({ type: 'run.cancelled', session, run, cause: q.id, data: { by: 'control', reason } });
+    this.publish([res, cancelled]);
+    this.mapper.closeRun(session, run);
+    this.say(`hold ${h.id} (${h.hook}) answered with its cancel decision: run ${run} cancelled`);
+    this.finish(h, 'dismissed', { ...h.neutral, body, contentType: this.contentTypeOf(body), decided: 'cancel' });
+  }
+
   private async surfaceCommand(cmd: AepEvent, spec: CompiledCommand, session: string, source: string, id: string): Promise<void> {
     const key = `${source}\u0000${id}`;
     if (this.inflight.has(key)) return; // the forthcoming ack answers this delivery too
@@ -578,16 +681,16 @@ export class Daemon {
     const b: Record<string, unknown> = { session, run, run_open: run !== undefined, command: cmd, data: cmd.data ?? {}, config: this.mapper.effectiveConfig, agent: this.vendor };
     let bytes: string;
     try {
-      if (spec.when && !(await evaluate(spec.when, cmd, b))) return this.nack(cmd, session, 'refused', spec.refuse ?? `${cmd.type} does not apply to session ${session} now`, run);
-      const v = await evaluate(spec.write, cmd, b);
-      if (v === undefined || v === null || v === '') return this.nack(cmd, session, 'refused', `the ${cmd.type} template produced no bytes`, run);
+      if (spec.when && !(await evaluate(spec.when, cmd, b))) return this.nack(cmd, session, 'refused', `not-applicable: ${spec.refuse ?? `${cmd.type} does not apply to session ${session} now`}`, run);
+      const v = await evaluate(spec.write!, cmd, b);
+      if (v === undefined || v === null || v === '') return this.nack(cmd, session, 'refused', `decision-failed: the ${cmd.type} template produced no bytes`, run);
       bytes = typeof v === 'string' ? v : JSON.stringify(v);
     } catch (e) {
       this.say(`${cmd.type} for session ${session} could not be built: ${(e as Error).message}`);
-      return this.nack(cmd, session, 'refused', `the ${cmd.type} bytes could not be built`, run);
+      return this.nack(cmd, session, 'refused', `decision-failed: the ${cmd.type} bytes could not be built`, run);
     }
     const writer = this.writers.get(session);
-    if (!writer) return this.nack(cmd, session, 'refused', `no live ${this.d.surface.kind} connection carries session ${session} (is the agent running behind hookmap?)`, run);
+    if (!writer) return this.nack(cmd, session, 'refused', `no-surface: no live ${this.d.surface.kind} connection carries session ${session} (is the agent running behind hookmap?)`, run);
     this.inflight.add(key);
     // the write happens outside the serial queue: firings keep flowing while the surface confirms
     void writer.write(id, bytes).then(
@@ -595,7 +698,7 @@ export class Daemon {
       (e: Error) => ({ ok: false, why: e.message }),
     ).then((r) => this.serial.run(() => {
       this.inflight.delete(key);
-      if (!r.ok) return this.nack(cmd, session, 'busy', `the bytes could not be written: ${r.why ?? 'unknown reason'}`, run);
+      if (!r.ok) return this.nack(cmd, session, 'busy', `write-failed: the bytes could not be written: ${r.why ?? 'unknown reason'}`, run);
       const [rec] = this.publish([this.events.accepted(session, cmd, run)]);
       this.acks.record(source, id, rec.line);
       this.say(`${cmd.type} ${id} written on ${writer.id} for session ${session}`);
@@ -666,6 +769,18 @@ export class Daemon {
     await this.serial.run(() => {
       this.closed = true;
       for (const h of this.holds.all()) this.dismiss(h, h.id, 'the daemon is stopping');
+      // what was queued never reaches the agent now: audited, never silent
+      for (const [session, items] of this.queue.all()) {
+        for (const q of items) {
+          try {
+            const a = droppedEvent(this.vendor, q, 'daemon-stopping');
+            this.publish([this.events.make({ type: a.type, session, cause: a.cause, data: a.data, gates: a.gates })]);
+          } catch (e) {
+            this.say(`could not log the drop of ${q.id}: ${(e as Error).message}`);
+          }
+        }
+        this.queue.remove(session, items);
+      }
     });
     await this.link?.close();
     this.log.close();

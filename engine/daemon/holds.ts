@@ -15,6 +15,8 @@ export interface HookReply {
   contentType: string;
   /** Set when the firing could not be mapped (the diagnostic's code). */
   error?: string;
+  /** The verb the reply carries (a decide entry, or a hold's cancel decision), when it is not the neutral/answer reply. */
+  decided?: string;
 }
 
 export interface PendingHold {

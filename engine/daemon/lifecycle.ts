@@ -25,6 +25,9 @@ export interface EventParts {
 }
 
 /** The type an event that failed its final check becomes (its position kept, its content not). */
+/** The code a nack's detail starts with (`queue-full: ...`). */
+const NACK_CODE = /^([a-z][a-z0-9]*(?:-[a-z0-9]+)*): /;
+
 export const INVALID_EVENT_TYPE = 'x.hookmap.error.invalid_event';
 /** The notice that an event was set aside instead of reaching the relay (relay-link.ts dead-letter file). */
 export const DROPPED_EVENT_TYPE = 'x.hookmap.event.dropped';
@@ -111,8 +114,16 @@ export class LifecycleEvents {
     return this.make({ type: 'control.accepted', session, cause: command.id, run, data: {} });
   }
 
+  /**
+   * A nack. A detail that starts with a code (`text-too-long: ...`) also
+   * carries that code as `code` (a vendor field, AEP-0002 §5.4: metadata), so
+   * a refusal stays coded on a stream whose ceiling drops the detail (the
+   * schema gates `detail` at redacted; the steering design record: a
+   * capture-gated detail).
+   */
   rejected(session: string, command: AepEvent, reason: string, detail?: string, run?: string): AepEvent {
-    return this.make({ type: 'control.rejected', session, cause: command.id, run, data: detail ? { reason, detail } : { reason } });
+    const code = detail ? NACK_CODE.exec(detail)?.[1] : undefined;
+    return this.make({ type: 'control.rejected', session, cause: command.id, run, data: { reason, ...(code ? { code } : {}), ...(detail ? { detail } : {}) }, gates: code ? { code: 'metadata' } : undefined });
   }
 
   /** attention.answered: the APPLIED answer (AEP-0008); text and free-text values gated like answer.text. */

@@ -7,6 +7,7 @@ import { REGISTRY_BY_TYPE, type CaptureLevel } from '../aep/schemas.ts';
 import { CAPABILITY_BY_ID } from '../capabilities/vocabulary.ts';
 import type { Expr } from '../expr/compile.ts';
 import type { Position } from '../expr/bindings.ts';
+import { checkDeliveries, compileCommands, compileDecide } from './compile-control.ts';
 import { compileEmits, type EmitContext } from './emits.ts';
 import { Expressions, type Path, type Site } from './expressions.ts';
 import type { DescriptorError } from './errors.ts';
@@ -57,6 +58,7 @@ export class DescriptorBuilder {
       http: h.http,
       register: h.register !== false,
       holds: [],
+      decide: compileDecide(x, h.decide, p, names, this.emitCtx('emit', names)),
     };
     if (h.snapshot) {
       const s = h.snapshot;
@@ -86,21 +88,9 @@ export class DescriptorBuilder {
     return hook;
   }
 
-  private commands(): Map<string, CompiledCommand> {
-    const out = new Map<string, CompiledCommand>();
-    const s = this.spec;
-    for (const [type, c] of Object.entries<any>(s.commands ?? {})) {
-      const p: Path = ['commands', type];
-      if (!type.startsWith('x.') && !REGISTRY_BY_TYPE.has(type)) this.x.err('unknown-event-type', p, `'${type}' is not a registered AEP command type`, { key: true });
-      if (type.startsWith('x.') && type.split('.')[1] !== s.vendor) this.x.err('unknown-event-type', p, `'${type}' is outside this descriptor's namespace x.${s.vendor}.*`, { key: true });
-      const keys = Object.keys(s.config ?? {});
-      if (c.opt_in !== undefined && !keys.includes(c.opt_in)) this.x.err('unknown-reference', [...p, 'opt_in'], explain(`opt_in names config key '${c.opt_in}', which config does not declare`, { name: c.opt_in, candidates: keys, label: 'Config keys' }));
-      const site = this.site('command', []);
-      const write = this.x.template(c.write, [...p, 'write'], site);
-      const when = this.x.expr(c.when, [...p, 'when'], site);
-      if (!write) continue;
-      out.set(type, { type, summary: c.summary, optIn: c.opt_in, when, refuse: c.refuse, write });
-    }
+  private commands(hooks: Map<string, CompiledHook>): Map<string, CompiledCommand> {
+    const out = compileCommands(this.x, this.spec, this.site('command', []));
+    if (!this.opts.pruned) checkDeliveries(this.x, out, new Map([...hooks].map(([n, h]) => [n, h.decide])));
     return out;
   }
 
@@ -182,7 +172,7 @@ export class DescriptorBuilder {
       posture: s.posture,
       deviations: s.deviations ?? [],
       absent: s.absent ?? [],
-      commands: this.commands(),
+      commands: this.commands(hooks),
       defer: present(s.defer).map(([r, i]) => ({ to: r.to, when: x.expr(r.when, ['defer', i, 'when'], this.site('defer', none))!, why: r.why })),
     });
   }

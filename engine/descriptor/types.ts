@@ -47,6 +47,29 @@ export interface CompiledHook {
   reply?: string;
   http?: boolean;
   register: boolean;
+  /** What this hook's reply can decide besides its neutral bytes (engine/map/decide.ts), by verb. */
+  decide: Map<Verb, CompiledDecide>;
+}
+
+/**
+ * The verbs a hook reply can carry (AEP-0004 commands delivered on the next
+ * eligible reply, and operator policy): add context for the model, cancel
+ * (stop) the running turn, block the moment, continue instead of stopping.
+ */
+export type Verb = 'context' | 'cancel' | 'block' | 'continue';
+export const VERBS: readonly Verb[] = ['context', 'cancel', 'block', 'continue'];
+
+/** One `decide.<verb>` entry of a hook: the reply that carries the verb. */
+export interface CompiledDecide {
+  verb: Verb;
+  /** The reply bytes (a string result is the bytes, anything else its JSON), over the payload and $text / $reason. */
+  reply: Expr;
+  /** The verb applies to this firing only when this holds. */
+  when?: Expr;
+  /** Replaces the hook's own emits when the verb applies (e.g. a continued Stop does not finish the run). */
+  emit?: CompiledEmit[];
+  /** Exit code of the reply (default: the descriptor's). */
+  exit?: number;
 }
 
 /** A stream-subscriber surface: how the daemon attaches to one stream of an agent instance (all literal data). */
@@ -62,7 +85,13 @@ export interface CompiledStream {
   closeCodes: Record<string, 'auth' | 'gone' | 'busy'>;
 }
 
-/** A command the descriptor answers by writing bytes on its surface (e.g. control.cancel as the agent's own cancel message). */
+/**
+ * A command the descriptor accepts. Exactly one of: `write` (bytes written on
+ * the surface, e.g. control.cancel as the agent's own cancel message) or
+ * `deliver` (queued per session and carried by the next eligible hook reply
+ * whose `decide` has the verb: steering as additional context, a cancel as
+ * the reply that stops the turn).
+ */
 export interface CompiledCommand {
   type: string;
   summary?: string;
@@ -72,7 +101,13 @@ export interface CompiledCommand {
   when?: Expr;
   refuse?: string;
   /** The bytes written on the surface (a string result is the bytes, anything else its JSON). */
-  write: Expr;
+  write?: Expr;
+  /** The verb the command is delivered as, on the next eligible hook reply. */
+  deliver?: 'context' | 'cancel';
+  /** deliver context: the longest instruction text the agent takes (characters); joined instructions stay within it. */
+  maxChars?: number;
+  /** deliver: queued commands per session (FIFO); past it the command is rejected `invalid` (queue-full). */
+  queueCap: number;
 }
 
 export interface CapabilityClaim { state: CapabilityState; why?: string; evidence?: string[]; live?: string }

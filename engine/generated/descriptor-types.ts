@@ -155,10 +155,12 @@ export interface HookmapDescriptor {
     [k: string]: unknown;
   };
   /**
-   * Commands this agent answers by writing on its surface (stdio-tee: a line on the agent's stdin, as the editor would write it). Declared in the daemon's hello (control.accepts) only while `opt_in` is on.
+   * Commands this agent accepts beyond answering held requests: written on its surface (`write`, stdio-tee: a line on the agent's stdin, as the editor would write it) or delivered on the next eligible hook reply (`deliver`). Declared in the daemon's hello (control.accepts) only while `opt_in` is on.
    */
   commands?: {
     [k: string]: {
+      [k: string]: unknown;
+    } & {
       summary?: string;
       /**
        * A config key that must be true for the command to be accepted
@@ -175,7 +177,7 @@ export interface HookmapDescriptor {
       /**
        * A value: plain scalars are literal (`trigger: user`, `data: {}`), a string starting with `=` is a JSONata expression; mappings and sequences may mix both (`{ name: =tool_name, kind: permission }`). A plain string that reads as JSONata (a variable, function, quoted string, constructor, condition or `&`) is rejected as an unmarked expression.
        */
-      write:
+      write?:
         | string
         | {
             [k: string]: unknown;
@@ -184,6 +186,18 @@ export interface HookmapDescriptor {
         | number
         | boolean
         | null;
+      /**
+       * Queue the command per session and carry it on the next eligible hook reply whose `decide` has this verb (never a held firing's reply)
+       */
+      deliver?: "context" | "cancel";
+      /**
+       * deliver context: the longest instruction text the agent takes; a longer one is rejected `invalid` (text-too-long)
+       */
+      max_chars?: number;
+      /**
+       * deliver: commands queued per session (FIFO); a full queue rejects `invalid` (queue-full)
+       */
+      queue?: number;
     };
   };
 }
@@ -398,6 +412,15 @@ export interface Hook {
    * Whether `hookmap setup` registers this hook by default
    */
   register?: boolean;
+  /**
+   * What this hook's reply can decide besides its neutral bytes, by verb: `context` (additional context the model reads on its next request: steering), `cancel` (the reply stops the running turn), `block` (the reply blocks the moment), `continue` (the reply keeps the agent going instead of stopping). A verb comes from a queued command (`commands.<type>.deliver`) or an operator policy rule; a held firing never carries one (its reply is the answer).
+   */
+  decide?: {
+    context?: Decide;
+    cancel?: Decide;
+    block?: Decide;
+    continue?: Decide;
+  };
 }
 export interface Lookup {
   table: string;
@@ -467,6 +490,32 @@ export interface Settle {
     | number
     | boolean
     | null;
+}
+export interface Decide {
+  /**
+   * A value: plain scalars are literal (`trigger: user`, `data: {}`), a string starting with `=` is a JSONata expression; mappings and sequences may mix both (`{ name: =tool_name, kind: permission }`). A plain string that reads as JSONata (a variable, function, quoted string, constructor, condition or `&`) is rejected as an unmarked expression.
+   */
+  reply:
+    | string
+    | {
+        [k: string]: unknown;
+      }
+    | unknown[]
+    | number
+    | boolean
+    | null;
+  /**
+   * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+   */
+  when?: string;
+  /**
+   * Replaces the hook's own emits when the verb applies (e.g. a continued Stop does not finish the run)
+   */
+  emit?: Emit[];
+  /**
+   * Exit code of the reply (default: replies.exit_code)
+   */
+  exit?: number;
 }
 export interface Fallback {
   /**

@@ -7,7 +7,8 @@ import { gateData } from '../capture/gate.ts';
 import { Redactor } from '../capture/redact.ts';
 import { FragmentStreams } from '../capture/redaction/fragments.ts';
 import { evaluate, type Expr } from '../expr/compile.ts';
-import type { CompiledEmit, CompiledHook, Descriptor } from '../descriptor/types.ts';
+import type { CompiledEmit, CompiledHook, Descriptor, Verb } from '../descriptor/types.ts';
+import { eligibleVerbs, renderDecision, RUN_TERMINALS, type Decider, type Decision } from './decide.ts';
 import { buildEnvelope, newId, sourceHost, type AepEvent } from './envelope.ts';
 import { boundId } from './bounds.ts';
 import { wellFormed, wellFormedDeep } from '../io/well-formed.ts';
@@ -47,6 +48,13 @@ export interface MapResult {
   settle?: { key: string; as: 'dismissed' | 'oob'; answer?: Record<string, unknown> };
   /** The firing belongs to this other agent (a descriptor `defer` rule matched): no events, no state change, neutral reply. */
   deferredTo?: string;
+  /** The verb the reply carries (a decide entry applied): the reply is its bytes, not the neutral ones. */
+  decided?: Verb;
+}
+
+export interface MapOptions {
+  /** Chooses what the reply carries besides its neutral bytes (queued commands, operator policy). */
+  decide?: Decider;
 }
 
 export interface MapperOptions {
@@ -129,7 +137,7 @@ export class Mapper {
    * Map one firing. `surface` is what the surface knows beside the payload
    * (a tee connection, a subscribed stream's id), bound as `$surface`.
    */
-  async map(hookArg: string | undefined, rawPayload: unknown, surface?: Record<string, unknown>): Promise<MapResult> {
+  async map(hookArg: string | undefined, rawPayload: unknown, surface?: Record<string, unknown>, opts: MapOptions = {}): Promise<MapResult> {
     const d = this.descriptor;
     // every string from a payload is well-formed before use (a lone surrogate would break URIs and UTF-8)
     const payload = wellFormedDeep(rawPayload);
@@ -145,14 +153,28 @@ export class Mapper {
     const hookName = hookArg ?? (await this.hookNameOf(input, surface));
     if (!hookName) throw new MapError('no-hook-name', d.hookName ? `the payload does not name its hook (${d.surface.hookNameText})` : 'this agent does not name hooks in its payloads: pass the hook name (argv or URL path)');
     try {
-      return await this.mapHook(hookName, input, surface);
+      return await this.mapHook(hookName, input, surface, opts);
     } catch (err) {
       if (err instanceof MapError) { (err as any).hook ??= hookName; throw err; }
       throw new MapError('mapping-error', (err as Error).message, hookName);
     }
   }
 
-  private async mapHook(hookName: string, input: Record<string, unknown>, surface: Record<string, unknown> | undefined): Promise<MapResult> {
+  /** The run a session has open now (the agent's own run id, or the synthesized one), if any. */
+  openRun(session: string): string | undefined {
+    return this.state.has(session) ? this.state.session(session).openRun : undefined;
+  }
+
+  /** A run ended outside a firing (a delivered cancel answered a held hook): later terminals for it are dropped. */
+  closeRun(session: string, run: string): void {
+    if (!this.state.has(session)) return;
+    const st = this.state.session(session);
+    markClosed(st, run);
+    if (st.runId === run) { st.runId = undefined; st.runStartId = undefined; }
+    if (st.openRun === run) st.openRun = undefined;
+  }
+
+  private async mapHook(hookName: string, input: Record<string, unknown>, surface: Record<string, unknown> | undefined, opts: MapOptions): Promise<MapResult> {
     const d = this.descriptor;
     const hook = d.hooks.get(hookName);
     if (!hook && !d.fallback) throw new MapError('unknown-hook', `no rule for hook '${hookName}' and no fallback`, hookName);
@@ -175,6 +197,7 @@ export class Mapper {
     const firstSight = !this.state.has(session) && !(route.ended && resumedFrom === undefined);
     const st = this.state.session(session);
     const runState = { id: st.runId, startId: st.runStartId, count: st.runCount };
+    const runBefore = d.runs === 'synthesized' ? st.runId : st.openRun;
     const b: Bindings = { hook: hookName, agent: d.vendor, session, config: this.config, first_sight: firstSight, surface };
     if (d.runs === 'vendor' && d.run) {
       const r = await this.eval(d.run, input, b);
@@ -182,6 +205,7 @@ export class Mapper {
     }
     const setRunBindings = () => { b.run = runState.id; b.run_open = runState.id !== undefined; b.run_start = runState.startId; };
     setRunBindings();
+    const initialRun = { ...runState };
     for (const [name, e] of d.vars) b[name] = await this.eval(e, input, b);
 
     const looked: { table: string; key: string; consume: boolean }[] = [];
@@ -237,19 +261,70 @@ export class Mapper {
       setRunBindings();
     };
 
-    if (firstSight && d.firstSight && !d.firstSight.except.has(hookName)) {
-      for (const e of d.firstSight.emit) await runEmit(e, input);
-    }
+    /** The firing's drafts from `emits` (the hook's own, or a decision's replacement), from the run state it started with. */
+    const build = async (emits: CompiledEmit[], snapshot: boolean) => {
+      drafts.length = 0;
+      Object.assign(runState, initialRun);
+      setRunBindings();
+      if (firstSight && d.firstSight && !d.firstSight.except.has(hookName)) {
+        for (const e of d.firstSight.emit) await runEmit(e, input);
+      }
+      for (const e of emits) await runEmit(e, input);
+      if (snapshot && hook?.snapshot) await this.snapshotDiff(hook, st, input, b, runEmit);
+      // one terminal per run: a run that already ended (a delivered cancel) is not finished again
+      for (let i = drafts.length - 1; i >= 0; i--) if (RUN_TERMINALS.has(drafts[i].type) && drafts[i].run !== undefined && st.closedRuns?.has(drafts[i].run!)) drafts.splice(i, 1);
+    };
     if (hook) {
-      for (const e of hook.emit) await runEmit(e, input);
-      if (hook.snapshot) await this.snapshotDiff(hook, st, input, b, runEmit);
+      await build(hook.emit, true);
     } else {
+      if (firstSight && d.firstSight && !d.firstSight.except.has(hookName)) {
+        for (const e of d.firstSight.emit) await runEmit(e, input);
+      }
       const fb = d.fallback!;
       const type = await this.eval(fb.type, input, b);
       if (typeof type !== 'string' || !TYPE_PATTERN.test(type)) throw new MapError('invalid-type', `fallback produced type ${JSON.stringify(type)} for hook '${hookName}'`);
       const data = fb.data ? ((await this.eval(fb.data, input, b)) as Record<string, unknown>) : {};
       const subject = fb.subject ? await this.eval(fb.subject, input, b) : undefined;
       drafts.push({ emit: { typeText: type, expr: fb.type, path: 'fallback', severity: fb.severity }, type, data: data ?? {}, subject: subject === undefined ? undefined : String(subject), run: runState.id, id: newId() });
+    }
+
+    // a held firing's reply is the answer: never a decision beside it (the steering design record)
+    let holdIndex = -1;
+    for (const [i, hold] of (hook?.holds ?? []).entries()) {
+      if (hold.when && !(await this.eval(hold.when, input, b))) continue;
+      holdIndex = i;
+      break;
+    }
+    let decision: Decision | undefined;
+    let decidedReply: { body: string; exit: number } | undefined;
+    if (opts.decide && hook && holdIndex < 0) {
+      const verbs = await eligibleVerbs(hook, input, b);
+      decision = await opts.decide({
+        agent: d.vendor,
+        hook: hookName,
+        session,
+        runBefore,
+        runAfter: runState.id,
+        closesRun: drafts.some((dr) => RUN_TERMINALS.has(dr.type)),
+        endsSession: drafts.some((dr) => dr.emit.sessionEnd),
+        verbs,
+        events: drafts.map((dr) => ({ id: dr.id, type: dr.type, subject: dr.subject, run: dr.run, data: dr.data ?? {} })),
+      });
+      const verb = decision?.verb;
+      if (decision && verb !== undefined) {
+        if (!verbs.has(verb)) throw new MapError('mapping-error', `a decision chose '${verb}', which ${hookName} cannot carry here`, hookName);
+        const entry = hook.decide.get(verb)!;
+        if (entry.emit) await build(entry.emit, false);
+        decidedReply = { body: await renderDecision(entry, decision, input, b), exit: entry.exit ?? d.replies.exitCode };
+      }
+      // the decision's own events: before the session's end when the firing ends it (nothing follows session.ended)
+      const authored: Draft[] = [];
+      for (const a of decision?.authored ?? []) {
+        authored.push({ emit: { typeText: a.type, expr: undefined as unknown as CompiledEmit['expr'], path: `decide.${verb ?? 'audit'}`, severity: a.severity, gates: a.gates }, type: a.type, data: a.data, cause: a.cause, subject: a.subject, run: runState.id, id: newId() });
+        if (a.closesRun) { runState.id = undefined; runState.startId = undefined; setRunBindings(); }
+      }
+      const end = drafts.findIndex((dr) => dr.emit.sessionEnd);
+      drafts.splice(end >= 0 ? end : drafts.length, 0, ...authored);
     }
 
     // AEP-0002 §7 rule 2: a session never ends with a request still open; the engine closes them (dismissed) first
@@ -322,13 +397,16 @@ export class Mapper {
     });
 
     // hold / settle decisions are part of the firing's outcome
-    for (const hold of hook?.holds ?? []) {
-      const on = hold.when ? await this.eval(hold.when, input, b) : true;
-      if (!on) continue;
+    if (holdIndex >= 0) {
+      const hold = hook!.holds[holdIndex];
       const request = events.find((e) => e.type === hold.requestType);
       const key = hold.key ? await this.eval(hold.key, input, b) : undefined;
-      result.hold = { kind: hold.kind, index: (hook?.holds ?? []).indexOf(hold), hook: hookName, session, request, timeoutMs: hold.timeoutMs, key: key === undefined ? undefined : String(key), payload: input };
-      break;
+      result.hold = { kind: hold.kind, index: holdIndex, hook: hookName, session, request, timeoutMs: hold.timeoutMs, key: key === undefined ? undefined : String(key), payload: input };
+    }
+    if (decidedReply) {
+      result.reply = decidedReply.body;
+      result.exitCode = decidedReply.exit;
+      result.decided = decision!.verb;
     }
     if (hook?.settle) {
       const key = await this.eval(hook.settle.key, input, b);
@@ -344,6 +422,11 @@ export class Mapper {
     st.runId = d.runs === 'synthesized' ? runState.id : st.runId;
     st.runStartId = runState.startId;
     st.runCount = runState.count;
+    // the open run, for commands addressed to it (control.cancel): closed by a terminal, opened by any firing that names one
+    const ended = drafts.filter((dr) => RUN_TERMINALS.has(dr.type) && dr.run !== undefined).map((dr) => dr.run!);
+    for (const r of ended) markClosed(st, r);
+    if (runState.id !== undefined && !st.closedRuns?.has(runState.id)) st.openRun = runState.id;
+    else if (d.runs === 'synthesized' || (st.openRun !== undefined && st.closedRuns?.has(st.openRun))) st.openRun = undefined;
     for (const l of looked) if (l.consume) this.state.tableDelete(st, l.table, l.key);
     if (hook?.stores.length) {
       b.events = events.map((e) => ({ id: e.id, type: e.type }));
@@ -361,6 +444,7 @@ export class Mapper {
       this.state.forget(session);
       this.state.markEnded(vendorSession);
     }
+    decision?.commit?.();
     result.events = events;
     return result;
   }
@@ -418,6 +502,14 @@ function opensSession(hook: CompiledHook): boolean {
   let v = OPENS.get(hook);
   if (v === undefined) OPENS.set(hook, (v = hook.emit.some((e) => e.type === 'session.started' || e.run === 'open')));
   return v;
+}
+
+/** Remember a run that ended (bounded): its later terminals are dropped, commands to it refused. */
+function markClosed(st: SessionState, run: string): void {
+  st.closedRuns ??= new Set();
+  st.closedRuns.delete(run);
+  st.closedRuns.add(run);
+  if (st.closedRuns.size > 64) st.closedRuns.delete(st.closedRuns.values().next().value as string);
 }
 
 function asMapError(err: any): MapError {

@@ -39,6 +39,10 @@ export interface SessionState {
   ended?: boolean;
   /** attention.requested ids of this session with no terminal yet (closed as dismissed at session end). */
   attention: Map<string, { run?: string; at: number }>;
+  /** The run open now (the agent's own id or the synthesized one): what a control.cancel addresses. */
+  openRun?: string;
+  /** Runs that ended recently (bounded): one terminal per run. */
+  closedRuns?: Set<string>;
 }
 
 /** Where a payload's session id maps: its current AEP session, that session's generation, and whether it ended. */

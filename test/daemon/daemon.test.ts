@@ -176,10 +176,10 @@ describe('the command loop', () => {
     const cancel = { ...respondCommand(hold, {}), type: 'control.cancel', data: { scope: 'run' } };
     await d.onCommand(cancel);
     const ack = (c: any) => events.find((e) => e.cause === c.id)?.data;
-    // detail is capture-gated at redacted; Codex's control.* ceiling is metadata, so only the reason travels
-    expect(ack(late)).toEqual({ reason: 'invalid' });
+    // detail is capture-gated at redacted; Codex's control.* ceiling is metadata, so the reason and its code travel
+    expect(ack(late)).toEqual({ reason: 'invalid', code: 'already-closed' });
     expect(ack(unknown)).toMatchObject({ reason: 'invalid' });
-    expect(ack(cancel)).toMatchObject({ reason: 'unsupported' });
+    expect(ack(cancel)).toEqual({ reason: 'unsupported', code: 'not-accepted' });
     expect(validateStream(events)).toEqual([]);
   });
 

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startUp, type Up } from '../../engine/daemon/up.ts';
 import { listVendors } from '../../engine/descriptor/registry.ts';
 import { fixtureFiles } from '../../engine/fixtures/format.ts';
+import { isDeliveryCase } from '../../engine/fixtures/run-deliveries.ts';
 import { makeCommand, openSocket, sendCommand, type SocketSession } from '../../engine/relay/client.ts';
 import { tempDir, until } from '../daemon/helpers.ts';
 
@@ -60,8 +61,9 @@ const ANSWERED_TIMEOUT_MS = 30_000;
 const TIMEOUT_MS = 400;
 
 for (const agent of listVendors()) {
-  // surface command cases (bytes written on a tee) run end to end in test/surface/tee.test.ts
-  const cases = fixtureFiles(agent).filter((f) => f.kind === 'decisions').flatMap((f) => f.cases.map((c: any) => ({ ...c, file: f.file }))).filter((c: any) => !('command' in c));
+  // surface command cases (bytes written on a tee) run end to end in test/surface/tee.test.ts; delivery
+  // cases (steering, cancel, policy) in test/e2e/control-verbs.test.ts
+  const cases = fixtureFiles(agent).filter((f) => f.kind === 'decisions').flatMap((f) => f.cases.map((c: any) => ({ ...c, file: f.file }))).filter((c: any) => !('command' in c) && !isDeliveryCase(c));
   if (cases.length === 0) continue;
   describe(`${agent}: decisions over hookmap up`, () => {
     // a fresh stack per case: descriptors may (rightly) suppress a repeated ask

@@ -1,0 +1,54 @@
+// Compiling the control parts of a descriptor: a hook's `decide` block (what
+// its reply can carry besides the neutral bytes) and the `commands` it
+// accepts (written on the surface, or delivered on the next eligible hook
+// reply). AEP-0004 §5 (commands, the extension rule); the steering design
+// record (control-steering-design.md: queueing, eligibility, caps).
+import { REGISTRY_BY_TYPE } from '../aep/schemas.ts';
+import { compileEmits, type EmitContext } from './emits.ts';
+import type { Expressions, Path, Site } from './expressions.ts';
+import { explain } from './suggest.ts';
+import { VERBS, type CompiledCommand, type CompiledDecide, type Verb } from './types.ts';
+
+/** A hook's decide block: each verb's reply template (and when / replacing emits), over the hook's names. */
+export function compileDecide(x: Expressions, spec: Record<string, any> | undefined, hookPath: Path, names: readonly string[], emitCtx: EmitContext): Map<Verb, CompiledDecide> {
+  const out = new Map<Verb, CompiledDecide>();
+  const site: Site = { position: 'reply', names };
+  for (const [verb, d] of Object.entries(spec ?? {})) {
+    if (d == null || !VERBS.includes(verb as Verb)) continue; // the schema already refused it
+    const p = [...hookPath, 'decide', verb];
+    const reply = x.template(d.reply, [...p, 'reply'], site);
+    const when = x.expr(d.when, [...p, 'when'], site);
+    const emit = d.emit === undefined ? undefined : compileEmits(x, d.emit, [...p, 'emit'], emitCtx);
+    if (!reply) continue;
+    out.set(verb as Verb, { verb: verb as Verb, reply, when, emit, exit: d.exit });
+  }
+  return out;
+}
+
+export function compileCommands(x: Expressions, spec: any, site: Site): Map<string, CompiledCommand> {
+  const out = new Map<string, CompiledCommand>();
+  const keys = Object.keys(spec.config ?? {});
+  for (const [type, c] of Object.entries<any>(spec.commands ?? {})) {
+    if (c == null) continue;
+    const p: Path = ['commands', type];
+    if (!type.startsWith('x.') && !REGISTRY_BY_TYPE.has(type)) x.err('unknown-event-type', p, `'${type}' is not a registered AEP command type`, { key: true });
+    if (type.startsWith('x.') && type.split('.')[1] !== spec.vendor) x.err('unknown-event-type', p, `'${type}' is outside this descriptor's namespace x.${spec.vendor}.*`, { key: true });
+    if (c.opt_in !== undefined && !keys.includes(c.opt_in)) x.err('unknown-reference', [...p, 'opt_in'], explain(`opt_in names config key '${c.opt_in}', which config does not declare`, { name: c.opt_in, candidates: keys, label: 'Config keys' }));
+    if (c.max_chars !== undefined && c.deliver !== 'context') x.err('schema-violation', [...p, 'max_chars'], 'max_chars bounds instruction text: it applies to `deliver: context` only', { key: true });
+    if (c.deliver === 'cancel' && type !== 'control.cancel') x.err('schema-violation', [...p, 'deliver'], `deliver: cancel stops the running turn: it is how control.cancel is delivered, not ${type}`);
+    const write = c.write === undefined ? undefined : x.template(c.write, [...p, 'write'], site);
+    const when = x.expr(c.when, [...p, 'when'], site);
+    if (c.write !== undefined && !write) continue;
+    out.set(type, { type, summary: c.summary, optIn: c.opt_in, when, refuse: c.refuse, write, deliver: c.deliver, maxChars: c.max_chars, queueCap: c.queue ?? 20 });
+  }
+  return out;
+}
+
+/** A delivered verb needs a hook whose reply can carry it; a decide verb nothing feeds is still fine (operator policy may). */
+export function checkDeliveries(x: Expressions, commands: Map<string, CompiledCommand>, hooksDecide: Map<string, Map<Verb, CompiledDecide>>): void {
+  for (const cmd of commands.values()) {
+    if (!cmd.deliver) continue;
+    const carriers = [...hooksDecide].filter(([, m]) => m.has(cmd.deliver!)).map(([h]) => h);
+    if (!carriers.length) x.err('unknown-reference', ['commands', cmd.type, 'deliver'], `no hook's decide block carries '${cmd.deliver}': add hooks.<hook>.decide.${cmd.deliver}`);
+  }
+}
