@@ -1,7 +1,7 @@
 export interface CommandEntry { name: string; module: string; synopsis: string; summary: string }
 
 export const COMMANDS: CommandEntry[] = [
-  { name: 'up', module: 'up', synopsis: 'up [--port N] [--host H] [--config F] [--bridge kind=URL] [--no-auth]', summary: 'relay + every enabled daemon, one process' },
+  { name: 'up', module: 'up', synopsis: 'up [--port N] [--host H] [--config F] [--policy F] [--bridge kind=URL] [--no-auth]', summary: 'relay + every enabled daemon, one process' },
   { name: 'serve', module: 'serve', synopsis: 'serve <agent|file.yaml> [--port N]', summary: 'one daemon from one descriptor' },
   { name: 'relay', module: 'relay', synopsis: 'relay [--port N] [--host H] [--no-auth] [--buffer N]', summary: 'the AEP relay alone' },
   { name: 'hook', module: 'hook', synopsis: 'hook <agent> [hook]', summary: 'the portable shim: stdin -> daemon -> stdout' },
@@ -16,7 +16,9 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'validate', module: 'validate', synopsis: 'validate <file.jsonl|->', summary: 'AEP envelope/payload/order/capture checks' },
   { name: 'tail', module: 'tail', synopsis: 'tail [--filter F] [--session S] [--json]', summary: 'watch the stream' },
   { name: 'answer', module: 'answer', synopsis: 'answer <attention-id> --allow|--deny|--text T|--values J', summary: 'answer an attention request' },
-  { name: 'cancel', module: 'cancel', synopsis: 'cancel <session> [--run R]', summary: 'cancel a run' },
+  { name: 'cancel', module: 'cancel', synopsis: 'cancel <session> [--run R] [--reason T]', summary: 'cancel a run' },
+  { name: 'steer', module: 'steer', synopsis: 'steer <session> "text" [--agent A]', summary: "an instruction for the agent's next eligible hook reply" },
+  { name: 'policy', module: 'policy', synopsis: 'policy check <file>', summary: 'check an operator policy file (coded errors)' },
   { name: 'bridge', module: 'bridge', synopsis: 'bridge otlp|cloudevents|ocsf [--endpoint URL] [--from-file F]', summary: 'export the stream to OpenTelemetry, CloudEvents or OCSF' },
   { name: 'sink', module: 'sink', synopsis: 'sink <dir> [--capture L] [--retain-days N] [--max-mb N]', summary: 'durable capture: JSONL per day and session' },
   { name: 'timeline', module: 'timeline', synopsis: 'timeline <session> [--dag] [--file F]', summary: 'a session as a tree of runs, tools, attention' },

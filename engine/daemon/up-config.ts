@@ -7,6 +7,7 @@
 //   log_dir: ~/.hookmap/logs       # base folder; each agent gets <log_dir>/<agent>
 //   durability: none               # none: an acknowledged event survives a hookmap crash;
 //                                  # fsync: also power loss (each answer waits for the disk, group commit)
+//   policy: ./policy.yaml          # operator policy rules (docs/policy.md), watched while up runs
 //   agents:                        # absent: every descriptor in vendors/
 //     <agent-a>: {}                # enabled with defaults
 //     <agent-b>:
@@ -49,6 +50,8 @@ export interface UpConfig {
   maxBody?: number;
   logDir?: string;
   durability?: Durability;
+  /** The operator policy file (docs/policy.md). */
+  policy?: string;
   /** undefined: every descriptor in vendors/. */
   agents?: AgentEntry[];
   bridges?: BridgeConfig[];
@@ -108,7 +111,7 @@ export function loadUpConfig(file: string, env: NodeJS.ProcessEnv = process.env)
     throw new ConfigError(`${file}: ${(e as Error).message}`);
   }
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`${file}: the config is a mapping`);
-  const known = new Set(['port', 'host', 'attention_timeout_ms', 'max_body', 'log_dir', 'durability', 'fsync', 'agents', 'bridges']);
+  const known = new Set(['port', 'host', 'attention_timeout_ms', 'max_body', 'log_dir', 'durability', 'fsync', 'policy', 'agents', 'bridges']);
   for (const k of Object.keys(doc)) if (!known.has(k)) throw new ConfigError(`${file}: unknown key '${k}' (known: ${[...known].join(', ')})`);
   const base = dirname(resolve(file));
   const out: UpConfig = {
@@ -118,7 +121,9 @@ export function loadUpConfig(file: string, env: NodeJS.ProcessEnv = process.env)
     maxBody: posInt(doc.max_body, 'max_body', file),
     logDir: typeof doc.log_dir === 'string' ? expand(doc.log_dir, base) : undefined,
     durability: durabilityOf(doc, file),
+    policy: typeof doc.policy === 'string' ? expand(doc.policy, base) : undefined,
   };
+  if (doc.policy !== undefined && typeof doc.policy !== 'string') throw new ConfigError(`${file}: policy is the path of a policy file`);
   if (doc.agents !== undefined) {
     const entries: AgentEntry[] = [];
     const pathish = (s: string) => (/\.ya?ml$/.test(s) || s.includes('/') ? expand(s, base) : s);

@@ -28,6 +28,10 @@ import { StreamSubscriber, streamStateFile, type StreamInstance } from '../surfa
 import { agentLogDir, hookmapHome } from './paths.ts';
 import { DEFAULT_HOST, urlOf } from './serve.ts';
 import type { AgentEntry, UpConfig } from './up-config.ts';
+import { basename } from 'node:path';
+import { formatPolicyError } from '../policy/policy.ts';
+import { PolicySource } from '../policy/source.ts';
+import { OperatorLog } from './operator-log.ts';
 
 export const DEFAULT_UP_PORT = 8787;
 
@@ -85,6 +89,9 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const subscribers: { agent: string; sub: StreamSubscriber }[] = [];
   const instances = new Map<string, StreamInstance[] | undefined>();
   const entries: AgentEntry[] = o.agents ?? listVendors().map((descriptor) => ({ descriptor }));
+  // a broken policy file refuses the start (PolicyLoadError, coded): nothing runs under half a policy
+  const policy = o.policy ? new PolicySource(o.policy, listVendors()) : undefined;
+  const operator = policy ? new OperatorLog(o.logDir ? join(o.logDir, '_operator') : agentLogDir('_operator'), (l) => say(`[operator] ${l}`)) : undefined;
   for (const e of entries) {
     try {
       const descriptor = loadVendor(e.descriptor);
@@ -95,6 +102,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
         attentionTimeoutMs: e.attentionTimeoutMs ?? o.attentionTimeoutMs,
         config: e.config,
         durability: o.durability,
+        policy: policy ? () => policy.current : undefined,
         say: (l) => say(`[${descriptor.vendor}] ${l}`),
       });
       daemons.set(d.vendor, d);
@@ -108,7 +116,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
   const tee = attachTeeEndpoint(app.server, { daemons, say });
   // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
-  const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), [...daemons.values()].map((d) => d.logDir), relay.core.limits);
+  const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), [...[...daemons.values()].map((d) => d.logDir), ...(operator ? [operator.logDir] : [])], relay.core.limits);
   if (restored.events) say(`relay: replay buffer refilled from the session logs: ${restored.events} events in ${restored.sessions} sessions (${(restored.bytes / 2 ** 20).toFixed(1)} MiB, ${restored.ms} ms)${restored.skipped ? `, ${restored.skipped} unreadable lines skipped` : ''}`);
   // The relay answers /healthz; add what only the daemons know (to a reader: a bare `ok` stays bare).
   app.addHook('onSend', async (req, reply, payload) => {
@@ -131,6 +139,8 @@ export async function startUp(o: UpOptions): Promise<Up> {
   } catch (e) {
     for (const d of daemons.values()) await d.close();
     auth.close();
+    policy?.close();
+    await operator?.close();
     throw e;
   }
   const addr = app.server.address() as AddressInfo;
@@ -153,6 +163,22 @@ export async function startUp(o: UpOptions): Promise<Up> {
       subscribers.push({ agent: d.vendor, sub });
       sub.start();
     }
+  }
+  if (policy && operator) {
+    operator.connectRelay(self, o.token);
+    const file = basename(policy.file);
+    const loaded = (p: typeof policy.current) => {
+      say(`policy: ${p.rules.length} rule${p.rules.length === 1 ? '' : 's'} in force from ${policy.file} (digest ${p.digest})`);
+      operator.publish('x.hookmap.policy.loaded', { file, digest: p.digest, rules: p.rules.length });
+    };
+    loaded(policy.current);
+    policy.watch({
+      loaded,
+      rejected: (errors, digest) => {
+        say(`policy: ${policy.file} changed and is REFUSED (the previous policy stays in force):\n${errors.map((e) => `  ${formatPolicyError(e)}`).join('\n')}`);
+        operator.publish('x.hookmap.policy.rejected', { file, ...(digest ? { digest } : {}), in_force: policy.current.digest, errors: errors.map((e) => ({ code: e.code, line: e.line, col: e.col, path: e.path })) });
+      },
+    });
   }
   say(`hookmap up: listening on ${url} (one port: relay + hooks)`);
   for (const l of exposureNotice(host, url, Boolean(o.tls))) say(`  ${l}`);
@@ -194,7 +220,9 @@ export async function startUp(o: UpOptions): Promise<Up> {
         for (const b of bridges) await b.stop();
         tee.close();
         for (const x of subscribers) await x.sub.close();
+        policy?.close();
         for (const d of daemons.values()) await d.close();
+        await operator?.close();
         await app.close();
         auth.close();
       })()),

@@ -62,7 +62,8 @@ export interface Policy {
 const RULE_KEYS = new Set(['id', 'on', 'agent', 'when', 'decide', 'reason', 'text', 'max_per_run', 'summary']);
 
 /** Compile a policy document; `knownAgents` (when given) checks `agent`. */
-export function compilePolicy(file: string, text: string, knownAgents?: readonly string[]): { policy?: Policy; errors: PolicyError[] } {
+export function compilePolicy(file: string, text: string, knownAgents?: readonly string[]): { policy?: Policy; errors: PolicyError[]; digest: string } {
+  const digest = createHash('sha256').update(text).digest('hex').slice(0, 16);
   const src = parseYamlSource(file, text);
   const errors: PolicyError[] = [];
   const err = (code: PolicyErrorCode, path: (string | number)[], message: string, at?: { line: number; col: number }) => {
@@ -71,12 +72,12 @@ export function compilePolicy(file: string, text: string, knownAgents?: readonly
   };
   if (src.errors.length) {
     for (const e of src.errors) errors.push({ code: 'policy-yaml', file, line: e.line, col: e.col, path: '', message: e.message });
-    return { errors };
+    return { errors, digest };
   }
   const doc = src.value as any;
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) { err('policy-yaml', [], 'a policy file is a mapping with a `rules` list'); return { errors }; }
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) { err('policy-yaml', [], 'a policy file is a mapping with a `rules` list'); return { errors, digest }; }
   for (const k of Object.keys(doc)) if (k !== 'rules') err('policy-unknown-key', [k], `unknown key '${k}' (a policy file has \`rules\`)`);
-  if (!Array.isArray(doc.rules)) { err('policy-invalid-rule', ['rules'], '`rules` must be a list of rules'); return { errors }; }
+  if (!Array.isArray(doc.rules)) { err('policy-invalid-rule', ['rules'], '`rules` must be a list of rules'); return { errors, digest }; }
   const rules: PolicyRule[] = [];
   const ids = new Set<string>();
   doc.rules.forEach((r: any, i: number) => {
@@ -88,8 +89,8 @@ export function compilePolicy(file: string, text: string, knownAgents?: readonly
     const rule = compileRule(r, ['rules', i], src, err, errors, knownAgents);
     if (rule) rules.push(rule);
   });
-  if (errors.length) return { errors };
-  return { policy: { file, digest: createHash('sha256').update(text).digest('hex').slice(0, 16), rules }, errors };
+  if (errors.length) return { errors, digest };
+  return { policy: { file, digest, rules }, errors, digest };
 }
 
 type Err = (code: PolicyErrorCode, path: (string | number)[], message: string, at?: { line: number; col: number }) => void;
@@ -150,7 +151,7 @@ function expr(source: string, path: (string | number)[], src: YamlSource, err: E
   return issues.length ? undefined : c;
 }
 
-export function loadPolicyFile(path: string, knownAgents?: readonly string[]): { policy?: Policy; errors: PolicyError[] } {
+export function loadPolicyFile(path: string, knownAgents?: readonly string[]): { policy?: Policy; errors: PolicyError[]; digest?: string } {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

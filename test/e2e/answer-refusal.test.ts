@@ -43,7 +43,7 @@ describe('hookmap answer, too late', () => {
     out = capture();
     expect(await answer([req.id, '--deny', '--url', up.url, '--token', TOKEN])).toBe(3);
     vi.restoreAllMocks();
-    expect(out.join('\n')).toMatch(/rejected by the target: invalid: already answered/);
+    expect(out.join('\n')).toMatch(/rejected by the target: invalid \[already-closed\]: already answered/);
   });
 
   it('says "timed out" and exits 4 for an answer after the window', async () => {
@@ -54,6 +54,6 @@ describe('hookmap answer, too late', () => {
     const out = capture();
     expect(await answer([req.id, '--allow', '--url', up.url, '--token', TOKEN])).toBe(4);
     vi.restoreAllMocks();
-    expect(out.join('\n')).toMatch(/rejected by the target: invalid: timed out/);
+    expect(out.join('\n')).toMatch(/rejected by the target: invalid \[already-closed\]: timed out/);
   });
 });

@@ -1,7 +1,7 @@
 // `hookmap cancel <session> [--run R]`: send control.cancel through the
 // relay and report the ack and the outcome (run.cancelled / session.ended).
 import { ArgError, intFlag, parseArgs } from '../args.ts';
-import { runCommand, ENDPOINT_FLAGS, endpoint } from './command-common.ts';
+import { runCommand, ENDPOINT_FLAGS, endedSession, endpoint } from './command-common.ts';
 import { makeCommand } from '../../relay/client.ts';
 
 const SPEC = { ...ENDPOINT_FLAGS, run: { type: 'string' }, reason: { type: 'string' }, wait: { type: 'string' }, json: { type: 'boolean' } } as const;
@@ -26,7 +26,10 @@ export async function run(argv: string[]): Promise<number> {
   } catch (e) {
     return usageError('cancel', (e as Error).message);
   }
+  const target = ep;
   return runCommand(ep, cmd, {
+    name: 'hookmap cancel',
+    explainRefusal: (code) => endedSession(target, positionals[0], code),
     outcomeWindowMs: intFlag(flags.wait, 'wait', 10) * 1000,
     json: Boolean(flags.json),
     isFinal: (ev) => ev.type === 'run.cancelled' || ev.type === 'session.ended',

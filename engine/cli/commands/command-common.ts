@@ -1,11 +1,11 @@
-// Shared by `answer` and `cancel`: endpoint flags, one command round trip
+// Shared by `answer`, `cancel` and `steer`: endpoint flags, one command round trip
 // over the relay's WebSocket, and the printed report. Exit codes: 0 the
 // target accepted, 1 refused/rejected/timed out, 2 usage or connection error;
 // a command may explain a rejection with its own code (answer: 3 already
 // answered or closed, 4 the request timed out).
 import { validatePayload, formatAjvErrors } from '../../aep/schemas.ts';
 import { discoverToken, missingTokenHint, type ClientToken } from '../../auth/discover.ts';
-import { DEFAULT_URL, openSocket, sendCommand } from '../../relay/client.ts';
+import { authHeaders, DEFAULT_URL, openSocket, readSse, sendCommand } from '../../relay/client.ts';
 import type { AepEvent } from '../../relay/store.ts';
 
 export const ENDPOINT_FLAGS = { url: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' } } as const;
@@ -37,15 +37,21 @@ export interface Explanation {
 }
 
 export interface CommandOptions {
+  /** How the command names itself in messages (default: from the command type). */
+  name?: string;
+  /** What an accepted command without its final outcome yet means (printed instead of the generic line). */
+  pending?: string;
   outcomeWindowMs: number;
   json: boolean;
   isFinal: (ev: AepEvent) => boolean;
+  /** Find out why the relay refused the command on the target's behalf (e.g. no-route: the session ended). */
+  explainRefusal?: (code: string) => Promise<string | undefined>;
   /** Find out why the target rejected the command (its reason alone may be too coarse). */
   explainRejection?: (ack: AepEvent) => Promise<Explanation | undefined>;
 }
 
 export async function runCommand(ep: Endpoint, cmd: AepEvent, opts: CommandOptions): Promise<number> {
-  const name = `hookmap ${cmd.type === 'control.cancel' ? 'cancel' : 'answer'}`;
+  const name = opts.name ?? `hookmap ${cmd.type === 'control.cancel' ? 'cancel' : 'answer'}`;
   const errs = validatePayload(cmd.type, cmd.data);
   if (errs.length) {
     process.stderr.write(`${name}: invalid ${cmd.type} payload: ${formatAjvErrors(errs)}\n`);
@@ -71,8 +77,9 @@ export async function runCommand(ep: Endpoint, cmd: AepEvent, opts: CommandOptio
       onEvent: (ev) => (opts.json ? json(ev) : undefined),
     });
     if (r.kind === 'refused') {
-      if (opts.json) json({ refused: r.code, detail: r.detail });
-      else out(`refused by the relay: ${r.code}${r.detail ? ` (${r.detail})` : ''}`);
+      const why = await opts.explainRefusal?.(r.code).catch(() => undefined);
+      if (opts.json) json({ refused: r.code, detail: r.detail, ...(why ? { why } : {}) });
+      else out(`refused by the relay: ${r.code}${why ? `: ${why}` : ''}${r.detail ? ` (${r.detail})` : ''}`);
       return 1;
     }
     if (r.kind === 'timeout') {
@@ -84,14 +91,14 @@ export async function runCommand(ep: Endpoint, cmd: AepEvent, opts: CommandOptio
       const d = r.ack.data ?? {};
       const why = await opts.explainRejection?.(r.ack).catch(() => undefined);
       if (opts.json) {
-        if (why) json({ rejected: d.reason ?? 'unknown', why: why.why });
-      } else out(`rejected by the target: ${d.reason ?? 'unknown'}${why ? `: ${why.why}` : ''}${d.detail ? ` (${d.detail})` : ''}`);
+        if (why) json({ rejected: d.reason ?? 'unknown', code: d.code, why: why.why });
+      } else out(`rejected by the target: ${d.reason ?? 'unknown'}${d.code ? ` [${d.code}]` : ''}${why ? `: ${why.why}` : ''}${d.detail ? ` (${d.detail})` : ''}`);
       return why?.exit ?? 1;
     }
     if (!opts.json) {
       out('accepted by the target');
       for (const ev of r.outcomes) out(`outcome: ${ev.type}${describe(ev)}`);
-      if (r.outcomeTimedOut) out(`no final outcome within ${opts.outcomeWindowMs} ms (the target may still act on it)`);
+      if (r.outcomeTimedOut) out(`no final outcome within ${opts.outcomeWindowMs} ms (${opts.pending ?? 'the target may still act on it'})`);
     }
     return 0;
   } finally {
@@ -103,6 +110,27 @@ function describe(ev: AepEvent): string {
   const d = ev.data ?? {};
   if (ev.type === 'attention.resolved' && d.resolution) return ` (${d.resolution})`;
   if (ev.type === 'attention.answered' && d.answer) return ` ${JSON.stringify(d.answer)}`;
+  if (ev.type.endsWith('.dropped') && typeof d.reason === 'string') return ` (${d.reason})`;
   if (ev.run) return ` run ${ev.run}`;
   return '';
+}
+
+/** Why a command to `session` found no route: the session's own end, from the relay's buffer. */
+export async function endedSession(ep: Endpoint, session: string, code: string): Promise<string | undefined> {
+  if (code !== 'no-route') return undefined;
+  const u = new URL(`${ep.url.replace(/\/+$/, '')}/events`);
+  u.searchParams.set('from', JSON.stringify([{ session, epoch: 0, seq: 0 }]));
+  u.searchParams.set('live', '0');
+  u.searchParams.set('filter', JSON.stringify({ session, type: 'session.ended' }));
+  let ended: { time?: string } | undefined;
+  await readSse(u.toString(), authHeaders(ep.token), (m) => {
+    if (!m.data) return;
+    try {
+      ended = JSON.parse(m.data);
+    } catch {
+      return;
+    }
+    return false;
+  });
+  return ended ? `session-ended: session ${session} ended${ended.time ? ` at ${ended.time}` : ''}` : undefined;
 }

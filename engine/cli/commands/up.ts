@@ -12,17 +12,19 @@ import { BridgeConfigError, parseBridgeSpec } from '../../bridge/config.ts';
 import { BindError } from '../../auth/bind.ts';
 import { TokenFileError } from '../../auth/tokens.ts';
 import { resolveServerAuth, SERVER_AUTH_FLAGS, SERVER_AUTH_HELP } from './server-auth.ts';
+import { PolicyLoadError } from '../../policy/source.ts';
 
 const SPEC = {
-  port: { type: 'string' }, host: { type: 'string' }, config: { type: 'string' },
+  port: { type: 'string' }, host: { type: 'string' }, config: { type: 'string' }, policy: { type: 'string' },
   'attention-timeout-ms': { type: 'string' }, durability: { type: 'string' }, bridge: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' },
   ...SERVER_AUTH_FLAGS,
 } as const;
 
-const HELP = `hookmap up [--port N] [--host H] [--config F] [--bridge kind=URL ...] [--token-file F | --no-auth] [--tls-cert F --tls-key K]
+const HELP = `hookmap up [--port N] [--host H] [--config F] [--policy F] [--bridge kind=URL ...] [--token-file F | --no-auth] [--tls-cert F --tls-key K]
   --port N                  one port for the relay and every hook endpoint (default ${DEFAULT_UP_PORT}; 0 = ephemeral)
   --host H                  listen address (default ${DEFAULT_HOST}; anything but loopback needs a token, and TLS is advised)
   --config F                YAML/JSON: agents to enable and their options (default: every descriptor in vendors/)
+  --policy F                operator policy rules (docs/policy.md): loaded now (a broken file refuses the start), then watched
   --attention-timeout-ms N  every agent's hold timeout (default: config, $HOOKMAP_ATTENTION_TIMEOUT_MS, descriptor, 55000)
   --durability none|fsync   what an acknowledged event survives: a hookmap crash (none, default) or power loss too (fsync)
   --bridge kind=URL[,k=v]   run a bridge inside up, repeatable: otlp=http://collector:4318, cloudevents=URL, ocsf=URL
@@ -63,11 +65,12 @@ export async function run(argv: string[]): Promise<number> {
       port: flags.port === undefined ? (cfg.port ?? DEFAULT_UP_PORT) : intFlag(flags.port, 'port', DEFAULT_UP_PORT),
       attentionTimeoutMs: flagTimeout ?? cfg.attentionTimeoutMs ?? envAttentionTimeout(),
       ...sec,
+      policy: (flags.policy as string | undefined) ?? cfg.policy,
       say,
     });
   } catch (e) {
     process.stderr.write(`hookmap up: ${(e as Error).message}\n`);
-    return e instanceof ArgError || e instanceof BindError || e instanceof TokenFileError ? 2 : 1;
+    return e instanceof ArgError || e instanceof BindError || e instanceof TokenFileError || e instanceof PolicyLoadError ? 2 : 1;
   }
   process.stdout.write(`${up.url}\n`);
   return waitForSignal(() => up.close());
