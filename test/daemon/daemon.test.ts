@@ -173,7 +173,8 @@ describe('the command loop', () => {
     await d.onCommand(late);
     const unknown = { ...respondCommand(hold, { option: 'allow' }), subject: 'nope' };
     await d.onCommand(unknown);
-    const cancel = { ...respondCommand(hold, {}), type: 'control.cancel', data: { scope: 'run' } };
+    // steering is opt-in per agent (config instruct): off here, so the command is not accepted
+    const cancel = { ...respondCommand(hold, {}), type: 'x.codex.control.instruct', data: { text: 'also run the tests' } };
     await d.onCommand(cancel);
     const ack = (c: any) => events.find((e) => e.cause === c.id)?.data;
     // detail is capture-gated at redacted; Codex's control.* ceiling is metadata, so the reason and its code travel
