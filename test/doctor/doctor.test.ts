@@ -51,7 +51,7 @@ describe('hookmap doctor', () => {
     await daemon.close();
     expect(r.wired).toEqual(['codex']);
     expect(r.healthy).toBe(true);
-    expect(messages(r, 'ok').join('\n')).toMatch(/10\/10 hooks wired[\s\S]*daemon answers/);
+    expect(messages(r, 'ok').join('\n')).toMatch(/12\/12 hooks wired[\s\S]*daemon answers/);
     expect(messages(r, 'warn').join('\n')).toMatch(/relay not connected/);
   });
 

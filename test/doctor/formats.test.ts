@@ -41,7 +41,7 @@ const WIRED: [string, 'user' | 'project', RegExp][] = [
   ['kimi-code', 'user', /16\/16 hooks wired/],
   ['hermes', 'user', /12\/12 hooks wired/],
   ['cline', 'project', /10\/10 hooks wired/],
-  ['qwen-code', 'user', /16\/16 hooks wired/],
+  ['qwen-code', 'user', /18\/18 hooks wired/],
   ['opencode', 'user', /plugin installed/],
   ['kilocode', 'project', /plugin installed/],
   ['pi', 'user', /plugin installed/],
