@@ -18,6 +18,7 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'answer', module: 'answer', synopsis: 'answer <attention-id> --allow|--deny|--text T|--values J', summary: 'answer an attention request' },
   { name: 'cancel', module: 'cancel', synopsis: 'cancel <session> [--run R] [--reason T]', summary: 'cancel a run' },
   { name: 'steer', module: 'steer', synopsis: 'steer <session> "text" [--agent A]', summary: "an instruction for the agent's next eligible hook reply" },
+  { name: 'mcp', module: 'mcp', synopsis: 'mcp --agent A [--session S] [--timeout S]', summary: 'MCP server over stdio: ask_human, emit_event' },
   { name: 'policy', module: 'policy', synopsis: 'policy check <file>', summary: 'check an operator policy file (coded errors)' },
   { name: 'bridge', module: 'bridge', synopsis: 'bridge otlp|cloudevents|ocsf [--endpoint URL] [--from-file F]', summary: 'export the stream to OpenTelemetry, CloudEvents or OCSF' },
   { name: 'sink', module: 'sink', synopsis: 'sink <dir> [--capture L] [--retain-days N] [--max-mb N]', summary: 'durable capture: JSONL per day and session' },

@@ -34,6 +34,7 @@ import { OpenHoldFile } from './open-holds.ts';
 import { chars, droppedEvent, InstructionQueue, makeDecider, type Queued } from './instructions.ts';
 import type { Decider } from '../map/decide.ts';
 import type { Policy } from '../policy/policy.ts';
+import { ASK_HOOK, AskError, askBindings, askResult, askRule, DEFAULT_ASK_TIMEOUT_MS, optionIds, SessionHints, UNANSWERED, type AskRequest, type EmitRequest } from './asks.ts';
 
 export type { HookReply, PendingHold } from './holds.ts';
 
@@ -131,6 +132,8 @@ export class Daemon {
   private readonly writers = new Map<string, SurfaceWriter>();
   /** Commands decided and being written: a redelivery while in flight is dropped (the one ack answers both). */
   private readonly inflight = new Set<string>();
+  /** Which session a model-fired tool call belongs to (hookmap mcp). */
+  private readonly hints = new SessionHints();
   /** Accepted delivered commands waiting for a hook reply that can carry them. */
   private readonly queue = new InstructionQueue();
   private readonly decider: Decider;
@@ -389,6 +392,7 @@ export class Daemon {
       }
       const rec = this.log.append(ev);
       recs.push(rec);
+      this.noteHint(ev);
       this.opts.onEvent?.(ev);
       this.link?.deliver(rec);
     }
@@ -416,31 +420,29 @@ export class Daemon {
       this.say(`hold ${request.id} (${hr.hook}) failed open at once: control is off (no relay token)`);
       return Promise.resolve(neutral);
     }
+    return this.hold({ kind: hr.kind, hook: hr.hook, session: hr.session, key: hr.key, rule, request, payload: hr.payload, neutral, timeoutMs }, signal);
+  }
+
+  /** Register a pending request and wait for its answer, timeout or dismissal (hook holds and model-fired asks). */
+  private hold(o: Pick<PendingHold, 'kind' | 'hook' | 'session' | 'key' | 'rule' | 'request' | 'payload' | 'neutral' | 'timeoutMs'>, signal?: AbortSignal): Promise<HookReply> {
+    const { request, rule } = o;
     const data = (request.data ?? {}) as Record<string, any>;
-    const options: OptionView[] = Array.isArray(data.options) ? data.options.filter((o: any) => o && typeof o.id === 'string') : [];
+    const options: OptionView[] = Array.isArray(data.options) ? data.options.filter((x: any) => x && typeof x.id === 'string') : [];
     return new Promise<HookReply>((resolve) => {
       const h: PendingHold = {
+        ...o,
         id: request.id,
-        kind: hr.kind,
-        hook: hr.hook,
-        session: hr.session,
-        key: hr.key,
-        rule,
-        request,
-        payload: hr.payload,
         view: {
-          kind: hr.kind,
+          kind: o.kind,
           options,
           fields: Array.isArray(data.fields) ? data.fields : undefined,
           labelsReal: captureRank(request.capture ?? 'metadata') >= captureRank('redacted'),
           decisions: new Set(rule.decisions.keys()),
         },
-        neutral,
         openedAt: this.now(),
-        timeoutMs,
         done: resolve,
       };
-      h.timer = this.timers.set(() => void this.serial.run(() => this.expire(h)), timeoutMs);
+      h.timer = this.timers.set(() => void this.serial.run(() => this.expire(h)), o.timeoutMs);
       this.holds.add(h);
       if (!this.openHolds.has(request.id)) this.openHolds.add(request);
       signal?.addEventListener('abort', () => void this.serial.run(() => this.dismiss(h, h.id, 'the agent hung up on the held hook')), { once: true });
@@ -586,6 +588,77 @@ export class Daemon {
     return this.writers.get(session);
   }
 
+  // --- model-fired calls (hookmap mcp: ask_human, emit_event) -------------------------
+
+  private noteHint(ev: AepEvent): void {
+    if (typeof ev.session !== 'string') return;
+    const at = this.now();
+    if (ev.type === 'session.ended') return this.hints.ended(ev.session);
+    this.hints.noteActive(ev.session, at);
+    if (ev.type === 'tool.requested' && typeof ev.subject === 'string') this.hints.noteTool(ev.subject, ev.session, at);
+  }
+
+  /** The session a model-fired call belongs to: named, or found from the agent's own announcement of the call. */
+  private toolSession(session: string | undefined, tool: string | undefined, suffix: string): string {
+    const s = session ?? this.hints.resolve(tool, suffix, this.now());
+    if (s === undefined) throw new AskError('no-session', `no session of ${this.vendor} announced ${tool ?? suffix} lately and more than one (or none) is active: pass the session (hookmap mcp --session, or HOOKMAP_SESSION)`, 409);
+    if (this.ended.has(s)) throw new AskError('session-ended', `session ${s} has ended`, 409);
+    if (!this.mapper.state.has(s)) throw new AskError('unknown-session', `this ${this.vendor} daemon has seen no firing of session ${s}`, 404);
+    return s;
+  }
+
+  /**
+   * ask_human: attention.requested in the agent's session (kind input, the
+   * question as its prompt, the options as 1..n), held like a hook until a
+   * control.attention.respond answers it, it times out, or the caller hangs up.
+   * Resolves to the JSON the MCP server returns to the model.
+   */
+  async ask(req: AskRequest, signal?: AbortSignal): Promise<string> {
+    if (this.closed) throw new AskError('daemon-stopping', 'the daemon is stopping', 503);
+    // the hold is returned wrapped: awaiting it inside the serial queue would stall every firing behind it
+    const out = await this.serial.run(async (): Promise<{ id: string; held: Promise<HookReply> }> => {
+      const session = this.toolSession(req.session, req.tool, 'ask_human');
+      if (!this.control) throw new AskError('control-off', `nobody can answer: control is off (start hookmap up with a token)`, 409);
+      const options = optionIds(req.options);
+      const request = this.events.make({
+        type: 'attention.requested',
+        session,
+        run: this.mapper.openRun(session),
+        data: { kind: 'input', prompt: req.question, ...(options.length ? { options } : {}), respond_via: ['control'] },
+      });
+      this.openHolds.add(request);
+      const { invalid } = this.publishChecked([request]);
+      if (invalid) {
+        this.openHolds.remove(request.id);
+        throw new AskError('invalid-event', 'the attention request failed its schema check (logged as invalid_event)', 500);
+      }
+      this.say(`ask_human ${request.id} raised in session ${session}${options.length ? ` (${options.length} options)` : ''}`);
+      const neutral = { body: UNANSWERED, exit: 0, contentType: 'application/json' };
+      return { id: request.id, held: this.hold({ kind: 'permission', hook: ASK_HOOK, session, rule: askRule(options), request, payload: { options }, neutral, timeoutMs: req.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS }, signal) };
+    });
+    const reply = await out.held;
+    const why = reply.body === UNANSWERED ? this.holds.howEnded(out.id) : undefined;
+    return askResult(reply.body, out.id, why);
+  }
+
+  /** emit_event: one model-authored event in the agent's session, through the daemon's own envelope path. */
+  async emitFromTool(req: EmitRequest): Promise<AepEvent> {
+    if (this.closed) throw new AskError('daemon-stopping', 'the daemon is stopping', 503);
+    return this.serial.run(() => {
+      const session = this.toolSession(req.session, req.tool, 'emit_event');
+      let ev: AepEvent;
+      try {
+        ev = this.events.make({ type: req.type, session, run: this.mapper.openRun(session), subject: req.subject, severity: req.severity, data: req.data ?? {} });
+      } catch (e) {
+        throw new AskError('invalid-event', (e as Error).message.replace(/^daemon built/, 'the event is'));
+      }
+      const { invalid } = this.publishChecked([ev]);
+      if (invalid) throw new AskError('invalid-event', `the ${req.type} event failed its schema check (logged as x.hookmap.error.invalid_event at its position)`);
+      this.say(`emit_event ${req.type} ${ev.id} in session ${session}`);
+      return ev;
+    });
+  }
+
   // --- delivered commands (carried by the next eligible hook reply) --------------------
 
   private noteEnded(session: string, events: AepEvent[]): void {
@@ -725,6 +798,7 @@ export class Daemon {
   }
 
   private async bindings(h: PendingHold, it: Extract<Interpretation, { ok: true }>, answer: unknown): Promise<Record<string, unknown>> {
+    if (h.hook === ASK_HOOK) return askBindings(h, it);
     const b: Record<string, unknown> = {
       hook: h.hook,
       agent: this.vendor,
