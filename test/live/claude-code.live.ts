@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../engine/descriptor/registry.ts';
 import { resolveAgent } from './agents.ts';
-import { run } from './harness.ts';
+import { BIN, command, run, until } from './harness.ts';
 import { launch, skipBrowser } from '../browser/harness.ts';
 import { Live, unusedPort } from './live.ts';
 
@@ -218,4 +218,85 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const results = toolResults(live.model.requests.slice(r0));
     expect(resultText(results.find((c: any) => resultText(c).includes('hello-while-down')))).toContain('hello-while-down');
   }, 120_000);
+
+  // --- control beyond answers (issue 12) ------------------------------------------------
+
+  const bypass = ['--allowedTools', 'Bash'];
+  const requestText = (r: { body: any }) => JSON.stringify(r.body?.messages ?? []);
+
+  it('STEER: `hookmap steer` while the turn runs; the next eligible hook reply carries it and the model reads it', async () => {
+    await live.restartUp(ANSWER_TIMEOUT_MS, { env: { HOOKMAP_CLAUDE_CODE_INSTRUCT: 'true' } });
+    const TEXT = 'Also run the unit tests before you finish (live steer 5c1d)';
+    let steered: Awaited<ReturnType<typeof command>> | undefined;
+    const o = await live.play('steer', (p) => claude(p, bypass), async ({ sessionEvents }) => {
+      const started = await until('the run', () => sessionEvents().find((e) => e.type === 'run.started'), 60_000);
+      steered = await command(live.up.url, ['steer', started.session, TEXT, '--wait', '30'], live.s);
+    });
+    expect(o.run.code, o.run.stderr).toBe(0);
+    expect(steered!.code, steered!.stdout + steered!.stderr).toBe(0);
+    expect(steered!.stdout).toMatch(/outcome: x\.claude-code\.instruction\.delivered/);
+    const events = await live.checkSession(o.sessions[0]);
+    const delivered = events.find((e) => e.type === 'x.claude-code.instruction.delivered');
+    expect(delivered).toBeDefined();
+    // the model's requests after the delivery carry the text (Claude Code puts additionalContext before the model)
+    const after = o.requests.filter((r) => r.step !== undefined && r.at >= Date.parse(delivered.time));
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.some((r) => requestText(r).includes(TEXT))).toBe(true);
+    expect(o.requests.filter((r) => r.step !== undefined && r.at < Date.parse(delivered.time)).some((r) => requestText(r).includes(TEXT))).toBe(false);
+  }, 180_000);
+
+  it('CANCEL: `hookmap cancel` mid-run stops the turn at its next eligible hook; the stream shows run.cancelled by control', async () => {
+    await live.restartUp(ANSWER_TIMEOUT_MS);
+    let cancelled: Awaited<ReturnType<typeof command>> | undefined;
+    const o = await live.play('cancel', (p) => claude(p, bypass), async ({ sessionEvents }) => {
+      const req = await until('the slow command', () => sessionEvents().find((e) => e.type === 'tool.requested'), 60_000);
+      cancelled = await command(live.up.url, ['cancel', req.session, '--run', req.run, '--reason', 'wrong branch (live cancel)', '--wait', '30'], live.s);
+    });
+    expect(cancelled!.code, cancelled!.stdout + cancelled!.stderr).toBe(0);
+    expect(cancelled!.stdout).toMatch(/outcome: run\.cancelled/);
+    expect(existsSync(join(live.s.project, 'after-cancel.txt'))).toBe(false);
+    const events = await live.checkSession(o.sessions[0]);
+    const rc = events.find((e) => e.type === 'run.cancelled');
+    expect(rc.data).toMatchObject({ by: 'control' });
+    expect(events.some((e) => e.type === 'run.finished' && e.run === rc.run)).toBe(false);
+  }, 180_000);
+
+  it("STOP CONTINUED: a policy rule continues Claude Code's Stop once; the model gets the reason and the next Stop ends the turn", async () => {
+    const REASON = 'The build is red: fix it before you stop (live policy 9e2b)';
+    const policy = join(live.s.root, 'policy.yaml');
+    writeFileSync(policy, `rules:\n  - { id: build-is-red, on: run.finished, agent: claude-code, decide: continue, reason: "${REASON}" }\n`);
+    await live.restartUp(ANSWER_TIMEOUT_MS, { args: ['--policy', policy] });
+    const o = await live.play('stop-continue', (p) => claude(p));
+    expect(o.run.code, o.run.stderr).toBe(0);
+    const main = o.requests.filter((r) => r.step !== undefined);
+    expect(main.length).toBe(2);
+    expect(requestText(main[0])).not.toContain(REASON);
+    expect(requestText(main[1])).toContain(REASON);
+    expect(o.hooks.filter((h) => h.hook === 'Stop')).toHaveLength(2);
+    const events = await live.checkSession(o.sessions[0]);
+    const applied = events.filter((e) => e.type === 'x.claude-code.policy.applied');
+    expect(applied).toHaveLength(1);
+    expect(applied[0].data).toMatchObject({ rule: 'build-is-red', verb: 'continue' });
+    expect(events.filter((e) => e.type === 'run.finished')).toHaveLength(1);
+    await live.restartUp(ANSWER_TIMEOUT_MS);
+  }, 180_000);
+
+  it('ASK_HUMAN: the model calls ask_human through `hookmap mcp`; `hookmap answer --text` answers; the model receives the answer', async () => {
+    const ANSWER = 'Not before the freeze ends on Friday (live ask 3b7e)';
+    const cfg = join(live.s.root, 'mcp-hookmap.json');
+    writeFileSync(cfg, JSON.stringify({ mcpServers: { hookmap: { type: 'stdio', command: process.execPath, args: [BIN, 'mcp', '--agent', 'claude-code', '--url', live.up.url], env: { HOOKMAP_HOME: live.s.hookmapHome } } } }));
+    const taken = new Set<string>();
+    let req: any;
+    const o = await live.play('ask-human', (p) => claude(p, ['--mcp-config', cfg, '--allowedTools', 'mcp__hookmap__ask_human']), async ({ sessionEvents }) => {
+      req = await live.nextAttention(sessionEvents, taken);
+      await live.answer(req.id, ['--text', ANSWER]);
+    });
+    expect(o.run.code, o.run.stderr).toBe(0);
+    expect(req.data).toMatchObject({ kind: 'input', prompt: 'Deploy the release to production now?', respond_via: ['control'] });
+    const last = toolResults(o.requests).at(-1);
+    expect(resultText(last)).toContain(ANSWER);
+    expect(last.is_error ?? false).toBe(false);
+    const events = await live.checkSession(o.sessions[0]);
+    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'tool.completed', 'run.finished', 'session.ended']);
+  }, 180_000);
 });

@@ -82,10 +82,12 @@ export interface UpHandle { url: string; proc: ChildProcess; stderr: () => strin
 /** The environment of every hookmap process of a scratch run: its own HOOKMAP_HOME, no token typed anywhere. */
 const hookmapEnv = (s: Scratch) => ({ ...process.env, HOME: s.home, HOOKMAP_HOME: s.hookmapHome, HOOKMAP_TOKEN: '', HOOKMAP_TOKEN_FILE: '' });
 
-/** `hookmap up --port 0 --attention-timeout-ms N` with a scratch HOOKMAP_HOME: the owner token is created there, as for a new user. */
-export async function startUp(s: Scratch, attentionTimeoutMs: number): Promise<UpHandle> {
-  const env = hookmapEnv(s);
-  const proc = spawn(process.execPath, [BIN, 'up', '--port', '0', '--attention-timeout-ms', String(attentionTimeoutMs)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export interface UpExtra { args?: string[]; env?: NodeJS.ProcessEnv }
+
+/** `hookmap up --port 0 --attention-timeout-ms N` with a scratch HOOKMAP_HOME: the owner token is created there, as for a new user (plus extra flags / env, e.g. --policy, steering opt-ins). */
+export async function startUp(s: Scratch, attentionTimeoutMs: number, extra: UpExtra = {}): Promise<UpHandle> {
+  const env = { ...hookmapEnv(s), ...extra.env };
+  const proc = spawn(process.execPath, [BIN, 'up', '--port', '0', '--attention-timeout-ms', String(attentionTimeoutMs), ...(extra.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   proc.stderr!.on('data', (c) => (err += c));
   const url = await new Promise<string>((resolve, reject) => {
@@ -162,6 +164,11 @@ export function tail(url: string, s: Scratch): { events: any[]; close(): void } 
     }
   });
   return { events, close: () => p.kill('SIGTERM') };
+}
+
+/** `hookmap <steer|cancel|...> ...` over the relay, as a person runs it. */
+export function command(url: string, args: string[], s: Scratch, timeoutMs = 60_000): Promise<Run> {
+  return run(process.execPath, [BIN, ...args, '--url', url], { timeoutMs, env: hookmapEnv(s) });
 }
 
 /** `hookmap answer <id> ...` over the relay. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ROOT } from '../../engine/descriptor/registry.ts';
 import { resolveAgent, DATE } from './agents.ts';
-import { answer, hookmap, readLogs, run, scratch, startTap, startUp, tail, until, type Run, type Scratch, type Tap, type UpHandle } from './harness.ts';
+import { answer, hookmap, readLogs, run, scratch, startTap, startUp, tail, until, type Run, type Scratch, type Tap, type UpExtra, type UpHandle } from './harness.ts';
 import { startModelServer, type ModelServer, type Scenario, type Step } from './model-server.ts';
 
 export interface ScenarioFile {
@@ -69,10 +69,10 @@ export class Live {
   }
 
   /** Point the hooks at a fresh `hookmap up` (another attention timeout); tail follows it. */
-  async restartUp(attentionTimeoutMs: number): Promise<void> {
+  async restartUp(attentionTimeoutMs: number, extra: UpExtra = {}): Promise<void> {
     this.stream.close();
     await this.up.close();
-    this.up = await startUp(this.s, attentionTimeoutMs);
+    this.up = await startUp(this.s, attentionTimeoutMs, extra);
     this.tap.retarget(this.up.url);
     this.stream = tail(this.up.url, this.s);
   }
