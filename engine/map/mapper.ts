@@ -314,7 +314,18 @@ export class Mapper {
       if (decision && verb !== undefined) {
         if (!verbs.has(verb)) throw new MapError('mapping-error', `a decision chose '${verb}', which ${hookName} cannot carry here`, hookName);
         const entry = hook.decide.get(verb)!;
-        if (entry.emit) await build(entry.emit, false);
+        if (entry.emit) {
+          // the decision replaces what the firing emitted: a cause naming a replaced event names that event's own cause
+          const replaced = new Map(drafts.map((dr) => [dr.id, dr.cause]));
+          await build(entry.emit, false);
+          const kept = new Set(drafts.map((dr) => dr.id));
+          for (const a of decision.authored ?? []) {
+            if (a.cause === undefined || kept.has(a.cause) || !replaced.has(a.cause)) continue;
+            let c = replaced.get(a.cause);
+            while (c !== undefined && replaced.has(c) && !kept.has(c)) c = replaced.get(c);
+            a.cause = c;
+          }
+        }
         decidedReply = { body: await renderDecision(entry, decision, input, b), exit: entry.exit ?? d.replies.exitCode };
       }
       // the decision's own events: before the session's end when the firing ends it (nothing follows session.ended)

@@ -142,7 +142,11 @@ describe('operator policy', () => {
     expect(await hook('v2', 'Stop', { stop_hook_active: false })).toBe('{"decision":"block","reason":"The build is red: fix it before you stop."}');
     expect(await hook('v2', 'Stop', { stop_hook_active: true })).toBe('');
     await seen((e) => e.type === 'run.finished' && e.session === 'v2', 'the run finished');
-    expect(stream.find((e) => e.type === 'x.claude-code.policy.applied' && e.session === 'v2').data).toMatchObject({ rule: 'build-is-red', verb: 'continue' });
+    const applied = stream.find((e) => e.type === 'x.claude-code.policy.applied' && e.session === 'v2');
+    expect(applied.data).toMatchObject({ rule: 'build-is-red', verb: 'continue' });
+    // the matched run.finished was replaced by the continue: the audit event names the run's start, an event that exists
+    const started = stream.find((e) => e.type === 'run.started' && e.session === 'v2' && e.run === applied.run);
+    expect(applied.cause).toBe(started.id);
   });
 
   it('a broken policy file is refused, coded, on the stream and the CLI; the previous policy stays', async () => {

@@ -278,11 +278,11 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(applied).toHaveLength(1);
     expect(applied[0].data).toMatchObject({ rule: 'build-is-red', verb: 'continue' });
     expect(events.filter((e) => e.type === 'run.finished')).toHaveLength(1);
-    await live.restartUp(ANSWER_TIMEOUT_MS);
   }, 180_000);
 
   it('ASK_HUMAN: the model calls ask_human through `hookmap mcp`; `hookmap answer --text` answers; the model receives the answer', async () => {
     const ANSWER = 'Not before the freeze ends on Friday (live ask 3b7e)';
+    await live.restartUp(ANSWER_TIMEOUT_MS); // no policy, no steering
     const cfg = join(live.s.root, 'mcp-hookmap.json');
     writeFileSync(cfg, JSON.stringify({ mcpServers: { hookmap: { type: 'stdio', command: process.execPath, args: [BIN, 'mcp', '--agent', 'claude-code', '--url', live.up.url], env: { HOOKMAP_HOME: live.s.hookmapHome } } } }));
     const taken = new Set<string>();
@@ -297,6 +297,8 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(resultText(last)).toContain(ANSWER);
     expect(last.is_error ?? false).toBe(false);
     const events = await live.checkSession(o.sessions[0]);
-    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'tool.completed', 'run.finished', 'session.ended']);
+    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'tool.completed', 'x.claude-code.tool.batch', 'run.finished', 'session.ended']);
+    // the question is asked in the run of the tool call that carries it
+    expect(events.find((e) => e.type === 'attention.requested').run).toBe(events.find((e) => e.type === 'tool.requested').run);
   }, 180_000);
 });

@@ -164,7 +164,7 @@ export class Live {
     }
     // causes point backwards to events of the session (or to a command on the stream)
     const before = new Set<string>();
-    const commands = new Set(this.stream.events.filter((e) => e.type?.startsWith('control.') && e.seq === undefined).map((e) => e.id));
+    const commands = new Set(this.stream.events.filter((e) => /^(control\.|x\.[^.]+\.control\.)/.test(e.type ?? '') && e.seq === undefined).map((e) => e.id));
     for (const e of logged) {
       if (e.cause && !before.has(e.cause) && !commands.has(e.cause)) problems.push(`${e.type} ${e.id}: cause ${e.cause} is not an earlier event`);
       before.add(e.id);
