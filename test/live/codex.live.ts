@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from './agents.ts';
-import { run } from './harness.ts';
+import { command, run, until } from './harness.ts';
 import { Live, unusedPort } from './live.ts';
 
 const ID = 'codex';
@@ -150,4 +150,26 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(r.ms).toBeLessThan(30_000);
     expect(outText(outputs(live.model.requests.slice(r0)).at(-1))).toContain('hello-from-live');
   }, 120_000);
+
+  // --- control beyond answers (issue 12) ------------------------------------------------
+
+  const requestText = (r: { body: any }) => JSON.stringify(r.body?.input ?? []);
+
+  it('STEER: `hookmap steer` while the turn runs; the next eligible hook reply carries it and the model reads it', async () => {
+    await live.restartUp(ANSWER_TIMEOUT_MS, { env: { HOOKMAP_CODEX_INSTRUCT: 'true' } });
+    const TEXT = 'Also run the unit tests before you finish (codex live steer 4e8a)';
+    let steered: Awaited<ReturnType<typeof command>> | undefined;
+    const o = await live.play('steer', (p) => codex(p), async ({ sessionEvents }) => {
+      const started = await until('the run', () => sessionEvents().find((e) => e.type === 'run.started'), 60_000);
+      steered = await command(live.up.url, ['steer', started.session, TEXT, '--wait', '30']);
+    });
+    expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
+    expect(steered!.code, steered!.stdout + steered!.stderr).toBe(0);
+    expect(steered!.stdout).toMatch(/outcome: x\.codex\.instruction\.delivered/);
+    const events = await live.checkSession(o.sessions[0]);
+    const delivered = events.find((e) => e.type === 'x.codex.instruction.delivered');
+    const after = o.requests.filter((r) => r.step !== undefined && r.at >= Date.parse(delivered.time));
+    expect(after.some((r) => requestText(r).includes(TEXT))).toBe(true);
+    expect(o.requests.filter((r) => r.step !== undefined && r.at < Date.parse(delivered.time)).some((r) => requestText(r).includes(TEXT))).toBe(false);
+  }, 180_000);
 });
