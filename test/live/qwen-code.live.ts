@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from './agents.ts';
-import { run } from './harness.ts';
+import { command, run, until } from './harness.ts';
 import { Live, unusedPort, chatToolMessages } from './live.ts';
 
 const ID = 'qwen-code';
@@ -46,8 +46,8 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   // Plain `-p` denies the shell outright ("Matching deny rule"), no hook
   // fires; the SDK's stream-json mode has a permission surface, and
   // PermissionRequest fires there (before PreToolUse).
-  const qwen = (prompt: string, env: NodeJS.ProcessEnv = live.agentEnv, cwd = live.s.project, timeoutMs = 120_000) =>
-    run(live.bin, ['--input-format', 'stream-json', '--output-format', 'stream-json', '--approval-mode', MODE], {
+  const qwen = (prompt: string, env: NodeJS.ProcessEnv = live.agentEnv, cwd = live.s.project, timeoutMs = 120_000, mode = MODE) =>
+    run(live.bin, ['--input-format', 'stream-json', '--output-format', 'stream-json', '--approval-mode', mode], {
       cwd,
       timeoutMs,
       input: `${JSON.stringify({ type: 'user', session_id: 'live', message: { role: 'user', content: prompt }, parent_tool_use_id: null })}\n`,
@@ -136,4 +136,26 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(r.ms).toBeLessThan(45_000);
     expect(toolMsgs(live.model.requests.slice(r0)).at(-1)).toContain('hello-from-live');
   }, 120_000);
+
+  // --- control beyond answers (issue 12) ------------------------------------------------
+
+  it('STEER: `hookmap steer` while the turn runs; the next eligible hook reply carries it and the model reads it', async () => {
+    await live.restartUp(ANSWER_TIMEOUT_MS, { env: { HOOKMAP_QWEN_CODE_INSTRUCT: 'true' } });
+    const TEXT = 'Also run the unit tests before you finish (qwen live steer 7d2f)';
+    let steered: Awaited<ReturnType<typeof command>> | undefined;
+    // yolo: no permission prompt holds the slow command (a held reply never carries an instruction)
+    const o = await live.play('steer', (p) => qwen(p, live.agentEnv, live.s.project, 120_000, 'yolo'), async ({ sessionEvents }) => {
+      const started = await until('the run', () => sessionEvents().find((e) => e.type === 'run.started'), 60_000);
+      steered = await command(live.up.url, ['steer', started.session, TEXT, '--wait', '30']);
+    });
+    expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
+    expect(steered!.code, steered!.stdout + steered!.stderr).toBe(0);
+    expect(steered!.stdout).toMatch(/outcome: x\.qwen-code\.instruction\.delivered/);
+    const events = await live.checkSession(o.sessions[0]);
+    const delivered = events.find((e) => e.type === 'x.qwen-code.instruction.delivered');
+    const main = o.requests.filter((r) => r.step !== undefined);
+    const text = (r: { body: any }) => JSON.stringify(r.body?.messages ?? []);
+    expect(main.filter((r) => r.at >= Date.parse(delivered.time)).some((r) => text(r).includes(TEXT))).toBe(true);
+    expect(main.filter((r) => r.at < Date.parse(delivered.time)).some((r) => text(r).includes(TEXT))).toBe(false);
+  }, 180_000);
 });
