@@ -301,4 +301,30 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     // the question is asked in the run of the tool call that carries it
     expect(events.find((e) => e.type === 'attention.requested').run).toBe(events.find((e) => e.type === 'tool.requested').run);
   }, 180_000);
+
+  // The AEP reference's live checker (a copy outside this repository: HOOKMAP_AEP_LIVE_CHECKER=<path to aep-live.js>)
+  const checker = process.env.HOOKMAP_AEP_LIVE_CHECKER;
+  it.skipIf(!checker)('AEP LIVE CHECKER: every check passes, the control checks included (control-cancel against the real run)', async () => {
+    await live.restartUp(90_000);
+    const taken = new Set<string>();
+    let report: any;
+    let out: Awaited<ReturnType<typeof run>> | undefined;
+    const o = await live.play('aep-control', (p) => claude(p), async ({ sessionEvents }) => {
+      const req = await live.nextAttention(sessionEvents, taken);
+      out = await run(process.execPath, ['--experimental-websocket', checker!, live.up.url, '--token', TOKEN, '--control-session', req.session, '--control-cancel', req.run, '--ack-window', '3000', '--json', '-'], { timeoutMs: 120_000 });
+      report = JSON.parse(out.stdout);
+    });
+    expect(out!.code, out!.stderr.slice(-3000)).toBe(0);
+    const failed = report.checks.filter((c: any) => c.status === 'fail');
+    expect(failed, JSON.stringify(failed)).toEqual([]);
+    const status = Object.fromEntries(report.checks.map((c: any) => [c.id ?? c.name, c.status]));
+    for (const c of ['control-ack', 'control-nack-unsupported', 'control-dedupe', 'control-cancel']) expect(status[c], c).toBe('pass');
+    // the turn was cancelled: `claude -p` ends (exit 1, its interrupted turn), it does not hang
+    expect(o.run.timedOut).toBe(false);
+    console.log(`[live] aep-live checker: ${JSON.stringify(report.summary)}`);
+    expect(existsSync(join(live.s.project, 'checked.txt'))).toBe(false);
+    const events = await live.checkSession(o.sessions[0]);
+    expect(events.find((e) => e.type === 'run.cancelled').data).toMatchObject({ by: 'control' });
+    expect(events.find((e) => e.type === 'attention.resolved').data.resolution).toBe('dismissed');
+  }, 240_000);
 });
