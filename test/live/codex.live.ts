@@ -172,4 +172,21 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(after.some((r) => requestText(r).includes(TEXT))).toBe(true);
     expect(o.requests.filter((r) => r.step !== undefined && r.at < Date.parse(delivered.time)).some((r) => requestText(r).includes(TEXT))).toBe(false);
   }, 180_000);
+
+  it("STOP CONTINUED: a policy rule continues Codex's Stop once; the model gets the reason and the next Stop ends the turn", async () => {
+    const REASON = 'The build is red: fix it before you stop (codex live policy 2a6c)';
+    const policy = join(live.s.root, 'policy.yaml');
+    writeFileSync(policy, `rules:\n  - { id: build-is-red, on: run.finished, agent: codex, decide: continue, reason: "${REASON}" }\n`);
+    await live.restartUp(ANSWER_TIMEOUT_MS, { args: ['--policy', policy] });
+    const o = await live.play('stop-continue', (p) => codex(p));
+    expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
+    const main = o.requests.filter((r) => r.step !== undefined);
+    expect(main.length).toBe(2);
+    expect(requestText(main[0])).not.toContain(REASON);
+    expect(requestText(main[1])).toContain(REASON);
+    expect(o.hooks.filter((h) => h.hook === 'Stop')).toHaveLength(2);
+    const events = await live.checkSession(o.sessions[0]);
+    expect(events.filter((e) => e.type === 'x.codex.policy.applied')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'run.finished')).toHaveLength(1);
+  }, 180_000);
 });
