@@ -61,7 +61,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(last.is_error).toBe(true);
     expect(o.sessions).toHaveLength(1);
     const events = await live.checkSession(o.sessions[0]);
-    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'run.finished', 'session.ended']);
+    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'x.claude-code.tool.batch', 'run.finished', 'session.ended']);
     expect(events.find((e) => e.type === 'attention.resolved').data.resolution).toBe('answered');
   }, 180_000);
 
@@ -111,7 +111,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const last = toolResults(o.requests).at(-1);
     expect(last.is_error ?? false).toBe(false);
     const events = await live.checkSession(o.sessions[0]);
-    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'tool.completed', 'run.finished', 'session.ended']);
+    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'tool.completed', 'x.claude-code.tool.batch', 'run.finished', 'session.ended']);
     expect(events.find((e) => e.type === 'attention.answered').data.answer).toEqual({ option: 'allow' });
   }, 180_000);
 
@@ -136,7 +136,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(o.hooks.map((h) => h.hook)).not.toContain('PermissionRequest');
     expect(resultText(toolResults(o.requests).at(-1))).toContain('hello-from-live');
     const events = await live.checkSession(o.sessions[0]);
-    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'tool.completed', 'run.finished', 'session.ended']);
+    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'tool.completed', 'x.claude-code.tool.batch', 'run.finished', 'session.ended']);
   }, 180_000);
 
   it('AskUserQuestion: one form answered over the relay; the chosen answer reaches the model', async () => {
