@@ -88,7 +88,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(outText(outputs(o.requests).at(-1))).toContain(GUIDANCE);
     expect(o.sessions).toHaveLength(1);
     const events = await live.checkSession(o.sessions[0]);
-    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'run.finished']);
+    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'run.finished', 'session.ended']);
   }, 180_000);
 
   it('permission answered allow: the command runs and its output reaches the model', async () => {
@@ -100,7 +100,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
     expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(true);
     const events = await live.checkSession(o.sessions[0]);
-    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'tool.completed', 'run.finished']);
+    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'tool.completed', 'run.finished', 'session.ended']);
   }, 180_000);
 
   it('permission answered deny: the command does not run; the model is told', async () => {
@@ -121,7 +121,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(o.hooks.map((h) => h.hook)).not.toContain('PermissionRequest');
     expect(outText(outputs(o.requests).at(-1))).toContain('hello-from-live');
     const events = await live.checkSession(o.sessions[0]);
-    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'tool.completed', 'run.finished']);
+    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'tool.completed', 'run.finished', 'session.ended']);
   }, 180_000);
 
   it("no answer: the attention times out (bounded) and Codex's own fallback decides", async () => {
