@@ -82,7 +82,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const events = await live.checkSession(o.sessions[0]);
     // PermissionRequest comes before PreToolUse in Qwen Code; a denied call never reaches PreToolUse
     expect(o.hooks.map((h) => h.hook)).not.toContain('PreToolUse');
-    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'run.finished']);
+    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'x.qwen-code.tool.batch', 'run.finished']);
   }, 180_000);
 
   it('permission answered allow: the command runs', async () => {
