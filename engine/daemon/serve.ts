@@ -13,7 +13,7 @@ import type { Durability } from './session-log.ts';
 import { installHookGuard } from './hook-guard.ts';
 import { hookFrameworkErrors, registerHookRoutes } from './http.ts';
 import { registerToolRoutes } from './tool-routes.ts';
-import { makeAuthorizer } from '../relay/auth.ts';
+import { can } from '../auth/principal.ts';
 import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
 
 export const DEFAULT_SERVE_PORT = 8788;
@@ -65,8 +65,7 @@ export async function startServe(o: ServeOptions): Promise<Served> {
   installGuard(app, new Guard({ bind: host, allowedHosts: o.allowedHosts, allowedOrigins: o.allowedOrigins }));
   installHookGuard(app, { daemons, auth, say });
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
-  const mayEmit = makeAuthorizer(o.token);
-  registerToolRoutes(app, { daemons, say, authorize: o.token ? (req) => mayEmit(req.raw) : undefined });
+  registerToolRoutes(app, { daemons, say, authorize: auth ? (req) => { const r = auth.authenticate(req.raw); return r.ok && can(r.principal, 'emit'); } : undefined });
   const tee = attachTeeEndpoint(app.server, { daemons, say });
   app.get('/healthz', async () => ({ ok: true, relay: daemon.relayReady }));
   try {

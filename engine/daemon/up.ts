@@ -23,7 +23,7 @@ import { Daemon } from './daemon.ts';
 import { installHookGuard } from './hook-guard.ts';
 import { hookFrameworkErrors, registerHookRoutes } from './http.ts';
 import { registerToolRoutes } from './tool-routes.ts';
-import { makeAuthorizer } from '../relay/auth.ts';
+import { can } from '../auth/principal.ts';
 import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
 import { restoreFromLogs } from './relay-restore.ts';
 import { StreamSubscriber, streamStateFile, type StreamInstance } from '../surface/stream-subscriber.ts';
@@ -116,8 +116,11 @@ export async function startUp(o: UpOptions): Promise<Up> {
   }
   installHookGuard(app, { daemons, auth, say });
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
-  const mayEmit = makeAuthorizer(o.token);
-  registerToolRoutes(app, { daemons, say, authorize: o.token ? (req) => mayEmit(req.raw) : undefined });
+  // asking a human and appending events are emits: the emit scope (a --no-auth up: the anonymous principal)
+  registerToolRoutes(app, { daemons, say, authorize: (req) => {
+    const r = auth.authenticate(req.raw);
+    return r.ok && can(r.principal, 'emit');
+  } });
   const tee = attachTeeEndpoint(app.server, { daemons, say });
   // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
   const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), [...[...daemons.values()].map((d) => d.logDir), ...(operator ? [operator.logDir] : [])], relay.core.limits);

@@ -311,7 +311,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     let out: Awaited<ReturnType<typeof run>> | undefined;
     const o = await live.play('aep-control', (p) => claude(p), async ({ sessionEvents }) => {
       const req = await live.nextAttention(sessionEvents, taken);
-      out = await run(process.execPath, ['--experimental-websocket', checker!, live.up.url, '--token', TOKEN, '--control-session', req.session, '--control-cancel', req.run, '--ack-window', '3000', '--json', '-'], { timeoutMs: 120_000 });
+      out = await run(process.execPath, ['--experimental-websocket', checker!, live.up.url, '--token', readFileSync(join(live.s.hookmapHome, 'token'), 'utf8').trim(), '--control-session', req.session, '--control-cancel', req.run, '--ack-window', '3000', '--json', '-'], { timeoutMs: 120_000 });
       report = JSON.parse(out.stdout);
     });
     expect(out!.code, out!.stderr.slice(-3000)).toBe(0);

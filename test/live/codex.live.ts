@@ -161,7 +161,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     let steered: Awaited<ReturnType<typeof command>> | undefined;
     const o = await live.play('steer', (p) => codex(p), async ({ sessionEvents }) => {
       const started = await until('the run', () => sessionEvents().find((e) => e.type === 'run.started'), 60_000);
-      steered = await command(live.up.url, ['steer', started.session, TEXT, '--wait', '30']);
+      steered = await command(live.up.url, ['steer', started.session, TEXT, '--wait', '30'], live.s);
     });
     expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
     expect(steered!.code, steered!.stdout + steered!.stderr).toBe(0);

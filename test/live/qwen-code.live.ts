@@ -146,7 +146,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     // yolo: no permission prompt holds the slow command (a held reply never carries an instruction)
     const o = await live.play('steer', (p) => qwen(p, live.agentEnv, live.s.project, 120_000, 'yolo'), async ({ sessionEvents }) => {
       const started = await until('the run', () => sessionEvents().find((e) => e.type === 'run.started'), 60_000);
-      steered = await command(live.up.url, ['steer', started.session, TEXT, '--wait', '30']);
+      steered = await command(live.up.url, ['steer', started.session, TEXT, '--wait', '30'], live.s);
     });
     expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
     expect(steered!.code, steered!.stdout + steered!.stderr).toBe(0);
