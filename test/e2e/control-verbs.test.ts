@@ -31,7 +31,7 @@ beforeAll(async () => {
   policyFile = join(tmp.dir, 'policy.yaml');
   writeFileSync(policyFile, GOOD);
   up = await startUp({ port: 0, token: TOKEN, logDir: join(tmp.dir, 'logs'), policy: policyFile, agents: [{ descriptor: 'claude-code', config: { instruct: true } }] });
-  await until('the daemons\' hello', async () => (await (await fetch(`${up.url}/healthz`)).json()).relay === true);
+  await until('the daemons\' hello', async () => (await (await fetch(`${up.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay === true);
   watcher = await openSocket(up.url, TOKEN, 'consumer');
   watcher.on((m) => { if (typeof m.type === 'string' && m.seq !== undefined) stream.push(m); });
   await new Promise<void>((resolve) => {

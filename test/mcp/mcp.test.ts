@@ -30,7 +30,7 @@ const clients: Client[] = [];
 beforeAll(async () => {
   tmp = tempDir('hookmap-mcp-');
   up = await startUp({ port: 0, token: TOKEN, logDir: join(tmp.dir, 'logs'), agents: [{ descriptor: 'claude-code', config: {} }] });
-  await until("the daemons' hello", async () => (await (await fetch(`${up.url}/healthz`)).json()).relay === true);
+  await until("the daemons' hello", async () => (await (await fetch(`${up.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay === true);
   watcher = await openSocket(up.url, TOKEN, 'consumer');
   watcher.on((m) => {
     if (typeof m.type === 'string' && m.seq !== undefined) stream.push(m);
