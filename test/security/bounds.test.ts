@@ -24,7 +24,7 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hookmap-bounds-desc-'));
   const agents = LEVELS.map((level) => {
     const path = join(dir, `codex-${level}.yaml`);
-    writeFileSync(path, codex.replace(/^vendor: codex$/m, `vendor: codex-${level}`).replace(/ceiling: metadata\n\s+overrides: \{ attention: redacted \}/, `ceiling: ${level}\n  overrides: { attention: ${level} }`));
+    writeFileSync(path, codex.replace(/^vendor: codex$/m, `vendor: codex-${level}`).replace(/x\.codex\./g, `x.codex-${level}.`).replace(/ceiling: metadata\n\s+overrides: \{ attention: redacted \}/, `ceiling: ${level}\n  overrides: { attention: ${level} }`));
     return { descriptor: path };
   });
   s = await upStack({ agents, attentionTimeoutMs: 60_000 });
