@@ -88,7 +88,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
         outcome = (await card.locator('[data-outcome]').textContent()) ?? '';
       });
       expect(o.run.code, o.run.stderr).toBe(0);
-      expect(outcome).toBe(`Answered by hookmap-inbox: Deny “${GUIDANCE}”. Resolved.`);
+      expect(outcome).toBe(`Answered by owner: Deny “${GUIDANCE}”. Resolved.`);
       expect(existsSync(join(live.s.project, 'marker.txt'))).toBe(false);
       const last = toolResults(o.requests).at(-1);
       expect(resultText(last)).toBe(GUIDANCE);
