@@ -109,6 +109,8 @@ export class Guard {
 export function refuseRaw(socket: Duplex, r: Refusal, extraHeaders = ''): void {
   const body = JSON.stringify({ error: r.code, detail: r.detail });
   const text = STATUS_TEXT[r.status] ?? 'Refused';
+  // an upgrading socket comes with no 'error' listener: a peer resetting after this answer must not be uncaught
+  socket.on('error', () => socket.destroy());
   socket.end(`HTTP/1.1 ${r.status} ${text}\r\nConnection: close\r\nContent-Type: application/json\r\n${extraHeaders}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
 }
 

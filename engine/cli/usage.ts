@@ -24,8 +24,8 @@ export const COMMANDS: CommandEntry[] = [
   { name: 'sink', module: 'sink', synopsis: 'sink <dir> [--capture L] [--retain-days N] [--max-mb N]', summary: 'durable capture: JSONL per day and session' },
   { name: 'timeline', module: 'timeline', synopsis: 'timeline <session> [--dag] [--file F]', summary: 'a session as a tree of runs, tools, attention' },
   { name: 'replay', module: 'replay', synopsis: 'replay <file> [--speed N] [--dry-run]', summary: 're-emit a capture as a new session' },
-  { name: 'open', module: 'open', synopsis: 'open [--url U] [--no-browser]', summary: 'the web inbox, signed in (one-time link)' },
   { name: 'tokens', module: 'tokens', synopsis: 'tokens add <name> [--scope S] | list | revoke <name>', summary: 'named relay tokens with scopes' },
+  { name: 'open', module: 'open', synopsis: 'open [--url U] [--token-file F] [--no-browser]', summary: 'the web inbox, signed in (one-time link)' },
   { name: 'record', module: 'record', synopsis: 'record <agent> | record promote <agent> | record scan <path>', summary: 'daemon mode saving strictly redacted payloads (0600) as fixture candidates; promote copies them into fixtures/ with a diff; scan runs the secret scanner' },
 ];
 

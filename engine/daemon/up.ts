@@ -42,7 +42,7 @@ export interface UpOptions extends UpConfig {
   token?: string;
   /** ... or the file holding it ($HOOKMAP_HOME/token, created by the CLI), watched for changes. */
   tokenFile?: string;
-  /** $HOOKMAP_HOME: named tokens (tokens.json) are read from here, and the inbox keeps its browser sessions there. */
+  /** $HOOKMAP_HOME: named tokens (tokens.json) are read from here, and the inbox keeps its browser sessions here. */
   home?: string;
   /** Explicitly token-less (watch-only, loopback only). */
   noAuth?: boolean;
@@ -84,10 +84,8 @@ export async function startUp(o: UpOptions): Promise<Up> {
   app.server.prependListener('upgrade', (_req: IncomingMessage, socket: Duplex) => socket.on('error', () => socket.destroy()));
   const guard = new Guard({ bind: host, allowedHosts: o.allowedHosts, allowedOrigins: o.allowedOrigins });
   installGuard(app, guard);
-  // the inbox signs a browser in with the owner token (its cookie then stands for it, same-origin only);
-  // mounted before the relay so its onRequest hook (cookie -> bearer) precedes the relay's authentication
-  mountInbox(app, { token: ownerToken, home: o.home ?? hookmapHome(), secure: Boolean(o.tls) });
   const relay = createRelay({ app, guard, auth, prefix: '', audit: o.auditFile ? auditTo(o.auditFile, say) : undefined, log: (l) => say(redactUrl(l)) });
+  mountInbox(app, { auth, home: o.home ?? hookmapHome(), secure: Boolean(o.tls) });
   const subscribers: { agent: string; sub: StreamSubscriber }[] = [];
   const instances = new Map<string, StreamInstance[] | undefined>();
   const entries: AgentEntry[] = o.agents ?? listVendors().map((descriptor) => ({ descriptor }));
@@ -188,8 +186,8 @@ export async function startUp(o: UpOptions): Promise<Up> {
     });
   }
   say(`hookmap up: listening on ${url} (one port: relay + hooks)`);
+  say(auth.controlPossible ? `  inbox: ${url}/ (\`hookmap open\` prints a one-time sign-in link; or sign in with a token)` : `  inbox: ${url}/ (nobody can sign in: --no-auth)`);
   for (const l of exposureNotice(host, url, Boolean(o.tls))) say(`  ${l}`);
-  say(`  inbox: ${url}/ (sign in with the token in ${o.tokenFile ?? '$HOOKMAP_HOME/token'}, or \`hookmap open\` for a one-time link)`);
   say(`  relay: ${url}/events (POST, discovery, SSE) ${url}/stream (SSE) ${url.replace(/^http/, 'ws')}/socket (WebSocket)`);
   for (const d of daemons.values()) say(`  ${d.vendor}: ${surfaceLine(d, url)}  logs ${d.logDir} (epoch ${d.epoch})`);
   say(

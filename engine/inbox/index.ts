@@ -1,72 +1,84 @@
 // The web inbox on a host fastify app (`hookmap up`): its routes, its
-// browser sessions, and its cookie as one more credential the relay
-// accepts on HTTP, SSE and the WebSocket (same-origin requests only).
+// browser sessions, and its cookie as one more credential source of the
+// server's Authorizer (engine/auth), honoured on the relay's HTTP, SSE and
+// WebSocket for same-origin requests only.
 //
-//   const inbox = mountInbox(app, { token, home });   // before app.listen()
+//   const inbox = mountInbox(app, { auth, home });   // before app.listen()
 //
-// Principals today come from the relay's one token (name `default`, scopes
-// read + control); a read-only principal sees everything but the answer,
-// steer and stop controls.
+// Who signs in is whoever presents a token the Authorizer knows (the owner
+// token or a named one from `hookmap tokens add`): the cookie session
+// carries that token's principal (name and scopes), so a read-only token
+// sees everything but the answer, steer and stop controls, and the relay
+// refuses its commands the same way it refuses the token's own.
+// AEP-0003 §8.1 (bearer tokens), AEP-0004 §4.1/§4.3 (authenticated control).
 import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import { cookieCredential, registerInbox } from './routes.ts';
-import { fingerprint, InboxSessions, sameSecret, type CredentialCheck, type Principal } from './sessions.ts';
+import type { Authorizer, CredentialSource } from '../auth/authorizer.ts';
+import { makePrincipal, type Scope } from '../auth/principal.ts';
+import { cookieValue, registerInbox, sameOriginRequest } from './routes.ts';
+import { InboxSessions, type CredentialCheck } from './sessions.ts';
 
 export type { Principal } from './sessions.ts';
 
 export interface InboxOptions {
-  /** The relay's bearer token; without one the inbox cannot sign anybody in. */
-  token?: string;
+  /** The server's Authorizer: the tokens people sign in with, and where the cookie becomes a credential. */
+  auth: Authorizer;
   /** $HOOKMAP_HOME: browser sessions persist there (hashed) across restarts. */
   home?: string;
+  /** Served over https (the cookie gets `Secure`, same-origin means https://). */
   secure?: boolean;
 }
 
 export interface Inbox {
   sessions: InboxSessions;
-  /** The principal a request's inbox cookie stands for (same-origin requests only). */
-  credential(req: IncomingMessage): Principal | undefined;
 }
 
-export const DEFAULT_PRINCIPAL = 'default';
-/** The relay's WebSocket path on `hookmap up` (prefix ''). */
-const SOCKET_PATH = '/socket';
+/** The `Principal.source` of a request authenticated by its inbox cookie. */
+export const SESSION_SOURCE = 'inbox-session';
+/** The Authorizer's source for bearer tokens (engine/auth TokenSource). */
+const TOKEN_SOURCE = 'token';
 
-/** The relay's single token as the one principal with every scope. */
-export function singleTokenCredentials(token: string | undefined): CredentialCheck {
-  const fp = token ? fingerprint(token) : '';
-  const scopes = ['read', 'control'];
+/** Tokens as the Authorizer knows them: only a real token signs in (never `--no-auth`'s anonymous, never a cookie). */
+export function authorizerCredentials(auth: Authorizer): CredentialCheck {
   return {
-    byToken: (t) => (token && sameSecret(t, token) ? { name: DEFAULT_PRINCIPAL, scopes, fp } : undefined),
-    byFingerprint: (name, f) => (token && name === DEFAULT_PRINCIPAL && f === fp ? { name, scopes } : undefined),
+    byToken(token) {
+      if (!token || /\s/.test(token) || token.length > 4096) return undefined;
+      const r = auth.authenticate({ headers: { authorization: `Bearer ${token}` }, url: '/' } as IncomingMessage);
+      if (!r.ok || r.principal.source !== TOKEN_SOURCE) return undefined;
+      return { name: r.principal.name, scopes: [...r.principal.scopes], key: r.principal.credential };
+    },
+    isLive: (p) => auth.isLive(makePrincipal(p.name, p.scopes as Scope[], TOKEN_SOURCE, p.key)),
   };
 }
 
 export function mountInbox(app: FastifyInstance, o: InboxOptions): Inbox {
-  const creds = singleTokenCredentials(o.token);
+  const creds = authorizerCredentials(o.auth);
   const sessions = new InboxSessions(creds, o.home ? join(o.home, 'inbox-sessions.json') : undefined);
+  const secure = !!o.secure;
+  // a --no-auth server has no tokens, so nobody signs in; adding a source would make it look as if control were possible
+  const tokensExist = o.auth.controlPossible;
   registerInbox(app, {
     sessions,
     creds,
-    secure: o.secure,
-    disabledReason: o.token ? undefined : 'hookmap up was started without a token, so nobody can sign in: start it with HOOKMAP_TOKEN set',
+    secure,
+    disabledReason: tokensExist ? undefined : 'hookmap up was started with --no-auth, so nobody can sign in: start it without --no-auth (it makes a token in $HOOKMAP_HOME/token)',
   });
-  const credential = cookieCredential(sessions, !!o.secure);
-  if (o.token) {
-    // The relay checks one bearer token; a valid same-origin inbox session stands for it.
-    const token = o.token;
-    // Only for the relay's own routes: the inbox's routes read the cookie themselves, and a
-    // cookie must never pass for a bearer token where a token is asked for (minting a link).
-    const present = (req: IncomingMessage) => {
-      if ((req.url ?? '').startsWith('/inbox/')) return;
-      if (req.headers.authorization === undefined && credential(req)) req.headers.authorization = `Bearer ${token}`;
-    };
-    app.addHook('onRequest', async (req) => present(req.raw));
-    // before the relay's own upgrade listener; other paths (e.g. /surfaces/*) are not ours to touch
-    app.server.prependListener('upgrade', (req: IncomingMessage) => {
-      if ((req.url ?? '').split('?')[0] === SOCKET_PATH) present(req);
-    });
-  }
-  return { sessions, credential };
+  if (!tokensExist) return { sessions };
+  const source: CredentialSource = {
+    kind: SESSION_SOURCE,
+    authenticate(req) {
+      // the inbox's own routes read the cookie themselves; a cookie never mints a sign-in link
+      if ((req.url ?? '').startsWith('/inbox/')) return undefined;
+      const id = cookieValue(req);
+      if (!id || !sameOriginRequest(req, secure)) return undefined;
+      const p = sessions.resolve(id);
+      // a cookie of this inbox that no longer signs anyone in is refused, never read as anonymous
+      return p ? makePrincipal(p.name, p.scopes as Scope[], SESSION_SOURCE, p.sessionKey) : null;
+    },
+    isLive: (p) => sessions.live(p.credential),
+    onChange: (fn) => sessions.onChange(fn),
+  };
+  o.auth.use(source);
+  return { sessions };
 }

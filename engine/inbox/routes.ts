@@ -22,7 +22,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { ROOT } from '../descriptor/registry.ts';
 import { ASSET_DIR } from './build.ts';
-import type { CredentialCheck, InboxSessions, Principal } from './sessions.ts';
+import type { CredentialCheck, InboxSessions, TokenPrincipal } from './sessions.ts';
 
 export const COOKIE = 'hookmap_inbox';
 const MAX_BODY = 4096;
@@ -64,7 +64,7 @@ export interface InboxRoutesOptions {
   creds: CredentialCheck;
   /** Served over https (the cookie gets `Secure`). */
   secure?: boolean;
-  /** Why sign-in cannot work at all (e.g. no token configured), shown on the login page. */
+  /** Why sign-in cannot work at all (e.g. `--no-auth`), shown on the login page. */
   disabledReason?: string;
 }
 
@@ -88,15 +88,6 @@ export function sameOriginRequest(req: IncomingMessage, secure: boolean): boolea
   }
   // a same-origin GET (fetch, EventSource) carries no Origin; the browser still says where it came from
   return req.headers['sec-fetch-site'] === 'same-origin';
-}
-
-/** The cookie as a credential for the relay's HTTP/SSE/WebSocket: the principal, only for same-origin requests. */
-export function cookieCredential(sessions: InboxSessions, secure: boolean): (req: IncomingMessage) => Principal | undefined {
-  return (req) => {
-    const id = cookieValue(req);
-    if (!id || !sameOriginRequest(req, secure)) return undefined;
-    return sessions.resolve(id);
-  };
 }
 
 export function registerInbox(app: FastifyInstance, o: InboxRoutesOptions): void {
@@ -150,7 +141,7 @@ export function registerInbox(app: FastifyInstance, o: InboxRoutesOptions): void
       if (!guardPost(req, reply)) return reply;
       const body = (req.body ?? {}) as Record<string, unknown>;
       if (o.disabledReason) return reply.code(401).send({ error: 'unauthorized', detail: o.disabledReason });
-      let p: (Principal & { fp: string }) | undefined;
+      let p: TokenPrincipal | undefined;
       if (typeof body.token === 'string' && body.token) p = o.creds.byToken(body.token);
       else if (typeof body.code === 'string' && body.code) p = o.sessions.redeem(body.code);
       else return reply.code(400).send({ error: 'bad-request', detail: 'send { "token": "..." } or { "code": "..." }' });

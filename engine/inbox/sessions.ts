@@ -1,12 +1,12 @@
 // Browser sign-in state for the web inbox: cookie sessions and one-time
 // login codes. A session id lives only in the browser's HttpOnly cookie;
 // the server keeps its SHA-256 (in $HOOKMAP_HOME/inbox-sessions.json, 0600,
-// so a restart of `hookmap up` keeps people signed in), with the principal's
-// name and the fingerprint of the token they signed in with: when that
-// token is revoked or rotated, every session made from it stops working at
-// once. One-time codes (`hookmap open`) are held in memory, hashed, single
-// use, short-lived.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+// so a restart of `hookmap up` keeps people signed in), with the name and
+// scopes of the token's principal and that token's key (the SHA-256 the
+// token store keeps, engine/auth/tokens.ts): when that token is revoked or
+// rotated, every session made from it stops working at once. One-time codes
+// (`hookmap open`) are held in memory, hashed, single use, short-lived.
+import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -15,17 +15,24 @@ export interface Principal {
   scopes: string[];
 }
 
-/** Where principals come from: the relay's token(s). */
+/** A principal as a token proved it: `key` names that token (its digest) for later liveness checks. */
+export type TokenPrincipal = Principal & { key: string };
+
+/** Where principals come from: the server's tokens (owner and named, engine/auth). */
 export interface CredentialCheck {
-  /** The principal a presented token authenticates, with a fingerprint of that token; undefined when it does not. */
-  byToken(token: string): (Principal & { fp: string }) | undefined;
-  /** The principal a still-valid token with this fingerprint belongs to now (scopes may have changed); undefined once revoked. */
-  byFingerprint(name: string, fp: string): Principal | undefined;
+  /** The principal a presented token authenticates; undefined when it does not. */
+  byToken(token: string): TokenPrincipal | undefined;
+  /** Is the token with this key still valid for this principal? (false once revoked or rotated) */
+  isLive(p: TokenPrincipal): boolean;
 }
+
+/** A cookie session as the relay's credential source sees it: `sessionKey` is the stored SHA-256 of its id. */
+export type SessionPrincipal = Principal & { sessionKey: string };
 
 interface StoredSession {
   name: string;
-  fp: string;
+  scopes: string[];
+  key: string;
   created: number;
   expires: number;
 }
@@ -40,44 +47,69 @@ const newSecret = () => randomBytes(32).toString('base64url');
 
 export class InboxSessions {
   private sessions = new Map<string, StoredSession>();
-  private codes = new Map<string, { name: string; fp: string; expires: number }>();
+  private codes = new Map<string, { p: TokenPrincipal; expires: number }>();
+  private readonly listeners: (() => void)[] = [];
 
   constructor(private readonly creds: CredentialCheck, private readonly file?: string, private readonly now: () => number = Date.now) {
     this.load();
   }
 
   /** A new cookie session for a principal that just proved a token (or redeemed a code). */
-  create(p: Principal & { fp: string }): { id: string; maxAgeS: number } {
+  create(p: TokenPrincipal): { id: string; maxAgeS: number } {
     const id = newSecret();
     const t = this.now();
-    this.sessions.set(sha(id), { name: p.name, fp: p.fp, created: t, expires: t + SESSION_TTL_MS });
+    this.sessions.set(sha(id), { name: p.name, scopes: [...p.scopes], key: p.key, created: t, expires: t + SESSION_TTL_MS });
     this.prune();
     this.save();
     return { id, maxAgeS: Math.floor(SESSION_TTL_MS / 1000) };
   }
 
   /** The principal behind a cookie value, if the session and the token it came from are both still valid. */
-  resolve(id: string | undefined): Principal | undefined {
+  resolve(id: string | undefined): SessionPrincipal | undefined {
     if (!id || id.length > 200) return undefined;
-    const s = this.sessions.get(sha(id));
-    if (!s) return undefined;
+    const k = sha(id);
+    return this.live(k) ? this.principalOf(k) : undefined;
+  }
+
+  /** Is the session stored under this key (the SHA-256 of its id) still valid, and the token it was made from? */
+  live(sessionKey: string): boolean {
+    const s = this.sessions.get(sessionKey);
+    if (!s) return false;
     if (s.expires <= this.now()) {
-      this.sessions.delete(sha(id));
+      this.sessions.delete(sessionKey);
       this.save();
-      return undefined;
+      this.changed();
+      return false;
     }
-    return this.creds.byFingerprint(s.name, s.fp);
+    return this.creds.isLive({ name: s.name, scopes: s.scopes, key: s.key });
   }
 
   destroy(id: string | undefined): void {
     if (!id) return;
-    if (this.sessions.delete(sha(id))) this.save();
+    if (this.sessions.delete(sha(id))) {
+      this.save();
+      this.changed();
+    }
+  }
+
+  /** `fn` runs whenever a session ended (signed out, expired): open connections made with it are re-checked. */
+  onChange(fn: () => void): void {
+    this.listeners.push(fn);
+  }
+
+  private principalOf(sessionKey: string): SessionPrincipal {
+    const s = this.sessions.get(sessionKey)!;
+    return { name: s.name, scopes: [...s.scopes], sessionKey };
+  }
+
+  private changed(): void {
+    for (const fn of this.listeners) fn();
   }
 
   /** A one-time login code for `hookmap open`: single use, CODE_TTL_MS. */
-  issueCode(p: Principal & { fp: string }): { code: string; expiresInS: number } {
+  issueCode(p: TokenPrincipal): { code: string; expiresInS: number } {
     const code = newSecret();
-    this.codes.set(sha(code), { name: p.name, fp: p.fp, expires: this.now() + CODE_TTL_MS });
+    this.codes.set(sha(code), { p: { name: p.name, scopes: [...p.scopes], key: p.key }, expires: this.now() + CODE_TTL_MS });
     const t = this.now();
     for (const [k, c] of this.codes) if (c.expires <= t) this.codes.delete(k);
     while (this.codes.size > MAX_CODES) this.codes.delete(this.codes.keys().next().value as string);
@@ -85,15 +117,14 @@ export class InboxSessions {
   }
 
   /** Redeem a code once: the principal it was issued for, if it is fresh and that token still valid. */
-  redeem(code: string): (Principal & { fp: string }) | undefined {
+  redeem(code: string): TokenPrincipal | undefined {
     if (code.length > 200) return undefined;
     const k = sha(code);
     const c = this.codes.get(k);
     if (!c) return undefined;
     this.codes.delete(k); // single use, whatever happens next
     if (c.expires <= this.now()) return undefined;
-    const p = this.creds.byFingerprint(c.name, c.fp);
-    return p ? { ...p, fp: c.fp } : undefined;
+    return this.creds.isLive(c.p) ? c.p : undefined;
   }
 
   private prune(): void {
@@ -112,8 +143,9 @@ export class InboxSessions {
     }
     if (!doc || typeof doc !== 'object') return;
     for (const [k, v] of Object.entries(doc as Record<string, any>)) {
-      if (/^[0-9a-f]{64}$/.test(k) && v && typeof v.name === 'string' && typeof v.fp === 'string' && Number.isFinite(v.expires) && Number.isFinite(v.created)) {
-        this.sessions.set(k, { name: v.name, fp: v.fp, created: v.created, expires: v.expires });
+      // a row of an older format (no scopes or key) is dropped: that person signs in again
+      if (/^[0-9a-f]{64}$/.test(k) && v && typeof v.name === 'string' && typeof v.key === 'string' && Array.isArray(v.scopes) && v.scopes.every((x: unknown) => typeof x === 'string') && Number.isFinite(v.expires) && Number.isFinite(v.created)) {
+        this.sessions.set(k, { name: v.name, scopes: v.scopes, key: v.key, created: v.created, expires: v.expires });
       }
     }
     this.prune();
@@ -132,10 +164,3 @@ export class InboxSessions {
     }
   }
 }
-
-/** Constant-time string equality over digests (lengths never leak). */
-export function sameSecret(a: string, b: string): boolean {
-  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
-}
-
-export const fingerprint = (token: string) => sha(`hookmap-token:${token}`).slice(0, 32);

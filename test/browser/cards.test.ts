@@ -4,9 +4,11 @@
 // reaches the held hook as exactly the decision bytes the fixture pins:
 // allow, deny (keyboard), guidance text, an AskUserQuestion form and an MCP
 // elicitation form (each refused inline first), the countdown running out,
-// two people on one card, and a phone-sized screen.
+// two people (two named tokens) on one card, a read-only token that watches
+// but cannot answer, and a phone-sized screen.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
+import { addToken } from '../../engine/auth/tokens.ts';
 import { TIMED_OUT } from '../../web/src/model/outcome.ts';
 import { bound, decisionCase, fire, launch, signedIn, skipBrowser, stack, TOKEN, withSession, type Stack } from './harness.ts';
 
@@ -127,7 +129,10 @@ describe.skipIf(!!skipBrowser)('web inbox: cards answered in a browser reach the
   it('two people on one card: one answer is applied, both see who answered, the other is told theirs came second', async () => {
     const allow = decisionCase(AGENT, 'permission allow');
     const deny = decisionCase(AGENT, 'permission deny');
-    const other = await signedIn(browser, s);
+    // two people, each with a named token of their own (`hookmap tokens add`): the answer names who gave it
+    const alex = await signedIn(browser, s, {}, addToken(s.home, 'alex', 'control').token);
+    const other = await signedIn(browser, s, {}, addToken(s.home, 'sam', 'control').token);
+    const page = alex.page;
     try {
       const held = fire(s, AGENT, withSession(allow.input, 'two-people'));
       const a = card(page, 'two-people');
@@ -146,14 +151,39 @@ describe.skipIf(!!skipBrowser)('web inbox: cards answered in a browser reach the
       expect(pressedA || pressedB).toBe(true);
       const reply = (await held).text;
       expect([allow.reply, deny.reply]).toContain(reply);
-      const [winner, loser, loserPressed] = reply === allow.reply ? [a, b, pressedB] : [b, a, pressedA];
+      const [winner, loser, loserPressed, who] = reply === allow.reply ? [a, b, pressedB, 'alex'] : [b, a, pressedA, 'sam'];
       const applied = reply === allow.reply ? 'Allow' : 'Deny';
-      await expect.poll(() => winner.locator('[data-outcome]').textContent()).toMatch(new RegExp(`^Answered by .+: ${applied}\\. Resolved\\.$`));
-      const second = loserPressed ? ' Your answer came second and was not applied\\.' : '';
-      await expect.poll(() => loser.locator('[data-outcome]').textContent()).toMatch(new RegExp(`^Answered by .+: ${applied}\\. Resolved\\.${second}$`));
-      console.log(`[browser] two people: both pressed: ${pressedA && pressedB}`);
+      await expect.poll(() => winner.locator('[data-outcome]').textContent()).toBe(`Answered by ${who}: ${applied}. Resolved.`);
+      const second = loserPressed ? ' Your answer came second and was not applied.' : '';
+      await expect.poll(() => loser.locator('[data-outcome]').textContent()).toBe(`Answered by ${who}: ${applied}. Resolved.${second}`);
+      console.log(`[browser] two people: both pressed: ${pressedA && pressedB}; applied: ${who}'s ${applied}`);
     } finally {
       await other.context.close();
+      await alex.context.close();
+    }
+  });
+
+  it('a read-only token watches the card but cannot answer: no buttons, no keys, told why; the owner answers it', async () => {
+    const c = decisionCase(AGENT, 'permission allow');
+    const watcher = await signedIn(browser, s, {}, addToken(s.home, 'watcher', 'read').token);
+    try {
+      const p = watcher.page;
+      expect(await p.locator('header .who').textContent()).toContain('watcher (read-only)');
+      const held = fire(s, AGENT, withSession(c.input, 'read-only'));
+      const k = card(p, 'read-only');
+      await k.waitFor();
+      await expect.poll(() => k.locator('.card-prompt').textContent()).toBe('Permission requested: Bash — touch notes.txt (create the notes file)');
+      expect(await k.locator('[role="timer"]').count()).toBe(1);
+      expect(await k.locator('.note').textContent()).toBe('Signed in as watcher with read access: you can watch, not answer.');
+      expect(await k.locator('[data-option], textarea, button').count()).toBe(0);
+      for (const key of ['a', 'd', 't']) await p.locator('body').press(key);
+      expect(await Promise.race([held.then(() => 'answered'), new Promise((r) => setTimeout(() => r('still held'), 500))])).toBe('still held');
+      // the owner's page answers; the watcher sees the outcome the stream confirms
+      await card(page, 'read-only').locator('[data-option="allow"]').click();
+      expect((await held).text).toBe(c.reply);
+      await expect.poll(() => k.locator('[data-outcome]').textContent()).toBe('Answered by owner: Allow. Resolved.');
+    } finally {
+      await watcher.context.close();
     }
   });
 

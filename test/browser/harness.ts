@@ -53,8 +53,9 @@ export interface StackOptions {
 
 export async function stack(o: StackOptions = {}): Promise<Stack> {
   const tmp = tempDir('hookmap-inbox-');
-  const token = o.token === null ? undefined : (o.token ?? TOKEN);
-  const opts = { token, noAuth: token === undefined, home: tmp.dir, logDir: tmp.dir, attentionTimeoutMs: o.attentionTimeoutMs, agents: o.agents ?? [{ descriptor: 'claude-code' }] };
+  // null: an explicitly watch-only (--no-auth) server; named tokens go into `home` (addToken) like `hookmap tokens add`
+  const auth = o.token === null ? { noAuth: true } : { token: o.token ?? TOKEN };
+  const opts = { ...auth, home: tmp.dir, logDir: tmp.dir, attentionTimeoutMs: o.attentionTimeoutMs, agents: o.agents ?? [{ descriptor: 'claude-code' }] };
   let up = await startUp({ ...opts, port: 0 });
   const port = up.port;
   const s: Stack = {

@@ -1,7 +1,7 @@
 // Live: the real Claude Code (`claude -p`, default permission mode) against
 // the scripted Messages API, its hooks wired by `hookmap setup claude-code`
 // into a scratch project, answered over the relay with `hookmap answer`.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../engine/descriptor/registry.ts';
@@ -69,11 +69,12 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const GUIDANCE = 'Not marker.txt: put the note in notes.md (inbox guidance 41c9)';
     const browser = await launch();
     try {
+      // signed in as a new user is: `hookmap open` (it reads the owner token `hookmap up` made) prints a one-time link
+      const env = { ...process.env, HOOKMAP_HOME: live.s.hookmapHome, HOOKMAP_TOKEN: '', HOOKMAP_TOKEN_FILE: '' };
+      const open = await run(process.execPath, [BIN, 'open', '--no-browser', '--url', live.up.url], { env, timeoutMs: 30_000 });
+      expect(open.code, open.stderr).toBe(0);
       const page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
-      await page.goto(`${live.up.url}/`);
-      // the owner token hookmap up created in the scratch HOOKMAP_HOME, pasted as a new user would
-      await page.locator('#token').fill(readFileSync(join(live.s.hookmapHome, 'token'), 'utf8').trim());
-      await page.locator('button[type=submit]').click();
+      await page.goto(open.stdout.trim());
       await page.locator('[data-conn="live"]').waitFor();
       const taken = new Set<string>();
       let outcome = '';

@@ -1,4 +1,4 @@
-// `hookmap open [--url U] [--token T] [--no-browser]`: the web inbox of a
+// `hookmap open [--url U] [--token-file F] [--no-browser]`: the web inbox of a
 // running `hookmap up`, signed in. Asks the server for a one-time login code
 // (POST /inbox/api/link with the token in the Authorization header), prints
 // `<url>/#login=<code>` and, where a desktop browser can be started, opens
@@ -9,16 +9,20 @@
 import { spawn } from 'node:child_process';
 import { ArgError, parseArgs } from '../args.ts';
 import { authHeaders } from '../../relay/client.ts';
-import { ENDPOINT_FLAGS, endpoint } from './command-common.ts';
+import { TokenFileError } from '../../auth/tokens.ts';
+import { missingTokenHint } from '../../auth/discover.ts';
+import { ENDPOINT_FLAGS, endpoint, type Endpoint } from './command-common.ts';
 
 const SPEC = { ...ENDPOINT_FLAGS, 'no-browser': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
-const HELP = `hookmap open [--url U] [--token T] [--no-browser]
+const HELP = `hookmap open [--url U] [--token-file F] [--no-browser]
   Prints a one-time sign-in link to the web inbox of a running \`hookmap up\`
   (single use, valid 2 minutes) and opens it in a browser where one can be started.
-  --url U        where hookmap up listens (default $HOOKMAP_URL or http://127.0.0.1:8787)
-  --token T      the relay token (default $HOOKMAP_TOKEN)
-  --no-browser   only print the link
+  The link signs in as the token it was made with (a read-only token: no answer buttons).
+  --url U          where hookmap up listens (default $HOOKMAP_URL or http://127.0.0.1:8787)
+  --token-file F   the token to sign in with (default: $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN,
+                   then $HOOKMAP_HOME/token, the owner token \`hookmap up\` made)
+  --no-browser     only print the link
 `;
 
 export async function run(argv: string[]): Promise<number> {
@@ -36,10 +40,19 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  const ep = endpoint(flags);
+  let ep: Endpoint;
+  try {
+    ep = endpoint(flags, 'hookmap open');
+  } catch (e) {
+    if (e instanceof TokenFileError) {
+      process.stderr.write(`hookmap open: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
   const base = ep.url.replace(/\/+$/, '');
   if (!ep.token) {
-    process.stderr.write(`hookmap open: no token (set HOOKMAP_TOKEN or pass --token): the inbox signs in with the relay's token\nthe inbox itself is at ${base}/\n`);
+    process.stderr.write(`hookmap open: ${missingTokenHint(ep.url, process.env)}\nthe inbox itself is at ${base}/ (it signs in with one of the server's tokens)\n`);
     return 2;
   }
   let res: Response;
@@ -51,7 +64,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const body = (await res.json().catch(() => ({}))) as { code?: string; path?: string; expires_in?: number; detail?: string };
   if (res.status === 401) {
-    process.stderr.write(`hookmap open: ${base} refused the token (${body.detail ?? 'unauthorized'})\n`);
+    process.stderr.write(`hookmap open: ${base} refused the token (${body.detail ?? 'unauthorized'})\n  ${missingTokenHint(ep.url, process.env)}\n`);
     return 2;
   }
   if (!res.ok || typeof body.path !== 'string') {

@@ -25,6 +25,6 @@ export function useApp(): AppCtx {
 export function useCanControl(): { can: boolean; why?: string } {
   const { me, conn } = useApp();
   if (!me.scopes.includes('control')) return { can: false, why: `Signed in as ${me.name} with read access: you can watch, not answer.` };
-  if (conn.routing.value === false) return { can: false, why: 'The relay is watch-only (started without a token): answers would be refused.' };
+  if (conn.routing.value === false) return { can: false, why: 'The relay is watch-only (started with --no-auth): answers would be refused.' };
   return { can: true };
 }
