@@ -1,7 +1,7 @@
 // Live: the real Claude Code (`claude -p`, default permission mode) against
 // the scripted Messages API, its hooks wired by `hookmap setup claude-code`
 // into a scratch project, answered over the relay with `hookmap answer`.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../engine/descriptor/registry.ts';
