@@ -5,6 +5,8 @@
 //   - every quantifier inside a pattern is bounded; a secret longer than
 //     the bound is extended in code over its tail character class, and the
 //     scan resumes after it, so no character is scanned twice by one rule.
+// Also the shared pieces of hand-written finders: character-class tests and
+// bounded single-character searches.
 import type { Continuation, Match, Rule, RuleExample, Stage } from './types.ts';
 import { SECRET } from './types.ts';
 
@@ -101,3 +103,23 @@ export function fake(n: number, alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij
 }
 export const HEXL = '0123456789abcdef';
 export const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-';
+/** Token characters as a regex class body (patterns, tails, boundaries). */
+export const A = 'A-Za-z0-9';
+/** Example alphabets (fake() fillers). */
+export const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+export const UPPER_NUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/** The first `ch` in text[from, to), or -1 (bounded: never scans past `to`). */
+export function indexIn(text: string, ch: string, from: number, to: number): number {
+  const code = ch.charCodeAt(0);
+  const stop = Math.min(to, text.length);
+  for (let k = from; k < stop; k++) if (text.charCodeAt(k) === code) return k;
+  return -1;
+}
+
+/** The last `ch` in text[from, to), or -1. */
+export function lastIn(text: string, ch: string, from: number, to: number): number {
+  const code = ch.charCodeAt(0);
+  for (let k = Math.min(to, text.length) - 1; k >= from; k--) if (text.charCodeAt(k) === code) return k;
+  return -1;
+}
