@@ -62,11 +62,12 @@ export async function startServe(o: ServeOptions): Promise<Served> {
   const daemons = new Map([[daemon.vendor, daemon]]);
   const app = Fastify({ ...serverOptions(), frameworkErrors: hookFrameworkErrors(daemons, say) });
   applyServerLimits(app.server);
-  installGuard(app, new Guard({ bind: host, allowedHosts: o.allowedHosts, allowedOrigins: o.allowedOrigins }));
+  const guard = new Guard({ bind: host, allowedHosts: o.allowedHosts, allowedOrigins: o.allowedOrigins });
+  installGuard(app, guard);
   installHookGuard(app, { daemons, auth, say });
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
   registerToolRoutes(app, { daemons, say, authorize: auth ? (req) => { const r = auth.authenticate(req.raw); return r.ok && can(r.principal, 'emit'); } : undefined });
-  const tee = attachTeeEndpoint(app.server, { daemons, say });
+  const tee = attachTeeEndpoint(app.server, { daemons, say, guard });
   app.get('/healthz', async () => ({ ok: true, relay: daemon.relayReady }));
   try {
     await app.listen({ host, port: o.port ?? DEFAULT_SERVE_PORT });

@@ -119,7 +119,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     const r = auth.authenticate(req.raw);
     return r.ok && can(r.principal, 'emit');
   } });
-  const tee = attachTeeEndpoint(app.server, { daemons, say });
+  const tee = attachTeeEndpoint(app.server, { daemons, say, guard });
   // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
   const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), [...[...daemons.values()].map((d) => d.logDir), ...(operator ? [operator.logDir] : [])], relay.core.limits);
   if (restored.events) say(`relay: replay buffer refilled from the session logs: ${restored.events} events in ${restored.sessions} sessions (${(restored.bytes / 2 ** 20).toFixed(1)} MiB, ${restored.ms} ms)${restored.skipped ? `, ${restored.skipped} unreadable lines skipped` : ''}`);

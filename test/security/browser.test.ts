@@ -71,6 +71,14 @@ describe('every endpoint refuses a foreign Host and a cross-site Origin, with an
     expect(await upgradeStatus(s.up.url, {})).toBe(401);
   });
 
+  it('the tee upgrade (/surfaces/<agent>/tee): a foreign Host is refused 421 by the same guard', async () => {
+    const port = new URL(s.up.url).port;
+    const tee = '/surfaces/acp/tee';
+    expect(await upgradeStatus(s.up.url, { host: `rebind.evil.example:${port}` }, undefined, tee)).toBe(421);
+    expect(await upgradeStatus(s.up.url, {}, EVIL, tee)).toBe(403);
+    expect(s.lines.some((l) => l.includes('tee upgrade for acp refused by the Host/Origin guard'))).toBe(true);
+  });
+
   it('nothing a refused request carried reached the log or the relay', async () => {
     expect(logged()).toEqual([]);
     const r = await raw(s.up.url, { path: '/events?from=all&live=0', headers: { accept: 'text/event-stream', authorization: `Bearer ${s.token}` } });

@@ -66,9 +66,9 @@ export function raw(url: string, o: { method?: string; path: string; headers?: R
 }
 
 /** Try a WebSocket upgrade; resolves with the HTTP status of a refusal, or 101 when it opened. */
-export function upgradeStatus(url: string, headers: Record<string, string>, origin?: string): Promise<number> {
+export function upgradeStatus(url: string, headers: Record<string, string>, origin?: string, path = '/socket'): Promise<number> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/socket`, { headers, origin });
+    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}${path}`, { headers, origin });
     ws.on('unexpected-response', (_req, res) => {
       resolve(res.statusCode ?? 0);
       ws.terminate();
