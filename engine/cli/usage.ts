@@ -1,9 +1,9 @@
 export interface CommandEntry { name: string; module: string; synopsis: string; summary: string }
 
 export const COMMANDS: CommandEntry[] = [
-  { name: 'up', module: 'up', synopsis: 'up [--port N] [--host H] [--config F] [--policy F] [--bridge kind=URL] [--no-auth]', summary: 'relay + every enabled daemon, one process' },
-  { name: 'serve', module: 'serve', synopsis: 'serve <agent|file.yaml> [--port N]', summary: 'one daemon from one descriptor' },
-  { name: 'relay', module: 'relay', synopsis: 'relay [--port N] [--host H] [--no-auth] [--buffer N]', summary: 'the AEP relay alone' },
+  { name: 'up', module: 'up', synopsis: 'up [--port N] [--host H] [--config F] [--policy F] [--bridge kind=URL] [--no-auth] [--backplane nats://H:P]', summary: 'relay + every enabled daemon, one process' },
+  { name: 'serve', module: 'serve', synopsis: 'serve <agent|file.yaml> [--port N] [--relay URL[,URL...]]', summary: 'one daemon from one descriptor' },
+  { name: 'relay', module: 'relay', synopsis: 'relay [--port N] [--host H] [--no-auth] [--buffer N] [--backplane nats://H:P]', summary: 'the AEP relay alone, or one of a fleet on NATS JetStream' },
   { name: 'hook', module: 'hook', synopsis: 'hook <agent> [hook]', summary: 'the portable shim: stdin -> daemon -> stdout' },
   { name: 'tee', module: 'tee', synopsis: 'tee <agent> [--url U] -- <agent command...>', summary: "an editor's agent command: the agent's stdio passed through, framed into moments" },
   { name: 'map', module: 'map', synopsis: 'map <agent> [--capture L]', summary: 'pure mapping: NDJSON steps in, NDJSON results out' },

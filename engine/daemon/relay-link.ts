@@ -23,9 +23,13 @@
 // text as a string), `onDropped` is told (the daemon logs an
 // x.hookmap.event.dropped notice naming the id and size), and the link
 // moves on past it.
+//
+// Failover: `url` may list several relays (engine/daemon/relay-urls.ts);
+// the re-send from the confirmed offsets is as after any reconnect.
 import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
+import { RelayUrls, socketUrlOf } from './relay-urls.ts';
 import { AEP_VERSION } from '../aep/schemas.ts';
 import type { AepEvent } from '../map/envelope.ts';
 import { ROUTED_FRAME } from '../relay/socket.ts';
@@ -44,7 +48,7 @@ export interface EventLink {
 }
 
 export interface RelayLinkOptions {
-  /** Relay base URL (http[s]:// or ws[s]://), e.g. http://127.0.0.1:8787 */
+  /** Relay base URL (http[s]:// or ws[s]://), e.g. http://127.0.0.1:8787; several, comma-separated, fail over in turn. */
   url: string;
   token?: string;
   identity: { agent: string; instance: string };
@@ -88,14 +92,6 @@ const PING_DELAY_MS = 25;
 const PERSIST_DELAY_MS = 100;
 const MAX_CURSORS = 5_000;
 
-export function socketUrlOf(base: string): string {
-  const u = new URL(base);
-  if (u.protocol === 'http:') u.protocol = 'ws:';
-  else if (u.protocol === 'https:') u.protocol = 'wss:';
-  if (!u.pathname.endsWith('/socket')) u.pathname = `${u.pathname.replace(/\/+$/, '')}/socket`;
-  return u.toString();
-}
-
 export class RelayLink implements EventLink {
   private ws?: WebSocket;
   private state: State = 'down';
@@ -119,8 +115,11 @@ export class RelayLink implements EventLink {
   /** The largest line sent on the current connection (a 1009 close blames it). */
   private largestSent = 0;
   private largestChars = 0;
+  /** The relays it dials, in turn after a failure. */
+  readonly relays: RelayUrls;
 
   constructor(private readonly o: RelayLinkOptions) {
+    this.relays = new RelayUrls(o.url);
     this.loadCursors();
   }
 
@@ -178,7 +177,7 @@ export class RelayLink implements EventLink {
     if (this.state === 'closed') return;
     this.state = 'connecting';
     const headers: Record<string, string> = this.o.token ? { authorization: `Bearer ${this.o.token}` } : {};
-    const ws = new WebSocket(socketUrlOf(this.o.url), { headers, perMessageDeflate: false, ...(this.o.tls ?? {}) });
+    const ws = new WebSocket(socketUrlOf(this.relays.current), { headers, perMessageDeflate: false, ...(this.o.tls ?? {}) });
     this.routed = undefined;
     this.largestSent = 0;
     this.largestChars = 0;
@@ -229,7 +228,7 @@ export class RelayLink implements EventLink {
         this.attempt = 0;
         const adv = Number(msg.capabilities?.limits?.frame_bytes);
         this.frameLimit = Math.min(Number.isSafeInteger(adv) && adv > 0 ? adv : Number.POSITIVE_INFINITY, this.learnedLimit);
-        this.say(`relay link up: ${socketUrlOf(this.o.url).replace(/\?.*$/, '')} (hello as ${this.o.identity.agent}${this.o.token ? ', control on' : ', no token: watch-only'})`);
+        this.say(`relay link up: ${socketUrlOf(this.relays.current).replace(/\?.*$/, '')} (hello as ${this.o.identity.agent}${this.o.token ? ', control on' : ', no token: watch-only'})`);
         this.state = 'replaying';
         void this.pump();
         return;
@@ -247,12 +246,11 @@ export class RelayLink implements EventLink {
     this.pingTimer = undefined;
     for (const f of this.confirmed.keys()) if (this.o.log.size(f) > this.confirmed.get(f)!) this.dirty.add(f);
     if (this.state === 'closed') return;
-    if (why !== this.lastDownReason || this.attempt === 0) this.say(`relay link down (${why}); retrying`);
+    const from = this.relays.current;
+    const delay = this.relays.failover(this.attempt, this.o.backoffMs ?? { initial: 200, max: 5_000 });
+    if (why !== this.lastDownReason || this.attempt === 0) this.say(`relay link down (${this.relays.many ? `${from}: ` : ''}${why}); ${this.relays.many ? `failing over to ${this.relays.current}` : 'retrying'}`);
     this.lastDownReason = why;
     this.state = 'down';
-    const { initial, max } = this.o.backoffMs ?? { initial: 200, max: 5_000 };
-    const base = Math.min(max, initial * 2 ** Math.min(this.attempt, 16));
-    const delay = Math.round(base * (0.8 + Math.random() * 0.4));
     this.attempt++;
     this.retryTimer = setTimeout(() => this.connect(), delay);
   }

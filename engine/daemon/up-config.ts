@@ -25,6 +25,9 @@
 //     - { kind: otlp, endpoint: http://collector:4318 }
 //     - { kind: cloudevents, endpoint: http://broker/events, mode: binary, capture: metadata }
 //
+//   backplane: nats://nats.internal:4222   # share one stream with other relays (engine/relay/backplane/index.ts), or:
+//   backplane: { url: nats://nats.internal:4222, stream: HOOKMAP, prefix: hookmap, max_age: 7d, max_bytes: 1GiB, optional: false }
+//
 // `agents` may also be a list of agent ids / descriptor paths.
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -33,6 +36,7 @@ import { parse } from 'yaml';
 import { DURABILITY, type Durability } from './session-log.ts';
 import { BridgeConfigError, bridgeConfig, type BridgeConfig } from '../bridge/config.ts';
 import type { StreamInstance } from '../surface/stream-subscriber.ts';
+import { backplaneFromDoc, type BackplaneConfig } from '../relay/backplane/config.ts';
 
 export interface AgentEntry {
   /** Agent id or descriptor path, as loadVendor() takes it. */
@@ -55,6 +59,8 @@ export interface UpConfig {
   /** undefined: every descriptor in vendors/. */
   agents?: AgentEntry[];
   bridges?: BridgeConfig[];
+  /** Share the relay's stream with other relays through NATS JetStream. */
+  backplane?: BackplaneConfig;
 }
 
 export class ConfigError extends Error {}
@@ -111,7 +117,7 @@ export function loadUpConfig(file: string, env: NodeJS.ProcessEnv = process.env)
     throw new ConfigError(`${file}: ${(e as Error).message}`);
   }
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`${file}: the config is a mapping`);
-  const known = new Set(['port', 'host', 'attention_timeout_ms', 'max_body', 'log_dir', 'durability', 'fsync', 'policy', 'agents', 'bridges']);
+  const known = new Set(['port', 'host', 'attention_timeout_ms', 'max_body', 'log_dir', 'durability', 'fsync', 'policy', 'agents', 'bridges', 'backplane']);
   for (const k of Object.keys(doc)) if (!known.has(k)) throw new ConfigError(`${file}: unknown key '${k}' (known: ${[...known].join(', ')})`);
   const base = dirname(resolve(file));
   const out: UpConfig = {
@@ -160,6 +166,13 @@ export function loadUpConfig(file: string, env: NodeJS.ProcessEnv = process.env)
         throw e;
       }
     });
+  }
+  if (doc.backplane !== undefined) {
+    try {
+      out.backplane = backplaneFromDoc(doc.backplane, 'backplane');
+    } catch (e) {
+      throw new ConfigError(`${file}: ${(e as Error).message}`);
+    }
   }
   return out;
 }

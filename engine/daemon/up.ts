@@ -18,7 +18,7 @@ import { loadVendor, listVendors } from '../descriptor/registry.ts';
 import { bridgeStatePath } from '../bridge/config.ts';
 import type { BridgeHandle } from '../bridge/run.ts';
 import { mountInbox } from '../inbox/index.ts';
-import { createRelay, redactUrl, type AuditRecord } from '../relay/index.ts';
+import { createRelay, openBackplane, redactUrl, resolveLimits, type AuditRecord } from '../relay/index.ts';
 import { Daemon } from './daemon.ts';
 import { installHookGuard } from './hook-guard.ts';
 import { hookFrameworkErrors, registerHookRoutes } from './http.ts';
@@ -84,7 +84,10 @@ export async function startUp(o: UpOptions): Promise<Up> {
   app.server.prependListener('upgrade', (_req: IncomingMessage, socket: Duplex) => socket.on('error', () => socket.destroy()));
   const guard = new Guard({ bind: host, allowedHosts: o.allowedHosts, allowedOrigins: o.allowedOrigins });
   installGuard(app, guard);
-  const relay = createRelay({ app, guard, auth, prefix: '', audit: o.auditFile ? auditTo(o.auditFile, say) : undefined, log: (l) => say(redactUrl(l)) });
+  // with a backplane the relay's store is the shared JetStream stream (opened, and caught up, before anything listens),
+  // its messages signed with a key derived from the owner token
+  const store = o.backplane ? await openBackplane({ ...o.backplane, token: ownerToken }, resolveLimits({}), say).catch((e) => { auth.close(); throw e; }) : undefined;
+  const relay = createRelay({ app, guard, auth, prefix: '', audit: o.auditFile ? auditTo(o.auditFile, say) : undefined, log: (l) => say(redactUrl(l)), store });
   mountInbox(app, { auth, home: o.home ?? hookmapHome(), secure: Boolean(o.tls) });
   const subscribers: { agent: string; sub: StreamSubscriber }[] = [];
   const instances = new Map<string, StreamInstance[] | undefined>();
@@ -146,6 +149,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     auth.close();
     policy?.close();
     await operator?.close();
+    await store?.close();
     throw e;
   }
   const addr = app.server.address() as AddressInfo;

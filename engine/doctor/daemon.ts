@@ -2,10 +2,14 @@
 // bound (loopback: anything slower is already a problem). `hookmap up`
 // answers a caller without a token only `{ok: true}`; the relay state needs
 // the token (found like every client finds it, engine/auth/discover.ts).
+// With the token the answer also carries the fleet backplane's health
+// (stream, lag, consumers: engine/relay/backplane/), which
+// backplaneFindings reads.
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { Finding } from './types.ts';
 
-export interface Health { url: string; reachable: boolean; ok?: boolean; relay?: boolean; /** false: a bare `ok` (no token, or a token without read). */ detailed?: boolean; error?: string }
+export interface Health { url: string; reachable: boolean; ok?: boolean; relay?: boolean; /** false: a bare `ok` (no token, or a token without read). */ detailed?: boolean; error?: string; backplane?: Record<string, any> }
 
 export function checkHealth(base: string, timeoutMs = 1500, token?: string): Promise<Health> {
   const url = `${base}/healthz`;
@@ -18,7 +22,8 @@ export function checkHealth(base: string, timeoutMs = 1500, token?: string): Pro
       res.on('end', () => {
         try {
           const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          resolve({ url, reachable: true, ok: res.statusCode === 200 && body?.ok === true, relay: body?.relay === true, detailed: body && 'relay' in body });
+          const bp = body?.backplane && typeof body.backplane === 'object' ? body.backplane : undefined;
+          resolve({ url, reachable: true, ok: res.statusCode === 200 && body?.ok === true, relay: body?.relay === true, detailed: body && 'relay' in body, ...(bp ? { backplane: bp } : {}) });
         } catch {
           resolve({ url, reachable: true, ok: false, error: `HTTP ${res.statusCode}, not a healthz body` });
         }
@@ -29,4 +34,28 @@ export function checkHealth(base: string, timeoutMs = 1500, token?: string): Pro
     req.on('error', (e: NodeJS.ErrnoException) => resolve({ url, reachable: false, error: e.code ?? e.message }));
     req.end();
   });
+}
+
+/** Lag past this many stream messages is worth a look (a relay falling behind its fleet). */
+export const LAG_WARN = 1000;
+
+/** What the relay's backplane report says, as findings. */
+export function backplaneFindings(bp: Record<string, any>): Finding[] {
+  const subject = String(bp.url ?? 'backplane');
+  const out: Finding[] = [];
+  if (!bp.connected) {
+    out.push({ area: 'backplane', subject, status: 'problem', message: `not connected to ${subject}${bp.error ? ` (${bp.error})` : ''}: events wait in the relay (emitters keep them in their logs) and other relays do not see them`, fix: 'check that nats-server -js runs and is reachable from this machine' });
+    return out;
+  }
+  const mib = (Number(bp.bytes) / 2 ** 20).toFixed(1);
+  out.push({ area: 'backplane', subject, status: 'ok', message: `stream ${bp.stream}: ${bp.messages} events (${mib} MiB, seq ${bp.first_seq}..${bp.last_seq}), retention ${Math.round(bp.max_age_ms / 3600_000)} h / ${(bp.max_bytes / 2 ** 30).toFixed(1)} GiB` });
+  out.push({ area: 'backplane', subject, status: 'ok', message: `${bp.consumers} consumer${bp.consumers === 1 ? '' : 's'} on the stream, ${Array.isArray(bp.relays) ? bp.relays.length : 1} relay${Array.isArray(bp.relays) && bp.relays.length === 1 ? '' : 's'} in the roster (this one: ${bp.relay})` });
+  out.push(
+    bp.lag > LAG_WARN
+      ? { area: 'backplane', subject, status: 'warn', message: `this relay is ${bp.lag} events behind the stream (consumed ${bp.consumed_seq} of ${bp.last_seq})`, fix: 'a relay that stays behind is CPU-bound or far from NATS: see docs/fleet.md' }
+      : { area: 'backplane', subject, status: 'ok', message: `lag ${bp.lag} (consumed ${bp.consumed_seq} of ${bp.last_seq})` },
+  );
+  if (bp.forged > 0) out.push({ area: 'backplane', subject, status: 'warn', message: `${bp.forged} messages on the backplane were dropped: not signed with this relay's token (another fleet on the same subjects, a relay with a different token, or someone publishing on NATS)`, fix: 'give every relay of the fleet the same token, and give each fleet its own --backplane-prefix' });
+  if (bp.publish_failures > 0) out.push({ area: 'backplane', subject, status: 'info', message: `${bp.publish_failures} publish attempts failed and were retried in order${bp.error ? ` (last: ${bp.error})` : ''}` });
+  return out;
 }

@@ -7,7 +7,7 @@ import type { Descriptor } from '../descriptor/types.ts';
 import { FORMATS } from '../setup/formats/index.ts';
 import { setupSpec } from '../setup/spec.ts';
 import { hookmapHome } from '../shim/plan.mjs';
-import { checkHealth } from './daemon.ts';
+import { backplaneFindings, checkHealth } from './daemon.ts';
 import { checkLogs } from './logs.ts';
 import type { Finding } from './types.ts';
 import { inspectAgent, type AgentWiring } from './wiring.ts';
@@ -77,6 +77,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
         ? { area: 'daemon', subject: o.url, status: 'ok', message: 'relay connected' }
         : { area: 'daemon', subject: o.url, status: 'warn', message: 'relay not connected: events are logged but nobody sees them live, and held hooks cannot be answered remotely' },
     );
+    if (h.backplane) findings.push(...backplaneFindings(h.backplane));
   }
   findings.push(...checkLogs(join(hookmapHome(o.env), 'logs')));
   const problems = findings.filter((f) => f.status === 'problem').length;

@@ -1,7 +1,10 @@
 // The relay without any transport: ingest (validate, admit, fan out),
 // subscriptions with replay, emitter connections and their session claims,
 // and control routing. HTTP, SSE, WebSocket and in-process callers all go
-// through here, so every binding applies the same rules.
+// through here, so every binding applies the same rules. With a fleet
+// backplane (engine/relay/backplane/) the other relays' claims count as
+// local ones: one logical endpoint for the roster and for routing.
+import { auditRecord, type AuditRecord, type RefusalCode } from './audit.ts';
 import { watcherCopy } from './command-copy.ts';
 import { formatAjvErrors, validateEnvelope } from '../aep/schemas.ts';
 import { can, type Principal } from '../auth/principal.ts';
@@ -24,15 +27,8 @@ export interface ConnInfo {
    * trustworthy source for "who answered" (a command's `agent` is asserted, §8).
    */
   deliverCommand(raw: string, ev: AepEvent, sender: Principal): void;
-}
-
-/** One command the relay routed or refused: who sent what, to whom, with what result. */
-export interface AuditRecord {
-  time: string;
-  principal: string;
-  command: { id: string; type: string; session?: string; subject?: string; run?: string; source: string; agent: string };
-  outcome: 'routed' | RefusalCode;
-  detail?: string;
+  /** A refusal learned after ingest returned (a command forwarded to another relay of the fleet). */
+  refused?(code: string, detail: string, ev: AepEvent): void;
 }
 
 export class Conn {
@@ -41,11 +37,8 @@ export class Conn {
 }
 
 export type IngestOutcome =
-  | { ok: true; admitted: boolean; routed?: boolean }
+  | { ok: true; admitted: boolean; routed?: boolean; /** forwarded to this relay of the fleet */ via?: string }
   | { ok: false; code: string; detail: string };
-
-/** Command-path refusal codes (AEP-0004 §4.2). */
-export type RefusalCode = 'unauthorized' | 'unsupported' | 'ambiguous' | 'no-route';
 
 const ACK_TYPES = new Set(['control.accepted', 'control.rejected']);
 const VENDOR_COMMAND = /^x\.[a-z0-9_-]+\.control\./;
@@ -65,7 +58,7 @@ export class RelayCore {
   readonly store: RelayStore;
   readonly subs = new Set<Subscription>();
   readonly conns = new Set<Conn>();
-  private claimsBySession = new Map<string, Set<Conn>>();
+  readonly claimsBySession = new Map<string, Set<Conn>>();
   private nextConnId = 1;
   readonly counters: RelayCounters = { received: 0, admitted: 0, duplicates: 0, invalid: 0, routed: 0, refused: 0, droppedConsumers: 0, droppedEvents: 0 };
 
@@ -77,6 +70,7 @@ export class RelayCore {
     this.store.onPublish((held) => {
       for (const sub of this.subs) sub.offer(held);
     });
+    this.store.fleet?.attach(this);
   }
 
   /** Parse + validate one event's wire text (or an object) into a Held, or say why not. */
@@ -133,7 +127,7 @@ export class RelayCore {
     return { ok: true, admitted };
   }
 
-  private refuse(code: RefusalCode, detail: string): IngestOutcome {
+  refuse(code: RefusalCode, detail: string): IngestOutcome {
     this.counters.refused++;
     return { ok: false, code, detail };
   }
@@ -141,22 +135,17 @@ export class RelayCore {
   /** AEP-0004 §4: at most one target, only from an authenticated duplex connection with the control scope. */
   private route(held: Held, origin: Conn | null): IngestOutcome {
     const r = this.routeOnce(held, origin);
-    if (this.audit) {
-      const ev = held.ev;
-      const rec: AuditRecord = {
-        time: new Date().toISOString(),
-        principal: origin?.info.principal.name ?? '(http)',
-        command: { id: ev.id, type: ev.type, session: ev.session, subject: ev.subject, run: ev.run, source: ev.source, agent: ev.agent },
-        outcome: r.ok ? 'routed' : (r.code as RefusalCode),
-      };
-      if (!r.ok) rec.detail = r.detail;
-      try {
-        this.audit(rec);
-      } catch {
-        // the audit sink failing must not change what happened to the command
-      }
-    }
+    this.record(held.ev, origin?.info.principal.name ?? '(http)', r, r.ok ? r.via : undefined);
     return r;
+  }
+
+  /** One audit line (audit.ts); the sink failing must not change what happened to the command. */
+  record(ev: AepEvent, principal: string, r: IngestOutcome, relay?: string): void {
+    try {
+      this.audit?.(auditRecord(ev, principal, r, relay));
+    } catch {
+      /* see above */
+    }
   }
 
   private routeOnce(held: Held, origin: Conn | null): IngestOutcome {
@@ -166,9 +155,17 @@ export class RelayCore {
     const who = origin.info.principal;
     if (!can(who, 'control')) return this.refuse('unauthorized', `'${who.name}' may not send commands (its scopes: ${who.scopes.join(', ')}; a control token is needed)`);
     const claimants = this.claimsBySession.get(ev.session!);
-    if (!claimants || claimants.size === 0) return this.refuse('no-route', `no live connection claims session '${ev.session}'`);
-    if (claimants.size > 1) return this.refuse('ambiguous', `${claimants.size} live connections claim session '${ev.session}'`);
-    const [target] = claimants;
+    const remote = this.store.fleet?.remoteEntries().filter((r) => r.entry.session === ev.session) ?? [];
+    const n = (claimants?.size ?? 0) + remote.length;
+    if (n === 0) return this.refuse('no-route', `no live connection claims session '${ev.session}'`);
+    if (n > 1) return this.refuse('ambiguous', `${n} live connections claim session '${ev.session}'`);
+    if (remote.length) return this.store.fleet!.forward(held, origin, who, remote[0]);
+    return this.deliver(held, [...claimants!][0], who);
+  }
+
+  /** Hand a command to its one local target (checked: it declares the type), and watchers a redacted copy. */
+  deliver(held: Held, target: Conn, who: Principal): IngestOutcome {
+    const ev = held.ev;
     const accepts = target.info.capabilities?.control?.accepts;
     if (!Array.isArray(accepts) || !accepts.includes(ev.type)) return this.refuse('unsupported', `target does not declare '${ev.type}' in control.accepts`);
     this.counters.routed++;
@@ -195,6 +192,7 @@ export class RelayCore {
     let set = this.claimsBySession.get(session);
     if (!set) this.claimsBySession.set(session, (set = new Set()));
     set.add(conn);
+    this.store.fleet?.claimsChanged(session, true);
   }
 
   release(conn: Conn, session: string): void {
@@ -203,10 +201,11 @@ export class RelayCore {
     if (!set) return;
     set.delete(conn);
     if (set.size === 0) this.claimsBySession.delete(session);
+    this.store.fleet?.claimsChanged(session, set.size > 0);
   }
 
-  /** AEP-0003 §4.1: one entry per live (connection, claimed session), declarations verbatim. */
-  roster(): Record<string, unknown>[] {
+  /** AEP-0003 §4.1: one entry per live (connection, claimed session), declarations verbatim; the fleet's too unless `local`. */
+  roster(local = false): Record<string, unknown>[] {
     const entries: Record<string, unknown>[] = [];
     for (const conn of this.conns) {
       for (const session of conn.claims) {
@@ -218,6 +217,7 @@ export class RelayCore {
         entries.push(e);
       }
     }
+    if (!local) for (const r of this.store.fleet?.remoteEntries() ?? []) entries.push(r.entry);
     return entries;
   }
 

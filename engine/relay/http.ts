@@ -112,6 +112,14 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
           const r = core.ingest(h, null);
           if (r.ok && r.admitted) admitted++;
         }
+        // a networked store (the backplane): answer once the batch is durable there
+        if (core.store.barrier) {
+          try {
+            await core.store.barrier();
+          } catch (e) {
+            return reply.code(503).send({ error: 'backplane-unavailable', detail: `events were not stored on the backplane: ${(e as Error).message}; send the batch again (duplicates are dropped)` });
+          }
+        }
         return reply.code(202).send({ accepted: held.length, admitted, duplicates: held.filter((h) => h.ev.seq !== undefined).length - admitted });
       });
 
@@ -141,6 +149,7 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
           claims: core.roster().length,
           uptime_s: Math.floor((Date.now() - ctx.startedAt) / 1000),
           counters: core.counters,
+          ...(core.store.health ? { backplane: await core.store.health() } : {}),
         });
       });
     },

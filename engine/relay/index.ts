@@ -54,10 +54,12 @@ import { attachSockets } from './socket.ts';
 import type { AepEvent, Position, RelayStore } from './store.ts';
 
 export { redactUrl } from './auth.ts';
-export { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_LIMITS, type RelayOptions, type RelayLimits } from './options.ts';
+export { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_LIMITS, resolveLimits, type RelayOptions, type RelayLimits } from './options.ts';
 export type { AepEvent, RelayStore, Held, Position, StoredEvent, StoreStats } from './store.ts';
 export { MemoryStore } from './store.ts';
-export type { IngestOutcome, AuditRecord } from './core.ts';
+export { openBackplane, NatsStore, BackplaneError } from './backplane/index.ts';
+export type { IngestOutcome } from './core.ts';
+export type { AuditRecord } from './audit.ts';
 export { ROUTED_FRAME } from './socket.ts';
 
 export interface CreateRelayOptions extends RelayOptions {
@@ -182,6 +184,9 @@ export function createRelay(opts: CreateRelayOptions = {}): Relay {
   app.addHook('preClose', async () => {
     if (!owned) await (closed ??= drain());
   });
+  app.addHook('onClose', async () => {
+    if (!owned) await core.store.close?.();
+  });
 
   function connect(o: InProcessOptions): InProcessConnection {
     const conn = core.openConn({
@@ -190,6 +195,7 @@ export function createRelay(opts: CreateRelayOptions = {}): Relay {
       capabilities: o.capabilities ?? {},
       // in-process code is trusted exactly as far as the relay's posture allows
       principal: o.principal ?? (core.controlEnabled ? IN_PROCESS : ANONYMOUS),
+      refused: (code, detail, ev) => log(`relay: command ${ev.id} refused by the relay holding its session: ${code}: ${detail}`),
       deliverCommand: (raw, ev, sender) => {
         if (!o.onCommand) return;
         queueMicrotask(() => {
@@ -248,6 +254,7 @@ export function createRelay(opts: CreateRelayOptions = {}): Relay {
         // an Authorizer passed in belongs to the caller; one built here is ours to close
         if (!opts.auth) auth.close();
       }
+      await core.store.close?.();
     },
   };
 }

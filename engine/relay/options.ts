@@ -2,7 +2,7 @@
 // advertised in the discovery document so clients can plan instead of probe.
 import type { Authorizer } from '../auth/authorizer.ts';
 import type { TlsFiles } from '../auth/server-limits.ts';
-import type { AuditRecord } from './core.ts';
+import type { AuditRecord } from './audit.ts';
 export interface RelayLimits {
   /** Events held per session in the replay buffer (AEP-0003 §5: count per session). */
   buffer: number;

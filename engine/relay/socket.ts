@@ -9,7 +9,9 @@ import type { AuthResult } from '../auth/authorizer.ts';
 import type { Guard } from '../auth/guard.ts';
 import { can, type Principal } from '../auth/principal.ts';
 import type { Conn, RelayCore, Role } from './core.ts';
+import { corkForTick } from './cork.ts';
 import { capabilities } from './discovery.ts';
+import { pongWhenStored } from './durable.ts';
 import { buildSpec, RequestError } from './request.ts';
 import type { Held, Position } from './store.ts';
 import { sheddable, type Sink, type Subscription } from './subscription.ts';
@@ -167,7 +169,7 @@ function serve(ws: WebSocket, ctx: SocketContext, principal: Principal): void {
       case 'subscribe': return subscribe(msg);
       case 'unsubscribe': return unsubscribe(msg);
       case 'roster': return roster(msg);
-      case 'ping': return send({ type: 'pong', t: msg.t });
+      case 'ping': return pongWhenStored(core.store, msg.t, send, closeInOrder);
       default: return; // unknown frame types (and a repeated hello) are ignored (§2)
     }
   });
@@ -211,6 +213,7 @@ function serve(ws: WebSocket, ctx: SocketContext, principal: Principal): void {
         ws.send(JSON.stringify({ type: ROUTED_FRAME, cause: ev.id, by: sender.name }));
         ws.send(raw);
       },
+      refused: (code, detail, ev) => send({ type: 'error', code, detail, cause: ev.id }),
     });
     send({ type: 'hello', versions: [version], role: 'both', identity: { agent: 'hookmap-relay', instance: ctx.instance }, capabilities: capabilities(core.limits, core.controlEnabled) });
   }
@@ -259,28 +262,6 @@ function serve(ws: WebSocket, ctx: SocketContext, principal: Principal): void {
     if (!can(principal, 'read')) return send({ type: 'error', id: msg.id, code: 'unauthorized', detail: `'${principal.name}' may not read the roster` });
     send({ type: 'roster', id: msg.id, entries: core.roster() });
   }
-}
-
-/**
- * Frames sent to one socket within one tick leave in one write (one
- * syscall) instead of one each: events that arrive together (one read of an
- * emitter's socket, one POSTed batch) reach each subscriber together, and
- * the relay spends its CPU on the fan-out, not on the kernel, exactly when
- * it is busiest. Uncorked before any I/O callback runs (nextTick), so no
- * frame waits on a later event; bufferedAmount still counts what is corked.
- * ws exposes no public handle on its socket, hence `_socket` (ws 8).
- */
-const corked = new WeakSet<WebSocket>();
-function corkForTick(ws: WebSocket): void {
-  if (corked.has(ws)) return;
-  const socket = (ws as unknown as { _socket?: Duplex })._socket;
-  if (!socket || typeof socket.cork !== 'function') return;
-  corked.add(ws);
-  socket.cork();
-  process.nextTick(() => {
-    corked.delete(ws);
-    socket.uncork();
-  });
 }
 
 function wsSink(ws: WebSocket, core: RelayCore, subId: string, positions: Map<string, Position>, overflow: (why: string) => void): Sink {

@@ -5,9 +5,8 @@
 //
 // The interface is synchronous on purpose: the relay hands replay over to
 // live delivery inside one tick (replay, then register), which is what
-// makes "no gaps, no duplicates" hold without a reconciliation step. A
-// networked store would keep a local mirror to answer synchronously, or
-// the relay would subscribe first and reconcile by (epoch, seq).
+// makes "no gaps, no duplicates" hold without a reconciliation step. The
+// networked store keeps a local mirror to answer synchronously.
 //
 // MemoryStore holds each event ONCE, as its wire bytes (UTF-8) in
 // per-session chunks outside the JavaScript heap (the parsed envelope lives
@@ -18,6 +17,7 @@
 // full size. Resuming below what is held yields the replay-exhausted
 // position (§5), never silence.
 import type { CaptureLevel } from '../aep/schemas.ts';
+import type { NetworkedStore } from './backplane/types.ts';
 
 export interface Position { epoch: number; seq: number }
 
@@ -65,7 +65,7 @@ export interface StoreBounds {
   totalBytes: number;
 }
 
-export interface RelayStore {
+export interface RelayStore extends NetworkedStore {
   /** Buffer admission for a sequenced session event: false for a (source, id) duplicate or a position already evicted. */
   admit(held: Held): boolean;
   /** Live fan-out, as received (duplicates included: the relay is not the terminal consumer, AEP-0003 §5). */
@@ -295,8 +295,8 @@ class SessionBuffer {
 }
 
 export class MemoryStore implements RelayStore {
-  private buffers = new Map<string, SessionBuffer>(); // Map order = write recency (oldest first)
-  private tombstones = new Map<string, Position>(); // wholly evicted sessions, so their resumers still learn of the gap
+  protected buffers = new Map<string, SessionBuffer>(); // Map order = write recency (oldest first)
+  protected tombstones = new Map<string, Position>(); // wholly evicted sessions, so their resumers still learn of the gap
   private listeners = new Set<(held: Held) => void>();
   private totalBytes = 0;
   private evictedSessions = 0;
@@ -376,7 +376,7 @@ export class MemoryStore implements RelayStore {
     if (last) this.tombstone(victim, { epoch: last.epoch, seq: last.seq });
   }
 
-  private tombstone(session: string, pos: Position): void {
+  protected tombstone(session: string, pos: Position): void {
     this.tombstones.delete(session);
     this.tombstones.set(session, pos);
     while (this.tombstones.size > this.b.maxSessions) this.tombstones.delete(this.tombstones.keys().next().value as string);

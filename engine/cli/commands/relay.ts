@@ -4,8 +4,10 @@
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { Authorizer, ANONYMOUS, TokenSource } from '../../auth/authorizer.ts';
 import { BindError, exposureNotice } from '../../auth/bind.ts';
-import { TokenFileError } from '../../auth/tokens.ts';
-import { createRelay, DEFAULT_HOST, DEFAULT_PORT } from '../../relay/index.ts';
+import { readTokenFile, TokenFileError } from '../../auth/tokens.ts';
+import { createRelay, DEFAULT_HOST, DEFAULT_PORT, resolveLimits, type CreateRelayOptions } from '../../relay/index.ts';
+import { BackplaneError, openBackplane } from '../../relay/backplane/index.ts';
+import { BACKPLANE_FLAGS, BACKPLANE_HELP, backplaneFromFlags } from '../../relay/backplane/config.ts';
 import { auditTo } from '../../daemon/up.ts';
 import { resolveServerAuth, SERVER_AUTH_FLAGS, SERVER_AUTH_HELP } from './server-auth.ts';
 
@@ -15,6 +17,7 @@ const SPEC = {
   'buffer-bytes': { type: 'string' }, 'session-buffer-bytes': { type: 'string' },
   'max-sessions': { type: 'string' }, 'max-body': { type: 'string' }, 'max-batch': { type: 'string' }, 'max-from': { type: 'string' },
   'max-subscriptions': { type: 'string' }, 'max-connections': { type: 'string' }, 'max-pending': { type: 'string' }, prefix: { type: 'string' },
+  ...BACKPLANE_FLAGS,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -31,7 +34,7 @@ ${SERVER_AUTH_HELP}  --buffer N           replay buffer per session, events (def
   --max-subscriptions N  per WebSocket connection (default 64)
   --max-connections N  SSE streams + sockets (default 1024)
   --max-pending N      bytes queued toward one consumer before it is closed to resume (default 8 MiB)
-`;
+${BACKPLANE_HELP}`;
 
 export async function run(argv: string[]): Promise<number> {
   let relay;
@@ -48,7 +51,7 @@ export async function run(argv: string[]): Promise<number> {
     const sec = resolveServerAuth(flags, process.env, say);
     host = (flags.host as string | undefined) ?? DEFAULT_HOST;
     tls = Boolean(sec.tls);
-    relay = createRelay({
+    const options: CreateRelayOptions = {
       host,
       port: intFlag(flags.port, 'port', DEFAULT_PORT),
       auth: sec.noAuth ? new Authorizer([], ANONYMOUS) : new Authorizer([new TokenSource({ ownerToken: sec.token, ownerTokenFile: sec.token ? undefined : sec.tokenFile, home: sec.home, say })]),
@@ -68,9 +71,18 @@ export async function run(argv: string[]): Promise<number> {
       maxConnections: opt('max-connections'),
       maxPending: opt('max-pending'),
       log: say,
-    });
+    };
+    const bp = backplaneFromFlags(flags);
+    // the fleet's messages are signed with a key derived from the owner token, as resolveServerAuth found it
+    const ownerToken = sec.noAuth ? undefined : (sec.token ?? readTokenFile(sec.tokenFile!));
+    const store = bp ? await openBackplane({ ...bp, token: ownerToken }, resolveLimits(options), say) : undefined;
+    relay = createRelay({ ...options, store });
   } catch (e) {
-    if (e instanceof ArgError || e instanceof TokenFileError || /relay option/.test((e as Error).message)) {
+    if (e instanceof BackplaneError) {
+      process.stderr.write(`hookmap relay: ${e.message}\n`);
+      return 1;
+    }
+    if (e instanceof ArgError || e instanceof TokenFileError || /relay option|--backplane/.test((e as Error).message)) {
       process.stderr.write(`hookmap relay: ${(e as Error).message}\n`);
       return 2;
     }

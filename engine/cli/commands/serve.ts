@@ -21,7 +21,7 @@ const SPEC = {
 const HELP = `hookmap serve <agent|path/to/descriptor.yaml> [options]
   --port N                  listen port (default ${DEFAULT_SERVE_PORT}; 0 = ephemeral)
   --host H                  listen address (default ${DEFAULT_HOST})
-  --relay URL               relay to emit to (default $HOOKMAP_RELAY or http://127.0.0.1:8787)
+  --relay URL[,URL...]      relay(s) to emit to, failing over in turn (default $HOOKMAP_RELAY or http://127.0.0.1:8787)
   --no-relay                log only; held hooks fail open at once
   --token-file F            the relay token in a file (default: HOOKMAP_TOKEN_FILE, HOOKMAP_TOKEN, then
                             $HOOKMAP_HOME/token for a loopback relay); without one control is off

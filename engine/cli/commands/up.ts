@@ -13,11 +13,13 @@ import { BindError } from '../../auth/bind.ts';
 import { TokenFileError } from '../../auth/tokens.ts';
 import { resolveServerAuth, SERVER_AUTH_FLAGS, SERVER_AUTH_HELP } from './server-auth.ts';
 import { PolicyLoadError } from '../../policy/source.ts';
+import { BACKPLANE_FLAGS, BACKPLANE_HELP, backplaneFromFlags } from '../../relay/backplane/config.ts';
 
 const SPEC = {
   port: { type: 'string' }, host: { type: 'string' }, config: { type: 'string' }, policy: { type: 'string' },
   'attention-timeout-ms': { type: 'string' }, durability: { type: 'string' }, bridge: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' },
   ...SERVER_AUTH_FLAGS,
+  ...BACKPLANE_FLAGS,
 } as const;
 
 const HELP = `hookmap up [--port N] [--host H] [--config F] [--policy F] [--bridge kind=URL ...] [--token-file F | --no-auth] [--tls-cert F --tls-key K]
@@ -29,7 +31,7 @@ const HELP = `hookmap up [--port N] [--host H] [--config F] [--policy F] [--brid
   --durability none|fsync   what an acknowledged event survives: a hookmap crash (none, default) or power loss too (fsync)
   --bridge kind=URL[,k=v]   run a bridge inside up, repeatable: otlp=http://collector:4318, cloudevents=URL, ocsf=URL
                             (options as in 'hookmap bridge': capture=, protocol=, signals=, mode=, service_name=, ...)
-${SERVER_AUTH_HELP}`;
+${SERVER_AUTH_HELP}${BACKPLANE_HELP}`;
 
 export async function run(argv: string[]): Promise<number> {
   let cfg: UpConfig = {};
@@ -47,7 +49,13 @@ export async function run(argv: string[]): Promise<number> {
     }
     const specs = (flags.bridge as string[] | undefined) ?? [];
     if (specs.length) cfg.bridges = [...(cfg.bridges ?? []), ...specs.map(parseBridgeSpec)];
+    const bp = backplaneFromFlags(flags);
+    if (bp) cfg.backplane = bp;
   } catch (e) {
+    if (/--backplane/.test((e as Error).message)) {
+      process.stderr.write(`hookmap up: ${(e as Error).message}\n`);
+      return 2;
+    }
     if (e instanceof ArgError || e instanceof ConfigError || e instanceof BridgeConfigError) {
       process.stderr.write(`hookmap up: ${(e as Error).message}\n`);
       return 2;

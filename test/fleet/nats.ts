@@ -1,0 +1,79 @@
+// A real nats-server (Debian's package) for the fleet tests: JetStream on,
+// loopback, a free port, a temp store dir; restartable on the same port and
+// store (the stream survives), killed at the end. Tests skip with a clear
+// message when the binary is absent (.ci/run installs it).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, connect as tcpConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const CANDIDATES = [process.env.NATS_SERVER, '/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].filter(Boolean) as string[];
+export const NATS_BIN = CANDIDATES.find((p) => existsSync(p));
+export const NATS_MISSING = NATS_BIN ? '' : `nats-server not found (looked at ${CANDIDATES.join(', ')}): the fleet tests need it (apt-get install nats-server)`;
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function accepting(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const c = tcpConnect(port, '127.0.0.1');
+    c.once('connect', () => {
+      c.destroy();
+      resolve(true);
+    });
+    c.once('error', () => resolve(false));
+  });
+}
+
+export class NatsServer {
+  private proc?: ChildProcess;
+  private constructor(readonly port: number, readonly dir: string, readonly jetstream: boolean) {}
+
+  get url(): string {
+    return `nats://127.0.0.1:${this.port}`;
+  }
+
+  static async start(o: { jetstream?: boolean } = {}): Promise<NatsServer> {
+    if (!NATS_BIN) throw new Error(NATS_MISSING);
+    const s = new NatsServer(await freePort(), mkdtempSync(join(tmpdir(), 'hookmap-nats-')), o.jetstream !== false);
+    await s.up();
+    return s;
+  }
+
+  async up(): Promise<void> {
+    const args = ['-a', '127.0.0.1', '-p', String(this.port)];
+    if (this.jetstream) args.push('-js', '-sd', this.dir);
+    this.proc = spawn(NATS_BIN!, args, { stdio: 'ignore' });
+    for (let i = 0; i < 500; i++) {
+      if (await accepting(this.port)) return;
+      if (this.proc.exitCode !== null) throw new Error(`nats-server exited with ${this.proc.exitCode}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error('nats-server did not start listening');
+  }
+
+  /** Stop it (SIGTERM: JetStream flushes its store) and wait for the exit. */
+  async down(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const p = this.proc;
+    this.proc = undefined;
+    if (!p || p.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      p.once('exit', () => resolve());
+      p.kill(signal);
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.down('SIGKILL');
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

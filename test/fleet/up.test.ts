@@ -1,0 +1,91 @@
+// `hookmap up --backplane` (engine/daemon/up.ts, engine/daemon/up-config.ts):
+// two `up` processes' worth of relay + daemon on one NATS JetStream stream;
+// a hook posted to one is seen by a subscriber of the other, once. The
+// config file's `backplane:` key, and its errors. Real nats-server -js.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startUp } from '../../engine/daemon/up.ts';
+import { runDoctor } from '../../engine/doctor/index.ts';
+import { renderReport } from '../../engine/doctor/render.ts';
+import { ConfigError, loadUpConfig } from '../../engine/daemon/up-config.ts';
+import { until, WsClient } from '../relay/helpers.ts';
+import { NATS_MISSING, NatsServer } from './nats.ts';
+
+const TOKEN = 'fleet-up-token';
+const stops: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (stops.length) await stops.pop()!();
+});
+
+function temp(): string {
+  const d = mkdtempSync(join(tmpdir(), 'hookmap-fleet-up-'));
+  stops.push(() => rmSync(d, { recursive: true, force: true }));
+  return d;
+}
+
+describe('the up config backplane key', () => {
+  it('takes a URL or a mapping with retention, and names what is wrong', () => {
+    const dir = temp();
+    const f = join(dir, 'up.yaml');
+    writeFileSync(f, 'backplane: nats://127.0.0.1:4222\n');
+    expect(loadUpConfig(f).backplane).toEqual({ url: 'nats://127.0.0.1:4222' });
+    writeFileSync(f, 'backplane: { url: "nats://a:4222,nats://b:4222", max_age: 12h, max_bytes: 512MiB, optional: true }\n');
+    expect(loadUpConfig(f).backplane).toMatchObject({ url: 'nats://a:4222,nats://b:4222', maxAgeMs: 12 * 3600_000, maxBytes: 512 * 2 ** 20, optional: true });
+    writeFileSync(f, 'backplane: http://x\n');
+    expect(() => loadUpConfig(f)).toThrow(ConfigError);
+    expect(() => loadUpConfig(f)).toThrow(/backplane must be nats:\/\/host:port/);
+    writeFileSync(f, 'backplane: { url: nats://a:1, max_age: forever }\n');
+    expect(() => loadUpConfig(f)).toThrow(/backplane.max_age must be a duration/);
+    writeFileSync(f, 'backplane: { url: nats://a:1, retention: 1 }\n');
+    expect(() => loadUpConfig(f)).toThrow(/unknown key 'retention'/);
+  });
+});
+
+describe.skipIf(!!NATS_MISSING)('up --backplane (nats-server -js)', () => {
+  let nats: NatsServer;
+  beforeAll(async () => {
+    nats = await NatsServer.start();
+  });
+  afterAll(async () => {
+    await nats?.stop();
+  });
+
+  it('a hook posted to one up reaches a subscriber of another up, once', async () => {
+    const backplane = { url: nats.url, stream: `UP${process.pid}`, prefix: `up${process.pid}` };
+    const ups = [];
+    for (const name of ['a', 'b']) {
+      const up = await startUp({ port: 0, token: TOKEN, agents: [{ descriptor: 'codex' }], logDir: temp(), stateDir: temp(), backplane });
+      stops.push(() => up.close());
+      ups.push(up);
+    }
+    const sub = await WsClient.hello(ups[1].url, { role: 'consumer' }, { authorization: `Bearer ${TOKEN}` });
+    stops.push(() => sub.close());
+    sub.send({ type: 'subscribe', id: 's', filter: { type: 'tool.*' } });
+    await sub.next((m) => m.type === 'subscribed');
+    const body = { hook_event_name: 'PreToolUse', session_id: 'fleet-up-s1', turn_id: 't1', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'c1' };
+    const res = await fetch(`${ups[0].url}/hooks/codex`, { method: 'POST', body: JSON.stringify(body) });
+    expect(res.status).toBe(200);
+    const got = await sub.next((m) => m.data?.tool?.call_id === 'c1');
+    expect(got.session).toBe('fleet-up-s1');
+    // once: a second event through the stream, and still one c1
+    await fetch(`${ups[0].url}/hooks/codex`, { method: 'POST', body: JSON.stringify({ ...body, tool_use_id: 'c2' }) });
+    await sub.next((m) => m.data?.tool?.call_id === 'c2');
+    expect(sub.msgs.filter((m) => m.data?.tool?.call_id === 'c1')).toEqual([]);
+    const health = await (await fetch(`${ups[1].url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json();
+    expect(health.backplane).toMatchObject({ stream: backplane.stream, connected: true, lag: 0 });
+    expect(health.backplane.consumers).toBeGreaterThanOrEqual(2);
+    // hookmap doctor reports it (with the token; without it healthz says nothing of the topology)
+    const home = temp();
+    const report = await runDoctor({ env: { HOOKMAP_HOME: home, HOOKMAP_TOKEN: TOKEN }, dir: home, url: ups[1].url, agents: [] });
+    const bp = report.findings.filter((f) => f.area === 'backplane');
+    expect(bp.map((f) => f.status)).toEqual(['ok', 'ok', 'ok']);
+    const text = renderReport(report);
+    expect(text).toMatch(new RegExp(`backplane\n.*stream ${backplane.stream}: \\d+ events`));
+    expect(text).toMatch(/consumers on the stream, 2 relays in the roster/);
+    expect(text).toMatch(/lag 0 \(consumed \d+ of \d+\)/);
+    const blind = await runDoctor({ env: { HOOKMAP_HOME: home }, dir: home, url: ups[1].url, agents: [] });
+    expect(blind.findings.filter((f) => f.area === 'backplane')).toEqual([]);
+  });
+});
