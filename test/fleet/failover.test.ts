@@ -35,11 +35,18 @@ async function inProcessRelay(stream: string): Promise<{ relay: Relay; url: stri
   return { relay, url, seen };
 }
 
+/** A scratch HOOKMAP_HOME for a spawned relay (its audit file), and the fleet token in the environment, as a user would set it. */
+function relayEnv(): NodeJS.ProcessEnv {
+  const home = mkdtempSync(join(tmpdir(), 'hookmap-fleet-home-'));
+  stops.push(() => rmSync(home, { recursive: true, force: true }));
+  return { ...process.env, HOOKMAP_HOME: home, HOOKMAP_TOKEN: TOKEN, HOOKMAP_TOKEN_FILE: '' };
+}
+
 /** `hookmap relay --backplane` as its own process, so it can be killed for real. */
 async function processRelay(stream: string): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, [BIN, 'relay', '--port', '0', '--token', TOKEN, '--backplane', nats.url, '--backplane-stream', stream, '--backplane-prefix', stream.toLowerCase()], {
+  const proc = spawn(process.execPath, [BIN, 'relay', '--port', '0', '--backplane', nats.url, '--backplane-stream', stream, '--backplane-prefix', stream.toLowerCase()], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, HOOKMAP_TOKEN: '' },
+    env: relayEnv(),
   });
   stops.push(() => void (proc.exitCode === null && proc.kill('SIGKILL')));
   let err = '';
@@ -136,7 +143,7 @@ describe.skipIf(!!NATS_MISSING)('fleet failover (nats-server -js)', () => {
 
   it('hookmap relay --backplane with NATS unreachable: exit 1 naming the URL; --backplane-optional serves local clients', async () => {
     const dead = `nats://127.0.0.1:${await freePort()}`;
-    const run = (extra: string[]) => spawn(process.execPath, [BIN, 'relay', '--port', '0', '--token', TOKEN, '--backplane', dead, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const run = (extra: string[]) => spawn(process.execPath, [BIN, 'relay', '--port', '0', '--backplane', dead, ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env: relayEnv() });
     const hard = run([]);
     let err = '';
     hard.stderr!.on('data', (d) => (err += d));

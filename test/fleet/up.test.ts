@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { discoverToken } from '../../engine/auth/discover.ts';
 import { startUp } from '../../engine/daemon/up.ts';
 import { runDoctor } from '../../engine/doctor/index.ts';
 import { renderReport } from '../../engine/doctor/render.ts';
@@ -65,27 +66,32 @@ describe.skipIf(!!NATS_MISSING)('up --backplane (nats-server -js)', () => {
     sub.send({ type: 'subscribe', id: 's', filter: { type: 'tool.*' } });
     await sub.next((m) => m.type === 'subscribed');
     const body = { hook_event_name: 'PreToolUse', session_id: 'fleet-up-s1', turn_id: 't1', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'c1' };
-    const res = await fetch(`${ups[0].url}/hooks/codex`, { method: 'POST', body: JSON.stringify(body) });
+    const res = await fetch(`${ups[0].url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect(res.status).toBe(200);
     const got = await sub.next((m) => m.data?.tool?.call_id === 'c1');
     expect(got.session).toBe('fleet-up-s1');
     // once: a second event through the stream, and still one c1
-    await fetch(`${ups[0].url}/hooks/codex`, { method: 'POST', body: JSON.stringify({ ...body, tool_use_id: 'c2' }) });
+    await fetch(`${ups[0].url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, tool_use_id: 'c2' }) });
     await sub.next((m) => m.data?.tool?.call_id === 'c2');
     expect(sub.msgs.filter((m) => m.data?.tool?.call_id === 'c1')).toEqual([]);
     const health = await (await fetch(`${ups[1].url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json();
     expect(health.backplane).toMatchObject({ stream: backplane.stream, connected: true, lag: 0 });
     expect(health.backplane.consumers).toBeGreaterThanOrEqual(2);
-    // hookmap doctor reports it (with the token; without it healthz says nothing of the topology)
+    // hookmap doctor reports it with the token it finds as every client does (engine/auth/discover.ts: here
+    // $HOOKMAP_HOME/token for a loopback relay); without one healthz says nothing of the topology
     const home = temp();
-    const report = await runDoctor({ env: { HOOKMAP_HOME: home, HOOKMAP_TOKEN: TOKEN }, dir: home, url: ups[1].url, agents: [] });
+    writeFileSync(join(home, 'token'), `${TOKEN}\n`, { mode: 0o600 });
+    const env = { HOOKMAP_HOME: home };
+    const found = discoverToken({ url: ups[1].url, env });
+    expect(found.from).toBe('home');
+    const report = await runDoctor({ env, dir: home, url: ups[1].url, agents: [], token: found.token });
     const bp = report.findings.filter((f) => f.area === 'backplane');
     expect(bp.map((f) => f.status)).toEqual(['ok', 'ok', 'ok']);
     const text = renderReport(report);
     expect(text).toMatch(new RegExp(`backplane\n.*stream ${backplane.stream}: \\d+ events`));
     expect(text).toMatch(/consumers on the stream, 2 relays in the roster/);
     expect(text).toMatch(/lag 0 \(consumed \d+ of \d+\)/);
-    const blind = await runDoctor({ env: { HOOKMAP_HOME: home }, dir: home, url: ups[1].url, agents: [] });
+    const blind = await runDoctor({ env: { HOOKMAP_HOME: temp() }, dir: home, url: ups[1].url, agents: [] });
     expect(blind.findings.filter((f) => f.area === 'backplane')).toEqual([]);
   });
 });
