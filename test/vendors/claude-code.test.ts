@@ -4,7 +4,7 @@
 // exact reply bytes, native-HTTP delivery marks and the neutral reply.
 import { describe, expect, it } from 'vitest';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { evaluate } from '../../engine/expr/compile.ts';
+import { answerBindings, renderHoldDecision } from '../../engine/map/decide.ts';
 import { Mapper, type MapResult } from '../../engine/map/mapper.ts';
 import type { CompiledHold } from '../../engine/descriptor/types.ts';
 
@@ -20,11 +20,11 @@ const base = (hook: string, extra: Record<string, unknown> = {}) => ({
 });
 const fire = (m: Mapper, hook: string, extra: Record<string, unknown> = {}): Promise<MapResult> => m.map(undefined, base(hook, extra));
 
-/** Render a hold's decision template the way the daemon does: JSONata over the payload, answer bound. */
-async function decide(hold: CompiledHold, name: string, payload: unknown, answer: { values?: unknown; text?: string; option?: string } = {}): Promise<string> {
-  const e = hold.decisions.get(name);
-  if (!e) throw new Error(`no decision ${name}`);
-  return JSON.stringify(await evaluate(e, payload, { values: answer.values, text: answer.text, option: answer.option }));
+/** Render a hold's decision template with the daemon's own renderer (engine/map/decide.ts): the answer applied, the descriptor's vars bound. */
+async function decide(hold: CompiledHold, name: string, payload: Record<string, unknown>, answer: { values?: Record<string, unknown>; text?: string; option?: string } = {}): Promise<string> {
+  if (!hold.decisions.has(name)) throw new Error(`no decision ${name}`);
+  const b = await answerBindings(d, { hook: String(payload.hook_event_name), session: SESSION, request: {}, payload, config: d.config, applied: answer, answer });
+  return renderHoldDecision(hold, name, payload, b, d.replies.neutral);
 }
 
 const QUESTIONS = [

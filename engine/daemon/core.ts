@@ -1,0 +1,163 @@
+// What every part of one agent's daemon shares: its descriptor and mapper,
+// the events it authors itself, the serial queue every firing and command
+// runs in, its clock and timers, and the one way out for an event: checked
+// against its schemas, logged, then carried to the relay (log first). The
+// daemon's units (hold-lifecycle.ts, commands.ts, model-calls.ts) are built
+// on one DaemonCore; daemon.ts composes them. AEP-0001 §5 (envelope, order
+// within a session), AEP-0002 §6 (x.hookmap.* diagnostics).
+import type { Descriptor } from '../descriptor/types.ts';
+import { evaluate } from '../expr/compile.ts';
+import { boundId } from '../map/bounds.ts';
+import { contentTypeOf } from '../map/decide.ts';
+import type { AepEvent } from '../map/envelope.ts';
+import { MapError, type Mapper, type MapErrorCode } from '../map/mapper.ts';
+import type { HookReply } from './holds.ts';
+import { invalidity, type LifecycleEvents } from './lifecycle.ts';
+import type { EventLink } from './relay-link.ts';
+import type { Serial } from './serial.ts';
+import type { AppendRecord, SessionLog } from './session-log.ts';
+
+export interface Timers {
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+export const realTimers: Timers = { set: (fn, ms) => setTimeout(fn, ms), clear: (h) => clearTimeout(h as NodeJS.Timeout) };
+
+export interface CoreParts {
+  d: Descriptor;
+  mapper: Mapper;
+  events: LifecycleEvents;
+  log: SessionLog;
+  serial: Serial;
+  timers: Timers;
+  now: () => number;
+  say: (line: string) => void;
+  /** Descriptor config with the daemon's overrides (what decision templates see as `$config`). */
+  config: Record<string, unknown>;
+}
+
+export class DaemonCore {
+  readonly d: Descriptor;
+  readonly vendor: string;
+  readonly mapper: Mapper;
+  readonly events: LifecycleEvents;
+  readonly log: SessionLog;
+  readonly serial: Serial;
+  readonly timers: Timers;
+  readonly now: () => number;
+  readonly say: (line: string) => void;
+  readonly config: Record<string, unknown>;
+  /** The relay (or a stand-in) events are carried over. */
+  link?: EventLink;
+  /** Answers can arrive over the link (an authenticated relay). */
+  control = false;
+  /** close() has begun: nothing new is taken. */
+  closed = false;
+  /** Called with every event once it is logged, in registration order, before the link carries it. */
+  private readonly listeners: ((ev: AepEvent) => void)[] = [];
+
+  constructor(p: CoreParts) {
+    this.d = p.d;
+    this.vendor = p.d.vendor;
+    this.mapper = p.mapper;
+    this.events = p.events;
+    this.log = p.log;
+    this.serial = p.serial;
+    this.timers = p.timers;
+    this.now = p.now;
+    this.say = p.say;
+    this.config = p.config;
+  }
+
+  onLogged(fn: (ev: AepEvent) => void): void {
+    this.listeners.push(fn);
+  }
+
+  /** Log first, then the relay. */
+  publish(events: AepEvent[]): AppendRecord[] {
+    return this.publishChecked(events).recs;
+  }
+
+  /**
+   * Every event is checked against the envelope and payload schemas before
+   * the log: one that fails is replaced, at its position, by an
+   * x.hookmap.error.invalid_event diagnostic (original type + digest), so
+   * nothing invalid is ever logged or sent and nothing after it is lost.
+   */
+  publishChecked(events: AepEvent[]): { recs: AppendRecord[]; invalid: boolean } {
+    const recs: AppendRecord[] = [];
+    let invalid = false;
+    for (let ev of events) {
+      const why = invalidity(ev);
+      if (why !== undefined) {
+        invalid = true;
+        this.say(`event ${ev.type} (seq ${ev.seq ?? '-'}) failed its schema check and was logged as x.hookmap.error.invalid_event: ${why}`);
+        ev = this.events.invalidEvent(ev, why);
+        const still = invalidity(ev);
+        if (still !== undefined) {
+          this.say(`the invalid-event diagnostic itself fails its schema (${still}): nothing logged for that position`);
+          continue;
+        }
+      }
+      const rec = this.log.append(ev);
+      recs.push(rec);
+      for (const fn of this.listeners) fn(ev);
+      this.link?.deliver(rec);
+    }
+    return { recs, invalid };
+  }
+
+  /** Reply bytes with their exit intent and content type. */
+  reply(body: string, exit: number): HookReply {
+    return { body, exit, contentType: this.contentTypeOf(body) };
+  }
+
+  contentTypeOf(body: string): string {
+    return contentTypeOf(this.d.replies, body);
+  }
+
+  /** The neutral reply of `hook` (the descriptor default when the hook is unknown or absent). */
+  neutralReply(hook: string | undefined): HookReply {
+    const h = hook ? this.d.hooks.get(hook) : undefined;
+    return this.reply(h?.reply ?? this.d.replies.neutral, this.d.replies.exitCode);
+  }
+
+  /** The payload's agent session id (bounded), when it names one: where a diagnostic or a session end lands. */
+  async sessionOf(payload: unknown, hook: string | undefined, surface?: Record<string, unknown>): Promise<string | undefined> {
+    if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return undefined;
+    try {
+      const s = await evaluate(this.d.session, payload, { hook, surface, known_session: () => false });
+      return typeof s === 'string' && s ? boundId(s) : typeof s === 'number' ? String(s) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A firing that cannot be mapped: one diagnostic event (in its session when the payload names one), the neutral bytes coded. */
+  async diagnose(err: unknown, payload: unknown, hookArg: string | undefined, surface?: Record<string, unknown>): Promise<HookReply> {
+    const me = err instanceof MapError ? err : new MapError('mapping-error', (err as Error)?.message ?? String(err), hookArg);
+    const hook = me.hook ?? hookArg;
+    const session = await this.sessionOf(payload, hook, surface);
+    this.say(`hook not mapped [${me.code}] hook=${hook ?? '?'} session=${session ?? '?'}: ${me.message} (answered neutral bytes)`);
+    try {
+      this.publish([this.mapper.diagnostic(me, session, hook)]);
+    } catch (e) {
+      this.say(`could not log the diagnostic event: ${(e as Error).message}`);
+    }
+    return { ...this.neutralReply(hook), error: me.code };
+  }
+
+  /** A problem a surface saw in the agent's own traffic (a line that is not JSON, one too long): one diagnostic event. */
+  problem(code: string, message: string): void {
+    if (this.closed) return;
+    void this.serial.run(() => {
+      this.say(`surface problem [${code}]: ${message}`);
+      try {
+        this.publish([this.mapper.diagnostic(new MapError(code as MapErrorCode, message), undefined, undefined)]);
+      } catch (e) {
+        this.say(`could not log the diagnostic event: ${(e as Error).message}`);
+      }
+    });
+  }
+}

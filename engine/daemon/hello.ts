@@ -1,0 +1,32 @@
+// What a daemon declares in its relay hello (AEP-0003 §4): the event
+// categories it emits, the capture levels it can produce, and the commands
+// it accepts (AEP-0004 §4.2: the declaration is authoritative; a command not
+// declared is refused `unsupported`).
+import { captureRank } from '../aep/schemas.ts';
+import type { Descriptor } from '../descriptor/types.ts';
+
+export const RESPOND = 'control.attention.respond';
+
+/**
+ * The commands this agent's daemon accepts: answers when any hook holds,
+ * surface and delivered commands only while their opt-in is on (declaring
+ * what always refuses is noise); nothing in an observe-only posture.
+ */
+export function acceptedCommands(d: Descriptor, configValue: (key: string) => unknown): string[] {
+  const holds = [...d.hooks.values()].some((h) => h.holds.length > 0);
+  const accepts = holds && d.posture !== 'observe-only' ? [RESPOND] : [];
+  for (const c of d.commands.values()) if (d.posture !== 'observe-only' && (!c.optIn || configValue(c.optIn) === true)) accepts.push(c.type);
+  return accepts;
+}
+
+/** The hello capabilities of a daemon's relay connection. */
+export function helloCapabilities(d: Descriptor, accepts: string[]): Record<string, unknown> {
+  const cats = new Set<string>();
+  for (const h of d.hooks.values()) for (const e of h.emit) if (e.type) cats.add(e.type.startsWith('x.') ? 'x' : e.type.split('.')[0]);
+  cats.add('control');
+  return {
+    emits: [...cats].filter((c) => c !== 'x').sort(),
+    capture: ['none', 'metadata', 'redacted', 'full'].filter((l) => captureRank(l) <= captureRank(d.capture.ceiling) || Object.values(d.capture.overrides).some((o) => captureRank(l) <= captureRank(o))),
+    control: { accepts, ack_window_ms: 10_000 },
+  };
+}

@@ -1,0 +1,253 @@
+// The life of a held request (AEP-0002 §5.3, §7; AEP-0004 §5): on disk
+// before its attention.requested is logged (a daemon killed mid-hold closes
+// it at its next start), then exactly one terminal: answered (a routed
+// control.attention.respond, rendered by engine/map/decide.ts), timed out
+// (the hold fails open: neutral bytes, the agent's own dialog decides),
+// dismissed (a settling hook came first, the session ended, the agent hung
+// up, a delivered cancel answered it, the daemon stopped) or settled out of
+// band. The command protocol (commands.ts) decides whether an answer is
+// accepted; this unit turns it into bytes and events and frees the hook.
+import type { FormFieldSpec } from '../capture/gate.ts';
+import { captureRank } from '../aep/schemas.ts';
+import { answerBindings, renderHoldDecision, renderOutcomes, type OutcomeDraft } from '../map/decide.ts';
+import type { AepEvent } from '../map/envelope.ts';
+import type { MapResult } from '../map/mapper.ts';
+import type { Interpretation, OptionView } from './answer.ts';
+import { ASK_HOOK, askBindings } from './asks.ts';
+import type { DaemonCore } from './core.ts';
+import { HoldTable, type HookReply, type PendingHold, type Terminal } from './holds.ts';
+import { OpenHoldFile } from './open-holds.ts';
+
+export const DEFAULT_ATTENTION_TIMEOUT_MS = 55_000;
+
+type Answered = Extract<Interpretation, { ok: true }>;
+
+export function envAttentionTimeout(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const v = env.HOOKMAP_ATTENTION_TIMEOUT_MS;
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`HOOKMAP_ATTENTION_TIMEOUT_MS must be a positive integer (got ${JSON.stringify(v)})`);
+  return n;
+}
+
+export interface HoldOptions {
+  /** Hold timeout for every hold of this agent (config/env); default: the hold's timeout_ms, else 55 s. */
+  attentionTimeoutMs?: number;
+  /** A hold opened (tests, the fixture runner). */
+  onHold?: (hold: PendingHold) => void;
+}
+
+export class HoldLifecycle {
+  private readonly table = new HoldTable();
+  private readonly file: OpenHoldFile;
+
+  constructor(
+    private readonly core: DaemonCore,
+    logDir: string,
+    private readonly opts: HoldOptions,
+  ) {
+    this.file = new OpenHoldFile(logDir);
+  }
+
+  get size(): number {
+    return this.table.size;
+  }
+  get(id: string): PendingHold | undefined {
+    return this.table.get(id);
+  }
+  all(): PendingHold[] {
+    return this.table.all();
+  }
+  inSession(session: string): PendingHold[] {
+    return this.table.inSession(session);
+  }
+  howEnded(id: string): Terminal | undefined {
+    return this.table.howEnded(id);
+  }
+
+  /** At the daemon's start: requests a killed predecessor was holding get their terminal now; a timeout the agent would outlast is said. */
+  start(): void {
+    const { core } = this;
+    for (const request of this.file.takeOrphans()) {
+      const ended = core.events.resolved(request, request.id, 'dismissed', Math.max(0, core.now() - Date.parse(request.time)));
+      core.publish([ended]);
+      core.say(`hold ${request.id} (session ${request.session}) was open when the previous daemon died: closed as dismissed`);
+    }
+    const t = this.opts.attentionTimeoutMs;
+    const hookTimeout = core.d.surface.hookTimeoutMs;
+    if (t !== undefined && hookTimeout !== undefined && t >= hookTimeout) {
+      core.say(`warning: attention timeout ${t} ms is not below the agent's own hook timeout (${hookTimeout} ms): the agent may kill the hook before the hold fails open`);
+    }
+  }
+
+  timeoutFor(descriptorMs: number | undefined): number {
+    return this.opts.attentionTimeoutMs ?? envAttentionTimeout() ?? descriptorMs ?? DEFAULT_ATTENTION_TIMEOUT_MS;
+  }
+
+  /** On disk before the request is logged: a crash between the two never leaves a request nobody closes. `expiresAfterMs` stamps its deadline. */
+  persist(request: AepEvent, expiresAfterMs?: number): void {
+    if (expiresAfterMs !== undefined) stampExpiry(request, expiresAfterMs);
+    this.file.add(request);
+  }
+
+  /** The request was never logged (it failed its schema check): nothing to close later. */
+  unpersist(id: string): void {
+    this.file.remove(id);
+  }
+
+  /** A mapped firing that holds: wait for its answer, or fail open at once when nobody can answer. */
+  open(result: MapResult, neutral: HookReply, signal?: AbortSignal): Promise<HookReply> {
+    const { core } = this;
+    const hr = result.hold!;
+    const rule = core.d.hooks.get(hr.hook)!.holds[hr.index];
+    const request = hr.request;
+    if (!request) {
+      core.say(`hold on ${hr.hook} has no ${rule.requestType} event to answer (its emit produced none): answering neutral bytes`);
+      return Promise.resolve(neutral);
+    }
+    const timeoutMs = this.timeoutFor(hr.timeoutMs);
+    if (!core.control) {
+      // Nobody can answer (no relay, or a watch-only one): fail open now, not after the whole window.
+      core.publish([core.events.timeout(request, 0)]);
+      core.say(`hold ${request.id} (${hr.hook}) failed open at once: control is off (no relay token)`);
+      return Promise.resolve(neutral);
+    }
+    return this.hold({ kind: hr.kind, hook: hr.hook, session: hr.session, key: hr.key, rule, request, payload: hr.payload, neutral, timeoutMs }, signal);
+  }
+
+  /** Register a pending request and wait for its answer, timeout or dismissal (hook holds and model-fired asks). */
+  hold(o: Pick<PendingHold, 'kind' | 'hook' | 'session' | 'key' | 'rule' | 'request' | 'payload' | 'neutral' | 'timeoutMs'>, signal?: AbortSignal): Promise<HookReply> {
+    const { core } = this;
+    const { request, rule } = o;
+    const data = (request.data ?? {}) as Record<string, any>;
+    const options: OptionView[] = Array.isArray(data.options) ? data.options.filter((x: any) => x && typeof x.id === 'string') : [];
+    return new Promise<HookReply>((resolve) => {
+      const h: PendingHold = {
+        ...o,
+        id: request.id,
+        view: {
+          kind: o.kind,
+          options,
+          fields: Array.isArray(data.fields) ? data.fields : undefined,
+          labelsReal: captureRank(request.capture ?? 'metadata') >= captureRank('redacted'),
+          decisions: new Set(rule.decisions.keys()),
+        },
+        openedAt: core.now(),
+        done: resolve,
+      };
+      h.timer = core.timers.set(() => void core.serial.run(() => this.expire(h)), o.timeoutMs);
+      this.table.add(h);
+      if (!this.file.has(request.id)) this.file.add(request);
+      signal?.addEventListener('abort', () => void core.serial.run(() => this.dismiss(h, h.id, 'the agent hung up on the held hook')), { once: true });
+      this.opts.onHold?.(h);
+    });
+  }
+
+  finish(h: PendingHold, how: Terminal, reply: HookReply): void {
+    if (h.timer !== undefined) this.core.timers.clear(h.timer);
+    this.table.close(h, how);
+    this.file.remove(h.id);
+    h.done(reply);
+  }
+
+  private expire(h: PendingHold): void {
+    if (this.table.get(h.id) !== h) return;
+    this.core.publish([this.core.events.timeout(h.request, h.timeoutMs)]);
+    this.core.say(`hold ${h.id} (${h.hook}) timed out after ${h.timeoutMs} ms: neutral bytes, the agent's own dialog decides`);
+    this.finish(h, 'timed out', h.neutral);
+  }
+
+  dismiss(h: PendingHold, cause: string, why: string): void {
+    if (this.table.get(h.id) !== h) return;
+    this.core.publish([this.core.events.resolved(h.request, cause, 'dismissed', this.core.now() - h.openedAt)]);
+    this.core.say(`hold ${h.id} (${h.hook}) dismissed: ${why}`);
+    this.finish(h, 'dismissed', h.neutral);
+  }
+
+  /** A settling hook (e.g. the tool ran, the elicitation was answered in the agent's UI) frees its hold. */
+  settle(s: { key: string; as: 'dismissed' | 'oob'; answer?: Record<string, unknown> }, result: MapResult): void {
+    const { core } = this;
+    const h = result.session === undefined ? undefined : this.table.byKeyOf(result.session, s.key);
+    if (!h) return; // an orphan settle emits nothing: one terminal per request
+    const cause = result.events[0]?.id ?? h.id;
+    if (s.as === 'dismissed') return this.dismiss(h, cause, `${result.hook} arrived first`);
+    const ans = core.events.answered(h.request, cause, s.answer ?? {}, 'oob', undefined, undefined);
+    const res = core.events.resolved(h.request, ans.id, 'answered', core.now() - h.openedAt);
+    core.publish([ans, res]);
+    core.say(`hold ${h.id} (${h.hook}) answered out of band (${result.hook})`);
+    this.finish(h, 'settled out of band', h.neutral);
+  }
+
+  /** AEP-0002 §7 rule 2: a session never ends with a request still pending. */
+  async closeBeforeSessionEnd(hookArg: string | undefined, payload: unknown, surface?: Record<string, unknown>): Promise<void> {
+    const { core } = this;
+    if (!payload || typeof payload !== 'object') return;
+    let hook = hookArg;
+    try {
+      hook ??= await core.mapper.hookNameOf(payload, surface);
+    } catch {
+      return;
+    }
+    const rule = hook ? core.d.hooks.get(hook) : undefined;
+    if (!rule?.emit.some((e) => e.sessionEnd)) return;
+    const vendorSession = await core.sessionOf(payload, hook, surface);
+    if (vendorSession === undefined) return;
+    const session = core.mapper.state.aepOf(vendorSession); // a resumed session's successor
+    for (const h of this.table.inSession(session)) this.dismiss(h, h.id, `${hook} ends the session`);
+  }
+
+  /** The bindings of a hold's templates for an interpreted answer (an ask's own; a hook's: the answer, then the descriptor's vars). */
+  private async bindings(h: PendingHold, it: Answered, answer: unknown): Promise<Record<string, unknown>> {
+    if (h.hook === ASK_HOOK) return askBindings(h, it);
+    return answerBindings(this.core.d, { hook: h.hook, session: h.session, request: h.request, payload: h.payload, config: this.core.config, applied: it.applied, answer });
+  }
+
+  /** An answer's reply bytes and outcome drafts; throws when a template fails (the request stays pending). */
+  async prepareAnswer(h: PendingHold, it: Answered, answer: unknown): Promise<{ body: string; outcome: OutcomeDraft[] }> {
+    const b = await this.bindings(h, it, answer);
+    const body = it.decision === undefined ? h.neutral.body : await renderHoldDecision(h.rule, it.decision, h.payload, b, h.neutral.body);
+    const outcome = await renderOutcomes(h.rule, h.payload, b, h.session, h.request.run);
+    return { body, outcome };
+  }
+
+  /** The accepted answer's events (answered, resolved, outcomes), then the hook's reply. */
+  answered(h: PendingHold, cmd: AepEvent, it: Answered, by: string | undefined, prepared: { body: string; outcome: OutcomeDraft[] }): void {
+    const { core } = this;
+    const ans = core.events.answered(h.request, cmd.id, it.applied, 'control', by, h.view.fields as FormFieldSpec[] | undefined);
+    const res = core.events.resolved(h.request, ans.id, 'answered', core.now() - h.openedAt);
+    const outs = prepared.outcome.map((o) => core.events.make({ ...o, cause: o.cause ?? ans.id }));
+    core.publish([ans, res, ...outs]);
+    core.say(`hold ${h.id} (${h.hook}) answered by ${by ?? '(no authenticated sender)'} (command ${cmd.id}): ${it.decision ?? 'no decision template: neutral bytes'}`);
+    this.finish(h, 'answered', { ...h.neutral, body: prepared.body, contentType: core.contentTypeOf(prepared.body) });
+  }
+
+  /** The hold's `cancel` decision bytes, `$reason` bound; throws when the template fails. */
+  async cancelBody(h: PendingHold, reason: string): Promise<string> {
+    const b = await this.bindings(h, { ok: true, decision: 'cancel', applied: {} }, undefined);
+    b.reason = reason;
+    return renderHoldDecision(h.rule, 'cancel', h.payload, b, h.neutral.body);
+  }
+
+  /** A delivered cancel answered the hold: the request is dismissed, the run cancelled, the hook gets the cancel bytes. */
+  cancelled(h: PendingHold, commandId: string, reason: string, run: string, body: string): void {
+    const { core } = this;
+    const res = core.events.resolved(h.request, commandId, 'dismissed', core.now() - h.openedAt);
+    const cancelled = core.events.make({ type: 'run.cancelled', session: h.session, run, cause: commandId, data: { by: 'control', reason } });
+    core.publish([res, cancelled]);
+    core.mapper.closeRun(h.session, run);
+    core.say(`hold ${h.id} (${h.hook}) answered with its cancel decision: run ${run} cancelled`);
+    this.finish(h, 'dismissed', { ...h.neutral, body, contentType: core.contentTypeOf(body), decided: 'cancel' });
+  }
+
+  /** After a (re)connect: the relay learns which sessions we own from their events; re-send each pending request. */
+  reclaim(): void {
+    for (const h of this.table.all()) this.core.link?.resend(JSON.stringify(h.request));
+  }
+}
+
+/** AEP-0002 §5.3 `expires_at`: when the hold fails open and the agent's own dialog decides (what a human's countdown shows). */
+function stampExpiry(request: AepEvent, timeoutMs: number): void {
+  const d = request.data as Record<string, unknown> | undefined;
+  const t = Date.parse(request.time);
+  if (d && typeof d === 'object' && Number.isFinite(t)) d.expires_at = new Date(t + timeoutMs).toISOString();
+}

@@ -1,0 +1,63 @@
+// What a daemon is opened with (DaemonOptions) and what one hook firing
+// brings to it (HookInput): the daemon's interface to its callers (the HTTP
+// routes, the surfaces, hookmap up/serve/record, the fixture runners).
+import type { Descriptor } from '../descriptor/types.ts';
+import type { AepEvent } from '../map/envelope.ts';
+import { MapError } from '../map/mapper.ts';
+import type { Policy } from '../policy/policy.ts';
+import type { Timers } from './core.ts';
+import type { PendingHold } from './holds.ts';
+import type { Durability } from './session-log.ts';
+import type { SurfaceWriter } from './surface-writers.ts';
+
+export interface DaemonOptions {
+  descriptor: Descriptor;
+  /** Per-agent log folder (default $HOOKMAP_HOME/logs/<agent>). */
+  logDir?: string;
+  host?: string;
+  /** Descriptor config overrides. */
+  config?: Record<string, unknown>;
+  /** Hold timeout for every hold of this agent (config/env); default: the hold's timeout_ms, else 55 s. */
+  attentionTimeoutMs?: number;
+  /** What an acknowledged event survives: `none` (default) a hookmap crash, `fsync` also power loss (session-log.ts). */
+  durability?: Durability;
+  /** Daemon log lines. */
+  say?: (line: string) => void;
+  timers?: Timers;
+  now?: () => number;
+  /** Every event, after it is logged (tests, the fixture runner). */
+  onEvent?: (ev: AepEvent) => void;
+  /** A hold opened (tests, the fixture runner). */
+  onHold?: (hold: PendingHold) => void;
+  /** The operator's policy in force (hookmap up --policy; swappable while running). */
+  policy?: () => Policy | undefined;
+}
+
+export interface HookInput {
+  /** Hook name from the URL path / argv; absent: read from the payload. */
+  hook?: string;
+  /** The raw body (parsed here, so malformed JSON is a diagnostic, not a 400). */
+  body?: string | Buffer;
+  /** An already-parsed payload (in-process callers). */
+  payload?: unknown;
+  /** The body exceeded the size limit (bytes seen). */
+  oversize?: number;
+  /** The request path was malformed (why); the firing becomes a diagnostic and neutral bytes. */
+  badPath?: string;
+  /** Aborted when the agent hangs up on a held hook. */
+  signal?: AbortSignal;
+  /** What the surface knows beside the payload (a tee connection, a stream id): `$surface` in expressions. */
+  surface?: Record<string, unknown>;
+  /** The surface this firing came over, when it can carry bytes back (a tee): commands for its sessions are written there. */
+  writer?: SurfaceWriter;
+}
+
+/** A hook body as JSON; anything else is a coded `malformed-json` error (a diagnostic, never a 400). */
+export function parseBody(body: string | Buffer | undefined, hook: string | undefined): unknown {
+  const text = body === undefined ? '' : typeof body === 'string' ? body : body.toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new MapError('malformed-json', `the hook body is not JSON (${text.length} bytes): ${(e as Error).message}`, hook);
+  }
+}
