@@ -1,0 +1,16 @@
+// The mapping engine's coded errors: a firing either yields all its events
+// or exactly one of these (the daemon turns it into an
+// x.<vendor>.error.mapping_failed diagnostic and the agent's neutral bytes).
+export type MapErrorCode = 'invalid-payload' | 'malformed-json' | 'body-too-large' | 'no-hook-name' | 'unknown-hook' | 'missing-session' | 'mapping-error' | 'payload-rejected' | 'invalid-type' | 'bad-hook-path'
+  // what a surface reports about the agent's own traffic (engine/surface): the bytes passed through untouched
+  | 'line-too-large' | 'not-jsonrpc' | 'duplicate-id' | 'join-table-full' | 'frames-dropped' | 'stream-refused' | 'stream-frame';
+
+export class MapError extends Error {
+  constructor(readonly code: MapErrorCode, message: string, readonly hook?: string) {
+    super(message);
+  }
+}
+
+export function asMapError(err: any): MapError {
+  return err instanceof MapError ? err : new MapError('mapping-error', `${err?.code ? `${err.code} ` : ''}${err?.message ?? String(err)}`);
+}

@@ -1,0 +1,84 @@
+// The capture-gate and envelope stages: every draft gated at its ceiling
+// (AEP-0005: data fields above the ceiling dropped or redacted; streamed
+// text fragments through a per-stream redactor, AEP-0007 §6), its payload
+// validated against its schema, and only then, once the whole firing is
+// known to succeed, positions taken (seq, epoch) and envelopes built
+// (AEP-0001 §5). Agent-scoped types (core agent.*) take no session position.
+import { formatAjvErrors, REGISTRY_BY_TYPE, validatePayload, type CaptureLevel } from '../aep/schemas.ts';
+import { gateData } from '../capture/gate.ts';
+import type { FragmentStreams } from '../capture/redaction/fragments.ts';
+import { buildEnvelope, newId, type AepEvent } from './envelope.ts';
+import { MapError } from './errors.ts';
+import type { Draft, Firing, MapContext } from './firing.ts';
+
+export type Fragments = ReturnType<FragmentStreams['begin']>;
+
+export interface Gated {
+  dr: Draft;
+  ceiling: CaptureLevel;
+  data: Record<string, unknown> | undefined;
+  agentScoped: boolean;
+}
+
+/** Gate and validate every draft; nothing is committed here (the fragment streams commit with the firing). */
+export async function gateDrafts(m: MapContext, f: Firing): Promise<{ gated: Gated[]; frag: Fragments }> {
+  const d = m.descriptor;
+  const { drafts, session, resumedFrom } = f;
+  // redaction first: big strings in yielding slices, so one agent's huge payload never stalls another agent's hooks (issue 11)
+  const ceilings = drafts.map((dr) => m.ceilingFor(dr.type, dr.emit.capture));
+  const redacting = drafts.filter((_, i) => ceilings[i] === 'redacted').map((dr) => dr.data);
+  if (redacting.length) await m.redactor.prepare(redacting);
+  // fragments of a streamed text share a per-stream redactor (AEP-0007 §6); anything else closes the session's streams
+  const frag = m.fragments.begin(session);
+  const closing = drafts.some((dr) => dr.fragmentOf === undefined) ? frag.close(true) : [];
+
+  // gate + validate every draft before anything is committed
+  const gated: Gated[] = [];
+  for (const [i, dr] of drafts.entries()) {
+    const ceiling = ceilings[i];
+    let gates = dr.emit.gates ? { ...d.capture.gates, ...dr.emit.gates } : d.capture.gates;
+    if (resumedFrom !== undefined && dr.type === 'session.started') gates = { ...gates, resumed_from: 'metadata' };
+    const streamKey = dr.fragmentOf !== undefined && ceiling === 'redacted' ? `${dr.type}\u0000${dr.subject ?? ''}\u0000${dr.fragmentOf}` : undefined;
+    const redactor = streamKey ? frag.view(streamKey) : m.redactor;
+    const data = gateData(dr.type, dr.data, { ceiling, gates, redactor, standIns: dr.standins, agent: d.vendor, subject: dr.subject });
+    if (streamKey) frag.noteEvent(streamKey, { type: dr.type, subject: dr.subject, step: dr.step, run: dr.run, data: data ?? {}, meta: dr });
+    if (data && REGISTRY_BY_TYPE.has(dr.type)) {
+      const errs = validatePayload(dr.type, data);
+      if (errs.length) throw new MapError('payload-rejected', `rule ${dr.emit.path} produced a ${dr.type} payload its schema rejects: ${formatAjvErrors(errs)}`);
+    }
+    // only core agent.* types are agent-scoped; x.<vendor>.agent.* is session-scoped (the envelope schema)
+    gated.push({ dr, ceiling, data, agentScoped: dr.type.startsWith('agent.') });
+  }
+  if (redacting.length) m.redactor.forgetPrepared();
+  // streams closed by this firing (or past the per-session bound) release their held tails first, as closing fragments
+  closing.push(...frag.close(false));
+  if (closing.length) gated.unshift(...closing.map((ev) => ({ dr: { ...(ev.meta as Draft), id: newId(), cause: undefined }, ceiling: 'redacted' as CaptureLevel, data: ev.data, agentScoped: false })));
+  return { gated, frag };
+}
+
+/** Positions are taken only once the whole firing is known to succeed. */
+export function envelopes(m: MapContext, f: Firing, gated: Gated[]): AepEvent[] {
+  const d = m.descriptor;
+  const { session } = f;
+  const time = new Date(f.now).toISOString();
+  return gated.map(({ dr, ceiling, data, agentScoped }) => {
+    const pos = agentScoped ? undefined : m.state.seq.next(session);
+    return buildEnvelope({
+      id: dr.id,
+      type: dr.type,
+      subject: dr.subject,
+      time,
+      host: m.host,
+      agent: d.vendor,
+      session: agentScoped ? undefined : session,
+      run: agentScoped ? undefined : dr.run,
+      step: agentScoped ? undefined : dr.step,
+      seq: pos?.seq,
+      epoch: pos?.epoch,
+      cause: dr.cause,
+      severity: dr.emit.severity,
+      capture: ceiling,
+      data: data ?? (ceiling === 'none' ? undefined : {}),
+    });
+  });
+}
