@@ -44,9 +44,17 @@ import type { SurfaceWriter } from './surface-writers.ts';
 export type { HookReply, PendingHold } from './holds.ts';
 export type { Timers } from './core.ts';
 export type { SurfaceWriter } from './surface-writers.ts';
-export { DEFAULT_ATTENTION_TIMEOUT_MS, envAttentionTimeout } from './hold-lifecycle.ts';
+export { DEFAULT_ATTENTION_TIMEOUT_MS } from './hold-lifecycle.ts';
 export { RESPOND } from './hello.ts';
 export type { DaemonOptions, HookInput } from './options.ts';
+
+export function envAttentionTimeout(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const v = env.HOOKMAP_ATTENTION_TIMEOUT_MS;
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`HOOKMAP_ATTENTION_TIMEOUT_MS must be a positive integer (got ${JSON.stringify(v)})`);
+  return n;
+}
 
 export class Daemon {
   readonly vendor: string;
@@ -89,7 +97,7 @@ export class Daemon {
     const events = new LifecycleEvents(this.mapper, host, redactor);
     const config = { ...d.config, ...(opts.config ?? {}) };
     this.core = new DaemonCore({ d, mapper: this.mapper, events, log: this.log, serial: new Serial(), timers: opts.timers ?? realTimers, now, say, config });
-    this.holds = new HoldLifecycle(this.core, this.logDir, { attentionTimeoutMs: opts.attentionTimeoutMs, onHold: opts.onHold });
+    this.holds = new HoldLifecycle(this.core, this.logDir, { attentionTimeoutMs: opts.attentionTimeoutMs, envTimeoutMs: () => envAttentionTimeout(), onHold: opts.onHold });
     this.accepts = acceptedCommands(d, (key) => this.mapper.configValue(key));
     this.commands = new CommandProtocol(this.core, this.holds, this.accepts);
     this.calls = new ModelCalls(this.core, this.holds, this.commands);

@@ -22,17 +22,11 @@ export const DEFAULT_ATTENTION_TIMEOUT_MS = 55_000;
 
 type Answered = Extract<Interpretation, { ok: true }>;
 
-export function envAttentionTimeout(env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const v = env.HOOKMAP_ATTENTION_TIMEOUT_MS;
-  if (v === undefined || v === '') return undefined;
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`HOOKMAP_ATTENTION_TIMEOUT_MS must be a positive integer (got ${JSON.stringify(v)})`);
-  return n;
-}
-
 export interface HoldOptions {
-  /** Hold timeout for every hold of this agent (config/env); default: the hold's timeout_ms, else 55 s. */
+  /** Hold timeout for every hold of this agent (config); default: the environment's, else the hold's timeout_ms, else 55 s. */
   attentionTimeoutMs?: number;
+  /** HOOKMAP_ATTENTION_TIMEOUT_MS as it stands when a hold opens (read at the daemon's edge: daemon.ts). */
+  envTimeoutMs: () => number | undefined;
   /** A hold opened (tests, the fixture runner). */
   onHold?: (hold: PendingHold) => void;
 }
@@ -81,7 +75,7 @@ export class HoldLifecycle {
   }
 
   timeoutFor(descriptorMs: number | undefined): number {
-    return this.opts.attentionTimeoutMs ?? envAttentionTimeout() ?? descriptorMs ?? DEFAULT_ATTENTION_TIMEOUT_MS;
+    return this.opts.attentionTimeoutMs ?? this.opts.envTimeoutMs() ?? descriptorMs ?? DEFAULT_ATTENTION_TIMEOUT_MS;
   }
 
   /** On disk before the request is logged: a crash between the two never leaves a request nobody closes. `expiresAfterMs` stamps its deadline. */
