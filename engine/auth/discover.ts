@@ -43,12 +43,16 @@ export function discoverToken(o: DiscoverOptions): ClientToken {
   return { from: 'none' };
 }
 
+/** True when the relay URL (or every URL of a comma-separated failover list) names this machine. */
 export function urlIsLoopback(url: string): boolean {
-  try {
-    return isLoopbackHost(new URL(url).hostname);
-  } catch {
-    return false;
-  }
+  const urls = url.split(',').map((u) => u.trim()).filter(Boolean);
+  return urls.length > 0 && urls.every((u) => {
+    try {
+      return isLoopbackHost(new URL(u).hostname);
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** The hint a client prints when the relay refused it for want of a token. */
