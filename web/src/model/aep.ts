@@ -2,32 +2,24 @@
 // and their order (AEP-0001 §7, AEP-0003 §7), and command envelopes as a
 // foreign emitter sends them (AEP-0004 §2: no `seq`, the envelope id is the
 // idempotency key). Browser-side twin of engine/relay/client.ts makeCommand.
+import type { AepEnvelope } from '../../../engine/generated/aep-types.ts';
 
-export interface Ev {
-  aep: string;
-  id: string;
-  type: string;
-  time: string;
-  source: string;
-  agent: string;
-  session?: string;
-  run?: string;
-  step?: string;
-  seq?: number;
-  epoch?: number;
-  subject?: string;
-  cause?: string;
-  severity?: string;
-  capture?: string;
-  data?: Record<string, any>;
-}
+/** The declared attributes of a generated type (its extension-attribute index signature dropped). */
+type Declared<T> = { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };
+
+/**
+ * An event as the inbox reads it: the envelope's attributes as generated
+ * from the AEP schema (engine/generated/aep-types.ts, `hookmap codegen`); the
+ * payload is read loosely, per type, where it is shown.
+ */
+export type Ev = Omit<Declared<AepEnvelope>, 'data'> & { data?: Record<string, any> };
 
 export interface Position {
   epoch: number;
   seq: number;
 }
 
-export const AEP_VERSION = '0.1';
+export const AEP_VERSION: AepEnvelope['aep'] = '0.1';
 
 export const posOf = (e: Ev): Position => ({ epoch: e.epoch ?? 0, seq: e.seq ?? 0 });
 
