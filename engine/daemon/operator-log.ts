@@ -12,6 +12,7 @@ import { buildEnvelope, sourceHost, type AepEvent } from '../map/envelope.ts';
 import { bumpEpoch } from './epoch.ts';
 import { acquireLock } from './lock.ts';
 import { RelayLink } from './relay-link.ts';
+import { tlsClientOptions, type TlsFiles } from '../auth/tls.ts';
 import { DurableSeq } from './seq.ts';
 import { SessionLog } from './session-log.ts';
 
@@ -52,10 +53,11 @@ export class OperatorLog {
     return ev;
   }
 
-  connectRelay(url: string, token?: string): void {
+  connectRelay(url: string, token?: string, o: { tls?: TlsFiles } = {}): void {
     this.link = new RelayLink({
       url,
       token,
+      tls: o.tls ? tlsClientOptions(o.tls) : undefined,
       identity: { agent: OPERATOR_AGENT, instance: `${hostname()}/${process.pid}` },
       capabilities: { emits: [], capture: ['none', 'metadata'], control: { accepts: [], ack_window_ms: 10_000 } },
       log: this.log,

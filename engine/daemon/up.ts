@@ -174,7 +174,8 @@ export async function startUp(o: UpOptions): Promise<Up> {
     }
   }
   if (policy && operator) {
-    operator.connectRelay(self, o.token);
+    // the token up itself runs with (flag or file), as the daemons' links have it
+    operator.connectRelay(self, ownerToken, o.tls ? { tls: o.tls } : undefined);
     const file = basename(policy.file);
     const loaded = (p: typeof policy.current) => {
       say(`policy: ${p.rules.length} rule${p.rules.length === 1 ? '' : 's'} in force from ${policy.file} (digest ${p.digest})`);
