@@ -3,24 +3,22 @@
 // printed with the reason, not just the AEP nack class `invalid`.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run as answer } from '../../engine/cli/commands/answer.ts';
-import { startUp, type Up } from '../../engine/daemon/up.ts';
-import { readLogs, tempDir, until } from '../daemon/helpers.ts';
+import { readLogs, until } from '../daemon/helpers.ts';
+import { upStack, type UpStack } from '../helpers/up-stack.ts';
 import { join } from 'node:path';
 
-const TOKEN = 'answer-token';
-let up: Up;
-let tmp: { dir: string; done: () => void };
+let TOKEN: string;
+let s: UpStack;
+let up: UpStack['up'];
 
 beforeAll(async () => {
-  tmp = tempDir('hookmap-answer-');
-  up = await startUp({ port: 0, token: TOKEN, logDir: join(tmp.dir, 'logs'), agents: [{ descriptor: 'codex', attentionTimeoutMs: 30_000 }, { descriptor: 'claude-code', attentionTimeoutMs: 300 }] });
-  await until('the daemons\' hello', async () => (await (await fetch(`${up.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay === true);
+  s = await upStack({ prefix: 'hookmap-answer-', hello: true, agents: [{ descriptor: 'codex', attentionTimeoutMs: 30_000 }, { descriptor: 'claude-code', attentionTimeoutMs: 300 }] });
+  ({ up, token: TOKEN } = s);
 }, 30_000);
 
 afterAll(async () => {
   vi.restoreAllMocks();
-  await up?.close();
-  tmp?.done();
+  await s?.done();
 });
 
 function capture(): string[] {
@@ -30,7 +28,7 @@ function capture(): string[] {
   return lines;
 }
 
-const request = (agent: string, session: string) => until(`${agent}'s attention.requested`, () => readLogs(join(tmp.dir, 'logs', agent)).find((e) => e.type === 'attention.requested' && e.session === session));
+const request = (agent: string, session: string) => until(`${agent}'s attention.requested`, () => readLogs(join(s.logDir, agent)).find((e) => e.type === 'attention.requested' && e.session === session));
 
 describe('hookmap answer, too late', () => {
   it('says "already answered" and exits 3 for a second answer', async () => {
@@ -50,7 +48,7 @@ describe('hookmap answer, too late', () => {
     const reply = await fetch(`${up.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: 'late-2', tool_name: 'Bash', tool_input: { command: 'rm -rf build' } }) });
     expect(reply.status).toBe(200); // the hold failed open after 300 ms
     const req = await request('claude-code', 'late-2');
-    await until('the timeout', () => readLogs(join(tmp.dir, 'logs', 'claude-code')).some((e) => e.type === 'attention.timeout' && e.subject === req.id));
+    await until('the timeout', () => readLogs(join(s.logDir, 'claude-code')).some((e) => e.type === 'attention.timeout' && e.subject === req.id));
     const out = capture();
     expect(await answer([req.id, '--allow', '--url', up.url, '--token', TOKEN])).toBe(4);
     vi.restoreAllMocks();

@@ -11,15 +11,14 @@ import { run as steer } from '../../engine/cli/commands/steer.ts';
 import { run as cancel } from '../../engine/cli/commands/cancel.ts';
 import { run as policyCmd } from '../../engine/cli/commands/policy.ts';
 import { run as upCmd } from '../../engine/cli/commands/up.ts';
-import { startUp, type Up } from '../../engine/daemon/up.ts';
-import { openSocket, type SocketSession } from '../../engine/relay/client.ts';
-import { tempDir, until } from '../daemon/helpers.ts';
+import { upStack, watchAll, type UpStack, type Watcher } from '../helpers/up-stack.ts';
+import { until } from '../daemon/helpers.ts';
 
-const TOKEN = 'verbs-token';
-let up: Up;
-let tmp: { dir: string; done: () => void };
-let watcher: SocketSession;
-const stream: any[] = [];
+let TOKEN: string;
+let s: UpStack;
+let up: UpStack['up'];
+let watcher: Watcher;
+let stream: any[];
 let policyFile: string;
 
 const GOOD = `rules:
@@ -27,24 +26,21 @@ const GOOD = `rules:
 `;
 
 beforeAll(async () => {
-  tmp = tempDir('hookmap-verbs-');
-  policyFile = join(tmp.dir, 'policy.yaml');
-  writeFileSync(policyFile, GOOD);
-  up = await startUp({ port: 0, token: TOKEN, logDir: join(tmp.dir, 'logs'), policy: policyFile, agents: [{ descriptor: 'claude-code', config: { instruct: true } }] });
-  await until('the daemons\' hello', async () => (await (await fetch(`${up.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay === true);
-  watcher = await openSocket(up.url, TOKEN, 'consumer');
-  watcher.on((m) => { if (typeof m.type === 'string' && m.seq !== undefined) stream.push(m); });
-  await new Promise<void>((resolve) => {
-    const off = watcher.on((m) => m.type === 'subscribed' && (off(), resolve()));
-    watcher.send({ type: 'subscribe', id: 'all', from: 'all' });
-  });
+  const policyIn = (home: string) => {
+    policyFile = join(home, 'policy.yaml');
+    writeFileSync(policyFile, GOOD);
+    return { policy: policyFile };
+  };
+  s = await upStack({ prefix: 'hookmap-verbs-', hello: true, setup: policyIn, agents: [{ descriptor: 'claude-code', config: { instruct: true } }] });
+  ({ up, token: TOKEN } = s);
+  watcher = await watchAll(up.url, TOKEN);
+  stream = watcher.stream;
 }, 30_000);
 
 afterAll(async () => {
   vi.restoreAllMocks();
   watcher?.close();
-  await up?.close();
-  tmp?.done();
+  await s?.done();
 });
 
 function capture(): string[] {
@@ -71,7 +67,7 @@ const hook = async (session: string, name: string, extra: Record<string, unknown
 };
 const pre = (s: string) => hook(s, 'PreToolUse', { tool_name: 'Bash', tool_input: { command: 'sleep 5' }, tool_use_id: 't1' });
 const post = (s: string) => hook(s, 'PostToolUse', { tool_name: 'Bash', tool_input: { command: 'sleep 5' }, tool_use_id: 't1', tool_response: { stdout: '' } });
-const seen = (pred: (e: any) => boolean, what: string) => until(what, () => stream.find(pred));
+const seen = (pred: (e: any) => boolean, what: string) => watcher.seen(pred, what);
 
 describe('hookmap steer', () => {
   it('queues the text, the next eligible reply carries it, the CLI reports the delivery', async () => {
@@ -163,9 +159,9 @@ describe('operator policy', () => {
   }, 20_000);
 
   it('hookmap up refuses to start on a broken policy file (exit 2, coded)', async () => {
-    const bad = join(tmp.dir, 'bad.yaml');
+    const bad = join(s.home, 'bad.yaml');
     writeFileSync(bad, 'rules:\n  - { id: a, on: run.finished, decide: explode }\n');
-    const none = join(tmp.dir, 'none.yaml');
+    const none = join(s.home, 'none.yaml');
     writeFileSync(none, 'agents: []\n');
     const r = await cli(upCmd, ['--port', '0', '--policy', bad, '--config', none]);
     expect(r.code).toBe(2);

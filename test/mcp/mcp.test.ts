@@ -13,47 +13,37 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { run as answerCmd } from '../../engine/cli/commands/answer.ts';
-import { startUp, type Up } from '../../engine/daemon/up.ts';
-import { openSocket, type SocketSession } from '../../engine/relay/client.ts';
 import { validateStream } from '../../engine/validate/index.ts';
 import { describeAnswer } from '../../engine/mcp/server.ts';
-import { tempDir, until } from '../daemon/helpers.ts';
+import { upStack, watchAll, type UpStack, type Watcher } from '../helpers/up-stack.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TOKEN = 'mcp-token';
-let up: Up;
-let tmp: { dir: string; done: () => void };
-let watcher: SocketSession;
-const stream: any[] = [];
+let TOKEN: string;
+let s: UpStack;
+let up: UpStack['up'];
+let watcher: Watcher;
+let stream: any[];
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  tmp = tempDir('hookmap-mcp-');
-  up = await startUp({ port: 0, token: TOKEN, logDir: join(tmp.dir, 'logs'), agents: [{ descriptor: 'claude-code', config: {} }] });
-  await until("the daemons' hello", async () => (await (await fetch(`${up.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay === true);
-  watcher = await openSocket(up.url, TOKEN, 'consumer');
-  watcher.on((m) => {
-    if (typeof m.type === 'string' && m.seq !== undefined) stream.push(m);
-  });
-  await new Promise<void>((resolve) => {
-    const off = watcher.on((m) => m.type === 'subscribed' && (off(), resolve()));
-    watcher.send({ type: 'subscribe', id: 'all', from: 'all' });
-  });
+  s = await upStack({ prefix: 'hookmap-mcp-', hello: true, agents: [{ descriptor: 'claude-code', config: {} }] });
+  ({ up, token: TOKEN } = s);
+  watcher = await watchAll(up.url, TOKEN);
+  stream = watcher.stream;
 }, 30_000);
 
 afterAll(async () => {
   vi.restoreAllMocks();
   for (const c of clients) await c.close().catch(() => {});
   watcher?.close();
-  await up?.close();
-  tmp?.done();
+  await s?.done();
 });
 
 async function mcpClient(extra: string[] = [], token = TOKEN): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [join(ROOT, 'bin/hookmap.mjs'), 'mcp', '--agent', 'claude-code', '--url', up.url, ...extra],
-    env: { ...(process.env as Record<string, string>), HOOKMAP_TOKEN: token, HOOKMAP_HOME: tmp.dir },
+    env: { ...(process.env as Record<string, string>), HOOKMAP_TOKEN: token, HOOKMAP_HOME: s.home },
     stderr: 'pipe',
   });
   const c = new Client({ name: 'test-agent', version: '1' });
@@ -73,7 +63,7 @@ async function announced(session: string, tool = MCP_TOOL): Promise<void> {
   await hook(session, 'UserPromptSubmit', { prompt: 'deploy it' });
   await hook(session, 'PreToolUse', { tool_name: tool, tool_input: {}, tool_use_id: `tu-${session}` });
 }
-const seen = (pred: (e: any) => boolean, what: string) => until(what, () => stream.find(pred));
+const seen = (pred: (e: any) => boolean, what: string) => watcher.seen(pred, what);
 
 async function answer(argv: string[]): Promise<{ code: number; out: string }> {
   const lines: string[] = [];

@@ -1,44 +1,15 @@
 // Shared by the security tests: `hookmap up` in-process the way a new user
 // gets it (a fresh HOOKMAP_HOME, the owner token created there), raw HTTP
 // requests that can set any Host/Origin, and a WebSocket upgrade probe.
-import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import WebSocket from 'ws';
-import { ensureOwnerToken } from '../../engine/auth/tokens.ts';
-import { startUp, type Up, type UpOptions } from '../../engine/daemon/up.ts';
+import { upStack as sharedUpStack, type UpStack, type UpStackOptions } from '../helpers/up-stack.ts';
 
-export interface UpStack { up: Up; home: string; token: string; logDir: string; lines: string[]; done(): Promise<void> }
+export type { UpStack } from '../helpers/up-stack.ts';
+export { until } from '../daemon/helpers.ts';
 
-/** `hookmap up` on an ephemeral port with a fresh home and its owner token file; one agent by default. */
-export async function upStack(o: Partial<UpOptions> = {}): Promise<UpStack> {
-  const home = mkdtempSync(join(tmpdir(), 'hookmap-sec-'));
-  const logDir = join(home, 'logs');
-  const owner = o.noAuth ? undefined : ensureOwnerToken(home);
-  const lines: string[] = [];
-  const up = await startUp({
-    port: 0,
-    home,
-    logDir,
-    tokenFile: owner?.path,
-    auditFile: join(home, 'audit.jsonl'),
-    agents: [{ descriptor: 'codex' }],
-    say: (l) => lines.push(l),
-    ...o,
-  });
-  return {
-    up,
-    home,
-    token: owner?.token ?? '',
-    logDir,
-    lines,
-    async done() {
-      await up.close();
-      rmSync(home, { recursive: true, force: true });
-    },
-  };
-}
+/** `hookmap up` on an ephemeral port with a fresh home and its owner token file; one agent by default (test/helpers/up-stack.ts). */
+export const upStack = (o: UpStackOptions = {}): Promise<UpStack> => sharedUpStack({ prefix: 'hookmap-sec-', ...o });
 
 export interface RawResponse { status: number; headers: http.IncomingHttpHeaders; body: string }
 
@@ -79,14 +50,4 @@ export function upgradeStatus(url: string, headers: Record<string, string>, orig
     });
     ws.on('error', () => resolve(-1));
   });
-}
-
-export async function until<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
