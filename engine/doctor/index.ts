@@ -8,6 +8,7 @@ import { FORMATS } from '../setup/formats/index.ts';
 import { setupSpec } from '../setup/spec.ts';
 import { hookmapHome } from '../shim/plan.mjs';
 import { backplaneFindings, checkHealth } from './daemon.ts';
+import { checkDeadLetters } from './dead-letter.ts';
 import { checkLogs } from './logs.ts';
 import type { Finding } from './types.ts';
 import { inspectAgent, type AgentWiring } from './wiring.ts';
@@ -80,6 +81,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
     if (h.backplane) findings.push(...backplaneFindings(h.backplane));
   }
   findings.push(...checkLogs(join(hookmapHome(o.env), 'logs')));
+  findings.push(...checkDeadLetters(join(hookmapHome(o.env), 'logs')));
   const problems = findings.filter((f) => f.status === 'problem').length;
   const warnings = findings.filter((f) => f.status === 'warn').length;
   return { healthy: problems === 0, problems, warnings, wired, findings };
