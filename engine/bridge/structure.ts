@@ -7,77 +7,13 @@
 // parent's end and marked (`closedBy`), never left open forever: a session
 // idle past a bound, an eviction (bounded memory) or the end of the input
 // closes it too. The OTLP trace projection turns closed nodes into spans;
-// `hookmap timeline` prints the same nodes as a tree.
+// `hookmap timeline` prints the same nodes as a tree.// The node types live in session-node.ts, the attribute tables in
+// structure-attrs.ts.
 import type { AepEvent } from './projection/common.ts';
+import { ANSWER_ATTRS, copy, RESOLVED_ATTRS, RUN_END, RUN_END_ATTRS, RUN_START_ATTRS, SESSION_END_ATTRS, SESSION_START_ATTRS, str, TIMEOUT_ATTRS, TOOL_END, TOOL_END_ATTRS, type Obj } from './structure-attrs.ts';
+import { sessionKey, type Scalar, type SessionNode, type SessionState, type TrackerOptions } from './session-node.ts';
 
-export type NodeKind = 'session' | 'run' | 'tool' | 'attention';
-export type Scalar = string | number | boolean;
-
-export interface NodeEvent { time: string; name: string; attrs: Record<string, Scalar> }
-
-export interface SessionNode {
-  kind: NodeKind;
-  /** Unique within the session: `session`, `run:<id>`, `tool:<call id|event id>`, `attention:<request id>`. */
-  key: string;
-  parent?: string;
-  session: string;
-  agent: string;
-  /** Tool name, attention kind, run id or agent. */
-  label: string;
-  start: string;
-  end?: string;
-  /** The event that opened / closed the node (type), when one did. */
-  startType?: string;
-  endType?: string;
-  /** completed, failed, denied, finished, cancelled, answered, dismissed, timeout, ended, ... */
-  outcome?: string;
-  /** Set when no terminal event closed the node: what did instead. */
-  closedBy?: 'session.ended' | 'run.ended' | 'idle' | 'evicted' | 'end-of-input';
-  /** Metadata that survived the capture ceiling: tool call id, error type, token counts, model. */
-  attrs: Record<string, Scalar>;
-  events: NodeEvent[];
-  droppedEvents: number;
-  /** Event ids that opened and closed it (for timeline --dag / replay). */
-  startId?: string;
-  endId?: string;
-}
-
-export interface SessionState {
-  session: string;
-  agent: string;
-  source: string;
-  /** W3C trace id of the session's trace (from its session.started traceparent, else derived). */
-  traceparent?: string;
-  lastTime: string;
-  lastSeen: number;
-  open: Record<string, SessionNode>;
-}
-
-export interface TrackerOptions {
-  /** Open sessions kept; past it the least recently active one is closed (`evicted`). */
-  maxSessions?: number;
-  /** Open nodes per session (runs + tools + attention); past it the oldest is closed (`evicted`). */
-  maxOpenPerSession?: number;
-  /** Span events kept per node; the rest are counted. */
-  maxEventsPerNode?: number;
-}
-
-const RUN_END: Record<string, string> = { 'run.finished': 'finished', 'run.failed': 'failed', 'run.cancelled': 'cancelled' };
-const TOOL_END: Record<string, string> = { 'tool.completed': 'completed', 'tool.failed': 'failed', 'tool.denied': 'denied' };
-
-const SESSION_START_ATTRS: Record<string, string> = { 'gen_ai.request.model': 'gen_ai.request.model', 'client.name': 'client.name', 'client.version': 'client.version' };
-const SESSION_END_ATTRS: Record<string, string> = { reason: 'end_reason', runs: 'runs', duration_ms: 'duration_ms' };
-const RUN_START_ATTRS: Record<string, string> = { trigger: 'trigger', 'gen_ai.request.model': 'gen_ai.request.model', 'gen_ai.usage.input_tokens': 'gen_ai.usage.input_tokens', 'gen_ai.usage.output_tokens': 'gen_ai.usage.output_tokens' };
-const TOOL_END_ATTRS: Record<string, string> = { 'error.type': 'error.type', 'error.message': 'error.message', by: 'denied_by', rule: 'rule', status: 'status', duration_ms: 'duration_ms' };
-const ANSWER_ATTRS: Record<string, string> = { 'answer.option': 'answer.option', via: 'via', by: 'answered_by' };
-const TIMEOUT_ATTRS: Record<string, string> = { after_ms: 'after_ms' };
-const RESOLVED_ATTRS: Record<string, string> = { latency_ms: 'latency_ms' };
-const RUN_END_ATTRS: Record<string, string> = {
-  'gen_ai.usage.input_tokens': 'gen_ai.usage.input_tokens', 'gen_ai.usage.output_tokens': 'gen_ai.usage.output_tokens', duration_ms: 'duration_ms',
-  reason: 'reason', 'error.type': 'error.type', by: 'by', 'cost.total': 'cost.total', 'cost.currency': 'cost.currency',
-};
-type Obj = Record<string, any>;
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+export { sessionKey, sessionSource, type NodeEvent, type NodeKind, type Scalar, type SessionNode, type SessionState, type TrackerOptions } from './session-node.ts';
 
 export class SessionTracker {
   readonly sessions = new Map<string, SessionState>();
@@ -328,29 +264,5 @@ export class SessionTracker {
       return;
     }
     n.events.push({ time: ev.time, name: ev.type, attrs });
-  }
-}
-
-export function sessionKey(ev: { source: string; session?: string }): string {
-  // a session id is the emitter's: two emitters may reuse one, so the source is part of the key
-  return `${sessionSource(ev.source)}\u0000${ev.session}`;
-}
-
-/** The emitter part of a source URI (`aep://host/agent/x/session/s` → `aep://host/agent/x`). */
-export function sessionSource(source: string): string {
-  const i = source.indexOf('/session/');
-  return i >= 0 ? source.slice(0, i) : source;
-}
-
-const compiled = new WeakMap<Record<string, string>, [string[], string][]>();
-
-/** Copy scalar members (dotted paths into `data`; `gen_ai.*` names are flat keys) that survived the ceiling. */
-function copy(into: Record<string, Scalar>, data: Obj, paths: Record<string, string>): void {
-  let list = compiled.get(paths);
-  if (!list) compiled.set(paths, (list = Object.entries(paths).map(([p, name]) => [p.startsWith('gen_ai.') ? [p] : p.split('.'), name])));
-  for (const [parts, name] of list) {
-    let v: any = data;
-    for (const p of parts) v = v?.[p];
-    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') into[name] = v;
   }
 }

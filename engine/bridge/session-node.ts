@@ -1,0 +1,68 @@
+// The nodes of a session's shape (structure.ts builds them): session -> runs
+// -> tool calls and attention waits, each opened by its start event and
+// closed by its terminal event (AEP-0002 lifecycles), and the per-session
+// state a tracker keeps (and a bridge checkpoints). Also the session key:
+// a session id is the emitter's, so the emitter is part of it.
+
+export type NodeKind = 'session' | 'run' | 'tool' | 'attention';
+export type Scalar = string | number | boolean;
+
+export interface NodeEvent { time: string; name: string; attrs: Record<string, Scalar> }
+
+export interface SessionNode {
+  kind: NodeKind;
+  /** Unique within the session: `session`, `run:<id>`, `tool:<call id|event id>`, `attention:<request id>`. */
+  key: string;
+  parent?: string;
+  session: string;
+  agent: string;
+  /** Tool name, attention kind, run id or agent. */
+  label: string;
+  start: string;
+  end?: string;
+  /** The event that opened / closed the node (type), when one did. */
+  startType?: string;
+  endType?: string;
+  /** completed, failed, denied, finished, cancelled, answered, dismissed, timeout, ended, ... */
+  outcome?: string;
+  /** Set when no terminal event closed the node: what did instead. */
+  closedBy?: 'session.ended' | 'run.ended' | 'idle' | 'evicted' | 'end-of-input';
+  /** Metadata that survived the capture ceiling: tool call id, error type, token counts, model. */
+  attrs: Record<string, Scalar>;
+  events: NodeEvent[];
+  droppedEvents: number;
+  /** Event ids that opened and closed it (for timeline --dag / replay). */
+  startId?: string;
+  endId?: string;
+}
+
+export interface SessionState {
+  session: string;
+  agent: string;
+  source: string;
+  /** W3C trace id of the session's trace (from its session.started traceparent, else derived). */
+  traceparent?: string;
+  lastTime: string;
+  lastSeen: number;
+  open: Record<string, SessionNode>;
+}
+
+export interface TrackerOptions {
+  /** Open sessions kept; past it the least recently active one is closed (`evicted`). */
+  maxSessions?: number;
+  /** Open nodes per session (runs + tools + attention); past it the oldest is closed (`evicted`). */
+  maxOpenPerSession?: number;
+  /** Span events kept per node; the rest are counted. */
+  maxEventsPerNode?: number;
+}
+
+export function sessionKey(ev: { source: string; session?: string }): string {
+  // a session id is the emitter's: two emitters may reuse one, so the source is part of the key
+  return `${sessionSource(ev.source)}\u0000${ev.session}`;
+}
+
+/** The emitter part of a source URI (`aep://host/agent/x/session/s` → `aep://host/agent/x`). */
+export function sessionSource(source: string): string {
+  const i = source.indexOf('/session/');
+  return i >= 0 ? source.slice(0, i) : source;
+}
