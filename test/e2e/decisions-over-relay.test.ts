@@ -6,31 +6,21 @@
 // (engine/fixtures/run-decisions.ts) pins the same cases against the hold
 // machinery with a fake clock; this test proves the whole path on real sockets.
 import { afterAll, describe, expect, it } from 'vitest';
-import { startUp, type Up } from '../../engine/daemon/up.ts';
 import { listVendors } from '../../engine/descriptor/registry.ts';
 import { fixtureFiles } from '../../engine/fixtures/format.ts';
 import { isDeliveryCase } from '../../engine/fixtures/run-deliveries.ts';
 import { makeCommand, openSocket, sendCommand, type SocketSession } from '../../engine/relay/client.ts';
-import { tempDir, until } from '../daemon/helpers.ts';
+import { until } from '../daemon/helpers.ts';
+import { upStack, watchAll, type UpStack, type Watcher } from '../helpers/up-stack.ts';
 
-const TOKEN = 'decisions-e2e';
-
-interface Stack { up: Up; watcher: SocketSession; human: SocketSession; stream: any[]; tmp: { done: () => void } }
+interface Stack { up: UpStack['up']; watcher: Watcher; human: SocketSession; stream: any[]; done: () => Promise<void> }
 const stacks: Stack[] = [];
 
 async function stack(agent: string, config: Record<string, unknown> | undefined, attentionTimeoutMs: number): Promise<Stack> {
-  const tmp = tempDir('hookmap-decisions-e2e-');
-  const up = await startUp({ port: 0, token: TOKEN, logDir: tmp.dir, agents: [{ descriptor: agent, attentionTimeoutMs, config }] });
-  await until(`${agent} to finish its relay hello`, async () => (await (await fetch(`${up.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay === true);
-  const watcher = await openSocket(up.url, TOKEN, 'consumer');
-  const stream: any[] = [];
-  watcher.on((m) => { if (typeof m.type === 'string' && m.seq !== undefined) stream.push(m); });
-  await new Promise<void>((resolve) => {
-    const off = watcher.on((m) => m.type === 'subscribed' && m.id === 'all' && (off(), resolve()));
-    watcher.send({ type: 'subscribe', id: 'all' });
-  });
-  const human = await openSocket(up.url, TOKEN, 'both');
-  const s = { up, watcher, human, stream, tmp };
+  const u = await upStack({ prefix: 'hookmap-decisions-e2e-', hello: true, agents: [{ descriptor: agent, attentionTimeoutMs, config }] });
+  const watcher = await watchAll(u.url, u.token);
+  const human = await openSocket(u.url, u.token, 'both');
+  const s = { up: u.up, watcher, human, stream: watcher.stream, done: u.done };
   stacks.push(s);
   return s;
 }
@@ -39,8 +29,7 @@ afterAll(async () => {
   for (const s of stacks) {
     s.watcher.close();
     s.human.close();
-    await s.up.close();
-    s.tmp.done();
+    await s.done();
   }
 });
 
@@ -95,8 +84,7 @@ for (const agent of listVendors()) {
           stacks.splice(stacks.indexOf(s), 1);
           s.watcher.close();
           s.human.close();
-          await s.up.close();
-          s.tmp.done();
+          await s.done();
         }
       }, 60_000);
     }
