@@ -2,7 +2,7 @@
 // serves https/wss on its one port; its daemons reach the relay over
 // loopback through the pinned certificate; plain HTTP gets no answer there.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,6 +60,32 @@ describe('hookmap up with TLS', () => {
       expect(hello.type).toBe('hello');
       ws.close();
       expect(s.lines.join('\n')).toMatch(/listening on https:\/\//);
+    } finally {
+      await s.done();
+    }
+  }, 30_000);
+
+  it("the operator session's link reaches the relay over TLS too: a policy's x.hookmap.policy.loaded is on the stream", async () => {
+    const files = selfSigned();
+    const tls = loadTlsFiles(files.cert, files.key);
+    const policyIn = (home: string) => {
+      const policy = join(home, 'policy.yaml');
+      writeFileSync(policy, 'rules:\n  - { id: red, on: run.finished, agent: codex, decide: continue, reason: "red" }\n');
+      return { policy };
+    };
+    const s = await upStack({ tls, allowedHosts: ['hookmap-test.lan'], setup: policyIn });
+    try {
+      const ws = new WebSocket(`${s.up.url.replace(/^https/, 'wss')}/socket`, { ca: tls.cert, servername: 'hookmap-test.lan', headers: { authorization: `Bearer ${s.token}`, host: `hookmap-test.lan:${new URL(s.up.url).port}` } } as WebSocket.ClientOptions);
+      const seen: any[] = [];
+      ws.on('open', () => ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer' })));
+      ws.on('message', (d) => {
+        const m = JSON.parse(d.toString());
+        if (m.type === 'hello') ws.send(JSON.stringify({ type: 'subscribe', id: 'all', from: 'all' }));
+        else seen.push(m);
+      });
+      const loaded = await until('the policy loaded on the stream', () => seen.find((e) => e.type === 'x.hookmap.policy.loaded'));
+      expect(loaded).toMatchObject({ agent: 'hookmap', data: { file: 'policy.yaml', rules: 1 } });
+      ws.close();
     } finally {
       await s.done();
     }
