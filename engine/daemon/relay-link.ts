@@ -13,115 +13,33 @@
 // Reconnect is armed on whichever of `error`/`close` fires first, once per
 // attempt (on some Node versions a refused connection only emits `error`).
 //
-// No event blocks the ones after it (issue 10): a line larger than the
-// relay's advertised frame_bytes (its hello, AEP-0003 §4; lowered further
-// when the relay closes with 1009 "message too big") is never sent, and a
-// line the relay answers with an `invalid-event` error frame naming its id
-// (`cause`) has been refused for good. Either way the line is set aside in
-// the dead-letter file beside the log (`dead-letter.ndjson`, 0600, one JSON
-// record per line: time, reason, bytes, file, offset, and the exact wire
-// text as a string), `onDropped` is told (the daemon logs an
-// x.hookmap.event.dropped notice naming the id and size), and the link
-// moves on past it.
+// Lines the relay cannot take go to a dead-letter file: relay-link-state.ts.
 //
 // Failover: `url` may list several relays (engine/daemon/relay-urls.ts);
 // the re-send from the confirmed offsets is as after any reconnect.
-import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import WebSocket from 'ws';
-import { RelayUrls, socketUrlOf } from './relay-urls.ts';
 import { AEP_VERSION } from '../aep/schemas.ts';
 import type { AepEvent } from '../map/envelope.ts';
 import { ROUTED_FRAME } from '../relay/socket.ts';
-import { writeAtomic } from './epoch.ts';
-import type { AppendRecord, SessionLog } from './session-log.ts';
+import type { EventLink } from './relay-link-types.ts';
+import { RelayLinkState } from './relay-link-state.ts';
+import { socketUrlOf } from './relay-urls.ts';
+import type { AppendRecord } from './session-log.ts';
 
-/** What the daemon needs from whatever carries its events (a relay link, or a test double). */
-export interface EventLink {
-  /** The event at `rec` is on disk; deliver it when possible. */
-  deliver(rec: AppendRecord): void;
-  /** Send already-delivered wire text again, as-is (a recorded ack, a pending request to re-claim its session). */
-  resend(line: string): void;
-  /** The relay hello completed and the link is up. */
-  readonly ready: boolean;
-  close(): Promise<void>;
-}
-
-export interface RelayLinkOptions {
-  /** Relay base URL (http[s]:// or ws[s]://), e.g. http://127.0.0.1:8787; several, comma-separated, fail over in turn. */
-  url: string;
-  token?: string;
-  identity: { agent: string; instance: string };
-  capabilities: Record<string, unknown>;
-  log: SessionLog;
-  /** Where confirmed offsets persist (`<logdir>/relay-cursors.json`). */
-  cursorFile: string;
-  /** A routed command; `by` is the sender's authenticated name from the relay's routed frame (absent: none came). */
-  onCommand: (command: AepEvent, raw: string, by?: string) => void;
-  /** TLS client options for a wss:// relay (a pinned CA, the name to verify). */
-  tls?: { ca?: (string | Buffer)[]; servername?: string };
-  /** Called after every completed hello and replay (re-claim sessions with pending holds). */
-  onReady?: () => void;
-  /** A line was set aside (dead-letter file) instead of reaching the relay. */
-  onDropped?: (d: DroppedLine) => void;
-  /** Where set-aside lines go (default `<log dir>/dead-letter.ndjson`). */
-  deadLetterFile?: string;
-  say?: (line: string) => void;
-  backoffMs?: { initial: number; max: number };
-}
-
-type State = 'connecting' | 'replaying' | 'ready' | 'down' | 'closed';
-
-/** What the link knows of a line it set aside. */
-export interface DroppedLine {
-  id?: string;
-  type?: string;
-  session?: string;
-  bytes: number;
-  reason: string;
-  file: string;
-  offset: number;
-}
-
-export const DEAD_LETTER_FILE = 'dead-letter.ndjson';
-/** Past this size the dead-letter file keeps the records but no longer the lines themselves. */
-const DEAD_LETTER_MAX_BYTES = 64 * 1024 * 1024;
+// The bookkeeping (offsets, cursors, dead letters) is the base class, relay-link-state.ts.
+export type { DroppedLine, EventLink, RelayLinkOptions } from './relay-link-types.ts';
+export { DEAD_LETTER_FILE } from './relay-link-state.ts';
 
 const HIGH_WATER = 1 << 20;
-const PING_DELAY_MS = 25;
-const PERSIST_DELAY_MS = 100;
-const MAX_CURSORS = 5_000;
 
-export class RelayLink implements EventLink {
-  private ws?: WebSocket;
-  private state: State = 'down';
-  private readonly confirmed = new Map<string, number>();
-  private readonly sent = new Map<string, number>();
-  private readonly dirty = new Set<string>();
-  private sinceLastPing = new Map<string, number>();
-  private readonly pings = new Map<number, Map<string, number>>();
-  private pingCounter = 0;
-  private pingTimer?: NodeJS.Timeout;
-  private persistTimer?: NodeJS.Timeout;
+export class RelayLink extends RelayLinkState implements EventLink {
   private retryTimer?: NodeJS.Timeout;
   private attempt = 0;
   private pumping = false;
   private lastDownReason = '';
   /** The relay's `x-hookmap-routed` frame for the command that follows it (same connection, in order). */
   private routed?: { cause: string; by: string };
-  /** The largest frame the relay takes: its hello's limits.frame_bytes, lowered by a 1009 close. */
-  private frameLimit = Number.POSITIVE_INFINITY;
   private learnedLimit = Number.POSITIVE_INFINITY;
-  /** The largest line sent on the current connection (a 1009 close blames it). */
-  private largestSent = 0;
-  private largestChars = 0;
-  /** The relays it dials, in turn after a failure. */
-  readonly relays: RelayUrls;
-
-  constructor(private readonly o: RelayLinkOptions) {
-    this.relays = new RelayUrls(o.url);
-    this.loadCursors();
-  }
 
   get ready(): boolean {
     return this.state === 'replaying' || this.state === 'ready';
@@ -281,11 +199,8 @@ export class RelayLink implements EventLink {
     }
   }
 
-  // --- replay from the log ----------------------------------------------------
 
-  private position(file: string): number {
-    return this.sent.get(file) ?? this.confirmed.get(file) ?? 0;
-  }
+  // --- replay from the log ----------------------------------------------------
 
   private async pump(): Promise<void> {
     if (this.pumping) return;
@@ -335,156 +250,4 @@ export class RelayLink implements EventLink {
     if (this.dirty.size && this.state === 'ready') void this.pump();
   }
 
-  // --- sending, and setting aside what the relay cannot take ------------------
-
-  /** Send one logged line, or set it aside when it exceeds the relay's frame limit. */
-  private sendLine(file: string, offset: number, line: string): void {
-    // UTF-8 is at most 3 bytes per UTF-16 unit: measure exactly only near the limit
-    const bytes = line.length * 3 <= this.frameLimit ? line.length : Buffer.byteLength(line, 'utf8');
-    if (bytes > this.frameLimit) {
-      this.setAside(file, offset, line, `${bytes} bytes exceed the relay's frame limit (${this.frameLimit} bytes)`);
-      return;
-    }
-    // a new longest line: its exact size (rarely computed; a 1009 close lowers the limit below it)
-    if (line.length > this.largestChars) {
-      this.largestChars = line.length;
-      this.largestSent = Buffer.byteLength(line, 'utf8');
-    }
-    this.ws!.send(line);
-  }
-
-  /** The relay refused event `id` (an error frame naming it): find its line among those not yet confirmed. */
-  private refused(id: string, reason: string): void {
-    const needle = Buffer.from(`"id":${JSON.stringify(id)}`);
-    for (const [file, end] of this.sent) {
-      const from = this.confirmed.get(file) ?? 0;
-      if (end <= from) continue;
-      const buf = this.o.log.read(file, from, end);
-      const at = buf.indexOf(needle);
-      if (at < 0) continue;
-      const start = buf.lastIndexOf(10, at) + 1;
-      let stop = buf.indexOf(10, at);
-      if (stop < 0) stop = buf.length;
-      this.setAside(file, from + start, buf.subarray(start, stop).toString('utf8'), reason);
-      return;
-    }
-  }
-
-  private setAside(file: string, offset: number, line: string, reason: string): void {
-    const bytes = Buffer.byteLength(line, 'utf8');
-    const info: DroppedLine = { ...identify(line), bytes, reason, file, offset };
-    const path = this.o.deadLetterFile ?? join(this.o.log.dir, DEAD_LETTER_FILE);
-    let size = 0;
-    try {
-      size = existsSync(path) ? statSync(path).size : 0;
-    } catch {
-      /* unreadable: try the append anyway */
-    }
-    const rec: Record<string, unknown> = { time: new Date().toISOString(), reason, bytes, file, offset, id: info.id, type: info.type };
-    if (size + bytes < DEAD_LETTER_MAX_BYTES) rec.line = line;
-    else rec.line_omitted = `the dead-letter file is over ${DEAD_LETTER_MAX_BYTES} bytes; the line stays in ${file} at offset ${offset}`;
-    try {
-      appendFileSync(path, `${JSON.stringify(rec)}\n`, { mode: 0o600 });
-    } catch (e) {
-      this.say(`could not write the dead-letter file ${path}: ${(e as Error).message}`);
-    }
-    this.say(`event ${info.id ?? '(no id)'} (${info.type ?? '?'}, ${bytes} bytes) set aside in ${path}: ${reason}`);
-    const cb = this.o.onDropped;
-    // after the current send loop: the notice is an ordinary event appended to the log
-    if (cb) queueMicrotask(() => {
-      try {
-        cb(info);
-      } catch (e) {
-        this.say(`onDropped failed: ${(e as Error).message}`);
-      }
-    });
-  }
-
-  // --- confirmation ---------------------------------------------------------
-
-  private markSent(file: string, end: number): void {
-    this.sent.set(file, end);
-    this.sinceLastPing.set(file, end);
-    this.pingTimer ??= setTimeout(() => this.ping(), PING_DELAY_MS);
-  }
-
-  private ping(): void {
-    this.pingTimer = undefined;
-    if (!this.sinceLastPing.size || !this.ws || this.ws.readyState !== WebSocket.OPEN) return;
-    const t = ++this.pingCounter;
-    this.pings.set(t, this.sinceLastPing);
-    this.sinceLastPing = new Map();
-    this.ws.send(JSON.stringify({ type: 'ping', t }));
-  }
-
-  private confirm(t: number): void {
-    if (!Number.isFinite(t)) return;
-    for (const [k, snap] of this.pings) {
-      if (k > t) continue;
-      for (const [f, end] of snap) if (end > (this.confirmed.get(f) ?? 0)) this.confirmed.set(f, end);
-      this.pings.delete(k);
-    }
-    this.persistTimer ??= setTimeout(() => {
-      this.persistTimer = undefined;
-      this.persist();
-    }, PERSIST_DELAY_MS);
-  }
-
-  // --- cursor persistence -------------------------------------------------------
-
-  private loadCursors(): void {
-    const log = this.o.log;
-    if (!existsSync(this.o.cursorFile)) {
-      // First run with a link: what is already logged predates us; don't flood a relay with history.
-      for (const f of log.files()) this.confirmed.set(f, log.size(f));
-      this.persist();
-      return;
-    }
-    let saved: Record<string, number> = {};
-    try {
-      saved = JSON.parse(readFileSync(this.o.cursorFile, 'utf8'));
-    } catch {
-      this.say(`${this.o.cursorFile} unreadable: re-sending every session log (the relay dedupes)`);
-    }
-    const savedAt = statSync(this.o.cursorFile).mtimeMs;
-    for (const f of log.files()) {
-      const size = log.size(f);
-      let c = Number.isSafeInteger(saved[f]) ? Math.min(saved[f], size) : undefined;
-      // absent + untouched since the last save: it was pruned as fully confirmed
-      if (c === undefined) c = statSync(`${log.dir}/${f}`).mtimeMs <= savedAt ? size : 0;
-      this.confirmed.set(f, c);
-      if (size > c) this.dirty.add(f);
-    }
-  }
-
-  private persist(): void {
-    if (this.confirmed.size > MAX_CURSORS) {
-      for (const [f, c] of this.confirmed) {
-        if (this.confirmed.size <= MAX_CURSORS) break;
-        if (c >= this.o.log.size(f) && !this.dirty.has(f) && !this.sent.has(f)) this.confirmed.delete(f);
-      }
-    }
-    try {
-      writeAtomic(this.o.cursorFile, JSON.stringify(Object.fromEntries(this.confirmed)));
-    } catch (e) {
-      this.say(`could not persist relay cursors: ${(e as Error).message}`);
-    }
-  }
-
-  private say(line: string): void {
-    this.o.say?.(line);
-  }
-}
-
-/** id, type and session of a logged line (parsed when it is JSON; the envelope's own attributes only). */
-function identify(line: string): { id?: string; type?: string; session?: string } {
-  let ev: any;
-  try {
-    ev = JSON.parse(line);
-  } catch {
-    return {};
-  }
-  if (!ev || typeof ev !== 'object') return {};
-  const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
-  return { id: str(ev.id), type: str(ev.type), session: str(ev.session) };
 }
