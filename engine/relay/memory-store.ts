@@ -4,7 +4,8 @@
 // evicted first and remembered (tombstones) so a resume below them learns
 // of the gap (AEP-0003 §5). Moved out of store.ts.
 import { LARGEST_CHUNK, SessionBuffer } from './session-buffer.ts';
-import { comparePos, positionOf, type Held, type Position, type RelayStore, type ReplayResult, type StoreBounds, type StoreStats } from './store.ts';
+import { comparePos, positionOf, type Position } from './position.ts';
+import type { Held, RelayStore, ReplayResult, StoreBounds, StoreStats } from './store.ts';
 
 export class MemoryStore implements RelayStore {
   protected buffers = new Map<string, SessionBuffer>(); // Map order = write recency (oldest first)

@@ -1,7 +1,8 @@
 // One session's held events, off the JavaScript heap (engine/relay/store.ts
 // describes the store; AEP-0003 §5 replay depth in bytes). Moved out of
 // store.ts.
-import { comparePos, type Position, type StoredEvent } from './store.ts';
+import { comparePos, type Position } from './position.ts';
+import type { StoredEvent } from './store.ts';
 
 /** Chunk sizes: a session's first chunk is small, each next one doubles up to the largest. */
 const FIRST_CHUNK = 4 * 1024;

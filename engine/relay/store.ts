@@ -21,8 +21,9 @@
 // off-heap buffer) in session-buffer.ts, MemoryStore in memory-store.ts.
 import type { CaptureLevel } from '../aep/schemas.ts';
 import type { NetworkedStore } from './backplane/types.ts';
+import type { Position } from './position.ts';
 
-export interface Position { epoch: number; seq: number }
+export { comparePos, positionOf, type Position } from './position.ts';
 
 export type AepEvent = Record<string, unknown> & {
   aep: string; id: string; type: string; time: string; source: string; agent: string;
@@ -89,13 +90,6 @@ export interface RelayStore extends NetworkedStore {
   stats(): StoreStats;
 }
 
-export function comparePos(a: Position, b: Position): number {
-  return a.epoch - b.epoch || a.seq - b.seq;
-}
-
-export function positionOf(ev: AepEvent): Position {
-  return { epoch: ev.epoch ?? 0, seq: ev.seq ?? 0 };
-}
 
 export { chargeOf } from './session-buffer.ts';
 export { MemoryStore } from './memory-store.ts';

@@ -14,7 +14,9 @@
 // core NATS (<prefix>.live.<agent>), not in the stream.
 import { DeliverPolicy, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { comparePos, MemoryStore, positionOf, type AepEvent, type Held, type Position } from '../store.ts';
+import { MemoryStore } from '../memory-store.ts';
+import { comparePos, positionOf, type Position } from '../position.ts';
+import type { AepEvent, Held } from '../store.ts';
 import { RELAY_HEADER, type Signer } from './signing.ts';
 
 /** The local copy of the stream: a MemoryStore that also answers "would you admit it?" and learns of gaps. */
