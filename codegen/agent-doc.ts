@@ -41,8 +41,7 @@ export function agentDoc(r: AgentReport): string {
 }
 
 function surface(d: Descriptor, r: AgentReport): string {
-  const s = d.spec;
-  const runs = d.runs === 'vendor' ? `the agent's own (${code(s.identity.run ?? '')})` : d.runs === 'synthesized' ? 'synthesized by hookmap' : 'none';
+  const runs = d.runs === 'vendor' ? `the agent's own (${code(d.identityText.run ?? '')})` : d.runs === 'synthesized' ? 'synthesized by hookmap' : 'none';
   const overrides = Object.entries(d.capture.overrides).map(([k, v]) => `${k}: ${v}`).join(', ');
   const rows: string[][] = [
     ['kind', `\`${d.surface.kind}\``],
@@ -50,12 +49,12 @@ function surface(d: Descriptor, r: AgentReport): string {
     ['docs', (d.surface.docs ?? []).map((u) => `<${u}>`).join(', ') || '—'],
     ['hook name', d.surface.hookNameText ? code(d.surface.hookNameText) : 'passed by the registration (argv or URL path)'],
     ['hook timeout', d.surface.hookTimeoutMs ? `${d.surface.hookTimeoutMs} ms` : 'not stated'],
-    ['session', code(s.identity.session)],
+    ['session', code(d.identityText.session)],
     ['runs', runs],
     ['capture', `ceiling \`${d.capture.ceiling}\`${overrides ? `; ${cell(overrides)}` : ''}`],
     ['descriptor', `[${r.target.display}](../${r.target.display})`],
   ];
-  const notes = s.surface.notes ? `\n\n${s.surface.notes.trim()}` : '';
+  const notes = d.surface.notes ? `\n\n${d.surface.notes.trim()}` : '';
   return `## Surface\n\n${table(['', ''], rows)}${notes}`;
 }
 
@@ -78,16 +77,12 @@ function emitName(e: CompiledEmit): string {
 function hooks(d: Descriptor): string {
   const rows: string[][] = [];
   for (const h of d.hooks.values()) {
-    const raw = d.spec.hooks[h.name] ?? {};
-    // a loaded descriptor compiled every rule, so compiled and written emits align by index
     const emits = [...h.emit, ...(h.snapshot?.emit ?? [])];
-    const written = [...(raw.emit ?? []), ...(raw.snapshot?.emit ?? [])];
-    const conditions = emits.map((e, i) => (written[i]?.when ? `${emitName(e)} when ${code(written[i].when)}` : '')).filter(Boolean);
-    const rawHolds = raw.hold === undefined ? [] : Array.isArray(raw.hold) ? raw.hold : [raw.hold];
-    const holds = h.holds.map((x, i) => {
+    const conditions = emits.map((e) => (e.whenText ? `${emitName(e)} when ${code(e.whenText)}` : '')).filter(Boolean);
+    const holds = h.holds.map((x) => {
       const parts = [`**${x.kind}**`];
       if (x.timeoutMs) parts.push(`timeout ${x.timeoutMs} ms`);
-      if (rawHolds[i]?.when) parts.push(`when ${code(rawHolds[i].when)}`);
+      if (x.whenText) parts.push(`when ${code(x.whenText)}`);
       if (x.outcome.length) parts.push(`then ${x.outcome.map(emitName).join(', ')}`);
       return parts.join(', ');
     });
@@ -110,7 +105,7 @@ function hooks(d: Descriptor): string {
 
 function fallback(d: Descriptor): string {
   if (!d.fallback) return '## Fallback\n\nNone: a hook without a rule is a mapping error (a diagnostic event and the neutral reply).';
-  const data = d.spec.fallback.data !== undefined ? `, data ${code(templateText(d.spec.fallback.data))}` : '';
+  const data = d.fallback.dataText !== undefined ? `, data ${code(templateText(d.fallback.dataText))}` : '';
   return `## Fallback\n\nA hook without a rule emits the type ${code(d.fallback.typeText)}${data}.`;
 }
 
@@ -128,11 +123,9 @@ function replies(d: Descriptor): string {
   if (overrides.length) out.push(`Per-hook neutral replies:\n\n${table(['hook', 'bytes'], overrides)}`);
   const decisions: string[][] = [];
   for (const h of d.hooks.values()) {
-    const raw = d.spec.hooks[h.name].hold;
-    const list = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
-    list.forEach((hd: any) => {
-      for (const [k, v] of Object.entries(hd.decisions ?? {})) decisions.push([`\`${h.name}\``, hd.kind, `\`${k}\``, code(templateText(v))]);
-    });
+    for (const hd of h.holds) {
+      for (const [k, v] of hd.decisionTexts) decisions.push([`\`${h.name}\``, hd.kind, `\`${k}\``, code(templateText(v))]);
+    }
   }
   if (decisions.length) out.push(`Decision templates (JSONata over the answer, building the exact bytes):\n\n${table(['hook', 'hold', 'decision', 'template'], decisions)}`);
   const verbs: string[][] = [];
@@ -160,12 +153,14 @@ function pins(r: AgentReport): string {
     const cs = r.cases.filter((c) => c.file === f.file);
     return [`[${f.file.slice(f.file.lastIndexOf('/') + 1)}](../${f.file})`, f.kind, `${cs.filter((c) => c.passed).length}/${cs.length}`, cell(f.provenance) || '—'];
   });
+  const known = Object.entries(r.pins?.known ?? {});
   const head = r.pins
-    ? `${r.pins.passed}/${r.pins.total} upstream AEP pin cases reproduced ([${r.pins.file}](../${r.pins.file})).`
+    ? `${r.pins.passed}/${r.pins.total} upstream AEP pin cases reproduced ([${r.pins.file}](../${r.pins.file}))${known.length ? `; ${known.length} known not reproduced` : ''}.`
     : 'No upstream AEP pins for this agent.';
   const skipped = [
-    ...Object.entries(r.pins?.skipped ?? {}).map(([k, v]) => `- \`${k}\` not imported: ${cell(v)}`),
+    ...known.map(([k, v]) => `- \`${k}\` known not reproduced: ${cell(v)}`),
     ...Object.entries(r.pins?.notReproducible ?? {}).map(([k, v]) => `- \`${k}\`: reproduced except ${v.fields.map((f) => `\`${v.type}\` data.${f}`).join(', ')}, not reproducible: ${cell(v.why)}`),
+    ...Object.entries(r.pins?.skipped ?? {}).map(([k, v]) => `- \`${k}\` is not a pin case: ${cell(v)}`),
   ];
   return [`## Pin reproduction\n\n${head}`, skipped.join('\n'), files.length ? table(['fixture file', 'kind', 'cases passing', 'provenance'], files) : 'No fixture files.'].filter(Boolean).join('\n\n');
 }

@@ -13,8 +13,9 @@ import { FIXTURES_DIR } from '../engine/descriptor/registry.ts';
 
 const UPSTREAM = join(FIXTURES_DIR, 'upstream/aep/mappings');
 const SECTIONS = ['hooks', 'moments', 'events'];
+/** Upstream blocks that are not pin cases (no input -> expected pair): shown on the agent's page, never counted. */
 const IGNORED: Record<string, string> = {
-  identity: 'envelope identity is runtime state (checked by the daemon tests)',
+  identity: 'prose: where the session and run ids come from (each pin case asserts the mapping; the envelope ids are runtime state)',
   sse_modes: 'second channel, out of scope',
   ws_modes: 'second channel, out of scope',
 };
@@ -26,7 +27,8 @@ interface Setup {
   before?: Record<string, { hook?: string; input: unknown }[]>;
   hook?: Record<string, string>;
   wrap?: Record<string, { hook?: string; base: Record<string, unknown>; input_at: string; type: string; subject?: string; expect?: Record<string, string> }>;
-  skip?: Record<string, string>;
+  /** Pins this engine is known not to reproduce, and why: imported all the same (they count), marked `known`, and must fail. */
+  known_not_reproduced?: Record<string, string>;
   /** Events a case's firing ALSO emits after the pinned ones: runtime wiring the pure pin leaves out (a resolved companion, a denial fact), stated per case. */
   companions?: Record<string, unknown[]>;
   /** Envelope fields a pin leaves to runtime wiring (e.g. an answer's `subject`, the id of its request): not asserted on that case's pinned events. */
@@ -85,7 +87,6 @@ export function importPins(agent: string): string | undefined {
   };
   const addCase = (section: string, key: string, pin: any) => {
     const name = section === 'fallback' ? 'fallback' : `${section}.${key}`;
-    if (setup.skip?.[name]) { skipped[name] = setup.skip[name]; return; }
     const expected = pin.expected === null ? [] : Array.isArray(pin.expected) ? pin.expected : [pin.expected];
     const steps: any[] = [...(setup.before_all ?? []), ...(setup.before?.[name] ?? [])].map((s) => ({ ...s }));
     const step: any = {};
@@ -97,7 +98,10 @@ export function importPins(agent: string): string | undefined {
     markUnreproducible(name, pinned);
     step.expect = [...pinned, ...(setup.companions?.[name] ?? [])];
     steps.push(step);
-    cases.push(withSetup({ name, provenance: `aep conformance/fixtures/mappings/${agent}.json#/${section === 'fallback' ? 'fallback' : `${section}/${key}`}`, steps }));
+    const c: any = { name, provenance: `aep conformance/fixtures/mappings/${agent}.json#/${section === 'fallback' ? 'fallback' : `${section}/${key}`}` };
+    if (setup.known_not_reproduced?.[name]) c.known = setup.known_not_reproduced[name];
+    c.steps = steps;
+    cases.push(withSetup(c));
   };
   const withSetup = (c: any) => {
     if (setup.config) c.config = setup.config;
@@ -147,7 +151,8 @@ export function importPins(agent: string): string | undefined {
       // a non-hook block expressed by hand-written cases in the setup file
       skipped[section] = 'reproduced by the hand-written cases of pin-setup.yaml';
     } else {
-      skipped[section] = 'no setup: not imported';
+      // a pin block nobody imports would silently leave the count: refuse it
+      throw new Error(`fixtures/upstream/aep/mappings/${agent}.json: pin block '${section}' has no setup in fixtures/${agent}/pin-setup.yaml (wrap, transitions or hand-written cases)`);
     }
   }
   for (const c of setup.cases ?? []) cases.push(c);

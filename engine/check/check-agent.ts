@@ -15,12 +15,20 @@ import { loadFixtureDir, type LoadedFixtureFile } from '../fixtures/load.ts';
 import { isCommandCase, runCommandCase, runDecisionCase } from '../fixtures/run-decisions.ts';
 import { isDeliveryCase, runDeliveryCase } from '../fixtures/run-deliveries.ts';
 import { runEventCase } from '../fixtures/run-events.ts';
+import { validateStream } from '../validate/index.ts';
 import type { CheckTarget } from './targets.ts';
 
 export interface CaseResult { file: string; name: string; kind: string; passed: boolean }
 
 export interface PinCount {
-  file: string; passed: number; total: number; skipped: Record<string, string>;
+  file: string;
+  passed: number;
+  /** Every upstream pin imported, the known-not-reproduced ones included: a pin never silently leaves the count. */
+  total: number;
+  /** Pins this engine is known not to reproduce, and why (pin-setup.yaml `known_not_reproduced`). */
+  known: Record<string, string>;
+  /** Upstream blocks that are not pin cases (prose identity notes, second channels), and why. */
+  skipped: Record<string, string>;
   /** Cases reproduced except for named fields the engine cannot produce (with the reason). */
   notReproducible: Record<string, { type: string; fields: string[]; why: string }>;
 }
@@ -43,15 +51,15 @@ const PINS_FILE = 'pins.yaml';
 export async function checkAgent(target: CheckTarget): Promise<AgentReport> {
   const loaded = loadDescriptorFile(target.path, { displayPath: target.display });
   const report: AgentReport = { target, errors: [], fixtureFiles: [], cases: [], capabilities: [] };
-  if (!loaded.descriptor) { report.errors = sortErrors(loaded.errors); return report; }
+  // the fixtures are checked on their own even when the descriptor does not load: every phase reports
+  const fx = loadFixtureDir(target.fixturesDir, target.fixturesLabel, target.agent);
+  report.fixtureFiles = fx.files;
+  if (!loaded.descriptor) { report.errors = sortErrors([...loaded.errors, ...fx.errors]); return report; }
   const d = (report.descriptor = loaded.descriptor);
   const src = parseYamlSource(target.display, readFileSync(target.path, 'utf8'));
-  const errors: DescriptorError[] = [];
-
-  const fx = loadFixtureDir(target.fixturesDir, target.fixturesLabel, target.agent);
-  errors.push(...fx.errors);
-  report.fixtureFiles = fx.files;
-  if (!fx.errors.length && !fx.files.some((f) => f.kind === 'events')) {
+  const errors: DescriptorError[] = [...fx.errors];
+  const missing = !fx.errors.length && !fx.files.some((f) => f.kind === 'events');
+  if (missing) {
     errors.push({ code: 'fixtures-missing', file: target.display, line: 1, col: 1, path: '', message: `no normalized-event fixtures: add ${target.fixturesLabel}/*.yaml with kind: events cases` });
   }
 
@@ -65,20 +73,33 @@ export async function checkAgent(target: CheckTarget): Promise<AgentReport> {
       let passed = true;
       if (f.kind === 'events') {
         const out = await runEventCase(d, c, f.capture);
+        // an upstream pin known not to reproduce still counts, and must still fail (else the mark is stale)
+        const known = typeof c.known === 'string';
+        const problems: DescriptorError[] = [];
         for (const failure of out.failures) {
           const rejected = /^(.*?): payload-rejected: rule (.+?) produced (.*)$/s.exec(failure);
           if (rejected) {
             const pos = locatePath(src, rejected[2]);
-            errors.push({ code: 'payload-rejected', file: d.file, line: pos.line, col: pos.col, path: rejected[2], message: `produced ${rejected[3]} (${ref} ${rejected[1]})` });
-          } else fail('fixture-mismatch', failure);
+            problems.push({ code: 'payload-rejected', file: d.file, line: pos.line, col: pos.col, path: rejected[2], message: `produced ${rejected[3]} (${ref} ${rejected[1]})` });
+          } else problems.push(caseError(f, i, c.name, 'fixture-mismatch', failure));
         }
         out.events.forEach((ev, j) => {
           const env = formatAjvErrors(validateEnvelope(ev));
-          if (env) fail('payload-rejected', `event ${j + 1} (${ev.type}) envelope: ${env}`);
+          if (env) problems.push(caseError(f, i, c.name, 'payload-rejected', `event ${j + 1} (${ev.type}) envelope: ${env}`));
           const pay = formatAjvErrors(validatePayload(ev.type, ev.data));
-          if (pay) fail('payload-rejected', `event ${j + 1} (${ev.type}) payload: ${pay}`);
+          if (pay) problems.push(caseError(f, i, c.name, 'payload-rejected', `event ${j + 1} (${ev.type}) payload: ${pay}`));
         });
-        passed = out.failures.length === 0;
+        // what the engine emits must be a stream a conformant consumer accepts (order, lifecycle, identity)
+        for (const v of validateStream(out.events)) {
+          const ev = out.events[v.line - 1];
+          // the validator names events by id (minted, random): name them by their place in the case
+          let message = v.message.replace(/ \(line \d+\)/g, '');
+          for (const [id, place] of out.places) message = message.split(id).join(place);
+          problems.push(caseError(f, i, c.name, 'invalid-stream', `${ev ? out.places.get(ev.id) : `event ${v.line}`} ${v.rule}: ${message}`));
+        }
+        passed = problems.length === 0;
+        if (known && passed) errors.push(caseError(f, i, c.name, 'fixture-mismatch', `marked known not reproduced (${c.known}) but it passes now: remove \`known\` from its pin-setup entry`));
+        if (!known) errors.push(...problems);
         evidence.push({ ref, kind: f.kind, passed, events: out.checkedEvents });
       } else if (f.kind === 'decisions') {
         // Run through the daemon's real hold machinery: the exact reply bytes
@@ -91,7 +112,7 @@ export async function checkAgent(target: CheckTarget): Promise<AgentReport> {
         evidence.push({ ref, kind: f.kind, passed, events: out.events, hold: c.hold, answer: answerShape(c.answer), delivered: delivery.delivered, command: delivery.command ?? (isCommandCase(c) ? c.command.type : undefined) });
       } else if (f.kind === 'shim') {
         // an in-process shim case needs the generated plugin it loads; a script case, a command shim
-        const plugin = !!(d.spec.shim as any)?.plugin;
+        const plugin = !!d.shim.plugin;
         if ((c.shim === 'tee') !== (d.surface.kind === 'stdio-tee')) { fail('fixture-mismatch', c.shim === 'tee' ? `a tee case, but ${d.file} is not a stdio-tee surface` : `a ${c.shim} case, but ${d.file} is a stdio-tee surface (its shim cases are tee cases)`); passed = false; }
         else if ((c.shim === 'plugin') !== plugin) { fail('fixture-mismatch', c.shim === 'plugin' ? `a plugin case, but ${d.file} generates no plugin (shim.plugin)` : `a ${c.shim} script case, but ${d.file} is wired by its generated plugin`); passed = false; }
         evidence.push({ ref, kind: f.kind, passed, events: [] });
@@ -105,7 +126,8 @@ export async function checkAgent(target: CheckTarget): Promise<AgentReport> {
     // upstream pins only: hand-written cases appended by pin-setup.yaml are fixtures, not pins
     const upstream = new Set(pinsFile.cases.filter((c: any) => String(c?.provenance ?? '').startsWith('aep conformance')).map((c: any) => c.name));
     const cs = report.cases.filter((c) => c.file === pinsFile.file && upstream.has(c.name));
-    report.pins = { file: pinsFile.file, passed: cs.filter((c) => c.passed).length, total: cs.length, skipped: pinsFile.skipped ?? {}, notReproducible: pinsFile.notReproducible ?? {} };
+    const known = Object.fromEntries(pinsFile.cases.filter((c: any) => upstream.has(c.name) && typeof c.known === 'string').map((c: any) => [c.name, c.known as string]));
+    report.pins = { file: pinsFile.file, passed: cs.filter((c) => c.passed).length, total: cs.length, known, skipped: pinsFile.skipped ?? {}, notReproducible: pinsFile.notReproducible ?? {} };
   }
 
   const refs = new Set(evidence.map((e) => e.ref));
@@ -117,10 +139,16 @@ export async function checkAgent(target: CheckTarget): Promise<AgentReport> {
     return refs.has(full) ? full : undefined;
   };
   const judged = judgeCapabilities(d, evidence, (p) => src.locate(p), resolveRef);
-  errors.push(...judged.errors);
+  // no fixtures (or unreadable ones) already says why nothing is proven: one line, not one per claim
+  errors.push(...(missing || fx.errors.length ? judged.errors.filter((e) => e.code !== 'capability-without-evidence' && !(e.code === 'unknown-reference' && e.path.includes('evidence'))) : judged.errors));
   report.capabilities = judged.rows;
   report.errors = sortErrors(errors);
   return report;
+}
+
+function caseError(f: LoadedFixtureFile, i: number, name: string, code: DescriptorError['code'], message: string): DescriptorError {
+  const at = f.src.locate(['cases', i]);
+  return { code, file: f.file, line: at.line, col: at.col, path: `cases[${i}]`, message: `${name}: ${message}` };
 }
 
 /** Position of a dotted descriptor path (as the mapper names rules), or of its nearest located ancestor. */
@@ -138,8 +166,10 @@ export function summaryLine(r: AgentReport): string {
   if (!r.descriptor) return `${r.target.agent}: descriptor does not load (${r.errors.length} error${r.errors.length === 1 ? '' : 's'})`;
   const parts: string[] = [];
   if (r.pins) {
+    const k = Object.keys(r.pins.known).length;
     const partial = Object.keys(r.pins.notReproducible).length;
-    parts.push(`${r.pins.passed}/${r.pins.total} pin cases${partial ? ` (${partial} with a pinned field not reproducible, stated)` : ''}`);
+    const notes = [k ? `${k} known not reproduced` : '', partial ? `${partial} with a pinned field not reproducible, stated` : ''].filter(Boolean);
+    parts.push(`${r.pins.passed}/${r.pins.total} pin cases${notes.length ? ` (${notes.join('; ')})` : ''}`);
   }
   const passed = r.cases.filter((c) => c.passed).length;
   parts.push(`${passed}/${r.cases.length} fixture cases`);

@@ -12,7 +12,8 @@ import { compileEmits, type EmitContext } from './emits.ts';
 import { Expressions, type Path, type Site } from './expressions.ts';
 import type { DescriptorError } from './errors.ts';
 import { explain } from './suggest.ts';
-import type { CapabilityClaim, CompiledCommand, CompiledHook, CompiledStream, Descriptor } from './types.ts';
+import { compileSetup } from './setup-spec.ts';
+import type { CapabilityClaim, CompiledCommand, CompiledHook, CompiledStream, Descriptor, ShimSpec } from './types.ts';
 import type { YamlSource } from './yaml-source.ts';
 
 export class DescriptorBuilder {
@@ -77,6 +78,8 @@ export class DescriptorBuilder {
       return {
         kind: hd.kind,
         when: x.expr(hd.when, [...hp, 'when'], at('hold')),
+        whenText: hd.when,
+        decisionTexts: new Map(Object.entries(hd.decisions ?? {})),
         timeoutMs: hd.timeout_ms,
         key: x.expr(hd.key, [...hp, 'key'], at('hold')),
         decisions,
@@ -135,6 +138,20 @@ export class DescriptorBuilder {
     return out;
   }
 
+  /** Shim bounds and the plugin host shape: plain data, checked here for what the schema cannot say. */
+  private shim(): ShimSpec {
+    const sh = this.spec.shim ?? {};
+    const plugin = sh.plugin;
+    if (plugin) {
+      const p: Path = ['shim', 'plugin'];
+      if (plugin.host === 'hooks' && !Object.keys(plugin.hooks ?? {}).length) this.x.err('schema-violation', p, 'host: hooks needs `hooks:` (each registered hook and the moment it POSTs)');
+      if (plugin.host === 'bus' && !plugin.events?.length && !Object.keys(plugin.optin ?? {}).length) this.x.err('schema-violation', p, 'host: bus needs `events:` (or `optin:`): the names it registers');
+      if (plugin.host === 'bus' && !plugin.session && JSON.stringify(plugin.moment ?? null).includes('"$session')) this.x.err('schema-violation', [...p, 'moment'], 'the moment reads $session but `session:` does not say where the host keeps it (arg, path, accessors)');
+      if (plugin.host === 'hooks' && plugin.session) this.x.err('schema-violation', [...p, 'session'], 'host: hooks has no per-call session object: `session` applies to host: bus', { key: true });
+    }
+    return { boundMs: sh.bound_ms, connectTimeoutMs: sh.connect_timeout_ms, marginMs: sh.margin_ms, plugin };
+  }
+
   build(): Descriptor {
     const s = this.spec;
     const x = this.x;
@@ -155,8 +172,8 @@ export class DescriptorBuilder {
       file: x.src.file,
       vendor: s.vendor,
       name: s.name,
-      spec: deepFreeze(s),
-      surface: { kind: s.surface?.kind, pin: s.surface?.pin, docs: s.surface?.docs, hookTimeoutMs: s.surface?.hook_timeout_ms, hookNameText: s.surface?.hook_name, stream: this.stream(s.surface ?? {}) },
+      surface: { kind: s.surface?.kind, pin: s.surface?.pin, docs: s.surface?.docs, notes: s.surface?.notes, hookTimeoutMs: s.surface?.hook_timeout_ms, hookNameText: s.surface?.hook_name, stream: this.stream(s.surface ?? {}) },
+      identityText: { session: s.identity?.session, run: s.identity?.run },
       hookName: x.expr(s.surface?.hook_name, ['surface', 'hook_name'], this.site('hook_name', none)),
       session: x.expr(s.identity?.session, ['identity', 'session'], this.site('session', none))!,
       run: x.expr(s.identity?.run, ['identity', 'run'], this.site('run', none)),
@@ -166,13 +183,16 @@ export class DescriptorBuilder {
       config: s.config ?? {},
       vars,
       hooks,
-      fallback: fb ? { type: x.template(fb.type, ['fallback', 'type'], this.site('fallback'))!, typeText: fb.type, data: x.template(fb.data, ['fallback', 'data'], this.site('fallback')), subject: x.template(fb.subject, ['fallback', 'subject'], this.site('fallback')), severity: fb.severity } : undefined,
+      fallback: fb ? { type: x.template(fb.type, ['fallback', 'type'], this.site('fallback'))!, typeText: fb.type, dataText: fb.data, data: x.template(fb.data, ['fallback', 'data'], this.site('fallback')), subject: x.template(fb.subject, ['fallback', 'subject'], this.site('fallback')), severity: fb.severity } : undefined,
       replies: { neutral: s.replies?.neutral, exitCode: s.replies?.exit_code ?? 0, contentType: s.replies?.content_type },
       capabilities: this.capabilities(),
       posture: s.posture,
       deviations: s.deviations ?? [],
       absent: s.absent ?? [],
       commands: this.commands(hooks),
+      setup: deepFreeze(compileSetup(s.setup)),
+      shim: deepFreeze(this.shim()),
+      provenance: deepFreeze(structuredClone(s.provenance ?? {})),
       defer: present(s.defer).map(([r, i]) => ({ to: r.to, when: x.expr(r.when, ['defer', i, 'when'], this.site('defer', none))!, why: r.why })),
     });
   }

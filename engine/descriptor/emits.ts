@@ -52,6 +52,7 @@ export function compileEmit(x: Expressions, e: any, path: Path, ctx: EmitContext
   return {
     type: e.type,
     typeText: String(e.type),
+    whenText: e.when,
     expr,
     run: e.run,
     runId: e.run_id !== undefined ? x.expr(e.run_id, [...path, 'run_id'], ctx.site) : undefined,

@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   'capability-without-evidence': 'a supported capability that no fixture exercises',
   'payload-rejected': "a rule produced a payload its type's schema rejects",
   'fixture-mismatch': 'a fixture expected something the engine did not produce',
+  'invalid-stream': 'the events a fixture case produces are not a valid AEP stream (order, lifecycle, identity)',
   'fixture-invalid': 'a fixture file is malformed',
   'fixtures-missing': 'an agent has no normalized-event fixtures',
 } as const;

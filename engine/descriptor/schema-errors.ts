@@ -10,7 +10,7 @@ import type { ErrorObject } from 'ajv';
 import { verboseAjv, type AjvInstance } from '../aep/schemas.ts';
 import { type DescriptorError, pathString } from './errors.ts';
 import { unmarkedMessage } from './expressions.ts';
-import { choices, explain } from './suggest.ts';
+import { choices, explain, suggest } from './suggest.ts';
 import type { YamlSource } from './yaml-source.ts';
 
 type Seg = string | number;
@@ -52,7 +52,8 @@ export class SchemaReporter {
     // the shallowest unions decide; everything beneath them is re-derived from the chosen branch
     const top = unions.filter((u) => !unions.some((o) => o !== u && u.instancePath.startsWith(`${o.instancePath}/`)));
     const under = (e: ErrorObject) => top.some((u) => e.instancePath === u.instancePath || e.instancePath.startsWith(`${u.instancePath}/`));
-    const out: Raw[] = raw.filter((e) => !under(e)).map((e) => ({ ...e, segs: [...prefix, ...segsOf(e.instancePath)] }));
+    // `if` only says a `then` failed; the then's own errors say what
+    const out: Raw[] = raw.filter((e) => !under(e) && e.keyword !== 'if').map((e) => ({ ...e, segs: [...prefix, ...segsOf(e.instancePath)] }));
     for (const u of top) {
       const at = [...prefix, ...segsOf(u.instancePath)];
       const branches = u.schema as object[];
@@ -109,7 +110,14 @@ export interface SchemaProblem { error: DescriptorError; /** Where it sits (keys
 
 /** The descriptor's schema problems as located, coded, de-duplicated errors. */
 export function schemaErrors(reporter: SchemaReporter, schema: object, spec: unknown, src: YamlSource): SchemaProblem[] {
-  const raws = reporter.errors(schema, spec);
+  const all = reporter.errors(schema, spec);
+  // a misspelt key is one problem, not two: drop "missing `verified`" beside "unknown key `verifed`"
+  const raws = all.filter((r) => {
+    if (r.keyword !== 'required') return true;
+    const missing = String((r.params as any)?.missingProperty);
+    const here = pathString(r.segs);
+    return !all.some((o) => o.keyword === 'additionalProperties' && pathString(o.segs) === here && suggest(String((o.params as any)?.additionalProperty), [missing]) === missing);
+  });
   const byPlace = new Map<string, { rank: number; p: SchemaProblem }>();
   for (const r of raws) {
     const p = toError(r, src);

@@ -1,13 +1,28 @@
-// The descriptor as compiled: every expression parsed once at load.
+// The descriptor as compiled (schemas/descriptor.schema.json): every
+// expression parsed once at load, every block typed. Nothing downstream
+// (mapper, daemon, setup, shims, plugin generation, check, doctor, docs)
+// reads the YAML again; the shapes of the data blocks are the generated
+// schema types (engine/generated/descriptor-types.ts).
 import type { CaptureLevel, Severity } from '../aep/schemas.ts';
 import type { Expr } from '../expr/compile.ts';
 import type { CapabilityState } from '../capabilities/vocabulary.ts';
+import type { HookmapDescriptor, Plugin } from '../generated/descriptor-types.ts';
+import type { SetupSpec } from './setup-spec.ts';
+
+export type { SetupSpec } from './setup-spec.ts';
+export type { Plugin as PluginSpec } from '../generated/descriptor-types.ts';
+export type Provenance = NonNullable<HookmapDescriptor['provenance']>;
+
+/** Shim bounds and the generated in-process plugin (schema `shim`). */
+export interface ShimSpec { boundMs?: number; connectTimeoutMs?: number; marginMs?: number; plugin?: Plugin }
 
 export interface CompiledEmit {
-  /** Static type, or undefined when `typeExpr` computes it. */
-  type?: string;
-  /** The emit as written, for docs. */
+  /** The AEP type (always literal). */
+  type: string;
+  /** The type as written, for docs (the fallback's may be an expression). */
   typeText: string;
+  /** The `when` condition as written, for docs. */
+  whenText?: string;
   /** One expression yielding {type?, subject?, step?, cause?, data?, standins?}, or undefined when `when` is false. */
   expr: Expr;
   run?: 'open' | 'close' | 'none';
@@ -26,6 +41,10 @@ export interface CompiledEmit {
 export interface CompiledHold {
   kind: 'permission' | 'form' | 'gate';
   when?: Expr;
+  /** As written, for docs. */
+  whenText?: string;
+  /** The decision templates as written (literal YAML values and `=expressions`), for docs. */
+  decisionTexts: Map<string, unknown>;
   timeoutMs?: number;
   key?: Expr;
   decisions: Map<string, Expr>;
@@ -116,9 +135,9 @@ export interface Descriptor {
   file: string;
   vendor: string;
   name: string;
-  /** The validated YAML, frozen: docs and setup read it. */
-  spec: any;
-  surface: { kind: string; pin: string; docs?: string[]; hookTimeoutMs?: number; hookNameText?: string; stream?: CompiledStream };
+  surface: { kind: string; pin: string; docs?: string[]; notes?: string; hookTimeoutMs?: number; hookNameText?: string; stream?: CompiledStream };
+  /** The identity expressions as written, for docs and messages. */
+  identityText: { session: string; run?: string };
   hookName?: Expr;
   session: Expr;
   run?: Expr;
@@ -128,7 +147,7 @@ export interface Descriptor {
   config: Record<string, unknown>;
   vars: [string, Expr][];
   hooks: Map<string, CompiledHook>;
-  fallback?: { type: Expr; data?: Expr; subject?: Expr; severity?: Severity; typeText: string };
+  fallback?: { type: Expr; data?: Expr; subject?: Expr; severity?: Severity; typeText: string; dataText?: unknown };
   replies: { neutral: string; exitCode: number; contentType?: string };
   capabilities: Map<string, CapabilityClaim>;
   posture: 'control' | 'observe-opt-in' | 'observe-only';
@@ -138,4 +157,8 @@ export interface Descriptor {
   commands: Map<string, CompiledCommand>;
   /** Attribution rules: firings another agent delivered through this agent's hooks (see the schema's `defer`). */
   defer: { to: string; when: Expr; why?: string }[];
+  /** How `hookmap setup` wires the agent and `hookmap doctor` finds it; undefined: no way to wire it. */
+  setup?: SetupSpec;
+  shim: ShimSpec;
+  provenance: Provenance;
 }

@@ -19,6 +19,18 @@ export type Template =
   | boolean
   | null;
 export type Level = "none" | "metadata" | "redacted" | "full";
+/**
+ * A constant JSON value written as is
+ */
+export type Constant =
+  | string
+  | number
+  | boolean
+  | null
+  | unknown[]
+  | {
+      [k: string]: unknown;
+    };
 export type CapabilityState =
   | ("supported" | "unsupported" | "not-implemented" | "unverified")
   | {
@@ -32,6 +44,36 @@ export type CapabilityState =
        * live-verified: agent version and date
        */
       live?: string;
+    };
+/**
+ * How hookmap's entries live in the agent's config (engine/setup/formats/<shape>.ts)
+ */
+export type SetupShape =
+  | "hook-groups"
+  | "hook-lists"
+  | "named-hook-groups"
+  | "toml-hook-tables"
+  | "yaml-hook-list"
+  | "hooks-dir"
+  | "plugin-file";
+/**
+ * A reference: $1, $2 (the hook's arguments), $input (the factory input), $session (the host session identity), with .path
+ */
+export type PluginRef = string;
+/**
+ * How a held moment's reply is applied: `return` (the handler's return value), `{assign: <ref>}` (merged into that object), `{rest: {method?, base, path}}` (POSTed to the host's own route; `{field}` in path filled from the moment)
+ */
+export type PluginApply =
+  | "return"
+  | {
+      assign: PluginRef;
+    }
+  | {
+      rest: {
+        method?: "POST" | "PUT" | "PATCH";
+        base: PluginRef;
+        path: string;
+      };
     };
 
 /**
@@ -47,10 +89,10 @@ export interface HookmapDescriptor {
   identity: Identity;
   capture?: Capture;
   /**
-   * Operator-tunable defaults (opt-in gates, tool lists, timeouts), exposed to expressions as $config; overridable by HOOKMAP_<VENDOR>_<KEY> environment variables
+   * Operator-tunable defaults (opt-in gates, tool lists, timeouts), exposed to expressions as $config; each key is overridable by the HOOKMAP_<VENDOR>_<KEY> environment variable or `hookmap up --config`
    */
   config?: {
-    [k: string]: unknown;
+    [k: string]: Constant;
   };
   /**
    * Named values evaluated once per firing (in order, each seeing the ones before it) and exposed as $<name>: templates (literal, `=expr`, or a mapping mixing both)
@@ -90,7 +132,7 @@ export interface HookmapDescriptor {
    */
   absent?: string[];
   /**
-   * How `hookmap setup` wires this agent into its OWN config, and how `hookmap doctor` finds it. Keys the engine reads: `scopes` {user?, project?}: where the agent reads hooks from (a file; a directory for the hooks-dir and plugin-file shapes) (`~` and `${VAR:-default}` expand; project paths are relative to the project dir); `default_scope` (user when absent); `format` the file syntax and `shape` the config-format strategy (engine/setup/formats/<shape>.ts): `hook-groups` = JSON `{hooks: {<Hook>: [{matcher?, hooks: [{type: command|http, command|url, timeout?, name?}]}]}}`; `hook-lists` = JSON `{...defaults, hooks: {<Hook>: [{...fields, command, timeout?}]}}` (flat lists); `named-hook-groups` = JSON `{<entry>: {enabled?, <Hook>: [groups as hook-groups]}}`, hookmap owning the entry `entry` (default hookmap); `toml-hook-tables` = `[[hooks]]` tables (event, matcher?, command, timeout?) in a fenced block at the end of a TOML file, the rest byte-identical; `yaml-hook-list` = YAML `hooks: {<hook>: [{matcher?, command, timeout?}]}` edited as a document (comments survive); `hooks-dir` = one executable per hook in a directory (named by the hook, or `file_names` {<Hook>: name}), each a marked sh script exec'ing the shim; `plugin-file` = the generated shim.plugin file written into the directory, stamped with the descriptor hash. `timeout_unit` (s | ms, or {command, http}) of the handler's `timeout`, written as surface.hook_timeout_ms unless `timeouts` {<Hook>|default: n, in that unit} says otherwise; `matcher` (+ `matcher_hooks`, the hooks it applies to) and `name` written on hookmap's entries when given; `fields` constant keys on every hookmap handler (hook-lists); `defaults` top-level keys written when the file lacks them (hook-lists); `notes` printed after setup (and with --dry-run); `requires` [{file, match (multiline regex), hint}] lines doctor and setup check for in the agent's other config (never written); `docs` where the format was confirmed. Hooks with `http: true` register as native HTTP handlers (no shim), the rest run the generated sh shim.
+   * How `hookmap setup` wires this agent into its OWN config, and how `hookmap doctor` finds it. Keys the engine reads: `scopes` {user?, project?}: where the agent reads hooks from (a file; a directory for the hooks-dir and plugin-file shapes) (`~` and `${VAR:-default}` expand; project paths are relative to the project dir); `default_scope` (user when absent); `format` the file syntax and `shape` the config-format strategy (engine/setup/formats/<shape>.ts; the enum below is held equal to the implemented shapes by a test): `hook-groups` = JSON `{hooks: {<Hook>: [{matcher?, hooks: [{type: command|http, command|url, timeout?, name?}]}]}}`; `hook-lists` = JSON `{...defaults, hooks: {<Hook>: [{...fields, command, timeout?}]}}` (flat lists); `named-hook-groups` = JSON `{<entry>: {enabled?, <Hook>: [groups as hook-groups]}}`, hookmap owning the entry `entry` (default hookmap); `toml-hook-tables` = `[[hooks]]` tables (event, matcher?, command, timeout?) in a fenced block at the end of a TOML file, the rest byte-identical; `yaml-hook-list` = YAML `hooks: {<hook>: [{matcher?, command, timeout?}]}` edited as a document (comments survive); `hooks-dir` = one executable per hook in a directory (named by the hook, or `file_names` {<Hook>: name}), each a marked sh script exec'ing the shim; `plugin-file` = the generated shim.plugin file written into the directory, stamped with the descriptor hash. `timeout_unit` (s | ms, or {command, http}) of the handler's `timeout`, written as surface.hook_timeout_ms unless `timeouts` {<Hook>|default: n, in that unit} says otherwise; `matcher` (+ `matcher_hooks`, the hooks it applies to) and `name` written on hookmap's entries when given; `fields` constant keys on every hookmap handler (hook-lists); `defaults` top-level keys written when the file lacks them (hook-lists); `notes` printed after setup (and with --dry-run); `requires` [{file, match (multiline regex), hint}] lines doctor and setup check for in the agent's other config (never written); `docs` where the format was confirmed. Hooks with `http: true` register as native HTTP handlers (no shim), the rest run the generated sh shim.
    */
   setup?: {
     scopes?: {
@@ -98,12 +140,19 @@ export interface HookmapDescriptor {
       project?: string;
     };
     default_scope?: "user" | "project";
-    format?: string;
-    shape?: string;
+    /**
+     * The file syntax of the agent's config (informational; the shape decides how it is edited)
+     */
+    format?: "json" | "toml" | "yaml" | "js" | "dir";
+    shape: SetupShape;
+    /**
+     * Unit of the handler's `timeout` field (one for all, or per handler kind)
+     */
     timeout_unit?:
       | ("s" | "ms")
       | {
-          [k: string]: "s" | "ms";
+          command?: "s" | "ms";
+          http?: "s" | "ms";
         };
     timeouts?: {
       [k: string]: number;
@@ -113,13 +162,13 @@ export interface HookmapDescriptor {
      * Constant keys on every hookmap handler (hook-lists)
      */
     fields?: {
-      [k: string]: unknown;
+      [k: string]: Constant;
     };
     /**
      * Top-level keys written when the config lacks them (hook-lists)
      */
     defaults?: {
-      [k: string]: unknown;
+      [k: string]: Constant;
     };
     /**
      * The named entry hookmap owns (named-hook-groups; default hookmap)
@@ -140,19 +189,55 @@ export interface HookmapDescriptor {
       hint: string;
     }[];
     docs?: string[];
-    [k: string]: unknown;
   };
   /**
-   * Shim bounds (engine/shim). A shim waits at most `bound_ms` (default 2000) for a non-held hook and the hold's timeout_ms + 2000 for a held one, never more than surface.hook_timeout_ms - `margin_ms` (default min(2000, a quarter of it)); `connect_timeout_ms` (default 500) bounds the connect. Past any bound, or on any failure, the shim prints the hook's neutral bytes and exits 0. Other keys document plugin/extension shims the engine does not generate yet.
+   * Shim bounds (engine/shim) and, for in-process hosts, the generated plugin. A command shim waits at most `bound_ms` (default 2000) for a non-held hook and the hold's timeout_ms + 2000 for a held one, never more than surface.hook_timeout_ms - `margin_ms` (default min(2000, a quarter of it)); `connect_timeout_ms` (default 500) bounds the connect. Past any bound, or on any failure, the shim prints the hook's neutral bytes and exits 0.
    */
   shim?: {
     bound_ms?: number;
     connect_timeout_ms?: number;
     margin_ms?: number;
-    [k: string]: unknown;
+    plugin?: Plugin;
   };
+  /**
+   * Where the mapping comes from and what was seen live (shown on the agent's generated page)
+   */
   provenance?: {
-    [k: string]: unknown;
+    /**
+     * The upstream AEP pin file the fixtures import
+     */
+    aep_pin?: string;
+    /**
+     * The AEP design record of this adapter
+     */
+    design_record?: string;
+    /**
+     * A payload field whose change signals the agent's schema moved
+     */
+    drift_sentinel?: string;
+    live?: {
+      /**
+       * The agent version driven live
+       */
+      version: string;
+      verified: string;
+      /**
+       * How (the live suite file)
+       */
+      by?: string;
+      /**
+       * Where the recorded payloads are
+       */
+      recorded?: string;
+      /**
+       * Capabilities proven live
+       */
+      capabilities?: string[];
+      /**
+       * What was seen live (differences from the pins, quirks)
+       */
+      notes?: string[];
+    };
   };
   /**
    * Commands this agent accepts beyond answering held requests: written on its surface (`write`, stdio-tee: a line on the agent's stdin, as the editor would write it) or delivered on the next eligible hook reply (`deliver`). Declared in the daemon's hello (control.accepts) only while `opt_in` is on.
@@ -439,10 +524,54 @@ export interface Snapshot {
   name: string;
   items: Expr;
   id: Expr;
-  emit: (Emit & {
-    on: "added" | "entered" | "removed" | "changed";
-    [k: string]: unknown;
-  })[];
+  emit: Emit1[];
+}
+/**
+ * A snapshot emit names the item change it fires on (`on`)
+ */
+export interface Emit1 {
+  /**
+   * The AEP type this rule emits, always literal (a registered type, or x.<vendor>.<category>.<name>)
+   */
+  type: string;
+  when?: Expr;
+  subject?: Template;
+  step?: Template;
+  /**
+   * Synthesized runs: open a new run with this event; close the current run after this event; none: emit outside any run
+   */
+  run?: "open" | "close" | "none";
+  /**
+   * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+   */
+  run_id?: string;
+  /**
+   * This event ends the session: engine state for it is released
+   */
+  session_end?: boolean;
+  /**
+   * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+   */
+  cause?: string;
+  severity?: "debug" | "info" | "notice" | "warning" | "error" | "critical";
+  data?: Template;
+  /**
+   * Structural stand-ins (by data path) for metadata-by-exception fields at capture metadata
+   */
+  standins?: {
+    [k: string]: Template;
+  };
+  gates?: {
+    [k: string]: Level;
+  };
+  /**
+   * A lower ceiling for this event
+   */
+  capture?: "none" | "metadata" | "redacted" | "full";
+  /**
+   * Snapshot emits only: which item change this emit fires on
+   */
+  on?: "added" | "entered" | "removed" | "changed";
 }
 export interface Suppress {
   key: Expr;
@@ -541,4 +670,106 @@ export interface Replies {
   neutral: string;
   exit_code?: number;
   content_type?: string;
+}
+/**
+ * The generated in-process shim (engine/shim/plugin): host `hooks` (the host calls factory(input) and receives a hooks object) or `bus` (factory(api) registers api.on(name, handler)); plain data, never JSONata.
+ */
+export interface Plugin {
+  host: "hooks" | "bus";
+  /**
+   * `default`: export default factory; `server`: export default { id?, server: factory }
+   */
+  export?: "default" | "server";
+  /**
+   * The plugin's id, for hosts whose local-file plugins must name one
+   */
+  id?: string;
+  file?: string;
+  /**
+   * How the host loads the file (printed by setup, shown in the docs)
+   */
+  install?: string;
+  timeout_ms?: number;
+  queue_max?: number;
+  /**
+   * host: hooks — each registered hook and the moment it POSTs
+   */
+  hooks?: {
+    [k: string]: PluginHook;
+  };
+  /**
+   * host: bus — the moment every registered event POSTs
+   */
+  moment?: {
+    [k: string]: unknown;
+  };
+  /**
+   * host: bus — the notification set, forwarded without the host waiting
+   */
+  events?: string[];
+  /**
+   * host: bus — events registered (and held) only when the environment switch is on where the host runs
+   */
+  optin?: {
+    [k: string]: {
+      env: string;
+      timeout_ms?: number;
+      apply: PluginApply;
+    };
+  };
+  session?: PluginSession;
+}
+export interface PluginHook {
+  /**
+   * The moment POSTed to the daemon: plain data where a string `$1.path` / `$input.path` / `$session` is a reference, anything else literal
+   */
+  moment: {
+    [k: string]: unknown;
+  };
+  timeout_ms?: number;
+  /**
+   * The host waits: the reply is applied
+   */
+  apply?:
+    | "return"
+    | {
+        assign: PluginRef;
+      }
+    | {
+        rest: {
+          method?: "POST" | "PUT" | "PATCH";
+          base: PluginRef;
+          path: string;
+        };
+      };
+  /**
+   * Held in the background when the moment's `field` has one of these values
+   */
+  holds?: {
+    field: string;
+    values: {
+      [k: string]: PluginHeld;
+    };
+  };
+  /**
+   * Never forwarded when the moment's `field` has one of these values (high-volume members no rule maps)
+   */
+  skip?: {
+    field: string;
+    values: string[];
+  };
+}
+export interface PluginHeld {
+  timeout_ms?: number;
+  apply: PluginApply;
+}
+/**
+ * host: bus — where `$session` comes from: the handler argument `arg` (1-based), the object at `path` inside it, and the zero-argument accessor methods called on it per field (a throwing or missing accessor gives undefined)
+ */
+export interface PluginSession {
+  arg: number;
+  path?: string;
+  accessors: {
+    [k: string]: string;
+  };
 }

@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { isAbsolute, join } from 'node:path';
 import { ROOT } from '../descriptor/registry.ts';
 import type { Descriptor } from '../descriptor/types.ts';
-import { baseUrl, descriptorHash, shimPaths, shimPlan, type ShimPlan } from './plan.mjs';
+import { baseUrl, descriptorHash, shimPaths, shimPlan, type PlanInput, type ShimPlan } from './plan.mjs';
 import { renderShShim } from './sh.ts';
 
 /** The descriptor's file on disk (`file` is shown relative to the repo for its own vendors). */
@@ -13,8 +13,25 @@ export function descriptorFile(d: Descriptor): string {
   return isAbsolute(d.file) ? d.file : join(ROOT, d.file);
 }
 
+/** What the plan needs, from the compiled descriptor. */
+export function planInput(d: Descriptor): PlanInput {
+  return {
+    vendor: d.vendor,
+    name: d.name,
+    hookTimeoutMs: d.surface.hookTimeoutMs,
+    neutral: d.replies.neutral,
+    boundMs: d.shim.boundMs,
+    connectTimeoutMs: d.shim.connectTimeoutMs,
+    marginMs: d.shim.marginMs,
+    timeoutUnit: d.setup?.timeoutUnit.command,
+    timeouts: d.setup?.timeouts ?? {},
+    hooks: [...d.hooks.values()].map((h) => ({ name: h.name, holdTimeouts: h.holds.map((x) => x.timeoutMs), reply: h.reply })),
+    hookName: d.surface.hookNameText,
+  };
+}
+
 export function planFor(d: Descriptor, env: NodeJS.ProcessEnv = process.env): ShimPlan {
-  return shimPlan(d.spec, { hash: descriptorHash(readFileSync(descriptorFile(d))), url: baseUrl(env) });
+  return shimPlan(planInput(d), { hash: descriptorHash(readFileSync(descriptorFile(d))), url: baseUrl(env) });
 }
 
 export function renderTable(plan: ShimPlan): string {

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { SHIM_VERSION, baseUrl, boundFor, descriptorHash, endpointFor, neutralFor, shimPaths, shimPlan } from './plan.mjs';
+import { SHIM_VERSION, baseUrl, boundFor, descriptorHash, endpointFor, neutralFor, planInputFromSpec, shimPaths, shimPlan } from './plan.mjs';
 
 const VENDORS_DIR = fileURLToPath(new URL('../../vendors/', import.meta.url));
 
@@ -41,7 +41,7 @@ async function loadPlan(agent) {
   }
   if (!bytes) return null;
   const { parse } = await import('yaml');
-  return shimPlan(parse(bytes.toString('utf8')), { hash, url: baseUrl() });
+  return shimPlan(planInputFromSpec(parse(bytes.toString('utf8'))), { hash, url: baseUrl() });
 }
 
 function readStdin() {

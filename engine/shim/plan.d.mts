@@ -18,7 +18,21 @@ export const SHIM_VERSION: number;
 export const DEFAULT_URL: string;
 export function descriptorHash(bytes: string | Uint8Array): string;
 export function baseUrl(env?: NodeJS.ProcessEnv): string;
-export function shimPlan(spec: any, opts: { hash: string; url?: string }): ShimPlan;
+export interface PlanInput {
+  vendor: string;
+  name: string;
+  hookTimeoutMs?: number;
+  neutral: string;
+  boundMs?: number;
+  connectTimeoutMs?: number;
+  marginMs?: number;
+  timeoutUnit?: 's' | 'ms';
+  timeouts: Record<string, number>;
+  hooks: { name: string; holdTimeouts: (number | undefined)[]; reply?: string }[];
+  hookName?: string;
+}
+export function planInputFromSpec(spec: unknown): PlanInput;
+export function shimPlan(input: PlanInput, opts: { hash: string; url?: string }): ShimPlan;
 export function neutralFor(plan: ShimPlan, hook: string | undefined): string;
 export function boundFor(plan: ShimPlan, hook: string | undefined): number;
 export function endpointFor(plan: ShimPlan, base: string, hook: string | undefined): string;

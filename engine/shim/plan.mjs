@@ -1,8 +1,8 @@
 // The shim plan: everything a shim needs at firing time, computed once from
-// a descriptor's raw spec (the validated YAML object). Plain JS (no .ts) so
-// the portable Node shim can compute it itself when no generated table
-// exists; the sh generator and `hookmap setup` use the same function, so the
-// two shims can never disagree about neutral bytes or bounds.
+// a descriptor (the engine passes its compiled form; see PlanInput). Plain JS
+// (no .ts) so the portable Node shim can compute it itself when no generated
+// table exists; the sh generator and `hookmap setup` use the same function,
+// so the two shims can never disagree about neutral bytes or bounds.
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -39,48 +39,75 @@ function holdsOf(hook) {
 }
 
 /**
- * @param spec the descriptor's raw spec object
+ * What a plan is computed from. The engine builds it from the compiled
+ * descriptor (engine/shim/generate.ts); only the portable Node shim, which
+ * runs without the engine, builds it from the YAML itself (planInputFromSpec).
+ * @typedef {{ vendor: string, name: string, hookTimeoutMs?: number, neutral: string,
+ *   boundMs?: number, connectTimeoutMs?: number, marginMs?: number,
+ *   timeoutUnit?: 's' | 'ms', timeouts: Record<string, number>,
+ *   hooks: { name: string, holdTimeouts: (number | undefined)[], reply?: string }[],
+ *   hookName?: string }} PlanInput
+ */
+
+/** The plan input from a descriptor's raw YAML object (the Node shim's fallback only). */
+export function planInputFromSpec(spec) {
+  const setup = spec.setup ?? {};
+  const shim = spec.shim ?? {};
+  return {
+    vendor: spec.vendor,
+    name: spec.name,
+    hookTimeoutMs: spec.surface?.hook_timeout_ms,
+    neutral: spec.replies?.neutral ?? '',
+    boundMs: shim.bound_ms,
+    connectTimeoutMs: shim.connect_timeout_ms,
+    marginMs: shim.margin_ms,
+    timeoutUnit: typeof setup.timeout_unit === 'string' ? setup.timeout_unit : setup.timeout_unit?.command,
+    timeouts: setup.timeouts ?? {},
+    hooks: Object.entries(spec.hooks ?? {}).map(([name, hook]) => ({ name, holdTimeouts: holdsOf(hook).map((h) => h.timeout_ms), reply: typeof hook?.reply === 'string' ? hook.reply : undefined })),
+    // `=field` (a marked expression, docs/expressions.md): the payload names its hook there
+    hookName: typeof spec.surface?.hook_name === 'string' ? spec.surface.hook_name : undefined,
+  };
+}
+
+/**
+ * @param {PlanInput} input
  * @param opts { hash: descriptor hash, url?: baked default base URL }
  */
-export function shimPlan(spec, opts) {
-  const shim = spec.shim ?? {};
-  const agentTimeout = spec.surface?.hook_timeout_ms ?? ASSUMED_AGENT_TIMEOUT_MS;
+export function shimPlan(input, opts) {
+  const agentTimeout = input.hookTimeoutMs ?? ASSUMED_AGENT_TIMEOUT_MS;
   // Stay clearly below the agent's own timeout: the agent must always get
   // our neutral answer, never its own "hook timed out" path.
-  const ceilingOf = (timeout) => Math.max(1, timeout - (shim.margin_ms ?? Math.min(2000, Math.floor(timeout / 4))));
+  const ceilingOf = (timeout) => Math.max(1, timeout - (input.marginMs ?? Math.min(2000, Math.floor(timeout / 4))));
   const ceiling = ceilingOf(agentTimeout);
-  const plain = Math.min(shim.bound_ms ?? DEFAULT_BOUND_MS, ceiling);
-  const neutral = spec.replies?.neutral ?? '';
+  const plain = Math.min(input.boundMs ?? DEFAULT_BOUND_MS, ceiling);
+  const neutral = input.neutral ?? '';
   // `hookmap setup` may register a shorter timeout than the agent's default
   // for some hooks (setup.timeouts, in setup.timeout_unit): that one binds.
-  const setup = spec.setup ?? {};
-  const unit = typeof setup.timeout_unit === 'string' ? setup.timeout_unit : setup.timeout_unit?.command;
+  const unit = input.timeoutUnit;
   const registered = (name) => {
-    const v = setup.timeouts?.[name] ?? setup.timeouts?.default;
+    const v = input.timeouts?.[name] ?? input.timeouts?.default;
     return typeof v === 'number' && unit ? (unit === 's' ? v * 1000 : v) : undefined;
   };
   const hooks = {};
-  for (const [name, hook] of Object.entries(spec.hooks ?? {})) {
-    const holds = holdsOf(hook);
-    const own = registered(name);
+  for (const hook of input.hooks) {
+    const own = registered(hook.name);
     const hookCeiling = own === undefined ? ceiling : ceilingOf(own);
     let bound = Math.min(plain, hookCeiling);
-    if (holds.length) {
+    if (hook.holdTimeouts.length) {
       // A held hook keeps the response open until a human answers or the
       // daemon's hold times out; cutting it earlier would drop the answer.
-      const timeouts = holds.map((h) => h.timeout_ms);
+      const timeouts = hook.holdTimeouts;
       bound = timeouts.every((t) => Number.isInteger(t)) ? Math.min(hookCeiling, Math.max(...timeouts) + HOLD_GRACE_MS) : hookCeiling;
     }
     const entry = { bound_ms: bound };
-    if (typeof hook?.reply === 'string' && hook.reply !== neutral) entry.neutral = hook.reply;
-    hooks[name] = entry;
+    if (typeof hook.reply === 'string' && hook.reply !== neutral) entry.neutral = hook.reply;
+    hooks[hook.name] = entry;
   }
-  // `=field` (a marked expression, docs/expressions.md): the payload names its hook there
-  const hookName = typeof spec.surface?.hook_name === 'string' ? spec.surface.hook_name.replace(/^=/, '').trim() : undefined;
+  const hookName = typeof input.hookName === 'string' ? input.hookName.replace(/^=/, '').trim() : undefined;
   return {
     v: SHIM_VERSION,
-    agent: spec.vendor,
-    name: spec.name,
+    agent: input.vendor,
+    name: input.name,
     descriptor: opts.hash,
     url: (opts.url ?? DEFAULT_URL).replace(/\/+$/, ''),
     // A plain field name can be read without JSONata (the Node shim reads it
@@ -89,7 +116,7 @@ export function shimPlan(spec, opts) {
     // No hook name in the payload: the URL path must carry it.
     path_hook: !hookName,
     neutral,
-    connect_ms: Math.min(shim.connect_timeout_ms ?? DEFAULT_CONNECT_MS, plain),
+    connect_ms: Math.min(input.connectTimeoutMs ?? DEFAULT_CONNECT_MS, plain),
     bound_ms: plain,
     agent_timeout_ms: agentTimeout,
     hooks,

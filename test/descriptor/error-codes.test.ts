@@ -28,6 +28,12 @@ describe('error codes', () => {
   it('every code is produced by some invalid fixture', () => {
     expect(codes.filter((c) => !triggered.has(c))).toEqual([]);
   });
+  it('docs/errors.md names every corpus case, and only corpus cases', () => {
+    const named = new Set([...doc.matchAll(/Fixtures?:([^#]*?)(?:\n\n|$)/g)].flatMap((m) => [...m[1].matchAll(/`([a-z0-9-]+)`/g)].map((x) => x[1])));
+    const corpus = readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, ''));
+    expect([...named].filter((n) => !corpus.includes(n))).toEqual([]);
+    expect(corpus.filter((n) => !named.has(n))).toEqual([]);
+  });
   it('every code an invalid fixture expects exists', () => {
     expect([...triggered].filter((c) => !codes.includes(c))).toEqual([]);
   });

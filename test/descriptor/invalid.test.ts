@@ -1,24 +1,31 @@
 // Named invalid descriptors: fixtures/_invalid/<name>.yaml (with fixtures of
 // its own in fixtures/_invalid/<name>/ when the error needs them) must produce
-// exactly the located, coded error lines of <name>.expect.txt.
+// exactly the located, coded error lines of <name>.expect.txt (golden): one
+// line each, naming the fix or the valid choices, except the cases that show
+// several problems reported in one run.
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkAgent } from '../../engine/check/check-agent.ts';
 import { checkTarget } from '../../engine/check/targets.ts';
 import { ERROR_CODES, formatError } from '../../engine/descriptor/errors.ts';
-import { FIXTURES_DIR } from '../../engine/descriptor/registry.ts';
+import { INVALID_DIR, invalidNames } from './corpus.ts';
 
-export const INVALID_DIR = join(FIXTURES_DIR, '_invalid');
-export const invalidNames = () => readdirSync(INVALID_DIR).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, '')).sort();
+
+/** Cases that show several problems reported in one run; every other case gives exactly one located, coded error. */
+const MANY = new Set(['several-errors', 'every-phase']);
 
 describe('fixtures/_invalid', () => {
+  it('is a corpus of at least 40 broken descriptors and fixtures', () => {
+    expect(invalidNames().length).toBeGreaterThanOrEqual(40);
+  });
   for (const name of invalidNames()) {
     it(name, async () => {
       const expectPath = join(INVALID_DIR, `${name}.expect.txt`);
       expect(existsSync(expectPath), `${name}.expect.txt`).toBe(true);
       const report = await checkAgent(checkTarget(join(INVALID_DIR, `${name}.yaml`)));
-      expect(report.errors.length).toBeGreaterThan(0);
+      if (MANY.has(name)) expect(report.errors.length).toBeGreaterThan(1);
+      else expect(report.errors.map(formatError)).toHaveLength(1);
       expect(report.errors.map(formatError).join('\n') + '\n').toBe(readFileSync(expectPath, 'utf8'));
       for (const e of report.errors) expect(Object.keys(ERROR_CODES)).toContain(e.code);
     });

@@ -62,15 +62,14 @@ async function deadUrl(): Promise<string> {
 
 /** A descriptor copy with the plugin's bounds shortened (a hung daemon must not cost a test 58 s). */
 function shortBounds(d: Descriptor, ms: number): Descriptor {
-  const spec = structuredClone(d.spec);
-  const p = spec.shim.plugin;
+  const p: any = structuredClone(d.shim.plugin);
   p.timeout_ms = Math.min(p.timeout_ms, ms);
   for (const h of Object.values<any>(p.hooks ?? {})) {
     if (h.timeout_ms) h.timeout_ms = ms;
     for (const v of Object.values<any>(h.holds?.values ?? {})) v.timeout_ms = ms;
   }
   for (const o of Object.values<any>(p.optin ?? {})) o.timeout_ms = ms;
-  return { ...d, spec };
+  return { ...d, shim: { ...d.shim, plugin: p } };
 }
 
 let n = 0;
@@ -255,7 +254,7 @@ describe('pi extension (export default function (pi))', () => {
     mod.default(api);
     expect(handlers.has('tool_call')).toBe(false);
     for (const s of ['tool_result', 'context', 'input', 'before_agent_start']) expect(handlers.has(s)).toBe(false);
-    expect([...handlers.keys()]).toEqual(pi().spec.shim.plugin.events);
+    expect([...handlers.keys()]).toEqual(pi().shim.plugin!.events);
   });
 
   it('notification moments carry the session identity and are never awaited', async () => {

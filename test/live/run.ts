@@ -40,7 +40,7 @@ for (const a of AGENTS) {
   }
   if (!existsSync(join(ROOT, 'test/live', `${a.id}.live.ts`))) {
     const d = loadVendor(a.id);
-    manifest[a.id] = { skip: d.spec?.setup ? `no live scenarios written for ${a.id} yet (test/live/${a.id}.live.ts)` : `\`hookmap setup ${a.id}\` cannot wire it yet (its descriptor has no setup block: the ${d.spec?.surface?.kind ?? 'plugin'} shim is not installed by setup), so there is nothing to drive live` };
+    manifest[a.id] = { skip: d.setup ? `no live scenarios written for ${a.id} yet (test/live/${a.id}.live.ts)` : `\`hookmap setup ${a.id}\` cannot wire it yet (its descriptor has no setup block: the ${d.surface.kind} shim is not installed by setup), so there is nothing to drive live` };
     continue;
   }
   const prefix = prefixOf(a);

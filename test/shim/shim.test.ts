@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
 import { writeShims } from '../../engine/shim/generate.ts';
-import { shimPlan } from '../../engine/shim/plan.mjs';
+import { planInputFromSpec, shimPlan } from '../../engine/shim/plan.mjs';
 import { renderShShim, shQuote } from '../../engine/shim/sh.ts';
 import { BIN, fakeDaemon, runProcess } from './helpers.ts';
 
@@ -33,7 +33,7 @@ function spec(extra: Record<string, unknown> = {}) {
 
 function writeSh(name: string, s: object): string {
   const path = join(tmp, `${name}.sh`);
-  writeFileSync(path, renderShShim(shimPlan(s, { hash: 'h' })));
+  writeFileSync(path, renderShShim(shimPlan(planInputFromSpec(s), { hash: 'h' })));
   return path;
 }
 
@@ -97,24 +97,24 @@ describe('sh shim', () => {
 
 describe('shim plan bounds', () => {
   it('keeps non-held hooks short, lets held hooks outlive their hold, and stays below the agent timeout', () => {
-    const p = shimPlan(spec(), { hash: 'h' });
+    const p = shimPlan(planInputFromSpec(spec()), { hash: 'h' });
     expect(p.hooks.Plain.bound_ms).toBe(2000);
     expect(p.hooks.Held.bound_ms).toBe(12000);
-    const tight = shimPlan({ ...spec(), surface: { kind: 'command-hook', pin: 't', hook_timeout_ms: 8000 } }, { hash: 'h' });
+    const tight = shimPlan(planInputFromSpec({ ...spec(), surface: { kind: 'command-hook', pin: 't', hook_timeout_ms: 8000 } }), { hash: 'h' });
     expect(tight.hooks.Held.bound_ms).toBe(6000); // 8000 - min(2000, 8000/4)
-    const tiny = shimPlan({ ...spec(), surface: { kind: 'command-hook', pin: 't', hook_timeout_ms: 1000 } }, { hash: 'h' });
+    const tiny = shimPlan(planInputFromSpec({ ...spec(), surface: { kind: 'command-hook', pin: 't', hook_timeout_ms: 1000 } }), { hash: 'h' });
     expect(tiny.hooks.Plain.bound_ms).toBe(750);
     expect(tiny.connect_ms).toBeLessThanOrEqual(750);
   });
 
   it('honours a shorter registered timeout from setup.timeouts', () => {
-    const p = shimPlan(spec({ setup: { shape: 'hook-groups', timeout_unit: 's', timeouts: { Held: 5 } } }), { hash: 'h' });
+    const p = shimPlan(planInputFromSpec(spec({ setup: { shape: 'hook-groups', timeout_unit: 's', timeouts: { Held: 5 } } })), { hash: 'h' });
     expect(p.hooks.Held.bound_ms).toBe(3750);
   });
 
   it('records whether the URL path must carry the hook', () => {
-    expect(shimPlan(spec(), { hash: 'h' }).path_hook).toBe(true);
-    const named = shimPlan({ ...spec(), surface: { kind: 'command-hook', pin: 't', hook_name: '=hook_event_name' } }, { hash: 'h' });
+    expect(shimPlan(planInputFromSpec(spec()), { hash: 'h' }).path_hook).toBe(true);
+    const named = shimPlan(planInputFromSpec({ ...spec(), surface: { kind: 'command-hook', pin: 't', hook_name: '=hook_event_name' } }), { hash: 'h' });
     expect(named.path_hook).toBe(false);
     expect(named.hook_field).toBe('hook_event_name');
   });

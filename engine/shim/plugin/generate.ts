@@ -4,14 +4,16 @@
 //   host: hooks   the host calls factory(input) and receives a hooks object
 //                 (`hooks:` maps each registered hook to the moment it POSTs)
 //   host: bus     the host calls factory(api) and the factory registers
-//                 api.on(name, handler) (`events:` + opt-in `optin:`)
+//                 api.on(name, handler) (`events:` + opt-in `optin:`); the
+//                 host's session identity comes from `session:` (which
+//                 handler argument, which object in it, which accessors)
 //   export:       default  -> `export default factory`
 //                 server   -> `export default { server: factory }`
 //
 // Moments are built from plain data, never JSONata (the plugin carries no
 // dependencies): a string `$1.a.b` is the hook's first argument's path,
 // `$input.x` the factory input's, `$session` the host session identity
-// (bus hosts: ctx.sessionManager), any other value is literal.
+// (bus hosts, per `session:`), any other value is literal.
 //
 // The generated file is Bun/jiti-clean: ESM, global `fetch`, no Node
 // built-ins. Its contract: it never throws into the host; every forward is
@@ -23,41 +25,20 @@
 // hook name read by the daemon from the moment; response body = the reply
 // bytes (JSON the plugin applies; empty or {} = neutral).
 import type { Descriptor } from '../../descriptor/types.ts';
+import type { Plugin, PluginApply } from '../../generated/descriptor-types.ts';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8787';
 const DEFAULT_TIMEOUT_MS = 1500;
 const DEFAULT_QUEUE_MAX = 1000;
 
-type Ref = string;
-type Apply = { assign: Ref } | 'return' | { rest: { method?: string; base: Ref; path: string } };
-interface HeldSpec { timeout_ms?: number; apply: Apply }
-interface HookSpec {
-  moment: unknown;
-  timeout_ms?: number;
-  apply?: Apply;
-  holds?: { field: string; values: Record<string, HeldSpec> };
-  /** Moments never forwarded (high-volume members no rule wants): they would only queue ahead of the ones that matter. */
-  skip?: { field: string; values: string[] };
-}
-export interface PluginSpec {
-  host: 'hooks' | 'bus';
-  export?: 'default' | 'server';
-  /** The plugin's id, for hosts whose local-file plugins must name one. */
-  id?: string;
-  file?: string;
-  install?: string;
-  timeout_ms?: number;
-  queue_max?: number;
-  hooks?: Record<string, HookSpec>;
-  moment?: unknown;
-  events?: string[];
-  optin?: Record<string, HeldSpec & { env: string }>;
-}
+type Apply = PluginApply;
+export type { Plugin as PluginSpec } from '../../generated/descriptor-types.ts';
+type PluginSpec = Plugin;
 
 export class PluginSpecError extends Error {}
 
 export function pluginSpec(d: Descriptor): PluginSpec | undefined {
-  return (d.spec.shim as any)?.plugin as PluginSpec | undefined;
+  return d.shim.plugin;
 }
 
 export function pluginFileName(d: Descriptor): string {
@@ -180,22 +161,24 @@ function renderHooksHost(spec: PluginSpec): string {
 function renderBusHost(spec: PluginSpec): string {
   const events = spec.events ?? [];
   const m = momentExpr(spec.moment ?? { event: '$1' });
+  // $session: the host's session identity, read per call from the handler argument the descriptor names
+  const ses = spec.session;
+  const fields = Object.entries(ses?.accessors ?? {}).map(([k, f]) => `${J(k)}: call(${J(f)})`).join(', ');
   const lines = [
-    'function identity(ctx) {',
-    '  const sm = ctx && ctx.sessionManager;',
-    '  const call = (f) => { try { return sm && typeof sm[f] === "function" ? sm[f]() : undefined; } catch { return undefined; } };',
-    '  return { id: call("getSessionId"), file: call("getSessionFile"), cwd: call("getCwd") };',
+    'function identity(a) {',
+    ses ? `  const o = ${ses.path ? `pick(a[${ses.arg - 1}], ${J(ses.path)})` : `a[${ses.arg - 1}]`};` : '  return undefined;',
+    ...(ses ? ['  const call = (f) => { try { return o && typeof o[f] === "function" ? o[f]() : undefined; } catch { return undefined; } };', `  return { ${fields} };`] : []),
     '}',
     'function factory(api) {',
     `  const NOTIFY = ${J(events)};`,
     '  for (const name of NOTIFY) {',
-    `    api.on(name, (...a) => { try { const session = identity(a[1]); void send(${m}); } catch {} return undefined; });`,
+    `    api.on(name, (...a) => { try { const session = identity(a); void send(${m}); } catch {} return undefined; });`,
     '  }',
   ];
   for (const [name, o] of Object.entries(spec.optin ?? {})) {
     lines.push(
       `  if (/^(1|true|yes|on)$/i.test(String(ENV[${J(o.env)}] ?? ""))) {`,
-      `    api.on(${J(name)}, async (...a) => { try { const session = identity(a[1]); const moment = ${m}; const r = await hold(moment, ${o.timeout_ms ?? DEFAULT_TIMEOUT_MS}); ${applyCode(o.apply, 'moment')} } catch { return undefined; } });`,
+      `    api.on(${J(name)}, async (...a) => { try { const session = identity(a); const moment = ${m}; const r = await hold(moment, ${o.timeout_ms ?? DEFAULT_TIMEOUT_MS}); ${applyCode(o.apply, 'moment')} } catch { return undefined; } });`,
       '  }',
     );
   }

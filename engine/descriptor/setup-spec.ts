@@ -1,0 +1,63 @@
+// The descriptor's `setup:` block compiled with its defaults (schema
+// `setup`, closed: every key below is one the engine acts on). Read by
+// `hookmap setup` (engine/setup), `hookmap doctor` and the generated docs;
+// never re-read from the YAML.
+import type { HookmapDescriptor, SetupShape } from '../generated/descriptor-types.ts';
+
+export type Scope = 'user' | 'project';
+export type Unit = 's' | 'ms';
+
+export interface Requirement { file: string; match: string; hint: string }
+
+export interface SetupSpec {
+  /** The config-format strategy (engine/setup/formats/<shape>.ts). */
+  strategy: SetupShape;
+  /** The file syntax, as the descriptor states it (informational). */
+  format?: string;
+  scopes: Partial<Record<Scope, string>>;
+  defaultScope: Scope;
+  /** Unit of the handler `timeout` field per handler kind; absent: none written. */
+  timeoutUnit: { command?: Unit; http?: Unit };
+  /** Explicit handler timeouts in that unit, by hook or `default`. */
+  timeouts: Record<string, number>;
+  matcher?: string;
+  matcherHooks?: string[];
+  name?: string;
+  /** Constant fields on hookmap's handlers (hook-lists). */
+  fields: Record<string, unknown>;
+  /** Top-level keys written when the config lacks them (hook-lists). */
+  defaults: Record<string, unknown>;
+  /** The named entry hookmap owns (named-hook-groups). */
+  entry: string;
+  /** File name per hook (hooks-dir). */
+  fileNames: Record<string, string>;
+  notes: string[];
+  requires: Requirement[];
+  docs: string[];
+}
+
+type SetupBlock = NonNullable<HookmapDescriptor['setup']>;
+
+/** The setup block with its defaults, or undefined when the descriptor declares none. */
+export function compileSetup(s: SetupBlock | undefined): SetupSpec | undefined {
+  if (!s) return undefined;
+  const tu = s.timeout_unit;
+  return {
+    strategy: s.shape,
+    format: s.format,
+    scopes: { ...(s.scopes ?? {}) },
+    defaultScope: s.default_scope ?? 'user',
+    timeoutUnit: typeof tu === 'string' ? { command: tu, http: tu } : { ...(tu ?? {}) },
+    timeouts: { ...(s.timeouts ?? {}) },
+    matcher: s.matcher,
+    matcherHooks: s.matcher_hooks,
+    name: s.name,
+    fields: { ...(s.fields ?? {}) },
+    defaults: { ...(s.defaults ?? {}) },
+    entry: s.entry ?? 'hookmap',
+    fileNames: { ...(s.file_names ?? {}) },
+    notes: s.notes ?? [],
+    requires: s.requires ?? [],
+    docs: s.docs ?? [],
+  };
+}
