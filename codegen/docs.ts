@@ -8,9 +8,12 @@ import type { AgentReport } from '../engine/check/check-agent.ts';
 import { CAPABILITIES } from '../engine/capabilities/vocabulary.ts';
 import { ROOT } from '../engine/descriptor/registry.ts';
 import { agentDoc } from './agent-doc.ts';
+import { referenceDocs } from './reference-docs.ts';
 import { table } from './markdown.ts';
 
 export const DOCS_DIR = 'capabilities';
+/** Every folder `hookmap docs` writes (untracked files there are drift). */
+export const GENERATED_DIRS = [DOCS_DIR, 'docs/reference'];
 export const INDEX_FILE = `${DOCS_DIR}/README.md`;
 
 const MARK: Record<string, string> = { supported: '✔', unsupported: '✘', 'not-implemented': '…', unverified: '?', undeclared: '·' };
@@ -56,10 +59,11 @@ export interface DocsPlan { files: Map<string, string>; stray: string[] }
  * page (it is neither regenerated nor stray); everything else in
  * capabilities/ that this command does not generate is stray.
  */
-export function planDocs(reports: AgentReport[]): DocsPlan {
+export async function planDocs(reports: AgentReport[]): Promise<DocsPlan> {
   const files = new Map<string, string>();
-  for (const r of reports) if (r.descriptor) files.set(`${DOCS_DIR}/${r.target.agent}.md`, agentDoc(r));
+  for (const r of reports) if (r.descriptor) files.set(`${DOCS_DIR}/${r.target.agent}.md`, await agentDoc(r));
   files.set(INDEX_FILE, indexDoc(reports));
+  for (const [path, text] of await referenceDocs()) files.set(path, text);
   const kept = new Set(reports.filter((r) => !r.descriptor).map((r) => `${DOCS_DIR}/${r.target.agent}.md`));
   const dir = join(ROOT, DOCS_DIR);
   const present = existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => `${DOCS_DIR}/${join(e.parentPath ?? (e as any).path, e.name).slice(dir.length + 1).split('\\').join('/')}`) : [];

@@ -9,7 +9,10 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
+import { formatError } from '../engine/descriptor/errors.ts';
 import { FIXTURES_DIR } from '../engine/descriptor/registry.ts';
+import { SchemaReporter, schemaErrors } from '../engine/descriptor/schema-errors.ts';
+import { parseYamlSource } from '../engine/descriptor/yaml-source.ts';
 
 const UPSTREAM = join(FIXTURES_DIR, 'upstream/aep/mappings');
 const SECTIONS = ['hooks', 'moments', 'events'];
@@ -70,7 +73,7 @@ export function importPins(agent: string): string | undefined {
   if (!existsSync(src)) return undefined;
   const pins = JSON.parse(readFileSync(src, 'utf8'));
   const setupPath = join(FIXTURES_DIR, agent, 'pin-setup.yaml');
-  const setup: Setup = existsSync(setupPath) ? parse(readFileSync(setupPath, 'utf8')) ?? {} : {};
+  const setup: Setup = existsSync(setupPath) ? readSetup(setupPath, `fixtures/${agent}/pin-setup.yaml`) : {};
   const cases: any[] = [];
   const skipped: Record<string, string> = {};
   const notReproducible: Record<string, { type: string; fields: string[]; why: string }> = {};
@@ -161,6 +164,18 @@ export function importPins(agent: string): string | undefined {
   if (Object.keys(notReproducible).length) doc.not_reproducible = notReproducible;
   doc.cases = cases;
   return BANNER(agent) + stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false });
+}
+
+const SETUP_SCHEMA = JSON.parse(readFileSync(new URL('../schemas/pin-setup.schema.json', import.meta.url), 'utf8'));
+let reporter: SchemaReporter | undefined;
+
+/** pin-setup.yaml, checked against schemas/pin-setup.schema.json (located errors; codegen stops on any). */
+function readSetup(path: string, display: string): Setup {
+  const src = parseYamlSource(display, readFileSync(path, 'utf8'));
+  reporter ??= new SchemaReporter(SETUP_SCHEMA);
+  const errors = src.errors.length ? src.errors : schemaErrors(reporter, SETUP_SCHEMA, src.value, src).map((p) => p.error);
+  if (errors.length) throw new Error(errors.map(formatError).join('\n'));
+  return (src.value as Setup) ?? {};
 }
 
 /** `input_at: "."` merges the pin input into the base (a pin block whose fields ARE the hook payload's). */

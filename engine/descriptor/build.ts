@@ -12,6 +12,7 @@ import { compileEmits, type EmitContext } from './emits.ts';
 import { Expressions, type Path, type Site } from './expressions.ts';
 import type { DescriptorError } from './errors.ts';
 import { explain } from './suggest.ts';
+import { compileOptions } from './options.ts';
 import { compileSetup } from './setup-spec.ts';
 import type { CapabilityClaim, CompiledCommand, CompiledHook, CompiledStream, Descriptor, ShimSpec } from './types.ts';
 import type { YamlSource } from './yaml-source.ts';
@@ -180,7 +181,8 @@ export class DescriptorBuilder {
       runs: s.identity?.runs ?? (s.identity?.run ? 'vendor' : 'none'),
       firstSight: fs ? { emit: compileEmits(x, fs.emit, ['identity', 'first_sight', 'emit'], this.emitCtx('emit', this.varNames)), except: new Set<string>(fs.except ?? []) } : undefined,
       capture: { ceiling: (cap.ceiling ?? 'metadata') as CaptureLevel, overrides: cap.overrides ?? { attention: 'redacted' }, gates: cap.gates ?? {}, secretNames: cap.secret_names ?? [] },
-      config: s.config ?? {},
+      config: Object.fromEntries(compileOptions(s.vendor, s.config).map((o) => [o.key, o.default])),
+      options: compileOptions(s.vendor, s.config),
       vars,
       hooks,
       fallback: fb ? { type: x.template(fb.type, ['fallback', 'type'], this.site('fallback'))!, typeText: fb.type, dataText: fb.data, data: x.template(fb.data, ['fallback', 'data'], this.site('fallback')), subject: x.template(fb.subject, ['fallback', 'subject'], this.site('fallback')), severity: fb.severity } : undefined,

@@ -7,6 +7,7 @@ import type { CaptureLevel, Severity } from '../aep/schemas.ts';
 import type { Expr } from '../expr/compile.ts';
 import type { CapabilityState } from '../capabilities/vocabulary.ts';
 import type { HookmapDescriptor, Plugin } from '../generated/descriptor-types.ts';
+import type { AgentOption } from './options.ts';
 import type { SetupSpec } from './setup-spec.ts';
 
 export type { SetupSpec } from './setup-spec.ts';
@@ -144,7 +145,10 @@ export interface Descriptor {
   runs: 'vendor' | 'synthesized' | 'none';
   firstSight?: { emit: CompiledEmit[]; except: Set<string> };
   capture: { ceiling: CaptureLevel; overrides: Record<string, CaptureLevel>; gates: Record<string, CaptureLevel>; secretNames: string[] };
+  /** The options' defaults, by key ($config before overrides). */
   config: Record<string, unknown>;
+  /** The options with what they do and the environment variable overriding each. */
+  options: AgentOption[];
   vars: [string, Expr][];
   hooks: Map<string, CompiledHook>;
   fallback?: { type: Expr; data?: Expr; subject?: Expr; severity?: Severity; typeText: string; dataText?: unknown };

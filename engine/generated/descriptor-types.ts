@@ -19,18 +19,6 @@ export type Template =
   | boolean
   | null;
 export type Level = "none" | "metadata" | "redacted" | "full";
-/**
- * A constant JSON value written as is
- */
-export type Constant =
-  | string
-  | number
-  | boolean
-  | null
-  | unknown[]
-  | {
-      [k: string]: unknown;
-    };
 export type CapabilityState =
   | ("supported" | "unsupported" | "not-implemented" | "unverified")
   | {
@@ -56,6 +44,18 @@ export type SetupShape =
   | "yaml-hook-list"
   | "hooks-dir"
   | "plugin-file";
+/**
+ * A constant JSON value written as is
+ */
+export type Constant =
+  | string
+  | number
+  | boolean
+  | null
+  | unknown[]
+  | {
+      [k: string]: unknown;
+    };
 /**
  * A reference: $1, $2 (the hook's arguments), $input (the factory input), $session (the host session identity), with .path
  */
@@ -89,10 +89,27 @@ export interface HookmapDescriptor {
   identity: Identity;
   capture?: Capture;
   /**
-   * Operator-tunable defaults (opt-in gates, tool lists, timeouts), exposed to expressions as $config; each key is overridable by the HOOKMAP_<VENDOR>_<KEY> environment variable or `hookmap up --config`
+   * The agent's options: operator-tunable defaults (opt-in gates, tool lists), exposed to expressions as $config.<key>; each is overridable by the environment variable HOOKMAP_<AGENT>_<KEY> (JSON values accepted) or `hookmap up --config`. Shown on the agent's page with their defaults and environment names.
    */
   config?: {
-    [k: string]: Constant;
+    [k: string]: {
+      /**
+       * The value when nothing overrides it
+       */
+      default:
+        | string
+        | number
+        | boolean
+        | null
+        | unknown[]
+        | {
+            [k: string]: unknown;
+          };
+      /**
+       * What the option does (one or two sentences, shown to operators)
+       */
+      doc: string;
+    };
   };
   /**
    * Named values evaluated once per firing (in order, each seeing the ones before it) and exposed as $<name>: templates (literal, `=expr`, or a mapping mixing both)

@@ -9,6 +9,7 @@ import { FragmentStreams } from '../capture/redaction/fragments.ts';
 import { evaluate, type Expr } from '../expr/compile.ts';
 import type { Descriptor } from '../descriptor/types.ts';
 import { buildEnvelope, sourceHost, type AepEvent } from './envelope.ts';
+import { optionEnvName } from '../descriptor/options.ts';
 import { wellFormed, wellFormedDeep } from '../io/well-formed.ts';
 import { EngineState } from './state.ts';
 import { asMapError, MapError } from './errors.ts';
@@ -192,12 +193,11 @@ function reorder(ev: AepEvent): AepEvent {
   return out as AepEvent;
 }
 
-/** HOOKMAP_<VENDOR>_<KEY>=value overrides a descriptor config key (JSON values accepted). */
+/** HOOKMAP_<AGENT>_<KEY>=value overrides a descriptor option (JSON values accepted). */
 function envConfig(vendor: string, defaults: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const prefix = `HOOKMAP_${vendor.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_`;
   for (const key of Object.keys(defaults)) {
-    const v = process.env[prefix + key.toUpperCase().replace(/[^A-Z0-9]/g, '_')];
+    const v = process.env[optionEnvName(vendor, key)];
     if (v === undefined) continue;
     try { out[key] = JSON.parse(v); } catch { out[key] = v; }
   }

@@ -16,7 +16,7 @@ function descriptor(hook: string, top = ''): string {
 name: T
 surface: { kind: command-hook, pin: test, hook_name: =hook }
 identity: { session: =sid }
-config: { gate: false, gate_tools: [] }
+config: { gate: { default: false, doc: the opt-in gate }, gate_tools: { default: [], doc: the tools it holds } }
 vars:
   tool: { name: =tool_name, call_id: =tool_use_id }
 hooks:

@@ -10,7 +10,7 @@ vendor: demo
 name: Demo
 surface: { kind: command-hook, pin: test, hook_name: =hook }
 identity: { session: =sid }
-config: { gate: false, gate_tools: [] }
+config: { gate: { default: false, doc: the opt-in gate }, gate_tools: { default: [], doc: the tools it holds } }
 hooks:
   Pre:
     emit:

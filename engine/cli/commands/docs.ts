@@ -1,9 +1,10 @@
 // `hookmap docs [--check]`: regenerates capabilities/ from the descriptors and
-// their fixture evidence. --check writes nothing and exits 1 on drift
+// their fixture evidence, and docs/reference/ from the schemas and the
+// expression tables. --check writes nothing and exits 1 on drift
 // (changed, missing, stray, or generated but untracked files) printing the
 // command that fixes it. A descriptor that does not load is an error (exit 1)
 // in both modes; the other agents' pages are still written.
-import { planDocs, DOCS_DIR } from '../../../codegen/docs.ts';
+import { planDocs, GENERATED_DIRS } from '../../../codegen/docs.ts';
 import { formatDrift, syncFiles, untracked } from '../../../codegen/drift.ts';
 import { checkAgents } from '../../check/check-all.ts';
 import { formatError } from '../../descriptor/errors.ts';
@@ -22,13 +23,13 @@ export async function run(argv: string[]): Promise<number> {
   const reports = await checkAgents();
   const broken = reports.filter((r) => !r.descriptor);
   for (const r of broken) for (const e of r.errors) process.stderr.write(`${formatError(e)}\n`);
-  const plan = planDocs(reports);
+  const plan = await planDocs(reports);
   const drift = syncFiles(plan.files, check, plan.stray);
   const seen = new Set(drift.map((d) => d.path));
-  const fresh = untracked([DOCS_DIR]).filter((p) => !seen.has(p));
+  const fresh = untracked(GENERATED_DIRS).filter((p) => !seen.has(p));
   if (check) {
     for (const path of fresh) drift.push({ path, why: 'untracked' });
-    if (drift.length) process.stdout.write(`hookmap docs: ${DOCS_DIR}/ drifted:\n${drift.map(formatDrift).join('\n')}\nrun \`npx hookmap docs\` and commit\n`);
+    if (drift.length) process.stdout.write(`hookmap docs: generated docs drifted:\n${drift.map(formatDrift).join('\n')}\nrun \`npx hookmap docs\` and commit\n`);
     else process.stdout.write(`hookmap docs: ${plan.files.size} files up to date\n`);
     return drift.length || broken.length ? 1 : 0;
   }
