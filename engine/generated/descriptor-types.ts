@@ -567,6 +567,18 @@ export interface Emit1 {
    */
   session_end?: boolean;
   /**
+   * A value: plain scalars are literal (`trigger: user`, `data: {}`), a string starting with `=` is a JSONata expression; mappings and sequences may mix both (`{ name: =tool_name, kind: permission }`). A plain string that reads as JSONata (a variable, function, quoted string, constructor, condition or `&`) is rejected as an unmarked expression.
+   */
+  fragment_of?:
+    | string
+    | {
+        [k: string]: unknown;
+      }
+    | unknown[]
+    | number
+    | boolean
+    | null;
+  /**
    * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
    */
   cause?: string;
