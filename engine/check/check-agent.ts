@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { formatAjvErrors, validateEnvelope, validatePayload } from '../aep/schemas.ts';
-import { answerShape, judgeCapabilities, type CapabilityRow, type EvidenceCase } from '../capabilities/evidence.ts';
+import { answerShape, judgeCapabilities, type CapabilityRow, type EvidenceCase } from './evidence.ts';
 import { loadDescriptorFile } from '../descriptor/compile.ts';
 import { sortErrors, type DescriptorError } from '../descriptor/errors.ts';
 import type { Descriptor } from '../descriptor/types.ts';

@@ -1,6 +1,8 @@
-// A tiny argv parser shared by the CLI commands. Deliberately small: flags
-// are declared up front so a typo is an error (exit 2), never a silently
-// ignored option.
+// The argv parser shared by the CLI commands: node:util.parseArgs, strict.
+// Flags are declared up front so a typo is an error (exit 2), never a
+// silently ignored option; its errors are re-worded as one short line.
+import { parseArgs as nodeParseArgs, type ParseArgsConfig } from 'node:util';
+
 export interface FlagSpec {
   /** 'string' takes a value (`--port 8787` or `--port=8787`); 'boolean' does not. */
   type: 'string' | 'boolean';
@@ -16,42 +18,26 @@ export interface ParsedArgs {
 
 export class ArgError extends Error {}
 
+/** node:util.parseArgs' error codes, as one line naming the option. */
+function reword(err: { code?: string; message: string }): string {
+  const name = /'(?:-[^-' ], )?(--?[^' ,]+)/.exec(err.message)?.[1] ?? '';
+  if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option '${name}'`;
+  if (/does not take an argument/.test(err.message)) return `option '${name}' takes no value`;
+  if (/argument missing/.test(err.message)) return `option '${name}' needs a value`;
+  if (/ambiguous/.test(err.message)) return `option '${name}' needs a value (a value starting with '-' is written ${name}=-value)`;
+  return err.message.split('\n')[0];
+}
+
 export function parseArgs(argv: string[], spec: Record<string, FlagSpec>): ParsedArgs {
-  const flags: ParsedArgs['flags'] = {};
-  const positionals: string[] = [];
-  const byShort = new Map(Object.entries(spec).filter(([, s]) => s.short).map(([k, s]) => [s.short!, k]));
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--') {
-      positionals.push(...argv.slice(i + 1));
-      break;
-    }
-    let name: string | undefined;
-    let inline: string | undefined;
-    if (arg.startsWith('--')) {
-      const eq = arg.indexOf('=');
-      name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-      inline = eq < 0 ? undefined : arg.slice(eq + 1);
-    } else if (arg.length === 2 && arg[0] === '-' && arg[1] !== '-') {
-      name = byShort.get(arg[1]);
-      if (!name) throw new ArgError(`unknown option '${arg}'`);
-    } else {
-      positionals.push(arg);
-      continue;
-    }
-    const s = spec[name];
-    if (!s) throw new ArgError(`unknown option '--${name}'`);
-    if (s.type === 'boolean') {
-      if (inline !== undefined) throw new ArgError(`option '--${name}' takes no value`);
-      flags[name] = true;
-      continue;
-    }
-    const value = inline ?? argv[++i];
-    if (value === undefined) throw new ArgError(`option '--${name}' needs a value`);
-    if (s.multiple) flags[name] = [...((flags[name] as string[] | undefined) ?? []), value];
-    else flags[name] = value;
+  let parsed;
+  try {
+    parsed = nodeParseArgs({ args: argv, options: spec as ParseArgsConfig['options'], strict: true, allowPositionals: true });
+  } catch (err) {
+    throw new ArgError(reword(err as { code?: string; message: string }));
   }
-  return { flags, positionals };
+  const flags: ParsedArgs['flags'] = {};
+  for (const [k, v] of Object.entries(parsed.values)) flags[k] = v as string | boolean | string[];
+  return { flags, positionals: parsed.positionals };
 }
 
 /** A non-negative integer flag, or the fallback; rejects junk instead of producing NaN. */

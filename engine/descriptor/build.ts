@@ -11,10 +11,11 @@ import { checkDeliveries, compileCommands, compileDecide } from './compile-contr
 import { compileEmits, type EmitContext } from './emits.ts';
 import { Expressions, type Path, type Site } from './expressions.ts';
 import type { DescriptorError } from './errors.ts';
-import { explain } from './suggest.ts';
+import { explain } from '../text/suggest.ts';
 import { compileOptions } from './options.ts';
 import { compileSetup } from './setup-spec.ts';
 import type { CapabilityClaim, CompiledCommand, CompiledHook, CompiledStream, Descriptor, ShimSpec } from './types.ts';
+import type { HookmapDescriptor } from '../generated/descriptor-types.ts';
 import type { YamlSource } from './yaml-source.ts';
 
 export class DescriptorBuilder {
@@ -22,7 +23,7 @@ export class DescriptorBuilder {
   private readonly stored = new Set<string>();
   private readonly varNames: string[];
 
-  constructor(src: YamlSource, private readonly spec: any, errors: DescriptorError[], private readonly opts: { pruned?: boolean } = {}) {
+  constructor(src: YamlSource, private readonly spec: HookmapDescriptor, errors: DescriptorError[], private readonly opts: { pruned?: boolean } = {}) {
     this.x = new Expressions(src, errors, spec.config ? new Set(Object.keys(spec.config)) : undefined);
     this.varNames = Object.keys(spec.vars ?? {});
   }
@@ -133,7 +134,7 @@ export class DescriptorBuilder {
   private vars(): [string, Expr][] {
     const out: [string, Expr][] = [];
     this.varNames.forEach((k, i) => {
-      const e = this.x.template(this.spec.vars[k], ['vars', k], this.site('vars', this.varNames.slice(0, i)));
+      const e = this.x.template(this.spec.vars![k], ['vars', k], this.site('vars', this.varNames.slice(0, i)));
       if (e) out.push([k, e]);
     });
     return out;
@@ -185,7 +186,7 @@ export class DescriptorBuilder {
       options: compileOptions(s.vendor, s.config),
       vars,
       hooks,
-      fallback: fb ? { type: x.template(fb.type, ['fallback', 'type'], this.site('fallback'))!, typeText: fb.type, dataText: fb.data, data: x.template(fb.data, ['fallback', 'data'], this.site('fallback')), subject: x.template(fb.subject, ['fallback', 'subject'], this.site('fallback')), severity: fb.severity } : undefined,
+      fallback: fb ? { type: x.template(fb.type, ['fallback', 'type'], this.site('fallback'))!, typeText: typeof fb.type === 'string' ? fb.type : JSON.stringify(fb.type), dataText: fb.data, data: x.template(fb.data, ['fallback', 'data'], this.site('fallback')), subject: x.template(fb.subject, ['fallback', 'subject'], this.site('fallback')), severity: fb.severity } : undefined,
       replies: { neutral: s.replies?.neutral, exitCode: s.replies?.exit_code ?? 0, contentType: s.replies?.content_type },
       capabilities: this.capabilities(),
       posture: s.posture,

@@ -7,7 +7,7 @@ import { isMarked } from '../expr/marked.ts';
 import { pathString } from './errors.ts';
 import type { Expressions, Path, Site } from './expressions.ts';
 import { checkFields } from './fields.ts';
-import { explain } from './suggest.ts';
+import { explain } from '../text/suggest.ts';
 import type { CompiledEmit } from './types.ts';
 
 export function checkType(x: Expressions, vendor: string, type: string, path: Path): void {

@@ -7,7 +7,7 @@
 // x.<vendor>.* types carry no schema and are not checked.
 import { payloadSchema } from '../aep/schemas.ts';
 import { isMarked, readsAsExpression } from '../expr/marked.ts';
-import { explain } from './suggest.ts';
+import { explain } from '../text/suggest.ts';
 
 export interface FieldIssue {
   code: 'unknown-field' | 'payload-rejected';

@@ -10,7 +10,7 @@ import type { ErrorObject } from 'ajv';
 import { verboseAjv, type AjvInstance } from '../aep/schemas.ts';
 import { type DescriptorError, pathString } from './errors.ts';
 import { unmarkedMessage } from './expressions.ts';
-import { choices, explain, suggest } from './suggest.ts';
+import { choices, explain, suggest } from '../text/suggest.ts';
 import type { YamlSource } from './yaml-source.ts';
 
 type Seg = string | number;

@@ -7,7 +7,7 @@
 // config. Each problem carries its index inside the expression source.
 import { BINDINGS, bindingsAt, POSITION_LABEL, type Position } from './bindings.ts';
 import { arityOk, arityText, functionTable } from './functions-table.ts';
-import { explain } from '../descriptor/suggest.ts';
+import { explain } from '../text/suggest.ts';
 
 export type NameCode = 'unknown-variable' | 'unknown-function' | 'function-arity' | 'unknown-field';
 

@@ -6,7 +6,7 @@
 import { pathString, type DescriptorError } from '../descriptor/errors.ts';
 import type { Descriptor } from '../descriptor/types.ts';
 import type { AepEvent } from '../map/envelope.ts';
-import { CAPABILITIES, type CapabilityDef, type CapabilityState } from './vocabulary.ts';
+import { CAPABILITIES, type CapabilityDef, type CapabilityState } from '../capabilities/vocabulary.ts';
 
 export const ANSWER_SHAPES = ['option', 'text', 'values', 'timeout', 'dismissed'] as const;
 export type AnswerShape = (typeof ANSWER_SHAPES)[number];
