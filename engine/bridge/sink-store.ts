@@ -100,7 +100,10 @@ export class SinkStore {
     const today = new Date((this.o.now ?? Date.now)()).toISOString().slice(0, 10);
     const deleted: string[] = [];
     const drop = (d: string) => {
-      for (const [p, fd] of this.fds) if (p.startsWith(join(this.o.dir, d))) (closeSync(fd), this.fds.delete(p));
+      for (const [p, fd] of this.fds) if (p.startsWith(join(this.o.dir, d))) {
+        closeSync(fd);
+        this.fds.delete(p);
+      }
       rmSync(join(this.o.dir, d), { recursive: true, force: true });
       deleted.push(d);
     };
@@ -109,7 +112,7 @@ export class SinkStore {
       for (const d of days) if (d < cutoff && d !== today) drop(d);
     }
     if (this.o.maxBytes) {
-      let sizes = days.filter((d) => !deleted.includes(d)).map((d) => [d, dirSize(join(this.o.dir, d))] as const);
+      const sizes = days.filter((d) => !deleted.includes(d)).map((d) => [d, dirSize(join(this.o.dir, d))] as const);
       let total = sizes.reduce((a, [, s]) => a + s, 0);
       for (const [d, s] of sizes) {
         if (total <= this.o.maxBytes || d === today) break;

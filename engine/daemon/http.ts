@@ -79,6 +79,7 @@ export function parseHookPath(url: string): HookPath {
   const hook = decode(raw);
   if (hook === undefined) return { agent, bad: 'the hook segment is not valid percent-encoding' };
   if (hook.length > MAX_HOOK_NAME) return { agent, bad: `the hook name is ${hook.length} characters (at most ${MAX_HOOK_NAME})` };
+  // eslint-disable-next-line no-control-regex -- a hook name with a control character is refused
   if (hook === '.' || hook === '..' || hook.includes('/') || /[\u0000-\u001f\u007f]/.test(hook)) return { agent, bad: `the hook name ${JSON.stringify(hook.slice(0, 40))} is not a name` };
   return { agent, hook: wellFormed(hook) };
 }

@@ -23,7 +23,7 @@ export function unifiedDiff(a: string, b: string, nameA: string, nameB: string, 
       k++;
       continue;
     }
-    let start = Math.max(0, k - context);
+    const start = Math.max(0, k - context);
     let end = k;
     // extend the hunk while changes are within 2*context of each other
     while (end < ops.length) {
@@ -43,7 +43,6 @@ export function unifiedDiff(a: string, b: string, nameA: string, nameB: string, 
     out.push(`@@ -${hunk[0].ai + (aLen ? 1 : 0)},${aLen} +${hunk[0].bi + (bLen ? 1 : 0)},${bLen} @@`);
     for (const o of hunk) out.push(`${o.op}${o.line}`);
     k = stop;
-    start = stop;
   }
   return `${out.join('\n')}\n`;
 }

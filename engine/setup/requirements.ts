@@ -11,7 +11,7 @@ export interface RequirementState { req: Requirement; path: string; met: boolean
 export function checkRequirements(spec: SetupSpec, env: NodeJS.ProcessEnv): RequirementState[] {
   return spec.requires.map((req) => {
     const path = expandPath(req.file, env, env.HOME || homedir());
-    let met = false;
+    let met: boolean;
     try {
       met = existsSync(path) && new RegExp(req.match, 'm').test(readFileSync(path, 'utf8'));
     } catch {

@@ -66,7 +66,7 @@ export async function startModelServer(opts: { log?: (l: string) => void } = {})
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      let body: any = undefined;
+      let body: any;
       const raw = Buffer.concat(chunks).toString('utf8');
       try {
         body = raw ? JSON.parse(raw) : undefined;

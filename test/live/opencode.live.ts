@@ -68,7 +68,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const s = (await api('POST', '/session', {}, 60_000)).json(); // the first request boots the instance
     o.onSession?.(s.id);
     let status = -1;
-    let out = '';
+    let out: string;
     let timedOut = false;
     try {
       const r = await api('POST', `/session/${s.id}/message`, { parts: [{ type: 'text', text }], model: { providerID: 'scripted', modelID: 'scripted' } }, o.timeoutMs ?? 90_000);

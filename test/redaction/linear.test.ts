@@ -19,7 +19,7 @@ const build = (seed: string, n: number) => seed.repeat(Math.ceil(n / seed.length
 function perChar(f: (s: string) => void, s: string, minMs: number): number {
   let reps = 0;
   const t0 = performance.now();
-  let t = 0;
+  let t: number;
   do {
     f(s);
     reps++;

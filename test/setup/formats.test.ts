@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { commitSetup, planDiff, planSetup, type SetupOptions } from '../../engine/setup/apply.ts';
+import { commitSetup, planSetup, type SetupOptions } from '../../engine/setup/apply.ts';
 import { FormatError } from '../../engine/setup/formats/types.ts';
 import type { Scope } from '../../engine/setup/spec.ts';
 import { BIN, runProcess } from '../shim/helpers.ts';

@@ -27,8 +27,6 @@ export const CE_ATTRIBUTE: Record<string, string> = {
 const AEP_ATTRIBUTE = Object.fromEntries(Object.entries(CE_ATTRIBUTE).map(([a, c]) => [c, a]));
 /** CE integer attributes in the table: binary mode carries them as header strings. */
 const INTEGER_CE = new Set(['aepsequence', 'aepepoch']);
-/** B2 */
-const PASS_THROUGH = ['id', 'source', 'subject', 'time'] as const;
 /** B1 constants, dropped by the inverse. */
 const CE_CONSTANTS = new Set(['specversion', 'datacontenttype']);
 

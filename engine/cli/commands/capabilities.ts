@@ -20,7 +20,7 @@ import { ArgError, parseArgs } from '../args.ts';
 
 export async function run(argv: string[]): Promise<number> {
   let agent: string | undefined;
-  let json = false;
+  let json: boolean;
   try {
     const { flags, positionals } = parseArgs(argv, { json: { type: 'boolean' } });
     if (positionals.length > 1) throw new ArgError('usage: hookmap capabilities [agent] [--json]');
