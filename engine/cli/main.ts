@@ -1,5 +1,8 @@
 // The CLI dispatcher: one module per command under ./commands, loaded lazily
-// so a command only pays for what it imports.
+// so a command only pays for what it imports. The runtime configuration is
+// resolved here, once (engine/cli/config.ts), and handed to the command.
+import type { RuntimeConfig } from '../config/schema.ts';
+import { resolveConfig } from './config.ts';
 import { printUsage, COMMANDS } from './usage.ts';
 
 export async function main(argv: string[]): Promise<number> {
@@ -19,9 +22,17 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`hookmap: unknown command '${cmd}' (try 'hookmap --help')\n`);
     return 2;
   }
+  let config: RuntimeConfig;
+  try {
+    config = resolveConfig(process.env);
+  } catch (err) {
+    process.stderr.write(`hookmap ${cmd}: ${(err as Error).message}\n`);
+    return 2;
+  }
+  if (!config.fastExpr) (await import('../expr/compile.ts')).useFastExpressions(false);
   const mod = await import(`./commands/${entry.module}.ts`);
   try {
-    return await mod.run(rest);
+    return await mod.run(rest, config);
   } catch (err) {
     process.stderr.write(`hookmap ${cmd}: ${(err as Error)?.stack ?? String(err)}\n`);
     return 2;

@@ -20,12 +20,18 @@ export interface ExprFailure {
   lead?: number;
 }
 
+let fastExpressions = true;
+/** The CLI edge's switch (HOOKMAP_NO_FAST_EXPR): false evaluates every expression by JSONata itself. */
+export function useFastExpressions(on: boolean): void {
+  fastExpressions = on;
+}
+
 /** Compile one expression; returns the failure (with the index inside the source) instead of throwing. */
 export function tryCompile(source: string, path: (string | number)[]): Expr | ExprFailure {
   try {
     const e = jsonata(source);
     for (const [name, fn] of Object.entries(EXPR_FUNCTIONS)) e.registerFunction(name, fn as any);
-    const fast = process.env.HOOKMAP_NO_FAST_EXPR ? null : compileFast(e.ast());
+    const fast = fastExpressions ? compileFast(e.ast()) : null;
     if (fast) (e as any)[FAST] = fast;
     return e;
   } catch (err: any) {

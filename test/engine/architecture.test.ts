@@ -31,7 +31,6 @@ const PENDING_ENV = new Map<string, string>([
   ['engine/capture/redact.ts', 'HOOKMAP_SECRET_NAMES, HOOKMAP_REDACT_PII'],
   ['engine/shim/generate.ts', 'HOOKMAP_HOME, HOOKMAP_URL as defaults'],
   ['engine/shim/plan.mjs', 'HOOKMAP_HOME, HOOKMAP_URL as defaults (shared with the shim program)'],
-  ['engine/expr/compile.ts', 'HOOKMAP_NO_FAST_EXPR'],
   ['engine/daemon/up-config.ts', 'in flight: surfaces'],
   ['engine/record/recorder.ts', 'in flight: redact'],
   ['engine/inbox/build.ts', 'in flight: inbox'],

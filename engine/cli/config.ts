@@ -1,0 +1,81 @@
+// The CLI edge's one read of the environment: process.env resolved into the
+// typed runtime configuration (engine/config/schema.ts), validated by zod,
+// once per command; every layer below takes it (or the values it needs) as
+// arguments. A command's flags override it where they name the same thing.
+import { homedir, hostname } from 'node:os';
+import { join } from 'node:path';
+import { RuntimeConfigSchema, type RuntimeConfig } from '../config/schema.ts';
+
+export class ConfigError extends Error {}
+
+export const DEFAULT_URL = 'http://127.0.0.1:8787';
+
+/** The variables a field is read from, for error messages: `attentionTimeoutMs` -> HOOKMAP_ATTENTION_TIMEOUT_MS. */
+const SOURCE: Record<string, string> = {
+  home: 'HOOKMAP_HOME',
+  url: 'HOOKMAP_URL',
+  relay: 'HOOKMAP_RELAY',
+  token: 'HOOKMAP_TOKEN',
+  hostId: 'HOOKMAP_HOST_ID',
+  attentionTimeoutMs: 'HOOKMAP_ATTENTION_TIMEOUT_MS',
+  stateDir: 'HOOKMAP_STATE_DIR',
+  agentVersion: 'HOOKMAP_AGENT_VERSION',
+  redaction: 'HOOKMAP_SECRET_NAMES / HOOKMAP_REDACT_PII',
+};
+
+/** Variables hookmap reads for itself; every other HOOKMAP_<AGENT>_<KEY> is a descriptor option override. */
+const OWN = new Set([...Object.values(SOURCE), 'HOOKMAP_SECRET_NAMES', 'HOOKMAP_REDACT_PII', 'HOOKMAP_NO_FAST_EXPR', 'HOOKMAP_SHIM_TIMEOUT_MS', 'HOOKMAP_TOKEN_FILE']);
+
+const blank = (v: string | undefined) => (v === undefined || v === '' ? undefined : v);
+
+/** A positive integer from a variable, or the variable's name in a ConfigError. */
+function integer(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const v = blank(env[name]);
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < 1) throw new ConfigError(`${name} must be a positive integer (got ${JSON.stringify(v)})`);
+  return Number(v);
+}
+
+/** The runtime configuration from an environment (process.env at the edge; a test passes its own). */
+export function resolveConfig(env: NodeJS.ProcessEnv): RuntimeConfig {
+  const options: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (/^HOOKMAP_[A-Z0-9]+(?:_[A-Z0-9]+)+$/.test(k) && !OWN.has(k) && v !== undefined) options[k] = v;
+  const candidate = {
+    home: blank(env.HOOKMAP_HOME) ?? join(homedir(), '.hookmap'),
+    url: (blank(env.HOOKMAP_URL) ?? DEFAULT_URL).replace(/\/+$/, ''),
+    relay: (blank(env.HOOKMAP_RELAY) ?? DEFAULT_URL).replace(/\/+$/, ''),
+    token: blank(env.HOOKMAP_TOKEN),
+    hostId: (blank(env.HOOKMAP_HOST_ID) ?? (hostname() || 'localhost')).toLowerCase().replace(/[^a-z0-9.-]+/g, '-') || 'localhost',
+    attentionTimeoutMs: integer(env, 'HOOKMAP_ATTENTION_TIMEOUT_MS'),
+    stateDir: blank(env.HOOKMAP_STATE_DIR) ?? join(blank(env.XDG_STATE_HOME) ?? join(homedir(), '.local', 'state'), 'hookmap'),
+    agentVersion: blank(env.HOOKMAP_AGENT_VERSION),
+    fastExpr: !blank(env.HOOKMAP_NO_FAST_EXPR),
+    redaction: {
+      secretNames: (env.HOOKMAP_SECRET_NAMES ?? '').split(',').map((n) => n.trim()).filter(Boolean),
+      pii: !/^(0|off|false|no)$/i.test(env.HOOKMAP_REDACT_PII ?? ''),
+    },
+    options,
+  };
+  const r = RuntimeConfigSchema.safeParse(candidate);
+  if (!r.success) {
+    const i = r.error.issues[0];
+    const field = String(i.path[0] ?? '');
+    throw new ConfigError(`${SOURCE[field] ?? field}: ${i.message}`);
+  }
+  return r.data;
+}
+
+/** HOOKMAP_<AGENT>_<KEY> overrides of one agent's descriptor options (JSON values accepted, else the string). */
+export function agentOptionOverrides(cfg: RuntimeConfig, names: Record<string, string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, envName] of Object.entries(names)) {
+    const v = cfg.options[envName];
+    if (v === undefined) continue;
+    try {
+      out[key] = JSON.parse(v);
+    } catch {
+      out[key] = v;
+    }
+  }
+  return out;
+}
