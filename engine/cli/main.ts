@@ -3,7 +3,7 @@
 // resolved here, once (engine/cli/config.ts), and handed to the command.
 import type { RuntimeConfig } from '../config/schema.ts';
 import { resolveConfig } from './config.ts';
-import { printUsage, COMMANDS } from './usage.ts';
+import { commandHelp, printUsage, COMMANDS } from './usage.ts';
 
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
@@ -21,6 +21,12 @@ export async function main(argv: string[]): Promise<number> {
   if (!entry) {
     process.stderr.write(`hookmap: unknown command '${cmd}' (try 'hookmap --help')\n`);
     return 2;
+  }
+  // `--help` / `-h` anywhere before a `--` (after it, the words belong to another program)
+  const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  if (own.includes('--help') || own.includes('-h')) {
+    process.stdout.write(commandHelp(entry));
+    return 0;
   }
   let config: RuntimeConfig;
   try {

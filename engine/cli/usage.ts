@@ -1,35 +1,242 @@
-export interface CommandEntry { name: string; module: string; synopsis: string; summary: string }
+// The command table: the one place each command's synopsis, summary and
+// help text live. `hookmap --help`, `hookmap <command> --help` (main.ts) and
+// the README's CLI section (`hookmap docs`, drift-checked) are rendered from
+// it; test/cli/command-table.test.ts holds every flag a command parses
+// documented here, and nothing documented that it does not parse.
+import { BACKPLANE_HELP } from '../relay/backplane/config.ts';
+
+export interface CommandEntry {
+  name: string;
+  module: string;
+  synopsis: string;
+  summary: string;
+  /** The options and notes `hookmap <name> --help` prints after the synopsis. */
+  help?: string;
+}
 
 export const COMMANDS: CommandEntry[] = [
-  { name: 'up', module: 'up', synopsis: 'up [--port N] [--host H] [--config F] [--policy F] [--bridge kind=URL] [--no-auth] [--backplane nats://H:P]', summary: 'relay + every enabled daemon, one process' },
-  { name: 'serve', module: 'serve', synopsis: 'serve <agent|file.yaml> [--port N] [--relay URL[,URL...]]', summary: 'one daemon from one descriptor' },
-  { name: 'relay', module: 'relay', synopsis: 'relay [--port N] [--host H] [--no-auth] [--buffer N] [--backplane nats://H:P]', summary: 'the AEP relay alone, or one of a fleet on NATS JetStream' },
-  { name: 'hook', module: 'hook', synopsis: 'hook <agent> [hook]', summary: 'the portable shim: stdin -> daemon -> stdout' },
-  { name: 'tee', module: 'tee', synopsis: 'tee <agent> [--url U] -- <agent command...>', summary: "an editor's agent command: the agent's stdio passed through, framed into moments" },
-  { name: 'map', module: 'map', synopsis: 'map <agent> [--capture L]', summary: 'pure mapping: NDJSON steps in, NDJSON results out' },
-  { name: 'check', module: 'check', synopsis: 'check [agent]', summary: 'descriptors + fixtures + capability evidence' },
-  { name: 'capabilities', module: 'capabilities', synopsis: 'capabilities [agent] [--json]', summary: 'what each agent proves, and what not' },
-  { name: 'docs', module: 'docs', synopsis: 'docs [--check]', summary: 'regenerate capabilities/ (or fail on drift)' },
-  { name: 'codegen', module: 'codegen', synopsis: 'codegen [--check]', summary: 'regenerate schema types and imported AEP pins (or fail on drift)' },
-  { name: 'setup', module: 'setup', synopsis: 'setup <agent> [--user|--project] [--dir D] [--uninstall] [--dry-run] [--shim sh|node] [--wrap CMD --name N]', summary: "write/merge the agent's own hook config" },
-  { name: 'doctor', module: 'doctor', synopsis: 'doctor [agent...] [--json] [--dir D] [--url U]', summary: 'what is installed, running, stale' },
-  { name: 'validate', module: 'validate', synopsis: 'validate <file.jsonl|->', summary: 'AEP envelope/payload/order/capture checks' },
-  { name: 'tail', module: 'tail', synopsis: 'tail [--filter F] [--session S] [--json]', summary: 'watch the stream' },
-  { name: 'answer', module: 'answer', synopsis: 'answer <attention-id> --allow|--deny|--text T|--values J', summary: 'answer an attention request' },
-  { name: 'cancel', module: 'cancel', synopsis: 'cancel <session> [--run R] [--reason T]', summary: 'cancel a run' },
-  { name: 'steer', module: 'steer', synopsis: 'steer <session> "text" [--agent A]', summary: "an instruction for the agent's next eligible hook reply" },
-  { name: 'mcp', module: 'mcp', synopsis: 'mcp --agent A [--session S] [--timeout S]', summary: 'MCP server over stdio: ask_human, emit_event' },
-  { name: 'policy', module: 'policy', synopsis: 'policy check <file>', summary: 'check an operator policy file (coded errors)' },
-  { name: 'bridge', module: 'bridge', synopsis: 'bridge otlp|cloudevents|ocsf [--endpoint URL] [--from-file F]', summary: 'export the stream to OpenTelemetry, CloudEvents or OCSF' },
-  { name: 'sink', module: 'sink', synopsis: 'sink <dir> [--capture L] [--retain-days N] [--max-mb N]', summary: 'durable capture: JSONL per day and session' },
-  { name: 'timeline', module: 'timeline', synopsis: 'timeline <session> [--dag] [--file F]', summary: 'a session as a tree of runs, tools, attention' },
-  { name: 'replay', module: 'replay', synopsis: 'replay <file> [--speed N] [--dry-run]', summary: 're-emit a capture as a new session' },
-  { name: 'tokens', module: 'tokens', synopsis: 'tokens add <name> [--scope S] | list | revoke <name>', summary: 'named relay tokens with scopes' },
-  { name: 'open', module: 'open', synopsis: 'open [--url U] [--token-file F] [--no-browser]', summary: 'the web inbox, signed in (one-time link)' },
-  { name: 'record', module: 'record', synopsis: 'record <agent> | record promote <agent> | record scan <path>', summary: 'daemon mode saving strictly redacted payloads (0600) as fixture candidates; promote copies them into fixtures/ with a diff; scan runs the secret scanner' },
+  { name: 'up', module: 'up', synopsis: 'up [--port N] [--host H] [--config F] [--policy F] [--bridge kind=URL ...] [--token-file F | --no-auth] [--tls-cert F --tls-key K] [--backplane nats://H:P]', summary: 'relay + every enabled daemon (+ bridges), one process, one port', help: `  --port N                  one port for the relay and every hook endpoint (default 8787; 0 = ephemeral)
+  --host H                  listen address (default 127.0.0.1; anything but loopback needs a token, and TLS is advised)
+  --config F                YAML/JSON: agents to enable and their options (default: every descriptor in vendors/)
+  --policy F                operator policy rules (docs/policy.md): loaded now (a broken file refuses the start), then watched
+  --attention-timeout-ms N  every agent's hold timeout (default: config, $HOOKMAP_ATTENTION_TIMEOUT_MS, descriptor, 55000)
+  --durability none|fsync   what an acknowledged event survives: a hookmap crash (none, default) or power loss too (fsync)
+  --bridge kind=URL[,k=v]   run a bridge inside up, repeatable: otlp=http://collector:4318, cloudevents=URL, ocsf=URL
+                            (options as in 'hookmap bridge': capture=, protocol=, signals=, mode=, service_name=, ...)
+  --token-file F            the owner token in a file (or HOOKMAP_TOKEN_FILE); default $HOOKMAP_HOME/token, created on first start (0600)
+  --token T                 the owner token itself (or HOOKMAP_TOKEN); works, but argv is visible in ps
+  --no-auth                 no token: anyone on this machine may read the stream, nobody may answer (loopback only)
+  --allow-host H            also accept this Host name (repeatable; loopback names and the bound address always are)
+  --allow-origin O          also accept this web origin (repeatable; same-origin always is)
+  --tls-cert F --tls-key K  serve https/wss with these PEM files
+${BACKPLANE_HELP}` },
+  { name: 'serve', module: 'serve', synopsis: 'serve <agent|path/to/descriptor.yaml> [options]', summary: 'one daemon from one descriptor', help: `  --port N                  listen port (default 8788; 0 = ephemeral)
+  --host H                  listen address (default 127.0.0.1)
+  --relay URL[,URL...]      relay(s) to emit to, failing over in turn (default $HOOKMAP_RELAY or http://127.0.0.1:8787)
+  --no-relay                log only; held hooks fail open at once
+  --token-file F            the relay token in a file (default: HOOKMAP_TOKEN_FILE, HOOKMAP_TOKEN, then
+                            $HOOKMAP_HOME/token for a loopback relay); without one control is off
+  --token T                 the relay token itself (works, but argv is visible in ps)
+  --log-dir D               this agent's log folder (default $HOOKMAP_HOME/logs/<agent>, HOOKMAP_HOME=~/.hookmap)
+  --attention-timeout-ms N  hold timeout (default $HOOKMAP_ATTENTION_TIMEOUT_MS, else the descriptor's, else 55000)
+  --max-body N              largest hook body, bytes (default 8388608)
+  --durability none|fsync   what an acknowledged event survives: a hookmap crash (none, default) or power loss too (fsync: group commit)
+  --fsync                   the same as --durability fsync
+Endpoint: POST /hooks/<agent>[/<hook>] -> 200, body = the agent's reply bytes, x-hookmap-exit: <code>; GET /healthz -> {ok, relay}` },
+  { name: 'relay', module: 'relay', synopsis: 'relay [--port N] [--host H] [--token-file F | --no-auth] [--buffer N] [--backplane nats://H:P]', summary: 'the AEP relay alone, or one of a fleet on NATS JetStream', help: `  --port N             listen port (default 8787)
+  --host H             listen address (default 127.0.0.1; anything but loopback needs a token)
+  --token-file F            the owner token in a file (or HOOKMAP_TOKEN_FILE); default $HOOKMAP_HOME/token, created on first start (0600)
+  --token T                 the owner token itself (or HOOKMAP_TOKEN); works, but argv is visible in ps
+  --no-auth                 no token: anyone on this machine may read the stream, nobody may answer (loopback only)
+  --allow-host H            also accept this Host name (repeatable; loopback names and the bound address always are)
+  --allow-origin O          also accept this web origin (repeatable; same-origin always is)
+  --tls-cert F --tls-key K  serve https/wss with these PEM files
+  --buffer N           replay buffer per session, events (default 10000)
+  --buffer-bytes N     replay buffer in total, bytes (default 128 MiB; least recently written sessions go first)
+  --session-buffer-bytes N  replay buffer per session, bytes (default 16 MiB)
+  --max-sessions N     sessions held before least-recently-written eviction (default 500)
+  --max-body N         largest POST body, bytes (default 16 MiB)
+  --max-batch N        most events per NDJSON batch (default 10000)
+  --max-from N         most resume positions per subscription (default 500)
+  --max-subscriptions N  per WebSocket connection (default 64)
+  --max-connections N  SSE streams + sockets (default 1024)
+  --max-pending N      bytes queued toward one consumer before it is closed to resume (default 8 MiB)
+  --prefix P           mount the relay's routes under this path prefix
+${BACKPLANE_HELP}` },
+  { name: 'hook', module: 'hook', synopsis: 'hook <agent> [hook]', summary: 'the portable Node shim (stdin → daemon → stdout)', help: `  Run by the agent (the shim): reads the hook payload on stdin, answers the agent's reply on stdout,
+  always exits 0 within its bound ($HOOKMAP_URL: where the daemon is; $HOOKMAP_SHIM_TIMEOUT_MS: the bound).` },
+  { name: 'tee', module: 'tee', synopsis: 'tee <agent> [--url U] -- <agent command...>', summary: "an editor's agent command: the agent's stdio passed through unchanged, framed into moments" },
+  { name: 'map', module: 'map', synopsis: 'map <agent> [--capture L] [--max-step-bytes N]', summary: 'pure mapping: NDJSON steps in, NDJSON results out', help: `  --capture L            capture ceiling of the produced events: none|metadata|redacted|full (default: the descriptor's)
+  --max-step-bytes N     longest input line accepted, bytes (default 8 MiB); a longer one is answered with an error line
+Exit: 0 every step mapped, 1 a step errored (its line says why), 2 usage or descriptor error.` },
+  { name: 'check', module: 'check', synopsis: 'check [agent]', summary: 'descriptors + fixtures + capability evidence', help: `  [agent] is an agent id or a descriptor path; absent: every descriptor in vendors/.
+Prints every error as one located line (file:line:col code: path: message), then one summary line per agent.
+Exit: 0 everything holds, 1 any error, 2 usage.` },
+  { name: 'capabilities', module: 'capabilities', synopsis: 'capabilities [agent] [--json]', summary: 'what each agent proves, and what not', help: `  --json                 the reports as JSON
+Exit: 0 every agent checks out, 1 any error (as hookmap check reports it), 2 usage.` },
+  { name: 'docs', module: 'docs', synopsis: 'docs [--check]', summary: "regenerate capabilities/, docs/reference/ and the README's CLI section (or fail on drift)", help: `  --check                write nothing; exit 1 listing every drifted, missing, stray or untracked generated file` },
+  { name: 'codegen', module: 'codegen', synopsis: 'codegen [--check]', summary: 'regenerate schema types and imported AEP pins (or fail on drift)', help: `  --check                write nothing; exit 1 listing every drifted generated file` },
+  { name: 'setup', module: 'setup', synopsis: 'setup <agent> [--user|--project] [--dir D] [--uninstall] [--dry-run] [--shim sh|node] [--wrap CMD --name N]', summary: "write/merge the agent's own hook config", help: `  --user | --project     where the agent's config is written (default: the descriptor's setup scope)
+  --dir D                the project folder (with --project; default the current directory)
+  --uninstall            remove hookmap's entries (the rest of the file is kept)
+  -n, --dry-run          print the merge as a diff, write nothing
+  --shim sh|node         the command shim: POSIX sh (default) or the portable Node shim
+  --wrap CMD             a stdio-tee agent: add an editor entry running hookmap tee <agent> -- CMD (repeatable)
+  --name N               the name the editor lists that entry under` },
+  { name: 'doctor', module: 'doctor', synopsis: 'doctor [agent...] [--json] [--dir D] [--url U]', summary: 'what is wired, running, stale or duplicated', help: `  [agent...]             the agents to look at (default: every descriptor)
+  --json                 the findings as JSON
+  --dir D                the project folder whose config is inspected too (default the current directory)
+  --url U                where hookmap should answer (default $HOOKMAP_URL or http://127.0.0.1:8787)
+Exit: 0 healthy, 1 problems, 2 usage.` },
+  { name: 'validate', module: 'validate', synopsis: 'validate <file.jsonl|->', summary: 'AEP envelope/payload/order/lifecycle/capture checks', help: `  --json                 the findings as JSON\nExit: 0 valid, 1 findings, 2 usage.` },
+  { name: 'tail', module: 'tail', synopsis: 'tail [--filter F] [--session S] [--json] [--count N]', summary: 'watch the stream (resumes where it left off)', help: `  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
+  --filter F             attribute match, JSON or key=value, repeatable (e.g. type=tool.requested)
+  --session S            one session only
+  --capture L            ask the relay for this ceiling (none|metadata|redacted|full)
+  --json                 raw events, one JSON line each (default: a readable line)
+  --from all             start from everything the relay holds
+  --no-resume            ignore the saved position (default: resume where the last tail of this view stopped)
+  --no-follow            stop at the end of what the relay holds
+  --count N              stop after N events
+  --state F              where positions are saved (default $HOOKMAP_STATE_DIR/tail.json)` },
+  { name: 'answer', module: 'answer', synopsis: 'answer <attention-id> --allow|--deny|--option ID|--text T|--values J', summary: 'answer an attention request', help: `  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
+  --allow | --deny | --option ID   the chosen option
+  --text T               free text (guidance the agent reads)
+  --values J             a form's values, a JSON object
+  --session S            the session that asked (default: found in the relay's buffer by the id)
+  --wait N               seconds to wait for the outcome (default 10)
+  --json                 the ack and outcome as JSON
+Exit: 0 answered, 1 refused, 2 usage, 3 already answered, 4 timed out.` },
+  { name: 'cancel', module: 'cancel', synopsis: 'cancel <session> [--run R] [--reason TEXT]', summary: 'stop the running turn (a held hook at once, else its next eligible reply)', help: `  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
+  --run R                cancel this run only (default: the session's current work)
+  --reason TEXT          why, carried on the command
+  --wait N               seconds to wait for the outcome (default 10)
+  --json                 the ack and outcome as JSON` },
+  { name: 'steer', module: 'steer', synopsis: 'steer <session> "text" [--agent A] [--wait N]', summary: "an instruction (x.<agent>.control.instruct) carried by the agent's next eligible hook reply", help: `  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
+  --token-file F         the token in a file
+  --agent A              the agent that owns the session (default: found in the relay's roster)
+  --wait N               seconds to wait for x.<agent>.instruction.delivered / .dropped (default 30)
+  --json                 the ack and outcome as JSON` },
+  { name: 'mcp', module: 'mcp', synopsis: 'mcp --agent A [--session S] [--timeout S]', summary: 'an MCP server over stdio for an agent to start: ask_human, emit_event', help: `  --agent A        the agent whose daemon carries the calls (or HOOKMAP_AGENT)
+  --url U          hookmap up (default $HOOKMAP_URL, http://127.0.0.1:8787)
+  --token T        the relay token (found as the other clients find it); --token-file F: in a file
+  --session S      the agent's session (or HOOKMAP_SESSION); default: the session
+                   that just announced the tool call on its pre-tool hook
+  --timeout S      how long ask_human waits for a human, seconds (default 300)
+Register it in the agent's MCP server list as the command: hookmap mcp --agent <agent>` },
+  { name: 'policy', module: 'policy', synopsis: 'policy check <file> [--json]', summary: 'check an operator policy file the way hookmap up --policy loads it (coded errors)', help: `  --json                 the result as JSON ({ok, digest, rules} or {ok: false, errors})
+Exit: 0 the file loads, 1 it is refused (every error printed with its code and position), 2 usage.` },
+  { name: 'bridge', module: 'bridge', synopsis: 'bridge otlp|cloudevents|ocsf [--endpoint URL] [--from-file F|-] [--capture L] [options]', summary: 'export the stream (AEP-0005) to OpenTelemetry, CloudEvents or OCSF; cloudevents --inbound takes CloudEvents in', help: `  Projects the AEP stream (AEP-0005) to OpenTelemetry (OTLP logs + GenAI traces), CloudEvents or OCSF.
+  Live from the relay (resumes where it left off), or once over a JSONL file with --from-file.
+  --endpoint URL        where batches go (otlp: the collector's OTLP/HTTP base, e.g. http://localhost:4318;
+                        cloudevents/ocsf: the receiving URL); absent: JSONL on stdout
+  --capture L           ceiling: nothing above it leaves (none|metadata|redacted|full, default metadata)
+  --from-file F         read a JSONL capture (an agent's session log, a sink file, - for stdin) instead of the relay
+  --url U --token T     the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
+  --filter F --session S  attr-match filter (JSON or key=value), as for tail
+  --state F             checkpoint file (default $HOOKMAP_HOME/state/bridge-<kind>-<hash>.json); --no-resume: none
+  --live                first start exports only what arrives from now (default: what the relay holds, then live)
+  --batch N --batch-ms MS   batch size and age before a send (default 512, 1000)
+  --timeout-ms MS --retries N  per request, and retries on 5xx/429/timeouts before a batch is reported lost (10000, 6)
+  --queue N             events read ahead of the sink before reading stops (backpressure, default 2048)
+  --header K=V          extra request header, repeatable (e.g. a collector's authorization)
+ otlp:
+  --protocol P          http/protobuf (default) | http/json   (or $OTEL_EXPORTER_OTLP_PROTOCOL)
+  --signals S           logs,traces (default both)
+  --service-name N      resource service.name for every record (default: each event's agent)
+  --idle-close-ms MS    close the open spans of a session silent this long (default 1800000)
+  (--endpoint defaults to $OTEL_EXPORTER_OTLP_ENDPOINT, headers to $OTEL_EXPORTER_OTLP_HEADERS)
+ cloudevents:
+  --mode M              structured (default) | binary | batch
+  --inbound [--port N --host H]   receive CloudEvents and post them to the relay as AEP events
+Exit: 0 done (or stopped), 1 lines or items could not be handled (each reported), 2 usage or refused.` },
+  { name: 'sink', module: 'sink', synopsis: 'sink <dir> [--filter F] [--session S] [--capture L] [--retain-days N] [--max-mb N]', summary: 'durable capture: JSONL per day and session', help: `  Writes every event the relay carries to <dir>/<YYYY-MM-DD>/<agent>/<session>.jsonl (one file per day and
+  session, UTC), fsynced in batches; a restart resumes where the files end (no duplicates, no gaps while
+  the relay still holds the events).
+  --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
+  --capture L         ceiling for what is written (default metadata; full keeps everything the relay has)
+  --retain-days N     delete day folders older than N days (default 30; 0 = keep)
+  --max-mb N          keep the capture under N MiB, deleting whole days, oldest first (default 2048; 0 = unbounded)
+  --flush-ms MS       batch window before write + fsync (default 250)
+  --no-fsync          skip fsync (faster; a power loss may lose the last batch)` },
+  { name: 'timeline', module: 'timeline', synopsis: 'timeline <session> [--file F] [--dag] [--json]', summary: 'a session as a tree of runs, tool calls and attention', help: `  A session as a tree: runs, tool calls (with outcome and duration) and attention waits, other events
+  where they happened. --dag: the tree of cause links instead. --json: the nodes (or events) as JSON.
+  --file F            read a JSONL file (an agent's log, a sink file, - for stdin) instead of the relay
+  --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)` },
+  { name: 'replay', module: 'replay', synopsis: 'replay <file> [--session S] [--speed N] [--max-gap MS] [--dry-run]', summary: 're-emit a captured session as a new session', help: `  Re-emits the sessions of a JSONL capture (an agent's log, a sink file, - for stdin) into the relay as new
+  sessions: new ids, same shape, recorded pacing. Commands are never replayed.
+  --session S     only this recorded session (repeatable)
+  --speed N       pacing: 1 = as recorded (default), 10 = ten times faster, 0 = no waiting
+  --max-gap MS    longest pause kept between two events (default 2000)
+  --dry-run       print the plan, send nothing
+  --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
+Exit: 0 emitted (or planned), 1 the relay refused events or the file had bad lines, 2 usage.` },
+  { name: 'open', module: 'open', synopsis: 'open [--url U] [--token-file F] [--no-browser]', summary: 'the web inbox, signed in (one-time link)', help: `  Prints a one-time sign-in link to the web inbox of a running hookmap up
+  (single use, valid 2 minutes) and opens it in a browser where one can be started.
+  The link signs in as the token it was made with (a read-only token: no answer buttons).
+  --url U          where hookmap up listens (default $HOOKMAP_URL or http://127.0.0.1:8787)
+  --token-file F   the token to sign in with (default: $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN,
+                   then $HOOKMAP_HOME/token, the owner token hookmap up made)
+  --token T        the token itself (works, but argv is visible in ps)
+  --no-browser     only print the link` },
+  { name: 'tokens', module: 'tokens', synopsis: 'tokens add <name> [--scope S] [--out FILE] | list [--json] | revoke <name>', summary: 'named relay tokens with scopes', help: `hookmap tokens add <name> [--scope read,emit,control] [--out FILE]   a new named token (default scope: read)
+hookmap tokens list [--json]                                       names, scopes, created (never the tokens)
+hookmap tokens revoke <name>                                       refused at once, open connections closed
+Scopes: read (the stream), emit (publish events: daemons), control (answer, cancel; implies read).
+The token is printed once (or written to --out, 0600) and never stored: only its SHA-256 is kept.` },
+  { name: 'record', module: 'record', synopsis: 'record <agent> | record promote <agent> | record scan <path>', summary: 'daemon mode saving strictly redacted payloads (0600) as fixture candidates; promote copies them into fixtures/ with a diff; scan runs the secret scanner', help: `  --out DIR            where candidates go (default $HOOKMAP_HOME/recorded/<agent>, HOOKMAP_HOME=~/.hookmap)
+  --port N             listen port (default 8788; 0 = ephemeral)
+  --host H             listen address (default 127.0.0.1)
+  --relay URL          also emit to a relay (default: none; held hooks fail open at once)
+  --token-file F       the relay token in a file (default: HOOKMAP_TOKEN_FILE, HOOKMAP_TOKEN, then $HOOKMAP_HOME/token
+                       for a loopback relay; --token T works but warns: argv is visible in ps)
+  --log-dir D          the daemon's log folder
+  --agent-version V    the agent's version when payloads do not state it (or HOOKMAP_AGENT_VERSION)
+Every POST /hooks/<agent>[/<hook>] is answered exactly as \\\`hookmap serve\\\` answers it and its
+body saved as one \\\`kind: recorded\\\` YAML file (mode 0600), redacted with the strictest settings
+(secrets, secret-named keys, PII, home paths, values of secret-named environment variables).
+A file in which the secret scanner still finds anything is refused, not written.
+
+hookmap record promote <agent> [file...] [--from DIR] [--dry-run]
+  copy candidates (default: every file in --from, default $HOOKMAP_HOME/recorded/<agent>) into
+  fixtures/<agent>/recorded/, printing the diff of each; a candidate the scanner flags is refused.
+  --dry-run prints the diffs and copies nothing. Exit 1 if any candidate was refused.
+
+hookmap record scan <file|dir>...
+  run the secret scanner; prints file:line:column: rule for each finding, exit 1 if any.` },
 ];
+
+/** `hookmap <name> --help`. */
+export function commandHelp(c: CommandEntry): string {
+  return `usage: hookmap ${c.synopsis}\n  ${c.summary}\n${c.help ? `\n${c.help.replace(/\n*$/, '\n')}` : ''}`;
+}
+
+export const README_CLI_BEGIN = '<!-- cli: generated by `hookmap docs` from engine/cli/usage.ts; edit the command table there -->';
+export const README_CLI_END = '<!-- /cli -->';
+
+/** The README's CLI section: every command's synopsis and summary. */
+export function readmeCliSection(): string {
+  const cell = (s: string) => s.replace(/\|/g, '\\|');
+  const rows = COMMANDS.map((c) => `| \`hookmap ${cell(c.synopsis)}\` | ${cell(c.summary)} |`);
+  return `${README_CLI_BEGIN}\n\n| command | what it does |\n| --- | --- |\n${rows.join('\n')}\n\n\`hookmap <command> --help\` prints a command's options.\n\n${README_CLI_END}`;
+}
+
+/** The README with its CLI section regenerated (undefined: the markers are missing). */
+export function spliceReadme(readme: string): string | undefined {
+  const a = readme.indexOf(README_CLI_BEGIN);
+  const b = readme.indexOf(README_CLI_END);
+  if (a < 0 || b < a) return undefined;
+  return readme.slice(0, a) + readmeCliSection() + readme.slice(b + README_CLI_END.length);
+}
+
+export function commandNamed(name: string): CommandEntry {
+  const c = COMMANDS.find((e) => e.name === name);
+  if (!c) throw new Error(`no command '${name}' in the command table`);
+  return c;
+}
 
 export function printUsage(out: NodeJS.WritableStream): void {
   out.write('hookmap: vendor hooks of AI coding agents as one AEP event stream\n\nUsage:\n');
   for (const c of COMMANDS) out.write(`  hookmap ${c.synopsis.padEnd(62)} ${c.summary}\n`);
+  out.write("\n'hookmap <command> --help' prints a command's options.\n");
 }

@@ -23,45 +23,13 @@ const SPEC = {
   mode: { type: 'string' }, header: { type: 'string', multiple: true },
   batch: { type: 'string' }, 'batch-ms': { type: 'string' }, 'timeout-ms': { type: 'string' }, retries: { type: 'string' }, queue: { type: 'string' },
   inbound: { type: 'boolean' }, port: { type: 'string' }, host: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
 } as const;
-
-export const HELP = `hookmap bridge otlp|cloudevents|ocsf [--endpoint URL] [--from-file F|-] [--capture L] [options]
-  Projects the AEP stream (AEP-0005) to OpenTelemetry (OTLP logs + GenAI traces), CloudEvents or OCSF.
-  Live from the relay (resumes where it left off), or once over a JSONL file with --from-file.
-  --endpoint URL        where batches go (otlp: the collector's OTLP/HTTP base, e.g. http://localhost:4318;
-                        cloudevents/ocsf: the receiving URL); absent: JSONL on stdout
-  --capture L           ceiling: nothing above it leaves (none|metadata|redacted|full, default metadata)
-  --from-file F         read a JSONL capture (an agent's session log, a sink file, - for stdin) instead of the relay
-  --url U --token T     the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
-  --filter F --session S  attr-match filter (JSON or key=value), as for tail
-  --state F             checkpoint file (default $HOOKMAP_HOME/state/bridge-<kind>-<hash>.json); --no-resume: none
-  --live                first start exports only what arrives from now (default: what the relay holds, then live)
-  --batch N --batch-ms MS   batch size and age before a send (default 512, 1000)
-  --timeout-ms MS --retries N  per request, and retries on 5xx/429/timeouts before a batch is reported lost (10000, 6)
-  --queue N             events read ahead of the sink before reading stops (backpressure, default 2048)
-  --header K=V          extra request header, repeatable (e.g. a collector's authorization)
- otlp:
-  --protocol P          http/protobuf (default) | http/json   (or $OTEL_EXPORTER_OTLP_PROTOCOL)
-  --signals S           logs,traces (default both)
-  --service-name N      resource service.name for every record (default: each event's agent)
-  --idle-close-ms MS    close the open spans of a session silent this long (default 1800000)
-  (--endpoint defaults to $OTEL_EXPORTER_OTLP_ENDPOINT, headers to $OTEL_EXPORTER_OTLP_HEADERS)
- cloudevents:
-  --mode M              structured (default) | binary | batch
-  --inbound [--port N --host H]   receive CloudEvents and post them to the relay as AEP events
-Exit: 0 done (or stopped), 1 lines or items could not be handled (each reported), 2 usage or refused.
-`;
 
 export async function run(argv: string[]): Promise<number> {
   const say = (l: string) => process.stderr.write(`hookmap bridge: ${l}\n`);
   let flags, positionals, cfg: BridgeConfig;
   try {
     ({ flags, positionals } = parseArgs(argv, SPEC));
-    if (flags.help) {
-      process.stdout.write(HELP);
-      return 0;
-    }
     const kind = positionals[0];
     if (!kind || positionals.length > 1) throw new ArgError(`one target: ${TARGET_KINDS.join(' | ')}`);
     const o: Record<string, unknown> = { kind };

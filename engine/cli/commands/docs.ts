@@ -1,14 +1,19 @@
 // `hookmap docs [--check]`: regenerates capabilities/ from the descriptors and
 // their fixture evidence, and docs/reference/ from the schemas and the
-// expression tables. --check writes nothing and exits 1 on drift
+// expression tables, and the README's CLI section from the command table
+// (engine/cli/usage.ts). --check writes nothing and exits 1 on drift
 // (changed, missing, stray, or generated but untracked files) printing the
 // command that fixes it. A descriptor that does not load is an error (exit 1)
 // in both modes; the other agents' pages are still written.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { planDocs, GENERATED_DIRS } from '../../../codegen/docs.ts';
 import { formatDrift, syncFiles, untracked } from '../../../codegen/drift.ts';
 import { checkAgents } from '../../check/check-all.ts';
 import { formatError } from '../../descriptor/errors.ts';
+import { ROOT } from '../../descriptor/registry.ts';
 import { parseArgs } from '../args.ts';
+import { spliceReadme } from '../usage.ts';
 
 export async function run(argv: string[]): Promise<number> {
   let check: boolean;
@@ -24,6 +29,12 @@ export async function run(argv: string[]): Promise<number> {
   const broken = reports.filter((r) => !r.descriptor);
   for (const r of broken) for (const e of r.errors) process.stderr.write(`${formatError(e)}\n`);
   const plan = await planDocs(reports);
+  const readme = spliceReadme(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+  if (readme === undefined) {
+    process.stderr.write('hookmap docs: README.md lost its CLI section markers (engine/cli/usage.ts README_CLI_BEGIN/END)\n');
+    return 1;
+  }
+  plan.files.set('README.md', readme);
   const drift = syncFiles(plan.files, check, plan.stray);
   const seen = new Set(drift.map((d) => d.path));
   const fresh = untracked(GENERATED_DIRS).filter((p) => !seen.has(p));

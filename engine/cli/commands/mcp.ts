@@ -8,27 +8,12 @@ import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { createMcpServer } from '../../mcp/server.ts';
 import { endpoint, ENDPOINT_FLAGS } from './command-common.ts';
 
-const SPEC = { ...ENDPOINT_FLAGS, agent: { type: 'string' }, session: { type: 'string' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
-
-const HELP = `hookmap mcp --agent A [--url U] [--token T] [--session S] [--timeout SECONDS]
-  An MCP server over stdio for an agent to start (tools: ask_human, emit_event).
-  --agent A        the agent whose daemon carries the calls (or HOOKMAP_AGENT)
-  --url U          hookmap up (default $HOOKMAP_URL, http://127.0.0.1:8787)
-  --token T        the relay token (found as the other clients find it)
-  --session S      the agent's session (or HOOKMAP_SESSION); default: the session
-                   that just announced the tool call on its pre-tool hook
-  --timeout S      how long ask_human waits for a human (default 300)
-Register it in the agent's MCP server list as the command: hookmap mcp --agent <agent>
-`;
+const SPEC = { ...ENDPOINT_FLAGS, agent: { type: 'string' }, session: { type: 'string' }, timeout: { type: 'string' } } as const;
 
 export async function run(argv: string[]): Promise<number> {
   let flags;
   try {
     flags = parseArgs(argv, SPEC).flags;
-    if (flags.help) {
-      process.stdout.write(HELP);
-      return 0;
-    }
     const agent = (flags.agent as string | undefined) ?? process.env.HOOKMAP_AGENT;
     if (!agent || !/^[a-z0-9-]+$/.test(agent)) throw new ArgError(agent ? `--agent: '${agent}' is not an agent id` : '--agent is required (or HOOKMAP_AGENT): the agent whose daemon carries the calls');
     const timeoutMs = flags.timeout === undefined ? undefined : intFlag(flags.timeout, 'timeout', 300) * 1000;

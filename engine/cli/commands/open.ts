@@ -13,17 +13,7 @@ import { TokenFileError } from '../../auth/tokens.ts';
 import { missingTokenHint } from '../../auth/discover.ts';
 import { ENDPOINT_FLAGS, endpoint, type Endpoint } from './command-common.ts';
 
-const SPEC = { ...ENDPOINT_FLAGS, 'no-browser': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
-
-const HELP = `hookmap open [--url U] [--token-file F] [--no-browser]
-  Prints a one-time sign-in link to the web inbox of a running \`hookmap up\`
-  (single use, valid 2 minutes) and opens it in a browser where one can be started.
-  The link signs in as the token it was made with (a read-only token: no answer buttons).
-  --url U          where hookmap up listens (default $HOOKMAP_URL or http://127.0.0.1:8787)
-  --token-file F   the token to sign in with (default: $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN,
-                   then $HOOKMAP_HOME/token, the owner token \`hookmap up\` made)
-  --no-browser     only print the link
-`;
+const SPEC = { ...ENDPOINT_FLAGS, 'no-browser': { type: 'boolean' } } as const;
 
 export async function run(argv: string[]): Promise<number> {
   let flags;
@@ -35,10 +25,6 @@ export async function run(argv: string[]): Promise<number> {
       return 2;
     }
     throw e;
-  }
-  if (flags.help) {
-    process.stdout.write(HELP);
-    return 0;
   }
   let ep: Endpoint;
   try {

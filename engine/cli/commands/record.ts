@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
+import { commandHelp, commandNamed } from '../usage.ts';
 import { loadVendor } from '../../descriptor/registry.ts';
 import { envAttentionTimeout } from '../../daemon/daemon.ts';
 import { DEFAULT_HOST, DEFAULT_SERVE_PORT } from '../../daemon/serve.ts';
@@ -26,31 +27,7 @@ function relayToken(flags: Record<string, unknown>, say: (l: string) => void): s
 const SPEC = {
   port: { type: 'string' }, host: { type: 'string' }, out: { type: 'string' }, relay: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' },
   'log-dir': { type: 'string' }, 'agent-version': { type: 'string' }, 'dry-run': { type: 'boolean' }, from: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
 } as const;
-
-const HELP = `hookmap record <agent|path/to/descriptor.yaml> [options]
-  --out DIR            where candidates go (default $HOOKMAP_HOME/recorded/<agent>, HOOKMAP_HOME=~/.hookmap)
-  --port N             listen port (default ${DEFAULT_SERVE_PORT}; 0 = ephemeral)
-  --host H             listen address (default ${DEFAULT_HOST})
-  --relay URL          also emit to a relay (default: none; held hooks fail open at once)
-  --token-file F       the relay token in a file (default: HOOKMAP_TOKEN_FILE, HOOKMAP_TOKEN, then $HOOKMAP_HOME/token
-                       for a loopback relay; --token T works but warns: argv is visible in ps)
-  --log-dir D          the daemon's log folder
-  --agent-version V    the agent's version when payloads do not state it (or HOOKMAP_AGENT_VERSION)
-Every POST /hooks/<agent>[/<hook>] is answered exactly as \`hookmap serve\` answers it and its
-body saved as one \`kind: recorded\` YAML file (mode 0600), redacted with the strictest settings
-(secrets, secret-named keys, PII, home paths, values of secret-named environment variables).
-A file in which the secret scanner still finds anything is refused, not written.
-
-hookmap record promote <agent> [file...] [--from DIR] [--dry-run]
-  copy candidates (default: every file in --from, default $HOOKMAP_HOME/recorded/<agent>) into
-  fixtures/<agent>/recorded/, printing the diff of each; a candidate the scanner flags is refused.
-  --dry-run prints the diffs and copies nothing. Exit 1 if any candidate was refused.
-
-hookmap record scan <file|dir>...
-  run the secret scanner; prints file:line:column: rule for each finding, exit 1 if any.
-`;
 
 function scanPaths(paths: string[]): number {
   const scanner = new SecretScanner();
@@ -78,12 +55,13 @@ function scanPaths(paths: string[]): number {
   return found ? 1 : 0;
 }
 
+const COMMAND = commandNamed('record');
+
 export async function run(argv: string[]): Promise<number> {
   let flags;
   let positionals;
   try {
     ({ flags, positionals } = parseArgs(argv, SPEC));
-    if (flags.help) { process.stdout.write(HELP); return 0; }
     if (positionals[0] === 'scan') {
       if (positionals.length < 2) throw new ArgError('record scan takes one or more files or folders');
       return scanPaths(positionals.slice(1));
@@ -107,7 +85,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     if (positionals.length !== 1) throw new ArgError('record takes exactly one agent id or descriptor path (or: record promote <agent>, record scan <path>)');
   } catch (e) {
-    if (e instanceof ArgError) { process.stderr.write(`hookmap record: ${e.message}\n${HELP}`); return 2; }
+    if (e instanceof ArgError) { process.stderr.write(`hookmap record: ${e.message}\n${commandHelp(COMMAND)}`); return 2; }
     process.stderr.write(`hookmap record: ${(e as Error).message}\n`);
     return 2;
   }

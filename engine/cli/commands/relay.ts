@@ -7,9 +7,9 @@ import { BindError, exposureNotice } from '../../auth/bind.ts';
 import { readTokenFile, TokenFileError } from '../../auth/tokens.ts';
 import { createRelay, DEFAULT_HOST, DEFAULT_PORT, resolveLimits, type CreateRelayOptions } from '../../relay/index.ts';
 import { BackplaneError, openBackplane } from '../../relay/backplane/index.ts';
-import { BACKPLANE_FLAGS, BACKPLANE_HELP, backplaneFromFlags } from '../../relay/backplane/config.ts';
+import { BACKPLANE_FLAGS, backplaneFromFlags } from '../../relay/backplane/config.ts';
 import { auditTo } from '../../daemon/up.ts';
-import { resolveServerAuth, SERVER_AUTH_FLAGS, SERVER_AUTH_HELP } from './server-auth.ts';
+import { resolveServerAuth, SERVER_AUTH_FLAGS } from './server-auth.ts';
 
 const SPEC = {
   ...SERVER_AUTH_FLAGS,
@@ -18,23 +18,7 @@ const SPEC = {
   'max-sessions': { type: 'string' }, 'max-body': { type: 'string' }, 'max-batch': { type: 'string' }, 'max-from': { type: 'string' },
   'max-subscriptions': { type: 'string' }, 'max-connections': { type: 'string' }, 'max-pending': { type: 'string' }, prefix: { type: 'string' },
   ...BACKPLANE_FLAGS,
-  help: { type: 'boolean', short: 'h' },
 } as const;
-
-const HELP = `hookmap relay [--port N] [--host H] [--token-file F | --no-auth] [--buffer N]
-  --port N             listen port (default ${DEFAULT_PORT})
-  --host H             listen address (default ${DEFAULT_HOST}; anything but loopback needs a token)
-${SERVER_AUTH_HELP}  --buffer N           replay buffer per session, events (default 10000)
-  --buffer-bytes N     replay buffer in total, bytes (default 128 MiB; least recently written sessions go first)
-  --session-buffer-bytes N  replay buffer per session, bytes (default 16 MiB)
-  --max-sessions N     sessions held before least-recently-written eviction (default 500)
-  --max-body N         largest POST body, bytes (default 16 MiB)
-  --max-batch N        most events per NDJSON batch (default 10000)
-  --max-from N         most resume positions per subscription (default 500)
-  --max-subscriptions N  per WebSocket connection (default 64)
-  --max-connections N  SSE streams + sockets (default 1024)
-  --max-pending N      bytes queued toward one consumer before it is closed to resume (default 8 MiB)
-${BACKPLANE_HELP}`;
 
 export async function run(argv: string[]): Promise<number> {
   let relay;
@@ -43,10 +27,6 @@ export async function run(argv: string[]): Promise<number> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
   try {
     const { flags } = parseArgs(argv, SPEC);
-    if (flags.help) {
-      process.stdout.write(HELP);
-      return 0;
-    }
     const opt = (name: string) => (flags[name] === undefined ? undefined : intFlag(flags[name], name, 0));
     const sec = resolveServerAuth(flags, process.env, say);
     host = (flags.host as string | undefined) ?? DEFAULT_HOST;

@@ -14,28 +14,12 @@ import { ENDPOINT_FLAGS, endpoint } from './command-common.ts';
 const SPEC = {
   ...ENDPOINT_FLAGS,
   session: { type: 'string', multiple: true }, speed: { type: 'string' }, 'max-gap': { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
 } as const;
-
-const HELP = `hookmap replay <file> [--session S] [--speed N] [--max-gap MS] [--dry-run]
-  Re-emits the sessions of a JSONL capture (an agent's log, a sink file, - for stdin) into the relay as new
-  sessions: new ids, same shape, recorded pacing. Commands are never replayed.
-  --session S     only this recorded session (repeatable)
-  --speed N       pacing: 1 = as recorded (default), 10 = ten times faster, 0 = no waiting
-  --max-gap MS    longest pause kept between two events (default 2000)
-  --dry-run       print the plan, send nothing
-  --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
-Exit: 0 emitted (or planned), 1 the relay refused events or the file had bad lines, 2 usage.
-`;
 
 export async function run(argv: string[]): Promise<number> {
   let flags, positionals, speed: number, maxGap: number;
   try {
     ({ flags, positionals } = parseArgs(argv, SPEC));
-    if (flags.help) {
-      process.stdout.write(HELP);
-      return 0;
-    }
     if (positionals.length !== 1) throw new ArgError('one file: hookmap replay <file>');
     speed = flags.speed === undefined ? 1 : Number(flags.speed);
     if (!Number.isFinite(speed) || speed < 0) throw new ArgError('--speed must be a number >= 0');

@@ -19,14 +19,6 @@ export const SERVER_AUTH_FLAGS = {
   'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' },
 } as const;
 
-export const SERVER_AUTH_HELP = `  --token-file F            the owner token in a file (or HOOKMAP_TOKEN_FILE); default $HOOKMAP_HOME/token, created on first start (0600)
-  --token T                 the owner token itself (or HOOKMAP_TOKEN); works, but argv is visible in ps
-  --no-auth                 no token: anyone on this machine may read the stream, nobody may answer (loopback only)
-  --allow-host H            also accept this Host name (repeatable; loopback names and the bound address always are)
-  --allow-origin O          also accept this web origin (repeatable; same-origin always is)
-  --tls-cert F --tls-key K  serve https/wss with these PEM files
-`;
-
 export interface ServerAuth {
   home: string;
   token?: string;

@@ -12,29 +12,12 @@ const SPEC = {
   ...ENDPOINT_FLAGS,
   filter: { type: 'string', multiple: true }, session: { type: 'string' }, capture: { type: 'string' },
   'retain-days': { type: 'string' }, 'max-mb': { type: 'string' }, 'flush-ms': { type: 'string' }, 'no-fsync': { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
 } as const;
-
-const HELP = `hookmap sink <dir> [--filter F] [--session S] [--capture L] [--retain-days N] [--max-mb N]
-  Writes every event the relay carries to <dir>/<YYYY-MM-DD>/<agent>/<session>.jsonl (one file per day and
-  session, UTC), fsynced in batches; a restart resumes where the files end (no duplicates, no gaps while
-  the relay still holds the events).
-  --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
-  --capture L         ceiling for what is written (default metadata; full keeps everything the relay has)
-  --retain-days N     delete day folders older than N days (default 30; 0 = keep)
-  --max-mb N          keep the capture under N MiB, deleting whole days, oldest first (default 2048; 0 = unbounded)
-  --flush-ms MS       batch window before write + fsync (default 250)
-  --no-fsync          skip fsync (faster; a power loss may lose the last batch)
-`;
 
 export async function run(argv: string[]): Promise<number> {
   let flags, positionals, filter, capture: CaptureLevel;
   try {
     ({ flags, positionals } = parseArgs(argv, SPEC));
-    if (flags.help) {
-      process.stdout.write(HELP);
-      return 0;
-    }
     if (positionals.length !== 1) throw new ArgError('one directory: hookmap sink <dir>');
     filter = buildFilter((flags.filter as string[] | undefined) ?? [], flags.session as string | undefined);
     capture = (flags.capture as CaptureLevel | undefined) ?? 'metadata';

@@ -9,23 +9,12 @@ import type { AepEvent } from '../../bridge/projection/common.ts';
 import { renderDag, renderTree, sessionNodes, sortSession } from '../../bridge/timeline.ts';
 import { ENDPOINT_FLAGS, endpoint } from './command-common.ts';
 
-const SPEC = { ...ENDPOINT_FLAGS, file: { type: 'string' }, dag: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
-
-const HELP = `hookmap timeline <session> [--file F] [--dag] [--json]
-  A session as a tree: runs, tool calls (with outcome and duration) and attention waits, other events
-  where they happened. --dag: the tree of cause links instead. --json: the nodes (or events) as JSON.
-  --file F            read a JSONL file (an agent's log, a sink file, - for stdin) instead of the relay
-  --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
-`;
+const SPEC = { ...ENDPOINT_FLAGS, file: { type: 'string' }, dag: { type: 'boolean' }, json: { type: 'boolean' } } as const;
 
 export async function run(argv: string[]): Promise<number> {
   let flags, positionals;
   try {
     ({ flags, positionals } = parseArgs(argv, SPEC));
-    if (flags.help) {
-      process.stdout.write(HELP);
-      return 0;
-    }
     if (positionals.length !== 1) throw new ArgError('one session: hookmap timeline <session>');
   } catch (e) {
     if (e instanceof ArgError) {

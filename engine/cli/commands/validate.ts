@@ -11,11 +11,7 @@ export async function run(argv: string[]): Promise<number> {
   let file: string;
   let json: boolean;
   try {
-    const { flags, positionals } = parseArgs(argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
-    if (flags.help) {
-      process.stdout.write(`${USAGE}\n`);
-      return 0;
-    }
+    const { flags, positionals } = parseArgs(argv, { json: { type: 'boolean' } });
     if (positionals.length !== 1) throw new ArgError(positionals.length ? 'exactly one input, a file or -' : 'missing input file (use - for stdin)');
     file = positionals[0];
     json = flags.json === true;

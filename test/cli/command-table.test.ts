@@ -1,0 +1,58 @@
+// The command table (engine/cli/usage.ts) is the one place a command's help
+// lives: every flag a command parses is documented there, and every flag the
+// table documents is one the command parses. `hookmap <command> --help` prints it,
+// exit 0; the README's CLI section is rendered from it (drift: hookmap docs --check).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { main } from '../../engine/cli/main.ts';
+import { COMMANDS, commandHelp, readmeCliSection } from '../../engine/cli/usage.ts';
+import { ROOT } from '../../engine/descriptor/registry.ts';
+
+const source = (module: string) => readFileSync(join(ROOT, 'engine/cli/commands', `${module}.ts`), 'utf8');
+
+/** The flags a command's source declares to parseArgs (object-literal keys with a `type:`), ENDPOINT_FLAGS expanded. */
+function parsedFlags(module: string): Set<string> {
+  const src = source(module);
+  const out = new Set<string>();
+  for (const m of src.matchAll(/(?:'([a-z][a-z0-9-]*)'|\b([a-z][a-zA-Z0-9]*))\s*:\s*\{\s*type:\s*'(?:string|boolean)'/g)) out.add(m[1] ?? m[2]);
+  if (/\.\.\.ENDPOINT_FLAGS/.test(src)) for (const f of ['url', 'token']) out.add(f);
+  if (/\.\.\.SERVER_AUTH_FLAGS/.test(src)) for (const f of ['token', 'token-file', 'no-auth', 'allow-host', 'allow-origin', 'tls-cert', 'tls-key']) out.add(f);
+  out.delete('help');
+  return out;
+}
+
+/** The `--flags` a text mentions. */
+const mentioned = (text: string) => new Set([...text.matchAll(/(?<![\w-])--([a-z][a-z0-9-]*)/g)].map((m) => m[1]).filter((f) => f !== 'help'));
+
+describe('the command table', () => {
+  for (const c of COMMANDS) {
+    if (c.name === 'hook' || c.name === 'tee') continue; // programs of their own (bin/hookmap.mjs runs them without this CLI)
+    it(`${c.name}: documents exactly the flags it parses`, () => {
+      const doc = `${c.synopsis}\n${c.help ?? ''}`;
+      expect(doc, 'help text').not.toBe('');
+      const parsed = parsedFlags(c.module);
+      expect([...parsed].filter((f) => !mentioned(doc).has(f)).sort(), 'parsed but not documented').toEqual([]);
+      expect([...mentioned(`${c.synopsis}\n${c.help ?? ''}`)].filter((f) => !parsed.has(f)).sort(), 'documented but not parsed').toEqual([]);
+    });
+  }
+
+  it('answers `<command> --help` with the table entry, exit 0', async () => {
+    let out = '';
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((out += String(s)), true));
+    try {
+      expect(await main(['check', '--help'])).toBe(0);
+      expect(await main(['answer', '-h'])).toBe(0);
+    } finally {
+      write.mockRestore();
+    }
+    expect(out).toBe(commandHelp(COMMANDS.find((c) => c.name === 'check')!) + commandHelp(COMMANDS.find((c) => c.name === 'answer')!));
+    expect(out).toMatch(/^usage: hookmap check \[agent\]/);
+  });
+
+  it("renders the README's CLI section", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain(readmeCliSection());
+    for (const c of COMMANDS) expect(readmeCliSection()).toContain(`hookmap ${c.synopsis.replace(/\|/g, '\\|')}`);
+  });
+});
