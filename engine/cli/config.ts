@@ -24,7 +24,14 @@ const SOURCE: Record<string, string> = {
 };
 
 /** Variables hookmap reads for itself; every other HOOKMAP_<AGENT>_<KEY> is a descriptor option override. */
-const OWN = new Set([...Object.values(SOURCE), 'HOOKMAP_SECRET_NAMES', 'HOOKMAP_REDACT_PII', 'HOOKMAP_NO_FAST_EXPR', 'HOOKMAP_SHIM_TIMEOUT_MS', 'HOOKMAP_TOKEN_FILE']);
+const OWN = new Set([
+  ...Object.values(SOURCE),
+  'HOOKMAP_SECRET_NAMES',
+  'HOOKMAP_REDACT_PII',
+  'HOOKMAP_NO_FAST_EXPR',
+  'HOOKMAP_SHIM_TIMEOUT_MS',
+  'HOOKMAP_TOKEN_FILE',
+]);
 
 const blank = (v: string | undefined) => (v === undefined || v === '' ? undefined : v);
 
@@ -32,7 +39,8 @@ const blank = (v: string | undefined) => (v === undefined || v === '' ? undefine
 function integer(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const v = blank(env[name]);
   if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < 1) throw new ConfigError(`${name} must be a positive integer (got ${JSON.stringify(v)})`);
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < 1)
+    throw new ConfigError(`${name} must be a positive integer (got ${JSON.stringify(v)})`);
   return Number(v);
 }
 
@@ -51,7 +59,10 @@ export function resolveConfig(env: NodeJS.ProcessEnv): RuntimeConfig {
     agentVersion: blank(env.HOOKMAP_AGENT_VERSION),
     fastExpr: !blank(env.HOOKMAP_NO_FAST_EXPR),
     redaction: {
-      secretNames: (env.HOOKMAP_SECRET_NAMES ?? '').split(',').map((n) => n.trim()).filter(Boolean),
+      secretNames: (env.HOOKMAP_SECRET_NAMES ?? '')
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean),
       pii: !/^(0|off|false|no)$/i.test(env.HOOKMAP_REDACT_PII ?? ''),
     },
     options,

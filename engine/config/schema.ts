@@ -15,13 +15,17 @@ export const RuntimeConfigSchema = z
     relay: z.string().url().describe('HOOKMAP_RELAY: the relay a lone daemon (`hookmap serve`) emits to (default http://127.0.0.1:8787)'),
     token: z.string().min(1).optional().describe('HOOKMAP_TOKEN: the bearer token clients present'),
     hostId: z.string().min(1).describe("HOOKMAP_HOST_ID: the host in every event's source URI (default the hostname)"),
-    attentionTimeoutMs: positiveInt.optional().describe("HOOKMAP_ATTENTION_TIMEOUT_MS: how long a held request waits for an answer (default: the descriptor's, else 55000)"),
+    attentionTimeoutMs: positiveInt
+      .optional()
+      .describe("HOOKMAP_ATTENTION_TIMEOUT_MS: how long a held request waits for an answer (default: the descriptor's, else 55000)"),
     stateDir: z.string().min(1).describe("HOOKMAP_STATE_DIR: tail's resume state (default $XDG_STATE_HOME/hookmap)"),
     agentVersion: z.string().min(1).optional().describe("HOOKMAP_AGENT_VERSION: the agent's version when payloads do not state it (record)"),
     fastExpr: z.boolean().describe('false when HOOKMAP_NO_FAST_EXPR is set: every expression evaluated by JSONata itself (a diagnostic switch)'),
     redaction: z
       .object({
-        secretNames: z.array(z.string().min(1)).describe('HOOKMAP_SECRET_NAMES: environment variables whose values are redacted wherever they appear (comma-separated)'),
+        secretNames: z
+          .array(z.string().min(1))
+          .describe('HOOKMAP_SECRET_NAMES: environment variables whose values are redacted wherever they appear (comma-separated)'),
         pii: z.boolean().describe('HOOKMAP_REDACT_PII=off turns personal-data rules off'),
       })
       .strict(),

@@ -24,7 +24,10 @@ export function suggest(name: string, candidates: Iterable<string>): string | un
   for (const c of candidates) {
     if (c === name) continue;
     const dd = c.toLowerCase() === name.toLowerCase() ? 0.5 : distance(name, c);
-    if (dd < bestD || (dd === bestD && best !== undefined && c < best)) { best = c; bestD = dd; }
+    if (dd < bestD || (dd === bestD && best !== undefined && c < best)) {
+      best = c;
+      bestD = dd;
+    }
   }
   return bestD <= limit ? best : undefined;
 }
@@ -41,7 +44,10 @@ export function didYouMean(name: string, candidates: Iterable<string>, render: (
  * One message in the house style: the problem, then a did-you-mean, then the
  * valid choices, then a hint: `\`x\` is not bound here. Did you mean \`y\`? Bound here: \`a\`, \`b\`.`
  */
-export function explain(problem: string, o: { name?: string; candidates?: Iterable<string>; label?: string; hint?: string; render?: (s: string) => string } = {}): string {
+export function explain(
+  problem: string,
+  o: { name?: string; candidates?: Iterable<string>; label?: string; hint?: string; render?: (s: string) => string } = {},
+): string {
   const all = o.candidates ? [...o.candidates] : [];
   const render = o.render ?? code;
   let out = `${problem}.`;

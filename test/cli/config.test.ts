@@ -26,13 +26,31 @@ describe('resolveConfig', () => {
 
   it('reads every variable it owns', () => {
     const c = resolveConfig({
-      HOOKMAP_HOME: '/x/home', HOOKMAP_URL: 'http://127.0.0.1:9/', HOOKMAP_RELAY: 'http://127.0.0.1:7', HOOKMAP_TOKEN: 't0k', HOOKMAP_HOST_ID: 'Build Box',
-      HOOKMAP_ATTENTION_TIMEOUT_MS: '1500', HOOKMAP_STATE_DIR: '/x/state', HOOKMAP_AGENT_VERSION: '1.2.3', HOOKMAP_NO_FAST_EXPR: '1',
-      HOOKMAP_SECRET_NAMES: 'A_KEY, B_KEY', HOOKMAP_REDACT_PII: 'off', HOOKMAP_CODEX_GATE_TOOLS: '["shell"]',
+      HOOKMAP_HOME: '/x/home',
+      HOOKMAP_URL: 'http://127.0.0.1:9/',
+      HOOKMAP_RELAY: 'http://127.0.0.1:7',
+      HOOKMAP_TOKEN: 't0k',
+      HOOKMAP_HOST_ID: 'Build Box',
+      HOOKMAP_ATTENTION_TIMEOUT_MS: '1500',
+      HOOKMAP_STATE_DIR: '/x/state',
+      HOOKMAP_AGENT_VERSION: '1.2.3',
+      HOOKMAP_NO_FAST_EXPR: '1',
+      HOOKMAP_SECRET_NAMES: 'A_KEY, B_KEY',
+      HOOKMAP_REDACT_PII: 'off',
+      HOOKMAP_CODEX_GATE_TOOLS: '["shell"]',
     });
     expect(c).toEqual({
-      home: '/x/home', url: 'http://127.0.0.1:9', relay: 'http://127.0.0.1:7', token: 't0k', hostId: 'build-box', attentionTimeoutMs: 1500, stateDir: '/x/state',
-      agentVersion: '1.2.3', fastExpr: false, redaction: { secretNames: ['A_KEY', 'B_KEY'], pii: false }, options: { HOOKMAP_CODEX_GATE_TOOLS: '["shell"]' },
+      home: '/x/home',
+      url: 'http://127.0.0.1:9',
+      relay: 'http://127.0.0.1:7',
+      token: 't0k',
+      hostId: 'build-box',
+      attentionTimeoutMs: 1500,
+      stateDir: '/x/state',
+      agentVersion: '1.2.3',
+      fastExpr: false,
+      redaction: { secretNames: ['A_KEY', 'B_KEY'], pii: false },
+      options: { HOOKMAP_CODEX_GATE_TOOLS: '["shell"]' },
     });
   });
 
@@ -45,7 +63,11 @@ describe('resolveConfig', () => {
   });
 
   it("picks one agent's option overrides (JSON values, else the string)", () => {
-    const c = resolveConfig({ [optionEnvName('codex', 'gate_tools')]: '["shell"]', [optionEnvName('codex', 'mode')]: 'strict', [optionEnvName('pi', 'deltas')]: 'true' });
+    const c = resolveConfig({
+      [optionEnvName('codex', 'gate_tools')]: '["shell"]',
+      [optionEnvName('codex', 'mode')]: 'strict',
+      [optionEnvName('pi', 'deltas')]: 'true',
+    });
     const names = { gate_tools: optionEnvName('codex', 'gate_tools'), mode: optionEnvName('codex', 'mode'), other: optionEnvName('codex', 'other') };
     expect(agentOptionOverrides(c, names)).toEqual({ gate_tools: ['shell'], mode: 'strict' });
   });
@@ -53,7 +75,9 @@ describe('resolveConfig', () => {
 
 describe('schemas/config.schema.json', () => {
   const schema = JSON.parse(readFileSync(join(ROOT, 'schemas/config.schema.json'), 'utf8'));
-  const Ajv2020 = ((Ajv2020Module as any).default ?? Ajv2020Module) as new (o: object) => { compile(s: object): ((v: unknown) => boolean) & { errors?: unknown } };
+  const Ajv2020 = ((Ajv2020Module as any).default ?? Ajv2020Module) as new (o: object) => {
+    compile(s: object): ((v: unknown) => boolean) & { errors?: unknown };
+  };
   const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (ajv: unknown) => void;
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   addFormats(ajv);

@@ -70,9 +70,17 @@ function sources(dir: string, out: string[] = []): string[] {
 
 const FILES = [...sources('engine'), ...sources('codegen')].sort();
 const text = new Map(FILES.map((f) => [f, readFileSync(join(ROOT, f), 'utf8')]));
-const code = (f: string) => text.get(f)!.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+const code = (f: string) =>
+  text
+    .get(f)!
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
 
-interface Edge { from: string; to: string; typeOnly: boolean }
+interface Edge {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+}
 
 /** Every relative import of a file: static (`import`/`export ... from`) and dynamic with a literal path. */
 function imports(f: string): Edge[] {
@@ -85,7 +93,14 @@ function imports(f: string): Edge[] {
   };
   for (const m of src.matchAll(/^\s*(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*['"]([^'"]+)['"]/gm)) {
     const names = m[3];
-    const typeOnly = !!m[2] || (/^\{[^}]*\}$/.test(names.trim()) && names.replace(/[{}\s]/g, '').split(',').filter(Boolean).every((n) => n.startsWith('type ')));
+    const typeOnly =
+      !!m[2] ||
+      (/^\{[^}]*\}$/.test(names.trim()) &&
+        names
+          .replace(/[{}\s]/g, '')
+          .split(',')
+          .filter(Boolean)
+          .every((n) => n.startsWith('type ')));
     add(m[4], typeOnly);
   }
   for (const m of src.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)) add(m[1], false);
@@ -154,7 +169,10 @@ describe('the engine architecture', () => {
     const unitEdges = EDGES.map((e) => [unitOf(e.from), unitOf(e.to)] as [string, string]).filter(([a, b]) => a !== b);
     const pairs = new Set(unitEdges.map(([a, b]) => `${a} -> ${b}`));
     const mutual = [...new Set(unitEdges.filter(([a, b]) => a < b && pairs.has(`${b} -> ${a}`)).map(([a, b]) => `${a} <-> ${b}`))].sort();
-    expect(mutual.filter((c) => !PENDING_CYCLES.has(c)), 'a unit imports one that imports it back').toEqual([]);
+    expect(
+      mutual.filter((c) => !PENDING_CYCLES.has(c)),
+      'a unit imports one that imports it back',
+    ).toEqual([]);
     const done = [...PENDING_CYCLES.keys()].filter((c) => settled(PENDING_CYCLES, c) && !mutual.includes(c));
     expect(done, 'broken: remove it from PENDING_CYCLES').toEqual([]);
     // longer cycles (a -> b -> c -> a) among the units, once the mutual pairs are set aside
@@ -166,7 +184,10 @@ describe('the engine architecture', () => {
     const lines = (f: string) => text.get(f)!.split('\n').length - (text.get(f)!.endsWith('\n') ? 1 : 0);
     const engine = FILES.filter((f) => f.startsWith('engine/') && !f.startsWith('engine/generated/'));
     const over = engine.filter((f) => lines(f) > MAX_LINES);
-    expect(over.filter((f) => !PENDING_SIZE.has(f)).map((f) => `${f}: ${lines(f)} lines`), 'split it along its concerns').toEqual([]);
+    expect(
+      over.filter((f) => !PENDING_SIZE.has(f)).map((f) => `${f}: ${lines(f)} lines`),
+      'split it along its concerns',
+    ).toEqual([]);
     const done = [...PENDING_SIZE.keys()].filter((f) => settled(PENDING_SIZE, f) && text.has(f) && !over.includes(f));
     expect(done, 'within budget: remove it from PENDING_SIZE').toEqual([]);
   });
@@ -175,6 +196,13 @@ describe('the engine architecture', () => {
     // the walker must see the edges it is meant to see, or the cycle checks prove nothing
     expect(EDGES.some((e) => e.from === 'engine/check/check-agent.ts' && e.to === 'engine/check/evidence.ts')).toBe(true);
     expect(EDGES.some((e) => e.from === 'engine/cli/main.ts' && e.to.startsWith('engine/cli/'))).toBe(true);
-    expect(cycles([['a', 'b'], ['b', 'c'], ['c', 'a'], ['c', 'd']])).toEqual([['a', 'b', 'c']]);
+    expect(
+      cycles([
+        ['a', 'b'],
+        ['b', 'c'],
+        ['c', 'a'],
+        ['c', 'd'],
+      ]),
+    ).toEqual([['a', 'b', 'c']]);
   });
 });

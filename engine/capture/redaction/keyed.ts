@@ -92,7 +92,7 @@ function findKeyed(text: string, out: Match[], rule: string, strict: boolean): v
     else if (text[p] === '\\' && (text[p + 1] === '"' || text[p + 1] === "'")) p += 2;
     const blanksFrom = p;
     while (p < text.length && p - blanksFrom < 16 && SPACE(text.charCodeAt(p))) p++;
-    let op = '';
+    let op: string;
     const c = text[p];
     if (c === '=' || c === ':') {
       if (text[p + 1] === '=' && c === '=') continue; // `==`: a comparison
