@@ -43,7 +43,8 @@ export type SetupShape =
   | "toml-hook-tables"
   | "yaml-hook-list"
   | "hooks-dir"
-  | "plugin-file";
+  | "plugin-file"
+  | "agent-servers";
 /**
  * A constant JSON value written as is
  */
@@ -160,7 +161,7 @@ export interface HookmapDescriptor {
     /**
      * The file syntax of the agent's config (informational; the shape decides how it is edited)
      */
-    format?: "json" | "toml" | "yaml" | "js" | "dir";
+    format?: "json" | "jsonc" | "toml" | "yaml" | "js" | "dir";
     shape: SetupShape;
     /**
      * Unit of the handler's `timeout` field (one for all, or per handler kind)
