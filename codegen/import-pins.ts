@@ -8,7 +8,7 @@
 // and the runtime companions a firing emits after its pinned events (`companions`).
 import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { formatError } from '../engine/descriptor/errors.ts';
 import { FIXTURES_DIR } from '../engine/descriptor/registry.ts';
 import { SchemaReporter, schemaErrors } from '../engine/descriptor/schema-errors.ts';

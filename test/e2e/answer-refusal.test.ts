@@ -34,11 +34,11 @@ describe('hookmap answer, too late', () => {
   it('says "already answered" and exits 3 for a second answer', async () => {
     const held = fetch(`${up.url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: 'late-1', turn_id: 't1', tool_name: 'Bash', tool_input: { command: 'rm -rf build' } }) });
     const req = await request('codex', 'late-1');
-    let out = capture();
+    capture();
     expect(await answer([req.id, '--allow', '--url', up.url, '--token', TOKEN])).toBe(0);
     await held;
     vi.restoreAllMocks();
-    out = capture();
+    const out = capture();
     expect(await answer([req.id, '--deny', '--url', up.url, '--token', TOKEN])).toBe(3);
     vi.restoreAllMocks();
     expect(out.join('\n')).toMatch(/rejected by the target: invalid \[already-closed\]: already answered/);

@@ -304,7 +304,7 @@ describe('hookmap tee', () => {
     await openSession(e);
     const started = await until('the run', () => s.stream.find((x) => x.type === 'tool.completed'));
     const human = await openSocket(s.up.url, TOKEN, 'both');
-    let cmdId = '';
+    let cmdId: string | undefined;
     try {
       const cmd = makeCommand('control.cancel', started.session, { run: started.run, data: { scope: 'run' } });
       cmdId = cmd.id;
