@@ -30,7 +30,7 @@ export function planInput(d: Descriptor): PlanInput {
   };
 }
 
-export function planFor(d: Descriptor, env: NodeJS.ProcessEnv = process.env): ShimPlan {
+export function planFor(d: Descriptor, env: NodeJS.ProcessEnv): ShimPlan {
   return shimPlan(planInput(d), { hash: descriptorHash(readFileSync(descriptorFile(d))), url: baseUrl(env) });
 }
 
@@ -40,7 +40,7 @@ export function renderTable(plan: ShimPlan): string {
 
 export interface ShimFiles { sh: string; table: string; changed: string[] }
 
-export function writeShims(d: Descriptor, env: NodeJS.ProcessEnv = process.env, opts: { dryRun?: boolean } = {}): ShimFiles {
+export function writeShims(d: Descriptor, env: NodeJS.ProcessEnv, opts: { dryRun?: boolean } = {}): ShimFiles {
   const plan = planFor(d, env);
   const paths = shimPaths(plan.agent, env);
   const changed: string[] = [];

@@ -17,7 +17,7 @@ export interface ShimPlan {
 export const SHIM_VERSION: number;
 export const DEFAULT_URL: string;
 export function descriptorHash(bytes: string | Uint8Array): string;
-export function baseUrl(env?: NodeJS.ProcessEnv): string;
+export function baseUrl(env: NodeJS.ProcessEnv): string;
 export interface PlanInput {
   vendor: string;
   name: string;
@@ -36,5 +36,5 @@ export function shimPlan(input: PlanInput, opts: { hash: string; url?: string })
 export function neutralFor(plan: ShimPlan, hook: string | undefined): string;
 export function boundFor(plan: ShimPlan, hook: string | undefined): number;
 export function endpointFor(plan: ShimPlan, base: string, hook: string | undefined): string;
-export function hookmapHome(env?: NodeJS.ProcessEnv): string;
-export function shimPaths(agent: string, env?: NodeJS.ProcessEnv): { dir: string; sh: string; table: string };
+export function hookmapHome(env: NodeJS.ProcessEnv): string;
+export function shimPaths(agent: string, env: NodeJS.ProcessEnv): { dir: string; sh: string; table: string };

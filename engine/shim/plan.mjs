@@ -29,7 +29,7 @@ export function descriptorHash(bytes) {
 }
 
 /** The daemon base URL: HOOKMAP_URL, else the default; never a trailing slash. */
-export function baseUrl(env = process.env) {
+export function baseUrl(env) {
   return (env.HOOKMAP_URL || DEFAULT_URL).replace(/\/+$/, '');
 }
 
@@ -142,12 +142,12 @@ export function endpointFor(plan, base, hook) {
 }
 
 /** hookmap's own folder: $HOOKMAP_HOME, default ~/.hookmap (shims/, logs/). */
-export function hookmapHome(env = process.env) {
+export function hookmapHome(env) {
   return env.HOOKMAP_HOME || join(homedir(), '.hookmap');
 }
 
 /** The generated shims of one agent: the sh script and the Node shim's table. */
-export function shimPaths(agent, env = process.env) {
+export function shimPaths(agent, env) {
   const dir = join(hookmapHome(env), 'shims');
   return { dir, sh: join(dir, `${agent}.sh`), table: join(dir, `${agent}.json`) };
 }

@@ -29,8 +29,6 @@ const PENDING_ENV = new Map<string, string>([
   ['engine/map/mapper.ts', 'HOOKMAP_<AGENT>_<KEY> option overrides'],
   ['engine/map/envelope.ts', 'HOOKMAP_HOST_ID'],
   ['engine/capture/redact.ts', 'HOOKMAP_SECRET_NAMES, HOOKMAP_REDACT_PII'],
-  ['engine/shim/generate.ts', 'HOOKMAP_HOME, HOOKMAP_URL as defaults'],
-  ['engine/shim/plan.mjs', 'HOOKMAP_HOME, HOOKMAP_URL as defaults (shared with the shim program)'],
   ['engine/daemon/up-config.ts', 'in flight: surfaces'],
   ['engine/record/recorder.ts', 'in flight: redact'],
   ['engine/inbox/build.ts', 'in flight: inbox'],
