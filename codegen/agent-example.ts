@@ -37,11 +37,12 @@ function render(events: AepEvent[], names = new Map<string, string>()): string {
     shown.data = e.data ?? {};
     let text = JSON.stringify(shown);
     for (const [id, name] of names) text = text.split(id).join(name);
-    // what is minted or measured outside the events (a command's id, a latency) would make the page drift
+    // what is minted, measured or clock-dependent (a command's id, a latency, a deadline) would make the page drift
     return text
       .replace(/run-[0-9A-Z]{26}/g, '<minted run id>')
       .replace(/\b[0-9A-HJKMNP-TV-Z]{26}\b/g, '<id of the answer command>')
-      .replace(/"latency_ms":\d+/g, '"latency_ms":"<measured>"');
+      .replace(/"latency_ms":\d+/g, '"latency_ms":"<measured>"')
+      .replace(/"expires_at":"[^"]*"/g, '"expires_at":"<now + the hold timeout>"');
   });
   return lines.length ? lines.join('\n') : '(no events)';
 }
