@@ -61,7 +61,7 @@ Endpoint: POST /hooks/<agent>[/<hook>] -> 200, body = the agent's reply bytes, x
   --max-subscriptions N  per WebSocket connection (default 64)
   --max-connections N  SSE streams + sockets (default 1024)
   --max-pending N      bytes queued toward one consumer before it is closed to resume (default 8 MiB)
-  --prefix P           mount the relay's routes under this path prefix
+  --prefix P           serve every route under this path prefix (behind a reverse proxy)
 ${BACKPLANE_HELP}` },
   { name: 'hook', module: 'hook', synopsis: 'hook <agent> [hook]', summary: 'the portable Node shim (stdin → daemon → stdout)', help: `  Run by the agent (the shim): reads the hook payload on stdin, answers the agent's reply on stdout,
   always exits 0 within its bound ($HOOKMAP_URL: where the daemon is; $HOOKMAP_SHIM_TIMEOUT_MS: the bound).` },
@@ -90,6 +90,7 @@ Exit: 0 every agent checks out, 1 any error (as hookmap check reports it), 2 usa
 Exit: 0 healthy, 1 problems, 2 usage.` },
   { name: 'validate', module: 'validate', synopsis: 'validate <file.jsonl|->', summary: 'AEP envelope/payload/order/lifecycle/capture checks', help: `  --json                 the findings as JSON\nExit: 0 valid, 1 findings, 2 usage.` },
   { name: 'tail', module: 'tail', synopsis: 'tail [--filter F] [--session S] [--json] [--count N]', summary: 'watch the stream (resumes where it left off)', help: `  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
+  --token-file F         the token in a file (or $HOOKMAP_TOKEN_FILE)
   --filter F             attribute match, JSON or key=value, repeatable (e.g. type=tool.requested)
   --session S            one session only
   --capture L            ask the relay for this ceiling (none|metadata|redacted|full)
@@ -100,6 +101,7 @@ Exit: 0 healthy, 1 problems, 2 usage.` },
   --count N              stop after N events
   --state F              where positions are saved (default $HOOKMAP_STATE_DIR/tail.json)` },
   { name: 'answer', module: 'answer', synopsis: 'answer <attention-id> --allow|--deny|--option ID|--text T|--values J', summary: 'answer an attention request', help: `  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
+  --token-file F         the token in a file (or $HOOKMAP_TOKEN_FILE)
   --allow | --deny | --option ID   the chosen option
   --text T               free text (guidance the agent reads)
   --values J             a form's values, a JSON object
@@ -108,6 +110,7 @@ Exit: 0 healthy, 1 problems, 2 usage.` },
   --json                 the ack and outcome as JSON
 Exit: 0 answered, 1 refused, 2 usage, 3 already answered, 4 timed out.` },
   { name: 'cancel', module: 'cancel', synopsis: 'cancel <session> [--run R] [--reason TEXT]', summary: 'stop the running turn (a held hook at once, else its next eligible reply)', help: `  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
+  --token-file F         the token in a file (or $HOOKMAP_TOKEN_FILE)
   --run R                cancel this run only (default: the session's current work)
   --reason TEXT          why, carried on the command
   --wait N               seconds to wait for the outcome (default 10)
@@ -128,7 +131,7 @@ Register it in the agent's MCP server list as the command: hookmap mcp --agent <
 Exit: 0 the file loads, 1 it is refused (every error printed with its code and position), 2 usage.` },
   { name: 'bridge', module: 'bridge', synopsis: 'bridge otlp|cloudevents|ocsf [--endpoint URL] [--from-file F|-] [--capture L] [options]', summary: 'export the stream (AEP-0005) to OpenTelemetry, CloudEvents or OCSF; cloudevents --inbound takes CloudEvents in', help: `  Projects the AEP stream (AEP-0005) to OpenTelemetry (OTLP logs + GenAI traces), CloudEvents or OCSF.
   Live from the relay (resumes where it left off), or once over a JSONL file with --from-file.
-  --endpoint URL        where batches go (otlp: the collector's OTLP/HTTP base, e.g. http://localhost:4318;
+  --endpoint URL        (or --sink URL) where batches go (otlp: the collector's OTLP/HTTP base, e.g. http://localhost:4318;
                         cloudevents/ocsf: the receiving URL); absent: JSONL on stdout
   --capture L           ceiling: nothing above it leaves (none|metadata|redacted|full, default metadata)
   --from-file F         read a JSONL capture (an agent's session log, a sink file, - for stdin) instead of the relay
@@ -169,6 +172,7 @@ Exit: 0 done (or stopped), 1 lines or items could not be handled (each reported)
   --speed N       pacing: 1 = as recorded (default), 10 = ten times faster, 0 = no waiting
   --max-gap MS    longest pause kept between two events (default 2000)
   --dry-run       print the plan, send nothing
+  --json          the plan (--dry-run: one event per line) or the outcome as JSON
   --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
 Exit: 0 emitted (or planned), 1 the relay refused events or the file had bad lines, 2 usage.` },
   { name: 'open', module: 'open', synopsis: 'open [--url U] [--token-file F] [--no-browser]', summary: 'the web inbox, signed in (one-time link)', help: `  Prints a one-time sign-in link to the web inbox of a running hookmap up

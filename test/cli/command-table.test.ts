@@ -16,7 +16,7 @@ function parsedFlags(module: string): Set<string> {
   const src = source(module);
   const out = new Set<string>();
   for (const m of src.matchAll(/(?:'([a-z][a-z0-9-]*)'|\b([a-z][a-zA-Z0-9]*))\s*:\s*\{\s*type:\s*'(?:string|boolean)'/g)) out.add(m[1] ?? m[2]);
-  if (/\.\.\.ENDPOINT_FLAGS/.test(src)) for (const f of ['url', 'token']) out.add(f);
+  if (/\.\.\.ENDPOINT_FLAGS/.test(src)) for (const f of ['url', 'token', 'token-file']) out.add(f);
   if (/\.\.\.SERVER_AUTH_FLAGS/.test(src)) for (const f of ['token', 'token-file', 'no-auth', 'allow-host', 'allow-origin', 'tls-cert', 'tls-key']) out.add(f);
   out.delete('help');
   return out;

@@ -22,8 +22,8 @@ const SPEC = {
 
 export async function run(argv: string[]): Promise<number> {
   let relay;
-  let host = DEFAULT_HOST;
-  let tls = false;
+  let host: string;
+  let tls: boolean;
   const say = (line: string) => process.stderr.write(`${line}\n`);
   try {
     const { flags } = parseArgs(argv, SPEC);

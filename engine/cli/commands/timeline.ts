@@ -44,7 +44,10 @@ export async function run(argv: string[]): Promise<number> {
         try {
           const ev = JSON.parse(m.data) as AepEvent;
           const k = `${ev.source}\u0000${ev.id}`;
-          if (!seen.has(k)) (seen.add(k), events.push(ev));
+          if (!seen.has(k)) {
+            seen.add(k);
+            events.push(ev);
+          }
         } catch {}
       }, AbortSignal.timeout(30_000));
     }
