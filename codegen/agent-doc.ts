@@ -198,7 +198,7 @@ function replies(d: Descriptor): string {
   if (decisions.length) out.push(`Decision templates (JSONata over the answer, building the exact bytes):\n\n${table(['hook', 'hold', 'decision', 'template'], decisions)}`);
   const verbs: string[][] = [];
   for (const h of d.hooks.values()) {
-    for (const [verb, v] of Object.entries<any>(d.spec.hooks[h.name].decide ?? {})) verbs.push([`\`${h.name}\``, `\`${verb}\``, v.when === undefined ? '—' : code(String(v.when)), code(templateText(v.reply))]);
+    for (const [verb, v] of h.decide) verbs.push([`\`${h.name}\``, `\`${verb}\``, v.whenText === undefined ? '—' : code(v.whenText), code(templateText(v.replyText))]);
   }
   if (verbs.length) out.push(`What a reply can carry besides its neutral bytes (\`decide\`: a queued command or an operator policy rule chooses the verb; a held reply never carries one):\n\n${table(['hook', 'verb', 'when', 'reply'], verbs)}`);
   return out.join('\n\n');

@@ -132,6 +132,8 @@ export const BINDING_EXAMPLES: Example[] = [
   { name: 'event_id', expr: '$event_id', bindings: { event_id: 'e1' }, result: 'e1' },
   { name: 'option', expr: '$option = "deny"', bindings: { option: 'deny' }, result: true },
   { name: 'text', expr: '{ "permission": "deny", "user_message": $text }', bindings: { text: 'use the test database' }, result: { permission: 'deny', user_message: 'use the test database' } },
+  { name: 'reason', expr: '{ "decision": "block", "reason": $reason }', bindings: { reason: 'the tests are failing' }, result: { decision: 'block', reason: 'the tests are failing' } },
+  { name: 'verb', expr: '$verb = "cancel" ? { "continue": false } : {}', bindings: { verb: 'cancel' }, result: { continue: false } },
   { name: 'values', expr: '$values.message ? { "followup_message": $values.message } : {}', bindings: { values: { message: 'run the tests' } }, result: { followup_message: 'run the tests' } },
   { name: 'answer', expr: '$answer.text', bindings: { answer: { text: 'no' } }, result: 'no' },
   { name: 'request', expr: '$request.subject', bindings: { request: { subject: 'Bash' } }, result: 'Bash' },

@@ -84,7 +84,7 @@ export class Guard {
     if (origin !== undefined) {
       const o = String(origin).replace(/\/+$/, '').toLowerCase();
       if (this.origins.has(o)) return null;
-      let same = false;
+      let same: boolean;
       try {
         const u = new URL(o);
         same = o !== 'null' && hostHeader !== undefined && u.host === String(hostHeader).toLowerCase() && (u.protocol === 'http:' || u.protocol === 'https:');

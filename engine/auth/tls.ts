@@ -17,7 +17,7 @@ export function loadTlsFiles(certFile: string, keyFile: string): TlsFiles {
     try {
       return readFileSync(f);
     } catch (e) {
-      throw new Error(`cannot read the TLS ${what} ${f}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new Error(`cannot read the TLS ${what} ${f}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
     }
   };
   const cert = read(certFile, 'certificate');
@@ -25,7 +25,7 @@ export function loadTlsFiles(certFile: string, keyFile: string): TlsFiles {
   try {
     new X509Certificate(cert);
   } catch (e) {
-    throw new Error(`${certFile} is not a PEM certificate: ${(e as Error).message}`);
+    throw new Error(`${certFile} is not a PEM certificate: ${(e as Error).message}`, { cause: e });
   }
   return { cert, key };
 }

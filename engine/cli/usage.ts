@@ -115,7 +115,7 @@ Exit: 0 answered, 1 refused, 2 usage, 3 already answered, 4 timed out.` },
   --reason TEXT          why, carried on the command
   --wait N               seconds to wait for the outcome (default 10)
   --json                 the ack and outcome as JSON` },
-  { name: 'steer', module: 'steer', synopsis: 'steer <session> "text" [--agent A] [--wait N]', summary: "an instruction (x.<agent>.control.instruct) carried by the agent's next eligible hook reply", help: `  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
+  { name: 'steer', module: 'steer', synopsis: 'steer <session> "text" [--agent A] [--wait N]', summary: "steering: an instruction the agent's next eligible hook reply carries (opt-in per agent)", help: `  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
   --token-file F         the token in a file
   --agent A              the agent that owns the session (default: found in the relay's roster)
   --wait N               seconds to wait for x.<agent>.instruction.delivered / .dropped (default 30)

@@ -3,7 +3,7 @@
 // (expr/bindings.ts), emits checked (emits.ts), tables, capabilities and
 // defaults resolved. Errors are collected in the shared list; a descriptor
 // with any error is not used.
-import { REGISTRY_BY_TYPE, type CaptureLevel } from '../aep/schemas.ts';
+import type { CaptureLevel } from '../aep/schemas.ts';
 import { CAPABILITY_BY_ID } from '../capabilities/vocabulary.ts';
 import type { Expr } from '../expr/compile.ts';
 import type { Position } from '../expr/bindings.ts';
@@ -94,7 +94,7 @@ export class DescriptorBuilder {
   }
 
   private commands(hooks: Map<string, CompiledHook>): Map<string, CompiledCommand> {
-    const out = compileCommands(this.x, this.spec, this.site('command', []));
+    const out = compileCommands(this.x, this.spec, this.site('command', []), this.opts.pruned);
     if (!this.opts.pruned) checkDeliveries(this.x, out, new Map([...hooks].map(([n, h]) => [n, h.decide])));
     return out;
   }

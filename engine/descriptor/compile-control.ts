@@ -7,6 +7,7 @@ import { REGISTRY_BY_TYPE } from '../aep/schemas.ts';
 import { compileEmits, type EmitContext } from './emits.ts';
 import type { Expressions, Path, Site } from './expressions.ts';
 import { explain } from './suggest.ts';
+import type { HookmapDescriptor } from '../generated/descriptor-types.ts';
 import { VERBS, type CompiledCommand, type CompiledDecide, type Verb } from './types.ts';
 
 /** A hook's decide block: each verb's reply template (and when / replacing emits), over the hook's names. */
@@ -20,20 +21,21 @@ export function compileDecide(x: Expressions, spec: Record<string, any> | undefi
     const when = x.expr(d.when, [...p, 'when'], site);
     const emit = d.emit === undefined ? undefined : compileEmits(x, d.emit, [...p, 'emit'], emitCtx);
     if (!reply) continue;
-    out.set(verb as Verb, { verb: verb as Verb, reply, when, emit, exit: d.exit });
+    out.set(verb as Verb, { verb: verb as Verb, reply, when, emit, exit: d.exit, replyText: structuredClone(d.reply), whenText: d.when === undefined ? undefined : String(d.when) });
   }
   return out;
 }
 
-export function compileCommands(x: Expressions, spec: any, site: Site): Map<string, CompiledCommand> {
+/** The commands a descriptor accepts; `pruned`: a schema error removed parts (a config key among them, maybe), so references into them are not judged. */
+export function compileCommands(x: Expressions, spec: HookmapDescriptor, site: Site, pruned = false): Map<string, CompiledCommand> {
   const out = new Map<string, CompiledCommand>();
   const keys = Object.keys(spec.config ?? {});
-  for (const [type, c] of Object.entries<any>(spec.commands ?? {})) {
+  for (const [type, c] of Object.entries(spec.commands ?? {})) {
     if (c == null) continue;
     const p: Path = ['commands', type];
     if (!type.startsWith('x.') && !REGISTRY_BY_TYPE.has(type)) x.err('unknown-event-type', p, `'${type}' is not a registered AEP command type`, { key: true });
     if (type.startsWith('x.') && type.split('.')[1] !== spec.vendor) x.err('unknown-event-type', p, `'${type}' is outside this descriptor's namespace x.${spec.vendor}.*`, { key: true });
-    if (c.opt_in !== undefined && !keys.includes(c.opt_in)) x.err('unknown-reference', [...p, 'opt_in'], explain(`opt_in names config key '${c.opt_in}', which config does not declare`, { name: c.opt_in, candidates: keys, label: 'Config keys' }));
+    if (c.opt_in !== undefined && !pruned && !keys.includes(c.opt_in)) x.err('unknown-reference', [...p, 'opt_in'], explain(`opt_in names config key '${c.opt_in}', which config does not declare`, { name: c.opt_in, candidates: keys, label: 'Config keys' }));
     if (c.max_chars !== undefined && c.deliver !== 'context') x.err('schema-violation', [...p, 'max_chars'], 'max_chars bounds instruction text: it applies to `deliver: context` only', { key: true });
     if (c.deliver === 'cancel' && type !== 'control.cancel') x.err('schema-violation', [...p, 'deliver'], `deliver: cancel stops the running turn: it is how control.cancel is delivered, not ${type}`);
     const write = c.write === undefined ? undefined : x.template(c.write, [...p, 'write'], site);

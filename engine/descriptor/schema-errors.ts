@@ -157,7 +157,12 @@ function toError(r: Raw, src: YamlSource): SchemaProblem | undefined {
       break;
     }
     case 'type':
-      message = `must be ${[params.type].flat().map((t: string) => TYPE_NAME[t] ?? t).join(' or ')}, not ${JSON_TYPE(r.data)}`;
+      {
+        // a mapping with required keys names them (the fix), e.g. an option's { default, doc }
+        const required: string[] = params.type === 'object' ? ((r.parentSchema as any)?.required ?? []) : [];
+        const keys = required.length ? ` with ${required.map((k) => `\`${k}\``).join(', ')}` : '';
+        message = `must be ${[params.type].flat().map((t: string) => TYPE_NAME[t] ?? t).join(' or ')}${keys}, not ${JSON_TYPE(r.data)}`;
+      }
       break;
     case 'pattern':
       if (params.pattern === '^=') { code = 'unmarked-expression'; message = unmarkedMessage(r.data, true); break; }

@@ -90,6 +90,10 @@ export interface CompiledDecide {
   emit?: CompiledEmit[];
   /** Exit code of the reply (default: the descriptor's). */
   exit?: number;
+  /** The reply template as written, for docs. */
+  replyText: unknown;
+  /** The `when` condition as written, for docs. */
+  whenText?: string;
 }
 
 /** A stream-subscriber surface: how the daemon attaches to one stream of an agent instance (all literal data). */

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { main } from '../../engine/cli/main.ts';
 import { COMMANDS, commandHelp, readmeCliSection } from '../../engine/cli/usage.ts';
+import { ENDPOINT_FLAGS } from '../../engine/cli/commands/command-common.ts';
+import { SERVER_AUTH_FLAGS } from '../../engine/cli/commands/server-auth.ts';
 import { ROOT } from '../../engine/descriptor/registry.ts';
 
 const source = (module: string) => readFileSync(join(ROOT, 'engine/cli/commands', `${module}.ts`), 'utf8');
@@ -16,8 +18,8 @@ function parsedFlags(module: string): Set<string> {
   const src = source(module);
   const out = new Set<string>();
   for (const m of src.matchAll(/(?:'([a-z][a-z0-9-]*)'|\b([a-z][a-zA-Z0-9]*))\s*:\s*\{\s*type:\s*'(?:string|boolean)'/g)) out.add(m[1] ?? m[2]);
-  if (/\.\.\.ENDPOINT_FLAGS/.test(src)) for (const f of ['url', 'token', 'token-file']) out.add(f);
-  if (/\.\.\.SERVER_AUTH_FLAGS/.test(src)) for (const f of ['token', 'token-file', 'no-auth', 'allow-host', 'allow-origin', 'tls-cert', 'tls-key']) out.add(f);
+  if (/\.\.\.ENDPOINT_FLAGS/.test(src)) for (const f of Object.keys(ENDPOINT_FLAGS)) out.add(f);
+  if (/\.\.\.SERVER_AUTH_FLAGS/.test(src)) for (const f of Object.keys(SERVER_AUTH_FLAGS)) out.add(f);
   out.delete('help');
   return out;
 }

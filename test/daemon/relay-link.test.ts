@@ -77,7 +77,6 @@ describe('relay link', () => {
     const t = tempDir();
     cleanups.push(t.done);
     let connections = 0;
-    let link: RelayLink | undefined;
     let closing: Promise<void> | undefined;
     const wss = new WebSocketServer({ port: 0 });
     cleanups.push(() => new Promise<void>((r) => wss.close(() => r())));
@@ -85,12 +84,12 @@ describe('relay link', () => {
       connections++;
       ws.on('error', () => {});
       // the relay's hello is on the wire when the daemon decides to stop
-      ws.on('message', () => ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'both', capabilities: {} }), () => { closing ??= link!.close(); }));
+      ws.on('message', () => ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'both', capabilities: {} }), () => { closing ??= link.close(); }));
     });
     await new Promise<void>((r) => wss.once('listening', () => r()));
     const log = new SessionLog(t.dir);
     cleanups.push(() => log.close());
-    link = new RelayLink({ url: `ws://127.0.0.1:${(wss.address() as any).port}`, identity: { agent: 't', instance: 'x' }, capabilities: {}, log, cursorFile: join(t.dir, 'c.json'), onCommand: () => {}, backoffMs: { initial: 10, max: 20 } });
+    const link = new RelayLink({ url: `ws://127.0.0.1:${(wss.address() as any).port}`, identity: { agent: 't', instance: 'x' }, capabilities: {}, log, cursorFile: join(t.dir, 'c.json'), onCommand: () => {}, backoffMs: { initial: 10, max: 20 } });
     link.start();
     await until('the close', () => closing !== undefined);
     await closing;

@@ -2,7 +2,7 @@
 // (fixtures/_invalid) and every real agent, whatever `npm test` would fail on
 // (the descriptor loading, every normalized-event case with its envelope,
 // payload and stream validation as test/fixtures.test.ts runs it, every
-// decision case as test/daemon/decisions.test.ts runs it) `hookmap check`
+// decision and delivery case as test/daemon/decisions.test.ts runs it) `hookmap check`
 // fails on too. Both verdicts are computed here, side by side.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { loadDescriptorFile } from '../../engine/descriptor/compile.ts';
 import { listVendors } from '../../engine/descriptor/registry.ts';
 import type { Descriptor } from '../../engine/descriptor/types.ts';
 import { isCommandCase, runCommandCase, runDecisionCase } from '../../engine/fixtures/run-decisions.ts';
+import { isDeliveryCase, runDeliveryCase } from '../../engine/fixtures/run-deliveries.ts';
 import { runEventCase } from '../../engine/fixtures/run-events.ts';
 import { validateStream } from '../../engine/validate/index.ts';
 import { INVALID_DIR, invalidNames } from './corpus.ts';
@@ -54,7 +55,7 @@ async function ciCase(d: Descriptor, doc: any, c: any, out: string[]): Promise<v
         }
         out.push(...validateStream(r.events).map((v) => v.rule));
       } else if (doc.kind === 'decisions') {
-        const r = isCommandCase(c) ? await runCommandCase(d, c) : await runDecisionCase(d, c);
+        const r = isDeliveryCase(c) ? await runDeliveryCase(d, c) : isCommandCase(c) ? await runCommandCase(d, c) : await runDecisionCase(d, c);
         out.push(...r.failures);
       }
     }

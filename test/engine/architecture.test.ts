@@ -24,35 +24,34 @@ const OWN_PROGRAMS: Record<string, string> = {
 
 /** Files below engine/cli/ still reading process.env, to move to the configuration resolved at the edge. */
 const PENDING_ENV = new Map<string, string>([
-  ['engine/daemon/daemon.ts', 'HOOKMAP_ATTENTION_TIMEOUT_MS'],
+  ['engine/daemon/daemon.ts', 'HOOKMAP_ATTENTION_TIMEOUT_MS as a default'],
   ['engine/daemon/paths.ts', 'HOOKMAP_HOME as a default'],
   ['engine/map/mapper.ts', 'HOOKMAP_<AGENT>_<KEY> option overrides'],
   ['engine/map/envelope.ts', 'HOOKMAP_HOST_ID'],
   ['engine/capture/redact.ts', 'HOOKMAP_SECRET_NAMES, HOOKMAP_REDACT_PII'],
-  ['engine/daemon/up-config.ts', 'in flight: surfaces'],
-  ['engine/record/recorder.ts', 'in flight: redact'],
-  ['engine/inbox/build.ts', 'in flight: inbox'],
+  ['engine/daemon/up-config.ts', "the config file's environment defaults"],
+  ['engine/record/recorder.ts', 'HOOKMAP_HOME as a default (recorded/)'],
+  ['engine/inbox/build.ts', 'NODE_ENV=production while the inbox bundle is built'],
 ]);
 
 /** Unit cycles not broken yet: the composition root (up, serve) still lives in engine/daemon/. */
 const PENDING_CYCLES = new Map<string, string>([
   ['engine/bridge <-> engine/daemon', 'bridge/sink-store needs daemon/paths; daemon/up runs bridges'],
-  ['engine/daemon <-> engine/surface', 'surface/tee-endpoint needs the Daemon; daemon/up and daemon/serve attach it'],
-  ['engine/auth <-> engine/daemon', 'in flight: sec (auth needs daemon/paths)'],
+  ['engine/daemon <-> engine/surface', 'surface/tee-endpoint and stream-subscriber need the Daemon; daemon/up and daemon/serve attach them'],
+  ['engine/auth <-> engine/daemon', 'auth/discover needs daemon/paths; daemon/up, serve, hook-guard use auth'],
 ]);
 
-/** Engine files over the budget, to be split along their concerns. */
+/** Engine files over the budget, to be split along their concerns (`in flight: <helper>`: being split on that helper's branch). */
 const PENDING_SIZE = new Map<string, string>([
-  ['engine/daemon/daemon.ts', 'hook firing, hold lifecycle, command protocol, decision rendering'],
-  ['engine/daemon/relay-link.ts', 'the relay link'],
-  ['engine/map/mapper.ts', 'mapHook as named stages'],
-  ['engine/relay/store.ts', 'the replay store'],
-  ['engine/relay/client.ts', 'the relay client'],
-  ['engine/bridge/structure.ts', 'the bridges\' run/tool/attention structure'],
-  ['engine/capture/redaction/tokens.ts', 'in flight: redact'],
-  ['engine/capture/redaction/structural.ts', 'in flight: redact'],
-  ['engine/surface/stream-subscriber.ts', 'in flight: surfaces'],
-  ['engine/relay/socket.ts', 'in flight: sec, fleet'],
+  ['engine/daemon/daemon.ts', 'in flight: split (hook firing, hold lifecycle, command protocol, decision rendering)'],
+  ['engine/map/mapper.ts', 'in flight: split (mapHook as named stages)'],
+  ['engine/daemon/relay-link.ts', 'in flight: fleet (the relay link)'],
+  ['engine/relay/store.ts', 'in flight: fleet (the replay store)'],
+  ['engine/relay/client.ts', 'in flight: fleet (the relay client)'],
+  ['engine/relay/socket.ts', 'in flight: fleet (the WebSocket server)'],
+  ['engine/capture/redaction/tokens.ts', 'in flight: tidy'],
+  ['engine/capture/redaction/structural.ts', 'in flight: tidy'],
+  ['engine/surface/stream-subscriber.ts', 'in flight: tidy'],
 ]);
 
 /** Entries that must leave their list once they meet the rule (not work in flight elsewhere). */
