@@ -29,7 +29,7 @@ export const COMMANDS: CommandEntry[] = [
   --allow-host H            also accept this Host name (repeatable; loopback names and the bound address always are)
   --allow-origin O          also accept this web origin (repeatable; same-origin always is)
   --tls-cert F --tls-key K  serve https/wss with these PEM files
-${BACKPLANE_HELP}` },
+${BACKPLANE_HELP.replace('(default: --buffer-bytes; per session: --buffer events)', "(default: the relay's buffer size)")}` },
   { name: 'serve', module: 'serve', synopsis: 'serve <agent|path/to/descriptor.yaml> [options]', summary: 'one daemon from one descriptor', help: `  --port N                  listen port (default 8788; 0 = ephemeral)
   --host H                  listen address (default 127.0.0.1)
   --relay URL[,URL...]      relay(s) to emit to, failing over in turn (default $HOOKMAP_RELAY or http://127.0.0.1:8787)

@@ -155,9 +155,8 @@ export async function renderOutcomes(rule: Pick<CompiledHold, 'outcome'>, payloa
   for (const e of rule.outcome) {
     const o = (await evaluate(e.expr, payload, b)) as Record<string, any> | undefined;
     if (!o) continue;
-    const type = e.type ?? o.type;
-    if (typeof type !== 'string') throw new Error(`outcome ${e.path} produced no type`);
-    out.push({ type, session, subject: o.subject === undefined ? undefined : String(o.subject), cause: o.cause, run, severity: e.severity, gates: e.gates, data: o.data ?? {} });
+    // `type:` is always literal (the schema requires it): the result carries subject, cause and data
+    out.push({ type: e.type, session, subject: o.subject === undefined ? undefined : String(o.subject), cause: o.cause, run, severity: e.severity, gates: e.gates, data: o.data ?? {} });
   }
   return out;
 }

@@ -9,6 +9,7 @@ import { main } from '../../engine/cli/main.ts';
 import { COMMANDS, commandHelp, readmeCliSection } from '../../engine/cli/usage.ts';
 import { ENDPOINT_FLAGS } from '../../engine/cli/commands/command-common.ts';
 import { SERVER_AUTH_FLAGS } from '../../engine/cli/commands/server-auth.ts';
+import { BACKPLANE_FLAGS } from '../../engine/relay/backplane/config.ts';
 import { ROOT } from '../../engine/descriptor/registry.ts';
 
 const source = (module: string) => readFileSync(join(ROOT, 'engine/cli/commands', `${module}.ts`), 'utf8');
@@ -20,6 +21,7 @@ function parsedFlags(module: string): Set<string> {
   for (const m of src.matchAll(/(?:'([a-z][a-z0-9-]*)'|\b([a-z][a-zA-Z0-9]*))\s*:\s*\{\s*type:\s*'(?:string|boolean)'/g)) out.add(m[1] ?? m[2]);
   if (/\.\.\.ENDPOINT_FLAGS/.test(src)) for (const f of Object.keys(ENDPOINT_FLAGS)) out.add(f);
   if (/\.\.\.SERVER_AUTH_FLAGS/.test(src)) for (const f of Object.keys(SERVER_AUTH_FLAGS)) out.add(f);
+  if (/\.\.\.BACKPLANE_FLAGS/.test(src)) for (const f of Object.keys(BACKPLANE_FLAGS)) out.add(f);
   out.delete('help');
   return out;
 }

@@ -24,7 +24,7 @@ const OWN_PROGRAMS: Record<string, string> = {
 
 /** Files below engine/cli/ still reading process.env, to move to the configuration resolved at the edge. */
 const PENDING_ENV = new Map<string, string>([
-  ['engine/daemon/daemon.ts', 'HOOKMAP_ATTENTION_TIMEOUT_MS as a default'],
+  ['engine/daemon/hold-lifecycle.ts', 'HOOKMAP_ATTENTION_TIMEOUT_MS as a default'],
   ['engine/daemon/paths.ts', 'HOOKMAP_HOME as a default'],
   ['engine/map/mapper.ts', 'HOOKMAP_<AGENT>_<KEY> option overrides'],
   ['engine/map/envelope.ts', 'HOOKMAP_HOST_ID'],
@@ -43,7 +43,6 @@ const PENDING_CYCLES = new Map<string, string>([
 
 /** Engine files over the budget, to be split along their concerns (`in flight: <helper>`: being split on that helper's branch). */
 const PENDING_SIZE = new Map<string, string>([
-  ['engine/daemon/daemon.ts', 'in flight: split (hook firing, hold lifecycle, command protocol, decision rendering)'],
   ['engine/map/mapper.ts', 'in flight: split (mapHook as named stages)'],
   ['engine/daemon/relay-link.ts', 'in flight: fleet (the relay link)'],
   ['engine/relay/store.ts', 'in flight: fleet (the replay store)'],

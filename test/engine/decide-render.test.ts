@@ -40,18 +40,17 @@ describe('decision rendering (engine/map/decide.ts)', () => {
     expect(b).toMatchObject({ hook: 'Ask', agent: 'agent-x', session: 's1', run: 'r1', config: { k: 1 }, option: 'allow', tool: 'Bash', label: 'Bash:allow' });
   });
 
-  it('outcome drafts: typed by the emit or the result, cause kept as written, none when the template yields nothing', async () => {
+  it('outcome drafts: typed by the emit (always literal), cause kept as written, none when the template yields nothing', async () => {
     const outcome = [
       { type: 'tool.denied', expr: expr('={"subject": tool_name, "data": {"reason": $text}}'), path: 'o[0]', typeText: 'tool.denied' },
-      { expr: expr('=$option = "deny" ? {"type": "x.agent.noted", "cause": "c1"}'), path: 'o[1]', typeText: '=' },
-      { expr: expr('=$option = "never" ? {"type": "x.agent.never"}'), path: 'o[2]', typeText: '=' },
+      { type: 'x.agent.noted', expr: expr('=$option = "deny" ? {"cause": "c1"}'), path: 'o[1]', typeText: 'x.agent.noted' },
+      { type: 'x.agent.never', expr: expr('=$option = "never" ? {}'), path: 'o[2]', typeText: 'x.agent.never' },
     ];
     const drafts = await renderOutcomes({ outcome }, { tool_name: 'Bash' }, { text: 'no', option: 'deny' }, 's1', 'r1');
     expect(drafts).toEqual([
       { type: 'tool.denied', session: 's1', subject: 'Bash', cause: undefined, run: 'r1', severity: undefined, gates: undefined, data: { reason: 'no' } },
       { type: 'x.agent.noted', session: 's1', subject: undefined, cause: 'c1', run: 'r1', severity: undefined, gates: undefined, data: {} },
     ]);
-    await expect(renderOutcomes({ outcome: [{ expr: expr('={"data": {}}'), path: 'o[9]', typeText: '=' }] }, {}, {}, 's1', undefined)).rejects.toThrow('outcome o[9] produced no type');
   });
 
   it('a surface command: bindings from the command, bytes from `write`, none when it writes nothing', async () => {

@@ -11,7 +11,7 @@ import { startUp } from '../../engine/daemon/up.ts';
 import { runDoctor } from '../../engine/doctor/index.ts';
 import { renderReport } from '../../engine/doctor/render.ts';
 import { ConfigError, loadUpConfig } from '../../engine/daemon/up-config.ts';
-import { until, WsClient } from '../relay/helpers.ts';
+import { WsClient } from '../relay/helpers.ts';
 import { NATS_MISSING, NatsServer } from './nats.ts';
 
 const TOKEN = 'fleet-up-token';
@@ -56,7 +56,7 @@ describe.skipIf(!!NATS_MISSING)('up --backplane (nats-server -js)', () => {
   it('a hook posted to one up reaches a subscriber of another up, once', async () => {
     const backplane = { url: nats.url, stream: `UP${process.pid}`, prefix: `up${process.pid}` };
     const ups = [];
-    for (const name of ['a', 'b']) {
+    for (let i = 0; i < 2; i++) {
       const up = await startUp({ port: 0, token: TOKEN, agents: [{ descriptor: 'codex' }], logDir: temp(), stateDir: temp(), backplane });
       stops.push(() => up.close());
       ups.push(up);
