@@ -43,9 +43,18 @@ export interface RedactionConfig {
    * environment variable whose NAME is secret-looking scrubbed as literals.
    */
   strict?: boolean;
-  /** The environment to read (default process.env). */
-  env?: NodeJS.ProcessEnv;
+  /**
+   * The environment whose variables' VALUES are scrubbed (the ones `secretNames`
+   * names; under `strict`, every secret-looking name): the CLI edge hands its
+   * own down. Default: none. The names and the PII switch are configuration
+   * (HOOKMAP_SECRET_NAMES / HOOKMAP_REDACT_PII, resolved at the edge:
+   * engine/cli/config.ts), given as `secretNames` and `pii`.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
 }
+
+/** What an operator configures for redaction (RuntimeConfig.redaction, plus the environment holding the values). */
+export type RedactionSettings = Pick<RedactionConfig, 'secretNames' | 'pii' | 'env'>;
 
 /** The fixed secret rules (stage a), in table order. */
 export function secretRules(strict = false): Rule[] {
@@ -55,14 +64,6 @@ export function secretRules(strict = false): Rule[] {
 /** Every fixed row of the table (docs, the corpus test, the linear-time test). */
 export function ruleTable(): Rule[] {
   return [...secretRules(), ...HOME_RULES, ...PII_RULES];
-}
-
-/** What the pipeline takes from the environment (the one place it is read). */
-export function redactionEnv(env: NodeJS.ProcessEnv = process.env): { secretNames: string[]; pii: boolean } {
-  return {
-    secretNames: (env.HOOKMAP_SECRET_NAMES ?? '').split(',').map((n) => n.trim()).filter(Boolean),
-    pii: !/^(0|off|false|no)$/i.test(env.HOOKMAP_REDACT_PII ?? ''),
-  };
 }
 
 /** Strings at least this long are redacted in yielding slices by `prepare`. */
@@ -82,12 +83,11 @@ export class Redactor {
   private preparedChars = 0;
 
   constructor(cfg: RedactionConfig = {}) {
-    const env = cfg.env ?? process.env;
-    const fromEnv = redactionEnv(env);
+    const env = cfg.env ?? {};
     this.strict = cfg.strict ?? false;
-    // (b) operator-configured names: HOOKMAP_SECRET_NAMES=DB_PASSWORD,STRIPE_KEY, plus the descriptor's
+    // (b) configured names (the descriptor's, HOOKMAP_SECRET_NAMES=DB_PASSWORD,STRIPE_KEY): their values in `env`
     const values = [...(cfg.secretValues ?? [])];
-    for (const name of [...(cfg.secretNames ?? []), ...fromEnv.secretNames]) {
+    for (const name of cfg.secretNames ?? []) {
       const v = env[name];
       if (v && v.length >= 4) values.push(v);
     }
@@ -101,7 +101,7 @@ export class Redactor {
     if (home) rules.push(home);
     rules.push(...HOME_RULES);
     // (d) PII: on by default at `redacted`; an operator may switch it off (never under strict)
-    if (this.strict || (cfg.pii ?? fromEnv.pii)) rules.push(...PII_RULES);
+    if (this.strict || (cfg.pii ?? true)) rules.push(...PII_RULES);
     this.rules = rules;
     this.holdBack = Math.min(8192, Math.max(...rules.map((r) => r.window)) + 64);
   }
@@ -206,4 +206,14 @@ export class Redactor {
   }
 }
 
-export const defaultRedactor = new Redactor();
+/**
+ * The redactor for code handed none (the capture gate's default, the relay's
+ * watcher copies, bridges): the operator's settings once the CLI edge has
+ * configured it (engine/cli/main.ts), the built-in rules before.
+ */
+export let defaultRedactor = new Redactor();
+
+/** Set once at the CLI edge from the resolved configuration (HOOKMAP_SECRET_NAMES, HOOKMAP_REDACT_PII). */
+export function configureDefaultRedaction(settings: RedactionSettings): void {
+  defaultRedactor = new Redactor(settings);
+}

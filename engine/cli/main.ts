@@ -36,6 +36,8 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (!config.fastExpr) (await import('../expr/compile.ts')).useFastExpressions(false);
+  // the operator's redaction settings reach code that is handed no redactor (gate defaults, relay watcher copies, bridges)
+  if (config.redaction.secretNames.length || !config.redaction.pii) (await import('../capture/redact.ts')).configureDefaultRedaction({ ...config.redaction, env: process.env });
   const mod = await import(`./commands/${entry.module}.ts`);
   try {
     return await mod.run(rest, config);

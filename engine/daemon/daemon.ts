@@ -32,7 +32,6 @@ import { makeDecider } from './instructions.ts';
 import { LifecycleEvents } from './lifecycle.ts';
 import { acquireLock } from './lock.ts';
 import { ModelCalls } from './model-calls.ts';
-import { agentLogDir } from './paths.ts';
 import { openRelayLink } from './relay-attach.ts';
 import type { EventLink, RelayLink } from './relay-link.ts';
 import { DurableSeq } from './seq.ts';
@@ -47,14 +46,6 @@ export type { SurfaceWriter } from './surface-writers.ts';
 export { DEFAULT_ATTENTION_TIMEOUT_MS } from './hold-lifecycle.ts';
 export { RESPOND } from './hello.ts';
 export type { DaemonOptions, HookInput } from './options.ts';
-
-export function envAttentionTimeout(env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const v = env.HOOKMAP_ATTENTION_TIMEOUT_MS;
-  if (v === undefined || v === '') return undefined;
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`HOOKMAP_ATTENTION_TIMEOUT_MS must be a positive integer (got ${JSON.stringify(v)})`);
-  return n;
-}
 
 export class Daemon {
   readonly vendor: string;
@@ -80,7 +71,7 @@ export class Daemon {
   private constructor(opts: DaemonOptions) {
     const d = (this.d = opts.descriptor);
     this.vendor = d.vendor;
-    this.logDir = opts.logDir ?? agentLogDir(d.vendor);
+    this.logDir = opts.logDir;
     const say = opts.say ?? (() => {});
     const now = opts.now ?? Date.now;
     const host = opts.host ?? sourceHost();
@@ -92,12 +83,13 @@ export class Daemon {
       this.release();
       throw e;
     }
-    const redactor = new Redactor({ secretNames: d.capture.secretNames });
-    this.mapper = new Mapper(d, { state: new EngineState(new DurableSeq(this.epoch, this.log), { history: (s) => this.log.sessionHistory(s) }), host, redactor, config: opts.config, now });
+    const redactor = new Redactor({ ...opts.redaction, secretNames: [...d.capture.secretNames, ...(opts.redaction?.secretNames ?? [])] });
+    this.mapper = new Mapper(d, { state: new EngineState(new DurableSeq(this.epoch, this.log), { history: (s) => this.log.sessionHistory(s) }), host, redactor, config: opts.config, optionVars: opts.optionVars, now });
     const events = new LifecycleEvents(this.mapper, host, redactor);
-    const config = { ...d.config, ...(opts.config ?? {}) };
+    // the one resolved options object (descriptor, HOOKMAP_<AGENT>_<KEY>, overrides): decisions see $config as the mapping did
+    const config = this.mapper.effectiveConfig;
     this.core = new DaemonCore({ d, mapper: this.mapper, events, log: this.log, serial: new Serial(), timers: opts.timers ?? realTimers, now, say, config });
-    this.holds = new HoldLifecycle(this.core, this.logDir, { attentionTimeoutMs: opts.attentionTimeoutMs, envTimeoutMs: () => envAttentionTimeout(), onHold: opts.onHold });
+    this.holds = new HoldLifecycle(this.core, this.logDir, { attentionTimeoutMs: opts.attentionTimeoutMs, onHold: opts.onHold });
     this.accepts = acceptedCommands(d, (key) => this.mapper.configValue(key));
     this.commands = new CommandProtocol(this.core, this.holds, this.accepts);
     this.calls = new ModelCalls(this.core, this.holds, this.commands);

@@ -23,10 +23,8 @@ export const DEFAULT_ATTENTION_TIMEOUT_MS = 55_000;
 type Answered = Extract<Interpretation, { ok: true }>;
 
 export interface HoldOptions {
-  /** Hold timeout for every hold of this agent (config); default: the environment's, else the hold's timeout_ms, else 55 s. */
+  /** Hold timeout for every hold of this agent (flag, config file, HOOKMAP_ATTENTION_TIMEOUT_MS: resolved at the CLI edge); default: the hold's timeout_ms, else 55 s. */
   attentionTimeoutMs?: number;
-  /** HOOKMAP_ATTENTION_TIMEOUT_MS as it stands when a hold opens (read at the daemon's edge: daemon.ts). */
-  envTimeoutMs: () => number | undefined;
   /** A hold opened (tests, the fixture runner). */
   onHold?: (hold: PendingHold) => void;
 }
@@ -75,7 +73,7 @@ export class HoldLifecycle {
   }
 
   timeoutFor(descriptorMs: number | undefined): number {
-    return this.opts.attentionTimeoutMs ?? this.opts.envTimeoutMs() ?? descriptorMs ?? DEFAULT_ATTENTION_TIMEOUT_MS;
+    return this.opts.attentionTimeoutMs ?? descriptorMs ?? DEFAULT_ATTENTION_TIMEOUT_MS;
   }
 
   /** On disk before the request is logged: a crash between the two never leaves a request nobody closes. `expiresAfterMs` stamps its deadline. */

@@ -28,8 +28,8 @@ export class OperatorLog {
   private readonly host: string;
   private link?: RelayLink;
 
-  constructor(readonly logDir: string, private readonly say: (line: string) => void = () => {}) {
-    this.host = sourceHost();
+  constructor(readonly logDir: string, private readonly say: (line: string) => void = () => {}, hostId?: string) {
+    this.host = sourceHost(hostId);
     this.session = `operator@${this.host}`;
     this.log = new SessionLog(logDir);
     this.release = acquireLock(logDir, OPERATOR_AGENT);

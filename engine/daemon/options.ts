@@ -1,6 +1,7 @@
 // What a daemon is opened with (DaemonOptions) and what one hook firing
 // brings to it (HookInput): the daemon's interface to its callers (the HTTP
 // routes, the surfaces, hookmap up/serve/record, the fixture runners).
+import type { RedactionSettings } from '../capture/redact.ts';
 import type { Descriptor } from '../descriptor/types.ts';
 import type { AepEvent } from '../map/envelope.ts';
 import { MapError } from '../map/mapper.ts';
@@ -12,12 +13,17 @@ import type { SurfaceWriter } from './surface-writers.ts';
 
 export interface DaemonOptions {
   descriptor: Descriptor;
-  /** Per-agent log folder (default $HOOKMAP_HOME/logs/<agent>). */
-  logDir?: string;
+  /** Per-agent log folder ($HOOKMAP_HOME/logs/<agent>: paths.ts agentLogDir). */
+  logDir: string;
+  /** The host in every event's source URI (HOOKMAP_HOST_ID; default the hostname). */
   host?: string;
   /** Descriptor config overrides. */
   config?: Record<string, unknown>;
-  /** Hold timeout for every hold of this agent (config/env); default: the hold's timeout_ms, else 55 s. */
+  /** HOOKMAP_<AGENT>_<KEY> values by variable name (RuntimeConfig.options): the mapper resolves $config once, decisions read the same. */
+  optionVars?: Readonly<Record<string, string>>;
+  /** Operator redaction settings (HOOKMAP_SECRET_NAMES / HOOKMAP_REDACT_PII and the environment holding the values). */
+  redaction?: RedactionSettings;
+  /** Hold timeout for every hold of this agent (flag, config, HOOKMAP_ATTENTION_TIMEOUT_MS); default: the hold's timeout_ms, else 55 s. */
   attentionTimeoutMs?: number;
   /** What an acknowledged event survives: `none` (default) a hookmap crash, `fsync` also power loss (session-log.ts). */
   durability?: Durability;

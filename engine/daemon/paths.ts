@@ -8,13 +8,19 @@ import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-export function hookmapHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env.HOOKMAP_HOME || join(homedir(), '.hookmap');
+/** ~/.hookmap: the home when nothing names another. */
+export function defaultHome(): string {
+  return join(homedir(), '.hookmap');
 }
 
-/** The per-agent log folder; `override` is `--log-dir` (already agent-specific). */
-export function agentLogDir(agent: string, override?: string, env: NodeJS.ProcessEnv = process.env): string {
-  return override ?? join(hookmapHome(env), 'logs', agentSlug(agent));
+/** $HOOKMAP_HOME in an environment the caller holds (the CLI edge resolves it once: engine/cli/config.ts). */
+export function hookmapHome(env: Readonly<Record<string, string | undefined>>): string {
+  return env.HOOKMAP_HOME || defaultHome();
+}
+
+/** The per-agent log folder under a home. */
+export function agentLogDir(home: string, agent: string): string {
+  return join(home, 'logs', agentSlug(agent));
 }
 
 function agentSlug(agent: string): string {

@@ -9,6 +9,8 @@ import { Guard, installGuard } from '../auth/guard.ts';
 import { applyServerLimits, serverOptions } from '../auth/server-limits.ts';
 import type { Descriptor } from '../descriptor/types.ts';
 import { Daemon } from './daemon.ts';
+import { agentLogDir, defaultHome } from './paths.ts';
+import type { RedactionSettings } from '../capture/redact.ts';
 import type { Durability } from './session-log.ts';
 import { installHookGuard } from './hook-guard.ts';
 import { hookFrameworkErrors, registerHookRoutes } from './http.ts';
@@ -32,10 +34,17 @@ export interface ServeOptions {
   home?: string;
   allowedHosts?: string[];
   allowedOrigins?: string[];
+  /** This agent's log folder (default $HOOKMAP_HOME/logs/<agent>). */
   logDir?: string;
   attentionTimeoutMs?: number;
   maxBody?: number;
   config?: Record<string, unknown>;
+  /** The host in every event's source URI (HOOKMAP_HOST_ID; default the hostname). */
+  hostId?: string;
+  /** HOOKMAP_<AGENT>_<KEY> values by variable name (RuntimeConfig.options). */
+  optionVars?: Readonly<Record<string, string>>;
+  /** Operator redaction settings (HOOKMAP_SECRET_NAMES / HOOKMAP_REDACT_PII and the environment holding the values). */
+  redaction?: RedactionSettings;
   durability?: Durability;
   say?: (line: string) => void;
 }
@@ -58,7 +67,8 @@ export async function startServe(o: ServeOptions): Promise<Served> {
   // peers off this machine (a non-loopback bind) need a token; none at all means loopback only
   const auth = o.token ? new Authorizer([new TokenSource({ ownerToken: o.token, home: o.home, say })]) : undefined;
   assertBindAllowed(host, Boolean(auth));
-  const daemon = Daemon.open({ descriptor: o.descriptor, logDir: o.logDir, attentionTimeoutMs: o.attentionTimeoutMs, config: o.config, durability: o.durability, say: (l) => say(`[${o.descriptor.vendor}] ${l}`) });
+  const logDir = o.logDir ?? agentLogDir(o.home ?? defaultHome(), o.descriptor.vendor);
+  const daemon = Daemon.open({ descriptor: o.descriptor, logDir, host: o.hostId, attentionTimeoutMs: o.attentionTimeoutMs, config: o.config, optionVars: o.optionVars, redaction: o.redaction, durability: o.durability, say: (l) => say(`[${o.descriptor.vendor}] ${l}`) });
   const daemons = new Map([[daemon.vendor, daemon]]);
   const app = Fastify({ ...serverOptions(), frameworkErrors: hookFrameworkErrors(daemons, say) });
   applyServerLimits(app.server);

@@ -83,7 +83,7 @@ const posInt = (v: unknown, what: string, file: string): number | undefined => {
 
 const expand = (p: string, base: string) => resolve(base, p.replace(/^~(?=$|\/)/, homedir()));
 
-function instancesOf(v: unknown, where: string, file: string, env: NodeJS.ProcessEnv): StreamInstance[] | undefined {
+function instancesOf(v: unknown, where: string, file: string, env: Readonly<Record<string, string | undefined>>): StreamInstance[] | undefined {
   if (v === undefined) return undefined;
   if (!Array.isArray(v)) throw new ConfigError(`${file}: ${where} must be a list of {url, key | key_env, streams?}`);
   return v.map((x: any, i: number) => {
@@ -109,7 +109,8 @@ function instancesOf(v: unknown, where: string, file: string, env: NodeJS.Proces
   });
 }
 
-export function loadUpConfig(file: string, env: NodeJS.ProcessEnv = process.env): UpConfig {
+/** `env`: where an instance's `key_env` is looked up (the CLI edge hands its own environment down). */
+export function loadUpConfig(file: string, env: Readonly<Record<string, string | undefined>>): UpConfig {
   let doc: any;
   try {
     doc = parse(readFileSync(file, 'utf8')) ?? {};

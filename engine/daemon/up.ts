@@ -27,7 +27,8 @@ import { can } from '../auth/principal.ts';
 import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
 import { restoreFromLogs } from './relay-restore.ts';
 import { StreamSubscriber, streamStateFile, type StreamInstance } from '../surface/stream-subscriber.ts';
-import { agentLogDir, hookmapHome } from './paths.ts';
+import { agentLogDir, defaultHome } from './paths.ts';
+import type { RedactionSettings } from '../capture/redact.ts';
 import { DEFAULT_HOST, urlOf } from './serve.ts';
 import type { AgentEntry, UpConfig } from './up-config.ts';
 import { basename } from 'node:path';
@@ -42,8 +43,14 @@ export interface UpOptions extends UpConfig {
   token?: string;
   /** ... or the file holding it ($HOOKMAP_HOME/token, created by the CLI), watched for changes. */
   tokenFile?: string;
-  /** $HOOKMAP_HOME: named tokens (tokens.json) are read from here, and the inbox keeps its browser sessions here. */
+  /** $HOOKMAP_HOME (default ~/.hookmap): named tokens (tokens.json), the inbox's browser sessions, logs/, state/. */
   home?: string;
+  /** The host in every event's source URI (HOOKMAP_HOST_ID; default the hostname). */
+  hostId?: string;
+  /** HOOKMAP_<AGENT>_<KEY> values by variable name (RuntimeConfig.options); a config file's agent options override them. */
+  optionVars?: Readonly<Record<string, string>>;
+  /** Operator redaction settings (HOOKMAP_SECRET_NAMES / HOOKMAP_REDACT_PII and the environment holding the values). */
+  redaction?: RedactionSettings;
   /** Explicitly token-less (watch-only, loopback only). */
   noAuth?: boolean;
   allowedHosts?: string[];
@@ -88,20 +95,24 @@ export async function startUp(o: UpOptions): Promise<Up> {
   // its messages signed with a key derived from the owner token
   const store = o.backplane ? await openBackplane({ ...o.backplane, token: ownerToken }, resolveLimits({}), say).catch((e) => { auth.close(); throw e; }) : undefined;
   const relay = createRelay({ app, guard, auth, prefix: '', audit: o.auditFile ? auditTo(o.auditFile, say) : undefined, log: (l) => say(redactUrl(l)), store });
-  mountInbox(app, { auth, home: o.home ?? hookmapHome(), secure: Boolean(o.tls) });
+  const home = o.home ?? defaultHome();
+  mountInbox(app, { auth, home, secure: Boolean(o.tls) });
   const subscribers: { agent: string; sub: StreamSubscriber }[] = [];
   const instances = new Map<string, StreamInstance[] | undefined>();
   const entries: AgentEntry[] = o.agents ?? listVendors().map((descriptor) => ({ descriptor }));
   // a broken policy file refuses the start (PolicyLoadError, coded): nothing runs under half a policy
   const policy = o.policy ? new PolicySource(o.policy, listVendors()) : undefined;
-  const operator = policy ? new OperatorLog(o.logDir ? join(o.logDir, '_operator') : agentLogDir('_operator'), (l) => say(`[operator] ${l}`)) : undefined;
+  const operator = policy ? new OperatorLog(o.logDir ? join(o.logDir, '_operator') : agentLogDir(home, '_operator'), (l) => say(`[operator] ${l}`), o.hostId) : undefined;
   for (const e of entries) {
     try {
       const descriptor = loadVendor(e.descriptor);
       if (daemons.has(descriptor.vendor)) throw new Error(`agent ${descriptor.vendor} is enabled twice`);
       const d = Daemon.open({
         descriptor,
-        logDir: o.logDir ? join(o.logDir, descriptor.vendor) : agentLogDir(descriptor.vendor),
+        logDir: o.logDir ? join(o.logDir, descriptor.vendor) : agentLogDir(home, descriptor.vendor),
+        host: o.hostId,
+        optionVars: o.optionVars,
+        redaction: o.redaction,
         attentionTimeoutMs: e.attentionTimeoutMs ?? o.attentionTimeoutMs,
         config: e.config,
         durability: o.durability,
@@ -209,7 +220,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     const tag = `[bridge ${b.kind}]`;
     const h = runBridge!({
       target: makeTarget!(b),
-      input: { kind: 'relay', url: self, token: ownerToken, filter: b.filter, capture: b.capture, start: 'all', statePath: bridgeStatePath(b, 'up', o.stateDir ?? join(hookmapHome(), 'state')) },
+      input: { kind: 'relay', url: self, token: ownerToken, filter: b.filter, capture: b.capture, start: 'all', statePath: bridgeStatePath(b, 'up', o.stateDir ?? join(o.home ?? defaultHome(), 'state')) },
       batchMax: b.batchMax,
       batchMs: b.batchMs,
       delivery: { timeoutMs: b.timeoutMs, maxRetries: b.retries, headers: b.headers },

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { ROOT } from '../descriptor/registry.ts';
-import { ASSET_DIR } from './build.ts';
+import { ASSET_DIR } from './asset-paths.ts';
 import type { CredentialCheck, InboxSessions, TokenPrincipal } from './sessions.ts';
 
 export const COOKIE = 'hookmap_inbox';

@@ -18,9 +18,9 @@ export type AepEvent = AepEnvelope;
 const ulid = monotonicFactory();
 export const newId = (): string => ulid();
 
-/** A host token safe inside a URI authority. */
-export function sourceHost(): string {
-  return (process.env.HOOKMAP_HOST_ID || hostname() || 'localhost').toLowerCase().replace(/[^a-z0-9.-]+/g, '-') || 'localhost';
+/** A host token safe inside a URI authority: `id` (HOOKMAP_HOST_ID, resolved at the CLI edge) or this machine's hostname. */
+export function sourceHost(id?: string): string {
+  return (id || hostname() || 'localhost').toLowerCase().replace(/[^a-z0-9.-]+/g, '-') || 'localhost';
 }
 
 export function sourceUri(host: string, agent: string, session?: string): string {

@@ -9,7 +9,7 @@ import { FragmentStreams } from '../capture/redaction/fragments.ts';
 import { evaluate, type Expr } from '../expr/compile.ts';
 import type { Descriptor } from '../descriptor/types.ts';
 import { buildEnvelope, sourceHost, type AepEvent } from './envelope.ts';
-import { optionEnvName } from '../descriptor/options.ts';
+import { resolveOptions } from '../descriptor/options.ts';
 import { wellFormed, wellFormedDeep } from '../io/well-formed.ts';
 import { EngineState } from './state.ts';
 import { asMapError, MapError } from './errors.ts';
@@ -29,8 +29,10 @@ export interface MapperOptions {
   host?: string;
   redactor?: Redactor;
   now?: () => number;
-  /** Config overrides (merged over the descriptor's `config`). */
+  /** Config overrides (merged over the descriptor's `config` and `optionVars`). */
   config?: Record<string, unknown>;
+  /** HOOKMAP_<AGENT>_<KEY> values by variable name, as the CLI edge resolved them (RuntimeConfig.options). */
+  optionVars?: Readonly<Record<string, string>>;
 }
 
 export class Mapper {
@@ -49,7 +51,7 @@ export class Mapper {
     this.redactor = opts.redactor ?? new Redactor({ secretNames: descriptor.capture.secretNames });
     this.fragments = new FragmentStreams(this.redactor);
     this.now = opts.now ?? Date.now;
-    this.config = { ...descriptor.config, ...envConfig(descriptor.vendor, descriptor.config), ...(opts.config ?? {}) };
+    this.config = resolveOptions(descriptor.vendor, descriptor.config, opts.optionVars, opts.config);
     this.ctx = {
       descriptor,
       state: this.state,
@@ -62,7 +64,7 @@ export class Mapper {
     };
   }
 
-  /** One config value as this mapper sees it (descriptor default, environment, overrides). */
+  /** One config value as this mapper sees it (descriptor default, HOOKMAP_<AGENT>_<KEY>, overrides). */
   configValue(key: string): unknown {
     return this.config[key];
   }
@@ -193,13 +195,3 @@ function reorder(ev: AepEvent): AepEvent {
   return out as AepEvent;
 }
 
-/** HOOKMAP_<AGENT>_<KEY>=value overrides a descriptor option (JSON values accepted). */
-function envConfig(vendor: string, defaults: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(defaults)) {
-    const v = process.env[optionEnvName(vendor, key)];
-    if (v === undefined) continue;
-    try { out[key] = JSON.parse(v); } catch { out[key] = v; }
-  }
-  return out;
-}

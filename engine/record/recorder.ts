@@ -18,7 +18,7 @@ import { Redactor } from '../capture/redact.ts';
 import { formatFindings, SecretScanner, type Finding } from '../capture/redaction/scanner.ts';
 import { Daemon } from '../daemon/daemon.ts';
 import { hookFrameworkErrors, parseHookPath, registerHookRoutes } from '../daemon/http.ts';
-import { hookmapHome } from '../daemon/paths.ts';
+import { agentLogDir, defaultHome } from '../daemon/paths.ts';
 import { urlOf } from '../daemon/serve.ts';
 import { FIXTURES_DIR } from '../descriptor/registry.ts';
 import type { Descriptor } from '../descriptor/types.ts';
@@ -38,14 +38,19 @@ export interface RecordOptions {
   agentVersion?: string;
   now?: () => Date;
   say?: (line: string) => void;
-  env?: NodeJS.ProcessEnv;
+  /** $HOOKMAP_HOME (default ~/.hookmap): recorded/<agent> and logs/<agent> under it. */
+  home?: string;
+  /** The environment whose secret-looking variables' values are scrubbed (the CLI edge hands its own down). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** HOOKMAP_SECRET_NAMES (RuntimeConfig.redaction.secretNames): more names whose values are scrubbed. */
+  secretNames?: string[];
 }
 
 export interface Recording { url: string; port: number; out: string; daemon: Daemon; files: string[]; refused: number; close(): Promise<void> }
 
 /** Where `hookmap record <agent>` writes by default: outside any repository. */
-export function recordedDir(agent: string, env: NodeJS.ProcessEnv = process.env): string {
-  return join(hookmapHome(env), 'recorded', agent.replace(/[^A-Za-z0-9._-]/g, '_'));
+export function recordedDir(home: string, agent: string): string {
+  return join(home, 'recorded', agent.replace(/[^A-Za-z0-9._-]/g, '_'));
 }
 
 /** A version the payload states about its agent: the first `version` / `*_version` string field (breadth-first, shallow). */
@@ -80,9 +85,14 @@ export class Recorder {
   private seq = 0;
   private readonly redactor: Redactor;
   private readonly scanner: SecretScanner;
-  constructor(private readonly d: Descriptor, readonly out: string, private readonly opts: { agentVersion?: string; now?: () => Date; say?: (l: string) => void; env?: NodeJS.ProcessEnv } = {}) {
-    this.redactor = new Redactor({ secretNames: d.capture.secretNames, strict: true, env: opts.env });
-    this.scanner = new SecretScanner({ secretNames: d.capture.secretNames, env: opts.env });
+  constructor(
+    private readonly d: Descriptor,
+    readonly out: string,
+    private readonly opts: { agentVersion?: string; now?: () => Date; say?: (l: string) => void; env?: Readonly<Record<string, string | undefined>>; secretNames?: string[] } = {},
+  ) {
+    const secretNames = [...d.capture.secretNames, ...(opts.secretNames ?? [])];
+    this.redactor = new Redactor({ secretNames, strict: true, env: opts.env });
+    this.scanner = new SecretScanner({ secretNames, env: opts.env });
   }
 
   /** The file text for one raw body (redacted), or the scanner's findings when it still holds a secret. */
@@ -146,9 +156,10 @@ export function mountRecorder(app: FastifyInstance, agent: string, rec: Recorder
 export async function startRecord(o: RecordOptions): Promise<Recording> {
   const say = o.say ?? (() => {});
   const d = o.descriptor;
-  const out = o.out ?? recordedDir(d.vendor, o.env);
-  const daemon = Daemon.open({ descriptor: d, logDir: o.logDir, attentionTimeoutMs: o.attentionTimeoutMs, say: (l) => say(`[${d.vendor}] ${l}`) });
-  const rec = new Recorder(d, out, { agentVersion: o.agentVersion, now: o.now, say, env: o.env });
+  const home = o.home ?? defaultHome();
+  const out = o.out ?? recordedDir(home, d.vendor);
+  const daemon = Daemon.open({ descriptor: d, logDir: o.logDir ?? agentLogDir(home, d.vendor), attentionTimeoutMs: o.attentionTimeoutMs, say: (l) => say(`[${d.vendor}] ${l}`) });
+  const rec = new Recorder(d, out, { agentVersion: o.agentVersion, now: o.now, say, env: o.env, secretNames: o.secretNames });
   const daemons = new Map([[d.vendor, daemon]]);
   const app = Fastify({ logger: false, frameworkErrors: hookFrameworkErrors(daemons, say) });
   const { Mapper } = await import('../map/mapper.ts');
@@ -184,7 +195,7 @@ export interface PromoteResult { file: string; target: string; status: 'new' | '
  * again (a finding refuses it) and its diff against the fixture it would
  * create or replace is returned; nothing is written under `dryRun`.
  */
-export function promote(agent: string, files: string[], opts: { fixtures?: string; dryRun?: boolean; env?: NodeJS.ProcessEnv } = {}): PromoteResult[] {
+export function promote(agent: string, files: string[], opts: { fixtures?: string; dryRun?: boolean; env?: Readonly<Record<string, string | undefined>> } = {}): PromoteResult[] {
   const targetDir = join(opts.fixtures ?? FIXTURES_DIR, agent, 'recorded');
   const scanner = new SecretScanner({ env: opts.env });
   const out: PromoteResult[] = [];

@@ -35,17 +35,17 @@ describe('the up config file: bridges', () => {
   const file = join(dir, 'up.yaml');
   it('reads a list of bridges', () => {
     writeFileSync(file, 'bridges:\n  - { kind: otlp, endpoint: "http://collector:4318", signals: [logs, traces] }\n  - kind: ocsf\n    endpoint: http://siem:8088/ingest\n    capture: none\n');
-    expect(loadUpConfig(file).bridges).toEqual([
+    expect(loadUpConfig(file, {}).bridges).toEqual([
       expect.objectContaining({ kind: 'otlp', endpoint: 'http://collector:4318', signals: ['logs', 'traces'], capture: 'metadata' }),
       expect.objectContaining({ kind: 'ocsf', endpoint: 'http://siem:8088/ingest', capture: 'none' }),
     ]);
   });
   it('names the entry and the key of a bad one', () => {
     writeFileSync(file, 'bridges:\n  - { kind: otlp, endpoint: "http://c", protocol: grpc }\n');
-    expect(() => loadUpConfig(file)).toThrow(ConfigError);
-    expect(() => loadUpConfig(file)).toThrow(/bridges\[0\]: protocol must be one of/);
+    expect(() => loadUpConfig(file, {})).toThrow(ConfigError);
+    expect(() => loadUpConfig(file, {})).toThrow(/bridges\[0\]: protocol must be one of/);
     writeFileSync(file, 'bridges: { kind: otlp }\n');
-    expect(() => loadUpConfig(file)).toThrow(/bridges must be a list/);
+    expect(() => loadUpConfig(file, {})).toThrow(/bridges must be a list/);
     rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -65,10 +65,10 @@ describe('session log durability', () => {
       writeFileSync(p, text);
       return p;
     };
-    expect(loadUpConfig(f('durability: fsync\n')).durability).toBe('fsync');
-    expect(loadUpConfig(f('fsync: true\n')).durability).toBe('fsync');
-    expect(loadUpConfig(f('{}\n')).durability).toBeUndefined();
-    expect(() => loadUpConfig(f('durability: paranoid\n'))).toThrow(ConfigError);
-    expect(() => loadUpConfig(f('durability: paranoid\n'))).toThrow(/none, fsync/);
+    expect(loadUpConfig(f('durability: fsync\n'), {}).durability).toBe('fsync');
+    expect(loadUpConfig(f('fsync: true\n'), {}).durability).toBe('fsync');
+    expect(loadUpConfig(f('{}\n'), {}).durability).toBeUndefined();
+    expect(() => loadUpConfig(f('durability: paranoid\n'), {})).toThrow(ConfigError);
+    expect(() => loadUpConfig(f('durability: paranoid\n'), {})).toThrow(/none, fsync/);
   });
 });

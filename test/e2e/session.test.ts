@@ -12,7 +12,7 @@ import { startUp, type Up } from '../../engine/daemon/up.ts';
 import { loadUpConfig } from '../../engine/daemon/up-config.ts';
 import { ROOT } from '../../engine/descriptor/registry.ts';
 import { makeCommand, openSocket, sendCommand, type SocketSession } from '../../engine/relay/client.ts';
-import { descriptorHash, shimPlan } from '../../engine/shim/plan.mjs';
+import { descriptorHash, planInputFromSpec, shimPlan } from '../../engine/shim/plan.mjs';
 import { renderShShim } from '../../engine/shim/sh.ts';
 import { validateStream } from '../../engine/validate/index.ts';
 import { parse } from 'yaml';
@@ -36,7 +36,7 @@ beforeAll(async () => {
   const cfgFile = join(tmp.dir, 'up.yaml');
   // Codex holds time out fast (the timeout case); Claude Code's are answered, so give them room.
   writeFileSync(cfgFile, ['log_dir: ./logs', 'agents:', '  claude-code: { attention_timeout_ms: 30000 }', '  codex: { attention_timeout_ms: 800 }', ''].join('\n'));
-  up = await startUp({ ...loadUpConfig(cfgFile), port: 0, token: TOKEN });
+  up = await startUp({ ...loadUpConfig(cfgFile, {}), port: 0, token: TOKEN });
   await until('both daemons to finish their relay hello', async () => (await (await fetch(`${up.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay === true);
   watcher = await openSocket(up.url, TOKEN, 'consumer');
   const seen = new Set<string>();
@@ -54,7 +54,7 @@ beforeAll(async () => {
   human = await openSocket(up.url, TOKEN, 'both');
   const bytes = readFileSync(join(ROOT, 'vendors/codex.yaml'));
   shimPath = join(tmp.dir, 'codex-hook.sh');
-  writeFileSync(shimPath, renderShShim(shimPlan(parse(bytes.toString('utf8')), { hash: descriptorHash(bytes), url: up.url })), { mode: 0o755 });
+  writeFileSync(shimPath, renderShShim(shimPlan(planInputFromSpec(parse(bytes.toString('utf8'))), { hash: descriptorHash(bytes), url: up.url })), { mode: 0o755 });
 }, 60_000);
 
 afterAll(async () => {

@@ -22,17 +22,8 @@ const OWN_PROGRAMS: Record<string, string> = {
   'engine/shim/plugin/generate.ts': "the generated plugin's source text, run inside the agent's process",
 };
 
-/** Files below engine/cli/ still reading process.env, to move to the configuration resolved at the edge. */
-const PENDING_ENV = new Map<string, string>([
-  ['engine/daemon/hold-lifecycle.ts', 'HOOKMAP_ATTENTION_TIMEOUT_MS as a default'],
-  ['engine/daemon/paths.ts', 'HOOKMAP_HOME as a default'],
-  ['engine/map/mapper.ts', 'HOOKMAP_<AGENT>_<KEY> option overrides'],
-  ['engine/map/envelope.ts', 'HOOKMAP_HOST_ID'],
-  ['engine/capture/redact.ts', 'HOOKMAP_SECRET_NAMES, HOOKMAP_REDACT_PII'],
-  ['engine/daemon/up-config.ts', "the config file's environment defaults"],
-  ['engine/record/recorder.ts', 'HOOKMAP_HOME as a default (recorded/)'],
-  ['engine/inbox/build.ts', 'NODE_ENV=production while the inbox bundle is built'],
-]);
+/** Files below engine/cli/ still reading process.env: none (the configuration is resolved at the edge, engine/cli/config.ts, and passed down). */
+const PENDING_ENV = new Map<string, string>([]);
 
 /** Unit cycles not broken yet: the composition root (up, serve) still lives in engine/daemon/. */
 const PENDING_CYCLES = new Map<string, string>([

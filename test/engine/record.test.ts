@@ -40,10 +40,10 @@ describe('hookmap record', () => {
   it('redacts what real commands carry with the strictest settings, writes 0600 in a 0700 folder under $HOOKMAP_HOME/recorded/<agent>', async () => {
     const home = join(dir, 'home');
     const env = { HOOKMAP_HOME: home, HOOKMAP_REDACT_PII: 'off', DEPLOY_TOKEN: 'dt-live-0099887766' };
-    const rec = await startRecord({ descriptor: loadVendor('codex'), port: 0, logDir: join(dir, 'logs2'), env });
+    const rec = await startRecord({ descriptor: loadVendor('codex'), port: 0, logDir: join(dir, 'logs2'), home, env });
     try {
       expect(rec.out).toBe(join(home, 'recorded', 'codex'));
-      expect(rec.out).toBe(recordedDir('codex', env));
+      expect(rec.out).toBe(recordedDir(home, 'codex'));
       const command = [
         'DATABASE_URL=postgres://admin:Sup3rS3cret@db.internal:5432/app',
         'STRIPE_KEY=sk_live_51HqLyjWDarjtT1zdp7dcABCDEF',

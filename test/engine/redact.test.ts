@@ -1,6 +1,7 @@
 // The AEP-0003 §9.4 pipeline, rule by rule, in order.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Redactor } from '../../engine/capture/redact.ts';
+import { resolveConfig } from '../../engine/cli/config.ts';
 
 const saved = { ...process.env };
 afterEach(() => { process.env = { ...saved }; });
@@ -21,17 +22,21 @@ describe('redaction pipeline', () => {
     expect(r.text(input)).toBe(want);
   });
 
-  it('scrubs the values of configured names (descriptor and operator)', () => {
-    process.env.MY_DB_PASS = 'correct-horse-battery';
-    process.env.OTHER_TOKEN_VALUE = 'zz-top-secret-zz';
-    process.env.HOOKMAP_SECRET_NAMES = 'OTHER_TOKEN_VALUE';
-    const c = new Redactor({ secretNames: ['MY_DB_PASS'] });
+  it('scrubs the values of configured names (descriptor and operator), read from the environment it is handed', () => {
+    const env = { MY_DB_PASS: 'correct-horse-battery', OTHER_TOKEN_VALUE: 'zz-top-secret-zz' };
+    // the operator's HOOKMAP_SECRET_NAMES arrives resolved (engine/cli/config.ts), beside the descriptor's names
+    const operator = resolveConfig({ HOOKMAP_SECRET_NAMES: 'OTHER_TOKEN_VALUE' }).redaction;
+    const c = new Redactor({ secretNames: ['MY_DB_PASS', ...operator.secretNames], env });
     expect(c.text('connect with correct-horse-battery and zz-top-secret-zz')).toBe('connect with [REDACTED:secret] and [REDACTED:secret]');
+    // nothing is read from process.env below the CLI edge
+    process.env.STRAY_SECRET = 'stray-value-1234';
+    expect(new Redactor({ secretNames: ['STRAY_SECRET'] }).text('stray-value-1234')).toBe('stray-value-1234');
+    delete process.env.STRAY_SECRET;
   });
 
-  it('PII redaction is on by default and operator-disableable', () => {
-    process.env.HOOKMAP_REDACT_PII = 'off';
-    expect(new Redactor().text('bob@example.com')).toBe('bob@example.com');
+  it('PII redaction is on by default and operator-disableable (HOOKMAP_REDACT_PII=off)', () => {
+    expect(new Redactor().text('bob@example.com')).not.toBe('bob@example.com');
+    expect(new Redactor({ pii: resolveConfig({ HOOKMAP_REDACT_PII: 'off' }).redaction.pii }).text('bob@example.com')).toBe('bob@example.com');
   });
 
   it('redacts every string of a structure, keeping keys', () => {

@@ -31,16 +31,16 @@ describe('the up config backplane key', () => {
     const dir = temp();
     const f = join(dir, 'up.yaml');
     writeFileSync(f, 'backplane: nats://127.0.0.1:4222\n');
-    expect(loadUpConfig(f).backplane).toEqual({ url: 'nats://127.0.0.1:4222' });
+    expect(loadUpConfig(f, {}).backplane).toEqual({ url: 'nats://127.0.0.1:4222' });
     writeFileSync(f, 'backplane: { url: "nats://a:4222,nats://b:4222", max_age: 12h, max_bytes: 512MiB, optional: true }\n');
-    expect(loadUpConfig(f).backplane).toMatchObject({ url: 'nats://a:4222,nats://b:4222', maxAgeMs: 12 * 3600_000, maxBytes: 512 * 2 ** 20, optional: true });
+    expect(loadUpConfig(f, {}).backplane).toMatchObject({ url: 'nats://a:4222,nats://b:4222', maxAgeMs: 12 * 3600_000, maxBytes: 512 * 2 ** 20, optional: true });
     writeFileSync(f, 'backplane: http://x\n');
-    expect(() => loadUpConfig(f)).toThrow(ConfigError);
-    expect(() => loadUpConfig(f)).toThrow(/backplane must be nats:\/\/host:port/);
+    expect(() => loadUpConfig(f, {})).toThrow(ConfigError);
+    expect(() => loadUpConfig(f, {})).toThrow(/backplane must be nats:\/\/host:port/);
     writeFileSync(f, 'backplane: { url: nats://a:1, max_age: forever }\n');
-    expect(() => loadUpConfig(f)).toThrow(/backplane.max_age must be a duration/);
+    expect(() => loadUpConfig(f, {})).toThrow(/backplane.max_age must be a duration/);
     writeFileSync(f, 'backplane: { url: nats://a:1, retention: 1 }\n');
-    expect(() => loadUpConfig(f)).toThrow(/unknown key 'retention'/);
+    expect(() => loadUpConfig(f, {})).toThrow(/unknown key 'retention'/);
   });
 });
 

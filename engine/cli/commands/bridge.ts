@@ -6,7 +6,8 @@
 // receiver that maps CloudEvents back to AEP and posts them to the relay.
 import { join } from 'node:path';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
-import { hookmapHome } from '../../daemon/paths.ts';
+import type { RuntimeConfig } from '../../config/schema.ts';
+import { resolveConfig } from '../config.ts';
 import { waitForSignal } from '../../daemon/signals.ts';
 import { BridgeConfigError, bridgeConfig, bridgeStatePath, TARGET_KINDS, type BridgeConfig } from '../../bridge/config.ts';
 import { startCeInbound } from '../../bridge/ce-inbound.ts';
@@ -25,7 +26,7 @@ const SPEC = {
   inbound: { type: 'boolean' }, port: { type: 'string' }, host: { type: 'string' },
 } as const;
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], config: RuntimeConfig = resolveConfig(process.env)): Promise<number> {
   const say = (l: string) => process.stderr.write(`hookmap bridge: ${l}\n`);
   let flags, positionals, cfg: BridgeConfig;
   try {
@@ -77,7 +78,7 @@ export async function run(argv: string[]): Promise<number> {
   const target = makeTarget(cfg);
   const fromFile = flags['from-file'] as string | undefined;
   let problems = 0;
-  const statePath = flags['no-resume'] || fromFile ? undefined : ((flags.state as string | undefined) ?? bridgeStatePath(cfg, relay.url, join(hookmapHome(), 'state')));
+  const statePath = flags['no-resume'] || fromFile ? undefined : ((flags.state as string | undefined) ?? bridgeStatePath(cfg, relay.url, join(config.home, 'state')));
   let handle;
   try {
     handle = runBridge({

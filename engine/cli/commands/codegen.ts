@@ -7,7 +7,7 @@ import { pinAgents, syncPins } from '../../../codegen/import-pins.ts';
 import { formatDrift, syncFiles, untracked, type Drift } from '../../../codegen/drift.ts';
 import { generateTypes } from '../../../codegen/types.ts';
 import { listVendors } from '../../descriptor/registry.ts';
-import { buildInbox } from '../../inbox/build.ts';
+import { buildInbox } from '../../../codegen/inbox-build.ts';
 import { parseArgs } from '../args.ts';
 
 export async function run(argv: string[]): Promise<number> {

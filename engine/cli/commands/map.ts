@@ -8,10 +8,13 @@ import { DescriptorLoadError } from '../../descriptor/errors.ts';
 import { readLines } from '../../io/lines.ts';
 import { MapError, Mapper } from '../../map/mapper.ts';
 import { ArgError, parseArgs, intFlag } from '../args.ts';
+import { Redactor } from '../../capture/redact.ts';
+import type { RuntimeConfig } from '../../config/schema.ts';
+import { resolveConfig } from '../config.ts';
 
 const DEFAULT_MAX_STEP_BYTES = 8 * 1024 * 1024;
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], config: RuntimeConfig = resolveConfig(process.env)): Promise<number> {
   let agent: string;
   let capture: CaptureLevel | undefined;
   let maxBytes: number;
@@ -30,7 +33,9 @@ export async function run(argv: string[]): Promise<number> {
   }
   let mapper: Mapper;
   try {
-    mapper = new Mapper(loadVendor(agent), { capture });
+    const d = loadVendor(agent);
+    const redactor = new Redactor({ ...config.redaction, secretNames: [...d.capture.secretNames, ...config.redaction.secretNames], env: process.env });
+    mapper = new Mapper(d, { capture, host: config.hostId, optionVars: config.options, redactor });
   } catch (err) {
     if (err instanceof DescriptorLoadError) process.stderr.write(`${err.message}\n`);
     else process.stderr.write(`hookmap map: ${(err as Error).message}\n`);

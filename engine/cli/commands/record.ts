@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { commandHelp, commandNamed } from '../usage.ts';
 import { loadVendor } from '../../descriptor/registry.ts';
-import { envAttentionTimeout } from '../../daemon/daemon.ts';
+import type { RuntimeConfig } from '../../config/schema.ts';
+import { resolveConfig } from '../config.ts';
 import { DEFAULT_HOST, DEFAULT_SERVE_PORT } from '../../daemon/serve.ts';
 import { waitForSignal } from '../../daemon/signals.ts';
 import { formatFindings, SecretScanner } from '../../capture/redaction/scanner.ts';
@@ -29,8 +30,8 @@ const SPEC = {
   'log-dir': { type: 'string' }, 'agent-version': { type: 'string' }, 'dry-run': { type: 'boolean' }, from: { type: 'string' },
 } as const;
 
-function scanPaths(paths: string[]): number {
-  const scanner = new SecretScanner();
+function scanPaths(paths: string[], config: RuntimeConfig): number {
+  const scanner = new SecretScanner({ secretNames: config.redaction.secretNames, env: process.env });
   const files: string[] = [];
   for (const p of paths) {
     if (!existsSync(p)) throw new ArgError(`${p}: no such file or folder`);
@@ -57,23 +58,23 @@ function scanPaths(paths: string[]): number {
 
 const COMMAND = commandNamed('record');
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], config: RuntimeConfig = resolveConfig(process.env)): Promise<number> {
   let flags;
   let positionals;
   try {
     ({ flags, positionals } = parseArgs(argv, SPEC));
     if (positionals[0] === 'scan') {
       if (positionals.length < 2) throw new ArgError('record scan takes one or more files or folders');
-      return scanPaths(positionals.slice(1));
+      return scanPaths(positionals.slice(1), config);
     }
     if (positionals[0] === 'promote') {
       if (positionals.length < 2) throw new ArgError('record promote takes an agent id (and optionally candidate files)');
       const agent = loadVendor(positionals[1]).vendor;
-      const from = (flags.from as string | undefined) ?? recordedDir(agent);
+      const from = (flags.from as string | undefined) ?? recordedDir(config.home, agent);
       const files = positionals.length > 2 ? positionals.slice(2) : candidates(from);
       if (!files.length) { process.stderr.write(`hookmap record promote: no candidates in ${from}\n`); return 0; }
       const dryRun = !!flags['dry-run'];
-      const results = promote(agent, files, { dryRun });
+      const results = promote(agent, files, { dryRun, env: process.env });
       for (const r of results) {
         if (r.status === 'refused') process.stderr.write(`refused ${r.file}: the secret scanner finds\n${formatFindings(r.file, r.findings)}\n`);
         else if (r.status === 'same') process.stderr.write(`unchanged ${r.target}\n`);
@@ -100,8 +101,11 @@ export async function run(argv: string[]): Promise<number> {
       relay: flags.relay as string | undefined,
       token: relayToken(flags, say),
       logDir: flags['log-dir'] as string | undefined,
-      attentionTimeoutMs: envAttentionTimeout(),
-      agentVersion: (flags['agent-version'] as string | undefined) ?? (process.env.HOOKMAP_AGENT_VERSION || undefined),
+      attentionTimeoutMs: config.attentionTimeoutMs,
+      agentVersion: (flags['agent-version'] as string | undefined) ?? config.agentVersion,
+      home: config.home,
+      env: process.env,
+      secretNames: config.redaction.secretNames,
       say,
     });
   } catch (e) {

@@ -5,13 +5,13 @@ import { DURABILITY, type Durability } from '../../daemon/session-log.ts';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { commandHelp, commandNamed } from '../usage.ts';
 import { loadVendor } from '../../descriptor/registry.ts';
-import { envAttentionTimeout } from '../../daemon/daemon.ts';
 import { DEFAULT_MAX_BODY } from '../../daemon/http.ts';
 import { DEFAULT_HOST, DEFAULT_SERVE_PORT, startServe } from '../../daemon/serve.ts';
 import { waitForSignal } from '../../daemon/signals.ts';
 import { discoverToken } from '../../auth/discover.ts';
 import { BindError } from '../../auth/bind.ts';
-import { hookmapHome } from '../../daemon/paths.ts';
+import type { RuntimeConfig } from '../../config/schema.ts';
+import { resolveConfig } from '../config.ts';
 
 const SPEC = {
   port: { type: 'string' }, host: { type: 'string' }, relay: { type: 'string' }, 'no-relay': { type: 'boolean' }, token: { type: 'string' }, 'token-file': { type: 'string' },
@@ -20,7 +20,7 @@ const SPEC = {
 
 const COMMAND = commandNamed('serve');
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], config: RuntimeConfig = resolveConfig(process.env)): Promise<number> {
   let flags;
   let positionals;
   try {
@@ -37,8 +37,8 @@ export async function run(argv: string[]): Promise<number> {
   let served;
   try {
     const descriptor = loadVendor(positionals[0]);
-    const timeout = flags['attention-timeout-ms'] === undefined ? envAttentionTimeout() : intFlag(flags['attention-timeout-ms'], 'attention-timeout-ms', 0);
-    const relay = flags['no-relay'] ? undefined : ((flags.relay as string | undefined) ?? (process.env.HOOKMAP_RELAY || 'http://127.0.0.1:8787'));
+    const timeout = flags['attention-timeout-ms'] === undefined ? config.attentionTimeoutMs : intFlag(flags['attention-timeout-ms'], 'attention-timeout-ms', 0);
+    const relay = flags['no-relay'] ? undefined : ((flags.relay as string | undefined) ?? config.relay);
     const t = relay ? discoverToken({ url: relay, flagToken: flags.token as string | undefined, tokenFile: flags['token-file'] as string | undefined, env: process.env }) : { from: 'none' as const };
     if (t.warning) say(`warning: ${t.warning}`);
     served = await startServe({
@@ -47,7 +47,10 @@ export async function run(argv: string[]): Promise<number> {
       port: intFlag(flags.port, 'port', DEFAULT_SERVE_PORT),
       relay,
       token: 'token' in t ? t.token : undefined,
-      home: hookmapHome(process.env),
+      home: config.home,
+      hostId: config.hostId,
+      optionVars: config.options,
+      redaction: { ...config.redaction, env: process.env },
       logDir: flags['log-dir'] as string | undefined,
       attentionTimeoutMs: timeout,
       maxBody: flags['max-body'] === undefined ? undefined : intFlag(flags['max-body'], 'max-body', DEFAULT_MAX_BODY),

@@ -3,7 +3,8 @@
 // whether control is on to stderr.
 import { DURABILITY, type Durability } from '../../daemon/session-log.ts';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
-import { envAttentionTimeout } from '../../daemon/daemon.ts';
+import type { RuntimeConfig } from '../../config/schema.ts';
+import { resolveConfig } from '../config.ts';
 import { DEFAULT_HOST } from '../../daemon/serve.ts';
 import { DEFAULT_UP_PORT, startUp } from '../../daemon/up.ts';
 import { ConfigError, loadUpConfig, type UpConfig } from '../../daemon/up-config.ts';
@@ -22,12 +23,12 @@ const SPEC = {
   ...BACKPLANE_FLAGS,
 } as const;
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], config: RuntimeConfig = resolveConfig(process.env)): Promise<number> {
   let cfg: UpConfig = {};
   let flags;
   try {
     ({ flags } = parseArgs(argv, SPEC));
-    if (flags.config) cfg = loadUpConfig(flags.config as string);
+    if (flags.config) cfg = loadUpConfig(flags.config as string, process.env);
     if (flags.durability !== undefined) {
       if (!DURABILITY.includes(flags.durability as Durability)) throw new ArgError(`--durability must be one of ${DURABILITY.join(', ')}`);
       cfg = { ...cfg, durability: flags.durability as Durability };
@@ -56,9 +57,12 @@ export async function run(argv: string[]): Promise<number> {
       ...cfg,
       host: (flags.host as string | undefined) ?? cfg.host ?? DEFAULT_HOST,
       port: flags.port === undefined ? (cfg.port ?? DEFAULT_UP_PORT) : intFlag(flags.port, 'port', DEFAULT_UP_PORT),
-      attentionTimeoutMs: flagTimeout ?? cfg.attentionTimeoutMs ?? envAttentionTimeout(),
+      attentionTimeoutMs: flagTimeout ?? cfg.attentionTimeoutMs ?? config.attentionTimeoutMs,
       ...sec,
       policy: (flags.policy as string | undefined) ?? cfg.policy,
+      hostId: config.hostId,
+      optionVars: config.options,
+      redaction: { ...config.redaction, env: process.env },
       say,
     });
   } catch (e) {
