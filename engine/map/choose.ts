@@ -69,7 +69,7 @@ export async function chooseDecision(m: MapContext, f: Firing, builder: DraftBui
   // the decision's own events: before the session's end when the firing ends it (nothing follows session.ended)
   const authored: Draft[] = [];
   for (const a of decision?.authored ?? []) {
-    authored.push({ emit: { typeText: a.type, expr: undefined as unknown as CompiledEmit['expr'], path: `decide.${verb ?? 'audit'}`, severity: a.severity, gates: a.gates }, type: a.type, data: a.data, cause: a.cause, subject: a.subject, run: run.id, id: newId() });
+    authored.push({ emit: { type: a.type, typeText: a.type, expr: undefined as unknown as CompiledEmit['expr'], path: `decide.${verb ?? 'audit'}`, severity: a.severity, gates: a.gates }, type: a.type, data: a.data, cause: a.cause, subject: a.subject, run: run.id, id: newId() });
     if (a.closesRun) {
       run.id = undefined;
       run.startId = undefined;

@@ -87,7 +87,7 @@ export class DraftBuilder {
     if (typeof type !== 'string' || !TYPE_PATTERN.test(type)) throw new MapError('invalid-type', `fallback produced type ${JSON.stringify(type)} for hook '${f.hookName}'`);
     const data = fb.data ? ((await m.eval(fb.data, f.input, f.b)) as Record<string, unknown>) : {};
     const subject = fb.subject ? await m.eval(fb.subject, f.input, f.b) : undefined;
-    f.drafts.push({ emit: { typeText: type, expr: fb.type, path: 'fallback', severity: fb.severity }, type, data: data ?? {}, subject: subject === undefined ? undefined : String(subject), run: f.run.id, id: newId() });
+    f.drafts.push({ emit: { type, typeText: type, expr: fb.type, path: 'fallback', severity: fb.severity }, type, data: data ?? {}, subject: subject === undefined ? undefined : String(subject), run: f.run.id, id: newId() });
   }
 
   /** The hook's snapshot against the one seen last in this session: an emit per added, entered, changed or removed item. */

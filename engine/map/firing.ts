@@ -104,7 +104,7 @@ export async function identify(m: MapContext, hookName: string, hook: CompiledHo
   // $known_session(id): has this engine already seen that session? (join a foreign key onto a known lane, never mint one)
   const sessionRaw = await m.eval(d.session, input, { hook: hookName, surface, known_session: (id: unknown) => (typeof id === 'string' || typeof id === 'number') && id !== '' && state.has(state.aepOf(String(id))) });
   const rawSession = typeof sessionRaw === 'number' ? String(sessionRaw) : (sessionRaw as string | undefined);
-  if (typeof rawSession !== 'string' || rawSession === '') throw new MapError('missing-session', `no session id in the payload (${d.spec.identity.session})`, hookName);
+  if (typeof rawSession !== 'string' || rawSession === '') throw new MapError('missing-session', `no session id in the payload (${d.identityText.session})`, hookName);
   // bounded before anything keys on it (state, log file, seq, envelope): the same long id always bounds alike (bounds.ts)
   const vendorSession = boundId(rawSession);
 
