@@ -17,7 +17,7 @@ export function deadLetterFiles(logsDir: string): string[] {
   const out: string[] = [];
   const own = join(logsDir, DEAD_LETTER_FILE);
   if (existsSync(own)) out.push(own);
-  let entries: Dirent[] = [];
+  let entries: Dirent[];
   try {
     entries = readdirSync(logsDir, { withFileTypes: true });
   } catch {
