@@ -10,7 +10,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startServe } from '../../engine/daemon/serve.ts';
+import { startServe } from '../../engine/app/serve.ts';
 import type { Durability } from '../../engine/daemon/session-log.ts';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { startUp } from '../../engine/daemon/up.ts';
+import { startUp } from '../../engine/app/up.ts';
 import { makeCommand, openSocket, sendCommand } from '../../engine/relay/client.ts';
 import { TraceProjector } from '../../engine/bridge/projection/otlp-traces.ts';
 

@@ -9,7 +9,7 @@
 //   $HOOKMAP_HOME/token   the owner token `hookmap up` created, sent only
 //                         to a loopback URL (never handed to a remote host
 //                         the user merely pointed --url at)
-import { hookmapHome } from '../daemon/paths.ts';
+import { hookmapHome } from '../io/paths.ts';
 import { isLoopbackHost } from './guard.ts';
 import { ownerTokenPath, readTokenFile } from './tokens.ts';
 import { existsSync } from 'node:fs';

@@ -11,7 +11,7 @@
 // deleted.
 import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { sessionFileName } from '../daemon/paths.ts';
+import { sessionFileName } from '../io/paths.ts';
 import { loadCheckpoint, saveCheckpoint } from './checkpoint.ts';
 import { Positions } from './positions.ts';
 import type { AepEvent } from './projection/common.ts';

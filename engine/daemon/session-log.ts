@@ -17,7 +17,7 @@
 import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AepEvent } from '../map/envelope.ts';
-import { sessionFileName } from './paths.ts';
+import { sessionFileName } from '../io/paths.ts';
 
 export const AGENT_FILE = '_agent.jsonl'; // agent-scoped events; slugs never start with '_'
 

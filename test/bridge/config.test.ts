@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BridgeConfigError, parseBridgeSpec } from '../../engine/bridge/config.ts';
-import { ConfigError, loadUpConfig } from '../../engine/daemon/up-config.ts';
+import { ConfigError, loadUpConfig } from '../../engine/app/up-config.ts';
 
 describe('up --bridge kind=URL[,key=value]', () => {
   it('parses the kind, the endpoint and options; the ceiling defaults to metadata', () => {

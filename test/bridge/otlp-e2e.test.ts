@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBridgeSpec } from '../../engine/bridge/config.ts';
-import { startUp, type Up } from '../../engine/daemon/up.ts';
+import { startUp, type Up } from '../../engine/app/up.ts';
 import { makeCommand, openSocket, sendCommand, type SocketSession } from '../../engine/relay/client.ts';
 import { tempDir, until } from '../daemon/helpers.ts';
 

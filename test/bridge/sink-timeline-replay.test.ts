@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runSink, SinkStore } from '../../engine/bridge/sink-store.ts';
 import { run as timelineCmd } from '../../engine/cli/commands/timeline.ts';
 import { run as replayCmd } from '../../engine/cli/commands/replay.ts';
-import { sessionFileName } from '../../engine/daemon/paths.ts';
+import { sessionFileName } from '../../engine/io/paths.ts';
 import { validateStream } from '../../engine/validate/index.ts';
 import type { Relay } from '../../engine/relay/index.ts';
 import { post, SseClient, startRelay, until } from '../relay/helpers.ts';

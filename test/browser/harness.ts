@@ -4,7 +4,7 @@
 // sign-in, hook firings as an agent makes them, and fixture cases.
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
-import { startUp, type Up } from '../../engine/daemon/up.ts';
+import { startUp, type Up } from '../../engine/app/up.ts';
 import { fixtureFiles } from '../../engine/fixtures/format.ts';
 import { tempDir, until } from '../daemon/helpers.ts';
 

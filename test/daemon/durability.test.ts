@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Daemon } from '../../engine/daemon/daemon.ts';
 import { SessionLog } from '../../engine/daemon/session-log.ts';
-import { ConfigError, loadUpConfig } from '../../engine/daemon/up-config.ts';
+import { ConfigError, loadUpConfig } from '../../engine/app/up-config.ts';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
 import { ev } from '../relay/helpers.ts';
 import { readLogs } from './helpers.ts';

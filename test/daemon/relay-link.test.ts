@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { RelayLink } from '../../engine/daemon/relay-link.ts';
 import { SessionLog } from '../../engine/daemon/session-log.ts';
-import { startServe } from '../../engine/daemon/serve.ts';
+import { startServe } from '../../engine/app/serve.ts';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
 import { makeCommand } from '../../engine/relay/client.ts';
 import { createRelay, type Relay } from '../../engine/relay/index.ts';

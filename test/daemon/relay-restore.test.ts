@@ -6,7 +6,7 @@ import { appendFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { restoreFromLogs } from '../../engine/daemon/relay-restore.ts';
-import { sessionFileName } from '../../engine/daemon/paths.ts';
+import { sessionFileName } from '../../engine/io/paths.ts';
 import { RelayCore } from '../../engine/relay/core.ts';
 import { DEFAULT_LIMITS, type RelayLimits } from '../../engine/relay/options.ts';
 import { ev } from '../relay/helpers.ts';

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { addToken, generateToken } from '../../engine/auth/tokens.ts';
-import { startUp, type Up } from '../../engine/daemon/up.ts';
+import { startUp, type Up } from '../../engine/app/up.ts';
 import { makeCommand, openSocket, sendCommand } from '../../engine/relay/client.ts';
 import { createRelay, openBackplane, resolveLimits, type Relay } from '../../engine/relay/index.ts';
 import { SseClient } from '../relay/helpers.ts';

@@ -1,4 +1,4 @@
-// `hookmap up --backplane` (engine/daemon/up.ts, engine/daemon/up-config.ts):
+// `hookmap up --backplane` (engine/app/up.ts, engine/app/up-config.ts):
 // two `up` processes' worth of relay + daemon on one NATS JetStream stream;
 // a hook posted to one is seen by a subscriber of the other, once. The
 // config file's `backplane:` key, and its errors. Real nats-server -js.
@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { discoverToken } from '../../engine/auth/discover.ts';
-import { startUp } from '../../engine/daemon/up.ts';
+import { startUp } from '../../engine/app/up.ts';
 import { runDoctor } from '../../engine/doctor/index.ts';
 import { renderReport } from '../../engine/doctor/render.ts';
-import { ConfigError, loadUpConfig } from '../../engine/daemon/up-config.ts';
+import { ConfigError, loadUpConfig } from '../../engine/app/up-config.ts';
 import { WsClient } from '../relay/helpers.ts';
 import { NATS_MISSING, NatsServer } from './nats.ts';
 

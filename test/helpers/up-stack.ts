@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureOwnerToken } from '../../engine/auth/tokens.ts';
-import { startUp, type Up, type UpOptions } from '../../engine/daemon/up.ts';
+import { startUp, type Up, type UpOptions } from '../../engine/app/up.ts';
 import { openSocket, type SocketSession } from '../../engine/relay/client.ts';
 import { until } from '../daemon/helpers.ts';
 

@@ -9,7 +9,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { startUp, type Up } from '../../engine/daemon/up.ts';
+import { startUp, type Up } from '../../engine/app/up.ts';
 import { COOKIE } from '../../engine/inbox/routes.ts';
 import { InboxSessions, CODE_TTL_MS } from '../../engine/inbox/sessions.ts';
 import { authorizerCredentials } from '../../engine/inbox/index.ts';

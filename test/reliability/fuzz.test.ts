@@ -9,7 +9,7 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invalidity } from '../../engine/daemon/lifecycle.ts';
-import { startUp, type Up } from '../../engine/daemon/up.ts';
+import { startUp, type Up } from '../../engine/app/up.ts';
 import { listVendors } from '../../engine/descriptor/registry.ts';
 import { fixtureFiles } from '../../engine/fixtures/format.ts';
 import { readLogs, tempDir } from '../daemon/helpers.ts';

@@ -16,7 +16,7 @@ import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { attachTeeEndpoint } from '../../engine/surface/tee-endpoint.ts';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startUp, type Up } from '../../engine/daemon/up.ts';
+import { startUp, type Up } from '../../engine/app/up.ts';
 import { makeCommand, openSocket, sendCommand, type SocketSession } from '../../engine/relay/client.ts';
 import { tempDir, until } from '../daemon/helpers.ts';
 

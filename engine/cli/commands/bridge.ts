@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import type { RuntimeConfig } from '../../config/schema.ts';
 import { resolveConfig } from '../config.ts';
-import { waitForSignal } from '../../daemon/signals.ts';
+import { waitForSignal } from '../../app/signals.ts';
 import { BridgeConfigError, bridgeConfig, bridgeStatePath, TARGET_KINDS, type BridgeConfig } from '../../bridge/config.ts';
 import { startCeInbound } from '../../bridge/ce-inbound.ts';
 import { runBridge } from '../../bridge/run.ts';

@@ -8,7 +8,7 @@ import { readTokenFile, TokenFileError } from '../../auth/tokens.ts';
 import { createRelay, DEFAULT_HOST, DEFAULT_PORT, resolveLimits, type CreateRelayOptions } from '../../relay/index.ts';
 import { BackplaneError, openBackplane } from '../../relay/backplane/index.ts';
 import { BACKPLANE_FLAGS, backplaneFromFlags } from '../../relay/backplane/config.ts';
-import { auditTo } from '../../daemon/up.ts';
+import { auditTo } from '../../app/up.ts';
 import { resolveServerAuth, SERVER_AUTH_FLAGS } from './server-auth.ts';
 
 const SPEC = {

@@ -9,7 +9,7 @@
 import { ensureOwnerToken } from '../../auth/tokens.ts';
 import { ARGV_TOKEN_WARNING } from '../../auth/discover.ts';
 import { loadTlsFiles, type TlsFiles } from '../../auth/tls.ts';
-import { hookmapHome } from '../../daemon/paths.ts';
+import { hookmapHome } from '../../io/paths.ts';
 import { join } from 'node:path';
 import { ArgError } from '../args.ts';
 

@@ -5,7 +5,7 @@
 import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
 import { ownerTokenPath, addToken, loadTokens, OWNER, revokeToken, TokenFileError } from '../../auth/tokens.ts';
 import { SCOPES } from '../../auth/principal.ts';
-import { hookmapHome } from '../../daemon/paths.ts';
+import { hookmapHome } from '../../io/paths.ts';
 import { ArgError, parseArgs } from '../args.ts';
 
 const USAGE = `hookmap tokens add <name> [--scope ${SCOPES.join(',')}] [--out FILE]   a new named token (default scope: read)

@@ -33,7 +33,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { DURABILITY, type Durability } from './session-log.ts';
+import { DURABILITY, type Durability } from '../daemon/session-log.ts';
 import { BridgeConfigError, bridgeConfig, type BridgeConfig } from '../bridge/config.ts';
 import type { StreamInstance } from '../surface/stream-subscriber.ts';
 import { backplaneFromDoc, type BackplaneConfig } from '../relay/backplane/config.ts';
