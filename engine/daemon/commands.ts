@@ -8,8 +8,7 @@
 // record), and a surface command (bytes written on a live surface
 // connection, surface-writers.ts).
 import type { CompiledCommand } from '../descriptor/types.ts';
-import { evaluate } from '../expr/compile.ts';
-import { commandBindings, renderCommandWrite } from '../map/decide.ts';
+import { commandApplies, commandBindings, renderCommandWrite } from '../map/decide.ts';
 import type { AepEvent } from '../map/envelope.ts';
 import { MapError } from '../map/mapper.ts';
 import { interpretAnswer } from './answer.ts';
@@ -103,7 +102,7 @@ export class CommandProtocol {
     if (spec.when) {
       let ok: unknown;
       try {
-        ok = await evaluate(spec.when, cmd, commandBindings(core.d, cmd, session, run, core.mapper.effectiveConfig));
+        ok = await commandApplies(spec, cmd, commandBindings(core.d, cmd, session, run, core.mapper.effectiveConfig));
       } catch (e) {
         core.say(`${cmd.type} when-condition failed: ${(e as Error).message}`);
       }
@@ -163,7 +162,7 @@ export class CommandProtocol {
     const b = commandBindings(core.d, cmd, session, run, core.mapper.effectiveConfig);
     let bytes: string;
     try {
-      if (spec.when && !(await evaluate(spec.when, cmd, b))) return this.nack(cmd, session, 'refused', `not-applicable: ${spec.refuse ?? `${cmd.type} does not apply to session ${session} now`}`, run);
+      if (spec.when && !(await commandApplies(spec, cmd, b))) return this.nack(cmd, session, 'refused', `not-applicable: ${spec.refuse ?? `${cmd.type} does not apply to session ${session} now`}`, run);
       const v = await renderCommandWrite(spec, cmd, b);
       if (v === undefined) return this.nack(cmd, session, 'refused', `decision-failed: the ${cmd.type} template produced no bytes`, run);
       bytes = v;

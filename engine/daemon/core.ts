@@ -6,8 +6,6 @@
 // on one DaemonCore; daemon.ts composes them. AEP-0001 §5 (envelope, order
 // within a session), AEP-0002 §6 (x.hookmap.* diagnostics).
 import type { Descriptor } from '../descriptor/types.ts';
-import { evaluate } from '../expr/compile.ts';
-import { boundId } from '../map/bounds.ts';
 import { contentTypeOf } from '../map/decide.ts';
 import type { AepEvent } from '../map/envelope.ts';
 import { MapError, type Mapper, type MapErrorCode } from '../map/mapper.ts';
@@ -124,14 +122,8 @@ export class DaemonCore {
   }
 
   /** The payload's agent session id (bounded), when it names one: where a diagnostic or a session end lands. */
-  async sessionOf(payload: unknown, hook: string | undefined, surface?: Record<string, unknown>): Promise<string | undefined> {
-    if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return undefined;
-    try {
-      const s = await evaluate(this.d.session, payload, { hook, surface, known_session: () => false });
-      return typeof s === 'string' && s ? boundId(s) : typeof s === 'number' ? String(s) : undefined;
-    } catch {
-      return undefined;
-    }
+  sessionOf(payload: unknown, hook: string | undefined, surface?: Record<string, unknown>): Promise<string | undefined> {
+    return this.mapper.vendorSessionOf(payload, hook, surface);
   }
 
   /** A firing that cannot be mapped: one diagnostic event (in its session when the payload names one), the neutral bytes coded. */

@@ -166,6 +166,11 @@ export function commandBindings(d: Pick<Descriptor, 'vendor'>, cmd: { data?: unk
   return { session, run, run_open: run !== undefined, command: cmd, data: cmd.data ?? {}, config, agent: d.vendor };
 }
 
+/** Does the command apply now (`commands.<type>.when`, truthy)? */
+export async function commandApplies(spec: Pick<CompiledCommand, 'when'>, cmd: unknown, b: Record<string, unknown>): Promise<boolean> {
+  return Boolean(await evaluate(spec.when!, cmd, b));
+}
+
 /** The bytes a surface command writes (`commands.<type>.write`); undefined when the template produced none. */
 export async function renderCommandWrite(spec: Pick<CompiledCommand, 'write'>, cmd: unknown, b: Record<string, unknown>): Promise<string | undefined> {
   const v = await evaluate(spec.write!, cmd, b);

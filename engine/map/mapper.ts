@@ -12,6 +12,7 @@ import { buildEnvelope, sourceHost, type AepEvent } from './envelope.ts';
 import { resolveOptions } from '../descriptor/options.ts';
 import { wellFormed, wellFormedDeep } from '../io/well-formed.ts';
 import { EngineState } from './state.ts';
+import { boundId } from './bounds.ts';
 import { asMapError, MapError } from './errors.ts';
 import { identify, lookups, resolveHook, suppressed, type Bindings, type MapContext, type MapOptions, type MapResult } from './firing.ts';
 import { DraftBuilder } from './drafts.ts';
@@ -95,6 +96,17 @@ export class Mapper {
     if (!this.descriptor.hookName) return undefined;
     const v = await this.eval(this.descriptor.hookName, payload, surface ? { surface } : {});
     return typeof v === 'string' && v ? v : undefined;
+  }
+
+  /** The agent session id a payload names (bounded), or undefined; never throws (a diagnostic's session, a session end before mapping). */
+  async vendorSessionOf(payload: unknown, hook: string | undefined, surface?: Record<string, unknown>): Promise<string | undefined> {
+    if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return undefined;
+    try {
+      const s = await evaluate(this.descriptor.session, payload, { hook, surface, known_session: () => false });
+      return typeof s === 'string' && s ? boundId(s) : typeof s === 'number' ? String(s) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** A value when the expression ran on the fast path, a promise when JSONata had to. */

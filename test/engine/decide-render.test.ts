@@ -6,7 +6,7 @@
 // the fixture runners (through it) render with these functions only.
 import { describe, expect, it } from 'vitest';
 import { compileMarked, isFailure, type Expr } from '../../engine/expr/compile.ts';
-import { answerBindings, commandBindings, contentTypeOf, renderCommandWrite, renderHoldDecision, renderOutcomes, templateBytes } from '../../engine/map/decide.ts';
+import { answerBindings, commandApplies, commandBindings, contentTypeOf, renderCommandWrite, renderHoldDecision, renderOutcomes, templateBytes } from '../../engine/map/decide.ts';
 
 const expr = (src: string): Expr => {
   const e = compileMarked(src, ['test']);
@@ -60,6 +60,9 @@ describe('decision rendering (engine/map/decide.ts)', () => {
     expect(await renderCommandWrite({ write: expr('={"method": "session/cancel", "params": {"sessionId": $session}}') }, cmd, b)).toBe('{"method":"session/cancel","params":{"sessionId":"s1"}}');
     expect(await renderCommandWrite({ write: expr('=""') }, cmd, b)).toBeUndefined();
     expect(await renderCommandWrite({ write: expr('=$nothing') }, cmd, b)).toBeUndefined();
+    expect(await commandApplies({ when: expr('=$config.on and data.scope = "session"') }, cmd, b)).toBe(true);
+    expect(await commandApplies({ when: expr('=$run_open') }, cmd, b)).toBe(false);
+    expect(await commandApplies({ when: expr('=$nothing') }, cmd, b)).toBe(false);
   });
 
   it("content type: the descriptor's, else JSON when the bytes parse, else plain text", () => {
