@@ -141,11 +141,30 @@ export class Live {
 
   /** Every check one session's stream must pass; returns the logged events. */
   async checkSession(session: string): Promise<any[]> {
-    const files = readLogs(this.s, this.id).filter((f) => f.events.some((e) => e.session === session));
+    // A consistent snapshot: an agent that lives on (OpenCode's server) may still log events for
+    // the session; compare once the log stopped changing and the stream holds all of it (bounded).
+    const snapshot = () => {
+      const files = readLogs(this.s, this.id).filter((f) => f.events.some((e) => e.session === session));
+      const streamed = this.stream.events.filter((e) => e.session === session);
+      const again = readLogs(this.s, this.id).filter((f) => f.events.some((e) => e.session === session));
+      const ids = (fs: typeof files) => fs.flatMap((f) => f.events.map((e) => e.id)).join(' ');
+      const own = new Set(streamed.filter((e) => e.seq !== undefined).map((e) => e.id));
+      const logged = files.flatMap((f) => f.events);
+      const settled = ids(files) === ids(again) && own.size === logged.length && logged.every((e) => own.has(e.id));
+      return { files, streamed, settled };
+    };
+    let snap = snapshot();
+    const end = Date.now() + 15_000;
+    while (!snap.settled && Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 100));
+      snap = snapshot();
+    }
+    const waited = 15_000 - (end - Date.now());
+    if (waited > 1_000) console.log(`[live] ${this.id}: session ${session}: log and stream agreed after ${waited} ms${snap.settled ? '' : ' (never: compared as is)'}`);
+    const { files, streamed } = snap;
     if (files.length !== 1) throw new Error(`expected one log file for session ${session}, found ${files.length}`);
     const logged = files[0].events;
     const problems: string[] = [];
-    const streamed = this.stream.events.filter((e) => e.session === session);
     // logs == stream (same events, same bytes)
     for (const e of logged) {
       const s = streamed.find((x) => x.id === e.id);
