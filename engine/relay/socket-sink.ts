@@ -6,9 +6,8 @@ import type { WebSocket } from 'ws';
 import type { RelayCore } from './core.ts';
 import { corkForTick } from './cork.ts';
 import type { Held, Position } from './store.ts';
-import { sheddable, type Sink } from './subscription.ts';
+import { admit, REPLAY_HIGH_WATER, type Sink } from './subscription.ts';
 
-const REPLAY_HIGH_WATER = 64 * 1024;
 
 export function wsSink(ws: WebSocket, core: RelayCore, subId: string, positions: Map<string, Position>, overflow: (why: string) => void): Sink {
   const maxPending = core.limits.maxPending;
@@ -16,11 +15,12 @@ export function wsSink(ws: WebSocket, core: RelayCore, subId: string, positions:
     event(text: string, held: Held): boolean {
       if (ws.readyState !== ws.OPEN) return false;
       const pending = ws.bufferedAmount;
-      if (pending > maxPending) {
+      const verdict = admit(pending, maxPending, held);
+      if (verdict === 'overflow') {
         overflow(`more than ${maxPending} bytes pending (pending_bytes_per_consumer)`);
         return false;
       }
-      if (pending > maxPending / 2 && sheddable(held)) {
+      if (verdict === 'shed') {
         core.counters.droppedEvents++;
         return true;
       }

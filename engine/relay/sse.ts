@@ -7,9 +7,8 @@
 import type { ServerResponse } from 'node:http';
 import type { RelayCore } from './core.ts';
 import type { Held, Position } from './store.ts';
-import { sheddable, type Sink } from './subscription.ts';
+import { admit, REPLAY_HIGH_WATER, type Sink } from './subscription.ts';
 
-const REPLAY_HIGH_WATER = 64 * 1024;
 /** How long an ended stream may take to drain before the socket is destroyed. */
 export const CLOSE_GRACE_MS = 10_000;
 
@@ -28,11 +27,12 @@ export function sseSink(res: ServerResponse, core: RelayCore): Sink {
     event(text: string, held: Held): boolean {
       if (ended || res.destroyed || res.writableEnded) return false;
       const pending = res.writableLength;
-      if (pending > maxPending) {
+      const verdict = admit(pending, maxPending, held);
+      if (verdict === 'overflow') {
         overflow(`more than ${maxPending} bytes pending (pending_bytes_per_consumer)`);
         return false;
       }
-      if (pending > maxPending / 2 && sheddable(held)) {
+      if (verdict === 'shed') {
         core.counters.droppedEvents++;
         return true;
       }

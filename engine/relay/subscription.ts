@@ -45,6 +45,22 @@ export function sheddable(held: Held): boolean {
   return held.ev.severity === 'debug';
 }
 
+/** Bytes a replay may leave queued on a consumer's connection before it waits for the consumer. */
+export const REPLAY_HIGH_WATER = 64 * 1024;
+
+/**
+ * The slow-consumer bound (AEP-0003 §8.4), one decision for every transport
+ * given the bytes already queued on the connection: past maxPending the
+ * consumer is closed (it resumes from its last position, nothing lost); past
+ * half of it, events a slow consumer may lose are shed (counted); otherwise
+ * the event is written.
+ */
+export function admit(pending: number, maxPending: number, held: Held): 'write' | 'shed' | 'overflow' {
+  if (pending > maxPending) return 'overflow';
+  if (pending > maxPending / 2 && sheddable(held)) return 'shed';
+  return 'write';
+}
+
 /**
  * Replay is paced by the consumer (sink.ready), so resuming 10,000 events
  * never needs 10,000 events of memory at once; held events are parsed one
