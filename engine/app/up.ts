@@ -13,6 +13,7 @@ import { ANONYMOUS, Authorizer, TokenSource } from '../auth/authorizer.ts';
 import { assertBindAllowed, exposureNotice } from '../auth/bind.ts';
 import { Guard, installGuard } from '../auth/guard.ts';
 import { applyServerLimits, serverOptions, type TlsFiles } from '../auth/server-limits.ts';
+import { tlsClientOptions } from '../auth/tls.ts';
 import { readTokenFile } from '../auth/tokens.ts';
 import { loadVendor, listVendors } from '../descriptor/registry.ts';
 import { bridgeStatePath } from '../bridge/config.ts';
@@ -220,7 +221,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     const tag = `[bridge ${b.kind}]`;
     const h = runBridge!({
       target: makeTarget!(b),
-      input: { kind: 'relay', url: self, token: ownerToken, filter: b.filter, capture: b.capture, start: 'all', statePath: bridgeStatePath(b, 'up', o.stateDir ?? join(o.home ?? defaultHome(), 'state')) },
+      input: { kind: 'relay', url: self, token: ownerToken, tls: o.tls ? tlsClientOptions(o.tls) : undefined, filter: b.filter, capture: b.capture, start: 'all', statePath: bridgeStatePath(b, 'up', o.stateDir ?? join(o.home ?? defaultHome(), 'state')) },
       batchMax: b.batchMax,
       batchMs: b.batchMs,
       delivery: { timeoutMs: b.timeoutMs, maxRetries: b.retries, headers: b.headers },

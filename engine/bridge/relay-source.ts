@@ -10,7 +10,7 @@
 // `lowWater`: the stream stays open and TCP carries the backpressure to the
 // relay, whose slow-consumer bound (close with positions, AEP-0003 §8.4)
 // applies from there; a close is one more reconnect. Memory here is bounded.
-import { authHeaders, readSse, ResumeState } from '../relay/client.ts';
+import { authHeaders, readSse, ResumeState, type SseTrust } from '../relay/client.ts';
 import type { CaptureLevel } from '../aep/schemas.ts';
 import type { AepEvent } from './projection/common.ts';
 import { Positions } from './positions.ts';
@@ -18,6 +18,8 @@ import { Positions } from './positions.ts';
 export interface RelaySourceOptions {
   url: string;
   token?: string;
+  /** Extra trust for an https relay (our own `up --tls-*` certificate, pinned). */
+  tls?: SseTrust;
   filter?: Record<string, unknown>;
   /** Asked of the relay (AEP-0003 §6.4); the bridge's projection enforces it again. */
   capture?: CaptureLevel;
@@ -164,7 +166,7 @@ export class RelaySource implements AsyncIterable<AepEvent> {
           if (this.buffer.length > this.stats.maxBuffered) this.stats.maxBuffered = this.buffer.length;
           this.wake?.();
           if (this.buffer.length >= this.highWater) return this.pause(); // stop reading until drained
-        }, this.stop.signal);
+        }, this.stop.signal, this.o.tls);
         if (!this.stop.signal.aborted) say(`relay ended the stream (its slow-consumer bound or a restart); resuming from what was received`);
       } catch (e) {
         if (this.stop.signal.aborted) break;

@@ -1,6 +1,9 @@
 // The relay's SSE client (engine/relay/client.ts re-exports it): the
 // default relay URL, the bearer header, and an SSE reader over fetch with
-// backpressure (AEP-0003 §3.3 SSE binding). Moved out of client.ts.
+// backpressure (AEP-0003 §3.3 SSE binding), over fetch, or over node:https
+// when our own TLS certificate is pinned (a bridge inside `up --tls-*`).
+
+import { request as httpsRequest } from 'node:https';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8787';
 
@@ -15,21 +18,17 @@ export interface SseMessage { event?: string; id?: string; data?: string; commen
  * onMessage may return a promise: reading pauses until it settles (backpressure
  * reaches the relay through TCP instead of piling up in this process).
  */
-export async function readSse(url: string, headers: Record<string, string>, onMessage: (m: SseMessage) => boolean | void | Promise<boolean | void>, signal?: AbortSignal): Promise<void> {
-  const res = await fetch(url, { headers: { ...headers, accept: 'text/event-stream' }, signal });
-  if (!res.ok || !res.body) {
-    const body = await res.text().catch(() => '');
-    throw new Error(`relay answered ${res.status}${body ? `: ${body}` : ''}`);
-  }
+export async function readSse(url: string, headers: Record<string, string>, onMessage: (m: SseMessage) => boolean | void | Promise<boolean | void>, signal?: AbortSignal, tls?: SseTrust): Promise<void> {
+  const body = tls && url.startsWith('https:') ? await openPinned(url, { ...headers, accept: 'text/event-stream' }, tls, signal) : await openFetch(url, { ...headers, accept: 'text/event-stream' }, signal);
   const decoder = new TextDecoder();
   let buf = '';
   let cur: SseMessage = {};
-  const reader = res.body.getReader();
+  const chunks = body[Symbol.asyncIterator]();
   try {
     for (;;) {
-      const { value, done } = await reader.read();
+      const { value, done } = await chunks.next();
       if (done) return;
-      buf += decoder.decode(value, { stream: true });
+      buf += decoder.decode(value as Uint8Array, { stream: true });
       let nl: number;
       while ((nl = buf.indexOf('\n')) >= 0) {
         const line = buf.slice(0, nl).replace(/\r$/, '');
@@ -54,6 +53,40 @@ export async function readSse(url: string, headers: Record<string, string>, onMe
       }
     }
   } finally {
-    reader.cancel().catch(() => {});
+    chunks.return?.().catch(() => {});
   }
+}
+
+/** Roots to trust for an https relay beyond the system store (our own `up --tls-*` certificate, pinned), and the name to verify. */
+export interface SseTrust {
+  ca?: (string | Buffer)[];
+  servername?: string;
+}
+
+async function openFetch(url: string, headers: Record<string, string>, signal?: AbortSignal): Promise<AsyncIterable<Uint8Array>> {
+  const res = await fetch(url, { headers, signal });
+  if (!res.ok || !res.body) {
+    const body = await res.text().catch(() => '');
+    throw new Error(`relay answered ${res.status}${body ? `: ${body}` : ''}`);
+  }
+  return res.body as unknown as AsyncIterable<Uint8Array>;
+}
+
+/** fetch cannot take extra roots without a dispatcher: the pinned case goes through node:https. */
+function openPinned(url: string, headers: Record<string, string>, tls: SseTrust, signal?: AbortSignal): Promise<AsyncIterable<Uint8Array>> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, { headers, ca: tls.ca, servername: tls.servername, signal }, (res) => {
+      if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) > 299) {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text = (text + c).slice(0, 4096)));
+        res.on('end', () => reject(new Error(`relay answered ${res.statusCode}${text ? `: ${text}` : ''}`)));
+        res.on('error', reject);
+        return;
+      }
+      resolve(res);
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }

@@ -3,12 +3,15 @@
 // loopback through the pinned certificate; plain HTTP gets no answer there.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadTlsFiles } from '../../engine/auth/tls.ts';
+import { parseBridgeSpec } from '../../engine/bridge/config.ts';
 import { until, upStack } from './helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookmap-tls-'));
@@ -88,6 +91,41 @@ describe('hookmap up with TLS', () => {
       ws.close();
     } finally {
       await s.done();
+    }
+  }, 30_000);
+
+  it("a bridge under `up --tls-*` reads its own relay over the pinned certificate (no NODE_EXTRA_CA_CERTS needed)", async () => {
+    const files = selfSigned();
+    const tls = loadTlsFiles(files.cert, files.key);
+    const got: any[] = [];
+    const receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        got.push(JSON.parse(body));
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    const sink = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/ce`;
+    const s = await upStack({ tls, allowedHosts: ['hookmap-test.lan'], hello: false, bridges: [{ ...parseBridgeSpec(`cloudevents=${sink}`), batchMs: 20 }] });
+    try {
+      const hook = await new Promise<number>((resolve, reject) => {
+        const u = new URL(`${s.up.url}/hooks/codex`);
+        const req = https.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', ca: tls.cert, servername: 'hookmap-test.lan', headers: { host: `hookmap-test.lan:${u.port}`, 'content-type': 'application/json' } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'tls-bridge-1', cwd: '/tmp', source: 'startup', model: 'gpt-5', transcript_path: null }));
+      });
+      expect(hook).toBe(200);
+      const ce = await until('the session.started CloudEvent at the sink', () => got.flat().find((e) => e.type === 'dev.aep.session.started' || String(e.type).endsWith('session.started')), 15_000);
+      expect(ce).toBeTruthy();
+      expect(s.lines.join('\n')).not.toMatch(/self.signed|unable to verify|CERT/i);
+    } finally {
+      await s.done();
+      await new Promise<void>((r) => receiver.close(() => r()));
     }
   }, 30_000);
 
