@@ -206,7 +206,10 @@ export async function startUp(o: UpOptions): Promise<Up> {
   say(auth.controlPossible ? `  inbox: ${url}/ (\`hookmap open\` prints a one-time sign-in link; or sign in with a token)` : `  inbox: ${url}/ (nobody can sign in: --no-auth)`);
   for (const l of exposureNotice(host, url, Boolean(o.tls))) say(`  ${l}`);
   say(`  relay: ${url}/events (POST, discovery, SSE) ${url}/stream (SSE) ${url.replace(/^http/, 'ws')}/socket (WebSocket)`);
-  for (const d of daemons.values()) say(`  ${d.vendor}: ${surfaceLine(d, url)}  logs ${d.logDir} (epoch ${d.epoch})`);
+  for (const d of daemons.values()) {
+    say(`  ${d.vendor}: ${surfaceLine(d, url)}  logs ${d.logDir} (epoch ${d.epoch})`);
+    for (const x of d.optIns()) say(`    ${x.key}: ${x.on ? 'ON' : 'off'} (${x.env}=${x.on ? 'false' : 'true'} to turn it ${x.on ? 'off' : 'on'}; ${x.commands.join(', ')})${x.doc ? `: ${x.doc}` : ''}`);
+  }
   say(
     auth.controlPossible
       ? `  control: ON: reading the stream and answering need a token${o.tokenFile ? ` (local clients read ${o.tokenFile})` : ''}`

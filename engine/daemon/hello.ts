@@ -30,3 +30,13 @@ export function helloCapabilities(d: Descriptor, accepts: string[]): Record<stri
     control: { accepts, ack_window_ms: 10_000 },
   };
 }
+
+/** The options that switch commands on (a command's `opt_in`): each one's state as resolved, its variable, and what it does. */
+export function optInStates(d: Descriptor, configValue: (key: string) => unknown): { key: string; on: boolean; env: string; doc: string; commands: string[] }[] {
+  const byKey = new Map<string, string[]>();
+  for (const c of d.commands.values()) if (c.optIn) byKey.set(c.optIn, [...(byKey.get(c.optIn) ?? []), c.type]);
+  return [...byKey].map(([key, commands]) => {
+    const o = d.options.find((x) => x.key === key);
+    return { key, on: configValue(key) === true, env: o?.env ?? key, doc: o?.doc ?? '', commands };
+  });
+}
