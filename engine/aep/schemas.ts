@@ -103,7 +103,7 @@ export function validateEnvelope(ev: unknown): ErrorObject[] {
 }
 
 const payloadValidators = new Map<string, [ValidateFunction, () => ValidateFunction] | null>();
-export function validatePayload(type: string, data: unknown): ErrorObject[] {
+function payloadEntry(type: string): [ValidateFunction, () => ValidateFunction] | null {
   let v = payloadValidators.get(type);
   if (v === undefined) {
     const s = payloadSchema(type);
@@ -111,6 +111,11 @@ export function validatePayload(type: string, data: unknown): ErrorObject[] {
     v = s ? [quick().compile(s), () => (full ??= ajv().compile(s))] : null;
     payloadValidators.set(type, v);
   }
+  return v;
+}
+
+export function validatePayload(type: string, data: unknown): ErrorObject[] {
+  const v = payloadEntry(type);
   if (!v || v[0](data ?? {})) return [];
   const full = v[1]();
   return full(data ?? {}) ? [] : [...(full.errors ?? [])];
@@ -128,3 +133,26 @@ export function typeCategory(type: string): string {
 
 /** Is this a type the envelope grammar accepts (core category or x.vendor.category.rest)? */
 export const TYPE_PATTERN = new RegExp(ENVELOPE_SCHEMA.properties.type.pattern);
+
+/**
+ * Compile the hot-path validators before the first event needs them: the
+ * envelope, then each given type's payload schema (default: every registered
+ * type), one per macrotask so a request arriving meanwhile is served between
+ * them. Compiling is most of a cold daemon's first hook (the envelope alone
+ * is hundreds of milliseconds); `up`, `serve` and `relay` call this once
+ * listening. Idempotent: compiled validators are cached.
+ */
+export async function warmValidators(types: Iterable<string> = REGISTRY_BY_TYPE.keys()): Promise<void> {
+  const next = () => new Promise<void>((r) => setImmediate(r));
+  await next();
+  envelopeQuick ??= quick().compile(ENVELOPE_SCHEMA);
+  for (const t of types) {
+    await next();
+    payloadEntry(t);
+  }
+}
+
+/** What is compiled so far (the hot-path envelope validator; payload types looked up, with or without a schema). */
+export function validatorsCompiled(): { envelope: boolean; payloadTypes: number } {
+  return { envelope: envelopeQuick !== undefined, payloadTypes: payloadValidators.size };
+}

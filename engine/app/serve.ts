@@ -17,6 +17,7 @@ import { hookFrameworkErrors, registerHookRoutes } from '../daemon/http.ts';
 import { registerToolRoutes } from '../daemon/tool-routes.ts';
 import { can } from '../auth/principal.ts';
 import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
+import { warmValidators } from '../aep/schemas.ts';
 
 export const DEFAULT_SERVE_PORT = 8788;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -89,6 +90,7 @@ export async function startServe(o: ServeOptions): Promise<Served> {
   const { url } = urlOf(app.server.address() as AddressInfo);
   for (const l of exposureNotice(host, url, false)) say(l);
   if (o.relay) daemon.connectRelay(o.relay, o.token);
+  void warmValidators(); // compiled now, not while the first hook waits
   say(`${daemon.vendor} daemon listening on ${url}/hooks/${daemon.vendor} (epoch ${daemon.epoch}, logs ${daemon.logDir})`);
   say(o.relay ? `relay ${o.relay}: ${o.token ? 'token set, control on' : 'no token: watch-only, holds fail open at once'}` : 'no relay: events are logged only, holds fail open at once');
   let closing: Promise<void> | undefined;

@@ -36,6 +36,7 @@ import { basename } from 'node:path';
 import { formatPolicyError } from '../policy/policy.ts';
 import { PolicySource } from '../policy/source.ts';
 import { OperatorLog } from '../daemon/operator-log.ts';
+import { warmValidators } from '../aep/schemas.ts';
 
 export const DEFAULT_UP_PORT = 8787;
 
@@ -203,6 +204,8 @@ export async function startUp(o: UpOptions): Promise<Up> {
     });
   }
   say(`hookmap up: listening on ${url} (one port: relay + hooks)`);
+  // the first hook would otherwise compile the AEP validators while an agent waits
+  void warmValidators();
   say(auth.controlPossible ? `  inbox: ${url}/ (\`hookmap open\` prints a one-time sign-in link; or sign in with a token)` : `  inbox: ${url}/ (nobody can sign in: --no-auth)`);
   for (const l of exposureNotice(host, url, Boolean(o.tls))) say(`  ${l}`);
   say(`  relay: ${url}/events (POST, discovery, SSE) ${url}/stream (SSE) ${url.replace(/^http/, 'ws')}/socket (WebSocket)`);

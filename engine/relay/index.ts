@@ -52,6 +52,7 @@ import { DEFAULT_HOST, DEFAULT_PORT, resolveLimits, type RelayOptions } from './
 import { parseCapture, parseFrom } from './request.ts';
 import { attachSockets } from './socket.ts';
 import type { AepEvent, Position, RelayStore } from './store.ts';
+import { warmValidators } from '../aep/schemas.ts';
 
 export { redactUrl } from './auth.ts';
 export { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_LIMITS, resolveLimits, type RelayOptions, type RelayLimits } from './options.ts';
@@ -244,6 +245,7 @@ export function createRelay(opts: CreateRelayOptions = {}): Relay {
       const addr = app.server.address() as AddressInfo;
       const h = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
       const scheme = opts.tls ? 'https' : 'http';
+      void warmValidators([]); // the envelope validator, compiled before the first POST needs it
       log(`relay listening on ${scheme}://${h}:${addr.port}${prefix} (${core.controlEnabled ? 'tokens required: control routing on' : '--no-auth: watch-only, commands refused'})`);
       return { host: addr.address, port: addr.port, url: `${scheme}://${h}:${addr.port}${prefix}` };
     },
