@@ -27,6 +27,9 @@
 //
 //   backplane: nats://nats.internal:4222   # share one stream with other relays (engine/relay/backplane/index.ts), or:
 //   backplane: { url: nats://nats.internal:4222, stream: HOOKMAP, prefix: hookmap, max_age: 7d, max_bytes: 1GiB, optional: false }
+//   # NATS auth and TLS (engine/relay/backplane/config.ts; paths relative to this file, secrets never inline):
+//   #   creds: ./fleet.creds | user: hookmap + password_file: F or password_env: VAR | token_file: F or token_env: VAR
+//   #   tls_ca: ./ca.pem, tls_cert: ./relay.pem, tls_key: ./relay-key.pem
 //
 // `agents` may also be a list of agent ids / descriptor paths.
 import { readFileSync } from 'node:fs';
@@ -170,7 +173,7 @@ export function loadUpConfig(file: string, env: Readonly<Record<string, string |
   }
   if (doc.backplane !== undefined) {
     try {
-      out.backplane = backplaneFromDoc(doc.backplane, 'backplane');
+      out.backplane = backplaneFromDoc(doc.backplane, 'backplane', base, env);
     } catch (e) {
       throw new ConfigError(`${file}: ${(e as Error).message}`);
     }

@@ -43,6 +43,11 @@ export const LAG_WARN = 1000;
 export function backplaneFindings(bp: Record<string, any>): Finding[] {
   const subject = String(bp.url ?? 'backplane');
   const out: Finding[] = [];
+  // how the relay proves itself to NATS, never the secret (engine/relay/backplane/connect.ts)
+  if (bp.auth !== undefined) {
+    const how = `NATS auth ${bp.auth}, ${bp.tls ? 'TLS' : 'no TLS'}`;
+    out.push(bp.auth === 'none' && !bp.tls ? { area: 'backplane', subject, status: 'info', message: `${how}: whoever reaches the NATS server reads the stream (messages are signed, not encrypted)`, fix: 'across machines, give NATS an authorization block and TLS: docs/fleet.md "Authentication and TLS"' } : { area: 'backplane', subject, status: 'ok', message: how });
+  }
   if (!bp.connected) {
     out.push({ area: 'backplane', subject, status: 'problem', message: `not connected to ${subject}${bp.error ? ` (${bp.error})` : ''}: events wait in the relay (emitters keep them in their logs) and other relays do not see them`, fix: 'check that nats-server -js runs and is reachable from this machine' });
     return out;

@@ -1,10 +1,12 @@
 // A real nats-server (Debian's package) for the fleet tests: JetStream on,
 // loopback, an ephemeral port (-p -1: the server picks it and logs it), a
 // temp store dir; restartable on the same port and store (the stream
-// survives), killed at the end. Tests skip with a clear
-// message when the binary is absent (.ci/run installs it).
+// survives), killed at the end; optionally with a config file (`conf`:
+// authorization, tls blocks: test/fleet/auth.test.ts) and a fixed port (a
+// server that comes up where a relay already looks for it). Tests skip
+// with a clear message when the binary is absent (.ci/run installs it).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,34 +41,44 @@ function accepting(port: number): Promise<boolean> {
 
 export class NatsServer {
   private proc?: ChildProcess;
-  private constructor(public port: number, readonly dir: string, readonly jetstream: boolean) {}
+  private constructor(
+    public port: number,
+    readonly dir: string,
+    readonly jetstream: boolean,
+    readonly conf?: string,
+  ) {}
 
   get url(): string {
     return `nats://127.0.0.1:${this.port}`;
   }
 
-  static async start(o: { jetstream?: boolean } = {}): Promise<NatsServer> {
+  /** `conf`: nats-server config text (authorization, tls); `port`: listen there instead of an ephemeral port. */
+  static async start(o: { jetstream?: boolean; conf?: string; port?: number } = {}): Promise<NatsServer> {
     if (!NATS_BIN) throw new Error(NOT_FOUND);
-    const s = new NatsServer(-1, mkdtempSync(join(tmpdir(), 'hookmap-nats-')), o.jetstream !== false);
+    const s = new NatsServer(o.port ?? -1, mkdtempSync(join(tmpdir(), 'hookmap-nats-')), o.jetstream !== false, o.conf);
     await s.up();
     return s;
   }
 
   async up(): Promise<void> {
     const args = ['-a', '127.0.0.1', '-p', String(this.port)];
+    if (this.conf !== undefined) {
+      writeFileSync(join(this.dir, 'nats.conf'), this.conf);
+      args.push('-c', join(this.dir, 'nats.conf'));
+    }
     if (this.jetstream) args.push('-js', '-sd', this.dir);
     const proc = spawn(NATS_BIN!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     this.proc = proc;
     let log = '';
     proc.stderr!.on('data', (d) => {
-      if (this.port !== -1) return;
       log += d;
+      if (this.port !== -1) return;
       const m = /Listening for client connections on [^\s]*:(\d+)/.exec(log);
       if (m) this.port = Number(m[1]);
     });
     for (let i = 0; i < 500; i++) {
       if (this.port !== -1 && (await accepting(this.port))) return;
-      if (this.proc.exitCode !== null) throw new Error(`nats-server exited with ${this.proc.exitCode}`);
+      if (this.proc.exitCode !== null) throw new Error(`nats-server exited with ${this.proc.exitCode}: ${log.slice(-500)}`);
       await new Promise((r) => setTimeout(r, 20));
     }
     throw new Error('nats-server did not start listening');

@@ -1,7 +1,6 @@
 // Off-host bindings need TLS (AEP-0003 §8.1): `hookmap up --tls-cert/--tls-key`
 // serves https/wss on its one port; its daemons reach the relay over
 // loopback through the pinned certificate; plain HTTP gets no answer there.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -13,16 +12,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadTlsFiles } from '../../engine/auth/tls.ts';
 import { parseBridgeSpec } from '../../engine/bridge/config.ts';
 import { until, upStack } from './helpers.ts';
+import { selfSigned as makeSelfSigned } from '../helpers/certs.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookmap-tls-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function selfSigned(): { cert: string; key: string } {
-  const cert = join(dir, 'cert.pem');
-  const key = join(dir, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=hookmap-test.lan', '-addext', 'subjectAltName=DNS:hookmap-test.lan'], { stdio: 'ignore' });
-  return { cert, key };
-}
+const selfSigned = () => makeSelfSigned(dir);
 
 function get(url: string, ca: Buffer | string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {

@@ -6,9 +6,12 @@ import { Authorizer, ANONYMOUS, TokenSource } from '../../auth/authorizer.ts';
 import { BindError, exposureNotice } from '../../auth/bind.ts';
 import { readTokenFile, TokenFileError } from '../../auth/tokens.ts';
 import { createRelay, DEFAULT_HOST, DEFAULT_PORT, resolveLimits, type CreateRelayOptions } from '../../relay/index.ts';
-import { BackplaneError, openBackplane } from '../../relay/backplane/index.ts';
+import { BackplaneError } from '../../relay/backplane/index.ts';
+import { openBackplane } from '../../relay/backplane/open.ts';
 import { BACKPLANE_FLAGS, backplaneFromFlags } from '../../relay/backplane/config.ts';
 import { auditTo } from '../../app/up.ts';
+import type { RuntimeConfig } from '../../config/schema.ts';
+import { resolveConfig } from '../config.ts';
 import { resolveServerAuth, SERVER_AUTH_FLAGS } from './server-auth.ts';
 
 const SPEC = {
@@ -20,7 +23,7 @@ const SPEC = {
   ...BACKPLANE_FLAGS,
 } as const;
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], config: RuntimeConfig = resolveConfig(process.env)): Promise<number> {
   let relay;
   let host: string;
   let tls: boolean;
@@ -52,7 +55,7 @@ export async function run(argv: string[]): Promise<number> {
       maxPending: opt('max-pending'),
       log: say,
     };
-    const bp = backplaneFromFlags(flags);
+    const bp = backplaneFromFlags(flags, { password: config.backplanePassword, token: config.backplaneToken });
     // the fleet's messages are signed with a key derived from the owner token, as resolveServerAuth found it
     const ownerToken = sec.noAuth ? undefined : (sec.token ?? readTokenFile(sec.tokenFile!));
     const store = bp ? await openBackplane({ ...bp, token: ownerToken }, resolveLimits(options), say) : undefined;

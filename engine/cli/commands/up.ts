@@ -14,7 +14,7 @@ import { BindError } from '../../auth/bind.ts';
 import { TokenFileError } from '../../auth/tokens.ts';
 import { resolveServerAuth, SERVER_AUTH_FLAGS } from './server-auth.ts';
 import { PolicyLoadError } from '../../policy/source.ts';
-import { BACKPLANE_FLAGS, backplaneFromFlags } from '../../relay/backplane/config.ts';
+import { BACKPLANE_FLAGS, backplaneFromFlags, finishAuth } from '../../relay/backplane/config.ts';
 
 const SPEC = {
   port: { type: 'string' }, host: { type: 'string' }, config: { type: 'string' }, policy: { type: 'string' },
@@ -35,8 +35,16 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     }
     const specs = (flags.bridge as string[] | undefined) ?? [];
     if (specs.length) cfg.bridges = [...(cfg.bridges ?? []), ...specs.map(parseBridgeSpec)];
-    const bp = backplaneFromFlags(flags);
+    const secrets = { password: config.backplanePassword, token: config.backplaneToken };
+    const bp = backplaneFromFlags(flags, secrets);
     if (bp) cfg.backplane = bp;
+    else if (cfg.backplane) {
+      try {
+        cfg.backplane = { ...cfg.backplane, auth: finishAuth(cfg.backplane.auth, secrets, `${flags.config}: backplane`) };
+      } catch (e) {
+        throw new ConfigError((e as Error).message);
+      }
+    }
   } catch (e) {
     if (/--backplane/.test((e as Error).message)) {
       process.stderr.write(`hookmap up: ${(e as Error).message}\n`);

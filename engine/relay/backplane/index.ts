@@ -17,7 +17,7 @@
 // relays on core NATS.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { Principal } from '../../auth/principal.ts';
 import { isCommand, type Conn, type IngestOutcome, type RelayCore } from '../core.ts';
@@ -27,31 +27,14 @@ import { Outbox } from './outbox.ts';
 import { FleetRoster, DEBOUNCE_MS } from './roster.ts';
 import { CommandRoutes } from './routing.ts';
 import { fleetKey, Signer, subjectToken } from './signing.ts';
-import { BackplaneError, boundsOf, ensureStream, resolveOptions, subjectOf, type BackplaneOptions, type ResolvedOptions } from './stream.ts';
+import { authModeOf, connectNats, ConnectError, maskNatsUrl } from './connect.ts';
+import { BackplaneError, ensureStream, resolveOptions, subjectOf, type BackplaneOptions, type ResolvedOptions } from './stream.ts';
 import type { BackplaneHealth, FleetHooks, RemoteEntry } from './types.ts';
 
 export { BackplaneError, BACKPLANE_DEFAULTS, boundsOf, type BackplaneOptions } from './stream.ts';
 export { subjectToken, fleetKey } from './signing.ts';
-
-/**
- * Open the backplane for a relay with these limits. Unreachable (or no
- * JetStream) at start: a BackplaneError, or, when `optional`, undefined
- * after saying so (the relay then serves its local clients from memory).
- */
-export async function openBackplane(cfg: BackplaneOptions & { optional?: boolean }, limits: Parameters<typeof boundsOf>[0], log: (line: string) => void): Promise<NatsStore | undefined> {
-  try {
-    const maxBytes = cfg.maxBytes ?? limits.bufferBytes;
-    const store = await NatsStore.open({ ...cfg, maxBytes, maxPerSession: cfg.maxPerSession ?? limits.buffer, log }, boundsOf(limits, maxBytes));
-    log(`backplane: ${cfg.url} stream ${store.o.stream} as relay ${store.relayId} (${store.stats().events} events caught up${cfg.token ? '' : '; no relay token: nothing is signed'})`);
-    return store;
-  } catch (e) {
-    if (cfg.optional && e instanceof BackplaneError) {
-      log(`${e.message}; backplane optional: serving local clients only (no fleet: other relays' events, roster and routes are not seen)`);
-      return undefined;
-    }
-    throw e;
-  }
-}
+export { maskNatsUrl, type BackplaneAuth } from './connect.ts';
+// openBackplane (the relay's entry point, optional start and joining later): open.ts
 
 export class NatsStore implements RelayStore, FleetHooks {
   get fleet(): FleetHooks {
@@ -59,6 +42,9 @@ export class NatsStore implements RelayStore, FleetHooks {
   }
   readonly relayId: string;
   readonly mirror: Mirror;
+  /** The URL(s) with any credentials masked: what logs and /healthz show. */
+  readonly where: string;
+  readonly auth: ReturnType<typeof authModeOf>;
   private readonly listeners = new Set<(held: Held) => void>();
   private readonly published = new WeakSet<Held>();
   private readonly signer: Signer;
@@ -80,6 +66,8 @@ export class NatsStore implements RelayStore, FleetHooks {
     opts: BackplaneOptions,
     private readonly log: (line: string) => void,
   ) {
+    this.where = maskNatsUrl(o.url);
+    this.auth = authModeOf(o.url, opts.auth);
     this.relayId = subjectToken(opts.relayId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`);
     this.signer = new Signer(this.relayId, fleetKey(opts.token));
     this.mirror = new Mirror(bounds);
@@ -100,16 +88,13 @@ export class NatsStore implements RelayStore, FleetHooks {
   static async open(o: BackplaneOptions, bounds: StoreBounds): Promise<NatsStore> {
     const resolved = resolveOptions(o);
     const log = o.log ?? (() => {});
-    let nc: NatsConnection;
-    try {
-      const servers = o.url.split(',').map((s) => s.trim()).filter(Boolean);
-      nc = await connect({ servers, timeout: resolved.connectTimeoutMs, reconnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 250, name: `hookmap-relay ${hostname()}/${process.pid}` });
-    } catch (e) {
-      throw new BackplaneError(`backplane ${o.url} unreachable: ${(e as Error).message}`);
-    }
+    const where = maskNatsUrl(o.url);
+    const nc = await connectNats(o.url, o.auth ?? {}, resolved.connectTimeoutMs).catch((e: Error) => {
+      throw new BackplaneError(e instanceof ConnectError ? e.message : `backplane ${where} unreachable: ${e.message}`);
+    });
     try {
       const jsm = await jetstreamManager(nc, { timeout: 3000 }).catch((e: Error) => {
-        throw new BackplaneError(`backplane ${o.url}: JetStream is not available on this NATS server (${e.message}); start it with -js`);
+        throw new BackplaneError(`backplane ${where}: JetStream is not available on this NATS server (${e.message}); start it with -js`);
       });
       await ensureStream(jsm, resolved, log);
       const store = new NatsStore(nc, jsm, bounds, resolved, o, log);
@@ -118,7 +103,7 @@ export class NatsStore implements RelayStore, FleetHooks {
     } catch (e) {
       await nc.close().catch(() => {});
       if (e instanceof BackplaneError) throw e;
-      throw new BackplaneError(`backplane ${o.url}: ${(e as Error).message}`);
+      throw new BackplaneError(`backplane ${where}: ${(e as Error).message}`);
     }
   }
 
@@ -131,9 +116,9 @@ export class NatsStore implements RelayStore, FleetHooks {
         if (s.type !== 'disconnect' && s.type !== 'reconnect') continue;
         this.disconnected = s.type === 'disconnect';
         this.outbox.connection(!this.disconnected);
-        if (this.disconnected) this.log(`backplane: disconnected from ${this.o.url}; reconnecting (publishes wait, unconfirmed events are re-sent by their emitters)`);
+        if (this.disconnected) this.log(`backplane: disconnected from ${this.where}; reconnecting (publishes wait, unconfirmed events are re-sent by their emitters)`);
         else {
-          this.log(`backplane: reconnected to ${this.o.url}`);
+          this.log(`backplane: reconnected to ${this.where}`);
           this.roster.send();
         }
       }
@@ -224,7 +209,7 @@ export class NatsStore implements RelayStore, FleetHooks {
     const lastSeen = Math.max(this.feed.lastSeqSeen, this.outbox.lastSeq);
     const error = this.signer.lastError || this.outbox.lastError || this.feed.lastError || this.lastError;
     const base = {
-      url: this.o.url, connected: !this.nc.isClosed() && !this.disconnected, stream: this.o.stream, relay: this.relayId,
+      url: this.where, ...this.auth, connected: !this.nc.isClosed() && !this.disconnected, stream: this.o.stream, relay: this.relayId,
       consumed_seq: this.feed.consumedSeq, relays: this.roster.relays(), max_age_ms: this.o.maxAgeMs, max_bytes: this.o.maxBytes,
       published: this.outbox.published, publish_failures: this.outbox.failures, duplicates: this.feed.duplicates, forged: this.signer.forged,
       forwarded: this.routes.forwarded, live_in: this.live.received, ...(error ? { error } : {}),

@@ -8,6 +8,7 @@
 //   <prefix>.roster.<relay>         each relay's live claims (roster.ts)
 //   <prefix>.ctl.<session>          commands to the relay holding a session (routing.ts)
 import type { JetStreamManager } from '@nats-io/jetstream';
+import type { BackplaneAuth } from './connect.ts';
 import type { StoreBounds } from '../store.ts';
 import { subjectToken } from './signing.ts';
 
@@ -32,10 +33,12 @@ export interface BackplaneOptions {
   relayId?: string;
   /** The relay's server token as engine/auth resolved it: the fleet's signing key derives from it (signing.ts). Never logged. */
   token?: string;
+  /** How the relay authenticates to NATS and whether it speaks TLS (connect.ts). Never logged. */
+  auth?: BackplaneAuth;
   log?: (line: string) => void;
 }
 
-export type ResolvedOptions = Required<Omit<BackplaneOptions, 'log' | 'relayId' | 'token'>>;
+export type ResolvedOptions = Required<Omit<BackplaneOptions, 'log' | 'relayId' | 'token' | 'auth'>>;
 
 export const BACKPLANE_DEFAULTS = {
   stream: 'HOOKMAP',
@@ -52,7 +55,7 @@ export class BackplaneError extends Error {}
 const NS = 1_000_000;
 
 export function resolveOptions(o: BackplaneOptions): ResolvedOptions {
-  const set = Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && k !== 'log' && k !== 'relayId' && k !== 'token'));
+  const set = Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && !['log', 'relayId', 'token', 'auth'].includes(k)));
   const r = { ...BACKPLANE_DEFAULTS, ...set } as ResolvedOptions;
   if (!/^[A-Za-z0-9_-]+$/.test(r.prefix)) throw new BackplaneError(`backplane prefix '${r.prefix}' must be one NATS token ([A-Za-z0-9_-])`);
   if (!/^[A-Za-z0-9_-]+$/.test(r.stream)) throw new BackplaneError(`backplane stream name '${r.stream}' must be [A-Za-z0-9_-]`);

@@ -41,7 +41,11 @@ export interface NetworkedStore {
 
 /** What /healthz says of the backplane (`hookmap doctor` reads it: engine/doctor/daemon.ts). */
 export interface BackplaneHealth {
+  /** The NATS URL(s), any credentials in them masked. */
   url: string;
+  /** How this relay authenticates to NATS (never the secret), and whether over TLS (connect.ts). */
+  auth: 'none' | 'creds' | 'user' | 'token';
+  tls: boolean;
   connected: boolean;
   stream: string;
   /** This relay's name on the backplane, and every relay heard from recently. */
