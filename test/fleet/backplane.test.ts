@@ -5,7 +5,8 @@
 // a relay started later replays what the stream holds (`from: all`); a
 // command sent on relay A reaches the emitter on relay C and its ack
 // comes back; the roster is fleet-wide; JetStream down at start is a clear
-// error, or a local-only relay when the backplane is optional; what is
+// error, or a local-only relay when the backplane is optional (that joins
+// later: test/fleet/join.test.ts); what is
 // published on NATS without the fleet's token signature is dropped. (Relays
 // killed and nats-server restarted mid-stream, counted against daemons'
 // logs: test/fleet/failover.test.ts.) Credentials are explicit: every
@@ -234,8 +235,11 @@ describe.skipIf(!!NATS_MISSING)('fleet backplane (nats-server -js)', () => {
     await expect(openBackplane({ url: dead, connectTimeoutMs: 1000 }, limits, () => {})).rejects.toBeInstanceOf(BackplaneError);
     await expect(openBackplane({ url: dead, connectTimeoutMs: 1000 }, limits, () => {})).rejects.toThrow(/unreachable/);
     const said: string[] = [];
-    expect(await openBackplane({ url: dead, optional: true, connectTimeoutMs: 1000 }, limits, (l) => said.push(l))).toBeUndefined();
-    expect(said.join('\n')).toMatch(/serving local clients only/);
+    const optional = await openBackplane({ url: dead, optional: true, connectTimeoutMs: 1000 }, limits, (l) => said.push(l));
+    stops.push(() => optional.close());
+    expect(optional).toMatchObject({ joined: false });
+    expect(said.join('\n')).toMatch(/serving local clients only .* retrying in the background/);
+    expect(await optional.health()).toMatchObject({ connected: false, error: expect.stringMatching(/local-only since start/) });
     const local = await fleetRelay('unused', { url: dead, optional: true });
     const sub = await subscriber(local.url);
     const emitter = await client(local.url, { role: 'emitter', identity: { agent: 'fleet' } });

@@ -12,7 +12,7 @@ import type { BackplaneAuth } from './connect.ts';
 import type { BackplaneOptions } from './stream.ts';
 
 export interface BackplaneConfig extends BackplaneOptions {
-  /** Unreachable at start: serve local clients from memory (true) instead of refusing to start. */
+  /** Unreachable at start: serve local clients from memory and join when NATS answers (true) instead of refusing to start. */
   optional?: boolean;
 }
 
@@ -142,7 +142,8 @@ export const BACKPLANE_HELP = `  --backplane URL      share one stream with othe
   --backplane-max-age D   stream retention by age (default 7d)
   --backplane-max-bytes N stream retention by size (default: --buffer-bytes; per session: --buffer events);
                           every relay mirrors the stream in memory, so this is also each relay's buffer
-  --backplane-optional    if NATS is unreachable at start, serve local clients from memory instead of exiting
+  --backplane-optional    if NATS is unreachable at start (or refuses the credentials), serve local clients from memory
+                          instead of exiting, keep retrying (1 s doubling to 30 s), and join the fleet when it answers
   --backplane-creds F     authenticate to NATS with a .creds file (user JWT + nkey seed)
   --backplane-user U      authenticate as user U; the password from --backplane-password-file F (mode 0600)
                           or HOOKMAP_BACKPLANE_PASSWORD (never on the command line)
