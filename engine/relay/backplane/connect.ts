@@ -111,8 +111,11 @@ export function explainConnectError(e: Error, url: string, auth: BackplaneAuth):
   const code = String((e as { code?: string }).code ?? (e.cause as { code?: string } | undefined)?.code ?? '');
   if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL/.test(code) || /certificate|ssl|tls/i.test(msg)) {
     if (/does not support 'tls'/.test(msg)) return `backplane ${where}: TLS was asked for (tls:// or --backplane-tls-*) but the server does not offer it: use nats:// or enable tls on the server`;
-    const ca = auth.tlsCa ? `the CA file ${auth.tlsCa} (--backplane-tls-ca)` : 'no --backplane-tls-ca given (the system CAs were used)';
-    return `backplane ${where}: TLS failed (${msg}${code && !msg.includes(code) ? `, ${code}` : ''}): check that ${ca} signed the server's certificate and that it names the host you connect to${auth.tlsCert ? `; client certificate ${auth.tlsCert}` : ''}`;
+    const why = `TLS failed (${msg}${code && !msg.includes(code) ? `, ${code}` : ''})`;
+    const check = auth.tlsCa
+      ? `check that the CA file ${auth.tlsCa} (--backplane-tls-ca) signed the server's certificate and that the certificate names the host you connect to`
+      : "no --backplane-tls-ca was given, so the system CAs were asked: give the CA that signed the server's certificate with --backplane-tls-ca F, and check that the certificate names the host you connect to";
+    return `backplane ${where}: ${why}: ${check}${auth.tlsCert ? `; client certificate ${auth.tlsCert}` : ''}`;
   }
   if (e.name === 'TimeoutError' && mode.tls && !auth.tlsCert) return `backplane ${where}: no answer in time over TLS; if the server verifies clients (tls { verify: true }), give --backplane-tls-cert and --backplane-tls-key`;
   return `backplane ${where} unreachable: ${msg}`;
