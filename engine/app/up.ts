@@ -95,7 +95,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   installGuard(app, guard);
   // with a backplane the relay's store is the shared JetStream stream (opened, and caught up, before anything listens),
   // its messages signed with a key derived from the owner token
-  const store = o.backplane ? await openBackplane({ ...o.backplane, token: ownerToken }, resolveLimits({}), say).catch((e) => { auth.close(); throw e; }) : undefined;
+  const store = o.backplane ? await openBackplane({ ...o.backplane, token: ownerToken, tokenFile: o.token ? undefined : o.tokenFile }, resolveLimits({}), say).catch((e) => { auth.close(); throw e; }) : undefined;
   const relay = createRelay({ app, guard, auth, prefix: '', audit: o.auditFile ? auditTo(o.auditFile, say) : undefined, log: (l) => say(redactUrl(l)), store });
   const home = o.home ?? defaultHome();
   mountInbox(app, { auth, home, secure: Boolean(o.tls) });

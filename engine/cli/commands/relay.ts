@@ -58,7 +58,7 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     const bp = backplaneFromFlags(flags, { password: config.backplanePassword, token: config.backplaneToken });
     // the fleet's messages are signed with a key derived from the owner token, as resolveServerAuth found it
     const ownerToken = sec.noAuth ? undefined : (sec.token ?? readTokenFile(sec.tokenFile!));
-    const store = bp ? await openBackplane({ ...bp, token: ownerToken }, resolveLimits(options), say) : undefined;
+    const store = bp ? await openBackplane({ ...bp, token: ownerToken, tokenFile: sec.noAuth || sec.token ? undefined : sec.tokenFile }, resolveLimits(options), say) : undefined;
     relay = createRelay({ ...options, store });
   } catch (e) {
     if (e instanceof BackplaneError) {

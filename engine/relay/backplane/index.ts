@@ -26,7 +26,7 @@ import { followLive, Mirror, StreamFeed } from './mirror.ts';
 import { Outbox } from './outbox.ts';
 import { FleetRoster, DEBOUNCE_MS } from './roster.ts';
 import { CommandRoutes } from './routing.ts';
-import { fleetKey, Signer, subjectToken } from './signing.ts';
+import { fleetKey, Signer, subjectToken, watchTokenFile } from './signing.ts';
 import { authModeOf, connectNats, ConnectError, maskNatsUrl } from './connect.ts';
 import { BackplaneError, ensureStream, resolveOptions, subjectOf, type BackplaneOptions, type ResolvedOptions } from './stream.ts';
 import type { BackplaneHealth, FleetHooks, RemoteEntry } from './types.ts';
@@ -57,6 +57,7 @@ export class NatsStore implements RelayStore, FleetHooks {
   private closed = false;
   private disconnected = false;
   private lastError = '';
+  private unwatch?: () => void;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -69,7 +70,8 @@ export class NatsStore implements RelayStore, FleetHooks {
     this.where = maskNatsUrl(o.url);
     this.auth = authModeOf(o.url, opts.auth);
     this.relayId = subjectToken(opts.relayId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`);
-    this.signer = new Signer(this.relayId, fleetKey(opts.token));
+    this.signer = new Signer(this.relayId, fleetKey(opts.token), opts.keyGraceMs);
+    if (opts.token && opts.tokenFile) this.unwatch = watchTokenFile(opts.tokenFile, this.signer, log);
     this.mirror = new Mirror(bounds);
     // the mirror's admissions are what this relay's subscribers see
     this.mirror.onPublish((h) => this.fanOut(h));
@@ -225,6 +227,7 @@ export class NatsStore implements RelayStore, FleetHooks {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.unwatch?.();
     this.roster.stop();
     this.routes.stop();
     await this.outbox.close(2000);

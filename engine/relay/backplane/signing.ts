@@ -12,12 +12,23 @@
 // accepts unsigned messages, and it routes no commands anyway (AEP-0004
 // §4.1: commands only on authenticated bindings).
 //
+// Rotation: when the relay's owner token came from a file, the Signer
+// re-reads it when it changes (watchTokenFile) and re-derives the key; for
+// a grace window (default 60 s) it signs with the new key AND the old one
+// (`Hookmap-Sig-Prev`), so relays that have not seen the new token yet still
+// accept its messages, and it accepts messages signed with either key, so
+// it still accepts theirs. After the window only the new key counts.
+//
 // Also here: how any string becomes one NATS subject token.
+import { statSync } from 'node:fs';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
+import { readTokenFile } from '../../auth/tokens.ts';
 
 const KEY_LABEL = 'hookmap fleet backplane signing key v1';
 export const SIG_HEADER = 'Hookmap-Sig';
+export const PREV_SIG_HEADER = 'Hookmap-Sig-Prev';
+export const KEY_GRACE_MS = 60_000;
 export const RELAY_HEADER = 'relay';
 
 /** The fleet's signing key from the relay's server token (undefined without one). */
@@ -45,32 +56,89 @@ export class Signer {
   /** Messages dropped for a missing or wrong signature. */
   forged = 0;
   lastError = '';
+  /** The key before the last rotation, accepted (and signed with too) until `prevUntil`. */
+  private prev?: Buffer;
+  private prevUntil = 0;
 
   constructor(
     readonly relayId: string,
-    private readonly key: Buffer | undefined,
+    private key: Buffer | undefined,
+    readonly graceMs = KEY_GRACE_MS,
   ) {}
 
-  private sign(body: Uint8Array): string {
-    return createHmac('sha256', this.key!).update(body).digest('base64url');
+  private static sign(key: Buffer, body: Uint8Array): string {
+    return createHmac('sha256', key).update(body).digest('base64url');
   }
 
-  /** Headers for a message this relay puts on NATS: its origin and, with a key, its signature. */
+  private inGrace(): boolean {
+    return this.prev !== undefined && Date.now() < this.prevUntil;
+  }
+
+  /** A new key (the owner token changed): the old one stays valid, and is signed with too, for the grace window. */
+  rekey(key: Buffer): boolean {
+    if (!this.key || this.key.equals(key)) return false;
+    this.prev = this.key;
+    this.prevUntil = Date.now() + this.graceMs;
+    this.key = key;
+    return true;
+  }
+
+  /** Headers for a message this relay puts on NATS: its origin and, with a key, its signature(s). */
   headers(body: Uint8Array): MsgHdrs {
     const h = natsHeaders();
     h.set(RELAY_HEADER, this.relayId);
-    if (this.key) h.set(SIG_HEADER, this.sign(body));
+    if (this.key) h.set(SIG_HEADER, Signer.sign(this.key, body));
+    if (this.inGrace()) h.set(PREV_SIG_HEADER, Signer.sign(this.prev!, body));
     return h;
   }
 
-  /** Does a message from NATS carry this fleet's signature? (Always, without a key.) */
+  /** Does a message from NATS carry this fleet's signature, by the current key or (in the grace window) the previous one? (Always, without a key.) */
   verify(body: Uint8Array, h: { get(k: string): string } | undefined): boolean {
     if (!this.key) return true;
-    const got = Buffer.from(h?.get(SIG_HEADER) ?? '', 'utf8');
-    const want = Buffer.from(this.sign(body), 'utf8');
-    if (got.length === want.length && timingSafeEqual(got, want)) return true;
+    const keys = this.inGrace() ? [this.key, this.prev!] : [this.key];
+    const got = [h?.get(SIG_HEADER) ?? '', h?.get(PREV_SIG_HEADER) ?? ''].filter(Boolean).map((g) => Buffer.from(g, 'utf8'));
+    for (const k of keys) {
+      const want = Buffer.from(Signer.sign(k, body), 'utf8');
+      for (const g of got) if (g.length === want.length && timingSafeEqual(g, want)) return true;
+    }
     this.forged++;
     this.lastError = 'dropped a message on the backplane that is not signed with this fleet key (derived from the relay token)';
     return false;
   }
+}
+
+/**
+ * Re-derive the signer's key when the owner token file changes (polled
+ * every `everyMs`, as engine/auth's TokenSource does). A file that cannot
+ * be read (deleted, unsafe mode) keeps the key in force and is said once.
+ * Returns the stop function.
+ */
+export function watchTokenFile(file: string, signer: Signer, log: (line: string) => void, everyMs = 1000): () => void {
+  const stamp = () => {
+    try {
+      const st = statSync(file);
+      return `${st.ino}:${st.size}:${st.mtimeMs}:${st.mode}`;
+    } catch {
+      return '-';
+    }
+  };
+  let last = stamp();
+  let complained = '';
+  const t = setInterval(() => {
+    const now = stamp();
+    if (now === last) return;
+    last = now;
+    let token: string;
+    try {
+      token = readTokenFile(file);
+    } catch (e) {
+      if ((e as Error).message !== complained) log(`backplane: ${(e as Error).message}: still signing with the key from the token read before`);
+      complained = (e as Error).message;
+      return;
+    }
+    complained = '';
+    if (signer.rekey(fleetKey(token)!)) log(`backplane: the owner token in ${file} changed: signing with the key derived from the new one; messages signed with the old key are accepted (and also signed) for ${Math.round(signer.graceMs / 1000)} s more`);
+  }, everyMs);
+  t.unref();
+  return () => clearInterval(t);
 }

@@ -33,12 +33,16 @@ export interface BackplaneOptions {
   relayId?: string;
   /** The relay's server token as engine/auth resolved it: the fleet's signing key derives from it (signing.ts). Never logged. */
   token?: string;
+  /** The file the token was read from: re-read when it changes, and the signing key re-derived (signing.ts watchTokenFile). */
+  tokenFile?: string;
+  /** After a token change, how long messages signed with the old key are still accepted, ms (default 60 s). */
+  keyGraceMs?: number;
   /** How the relay authenticates to NATS and whether it speaks TLS (connect.ts). Never logged. */
   auth?: BackplaneAuth;
   log?: (line: string) => void;
 }
 
-export type ResolvedOptions = Required<Omit<BackplaneOptions, 'log' | 'relayId' | 'token' | 'auth'>>;
+export type ResolvedOptions = Required<Omit<BackplaneOptions, 'log' | 'relayId' | 'token' | 'auth' | 'tokenFile' | 'keyGraceMs'>>;
 
 export const BACKPLANE_DEFAULTS = {
   stream: 'HOOKMAP',
@@ -55,7 +59,7 @@ export class BackplaneError extends Error {}
 const NS = 1_000_000;
 
 export function resolveOptions(o: BackplaneOptions): ResolvedOptions {
-  const set = Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && !['log', 'relayId', 'token', 'auth'].includes(k)));
+  const set = Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && !['log', 'relayId', 'token', 'auth', 'tokenFile', 'keyGraceMs'].includes(k)));
   const r = { ...BACKPLANE_DEFAULTS, ...set } as ResolvedOptions;
   if (!/^[A-Za-z0-9_-]+$/.test(r.prefix)) throw new BackplaneError(`backplane prefix '${r.prefix}' must be one NATS token ([A-Za-z0-9_-])`);
   if (!/^[A-Za-z0-9_-]+$/.test(r.stream)) throw new BackplaneError(`backplane stream name '${r.stream}' must be [A-Za-z0-9_-]`);
