@@ -14,7 +14,11 @@ export const RuntimeConfigSchema = z
     url: z.string().url().describe('HOOKMAP_URL: where shims and clients reach hookmap (default http://127.0.0.1:8787)'),
     relay: z.string().url().describe('HOOKMAP_RELAY: the relay a lone daemon (`hookmap serve`) emits to (default http://127.0.0.1:8787)'),
     token: z.string().min(1).optional().describe('HOOKMAP_TOKEN: the bearer token clients present'),
-    backplanePassword: z.string().min(1).optional().describe('HOOKMAP_BACKPLANE_PASSWORD: the NATS password of --backplane-user (fleet backplane; never logged)'),
+    backplanePassword: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('HOOKMAP_BACKPLANE_PASSWORD: the NATS password of --backplane-user (fleet backplane; never logged)'),
     backplaneToken: z.string().min(1).optional().describe('HOOKMAP_BACKPLANE_TOKEN: the NATS authorization token of the fleet backplane (never logged)'),
     hostId: z.string().min(1).describe("HOOKMAP_HOST_ID: the host in every event's source URI (default the hostname)"),
     attentionTimeoutMs: positiveInt
