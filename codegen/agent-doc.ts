@@ -90,7 +90,25 @@ function wiring(d: Descriptor): string {
   lines.push(`${what} Then \`hookmap up\` (relay + daemons) receives the hooks; with no daemon running the agent gets its neutral reply at once.`);
   const notes = [...s.notes.map((n) => `- ${cell(n)}`), ...s.requires.map((q) => `- Needs, in \`${q.file}\`: ${cell(q.hint)} (\`hookmap doctor\` checks it)`)];
   if (notes.length) lines.push(notes.join('\n'));
+  lines.push(mcpWiring(d));
   return lines.join('\n\n');
+}
+
+/** How the model gets ask_human / emit_event: `setup --mcp` from setup.mcp, else by hand. */
+function mcpWiring(d: Descriptor): string {
+  const m = d.setup?.mcp;
+  const head = '### The MCP server (the model asks the human)';
+  if (!m) return `${head}\n\nThis agent's MCP config is not described (no \`setup.mcp\`): register \`hookmap mcp --agent ${d.vendor}\` (stdio) in the agent by hand.`;
+  const where = (['user', 'project'] as const).filter((sc) => m.scopes[sc]).map((sc) => `${sc}: \`${m.scopes[sc]}\``).join(', ');
+  const spelled = m.format === 'toml' ? `a \`[${m.key}.${m.name}]\` table in a fenced block at the end of the file` : `the entry \`${m.key}.${m.name}\`, edited in place (comments and the other servers kept)`;
+  const cmds = [`hookmap setup ${d.vendor} --mcp --dry-run   # show both changes first`, `hookmap setup ${d.vendor} --mcp             # hooks + the MCP server, same scope`, `hookmap setup ${d.vendor} --uninstall --mcp # removes both`];
+  const notes = m.notes.map((n) => `- ${cell(n)}`);
+  return [
+    head,
+    `\`--mcp\` also registers \`hookmap mcp --agent ${d.vendor}\` (tools \`ask_human\`, \`emit_event\`) in the agent's own MCP config (${where}) as ${spelled}; a server named \`${m.name}\` that is not hookmap's is never overwritten.`,
+    `\`\`\`sh\n${cmds.join('\n')}\n\`\`\``,
+    ...(notes.length ? [notes.join('\n')] : []),
+  ].join('\n\n');
 }
 
 function options(d: Descriptor): string {

@@ -76,8 +76,9 @@ Exit: 0 everything holds, 1 any error, 2 usage.` },
 Exit: 0 every agent checks out, 1 any error (as hookmap check reports it), 2 usage.` },
   { name: 'docs', module: 'docs', synopsis: 'docs [--check]', summary: "regenerate capabilities/, docs/reference/ and the README's CLI section (or fail on drift)", help: `  --check                write nothing; exit 1 listing every drifted, missing, stray or untracked generated file` },
   { name: 'codegen', module: 'codegen', synopsis: 'codegen [--check]', summary: 'regenerate schema types and imported AEP pins (or fail on drift)', help: `  --check                write nothing; exit 1 listing every drifted generated file` },
-  { name: 'setup', module: 'setup', synopsis: 'setup <agent> [--user|--project] [--dir D] [--uninstall] [--dry-run] [--shim sh|node] [--wrap CMD --name N]', summary: "write/merge the agent's own hook config", help: `  --user | --project     where the agent's config is written (default: the descriptor's setup scope)
+  { name: 'setup', module: 'setup', synopsis: 'setup <agent> [--user|--project] [--dir D] [--mcp] [--uninstall] [--dry-run] [--shim sh|node] [--wrap CMD --name N]', summary: "write/merge the agent's own hook config (--mcp: and its MCP server entry)", help: `  --user | --project     where the agent's config is written (default: the descriptor's setup scope)
   --dir D                the project folder (with --project; default the current directory)
+  --mcp                  also register the hookmap MCP server (hookmap mcp) in the agent's MCP config (same scope; with --uninstall: remove it)
   --uninstall            remove hookmap's entries (the rest of the file is kept)
   -n, --dry-run          print the merge as a diff, write nothing
   --shim sh|node         the command shim: POSIX sh (default) or the portable Node shim

@@ -9,6 +9,22 @@ export type Unit = 's' | 'ms';
 
 export interface Requirement { file: string; match: string; hint: string }
 
+/** The setup block's `mcp`: where `hookmap setup --mcp` registers the hookmap MCP server (engine/setup/mcp.ts). */
+export interface McpSetupSpec {
+  scopes: Partial<Record<Scope, string>>;
+  format: 'json' | 'toml';
+  /** The top-level object / table holding the agent's servers by name. */
+  key: string;
+  /** The server name hookmap owns. */
+  name: string;
+  /** split: command + args; array: command is the argument vector. */
+  command: 'split' | 'array';
+  envField: string;
+  fields: Record<string, unknown>;
+  notes: string[];
+  docs: string[];
+}
+
 export interface SetupSpec {
   /** The config-format strategy (engine/setup/formats/<shape>.ts). */
   strategy: SetupShape;
@@ -34,6 +50,8 @@ export interface SetupSpec {
   notes: string[];
   requires: Requirement[];
   docs: string[];
+  /** Where `--mcp` registers the hookmap MCP server; undefined: the agent's MCP config is not known. */
+  mcp?: McpSetupSpec;
 }
 
 type SetupBlock = NonNullable<HookmapDescriptor['setup']>;
@@ -59,5 +77,16 @@ export function compileSetup(s: SetupBlock | undefined): SetupSpec | undefined {
     notes: s.notes ?? [],
     requires: s.requires ?? [],
     docs: s.docs ?? [],
+    mcp: s.mcp && {
+      scopes: { ...s.mcp.scopes },
+      format: s.mcp.format,
+      key: s.mcp.key,
+      name: s.mcp.name ?? 'hookmap',
+      command: s.mcp.command ?? 'split',
+      envField: s.mcp.env_field ?? 'env',
+      fields: { ...(s.mcp.fields ?? {}) },
+      notes: s.mcp.notes ?? [],
+      docs: s.mcp.docs ?? [],
+    },
   };
 }

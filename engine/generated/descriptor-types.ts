@@ -150,7 +150,7 @@ export interface HookmapDescriptor {
    */
   absent?: string[];
   /**
-   * How `hookmap setup` wires this agent into its OWN config, and how `hookmap doctor` finds it. Keys the engine reads: `scopes` {user?, project?}: where the agent reads hooks from (a file; a directory for the hooks-dir and plugin-file shapes) (`~` and `${VAR:-default}` expand; project paths are relative to the project dir); `default_scope` (user when absent); `format` the file syntax and `shape` the config-format strategy (engine/setup/formats/<shape>.ts; the enum below is held equal to the implemented shapes by a test): `hook-groups` = JSON `{hooks: {<Hook>: [{matcher?, hooks: [{type: command|http, command|url, timeout?, name?}]}]}}`; `hook-lists` = JSON `{...defaults, hooks: {<Hook>: [{...fields, command, timeout?}]}}` (flat lists); `named-hook-groups` = JSON `{<entry>: {enabled?, <Hook>: [groups as hook-groups]}}`, hookmap owning the entry `entry` (default hookmap); `toml-hook-tables` = `[[hooks]]` tables (event, matcher?, command, timeout?) in a fenced block at the end of a TOML file, the rest byte-identical; `yaml-hook-list` = YAML `hooks: {<hook>: [{matcher?, command, timeout?}]}` edited as a document (comments survive); `hooks-dir` = one executable per hook in a directory (named by the hook, or `file_names` {<Hook>: name}), each a marked sh script exec'ing the shim; `plugin-file` = the generated shim.plugin file written into the directory, stamped with the descriptor hash. `timeout_unit` (s | ms, or {command, http}) of the handler's `timeout`, written as surface.hook_timeout_ms unless `timeouts` {<Hook>|default: n, in that unit} says otherwise; `matcher` (+ `matcher_hooks`, the hooks it applies to) and `name` written on hookmap's entries when given; `fields` constant keys on every hookmap handler (hook-lists); `defaults` top-level keys written when the file lacks them (hook-lists); `notes` printed after setup (and with --dry-run); `requires` [{file, match (multiline regex), hint}] lines doctor and setup check for in the agent's other config (never written); `docs` where the format was confirmed. Hooks with `http: true` register as native HTTP handlers (no shim), the rest run the generated sh shim.
+   * How `hookmap setup` wires this agent into its OWN config, and how `hookmap doctor` finds it. Keys the engine reads: `scopes` {user?, project?}: where the agent reads hooks from (a file; a directory for the hooks-dir and plugin-file shapes) (`~` and `${VAR:-default}` expand; project paths are relative to the project dir); `default_scope` (user when absent); `format` the file syntax and `shape` the config-format strategy (engine/setup/formats/<shape>.ts; the enum below is held equal to the implemented shapes by a test): `hook-groups` = JSON `{hooks: {<Hook>: [{matcher?, hooks: [{type: command|http, command|url, timeout?, name?}]}]}}`; `hook-lists` = JSON `{...defaults, hooks: {<Hook>: [{...fields, command, timeout?}]}}` (flat lists); `named-hook-groups` = JSON `{<entry>: {enabled?, <Hook>: [groups as hook-groups]}}`, hookmap owning the entry `entry` (default hookmap); `toml-hook-tables` = `[[hooks]]` tables (event, matcher?, command, timeout?) in a fenced block at the end of a TOML file, the rest byte-identical; `yaml-hook-list` = YAML `hooks: {<hook>: [{matcher?, command, timeout?}]}` edited as a document (comments survive); `hooks-dir` = one executable per hook in a directory (named by the hook, or `file_names` {<Hook>: name}), each a marked sh script exec'ing the shim; `plugin-file` = the generated shim.plugin file written into the directory, stamped with the descriptor hash. `timeout_unit` (s | ms, or {command, http}) of the handler's `timeout`, written as surface.hook_timeout_ms unless `timeouts` {<Hook>|default: n, in that unit} says otherwise; `matcher` (+ `matcher_hooks`, the hooks it applies to) and `name` written on hookmap's entries when given; `fields` constant keys on every hookmap handler (hook-lists); `defaults` top-level keys written when the file lacks them (hook-lists); `notes` printed after setup (and with --dry-run); `requires` [{file, match (multiline regex), hint}] lines doctor and setup check for in the agent's other config (never written); `docs` where the format was confirmed. Hooks with `http: true` register as native HTTP handlers (no shim), the rest run the generated sh shim. `mcp` (optional): where and how `hookmap setup --mcp` registers the hookmap MCP server (see its own description).
    */
   setup?: {
     scopes?: {
@@ -207,6 +207,52 @@ export interface HookmapDescriptor {
       hint: string;
     }[];
     docs?: string[];
+    /**
+     * How `hookmap setup <agent> --mcp` registers `hookmap mcp --agent <agent>` (the ask_human / emit_event MCP server) in the agent's OWN MCP config, and how `--uninstall --mcp` removes it. One named server entry (`name`, default hookmap) inside the top-level object/table `key`: `format: json` = a JSON (comments allowed) file `{<key>: {<name>: entry}}`, edited in place so every other byte (the user's servers, comments) is kept; `format: toml` = a `[<key>.<name>]` table in a fenced block at the end of a TOML file, the rest byte-identical. The entry runs the same launcher setup uses for the node shim (this Node and this hookmap's bin/hookmap.mjs) with `mcp --agent <agent>` (+ `--url` when HOOKMAP_URL is set at setup); `command: split` writes `command` + `args`, `array` writes `command` as the whole argument vector; `env_field` names the environment object (written only when HOOKMAP_HOME is set at setup); `fields` are constant keys of the entry (e.g. a transport `type`, a tool timeout). An entry of that name that does not run hookmap's MCP server for this agent is never overwritten: setup refuses and says so.
+     */
+    mcp?: {
+      /**
+       * The agent's MCP config file per scope (`~` and `${VAR:-default}` expand; project paths are relative to the project dir); `hookmap setup --mcp` writes the scope the hooks are wired in (--user/--project, else default_scope)
+       */
+      scopes: {
+        user?: string;
+        project?: string;
+      };
+      /**
+       * json: JSON with comments, edited in place; toml: a fenced table block appended at the end
+       */
+      format: "json" | "toml";
+      /**
+       * The top-level object (json) or table (toml) holding the agent's MCP servers by name, e.g. mcpServers
+       */
+      key: string;
+      /**
+       * The server name hookmap owns (default hookmap; the model sees the tools under it)
+       */
+      name?: string;
+      /**
+       * split (default): `command` is the executable and `args` the rest; array: `command` is the whole argument vector
+       */
+      command?: "split" | "array";
+      /**
+       * The entry's environment object (default env)
+       */
+      env_field?: string;
+      /**
+       * Constant keys on hookmap's entry (e.g. {type: stdio})
+       */
+      fields?: {
+        [k: string]: Constant;
+      };
+      /**
+       * Printed after `setup --mcp` (and with --dry-run)
+       */
+      notes?: string[];
+      /**
+       * Where the MCP config format was confirmed
+       */
+      docs?: string[];
+    };
   };
   /**
    * Shim bounds (engine/shim) and, for in-process hosts, the generated plugin. A command shim waits at most `bound_ms` (default 2000) for a non-held hook and the hold's timeout_ms + 2000 for a held one, never more than surface.hook_timeout_ms - `margin_ms` (default min(2000, a quarter of it)); `connect_timeout_ms` (default 500) bounds the connect. Past any bound, or on any failure, the shim prints the hook's neutral bytes and exits 0.

@@ -8,7 +8,7 @@
 // nothing; `--uninstall` restores the backup's exact bytes when nothing but
 // our entries changed since, and deletes a file (hook script, plugin) that
 // only we created.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,53 +20,17 @@ import { unifiedDiff } from './diff.ts';
 import { expandPath } from './expand.ts';
 import { configFormat } from './formats/index.ts';
 import { pluginStamp } from './formats/plugin-file.ts';
-import type { ConfigFormat, DirFiles, Entry, FormatOptions } from './formats/types.ts';
-import { readJsonFile, sameJson, sameJsonIgnoringEmpty, serialize } from './json-file.ts';
+import type { ConfigFormat, Entry, FormatOptions } from './formats/types.ts';
+import { readJsonFile } from './json-file.ts';
 import { hookmapMatcher } from './recognize.ts';
-import { registrations, teeRegistrations, type Registration, type ShimKind } from './registrations.ts';
+import { registrations, teeRegistrations, type Registration } from './registrations.ts';
 import { checkRequirements } from './requirements.ts';
+import { addMcp, mcpLeft } from './mcp-plan.ts';
+import { planDir, planJson, planText, readDir, readText, SetupError, type SetupOptions, type SetupPlan } from './plan.ts';
 import { setupSpec, type Scope, type SetupSpec } from './spec.ts';
 
-export interface SetupOptions {
-  scope: Scope; dir: string; uninstall: boolean; shim: ShimKind; env: NodeJS.ProcessEnv;
-  /** stdio-tee agents: the agent commands to wrap in `hookmap tee` (each becomes one entry of the editor's config). */
-  wrap?: string[];
-  /** stdio-tee agents: the entry's display name (default: `<command> (hookmap)`). */
-  name?: string;
-}
-
-/** One file this run writes (after: text) or deletes (after: null); before null = it does not exist. */
-export interface FileChange { path: string; before: string | null; after: string | null; mode?: number }
-
-export interface SetupPlan {
-  agent: string;
-  scope: Scope;
-  /** The config file (or, for a hooks directory, the directory; for a plugin, the plugin file). */
-  configPath: string;
-  uninstall: boolean;
-  /** Current text of the config file ('' when it does not exist; '' for a directory). */
-  before: string;
-  /** New text; null deletes the file; equal to `before` when nothing changes. */
-  after: string | null;
-  changed: boolean;
-  /** Every file change, the config's included (a directory format lists each hook file). */
-  files: FileChange[];
-  /** A directory this run removes because our files were all it held. */
-  removesDir?: string;
-  backupPath: string;
-  /** Set when this run creates the backup. */
-  createsBackup: boolean;
-  restoresBackup: boolean;
-  registrations: Registration[];
-  /** A generated plugin/extension file this run installs (plugin-file). */
-  plugin?: string;
-  /** Shim files that would be (re)generated. */
-  shimChanges: string[];
-  notes: string[];
-  warnings: string[];
-}
-
-export class SetupError extends Error {}
+export { readDir, SetupError } from './plan.ts';
+export type { FileChange, McpPlan, SetupOptions, SetupPlan } from './plan.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/hookmap.mjs', import.meta.url));
 
@@ -108,41 +72,13 @@ export function formatOptions(d: Descriptor, spec: SetupSpec, withArtifact = fal
   };
 }
 
-const readText = (p: string) => (existsSync(p) ? readFileSync(p, 'utf8') : null);
 
-export function readDir(p: string): DirFiles {
-  const out: DirFiles = new Map();
-  if (!existsSync(p)) return out;
-  if (!statSync(p).isDirectory()) throw new SetupError(`${p} is not a directory`);
-  for (const e of readdirSync(p, { withFileTypes: true })) if (e.isFile()) out.set(e.name, readFileSync(join(p, e.name), 'utf8'));
-  return out;
-}
 
 /** Every handler of the agent's config at `path`, in the format's view (doctor). */
 export function readEntries(format: ConfigFormat, path: string, opts: FormatOptions): Entry[] {
   if (format.kind === 'json') return format.entries(readJsonFile(path).doc);
   if (format.kind === 'text') return format.entries(readText(path) ?? '', opts);
   return format.entries(readDir(path), opts);
-}
-
-function newPlan(d: Descriptor, o: SetupOptions, configPath: string, before: string): SetupPlan {
-  return {
-    agent: d.vendor,
-    scope: o.scope,
-    configPath,
-    uninstall: o.uninstall,
-    before,
-    after: before,
-    changed: false,
-    files: [],
-    backupPath: `${configPath}.hookmap.bak`,
-    createsBackup: false,
-    restoresBackup: false,
-    registrations: [],
-    shimChanges: [],
-    notes: [],
-    warnings: [],
-  };
 }
 
 export function planSetup(d: Descriptor, o: SetupOptions): SetupPlan {
@@ -173,93 +109,20 @@ export function planSetup(d: Descriptor, o: SetupOptions): SetupPlan {
   if (format.kind === 'dir') plan = planDir(d, o, configPath, format, regs, ours, opts);
   else if (format.kind === 'text') plan = planText(d, o, configPath, format, regs, ours, opts);
   else plan = planJson(d, o, configPath, format, regs, ours, opts);
+  if (o.mcp) addMcp(d, o, spec, plan, opts, [process.execPath, BIN]);
+  else if (o.uninstall && spec.mcp) {
+    // uninstall without --mcp leaves the MCP registration; say so when there is one
+    const left = mcpLeft(d, o, spec, opts);
+    if (left) plan.warnings.push(`the hookmap MCP server stays registered in ${left}: \`hookmap setup ${d.vendor} --uninstall --mcp\` removes it`);
+  }
   if (o.uninstall) return plan;
   plan.registrations = regs;
   if (owned) plan.plugin = configPath;
   if (regs.some((r) => r.kind === 'command') && d.surface.kind !== 'stdio-tee') plan.shimChanges = writeShims(d, o.env, { dryRun: true }).changed;
-  plan.notes = spec.notes;
+  plan.notes = [...spec.notes, ...(plan.mcp?.notes ?? [])];
   plan.warnings = checkRequirements(spec, o.env)
     .filter((r) => !r.met)
     .map((r) => `${r.path}: ${r.req.hint}`);
-  return plan;
-}
-
-function finish(plan: SetupPlan, exists: boolean): SetupPlan {
-  plan.changed = plan.after !== plan.before || (plan.after !== null && !exists);
-  if (plan.changed) plan.files = [{ path: plan.configPath, before: exists ? plan.before : null, after: plan.after }];
-  return plan;
-}
-
-function planJson(d: Descriptor, o: SetupOptions, configPath: string, format: Extract<ConfigFormat, { kind: 'json' }>, regs: Registration[], ours: ReturnType<typeof hookmapMatcher>, opts: FormatOptions): SetupPlan {
-  const file = readJsonFile(configPath);
-  const plan = newPlan(d, o, configPath, file.text);
-  if (o.uninstall) {
-    const doc = format.remove(file.doc, ours, opts);
-    if (sameJson(doc, file.doc)) return plan;
-    const backup = existsSync(plan.backupPath) ? readJsonFile(plan.backupPath) : undefined;
-    if (backup && sameJsonIgnoringEmpty(doc, format.remove(backup.doc, ours, opts))) {
-      plan.after = backup.text;
-      plan.restoresBackup = true;
-    } else if (!backup && Object.keys(doc).length === 0) {
-      plan.after = null; // no backup: the file did not exist before our first write
-    } else {
-      plan.after = serialize(doc, file);
-    }
-    return finish(plan, file.exists);
-  }
-  const doc = format.install(file.doc, regs, ours, opts);
-  const changed = !file.exists || !sameJson(doc, file.doc);
-  plan.after = changed ? serialize(doc, file) : file.text;
-  // the backup is the user's file before our FIRST write: one that already holds our entries is not it
-  const pristine = sameJson(format.remove(file.doc, ours, opts), file.doc);
-  plan.createsBackup = changed && file.exists && pristine && !existsSync(plan.backupPath);
-  finish(plan, file.exists);
-  plan.changed = changed;
-  return plan;
-}
-
-function planText(d: Descriptor, o: SetupOptions, configPath: string, format: Extract<ConfigFormat, { kind: 'text' }>, regs: Registration[], ours: ReturnType<typeof hookmapMatcher>, opts: FormatOptions): SetupPlan {
-  const current = readText(configPath);
-  const exists = current !== null;
-  const text = current ?? '';
-  const plan = newPlan(d, o, configPath, text);
-  const canon = format.canonical ?? ((t: string) => t);
-  const empty = format.empty ?? ((t: string) => t.trim() === '');
-  if (o.uninstall) {
-    if (!exists) return plan;
-    const after = format.remove(text, ours, opts);
-    if (after === text) return plan;
-    const backup = !format.owned && existsSync(plan.backupPath) ? readFileSync(plan.backupPath, 'utf8') : undefined;
-    if (format.owned) plan.after = null;
-    else if (backup !== undefined && canon(after) === canon(format.remove(backup, ours, opts))) {
-      plan.after = backup;
-      plan.restoresBackup = true;
-    } else if (backup === undefined && empty(after)) plan.after = null;
-    else plan.after = after;
-    return finish(plan, exists);
-  }
-  plan.after = format.install(text, regs, ours, opts);
-  finish(plan, exists);
-  // the backup is the user's file before our FIRST write: one that already holds our entries is not it
-  const pristine = format.owned || format.remove(text, ours, opts) === text;
-  plan.createsBackup = plan.changed && exists && !format.owned && pristine && !existsSync(plan.backupPath);
-  return plan;
-}
-
-function planDir(d: Descriptor, o: SetupOptions, dirPath: string, format: Extract<ConfigFormat, { kind: 'dir' }>, regs: Registration[], ours: ReturnType<typeof hookmapMatcher>, opts: FormatOptions): SetupPlan {
-  const files = readDir(dirPath);
-  const plan = newPlan(d, o, dirPath, '');
-  plan.backupPath = '';
-  const next = o.uninstall ? format.remove(files, ours, opts) : format.install(files, regs, ours, opts);
-  for (const [name, text] of files) {
-    if (!next.has(name)) plan.files.push({ path: join(dirPath, name), before: text, after: null });
-  }
-  for (const [name, text] of next) {
-    const prev = files.get(name);
-    if (prev !== text) plan.files.push({ path: join(dirPath, name), before: prev ?? null, after: text, mode: format.mode });
-  }
-  plan.changed = plan.files.length > 0;
-  if (o.uninstall && plan.changed && next.size === 0 && readdirSync(dirPath).length === files.size) plan.removesDir = dirPath;
   return plan;
 }
 
@@ -269,6 +132,10 @@ export function commitSetup(d: Descriptor, plan: SetupPlan, env: NodeJS.ProcessE
   if (plan.createsBackup) {
     writeFileSync(plan.backupPath, plan.before, { flag: 'wx' });
     wrote.push(plan.backupPath);
+  }
+  if (plan.mcp?.createsBackup) {
+    writeFileSync(plan.mcp.backupPath, readFileSync(plan.mcp.path, 'utf8'), { flag: 'wx' });
+    wrote.push(plan.mcp.backupPath);
   }
   if (!plan.uninstall && d.surface.kind !== 'stdio-tee' && plan.registrations.some((r) => r.kind === 'command')) wrote.push(...writeShims(d, env).changed);
   for (const f of plan.files) {
@@ -288,6 +155,7 @@ export function commitSetup(d: Descriptor, plan: SetupPlan, env: NodeJS.ProcessE
     }
   }
   if (plan.restoresBackup) rmSync(plan.backupPath, { force: true });
+  if (plan.mcp?.restoresBackup) rmSync(plan.mcp.backupPath, { force: true });
   return wrote;
 }
 

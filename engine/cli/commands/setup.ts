@@ -3,8 +3,11 @@
 // and format its descriptor's `setup` block names). A stdio-tee agent is
 // wired in its EDITOR's config instead: `--wrap "<agent command>"` adds an
 // agent entry that runs `hookmap tee <agent> -- <agent command>` (`--name`
-// names it as the editor lists it). Exit 0 done or nothing
-// to do, 1 refused (unparseable config, no setup known), 2 usage.
+// names it as the editor lists it). `--mcp` also registers `hookmap mcp
+// --agent <agent>` (ask_human, emit_event) in the agent's own MCP config
+// (the descriptor's setup.mcp; engine/setup/mcp.ts); with --uninstall it
+// removes that entry too. Exit 0 done or nothing to do, 1 refused
+// (unparseable config, no setup known, a foreign server of our name), 2 usage.
 import { loadVendor } from '../../descriptor/registry.ts';
 import { DescriptorLoadError } from '../../descriptor/errors.ts';
 import { commitSetup, planDiff, planSetup, SetupError } from '../../setup/apply.ts';
@@ -15,7 +18,7 @@ import type { ShimKind } from '../../setup/registrations.ts';
 import { shimPaths } from '../../shim/plan.mjs';
 import { ArgError, parseArgs } from '../args.ts';
 
-const USAGE = 'usage: hookmap setup <agent> [--user | --project] [--dir D] [--uninstall] [--dry-run] [--shim sh|node] [--wrap "<agent command>" [--name N]]';
+const USAGE = 'usage: hookmap setup <agent> [--user | --project] [--dir D] [--mcp] [--uninstall] [--dry-run] [--shim sh|node] [--wrap "<agent command>" [--name N]]';
 
 export async function run(argv: string[]): Promise<number> {
   let agent: string;
@@ -30,6 +33,7 @@ export async function run(argv: string[]): Promise<number> {
       shim: { type: 'string' },
       wrap: { type: 'string', multiple: true },
       name: { type: 'string' },
+      mcp: { type: 'boolean' },
     });
     flags = p.flags;
     if (p.positionals.length !== 1) throw new ArgError(USAGE);
@@ -53,12 +57,18 @@ export async function run(argv: string[]): Promise<number> {
       env,
       wrap: flags.wrap as string[] | undefined,
       name: flags.name as string | undefined,
+      mcp: !!flags.mcp,
     });
     const where = `${plan.configPath} (${plan.scope})`;
     const tee = d.surface.kind === 'stdio-tee';
     const what = plan.plugin ? 'the generated plugin' : tee ? plan.registrations.map((r) => `"${r.hook}"`).join(', ') || 'its agent entries' : `${plan.registrations.length} hooks`;
+    const mcp = plan.mcp;
+    const server = mcp && `the hookmap MCP server "${mcp.name}"`;
+    // did the hook config change (beside the MCP registration, when that is another file)?
+    const hooksChanged = plan.files.some((f) => !mcp || mcp.sameFile || f.path !== mcp.path) || !!plan.removesDir;
     if (!plan.changed && !plan.shimChanges.length) {
-      out(plan.uninstall ? `no changes: no hookmap entries for ${plan.agent} in ${where}` : `no changes: ${plan.agent} is already wired in ${where} (${what})`);
+      out(plan.uninstall ? `no changes: no hookmap entries for ${plan.agent} in ${where}${mcp ? ` nor an MCP server in ${mcp.path}` : ''}` : `no changes: ${plan.agent} is already wired in ${where} (${what})${mcp ? `; ${server} is registered in ${mcp.path}` : ''}`);
+      for (const w of plan.warnings) out(`warning: ${w}`);
       return 0;
     }
     if (flags['dry-run']) {
@@ -66,6 +76,8 @@ export async function run(argv: string[]): Promise<number> {
       if (diff) process.stdout.write(diff);
       for (const f of plan.shimChanges) out(`would generate ${f}`);
       if (plan.createsBackup) out(`would back up the original to ${plan.backupPath}`);
+      if (mcp?.createsBackup) out(`would back up the original to ${mcp.backupPath}`);
+      if (mcp && !mcp.changed) out(`${server} is already ${plan.uninstall ? 'absent from' : 'registered in'} ${mcp.path}`);
       if (plan.removesDir) out(`would remove the then-empty ${plan.removesDir}`);
       for (const n of plan.notes) out(`note: ${n}`);
       for (const w of plan.warnings) out(`warning: ${w}`);
@@ -74,22 +86,26 @@ export async function run(argv: string[]): Promise<number> {
     }
     commitSetup(d, plan, env);
     if (plan.uninstall) {
-      out(`removed hookmap's ${plan.agent} entries from ${where}`);
+      out(hooksChanged ? `removed hookmap's ${plan.agent} entries from ${where}` : `no hookmap entries for ${plan.agent} in ${where}`);
       if (plan.files.length > 1 || plan.removesDir) for (const f of plan.files) out(`  ${f.after === null ? 'deleted' : 'rewrote'} ${f.path}`);
       else if (plan.after === null) out('  nothing but hookmap\'s was in it: deleted');
       else if (plan.restoresBackup) out(`  restored the original bytes from ${plan.backupPath} (backup removed)`);
+      if (mcp?.changed) out(`  removed ${server} from ${mcp.path}${mcp.restoresBackup ? ` (restored the original bytes from ${mcp.backupPath})` : ''}`);
       if (d.surface.kind !== 'stdio-tee') out(`  shims stay in ${shimPaths(plan.agent, env).dir} (harmless; delete by hand if unused)`);
+      for (const w of plan.warnings) out(`warning: ${w}`);
       return 0;
     }
     const http = plan.registrations.filter((r) => r.kind === 'http');
     const cmd = plan.registrations.filter((r) => r.kind === 'command');
-    out(`${plan.changed ? 'wired' : 'regenerated shims for'} ${plan.agent} in ${where}: ${what}`);
+    out(`${hooksChanged ? 'wired' : plan.shimChanges.length ? 'regenerated shims for' : 'already wired:'} ${plan.agent} in ${where}: ${what}`);
     if (plan.files.length > 1) for (const f of plan.files) out(`  ${f.after === null ? 'removed' : 'wrote'} ${f.path}`);
     if (http.length) out(`  native HTTP (no shim): ${http.map((r) => r.hook).join(', ')}`);
     if (tee) for (const r of cmd) out(`  "${r.hook}" runs: ${r.target}`);
     else if (cmd.length) out(`  via the ${flags.shim === 'node' ? 'Node' : 'sh'} shim: ${cmd.map((r) => r.hook).join(', ')}`);
     for (const f of plan.shimChanges) out(`  generated ${f}`);
     if (plan.createsBackup) out(`  original backed up to ${plan.backupPath}`);
+    if (mcp) out(`  ${server} ${mcp.changed ? 'registered' : 'already registered'} in ${mcp.path}: ${mcp.argv.join(' ')}`);
+    if (mcp?.createsBackup) out(`  original backed up to ${mcp.backupPath}`);
     for (const n of plan.notes) out(`note: ${n}`);
     for (const w of plan.warnings) out(`warning: ${w}`);
     return 0;
