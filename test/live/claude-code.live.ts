@@ -281,14 +281,18 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(events.filter((e) => e.type === 'run.finished')).toHaveLength(1);
   }, 180_000);
 
-  it('ASK_HUMAN: the model calls ask_human through `hookmap mcp`; `hookmap answer --text` answers; the model receives the answer', async () => {
+  it('ASK_HUMAN: `hookmap setup claude-code --mcp` registers the server in the project; the model calls ask_human through it; `hookmap answer --text` answers; the model receives the answer', async () => {
     const ANSWER = 'Not before the freeze ends on Friday (live ask 3b7e)';
     await live.restartUp(ANSWER_TIMEOUT_MS); // no policy, no steering
-    const cfg = join(live.s.root, 'mcp-hookmap.json');
-    writeFileSync(cfg, JSON.stringify({ mcpServers: { hookmap: { type: 'stdio', command: process.execPath, args: [BIN, 'mcp', '--agent', 'claude-code', '--url', live.up.url], env: { HOOKMAP_HOME: live.s.hookmapHome } } } }));
+    // the registration is setup's own (.mcp.json in the scratch project), never a hand-written config
+    const wired = await live.setup(['--project', '--dir', live.s.project, '--mcp']);
+    const mcpJson = join(live.s.project, '.mcp.json');
+    expect(wired).toContain(`the hookmap MCP server "hookmap" registered in ${mcpJson}`);
+    expect(JSON.parse(readFileSync(mcpJson, 'utf8')).mcpServers.hookmap).toEqual({ type: 'stdio', command: process.execPath, args: [BIN, 'mcp', '--agent', 'claude-code', '--url', live.agentEnv.HOOKMAP_URL], env: { HOOKMAP_HOME: live.s.hookmapHome } });
+    expect(await live.setup(['--project', '--dir', live.s.project, '--mcp'])).toMatch(/^no changes: /);
     const taken = new Set<string>();
     let req: any;
-    const o = await live.play('ask-human', (p) => claude(p, ['--mcp-config', cfg, '--allowedTools', 'mcp__hookmap__ask_human']), async ({ sessionEvents }) => {
+    const o = await live.play('ask-human', (p) => claude(p, ['--allowedTools', 'mcp__hookmap__ask_human']), async ({ sessionEvents }) => {
       req = await live.nextAttention(sessionEvents, taken);
       await live.answer(req.id, ['--text', ANSWER]);
     });

@@ -4,11 +4,11 @@
 // by `hookmap setup gemini-cli` into the scratch user settings. Gemini CLI is
 // observe-only in hookmap (no hook can grant or deny): the stream is checked,
 // and the session must complete with hookmap down.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from './agents.ts';
-import { run } from './harness.ts';
+import { BIN, run } from './harness.ts';
 import { Live, unusedPort } from './live.ts';
 
 const ID = 'gemini-cli';
@@ -54,6 +54,33 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     for (const t of ['session.started', 'run.started', 'tool.requested', 'tool.completed', 'run.finished']) expect(types).toContain(t);
     expect(types.indexOf('tool.requested')).toBeLessThan(types.indexOf('tool.completed'));
     expect(types.indexOf('run.started')).toBeLessThan(types.indexOf('tool.requested'));
+  }, 180_000);
+
+  // Gemini CLI is observe-only: its daemon declares no control.attention.respond, so the
+  // ask cannot be answered over the relay (yet); what is proven live here is the wiring:
+  // setup --mcp's entry in the same settings.json as the hooks starts the server, the
+  // model's call becomes attention.requested in Gemini's own session, and the
+  // unanswered ask comes back to the model when its wait ends.
+  it('ASK_HUMAN: `hookmap setup gemini-cli --mcp` adds the server to the same settings.json as the hooks; the model\'s call reaches hookmap as attention.requested in its session; the unanswered ask returns to the model', async () => {
+    const wired = await live.setup(['--user', '--mcp']);
+    const settings = join(live.s.home, '.gemini', 'settings.json');
+    expect(wired).toMatch(new RegExp(`the hookmap MCP server "hookmap" (is )?registered in ${settings.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    const doc = JSON.parse(readFileSync(settings, 'utf8'));
+    expect(doc.mcpServers.hookmap).toEqual({ timeout: 3600000, command: process.execPath, args: [BIN, 'mcp', '--agent', 'gemini-cli', '--url', live.agentEnv.HOOKMAP_URL], env: { HOOKMAP_HOME: live.s.hookmapHome } });
+    expect(Object.keys(doc.hooks ?? {}).length).toBeGreaterThan(0);
+    expect(doc.security).toEqual({ auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } });
+    const taken = new Set<string>();
+    let req: any;
+    const o = await live.play('ask-human-gemini', (p) => gemini(p), async ({ sessionEvents }) => {
+      req = await live.nextAttention(sessionEvents, taken);
+    });
+    expect(o.run.code, `${o.run.stdout.slice(-1500)}\n${o.run.stderr.slice(-2500)}`).toBe(0);
+    expect(req.data).toMatchObject({ kind: 'input', prompt: 'Deploy the release to production now?' });
+    expect(o.sessions).toContain(req.session);
+    expect(responses(o.requests).at(-1)).toContain('No human answered');
+    const events = await live.checkSession(o.sessions[0]);
+    // the ask's own wait (3 s) ends it: attention.timeout for that request, in the same session
+    expect(events.filter((e) => e.type.startsWith('attention.')).map((e) => [e.type, e.subject ?? null])).toEqual([['attention.requested', null], ['attention.timeout', req.id]]);
   }, 180_000);
 
   it('hookmap down (not started): the session completes normally and quickly', async () => {
