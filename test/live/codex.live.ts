@@ -8,11 +8,11 @@
 // Sandbox read-only: a writing command is sent by the model with
 // `sandbox_permissions: "require_escalated"`, which needs approval; a
 // read-only one runs in the sandbox without asking.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from './agents.ts';
-import { command, run, until } from './harness.ts';
+import { BIN, command, run, until } from './harness.ts';
 import { Live, unusedPort } from './live.ts';
 
 const ID = 'codex';
@@ -188,5 +188,35 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const events = await live.checkSession(o.sessions[0]);
     expect(events.filter((e) => e.type === 'x.codex.policy.applied')).toHaveLength(1);
     expect(events.filter((e) => e.type === 'run.finished')).toHaveLength(1);
+  }, 180_000);
+
+  it('ASK_HUMAN: `hookmap setup codex --mcp` adds [mcp_servers.hookmap] to $CODEX_HOME/config.toml; the model calls ask_human; `hookmap answer --text` answers; the model receives the answer', async () => {
+    const ANSWER = 'Hold the deploy until Monday (codex live ask 7e21)';
+    await live.restartUp(ANSWER_TIMEOUT_MS); // no policy, no steering
+    const env = { ...live.agentEnv, CODEX_HOME: codexHome };
+    const wired = await live.setup(['--mcp'], env);
+    const config = join(codexHome, 'config.toml');
+    expect(wired).toMatch(new RegExp(`the hookmap MCP server "hookmap" (is )?registered in ${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    const toml = readFileSync(config, 'utf8');
+    expect(toml).toContain(`[mcp_servers.hookmap]\ntool_timeout_sec = 3600\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify([BIN, 'mcp', '--agent', 'codex', '--url', live.agentEnv.HOOKMAP_URL]).replace(/,/g, ', ')}\n`);
+    expect(toml.startsWith('model = "scripted"\n')).toBe(true);
+    const taken = new Set<string>();
+    let ask: any;
+    const o = await live.play('ask-human-codex', (p) => codex(p), async ({ sessionEvents }) => {
+      // Codex may first ask to approve the MCP tool call (a permission request): allow it
+      for (;;) {
+        const req = await live.nextAttention(sessionEvents, taken);
+        if (req.data?.kind === 'input') {
+          ask = req;
+          await live.answer(req.id, ['--text', ANSWER]);
+          return;
+        }
+        await live.answer(req.id, ['--allow']);
+      }
+    });
+    expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
+    expect(ask.data).toMatchObject({ kind: 'input', prompt: 'Deploy the release to production now?' });
+    expect(outText(outputs(o.requests).at(-1))).toContain(ANSWER);
+    await live.checkSession(o.sessions[0]);
   }, 180_000);
 });

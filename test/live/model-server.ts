@@ -13,7 +13,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 export type Step =
-  | { tool: string; args: Record<string, unknown> }
+  /** namespace: the Responses API's tool namespace (Codex offers an MCP server's tools as namespace `mcp__<server>`). */
+  | { tool: string; args: Record<string, unknown>; namespace?: string }
   | { say: string };
 
 export interface Scenario {
@@ -146,7 +147,7 @@ export async function startModelServer(opts: { log?: (l: string) => void } = {})
     if (isMain) seen.step = Math.min(results, scenario.steps.length - 1);
     const id = nid('resp');
     const item = 'tool' in step
-      ? { type: 'function_call', id: nid('fc'), call_id: nid('call'), name: step.tool, arguments: JSON.stringify(step.args), status: 'completed' }
+      ? { type: 'function_call', id: nid('fc'), call_id: nid('call'), name: step.tool, ...(step.namespace ? { namespace: step.namespace } : {}), arguments: JSON.stringify(step.args), status: 'completed' }
       : { type: 'message', id: nid('msg'), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: step.say, annotations: [] }] };
     const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
     const response = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), status: 'completed', model: body?.model ?? 'scripted', output: [item], usage };
