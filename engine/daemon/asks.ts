@@ -147,11 +147,17 @@ export class SessionHints {
     this.active.delete(session);
   }
 
-  /** The session for a call of `tool` (suffix match: `mcp__hookmap__ask_human` ends with `ask_human`) at `now`. */
+  /**
+   * The session for a call of `tool` at `now`. Suffix match over the names
+   * agents give MCP tools: `mcp__hookmap__ask_human` (double underscores),
+   * `hookmap.ask_human`, and `mcp_hookmap_ask_human` (single underscores,
+   * then only with the `mcp_` prefix, so a tool merely ending in the word is
+   * no match).
+   */
   resolve(tool: string | undefined, suffix: string, now: number, windowMs = 120_000): string | undefined {
     let best: { session: string; at: number } | undefined;
     for (const [name, v] of this.byTool) {
-      const match = tool !== undefined ? name === tool : name === suffix || name.endsWith(`__${suffix}`) || name.endsWith(`.${suffix}`);
+      const match = tool !== undefined ? name === tool : name === suffix || name.endsWith(`__${suffix}`) || name.endsWith(`.${suffix}`) || (name.startsWith('mcp_') && name.endsWith(`_${suffix}`));
       if (match && now - v.at <= windowMs && (!best || v.at > best.at)) best = v;
     }
     if (best) return best.session;

@@ -8,13 +8,15 @@ import type { Descriptor } from '../descriptor/types.ts';
 export const RESPOND = 'control.attention.respond';
 
 /**
- * The commands this agent's daemon accepts: answers when any hook holds,
- * surface and delivered commands only while their opt-in is on (declaring
- * what always refuses is noise); nothing in an observe-only posture.
+ * The commands this agent's daemon accepts: answers always (a hook's held
+ * request, or the model's own `ask_human` through `hookmap mcp`, which every
+ * agent can raise whatever its posture: the ask waits in the daemon, not in
+ * the agent's hook); surface and delivered commands only while their opt-in
+ * is on (declaring what always refuses is noise), and none in an
+ * observe-only posture.
  */
 export function acceptedCommands(d: Descriptor, configValue: (key: string) => unknown): string[] {
-  const holds = [...d.hooks.values()].some((h) => h.holds.length > 0);
-  const accepts = holds && d.posture !== 'observe-only' ? [RESPOND] : [];
+  const accepts = [RESPOND];
   for (const c of d.commands.values()) if (d.posture !== 'observe-only' && (!c.optIn || configValue(c.optIn) === true)) accepts.push(c.type);
   return accepts;
 }

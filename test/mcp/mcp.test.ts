@@ -225,4 +225,15 @@ describe('SessionHints (which session a model-fired call belongs to)', () => {
     expect(h.resolve(undefined, 'ask_human', 600 + 121_000)).toBe('b');
     expect(h.resolve(undefined, 'ask_human', 500 + 11 * 60_000)).toBeUndefined(); // nobody active lately
   });
+
+  it('single-underscore MCP names (mcp_<server>_<tool>) match; a tool merely ending in the word does not', async () => {
+    const { SessionHints } = await import('../../engine/daemon/asks.ts');
+    const h = new SessionHints();
+    h.noteActive('a', 0);
+    h.noteActive('b', 0);
+    h.noteTool('my_ask_human', 'a', 100);
+    expect(h.resolve(undefined, 'ask_human', 1_000)).toBeUndefined(); // not an MCP name: two active, ambiguous
+    h.noteTool('mcp_hookmap_ask_human', 'b', 200);
+    expect(h.resolve(undefined, 'ask_human', 1_000)).toBe('b');
+  });
 });
