@@ -25,7 +25,10 @@ function startDaemon(home: string): Promise<{ url: string; child: ChildProcess }
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, 'serve', 'codex', '--port', '0', '--no-relay'], { env: { ...process.env, HOME: home, HOOKMAP_HOME: home }, stdio: ['ignore', 'pipe', 'ignore'] });
     let buf = '';
-    const t = setTimeout(() => reject(new Error('hookmap serve: no URL within 60 s')), 60_000);
+    const t = setTimeout(() => {
+      child.kill('SIGKILL'); // never left running behind a failed bench
+      reject(new Error('hookmap serve: no URL within 60 s'));
+    }, 60_000);
     child.stdout!.on('data', (c) => {
       buf += c;
       // its first stdout line is its base URL (what it says goes to stderr)
