@@ -5,6 +5,14 @@
 // documented here, and nothing documented that it does not parse.
 import { BACKPLANE_HELP } from '../relay/backplane/config.ts';
 
+/** The token, host/origin and TLS flags `up` and `relay` share (one listener guard, engine/auth). */
+const LISTENER_AUTH_HELP = `  --token-file F            the owner token in a file (or HOOKMAP_TOKEN_FILE); default $HOOKMAP_HOME/token, created on first start (0600)
+  --token T                 the owner token itself (or HOOKMAP_TOKEN); works, but argv is visible in ps
+  --no-auth                 no token: anyone on this machine may read the stream, nobody may answer (loopback only)
+  --allow-host H            also accept this Host name (repeatable; loopback names and the bound address always are)
+  --allow-origin O          also accept this web origin (repeatable; same-origin always is)
+  --tls-cert F --tls-key K  serve https/wss with these PEM files`;
+
 export interface CommandEntry {
   name: string;
   module: string;
@@ -23,12 +31,7 @@ export const COMMANDS: CommandEntry[] = [
   --durability none|fsync   what an acknowledged event survives: a hookmap crash (none, default) or power loss too (fsync)
   --bridge kind=URL[,k=v]   run a bridge inside up, repeatable: otlp=http://collector:4318, cloudevents=URL, ocsf=URL
                             (options as in 'hookmap bridge': capture=, protocol=, signals=, mode=, service_name=, ...)
-  --token-file F            the owner token in a file (or HOOKMAP_TOKEN_FILE); default $HOOKMAP_HOME/token, created on first start (0600)
-  --token T                 the owner token itself (or HOOKMAP_TOKEN); works, but argv is visible in ps
-  --no-auth                 no token: anyone on this machine may read the stream, nobody may answer (loopback only)
-  --allow-host H            also accept this Host name (repeatable; loopback names and the bound address always are)
-  --allow-origin O          also accept this web origin (repeatable; same-origin always is)
-  --tls-cert F --tls-key K  serve https/wss with these PEM files
+${LISTENER_AUTH_HELP}
 ${BACKPLANE_HELP.replace('(default: --buffer-bytes; per session: --buffer events)', "(default: the relay's buffer size)")}` },
   { name: 'serve', module: 'serve', synopsis: 'serve <agent|path/to/descriptor.yaml> [options]', summary: 'one daemon from one descriptor', help: `  --port N                  listen port (default 8788; 0 = ephemeral)
   --host H                  listen address (default 127.0.0.1)
@@ -45,12 +48,7 @@ ${BACKPLANE_HELP.replace('(default: --buffer-bytes; per session: --buffer events
 Endpoint: POST /hooks/<agent>[/<hook>] -> 200, body = the agent's reply bytes, x-hookmap-exit: <code>; GET /healthz -> {ok, relay}` },
   { name: 'relay', module: 'relay', synopsis: 'relay [--port N] [--host H] [--token-file F | --no-auth] [--buffer N] [--backplane nats://H:P]', summary: 'the AEP relay alone, or one of a fleet on NATS JetStream', help: `  --port N             listen port (default 8787)
   --host H             listen address (default 127.0.0.1; anything but loopback needs a token)
-  --token-file F            the owner token in a file (or HOOKMAP_TOKEN_FILE); default $HOOKMAP_HOME/token, created on first start (0600)
-  --token T                 the owner token itself (or HOOKMAP_TOKEN); works, but argv is visible in ps
-  --no-auth                 no token: anyone on this machine may read the stream, nobody may answer (loopback only)
-  --allow-host H            also accept this Host name (repeatable; loopback names and the bound address always are)
-  --allow-origin O          also accept this web origin (repeatable; same-origin always is)
-  --tls-cert F --tls-key K  serve https/wss with these PEM files
+${LISTENER_AUTH_HELP}
   --buffer N           replay buffer per session, events (default 10000)
   --buffer-bytes N     replay buffer in total, bytes (default 128 MiB; least recently written sessions go first)
   --session-buffer-bytes N  replay buffer per session, bytes (default 16 MiB)
