@@ -12,6 +12,7 @@ import { checkDeadLetters } from './dead-letter.ts';
 import { checkLogs } from './logs.ts';
 import type { Finding } from './types.ts';
 import { inspectAgent, type AgentWiring } from './wiring.ts';
+import { inspectMcp } from './mcp.ts';
 
 export interface DoctorOptions { env: NodeJS.ProcessEnv; dir: string; url: string; agents?: string[]; /** Presented to /healthz for the relay state. */ token?: string }
 
@@ -52,7 +53,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
     const w = inspectAgent(d, o.env, o.dir);
     wirings.set(agent, w);
     descriptors.set(agent, d);
-    findings.push(...w.findings);
+    findings.push(...w.findings, ...inspectMcp(d, o.env, o.dir, w.wired));
     if (w.wired) wired.push(agent);
     usesSh ||= w.usesShShim;
   }

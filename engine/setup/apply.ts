@@ -33,6 +33,8 @@ export { readDir, SetupError } from './plan.ts';
 export type { FileChange, McpPlan, SetupOptions, SetupPlan } from './plan.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/hookmap.mjs', import.meta.url));
+/** The command line that runs this hookmap (this Node, this bin/hookmap.mjs), as setup writes it into agents' configs. */
+export const LAUNCHER: readonly string[] = [process.execPath, BIN];
 
 /** The path a scope's template names (a file, or a directory for dir/plugin formats). */
 function scopePath(d: Descriptor, spec: SetupSpec, scope: Scope, dir: string, env: NodeJS.ProcessEnv): string | undefined {

@@ -1,0 +1,101 @@
+// Is hookmap's MCP server (`hookmap mcp --agent <agent>`: ask_human,
+// emit_event) registered in the agent's own MCP config, and would it start?
+// Read from the descriptor's `setup.mcp` exactly as `hookmap setup --mcp`
+// writes it: registered as setup writes it today (ok), registered but
+// different (another hookmap checkout, URL or HOOKMAP_HOME: warn), its
+// command gone (problem: the agent cannot start the server), a server of
+// hookmap's name that is not hookmap's (warn), or not registered while the
+// hooks are wired (info: the model cannot ask a human through hookmap).
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute } from 'node:path';
+import type { Descriptor } from '../descriptor/types.ts';
+import type { McpSetupSpec } from '../descriptor/setup-spec.ts';
+import { formatOptions, LAUNCHER } from '../setup/apply.ts';
+import { expandPath } from '../setup/expand.ts';
+import { isObj, parseJsonc } from '../setup/formats/jsonc-members.ts';
+import { entryArgv, mcpArgv, mcpEntry, mcpFormat } from '../setup/mcp.ts';
+import { setupSpec, type Scope } from '../setup/spec.ts';
+import type { Finding } from './types.ts';
+
+const tilde = (p: string, env: NodeJS.ProcessEnv) => {
+  const home = env.HOME || homedir();
+  return p.startsWith(`${home}/`) ? `~${p.slice(home.length)}` : p;
+};
+
+/** The argument vector of hookmap's registered server in `text`, when it can be read. */
+function registeredArgv(spec: McpSetupSpec, agent: string, text: string): string[] | undefined {
+  if (spec.format === 'json') {
+    const doc = parseJsonc(text);
+    const servers = isObj(doc) ? doc[spec.key] : undefined;
+    return isObj(servers) ? entryArgv(servers[spec.name]) : undefined;
+  }
+  // toml: setup writes the entry inside its fenced block, one `key = <JSON-compatible value>` per line
+  const start = text.indexOf(`# >>> hookmap mcp ${agent} >>>`);
+  const end = text.indexOf(`# <<< hookmap mcp ${agent} <<<`, start);
+  if (start < 0 || end < 0) return undefined;
+  const fields: Record<string, unknown> = {};
+  for (const line of text.slice(start, end).split('\n')) {
+    const m = /^(command|args)\s*=\s*(.+)$/.exec(line.trim());
+    if (!m) continue;
+    try {
+      fields[m[1]] = JSON.parse(m[2]);
+    } catch {
+      return undefined;
+    }
+  }
+  return entryArgv(fields);
+}
+
+export function inspectMcp(d: Descriptor, env: NodeJS.ProcessEnv, dir: string, hooksWired: boolean): Finding[] {
+  const agent = d.vendor;
+  const spec = setupSpec(d);
+  const m = spec?.mcp;
+  if (!spec || !m) return [];
+  const out: Finding[] = [];
+  const add = (f: Omit<Finding, 'area' | 'subject'>) => out.push({ area: 'agent', subject: agent, ...f });
+  const opts = formatOptions(d, spec);
+  const format = mcpFormat(d, m, mcpEntry(m, mcpArgv(agent, [...LAUNCHER], env), env));
+  const none = () => false;
+  const registered: Scope[] = [];
+  for (const scope of ['user', 'project'] as Scope[]) {
+    const template = m.scopes[scope];
+    if (!template) continue;
+    const path = expandPath(template, env, scope === 'project' ? dir : env.HOME || homedir());
+    if (!existsSync(path)) continue;
+    const where = `${scope} ${tilde(path, env)}`;
+    const fix = `hookmap setup ${agent} --mcp${scope === 'project' ? ' --project' : ' --user'}`;
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+      if (format.remove(text, none, opts) === text) {
+        // not ours here; a server of our name that is someone else's makes setup --mcp refuse
+        format.install(text, [], none, opts);
+        continue;
+      }
+    } catch (err) {
+      add({ status: 'warn', message: `${where}: ${(err as Error).message}`, fix: 'rename or remove that server by hand: hookmap never overwrites it' });
+      continue;
+    }
+    registered.push(scope);
+    const argv = registeredArgv(m, agent, text);
+    // the launcher part (node, the script): the words before `mcp` that name files
+    const launcher = argv ? argv.slice(0, Math.max(0, argv.indexOf('mcp'))) : [];
+    const gone = launcher.filter((a) => isAbsolute(a) && !existsSync(a));
+    if (gone.length) {
+      add({ status: 'problem', message: `${where}: the MCP server "${m.name}" runs ${gone.map((g) => tilde(g, env)).join(' and ')}, which does not exist: the agent cannot start it (ask_human fails)`, fix });
+      continue;
+    }
+    let current: boolean;
+    try {
+      current = format.install(text, [], none, opts) === text;
+    } catch {
+      current = false;
+    }
+    if (current) add({ status: 'ok', message: `${where}: MCP server "${m.name}" registered (ask_human, emit_event)` });
+    else add({ status: 'warn', message: `${where}: MCP server "${m.name}" registered, but not as setup writes it today (another hookmap checkout, HOOKMAP_URL or HOOKMAP_HOME): ${argv?.join(' ') ?? 'unreadable entry'}`, fix });
+  }
+  if (registered.length > 1) add({ status: 'info', message: `MCP server "${m.name}" registered in both the user and the project config; the agent may start it twice` });
+  if (!registered.length && hooksWired) add({ status: 'info', message: 'MCP server not registered: the model cannot ask a human through hookmap (ask_human)', fix: `hookmap setup ${agent} --mcp` });
+  return out;
+}

@@ -1,0 +1,90 @@
+// `hookmap doctor` and the MCP server registration (`hookmap setup <agent>
+// --mcp`): registered as setup writes it today, not registered while the hooks
+// are, registered with another URL, a launcher that vanished, a server of
+// hookmap's name that is someone else's. Codex (TOML) and Claude Code (JSON).
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runDoctor } from '../../engine/doctor/index.ts';
+import { loadVendor } from '../../engine/descriptor/registry.ts';
+import { commitSetup, planSetup, type SetupOptions } from '../../engine/setup/apply.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'hookmap-doctor-mcp-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+
+function sandbox() {
+  const dir = join(root, String(n++));
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: join(dir, 'home'), HOOKMAP_HOME: join(dir, 'hm'), CODEX_HOME: join(dir, 'codex') };
+  mkdirSync(env.HOME!, { recursive: true });
+  mkdirSync(env.CODEX_HOME!, { recursive: true });
+  writeFileSync(join(env.CODEX_HOME!, 'config.toml'), '[features]\nhooks = true\n');
+  return { dir, env };
+}
+
+function setup(agent: string, env: NodeJS.ProcessEnv, o: Partial<SetupOptions> = {}) {
+  const d = loadVendor(agent);
+  commitSetup(d, planSetup(d, { scope: 'user', dir: env.HOME!, uninstall: false, shim: 'sh', env, ...o }), env);
+}
+
+async function doctor(agent: string, env: NodeJS.ProcessEnv, dir: string) {
+  const r = await runDoctor({ env, dir, url: 'http://127.0.0.1:9', agents: [agent] });
+  return { r, mcp: r.findings.filter((f) => /MCP server|mcpServers|hookmap mcp/.test(f.message)) };
+}
+
+describe('hookmap doctor: the MCP server registration', () => {
+  for (const [agent, file] of [['codex', 'codex/config.toml'], ['claude-code', 'home/.claude.json']] as const) {
+    it(`${agent}: hooks wired without --mcp say ask_human is not registered (info), with the command that registers it`, async () => {
+      const { env, dir } = sandbox();
+      setup(agent, env);
+      const { mcp } = await doctor(agent, env, dir);
+      expect(mcp).toEqual([expect.objectContaining({ status: 'info', message: expect.stringMatching(/MCP server not registered.*ask_human/), fix: `hookmap setup ${agent} --mcp` })]);
+    });
+
+    it(`${agent}: registered by setup --mcp is ok; after --uninstall --mcp it is reported missing again`, async () => {
+      const { env, dir } = sandbox();
+      setup(agent, env, { mcp: true });
+      const { mcp } = await doctor(agent, env, dir);
+      expect(mcp).toEqual([expect.objectContaining({ status: 'ok', message: expect.stringMatching(new RegExp(`${file.split('/').at(-1)!.replace('.', '\\.')}: MCP server "hookmap" registered`)) })]);
+      setup(agent, env, { mcp: true, uninstall: true });
+      setup(agent, env);
+      expect((await doctor(agent, env, dir)).mcp.map((f) => f.status)).toEqual(['info']);
+    });
+
+    it(`${agent}: a registration whose launcher vanished is a problem (the agent cannot start the server)`, async () => {
+      const { env, dir } = sandbox();
+      setup(agent, env, { mcp: true });
+      const path = join(dir, file);
+      writeFileSync(path, readFileSync(path, 'utf8').replaceAll('bin/hookmap.mjs', 'bin/moved-away/hookmap.mjs'));
+      const { r, mcp } = await doctor(agent, env, dir);
+      expect(mcp).toEqual([expect.objectContaining({ status: 'problem', message: expect.stringMatching(/moved-away\/hookmap\.mjs, which does not exist: the agent cannot start it/), fix: `hookmap setup ${agent} --mcp --user` })]);
+      expect(r.healthy).toBe(false);
+    });
+
+    it(`${agent}: registered for another daemon URL than this environment's is a warning naming what it runs`, async () => {
+      const { env, dir } = sandbox();
+      setup(agent, { ...env, HOOKMAP_URL: 'http://127.0.0.1:7777' }, { mcp: true });
+      const { mcp } = await doctor(agent, env, dir);
+      expect(mcp).toEqual([expect.objectContaining({ status: 'warn', message: expect.stringMatching(/registered, but not as setup writes it today.*--url http:\/\/127\.0\.0\.1:7777/) })]);
+    });
+  }
+
+  it("a server of hookmap's name that is not hookmap's is a warning (setup --mcp would refuse to overwrite it)", async () => {
+    const { env, dir } = sandbox();
+    setup('claude-code', env);
+    const path = join(env.HOME!, '.claude.json');
+    writeFileSync(path, JSON.stringify({ mcpServers: { hookmap: { command: 'some-other-tool', args: ['serve'] } } }));
+    const { mcp } = await doctor('claude-code', env, dir);
+    expect(mcp.map((f) => [f.status, f.message])).toEqual([
+      ['warn', expect.stringMatching(/already has a server named "hookmap" that is not hookmap's MCP server for claude-code \(it runs: some-other-tool serve\)/)],
+      ['info', expect.stringMatching(/MCP server not registered/)],
+    ]);
+  });
+
+  it('an agent without setup.mcp gets no MCP finding', async () => {
+    const { env, dir } = sandbox();
+    setup('cursor', env);
+    expect((await doctor('cursor', env, dir)).mcp).toEqual([]);
+  });
+});
