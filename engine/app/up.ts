@@ -15,6 +15,7 @@ import { Guard, installGuard } from '../auth/guard.ts';
 import { applyServerLimits, serverOptions, type TlsFiles } from '../auth/server-limits.ts';
 import { tlsClientOptions } from '../auth/tls.ts';
 import { readTokenFile } from '../auth/tokens.ts';
+import { InProcessSource } from '../auth/in-process.ts';
 import { loadVendor, listVendors } from '../descriptor/registry.ts';
 import { bridgeStatePath } from '../bridge/config.ts';
 import type { BridgeHandle } from '../bridge/run.ts';
@@ -76,7 +77,7 @@ export interface Up {
 export async function startUp(o: UpOptions): Promise<Up> {
   const say = o.say ?? (() => {});
   const host = o.host ?? DEFAULT_HOST;
-  const auth = authFor(o, say);
+  const { auth, linkToken } = authFor(o, say);
   try {
     assertBindAllowed(host, auth.controlPossible);
   } catch (e) {
@@ -171,7 +172,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   // daemons dial the relay over loopback even when the server listens on every interface
   const wildcard = addr.address === '0.0.0.0' || addr.address === '::';
   const self = wildcard ? `${o.tls ? 'https' : 'http'}://${addr.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${addr.port}` : url;
-  for (const d of daemons.values()) d.connectRelay(self, ownerToken, o.tls ? { tls: o.tls } : undefined);
+  for (const d of daemons.values()) d.connectRelay(self, linkToken, o.tls ? { tls: o.tls } : undefined);
   // stream-subscriber agents: the daemon attaches to each configured instance's event stream
   for (const d of daemons.values()) {
     if (d.surfaceKind !== 'stream-subscriber') continue;
@@ -187,8 +188,8 @@ export async function startUp(o: UpOptions): Promise<Up> {
     }
   }
   if (policy && operator) {
-    // the token up itself runs with (flag or file), as the daemons' links have it
-    operator.connectRelay(self, ownerToken, o.tls ? { tls: o.tls } : undefined);
+    // up's own credential, as the daemons' links have it
+    operator.connectRelay(self, linkToken, o.tls ? { tls: o.tls } : undefined);
     const file = basename(policy.file);
     const loaded = (p: typeof policy.current) => {
       say(`policy: ${p.rules.length} rule${p.rules.length === 1 ? '' : 's'} in force from ${policy.file} (digest ${p.digest})`);
@@ -227,7 +228,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     const tag = `[bridge ${b.kind}]`;
     const h = runBridge!({
       target: makeTarget!(b),
-      input: { kind: 'relay', url: self, token: ownerToken, tls: o.tls ? tlsClientOptions(o.tls) : undefined, filter: b.filter, capture: b.capture, start: 'all', statePath: bridgeStatePath(b, 'up', o.stateDir ?? join(o.home ?? defaultHome(), 'state')) },
+      input: { kind: 'relay', url: self, token: linkToken, tls: o.tls ? tlsClientOptions(o.tls) : undefined, filter: b.filter, capture: b.capture, start: 'all', statePath: bridgeStatePath(b, 'up', o.stateDir ?? join(o.home ?? defaultHome(), 'state')) },
       batchMax: b.batchMax,
       batchMs: b.batchMs,
       delivery: { timeoutMs: b.timeoutMs, maxRetries: b.retries, headers: b.headers },
@@ -264,13 +265,16 @@ function surfaceLine(d: Daemon, url: string): string {
   return `POST ${url}/hooks/${d.vendor}[/<hook>]`;
 }
 
-function authFor(o: UpOptions, say: (line: string) => void): Authorizer {
+/** The relay's credentials; `linkToken`: the in-memory one up's own links present (none with --no-auth: watch-only). */
+function authFor(o: UpOptions, say: (line: string) => void): { auth: Authorizer; linkToken?: string } {
   if (o.noAuth) {
     if (o.token || o.tokenFile) throw new Error('--no-auth cannot be combined with a token');
-    return new Authorizer([], ANONYMOUS);
+    return { auth: new Authorizer([], ANONYMOUS) };
   }
   if (!o.token && !o.tokenFile) throw new Error('hookmap up needs a token (token or tokenFile), or noAuth for an explicitly watch-only relay');
-  return new Authorizer([new TokenSource({ ownerToken: o.token, ownerTokenFile: o.token ? undefined : o.tokenFile, home: o.home, say })]);
+  // asked first: a replaced owner token file revokes clients, never up's own links
+  const own = new InProcessSource();
+  return { auth: new Authorizer([own, new TokenSource({ ownerToken: o.token, ownerTokenFile: o.token ? undefined : o.tokenFile, home: o.home, say })]), linkToken: own.token };
 }
 
 /** The audit trail: one JSON line per command routed or refused, with the authenticated sender. */

@@ -1,0 +1,68 @@
+// The owner token file replaced while `hookmap up` runs: clients holding the
+// old token are cut off (the relay closes revoked connections) and the new
+// token works at once, but up's own in-process links (its daemons' relay
+// links, the operator log, bridges) must not be among the revoked: before,
+// they presented the owner token read at start, the relay closed them on the
+// change and refused every reconnect, and the stream went silent until up was
+// restarted (events only in the logs). Now they hold an in-memory credential
+// of their own, never written anywhere, which no file change revokes.
+import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { upStack, watchAll, type UpStack, type Watcher } from '../helpers/up-stack.ts';
+import { until } from '../daemon/helpers.ts';
+
+const stops: (() => unknown)[] = [];
+afterEach(async () => {
+  while (stops.length) await stops.pop()!();
+});
+
+const hook = (url: string, body: Record<string, unknown>) => fetch(`${url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const start = (session: string) => ({ hook_event_name: 'SessionStart', session_id: session, source: 'startup', model: 'gpt-5', cwd: '/w' });
+
+const filesUnder = (dir: string): string[] => readdirSync(dir).flatMap((n) => {
+  const p = join(dir, n);
+  return statSync(p).isDirectory() ? filesUnder(p) : [p];
+});
+
+/** What a careful operator does: a new file renamed over the old one (0600). */
+function replaceToken(home: string, token: string): void {
+  const file = join(home, 'token');
+  writeFileSync(`${file}.new`, `${token}\n`, { mode: 0o600 });
+  renameSync(`${file}.new`, file);
+}
+
+/** /healthz answers everyone; only a valid token gets the detail (sessions, the relay state), anyone else a bare `{ ok: true }`. */
+async function healthz(s: UpStack, token: string): Promise<any> {
+  const body = await (await fetch(`${s.url}/healthz`, { headers: { authorization: `Bearer ${token}` } })).json();
+  return 'sessions' in body ? body : undefined;
+}
+
+describe('owner token replaced while up runs', () => {
+  it("the old token is refused, the new one reads the stream, and up's daemons keep delivering (no restart)", async () => {
+    const s = await upStack({ prefix: 'hookmap-owner-rotate-', hello: true });
+    stops.push(() => s.done());
+    expect((await hook(s.url, start('before-rotation'))).status).toBe(200);
+    const before: Watcher = await watchAll(s.url, s.token);
+    stops.push(() => before.close());
+    await before.seen((e) => e.session === 'before-rotation' && e.type === 'session.started', 'the first session on the stream');
+
+    const NEW = 'hmk_owner_rotated_0123456789abcdef0123456789';
+    replaceToken(s.home, NEW);
+    // the old token: refused from the next request on
+    await until('the old token refused', async () => (await healthz(s, s.token)) === undefined);
+    // the daemon's link is up (or back up) under the new regime
+    await until("the daemon's relay link after the change", async () => (await healthz(s, NEW))?.relay === true, 10_000);
+
+    expect((await hook(s.url, start('after-rotation'))).status).toBe(200);
+    const after = await watchAll(s.url, NEW);
+    stops.push(() => after.close());
+    const ev = await after.seen((e) => e.session === 'after-rotation' && e.type === 'session.started', 'the session started after the rotation, on the stream');
+    expect(ev.agent).toBe('codex');
+    // nothing from before was lost either: a reader from `all` with the new token has both
+    expect(after.stream.some((e) => e.session === 'before-rotation')).toBe(true);
+    // up's own credential is nowhere a reader could find it: not in what up said, not in any file of its home
+    expect(s.lines.join('\n')).not.toContain('hmk_up_');
+    expect(filesUnder(s.home).filter((f) => readFileSync(f, 'latin1').includes('hmk_up_'))).toEqual([]);
+  }, 30_000);
+});
