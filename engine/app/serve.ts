@@ -5,6 +5,7 @@ import Fastify from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { Authorizer, TokenSource } from '../auth/authorizer.ts';
 import { assertBindAllowed, exposureNotice } from '../auth/bind.ts';
+import { followTokenFile } from '../auth/discover.ts';
 import { Guard, installGuard } from '../auth/guard.ts';
 import { applyServerLimits, serverOptions } from '../auth/server-limits.ts';
 import type { Descriptor } from '../descriptor/types.ts';
@@ -31,6 +32,8 @@ export interface ServeOptions {
   relay?: string;
   /** The relay token; also what a peer off this machine must present to the hook endpoint (with `home`'s named tokens). */
   token?: string;
+  /** The file `token` was read from: followed while serve runs (a replaced token is presented from the link's next reconnect and accepted at the hook endpoint). */
+  tokenFile?: string;
   /** $HOOKMAP_HOME, for named tokens accepted from off-machine hook senders. */
   home?: string;
   allowedHosts?: string[];
@@ -66,7 +69,7 @@ export async function startServe(o: ServeOptions): Promise<Served> {
   const say = o.say ?? (() => {});
   const host = o.host ?? DEFAULT_HOST;
   // peers off this machine (a non-loopback bind) need a token; none at all means loopback only
-  const auth = o.token ? new Authorizer([new TokenSource({ ownerToken: o.token, home: o.home, say })]) : undefined;
+  const auth = o.token ? new Authorizer([new TokenSource({ ownerToken: o.tokenFile ? undefined : o.token, ownerTokenFile: o.tokenFile, home: o.home, say })]) : undefined;
   assertBindAllowed(host, Boolean(auth));
   const logDir = o.logDir ?? agentLogDir(o.home ?? defaultHome(), o.descriptor.vendor);
   const daemon = Daemon.open({ descriptor: o.descriptor, logDir, host: o.hostId, attentionTimeoutMs: o.attentionTimeoutMs, config: o.config, optionVars: o.optionVars, redaction: o.redaction, durability: o.durability, say: (l) => say(`[${o.descriptor.vendor}] ${l}`) });
@@ -89,7 +92,7 @@ export async function startServe(o: ServeOptions): Promise<Served> {
   }
   const { url } = urlOf(app.server.address() as AddressInfo);
   for (const l of exposureNotice(host, url, false)) say(l);
-  if (o.relay) daemon.connectRelay(o.relay, o.token);
+  if (o.relay) daemon.connectRelay(o.relay, o.token && o.tokenFile ? followTokenFile(o.tokenFile, o.token, say) : o.token);
   void warmValidators(); // compiled now, not while the first hook waits
   say(`${daemon.vendor} daemon listening on ${url}/hooks/${daemon.vendor} (epoch ${daemon.epoch}, logs ${daemon.logDir})`);
   say(o.relay ? `relay ${o.relay}: ${o.token ? 'token set, control on' : 'no token: watch-only, holds fail open at once'}` : 'no relay: events are logged only, holds fail open at once');

@@ -115,9 +115,9 @@ export class Daemon {
   }
 
   /** Connect to a relay as an AEP emitter (hello, outbox, reconnect). */
-  connectRelay(url: string, token?: string, o: { tls?: TlsFiles } = {}): RelayLink {
+  connectRelay(url: string, token?: string | (() => string | undefined), o: { tls?: TlsFiles } = {}): RelayLink {
     const link = openRelayLink(this.core, { url, token, tls: o.tls, capabilities: this.capabilities(), logDir: this.logDir, onCommand: (cmd, raw, by) => void this.onCommand(cmd, raw, by), onReady: () => this.holds.reclaim() });
-    this.attach(link, Boolean(token));
+    this.attach(link, Boolean(typeof token === 'function' ? token() : token));
     link.start();
     return link;
   }

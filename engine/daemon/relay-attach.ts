@@ -10,10 +10,11 @@ import type { AepEvent } from '../map/envelope.ts';
 import type { DaemonCore } from './core.ts';
 import { DROPPED_EVENT_TYPE } from './lifecycle.ts';
 import { RelayLink } from './relay-link.ts';
+import type { RelayLinkOptions } from './relay-link-types.ts';
 
 export interface RelayAttach {
   url: string;
-  token?: string;
+  token?: RelayLinkOptions['token'];
   tls?: TlsFiles;
   capabilities: Record<string, unknown>;
   /** The agent's log folder (the link's cursor file lives there). */

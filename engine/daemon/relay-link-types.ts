@@ -18,7 +18,8 @@ export interface EventLink {
 export interface RelayLinkOptions {
   /** Relay base URL (http[s]:// or ws[s]://), e.g. http://127.0.0.1:8787; several, comma-separated, fail over in turn. */
   url: string;
-  token?: string;
+  /** The bearer token, or where to get it on each (re)connect (a token file followed while the daemon runs). */
+  token?: string | (() => string | undefined);
   identity: { agent: string; instance: string };
   capabilities: Record<string, unknown>;
   log: SessionLog;

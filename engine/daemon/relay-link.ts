@@ -94,7 +94,8 @@ export class RelayLink extends RelayLinkState implements EventLink {
   private connect(): void {
     if (this.state === 'closed') return;
     this.state = 'connecting';
-    const headers: Record<string, string> = this.o.token ? { authorization: `Bearer ${this.o.token}` } : {};
+    const token = typeof this.o.token === 'function' ? this.o.token() : this.o.token;
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
     const ws = new WebSocket(socketUrlOf(this.relays.current), { headers, perMessageDeflate: false, ...(this.o.tls ?? {}) });
     this.routed = undefined;
     this.largestSent = 0;

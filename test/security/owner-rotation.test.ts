@@ -6,11 +6,17 @@
 // change and refused every reconnect, and the stream went silent until up was
 // restarted (events only in the logs). Now they hold an in-memory credential
 // of their own, never written anywhere, which no file change revokes.
-import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { upStack, watchAll, type UpStack, type Watcher } from '../helpers/up-stack.ts';
 import { until } from '../daemon/helpers.ts';
+import { startServe } from '../../engine/app/serve.ts';
+import { Authorizer, TokenSource } from '../../engine/auth/authorizer.ts';
+import { ensureOwnerToken } from '../../engine/auth/tokens.ts';
+import { loadVendor } from '../../engine/descriptor/registry.ts';
+import { createRelay } from '../../engine/relay/index.ts';
 
 const stops: (() => unknown)[] = [];
 afterEach(async () => {
@@ -65,4 +71,29 @@ describe('owner token replaced while up runs', () => {
     expect(s.lines.join('\n')).not.toContain('hmk_up_');
     expect(filesUnder(s.home).filter((f) => readFileSync(f, 'latin1').includes('hmk_up_'))).toEqual([]);
   }, 30_000);
+
+  it('`hookmap serve` follows the token file it read: after the relay cut the old token off, its link reconnects with the new one', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'hookmap-serve-rotate-'));
+    stops.push(() => rmSync(home, { recursive: true, force: true }));
+    const owner = ensureOwnerToken(home);
+    const relay = createRelay({ host: '127.0.0.1', port: 0, auth: new Authorizer([new TokenSource({ ownerTokenFile: owner.path, home })]) });
+    const { url } = await relay.listen();
+    stops.push(() => relay.close());
+    const said: string[] = [];
+    const served = await startServe({ descriptor: loadVendor('codex'), port: 0, relay: url, token: owner.token, tokenFile: owner.path, home, logDir: join(home, 'logs'), say: (l) => said.push(l) });
+    stops.push(() => served.close());
+    const relayUp = async () => (await (await fetch(`${served.url}/healthz`)).json()).relay === true;
+    await until("serve's relay hello", relayUp);
+
+    const NEW = 'hmk_owner_rotated_serve_0123456789abcdef01234';
+    replaceToken(home, NEW);
+    // the relay closes the link the old token opened; serve comes back on the new one
+    await until('the link cut off and back', () => said.filter((l) => /relay link up/.test(l)).length >= 2, 15_000);
+    await until("serve's relay hello again", relayUp);
+    expect((await hook(served.url, start('serve-after-rotation'))).status).toBe(200);
+    const w = await watchAll(url, NEW);
+    stops.push(() => w.close());
+    await w.seen((e) => e.session === 'serve-after-rotation' && e.type === 'session.started', 'the session started after the rotation, on the stream');
+  }, 30_000);
 });
+

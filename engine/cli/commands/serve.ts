@@ -47,6 +47,7 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
       port: intFlag(flags.port, 'port', DEFAULT_SERVE_PORT),
       relay,
       token: 'token' in t ? t.token : undefined,
+      tokenFile: 'file' in t ? t.file : undefined,
       home: config.home,
       hostId: config.hostId,
       optionVars: config.options,

@@ -74,7 +74,7 @@ function revoke(home: string, argv: string[]): number {
   const { positionals } = parseArgs(argv, {});
   if (positionals.length !== 1) throw new ArgError('usage: hookmap tokens revoke <name>');
   const name = positionals[0];
-  if (name === OWNER) throw new ArgError(`the owner token is ${ownerTokenPath(home)}: to replace it, stop hookmap up, delete the file and start up again (a new one is created)`);
+  if (name === OWNER) throw new ArgError(`the owner token is ${ownerTokenPath(home)}: to replace it, write a new token over that file (one line, 0600): a running up refuses the old one at once and keeps its own links; or delete it and start up again (a new one is created)`);
   if (!revokeToken(home, name)) {
     process.stderr.write(`hookmap tokens: no token named '${name}'\n`);
     return 1;
