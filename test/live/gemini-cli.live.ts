@@ -83,6 +83,23 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(events.filter((e) => e.type.startsWith('attention.')).map((e) => [e.type, e.subject ?? null])).toEqual([['attention.requested', null], ['attention.timeout', req.id]]);
   }, 180_000);
 
+  it('ASK_HUMAN answered: the model\'s ask on an observe-only agent is answered with `hookmap answer --text`; the model receives the text', async () => {
+    const ANSWER = 'Hold the deploy until Monday (gemini live ask 3b9c)';
+    const taken = new Set<string>();
+    let req: any;
+    let answered: Awaited<ReturnType<typeof live.answer>> | undefined;
+    const o = await live.play('ask-human-gemini-answered', (p) => gemini(p), async ({ sessionEvents }) => {
+      req = await live.nextAttention(sessionEvents, taken);
+      answered = await live.answer(req.id, ['--text', ANSWER]);
+    });
+    expect(o.run.code, `${o.run.stdout.slice(-1500)}\n${o.run.stderr.slice(-2500)}`).toBe(0);
+    expect(req.data).toMatchObject({ kind: 'input', prompt: 'Deploy the release to production now?' });
+    expect(answered).toBeDefined();
+    expect(responses(o.requests).at(-1)).toContain(ANSWER);
+    const events = await live.checkSession(o.sessions[0]);
+    expect(events.filter((e) => e.type.startsWith('attention.')).map((e) => [e.type, e.subject ?? null])).toEqual([['attention.requested', null], ['attention.answered', req.id], ['attention.resolved', req.id]]);
+  }, 180_000);
+
   it('hookmap down (not started): the session completes normally and quickly', async () => {
     const port = await unusedPort();
     const home = join(live.s.root, 'home-down');
