@@ -16,7 +16,8 @@ import { BackplaneError, createRelay, openBackplane, resolveLimits, type Relay }
 import { subjectToken } from '../../engine/relay/backplane/index.ts';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { agentEv, ev, until, WsClient } from '../relay/helpers.ts';
+import { agentEv, ev, until } from '../relay/helpers.ts';
+import { wsClients } from './clients.ts';
 import { NATS_MISSING, NatsServer, freePort } from './nats.ts';
 
 const TOKEN = 'fleet-test-token';
@@ -29,6 +30,7 @@ const stops: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   while (stops.length) await stops.pop()!();
 });
+const { client, subscriber } = wsClients(AUTH, stops);
 
 async function fleetRelay(stream: string, extra: { optional?: boolean; url?: string; buffer?: number } = {}): Promise<{ relay: Relay; url: string }> {
   const log = () => {};
@@ -38,19 +40,6 @@ async function fleetRelay(stream: string, extra: { optional?: boolean; url?: str
   const { url } = await relay.listen();
   stops.push(() => relay.close());
   return { relay, url };
-}
-
-async function client(url: string, hello: Record<string, unknown> = {}): Promise<WsClient> {
-  const c = await WsClient.hello(url, hello, AUTH);
-  stops.push(() => c.close());
-  return c;
-}
-
-async function subscriber(url: string, from?: unknown): Promise<WsClient> {
-  const c = await client(url, { role: 'consumer' });
-  c.send({ type: 'subscribe', id: 's', filter: {}, ...(from ? { from } : {}) });
-  await c.next((m) => m.type === 'subscribed');
-  return c;
 }
 
 /** Every session's events exactly once and in (epoch, seq) order. */

@@ -7,7 +7,8 @@
 // keeps dialing.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRelay, openBackplane, resolveLimits } from '../../engine/relay/index.ts';
-import { ev, until, WsClient } from '../relay/helpers.ts';
+import { ev, until } from '../relay/helpers.ts';
+import { wsClients } from './clients.ts';
 import { NATS_MISSING, NatsServer, freePort } from './nats.ts';
 
 const TOKEN = 'fleet-join-token';
@@ -16,6 +17,7 @@ const stops: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   while (stops.length) await stops.pop()!();
 });
+const { client, subscriber } = wsClients(AUTH, stops);
 
 async function relayOn(url: string, stream: string, log: (l: string) => void) {
   const store = await openBackplane({ url, stream, prefix: stream.toLowerCase(), token: TOKEN, optional: true, connectTimeoutMs: 1000, retryMs: { initial: 100, max: 400 } }, resolveLimits({}), log);
@@ -23,19 +25,6 @@ async function relayOn(url: string, stream: string, log: (l: string) => void) {
   const { url: http } = await relay.listen();
   stops.push(() => relay.close());
   return { store, relay, url: http };
-}
-
-async function client(url: string, hello: Record<string, unknown>): Promise<WsClient> {
-  const c = await WsClient.hello(url, hello, AUTH);
-  stops.push(() => c.close());
-  return c;
-}
-
-async function subscriber(url: string, from?: unknown): Promise<WsClient> {
-  const c = await client(url, { role: 'consumer' });
-  c.send({ type: 'subscribe', id: 's', filter: {}, ...(from ? { from } : {}) });
-  await c.next((m) => m.type === 'subscribed');
-  return c;
 }
 
 describe.skipIf(!!NATS_MISSING)('--backplane-optional: joining the fleet later', () => {

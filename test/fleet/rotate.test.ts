@@ -13,7 +13,8 @@ import { connect, headers } from '@nats-io/transport-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRelay, openBackplane, resolveLimits } from '../../engine/relay/index.ts';
 import { fleetKey } from '../../engine/relay/backplane/signing.ts';
-import { agentEv, ev, until, WsClient } from '../relay/helpers.ts';
+import { agentEv, ev, until } from '../relay/helpers.ts';
+import { wsClients } from './clients.ts';
 import { NATS_MISSING, NatsServer } from './nats.ts';
 
 const CLIENT = 'fleet-rotate-client-token';
@@ -26,17 +27,12 @@ const stops: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   while (stops.length) await stops.pop()!();
 });
+const { client } = wsClients(AUTH, stops);
 
 /** Write a token file the way a careful operator does: a new file renamed over the old one (0600). */
 function writeToken(file: string, token: string): void {
   writeFileSync(`${file}.tmp`, `${token}\n`, { mode: 0o600 });
   renameSync(`${file}.tmp`, file);
-}
-
-async function client(url: string, hello: Record<string, unknown>): Promise<WsClient> {
-  const c = await WsClient.hello(url, hello, AUTH);
-  stops.push(() => c.close());
-  return c;
 }
 
 describe.skipIf(!!NATS_MISSING)('owner token rotation on the fleet backplane', () => {
