@@ -40,19 +40,19 @@ export function tokenDigest(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-/** A token read from a file: one line, non-empty, not readable by group/others. */
-export function readTokenFile(path: string): string {
+/** A token (or another secret) read from a file: one line, non-empty, not readable by group/others; `kind` names it in errors (a NATS password file is not a token file). */
+export function readTokenFile(path: string, kind = 'token file'): string {
   let st;
   try {
     st = statSync(path);
   } catch (e) {
-    throw new TokenFileError(`cannot read token file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new TokenFileError(`cannot read ${kind} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) {
-    throw new TokenFileError(`token file ${path} is readable by others (mode ${(st.mode & 0o777).toString(8)}): run chmod 600 ${path}`);
+    throw new TokenFileError(`${kind} ${path} is readable by others (mode ${(st.mode & 0o777).toString(8)}): run chmod 600 ${path}`);
   }
   const text = readFileSync(path, 'utf8').trim();
-  if (!text || /\s/.test(text)) throw new TokenFileError(`token file ${path} must hold one token on one line`);
+  if (!text || /\s/.test(text)) throw new TokenFileError(`${kind} ${path} must hold one ${kind === 'token file' ? 'token' : 'secret'} on one line`);
   return text;
 }
 

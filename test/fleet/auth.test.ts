@@ -86,7 +86,7 @@ describe('backplane auth options', () => {
     expect(() => backplaneFromFlags({ backplane: 'nats://h:1', 'backplane-tls-cert': '/c.pem' })).toThrow(/both the client certificate and its key/);
     const open = join(dir, 'open-pass');
     writeFileSync(open, PASS, { mode: 0o644 });
-    expect(() => backplaneFromFlags({ backplane: 'nats://h:1', 'backplane-user': 'alice', 'backplane-password-file': open })).toThrow(/--backplane-password-file: .*readable by others/);
+    expect(() => backplaneFromFlags({ backplane: 'nats://h:1', 'backplane-user': 'alice', 'backplane-password-file': open })).toThrow(/--backplane-password-file: NATS password file .* is readable by others/);
     // the config file: paths relative to it, *_env names a variable, unknown keys named
     const tf = secret('doc-token', NTOKEN);
     expect(backplaneFromDoc({ url: 'tls://h:1', token_file: 'doc-token', tls_ca: 'ca.pem' }, 'backplane', dir).auth).toMatchObject({ token: NTOKEN, tlsCa: join(dir, 'ca.pem') });

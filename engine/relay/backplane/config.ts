@@ -50,9 +50,9 @@ export interface BackplaneSecrets {
 }
 
 /** One secret from a file (0600, one line), the option named in the error. */
-function secretFile(file: string, what: string): string {
+function secretFile(file: string, what: string, kind: string): string {
   try {
-    return readTokenFile(file);
+    return readTokenFile(file, kind);
   } catch (e) {
     throw new Error(`${what}: ${(e as Error).message}`, { cause: e });
   }
@@ -90,8 +90,8 @@ function authFromDoc(d: Record<string, unknown>, where: string, base: string, en
   const auth: BackplaneAuth = {
     creds: path('creds'),
     user: d.user === undefined ? undefined : String(d.user),
-    pass: pf ? secretFile(pf, `${where}.password_file`) : fromEnv('password_env'),
-    token: tf ? secretFile(tf, `${where}.token_file`) : fromEnv('token_env'),
+    pass: pf ? secretFile(pf, `${where}.password_file`, 'NATS password file') : fromEnv('password_env'),
+    token: tf ? secretFile(tf, `${where}.token_file`, 'NATS token file') : fromEnv('token_env'),
     source: pf ? `${where}.password_file ${pf}` : tf ? `${where}.token_file ${tf}` : d.password_env ? `${where}.password_env ${d.password_env}` : d.token_env ? `${where}.token_env ${d.token_env}` : undefined,
     tlsCa: path('tls_ca'),
     tlsCert: path('tls_cert'),
@@ -177,8 +177,8 @@ function authFromFlags(flags: Record<string, unknown>): BackplaneAuth {
   return {
     creds: f('creds'),
     user: f('user'),
-    pass: pf === undefined ? undefined : secretFile(pf, '--backplane-password-file'),
-    token: tf === undefined ? undefined : secretFile(tf, '--backplane-token-file'),
+    pass: pf === undefined ? undefined : secretFile(pf, '--backplane-password-file', 'NATS password file'),
+    token: tf === undefined ? undefined : secretFile(tf, '--backplane-token-file', 'NATS token file'),
     source: pf !== undefined ? `--backplane-password-file ${pf}` : tf !== undefined ? `--backplane-token-file ${tf}` : undefined,
     tlsCa: f('tls-ca'),
     tlsCert: f('tls-cert'),
