@@ -215,6 +215,32 @@ describe.skipIf(!!NATS_MISSING)('fleet backplane (nats-server -js)', () => {
     expect(h.backplane.forged).toBeGreaterThanOrEqual(3);
   });
 
+  it('an unsigned roster.sync is dropped and counted: a flood of them does not make the fleet publish its roster on demand', async () => {
+    const stream = streamName();
+    const prefix = stream.toLowerCase();
+    const a = await fleetRelay(stream);
+    const b = await fleetRelay(stream);
+    const nc = await connect({ servers: nats.url });
+    stops.push(() => nc.close());
+    const snapshots: number[] = [];
+    nc.subscribe(`${prefix}.roster.>`, { callback: (_e, m) => m.subject !== `${prefix}.roster.sync` && snapshots.push(Date.now()) });
+    const forged = async () => (await (await fetch(`${a.url}/healthz`, { headers: AUTH })).json()).backplane.forged + (await (await fetch(`${b.url}/healthz`, { headers: AUTH })).json()).backplane.forged;
+    const before = await forged();
+    // right after a periodic snapshot, so that the window below holds at most the next periodic ones
+    const n0 = snapshots.length;
+    await until(() => snapshots.length > n0, 'a periodic snapshot');
+    const from = snapshots.length;
+    for (let i = 0; i < 200; i++) {
+      nc.publish(`${prefix}.roster.sync`);
+      if (i % 20 === 0) await new Promise((r) => setTimeout(r, 5));
+    }
+    await nc.flush();
+    await until(async () => (await forged()) - before >= 400, 'every unsigned sync counted by both relays');
+    await new Promise((r) => setTimeout(r, 300));
+    // periodic snapshots only (every 2 s per relay): none answering the flood
+    expect(snapshots.length - from).toBeLessThanOrEqual(2);
+  });
+
   it('JetStream down at start: a clear error, or local-only service when the backplane is optional', async () => {
     const limits = resolveLimits({});
     const noJs = await NatsServer.start({ jetstream: false });

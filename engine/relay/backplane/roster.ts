@@ -2,7 +2,7 @@
 // relay publishes a snapshot of its live claims on <prefix>.roster.<relay>
 // on every change (debounced) and every few seconds; a relay silent past
 // the expiry is gone, one closing says goodbye. A relay starting asks the
-// others for theirs (<prefix>.roster.sync). Snapshots are signed
+// others for theirs (<prefix>.roster.sync). Snapshots and syncs are signed
 // (signing.ts): an unsigned one is dropped and counted. A fleet on one
 // backplane answers the roster for the fleet, and routing reaches every
 // entry, so "absent means no-route" (§4.1 rule 3) holds fleet-wide.
@@ -37,8 +37,10 @@ export class FleetRoster {
     this.nc.subscribe(`${this.prefix}.roster.>`, {
       callback: (err, m) => {
         if (err) return;
-        if (m.subject === sync) return this.schedule(0);
+        // a sync asks every relay for a snapshot now: unsigned, it would let anyone on the
+        // NATS server make the whole fleet publish on demand (dropped and counted like any forgery)
         if (!this.signer.verify(m.data, m.headers)) return;
+        if (m.subject === sync) return this.schedule(0);
         try {
           const snap = JSON.parse(dec.decode(m.data)) as { relay: string; entries: Record<string, unknown>[]; bye?: boolean };
           if (typeof snap.relay !== 'string' || snap.relay === this.signer.relayId || !Array.isArray(snap.entries)) return;
@@ -49,7 +51,8 @@ export class FleetRoster {
         }
       },
     });
-    this.nc.publish(sync);
+    const ask = enc.encode(JSON.stringify({ relay: this.signer.relayId, sync: true }));
+    this.nc.publish(sync, ask, { headers: this.signer.headers(ask) });
     this.timer = setInterval(() => this.send(), EVERY_MS);
     this.timer.unref();
   }
