@@ -135,6 +135,29 @@ describe.skipIf(!!NATS_MISSING)('backplane with NATS authorization (nats-server 
     noSecret(err.message);
   });
 
+  it('credentials revoked on the server while the relay runs: /healthz and the log name the authorization violation and what to check; restored, the relay reconnects and the error clears', async () => {
+    const server = await NatsServer.start({ conf: `authorization { user: alice, password: "${PASS}" }\n` });
+    stops.push(() => server.stop());
+    const said: string[] = [];
+    const store = await openBackplane({ url: server.url, stream: 'AUTHREV', prefix: 'authrev', token: TOKEN, auth: { user: 'alice', pass: PASS, source: '--backplane-password-file /p' } }, limits, (l) => said.push(l));
+    stops.push(() => store?.close());
+    expect(await store!.health()).toMatchObject({ connected: true, auth: 'user' });
+    await server.reload(`authorization { user: alice, password: "${PASS}-rotated" }\n`);
+    await until(async () => /authorization violation/.test(((await store!.health()) as any).error ?? ''), 'the refusal in the health');
+    const h = (await store!.health()) as any;
+    expect(h.connected).toBe(false);
+    expect(h.error).toMatch(new RegExp(`backplane ${server.url}: authorization violation: the NATS server refused this relay's credentials \\(auth user\\); check the user and password \\(--backplane-password-file /p\\)`));
+    // said once, however often the reconnects are refused
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(said.filter((l) => /authorization violation/.test(l))).toHaveLength(1);
+    expect(said.filter((l) => /disconnected/.test(l))).toHaveLength(1);
+    noSecret(JSON.stringify(h) + said.join('\n'));
+    await server.reload(`authorization { user: alice, password: "${PASS}" }\n`);
+    await until(async () => ((await store!.health()) as any).connected === true, 'reconnected with the restored credentials');
+    expect(((await store!.health()) as any).error).toBeUndefined();
+    expect(said.some((l) => /reconnected/.test(l))).toBe(true);
+  }, 30_000);
+
   it('hookmap relay: wrong password exits 1 with one clear line; right one serves; doctor names the auth mode; no secret in argv, logs or doctor', async () => {
     const bad = await cliRelay(['--backplane', users.url, '--backplane-user', 'alice', '--backplane-password-file', secret('bad-pass', 'nope')]);
     expect(bad.code).toBe(1);

@@ -223,7 +223,11 @@ describe.skipIf(!!NATS_MISSING)('fleet backplane (nats-server -js)', () => {
     const nc = await connect({ servers: nats.url });
     stops.push(() => nc.close());
     const snapshots: number[] = [];
-    nc.subscribe(`${prefix}.roster.>`, { callback: (_e, m) => m.subject !== `${prefix}.roster.sync` && snapshots.push(Date.now()) });
+    nc.subscribe(`${prefix}.roster.>`, {
+      callback: (_e, m) => {
+        if (m.subject !== `${prefix}.roster.sync`) snapshots.push(Date.now());
+      },
+    });
     const forged = async () => (await (await fetch(`${a.url}/healthz`, { headers: AUTH })).json()).backplane.forged + (await (await fetch(`${b.url}/healthz`, { headers: AUTH })).json()).backplane.forged;
     const before = await forged();
     // right after a periodic snapshot, so that the window below holds at most the next periodic ones

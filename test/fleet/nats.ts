@@ -84,6 +84,13 @@ export class NatsServer {
     throw new Error('nats-server did not start listening');
   }
 
+  /** Rewrite the config and have the running server reload it (SIGHUP): changed authorization applies to connected clients too. */
+  async reload(conf: string): Promise<void> {
+    // a reload applies the file as the whole config: JetStream (given as -js at start) must be in it or it is switched off
+    writeFileSync(join(this.dir, 'nats.conf'), this.jetstream ? `${conf}\njetstream { store_dir: ${JSON.stringify(this.dir)} }\n` : conf);
+    this.proc!.kill('SIGHUP');
+  }
+
   /** Stop it (SIGTERM: JetStream flushes its store) and wait for the exit. */
   async down(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     const p = this.proc;

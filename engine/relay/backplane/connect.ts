@@ -69,7 +69,9 @@ export class ConnectError extends Error {}
 /** The client's connection options for this URL and auth (the creds file read here: a clear error naming it). */
 export function connectOptions(url: string, auth: BackplaneAuth, timeout: number): ConnectionOptions {
   const u = splitUrl(url);
-  const o: ConnectionOptions = { servers: u.servers, timeout, reconnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 250, name: `hookmap-relay ${hostname()}/${process.pid}` };
+  // ignoreAuthErrorAbort: credentials refused on a reconnect (revoked, rotated on the server) are retried like any
+  // other failure instead of closing the connection for good, so fixing them on the server brings the relay back
+  const o: ConnectionOptions = { servers: u.servers, timeout, reconnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 250, ignoreAuthErrorAbort: true, name: `hookmap-relay ${hostname()}/${process.pid}` };
   if (auth.creds) {
     let creds: Uint8Array;
     try {

@@ -27,7 +27,7 @@ import { Outbox } from './outbox.ts';
 import { FleetRoster, DEBOUNCE_MS } from './roster.ts';
 import { CommandRoutes } from './routing.ts';
 import { fleetKey, Signer, subjectToken, watchTokenFile } from './signing.ts';
-import { authModeOf, connectNats, ConnectError, maskNatsUrl } from './connect.ts';
+import { authModeOf, connectNats, ConnectError, explainConnectError, maskNatsUrl, type BackplaneAuth } from './connect.ts';
 import { BackplaneError, ensureStream, resolveOptions, subjectOf, type BackplaneOptions, type ResolvedOptions } from './stream.ts';
 import type { BackplaneHealth, FleetHooks, RemoteEntry } from './types.ts';
 
@@ -58,6 +58,7 @@ export class NatsStore implements RelayStore, FleetHooks {
   private disconnected = false;
   private lastError = '';
   private unwatch?: () => void;
+  private readonly authOpts: BackplaneAuth;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -69,6 +70,7 @@ export class NatsStore implements RelayStore, FleetHooks {
   ) {
     this.where = maskNatsUrl(o.url);
     this.auth = authModeOf(o.url, opts.auth);
+    this.authOpts = opts.auth ?? {};
     this.relayId = subjectToken(opts.relayId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`);
     this.signer = new Signer(this.relayId, fleetKey(opts.token), opts.keyGraceMs);
     if (opts.token && opts.tokenFile) this.unwatch = watchTokenFile(opts.tokenFile, this.signer, log);
@@ -115,11 +117,22 @@ export class NatsStore implements RelayStore, FleetHooks {
     this.roster.start();
     void (async () => {
       for await (const s of this.nc.status()) {
+        if (s.type === 'error') {
+          // e.g. the server refusing the credentials on a reconnect: said once per change, and in /healthz and doctor
+          const why = explainConnectError(s.error, this.o.url, this.authOpts);
+          if (why !== this.lastError) this.log(why);
+          this.lastError = why;
+          continue;
+        }
         if (s.type !== 'disconnect' && s.type !== 'reconnect') continue;
+        // every refused reconnect attempt is another `disconnect`: said once, when the link goes down
+        const was = this.disconnected;
         this.disconnected = s.type === 'disconnect';
         this.outbox.connection(!this.disconnected);
+        if (this.disconnected === was) continue;
         if (this.disconnected) this.log(`backplane: disconnected from ${this.where}; reconnecting (publishes wait, unconfirmed events are re-sent by their emitters)`);
         else {
+          this.lastError = '';
           this.log(`backplane: reconnected to ${this.where}`);
           this.roster.send();
         }
@@ -216,11 +229,13 @@ export class NatsStore implements RelayStore, FleetHooks {
       published: this.outbox.published, publish_failures: this.outbox.failures, duplicates: this.feed.duplicates, forged: this.signer.forged,
       forwarded: this.routes.forwarded, live_in: this.live.received, ...(error ? { error } : {}),
     };
+    // down: what is known now, not a stream query that can only time out
+    if (!base.connected) return { ...base, messages: 0, bytes: 0, first_seq: 0, last_seq: lastSeen, lag: Math.max(0, lastSeen - this.feed.consumedSeq), consumers: 0, error: error || 'disconnected; reconnecting' };
     try {
       const s = (await this.jsm.streams.info(this.o.stream)).state;
       return { ...base, messages: s.messages, bytes: s.bytes, first_seq: s.first_seq, last_seq: s.last_seq, lag: Math.max(0, s.last_seq - this.feed.consumedSeq), consumers: s.consumer_count };
     } catch (e) {
-      return { ...base, connected: false, messages: 0, bytes: 0, first_seq: 0, last_seq: lastSeen, lag: Math.max(0, lastSeen - this.feed.consumedSeq), consumers: 0, error: `stream info: ${(e as Error).message}` };
+      return { ...base, connected: false, messages: 0, bytes: 0, first_seq: 0, last_seq: lastSeen, lag: Math.max(0, lastSeen - this.feed.consumedSeq), consumers: 0, error: error || `stream info: ${(e as Error).message}` };
     }
   }
 
