@@ -84,7 +84,7 @@ describe('hookmap doctor: the MCP server registration', () => {
 
   it('an agent without setup.mcp gets no MCP finding', async () => {
     const { env, dir } = sandbox();
-    setup('cursor', env);
-    expect((await doctor('cursor', env, dir)).mcp).toEqual([]);
+    setup('kimi-code', env);
+    expect((await doctor('kimi-code', env, dir)).mcp).toEqual([]);
   });
 });

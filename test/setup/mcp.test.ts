@@ -56,6 +56,8 @@ const CASES: Case[] = [
   { agent: 'claude-code', scope: 'project', file: '.mcp.json', before: 'claude-code.project.before.json', after: 'claude-code.project.after.json' },
   { agent: 'codex', scope: 'user', file: '.codex/config.toml', before: 'codex.before.toml', after: 'codex.after.toml', extra: { HOOKMAP_HOME: '<home>/hm' } },
   { agent: 'opencode', scope: 'project', file: 'opencode.json', before: 'opencode.before.jsonc', after: 'opencode.after.jsonc', extra: { HOOKMAP_HOME: '<home>/hm', HOOKMAP_URL: 'http://127.0.0.1:9911/' } },
+  { agent: 'cursor', scope: 'user', file: '.cursor/mcp.json', before: 'cursor.user.before.json', after: 'cursor.user.after.json' },
+  { agent: 'vscode', scope: 'project', file: '.vscode/mcp.json', before: 'vscode.project.before.json', after: 'vscode.project.after.json', extra: { HOOKMAP_HOME: '<home>/hm' } },
 ];
 
 describe('setup --mcp: golden before/after per format', () => {
@@ -219,7 +221,7 @@ describe('setup --mcp: a server named hookmap that is not ours', () => {
 describe('setup --mcp: what it refuses and how it reads', () => {
   it('an agent whose MCP config is not known says so (and names the manual way)', () => {
     const s = sandbox();
-    expect(() => setup('cursor', s.env)).toThrow(/cursor: its MCP config is not known \(no setup.mcp in its descriptor\): register `hookmap mcp --agent cursor` in the agent by hand/);
+    expect(() => setup('kimi-code', s.env)).toThrow(/kimi-code: its MCP config is not known \(no setup.mcp in its descriptor\): register `hookmap mcp --agent kimi-code` in the agent by hand/);
   });
 
   it('a config that is not JSON (even with comments) is refused with its path, nothing written', () => {
