@@ -1,32 +1,14 @@
 // `hookmap doctor`: wiring, daemon health, stale/duplicated registrations,
 // log folder health. Temp HOME / HOOKMAP_HOME / CODEX_HOME; the daemon is a
 // fake on loopback (or a closed port).
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runDoctor } from '../../engine/doctor/index.ts';
-import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { commitSetup, planSetup, type SetupOptions } from '../../engine/setup/apply.ts';
 import { BIN, fakeDaemon, runProcess } from '../shim/helpers.ts';
+import { sandboxes, setup } from './helpers.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'hookmap-doctor-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let n = 0;
-
-function sandbox() {
-  const dir = join(root, String(n++));
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: join(dir, 'home'), HOOKMAP_HOME: join(dir, 'hm'), CODEX_HOME: join(dir, 'codex') };
-  mkdirSync(env.HOME!, { recursive: true });
-  return { dir, env };
-}
-
-function setup(agent: string, env: NodeJS.ProcessEnv, o: Partial<SetupOptions> = {}) {
-  const d = loadVendor(agent);
-  const plan = planSetup(d, { scope: 'user', dir: env.HOME!, uninstall: false, shim: 'sh', env, ...o });
-  commitSetup(d, plan, env);
-  return plan;
-}
+const sandbox = sandboxes('hookmap-doctor-');
 
 const AGENTS = ['codex', 'claude-code'];
 const messages = (r: Awaited<ReturnType<typeof runDoctor>>, status: string) => r.findings.filter((f) => f.status === status).map((f) => f.message);

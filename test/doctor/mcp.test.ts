@@ -2,30 +2,20 @@
 // --mcp`): registered as setup writes it today, not registered while the hooks
 // are, registered with another URL, a launcher that vanished, a server of
 // hookmap's name that is someone else's. Codex (TOML) and Claude Code (JSON).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runDoctor } from '../../engine/doctor/index.ts';
-import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { commitSetup, planSetup, type SetupOptions } from '../../engine/setup/apply.ts';
+import { sandboxes, setup } from './helpers.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'hookmap-doctor-mcp-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-let n = 0;
+const fresh = sandboxes('hookmap-doctor-mcp-');
 
+/** A sandbox whose Codex runs hooks (the feature flag set), so only MCP findings differ between cases. */
 function sandbox() {
-  const dir = join(root, String(n++));
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: join(dir, 'home'), HOOKMAP_HOME: join(dir, 'hm'), CODEX_HOME: join(dir, 'codex') };
-  mkdirSync(env.HOME!, { recursive: true });
-  mkdirSync(env.CODEX_HOME!, { recursive: true });
-  writeFileSync(join(env.CODEX_HOME!, 'config.toml'), '[features]\nhooks = true\n');
-  return { dir, env };
-}
-
-function setup(agent: string, env: NodeJS.ProcessEnv, o: Partial<SetupOptions> = {}) {
-  const d = loadVendor(agent);
-  commitSetup(d, planSetup(d, { scope: 'user', dir: env.HOME!, uninstall: false, shim: 'sh', env, ...o }), env);
+  const s = fresh();
+  mkdirSync(s.env.CODEX_HOME!, { recursive: true });
+  writeFileSync(join(s.env.CODEX_HOME!, 'config.toml'), '[features]\nhooks = true\n');
+  return s;
 }
 
 async function doctor(agent: string, env: NodeJS.ProcessEnv, dir: string) {
