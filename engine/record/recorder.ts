@@ -31,7 +31,8 @@ export interface RecordOptions {
   /** Where candidates go (default $HOOKMAP_HOME/recorded/<agent>). */
   out?: string;
   relay?: string;
-  token?: string;
+  /** The relay token, or where to get it on each reconnect (a followed token file). */
+  token?: string | (() => string | undefined);
   logDir?: string;
   attentionTimeoutMs?: number;
   /** The agent's version when the payload does not say (HOOKMAP_AGENT_VERSION). */
