@@ -4,23 +4,18 @@
 // AEP emitter (hello, claims, routed commands), loopback, exactly as a
 // separate `hookmap serve` would: one code path, testable the same way.
 import Fastify from 'fastify';
-import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { ANONYMOUS, Authorizer, TokenSource } from '../auth/authorizer.ts';
 import { assertBindAllowed, exposureNotice } from '../auth/bind.ts';
 import { Guard, installGuard } from '../auth/guard.ts';
 import { applyServerLimits, serverOptions, type TlsFiles } from '../auth/server-limits.ts';
-import { tlsClientOptions } from '../auth/tls.ts';
 import { readTokenFile } from '../auth/tokens.ts';
-import { InProcessSource } from '../auth/in-process.ts';
 import { loadVendor, listVendors } from '../descriptor/registry.ts';
-import { bridgeStatePath } from '../bridge/config.ts';
 import type { BridgeHandle } from '../bridge/run.ts';
 import { mountInbox } from '../inbox/index.ts';
-import { createRelay, openBackplane, redactUrl, resolveLimits, type AuditRecord } from '../relay/index.ts';
+import { createRelay, openBackplane, redactUrl, resolveLimits } from '../relay/index.ts';
 import { Daemon } from '../daemon/daemon.ts';
 import { installHookGuard } from '../daemon/hook-guard.ts';
 import { hookFrameworkErrors, registerHookRoutes } from '../daemon/http.ts';
@@ -38,6 +33,7 @@ import { formatPolicyError } from '../policy/policy.ts';
 import { PolicySource } from '../policy/source.ts';
 import { OperatorLog } from '../daemon/operator-log.ts';
 import { warmValidators } from '../aep/schemas.ts';
+import { addDaemonHealth, auditTo, authFor, startBridges, surfaceLine } from './up-parts.ts';
 
 export const DEFAULT_UP_PORT = 8787;
 
@@ -140,22 +136,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
   const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), [...[...daemons.values()].map((d) => d.logDir), ...(operator ? [operator.logDir] : [])], relay.core.limits);
   if (restored.events) say(`relay: replay buffer refilled from the session logs: ${restored.events} events in ${restored.sessions} sessions (${(restored.bytes / 2 ** 20).toFixed(1)} MiB, ${restored.ms} ms)${restored.skipped ? `, ${restored.skipped} unreadable lines skipped` : ''}`);
-  // The relay answers /healthz; add what only the daemons know (to a reader: a bare `ok` stays bare).
-  app.addHook('onSend', async (req, reply, payload) => {
-    if (req.method !== 'GET' || req.url.split('?')[0] !== '/healthz' || typeof payload !== 'string') return payload;
-    try {
-      const body = JSON.parse(payload);
-      if (!('sessions' in body)) return payload;
-      body.relay = daemons.size > 0 && [...daemons.values()].every((d) => d.relayReady);
-      body.agents = Object.fromEntries([...daemons].map(([k, d]) => {
-        const streams = subscribers.filter((x) => x.agent === k).map((x) => x.sub.status());
-        return [k, { relay: d.relayReady, control: d.controlOn, epoch: d.epoch, ...(streams.length ? { streams } : {}) }];
-      }));
-      return JSON.stringify(body);
-    } catch {
-      return payload;
-    }
-  });
+  addDaemonHealth(app, daemons, subscribers);
   try {
     await app.listen({ host, port: o.port ?? DEFAULT_UP_PORT });
   } catch (e) {
@@ -219,25 +200,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
       ? `  control: ON: reading the stream and answering need a token${o.tokenFile ? ` (local clients read ${o.tokenFile})` : ''}`
       : '  control: OFF (--no-auth: the relay is watch-only; held hooks fail open at once)',
   );
-  // Bridges are ordinary consumers of this relay over loopback (AEP-0005 §3.5), checkpointed per bridge.
-  const bridges: BridgeHandle[] = [];
-  // loaded only when a bridge is configured: the OpenTelemetry packages are not `up`'s start-up cost otherwise
-  const { runBridge } = o.bridges?.length ? await import('../bridge/run.ts') : { runBridge: undefined };
-  const { makeTarget } = o.bridges?.length ? await import('../bridge/targets.ts') : { makeTarget: undefined };
-  for (const b of o.bridges ?? []) {
-    const tag = `[bridge ${b.kind}]`;
-    const h = runBridge!({
-      target: makeTarget!(b),
-      input: { kind: 'relay', url: self, token: linkToken, tls: o.tls ? tlsClientOptions(o.tls) : undefined, filter: b.filter, capture: b.capture, start: 'all', statePath: bridgeStatePath(b, 'up', o.stateDir ?? join(o.home ?? defaultHome(), 'state')) },
-      batchMax: b.batchMax,
-      batchMs: b.batchMs,
-      delivery: { timeoutMs: b.timeoutMs, maxRetries: b.retries, headers: b.headers },
-      say: (l) => say(`${tag} ${l}`),
-    });
-    h.done.catch((e) => say(`${tag} stopped: ${(e as Error).message}`));
-    bridges.push(h);
-    say(`  bridge ${b.kind} → ${b.endpoint ?? 'stdout'} (capture ceiling ${b.capture})`);
-  }
+  const bridges = await startBridges(o.bridges ?? [], { self, linkToken, tls: o.tls, stateDir: o.stateDir ?? join(o.home ?? defaultHome(), 'state'), say });
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -255,37 +218,5 @@ export async function startUp(o: UpOptions): Promise<Up> {
         await app.close();
         auth.close();
       })()),
-  };
-}
-
-/** Where one agent's moments arrive, as `up` prints it. */
-function surfaceLine(d: Daemon, url: string): string {
-  if (d.surfaceKind === 'stream-subscriber') return 'subscribes to its configured instances\' event streams';
-  if (d.surfaceKind === 'stdio-tee') return `${url.replace(/^http/, 'ws')}/surfaces/${d.vendor}/tee (hookmap tee ${d.vendor} -- <agent command>)`;
-  return `POST ${url}/hooks/${d.vendor}[/<hook>]`;
-}
-
-/** The relay's credentials; `linkToken`: the in-memory one up's own links present (none with --no-auth: watch-only). */
-function authFor(o: UpOptions, say: (line: string) => void): { auth: Authorizer; linkToken?: string } {
-  if (o.noAuth) {
-    if (o.token || o.tokenFile) throw new Error('--no-auth cannot be combined with a token');
-    return { auth: new Authorizer([], ANONYMOUS) };
-  }
-  if (!o.token && !o.tokenFile) throw new Error('hookmap up needs a token (token or tokenFile), or noAuth for an explicitly watch-only relay');
-  // asked first: a replaced owner token file revokes clients, never up's own links
-  const own = new InProcessSource();
-  return { auth: new Authorizer([own, new TokenSource({ ownerToken: o.token, ownerTokenFile: o.token ? undefined : o.tokenFile, home: o.home, say })]), linkToken: own.token };
-}
-
-/** The audit trail: one JSON line per command routed or refused, with the authenticated sender. */
-export function auditTo(file: string, say: (line: string) => void): (rec: AuditRecord) => void {
-  let warned = false;
-  return (rec) => {
-    try {
-      appendFileSync(file, `${JSON.stringify(rec)}\n`, { mode: 0o600 });
-    } catch (e) {
-      if (!warned) say(`audit: cannot append to ${file}: ${(e as Error).message}`);
-      warned = true;
-    }
   };
 }

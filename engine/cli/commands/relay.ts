@@ -9,7 +9,7 @@ import { createRelay, DEFAULT_HOST, DEFAULT_PORT, resolveLimits, type CreateRela
 import { BackplaneError } from '../../relay/backplane/index.ts';
 import { openBackplane } from '../../relay/backplane/open.ts';
 import { BACKPLANE_FLAGS, backplaneFromFlags } from '../../relay/backplane/config.ts';
-import { auditTo } from '../../app/up.ts';
+import { auditTo } from '../../app/up-parts.ts';
 import type { RuntimeConfig } from '../../config/schema.ts';
 import { resolveConfig } from '../config.ts';
 import { resolveServerAuth, SERVER_AUTH_FLAGS } from './server-auth.ts';

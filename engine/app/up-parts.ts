@@ -1,0 +1,97 @@
+// The pieces of `hookmap up` around its start-up sequence (engine/app/up.ts):
+// who may connect (the relay's credentials and up's own in-memory one), the
+// audit trail, the daemons' share of /healthz, the bridges it runs as
+// ordinary consumers of its own relay, and the line it prints per agent.
+import type { FastifyInstance } from 'fastify';
+import { appendFileSync } from 'node:fs';
+import { ANONYMOUS, Authorizer, TokenSource } from '../auth/authorizer.ts';
+import { InProcessSource } from '../auth/in-process.ts';
+import type { TlsFiles } from '../auth/server-limits.ts';
+import { tlsClientOptions } from '../auth/tls.ts';
+import { bridgeStatePath, type BridgeConfig } from '../bridge/config.ts';
+import type { BridgeHandle } from '../bridge/run.ts';
+import type { Daemon } from '../daemon/daemon.ts';
+import type { AuditRecord } from '../relay/index.ts';
+import type { StreamSubscriber } from '../surface/stream-subscriber.ts';
+
+export interface UpCredentials {
+  token?: string;
+  tokenFile?: string;
+  home?: string;
+  noAuth?: boolean;
+}
+
+/** The relay's credentials; `linkToken`: the in-memory one up's own links present (none with --no-auth: watch-only). */
+export function authFor(o: UpCredentials, say: (line: string) => void): { auth: Authorizer; linkToken?: string } {
+  if (o.noAuth) {
+    if (o.token || o.tokenFile) throw new Error('--no-auth cannot be combined with a token');
+    return { auth: new Authorizer([], ANONYMOUS) };
+  }
+  if (!o.token && !o.tokenFile) throw new Error('hookmap up needs a token (token or tokenFile), or noAuth for an explicitly watch-only relay');
+  // asked first: a replaced owner token file revokes clients, never up's own links
+  const own = new InProcessSource();
+  return { auth: new Authorizer([own, new TokenSource({ ownerToken: o.token, ownerTokenFile: o.token ? undefined : o.tokenFile, home: o.home, say })]), linkToken: own.token };
+}
+
+/** The audit trail: one JSON line per command routed or refused, with the authenticated sender. */
+export function auditTo(file: string, say: (line: string) => void): (rec: AuditRecord) => void {
+  let warned = false;
+  return (rec) => {
+    try {
+      appendFileSync(file, `${JSON.stringify(rec)}\n`, { mode: 0o600 });
+    } catch (e) {
+      if (!warned) say(`audit: cannot append to ${file}: ${(e as Error).message}`);
+      warned = true;
+    }
+  };
+}
+
+/** The relay answers /healthz; add what only the daemons know (to a reader: a bare `ok` stays bare). */
+export function addDaemonHealth(app: FastifyInstance, daemons: Map<string, Daemon>, subscribers: { agent: string; sub: StreamSubscriber }[]): void {
+  app.addHook('onSend', async (req, _reply, payload) => {
+    if (req.method !== 'GET' || req.url.split('?')[0] !== '/healthz' || typeof payload !== 'string') return payload;
+    try {
+      const body = JSON.parse(payload);
+      if (!('sessions' in body)) return payload;
+      body.relay = daemons.size > 0 && [...daemons.values()].every((d) => d.relayReady);
+      body.agents = Object.fromEntries([...daemons].map(([k, d]) => {
+        const streams = subscribers.filter((x) => x.agent === k).map((x) => x.sub.status());
+        return [k, { relay: d.relayReady, control: d.controlOn, epoch: d.epoch, ...(streams.length ? { streams } : {}) }];
+      }));
+      return JSON.stringify(body);
+    } catch {
+      return payload;
+    }
+  });
+}
+
+/** Bridges are ordinary consumers of this relay over loopback (AEP-0005 §3.5), checkpointed per bridge. */
+export async function startBridges(list: BridgeConfig[], o: { self: string; linkToken?: string; tls?: TlsFiles; stateDir: string; say: (line: string) => void }): Promise<BridgeHandle[]> {
+  const bridges: BridgeHandle[] = [];
+  if (!list.length) return bridges;
+  // loaded only when a bridge is configured: the OpenTelemetry packages are not `up`'s start-up cost otherwise
+  const { runBridge } = await import('../bridge/run.ts');
+  const { makeTarget } = await import('../bridge/targets.ts');
+  for (const b of list) {
+    const tag = `[bridge ${b.kind}]`;
+    const h = runBridge({
+      target: makeTarget(b),
+      input: { kind: 'relay', url: o.self, token: o.linkToken, tls: o.tls ? tlsClientOptions(o.tls) : undefined, filter: b.filter, capture: b.capture, start: 'all', statePath: bridgeStatePath(b, 'up', o.stateDir) },
+      batchMax: b.batchMax,
+      batchMs: b.batchMs,
+      delivery: { timeoutMs: b.timeoutMs, maxRetries: b.retries, headers: b.headers },
+      say: (l) => o.say(`${tag} ${l}`),
+    });
+    h.done.catch((e) => o.say(`${tag} stopped: ${(e as Error).message}`));
+    bridges.push(h);
+    o.say(`  bridge ${b.kind} → ${b.endpoint ?? 'stdout'} (capture ceiling ${b.capture})`);
+  }
+  return bridges;
+}
+
+/** Where one agent's moments arrive, as `up` prints it. */
+export function surfaceLine(d: Daemon, url: string): string {
+  if (d.surfaceKind === 'stream-subscriber') return "subscribes to its configured instances' event streams";
+  if (d.surfaceKind === 'stdio-tee') return `${url.replace(/^http/, 'ws')}/surfaces/${d.vendor}/tee (hookmap tee ${d.vendor} -- <agent command>)`;
+  return `POST ${url}/hooks/${d.vendor}[/<hook>]`;
+}
