@@ -4,8 +4,8 @@
 import Fastify from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { Authorizer, TokenSource } from '../auth/authorizer.ts';
+import { followTokenFile } from '../auth/tokens.ts';
 import { assertBindAllowed, exposureNotice } from '../auth/bind.ts';
-import { followTokenFile } from '../auth/discover.ts';
 import { Guard, installGuard } from '../auth/guard.ts';
 import { applyServerLimits, serverOptions } from '../auth/server-limits.ts';
 import type { Descriptor } from '../descriptor/types.ts';
@@ -92,7 +92,7 @@ export async function startServe(o: ServeOptions): Promise<Served> {
   }
   const { url } = urlOf(app.server.address() as AddressInfo);
   for (const l of exposureNotice(host, url, false)) say(l);
-  if (o.relay) daemon.connectRelay(o.relay, o.token && o.tokenFile ? followTokenFile(o.tokenFile, o.token, say) : o.token);
+  if (o.relay) daemon.connectRelay(o.relay, o.token && o.tokenFile ? followTokenFile(o.tokenFile, o.token, (m) => say(`${m}: still presenting the token read before`)) : o.token);
   void warmValidators(); // compiled now, not while the first hook waits
   say(`${daemon.vendor} daemon listening on ${url}/hooks/${daemon.vendor} (epoch ${daemon.epoch}, logs ${daemon.logDir})`);
   say(o.relay ? `relay ${o.relay}: ${o.token ? 'token set, control on' : 'no token: watch-only, holds fail open at once'}` : 'no relay: events are logged only, holds fail open at once');

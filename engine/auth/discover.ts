@@ -12,11 +12,11 @@
 import { hookmapHome } from '../io/paths.ts';
 import { isLoopbackHost } from './guard.ts';
 import { ownerTokenPath, readTokenFile } from './tokens.ts';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 
 export interface ClientToken {
   token?: string;
-  /** The file it was read from (token-file, env-file, home): a long-running client re-reads it (followTokenFile). */
+  /** The file it was read from (token-file, env-file, home): a long-running client re-reads it (tokens.ts followTokenFile). */
   file?: string;
   /** Where it came from (for messages; never the token itself). */
   from: 'flag' | 'token-file' | 'env-file' | 'env' | 'home' | 'none';
@@ -43,33 +43,6 @@ export function discoverToken(o: DiscoverOptions): ClientToken {
   const file = ownerTokenPath(hookmapHome(env));
   if (existsSync(file) && urlIsLoopback(o.url)) return { token: readTokenFile(file), file, from: 'home' };
   return { from: 'none' };
-}
-
-/**
- * The token of `file` as it is now, for a client that reconnects for hours
- * (serve's relay link): re-read on every call while the file's stat changed,
- * so a token replaced under a running client is used from its next
- * reconnect. A file that cannot be read (deleted, unsafe mode) keeps the last
- * good token, said once.
- */
-export function followTokenFile(file: string, initial: string, say?: (line: string) => void): () => string {
-  let token = initial;
-  let stamp = '';
-  let warned = false;
-  return () => {
-    try {
-      const st = statSync(file);
-      const now = `${st.ino}:${st.size}:${st.mtimeMs}:${st.mode}`;
-      if (now === stamp) return token;
-      token = readTokenFile(file);
-      stamp = now;
-      warned = false;
-    } catch (e) {
-      if (!warned) say?.(`${(e as Error).message}: still presenting the token read before`);
-      warned = true;
-    }
-    return token;
-  };
 }
 
 /** True when the relay URL (or every URL of a comma-separated failover list) names this machine. */

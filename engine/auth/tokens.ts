@@ -57,6 +57,34 @@ export function readTokenFile(path: string, kind = 'token file'): string {
 }
 
 /**
+ * The token of `file` as it is now, for whatever runs for hours on it (a
+ * relay link that reconnects, a signing key): re-read on a call after the
+ * file's stat changed, so a replaced token is used from then on. A file that
+ * cannot be read (deleted, unsafe mode) keeps the last good token (`initial`
+ * until one was read); `unreadable` hears each new reason once.
+ */
+export function followTokenFile(file: string, initial: string | undefined, unreadable?: (message: string) => void): () => string | undefined {
+  let token = initial;
+  let stamp = '';
+  let said = '';
+  return () => {
+    try {
+      const st = statSync(file);
+      const now = `${st.ino}:${st.size}:${st.mtimeMs}:${st.mode}`;
+      if (now === stamp) return token;
+      token = readTokenFile(file);
+      stamp = now;
+      said = '';
+    } catch (e) {
+      const m = (e as Error).message;
+      if (m !== said) unreadable?.(m);
+      said = m;
+    }
+    return token;
+  };
+}
+
+/**
  * The owner token: read `$HOOKMAP_HOME/token`, or create it (0600, exclusive:
  * two first starts racing agree on one token).
  */

@@ -10,11 +10,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute } from 'node:path';
 import type { Descriptor } from '../descriptor/types.ts';
-import type { McpSetupSpec } from '../descriptor/setup-spec.ts';
 import { formatOptions, LAUNCHER } from '../setup/apply.ts';
 import { expandPath } from '../setup/expand.ts';
-import { isObj, parseJsonc } from '../setup/formats/jsonc-members.ts';
-import { entryArgv, mcpArgv, mcpEntry, mcpFormat } from '../setup/mcp.ts';
+import { mcpArgv, mcpEntry, mcpFormat, registeredArgv } from '../setup/mcp.ts';
 import { setupSpec, type Scope } from '../setup/spec.ts';
 import type { Finding } from './types.ts';
 
@@ -22,30 +20,6 @@ const tilde = (p: string, env: NodeJS.ProcessEnv) => {
   const home = env.HOME || homedir();
   return p.startsWith(`${home}/`) ? `~${p.slice(home.length)}` : p;
 };
-
-/** The argument vector of hookmap's registered server in `text`, when it can be read. */
-function registeredArgv(spec: McpSetupSpec, agent: string, text: string): string[] | undefined {
-  if (spec.format === 'json') {
-    const doc = parseJsonc(text);
-    const servers = isObj(doc) ? doc[spec.key] : undefined;
-    return isObj(servers) ? entryArgv(servers[spec.name]) : undefined;
-  }
-  // toml: setup writes the entry inside its fenced block, one `key = <JSON-compatible value>` per line
-  const start = text.indexOf(`# >>> hookmap mcp ${agent} >>>`);
-  const end = text.indexOf(`# <<< hookmap mcp ${agent} <<<`, start);
-  if (start < 0 || end < 0) return undefined;
-  const fields: Record<string, unknown> = {};
-  for (const line of text.slice(start, end).split('\n')) {
-    const m = /^(command|args)\s*=\s*(.+)$/.exec(line.trim());
-    if (!m) continue;
-    try {
-      fields[m[1]] = JSON.parse(m[2]);
-    } catch {
-      return undefined;
-    }
-  }
-  return entryArgv(fields);
-}
 
 export function inspectMcp(d: Descriptor, env: NodeJS.ProcessEnv, dir: string, hooksWired: boolean): Finding[] {
   const agent = d.vendor;

@@ -226,6 +226,28 @@ function tomlFormat(spec: McpSetupSpec, agent: string, entry: Json): TextFormat 
   };
 }
 
+/**
+ * The argument vector hookmap's registered server runs in an MCP config's
+ * text (json: the `<key>.<name>` entry; toml: the `command`/`args` lines of
+ * our fenced block, written as JSON-compatible values); undefined when there
+ * is none or it cannot be read. For `hookmap doctor`.
+ */
+export function registeredArgv(spec: McpSetupSpec, agent: string, text: string): string[] | undefined {
+  try {
+    if (spec.format === 'json') return entryArgv(servers(text, spec.key)[spec.name]);
+    const span = tomlBlocks(text, agent)[0];
+    if (!span) return undefined;
+    const fields: Record<string, unknown> = {};
+    for (const line of text.slice(span.start, span.end).split('\n')) {
+      const m = /^(command|args)\s*=\s*(.+)$/.exec(line.trim());
+      if (m) fields[m[1]] = JSON.parse(m[2]);
+    }
+    return entryArgv(fields);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The MCP config format of a descriptor's `setup.mcp`, writing `entry` as hookmap's server. */
 export function mcpFormat(d: Descriptor, spec: McpSetupSpec, entry: Json): TextFormat {
   return spec.format === 'toml' ? tomlFormat(spec, d.vendor, entry) : jsonFormat(spec, d.vendor, entry);

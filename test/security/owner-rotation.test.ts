@@ -67,6 +67,9 @@ describe('owner token replaced while up runs', () => {
     expect(ev.agent).toBe('codex');
     // nothing from before was lost either: a reader from `all` with the new token has both
     expect(after.stream.some((e) => e.session === 'before-rotation')).toBe(true);
+    // a guessed credential of the in-process shape is nobody's: refused like any unknown token
+    const forged = await fetch(`${s.url}/events`, { method: 'POST', headers: { authorization: 'Bearer hmk_up_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'content-type': 'application/json' }, body: '{}' });
+    expect(forged.status).toBe(401);
     // up's own credential is nowhere a reader could find it: not in what up said, not in any file of its home
     expect(s.lines.join('\n')).not.toContain('hmk_up_');
     expect(filesUnder(s.home).filter((f) => readFileSync(f, 'latin1').includes('hmk_up_'))).toEqual([]);

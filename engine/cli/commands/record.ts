@@ -14,15 +14,16 @@ import { DEFAULT_HOST, DEFAULT_SERVE_PORT } from '../../app/serve.ts';
 import { waitForSignal } from '../../app/signals.ts';
 import { formatFindings, SecretScanner } from '../../capture/redaction/scanner.ts';
 import { candidates, promote, recordedDir, startRecord } from '../../record/recorder.ts';
-import { discoverToken, followTokenFile } from '../../auth/discover.ts';
+import { discoverToken } from '../../auth/discover.ts';
+import { followTokenFile } from '../../auth/tokens.ts';
 
 /** The token for --relay, found like every client finds it (engine/auth/discover.ts); read from a file, the file is followed (a replaced token is used from the next reconnect). */
-function relayToken(flags: Record<string, unknown>, say: (l: string) => void): string | (() => string) | undefined {
+function relayToken(flags: Record<string, unknown>, say: (l: string) => void): string | (() => string | undefined) | undefined {
   const url = flags.relay as string | undefined;
   if (!url) return undefined;
   const t = discoverToken({ url, flagToken: flags.token as string | undefined, tokenFile: flags['token-file'] as string | undefined, env: process.env });
   if (t.warning) say(`warning: ${t.warning}`);
-  return t.token && t.file ? followTokenFile(t.file, t.token, say) : t.token;
+  return t.token && t.file ? followTokenFile(t.file, t.token, (m) => say(`${m}: still presenting the token read before`)) : t.token;
 }
 
 const SPEC = {

@@ -20,10 +20,9 @@
 // it still accepts theirs. After the window only the new key counts.
 //
 // Also here: how any string becomes one NATS subject token.
-import { statSync } from 'node:fs';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
-import { readTokenFile } from '../../auth/tokens.ts';
+import { followTokenFile } from '../../auth/tokens.ts';
 
 const KEY_LABEL = 'hookmap fleet backplane signing key v1';
 export const SIG_HEADER = 'Hookmap-Sig';
@@ -114,30 +113,10 @@ export class Signer {
  * Returns the stop function.
  */
 export function watchTokenFile(file: string, signer: Signer, log: (line: string) => void, everyMs = 1000): () => void {
-  const stamp = () => {
-    try {
-      const st = statSync(file);
-      return `${st.ino}:${st.size}:${st.mtimeMs}:${st.mode}`;
-    } catch {
-      return '-';
-    }
-  };
-  let last = stamp();
-  let complained = '';
+  const current = followTokenFile(file, undefined, (m) => log(`backplane: ${m}: still signing with the key from the token read before`));
   const t = setInterval(() => {
-    const now = stamp();
-    if (now === last) return;
-    last = now;
-    let token: string;
-    try {
-      token = readTokenFile(file);
-    } catch (e) {
-      if ((e as Error).message !== complained) log(`backplane: ${(e as Error).message}: still signing with the key from the token read before`);
-      complained = (e as Error).message;
-      return;
-    }
-    complained = '';
-    if (signer.rekey(fleetKey(token)!)) log(`backplane: the owner token in ${file} changed: signing with the key derived from the new one; messages signed with the old key are accepted (and also signed) for ${Math.round(signer.graceMs / 1000)} s more`);
+    const token = current();
+    if (token !== undefined && signer.rekey(fleetKey(token)!)) log(`backplane: the owner token in ${file} changed: signing with the key derived from the new one; messages signed with the old key are accepted (and also signed) for ${Math.round(signer.graceMs / 1000)} s more`);
   }, everyMs);
   t.unref();
   return () => clearInterval(t);
