@@ -15,6 +15,7 @@ import { readTokenFile } from '../auth/tokens.ts';
 import { loadVendor, listVendors } from '../descriptor/registry.ts';
 import type { BridgeHandle } from '../bridge/run.ts';
 import { mountInbox } from '../inbox/index.ts';
+import { describeFailedOpen, emptySummary, mergeFailedOpen, readFailedOpen, takeFailedOpen } from '../io/failed-open.ts';
 import { createRelay, openBackplane, redactUrl, resolveLimits } from '../relay/index.ts';
 import { Daemon } from '../daemon/daemon.ts';
 import { installHookGuard } from '../daemon/hook-guard.ts';
@@ -95,7 +96,9 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const store = o.backplane ? await openBackplane({ ...o.backplane, token: ownerToken, tokenFile: o.token ? undefined : o.tokenFile }, resolveLimits({}), say).catch((e) => { auth.close(); throw e; }) : undefined;
   const relay = createRelay({ app, guard, auth, prefix: '', audit: o.auditFile ? auditTo(o.auditFile, say) : undefined, log: (l) => say(redactUrl(l)), store });
   const home = o.home ?? defaultHome();
-  mountInbox(app, { auth, home, secure: Boolean(o.tls) });
+  // what the shims wrote while nothing answered: taken (reported once, below) only once this up listens
+  let missed = emptySummary();
+  mountInbox(app, { auth, home, secure: Boolean(o.tls), failedOpen: () => mergeFailedOpen(missed, readFailedOpen(home)) });
   const subscribers: { agent: string; sub: StreamSubscriber }[] = [];
   const instances = new Map<string, StreamInstance[] | undefined>();
   const entries: AgentEntry[] = o.agents ?? listVendors().map((descriptor) => ({ descriptor }));
@@ -186,6 +189,8 @@ export async function startUp(o: UpOptions): Promise<Up> {
     });
   }
   say(`hookmap up: listening on ${url} (one port: relay + hooks)`);
+  missed = takeFailedOpen(home);
+  if (missed.count) say(`  missed while hookmap was not answering: ${describeFailedOpen(missed)}; their events were not recorded (hookmap doctor)`);
   // the first hook would otherwise compile the AEP validators while an agent waits
   void warmValidators();
   say(auth.controlPossible ? `  inbox: ${url}/ (\`hookmap open\` prints a one-time sign-in link; or sign in with a token)` : `  inbox: ${url}/ (nobody can sign in: --no-auth)`);

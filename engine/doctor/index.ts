@@ -13,6 +13,8 @@ import { checkLogs } from './logs.ts';
 import type { Finding } from './types.ts';
 import { inspectAgent, type AgentWiring } from './wiring.ts';
 import { inspectMcp } from './mcp.ts';
+import { checkFailedOpen } from './failed-open.ts';
+import { readWirings, type Wiring } from '../setup/wirings.ts';
 
 export interface DoctorOptions { env: NodeJS.ProcessEnv; dir: string; url: string; agents?: string[]; /** Presented to /healthz for the relay state. */ token?: string }
 
@@ -37,6 +39,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
   const skipped: string[] = [];
   const wirings = new Map<string, AgentWiring>();
   const descriptors = new Map<string, Descriptor>();
+  const recorded = readWirings(hookmapHome(o.env));
   for (const agent of o.agents ?? listVendors()) {
     let d: Descriptor;
     try {
@@ -50,14 +53,14 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
       skipped.push(agent);
       continue;
     }
-    const w = inspectAgent(d, o.env, o.dir);
+    const w = inspectAgent(d, o.env, o.dir, recorded);
     wirings.set(agent, w);
     descriptors.set(agent, d);
     findings.push(...w.findings, ...inspectMcp(d, o.env, o.dir, w.wired));
     if (w.wired) wired.push(agent);
     usesSh ||= w.usesShShim;
   }
-  findings.push(...deferHazards(o, wirings, descriptors));
+  findings.push(...deferHazards(o, wirings, descriptors, recorded));
   if (skipped.length) findings.push({ area: 'agent', subject: skipped.join(', '), status: 'info', message: 'not checked: no setup shape hookmap implements yet' });
   if (usesSh) findings.push(checkCurl());
   const h = await checkHealth(o.url, 1500, o.token);
@@ -66,7 +69,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
       area: 'daemon',
       subject: o.url,
       status: wired.length ? 'problem' : 'info',
-      message: `no daemon answers at ${h.url} (${h.error})${wired.length ? `: ${wired.join(', ')} fire into the void (fail-open: neutral replies, no events)` : ''}`,
+      message: `no daemon answers at ${h.url} (${h.error})${wired.length ? `: the hooks of ${wired.join(', ')} get their neutral reply and nothing is recorded (no events, no prompts to answer)` : ''}`,
       fix: 'hookmap up',
     });
   } else if (!h.ok) {
@@ -81,6 +84,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
     );
     if (h.backplane) findings.push(...backplaneFindings(h.backplane));
   }
+  findings.push(...checkFailedOpen(hookmapHome(o.env)));
   findings.push(...checkLogs(join(hookmapHome(o.env), 'logs')));
   findings.push(...checkDeadLetters(join(hookmapHome(o.env), 'logs')));
   const problems = findings.filter((f) => f.status === 'problem').length;
@@ -94,7 +98,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
  * reaches hookmap through both configs. Say so, and that the rule
  * attributes those firings to the right agent.
  */
-function deferHazards(o: DoctorOptions, wirings: Map<string, AgentWiring>, descriptors: Map<string, Descriptor>): Finding[] {
+function deferHazards(o: DoctorOptions, wirings: Map<string, AgentWiring>, descriptors: Map<string, Descriptor>, recorded: Wiring[]): Finding[] {
   const out: Finding[] = [];
   for (const [agent, w] of wirings) {
     if (!w.wired) continue;
@@ -104,7 +108,7 @@ function deferHazards(o: DoctorOptions, wirings: Map<string, AgentWiring>, descr
         try {
           const od = loadVendor(rule.to);
           if (!setupSpec(od)) continue;
-          other = inspectAgent(od, o.env, o.dir);
+          other = inspectAgent(od, o.env, o.dir, recorded);
         } catch {
           continue;
         }

@@ -5,6 +5,7 @@
 // on the same events, shims that vanished or came from an older descriptor.
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { resolve } from 'node:path';
 import type { Descriptor } from '../descriptor/types.ts';
 import { configPathFor, formatOptions, readEntries, stampedPlugin } from '../setup/apply.ts';
 import { FORMATS } from '../setup/formats/index.ts';
@@ -13,6 +14,7 @@ import type { Entry } from '../setup/formats/types.ts';
 import { anyHookmap, hookmapMatcher, shimPathOf, type Handler } from '../setup/recognize.ts';
 import { checkRequirements } from '../setup/requirements.ts';
 import { setupSpec, type Scope } from '../setup/spec.ts';
+import type { Wiring } from '../setup/wirings.ts';
 import { descriptorFile, planFor } from '../shim/generate.ts';
 import { baseUrl, descriptorHash, SHIM_VERSION } from '../shim/plan.mjs';
 import { stampLine } from '../shim/sh.ts';
@@ -25,9 +27,18 @@ const tilde = (p: string, env: NodeJS.ProcessEnv) => {
   return p.startsWith(`${home}/`) ? `~${p.slice(home.length)}` : p;
 };
 
+/** A path as one shell word in a fix hint (quoted only when it must be). */
+const shellWord = (p: string) => (/^[\w./~:@%+-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`);
+
 const describe = (h: Handler) => String(h.command ?? h.url ?? JSON.stringify(h)).slice(0, 80);
 
-export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string): AgentWiring {
+/**
+ * `dir` is the folder doctor runs in (its project configs are checked);
+ * `recorded` are the wirings `hookmap setup` remembered for this agent
+ * (engine/setup/wirings.ts): their project folders are checked too, from
+ * wherever doctor runs, and a recorded config that vanished is said.
+ */
+export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string, recorded: Wiring[] = []): AgentWiring {
   const agent = d.vendor;
   const out: AgentWiring = { agent, wired: false, usesShShim: false, findings: [], wiredAt: [] };
   const add = (f: Omit<Finding, 'area' | 'subject'>) => out.findings.push({ area: 'agent', subject: agent, ...f });
@@ -35,15 +46,30 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string)
   const format = FORMATS[spec.strategy];
   const opts = formatOptions(d, spec);
   const owned = format.kind === 'text' && !!format.owned;
-  const setupCmd = (scope: Scope) => `hookmap setup ${agent}${scope === 'project' ? ' --project' : ' --user'}`;
+  const setupCmdAt = (scope: Scope, at = dir) => `hookmap setup ${agent}${scope === 'project' ? ` --project${resolve(at) === resolve(dir) ? '' : ` --dir ${shellWord(tilde(at, env))}`}` : ' --user'}`;
   const ours = hookmapMatcher(agent);
   const wanted = [...d.hooks.values()].filter((h) => h.register).map((h) => h.name);
   const wiredIn = new Map<string, Scope[]>();
   const expectedStamp = stampLine(planFor(d, env));
   const base = baseUrl(env);
-  for (const scope of ['user', 'project'] as Scope[]) {
-    const path = configPathFor(d, scope, dir, env);
-    if (!path || !existsSync(path)) continue;
+  const targets: { scope: Scope; dir: string; path: string; recorded?: Wiring }[] = [];
+  const seen = new Set<string>();
+  const target = (scope: Scope, at: string, rec?: Wiring) => {
+    const path = configPathFor(d, scope, at, env);
+    if (!path || seen.has(resolve(path))) return;
+    seen.add(resolve(path));
+    targets.push({ scope, dir: at, path, recorded: rec });
+  };
+  target('user', dir);
+  target('project', dir);
+  for (const w of recorded) if (w.agent === agent) target(w.scope, w.scope === 'project' && w.dir ? w.dir : dir, w);
+  for (const t of targets) {
+    const { scope, path } = t;
+    const setupCmd = (s: Scope) => setupCmdAt(s, t.dir);
+    if (!existsSync(path)) {
+      if (t.recorded) add({ status: 'warn', message: `${scope} ${tilde(path, env)}: \`hookmap setup\` wired it on ${t.recorded.at.slice(0, 10)}; the file is gone now`, fix: setupCmd(scope) });
+      continue;
+    }
     const where = `${scope} ${tilde(path, env)}`;
     if (owned) {
       inspectPlugin(d, scope, path, where, env, add, out, wiredIn, setupCmd(scope));
@@ -93,7 +119,7 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string)
     for (const shim of shims) {
       out.usesShShim = true;
       if (!existsSync(shim)) {
-        add({ status: 'problem', message: `${where}: the shim ${tilde(shim, env)} does not exist: the agent's hook fails on every firing`, fix: `hookmap setup ${agent}` });
+        add({ status: 'problem', message: `${where}: the shim ${tilde(shim, env)} does not exist: the agent's hook fails on every firing`, fix: setupCmd(scope) });
         continue;
       }
       const stamp = readFileSync(shim, 'utf8').split('\n').find((l) => l.startsWith('# hookmap-shim:'));
@@ -101,18 +127,20 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string)
         add({
           status: 'problem',
           message: `${where}: the shim ${tilde(shim, env)} is stale (${stamp ? stamp.replace('# hookmap-shim: ', '') : 'no stamp'}; want v${SHIM_VERSION} from the current descriptor)`,
-          fix: `hookmap setup ${agent}`,
+          fix: setupCmd(scope),
         });
       }
     }
   }
-  const both = [...wiredIn].filter(([, scopes]) => scopes.length > 1).map(([h]) => h);
+  // the user scope and a project both: a session in that project fires twice (two projects apart are fine)
+  const both = [...wiredIn].filter(([, scopes]) => scopes.includes('user') && scopes.includes('project')).map(([h]) => h);
+  const projectDir = targets.find((t) => t.scope === 'project' && out.wiredAt.some((w) => w.path === t.path))?.dir;
   // (a plugin counts as its one pseudo-hook)
-  if (both.length) add({ status: 'problem', message: `wired in both the user and the project config (each firing reaches the daemon twice): ${both.join(', ')}`, fix: `hookmap setup ${agent} --project --uninstall (or --user)` });
+  if (both.length) add({ status: 'problem', message: `wired in both the user and the project config (each firing reaches the daemon twice): ${both.join(', ')}`, fix: `${setupCmdAt('project', projectDir)} --uninstall (or --user)` });
   if (out.wired) {
     for (const r of checkRequirements(spec, env)) if (!r.met) add({ status: 'warn', message: `${tilde(r.path, env)}: ${r.req.hint}` });
   } else if (!out.findings.length) {
-    add({ status: 'info', message: 'not wired (no hook config found)', fix: `hookmap setup ${agent}` });
+    add({ status: 'info', message: 'not wired (no hook config found in the user scope, this folder, or any folder `hookmap setup` wired)', fix: `hookmap setup ${agent}` });
   }
   return out;
 }

@@ -16,6 +16,7 @@ import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { Authorizer, CredentialSource } from '../auth/authorizer.ts';
 import { makePrincipal, type Scope } from '../auth/principal.ts';
+import type { FailedOpenSummary } from '../io/failed-open.ts';
 import { cookieValue, registerInbox, sameOriginRequest } from './routes.ts';
 import { InboxSessions, type CredentialCheck } from './sessions.ts';
 
@@ -28,6 +29,8 @@ export interface InboxOptions {
   home?: string;
   /** Served over https (the cookie gets `Secure`, same-origin means https://). */
   secure?: boolean;
+  /** Hooks that failed open, for the page's banner (GET /inbox/api/failed-open). */
+  failedOpen?: () => FailedOpenSummary;
 }
 
 export interface Inbox {
@@ -62,6 +65,7 @@ export function mountInbox(app: FastifyInstance, o: InboxOptions): Inbox {
     sessions,
     creds,
     secure,
+    failedOpen: o.failedOpen,
     disabledReason: tokensExist ? undefined : 'hookmap up was started with --no-auth, so nobody can sign in: start it without --no-auth (it makes a token in $HOOKMAP_HOME/token)',
   });
   if (!tokensExist) return { sessions };

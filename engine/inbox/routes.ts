@@ -6,6 +6,7 @@
 //   GET  /inbox/api/me         who the cookie signs in: { name, scopes } | 401
 //   POST /inbox/api/login      { token } or { code } -> Set-Cookie (HttpOnly, SameSite=Strict)
 //   POST /inbox/api/logout     ends the cookie session
+//   GET  /inbox/api/failed-open hooks that got no answer from hookmap (engine/io/failed-open.ts) | 401
 //   POST /inbox/api/link       Authorization: Bearer -> { code, url }: a one-time
 //                              login code for `hookmap open` (URL fragment:
 //                              never sent to a server, never in a request log)
@@ -22,6 +23,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { ROOT } from '../descriptor/registry.ts';
 import { ASSET_DIR } from './asset-paths.ts';
+import { emptySummary, type FailedOpenSummary } from '../io/failed-open.ts';
 import type { CredentialCheck, InboxSessions, TokenPrincipal } from './sessions.ts';
 
 export const COOKIE = 'hookmap_inbox';
@@ -66,6 +68,8 @@ export interface InboxRoutesOptions {
   secure?: boolean;
   /** Why sign-in cannot work at all (e.g. `--no-auth`), shown on the login page. */
   disabledReason?: string;
+  /** Hooks that failed open (the page's "runs were missed" banner); absent: none known. */
+  failedOpen?: () => FailedOpenSummary;
 }
 
 export function cookieValue(req: IncomingMessage): string | undefined {
@@ -135,6 +139,12 @@ export function registerInbox(app: FastifyInstance, o: InboxRoutesOptions): void
       const p = me(req);
       if (!p) return reply.code(401).send({ error: 'unauthorized', detail: o.disabledReason ?? 'not signed in' });
       return reply.send({ name: p.name, scopes: p.scopes });
+    });
+
+    scope.get('/inbox/api/failed-open', async (req, reply) => {
+      if (!me(req)) return reply.code(401).send({ error: 'unauthorized', detail: o.disabledReason ?? 'not signed in' });
+      const s = o.failedOpen?.() ?? emptySummary();
+      return reply.send({ count: s.count, first: s.first, last: s.last, truncated: s.truncated, agents: s.agents });
     });
 
     scope.post('/inbox/api/login', async (req, reply) => {

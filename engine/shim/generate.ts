@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { isAbsolute, join } from 'node:path';
 import { ROOT } from '../descriptor/registry.ts';
 import type { Descriptor } from '../descriptor/types.ts';
-import { baseUrl, descriptorHash, shimPaths, shimPlan, type PlanInput, type ShimPlan } from './plan.mjs';
+import { baseUrl, descriptorHash, hookmapHome, shimPaths, shimPlan, type PlanInput, type ShimPlan } from './plan.mjs';
 import { renderShShim } from './sh.ts';
 
 /** The descriptor's file on disk (`file` is shown relative to the repo for its own vendors). */
@@ -52,7 +52,7 @@ export function writeShims(d: Descriptor, env: NodeJS.ProcessEnv, opts: { dryRun
     writeFileSync(path, text, { mode });
     chmodSync(path, mode); // writeFileSync's mode applies only on create
   };
-  put(paths.sh, renderShShim(plan), 0o755);
+  put(paths.sh, renderShShim(plan, { home: hookmapHome(env) }), 0o755);
   put(paths.table, renderTable(plan), 0o644);
   return { sh: paths.sh, table: paths.table, changed };
 }

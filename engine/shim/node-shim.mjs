@@ -9,7 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { SHIM_VERSION, baseUrl, boundFor, descriptorHash, endpointFor, neutralFor, planInputFromSpec, shimPaths, shimPlan } from './plan.mjs';
+import { SHIM_VERSION, baseUrl, boundFor, descriptorHash, endpointFor, hookmapHome, neutralFor, planInputFromSpec, shimPaths, shimPlan } from './plan.mjs';
+import { traceFailedOpen } from './trace.mjs';
 
 const VENDORS_DIR = fileURLToPath(new URL('../../vendors/', import.meta.url));
 
@@ -70,11 +71,16 @@ export async function main(argv) {
     done = true;
     process.stdout.write(bytes, () => process.exit(code));
   };
-  const failOpen = () => finish(Buffer.from(plan ? neutralFor(plan, hook) : '', 'utf8'), 0);
+  // why (down | timeout | error): hookmap did not answer; leave a trace (engine/io/failed-open.ts)
+  const failOpen = (why) => {
+    if (done) return;
+    if (plan && typeof why === 'string') traceFailedOpen(hookmapHome(process.env), plan.agent, hook, why);
+    finish(Buffer.from(plan ? neutralFor(plan, hook) : '', 'utf8'), 0);
+  };
   let timer;
   const arm = (ms) => {
     clearTimeout(timer);
-    timer = setTimeout(failOpen, Math.max(0, t0 + ms - Date.now()));
+    timer = setTimeout(() => failOpen('timeout'), Math.max(0, t0 + ms - Date.now()));
   };
   try {
     plan = await loadPlan(agent);
@@ -98,25 +104,25 @@ export async function main(argv) {
       agent: false,
       headers: { 'content-type': 'application/json', 'content-length': body.length },
     });
-    const connectTimer = setTimeout(failOpen, Math.min(plan.connect_ms, forced ?? Infinity));
+    const connectTimer = setTimeout(() => failOpen('timeout'), Math.min(plan.connect_ms, forced ?? Infinity));
     req.on('socket', (s) => s.once('connect', () => clearTimeout(connectTimer)));
-    req.on('error', failOpen);
+    req.on('error', (e) => failOpen(e?.code === 'ECONNREFUSED' ? 'down' : 'error'));
     req.on('response', (res) => {
-      if (res.statusCode !== 200) return failOpen();
+      if (res.statusCode !== 200) return failOpen('error');
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('error', failOpen);
-      res.on('aborted', failOpen);
+      res.on('error', () => failOpen('error'));
+      res.on('aborted', () => failOpen('error'));
       res.on('end', () => {
         const raw = res.headers['x-hookmap-exit'];
         const code = raw === undefined || raw === '' ? 0 : /^[0-9]{1,3}$/.test(String(raw)) ? Number(raw) : -1;
-        if (code < 0 || code > 255 || !res.complete) return failOpen();
+        if (code < 0 || code > 255 || !res.complete) return failOpen('error');
         clearTimeout(timer);
         finish(Buffer.concat(chunks), code);
       });
     });
     req.end(body);
   } catch {
-    failOpen();
+    failOpen('error');
   }
 }

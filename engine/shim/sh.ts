@@ -7,6 +7,7 @@
 // (refused, hung past the bound, non-200, curl missing, junk exit header) is
 // the fail-open path: this hook's neutral bytes, exit 0.
 import { SHIM_VERSION, type ShimPlan } from './plan.mjs';
+import { FAILED_OPEN_LOG, FAILED_OPEN_ROTATE_BYTES } from './trace.mjs';
 
 /** Single-quote for sh: every byte literal, `'` spelled `'\''`. */
 export function shQuote(s: string): string {
@@ -24,7 +25,25 @@ export function stampLine(plan: ShimPlan): string {
   return `# hookmap-shim: v${SHIM_VERSION} agent=${plan.agent} descriptor=${plan.descriptor}`;
 }
 
-export function renderShShim(plan: ShimPlan): string {
+/**
+ * The sh lines that leave a fail-open trace (engine/io/failed-open.ts): one
+ * `date` and one append, on the failure path only. `home` is where
+ * `hookmap setup` put the shims; HOOKMAP_HOME at firing time wins.
+ */
+function traceLines(plan: ShimPlan, home: string): string[] {
+  return [
+    '# Leave a trace that this hook got no answer (hookmap doctor, up and the inbox report it).',
+    'trace() {',
+    `  d=\${HOOKMAP_HOME:-${shQuote(home)}}`,
+    `  [ -d "$d" ] || return 0`,
+    `  f=$d/${FAILED_OPEN_LOG}`,
+    `  if [ -f "$f" ] && [ "$(wc -c <"$f" 2>/dev/null || echo 0)" -gt ${FAILED_OPEN_ROTATE_BYTES} ]; then mv -f "$f" "$f.1" 2>/dev/null; fi`,
+    `  printf '%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" ${shQuote(plan.agent)} "\${hook:--}" "$1" >>"$f" 2>/dev/null`,
+    '}',
+  ];
+}
+
+export function renderShShim(plan: ShimPlan, opts: { home?: string } = {}): string {
   const hooks = Object.entries(plan.hooks).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const boundCases = hooks.filter(([, h]) => h.bound_ms !== plan.bound_ms).map(([n, h]) => `  ${shQuote(n)}) max=${secs(h.bound_ms)} ;;`);
   const neutralCases = hooks.filter(([, h]) => h.neutral !== undefined).map(([n, h]) => `  ${shQuote(n)}) printf '%s' ${shQuote(h.neutral!)} ;;`);
@@ -47,7 +66,11 @@ export function renderShShim(plan: ShimPlan): string {
     `# timeout (${plan.agent_timeout_ms} ms). HOOKMAP_URL overrides the daemon; HOOKMAP_SHIM_TIMEOUT_MS the bound.`,
     'hook=${1-}',
     '',
+    ...(opts.home ? traceLines(plan, opts.home) : []),
+    '',
+    '# neutral [why]: the fail-open answer; a why (down|timeout|error) leaves a trace.',
     'neutral() {',
+    ...(opts.home ? ['  [ -n "${1-}" ] && trace "$1"'] : []),
     '  case $hook in',
     ...neutralCases,
     `  *) printf '%s' ${shQuote(plan.neutral)} ;;`,
@@ -64,7 +87,7 @@ export function renderShShim(plan: ShimPlan): string {
     '  *) f=$((1000 + HOOKMAP_SHIM_TIMEOUT_MS % 1000)); max=$((HOOKMAP_SHIM_TIMEOUT_MS / 1000)).${f#1} ;;',
     'esac',
     '',
-    'command -v curl >/dev/null 2>&1 || neutral',
+    'command -v curl >/dev/null 2>&1 || neutral error',
     `base=\${HOOKMAP_URL:-${shQuote(plan.url)}}`,
     'base=${base%/}',
     ...url,
@@ -76,15 +99,15 @@ export function renderShShim(plan: ShimPlan): string {
     // -q first: ignore ~/.curlrc. `Expect:` off: no 1 s 100-continue stall on big payloads.
     `out=$(curl -q -s --noproxy 127.0.0.1,localhost,::1 -H 'content-type: application/json' -H 'Expect:' \\`,
     `  --connect-timeout ${secs(plan.connect_ms)} --max-time "$max" --data-binary @- \\`,
-    `  -w '\\n%{http_code} %header{x-hookmap-exit}' "$url" 2>/dev/null) || neutral`,
+    `  -w '\\n%{http_code} %header{x-hookmap-exit}' "$url" 2>/dev/null) || { case $? in 7) neutral down ;; 28) neutral timeout ;; *) neutral error ;; esac; }`,
     'meta=${out##*"$nl"}',
     'body=${out%"$nl"*}',
     'case $meta in',
     "  '200 ') code=0 ;;",
     "  '200 '*) code=${meta#200 } ;;",
-    '  *) neutral ;;',
+    '  *) neutral error ;;',
     'esac',
-    "case $code in *[!0-9]*|????*) neutral ;; esac",
+    "case $code in *[!0-9]*|????*) neutral error ;; esac",
     "printf '%s' \"$body\"",
     'exit "$code"',
     '',

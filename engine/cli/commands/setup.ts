@@ -8,11 +8,14 @@
 // (the descriptor's setup.mcp; engine/setup/mcp.ts); with --uninstall it
 // removes that entry too. Exit 0 done or nothing to do, 1 refused
 // (unparseable config, no setup known, a foreign server of our name), 2 usage.
+import { resolve } from 'node:path';
 import { loadVendor } from '../../descriptor/registry.ts';
 import { DescriptorLoadError } from '../../descriptor/errors.ts';
 import { commitSetup, planDiff, planSetup, SetupError } from '../../setup/apply.ts';
 import { ConfigParseError } from '../../setup/json-file.ts';
 import { setupSpec } from '../../setup/spec.ts';
+import { forgetWiring, recordWiring } from '../../setup/wirings.ts';
+import { hookmapHome } from '../../io/paths.ts';
 import { FormatError } from '../../setup/formats/types.ts';
 import type { ShimKind } from '../../setup/registrations.ts';
 import { shimPaths } from '../../shim/plan.mjs';
@@ -66,7 +69,14 @@ export async function run(argv: string[]): Promise<number> {
     const server = mcp && `the hookmap MCP server "${mcp.name}"`;
     // did the hook config change (beside the MCP registration, when that is another file)?
     const hooksChanged = plan.files.some((f) => !mcp || mcp.sameFile || f.path !== mcp.path) || !!plan.removesDir;
+    // doctor looks wherever setup wired, from any folder (engine/setup/wirings.ts)
+    const remember = () => {
+      const home = hookmapHome(env);
+      if (plan.uninstall) forgetWiring(home, { agent: plan.agent, scope: plan.scope, path: plan.configPath });
+      else recordWiring(home, { agent: plan.agent, scope: plan.scope, path: plan.configPath, ...(plan.scope === 'project' ? { dir: resolve((flags.dir as string | undefined) ?? process.cwd()) } : {}) });
+    };
     if (!plan.changed && !plan.shimChanges.length) {
+      if (!flags['dry-run']) remember();
       out(plan.uninstall ? `no changes: no hookmap entries for ${plan.agent} in ${where}${mcp ? ` nor an MCP server in ${mcp.path}` : ''}` : `no changes: ${plan.agent} is already wired in ${where} (${what})${mcp ? `; ${server} is registered in ${mcp.path}` : ''}`);
       for (const w of plan.warnings) out(`warning: ${w}`);
       return 0;
@@ -85,6 +95,7 @@ export async function run(argv: string[]): Promise<number> {
       return 0;
     }
     commitSetup(d, plan, env);
+    remember();
     if (plan.uninstall) {
       out(hooksChanged ? `removed hookmap's ${plan.agent} entries from ${where}` : `no hookmap entries for ${plan.agent} in ${where}`);
       if (plan.files.length > 1 || plan.removesDir) for (const f of plan.files) out(`  ${f.after === null ? 'deleted' : 'rewrote'} ${f.path}`);
