@@ -8,6 +8,11 @@
 //   durability: none               # none: an acknowledged event survives a hookmap crash;
 //                                  # fsync: also power loss (each answer waits for the disk, group commit)
 //   policy: ./policy.yaml          # operator policy rules (docs/policy.md), watched while up runs
+//   capture: metadata              # raise every agent's capture ceiling to at least this (metadata|redacted|full):
+//                                  # redacted shows commands, paths and prompts through redaction (README, Privacy)
+//   projects:                      # the project label a session shows (engine/capture/project.ts)
+//     label: folder                # folder (default): the working folder's name, never its path; off: none
+//     names: { ~/src/api: "Payments API" }   # a folder (and its subfolders) shown by another name
 //   agents:                        # absent: every descriptor in vendors/
 //     <agent-a>: {}                # enabled with defaults
 //     <agent-b>:
@@ -36,6 +41,8 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
+import type { CaptureLevel } from '../aep/schemas.ts';
+import type { ProjectLabelMode, ProjectLabels } from '../capture/project.ts';
 import { DURABILITY, type Durability } from '../daemon/session-log.ts';
 import { BridgeConfigError, bridgeConfig, type BridgeConfig } from '../bridge/config.ts';
 import type { StreamInstance } from '../surface/stream-subscriber.ts';
@@ -64,6 +71,32 @@ export interface UpConfig {
   bridges?: BridgeConfig[];
   /** Share the relay's stream with other relays through NATS JetStream. */
   backplane?: BackplaneConfig;
+  /** Every agent's capture ceiling is at least this (`--capture`). */
+  capture?: CaptureLevel;
+  /** The session's project label (`--project-label`, `projects:`). */
+  projects?: ProjectLabels;
+}
+
+/** The levels `--capture` / `capture:` may raise the ceiling to (none would lower it: not this option's job). */
+export const UP_CAPTURE: readonly CaptureLevel[] = ['metadata', 'redacted', 'full'];
+export const PROJECT_LABEL_MODES: readonly ProjectLabelMode[] = ['folder', 'off'];
+
+function projectsOf(v: unknown, base: string, file: string): ProjectLabels | undefined {
+  if (v === undefined) return undefined;
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ConfigError(`${file}: projects must be a mapping { label, names }`);
+  const o = v as Record<string, unknown>;
+  for (const k of Object.keys(o)) if (k !== 'label' && k !== 'names') throw new ConfigError(`${file}: projects: unknown key '${k}' (known: label, names)`);
+  if (o.label !== undefined && !PROJECT_LABEL_MODES.includes(o.label as ProjectLabelMode)) throw new ConfigError(`${file}: projects.label must be one of ${PROJECT_LABEL_MODES.join(', ')} (got ${JSON.stringify(o.label)})`);
+  let names: Record<string, string> | undefined;
+  if (o.names !== undefined) {
+    if (!o.names || typeof o.names !== 'object' || Array.isArray(o.names)) throw new ConfigError(`${file}: projects.names maps a folder to the name to show`);
+    names = {};
+    for (const [folder, name] of Object.entries(o.names as Record<string, unknown>)) {
+      if (typeof name !== 'string' || !name.trim()) throw new ConfigError(`${file}: projects.names.${folder} must be a non-empty name`);
+      names[expand(folder, base)] = name;
+    }
+  }
+  return { mode: o.label as ProjectLabelMode | undefined, names };
 }
 
 export class ConfigError extends Error {}
@@ -121,7 +154,7 @@ export function loadUpConfig(file: string, env: Readonly<Record<string, string |
     throw new ConfigError(`${file}: ${(e as Error).message}`);
   }
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`${file}: the config is a mapping`);
-  const known = new Set(['port', 'host', 'attention_timeout_ms', 'max_body', 'log_dir', 'durability', 'fsync', 'policy', 'agents', 'bridges', 'backplane']);
+  const known = new Set(['port', 'host', 'attention_timeout_ms', 'max_body', 'log_dir', 'durability', 'fsync', 'policy', 'capture', 'projects', 'agents', 'bridges', 'backplane']);
   for (const k of Object.keys(doc)) if (!known.has(k)) throw new ConfigError(`${file}: unknown key '${k}' (known: ${[...known].join(', ')})`);
   const base = dirname(resolve(file));
   const out: UpConfig = {
@@ -132,7 +165,12 @@ export function loadUpConfig(file: string, env: Readonly<Record<string, string |
     logDir: typeof doc.log_dir === 'string' ? expand(doc.log_dir, base) : undefined,
     durability: durabilityOf(doc, file),
     policy: typeof doc.policy === 'string' ? expand(doc.policy, base) : undefined,
+    projects: projectsOf(doc.projects, base, file),
   };
+  if (doc.capture !== undefined) {
+    if (!UP_CAPTURE.includes(doc.capture)) throw new ConfigError(`${file}: capture must be one of ${UP_CAPTURE.join(', ')} (got ${JSON.stringify(doc.capture)})`);
+    out.capture = doc.capture;
+  }
   if (doc.policy !== undefined && typeof doc.policy !== 'string') throw new ConfigError(`${file}: policy is the path of a policy file`);
   if (doc.agents !== undefined) {
     const entries: AgentEntry[] = [];

@@ -118,6 +118,8 @@ export async function startUp(o: UpOptions): Promise<Up> {
         attentionTimeoutMs: e.attentionTimeoutMs ?? o.attentionTimeoutMs,
         config: e.config,
         durability: o.durability,
+        capture: o.capture,
+        projects: o.projects,
         policy: policy ? () => policy.current : undefined,
         say: (l) => say(`[${descriptor.vendor}] ${l}`),
       });

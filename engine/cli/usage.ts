@@ -29,6 +29,9 @@ export const COMMANDS: CommandEntry[] = [
   --policy F                operator policy rules (docs/policy.md): loaded now (a broken file refuses the start), then watched
   --attention-timeout-ms N  every agent's hold timeout (default: config, $HOOKMAP_ATTENTION_TIMEOUT_MS, descriptor, 55000)
   --durability none|fsync   what an acknowledged event survives: a hookmap crash (none, default) or power loss too (fsync)
+  --capture L               show more: each agent's capture ceiling at least L (default metadata;
+                            redacted: commands, paths, prompts, redacted; full: all, unredacted)
+  --project-label M         folder (default): sessions carry their folder's name, not its path; off
   --bridge kind=URL[,k=v]   run a bridge inside up, repeatable: otlp=http://collector:4318, cloudevents=URL, ocsf=URL
                             (options as in 'hookmap bridge': capture=, protocol=, signals=, mode=, service_name=, ...)
 ${LISTENER_AUTH_HELP}

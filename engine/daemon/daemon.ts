@@ -62,6 +62,8 @@ export class Daemon {
   private readonly calls: ModelCalls;
   private readonly release: () => void;
   private readonly decider: Decider;
+  /** `hookmap up --capture`: the hello advertises what the raised ceiling lets out. */
+  private readonly captureAtLeast?: DaemonOptions['capture'];
 
   /** Take the agent's log folder (lock), bump its epoch, open its logs. */
   static open(opts: DaemonOptions): Daemon {
@@ -71,6 +73,7 @@ export class Daemon {
   private constructor(opts: DaemonOptions) {
     const d = (this.d = opts.descriptor);
     this.vendor = d.vendor;
+    this.captureAtLeast = opts.capture;
     this.logDir = opts.logDir;
     const say = opts.say ?? (() => {});
     const now = opts.now ?? Date.now;
@@ -84,7 +87,7 @@ export class Daemon {
       throw e;
     }
     const redactor = new Redactor({ ...opts.redaction, secretNames: [...d.capture.secretNames, ...(opts.redaction?.secretNames ?? [])] });
-    this.mapper = new Mapper(d, { state: new EngineState(new DurableSeq(this.epoch, this.log), { history: (s) => this.log.sessionHistory(s) }), host, redactor, config: opts.config, optionVars: opts.optionVars, now });
+    this.mapper = new Mapper(d, { state: new EngineState(new DurableSeq(this.epoch, this.log), { history: (s) => this.log.sessionHistory(s) }), host, redactor, config: opts.config, optionVars: opts.optionVars, now, captureAtLeast: opts.capture, projects: opts.projects });
     const events = new LifecycleEvents(this.mapper, host, redactor);
     // the one resolved options object (descriptor, HOOKMAP_<AGENT>_<KEY>, overrides): decisions see $config as the mapping did
     const config = this.mapper.effectiveConfig;
@@ -100,7 +103,7 @@ export class Daemon {
 
   /** The hello capabilities of this daemon's relay connection (AEP-0003 §4). */
   capabilities(): Record<string, unknown> {
-    return helloCapabilities(this.d, this.accepts);
+    return helloCapabilities(this.d, this.accepts, this.captureAtLeast);
   }
 
   /** The opt-in options of this agent as it runs (what `up` prints beside its surface). */

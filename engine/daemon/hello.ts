@@ -22,13 +22,13 @@ export function acceptedCommands(d: Descriptor, configValue: (key: string) => un
 }
 
 /** The hello capabilities of a daemon's relay connection. */
-export function helloCapabilities(d: Descriptor, accepts: string[]): Record<string, unknown> {
+export function helloCapabilities(d: Descriptor, accepts: string[], captureAtLeast?: string): Record<string, unknown> {
   const cats = new Set<string>();
   for (const h of d.hooks.values()) for (const e of h.emit) if (e.type) cats.add(e.type.startsWith('x.') ? 'x' : e.type.split('.')[0]);
   cats.add('control');
   return {
     emits: [...cats].filter((c) => c !== 'x').sort(),
-    capture: ['none', 'metadata', 'redacted', 'full'].filter((l) => captureRank(l) <= captureRank(d.capture.ceiling) || Object.values(d.capture.overrides).some((o) => captureRank(l) <= captureRank(o))),
+    capture: ['none', 'metadata', 'redacted', 'full'].filter((l) => captureRank(l) <= Math.max(captureRank(d.capture.ceiling), captureRank(captureAtLeast)) || Object.values(d.capture.overrides).some((o) => captureRank(l) <= captureRank(o))),
     control: { accepts, ack_window_ms: 10_000 },
   };
 }

@@ -1,6 +1,8 @@
 // What a daemon is opened with (DaemonOptions) and what one hook firing
 // brings to it (HookInput): the daemon's interface to its callers (the HTTP
 // routes, the surfaces, hookmap up/serve/record, the fixture runners).
+import type { CaptureLevel } from '../aep/schemas.ts';
+import type { ProjectLabels } from '../capture/project.ts';
 import type { RedactionSettings } from '../capture/redact.ts';
 import type { Descriptor } from '../descriptor/types.ts';
 import type { AepEvent } from '../map/envelope.ts';
@@ -37,6 +39,10 @@ export interface DaemonOptions {
   onHold?: (hold: PendingHold) => void;
   /** The operator's policy in force (hookmap up --policy; swappable while running). */
   policy?: () => Policy | undefined;
+  /** Every type's ceiling at least this (`hookmap up --capture`). */
+  capture?: CaptureLevel;
+  /** The project label session.started carries (engine/capture/project.ts). */
+  projects?: ProjectLabels;
 }
 
 export interface HookInput {

@@ -62,6 +62,8 @@ export interface MapContext {
   /** A value when the expression ran on the fast path, a promise when JSONata had to; failures are MapErrors. */
   eval(e: Expr, input: unknown, b: Bindings): unknown;
   ceilingFor(type: string, emitCap?: CaptureLevel): CaptureLevel;
+  /** The project label of a session working in `cwd` (engine/capture/project.ts), or undefined. */
+  projectLabel(cwd: unknown): string | undefined;
 }
 
 /** One event as a rule produced it, before capture gating and its envelope. */

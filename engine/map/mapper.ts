@@ -5,6 +5,7 @@
 import { captureRank, typeCategory, type CaptureLevel } from '../aep/schemas.ts';
 import { gateData } from '../capture/gate.ts';
 import { Redactor } from '../capture/redact.ts';
+import { projectLabel, type ProjectLabels } from '../capture/project.ts';
 import { FragmentStreams } from '../capture/redaction/fragments.ts';
 import { evaluate, type Expr } from '../expr/compile.ts';
 import type { Descriptor } from '../descriptor/types.ts';
@@ -34,6 +35,10 @@ export interface MapperOptions {
   config?: Record<string, unknown>;
   /** HOOKMAP_<AGENT>_<KEY> values by variable name, as the CLI edge resolved them (RuntimeConfig.options). */
   optionVars?: Readonly<Record<string, string>>;
+  /** Raise every type's ceiling to at least this level (`hookmap up --capture`); higher per-type ceilings stay. */
+  captureAtLeast?: CaptureLevel;
+  /** The project label session.started carries (engine/capture/project.ts); default: the folder's name. */
+  projects?: ProjectLabels;
 }
 
 export class Mapper {
@@ -62,6 +67,7 @@ export class Mapper {
       fragments: this.fragments,
       eval: (e, input, b) => this.eval(e, input, b),
       ceilingFor: (type, cap) => this.ceilingFor(type, cap),
+      projectLabel: (cwd) => projectLabel(cwd, opts.projects),
     };
   }
 
@@ -86,6 +92,7 @@ export class Mapper {
       for (const [k, v] of Object.entries(this.descriptor.capture.overrides)) {
         if ((k === cat || type === k || type.startsWith(`${k}.`)) && k.length > best) { best = k.length; level = v; }
       }
+      if (this.opts.captureAtLeast && captureRank(this.opts.captureAtLeast) > captureRank(level)) level = this.opts.captureAtLeast;
     }
     if (emitCap && captureRank(emitCap) < captureRank(level)) level = emitCap;
     return level;

@@ -6,6 +6,7 @@
 // (AEP-0001 §5). Agent-scoped types (core agent.*) take no session position.
 import { formatAjvErrors, REGISTRY_BY_TYPE, validatePayload, type CaptureLevel } from '../aep/schemas.ts';
 import { gateData } from '../capture/gate.ts';
+import { PROJECT_ATTR } from '../capture/project.ts';
 import type { FragmentStreams } from '../capture/redaction/fragments.ts';
 import { buildEnvelope, newId, type AepEvent } from './envelope.ts';
 import { MapError } from './errors.ts';
@@ -63,6 +64,8 @@ export function envelopes(m: MapContext, f: Firing, gated: Gated[]): AepEvent[] 
   const time = new Date(f.now).toISOString();
   return gated.map(({ dr, ceiling, data, agentScoped }) => {
     const pos = agentScoped ? undefined : m.state.seq.next(session);
+    // the folder's name, never its path, at every ceiling (engine/capture/project.ts)
+    const project = dr.type === 'session.started' ? m.projectLabel(dr.data?.cwd) : undefined;
     return buildEnvelope({
       id: dr.id,
       type: dr.type,
@@ -79,6 +82,7 @@ export function envelopes(m: MapContext, f: Firing, gated: Gated[]): AepEvent[] 
       severity: dr.emit.severity,
       capture: ceiling,
       data: data ?? (ceiling === 'none' ? undefined : {}),
+      extensions: project ? { [PROJECT_ATTR]: project } : undefined,
     });
   });
 }

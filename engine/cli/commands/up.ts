@@ -7,7 +7,9 @@ import type { RuntimeConfig } from '../../config/schema.ts';
 import { resolveConfig } from '../config.ts';
 import { DEFAULT_HOST } from '../../app/serve.ts';
 import { DEFAULT_UP_PORT, startUp } from '../../app/up.ts';
-import { ConfigError, loadUpConfig, type UpConfig } from '../../app/up-config.ts';
+import { ConfigError, loadUpConfig, PROJECT_LABEL_MODES, UP_CAPTURE, type UpConfig } from '../../app/up-config.ts';
+import type { CaptureLevel } from '../../aep/schemas.ts';
+import type { ProjectLabelMode } from '../../capture/project.ts';
 import { waitForSignal } from '../../app/signals.ts';
 import { BridgeConfigError, parseBridgeSpec } from '../../bridge/config.ts';
 import { BindError } from '../../auth/bind.ts';
@@ -19,6 +21,7 @@ import { BACKPLANE_FLAGS, backplaneFromFlags, finishAuth } from '../../relay/bac
 const SPEC = {
   port: { type: 'string' }, host: { type: 'string' }, config: { type: 'string' }, policy: { type: 'string' },
   'attention-timeout-ms': { type: 'string' }, durability: { type: 'string' }, bridge: { type: 'string', multiple: true },
+  capture: { type: 'string' }, 'project-label': { type: 'string' },
   ...SERVER_AUTH_FLAGS,
   ...BACKPLANE_FLAGS,
 } as const;
@@ -32,6 +35,14 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     if (flags.durability !== undefined) {
       if (!DURABILITY.includes(flags.durability as Durability)) throw new ArgError(`--durability must be one of ${DURABILITY.join(', ')}`);
       cfg = { ...cfg, durability: flags.durability as Durability };
+    }
+    if (flags.capture !== undefined) {
+      if (!UP_CAPTURE.includes(flags.capture as CaptureLevel)) throw new ArgError(`--capture must be one of ${UP_CAPTURE.join(', ')}`);
+      cfg = { ...cfg, capture: flags.capture as CaptureLevel };
+    }
+    if (flags['project-label'] !== undefined) {
+      if (!PROJECT_LABEL_MODES.includes(flags['project-label'] as ProjectLabelMode)) throw new ArgError(`--project-label must be one of ${PROJECT_LABEL_MODES.join(', ')}`);
+      cfg = { ...cfg, projects: { ...cfg.projects, mode: flags['project-label'] as ProjectLabelMode } };
     }
     const specs = (flags.bridge as string[] | undefined) ?? [];
     if (specs.length) cfg.bridges = [...(cfg.bridges ?? []), ...specs.map(parseBridgeSpec)];
