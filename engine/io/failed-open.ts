@@ -164,7 +164,7 @@ export function takeFailedOpen(home: string): FailedOpenSummary {
 
 const WHY_WORDS: Record<FailedOpenWhy, string> = { down: 'nothing listening', timeout: 'no answer in time', error: 'a broken answer' };
 
-/** One line a person reads: "6 hooks (claude-code 5, codex 1) between 09:02 and 09:40 UTC: nothing listening". */
+/** One line a person reads: "6 hooks (agent-a 5, agent-b 1) between <first> and <last>: nothing listening". */
 export function describeFailedOpen(s: FailedOpenSummary): string {
   if (!s.count) return 'no hook failed open';
   const per = s.agents.map((a) => `${a.agent} ${a.count}`).join(', ');
