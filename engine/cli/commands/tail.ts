@@ -4,11 +4,15 @@
 // restarted, or closed this reader for falling past its pending bound,
 // §8.4) tail says so on stderr, reconnects and resumes: everything the
 // relay holds, minus what it already printed (ResumeState), so nothing is
-// lost and nothing printed twice.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+// lost and nothing printed twice. The state file lives under
+// $HOOKMAP_HOME/state/ (config.stateDir) like every piece of client state;
+// `--from` given explicitly always wins over a saved position.
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
+import { resolveConfig } from '../config.ts';
+import type { RuntimeConfig } from '../../config/schema.ts';
 import { authHeaders, readSse, ResumeState } from '../../relay/client.ts';
 import type { AepEvent } from '../../relay/store.ts';
 import { ENDPOINT_FLAGS, endpoint, explainRefusal } from './command-common.ts';
@@ -22,12 +26,13 @@ const SPEC = {
 const MAX_POSITIONS = 500; // the relay's default maxFrom
 type Positions = Record<string, [number, number, number]>; // session -> [epoch, seq, last-touched]
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], config: RuntimeConfig = resolveConfig(process.env)): Promise<number> {
   let flags, filter: Record<string, unknown>, count: number;
   try {
     flags = parseArgs(argv, SPEC).flags;
     filter = buildFilter((flags.filter as string[] | undefined) ?? [], flags.session as string | undefined);
     count = intFlag(flags.count, 'count', 0);
+    if (flags.from !== undefined && flags.from !== 'all' && flags.from !== 'now') throw new ArgError(`--from '${flags.from}': use all (everything the relay holds) or now (only what comes next)`);
   } catch (e) {
     if (e instanceof ArgError) {
       process.stderr.write(`hookmap tail: ${e.message}\n`);
@@ -44,9 +49,11 @@ export async function run(argv: string[]): Promise<number> {
   }
   const capture = flags.capture as string | undefined;
   const follow = !flags['no-follow'];
-  const statePath = (flags.state as string | undefined) ?? defaultStatePath();
+  const statePath = (flags.state as string | undefined) ?? join(config.stateDir, 'tail.json');
   const stateKey = JSON.stringify([ep.url, filter, capture ?? null]);
-  const saved: Positions = flags['no-resume'] ? {} : loadState(statePath)[stateKey] ?? {};
+  // an explicit --from says where to start; a saved position only stands in for it
+  const resume = !flags['no-resume'] && flags.from === undefined;
+  const saved: Positions = resume ? (loadState(statePath)[stateKey] ?? (flags.state === undefined ? legacyState()[stateKey] : undefined) ?? {}) : {};
   const state = new ResumeState({ history: flags.from === 'all', positions: Object.fromEntries(Object.entries(saved).map(([s, [epoch, seq]]) => [s, { epoch, seq }])) });
   let printed = 0;
   let dirty = false;
@@ -157,9 +164,11 @@ export function buildFilter(specs: string[], session: string | undefined): Recor
   return out;
 }
 
-function defaultStatePath(): string {
-  const dir = process.env.HOOKMAP_STATE_DIR ?? join(process.env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'), 'hookmap');
-  return join(dir, 'tail.json');
+/** Where tail kept its positions before they moved under $HOOKMAP_HOME (read once, when the new file has none; never written). */
+function legacyState(): Record<string, Positions> {
+  if (process.env.HOOKMAP_STATE_DIR) return {};
+  const old = join(process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'hookmap', 'tail.json');
+  return existsSync(old) ? loadState(old) : {};
 }
 
 function loadState(path: string): Record<string, Positions> {
