@@ -174,7 +174,8 @@ describe('item 7: any unique prefix of a session or attention id', () => {
 describe('item 8: the timeline without noise', () => {
   it('no raw vendor rows (only under --verbose), the run once, durations that read naturally', async () => {
     const r = await cli(timeline, [DENIED, ...at()]);
-    expect(r.text).not.toContain('x.claude-code.tool.batch');
+    expect(r.text).not.toMatch(/· \S+ x\.claude-code\.tool\.batch/);
+    expect(r.text).toContain('(not shown: x.claude-code.tool.batch; --verbose shows every event)');
     expect(r.out.filter((l) => / run /.test(` ${l.replace(/^[│├└─\s]+/, '')}`))).toHaveLength(1);
     const v = await cli(timeline, [DENIED, '--verbose', ...at()]);
     expect(v.text).toContain('x.claude-code.tool.batch');
