@@ -223,6 +223,10 @@ describe('the session label: the project, never the path', () => {
       const two = await cli(timeline, ['lab-2', '--file', file]);
       expect(two.out[0]).toMatch(/claude-code {2}proj-beta {2}/);
       expect(two.text).not.toContain('/home/dev/work');
+      const posted = await fetch(`${s.url}/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', authorization: `Bearer ${s.token}` }, body: `${e('lab-3', { id: '01JZLAB0000000000000000003', hookmapproject: 'billing-api' })}\n` });
+      expect(posted.status).toBe(202);
+      const t = await cli(tail, [...at(), '--session', 'lab-3', '--from', 'all', '--no-follow', '--no-resume', '--state', join(dir, 'tail.json')]);
+      expect(t.text).toContain('claude-code [billing-api] lab-3#0 session.started');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -6,16 +6,25 @@
 // relay holds, minus what it already printed (ResumeState), so nothing is
 // lost and nothing printed twice. The state file lives under
 // $HOOKMAP_HOME/state/ (config.stateDir) like every piece of client state;
-// `--from` given explicitly always wins over a saved position.
+// `--from` given explicitly always wins over a saved position. The readable
+// view names each session's project once it saw its start, says who
+// answered what, prints the `answer:` hint only for requests still open,
+// and after a run's end what became of each call that reported no outcome
+// (engine/bridge/call-watch.ts); --json prints the events alone.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { resolveConfig } from '../config.ts';
 import type { RuntimeConfig } from '../../config/schema.ts';
+import { answerOf, answerWords } from '../../bridge/call-outcome.ts';
+import { CallWatch } from '../../bridge/call-watch.ts';
+import { sessionLabel } from '../../bridge/session-label.ts';
 import { authHeaders, readSse, ResumeState } from '../../relay/client.ts';
 import type { AepEvent } from '../../relay/store.ts';
-import { ENDPOINT_FLAGS, endpoint, explainRefusal } from './command-common.ts';
+import { ENDPOINT_FLAGS, endpoint, explainRefusal, type Endpoint } from './command-common.ts';
+import { replayHeld } from './held.ts';
+import { AmbiguousId, resolveSession } from './id-prefix.ts';
 
 const SPEC = {
   ...ENDPOINT_FLAGS,
@@ -43,6 +52,11 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
   let ep;
   try {
     ep = endpoint(flags, 'hookmap tail');
+    // --session takes any unique prefix of a session the relay holds (a session yet to come: as given)
+    if (typeof flags.session === 'string') filter.session = await resolveSession(ep, flags.session).catch((e) => {
+      if (e instanceof AmbiguousId) throw e;
+      return flags.session as string; // the relay unreadable now: the stream's own connect says why
+    });
   } catch (e) {
     process.stderr.write(`hookmap tail: ${(e as Error).message}\n`);
     return 2;
@@ -69,6 +83,9 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
   const onSignal = () => abort.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  const view = new View();
+  // history is replayed in order, so a request comes before whatever settled it: learn those first
+  if (!flags.json && (flags.from === 'all' || Object.keys(saved).length)) await view.learnSettled(ep, filter).catch(() => undefined);
   let connects = 0;
   let outage: string | undefined;
   const say = (line: string) => process.stderr.write(`hookmap tail: ${line}\n`);
@@ -106,7 +123,7 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
           }
           if (!state.accept(ev, resumed)) return; // at-least-once delivery: each event printed once
           if (ev.session !== undefined && ev.seq !== undefined) dirty = true;
-          process.stdout.write(flags.json ? `${m.data}\n` : `${format(ev)}\n`);
+          process.stdout.write(flags.json ? `${m.data}\n` : view.lines(ev));
           if (count && ++printed >= count) {
             done = true;
             return false;
@@ -184,9 +201,9 @@ function saveState(path: string, key: string, positions: Positions): void {
   try {
     const all = loadState(path);
     all[key] = positions;
-    mkdirSync(dirname(path), { recursive: true });
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 }); // $HOOKMAP_HOME and its state/ are the user's alone
     const tmp = `${path}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(all));
+    writeFileSync(tmp, JSON.stringify(all), { mode: 0o600 });
     renameSync(tmp, path); // atomic: a crash never leaves a torn state file
   } catch (e) {
     process.stderr.write(`hookmap tail: could not save resume state: ${(e as Error).message}\n`);
@@ -195,16 +212,62 @@ function saveState(path: string, key: string, positions: Positions): void {
 
 const SEV_MARK: Record<string, string> = { notice: '!', warning: '!!', error: 'E', critical: 'E!' };
 
-function format(ev: AepEvent): string {
-  const t = typeof ev.time === 'string' ? ev.time.slice(11, 19) : '--:--:--';
-  const where = ev.session !== undefined ? `${ev.session}${ev.seq !== undefined ? `#${ev.seq}` : ''}` : '(agent)';
-  const sev = SEV_MARK[ev.severity ?? ''] ? ` [${SEV_MARK[ev.severity!]}]` : '';
-  const subject = ev.subject ? ` ${ev.subject}` : '';
-  let extra = '';
-  const d = ev.data ?? {};
-  if (ev.type === 'attention.requested') {
-    extra = `  ${d.kind ?? ''}: ${d.prompt ?? ''}\n    answer: hookmap answer ${ev.id} --allow | --deny | --text "..."`;
-  } else if (ev.type === 'control.rejected') extra = `  ${d.reason ?? ''}`;
-  else if (typeof d.status === 'string') extra = `  ${d.status}`;
-  return `${t} ${ev.agent} ${where} ${ev.type}${sev}${subject}${extra}`;
+const MAX_SETTLED = 10_000;
+
+/** The readable view: one line per event, plus what a run's end leaves unsaid about its calls. */
+class View {
+  private readonly labels = new Map<string, string>();
+  private readonly settled = new Set<string>();
+  /** Open requests' kinds (a text-only answer to a permission is a deny with guidance). */
+  private readonly kinds = new Map<string, string>();
+  private readonly calls = new CallWatch();
+
+  /** The requests already answered, timed out or resolved in what the relay holds (no hint for those). */
+  async learnSettled(ep: Endpoint, filter: Record<string, unknown>): Promise<void> {
+    const f: Record<string, unknown> = { type: ['attention.resolved', 'attention.timeout'] };
+    if (filter.session !== undefined) f.session = filter.session;
+    await replayHeld(ep, f, (ev) => void (ev.subject && this.settled.add(ev.subject)));
+  }
+
+  lines(ev: AepEvent): string {
+    if (ev.type === 'session.started' && ev.session !== undefined) {
+      const l = sessionLabel(ev);
+      if (l) this.labels.set(ev.session, l);
+    }
+    if (ev.type === 'attention.requested' && typeof ev.data?.kind === 'string' && !this.settled.has(ev.id)) {
+      this.kinds.set(ev.id, ev.data.kind);
+      if (this.kinds.size > MAX_SETTLED) this.kinds.delete(this.kinds.keys().next().value!);
+    }
+    const out = [this.format(ev)];
+    if ((ev.type === 'attention.resolved' || ev.type === 'attention.timeout') && ev.subject) {
+      this.settled.add(ev.subject);
+      if (this.settled.size > MAX_SETTLED) this.settled.delete(this.settled.values().next().value!);
+      this.kinds.delete(ev.subject);
+    }
+    for (const c of this.calls.add(ev)) out.push(`${this.head(ev, false)}   ↳ tool ${c.tool}${c.callId ? ` ${c.callId}` : ''}: ${c.outcome}`);
+    if (ev.type === 'session.ended' && ev.session !== undefined) this.labels.delete(ev.session);
+    return `${out.join('\n')}\n`;
+  }
+
+  /** Time, agent, [project] session#seq (a derived line has no seq of its own). */
+  private head(ev: AepEvent, seq = true): string {
+    const t = typeof ev.time === 'string' ? ev.time.slice(11, 19) : '--:--:--';
+    const label = ev.session !== undefined ? this.labels.get(ev.session) : undefined;
+    const where = ev.session !== undefined ? `${label ? `[${label}] ` : ''}${ev.session}${seq && ev.seq !== undefined ? `#${ev.seq}` : ''}` : '(agent)';
+    return `${t} ${ev.agent} ${where}`;
+  }
+
+  private format(ev: AepEvent): string {
+    const sev = SEV_MARK[ev.severity ?? ''] ? ` [${SEV_MARK[ev.severity!]}]` : '';
+    const subject = ev.subject ? ` ${ev.subject}` : '';
+    let extra = '';
+    const d = ev.data ?? {};
+    if (ev.type === 'attention.requested') {
+      extra = `  ${d.kind ?? ''}: ${d.prompt ?? ''}`;
+      if (!this.settled.has(ev.id)) extra += `\n    answer: hookmap answer ${ev.id} --allow | --deny | --text "..."`;
+    } else if (ev.type === 'attention.answered') extra = `  ${answerWords({ ...answerOf(ev), kind: ev.subject ? this.kinds.get(ev.subject) : undefined })}`;
+    else if (ev.type === 'control.rejected') extra = `  ${d.reason ?? ''}`;
+    else if (typeof d.status === 'string') extra = `  ${d.status}`;
+    return `${this.head(ev)} ${ev.type}${sev}${subject}${extra}`;
+  }
 }
