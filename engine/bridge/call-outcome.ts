@@ -2,8 +2,8 @@
 // everything else the stream says about it (issue 31): its permission
 // request denied -> "denied by <who>" (with the guidance text where the
 // capture ceiling kept it), timed out -> "not answered; the agent decided",
-// otherwise "no outcome reported". Claude Code, for one, sends no post-tool
-// hook for a denied call, so only the request's answer tells. The stream
+// otherwise "no outcome reported". Some agents send no post-tool hook for a
+// denied call, so only the request's answer tells. The stream
 // itself is left as it is (AEP-faithful: no tool.denied is invented); only
 // the views (`timeline`, `tail`) say this.
 import type { AepEvent } from './projection/common.ts';
