@@ -178,7 +178,7 @@ Exit: 0 done (or stopped), 1 lines or items could not be handled (each reported)
   --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)` },
   { name: 'replay', module: 'replay', synopsis: 'replay <file> [--session S] [--speed N] [--max-gap MS] [--dry-run]', summary: 're-emit a captured session as a new session', help: `  Re-emits the sessions of a JSONL capture (an agent's log, a sink file, - for stdin) into the relay as new
   sessions: new ids, same shape, recorded pacing. Commands are never replayed.
-  --session S     only this recorded session (repeatable)
+  --session S     only this recorded session (repeatable; any unique prefix of its id)
   --speed N       pacing: 1 = as recorded (default), 10 = ten times faster, 0 = no waiting
   --max-gap MS    longest pause kept between two events (default 2000)
   --dry-run       print the plan, send nothing

@@ -5,12 +5,13 @@
 // says so; 5 client state under $HOOKMAP_HOME, an explicit --from wins;
 // 6 answer reads the request's fate first; 7 unique id prefixes; 8 timeline
 // noise; 12 tail's answered line and hints; and the session label.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run as answer } from '../../engine/cli/commands/answer.ts';
 import { run as cancel } from '../../engine/cli/commands/cancel.ts';
+import { run as replay } from '../../engine/cli/commands/replay.ts';
 import { run as tail } from '../../engine/cli/commands/tail.ts';
 import { run as timeline } from '../../engine/cli/commands/timeline.ts';
 import { resolveConfig } from '../../engine/cli/config.ts';
@@ -168,6 +169,12 @@ describe('item 7: any unique prefix of a session or attention id', () => {
     }
     const c = await cli(cancel, ['f9e8d7', ...at()]);
     expect(c.text).toContain(`session ${UNREPORTED}`); // resolved, then refused as ended
+    // a file's sessions too (replay --session), from the agent's own log
+    const log = join(s.logDir, 'claude-code');
+    const file = join(log, readdirSync(log).find((f) => f.includes(UNREPORTED))!);
+    const r = await cli(replay, [file, '--session', 'f9e8', '--dry-run']);
+    expect(r.code, r.text).toBe(0);
+    expect(r.text).toContain(`${UNREPORTED} → `);
   });
 });
 

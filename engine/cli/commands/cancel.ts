@@ -3,7 +3,7 @@
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { runCommand, ENDPOINT_FLAGS, endedSession, endpoint } from './command-common.ts';
 import { makeCommand } from '../../relay/client.ts';
-import { AmbiguousId, resolveSession } from './id-prefix.ts';
+import { resolveSessionOrAsGiven } from './id-prefix.ts';
 
 const SPEC = { ...ENDPOINT_FLAGS, run: { type: 'string' }, reason: { type: 'string' }, wait: { type: 'string' }, json: { type: 'boolean' } } as const;
 
@@ -28,10 +28,9 @@ export async function run(argv: string[]): Promise<number> {
   }
   let session = positionals[0];
   try {
-    session = await resolveSession(ep, session); // any unique prefix
+    session = await resolveSessionOrAsGiven(ep, session); // any unique prefix
   } catch (e) {
-    if (e instanceof AmbiguousId) return usageError('cancel', e.message);
-    // the relay's buffer unreadable: sending says why
+    return usageError('cancel', (e as Error).message); // ambiguous: the matches listed
   }
   const cmd = makeCommand('control.cancel', session, { run, data });
   const target = ep;

@@ -45,6 +45,16 @@ export async function resolveSession(ep: Endpoint, prefix: string): Promise<stri
   return pickSession(prefix, await heldSessions(ep));
 }
 
+/** As resolveSession, but the id as given when the relay's buffer cannot be read now (the command's own request says why); an ambiguous prefix still throws. */
+export async function resolveSessionOrAsGiven(ep: Endpoint, prefix: string): Promise<string> {
+  try {
+    return await resolveSession(ep, prefix);
+  } catch (e) {
+    if (e instanceof AmbiguousId) throw e;
+    return prefix;
+  }
+}
+
 /** An attention id (or a unique prefix of one) resolved against the relay's buffer: its attention.requested, if held. */
 export async function resolveRequest(ep: Endpoint, prefix: string): Promise<{ id: string; request?: AepEvent }> {
   const known = await heldRequests(ep);

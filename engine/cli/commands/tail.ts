@@ -24,7 +24,7 @@ import { authHeaders, readSse, ResumeState } from '../../relay/client.ts';
 import type { AepEvent } from '../../relay/store.ts';
 import { ENDPOINT_FLAGS, endpoint, explainRefusal, type Endpoint } from './command-common.ts';
 import { replayHeld } from './held.ts';
-import { AmbiguousId, resolveSession } from './id-prefix.ts';
+import { resolveSessionOrAsGiven } from './id-prefix.ts';
 
 const SPEC = {
   ...ENDPOINT_FLAGS,
@@ -53,10 +53,7 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
   try {
     ep = endpoint(flags, 'hookmap tail');
     // --session takes any unique prefix of a session the relay holds (a session yet to come: as given)
-    if (typeof flags.session === 'string') filter.session = await resolveSession(ep, flags.session).catch((e) => {
-      if (e instanceof AmbiguousId) throw e;
-      return flags.session as string; // the relay unreadable now: the stream's own connect says why
-    });
+    if (typeof flags.session === 'string') filter.session = await resolveSessionOrAsGiven(ep, flags.session);
   } catch (e) {
     process.stderr.write(`hookmap tail: ${(e as Error).message}\n`);
     return 2;
