@@ -2,7 +2,14 @@
 // and attention waits (the same structure the OTLP trace projection uses,
 // engine/bridge/structure.ts), or with --dag as the tree of `cause` links
 // (AEP-0001 §5.1): every event under the event it names as its cause.
+// A node no terminal event closed says what the rest of the stream tells
+// about it (call-outcome.ts: "denied by owner", "no outcome reported"),
+// never "unterminated"; the session carries its project label
+// (session-label.ts); vendor `x.*` rows and the answer rows an attention
+// line already states are shown only with `verbose`.
+import { answerOf, answerWords, askFate, unreportedCall, type Answer } from './call-outcome.ts';
 import type { AepEvent } from './projection/common.ts';
+import { sessionLabel } from './session-label.ts';
 import { SessionTracker, type SessionNode } from './structure.ts';
 
 /** (epoch, seq) order within a session; events without seq keep their time order after. */
@@ -20,44 +27,55 @@ export function sessionNodes(events: AepEvent[]): SessionNode[] {
 
 const clock = (t: string) => (t.length >= 23 ? t.slice(11, 23) : t.slice(11, 19));
 
+/** A span as people say it: `42 ms`, `6.7 s`, `2 min`, `1 min 5 s`, `1 h 3 min` (no `0 s`, no `1m00s`). */
 export function duration(a: string, b: string): string {
   const ms = Date.parse(b) - Date.parse(a);
   if (!Number.isFinite(ms)) return '?';
   if (ms < 1000) return `${ms} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const m = Math.floor(ms / 60_000);
-  return `${m}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`;
+  const s = Math.round(ms / 1000);
+  if (s < 3600) return s % 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s / 60} min`;
+  const m = Math.round(s / 60);
+  return m % 60 ? `${Math.floor(m / 60)} h ${m % 60} min` : `${m / 60} h`;
 }
 
-function describeNode(n: SessionNode): string {
+/** What the tree needs beyond the nodes: each request's answer (its text is not a node attribute), the session's label. */
+interface Context { answers: Map<string, Answer>; asks: Map<string, SessionNode[]>; label?: string }
+
+function describeNode(n: SessionNode, cx: Context): string {
   const a = n.attrs;
   const open = n.closedBy === 'end-of-input';
   const span = open ? `${clock(n.start)} → (open)` : `${clock(n.start)} → ${clock(n.end!)} (${duration(n.start, n.end!)})`;
   const bits: string[] = [];
-  if (!open && n.outcome) bits.push(n.outcome);
-  if (n.closedBy && !open) bits.push(`[no terminal event: closed by ${n.closedBy}]`);
+  // no terminal event came: say what the rest of the stream tells, not "unterminated"
+  if (n.closedBy && !open) bits.push(n.kind === 'tool' ? unreportedCall((cx.asks.get(n.key) ?? []).map((q) => askFate(q, cx.answers.get(String(q.attrs.id))))) : 'no outcome reported');
+  else if (!open && n.outcome) bits.push(n.outcome);
   switch (n.kind) {
     case 'session':
-      return `session ${n.session}  ${n.agent}  ${span}  ${bits.join(' ')}`.trimEnd();
+      return `session ${n.session}  ${n.agent}${cx.label ? `  ${cx.label}` : ''}  ${span}  ${bits.join(' ')}`.trimEnd();
     case 'run': {
       if (a['gen_ai.usage.input_tokens'] !== undefined) bits.push(`tokens in ${a['gen_ai.usage.input_tokens']} out ${a['gen_ai.usage.output_tokens'] ?? '?'}`);
       if (a['error.type']) bits.push(String(a['error.type']));
       return `run ${n.label}  ${span}  ${bits.join(' ')}`.trimEnd();
     }
     case 'tool': {
-      if (a.denied_by) bits.push(`by ${a.denied_by}`);
+      if (a.denied_by && !n.closedBy) bits.push(`by ${a.denied_by}`);
       if (a['error.type'] && n.outcome === 'failed') bits.push(String(a['error.type']));
       return `tool ${n.label}${a.call_id ? ` ${a.call_id}` : ''}  ${span}  ${bits.join(' ')}`.trimEnd();
     }
     case 'attention': {
-      if (a['answer.option']) bits.push(`→ ${a['answer.option']}`);
+      const f = askFate(n, cx.answers.get(String(a.id)));
+      if (f.option !== undefined || f.text !== undefined) bits.push(`→ ${answerWords(f)}`);
       return `attention ${n.label}${a.subject ? ` (${a.subject})` : ''}  ${span}  ${bits.join(' ')}`.trimEnd();
     }
   }
 }
 
-/** The structural tree, one line per node (and per other event, marked ·). */
-export function renderTree(events: AepEvent[]): string[] {
+/** A row a person gains nothing from: a vendor extension event (steering's outcome aside), an answer its attention line states. */
+const folded = (name: string) => (name.startsWith('x.') && !/\.instruction\.(delivered|dropped)$/.test(name)) || name === 'attention.answered';
+
+/** The structural tree, one line per node (and per other event, marked ·); `verbose` keeps every row. */
+export function renderTree(events: AepEvent[], opts: { verbose?: boolean } = {}): string[] {
   const nodes = sessionNodes(events);
   const byParent = new Map<string | undefined, SessionNode[]>();
   for (const n of nodes) {
@@ -66,14 +84,23 @@ export function renderTree(events: AepEvent[]): string[] {
     byParent.set(n.parent, list);
   }
   for (const list of byParent.values()) list.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  const answers = new Map<string, Answer>();
+  for (const e of events) if (e.type === 'attention.answered' && e.subject) answers.set(e.subject, answerOf(e));
+  const started = events.find((e) => e.type === 'session.started');
+  const asks = new Map<string, SessionNode[]>();
+  for (const n of nodes) if (n.kind === 'attention' && n.parent) asks.set(n.parent, [...(asks.get(n.parent) ?? []), n].sort((x, y) => (x.start < y.start ? -1 : 1)));
+  const cx: Context = { answers, asks, label: started && sessionLabel(started) };
+  const hidden = new Map<string, number>();
   const out: string[] = [];
   const walk = (n: SessionNode, prefix: string, last: boolean, root: boolean) => {
-    out.push(root ? describeNode(n) : `${prefix}${last ? '└─ ' : '├─ '}${describeNode(n)}`);
+    out.push(root ? describeNode(n, cx) : `${prefix}${last ? '└─ ' : '├─ '}${describeNode(n, cx)}`);
     const childPrefix = root ? '' : `${prefix}${last ? '   ' : '│  '}`;
     type Item = { t: string; node?: SessionNode; line?: string };
+    const shown = opts.verbose ? n.events : n.events.filter((e) => !folded(e.name));
+    if (!opts.verbose) for (const e of n.events) if (folded(e.name) && e.name.startsWith('x.')) hidden.set(e.name, (hidden.get(e.name) ?? 0) + 1);
     const items: Item[] = [
       ...(byParent.get(n.key) ?? []).map((c) => ({ t: c.start, node: c })),
-      ...n.events.map((e) => ({ t: e.time, line: `· ${clock(e.time)} ${e.name}${e.attrs['aep.subject'] ? ` ${e.attrs['aep.subject']}` : ''}` })),
+      ...shown.map((e) => ({ t: e.time, line: `· ${clock(e.time)} ${e.name}${e.attrs['aep.subject'] ? ` ${e.attrs['aep.subject']}` : ''}` })),
     ].sort((x, y) => (x.t < y.t ? -1 : x.t > y.t ? 1 : 0));
     items.forEach((it, i) => {
       const isLast = i === items.length - 1;
@@ -83,6 +110,7 @@ export function renderTree(events: AepEvent[]): string[] {
     if (n.droppedEvents) out.push(`${childPrefix}   (${n.droppedEvents} more events)`);
   };
   for (const root of byParent.get(undefined) ?? []) walk(root, '', true, true);
+  if (hidden.size) out.push(`(not shown: ${[...hidden].map(([name, k]) => (k > 1 ? `${k} × ${name}` : name)).join(', ')}; --verbose shows every event)`);
   return out;
 }
 

@@ -50,8 +50,9 @@ function integer(env: NodeJS.ProcessEnv, name: string): number | undefined {
 export function resolveConfig(env: NodeJS.ProcessEnv): RuntimeConfig {
   const options: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (/^HOOKMAP_[A-Z0-9]+(?:_[A-Z0-9]+)+$/.test(k) && !OWN.has(k) && v !== undefined) options[k] = v;
+  const home = blank(env.HOOKMAP_HOME) ?? join(homedir(), '.hookmap');
   const candidate = {
-    home: blank(env.HOOKMAP_HOME) ?? join(homedir(), '.hookmap'),
+    home,
     url: (blank(env.HOOKMAP_URL) ?? DEFAULT_URL).replace(/\/+$/, ''),
     relay: (blank(env.HOOKMAP_RELAY) ?? DEFAULT_URL).replace(/\/+$/, ''),
     token: blank(env.HOOKMAP_TOKEN),
@@ -59,7 +60,8 @@ export function resolveConfig(env: NodeJS.ProcessEnv): RuntimeConfig {
     backplaneToken: blank(env.HOOKMAP_BACKPLANE_TOKEN),
     hostId: (blank(env.HOOKMAP_HOST_ID) ?? (hostname() || 'localhost')).toLowerCase().replace(/[^a-z0-9.-]+/g, '-') || 'localhost',
     attentionTimeoutMs: integer(env, 'HOOKMAP_ATTENTION_TIMEOUT_MS'),
-    stateDir: blank(env.HOOKMAP_STATE_DIR) ?? join(blank(env.XDG_STATE_HOME) ?? join(homedir(), '.local', 'state'), 'hookmap'),
+    // every piece of client state lives under the home (tail's positions, bridges' checkpoints)
+    stateDir: blank(env.HOOKMAP_STATE_DIR) ?? join(home, 'state'),
     agentVersion: blank(env.HOOKMAP_AGENT_VERSION),
     fastExpr: !blank(env.HOOKMAP_NO_FAST_EXPR),
     redaction: {

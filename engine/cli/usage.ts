@@ -91,33 +91,41 @@ Exit: 0 every agent checks out, 1 any error (as hookmap check reports it), 2 usa
   --url U                where hookmap should answer (default $HOOKMAP_URL or http://127.0.0.1:8787)
 Exit: 0 healthy, 1 problems, 2 usage.` },
   { name: 'validate', module: 'validate', synopsis: 'validate <file.jsonl|->', summary: 'AEP envelope/payload/order/lifecycle/capture checks', help: `  --json                 the findings as JSON\nExit: 0 valid, 1 findings, 2 usage.` },
-  { name: 'tail', module: 'tail', synopsis: 'tail [--filter F] [--session S] [--json] [--count N]', summary: 'watch the stream (resumes where it left off)', help: `  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
-  --token-file F         the token in a file (or $HOOKMAP_TOKEN_FILE)
+  { name: 'tail', module: 'tail', synopsis: 'tail [--filter F] [--session S] [--json] [--count N]', summary: 'watch the stream (resumes where it left off)', help: `  --url U                the relay (default $HOOKMAP_URL or http://127.0.0.1:8787)
+  --token-file F         the token in a file (default $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN,
+                         then $HOOKMAP_HOME/token, the owner token hookmap up made)
+  --token T              the token itself (works, but argv is visible in ps)
   --filter F             attribute match, JSON or key=value, repeatable (e.g. type=tool.requested)
-  --session S            one session only
+  --session S            one session only (any unique prefix of its id)
   --capture L            ask the relay for this ceiling (none|metadata|redacted|full)
   --json                 raw events, one JSON line each (default: a readable line)
-  --from all             start from everything the relay holds
+  --from all|now         start from everything the relay holds, or from what comes next
+                         (given, it wins over the saved position)
   --no-resume            ignore the saved position (default: resume where the last tail of this view stopped)
   --no-follow            stop at the end of what the relay holds
   --count N              stop after N events
-  --state F              where positions are saved (default $HOOKMAP_STATE_DIR/tail.json)` },
-  { name: 'answer', module: 'answer', synopsis: 'answer <attention-id> --allow|--deny|--option ID|--text T|--values J', summary: 'answer an attention request', help: `  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
-  --token-file F         the token in a file (or $HOOKMAP_TOKEN_FILE)
+  --state F              where positions are saved (default $HOOKMAP_HOME/state/tail.json)` },
+  { name: 'answer', module: 'answer', synopsis: 'answer <attention-id> --allow|--deny|--option ID|--text T|--values J', summary: 'answer an attention request', help: `  <attention-id>         the request's id, or any unique prefix of it
+  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
+  --token-file F         the token in a file (default $HOOKMAP_TOKEN_FILE, else $HOOKMAP_HOME/token)
   --allow | --deny | --option ID   the chosen option
   --text T               free text (guidance the agent reads)
   --values J             a form's values, a JSON object
   --session S            the session that asked (default: found in the relay's buffer by the id)
   --wait N               seconds to wait for the outcome (default 10)
   --json                 the ack and outcome as JSON
-Exit: 0 answered, 1 refused, 2 usage, 3 already answered, 4 timed out.` },
-  { name: 'cancel', module: 'cancel', synopsis: 'cancel <session> [--run R] [--reason TEXT]', summary: 'stop the running turn (a held hook at once, else its next eligible reply)', help: `  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
+The request's fate is read first: one already settled is not sent again.
+Exit: 0 answered, 1 refused, 2 usage (or an ambiguous prefix), 3 already answered or closed
+(its session ended included), 4 timed out.` },
+  { name: 'cancel', module: 'cancel', synopsis: 'cancel <session> [--run R] [--reason TEXT]', summary: 'stop the running turn (a held hook at once, else its next eligible reply)', help: `  <session>              the session's id, or any unique prefix of it
+  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
   --token-file F         the token in a file (or $HOOKMAP_TOKEN_FILE)
   --run R                cancel this run only (default: the session's current work)
   --reason TEXT          why, carried on the command
   --wait N               seconds to wait for the outcome (default 10)
   --json                 the ack and outcome as JSON` },
-  { name: 'steer', module: 'steer', synopsis: 'steer <session> "text" [--agent A] [--wait N]', summary: "steering: an instruction the agent's next eligible hook reply carries (opt-in per agent)", help: `  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
+  { name: 'steer', module: 'steer', synopsis: 'steer <session> "text" [--agent A] [--wait N]', summary: "steering: an instruction the agent's next eligible hook reply carries (opt-in per agent)", help: `  <session>              the session's id, or any unique prefix of it
+  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
   --token-file F         the token in a file
   --agent A              the agent that owns the session (default: found in the relay's roster)
   --wait N               seconds to wait for x.<agent>.instruction.delivered / .dropped (default 30)
@@ -164,13 +172,16 @@ Exit: 0 done (or stopped), 1 lines or items could not be handled (each reported)
   --max-mb N          keep the capture under N MiB, deleting whole days, oldest first (default 2048; 0 = unbounded)
   --flush-ms MS       batch window before write + fsync (default 250)
   --no-fsync          skip fsync (faster; a power loss may lose the last batch)` },
-  { name: 'timeline', module: 'timeline', synopsis: 'timeline <session> [--file F] [--dag] [--json]', summary: 'a session as a tree of runs, tool calls and attention', help: `  A session as a tree: runs, tool calls (with outcome and duration) and attention waits, other events
-  where they happened. --dag: the tree of cause links instead. --json: the nodes (or events) as JSON.
+  { name: 'timeline', module: 'timeline', synopsis: 'timeline <session> [--file F] [--dag] [--json]', summary: 'a session as a tree of runs, tool calls and attention', help: `  A session (any unique prefix of its id) as a tree: runs, tool calls (with outcome and duration)
+  and attention waits, other events where they happened. A call with no outcome event of its own
+  says what its permission came to ("denied by owner", "not answered; the agent decided") or
+  "no outcome reported". --dag: the tree of cause links instead. --json: the nodes (or events).
+  --verbose           every row, vendor x.* events and answers included (folded by default)
   --file F            read a JSONL file (an agent's log, a sink file, - for stdin) instead of the relay
   --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)` },
   { name: 'replay', module: 'replay', synopsis: 'replay <file> [--session S] [--speed N] [--max-gap MS] [--dry-run]', summary: 're-emit a captured session as a new session', help: `  Re-emits the sessions of a JSONL capture (an agent's log, a sink file, - for stdin) into the relay as new
   sessions: new ids, same shape, recorded pacing. Commands are never replayed.
-  --session S     only this recorded session (repeatable)
+  --session S     only this recorded session (repeatable; any unique prefix of its id)
   --speed N       pacing: 1 = as recorded (default), 10 = ten times faster, 0 = no waiting
   --max-gap MS    longest pause kept between two events (default 2000)
   --dry-run       print the plan, send nothing

@@ -24,7 +24,7 @@ export const RuntimeConfigSchema = z
     attentionTimeoutMs: positiveInt
       .optional()
       .describe("HOOKMAP_ATTENTION_TIMEOUT_MS: how long a held request waits for an answer (default: the descriptor's, else 55000)"),
-    stateDir: z.string().min(1).describe("HOOKMAP_STATE_DIR: tail's resume state (default $XDG_STATE_HOME/hookmap)"),
+    stateDir: z.string().min(1).describe("HOOKMAP_STATE_DIR: client state, e.g. tail's resume positions (default $HOOKMAP_HOME/state)"),
     agentVersion: z.string().min(1).optional().describe("HOOKMAP_AGENT_VERSION: the agent's version when payloads do not state it (record)"),
     fastExpr: z.boolean().describe('false when HOOKMAP_NO_FAST_EXPR is set: every expression evaluated by JSONata itself (a diagnostic switch)'),
     redaction: z

@@ -1,13 +1,18 @@
 // `hookmap answer <attention-id> --allow|--deny|--option ID|--text T|--values J`:
 // send control.attention.respond to the session that asked, and report the
-// ack and the outcome (attention.answered, attention.resolved). Without
-// --session the session is found in the relay's replay buffer by the id.
-// A rejection is explained from the stream: the request's own terminal
-// (attention.resolved / attention.timeout) says whether it was already
-// answered (exit 3) or timed out (exit 4).
+// ack and the outcome (attention.answered, attention.resolved). The id may be
+// any unique prefix (id-prefix.ts); without --session the session is found
+// in the relay's replay buffer by the id. The request's fate is read first
+// (held.ts): one already answered or closed (its session ended included)
+// exits 3, one that timed out exits 4, each saying who or what settled it,
+// and nothing is sent. A rejection after sending (a race) is explained the
+// same way.
 import { ArgError, intFlag, parseArgs } from '../args.ts';
-import { authHeaders, makeCommand, readSse } from '../../relay/client.ts';
+import { makeCommand } from '../../relay/client.ts';
+import type { AepEvent } from '../../relay/store.ts';
 import { ENDPOINT_FLAGS, endpoint, explainRefusal, runCommand, type Endpoint, type Explanation } from './command-common.ts';
+import { fateOf, type Fate } from './held.ts';
+import { AmbiguousId, resolveRequest, resolveSession } from './id-prefix.ts';
 
 /** Exit codes beyond command-common's 0/1/2. */
 export const EXIT_ALREADY_ANSWERED = 3;
@@ -44,49 +49,42 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   let session = flags.session as string | undefined;
+  let request: AepEvent | undefined;
+  try {
+    ({ id: attentionId, request } = await resolveRequest(ep, attentionId));
+    if (session) session = await resolveSession(ep, session);
+  } catch (e) {
+    process.stderr.write(`hookmap answer: ${e instanceof AmbiguousId ? e.message : explainRefusal(ep, (e as Error).message)}\n`);
+    return 2;
+  }
+  session ??= request?.session;
   if (!session) {
-    try {
-      session = await findSession(ep, attentionId);
-    } catch (e) {
-      process.stderr.write(`hookmap answer: ${explainRefusal(ep, (e as Error).message)}\n`);
-      return 2;
-    }
-    if (!session) {
-      process.stderr.write(`hookmap answer: no attention.requested '${attentionId}' in the relay's buffer; pass --session\n`);
-      return 2;
-    }
+    process.stderr.write(`hookmap answer: no attention.requested '${attentionId}' in the relay's buffer; pass --session\n`);
+    return 2;
+  }
+  const asked = request ?? ({ id: attentionId, session } as AepEvent);
+  const settled = await fateOf(ep, asked).catch(() => undefined);
+  if (settled) {
+    if (flags.json) process.stdout.write(`${JSON.stringify({ sent: false, id: attentionId, session, settled: settled.kind, why: settled.why })}\n`);
+    else process.stdout.write(`not sent: ${attentionId} ${settled.why.replace(/^already /, 'was already ')}\n`);
+    return exitFor(settled);
   }
   const cmd = makeCommand('control.attention.respond', session, { subject: attentionId, data: { answer } });
+  const explain = async (): Promise<Explanation | undefined> => {
+    const f = await fateOf(ep, asked);
+    return f && { why: f.why, exit: exitFor(f) };
+  };
   return runCommand(ep, cmd, {
     outcomeWindowMs: intFlag(flags.wait, 'wait', 10) * 1000,
     json: Boolean(flags.json),
     isFinal: (ev) => ev.type === 'attention.resolved' || ev.type === 'attention.timeout',
-    explainRejection: () => explain(ep, session!, attentionId),
+    explainRejection: explain,
+    // no-route: the session's connection is gone, and with it (usually) the request
+    explainRefusal: (code) => (code === 'no-route' ? explain() : Promise.resolve(undefined)),
   });
 }
 
-/** The request's terminal, from the relay's buffer of its session: why an answer came too late. */
-async function explain(ep: Endpoint, session: string, attentionId: string): Promise<Explanation | undefined> {
-  const u = new URL(`${ep.url.replace(/\/+$/, '')}/events`);
-  u.searchParams.set('from', JSON.stringify([{ session, epoch: 0, seq: 0 }]));
-  u.searchParams.set('live', '0');
-  u.searchParams.set('filter', JSON.stringify({ session, subject: attentionId, type: ['attention.resolved', 'attention.timeout'] }));
-  let terminal: { type?: string; data?: Record<string, unknown> } | undefined;
-  await readSse(u.toString(), authHeaders(ep.token), (m) => {
-    if (!m.data) return;
-    try {
-      terminal = JSON.parse(m.data);
-    } catch {
-      return;
-    }
-    return false;
-  });
-  if (!terminal) return undefined;
-  if (terminal.type === 'attention.timeout') return { why: 'timed out (the agent\'s own dialog took over)', exit: EXIT_TIMED_OUT };
-  const resolution = terminal.data?.resolution;
-  if (resolution === 'dismissed') return { why: 'already closed (dismissed)', exit: EXIT_ALREADY_ANSWERED };
-  return { why: 'already answered', exit: EXIT_ALREADY_ANSWERED };
-}
+const exitFor = (f: Fate) => (f.kind === 'timed-out' ? EXIT_TIMED_OUT : EXIT_ALREADY_ANSWERED);
 
 function buildAnswer(flags: Record<string, unknown>): Record<string, unknown> {
   const options = [flags.allow && 'allow', flags.deny && 'deny', flags.option as string | undefined].filter(Boolean);
@@ -106,23 +104,4 @@ function buildAnswer(flags: Record<string, unknown>): Record<string, unknown> {
   }
   if (Object.keys(answer).length === 0) throw new ArgError(USAGE);
   return answer;
-}
-
-/** Replay everything the relay holds (live=0), filtered to the one attention.requested event. */
-async function findSession(ep: Endpoint, attentionId: string): Promise<string | undefined> {
-  const u = new URL(`${ep.url.replace(/\/+$/, '')}/events`);
-  u.searchParams.set('from', 'all');
-  u.searchParams.set('live', '0');
-  u.searchParams.set('filter', JSON.stringify({ type: 'attention.requested', id: attentionId }));
-  let session: string | undefined;
-  await readSse(u.toString(), authHeaders(ep.token), (m) => {
-    if (!m.data) return;
-    try {
-      session = JSON.parse(m.data).session;
-    } catch {
-      return;
-    }
-    return false;
-  });
-  return session;
 }

@@ -3,6 +3,7 @@
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { runCommand, ENDPOINT_FLAGS, endedSession, endpoint } from './command-common.ts';
 import { makeCommand } from '../../relay/client.ts';
+import { resolveSessionOrAsGiven } from './id-prefix.ts';
 
 const SPEC = { ...ENDPOINT_FLAGS, run: { type: 'string' }, reason: { type: 'string' }, wait: { type: 'string' }, json: { type: 'boolean' } } as const;
 
@@ -19,17 +20,23 @@ export async function run(argv: string[]): Promise<number> {
   const run = flags.run as string | undefined;
   const data: Record<string, unknown> = { scope: run ? 'run' : 'session' };
   if (flags.reason) data.reason = flags.reason;
-  const cmd = makeCommand('control.cancel', positionals[0], { run, data });
   let ep;
   try {
     ep = endpoint(flags, 'hookmap cancel');
   } catch (e) {
     return usageError('cancel', (e as Error).message);
   }
+  let session = positionals[0];
+  try {
+    session = await resolveSessionOrAsGiven(ep, session); // any unique prefix
+  } catch (e) {
+    return usageError('cancel', (e as Error).message); // ambiguous: the matches listed
+  }
+  const cmd = makeCommand('control.cancel', session, { run, data });
   const target = ep;
   return runCommand(ep, cmd, {
     name: 'hookmap cancel',
-    explainRefusal: (code) => endedSession(target, positionals[0], code),
+    explainRefusal: (code) => endedSession(target, session, code),
     outcomeWindowMs: intFlag(flags.wait, 'wait', 10) * 1000,
     json: Boolean(flags.json),
     isFinal: (ev) => ev.type === 'run.cancelled' || ev.type === 'session.ended',

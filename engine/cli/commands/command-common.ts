@@ -44,8 +44,8 @@ export interface CommandOptions {
   outcomeWindowMs: number;
   json: boolean;
   isFinal: (ev: AepEvent) => boolean;
-  /** Find out why the relay refused the command on the target's behalf (e.g. no-route: the session ended). */
-  explainRefusal?: (code: string) => Promise<string | undefined>;
+  /** Find out why the relay refused the command on the target's behalf (e.g. no-route: the session ended); an Explanation also sets the exit code. */
+  explainRefusal?: (code: string) => Promise<string | Explanation | undefined>;
   /** Find out why the target rejected the command (its reason alone may be too coarse). */
   explainRejection?: (ack: AepEvent) => Promise<Explanation | undefined>;
 }
@@ -77,10 +77,11 @@ export async function runCommand(ep: Endpoint, cmd: AepEvent, opts: CommandOptio
       onEvent: (ev) => (opts.json ? json(ev) : undefined),
     });
     if (r.kind === 'refused') {
-      const why = await opts.explainRefusal?.(r.code).catch(() => undefined);
+      const explained = await opts.explainRefusal?.(r.code).catch(() => undefined);
+      const why = typeof explained === 'object' ? explained.why : explained;
       if (opts.json) json({ refused: r.code, detail: r.detail, ...(why ? { why } : {}) });
       else out(`refused by the relay: ${r.code}${why ? `: ${why}` : ''}${r.detail ? ` (${r.detail})` : ''}`);
-      return 1;
+      return typeof explained === 'object' ? explained.exit : 1;
     }
     if (r.kind === 'timeout') {
       if (opts.json) json({ timeout: true, window_ms: ackWindowMs });

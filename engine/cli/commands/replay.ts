@@ -10,6 +10,8 @@ import { readEventFile } from '../../bridge/file-source.ts';
 import type { AepEvent } from '../../bridge/projection/common.ts';
 import { planReplay } from '../../bridge/replay.ts';
 import { ENDPOINT_FLAGS, endpoint } from './command-common.ts';
+import { sessionsOf } from './held.ts';
+import { AmbiguousId, pickSession } from './id-prefix.ts';
 
 const SPEC = {
   ...ENDPOINT_FLAGS,
@@ -33,16 +35,17 @@ export async function run(argv: string[]): Promise<number> {
     throw e;
   }
   const file = positionals[0];
-  const only = new Set((flags.session as string[] | undefined) ?? []);
-  const events: AepEvent[] = [];
+  let events: AepEvent[] = [];
   let problems = 0;
   try {
-    for await (const ev of readEventFile(file, (p) => (problems++, process.stderr.write(`${file}:${p.line}: ${p.code}: ${p.detail}\n`)))) {
-      if (!only.size || (ev.session !== undefined && only.has(ev.session))) events.push(ev);
-    }
+    for await (const ev of readEventFile(file, (p) => (problems++, process.stderr.write(`${file}:${p.line}: ${p.code}: ${p.detail}\n`)))) events.push(ev);
+    // --session: any unique prefix of a recorded session's id
+    const known = sessionsOf(events);
+    const only = new Set(((flags.session as string[] | undefined) ?? []).map((s) => pickSession(s, known)));
+    if (only.size) events = events.filter((ev) => ev.session !== undefined && only.has(ev.session));
   } catch (e) {
     process.stderr.write(`hookmap replay: ${(e as Error).message}\n`);
-    return 2;
+    return e instanceof AmbiguousId ? e.exit : 2;
   }
   const plan = planReplay(events, { speed, maxGapMs: maxGap });
   const say = (l: string) => process.stderr.write(`hookmap replay: ${l}\n`);

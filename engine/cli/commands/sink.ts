@@ -6,6 +6,7 @@ import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { CAPTURE_ORDER, type CaptureLevel } from '../../aep/schemas.ts';
 import { runSink } from '../../bridge/sink-store.ts';
 import { ENDPOINT_FLAGS, endpoint } from './command-common.ts';
+import { resolveSessionOrAsGiven } from './id-prefix.ts';
 import { buildFilter } from './tail.ts';
 
 const SPEC = {
@@ -30,6 +31,12 @@ export async function run(argv: string[]): Promise<number> {
     throw e;
   }
   const ep = endpoint(flags);
+  try {
+    if (typeof flags.session === 'string') filter.session = await resolveSessionOrAsGiven(ep, flags.session); // any unique prefix
+  } catch (e) {
+    process.stderr.write(`hookmap sink: ${(e as Error).message}\n`);
+    return 2;
+  }
   const say = (l: string) => process.stderr.write(`hookmap sink: ${l}\n`);
   const sink = await runSink({
     dir: positionals[0],

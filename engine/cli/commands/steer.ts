@@ -7,6 +7,7 @@
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { makeCommand, openSocket } from '../../relay/client.ts';
 import { ENDPOINT_FLAGS, endedSession, endpoint, runCommand, type Endpoint } from './command-common.ts';
+import { resolveSessionOrAsGiven, type AmbiguousId } from './id-prefix.ts';
 
 const SPEC = { ...ENDPOINT_FLAGS, agent: { type: 'string' }, wait: { type: 'string' }, json: { type: 'boolean' } } as const;
 const USAGE = 'usage: hookmap steer <session> "instruction text" [--agent A] [--wait SECONDS]';
@@ -29,6 +30,12 @@ export async function run(argv: string[]): Promise<number> {
     throw e;
   }
   const ep = endpoint(flags);
+  try {
+    session = await resolveSessionOrAsGiven(ep, session); // any unique prefix
+  } catch (e) {
+    process.stderr.write(`hookmap steer: ${(e as AmbiguousId).message}\n`);
+    return (e as AmbiguousId).exit;
+  }
   let agent = flags.agent as string | undefined;
   if (!agent) {
     try {

@@ -4,14 +4,27 @@
 // restarted, or closed this reader for falling past its pending bound,
 // §8.4) tail says so on stderr, reconnects and resumes: everything the
 // relay holds, minus what it already printed (ResumeState), so nothing is
-// lost and nothing printed twice.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+// lost and nothing printed twice. The state file lives under
+// $HOOKMAP_HOME/state/ (config.stateDir) like every piece of client state;
+// `--from` given explicitly always wins over a saved position. The readable
+// view names each session's project once it saw its start, says who
+// answered what, prints the `answer:` hint only for requests still open,
+// and after a run's end what became of each call that reported no outcome
+// (engine/bridge/call-watch.ts); --json prints the events alone.
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
+import { resolveConfig } from '../config.ts';
+import type { RuntimeConfig } from '../../config/schema.ts';
+import { answerOf, answerWords } from '../../bridge/call-outcome.ts';
+import { CallWatch } from '../../bridge/call-watch.ts';
+import { sessionLabel } from '../../bridge/session-label.ts';
 import { authHeaders, readSse, ResumeState } from '../../relay/client.ts';
 import type { AepEvent } from '../../relay/store.ts';
-import { ENDPOINT_FLAGS, endpoint, explainRefusal } from './command-common.ts';
+import { ENDPOINT_FLAGS, endpoint, explainRefusal, type Endpoint } from './command-common.ts';
+import { replayHeld } from './held.ts';
+import { resolveSessionOrAsGiven } from './id-prefix.ts';
 
 const SPEC = {
   ...ENDPOINT_FLAGS,
@@ -22,12 +35,13 @@ const SPEC = {
 const MAX_POSITIONS = 500; // the relay's default maxFrom
 type Positions = Record<string, [number, number, number]>; // session -> [epoch, seq, last-touched]
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], config: RuntimeConfig = resolveConfig(process.env)): Promise<number> {
   let flags, filter: Record<string, unknown>, count: number;
   try {
     flags = parseArgs(argv, SPEC).flags;
     filter = buildFilter((flags.filter as string[] | undefined) ?? [], flags.session as string | undefined);
     count = intFlag(flags.count, 'count', 0);
+    if (flags.from !== undefined && flags.from !== 'all' && flags.from !== 'now') throw new ArgError(`--from '${flags.from}': use all (everything the relay holds) or now (only what comes next)`);
   } catch (e) {
     if (e instanceof ArgError) {
       process.stderr.write(`hookmap tail: ${e.message}\n`);
@@ -38,15 +52,19 @@ export async function run(argv: string[]): Promise<number> {
   let ep;
   try {
     ep = endpoint(flags, 'hookmap tail');
+    // --session takes any unique prefix of a session the relay holds (a session yet to come: as given)
+    if (typeof flags.session === 'string') filter.session = await resolveSessionOrAsGiven(ep, flags.session);
   } catch (e) {
     process.stderr.write(`hookmap tail: ${(e as Error).message}\n`);
     return 2;
   }
   const capture = flags.capture as string | undefined;
   const follow = !flags['no-follow'];
-  const statePath = (flags.state as string | undefined) ?? defaultStatePath();
+  const statePath = (flags.state as string | undefined) ?? join(config.stateDir, 'tail.json');
   const stateKey = JSON.stringify([ep.url, filter, capture ?? null]);
-  const saved: Positions = flags['no-resume'] ? {} : loadState(statePath)[stateKey] ?? {};
+  // an explicit --from says where to start; a saved position only stands in for it
+  const resume = !flags['no-resume'] && flags.from === undefined;
+  const saved: Positions = resume ? (loadState(statePath)[stateKey] ?? (flags.state === undefined ? legacyState()[stateKey] : undefined) ?? {}) : {};
   const state = new ResumeState({ history: flags.from === 'all', positions: Object.fromEntries(Object.entries(saved).map(([s, [epoch, seq]]) => [s, { epoch, seq }])) });
   let printed = 0;
   let dirty = false;
@@ -62,6 +80,9 @@ export async function run(argv: string[]): Promise<number> {
   const onSignal = () => abort.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  const view = new View();
+  // history is replayed in order, so a request comes before whatever settled it: learn those first
+  if (!flags.json && (flags.from === 'all' || Object.keys(saved).length)) await view.learnSettled(ep, filter).catch(() => undefined);
   let connects = 0;
   let outage: string | undefined;
   const say = (line: string) => process.stderr.write(`hookmap tail: ${line}\n`);
@@ -99,7 +120,7 @@ export async function run(argv: string[]): Promise<number> {
           }
           if (!state.accept(ev, resumed)) return; // at-least-once delivery: each event printed once
           if (ev.session !== undefined && ev.seq !== undefined) dirty = true;
-          process.stdout.write(flags.json ? `${m.data}\n` : `${format(ev)}\n`);
+          process.stdout.write(flags.json ? `${m.data}\n` : view.lines(ev));
           if (count && ++printed >= count) {
             done = true;
             return false;
@@ -157,9 +178,11 @@ export function buildFilter(specs: string[], session: string | undefined): Recor
   return out;
 }
 
-function defaultStatePath(): string {
-  const dir = process.env.HOOKMAP_STATE_DIR ?? join(process.env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'), 'hookmap');
-  return join(dir, 'tail.json');
+/** Where tail kept its positions before they moved under $HOOKMAP_HOME (read once, when the new file has none; never written). */
+function legacyState(): Record<string, Positions> {
+  if (process.env.HOOKMAP_STATE_DIR) return {};
+  const old = join(process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'hookmap', 'tail.json');
+  return existsSync(old) ? loadState(old) : {};
 }
 
 function loadState(path: string): Record<string, Positions> {
@@ -175,9 +198,9 @@ function saveState(path: string, key: string, positions: Positions): void {
   try {
     const all = loadState(path);
     all[key] = positions;
-    mkdirSync(dirname(path), { recursive: true });
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 }); // $HOOKMAP_HOME and its state/ are the user's alone
     const tmp = `${path}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(all));
+    writeFileSync(tmp, JSON.stringify(all), { mode: 0o600 });
     renameSync(tmp, path); // atomic: a crash never leaves a torn state file
   } catch (e) {
     process.stderr.write(`hookmap tail: could not save resume state: ${(e as Error).message}\n`);
@@ -186,16 +209,62 @@ function saveState(path: string, key: string, positions: Positions): void {
 
 const SEV_MARK: Record<string, string> = { notice: '!', warning: '!!', error: 'E', critical: 'E!' };
 
-function format(ev: AepEvent): string {
-  const t = typeof ev.time === 'string' ? ev.time.slice(11, 19) : '--:--:--';
-  const where = ev.session !== undefined ? `${ev.session}${ev.seq !== undefined ? `#${ev.seq}` : ''}` : '(agent)';
-  const sev = SEV_MARK[ev.severity ?? ''] ? ` [${SEV_MARK[ev.severity!]}]` : '';
-  const subject = ev.subject ? ` ${ev.subject}` : '';
-  let extra = '';
-  const d = ev.data ?? {};
-  if (ev.type === 'attention.requested') {
-    extra = `  ${d.kind ?? ''}: ${d.prompt ?? ''}\n    answer: hookmap answer ${ev.id} --allow | --deny | --text "..."`;
-  } else if (ev.type === 'control.rejected') extra = `  ${d.reason ?? ''}`;
-  else if (typeof d.status === 'string') extra = `  ${d.status}`;
-  return `${t} ${ev.agent} ${where} ${ev.type}${sev}${subject}${extra}`;
+const MAX_SETTLED = 10_000;
+
+/** The readable view: one line per event, plus what a run's end leaves unsaid about its calls. */
+class View {
+  private readonly labels = new Map<string, string>();
+  private readonly settled = new Set<string>();
+  /** Open requests' kinds (a text-only answer to a permission is a deny with guidance). */
+  private readonly kinds = new Map<string, string>();
+  private readonly calls = new CallWatch();
+
+  /** The requests already answered, timed out or resolved in what the relay holds (no hint for those). */
+  async learnSettled(ep: Endpoint, filter: Record<string, unknown>): Promise<void> {
+    const f: Record<string, unknown> = { type: ['attention.resolved', 'attention.timeout'] };
+    if (filter.session !== undefined) f.session = filter.session;
+    await replayHeld(ep, f, (ev) => void (ev.subject && this.settled.add(ev.subject)));
+  }
+
+  lines(ev: AepEvent): string {
+    if (ev.type === 'session.started' && ev.session !== undefined) {
+      const l = sessionLabel(ev);
+      if (l) this.labels.set(ev.session, l);
+    }
+    if (ev.type === 'attention.requested' && typeof ev.data?.kind === 'string' && !this.settled.has(ev.id)) {
+      this.kinds.set(ev.id, ev.data.kind);
+      if (this.kinds.size > MAX_SETTLED) this.kinds.delete(this.kinds.keys().next().value!);
+    }
+    const out = [this.format(ev)];
+    if ((ev.type === 'attention.resolved' || ev.type === 'attention.timeout') && ev.subject) {
+      this.settled.add(ev.subject);
+      if (this.settled.size > MAX_SETTLED) this.settled.delete(this.settled.values().next().value!);
+      this.kinds.delete(ev.subject);
+    }
+    for (const c of this.calls.add(ev)) out.push(`${this.head(ev, false)}   ↳ tool ${c.tool}${c.callId ? ` ${c.callId}` : ''}: ${c.outcome}`);
+    if (ev.type === 'session.ended' && ev.session !== undefined) this.labels.delete(ev.session);
+    return `${out.join('\n')}\n`;
+  }
+
+  /** Time, agent, [project] session#seq (a derived line has no seq of its own). */
+  private head(ev: AepEvent, seq = true): string {
+    const t = typeof ev.time === 'string' ? ev.time.slice(11, 19) : '--:--:--';
+    const label = ev.session !== undefined ? this.labels.get(ev.session) : undefined;
+    const where = ev.session !== undefined ? `${label ? `[${label}] ` : ''}${ev.session}${seq && ev.seq !== undefined ? `#${ev.seq}` : ''}` : '(agent)';
+    return `${t} ${ev.agent} ${where}`;
+  }
+
+  private format(ev: AepEvent): string {
+    const sev = SEV_MARK[ev.severity ?? ''] ? ` [${SEV_MARK[ev.severity!]}]` : '';
+    const subject = ev.subject ? ` ${ev.subject}` : '';
+    let extra = '';
+    const d = ev.data ?? {};
+    if (ev.type === 'attention.requested') {
+      extra = `  ${d.kind ?? ''}: ${d.prompt ?? ''}`;
+      if (!this.settled.has(ev.id)) extra += `\n    answer: hookmap answer ${ev.id} --allow | --deny | --text "..."`;
+    } else if (ev.type === 'attention.answered') extra = `  ${answerWords({ ...answerOf(ev), kind: ev.subject ? this.kinds.get(ev.subject) : undefined })}`;
+    else if (ev.type === 'control.rejected') extra = `  ${d.reason ?? ''}`;
+    else if (typeof d.status === 'string') extra = `  ${d.status}`;
+    return `${this.head(ev)} ${ev.type}${sev}${subject}${extra}`;
+  }
 }

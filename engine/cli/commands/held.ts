@@ -1,0 +1,98 @@
+// What the relay holds, read the way the CLI needs it: one replay of its
+// buffer (`from: all`, `live: 0`, an attr-match filter; AEP-0003 §3.3), the
+// sessions it knows (for id prefixes) and an attention request's fate (what
+// settled it, if anything did), so commands can say so before they send.
+import { authHeaders, readSse } from '../../relay/client.ts';
+import type { AepEvent } from '../../relay/store.ts';
+import { sessionLabel } from '../../bridge/session-label.ts';
+import type { Endpoint } from './command-common.ts';
+
+/** Every held event matching `filter` (deduplicated by source and id), in the relay's order. */
+export async function replayHeld(ep: Endpoint, filter: Record<string, unknown>, onEvent: (ev: AepEvent) => boolean | void): Promise<void> {
+  const u = new URL(`${ep.url.replace(/\/+$/, '')}/events`);
+  u.searchParams.set('from', 'all');
+  u.searchParams.set('live', '0');
+  u.searchParams.set('filter', JSON.stringify(filter));
+  const seen = new Set<string>();
+  await readSse(u.toString(), authHeaders(ep.token), (m) => {
+    if (!m.data) return;
+    let ev: AepEvent;
+    try {
+      ev = JSON.parse(m.data);
+    } catch {
+      return;
+    }
+    const k = `${ev.source}\u0000${ev.id}`;
+    if (seen.has(k)) return;
+    seen.add(k);
+    return onEvent(ev);
+  }, AbortSignal.timeout(30_000));
+}
+
+export interface KnownSession { id: string; agent: string; label?: string; first: string }
+
+/** The sessions in a list of events: agent, project label, first event's time. */
+export function sessionsOf(events: Iterable<AepEvent>): Map<string, KnownSession> {
+  const out = new Map<string, KnownSession>();
+  for (const ev of events) {
+    if (typeof ev.session !== 'string') continue;
+    let s = out.get(ev.session);
+    if (!s) out.set(ev.session, (s = { id: ev.session, agent: ev.agent, first: ev.time }));
+    if (ev.time < s.first) s.first = ev.time;
+    if (ev.type === 'session.started') s.label ??= sessionLabel(ev);
+  }
+  return out;
+}
+
+/** The sessions the relay holds, as the inbox lists them (their lifecycle, run and attention events). */
+export async function heldSessions(ep: Endpoint): Promise<Map<string, KnownSession>> {
+  const events: AepEvent[] = [];
+  await replayHeld(ep, { type: ['session.*', 'run.*', 'attention.*'] }, (ev) => void events.push(ev));
+  return sessionsOf(events);
+}
+
+/** Every attention request the relay holds, by id. */
+export async function heldRequests(ep: Endpoint): Promise<Map<string, AepEvent>> {
+  const out = new Map<string, AepEvent>();
+  await replayHeld(ep, { type: 'attention.requested' }, (ev) => void out.set(ev.id, ev));
+  return out;
+}
+
+/** What settled a request, from its session's held events; undefined while it is still open. */
+export interface Fate {
+  /** answered | closed | timed-out */
+  kind: 'answered' | 'closed' | 'timed-out';
+  /** In words: "already answered by owner (deny: \"...\")", "timed out at 09:14:32 (...)". */
+  why: string;
+}
+
+export async function fateOf(ep: Endpoint, request: AepEvent): Promise<Fate | undefined> {
+  let answered: AepEvent | undefined;
+  let terminal: AepEvent | undefined;
+  let ended: AepEvent | undefined;
+  await replayHeld(ep, { session: request.session, type: ['attention.answered', 'attention.resolved', 'attention.timeout', 'session.ended'] }, (ev) => {
+    if (ev.type === 'session.ended') ended ??= ev;
+    else if (ev.subject !== request.id) return;
+    else if (ev.type === 'attention.answered') answered ??= ev;
+    else terminal ??= ev;
+  });
+  return describeFate(terminal, answered, ended);
+}
+
+const clock = (t: string | undefined) => (typeof t === 'string' && t.length >= 19 ? t.slice(11, 19) : '?');
+
+/** A request's fate in words, from its terminal event, its answer and its session's end. */
+export function describeFate(terminal: AepEvent | undefined, answered: AepEvent | undefined, ended: AepEvent | undefined): Fate | undefined {
+  if (terminal?.type === 'attention.timeout') return { kind: 'timed-out', why: `timed out at ${clock(terminal.time)} (nobody answered; the agent's own dialog decided)` };
+  const resolution = terminal?.data?.resolution;
+  if (answered || resolution === 'answered') {
+    const d = (answered?.data ?? {}) as { answer?: { option?: string; text?: string; values?: unknown }; by?: string; via?: string };
+    const what = [d.answer?.option, typeof d.answer?.text === 'string' ? JSON.stringify(d.answer.text) : undefined, d.answer?.values !== undefined ? 'form values' : undefined].filter(Boolean).join(': ');
+    const who = d.by ? ` by ${d.by}` : d.via === 'oob' ? ' out of band (in the agent itself)' : '';
+    return { kind: 'answered', why: `already answered${who}${what ? ` (${what})` : ''} at ${clock(answered?.time ?? terminal?.time)}` };
+  }
+  if (resolution === 'dismissed') return { kind: 'closed', why: `already closed at ${clock(terminal!.time)} (dismissed: the agent moved on without an answer)` };
+  if (terminal) return { kind: 'closed', why: `already closed at ${clock(terminal.time)} (${String(resolution ?? 'resolved')})` };
+  if (ended) return { kind: 'closed', why: `closed: its session ended at ${clock(ended.time)} without an answer` };
+  return undefined;
+}
