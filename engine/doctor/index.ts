@@ -56,7 +56,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
     const w = inspectAgent(d, o.env, o.dir, recorded);
     wirings.set(agent, w);
     descriptors.set(agent, d);
-    findings.push(...w.findings, ...inspectMcp(d, o.env, o.dir, w.wired));
+    findings.push(...w.findings, ...inspectMcp(d, o.env, o.dir, w.wired ? (w.setupCommand ?? `hookmap setup ${agent}`) : undefined));
     if (w.wired) wired.push(agent);
     usesSh ||= w.usesShShim;
   }

@@ -21,7 +21,9 @@ const tilde = (p: string, env: NodeJS.ProcessEnv) => {
   return p.startsWith(`${home}/`) ? `~${p.slice(home.length)}` : p;
 };
 
-export function inspectMcp(d: Descriptor, env: NodeJS.ProcessEnv, dir: string, hooksWired: boolean): Finding[] {
+/** `setupCommand`: the hooks' own setup command where they are wired (engine/doctor/wiring.ts), else undefined. */
+export function inspectMcp(d: Descriptor, env: NodeJS.ProcessEnv, dir: string, setupCommand: string | undefined): Finding[] {
+  const hooksWired = setupCommand !== undefined;
   const agent = d.vendor;
   const spec = setupSpec(d);
   const m = spec?.mcp;
@@ -70,6 +72,6 @@ export function inspectMcp(d: Descriptor, env: NodeJS.ProcessEnv, dir: string, h
     else add({ status: 'warn', message: `${where}: MCP server "${m.name}" registered, but not as setup writes it today (another hookmap checkout, HOOKMAP_URL or HOOKMAP_HOME): ${argv?.join(' ') ?? 'unreadable entry'}`, fix });
   }
   if (registered.length > 1) add({ status: 'info', message: `MCP server "${m.name}" registered in both the user and the project config; the agent may start it twice` });
-  if (!registered.length && hooksWired) add({ status: 'info', message: 'MCP server not registered: the model cannot ask a human through hookmap (ask_human)', fix: `hookmap setup ${agent} --mcp` });
+  if (!registered.length && hooksWired) add({ status: 'info', message: 'MCP server not registered: the model cannot ask a human through hookmap (ask_human)', fix: `${setupCommand} --mcp` });
   return out;
 }

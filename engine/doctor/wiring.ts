@@ -20,7 +20,7 @@ import { baseUrl, descriptorHash, SHIM_VERSION } from '../shim/plan.mjs';
 import { stampLine } from '../shim/sh.ts';
 import type { Finding } from './types.ts';
 
-export interface AgentWiring { agent: string; wired: boolean; usesShShim: boolean; findings: Finding[]; /** Where hookmap entries were found, by scope. */ wiredAt: { scope: Scope; path: string }[] }
+export interface AgentWiring { agent: string; wired: boolean; usesShShim: boolean; findings: Finding[]; /** Where hookmap entries were found, by scope. */ wiredAt: { scope: Scope; path: string }[]; /** The setup command of the first scope found wired (its --project --dir included): fix hints build on it. */ setupCommand?: string }
 
 const tilde = (p: string, env: NodeJS.ProcessEnv) => {
   const home = env.HOME || homedir();
@@ -135,6 +135,8 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string,
   // the user scope and a project both: a session in that project fires twice (two projects apart are fine)
   const both = [...wiredIn].filter(([, scopes]) => scopes.includes('user') && scopes.includes('project')).map(([h]) => h);
   const projectDir = targets.find((t) => t.scope === 'project' && out.wiredAt.some((w) => w.path === t.path))?.dir;
+  const first = targets.find((t) => out.wiredAt.some((w) => w.path === t.path));
+  if (first) out.setupCommand = setupCmdAt(first.scope, first.dir);
   // (a plugin counts as its one pseudo-hook)
   if (both.length) add({ status: 'problem', message: `wired in both the user and the project config (each firing reaches the daemon twice): ${both.join(', ')}`, fix: `${setupCmdAt('project', projectDir)} --uninstall (or --user)` });
   if (out.wired) {

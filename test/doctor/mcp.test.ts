@@ -29,7 +29,7 @@ describe('hookmap doctor: the MCP server registration', () => {
       const { env, dir } = sandbox();
       setup(agent, env);
       const { mcp } = await doctor(agent, env, dir);
-      expect(mcp).toEqual([expect.objectContaining({ status: 'info', message: expect.stringMatching(/MCP server not registered.*ask_human/), fix: `hookmap setup ${agent} --mcp` })]);
+      expect(mcp).toEqual([expect.objectContaining({ status: 'info', message: expect.stringMatching(/MCP server not registered.*ask_human/), fix: `hookmap setup ${agent} --user --mcp` })]); // the scope its hooks were found in
     });
 
     it(`${agent}: registered by setup --mcp is ok; after --uninstall --mcp it is reported missing again`, async () => {
