@@ -13,6 +13,7 @@ import type { BridgeHandle } from '../bridge/run.ts';
 import type { Daemon } from '../daemon/daemon.ts';
 import type { AuditRecord } from '../relay/index.ts';
 import type { StreamSubscriber } from '../surface/stream-subscriber.ts';
+import { ensureParent } from '../io/paths.ts';
 
 export interface UpCredentials {
   token?: string;
@@ -36,8 +37,11 @@ export function authFor(o: UpCredentials, say: (line: string) => void): { auth: 
 /** The audit trail: one JSON line per command routed or refused, with the authenticated sender. */
 export function auditTo(file: string, say: (line: string) => void): (rec: AuditRecord) => void {
   let warned = false;
+  let made = false;
   return (rec) => {
     try {
+      // the home may not exist yet (a --no-auth relay creates no token there): made at the first line, 0700
+      if (!made) made = Boolean(ensureParent(file));
       appendFileSync(file, `${JSON.stringify(rec)}\n`, { mode: 0o600 });
     } catch (e) {
       if (!warned) say(`audit: cannot append to ${file}: ${(e as Error).message}`);

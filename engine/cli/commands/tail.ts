@@ -5,13 +5,14 @@
 // §8.4) tail says so on stderr, reconnects and resumes: everything the
 // relay holds, minus what it already printed (ResumeState), so nothing is
 // lost and nothing printed twice.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { authHeaders, readSse, ResumeState } from '../../relay/client.ts';
 import type { AepEvent } from '../../relay/store.ts';
 import { ENDPOINT_FLAGS, endpoint, explainRefusal } from './command-common.ts';
+import { ensureParent } from '../../io/paths.ts';
 
 const SPEC = {
   ...ENDPOINT_FLAGS,
@@ -175,7 +176,7 @@ function saveState(path: string, key: string, positions: Positions): void {
   try {
     const all = loadState(path);
     all[key] = positions;
-    mkdirSync(dirname(path), { recursive: true });
+    ensureParent(path);
     const tmp = `${path}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify(all));
     renameSync(tmp, path); // atomic: a crash never leaves a torn state file
