@@ -31,6 +31,8 @@ export const COMMANDS: CommandEntry[] = [
   --durability none|fsync   what an acknowledged event survives: a hookmap crash (none, default) or power loss too (fsync)
   --bridge kind=URL[,k=v]   run a bridge inside up, repeatable: otlp=http://collector:4318, cloudevents=URL, ocsf=URL
                             (options as in 'hookmap bridge': capture=, protocol=, signals=, mode=, service_name=, ...)
+  -v, --verbose             also print each agent (endpoint, log folder, every opt-in and the variable that turns it on)
+                            and each relay link's hello; without it: a short summary, problems and warnings
 ${LISTENER_AUTH_HELP}
 ${BACKPLANE_HELP.replace('(default: --buffer-bytes; per session: --buffer events)', "(default: the relay's buffer size)")}` },
   { name: 'serve', module: 'serve', synopsis: 'serve <agent|path/to/descriptor.yaml> [options]', summary: 'one daemon from one descriptor', help: `  --port N                  listen port (default 8788; 0 = ephemeral)
