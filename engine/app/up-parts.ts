@@ -118,7 +118,7 @@ export function summaryHead(s: SummaryInput): string[] {
   const token = s.noAuth
     ? 'none (--no-auth): control: OFF, the relay is watch-only; nobody can answer, held hooks fail open at once'
     : s.tokenFile
-      ? `${s.tokenFile} (reading the stream and answering need it; local clients read it from there)`
+      ? `${s.tokenFile} (local clients read it; reading the stream and answering need it)`
       : 'given by --token / HOOKMAP_TOKEN (clients need the same HOOKMAP_TOKEN)';
   const more = `${optIns.length - on.length} off; --verbose lists each with the variable that turns it on`;
   return [
