@@ -89,7 +89,7 @@ export async function startBridges(list: BridgeConfig[], o: { self: string; link
     });
     h.done.catch((e) => o.say(`${tag} stopped: ${(e as Error).message}`));
     bridges.push(h);
-    o.say(`  bridge ${b.kind} → ${b.endpoint ?? 'stdout'} (capture ceiling ${b.capture})`);
+    o.say(`  bridge:   ${b.kind} → ${b.endpoint ?? 'stdout'} (capture ceiling ${b.capture})`);
   }
   return bridges;
 }

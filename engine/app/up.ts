@@ -160,8 +160,8 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const addr = app.server.address() as AddressInfo;
   const { url: plainUrl } = urlOf(addr);
   const url = o.tls ? plainUrl.replace(/^http:/, 'https:') : plainUrl;
-  // a second `up` on this home reads it to say where this one runs
-  const unrecord = recordRunning(home, url);
+  // a second `up` on this home reads it to say where this one runs (an embedding without a home of its own leaves ~/.hookmap alone)
+  const unrecord = o.home ? recordRunning(o.home, url) : () => {};
   // daemons dial the relay over loopback even when the server listens on every interface
   const wildcard = addr.address === '0.0.0.0' || addr.address === '::';
   const self = wildcard ? `${o.tls ? 'https' : 'http'}://${addr.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${addr.port}` : url;
