@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // the last line of a run names the test groups skipped for a missing program (chromium, nats-server) and how to install it
+    reporters: ['default', './test/helpers/skip-reporter.ts'],
   },
 });

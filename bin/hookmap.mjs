@@ -11,10 +11,14 @@ for (const stream of [process.stdout, process.stderr]) {
     throw err;
   });
 }
-if (cmd === 'hook') {
+// `hookmap hook --help` / `hookmap tee <agent> --help` (before a `--`: after it the words are the agent's) print the
+// command table's help like every other command, instead of running the shim or the tee
+const own = process.argv.slice(3, process.argv.includes('--') ? process.argv.indexOf('--') : undefined);
+const help = (cmd === 'hook' || cmd === 'tee') && (own.includes('--help') || own.includes('-h'));
+if (cmd === 'hook' && !help) {
   const { main } = await import('../engine/shim/node-shim.mjs');
   await main(process.argv.slice(3));
-} else if (cmd === 'tee') {
+} else if (cmd === 'tee' && !help) {
   const { main } = await import('../engine/surface/tee.mjs');
   await main(process.argv.slice(3));
 } else {

@@ -3,7 +3,8 @@
 // audit trail, the daemons' share of /healthz, the bridges it runs as
 // ordinary consumers of its own relay, and the line it prints per agent.
 import type { FastifyInstance } from 'fastify';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ANONYMOUS, Authorizer, TokenSource } from '../auth/authorizer.ts';
 import { InProcessSource } from '../auth/in-process.ts';
 import type { TlsFiles } from '../auth/server-limits.ts';
@@ -13,6 +14,7 @@ import type { BridgeHandle } from '../bridge/run.ts';
 import type { Daemon } from '../daemon/daemon.ts';
 import type { AuditRecord } from '../relay/index.ts';
 import type { StreamSubscriber } from '../surface/stream-subscriber.ts';
+import { ensureParent } from '../io/paths.ts';
 
 export interface UpCredentials {
   token?: string;
@@ -36,8 +38,11 @@ export function authFor(o: UpCredentials, say: (line: string) => void): { auth: 
 /** The audit trail: one JSON line per command routed or refused, with the authenticated sender. */
 export function auditTo(file: string, say: (line: string) => void): (rec: AuditRecord) => void {
   let warned = false;
+  let made = false;
   return (rec) => {
     try {
+      // the home may not exist yet (a --no-auth relay creates no token there): made at the first line, 0700
+      if (!made) made = Boolean(ensureParent(file));
       appendFileSync(file, `${JSON.stringify(rec)}\n`, { mode: 0o600 });
     } catch (e) {
       if (!warned) say(`audit: cannot append to ${file}: ${(e as Error).message}`);
@@ -84,7 +89,7 @@ export async function startBridges(list: BridgeConfig[], o: { self: string; link
     });
     h.done.catch((e) => o.say(`${tag} stopped: ${(e as Error).message}`));
     bridges.push(h);
-    o.say(`  bridge ${b.kind} → ${b.endpoint ?? 'stdout'} (capture ceiling ${b.capture})`);
+    o.say(`  bridge:   ${b.kind} → ${b.endpoint ?? 'stdout'} (capture ceiling ${b.capture})`);
   }
   return bridges;
 }
@@ -94,4 +99,101 @@ export function surfaceLine(d: Daemon, url: string): string {
   if (d.surfaceKind === 'stream-subscriber') return "subscribes to its configured instances' event streams";
   if (d.surfaceKind === 'stdio-tee') return `${url.replace(/^http/, 'ws')}/surfaces/${d.vendor}/tee (hookmap tee ${d.vendor} -- <agent command>)`;
   return `POST ${url}/hooks/${d.vendor}[/<hook>]`;
+}
+
+export interface SummaryInput {
+  url: string;
+  tokenFile?: string;
+  noAuth: boolean;
+  daemons: Map<string, Daemon>;
+  /** Agents whose descriptor could not start (each already said why). */
+  failed: string[];
+}
+
+/** The head of `up`'s summary: where it listens, the inbox, the token, the agents ready (one line), the opt-ins in effect. */
+export function summaryHead(s: SummaryInput): string[] {
+  const agents = [...s.daemons.keys()];
+  const optIns = [...s.daemons.values()].flatMap((d) => d.optIns().map((x) => ({ agent: d.vendor, ...x })));
+  const on = optIns.filter((x) => x.on);
+  const token = s.noAuth
+    ? 'none (--no-auth): control: OFF, the relay is watch-only; nobody can answer, held hooks fail open at once'
+    : s.tokenFile
+      ? `${s.tokenFile} (local clients read it; reading the stream and answering need it)`
+      : 'given by --token / HOOKMAP_TOKEN (clients need the same HOOKMAP_TOKEN)';
+  const more = `${optIns.length - on.length} off; --verbose lists each with the variable that turns it on`;
+  return [
+    `hookmap up: listening on ${s.url} (relay + every agent's hooks, one port)`,
+    `  inbox:    ${s.url}/${s.noAuth ? ' (nobody can sign in: --no-auth)' : ' (hookmap open prints a one-time sign-in link)'}`,
+    `  token:    ${token}`,
+    `  agents:   ${agents.length} ready: ${agents.join(', ') || 'none'}${s.failed.length ? `; NOT started: ${s.failed.join(', ')} (see above)` : ''}`,
+    `  opt-ins:  ${on.length ? `${on.map((x) => `${x.agent} ${x.key} (${x.env})`).join(', ')} on; ${more}` : `none on (${more})`}`,
+  ];
+}
+
+/** The tail of `up`'s summary: the commands to run next, in another terminal; `clientUrl`: where they look (HOOKMAP_URL or its default). */
+export function summaryNext(url: string, clientUrl: string, noAuth: boolean): string[] {
+  const steps = [
+    ['hookmap setup <agent>', "wire an agent's hooks (--dry-run shows the change first)"],
+    ['hookmap tail', 'watch the stream; it prints the command that answers a waiting agent'],
+    ...(noAuth ? [] : [['hookmap open', 'the web inbox, signed in']]),
+  ];
+  const w = Math.max(...steps.map(([c]) => c.length));
+  return [
+    ...(url === clientUrl ? [] : [`  clients:  export HOOKMAP_URL=${url} (they look at ${clientUrl} unless told)`]),
+    ...steps.map(([c, what], i) => `  ${i === 0 ? 'next:' : ''}`.padEnd(12) + `${c.padEnd(w)}  ${what}`),
+  ];
+}
+
+/** `$HOOKMAP_HOME/up.json`: which `up` holds this home (pid, url), so a second one can say where the first runs. */
+export const runningFile = (home: string) => join(home, 'up.json');
+
+export interface RunningUp {
+  pid: number;
+  url: string;
+}
+
+/** Record this process as the home's `up` (0600); the returned function removes the record if it is still ours. */
+export function recordRunning(home: string, url: string): () => void {
+  const file = ensureParent(runningFile(home));
+  const mine = JSON.stringify({ pid: process.pid, url, started: new Date().toISOString() });
+  try {
+    writeFileSync(file, `${mine}\n`, { mode: 0o600 });
+  } catch {
+    return () => {};
+  }
+  return () => {
+    try {
+      if (readFileSync(file, 'utf8').trim() === mine) unlinkSync(file);
+    } catch {
+      // gone already
+    }
+  };
+}
+
+/** The `up` recorded in the home, if its process still lives (a stale record from a crash is ignored). */
+export function recordedUp(home: string): RunningUp | undefined {
+  let rec: RunningUp;
+  try {
+    rec = JSON.parse(readFileSync(runningFile(home), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!Number.isSafeInteger(rec?.pid) || typeof rec.url !== 'string' || rec.pid === process.pid) return undefined;
+  try {
+    process.kill(rec.pid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ESRCH') return undefined;
+  }
+  return rec;
+}
+
+/** Does a hookmap (up or relay) answer /healthz at this base URL? ({ok: true} within a second.) */
+export async function answersHealthz(url: string): Promise<boolean> {
+  try {
+    const r = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
+    const body = (await r.json()) as { ok?: unknown };
+    return body?.ok === true;
+  } catch {
+    return false;
+  }
 }

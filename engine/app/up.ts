@@ -34,7 +34,7 @@ import { formatPolicyError } from '../policy/policy.ts';
 import { PolicySource } from '../policy/source.ts';
 import { OperatorLog } from '../daemon/operator-log.ts';
 import { warmValidators } from '../aep/schemas.ts';
-import { addDaemonHealth, auditTo, authFor, startBridges, surfaceLine } from './up-parts.ts';
+import { addDaemonHealth, auditTo, authFor, recordRunning, startBridges, summaryHead, surfaceLine } from './up-parts.ts';
 
 export const DEFAULT_UP_PORT = 8787;
 
@@ -58,7 +58,10 @@ export interface UpOptions extends UpConfig {
   tls?: TlsFiles;
   /** Append one JSON line per command routed or refused (0600). */
   auditFile?: string;
+  /** What matters (the summary, warnings, problems). */
   say?: (line: string) => void;
+  /** The per-agent detail (endpoints, log folders, opt-ins, each relay link's hello): `up --verbose`; default: say. */
+  detail?: (line: string) => void;
   /** Bridge checkpoints (default $HOOKMAP_HOME/state). */
   stateDir?: string;
 }
@@ -68,11 +71,17 @@ export interface Up {
   port: number;
   daemons: Map<string, Daemon>;
   bridges: BridgeHandle[];
+  /** Answers can be routed (false: --no-auth, watch-only). */
+  control: boolean;
   close(): Promise<void>;
 }
 
 export async function startUp(o: UpOptions): Promise<Up> {
   const say = o.say ?? (() => {});
+  const detail = o.detail ?? say;
+  // a link's first hello is detail; every other line of a daemon (a link down, a refused hello, an error) matters
+  const tagged = (tag: string) => (l: string) => (/^relay link up: /.test(l) ? detail : say)(`[${tag}] ${l}`);
+  const failed: string[] = [];
   const host = o.host ?? DEFAULT_HOST;
   const { auth, linkToken } = authFor(o, say);
   try {
@@ -104,7 +113,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const entries: AgentEntry[] = o.agents ?? listVendors().map((descriptor) => ({ descriptor }));
   // a broken policy file refuses the start (PolicyLoadError, coded): nothing runs under half a policy
   const policy = o.policy ? new PolicySource(o.policy, listVendors()) : undefined;
-  const operator = policy ? new OperatorLog(o.logDir ? join(o.logDir, '_operator') : agentLogDir(home, '_operator'), (l) => say(`[operator] ${l}`), o.hostId) : undefined;
+  const operator = policy ? new OperatorLog(o.logDir ? join(o.logDir, '_operator') : agentLogDir(home, '_operator'), tagged('operator'), o.hostId) : undefined;
   for (const e of entries) {
     try {
       const descriptor = loadVendor(e.descriptor);
@@ -121,13 +130,14 @@ export async function startUp(o: UpOptions): Promise<Up> {
         capture: o.capture,
         projects: o.projects,
         policy: policy ? () => policy.current : undefined,
-        say: (l) => say(`[${descriptor.vendor}] ${l}`),
+        say: tagged(descriptor.vendor),
       });
       daemons.set(d.vendor, d);
       instances.set(d.vendor, e.instances);
     } catch (err) {
       // one broken descriptor must not take every other agent down
       say(`agent ${e.descriptor} NOT started: ${(err as Error).message}`);
+      failed.push(String(e.descriptor));
     }
   }
   installHookGuard(app, { daemons, auth, say });
@@ -140,7 +150,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const tee = attachTeeEndpoint(app.server, { daemons, say, guard });
   // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
   const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), [...[...daemons.values()].map((d) => d.logDir), ...(operator ? [operator.logDir] : [])], relay.core.limits);
-  if (restored.events) say(`relay: replay buffer refilled from the session logs: ${restored.events} events in ${restored.sessions} sessions (${(restored.bytes / 2 ** 20).toFixed(1)} MiB, ${restored.ms} ms)${restored.skipped ? `, ${restored.skipped} unreadable lines skipped` : ''}`);
+  if (restored.events) detail(`relay: replay buffer refilled from the session logs: ${restored.events} events in ${restored.sessions} sessions (${(restored.bytes / 2 ** 20).toFixed(1)} MiB, ${restored.ms} ms)${restored.skipped ? `, ${restored.skipped} unreadable lines skipped` : ''}`);
   addDaemonHealth(app, daemons, subscribers);
   try {
     await app.listen({ host, port: o.port ?? DEFAULT_UP_PORT });
@@ -155,6 +165,8 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const addr = app.server.address() as AddressInfo;
   const { url: plainUrl } = urlOf(addr);
   const url = o.tls ? plainUrl.replace(/^http:/, 'https:') : plainUrl;
+  // a second `up` on this home reads it to say where this one runs (an embedding without a home of its own leaves ~/.hookmap alone)
+  const unrecord = o.home ? recordRunning(o.home, url) : () => {};
   // daemons dial the relay over loopback even when the server listens on every interface
   const wildcard = addr.address === '0.0.0.0' || addr.address === '::';
   const self = wildcard ? `${o.tls ? 'https' : 'http'}://${addr.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${addr.port}` : url;
@@ -164,7 +176,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     if (d.surfaceKind !== 'stream-subscriber') continue;
     const list = instances.get(d.vendor);
     if (!list?.length) {
-      say(`  ${d.vendor}: no instances configured: nothing to subscribe to (hookmap up --config: agents.${d.vendor}.instances)`);
+      detail(`  ${d.vendor}: no instances configured: nothing to subscribe to (hookmap up --config: agents.${d.vendor}.instances)`);
       continue;
     }
     for (const inst of list) {
@@ -190,23 +202,19 @@ export async function startUp(o: UpOptions): Promise<Up> {
       },
     });
   }
-  say(`hookmap up: listening on ${url} (one port: relay + hooks)`);
-  missed = takeFailedOpen(home);
-  if (missed.count) say(`  missed while hookmap was not answering: ${describeFailedOpen(missed)}; their events were not recorded (hookmap doctor)`);
   // the first hook would otherwise compile the AEP validators while an agent waits
   void warmValidators();
-  say(auth.controlPossible ? `  inbox: ${url}/ (\`hookmap open\` prints a one-time sign-in link; or sign in with a token)` : `  inbox: ${url}/ (nobody can sign in: --no-auth)`);
+  const noAuth = !auth.controlPossible;
+  for (const l of summaryHead({ url, tokenFile: o.tokenFile, noAuth, daemons, failed })) say(l);
   for (const l of exposureNotice(host, url, Boolean(o.tls))) say(`  ${l}`);
-  say(`  relay: ${url}/events (POST, discovery, SSE) ${url}/stream (SSE) ${url.replace(/^http/, 'ws')}/socket (WebSocket)`);
+  // what the shims traced while nothing answered: said once (a problem: those moments left no events), then moved aside
+  missed = takeFailedOpen(home);
+  if (missed.count) say(`  missed while hookmap was not answering: ${describeFailedOpen(missed)}; their events were not recorded (hookmap doctor)`);
+  detail(`  relay: ${url}/events (POST, discovery, SSE) ${url}/stream (SSE) ${url.replace(/^http/, 'ws')}/socket (WebSocket)`);
   for (const d of daemons.values()) {
-    say(`  ${d.vendor}: ${surfaceLine(d, url)}  logs ${d.logDir} (epoch ${d.epoch})`);
-    for (const x of d.optIns()) say(`    ${x.key}: ${x.on ? 'ON' : 'off'} (${x.env}=${x.on ? 'false' : 'true'} to turn it ${x.on ? 'off' : 'on'}; ${x.commands.join(', ')})${x.doc ? `: ${x.doc}` : ''}`);
+    detail(`  ${d.vendor}: ${surfaceLine(d, url)}  logs ${d.logDir} (epoch ${d.epoch})`);
+    for (const x of d.optIns()) detail(`    ${x.key}: ${x.on ? 'ON' : 'off'} (${x.env}=${x.on ? 'false' : 'true'} to turn it ${x.on ? 'off' : 'on'}; ${x.commands.join(', ')})${x.doc ? `: ${x.doc}` : ''}`);
   }
-  say(
-    auth.controlPossible
-      ? `  control: ON: reading the stream and answering need a token${o.tokenFile ? ` (local clients read ${o.tokenFile})` : ''}`
-      : '  control: OFF (--no-auth: the relay is watch-only; held hooks fail open at once)',
-  );
   const bridges = await startBridges(o.bridges ?? [], { self, linkToken, tls: o.tls, stateDir: o.stateDir ?? join(o.home ?? defaultHome(), 'state'), say });
   let closing: Promise<void> | undefined;
   return {
@@ -214,6 +222,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     port: addr.port,
     daemons,
     bridges,
+    control: !noAuth,
     close: () =>
       (closing ??= (async () => {
         for (const b of bridges) await b.stop();
@@ -224,6 +233,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
         await operator?.close();
         await app.close();
         auth.close();
+        unrecord();
       })()),
   };
 }

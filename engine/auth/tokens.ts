@@ -11,9 +11,10 @@
 // A token file readable by group or others is refused (like ssh does with a
 // private key): the fix is printed with the error.
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseScopes, type Scope } from './principal.ts';
+import { ensureDir } from '../io/paths.ts';
 
 export const OWNER = 'owner';
 export const TOKEN_PREFIX = 'hmk_';
@@ -91,7 +92,7 @@ export function followTokenFile(file: string, initial: string | undefined, unrea
 export function ensureOwnerToken(home: string): { token: string; path: string; created: boolean } {
   const path = ownerTokenPath(home);
   if (existsSync(path)) return { token: readTokenFile(path), path, created: false };
-  mkdirSync(home, { recursive: true, mode: 0o700 });
+  ensureDir(home);
   const token = generateToken();
   let fd: number;
   try {
@@ -138,7 +139,7 @@ export function loadTokens(home: string): TokenEntry[] {
 }
 
 function saveTokens(home: string, tokens: TokenEntry[]): void {
-  mkdirSync(home, { recursive: true, mode: 0o700 });
+  ensureDir(home);
   const path = tokensFilePath(home);
   const tmp = `${path}.${process.pid}.tmp`;
   const fd = openSync(tmp, 'w', 0o600);

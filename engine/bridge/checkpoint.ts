@@ -3,9 +3,9 @@
 // open spans of the trace projection), written atomically after each batch.
 // A restart resumes from it: the relay replays, delivered events are skipped,
 // open spans close when their terminal events arrive.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { PositionMap } from './positions.ts';
+import { ensureParent } from '../io/paths.ts';
 
 export interface Checkpoint { version: 1; target: string; positions: PositionMap; target_state: unknown; saved_at: string }
 
@@ -22,7 +22,7 @@ export function loadCheckpoint(path: string): Checkpoint | undefined {
 }
 
 export function saveCheckpoint(path: string, cp: Omit<Checkpoint, 'version' | 'saved_at'>): void {
-  mkdirSync(dirname(path), { recursive: true });
+  ensureParent(path);
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify({ version: 1, ...cp, saved_at: new Date().toISOString() }), { mode: 0o600 });
   renameSync(tmp, path); // atomic: a crash leaves the previous checkpoint, never a torn one

@@ -3,8 +3,9 @@
 // an epoch even when the previous run was SIGKILLed. Written atomically
 // (temp file + fsync + rename) so a crash mid-write leaves the old value,
 // which the next start bumps past anyway.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureDir } from '../io/paths.ts';
 
 export const EPOCH_FILE = 'epoch';
 
@@ -18,7 +19,7 @@ export function readEpoch(dir: string): number | undefined {
 
 /** The epoch this run uses: 0 on first start, previous + 1 after. */
 export function bumpEpoch(dir: string): number {
-  mkdirSync(dir, { recursive: true });
+  ensureDir(dir);
   const prev = readEpoch(dir);
   const next = prev === undefined ? 0 : prev + 1;
   writeAtomic(join(dir, EPOCH_FILE), `${next}\n`);

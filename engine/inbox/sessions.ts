@@ -7,8 +7,8 @@
 // rotated, every session made from it stops working at once. One-time codes
 // (`hookmap open`) are held in memory, hashed, single use, short-lived.
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { ensureParent } from '../io/paths.ts';
 
 export interface Principal {
   name: string;
@@ -154,7 +154,7 @@ export class InboxSessions {
   private save(): void {
     if (!this.file) return;
     try {
-      mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
+      ensureParent(this.file);
       const tmp = `${this.file}.${process.pid}.tmp`;
       writeFileSync(tmp, JSON.stringify(Object.fromEntries(this.sessions)), { mode: 0o600 });
       chmodSync(tmp, 0o600);

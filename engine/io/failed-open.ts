@@ -3,7 +3,7 @@
 // past the bound, or answering junk). Without it, runs made while `up` was
 // not running leave nothing behind (issue 31 item 14).
 //
-//   $HOOKMAP_HOME/failed-open.log       appended by the shims (engine/shim/trace.mjs, sh.ts)
+//   $HOOKMAP_HOME/failed-open.log       appended by the shims (failed-open-trace.mjs beside this file; sh.ts)
 //   $HOOKMAP_HOME/failed-open.log.1     the previous one, once the log passed 1 MiB
 //   $HOOKMAP_HOME/failed-open.seen.log  what the last `hookmap up` start reported
 //
@@ -14,7 +14,7 @@
 // a week of failures must not cost a start or a doctor run seconds.
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { FAILED_OPEN_LOG } from '../shim/trace.mjs';
+import { FAILED_OPEN_LOG } from './failed-open-trace.mjs';
 
 export const FAILED_OPEN_SEEN = 'failed-open.seen.log';
 const MAX_READ = 256 * 1024;

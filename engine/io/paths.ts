@@ -3,10 +3,13 @@
 // the agent's payload and are untrusted: the file name is a safe slug of the
 // id plus a short hash of the RAW id, so no id can escape the folder
 // (`../x`, `/etc`, NUL) and two ids that slug alike (`a/b`, `a:b`) never share
-// a file.
+// a file. Every writer under the home creates what it writes into with
+// ensureDir (owner-only, 0700, the home itself included when it does not
+// exist yet).
 import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** ~/.hookmap: the home when nothing names another. */
 export function defaultHome(): string {
@@ -16,6 +19,22 @@ export function defaultHome(): string {
 /** $HOOKMAP_HOME in an environment the caller holds (the CLI edge resolves it once: engine/cli/config.ts). */
 export function hookmapHome(env: Readonly<Record<string, string | undefined>>): string {
   return env.HOOKMAP_HOME || defaultHome();
+}
+
+/**
+ * A folder hookmap writes into (the home, or one under it), created with every
+ * missing parent owner-only (0700) before the first write; an existing one is
+ * left as it is. Returns the folder.
+ */
+export function ensureDir(dir: string): string {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
+/** ensureDir for the folder a file goes into; returns the file. */
+export function ensureParent(file: string): string {
+  ensureDir(dirname(file));
+  return file;
 }
 
 /** The per-agent log folder under a home. */

@@ -1,12 +1,13 @@
 // Generates an agent's shims into $HOOKMAP_HOME/shims: `<agent>.sh` (the sh +
 // curl shim, 0755) and `<agent>.json` (the plan table the portable Node shim
 // reads, so it never parses YAML on a firing). Writes only what changed.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { ROOT } from '../descriptor/registry.ts';
 import type { Descriptor } from '../descriptor/types.ts';
 import { baseUrl, descriptorHash, hookmapHome, shimPaths, shimPlan, type PlanInput, type ShimPlan } from './plan.mjs';
 import { renderShShim } from './sh.ts';
+import { ensureDir } from '../io/paths.ts';
 
 /** The descriptor's file on disk (`file` is shown relative to the repo for its own vendors). */
 export function descriptorFile(d: Descriptor): string {
@@ -48,7 +49,7 @@ export function writeShims(d: Descriptor, env: NodeJS.ProcessEnv, opts: { dryRun
     if (existsSync(path) && readFileSync(path, 'utf8') === text) return;
     changed.push(path);
     if (opts.dryRun) return;
-    mkdirSync(paths.dir, { recursive: true });
+    ensureDir(paths.dir);
     writeFileSync(path, text, { mode });
     chmodSync(path, mode); // writeFileSync's mode applies only on create
   };

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { SHIM_VERSION, baseUrl, boundFor, descriptorHash, endpointFor, hookmapHome, neutralFor, planInputFromSpec, shimPaths, shimPlan } from './plan.mjs';
-import { traceFailedOpen } from './trace.mjs';
+import { traceFailedOpen } from '../io/failed-open-trace.mjs';
 
 const VENDORS_DIR = fileURLToPath(new URL('../../vendors/', import.meta.url));
 

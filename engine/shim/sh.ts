@@ -7,7 +7,7 @@
 // (refused, hung past the bound, non-200, curl missing, junk exit header) is
 // the fail-open path: this hook's neutral bytes, exit 0.
 import { SHIM_VERSION, type ShimPlan } from './plan.mjs';
-import { FAILED_OPEN_LOG, FAILED_OPEN_ROTATE_BYTES } from './trace.mjs';
+import { FAILED_OPEN_LOG, FAILED_OPEN_ROTATE_BYTES } from '../io/failed-open-trace.mjs';
 
 /** Single-quote for sh: every byte literal, `'` spelled `'\''`. */
 export function shQuote(s: string): string {

@@ -63,7 +63,7 @@ function noteWriter(agent, env) {
   return (line) => {
     if (!ok) return;
     try {
-      mkdirSync(dir, { recursive: true });
+      mkdirSync(dir, { recursive: true, mode: 0o700 }); // owner-only, as engine/io/paths.ts ensureDir makes every folder under $HOOKMAP_HOME
       try {
         if (statSync(file).size > 1024 * 1024) renameSync(file, `${file}.1`);
       } catch {

@@ -2,18 +2,17 @@
 // playwright-core (never a browser download), one browser per test file,
 // `hookmap up` stacks on ephemeral ports with temp HOOKMAP_HOME folders,
 // sign-in, hook firings as an agent makes them, and fixture cases.
-import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { startUp, type Up } from '../../engine/app/up.ts';
 import { fixtureFiles } from '../../engine/fixtures/format.ts';
 import { tempDir, until } from '../daemon/helpers.ts';
+import { CHROMIUM_TOOL, skipReason } from '../helpers/optional-tools.ts';
 
 export { until } from '../daemon/helpers.ts';
 
-export const CHROMIUM = process.env.HOOKMAP_CHROMIUM ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-/** Without Chromium the browser tests are skipped with the reason, unless CI requires them (.ci/run sets HOOKMAP_REQUIRE_BROWSER). */
-export const skipBrowser = !available && !process.env.HOOKMAP_REQUIRE_BROWSER ? `no Chromium at ${CHROMIUM} (install Debian's chromium, or set HOOKMAP_CHROMIUM)` : undefined;
+export const CHROMIUM = CHROMIUM_TOOL.candidates[0];
+/** Without Chromium the browser tests are skipped with the reason, unless CI requires them (.ci/run sets HOOKMAP_REQUIRE_BROWSER; test/helpers/optional-tools.ts). */
+export const skipBrowser = skipReason(CHROMIUM_TOOL) ? `no Chromium at ${CHROMIUM} (install Debian's chromium, or set HOOKMAP_CHROMIUM)` : undefined;
 if (skipBrowser) console.log(`[browser] SKIPPED: ${skipBrowser}`);
 
 /**

@@ -47,10 +47,13 @@ describe('opt-in options', () => {
     expect((await states('cursor')).optIns).toEqual([]);
   });
 
-  it('`hookmap up` prints each opt-in with its state and variable under the agent', async () => {
-    const s = await upStack({ agents: [{ descriptor: 'acp' }, { descriptor: 'codex' }], optionVars: { HOOKMAP_CODEX_INSTRUCT: 'true' } });
+  it('`hookmap up` names the opt-ins on in its summary, and (--verbose) each opt-in with its state and variable under the agent', async () => {
+    const detail: string[] = [];
+    const s = await upStack({ agents: [{ descriptor: 'acp' }, { descriptor: 'codex' }], optionVars: { HOOKMAP_CODEX_INSTRUCT: 'true' }, detail: (l) => detail.push(l) });
     try {
-      const out = s.lines.join('\n');
+      expect(s.lines).toContain('  opt-ins:  codex instruct (HOOKMAP_CODEX_INSTRUCT) on; 1 off; --verbose lists each with the variable that turns it on');
+      expect(s.lines.join('\n')).not.toMatch(/HOOKMAP_ACP_CONTROL/);
+      const out = detail.join('\n');
       expect(out).toMatch(/^ {2}acp: .*\n {4}control: off \(HOOKMAP_ACP_CONTROL=true to turn it on; control\.cancel\)/m);
       expect(out).toMatch(/^ {2}codex: .*\n {4}instruct: ON \(HOOKMAP_CODEX_INSTRUCT=false to turn it off; x\.codex\.control\.instruct\)/m);
     } finally {

@@ -6,16 +6,17 @@
 // server that comes up where a relay already looks for it). Tests skip
 // with a clear message when the binary is absent (.ci/run installs it).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { found, NATS_TOOL, skipReason } from '../helpers/optional-tools.ts';
 
-const CANDIDATES = [process.env.NATS_SERVER, '/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].filter(Boolean) as string[];
-export const NATS_BIN = CANDIDATES.find((p) => existsSync(p));
-const NOT_FOUND = `nats-server not found (looked at ${CANDIDATES.join(', ')}): the fleet tests need it (apt-get install nats-server)`;
+// where it is looked for ($NATS_SERVER: only there), and why the tests skip: test/helpers/optional-tools.ts
+export const NATS_BIN = found(NATS_TOOL);
+const NOT_FOUND = `nats-server not found (looked at ${NATS_TOOL.candidates.join(', ')}): the fleet tests need it (apt-get install nats-server)`;
 /** Why the fleet tests skip ('' = they run); with HOOKMAP_REQUIRE_NATS (CI) they never skip: a missing server fails them. */
-export const NATS_MISSING = NATS_BIN || process.env.HOOKMAP_REQUIRE_NATS ? '' : NOT_FOUND;
+export const NATS_MISSING = skipReason(NATS_TOOL) ? NOT_FOUND : '';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,6 +1,10 @@
-// `hookmap capabilities [agent] [--json]`: the compiled, fixture-backed truth
-// per agent. Exit 0 when every agent shown checks clean, 1 otherwise, 2 on a
-// usage error.
+// `hookmap capabilities [agent] [--evidence] [--json]`: the compiled,
+// fixture-backed truth per agent. Exit 0 when every agent shown checks clean,
+// 1 otherwise, 2 on a usage error.
+//
+// The text groups the capabilities by state, each group headed by what its
+// state means in words; --evidence adds the fixture cases behind each claim
+// and the live runs. Every line fits 100 columns.
 //
 // --json prints one object (stable shape; absent values are null, lists are
 // always present, capabilities follow the vocabulary's order):
@@ -17,15 +21,18 @@ import { checkAgents } from '../../check/check-all.ts';
 import type { AgentReport } from '../../check/check-agent.ts';
 import { formatError } from '../../descriptor/errors.ts';
 import { ArgError, parseArgs } from '../args.ts';
+import { wrapLine, wrapWords } from '../../text/wrap.ts';
 
 export async function run(argv: string[]): Promise<number> {
   let agent: string | undefined;
   let json: boolean;
+  let evidence: boolean;
   try {
-    const { flags, positionals } = parseArgs(argv, { json: { type: 'boolean' } });
-    if (positionals.length > 1) throw new ArgError('usage: hookmap capabilities [agent] [--json]');
+    const { flags, positionals } = parseArgs(argv, { json: { type: 'boolean' }, evidence: { type: 'boolean' } });
+    if (positionals.length > 1) throw new ArgError('usage: hookmap capabilities [agent] [--evidence] [--json]');
     agent = positionals[0];
     json = !!flags.json;
+    evidence = !!flags.evidence;
   } catch (err) {
     process.stderr.write(`hookmap capabilities: ${(err as Error).message}\n`);
     return 2;
@@ -39,7 +46,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const ok = reports.every((r) => r.errors.length === 0);
   if (json) process.stdout.write(`${JSON.stringify({ format: 'hookmap.capabilities/1', ok, agents: reports.map(toJson) }, null, 2)}\n`);
-  else process.stdout.write(reports.map(toText).join('\n'));
+  else process.stdout.write(`${reports.map((r) => toText(r, evidence)).join('\n')}${evidence ? '' : '\n--evidence: the fixture cases behind each claim; --json: all of it, as JSON.\n'}`);
   return ok ? 0 : 1;
 }
 
@@ -66,19 +73,38 @@ export function toJson(r: AgentReport) {
   };
 }
 
-function toText(r: AgentReport): string {
+type Capability = AgentReport['capabilities'][number];
+
+/** The groups, in the order shown, each with what its state means (one line of words). */
+const GROUPS: { title: string; means: string; has: (c: Capability) => boolean }[] = [
+  { title: 'supported', means: 'the descriptor claims it and a fixture case proves it', has: (c) => c.state === 'supported' && c.proven },
+  { title: 'supported, NOT PROVEN', means: 'claimed, but no fixture case shows it yet (hookmap check fails)', has: (c) => c.state === 'supported' && !c.proven },
+  { title: 'unsupported', means: 'the agent offers no way to do it (why: what it lacks)', has: (c) => c.state === 'unsupported' },
+  { title: 'not implemented', means: 'the agent could, hookmap does not do it yet', has: (c) => c.state === 'not-implemented' },
+  { title: 'unverified', means: "not known either way: the agent's sources do not pin it down yet", has: (c) => c.state === 'unverified' },
+  { title: 'not declared', means: 'the descriptor says nothing about it, so nothing is promised either way', has: (c) => c.state === 'undeclared' },
+];
+
+function toText(r: AgentReport, evidence: boolean): string {
   const lines = [`${r.target.agent}${r.descriptor ? ` (${r.descriptor.name})` : ''}: ${r.target.display}`];
-  for (const e of r.errors) lines.push(`  ${formatError(e)}`);
-  for (const c of r.capabilities) {
-    if (c.state === 'undeclared') continue;
-    const mark = c.state === 'supported' ? (c.proven ? 'supported' : 'supported (NOT PROVEN)') : c.state;
-    lines.push(`  ${c.id.padEnd(24)} ${mark}  ${c.description}`);
-    if (c.why) lines.push(`    why: ${c.why}`);
-    for (const e of c.evidence) lines.push(`    evidence: ${e}`);
-    if (c.state === 'supported' && !c.proven) lines.push(`    would be proven by: ${c.provenBy}`);
-    if (c.live) lines.push(`    live: ${c.live}`);
+  for (const e of r.errors) lines.push(...wrapLine(`  ${formatError(e)}`));
+  const w = Math.max(0, ...r.capabilities.map((c) => c.id.length));
+  const runs = [...new Set(r.capabilities.map((c) => c.live).filter(Boolean))];
+  for (const g of GROUPS) {
+    const caps = r.capabilities.filter(g.has);
+    if (!caps.length) continue;
+    lines.push(...wrapLine(`  ${g.title} (${caps.length}): ${g.means}`));
+    const live = caps.some((c) => c.live);
+    if (live) lines.push(...wrapLine(`    live = also seen with the real agent${runs.length === 1 ? ` (${runs[0]})` : ' (--evidence: which run)'}`));
+    for (const c of caps) {
+      const mark = live ? (c.live ? 'live  ' : '      ') : '';
+      lines.push(...wrapWords(`    ${c.id.padEnd(w)}  ${mark}`, c.description.split(' '), ' '.repeat(w + 6 + mark.length)));
+      if (c.why) lines.push(...wrapWords('      why: ', c.why.split(' '), '           '));
+      if (c.state === 'supported' && !c.proven) lines.push(...wrapWords('      proven by: ', c.provenBy.split(' '), '                 '));
+      if (!evidence) continue;
+      for (const e of c.evidence) lines.push(...wrapLine(`      evidence: ${e}`));
+      if (c.live) lines.push(...wrapLine(`      live: ${c.live}`));
+    }
   }
-  const undeclared = r.capabilities.filter((c) => c.state === 'undeclared').map((c) => c.id);
-  if (undeclared.length) lines.push(`  undeclared: ${undeclared.join(', ')}`);
   return `${lines.join('\n')}\n`;
 }

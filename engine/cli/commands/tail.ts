@@ -11,9 +11,9 @@
 // answered what, prints the `answer:` hint only for requests still open,
 // and after a run's end what became of each call that reported no outcome
 // (engine/bridge/call-watch.ts); --json prints the events alone.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { resolveConfig } from '../config.ts';
 import type { RuntimeConfig } from '../../config/schema.ts';
@@ -25,6 +25,7 @@ import type { AepEvent } from '../../relay/store.ts';
 import { ENDPOINT_FLAGS, endpoint, explainRefusal, type Endpoint } from './command-common.ts';
 import { replayHeld } from './held.ts';
 import { resolveSessionOrAsGiven } from './id-prefix.ts';
+import { ensureParent } from '../../io/paths.ts';
 
 const SPEC = {
   ...ENDPOINT_FLAGS,
@@ -198,7 +199,7 @@ function saveState(path: string, key: string, positions: Positions): void {
   try {
     const all = loadState(path);
     all[key] = positions;
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 }); // $HOOKMAP_HOME and its state/ are the user's alone
+    ensureParent(path); // $HOOKMAP_HOME and its state/ are the user's alone (0700)
     const tmp = `${path}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify(all), { mode: 0o600 });
     renameSync(tmp, path); // atomic: a crash never leaves a torn state file

@@ -1,12 +1,16 @@
 // `hookmap up`: relay + every enabled agent's daemon, one process, one port
-// (`npm start`). Prints the base URL on stdout, what listens where and
-// whether control is on to stderr.
+// (`npm start`). Prints a short summary on stderr (where it listens, the
+// inbox, the token file, the agents ready, the opt-ins on, what to run next;
+// the per-agent detail under --verbose) and, for scripts, the base URL on
+// stdout when stdout is not a terminal. A second `up` on the same home or
+// address says in one line where the first one runs, exit 2.
 import { DURABILITY, type Durability } from '../../daemon/session-log.ts';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import type { RuntimeConfig } from '../../config/schema.ts';
 import { resolveConfig } from '../config.ts';
 import { DEFAULT_HOST } from '../../app/serve.ts';
 import { DEFAULT_UP_PORT, startUp } from '../../app/up.ts';
+import { answersHealthz, recordedUp, summaryNext } from '../../app/up-parts.ts';
 import { ConfigError, loadUpConfig, PROJECT_LABEL_MODES, UP_CAPTURE, type UpConfig } from '../../app/up-config.ts';
 import type { CaptureLevel } from '../../aep/schemas.ts';
 import type { ProjectLabelMode } from '../../capture/project.ts';
@@ -22,6 +26,7 @@ const SPEC = {
   port: { type: 'string' }, host: { type: 'string' }, config: { type: 'string' }, policy: { type: 'string' },
   'attention-timeout-ms': { type: 'string' }, durability: { type: 'string' }, bridge: { type: 'string', multiple: true },
   capture: { type: 'string' }, 'project-label': { type: 'string' },
+  verbose: { type: 'boolean', short: 'v' },
   ...SERVER_AUTH_FLAGS,
   ...BACKPLANE_FLAGS,
 } as const;
@@ -68,14 +73,23 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     throw e;
   }
   const say = (l: string) => process.stderr.write(`${l}\n`);
+  const verbose = Boolean(flags.verbose);
   let up;
   try {
+    const host = (flags.host as string | undefined) ?? cfg.host ?? DEFAULT_HOST;
+    const port = flags.port === undefined ? (cfg.port ?? DEFAULT_UP_PORT) : intFlag(flags.port, 'port', DEFAULT_UP_PORT);
+    // before anything is created or opened: one that runs already is one line, not a lock error per agent
+    const running = await alreadyRunning(config.home, host, port, Boolean(flags['tls-cert']));
+    if (running) {
+      say(`hookmap up: ${running}`);
+      return 2;
+    }
     const sec = resolveServerAuth(flags, process.env, say);
     const flagTimeout = flags['attention-timeout-ms'] === undefined ? undefined : intFlag(flags['attention-timeout-ms'], 'attention-timeout-ms', 0);
     up = await startUp({
       ...cfg,
-      host: (flags.host as string | undefined) ?? cfg.host ?? DEFAULT_HOST,
-      port: flags.port === undefined ? (cfg.port ?? DEFAULT_UP_PORT) : intFlag(flags.port, 'port', DEFAULT_UP_PORT),
+      host,
+      port,
       attentionTimeoutMs: flagTimeout ?? cfg.attentionTimeoutMs ?? config.attentionTimeoutMs,
       ...sec,
       policy: (flags.policy as string | undefined) ?? cfg.policy,
@@ -83,11 +97,32 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
       optionVars: config.options,
       redaction: { ...config.redaction, env: process.env },
       say,
+      detail: verbose ? say : () => {},
     });
   } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      say(`hookmap up: ${(e as Error).message.replace(/^listen EADDRINUSE: address already in use /, '')} is taken by another program (no hookmap answers there): --port N picks another`);
+      return 2;
+    }
     process.stderr.write(`hookmap up: ${(e as Error).message}\n`);
     return e instanceof ArgError || e instanceof BindError || e instanceof TokenFileError || e instanceof PolicyLoadError ? 2 : 1;
   }
-  process.stdout.write(`${up.url}\n`);
-  return waitForSignal(() => up.close());
+  for (const l of summaryNext(up.url, config.url, !up.control)) say(l);
+  say(`Ctrl-C stops it.${verbose ? '' : " --verbose shows each agent's endpoint, log folder and opt-ins."}`);
+  // for scripts (url=$(hookmap up | head -1)); a terminal has the address in the summary already
+  if (!process.stdout.isTTY) process.stdout.write(`${up.url}\n`);
+  const code = await waitForSignal(() => up.close());
+  say(code === 0 ? `hookmap up: stopped (${up.url})` : `hookmap up: stopped, but the drain hung (${up.url})`);
+  return code;
+}
+
+/** Where an `up` already runs for this home or this address, as one sentence; undefined when none does. */
+async function alreadyRunning(home: string, host: string, port: number, tls: boolean): Promise<string | undefined> {
+  const fix = 'stop it first (Ctrl-C where it runs), or give this one its own --port and HOOKMAP_HOME';
+  const rec = recordedUp(home);
+  if (rec && (await answersHealthz(rec.url))) return `already running at ${rec.url} (pid ${rec.pid}, HOOKMAP_HOME ${home}): ${fix}`;
+  if (port === 0 || tls) return undefined;
+  const probe = `http://${host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (await answersHealthz(probe)) return `already running at ${probe} (pid unknown: it was started with another HOOKMAP_HOME, or it is a hookmap relay): ${fix}`;
+  return undefined;
 }

@@ -140,7 +140,7 @@ export const BACKPLANE_HELP = `  --backplane URL      share one stream with othe
   --backplane-stream S    JetStream stream name (default HOOKMAP)
   --backplane-prefix P    subject prefix, one NATS token (default hookmap)
   --backplane-max-age D   stream retention by age (default 7d)
-  --backplane-max-bytes N stream retention by size (default: --buffer-bytes; per session: --buffer events);
+  --backplane-max-bytes N  stream retention by size (default: --buffer-bytes; per session: --buffer events);
                           every relay mirrors the stream in memory, so this is also each relay's buffer
   --backplane-optional    if NATS is unreachable at start (or refuses the credentials), serve local clients from memory
                           instead of exiting, keep retrying (1 s doubling to 30 s), and join the fleet when it answers
