@@ -8,6 +8,7 @@ import { checkForm, emptyInput, OTHER } from '../../web/src/model/forms.ts';
 import { outcomeOf, TIMED_OUT } from '../../web/src/model/outcome.ts';
 import { Store } from '../../web/src/model/store.ts';
 import { callOutcome, NO_OUTCOME, NOT_ANSWERED, runStatus } from '../../web/src/model/calls.ts';
+import { sessionLabel, shortId } from '../../web/src/model/label.ts';
 import { buildTimeline, formatDuration, isQuiet, toolDetail, type RunRow, type ToolRow } from '../../web/src/model/timeline.ts';
 
 const T0 = Date.parse('2026-11-30T10:00:00.000Z');
@@ -343,5 +344,20 @@ describe('timeline noise and words', () => {
       [48 * 3600_000, '2 d'],
     ];
     for (const [ms, want] of rows) expect(formatDuration(ms)).toBe(want);
+  });
+});
+
+describe('session labels', () => {
+  it('the project from hookmapproject, else the folder of cwd, else the id; a short id beside a project', () => {
+    const st = new Store();
+    st.applyBatch([
+      { ev: { ...ev('session.started', 0, { data: { cwd: '/home/dev/shop-api' } }, 'aaaa1111-bbbb'), hookmapproject: 'shop' } as Ev },
+      { ev: ev('session.started', 0, { data: { cwd: '/home/dev/billing/' } }, 'cccc2222-dddd') },
+      { ev: ev('session.started', 0, {}, 'eeee3333-ffff') },
+    ], T0);
+    expect(sessionLabel(st.sessions.get('aaaa1111-bbbb')!)).toEqual({ project: 'shop', from: '/home/dev/shop-api', short: 'aaaa1111' });
+    expect(sessionLabel(st.sessions.get('cccc2222-dddd')!)).toEqual({ project: 'billing', from: '/home/dev/billing/', short: 'cccc2222' });
+    expect(sessionLabel(st.sessions.get('eeee3333-ffff')!)).toEqual({ short: 'eeee3333' });
+    expect(shortId('cc-2b91')).toBe('cc-2b91');
   });
 });
