@@ -9,6 +9,7 @@ import { outcomeOf, TIMED_OUT } from '../../web/src/model/outcome.ts';
 import { Store } from '../../web/src/model/store.ts';
 import { callOutcome, NO_OUTCOME, NOT_ANSWERED, runStatus } from '../../web/src/model/calls.ts';
 import { sessionLabel, shortId } from '../../web/src/model/label.ts';
+import { missedText, parseMissed, showMissed } from '../../web/src/model/missed.ts';
 import { buildTimeline, formatDuration, isQuiet, toolDetail, type RunRow, type ToolRow } from '../../web/src/model/timeline.ts';
 
 const T0 = Date.parse('2026-11-30T10:00:00.000Z');
@@ -171,7 +172,6 @@ describe('timeline rows', () => {
     expect(tl.rowOf.get(fin.id)).toBe(start.id);
     expect(tl.rows[1]).toMatchObject({ kind: 'tool', end: done });
     expect(tl.rowOf.get(ans.id)).toBe(att.id);
-
     expect(toolDetail(req)).toBe('ls -la');
     expect(toolDetail(ev('tool.requested', 1, { data: { tool: { name: 'Read' }, args_digest: 'ab' } }))).toBeUndefined();
   });
@@ -359,5 +359,33 @@ describe('session labels', () => {
     expect(sessionLabel(st.sessions.get('cccc2222-dddd')!)).toEqual({ project: 'billing', from: '/home/dev/billing/', short: 'cccc2222' });
     expect(sessionLabel(st.sessions.get('eeee3333-ffff')!)).toEqual({ short: 'eeee3333' });
     expect(shortId('cc-2b91')).toBe('cc-2b91');
+  });
+});
+
+describe('hooks that failed open (GET /inbox/api/failed-open)', () => {
+  const body = {
+    count: 6,
+    first: '2026-11-30T09:02:00.000Z',
+    last: '2026-11-30T09:40:00.000Z',
+    agents: [{ agent: 'claude-code', count: 6, last: '2026-11-30T09:40:00.000Z', why: { down: 6 } }],
+  };
+  const clock = (iso: string) => iso.slice(11, 16);
+
+  it('says how many, of which agent, when and why', () => {
+    expect(missedText(parseMissed(body)!, clock)).toBe('6 hooks of claude-code got no answer from hookmap between 09:02 and 09:40 (hookmap was not running): their events were not recorded');
+    const two = parseMissed({ ...body, count: 8, agents: [...body.agents, { agent: 'codex', count: 2, last: body.last, why: { down: 1, timeout: 1 } }] })!;
+    expect(missedText(two, clock)).toBe('6 hooks of claude-code and 2 of codex got no answer from hookmap between 09:02 and 09:40 (7: hookmap was not running; 1: hookmap did not answer in time): their events were not recorded');
+    const one = parseMissed({ count: 1, first: body.last, last: body.last, agents: [{ agent: 'codex', count: 1, last: body.last, why: { error: 1 } }] })!;
+    expect(missedText(one, clock)).toBe('1 hook of codex got no answer from hookmap at 09:40 (hookmap answered with an error): its events were not recorded');
+  });
+
+  it('shows when something was missed and not dismissed; a newer last shows it again', () => {
+    const m = parseMissed(body);
+    expect(showMissed(m, null)).toBe(true);
+    expect(showMissed(m, body.last)).toBe(false);
+    expect(showMissed(m, '2026-11-30T09:30:00.000Z')).toBe(true);
+    expect(showMissed(parseMissed({ count: 0, first: null, last: null, agents: [] }), null)).toBe(false);
+    expect(showMissed(parseMissed('nonsense'), null)).toBe(false);
+    expect(showMissed(undefined, null)).toBe(false);
   });
 });
