@@ -8,7 +8,7 @@ import { useSignal } from '@preact/signals';
 import type { SessionState } from '../model/store.ts';
 import { isWaiting } from '../model/store.ts';
 import { longId, sessionLabel } from '../model/label.ts';
-import { AgentIcon, STATE_LABEL, StatePill, roughly, sessionHref, span, dayTime } from './bits.tsx';
+import { AgentIcon, STATE_LABEL, StatePill, dayTime, roughly, sessionHref, span } from './bits.tsx';
 import { useApp } from './context.ts';
 
 const STATES: SessionState[] = ['waiting', 'running', 'idle', 'ended'];
@@ -71,8 +71,8 @@ export function SessionList({ current }: { current?: string }) {
           const ended = st === 'ended' && started;
           const sub = [
             label.project ? label.short : '',
-            started ? `started ${dayTime(s.firstAt, now)}` : '',
-            ended ? `lasted ${span(s.lastAt - s.firstAt)}` : started ? `for ${roughly(now - s.firstAt)}` : '',
+            // when it started says how long a live session has run; an ended one says how long it lasted
+            ended ? `${dayTime(s.firstAt, now)}, lasted ${span(s.lastAt - s.firstAt)}` : started ? `since ${dayTime(s.firstAt, now)}` : '',
             s.lastAt ? `active ${coarseAgo(s.lastAt, now)}` : '',
           ].filter(Boolean).join(' · ');
           return <SessionRow key={s.id} id={s.id} agent={s.agent} project={label.project} from={label.from} state={st} sub={sub} waiting={waiting} current={current === s.id} />;
