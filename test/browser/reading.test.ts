@@ -167,6 +167,9 @@ describe.skipIf(!!skipBrowser)('web inbox: what a newcomer reads', () => {
       const row = page.locator(`.session-row[data-session="${id}"]`);
       await row.locator('.badge').waitFor();
       expect(await lines(row.locator('.session-agent')), `${name}: session row`).toBe(1);
+      // and the row still fits its list: the long id gives way (an ellipsis), not the row's edge
+      const fits = await row.evaluate((el) => el.getBoundingClientRect().right <= el.closest('.session-list')!.getBoundingClientRect().right + 0.5);
+      expect(fits, `${name}: the row fits the list`).toBe(true);
       const card = page.locator(`main [data-card][data-session="${id}"]`);
       await card.waitFor();
       expect(await lines(card.locator('.card-agent')), `${name}: card`).toBe(1);

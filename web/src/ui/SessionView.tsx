@@ -96,7 +96,8 @@ function Controls({ s, running }: { s: SessionModel; running: boolean }) {
   const canStop = control.can && !!accepts?.includes('control.cancel');
   const steerState = steerCmd ? store.cmds.get(steerCmd) : undefined;
   const stopState = stopCmd ? store.cmds.get(stopCmd) : undefined;
-  if (!canSteer && !canStop && !steerState && !stopState) return null;
+  // nothing to offer (a stop only while it runs) and nothing sent: no empty box
+  if (!canSteer && !(canStop && running) && !steerState && !stopState) return null;
   const openRun = [...s.runsStarted.keys()].reverse().find((r) => !s.runsEnded.has(r));
   return (
     <section class="controls" aria-label="Steer or stop this session">
