@@ -40,12 +40,17 @@ export function clockTime(iso: string | undefined): string {
   return Number.isNaN(t.getTime()) ? '' : t.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 
+// one formatter each, made once: toLocale*String with options builds a new one per call (200 rows, every second)
+const HOUR_MINUTE = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' });
+const MONTH_DAY = new Intl.DateTimeFormat([], { month: 'short', day: 'numeric' });
+
 /** A moment, short: "09:02" today, "Nov 30, 09:02" on another day. */
 export function dayTime(ms: number, now: number): string {
   if (!Number.isFinite(ms)) return '';
   const t = new Date(ms);
-  const time = t.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-  return t.toDateString() === new Date(now).toDateString() ? time : `${t.toLocaleDateString([], { month: 'short', day: 'numeric' })}, ${time}`;
+  const n = new Date(now);
+  const today = t.getFullYear() === n.getFullYear() && t.getMonth() === n.getMonth() && t.getDate() === n.getDate();
+  return today ? HOUR_MINUTE.format(t) : `${MONTH_DAY.format(t)}, ${HOUR_MINUTE.format(t)}`;
 }
 
 export const STATE_LABEL: Record<SessionState, string> = {
