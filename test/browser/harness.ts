@@ -100,6 +100,19 @@ export async function fire(s: Stack, agent: string, input: unknown, hook?: strin
   return { status: r.status, text: await r.text() };
 }
 
+/** POST AEP envelopes to the relay as a foreign emitter does (NDJSON, the owner token). */
+export async function postEvents(s: Stack, events: object[]): Promise<void> {
+  const body = events.map((e) => JSON.stringify(e)).join('\n');
+  const r = await fetch(`${s.url}/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1', authorization: `Bearer ${TOKEN}` }, body });
+  if (r.status !== 202) throw new Error(`POST /events: ${r.status} ${await r.text()}`);
+}
+
+/** The desktop and phone screens every inbox item is checked at (README screenshots use the same). */
+export const SCREENS: { name: string; opts: BrowserContextOptions }[] = [
+  { name: 'desktop', opts: { viewport: { width: 1280, height: 800 } } },
+  { name: 'phone', opts: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 } },
+];
+
 /** One decision-codec case of an agent's fixtures, by name. */
 export function decisionCase(agent: string, name: string): any {
   for (const f of fixtureFiles(agent)) {

@@ -1,6 +1,7 @@
 // Regenerates the web inbox screenshots in docs/ (sessions list, a session's
 // timeline, a card; desktop and phone) from a real `hookmap up` fed with
-// Claude Code and Codex hook firings as the agents make them:
+// Claude Code and Codex hook firings as the agents make them (one permission
+// answered from the page, with guidance text, as a person does):
 //
 //   npx tsx test/browser/screenshots.ts
 //
@@ -13,7 +14,7 @@ import { decisionCase, fire, launch, signedIn, stack, until, type Stack } from '
 
 const OUT = join(ROOT, 'docs');
 
-async function scenario(s: Stack): Promise<Promise<unknown>[]> {
+async function scenario(s: Stack, page: Page): Promise<Promise<unknown>[]> {
   const cc = (session: string, b: object) => fire(s, 'claude-code', { session_id: session, transcript_path: '/tmp/t.jsonl', cwd: '/home/dev/shop-api', ...b });
   const cx = (session: string, b: object) => fire(s, 'codex', { session_id: session, turn_id: 't1', cwd: '/home/dev/billing', model: 'gpt-5', ...b });
   const held: Promise<unknown>[] = [];
@@ -25,8 +26,19 @@ async function scenario(s: Stack): Promise<Promise<unknown>[]> {
     await cx('cx-7f3a', { hook_event_name: 'PostToolUse', tool_name: 'shell', tool_use_id: `x${i}`, tool_input: { command: cmd }, tool_response: 'ok' });
   }
   await cx('cx-7f3a', { hook_event_name: 'Stop' });
-  // a Claude Code session: a run with tool calls, then a permission prompt waiting
+  // a Claude Code session: a first run whose Bash call was denied with guidance (answered from the page),
+  // then a run with tool calls and a permission prompt waiting
   await cc('cc-2b91', { hook_event_name: 'SessionStart', source: 'startup', model: 'claude-sonnet' });
+  await cc('cc-2b91', { hook_event_name: 'UserPromptSubmit', prompt: 'clean the build first' });
+  const rm = { tool_name: 'Bash', tool_input: { command: 'rm -rf dist node_modules', description: 'remove build output' } };
+  await cc('cc-2b91', { hook_event_name: 'PreToolUse', tool_use_id: 't0', ...rm });
+  const denied = cc('cc-2b91', { hook_event_name: 'PermissionRequest', ...rm });
+  const card = page.locator('main [data-card][data-session="cc-2b91"]');
+  await card.locator('[data-key="t"]').fill('keep node_modules; run npm run clean instead');
+  await card.locator('[data-send="text"]').click();
+  await denied;
+  await cc('cc-2b91', { hook_event_name: 'PostToolBatch', tool_calls: [{ tool_name: 'Bash' }] });
+  await cc('cc-2b91', { hook_event_name: 'Stop', stop_hook_active: false });
   await cc('cc-2b91', { hook_event_name: 'UserPromptSubmit', prompt: 'add a notes endpoint' });
   for (const [i, tool] of ['Read', 'Grep', 'Edit'].entries()) {
     await cc('cc-2b91', { hook_event_name: 'PreToolUse', tool_name: tool, tool_use_id: `t${i}`, tool_input: { file_path: 'src/routes.ts' } });
@@ -54,20 +66,21 @@ async function main(): Promise<void> {
   const browser: Browser = await launch();
   const s = await stack({ agents: [{ descriptor: 'claude-code' }, { descriptor: 'codex' }], attentionTimeoutMs: 600_000 });
   try {
-    const held = await scenario(s);
     const desktop = await signedIn(browser, s, { viewport: { width: 1280, height: 800 } });
+    const held = await scenario(s, desktop.page);
     const phone = await signedIn(browser, s, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
     const phoneDark = await signedIn(browser, s, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, colorScheme: 'dark' });
-    for (const p of [desktop.page, phone.page, phoneDark.page]) await until('the cards', async () => (await p.locator('main [data-card]').count()) === 2);
+    for (const p of [desktop.page, phone.page, phoneDark.page]) await until('the cards', async () => (await p.locator('[data-waiting="2"]').count()) === 1);
     await shoot(desktop.page, 'inbox-desktop');
     await desktop.page.goto(`${s.url}/#/s/cc-2b91`);
-    await desktop.page.locator('.timeline [data-type="attention.requested"]').waitFor();
+    await desktop.page.locator('.timeline [data-type="attention.requested"]').last().waitFor();
+    await desktop.page.locator('.timeline').scrollIntoViewIfNeeded();
     await shoot(desktop.page, 'inbox-timeline-desktop');
     await shoot(phone.page, 'inbox-card-phone');
     await phone.page.locator('#sessions-h').scrollIntoViewIfNeeded();
     await shoot(phone.page, 'inbox-sessions-phone');
     await phone.page.goto(`${s.url}/#/s/cc-2b91`);
-    await phone.page.locator('.timeline [data-type="attention.requested"]').waitFor();
+    await phone.page.locator('.timeline [data-type="attention.requested"]').last().waitFor();
     await phone.page.locator('.timeline').scrollIntoViewIfNeeded();
     await shoot(phone.page, 'inbox-timeline-phone');
     await phoneDark.page.locator('main [data-card] form').first().scrollIntoViewIfNeeded();

@@ -7,7 +7,10 @@ import { newId, type Ev } from '../../web/src/model/aep.ts';
 import { checkForm, emptyInput, OTHER } from '../../web/src/model/forms.ts';
 import { outcomeOf, TIMED_OUT } from '../../web/src/model/outcome.ts';
 import { Store } from '../../web/src/model/store.ts';
-import { buildTimeline, toolDetail } from '../../web/src/model/timeline.ts';
+import { callOutcome, NO_OUTCOME, NOT_ANSWERED, runStatus } from '../../web/src/model/calls.ts';
+import { sessionLabel, shortId } from '../../web/src/model/label.ts';
+import { missedText, parseMissed, showMissed } from '../../web/src/model/missed.ts';
+import { buildTimeline, formatDuration, isQuiet, toolDetail, type RunRow, type ToolRow } from '../../web/src/model/timeline.ts';
 
 const T0 = Date.parse('2026-11-30T10:00:00.000Z');
 let n = 0;
@@ -163,11 +166,226 @@ describe('timeline rows', () => {
     const done = ev('tool.completed', 6, { run: 'r1', data: { tool: { name: 'Bash', call_id: 'c1' }, duration_ms: 12 } });
     const fin = ev('run.finished', 7, { run: 'r1', cause: start.id });
     const tl = buildTimeline([start, req, att, ack, ans, done, fin], new Set(['cmd-1']));
-    expect(tl.rows.map((r) => r.kind)).toEqual(['run', 'tool', 'attention', 'run-end']);
+    // the run is one row: its end is folded into its start
+    expect(tl.rows.map((r) => r.kind)).toEqual(['run', 'tool', 'attention']);
+    expect(tl.rows[0]).toMatchObject({ kind: 'run', end: fin });
+    expect(tl.rowOf.get(fin.id)).toBe(start.id);
     expect(tl.rows[1]).toMatchObject({ kind: 'tool', end: done });
-    expect(tl.rows[3].causeRow).toBe(start.id);
     expect(tl.rowOf.get(ans.id)).toBe(att.id);
     expect(toolDetail(req)).toBe('ls -la');
     expect(toolDetail(ev('tool.requested', 1, { data: { tool: { name: 'Read' }, args_digest: 'ab' } }))).toBeUndefined();
+  });
+});
+
+describe('what became of a tool call (the permission joined in; views only)', () => {
+  const tool = (seq: number, call: string, extra: Partial<Ev> = {}) => ev('tool.requested', seq, { run: 'r1', subject: 'Bash', data: { tool: { name: 'Bash', call_id: call } }, ...extra });
+  const ask = (seq: number, extra: Partial<Ev> = {}) => ev('attention.requested', seq, { run: 'r1', subject: 'Bash', data: { kind: 'permission', prompt: 'Permission requested: Bash' }, ...extra });
+  const toolRow = (events: Ev[], id: string) => buildTimeline(events).rows.find((r) => r.id === id) as ToolRow;
+  const start = () => ev('run.started', 1, { run: 'r1' });
+  const fin = (seq: number) => ev('run.finished', seq, { run: 'r1' });
+  const answered = (seq: number, a: Ev, answer: object, extra: object = {}) => ev('attention.answered', seq, { subject: a.id, data: { answer, via: 'control', by: 'alex', ...extra } });
+
+  const cases: { name: string; events: () => [Ev[], string]; want: { status: string; text?: string } }[] = [
+    {
+      name: 'denied with guidance text: no post-tool event ever comes',
+      events: () => {
+        const [s0, t, a] = [start(), tool(2, 'c1'), ask(3)];
+        return [[s0, t, a, answered(4, a, { option: 'deny', text: 'use make clean' }), ev('attention.resolved', 5, { subject: a.id, data: { resolution: 'answered' } }), fin(6)], t.id];
+      },
+      want: { status: 'denied', text: 'denied by alex: “use make clean”' },
+    },
+    {
+      name: 'a text answer alone is a deny the agent reads',
+      events: () => {
+        const [s0, t, a] = [start(), tool(2, 'c1'), ask(3)];
+        return [[s0, t, a, answered(4, a, { text: 'not now' })], t.id];
+      },
+      want: { status: 'denied', text: 'denied by alex: “not now”' },
+    },
+    {
+      name: 'a plain deny, run still open',
+      events: () => {
+        const [s0, t, a] = [start(), tool(2, 'c1'), ask(3)];
+        return [[s0, t, a, answered(4, a, { option: 'deny' })], t.id];
+      },
+      want: { status: 'denied', text: 'denied by alex' },
+    },
+    {
+      name: 'timed out: the agent decided',
+      events: () => {
+        const [s0, t, a] = [start(), tool(2, 'c1'), ask(3)];
+        return [[s0, t, a, ev('attention.timeout', 4, { subject: a.id, cause: a.id }), fin(5)], t.id];
+      },
+      want: { status: 'timed out', text: NOT_ANSWERED },
+    },
+    {
+      name: 'no terminal event by run end',
+      events: () => {
+        const t = tool(2, 'c1');
+        return [[start(), t, fin(3)], t.id];
+      },
+      want: { status: 'unknown', text: NO_OUTCOME },
+    },
+    {
+      name: 'no terminal event by session end (no run end either)',
+      events: () => {
+        const t = tool(2, 'c1');
+        return [[start(), t, ev('session.ended', 3)], t.id];
+      },
+      want: { status: 'unknown', text: NO_OUTCOME },
+    },
+    {
+      name: 'allowed, then nothing by run end',
+      events: () => {
+        const [s0, t, a] = [start(), tool(2, 'c1'), ask(3)];
+        return [[s0, t, a, answered(4, a, { option: 'allow' }), fin(5)], t.id];
+      },
+      want: { status: 'unknown', text: `allowed by alex; ${NO_OUTCOME}` },
+    },
+    {
+      name: 'waiting for its permission while the run goes on',
+      events: () => {
+        const t = tool(2, 'c1');
+        return [[start(), t, ask(3)], t.id];
+      },
+      want: { status: 'waiting', text: 'waiting for an answer to its permission request' },
+    },
+    {
+      name: 'running while its run is',
+      events: () => {
+        const t = tool(2, 'c1');
+        return [[start(), t], t.id];
+      },
+      want: { status: 'running' },
+    },
+    {
+      name: 'its own terminal event wins over the permission (allowed in the agent, then completed)',
+      events: () => {
+        const [s0, t, a] = [start(), tool(2, 'c1'), ask(3)];
+        return [[s0, t, a, ev('attention.timeout', 4, { subject: a.id }), ev('tool.completed', 5, { run: 'r1', data: { tool: { name: 'Bash', call_id: 'c1' } } }), fin(6)], t.id];
+      },
+      want: { status: 'done' },
+    },
+    {
+      name: 'a policy denial names the policy',
+      events: () => {
+        const t = tool(2, 'c1');
+        return [[start(), t, ev('tool.denied', 3, { run: 'r1', data: { tool: { name: 'Bash', call_id: 'c1' }, by: 'policy' } })], t.id];
+      },
+      want: { status: 'denied', text: 'denied by policy' },
+    },
+    {
+      name: "answered in the agent's own dialog",
+      events: () => {
+        const [s0, t, a] = [start(), tool(2, 'c1'), ask(3)];
+        return [[s0, t, a, answered(4, a, { option: 'deny' }, { via: 'oob', by: undefined })], t.id];
+      },
+      want: { status: 'denied', text: "denied in the agent's own dialog" },
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const [events, id] = c.events();
+      const o = callOutcome(toolRow(events, id));
+      expect(o.status).toBe(c.want.status);
+      expect(o.text).toBe(c.want.text);
+    });
+  }
+
+  it('joins the permission to the newest open call of that tool in its run, else by its cause', () => {
+    const s0 = start();
+    const read = ev('tool.requested', 2, { run: 'r1', subject: 'Read', data: { tool: { name: 'Read', call_id: 'c0' } } });
+    const older = tool(3, 'c1');
+    const newer = tool(4, 'c2');
+    const a = ask(5);
+    const other = ev('tool.requested', 6, { run: 'r2', subject: 'Bash', data: { tool: { name: 'Bash', call_id: 'c3' } } });
+    const b = ask(7, { run: 'r2' });
+    const c = ask(8, { cause: older.id });
+    const rows = buildTimeline([s0, read, older, newer, a, other, b, c]).rows as ToolRow[];
+    const of = (t: Ev) => rows.find((r) => r.id === t.id)!.permission?.req.id;
+    expect(of(newer)).toBe(a.id);
+    expect(of(other)).toBe(b.id);
+    expect(of(older)).toBe(c.id);
+    expect(of(read)).toBeUndefined();
+  });
+
+  it('a run is never running once the session ended', () => {
+    const r = start();
+    expect(runStatus(buildTimeline([r]).rows[0] as RunRow)).toBe('running');
+    expect(runStatus(buildTimeline([r, ev('session.ended', 2)]).rows[0] as RunRow)).toBe('ended');
+    expect(runStatus(buildTimeline([r, ev('run.cancelled', 2, { run: 'r1' })]).rows[0] as RunRow)).toBe('cancelled');
+  });
+});
+
+describe('timeline noise and words', () => {
+  it('vendor x.* rows are quiet unless they carry a steer\'s fate or an error', () => {
+    const rows: [string, boolean][] = [
+      ['x.agent-x.tool.batch', true],
+      ['x.agent-x.session.setup', true],
+      ['x.agent-x.instruction.delivered', false],
+      ['x.agent-x.instruction.dropped', false],
+      ['x.agent-x.session.error', false],
+      ['progress.status', false],
+    ];
+    for (const [type, quiet] of rows) expect(isQuiet(type), type).toBe(quiet);
+    const tl = buildTimeline([ev('x.agent-x.tool.batch', 1), ev('progress.status', 2)]);
+    expect(tl.rows.map((r) => r.kind === 'event' && !!r.quiet)).toEqual([true, false]);
+  });
+
+  it('durations read as a person says them (no "0 s")', () => {
+    const rows: [number, string][] = [
+      [420, '420 ms'],
+      [42_000, '42 s'],
+      [60_000, '1 min'],
+      [65_000, '1 min 5 s'],
+      [3600_000, '1 h'],
+      [3900_000, '1 h 5 min'],
+      [49 * 3600_000, '2 d 1 h'],
+      [48 * 3600_000, '2 d'],
+    ];
+    for (const [ms, want] of rows) expect(formatDuration(ms)).toBe(want);
+  });
+});
+
+describe('session labels', () => {
+  it('the project from hookmapproject, else the folder of cwd, else the id; a short id beside a project', () => {
+    const st = new Store();
+    st.applyBatch([
+      { ev: { ...ev('session.started', 0, { data: { cwd: '/home/dev/shop-api' } }, 'aaaa1111-bbbb'), hookmapproject: 'shop' } as Ev },
+      { ev: ev('session.started', 0, { data: { cwd: '/home/dev/billing/' } }, 'cccc2222-dddd') },
+      { ev: ev('session.started', 0, {}, 'eeee3333-ffff') },
+    ], T0);
+    expect(sessionLabel(st.sessions.get('aaaa1111-bbbb')!)).toEqual({ project: 'shop', from: '/home/dev/shop-api', short: 'aaaa1111' });
+    expect(sessionLabel(st.sessions.get('cccc2222-dddd')!)).toEqual({ project: 'billing', from: '/home/dev/billing/', short: 'cccc2222' });
+    expect(sessionLabel(st.sessions.get('eeee3333-ffff')!)).toEqual({ short: 'eeee3333' });
+    expect(shortId('cc-2b91')).toBe('cc-2b91');
+  });
+});
+
+describe('hooks that failed open (GET /inbox/api/failed-open)', () => {
+  const body = {
+    count: 6,
+    first: '2026-11-30T09:02:00.000Z',
+    last: '2026-11-30T09:40:00.000Z',
+    agents: [{ agent: 'claude-code', count: 6, last: '2026-11-30T09:40:00.000Z', why: { down: 6 } }],
+  };
+  const clock = (iso: string) => iso.slice(11, 16);
+
+  it('says how many, of which agent, when and why', () => {
+    expect(missedText(parseMissed(body)!, clock)).toBe('6 hooks of claude-code got no answer from hookmap between 09:02 and 09:40 (hookmap was not running): their events were not recorded');
+    const two = parseMissed({ ...body, count: 8, agents: [...body.agents, { agent: 'codex', count: 2, last: body.last, why: { down: 1, timeout: 1 } }] })!;
+    expect(missedText(two, clock)).toBe('6 hooks of claude-code and 2 of codex got no answer from hookmap between 09:02 and 09:40 (7: hookmap was not running; 1: hookmap did not answer in time): their events were not recorded');
+    const one = parseMissed({ count: 1, first: body.last, last: body.last, agents: [{ agent: 'codex', count: 1, last: body.last, why: { error: 1 } }] })!;
+    expect(missedText(one, clock)).toBe('1 hook of codex got no answer from hookmap at 09:40 (hookmap answered with an error): its events were not recorded');
+  });
+
+  it('shows when something was missed and not dismissed; a newer last shows it again', () => {
+    const m = parseMissed(body);
+    expect(showMissed(m, null)).toBe(true);
+    expect(showMissed(m, body.last)).toBe(false);
+    expect(showMissed(m, '2026-11-30T09:30:00.000Z')).toBe(true);
+    expect(showMissed(parseMissed({ count: 0, first: null, last: null, agents: [] }), null)).toBe(false);
+    expect(showMissed(parseMissed('nonsense'), null)).toBe(false);
+    expect(showMissed(undefined, null)).toBe(false);
   });
 });

@@ -1,7 +1,8 @@
 // The inbox's own HTTP routes (engine/inbox/routes.ts): who am I, sign in
-// with a token or a one-time code, sign out. Every state change is a POST
-// with a JSON body from this origin; the session lives in an HttpOnly
-// cookie the script never sees.
+// with a token or a one-time code, sign out, the hooks that failed open.
+// Every state change is a POST with a JSON body from this origin; the
+// session lives in an HttpOnly cookie the script never sees.
+import { parseMissed, type Missed } from './missed.ts';
 
 export interface Principal {
   name: string;
@@ -26,6 +27,16 @@ export async function me(): Promise<MeResult> {
     return { ok: false, status: res.status, reason: body.detail };
   } catch {
     return { ok: false, status: 0, reason: 'the hookmap server does not answer' };
+  }
+}
+
+/** Hooks that failed open while hookmap was down; undefined when the server does not say (an older one, or offline). */
+export async function failedOpen(): Promise<Missed | undefined> {
+  try {
+    const res = await fetch('/inbox/api/failed-open', { credentials: 'same-origin', cache: 'no-store' });
+    return res.ok ? parseMissed(await json(res)) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

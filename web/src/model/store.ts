@@ -51,6 +51,8 @@ export interface SessionModel {
   firstAt: number;
   lastAt: number;
   cwd?: string;
+  /** The project the engine named (the `hookmapproject` extension attribute, AEP-0001 §5.4). */
+  project?: string;
   model?: string;
   /** The latest session.started / session.ended by position: decides `ended`. */
   lastLifecycle?: Ev;
@@ -226,6 +228,8 @@ export class Store {
     }
     if (ev.agent && ev.agent !== s.agent && isPositioned(ev)) s.agent = ev.agent;
     const d = ev.data ?? {};
+    const project = (ev as Record<string, unknown>).hookmapproject;
+    if (typeof project === 'string' && project) s.project = project;
     switch (ev.type) {
       case 'session.started':
         if (typeof d.cwd === 'string') s.cwd = d.cwd;

@@ -1,24 +1,57 @@
-// A session's timeline as rows: runs, tool calls (request paired with its
-// completion, failure or denial by call id), attention requests with their
-// outcome, the agent's messages (AEP-0007), everything else as a plain row;
-// each row knows the row its `cause` points at (AEP-0001 §5: cause links),
-// so the UI can jump along the causal chain. Pure: built from the session's
-// ordered events in one pass.
+// A session's timeline as rows: runs (start and end on one row), tool calls
+// (request paired with its completion, failure or denial by call id, and
+// with the permission request that asked about it), attention requests with
+// their outcome, the agent's messages (AEP-0007), everything else as a plain
+// row; each row knows the row its `cause` points at (AEP-0001 §5: cause
+// links), so the UI can jump along the causal chain. Pure: built from the
+// session's ordered events in one pass. Views only: nothing here is written
+// back to the stream.
 import type { Ev } from './aep.ts';
+
+export interface ToolRow {
+  kind: 'tool';
+  id: string;
+  ev: Ev;
+  end?: Ev;
+  /** The attention.requested that asked a person about this call, and its lifecycle. */
+  permission?: { req: Ev; answered?: Ev; resolved?: Ev; timeout?: Ev };
+  /** The run end or session end seen while the call had no terminal event. */
+  closedBy?: Ev;
+  causeRow?: string;
+}
+
+export interface RunRow {
+  kind: 'run';
+  id: string;
+  ev: Ev;
+  end?: Ev;
+  /** session.ended seen while the run had no end. */
+  closedBy?: Ev;
+  causeRow?: string;
+}
 
 export type Row =
   | { kind: 'session'; id: string; ev: Ev; causeRow?: string }
-  | { kind: 'run'; id: string; ev: Ev; end?: Ev; causeRow?: string }
-  | { kind: 'run-end'; id: string; ev: Ev; start?: Ev; causeRow?: string }
-  | { kind: 'tool'; id: string; ev: Ev; end?: Ev; causeRow?: string }
+  | RunRow
+  | { kind: 'run-end'; id: string; ev: Ev; causeRow?: string }
+  | ToolRow
   | { kind: 'attention'; id: string; ev: Ev; causeRow?: string }
   | { kind: 'message'; id: string; ev: Ev; causeRow?: string }
-  | { kind: 'event'; id: string; ev: Ev; causeRow?: string };
+  | { kind: 'event'; id: string; ev: Ev; causeRow?: string; quiet?: boolean };
 
 /** Types folded into another row instead of getting their own. */
 const FOLDED_ATTENTION = new Set(['attention.answered', 'attention.resolved', 'attention.timeout', 'attention.routed']);
 const TOOL_ENDS = new Set(['tool.completed', 'tool.failed', 'tool.denied']);
 const RUN_ENDS = new Set(['run.finished', 'run.failed', 'run.cancelled']);
+
+/**
+ * A vendor extension type (x.<agent>.*) that says nothing to a person
+ * reading the timeline: hidden unless asked for. A steer's fate and an
+ * error stay visible.
+ */
+export function isQuiet(type: string): boolean {
+  return /^x\./.test(type) && !/\.instruction\.(delivered|dropped)$/.test(type) && !/\.error$/.test(type);
+}
 
 export interface Timeline {
   rows: Row[];
@@ -29,8 +62,12 @@ export interface Timeline {
 export function buildTimeline(events: Ev[], foldedCommands: ReadonlySet<string> = new Set()): Timeline {
   const rows: Row[] = [];
   const rowOf = new Map<string, string>();
-  const toolByCall = new Map<string, Extract<Row, { kind: 'tool' }>>();
-  const runRows = new Map<string, Extract<Row, { kind: 'run' }>>();
+  const toolByCall = new Map<string, ToolRow>();
+  const tools: ToolRow[] = [];
+  const toolById = new Map<string, ToolRow>();
+  const byPermission = new Map<string, ToolRow>();
+  const runRows = new Map<string, RunRow>();
+  const runEnds = new Map<string, Ev>();
   const push = (r: Row) => {
     rows.push(r);
     rowOf.set(r.ev.id, r.id);
@@ -40,17 +77,25 @@ export function buildTimeline(events: Ev[], foldedCommands: ReadonlySet<string> 
     if (t === 'session.started' || t === 'session.ended') {
       push({ kind: 'session', id: ev.id, ev });
     } else if (t === 'run.started') {
-      const r = { kind: 'run' as const, id: ev.id, ev };
+      const r: RunRow = { kind: 'run', id: ev.id, ev };
       if (ev.run) runRows.set(ev.run, r);
       push(r);
     } else if (RUN_ENDS.has(t)) {
       const start = ev.run ? runRows.get(ev.run) : undefined;
-      if (start) start.end = ev;
-      push({ kind: 'run-end', id: ev.id, ev, start: start?.ev });
+      if (ev.run && !runEnds.has(ev.run)) runEnds.set(ev.run, ev);
+      if (start && !start.end) {
+        // the run is one row: its start shows how it ended and how long it took
+        start.end = ev;
+        rowOf.set(ev.id, start.id);
+      } else {
+        push({ kind: 'run-end', id: ev.id, ev }); // an end whose start is not held
+      }
     } else if (t === 'tool.requested') {
-      const r = { kind: 'tool' as const, id: ev.id, ev };
+      const r: ToolRow = { kind: 'tool', id: ev.id, ev };
       const call = callId(ev);
       if (call) toolByCall.set(call, r);
+      tools.push(r);
+      toolById.set(r.id, r);
       push(r);
     } else if (TOOL_ENDS.has(t)) {
       const call = callId(ev);
@@ -62,18 +107,28 @@ export function buildTimeline(events: Ev[], foldedCommands: ReadonlySet<string> 
         push({ kind: 'tool', id: ev.id, ev }); // a denial or completion with no request seen: its own row
       }
     } else if (t === 'attention.requested') {
+      const r = askedAbout(ev, tools, toolById, rowOf);
+      if (r) {
+        r.permission = { req: ev };
+        byPermission.set(ev.id, r);
+      }
       push({ kind: 'attention', id: ev.id, ev });
     } else if (FOLDED_ATTENTION.has(t) && ev.subject && rowOf.has(ev.subject)) {
       rowOf.set(ev.id, rowOf.get(ev.subject)!);
+      const p = byPermission.get(ev.subject)?.permission;
+      if (p && t === 'attention.answered') p.answered ??= ev;
+      else if (p && t === 'attention.resolved') p.resolved ??= ev;
+      else if (p && t === 'attention.timeout') p.timeout ??= ev;
     } else if ((t === 'control.accepted' || t === 'control.rejected') && ev.cause && foldedCommands.has(ev.cause)) {
       // the ack of an answer is shown on the attention row it answers
       continue;
     } else if (t.startsWith('message.')) {
       push({ kind: 'message', id: ev.id, ev });
     } else {
-      push({ kind: 'event', id: ev.id, ev });
+      push({ kind: 'event', id: ev.id, ev, quiet: isQuiet(t) || undefined });
     }
   }
+  closeOpen(rows, runEnds);
   for (const r of rows) {
     const cause = r.ev.cause;
     if (!cause) continue;
@@ -81,6 +136,39 @@ export function buildTimeline(events: Ev[], foldedCommands: ReadonlySet<string> 
     if (target && target !== r.id) r.causeRow = target;
   }
   return { rows, rowOf };
+}
+
+/** A call or run with no end of its own, followed by its run's end or the session's end: closed without an outcome. */
+function closeOpen(rows: Row[], runEnds: Map<string, Ev>): void {
+  let sessionEnd: Ev | undefined;
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const r = rows[i];
+    if (r.kind === 'session' && r.ev.type === 'session.ended') sessionEnd ??= r.ev;
+    else if (r.kind === 'session') sessionEnd = undefined; // resumed after that end
+    else if (r.kind === 'run' && !r.end) r.closedBy = sessionEnd;
+    else if (r.kind === 'tool' && r.ev.type === 'tool.requested' && !r.end) {
+      const runEnd = r.ev.run ? runEnds.get(r.ev.run) : undefined;
+      r.closedBy = runEnd ?? sessionEnd;
+    }
+  }
+}
+
+/**
+ * The tool call a request asks about: the one its `cause` names, else (a
+ * permission request that carries no call id) the newest call of that tool in the same run that is still open and not yet
+ * asked about: the agent asks right after announcing the call.
+ */
+function askedAbout(req: Ev, tools: ToolRow[], toolById: Map<string, ToolRow>, rowOf: Map<string, string>): ToolRow | undefined {
+  const byCause = req.cause ? toolById.get(rowOf.get(req.cause) ?? '') : undefined;
+  if (byCause) return byCause.permission ? undefined : byCause;
+  if (req.data?.kind !== 'permission' || !req.subject) return undefined;
+  for (let i = tools.length - 1; i >= 0; i--) {
+    const r = tools[i];
+    if (r.ev.run !== req.run) continue;
+    if (r.end || r.permission) continue;
+    if ((r.ev.data?.tool?.name ?? r.ev.subject) === req.subject) return r;
+  }
+  return undefined;
 }
 
 export function callId(ev: Ev): string | undefined {
@@ -109,14 +197,19 @@ export function durationMs(start: Ev | undefined, end: Ev | undefined): number |
   return Number.isFinite(d) && d >= 0 ? d : undefined;
 }
 
+/** A duration as a person says it: "420 ms", "42 s", "3 min 5 s", "1 min" (no "0 s"), "2 h 5 min", "3 d 1 h". */
 export function formatDuration(ms: number | undefined): string {
   if (ms === undefined) return '';
   if (ms < 1000) return `${Math.round(ms)} ms`;
   const s = Math.round(ms / 1000);
   if (s < 60) return `${s} s`;
   const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min ${s % 60} s`;
+  if (m < 60) return both(m, 'min', s % 60, 's');
   const h = Math.floor(m / 60);
-  if (h < 48) return `${h} h ${m % 60} min`;
-  return `${Math.floor(h / 24)} d ${h % 24} h`;
+  if (h < 48) return both(h, 'h', m % 60, 'min');
+  return both(Math.floor(h / 24), 'd', h % 24, 'h');
+}
+
+function both(big: number, bigUnit: string, small: number, smallUnit: string): string {
+  return small ? `${big} ${bigUnit} ${small} ${smallUnit}` : `${big} ${bigUnit}`;
 }

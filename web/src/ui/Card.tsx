@@ -9,7 +9,8 @@ import { checkForm, fieldsOf, type FieldInput } from '../model/forms.ts';
 import { outcomeOf } from '../model/outcome.ts';
 import { answerableHere, deadlineOf, type Attn } from '../model/store.ts';
 import { formatDuration } from '../model/timeline.ts';
-import { AgentIcon, clockTime, projectName, sessionHref } from './bits.tsx';
+import { longId, sessionLabel } from '../model/label.ts';
+import { AgentIcon, clockTime, sessionHref } from './bits.tsx';
 import { useApp, useCanControl } from './context.ts';
 import { FormFields } from './FormFields.tsx';
 
@@ -50,7 +51,7 @@ export function Card({ a, showSession = true }: { a: Attn; showSession?: boolean
   const titleId = `card-${a.id}-title`;
   const runPrompt = req.run ? session?.runsStarted.get(req.run)?.data?.prompt : undefined;
   const said = session?.lastMessage?.data?.text;
-  const project = projectName(session?.cwd);
+  const label = sessionLabel(session ?? { id: a.session });
 
   const respond = (answer: Record<string, unknown>) => {
     conn.send('control.attention.respond', { session: a.session, subject: req.id, cause: req.id, run: req.run, data: { answer } });
@@ -99,8 +100,8 @@ export function Card({ a, showSession = true }: { a: Attn; showSession?: boolean
         <div class="card-meta">
           <span class="card-agent">{req.agent}</span>
           {showSession ? (
-            <a class="card-session" href={sessionHref(a.session)}>
-              {project ? `${project} · ` : ''}session {a.session.length > 14 ? `${a.session.slice(0, 12)}…` : a.session}
+            <a class="card-session" href={sessionHref(a.session)} title={`session ${a.session}`}>
+              {label.project ? `${label.project} · session ${label.short}` : `session ${longId(a.session)}`}
             </a>
           ) : null}
         </div>

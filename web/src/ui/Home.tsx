@@ -1,8 +1,10 @@
 // The inbox: every request waiting for a person, across all agents and
 // sessions, oldest first (nearest deadline); below it what this page saw
 // settle recently, with its outcome. On a phone the sessions list follows.
+// Above it all, when hooks failed open while hookmap was down, a notice.
 import { Card } from './Card.tsx';
 import { useApp } from './context.ts';
+import { MissedBanner } from './Missed.tsx';
 import { SessionList } from './SessionList.tsx';
 
 export function Home({ wide }: { wide: boolean }) {
@@ -13,6 +15,7 @@ export function Home({ wide }: { wide: boolean }) {
   const settled = store.recentlySettled(now);
   return (
     <>
+      <MissedBanner />
       <section class="inbox" aria-labelledby="inbox-h">
         <h2 id="inbox-h">
           Waiting for you <span class="count" data-waiting={waiting.length}>{waiting.length}</span>

@@ -1,12 +1,14 @@
 // Every session the relay holds, newest activity first: agent, project
-// folder, state (waiting for you / running / idle / ended), how long,
-// last activity and what waits; filterable by agent and state.
+// (model/label.ts; a short id and the start time tell one project's
+// sessions apart), state (waiting for you / running / idle / ended), how
+// long, last activity and what waits; filterable by agent and state.
 import { Component } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { useSignal } from '@preact/signals';
 import type { SessionState } from '../model/store.ts';
 import { isWaiting } from '../model/store.ts';
-import { AgentIcon, STATE_LABEL, StatePill, projectName, sessionHref, span } from './bits.tsx';
+import { longId, sessionLabel } from '../model/label.ts';
+import { AgentIcon, STATE_LABEL, StatePill, dayTime, roughly, sessionHref, span } from './bits.tsx';
 import { useApp } from './context.ts';
 
 const STATES: SessionState[] = ['waiting', 'running', 'idle', 'ended'];
@@ -64,10 +66,16 @@ export function SessionList({ current }: { current?: string }) {
             const a = store.attn.get(id);
             return a && isWaiting(a, now);
           }).length;
-          const since = Number.isFinite(s.firstAt) ? s.firstAt : s.lastAt;
-          const ended = st === 'ended' && Number.isFinite(s.firstAt);
-          const sub = `${ended ? `lasted ${span(s.lastAt - s.firstAt)}` : since ? `for ${coarse(now - since)}` : ''}${s.lastAt ? ` · active ${coarseAgo(s.lastAt, now)}` : ''}`;
-          return <SessionRow key={s.id} id={s.id} agent={s.agent} cwd={s.cwd} state={st} sub={sub} waiting={waiting} current={current === s.id} />;
+          const label = sessionLabel(s);
+          const started = Number.isFinite(s.firstAt);
+          const ended = st === 'ended' && started;
+          const sub = [
+            label.project ? label.short : '',
+            // when it started says how long a live session has run; an ended one says how long it lasted
+            ended ? `${dayTime(s.firstAt, now)}, lasted ${span(s.lastAt - s.firstAt)}` : started ? `since ${dayTime(s.firstAt, now)}` : '',
+            s.lastAt ? `active ${coarseAgo(s.lastAt, now)}` : '',
+          ].filter(Boolean).join(' · ');
+          return <SessionRow key={s.id} id={s.id} agent={s.agent} project={label.project} from={label.from} state={st} sub={sub} waiting={waiting} current={current === s.id} />;
         })}
         {rows.length > shown.value ? <MoreRows onVisible={() => (shown.value += STEP)} label={`${rows.length - shown.value} more sessions`} /> : null}
       </ul>
@@ -78,7 +86,8 @@ export function SessionList({ current }: { current?: string }) {
 interface RowProps {
   id: string;
   agent: string;
-  cwd?: string;
+  project?: string;
+  from?: string;
   state: SessionState;
   sub: string;
   waiting: number;
@@ -89,11 +98,10 @@ interface RowProps {
 class SessionRow extends Component<RowProps> {
   shouldComponentUpdate(next: RowProps): boolean {
     const p = this.props;
-    return p.id !== next.id || p.agent !== next.agent || p.cwd !== next.cwd || p.state !== next.state || p.sub !== next.sub || p.waiting !== next.waiting || p.current !== next.current;
+    return p.id !== next.id || p.agent !== next.agent || p.project !== next.project || p.from !== next.from || p.state !== next.state || p.sub !== next.sub || p.waiting !== next.waiting || p.current !== next.current;
   }
 
-  render({ id, agent, cwd, state, sub, waiting, current }: RowProps) {
-    const project = projectName(cwd);
+  render({ id, agent, project, from, state, sub, waiting, current }: RowProps) {
     return (
       <li>
         <a href={sessionHref(id)} class={`session-row${current ? ' current' : ''}`} aria-current={current ? 'page' : undefined} data-session={id} data-state={state}>
@@ -102,12 +110,12 @@ class SessionRow extends Component<RowProps> {
             <span class="session-title">
               <span class="session-agent">{agent || 'unknown agent'}</span>
               {project ? (
-                <span class="session-project" title={cwd}>
+                <span class="session-project" title={from}>
                   {project}
                 </span>
               ) : (
-                <span class="session-project" title={`session ${id}`}>
-                  {shortId(id)}
+                <span class="session-project session-id" title={`session ${id}`}>
+                  {longId(id)}
                 </span>
               )}
             </span>
@@ -146,16 +154,8 @@ function MoreRows({ onVisible, label }: { onVisible: () => void; label: string }
   );
 }
 
-function shortId(id: string): string {
-  return id.length > 18 ? `${id.slice(0, 16)}…` : id;
-}
-
 /** Seconds under a minute, then whole minutes: a list of 200 does not change every second for old sessions. */
-function coarse(ms: number): string {
-  return ms < 60_000 ? span(ms) : span(Math.floor(ms / 60_000) * 60_000);
-}
-
 function coarseAgo(at: number, now: number): string {
   const d = Math.max(0, now - at);
-  return d < 5_000 ? 'just now' : `${coarse(d)} ago`;
+  return d < 5_000 ? 'just now' : `${roughly(d)} ago`;
 }

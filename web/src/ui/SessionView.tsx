@@ -5,7 +5,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { commandText } from '../model/outcome.ts';
 import { isWaiting, type CmdState, type SessionModel } from '../model/store.ts';
-import { AgentIcon, StatePill, ago, projectName, span } from './bits.tsx';
+import { sessionLabel } from '../model/label.ts';
+import { AgentIcon, StatePill, ago, span, dayTime } from './bits.tsx';
 import { Card } from './Card.tsx';
 import { useApp, useCanControl } from './context.ts';
 import { Timeline } from './Timeline.tsx';
@@ -35,7 +36,7 @@ function SessionBody({ s, wide }: { s: SessionModel; wide: boolean }) {
   store.attnRev.value;
   const now = store.clock.value;
   const st = store.stateOf(s, now);
-  const project = projectName(s.cwd);
+  const label = sessionLabel(s);
   const waiting = [...s.attention].map((x) => store.attn.get(x)!).filter((a) => a && isWaiting(a, now));
   const recent = store.recentlySettled(now).filter((a) => a.session === s.id);
   return (
@@ -49,14 +50,19 @@ function SessionBody({ s, wide }: { s: SessionModel; wide: boolean }) {
         <AgentIcon agent={s.agent} />
         <div>
           <h2 id="session-h">
-            {s.agent} {project ? <span class="session-project" title={s.cwd}>{project}</span> : null}
+            {s.agent}{' '}
+            {label.project ? (
+              <span class="session-project" title={label.from}>
+                {label.project}
+              </span>
+            ) : null}
           </h2>
           <p class="session-sub">
             <StatePill state={st} />
             <span class="muted">
               {' '}
               session <code>{s.id}</code>
-              {Number.isFinite(s.firstAt) ? ` · started ${ago(s.firstAt, now)}` : ''}
+              {Number.isFinite(s.firstAt) ? ` · started ${dayTime(s.firstAt, now)} (${ago(s.firstAt, now)})` : ''}
               {st === 'ended' && Number.isFinite(s.firstAt) ? ` · lasted ${span(s.lastAt - s.firstAt)}` : ''}
               {s.model ? ` · ${s.model}` : ''}
             </span>
@@ -90,7 +96,8 @@ function Controls({ s, running }: { s: SessionModel; running: boolean }) {
   const canStop = control.can && !!accepts?.includes('control.cancel');
   const steerState = steerCmd ? store.cmds.get(steerCmd) : undefined;
   const stopState = stopCmd ? store.cmds.get(stopCmd) : undefined;
-  if (!canSteer && !canStop && !steerState && !stopState) return null;
+  // nothing to offer (a stop only while it runs) and nothing sent: no empty box
+  if (!canSteer && !(canStop && running) && !steerState && !stopState) return null;
   const openRun = [...s.runsStarted.keys()].reverse().find((r) => !s.runsEnded.has(r));
   return (
     <section class="controls" aria-label="Steer or stop this session">

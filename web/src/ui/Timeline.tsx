@@ -2,13 +2,15 @@
 // stream: it stays pinned to the newest row while the reader is at the
 // bottom, renders the newest rows first (older ones on request, so a
 // 10,000-event session stays cheap), and every row with a `cause` links to
-// the row that caused it.
+// the row that caused it. A tool call says what became of it (model/calls.ts);
+// vendor extension rows that say nothing to a person are one click away.
 import { Component } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Ev } from '../model/aep.ts';
+import { callOutcome, runStatus } from '../model/calls.ts';
 import { outcomeOf } from '../model/outcome.ts';
 import type { SessionModel } from '../model/store.ts';
-import { buildTimeline, durationMs, formatDuration, toolDetail, type Row } from '../model/timeline.ts';
+import { buildTimeline, durationMs, formatDuration, toolDetail, type Row, type ToolRow } from '../model/timeline.ts';
 import { clockTime } from './bits.tsx';
 import { useApp } from './context.ts';
 
@@ -20,6 +22,7 @@ export function Timeline({ s }: { s: SessionModel }) {
   const attnRev = store.attnRev.value;
   const [limit, setLimit] = useState(PAGE);
   const [focusRow, setFocusRow] = useState<string | undefined>();
+  const [showQuiet, setShowQuiet] = useState(false);
   const box = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
   const tl = useMemo(() => {
@@ -31,7 +34,8 @@ export function Timeline({ s }: { s: SessionModel }) {
     }
     return buildTimeline(s.events, folded);
   }, [s, rev, attnRev]);
-  const rows = tl.rows;
+  const quiet = useMemo(() => tl.rows.filter((r) => r.kind === 'event' && r.quiet).length, [tl]);
+  const rows = useMemo(() => (showQuiet ? tl.rows : tl.rows.filter((r) => !(r.kind === 'event' && r.quiet))), [tl, showQuiet]);
   const uncaptured = useMemo(() => rows.some((r) => r.ev.type === 'tool.requested' && !toolDetail(r.ev)), [rows]);
   const start = Math.max(0, rows.length - limit);
   const shown = rows.slice(start);
@@ -89,11 +93,16 @@ export function Timeline({ s }: { s: SessionModel }) {
         {uncaptured ? (
           <p class="timeline-note muted">Commands and paths are not captured at this session's capture level (privacy default: metadata); permission prompts show what is asked.</p>
         ) : null}
+        {quiet ? (
+          <button type="button" class="btn btn-quiet show-quiet" aria-pressed={showQuiet} onClick={() => setShowQuiet(!showQuiet)}>
+            {showQuiet ? 'Hide' : 'Show'} {quiet} agent-specific {quiet === 1 ? 'event' : 'events'}
+          </button>
+        ) : null}
         {rows.length === 0 ? <p class="empty">{s.history === 'full' ? 'No events held for this session.' : 'Loading the session…'}</p> : null}
         <ol class="rows" data-rows={rows.length}>
           {shown.map((r) => {
             const outcome = r.kind === 'attention' ? attentionText(r.ev.id) : undefined;
-            const sig = `${r.ev.id}|${'end' in r ? (r.end?.id ?? '') : ''}|${r.causeRow ?? ''}|${outcome?.text ?? ''}|${outcome?.tone ?? ''}`;
+            const sig = `${r.ev.id}|${'end' in r ? (r.end?.id ?? '') : ''}|${'closedBy' in r ? (r.closedBy?.id ?? '') : ''}|${r.kind === 'tool' ? permSig(r) : ''}|${r.causeRow ?? ''}|${outcome?.text ?? ''}|${outcome?.tone ?? ''}`;
             return <TimelineRow key={r.id} sig={sig} r={r} outcome={outcome} causeLabel={r.causeRow ? labelOf.get(r.causeRow) : undefined} onJump={jump} />;
           })}
         </ol>
@@ -121,12 +130,14 @@ function rowView(r: Row, outcome: { text: string; tone: string } | undefined) {
       );
     case 'run': {
       const end = r.end;
-      const status = !end ? 'running' : end.type === 'run.finished' ? 'finished' : end.type === 'run.failed' ? 'failed' : 'cancelled';
+      const status = runStatus(r);
       return (
         <p>
           <strong>Run</strong> <span class={`pill pill-run-${status}`}>{status}</span>
           {d.trigger ? <span class="muted"> · {String(d.trigger)}</span> : null}
           {end ? <span class="muted"> · {formatDuration(durationMs(r.ev, end))}</span> : null}
+          {end?.type === 'run.failed' && end.data?.reason ? <span class="muted">: {String(end.data.reason)}</span> : null}
+          {status === 'ended' ? <span class="muted"> · no end reported before the session ended</span> : null}
           {typeof d.prompt === 'string' && d.prompt ? <span class="row-text clip">{d.prompt}</span> : null}
         </p>
       );
@@ -135,12 +146,11 @@ function rowView(r: Row, outcome: { text: string; tone: string } | undefined) {
       return (
         <p class="muted">
           Run {r.ev.type.slice(4)}
-          {r.start ? ` after ${formatDuration(durationMs(r.start, r.ev))}` : ''}
           {r.ev.type === 'run.failed' && d.reason ? `: ${d.reason}` : ''}
         </p>
       );
     case 'tool':
-      return <ToolRow req={r.ev.type === 'tool.requested' ? r.ev : undefined} end={r.ev.type === 'tool.requested' ? r.end : r.ev} />;
+      return <ToolCall r={r} />;
     case 'attention': {
       const o = outcome;
       return (
@@ -160,6 +170,13 @@ function rowView(r: Row, outcome: { text: string; tone: string } | undefined) {
       );
     }
     default:
+      if (/\.instruction\.(delivered|dropped)$/.test(r.ev.type)) {
+        return (
+          <p>
+            <strong>Instruction</strong> {r.ev.type.endsWith('delivered') ? 'delivered to the agent' : `dropped${d.reason ? ` (${d.reason})` : ''}`}
+          </p>
+        );
+      }
       return (
         <p>
           <code>{r.ev.type}</code>
@@ -203,18 +220,23 @@ class TimelineRow extends Component<RowProps> {
   }
 }
 
-function ToolRow({ req, end }: { req?: Ev; end?: Ev }) {
-  const ev = req ?? end!;
-  const name = ev.data?.tool?.name ?? ev.subject ?? 'tool';
+function permSig(r: ToolRow): string {
+  const p = r.permission;
+  return p ? `${p.req.id}:${p.answered?.id ?? ''}:${p.timeout?.id ?? ''}:${p.resolved?.id ?? ''}` : '';
+}
+
+function ToolCall({ r }: { r: ToolRow }) {
+  const req: Ev | undefined = r.ev.type === 'tool.requested' ? r.ev : undefined;
+  const end = req ? r.end : r.ev;
+  const name = r.ev.data?.tool?.name ?? r.ev.subject ?? 'tool';
   const detail = req ? toolDetail(req) : undefined;
-  const status = !end ? 'running' : end.type === 'tool.completed' ? (end.data?.status === 'error' ? 'failed' : 'done') : end.type === 'tool.failed' ? 'failed' : 'denied';
-  const err = end?.type === 'tool.failed' ? (end.data?.error?.message ?? end.data?.error?.type) : end?.type === 'tool.denied' ? end.data?.by : undefined;
+  const o = callOutcome(r);
   return (
     <p>
-      <strong>{name}</strong> <span class={`pill pill-tool-${status}`}>{status}</span>
+      <strong>{name}</strong> <span class={`pill pill-tool-${o.status.replace(' ', '-')}`}>{o.status}</span>
       {end ? <span class="muted"> · {formatDuration(durationMs(req, end))}</span> : null}
       {detail ? <code class="row-text tool-detail">{detail}</code> : null}
-      {err ? <span class="row-text muted">{String(err)}</span> : null}
+      {o.text ? <span class="row-text muted tool-outcome">{o.text}</span> : null}
     </p>
   );
 }

@@ -1,0 +1,67 @@
+// What became of a tool call, in words, from everything the stream says
+// about it (model/timeline.ts joins them): its own terminal event
+// (AEP-0002: tool.completed / tool.failed / tool.denied), else the answer
+// to the permission request that asked about it (AEP-0002 §7: a deny, with
+// the guidance text the agent reads, AEP-0008; a timeout, when the agent's
+// own dialog decides), else the end of its run or session with nothing
+// said. A call is "running" only while its run is.
+import type { Ev } from './aep.ts';
+import type { RunRow, ToolRow } from './timeline.ts';
+
+export type CallStatus = 'running' | 'waiting' | 'done' | 'failed' | 'denied' | 'timed out' | 'unknown';
+
+export interface CallOutcome {
+  status: CallStatus;
+  /** The sentence beside the status, when there is more to say. */
+  text?: string;
+}
+
+export const NOT_ANSWERED = 'not answered; the agent decided';
+export const NO_OUTCOME = 'no outcome reported';
+
+export function callOutcome(r: ToolRow): CallOutcome {
+  const end = r.ev.type === 'tool.requested' ? r.end : r.ev;
+  if (end) return endOutcome(end);
+  const p = r.permission;
+  const answer = p?.answered?.data?.answer;
+  if (p?.answered && isDeny(answer)) {
+    return { status: 'denied', text: `denied ${byWhom(p.answered)}${typeof answer?.text === 'string' && answer.text ? `: “${answer.text}”` : ''}` };
+  }
+  if (p?.timeout) return { status: 'timed out', text: NOT_ANSWERED };
+  const allowed = p?.answered ? `allowed ${byWhom(p.answered)}` : undefined;
+  if (r.closedBy) return { status: 'unknown', text: allowed ? `${allowed}; ${NO_OUTCOME}` : NO_OUTCOME };
+  if (p && !p.answered && !p.resolved) return { status: 'waiting', text: 'waiting for an answer to its permission request' };
+  return { status: 'running', text: allowed };
+}
+
+function endOutcome(end: Ev): CallOutcome {
+  const d = end.data ?? {};
+  if (end.type === 'tool.completed') return d.status === 'error' ? { status: 'failed' } : { status: 'done' };
+  if (end.type === 'tool.failed') {
+    const why = d.error?.message ?? d.error?.type;
+    return { status: 'failed', text: why ? String(why) : undefined };
+  }
+  return { status: 'denied', text: `denied${typeof d.by === 'string' && d.by ? ` by ${d.by}` : ''}${typeof d.reason === 'string' && d.reason ? `: ${d.reason}` : ''}` };
+}
+
+/** A guidance text answers a permission as a deny the agent reads (AEP-0008); so do deny-like options. */
+function isDeny(answer: any): boolean {
+  if (!answer || typeof answer !== 'object') return false;
+  if (typeof answer.option === 'string') return /^(deny|reject|no|block|cancel)([-_ ].*)?$/i.test(answer.option);
+  return typeof answer.text === 'string';
+}
+
+function byWhom(answered: Ev): string {
+  const d = answered.data ?? {};
+  if (d.via === 'oob') return "in the agent's own dialog";
+  return typeof d.by === 'string' && d.by ? `by ${d.by}` : 'from the inbox';
+}
+
+export type RunStatus = 'running' | 'finished' | 'failed' | 'cancelled' | 'ended';
+
+/** A run's state: never running once the session ended. */
+export function runStatus(r: RunRow): RunStatus {
+  const end = r.end;
+  if (end) return end.type === 'run.finished' ? 'finished' : end.type === 'run.failed' ? 'failed' : 'cancelled';
+  return r.closedBy ? 'ended' : 'running';
+}
