@@ -13,8 +13,11 @@
 //   ages read naturally;
 // - the agent name does not wrap in a waiting row; no keyboard badges on a
 //   touch screen.
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
+import { loadVendor } from '../../engine/descriptor/registry.ts';
+import { writeShims } from '../../engine/shim/generate.ts';
 import { fire, launch, postEvents, SCREENS, signedIn, skipBrowser, stack, type Stack } from './harness.ts';
 
 const AGENT = 'claude-code';
@@ -179,6 +182,41 @@ describe.skipIf(!!skipBrowser)('web inbox: what a newcomer reads', () => {
       const badges = await card.locator('kbd').evaluateAll((els) => els.filter((e) => (e as HTMLElement).offsetParent !== null).length);
       if (name === 'phone') expect(badges, name).toBe(0);
       else expect(badges, name).toBe(3);
+    }
+  });
+
+  it('says when hooks failed open while hookmap was down (real shim firings), dismissible until a newer one is missed', async () => {
+    // the sh shim setup generates, fired at a port nobody listens on: the agent gets its neutral reply, a trace is left
+    const env = { PATH: process.env.PATH, HOME: s.home, HOOKMAP_HOME: s.home, HOOKMAP_URL: 'http://127.0.0.1:9' };
+    const { sh } = writeShims(loadVendor(AGENT), env);
+    const fireDown = (hook: string) => spawnSync('sh', [sh, hook], { input: JSON.stringify({ session_id: 'down-1', cwd: CWD, hook_event_name: hook }), env, timeout: 10_000 });
+    for (const hook of ['SessionStart', 'UserPromptSubmit', 'Stop']) expect(fireDown(hook).status).toBe(0);
+    for (const { name, page } of pages) {
+      // a page asks when it connects (hookmap being back is the news): a fresh load
+      await page.goto(`${s.url}/#/`);
+      await page.reload();
+      const banner = page.locator('section.missed[data-missed]');
+      await banner.waitFor();
+      expect(await banner.getAttribute('data-missed'), name).toBe('3');
+      expect(await banner.textContent(), name).toMatch(/3 hooks of claude-code got no answer from hookmap .*: their events were not recorded\. See hookmap doctor\./);
+      await banner.getByRole('button', { name: 'Dismiss' }).click();
+      await banner.waitFor({ state: 'detached' });
+      // asked again on the fresh load, answered with the same `last`: it stays dismissed
+      const asked = page.waitForResponse((r) => r.url().endsWith('/inbox/api/failed-open'));
+      await page.reload();
+      expect((await asked).status()).toBe(200);
+      await page.locator('#inbox-h').waitFor();
+      await page.waitForTimeout(200); // the answer is rendered in the same task it arrives in; a margin for a slow machine
+      expect(await banner.count(), name).toBe(0);
+    }
+    // a newer firing is missed: the notice is back (the trace has whole seconds)
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(fireDown('SessionStart').status).toBe(0);
+    for (const { name, page } of pages) {
+      await page.reload();
+      const banner = page.locator('section.missed[data-missed]');
+      await banner.waitFor();
+      expect(await banner.getAttribute('data-missed'), name).toBe('4');
     }
   });
 });

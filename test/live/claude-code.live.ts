@@ -2,7 +2,7 @@
 // the scripted Messages API, its hooks wired by `hookmap setup claude-code`
 // into a scratch project, answered over the relay with `hookmap answer`.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../engine/descriptor/registry.ts';
 import { resolveAgent } from './agents.ts';
@@ -63,6 +63,14 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const events = await live.checkSession(o.sessions[0]);
     expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'x.claude-code.tool.batch', 'run.finished', 'session.ended']);
     expect(events.find((e) => e.type === 'attention.resolved').data.resolution).toBe('answered');
+    // issue 31 items 1, 2, 7: the session is labelled by its folder's name (not its path), and the CLI
+    // timeline, asked by an id prefix, says what became of the denied call (Claude Code sends no post-tool hook)
+    expect(events[0].hookmapproject).toBe(basename(live.s.project));
+    expect(JSON.stringify(events[0])).not.toContain(live.s.project);
+    const tl = await command(live.up.url, ['timeline', o.sessions[0].slice(0, 8)], live.s);
+    expect(tl.code, tl.stderr).toBe(0);
+    expect(tl.stdout).toContain(`denied by owner: "${GUIDANCE}"`);
+    expect(tl.stdout).not.toMatch(/unterminated|running/);
   }, 180_000);
 
   it.skipIf(!!skipBrowser)('INBOX: the same prompt answered with guidance text in the web inbox (real Chromium); the model receives the text', async () => {
@@ -218,6 +226,14 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(JSON.parse(r.stdout).result).toBe('Finished while hookmap was down.');
     const results = toolResults(live.model.requests.slice(r0));
     expect(resultText(results.find((c: any) => resultText(c).includes('hello-while-down')))).toContain('hello-while-down');
+    // issue 31 item 14: the hooks that ran the shim left their trace (nothing listening); doctor says so
+    const traced = readFileSync(join(downHome, 'failed-open.log'), 'utf8').trim().split('\n').map((l) => l.split('\t'));
+    expect(traced.map((l) => l[1])).toEqual(traced.map(() => 'claude-code'));
+    expect(traced.map((l) => l[2])).toEqual(expect.arrayContaining(['SessionStart', 'UserPromptSubmit', 'Stop']));
+    expect(new Set(traced.map((l) => l[3]))).toEqual(new Set(['down']));
+    const doctor = await run(process.execPath, [BIN, 'doctor', 'claude-code'], { env, timeoutMs: 60_000 });
+    expect(doctor.stdout).toMatch(/hooks that got no answer from hookmap: \d+ hooks \(claude-code \d+\)/);
+    expect(doctor.stdout).toMatch(/project-down\/\.claude\/settings\.json: \d+\/\d+ hooks wired/); // found from the recorded wiring, not the cwd
   }, 120_000);
 
   // --- control beyond answers (issue 12) ------------------------------------------------
