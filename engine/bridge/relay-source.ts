@@ -10,7 +10,7 @@
 // `lowWater`: the stream stays open and TCP carries the backpressure to the
 // relay, whose slow-consumer bound (close with positions, AEP-0003 §8.4)
 // applies from there; a close is one more reconnect. Memory here is bounded.
-import { authHeaders, readSse, ResumeState, type SseTrust } from '../relay/client.ts';
+import { authHeaders, readSse, ResumeState, sseJson, type SseTrust } from '../relay/client.ts';
 import type { CaptureLevel } from '../aep/schemas.ts';
 import type { AepEvent } from './projection/common.ts';
 import { Positions } from './positions.ts';
@@ -149,13 +149,8 @@ export class RelaySource implements AsyncIterable<AepEvent> {
             say(`relay: ${m.comment}: events before that position are gone from its buffer (read them from the agent's log)`);
             return;
           }
-          if (!m.data) return;
-          let ev: AepEvent;
-          try {
-            ev = JSON.parse(m.data);
-          } catch {
-            return;
-          }
+          const ev = sseJson<AepEvent>(m);
+          if (!ev) return;
           gotData = true;
           if (!this.received.accept(ev, resumed)) {
             this.stats.duplicates++;

@@ -13,6 +13,16 @@ export function authHeaders(token: string | undefined): Record<string, string> {
 
 export interface SseMessage { event?: string; id?: string; data?: string; comment?: string }
 
+/** The JSON a data message carries (an event), or undefined for a comment or a message that is not JSON. */
+export function sseJson<T = Record<string, any>>(m: SseMessage): T | undefined {
+  if (!m.data) return undefined;
+  try {
+    return JSON.parse(m.data) as T;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Read an SSE stream to its end (or until onMessage returns false / the signal aborts).
  * onMessage may return a promise: reading pauses until it settles (backpressure

@@ -5,7 +5,7 @@
 // answered or closed, 4 the request timed out).
 import { validatePayload, formatAjvErrors } from '../../aep/schemas.ts';
 import { discoverToken, missingTokenHint, type ClientToken } from '../../auth/discover.ts';
-import { authHeaders, DEFAULT_URL, openSocket, readSse, sendCommand } from '../../relay/client.ts';
+import { authHeaders, DEFAULT_URL, openSocket, readSse, sendCommand, sseJson } from '../../relay/client.ts';
 import type { AepEvent } from '../../relay/store.ts';
 
 export const ENDPOINT_FLAGS = { url: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' } } as const;
@@ -125,12 +125,8 @@ export async function endedSession(ep: Endpoint, session: string, code: string):
   u.searchParams.set('filter', JSON.stringify({ session, type: 'session.ended' }));
   let ended: { time?: string } | undefined;
   await readSse(u.toString(), authHeaders(ep.token), (m) => {
-    if (!m.data) return;
-    try {
-      ended = JSON.parse(m.data);
-    } catch {
-      return;
-    }
+    ended = sseJson<{ time?: string }>(m);
+    if (!ended) return;
     return false;
   });
   return ended ? `session-ended: session ${session} ended${ended.time ? ` at ${ended.time}` : ''}` : undefined;

@@ -2,7 +2,7 @@
 // buffer (`from: all`, `live: 0`, an attr-match filter; AEP-0003 §3.3), the
 // sessions it knows (for id prefixes) and an attention request's fate (what
 // settled it, if anything did), so commands can say so before they send.
-import { authHeaders, readSse } from '../../relay/client.ts';
+import { authHeaders, readSse, sseJson } from '../../relay/client.ts';
 import type { AepEvent } from '../../relay/store.ts';
 import { sessionLabel } from '../../bridge/session-label.ts';
 import type { Endpoint } from './command-common.ts';
@@ -15,13 +15,8 @@ export async function replayHeld(ep: Endpoint, filter: Record<string, unknown>, 
   u.searchParams.set('filter', JSON.stringify(filter));
   const seen = new Set<string>();
   await readSse(u.toString(), authHeaders(ep.token), (m) => {
-    if (!m.data) return;
-    let ev: AepEvent;
-    try {
-      ev = JSON.parse(m.data);
-    } catch {
-      return;
-    }
+    const ev = sseJson<AepEvent>(m);
+    if (!ev) return;
     const k = `${ev.source}\u0000${ev.id}`;
     if (seen.has(k)) return;
     seen.add(k);

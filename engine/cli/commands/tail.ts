@@ -20,7 +20,7 @@ import type { RuntimeConfig } from '../../config/schema.ts';
 import { answerOf, answerWords } from '../../bridge/call-outcome.ts';
 import { CallWatch } from '../../bridge/call-watch.ts';
 import { sessionLabel } from '../../bridge/session-label.ts';
-import { authHeaders, readSse, ResumeState } from '../../relay/client.ts';
+import { authHeaders, readSse, ResumeState, sseJson } from '../../relay/client.ts';
 import type { AepEvent } from '../../relay/store.ts';
 import { ENDPOINT_FLAGS, endpoint, explainRefusal, type Endpoint } from './command-common.ts';
 import { replayHeld } from './held.ts';
@@ -112,13 +112,8 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
           }
           if (m.comment?.startsWith('closing')) closedBecause = m.comment.slice('closing'.length).trim();
           if (m.comment === 'shutting-down') closedBecause = 'the relay is shutting down';
-          if (!m.data) return;
-          let ev: AepEvent;
-          try {
-            ev = JSON.parse(m.data);
-          } catch {
-            return;
-          }
+          const ev = sseJson<AepEvent>(m);
+          if (!ev) return;
           if (!state.accept(ev, resumed)) return; // at-least-once delivery: each event printed once
           if (ev.session !== undefined && ev.seq !== undefined) dirty = true;
           process.stdout.write(flags.json ? `${m.data}\n` : view.lines(ev));
