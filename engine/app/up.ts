@@ -209,7 +209,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   for (const l of exposureNotice(host, url, Boolean(o.tls))) say(`  ${l}`);
   // what the shims traced while nothing answered: said once (a problem: those moments left no events), then moved aside
   missed = takeFailedOpen(home);
-  if (missed.count) say(`  missed while hookmap was not answering: ${describeFailedOpen(missed)}; their events were not recorded (hookmap doctor)`);
+  if (missed.count) say(`  missed:   ${describeFailedOpen(missed)}, while hookmap was not answering: their events were not recorded (hookmap doctor)`);
   detail(`  relay: ${url}/events (POST, discovery, SSE) ${url}/stream (SSE) ${url.replace(/^http/, 'ws')}/socket (WebSocket)`);
   for (const d of daemons.values()) {
     detail(`  ${d.vendor}: ${surfaceLine(d, url)}  logs ${d.logDir} (epoch ${d.epoch})`);

@@ -26,7 +26,7 @@ describe('hooks that failed open, on up', () => {
     const said: string[] = [];
     const up = await startUp({ port: 0, token: TOKEN, home, logDir: join(home, 'logs'), agents: [], say: (l: string) => said.push(l) });
     ups.push(up);
-    expect(said.join('\n')).toMatch(/missed while hookmap was not answering: 2 hooks \(claude-code 2\) between 2026-12-01T09:02:00Z and 2026-12-01T09:40:00Z: nothing listening/);
+    expect(said.join('\n')).toMatch(/missed:   2 hooks \(claude-code 2\) between 2026-12-01T09:02:00Z and 2026-12-01T09:40:00Z: nothing listening, while hookmap was not answering/);
     expect(existsSync(join(home, 'failed-open.log'))).toBe(false);
     expect(existsSync(join(home, 'failed-open.seen.log'))).toBe(true);
     // a hook that times out while up runs: the shim appends again
