@@ -66,6 +66,22 @@ describe('doctor checks every wiring setup recorded', () => {
   });
 });
 
+describe('a damaged wirings.json', () => {
+  it('is read as far as it is sound: doctor and setup go on, and setup rewrites it whole', () => {
+    const w = world();
+    mkdirSync(w.env.HOOKMAP_HOME!, { recursive: true });
+    const file = join(w.env.HOOKMAP_HOME!, 'wirings.json');
+    for (const junk of ['{not json', '{"wirings": 7}', JSON.stringify({ wirings: [{ agent: 'claude-code', scope: 'root', path: '/etc/passwd', at: 'x' }, null, 5] })]) {
+      writeFileSync(file, junk);
+      const d = w.cli(['doctor', 'claude-code']);
+      expect(d.out).toMatch(/not wired/);
+      expect(d.out).not.toMatch(/passwd/);
+    }
+    expect(w.cli(['setup', 'claude-code', '--project', '--dir', w.project]).code).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8')).wirings).toEqual([expect.objectContaining({ agent: 'claude-code', scope: 'project' })]);
+  });
+});
+
 describe('doctor reports hooks that failed open', () => {
   it('warns with the count, the agents and the time span, and says what the last up start reported', () => {
     const w = world();
