@@ -1,0 +1,109 @@
+// A command rule's match (issue 22 "Rules that understand what is asked"):
+// `exact:` or `prefix:` compares the words of one parsed simple command, after
+// quote removal, with the rule's words. Anything beyond one plain command is
+// refused, never guessed at: lists (`;`, `&&`, `||`, a newline), pipelines,
+// `&`, redirections and here-documents, subshells and groups, substitutions,
+// variables, globs and other expansions in a word, environment prefixes
+// (unless the rule allows them), commands that run other commands (`env`,
+// `command`, `exec`, `xargs`, `bash -c`, `eval` ...), non-ASCII characters
+// the rule does not itself contain (lookalike letters, zero-width spaces),
+// and whatever does not parse. A refusal is `match: false` with the reason.
+import { parseShell, type ShellNode } from './parse.ts';
+import { runsOtherCommands } from './runners.ts';
+import { readWord, WORD_TYPES } from './words.ts';
+
+export interface CommandRule {
+  exact?: string;
+  prefix?: string;
+  /** allow `NAME=value` prefixes before the command (their values must be plain literals) */
+  allowEnv?: boolean;
+}
+
+export interface CommandMatch {
+  match: boolean;
+  why: string;
+}
+
+/** The words of a command line that is exactly one plain simple command, or why it is not. */
+export function plainWords(command: string, allowEnv: boolean): { words: string[] } | { refused: string } {
+  for (const c of command) {
+    const code = c.codePointAt(0)!;
+    if (c === '\n' || c === '\r') return { refused: 'has a line break (a second command)' };
+    if ((code < 0x20 && c !== '\t') || code === 0x7f) return { refused: `has a control character (U+${hex(code)})` };
+  }
+  const root = parseShell(command);
+  if (!root) return { refused: 'cannot be parsed' };
+  const top = root.children;
+  if (top.length === 0) return { refused: 'is empty' };
+  if (top.length > 1) return { refused: `is more than one command (${describe(top.find((n) => n !== top[0]) ?? top[0]!)})` };
+  const only = top[0]!;
+  if (only.type !== 'command') return { refused: `is not a plain command (${describe(only)})` };
+  const words: string[] = [];
+  for (const part of only.children) {
+    if (part.type === 'variable_assignment') {
+      if (!allowEnv) return { refused: `sets the environment (${part.text}) and the rule does not allow that` };
+      const value = part.children.slice(2)[0];
+      if (value && !plainWord(value)) return { refused: `sets the environment from an expansion (${part.text})` };
+      continue;
+    }
+    const node = part.type === 'command_name' ? part.children[0] : part;
+    if (!node || !WORD_TYPES.has(node.type)) return { refused: `has ${describe(part)}` };
+    const word = plainWord(node);
+    if (word === undefined) return { refused: `has a word the shell would expand (${node.text})` };
+    words.push(word);
+  }
+  if (words.length === 0) return { refused: 'runs no command' };
+  if (runsOtherCommands(words[0]!)) return { refused: `runs another command through ${words[0]} (the floor reads inside; a rule never allows it)` };
+  return { words };
+}
+
+function plainWord(node: ShellNode): string | undefined {
+  const word = readWord(node, '~');
+  return word.literal && !word.pattern && !word.home ? word.text : undefined;
+}
+
+const DESCRIPTIONS: Record<string, string> = {
+  list: 'a && or || list',
+  pipeline: 'a pipeline',
+  redirected_statement: 'a redirection',
+  subshell: 'a subshell',
+  compound_statement: 'a { } group',
+  comment: 'a comment',
+  '&': 'a background &',
+  ';': 'a ; separator',
+  function_definition: 'a function definition',
+  herestring_redirect: 'a here-string',
+  heredoc_redirect: 'a here-document',
+  file_redirect: 'a redirection',
+  negated_command: 'a ! negation',
+  variable_assignment: 'an assignment',
+  declaration_command: 'a declaration',
+};
+
+function describe(node: ShellNode): string {
+  return DESCRIPTIONS[node.type] ?? `a ${node.type.replace(/_/g, ' ')}`;
+}
+
+const hex = (code: number) => code.toString(16).toUpperCase().padStart(4, '0');
+
+const nonAscii = (s: string) => [...s].find((c) => c.codePointAt(0)! > 0x7e);
+
+/** Does a command rule allow this command line? */
+export function matchCommand(rule: CommandRule, command: string): CommandMatch {
+  const kind = rule.exact !== undefined ? 'exact' : rule.prefix !== undefined ? 'prefix' : undefined;
+  if (!kind || (rule.exact !== undefined && rule.prefix !== undefined)) return { match: false, why: 'the rule needs exactly one of exact or prefix' };
+  const ruleText = (kind === 'exact' ? rule.exact : rule.prefix)!;
+  const wanted = plainWords(ruleText, false);
+  if ('refused' in wanted) return { match: false, why: `the rule cannot be read as one plain command: it ${wanted.refused}` };
+  const odd = nonAscii(command);
+  if (odd !== undefined && nonAscii(ruleText) === undefined) return { match: false, why: `the command has a non-ASCII character (U+${hex(odd.codePointAt(0)!)}) the rule does not` };
+  const got = plainWords(command, rule.allowEnv === true);
+  if ('refused' in got) return { match: false, why: `the command ${got.refused}` };
+  const want = wanted.words;
+  const words = got.words;
+  if (kind === 'exact' && words.length !== want.length) return { match: false, why: `the command has ${words.length} words, the rule ${want.length}` };
+  if (words.length < want.length) return { match: false, why: 'the command is shorter than the prefix' };
+  const differs = want.findIndex((w, i) => words[i] !== w);
+  if (differs >= 0) return { match: false, why: `word ${differs + 1} is ${JSON.stringify(words[differs])}, the rule says ${JSON.stringify(want[differs])}` };
+  return { match: true, why: `${kind} match on ${JSON.stringify(want.join(' '))}` };
+}
