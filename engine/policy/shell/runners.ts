@@ -37,22 +37,28 @@ const VALUE_OPTIONS: Record<string, Set<string>> = {
 };
 
 /**
- * The command a wrapper runs: its words after the wrapper's own options (and
- * `env`'s NAME=value pairs, `timeout`'s duration, `chroot`'s and `flock`'s
- * directory). Undefined when it runs nothing readable (`env` alone).
+ * Where the command a wrapper runs starts: its words after the wrapper's own
+ * options (and `env`'s NAME=value pairs, `timeout`'s duration, `chroot`'s and
+ * `flock`'s directory). Undefined when it runs nothing (`env` alone).
  */
-export function wrappedCommand(words: string[]): string[] | undefined {
+export function wrappedStart(words: string[]): number | undefined {
   const name = words[0]!;
   const values = VALUE_OPTIONS[name] ?? new Set<string>();
   let i = 1;
   while (i < words.length) {
     const w = words[i]!;
     if (w === '--') { i++; break; }
-    if (name === 'env' && /^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) { i++; continue; }
+    if (name === 'env' && isAssignment(w)) { i++; continue; }
     if (!w.startsWith('-') || w === '-') break;
     i += values.has(w) ? 2 : 1;
   }
   if (name === 'timeout' || name === 'chroot' || name === 'flock') i++;
-  const rest = words.slice(i);
-  return rest.length ? rest : undefined;
+  return i < words.length ? i : undefined;
+}
+
+/** `NAME=value`, as `env` reads its arguments */
+function isAssignment(word: string): boolean {
+  const eq = word.indexOf('=');
+  if (eq <= 0) return false;
+  return [...word.slice(0, eq)].every((c, i) => c === '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (i > 0 && c >= '0' && c <= '9'));
 }
