@@ -87,12 +87,12 @@ export const credentials: FloorRow = {
 export const gitHooks: FloorRow = {
   id: 'git-hooks',
   why: 'touches git hooks (they run on every commit, checkout or push)',
-  hits: ['echo x > .git/hooks/pre-commit', 'cp x .git/hooks/post-checkout', 'chmod +x .git/hooks/pre-push', 'git config core.hooksPath /tmp/h', 'ln -s ../../x .git/hooks/pre-commit', 'cat ./sub/.git/hooks/x'],
+  hits: ['echo x > .git/hooks/pre-commit', 'cp x .git/hooks/post-checkout', 'chmod +x .git/hooks/pre-push', 'git config core.hooksPath /tmp/h', 'git -c core.hooksPath=h commit', 'ln -s ../../x .git/hooks/pre-commit', 'cat ./sub/.git/hooks/x'],
   misses: ['git commit -m hooks', 'ls hooks', 'cat .git/config', 'git config user.name x'],
   check(reading) {
     return firstHit(allWords(reading), (w) => {
       if (names(w, ['.git', 'hooks'])) return `names ${w.source}`;
-      return w.text.toLowerCase() === 'core.hookspath' ? 'sets core.hooksPath' : undefined;
+      return segments(w).some((s) => s.toLowerCase() === 'core.hookspath') ? 'sets core.hooksPath' : undefined;
     });
   },
 };
