@@ -62,7 +62,10 @@ class Reader {
       const pipeline = trailing.find((t) => t.type === 'pipeline');
       // `cat <<EOF | sh`: the grammar hangs the rest of the pipeline on the here-document
       const id = pipeline ? ++this.pipes : 0;
-      for (const c of node.children) if (!REDIRECTS.has(c.type)) this.walk(c, pipeline ? { ...inner, pipe: { id, stage: 0 } } : inner, into);
+      const body = node.children.filter((c) => !REDIRECTS.has(c.type));
+      // `> ~/.bashrc` alone still writes the file
+      if (body.length === 0) this.record({ words: [], name: '', redirects: inner.redirects, pipe: ctx.pipe, substituted: [] }, into);
+      for (const c of body) this.walk(c, pipeline ? { ...inner, pipe: { id, stage: 0 } } : inner, into);
       pipeline?.children.filter((c) => c.named).forEach((stage, i) => this.walk(stage, { ...ctx, pipe: { id, stage: i + 1 } }, into));
       for (const t of trailing) if (t !== pipeline) this.walk(t, ctx, into);
       return;
@@ -72,7 +75,14 @@ class Reader {
       node.children.filter((c) => c.named).forEach((stage, i) => this.walk(stage, { ...ctx, pipe: { id, stage: i } }, into));
       return;
     }
-    for (const c of node.children) if (c.named) this.walk(c, ctx, into);
+    // `>(sh)` reads what is written to it, as a pipe's next stage would
+    const pipe = node.type === 'process_substitution' && node.text.startsWith('>(') ? { id: ++this.pipes, stage: 1 } : ctx.pipe;
+    for (const c of node.children) if (c.named) this.walk(c, { ...ctx, pipe }, into);
+  }
+
+  private record(cmd: ReadCommand, into: ReadCommand[]): void {
+    into.push(cmd);
+    if (into !== this.commands) this.commands.push(cmd);
   }
 
   private command(node: ShellNode, ctx: Context, into: ReadCommand[]): void {
@@ -86,8 +96,7 @@ class Reader {
       } else this.walk(part, { redirects: [] }, cmd.substituted);
     }
     cmd.name = cmd.words[0] ? basename(cmd.words[0].text) : '';
-    into.push(cmd);
-    if (into !== this.commands) this.commands.push(cmd);
+    this.record(cmd, into);
     this.through(cmd);
   }
 
@@ -107,6 +116,8 @@ class Reader {
   /** the commands a wrapper, a shell or eval runs */
   private through(cmd: ReadCommand): void {
     const texts = cmd.words.map((w) => w.text);
+    if (cmd.name === 'command' && (texts.includes('-v') || texts.includes('-V'))) return; // only looks the name up
+    if (cmd.name === 'find') return this.findExec(cmd, texts);
     if (WRAPPERS.has(cmd.name) && !(cmd.name === 'su' && scriptOption(texts))) {
       const start = wrappedStart(texts);
       if (start === undefined) return;
@@ -132,6 +143,18 @@ class Reader {
       if (args.some((w) => !w.literal)) return this.cannot(`eval runs text built at run time (${args.map((w) => w.source).join(' ')})`);
       this.nested(args.map((w) => w.text).join(' '), cmd);
     }
+  }
+
+  /** `find … -exec CMD … ;` runs CMD on every path it finds */
+  private findExec(cmd: ReadCommand, texts: string[]): void {
+    texts.forEach((t, i) => {
+      if (!['-exec', '-execdir', '-ok', '-okdir'].includes(t) || i + 1 >= texts.length) return;
+      let end = i + 1;
+      while (end < texts.length && texts[end] !== ';' && texts[end] !== '+') end++;
+      const inner: ReadCommand = { ...cmd, words: cmd.words.slice(i + 1, end), name: basename(texts[i + 1]!), substituted: [], via: 'find' };
+      this.commands.push(inner);
+      this.through(inner);
+    });
   }
 
   private nested(script: string, outer: ReadCommand): void {

@@ -11,20 +11,31 @@ import type { ShellWord } from './words.ts';
 
 const isRecursiveRm = (c: ReadCommand) => c.name === 'rm' && hasOption(c, ['r', 'R'], ['--recursive']);
 
+/** `find ROOTS… -delete` deletes below its roots (`.` when none is given) */
+function findDeleteRoots(c: ReadCommand): ShellWord[] | undefined {
+  if (c.name !== 'find' || !c.words.some((w) => w.text === '-delete')) return undefined;
+  const rest = c.words.slice(1);
+  const end = rest.findIndex((w) => w.text.startsWith('-') || w.text === '(' || w.text === '!');
+  const roots = end < 0 ? rest : rest.slice(0, end);
+  return roots.length ? roots : [{ text: '.', source: '.', literal: true, pattern: false, home: false }];
+}
+
 export const recursiveDelete: FloorRow = {
   id: 'recursive-delete',
   why: 'a recursive delete of home, / or outside the project',
-  hits: ['rm -rf ~', 'rm -rf /', 'rm -rf ../x', 'rm -r -f /home/dev', 'rm -rf "$HOME"', 'rm -rf $DIR/build', 'rm -rf /*', 'rm -R ~/*', 'rm --recursive /etc', 'find . -name x | xargs rm -rf', 'rm -rf .', 'cd .. && rm -rf project2', 'rm -rf -- ~/'],
-  misses: ['rm -rf build', 'rm -rf ./dist/*', 'rm -f ~/x.txt', 'rm ../x', 'rm -rf /home/dev/project/node_modules', 'echo rm -rf ~'],
+  hits: ['find ~ -name x -delete', 'find / -delete', 'find . -exec rm -rf {} +', 'rm -rf ~', 'rm -rf /', 'rm -rf ../x', 'rm -r -f /home/dev', 'rm -rf "$HOME"', 'rm -rf $DIR/build', 'rm -rf /*', 'rm -R ~/*', 'rm --recursive /etc', 'find . -name x | xargs rm -rf', 'rm -rf .', 'cd .. && rm -rf project2', 'rm -rf -- ~/'],
+  misses: ['rm -rf build', 'rm -rf ./dist/*', 'rm -f ~/x.txt', 'rm ../x', 'rm -rf /home/dev/project/node_modules', 'echo rm -rf ~', 'find . -name "*.o" -delete', 'find src -name x'],
   check(reading, ctx) {
-    return firstHit(reading.commands.filter(isRecursiveRm), (cmd) => {
-      if (cmd.via === 'xargs') return 'rm -r on paths read from input';
-      return firstHit(operands(cmd), (word) => {
+    const deletes = reading.commands.flatMap((c) => (isRecursiveRm(c) ? [{ c, targets: operands(c), whole: true }] : findDeleteRoots(c) ? [{ c, targets: findDeleteRoots(c)!, whole: false }] : []));
+    return firstHit(deletes, ({ c: cmd, targets, whole }) => {
+      if (cmd.via === 'xargs' || cmd.via === 'find') return `rm -r on paths ${cmd.via} chooses at run time`;
+      return firstHit(targets, (word) => {
         const place = placeOf(word, ctx, reading.changesDirectory);
         if (place.kind === 'absolute') {
           if (place.path === '/') return 'deletes /';
           if (inside(ctx.home, place.path)) return `deletes ${place.path}, which holds home`;
-          if (ctx.cwd && inside(posix.resolve(ctx.cwd), place.path)) return `deletes ${place.path}, which holds the project`;
+          // rm -r of the project folder deletes it; find in it deletes only what matches
+          if (whole && ctx.cwd && inside(posix.resolve(ctx.cwd), place.path)) return `deletes ${place.path}, which holds the project`;
         }
         return outsideProject(place, ctx);
       });
@@ -38,7 +49,7 @@ const SYSTEM_STARTUP = ['/etc/profile', '/etc/profile.d', '/etc/bash.bashrc', '/
 export const startupFile: FloorRow = {
   id: 'startup-file',
   why: 'a write to a shell start-up file (it runs in every new shell)',
-  hits: ['echo x >> ~/.bashrc', 'echo "alias ls=rm" > ~/.zshrc', 'tee -a ~/.profile < f', 'cat x | tee ~/.bash_profile', 'cp evil ~/.zshenv', 'echo x >> "$HOME/.bashrc"', 'echo x >> /etc/profile.d/x.sh', 'printf x >> ~/.config/fish/config.fish', 'echo x 2>&1 >> ~/.zprofile'],
+  hits: ['echo x >> ~/.bashrc', 'echo "alias ls=rm" > ~/.zshrc', 'tee -a ~/.profile < f', 'cat x | tee ~/.bash_profile', 'cp evil ~/.zshenv', 'echo x >> "$HOME/.bashrc"', 'echo x >> /etc/profile.d/x.sh', 'printf x >> ~/.config/fish/config.fish', 'echo x 2>&1 >> ~/.zprofile', '> ~/.bashrc', "sed -i 's/a/b/' ~/.bashrc"],
   misses: ['cat ~/.bashrc', 'grep alias ~/.zshrc', 'echo .bashrc', 'cp ~/.bashrc backup.txt'],
   check(reading, ctx) {
     return firstHit(reading.commands.flatMap(writeTargets), (word) => {

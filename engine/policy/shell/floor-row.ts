@@ -36,6 +36,7 @@ export function writeTargets(cmd: ReadCommand): ShellWord[] {
   }
   const args = operands(cmd);
   if (cmd.name === 'tee') out.push(...args);
+  if ((cmd.name === 'sed' || cmd.name === 'perl') && hasOption(cmd, ['i'], ['--in-place'])) out.push(...args);
   if (COPIERS.has(cmd.name) && args.length >= 2) out.push(args[args.length - 1]!);
   return out;
 }
