@@ -38,6 +38,8 @@ export function plainWords(command: string, allowEnv: boolean): { words: string[
   if (top.length > 1) return { refused: `is more than one command (${describe(top.find((n) => n !== top[0]) ?? top[0]!)})` };
   const only = top[0]!;
   if (only.type !== 'command') return { refused: `is not a plain command (${describe(only)})` };
+  // every character outside whitespace must be in the tree: nothing the grammar skipped can ride along
+  if (visible(leaves(only)) !== visible(command)) return { refused: 'has text the parser did not place in the command' };
   const words: string[] = [];
   for (const part of only.children) {
     if (part.type === 'variable_assignment') {
@@ -56,6 +58,12 @@ export function plainWords(command: string, allowEnv: boolean): { words: string[
   if (runsOtherCommands(words[0]!)) return { refused: `runs another command through ${words[0]} (the floor reads inside; a rule never allows it)` };
   return { words };
 }
+
+function leaves(node: ShellNode): string {
+  return node.children.length ? node.children.map(leaves).join('') : node.text;
+}
+
+const visible = (text: string) => [...text].filter((c) => c !== ' ' && c !== '\t').join('');
 
 function plainWord(node: ShellNode): string | undefined {
   const word = readWord(node, '~');
