@@ -96,6 +96,8 @@ class Reader {
       } else this.walk(part, { redirects: [] }, cmd.substituted);
     }
     cmd.name = cmd.words[0] ? basename(cmd.words[0].text) : '';
+    const first = cmd.words[0];
+    if (first && (!first.literal || first.pattern)) this.cannot(`runs a command whose name is decided at run time (${first.source})`);
     this.record(cmd, into);
     this.through(cmd);
   }
