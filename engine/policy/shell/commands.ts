@@ -110,9 +110,25 @@ class Reader {
     if (node.type === 'file_redirect') return [{ op, target: target && readWord(target, this.home) }];
     if (node.type === 'herestring_redirect') return [{ op, body: target && readWord(target, this.home).text }];
     const body = node.children.find((c) => c.type === 'heredoc_body')?.text ?? '';
+    const start = node.children.find((c) => c.type === 'heredoc_start')?.text ?? '';
+    if (![...start].some((c) => c === "'" || c === '"' || c === '\\')) this.expansionsIn(body, into);
     const nested = node.children.filter((c) => c.type === 'file_redirect').flatMap((c) => this.redirect(c, into, trailing));
     trailing.push(...node.children.filter((c) => c.named && !c.type.startsWith('heredoc_') && c.type !== 'file_redirect'));
     return [{ op, body }, ...nested];
+  }
+
+  /**
+   * An unquoted here-document expands `$(…)`, backticks and variables as a
+   * double-quoted string does (the grammar leaves backticks there unparsed):
+   * read it as one, so the commands inside count.
+   */
+  private expansionsIn(body: string, into: ReadCommand[]): void {
+    const asString = parseShell(`"${[...body].map((c) => (c === '"' ? '\\"' : c)).join('')}"`);
+    if (!asString) return this.cannot('has a here-document whose expansions cannot be read');
+    // the tree is program > command > command_name > string: read what is inside the string
+    const str = asString.children[0]?.children[0]?.children[0];
+    if (asString.children.length !== 1 || str?.type !== 'string') return this.cannot('has a here-document whose expansions cannot be read');
+    for (const part of str.children) if (part.named) this.walk(part, { redirects: [] }, into);
   }
 
   /** the commands a wrapper, a shell or eval runs */
