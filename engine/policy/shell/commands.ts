@@ -156,6 +156,13 @@ class Reader {
       if (readsInput && cmd.pipe && cmd.pipe.stage > 0) this.cannot(`${cmd.name} reads its script from a pipe`);
       return;
     }
+    if (cmd.name === 'trap') {
+      const action = cmd.words.slice(1).find((w) => !w.text.startsWith('-'));
+      if (action && !action.literal) return this.cannot(`trap runs text built at run time (${action.source})`);
+      if (action) this.nested(action.text, cmd);
+      return;
+    }
+    if (cmd.name === 'alias' && cmd.words.some((w) => w.text.includes('='))) return this.cannot('defines an alias (what it runs later is not read)');
     if (cmd.name === 'eval') {
       const args = cmd.words.slice(1);
       if (args.some((w) => !w.literal)) return this.cannot(`eval runs text built at run time (${args.map((w) => w.source).join(' ')})`);

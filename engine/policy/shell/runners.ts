@@ -9,11 +9,11 @@ export const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'fish
 /** run the rest of their words as a command, after their own options */
 export const WRAPPERS = new Set([
   'env', 'command', 'exec', 'xargs', 'nohup', 'builtin', 'time', 'nice', 'ionice', 'timeout',
-  'stdbuf', 'setsid', 'chroot', 'unbuffer', 'watch', 'sudo', 'doas', 'su', 'pkexec', 'run0', 'flock', 'caffeinate',
+  'stdbuf', 'setsid', 'chroot', 'unbuffer', 'watch', 'sudo', 'doas', 'su', 'pkexec', 'run0', 'flock', 'caffeinate', 'coproc',
 ]);
 
-/** read their arguments (or a file) as shell code */
-export const EVALUATORS = new Set(['eval', 'source', '.']);
+/** read their arguments (or a file) as shell code; `trap` runs its first argument later */
+export const EVALUATORS = new Set(['eval', 'source', '.', 'trap']);
 
 export function runsOtherCommands(name: string): boolean {
   return SHELLS.has(name) || WRAPPERS.has(name) || EVALUATORS.has(name);
