@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ROOT } from '../../engine/descriptor/registry.ts';
-import { floorHit } from '../../engine/policy/shell/floor.ts';
+import { FLOOR, floorHit, UNREADABLE } from '../../engine/policy/shell/floor.ts';
 import { matchCommand, type CommandRule } from '../../engine/policy/shell/match.ts';
 
 interface Case {
@@ -16,13 +16,16 @@ interface Case {
   command: string;
   cwd?: string;
   expect: 'match' | 'no-match' | 'floor' | 'no-floor';
+  /** the floor row a `floor` case must hit */
+  row?: string;
   why: string;
 }
 
 const HOME = '/home/dev';
 const FILE = join(ROOT, 'fixtures/policy/shell-corpus.yaml');
 const cases = (parse(readFileSync(FILE, 'utf8')) as { cases: Case[] }).cases;
-const KEYS = new Set(['rule', 'floor', 'command', 'cwd', 'expect', 'why']);
+const KEYS = new Set(['rule', 'floor', 'command', 'cwd', 'expect', 'row', 'why']);
+const ROWS = new Set([...FLOOR.map((r) => r.id), UNREADABLE.id]);
 
 describe('shell-command corpus', () => {
   it('is well formed: at least 200 cases, each a rule case or a floor case with its expectation and why', () => {
@@ -34,12 +37,16 @@ describe('shell-command corpus', () => {
       expect(c.why, label).toMatch(/\S/);
       if (c.rule) expect(['match', 'no-match'], label).toContain(c.expect);
       else expect([c.floor, c.expect === 'floor' || c.expect === 'no-floor'], label).toEqual([true, true]);
+      // a floor case names its row; a row that does not exist is a typo
+      if (c.expect === 'floor') expect(ROWS.has(c.row ?? ''), label).toBe(true);
+      else expect(c.row, label).toBeUndefined();
     }
   });
 
-  it('holds both outcomes for rules and for the floor', () => {
+  it('holds both outcomes for rules and for the floor, and a case for every floor row', () => {
     const expects = new Set(cases.map((c) => c.expect));
     expect([...expects].sort()).toEqual(['floor', 'match', 'no-floor', 'no-match']);
+    expect([...new Set(cases.map((c) => c.row).filter(Boolean))].sort()).toEqual([...ROWS].sort());
   });
 
   it.each(cases.map((c) => [JSON.stringify(c.command), c] as const))('%s', (_, c) => {
@@ -48,7 +55,9 @@ describe('shell-command corpus', () => {
       expect(got.match ? 'match' : 'no-match', `${c.why} (rule ${JSON.stringify(c.rule)}; matcher said: ${got.why})`).toBe(c.expect);
     } else {
       const hit = floorHit(c.command, { cwd: c.cwd, home: HOME });
-      expect(hit ? 'floor' : 'no-floor', `${c.why} (floor said: ${hit ? `${hit.row}: ${hit.why}` : 'no row'})`).toBe(c.expect);
+      const said = `${c.why} (floor said: ${hit ? `${hit.row}: ${hit.why}` : 'no row'})`;
+      expect(hit ? 'floor' : 'no-floor', said).toBe(c.expect);
+      if (hit) expect(hit.row, said).toBe(c.row);
     }
   });
 });
