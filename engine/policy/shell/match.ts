@@ -94,7 +94,8 @@ function describe(node: ShellNode): string {
 
 const hex = (code: number) => code.toString(16).toUpperCase().padStart(4, '0');
 
-const nonAscii = (s: string) => [...s].find((c) => c.codePointAt(0)! > 0x7e);
+/** the first character of `s` beyond ASCII that `allowed` does not itself contain */
+const nonAscii = (s: string, allowed: string) => [...s].find((c) => c.codePointAt(0)! > 0x7e && !allowed.includes(c));
 
 /** Does a command rule allow this command line? */
 export function matchCommand(rule: CommandRule, command: string): CommandMatch {
@@ -103,8 +104,8 @@ export function matchCommand(rule: CommandRule, command: string): CommandMatch {
   const ruleText = (kind === 'exact' ? rule.exact : rule.prefix)!;
   const wanted = plainWords(ruleText, false);
   if ('refused' in wanted) return { match: false, why: `the rule cannot be read as one plain command: it ${wanted.refused}` };
-  const odd = nonAscii(command);
-  if (odd !== undefined && nonAscii(ruleText) === undefined) return { match: false, why: `the command has a non-ASCII character (U+${hex(odd.codePointAt(0)!)}) the rule does not` };
+  const odd = nonAscii(command, ruleText);
+  if (odd !== undefined) return { match: false, why: `the command has a non-ASCII character (U+${hex(odd.codePointAt(0)!)}) the rule does not` };
   const got = plainWords(command, rule.allowEnv === true);
   if ('refused' in got) return { match: false, why: `the command ${got.refused}` };
   const want = wanted.words;
