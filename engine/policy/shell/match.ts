@@ -24,39 +24,49 @@ export interface CommandMatch {
   why: string;
 }
 
-/** The words of a command line that is exactly one plain simple command, or why it is not. */
-export function plainWords(command: string, allowEnv: boolean): { words: string[] } | { refused: string } {
+/**
+ * A command line read once for every rule: the words of exactly one plain
+ * simple command and its `NAME=value` prefixes, or why it is not one.
+ */
+export type PlainCommand =
+  | { text: string; words: string[]; env: string[]; envRefused?: string }
+  | { text: string; refused: string };
+
+export function readPlainCommand(command: string): PlainCommand {
+  const refuse = (refused: string) => ({ text: command, refused });
   for (const c of command) {
     const code = c.codePointAt(0)!;
-    if (c === '\n' || c === '\r') return { refused: 'has a line break (a second command)' };
-    if ((code < 0x20 && c !== '\t') || code === 0x7f) return { refused: `has a control character (U+${hex(code)})` };
+    if (c === '\n' || c === '\r') return refuse('has a line break (a second command)');
+    if ((code < 0x20 && c !== '\t') || code === 0x7f) return refuse(`has a control character (U+${hex(code)})`);
   }
   const root = parseShell(command);
-  if (!root) return { refused: 'cannot be parsed' };
+  if (!root) return refuse('cannot be parsed');
   const top = root.children;
-  if (top.length === 0) return { refused: 'is empty' };
-  if (top.length > 1) return { refused: `is more than one command (${describe(top.find((n) => n !== top[0]) ?? top[0]!)})` };
+  if (top.length === 0) return refuse('is empty');
+  if (top.length > 1) return refuse(`is more than one command (${describe(top.find((n) => n !== top[0]) ?? top[0]!)})`);
   const only = top[0]!;
-  if (only.type !== 'command') return { refused: `is not a plain command (${describe(only)})` };
+  if (only.type !== 'command') return refuse(`is not a plain command (${describe(only)})`);
   // every character outside whitespace must be in the tree: nothing the grammar skipped can ride along
-  if (visible(leaves(only)) !== visible(command)) return { refused: 'has text the parser did not place in the command' };
+  if (visible(leaves(only)) !== visible(command)) return refuse('has text the parser did not place in the command');
   const words: string[] = [];
+  const env: string[] = [];
+  let envRefused: string | undefined;
   for (const part of only.children) {
     if (part.type === 'variable_assignment') {
-      if (!allowEnv) return { refused: `sets the environment (${part.text}) and the rule does not allow that` };
+      env.push(part.text);
       const value = part.children.slice(2)[0];
-      if (value && !plainWord(value)) return { refused: `sets the environment from an expansion (${part.text})` };
+      if (value && !plainWord(value)) envRefused ??= `sets the environment from an expansion (${part.text})`;
       continue;
     }
     const node = part.type === 'command_name' ? part.children[0] : part;
-    if (!node || !WORD_TYPES.has(node.type)) return { refused: `has ${describe(part)}` };
+    if (!node || !WORD_TYPES.has(node.type)) return refuse(`has ${describe(part)}`);
     const word = plainWord(node);
-    if (word === undefined) return { refused: `has a word the shell would expand (${node.text})` };
+    if (word === undefined) return refuse(`has a word the shell would expand (${node.text})`);
     words.push(word);
   }
-  if (words.length === 0) return { refused: 'runs no command' };
-  if (runsOtherCommands(words[0]!)) return { refused: `runs another command through ${words[0]} (the floor reads inside; a rule never allows it)` };
-  return { words };
+  if (words.length === 0) return refuse('runs no command');
+  if (runsOtherCommands(words[0]!)) return refuse(`runs another command through ${words[0]} (the floor reads inside; a rule never allows it)`);
+  return { text: command, words, env, envRefused };
 }
 
 function leaves(node: ShellNode): string {
@@ -97,22 +107,37 @@ const hex = (code: number) => code.toString(16).toUpperCase().padStart(4, '0');
 /** the first character of `s` beyond ASCII that `allowed` does not itself contain */
 const nonAscii = (s: string, allowed: string) => [...s].find((c) => c.codePointAt(0)! > 0x7e && !allowed.includes(c));
 
-/** Does a command rule allow this command line? */
-export function matchCommand(rule: CommandRule, command: string): CommandMatch {
+/** A command rule read once: its kind and words, or why it cannot allow anything. */
+export type CompiledCommandRule = { kind: 'exact' | 'prefix'; text: string; words: string[]; allowEnv: boolean } | { error: string };
+
+export function compileCommandRule(rule: CommandRule): CompiledCommandRule {
   const kind = rule.exact !== undefined ? 'exact' : rule.prefix !== undefined ? 'prefix' : undefined;
-  if (!kind || (rule.exact !== undefined && rule.prefix !== undefined)) return { match: false, why: 'the rule needs exactly one of exact or prefix' };
-  const ruleText = (kind === 'exact' ? rule.exact : rule.prefix)!;
-  const wanted = plainWords(ruleText, false);
-  if ('refused' in wanted) return { match: false, why: `the rule cannot be read as one plain command: it ${wanted.refused}` };
-  const odd = nonAscii(command, ruleText);
+  if (!kind || (rule.exact !== undefined && rule.prefix !== undefined)) return { error: 'the rule needs exactly one of exact or prefix' };
+  const text = (kind === 'exact' ? rule.exact : rule.prefix)!;
+  const read = readPlainCommand(text);
+  if ('refused' in read) return { error: `the rule cannot be read as one plain command: it ${read.refused}` };
+  if (read.env.length) return { error: 'the rule cannot be read as one plain command: it sets the environment (say allowEnv instead)' };
+  return { kind, text, words: read.words, allowEnv: rule.allowEnv === true };
+}
+
+/** Does a compiled rule allow a command line read by readPlainCommand? */
+export function matchPlainCommand(rule: CompiledCommandRule, command: PlainCommand): CommandMatch {
+  if ('error' in rule) return { match: false, why: rule.error };
+  const odd = nonAscii(command.text, rule.text);
   if (odd !== undefined) return { match: false, why: `the command has a non-ASCII character (U+${hex(odd.codePointAt(0)!)}) the rule does not` };
-  const got = plainWords(command, rule.allowEnv === true);
-  if ('refused' in got) return { match: false, why: `the command ${got.refused}` };
-  const want = wanted.words;
-  const words = got.words;
-  if (kind === 'exact' && words.length !== want.length) return { match: false, why: `the command has ${words.length} words, the rule ${want.length}` };
+  if ('refused' in command) return { match: false, why: `the command ${command.refused}` };
+  if (command.env.length && !rule.allowEnv) return { match: false, why: `the command sets the environment (${command.env.join(' ')}) and the rule does not allow that` };
+  if (command.envRefused) return { match: false, why: `the command ${command.envRefused}` };
+  const want = rule.words;
+  const words = command.words;
+  if (rule.kind === 'exact' && words.length !== want.length) return { match: false, why: `the command has ${words.length} words, the rule ${want.length}` };
   if (words.length < want.length) return { match: false, why: 'the command is shorter than the prefix' };
   const differs = want.findIndex((w, i) => words[i] !== w);
   if (differs >= 0) return { match: false, why: `word ${differs + 1} is ${JSON.stringify(words[differs])}, the rule says ${JSON.stringify(want[differs])}` };
-  return { match: true, why: `${kind} match on ${JSON.stringify(want.join(' '))}` };
+  return { match: true, why: `${rule.kind} match on ${JSON.stringify(want.join(' '))}` };
+}
+
+/** Does a command rule allow this command line? (Many rules: compile each once, read the command once.) */
+export function matchCommand(rule: CommandRule, command: string): CommandMatch {
+  return matchPlainCommand(compileCommandRule(rule), readPlainCommand(command));
 }
