@@ -87,9 +87,10 @@ class Reader {
 
   private command(node: ShellNode, ctx: Context, into: ReadCommand[]): void {
     const cmd: ReadCommand = { words: [], name: '', redirects: [...ctx.redirects], pipe: ctx.pipe, substituted: [] };
+    const trailing: ShellNode[] = [];
     for (const part of node.children) {
       const wordNode = part.type === 'command_name' ? part.children[0] : part;
-      if (REDIRECTS.has(part.type)) cmd.redirects.push(...this.redirect(part, cmd.substituted, []));
+      if (REDIRECTS.has(part.type)) cmd.redirects.push(...this.redirect(part, cmd.substituted, trailing));
       else if (wordNode && WORD_TYPES.has(wordNode.type)) {
         cmd.words.push(readWord(wordNode, this.home));
         this.walk(wordNode, { redirects: [] }, cmd.substituted);
@@ -100,6 +101,8 @@ class Reader {
     if (first && (!first.literal || first.pattern)) this.cannot(`runs a command whose name is decided at run time (${first.source})`);
     this.record(cmd, into);
     this.through(cmd);
+    // commands the grammar hung on a here-document inside this command still run
+    for (const t of trailing) this.walk(t, { redirects: [] }, into);
   }
 
   /** A redirection (and those the grammar nests in a here-document's line); what else hangs there goes to `trailing`. */
