@@ -114,8 +114,8 @@ const DEVICES = ['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty', '/dev/fd
 export const writeOutside: FloorRow = {
   id: 'write-outside',
   why: 'writes outside the project (redirection, tee or copy), with the project folder known',
-  hits: ['echo x > /etc/hosts', 'echo x > ../other/f', 'cat a >> ~/notes.txt', 'echo x | tee /tmp/f', 'echo x > "$OUT"', 'cd /tmp && echo x > f', 'cp a ../../b', 'echo x > /home/dev/project/../x'],
-  misses: ['echo x > out.txt', 'npm test 2>&1 | tee log/test.txt', 'echo x > /dev/null', 'cmd 2>/dev/null', 'echo x >&2', 'cat a > ./b/c', 'echo x > /home/dev/project/f'],
+  hits: ['echo x > /etc/hosts', 'echo x > ../other/f', 'cat a >> ~/notes.txt', 'echo x | tee /tmp/f', 'echo x > "$OUT"', 'cd /tmp && echo x > f', 'cp a ../../b', 'echo x > /home/dev/project/../x', 'cp -t /tmp a b', 'mv --target-directory=/srv a', 'dd if=a of=/dev/sda'],
+  misses: ['echo x > out.txt', 'npm test 2>&1 | tee log/test.txt', 'echo x > /dev/null', 'cmd 2>/dev/null', 'echo x >&2', 'cat a > ./b/c', 'echo x > /home/dev/project/f', 'cp -t dist a b', 'dd if=/dev/zero of=img bs=1M count=1'],
   check(reading, ctx) {
     if (!ctx.cwd) return undefined;
     return firstHit(reading.commands.flatMap(writeTargets), (word) => {

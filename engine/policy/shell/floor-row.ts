@@ -37,8 +37,19 @@ export function writeTargets(cmd: ReadCommand): ShellWord[] {
   const args = operands(cmd);
   if (cmd.name === 'tee') out.push(...args);
   if ((cmd.name === 'sed' || cmd.name === 'perl') && hasOption(cmd, ['i'], ['--in-place'])) out.push(...args);
-  if (COPIERS.has(cmd.name) && args.length >= 2) out.push(args[args.length - 1]!);
+  const targetDir = cmd.words.findIndex((w) => w.text === '-t' || w.text === '--target-directory');
+  const targetEq = cmd.words.find((w) => w.text.startsWith('--target-directory='));
+  if (COPIERS.has(cmd.name) && targetDir > 0 && cmd.words[targetDir + 1]) out.push(cmd.words[targetDir + 1]!);
+  else if (COPIERS.has(cmd.name) && targetEq) out.push(after(targetEq, '--target-directory='));
+  else if (COPIERS.has(cmd.name) && args.length >= 2) out.push(args[args.length - 1]!);
+  // `dd of=FILE`
+  if (cmd.name === 'dd') for (const w of cmd.words) if (w.text.startsWith('of=')) out.push(after(w, 'of='));
   return out;
+}
+
+/** The part of a `KEY=value` word after the key, as a word of its own. */
+function after(word: ShellWord, key: string): ShellWord {
+  return { ...word, text: word.text.slice(key.length) };
 }
 
 /** A command's words after its name that are not options (all of them after `--`). */
