@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.ts';
 import { ROOT } from '../../engine/descriptor/registry.ts';
 import { until } from '../daemon/helpers.ts';
 
@@ -18,16 +19,7 @@ afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (c) => (stdout += c));
-    p.stderr.on('data', (c) => (stderr += c));
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = runCli;
 
 describe('a $HOOKMAP_HOME that does not exist yet', () => {
   it('hookmap relay --no-auth creates it (0700) at its first audit line, and says nothing about it', async () => {

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.ts';
 import { listVendors } from '../../engine/descriptor/registry.ts';
 import { BIN } from '../shim/helpers.ts';
 import { until } from '../daemon/helpers.ts';
@@ -42,16 +43,7 @@ async function up(args: string[], env: NodeJS.ProcessEnv): Promise<Running> {
   return { child, url: out.trim(), stderr: () => err, exit };
 }
 
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (c) => (stdout += c));
-    p.stderr.on('data', (c) => (stderr += c));
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = runCli;
 
 /** Every daemon's relay link said hello (healthz, with the owner token). */
 async function linked(url: string, home: string): Promise<void> {

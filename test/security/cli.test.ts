@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.ts';
 import { ROOT } from '../../engine/descriptor/registry.ts';
 import { until } from './helpers.ts';
 
@@ -26,20 +27,7 @@ function home(): { dir: string; env: NodeJS.ProcessEnv; config: string } {
   return { dir, config, env: { ...process.env, HOOKMAP_HOME: dir, HOOKMAP_TOKEN: '', HOOKMAP_TOKEN_FILE: '', HOOKMAP_URL: '', HOOKMAP_STATE_DIR: dir } };
 }
 
-function run(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (c) => (stdout += c));
-    p.stderr.on('data', (c) => (stderr += c));
-    const t = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
-    p.on('exit', (code) => {
-      clearTimeout(t);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const run = runCli;
 
 /** `hookmap up` as a child; resolves once it printed its URL. */
 async function up(args: string[], env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
