@@ -33,6 +33,8 @@ import { basename } from 'node:path';
 import { formatPolicyError } from '../policy/policy.ts';
 import { PolicySource } from '../policy/source.ts';
 import { OperatorLog } from '../daemon/operator-log.ts';
+import { RuleBook } from '../policy/rulebook.ts';
+import { registerRulesRoutes } from './rules-routes.ts';
 import { warmValidators } from '../aep/schemas.ts';
 import { addDaemonHealth, auditTo, authFor, recordRunning, startBridges, summaryHead, surfaceLine } from './up-parts.ts';
 
@@ -113,7 +115,21 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const entries: AgentEntry[] = o.agents ?? listVendors().map((descriptor) => ({ descriptor }));
   // a broken policy file refuses the start (PolicyLoadError, coded): nothing runs under half a policy
   const policy = o.policy ? new PolicySource(o.policy, listVendors()) : undefined;
-  const operator = policy ? new OperatorLog(o.logDir ? join(o.logDir, '_operator') : agentLogDir(home, '_operator'), tagged('operator'), o.hostId) : undefined;
+  // hookmap's own session: the policy's loads and refusals, rules added and revoked
+  const operator = new OperatorLog(o.logDir ? join(o.logDir, '_operator') : agentLogDir(home, '_operator'), tagged('operator'), o.hostId);
+  const rules = new RuleBook({
+    home: o.home,
+    policy: policy ? () => policy.current : undefined,
+    knownAgents: listVendors(),
+    say: tagged('rules'),
+    audit: (type, data) => {
+      try {
+        operator.publish(`x.hookmap.rule.${type}`, data);
+      } catch (e) {
+        say(`[rules] could not put the ${type} record on the stream: ${(e as Error).message}`);
+      }
+    },
+  });
   for (const e of entries) {
     try {
       const descriptor = loadVendor(e.descriptor);
@@ -130,6 +146,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
         capture: o.capture,
         projects: o.projects,
         policy: policy ? () => policy.current : undefined,
+        rules,
         say: tagged(descriptor.vendor),
       });
       daemons.set(d.vendor, d);
@@ -147,9 +164,10 @@ export async function startUp(o: UpOptions): Promise<Up> {
     const r = auth.authenticate(req.raw);
     return r.ok && can(r.principal, 'emit');
   } });
+  registerRulesRoutes(app, { book: rules, daemons, auth, say: tagged('rules') });
   const tee = attachTeeEndpoint(app.server, { daemons, say, guard });
   // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
-  const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), [...[...daemons.values()].map((d) => d.logDir), ...(operator ? [operator.logDir] : [])], relay.core.limits);
+  const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), [...[...daemons.values()].map((d) => d.logDir), operator.logDir], relay.core.limits);
   if (restored.events) detail(`relay: replay buffer refilled from the session logs: ${restored.events} events in ${restored.sessions} sessions (${(restored.bytes / 2 ** 20).toFixed(1)} MiB, ${restored.ms} ms)${restored.skipped ? `, ${restored.skipped} unreadable lines skipped` : ''}`);
   addDaemonHealth(app, daemons, subscribers);
   try {
@@ -158,7 +176,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     for (const d of daemons.values()) await d.close();
     auth.close();
     policy?.close();
-    await operator?.close();
+    await operator.close();
     await store?.close();
     throw e;
   }
@@ -185,13 +203,14 @@ export async function startUp(o: UpOptions): Promise<Up> {
       sub.start();
     }
   }
-  if (policy && operator) {
-    // up's own credential, as the daemons' links have it
-    operator.connectRelay(self, linkToken, o.tls ? { tls: o.tls } : undefined);
+  // up's own credential, as the daemons' links have it
+  operator.connectRelay(self, linkToken, o.tls ? { tls: o.tls } : undefined);
+  if (policy) {
     const file = basename(policy.file);
     const loaded = (p: typeof policy.current) => {
-      say(`policy: ${p.rules.length} rule${p.rules.length === 1 ? '' : 's'} in force from ${policy.file} (digest ${p.digest})`);
-      operator.publish('x.hookmap.policy.loaded', { file, digest: p.digest, rules: p.rules.length });
+      const n = p.rules.length + p.answers.length;
+      say(`policy: ${n} rule${n === 1 ? '' : 's'} in force from ${policy.file} (digest ${p.digest})${p.answers.length ? `, ${p.answers.length} of them answering held requests` : ''}`);
+      operator.publish('x.hookmap.policy.loaded', { file, digest: p.digest, rules: n });
     };
     loaded(policy.current);
     policy.watch({
@@ -230,7 +249,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
         for (const x of subscribers) await x.sub.close();
         policy?.close();
         for (const d of daemons.values()) await d.close();
-        await operator?.close();
+        await operator.close();
         await app.close();
         auth.close();
         unrecord();

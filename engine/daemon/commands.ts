@@ -73,8 +73,9 @@ export class CommandProtocol {
       return this.nack(cmd, session, 'invalid', how ? `already-closed: attention request ${subject} was already ${how}` : `no-such-request: no pending attention request ${subject ?? '(subject missing)'} in this session`);
     }
     const answer = (cmd.data as Record<string, unknown> | undefined)?.answer;
-    const it = interpretAnswer(answer, h.view);
-    if (!it.ok) return this.nack(cmd, session, it.reason, it.detail, h.request.run); // stays pending
+    const read = interpretAnswer(answer, h.view);
+    if (!read.ok) return this.nack(cmd, session, read.reason, read.detail, h.request.run); // stays pending
+    const it = this.holds.withAlways(h, read);
     let prepared: Awaited<ReturnType<HoldLifecycle['prepareAnswer']>>;
     try {
       prepared = await this.holds.prepareAnswer(h, it, answer);

@@ -27,6 +27,8 @@ import { DaemonCore, realTimers } from './core.ts';
 import { bumpEpoch } from './epoch.ts';
 import { acceptedCommands, optInStates, helloCapabilities } from './hello.ts';
 import { HoldLifecycle } from './hold-lifecycle.ts';
+import type { AskSubject } from '../policy/subject.ts';
+import { nativeAlways, subjectOfHold } from './rule-answer.ts';
 import type { HookReply, PendingHold } from './holds.ts';
 import { makeDecider } from './instructions.ts';
 import { LifecycleEvents } from './lifecycle.ts';
@@ -58,6 +60,8 @@ export class Daemon {
   private readonly d: Descriptor;
   private readonly core: DaemonCore;
   private readonly holds: HoldLifecycle;
+  /** What leaves this daemon as text goes through it (an "Allow always" proposal's command). */
+  readonly redactor: Redactor;
   private readonly commands: CommandProtocol;
   private readonly calls: ModelCalls;
   private readonly release: () => void;
@@ -86,13 +90,13 @@ export class Daemon {
       this.release();
       throw e;
     }
-    const redactor = new Redactor({ ...opts.redaction, secretNames: [...d.capture.secretNames, ...(opts.redaction?.secretNames ?? [])] });
+    const redactor = (this.redactor = new Redactor({ ...opts.redaction, secretNames: [...d.capture.secretNames, ...(opts.redaction?.secretNames ?? [])] }));
     this.mapper = new Mapper(d, { state: new EngineState(new DurableSeq(this.epoch, this.log), { history: (s) => this.log.sessionHistory(s) }), host, redactor, config: opts.config, optionVars: opts.optionVars, now, captureAtLeast: opts.capture, projects: opts.projects });
     const events = new LifecycleEvents(this.mapper, host, redactor);
     // the one resolved options object (descriptor, HOOKMAP_<AGENT>_<KEY>, overrides): decisions see $config as the mapping did
     const config = this.mapper.effectiveConfig;
     this.core = new DaemonCore({ d, mapper: this.mapper, events, log: this.log, serial: new Serial(), timers: opts.timers ?? realTimers, now, say, config });
-    this.holds = new HoldLifecycle(this.core, this.logDir, { attentionTimeoutMs: opts.attentionTimeoutMs, onHold: opts.onHold });
+    this.holds = new HoldLifecycle(this.core, this.logDir, { attentionTimeoutMs: opts.attentionTimeoutMs, onHold: opts.onHold, rules: opts.rules });
     this.accepts = acceptedCommands(d, (key) => this.mapper.configValue(key));
     this.commands = new CommandProtocol(this.core, this.holds, this.accepts);
     this.calls = new ModelCalls(this.core, this.holds, this.commands);
@@ -147,6 +151,22 @@ export class Daemon {
     return this.holds.all();
   }
 
+  /** What a pending request asks, as rules read it, and how the agent could persist an allow itself (an "Allow always"). */
+  async askOf(id: string): Promise<{ hold: PendingHold; subject: AskSubject; native?: string } | undefined> {
+    const h = this.holds.get(id);
+    if (!h || h.kind === 'form') return undefined;
+    const subject = await subjectOfHold(this.core, h);
+    return subject && { hold: h, subject, native: nativeAlways(h) };
+  }
+
+  /** The next allow of this pending request asks the agent to persist it too (`$always` in its decision). */
+  markAlways(id: string, always: Record<string, unknown>): boolean {
+    const h = this.holds.get(id);
+    if (!h || !nativeAlways(h)) return false;
+    h.always = always;
+    return true;
+  }
+
   /** Resolves once everything queued so far (firings, commands, expired timers) has been handled. */
   flush(): Promise<void> {
     return this.core.serial.run(() => undefined);
@@ -189,7 +209,7 @@ export class Daemon {
         const neutral = this.core.reply(result.reply, result.exitCode);
         if (result.decided) neutral.decided = result.decided;
         if (result.settle) this.holds.settle(result.settle, result);
-        if (result.hold) return { reply: neutral, held: this.holds.open(result, neutral, inp.signal) };
+        if (result.hold) return { reply: neutral, held: (await this.holds.open(result, neutral, inp.signal)).wait };
         return { reply: neutral };
       } catch (err) {
         return { reply: await this.core.diagnose(err, payload, inp.hook, inp.surface) };

@@ -12,11 +12,14 @@ import { captureRank } from '../aep/schemas.ts';
 import { answerBindings, renderHoldDecision, renderOutcomes, type OutcomeDraft } from '../map/decide.ts';
 import type { AepEvent } from '../map/envelope.ts';
 import type { MapResult } from '../map/mapper.ts';
-import type { Interpretation, OptionView } from './answer.ts';
+import { interpretAnswer, refusingOption, type Interpretation, type OptionView } from './answer.ts';
 import { ASK_HOOK, askBindings } from './asks.ts';
 import type { DaemonCore } from './core.ts';
 import { HoldTable, type HookReply, type PendingHold, type Terminal } from './holds.ts';
 import { OpenHoldFile } from './open-holds.ts';
+import type { AnswerDecision } from '../policy/decide-answer.ts';
+import type { AskSubject } from '../policy/subject.ts';
+import { alwaysOption, decideByRules, permissiveOption, ruleRecord, type AnswerRules } from './rule-answer.ts';
 
 export const DEFAULT_ATTENTION_TIMEOUT_MS = 55_000;
 
@@ -27,7 +30,11 @@ export interface HoldOptions {
   attentionTimeoutMs?: number;
   /** A hold opened (tests, the fixture runner). */
   onHold?: (hold: PendingHold) => void;
+  /** Rules that may answer a held request before a human is asked (docs/rules.md). */
+  rules?: AnswerRules;
 }
+
+type HoldParts = Pick<PendingHold, 'kind' | 'hook' | 'session' | 'key' | 'rule' | 'request' | 'payload' | 'neutral' | 'timeoutMs'>;
 
 export class HoldLifecycle {
   private readonly table = new HoldTable();
@@ -87,28 +94,66 @@ export class HoldLifecycle {
     this.file.remove(id);
   }
 
-  /** A mapped firing that holds: wait for its answer, or fail open at once when nobody can answer. */
-  open(result: MapResult, neutral: HookReply, signal?: AbortSignal): Promise<HookReply> {
+  /**
+   * A mapped firing that holds: the rules answer it, or it waits for a human's
+   * answer (failing open at once when nobody can answer). `wait` is the hook's reply.
+   */
+  async open(result: MapResult, neutral: HookReply, signal?: AbortSignal): Promise<{ wait: Promise<HookReply> }> {
     const { core } = this;
     const hr = result.hold!;
     const rule = core.d.hooks.get(hr.hook)!.holds[hr.index];
     const request = hr.request;
     if (!request) {
       core.say(`hold on ${hr.hook} has no ${rule.requestType} event to answer (its emit produced none): answering neutral bytes`);
-      return Promise.resolve(neutral);
+      return { wait: Promise.resolve(neutral) };
     }
-    const timeoutMs = this.timeoutFor(hr.timeoutMs);
+    const o: HoldParts = { kind: hr.kind, hook: hr.hook, session: hr.session, key: hr.key, rule, request, payload: hr.payload, neutral, timeoutMs: this.timeoutFor(hr.timeoutMs) };
+    const ruled = o.kind === 'form' || !this.opts.rules ? undefined : await decideByRules(core, this.opts.rules, o);
+    if (ruled && (ruled.decision.verb === 'allow' || ruled.decision.verb === 'deny')) {
+      const wait = this.hold(o, signal);
+      if (await this.answerByRule(this.table.get(request.id)!, ruled.decision, ruled.subject)) return { wait };
+      if (core.control) return { wait };
+      this.finish(this.table.get(request.id)!, 'timed out', neutral);
+      core.publish([core.events.timeout(request, 0)]);
+      return { wait };
+    }
+    const note = ruled && ruleRecord(core, request, ruled.decision, o.hook);
+    if (note) core.publish([note]);
     if (!core.control) {
       // Nobody can answer (no relay, or a watch-only one): fail open now, not after the whole window.
       core.publish([core.events.timeout(request, 0)]);
       core.say(`hold ${request.id} (${hr.hook}) failed open at once: control is off (no relay token)`);
-      return Promise.resolve(neutral);
+      return { wait: Promise.resolve(neutral) };
     }
-    return this.hold({ kind: hr.kind, hook: hr.hook, session: hr.session, key: hr.key, rule, request, payload: hr.payload, neutral, timeoutMs }, signal);
+    return { wait: this.hold(o, signal) };
+  }
+
+  /** A rule's allow or deny, applied as a human's answer is; false (and said) when it cannot be, leaving the request to a human. */
+  private async answerByRule(h: PendingHold, d: AnswerDecision, subject: AskSubject): Promise<boolean> {
+    const { core } = this;
+    const id = d.rule!.id;
+    const option = d.verb === 'allow' ? permissiveOption(h.view.options) : refusingOption(h.view.options);
+    const answer = option === undefined ? undefined : d.verb === 'deny' && d.rule!.reason ? { option, text: d.rule!.reason } : { option };
+    const it = answer ? interpretAnswer(answer, h.view) : undefined;
+    if (!it?.ok) {
+      core.say(`rule ${id} cannot answer ${h.id}: the card offers no ${d.verb} option; a human is asked`);
+      return false;
+    }
+    let prepared: { body: string; outcome: OutcomeDraft[] };
+    try {
+      prepared = await this.prepareAnswer(h, it, answer);
+    } catch (e) {
+      core.say(`rule ${id}: the decision for ${h.id} could not be built (${(e as Error).message}); a human is asked`);
+      return false;
+    }
+    core.publish([ruleRecord(core, h.request, d, h.hook)!]);
+    this.answered(h, h.request, it, `rule:${id}`, prepared);
+    this.opts.rules!.used(d, subject, h.request);
+    return true;
   }
 
   /** Register a pending request and wait for its answer, timeout or dismissal (hook holds and model-fired asks). */
-  hold(o: Pick<PendingHold, 'kind' | 'hook' | 'session' | 'key' | 'rule' | 'request' | 'payload' | 'neutral' | 'timeoutMs'>, signal?: AbortSignal): Promise<HookReply> {
+  hold(o: HoldParts, signal?: AbortSignal): Promise<HookReply> {
     const { core } = this;
     const { request, rule } = o;
     const data = (request.data ?? {}) as Record<string, any>;
@@ -191,7 +236,15 @@ export class HoldLifecycle {
   /** The bindings of a hold's templates for an interpreted answer (an ask's own; a hook's: the answer, then the descriptor's vars). */
   private async bindings(h: PendingHold, it: Answered, answer: unknown): Promise<Record<string, unknown>> {
     if (h.hook === ASK_HOOK) return askBindings(h, it);
-    return answerBindings(this.core.d, { hook: h.hook, session: h.session, request: h.request, payload: h.payload, config: this.core.config, applied: it.applied, answer });
+    return answerBindings(this.core.d, { hook: h.hook, session: h.session, request: h.request, payload: h.payload, config: this.core.config, applied: it.applied, answer, always: h.always });
+  }
+
+  /** A human's allow on a request marked "always, natively": the agent's own always option, or its `allow_always` decision. */
+  withAlways(h: PendingHold, it: Answered): Answered {
+    if (!h.always || it.applied.option === undefined || it.applied.option !== permissiveOption(h.view.options)) return it;
+    const opt = alwaysOption(h.view.options);
+    if (opt) return { ok: true, decision: h.rule.decisions.has(opt) ? opt : undefined, applied: { option: opt } };
+    return h.rule.decisions.has('allow_always') ? { ...it, decision: 'allow_always' } : it;
   }
 
   /** An answer's reply bytes and outcome drafts; throws when a template fails (the request stays pending). */

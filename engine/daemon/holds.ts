@@ -34,6 +34,8 @@ export interface PendingHold {
   openedAt: number;
   timeoutMs: number;
   timer?: unknown;
+  /** An "Allow always" asked the agent to persist the allow itself (set by the rules API before the answer arrives). */
+  always?: Record<string, unknown>;
   done: (reply: HookReply) => void;
 }
 

@@ -8,6 +8,7 @@ import type { Descriptor } from '../descriptor/types.ts';
 import type { AepEvent } from '../map/envelope.ts';
 import { MapError } from '../map/mapper.ts';
 import type { Policy } from '../policy/policy.ts';
+import type { AnswerRules } from './rule-answer.ts';
 import type { Timers } from './core.ts';
 import type { PendingHold } from './holds.ts';
 import type { Durability } from './session-log.ts';
@@ -37,6 +38,8 @@ export interface DaemonOptions {
   onEvent?: (ev: AepEvent) => void;
   /** A hold opened (tests, the fixture runner). */
   onHold?: (hold: PendingHold) => void;
+  /** Rules that answer held requests (the learned rules and the policy's allow/deny/ask: engine/policy/rulebook.ts). */
+  rules?: AnswerRules;
   /** The operator's policy in force (hookmap up --policy; swappable while running). */
   policy?: () => Policy | undefined;
   /** Every type's ceiling at least this (`hookmap up --capture`). */

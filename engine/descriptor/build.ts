@@ -7,7 +7,7 @@ import type { CaptureLevel } from '../aep/schemas.ts';
 import { CAPABILITY_BY_ID } from '../capabilities/vocabulary.ts';
 import type { Expr } from '../expr/compile.ts';
 import type { Position } from '../expr/bindings.ts';
-import { checkDeliveries, compileCommands, compileDecide } from './compile-control.ts';
+import { checkDeliveries, compileCommands, compileDecide, compileHoldMatch } from './compile-control.ts';
 import { compileEmits, type EmitContext } from './emits.ts';
 import { Expressions, type Path, type Site } from './expressions.ts';
 import type { DescriptorError } from './errors.ts';
@@ -87,6 +87,7 @@ export class DescriptorBuilder {
         decisions,
         requestType: hd.request ?? 'attention.requested',
         outcome: compileEmits(x, hd.outcome, [...hp, 'outcome'], this.emitCtx('decision', this.varNames)),
+        match: hd.match && compileHoldMatch(hd.match, (v: unknown, k: string) => x.expr(v as string | undefined, [...hp, 'match', k], this.site('decision'))),
       };
     });
     if (h.settle) hook.settle = { key: x.expr(h.settle.key, [...p, 'settle', 'key'], at('settle'))!, as: h.settle.as, answer: x.template(h.settle.answer, [...p, 'settle', 'answer'], at('settle')) };
@@ -192,6 +193,7 @@ export class DescriptorBuilder {
       posture: s.posture,
       deviations: s.deviations ?? [],
       absent: s.absent ?? [],
+      readTools: s.read_tools ?? [],
       commands: this.commands(hooks),
       setup: deepFreeze(compileSetup(s.setup)),
       shim: deepFreeze(this.shim()),

@@ -8,7 +8,8 @@ import { compileEmits, type EmitContext } from './emits.ts';
 import type { Expressions, Path, Site } from './expressions.ts';
 import { explain } from './suggest.ts';
 import type { HookmapDescriptor } from '../generated/descriptor-types.ts';
-import { VERBS, type CompiledCommand, type CompiledDecide, type Verb } from './types.ts';
+import type { Expr } from '../expr/compile.ts';
+import { VERBS, type CompiledCommand, type CompiledDecide, type HoldMatch, type Verb } from './types.ts';
 
 /** A hook's decide block: each verb's reply template (and when / replacing emits), over the hook's names. */
 export function compileDecide(x: Expressions, spec: Record<string, any> | undefined, hookPath: Path, names: readonly string[], emitCtx: EmitContext): Map<Verb, CompiledDecide> {
@@ -53,4 +54,12 @@ export function checkDeliveries(x: Expressions, commands: Map<string, CompiledCo
     const carriers = [...hooksDecide].filter(([, m]) => m.has(cmd.deliver!)).map(([h]) => h);
     if (!carriers.length) x.err('unknown-reference', ['commands', cmd.type, 'deliver'], `no hook's decide block carries '${cmd.deliver}': add hooks.<hook>.decide.${cmd.deliver}`);
   }
+}
+
+/** A hold's `match` block (what answer rules read: docs/rules.md), each key one expression. */
+export function compileHoldMatch(m: Record<string, unknown>, expr: (v: unknown, key: string) => Expr | undefined): HoldMatch {
+  const out: HoldMatch = {};
+  const keys: [keyof HoldMatch, string][] = [['tool', 'tool'], ['command', 'command'], ['paths', 'paths'], ['cwd', 'cwd'], ['mcpServer', 'mcp_server'], ['mcpTool', 'mcp_tool']];
+  for (const [k, yaml] of keys) if (m[yaml] !== undefined) out[k] = expr(m[yaml], yaml);
+  return out;
 }

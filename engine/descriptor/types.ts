@@ -51,6 +51,18 @@ export interface CompiledHold {
   decisions: Map<string, Expr>;
   requestType: string;
   outcome: CompiledEmit[];
+  /** What answer rules read of the request (schemas `hold.match`), each over the payload. */
+  match?: HoldMatch;
+}
+
+/** The expressions of a hold's `match` block (docs/rules.md). */
+export interface HoldMatch {
+  tool?: Expr;
+  command?: Expr;
+  paths?: Expr;
+  cwd?: Expr;
+  mcpServer?: Expr;
+  mcpTool?: Expr;
 }
 
 export interface CompiledHook {
@@ -161,6 +173,8 @@ export interface Descriptor {
   posture: 'control' | 'observe-opt-in' | 'observe-only';
   deviations: string[];
   absent: string[];
+  /** Tools that only read, search or list (the `read-only` rules preset). */
+  readTools: string[];
   /** Commands answered by writing on the surface, by command type. */
   commands: Map<string, CompiledCommand>;
   /** Attribution rules: firings another agent delivered through this agent's hooks (see the schema's `defer`). */

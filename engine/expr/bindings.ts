@@ -43,6 +43,7 @@ export const BINDINGS: readonly Binding[] = [
   { name: 'values', doc: 'decisions: the form values of the answer, if any', positions: ['decision'] },
   { name: 'answer', doc: 'decisions: the whole answer command payload', positions: ['decision'] },
   { name: 'request', doc: 'decisions: the attention.requested event the answer settles', positions: ['decision'] },
+  { name: 'always', doc: 'decisions: the "allow always" an answer asked to persist natively (`{ match: exact|prefix|tool, tool, command, prefix, scope: session|project|user }`), else undefined', positions: ['decision'] },
   { name: 'command', doc: 'commands: the whole control command event', positions: ['command'] },
   { name: 'verb', doc: 'decide replies: the verb the reply carries (context, cancel, block, continue)', positions: ['reply'] },
   { name: 'reason', doc: 'decide replies: why (cancel, block, continue), the text the agent shows the model; hold decisions: the reason of a `cancel` decision (a control.cancel answering a held hook)', positions: ['reply', 'decision'] },

@@ -349,6 +349,10 @@ export interface HookmapDescriptor {
       queue?: number;
     };
   };
+  /**
+   * This agent's tools that only read, search or list (the `read-only` rules preset allows them: docs/rules.md)
+   */
+  read_tools?: string[];
 }
 export interface Surface {
   /**
@@ -679,6 +683,35 @@ export interface Hold {
    * Type of the emitted event whose id is the request id (default attention.requested)
    */
   request?: string;
+  /**
+   * What hookmap's answer rules read of this held request (docs/rules.md): each an expression over the payload, evaluated on this machine before capture gating (never on the stream). Without it a rule sees only the request's subject as the tool.
+   */
+  match?: {
+    /**
+     * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+     */
+    tool?: string;
+    /**
+     * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+     */
+    command?: string;
+    /**
+     * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+     */
+    paths?: string;
+    /**
+     * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+     */
+    cwd?: string;
+    /**
+     * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+     */
+    mcp_server?: string;
+    /**
+     * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+     */
+    mcp_tool?: string;
+  };
 }
 export interface Settle {
   key: Expr;

@@ -109,6 +109,8 @@ export interface AnswerContext {
   applied: AppliedAnswer;
   /** The answer as the command carried it. */
   answer: unknown;
+  /** The "allow always" the agent is to persist itself (`$always`), when one was asked for. */
+  always?: Record<string, unknown>;
 }
 
 /** The bindings of a held request's templates: the answer applied, then the descriptor's `vars` over the payload, in order. */
@@ -124,6 +126,7 @@ export async function answerBindings(d: Pick<Descriptor, 'vendor' | 'vars'>, a: 
     values: a.applied.values,
     answer: a.answer,
     request: a.request,
+    always: a.always,
   };
   for (const [name, e] of d.vars) b[name] = await evaluate(e, a.payload, b);
   return b;

@@ -43,8 +43,8 @@ export const recursiveDelete: FloorRow = {
   },
 };
 
-const STARTUP_FILES = ['.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.bash_aliases', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin', '.zlogout', '.kshrc', '.cshrc', '.tcshrc', '.xprofile', '.xinitrc', 'config.fish'];
-const SYSTEM_STARTUP = ['/etc/profile', '/etc/profile.d', '/etc/bash.bashrc', '/etc/bashrc', '/etc/zshrc', '/etc/zsh', '/etc/environment'];
+export const STARTUP_FILES = ['.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.bash_aliases', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin', '.zlogout', '.kshrc', '.cshrc', '.tcshrc', '.xprofile', '.xinitrc', 'config.fish'];
+export const SYSTEM_STARTUP = ['/etc/profile', '/etc/profile.d', '/etc/bash.bashrc', '/etc/bashrc', '/etc/zshrc', '/etc/zsh', '/etc/environment'];
 
 export const startupFile: FloorRow = {
   id: 'startup-file',
@@ -77,10 +77,10 @@ export const sshFolder: FloorRow = {
   },
 };
 
-const CREDENTIALS = [['.aws', 'credentials'], ['.aws', 'config'], ['.netrc'], ['_netrc'], ['.git-credentials'], ['.npmrc'], ['.pypirc'], ['.docker', 'config.json'], ['.kube', 'config'], ['gh', 'hosts.yml'], ['.gnupg'], ['.password-store'], ['.vault-token'], ['.hookmap']];
+export const CREDENTIALS = [['.aws', 'credentials'], ['.aws', 'config'], ['.netrc'], ['_netrc'], ['.git-credentials'], ['.npmrc'], ['.pypirc'], ['.docker', 'config.json'], ['.kube', 'config'], ['gh', 'hosts.yml'], ['.gnupg'], ['.password-store'], ['.vault-token'], ['.hookmap']];
 /** `.env` and `.env.local` hold a project's secrets; these hold only their shape */
 const ENV_TEMPLATES = ['.example', '.sample', '.template', '.dist'];
-const isEnvFile = (s: string) => s === '.env' || (s.startsWith('.env.') && !ENV_TEMPLATES.some((t) => s.endsWith(t)));
+export const isEnvFile = (s: string) => s === '.env' || (s.startsWith('.env.') && !ENV_TEMPLATES.some((t) => s.endsWith(t)));
 
 export const credentials: FloorRow = {
   id: 'credentials',

@@ -1,0 +1,96 @@
+// Answer rules at a held request (issue 22, docs/rules.md): what the request
+// asks is read by the hold's `match` expressions (over the payload, before
+// capture gating, on this machine), the rule book decides, and an allow or
+// deny is applied exactly as a human's answer is (the same decision bytes,
+// attention.answered `by: "rule:<id>"`, attention.resolved, the outcomes),
+// with `x.<agent>.policy.applied` naming the rule and its file's digest. An
+// allow the floor keeps is said on the stream (`x.<agent>.policy.floor`)
+// next to the card, so every surface can say "a rule would allow this; the
+// floor keeps it for you".
+import type { CompiledHold } from '../descriptor/types.ts';
+import { evaluate } from '../expr/compile.ts';
+import { answerBindings } from '../map/decide.ts';
+import type { AepEvent } from '../map/envelope.ts';
+import type { AnswerDecision } from '../policy/decide-answer.ts';
+import { subjectOf, type AskSubject, type RawSubject } from '../policy/subject.ts';
+import { refusingOption, type OptionView } from './answer.ts';
+import type { DaemonCore } from './core.ts';
+
+/** The rule book as a daemon sees it (engine/policy/rulebook.ts). */
+export interface AnswerRules {
+  decide(subject: AskSubject, request: AepEvent): Promise<AnswerDecision>;
+  /** A rule answered a request: its use counted and audited. */
+  used(decision: AnswerDecision, subject: AskSubject, request: AepEvent): void;
+}
+
+const METADATA = 'metadata' as const;
+const PERMISSIVE = ['allow', 'allow_once', 'once', 'approve', 'accept', 'yes', 'proceed_once'];
+
+/** The option a rule's allow applies: an allow-once choice, never an "always" one (hookmap's rule is what persists). */
+export function permissiveOption(options: OptionView[]): string | undefined {
+  const refusing = refusingOption(options);
+  const open = options.filter((o) => o.id !== refusing);
+  for (const id of PERMISSIVE) {
+    const o = open.find((x) => x.id.toLowerCase() === id);
+    if (o) return o.id;
+  }
+  return open.find((o) => /allow/i.test(o.id) && !/always|reject|deny/i.test(o.id))?.id;
+}
+
+/** The option that asks the agent to remember an allow itself, when the card offers one. */
+export function alwaysOption(options: OptionView[]): string | undefined {
+  return options.find((o) => ['always', 'allow_always'].includes(o.id.toLowerCase()))?.id;
+}
+
+/**
+ * What the request asks. A `match` expression that fails leaves the request
+ * unreadable: `undefined`, and no rule answers it (a tool-wide allow must
+ * never answer a command nobody could read).
+ */
+export async function subjectOfHold(core: DaemonCore, o: { hook: string; session: string; rule: CompiledHold; request: AepEvent; payload: Record<string, unknown> }): Promise<AskSubject | undefined> {
+  const base = { agent: core.vendor, session: o.session, hook: o.hook, fallbackTool: typeof o.request.subject === 'string' ? o.request.subject : undefined };
+  const m = o.rule.match;
+  if (!m) return subjectOf(base, {});
+  const b = await answerBindings(core.d, { hook: o.hook, session: o.session, request: o.request, payload: o.payload, config: core.config, applied: {}, answer: undefined });
+  const raw: RawSubject = {};
+  try {
+    for (const [k, e] of Object.entries(m) as [keyof RawSubject, NonNullable<(typeof m)[keyof typeof m]>][]) raw[k] = await evaluate(e, o.payload, b);
+  } catch (e) {
+    core.say(`hold on ${o.hook}: its match could not be read (${(e as Error).message}): no rule answers it`);
+    return undefined;
+  }
+  return subjectOf(base, raw);
+}
+
+/** The stream's record of a rule's decision, cause-linked to the request. */
+export function ruleRecord(core: DaemonCore, request: AepEvent, d: AnswerDecision, hook: string): AepEvent | undefined {
+  const r = d.rule;
+  if (!r) return undefined;
+  const origin = r.origin.learned ? 'learned' : 'policy';
+  if (d.floor) {
+    return core.events.make({ type: `x.${core.vendor}.policy.floor`, session: request.session!, subject: request.id, cause: request.id, run: request.run, data: { rule: r.id, row: d.floor.row, policy: r.origin.digest, origin, hook }, gates: { rule: METADATA, row: METADATA, policy: METADATA, origin: METADATA, hook: METADATA } });
+  }
+  if (d.verb !== 'allow' && d.verb !== 'deny') return undefined;
+  return core.events.make({ type: `x.${core.vendor}.policy.applied`, session: request.session!, subject: request.id, cause: request.id, run: request.run, data: { rule: r.id, verb: d.verb, policy: r.origin.digest, origin, hook }, gates: { rule: METADATA, verb: METADATA, policy: METADATA, origin: METADATA, hook: METADATA } });
+}
+
+/** What the rules say of a request about to be held; undefined when nothing could be read (a human is asked). */
+export async function decideByRules(core: DaemonCore, rules: AnswerRules, o: { hook: string; session: string; rule: CompiledHold; request: AepEvent; payload: Record<string, unknown> }): Promise<{ decision: AnswerDecision; subject: AskSubject } | undefined> {
+  try {
+    const subject = await subjectOfHold(core, o);
+    if (!subject) return undefined;
+    const decision = await rules.decide(subject, o.request);
+    if (decision.floor) core.say(`hold ${o.request.id} (${o.hook}): ${decision.why}`);
+    return { decision, subject };
+  } catch (e) {
+    core.say(`hold ${o.request.id} (${o.hook}): the rules could not decide (${(e as Error).message}): a human is asked`);
+    return undefined;
+  }
+}
+
+/** How the agent itself can persist an allow ("Allow always, natively"): its own always option, or an `allow_always` decision; undefined: only hookmap's rule persists. */
+export function nativeAlways(h: { view: { options: OptionView[] }; rule: CompiledHold }): string | undefined {
+  const opt = alwaysOption(h.view.options);
+  if (opt) return `the card's own ${opt} option`;
+  return h.rule.decisions.has('allow_always') ? 'the allow_always decision (the agent writes the rule to its own settings)' : undefined;
+}

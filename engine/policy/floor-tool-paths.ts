@@ -1,0 +1,21 @@
+// The floor for the paths a tool names itself (a file write, an edit, a
+// read), not through a shell command: the same rows as a command's words
+// (shell/floor-paths.ts), read on one normalised absolute path. A rule's
+// allow never answers a request that touches ~/.ssh, a credential or token
+// file (hookmap's own included), a shell start-up file or git hooks.
+import { posix } from 'node:path';
+import { CREDENTIALS, isEnvFile, STARTUP_FILES, SYSTEM_STARTUP } from './shell/floor-paths.ts';
+import type { FloorHit } from './shell/floor.ts';
+import { inside } from './shell/paths.ts';
+
+const hasRun = (parts: string[], seq: readonly string[]) => parts.some((_, i) => seq.every((s, j) => parts[i + j] === s));
+
+export function floorPathHit(path: string, ctx: { home: string; project?: string }): FloorHit | undefined {
+  const p = posix.normalize(path);
+  const parts = p.split('/').filter(Boolean);
+  if (hasRun(parts, ['.ssh']) || parts.at(-1) === 'authorized_keys') return { row: 'ssh', why: `touches ~/.ssh (keys, authorized_keys, ssh config): names ${p}` };
+  if (parts.some(isEnvFile) || CREDENTIALS.some((seq) => hasRun(parts, seq))) return { row: 'credentials', why: `touches a credential or token file: names ${p}` };
+  if (STARTUP_FILES.includes(posix.basename(p)) || SYSTEM_STARTUP.some((s) => inside(p, s))) return { row: 'startup-file', why: `a shell start-up file (it runs in every new shell): ${p}` };
+  if (hasRun(parts, ['.git', 'hooks'])) return { row: 'git-hooks', why: `touches git hooks: ${p}` };
+  return undefined;
+}
