@@ -75,10 +75,15 @@ for this HOOKMAP_HOME or address (it says where).` },
   --no-follow            stop at the end of what the relay holds
   --count N              stop after N events
   --state F              where positions are saved (default $HOOKMAP_HOME/state/tail.json)` },
-  { name: 'answer', group: 'daily', module: 'answer', synopsis: 'answer <attention-id> --allow|--deny|--option ID|--text T|--values J', summary: 'answer an attention request', help: `  <attention-id>         the request's id, or any unique prefix of it
+  { name: 'answer', group: 'daily', module: 'answer', synopsis: 'answer <attention-id> --allow [--always]|--deny|--option ID|--text T|--values J', summary: 'answer an attention request', help: `  <attention-id>         the request's id, or any unique prefix of it
   --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
   --token-file F         the token in a file (default $HOOKMAP_TOKEN_FILE, else $HOOKMAP_HOME/token)
   --allow | --deny | --option ID   the chosen option
+  --always               with --allow: also a rule, so the same request is allowed from now on
+  --match M              what the rule matches: exact (this command; the default), prefix, tool
+  --prefix "W"           --match prefix: the words a command must start with (default: proposed)
+  --scope S              where: project (the default), session, user (everywhere)
+  --native               the agent persists the allow itself too, where it can (its own settings)
   --text T               free text (guidance the agent reads)
   --values J             a form's values, a JSON object
   --session S            the session that asked (default: found in the relay's buffer by the id)
@@ -127,6 +132,17 @@ Exit: 0 every agent checks out, 1 any error (as hookmap check reports it), 2 usa
   --json                 the ack and outcome as JSON` },
   { name: 'policy', group: 'agents', module: 'policy', synopsis: 'policy check <file> [--json]', summary: 'check an operator policy file the way hookmap up --policy loads it (coded errors)', help: `  --json                 the result as JSON ({ok, digest, rules} or {ok: false, errors})
 Exit: 0 the file loads, 1 it is refused (every error printed with its code and position), 2 usage.` },
+  { name: 'rules', group: 'daily', module: 'rules', synopsis: 'rules list | show ID | revoke ID | test --agent A --command "..." | preset [NAME] [--enable]', summary: 'the rules that answer held requests: "Allow always", presets, the floor (docs/rules.md)', help: `  list [--json]          every rule in force: what it matches, its scope, who added it, how often it answered
+  show ID                one rule whole (an id prefix is enough)
+  revoke ID              through the running up (audited as the token's principal), else in the file (--offline)
+  test                   what a request would get, as its first word: allow, deny or ask; then the deciding
+                         rule or floor row. --agent A [--tool T] [--command "..."] [--path P]... [--cwd D]
+                         [--session S] [--mcp-server S] [--mcp-tool T]
+  preset [NAME]          read-only (each agent's read tools) or tests (the project's test command, --dir D):
+                         printed as rules; --enable adds them to the learned rules
+  --policy F             also read this operator policy file (as hookmap up --policy F does)
+Learned rules: $HOOKMAP_HOME/rules.yaml (0600). A rules file inside a project grants nothing.
+Exit: 0 done (test: whatever the decision), 1 refused (no such rule), 2 usage.` },
   { name: 'tokens', group: 'agents', module: 'tokens', synopsis: 'tokens add <name> [--scope S] [--out FILE] | list [--json] | revoke <name>', summary: 'named relay tokens with scopes', help: `  add <name>     a new named token: --scope read,emit,control (default read); --out FILE writes it there (0600)
   list [--json]  names, scopes, created (never the tokens)
   revoke <name>  refused at once, open connections closed

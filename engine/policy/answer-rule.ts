@@ -27,6 +27,8 @@ export interface RuleOrigin {
   file: string;
   digest: string;
   learned: boolean;
+  /** The git work tree the file lies in, if any: a file that came with a repository, whose allows grant nothing. */
+  repo?: string;
 }
 
 /** Who added a learned rule, from where, when (the `added:` block). */

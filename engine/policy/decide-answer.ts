@@ -5,8 +5,8 @@
 // to the floor: a shape that always goes to a human (shell/floor.ts, and the
 // path rows for a tool's own paths) turns it back into a card, saying which
 // row kept it. An allow written in a policy file that lies inside the
-// request's own project never counts: a file that came with a cloned
-// repository grants nothing by itself.
+// request's own project, or in any git work tree, never counts: a file that
+// came with a cloned repository grants nothing by itself.
 import { homedir } from 'node:os';
 import { posix } from 'node:path';
 import { evaluate } from '../expr/compile.ts';
@@ -67,8 +67,8 @@ export async function decideAnswer(rules: readonly AnswerRule[], subject: AskSub
     if (best && RANK[r.verb] >= RANK[best.verb]) continue; // cannot beat what already decides
     if (!matchAnswerRule(r, s).match) continue;
     if (!(await whenHolds(r, subject, ctx))) continue;
-    if (r.verb === 'allow' && !r.origin.learned && subject.project && inside(posix.normalize(r.origin.file), subject.project)) {
-      skipped.push({ rule: r, why: `written in ${r.origin.file}, inside the request's own project: a file that came with the project grants nothing` });
+    if (r.verb === 'allow' && !r.origin.learned && (r.origin.repo || (subject.project && inside(posix.normalize(r.origin.file), subject.project)))) {
+      skipped.push({ rule: r, why: `written in ${r.origin.file}, inside the repository ${r.origin.repo ?? subject.project}: a rules file that comes with a repository grants nothing (keep allow rules outside any repository, or learn them: docs/rules.md)` });
       continue;
     }
     best = r;

@@ -18,7 +18,9 @@
 //       tool: Bash
 //       command: { prefix: npm test }
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { projectRoot } from './subject.ts';
 import { REGISTRY_BY_TYPE, TYPE_PATTERN } from '../aep/schemas.ts';
 import { pathString } from '../descriptor/errors.ts';
 import { VERBS, type Verb } from '../descriptor/types.ts';
@@ -74,6 +76,8 @@ export interface CompileOptions {
   knownAgents?: readonly string[];
   /** The file is hookmap's learned rules file (its allows count in any project). */
   learned?: boolean;
+  /** The git work tree the file lies in (loadPolicyFile finds it): its allow rules grant nothing. */
+  repo?: string;
 }
 
 /** Compile a policy document; `knownAgents` (when given) checks `agent`. */
@@ -97,7 +101,7 @@ export function compilePolicy(file: string, text: string, opts: CompileOptions |
   if (!Array.isArray(doc.rules)) { err('policy-invalid-rule', ['rules'], '`rules` must be a list of rules'); return { errors, digest }; }
   const rules: PolicyRule[] = [];
   const answers: AnswerRule[] = [];
-  const origin: RuleOrigin = { file, digest, learned: o.learned === true };
+  const origin: RuleOrigin = { file, digest, learned: o.learned === true, repo: o.learned ? undefined : o.repo };
   const ids = new Set<string>();
   doc.rules.forEach((r: any, i: number) => {
     // checked on every rule, broken or not: one report names every problem
@@ -207,5 +211,12 @@ export function loadPolicyFile(path: string, opts: CompileOptions | readonly str
   } catch (e) {
     return { errors: [{ code: 'policy-yaml', file: path, line: 1, col: 1, path: '', message: `cannot read: ${(e as Error).message}` }] };
   }
-  return compilePolicy(path, text, opts);
+  const o: CompileOptions = Array.isArray(opts) ? { knownAgents: opts as readonly string[] } : (opts as CompileOptions);
+  return compilePolicy(path, text, { ...o, repo: o.learned ? undefined : repoOf(dirname(resolve(path))) });
+}
+
+/** The nearest folder at or above `dir` holding `.git`, if any. */
+function repoOf(dir: string): string | undefined {
+  const root = projectRoot(dir);
+  return existsSync(join(root, '.git')) ? root : undefined;
 }

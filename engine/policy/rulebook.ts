@@ -183,6 +183,7 @@ export class RuleBook {
   addRule(doc: Record<string, unknown>, who: Actor): void {
     if (!this.learned) throw new RuleError('learned-broken', 'this hookmap has no home folder, so it keeps no learned rules');
     if (this.rules().some((r) => r.id === doc.id)) throw new RuleError('learned-broken', `a rule with id ${String(doc.id)} already exists`);
+    doc.added ??= { by: who.by, via: who.via, at: this.now() };
     try {
       this.learned.add(doc);
     } catch (e) {

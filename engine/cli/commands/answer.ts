@@ -22,18 +22,20 @@ const SPEC = {
   ...ENDPOINT_FLAGS,
   session: { type: 'string' }, allow: { type: 'boolean' }, deny: { type: 'boolean' }, option: { type: 'string' },
   text: { type: 'string' }, values: { type: 'string' }, wait: { type: 'string' }, json: { type: 'boolean' },
+  always: { type: 'boolean' }, match: { type: 'string' }, prefix: { type: 'string' }, scope: { type: 'string' }, native: { type: 'boolean' },
 } as const;
 
-const USAGE = 'usage: hookmap answer <attention-id> --allow | --deny | --option ID | --text "..." | --values \'{...}\' [--session S]';
+const USAGE = 'usage: hookmap answer <attention-id> --allow [--always [--match exact|prefix|tool] [--prefix "words"] [--scope session|project|user] [--native]] | --deny | --option ID | --text "..." | --values \'{...}\' [--session S]';
 
 export async function run(argv: string[]): Promise<number> {
-  let flags, attentionId: string, answer: Record<string, unknown>;
+  let flags, attentionId: string, answer: Record<string, unknown>, always: AlwaysFlags | undefined;
   try {
     const p = parseArgs(argv, SPEC);
     flags = p.flags;
     if (p.positionals.length !== 1) throw new ArgError(USAGE);
     attentionId = p.positionals[0];
     answer = buildAnswer(flags);
+    always = alwaysOf(flags);
   } catch (e) {
     if (e instanceof ArgError) {
       process.stderr.write(`hookmap answer: ${e.message}\n`);
@@ -68,6 +70,15 @@ export async function run(argv: string[]): Promise<number> {
     if (flags.json) process.stdout.write(`${JSON.stringify({ sent: false, id: attentionId, session, settled: settled.kind, why: settled.why })}\n`);
     else process.stdout.write(`not sent: ${attentionId} ${settled.why.replace(/^already /, 'was already ')}\n`);
     return exitFor(settled);
+  }
+  if (always) {
+    // the rule first (made by up from the pending request itself), then the answer; a refused rule sends no answer
+    const made = await learnRule(ep, attentionId, always);
+    if (!made.ok) {
+      process.stderr.write(`hookmap answer: no rule made, nothing sent: ${made.detail}\n`);
+      return 1;
+    }
+    if (!flags.json) process.stdout.write(`${made.line}\n`);
   }
   const cmd = makeCommand('control.attention.respond', session, { subject: attentionId, data: { answer } });
   const explain = async (): Promise<Explanation | undefined> => {
@@ -104,4 +115,45 @@ function buildAnswer(flags: Record<string, unknown>): Record<string, unknown> {
   }
   if (Object.keys(answer).length === 0) throw new ArgError(USAGE);
   return answer;
+}
+
+interface AlwaysFlags {
+  match: string;
+  prefix?: string;
+  scope: string;
+  native: boolean;
+}
+
+function alwaysOf(flags: Record<string, unknown>): AlwaysFlags | undefined {
+  const rest = ['match', 'prefix', 'scope', 'native'].filter((k) => flags[k] !== undefined);
+  if (!flags.always) {
+    if (rest.length) throw new ArgError(`--${rest[0]} goes with --always`);
+    return undefined;
+  }
+  if (!flags.allow) throw new ArgError('--always goes with --allow (a rule that allows)');
+  const match = (flags.match as string | undefined) ?? (flags.prefix !== undefined ? 'prefix' : 'exact');
+  if (!['exact', 'prefix', 'tool'].includes(match)) throw new ArgError('--match is exact, prefix or tool');
+  if (flags.prefix !== undefined && match !== 'prefix') throw new ArgError('--prefix goes with --match prefix');
+  const scope = (flags.scope as string | undefined) ?? 'project';
+  if (!['session', 'project', 'user'].includes(scope)) throw new ArgError('--scope is session, project or user');
+  return { match, prefix: flags.prefix as string | undefined, scope, native: Boolean(flags.native) };
+}
+
+async function learnRule(ep: Endpoint, request: string, a: AlwaysFlags): Promise<{ ok: true; line: string } | { ok: false; detail: string }> {
+  let res: Response;
+  try {
+    res = await fetch(`${ep.url.replace(/\/$/, '')}/rules`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hookmap-surface': 'cli', ...(ep.token ? { authorization: `Bearer ${ep.token}` } : {}) },
+      body: JSON.stringify({ request, match: a.match, scope: a.scope, ...(a.prefix !== undefined ? { prefix: a.prefix } : {}), ...(a.native ? { native: true } : {}) }),
+      signal: AbortSignal.timeout(10_000),
+    });
+  } catch (e) {
+    return { ok: false, detail: `${ep.url}/rules: ${(e as Error).message}` };
+  }
+  const body = (await res.json().catch(() => ({}))) as Record<string, any>;
+  if (!res.ok) return { ok: false, detail: `${body.error ?? res.status}: ${body.detail ?? res.statusText}` };
+  const r = body.rule ?? {};
+  const how = body.existed ? 'already in force' : 'added';
+  return { ok: true, line: `rule ${r.id} ${how}: allow ${r.matches} (${r.scope === 'user' ? 'everywhere' : `this ${r.scope}`})${body.native ? `; the agent persists it too (${body.native})` : ''}${body.note ? `; ${body.note}` : ''}` };
 }
