@@ -3,8 +3,8 @@
 // capture gating, on this machine), the rule book decides, and an allow or
 // deny is applied exactly as a human's answer is (the same decision bytes,
 // attention.answered `by: "rule:<id>"`, attention.resolved, the outcomes),
-// with `x.<agent>.policy.applied` naming the rule and its file's digest. An
-// allow the floor keeps is said on the stream (`x.<agent>.policy.floor`)
+// with `x.hookmap.answer.ruled` naming the rule and its file's digest. An
+// allow the floor keeps is said on the stream (`x.hookmap.answer.floor`)
 // next to the card, so every surface can say "a rule would allow this; the
 // floor keeps it for you".
 import type { CompiledHold } from '../descriptor/types.ts';
@@ -24,6 +24,9 @@ export interface AnswerRules {
 }
 
 const METADATA = 'metadata' as const;
+/** hookmap's own extension types (AEP-0002 §5.4 `x.<namespace>.*`), the same for every agent: a rule answered a held request, or the floor kept it. */
+export const RULE_APPLIED_TYPE = 'x.hookmap.answer.ruled';
+export const RULE_FLOOR_TYPE = 'x.hookmap.answer.floor';
 const PERMISSIVE = ['allow', 'allow_once', 'once', 'approve', 'accept', 'yes', 'proceed_once'];
 
 /** The option a rule's allow applies: an allow-once choice, never an "always" one (hookmap's rule is what persists). */
@@ -68,10 +71,10 @@ export function ruleRecord(core: DaemonCore, request: AepEvent, d: AnswerDecisio
   if (!r) return undefined;
   const origin = r.origin.learned ? 'learned' : 'policy';
   if (d.floor) {
-    return core.events.make({ type: `x.${core.vendor}.policy.floor`, session: request.session!, subject: request.id, cause: request.id, run: request.run, data: { rule: r.id, row: d.floor.row, policy: r.origin.digest, origin, hook }, gates: { rule: METADATA, row: METADATA, policy: METADATA, origin: METADATA, hook: METADATA } });
+    return core.events.make({ type: RULE_FLOOR_TYPE, session: request.session!, subject: request.id, cause: request.id, run: request.run, data: { rule: r.id, row: d.floor.row, policy: r.origin.digest, origin, hook }, gates: { rule: METADATA, row: METADATA, policy: METADATA, origin: METADATA, hook: METADATA } });
   }
   if (d.verb !== 'allow' && d.verb !== 'deny') return undefined;
-  return core.events.make({ type: `x.${core.vendor}.policy.applied`, session: request.session!, subject: request.id, cause: request.id, run: request.run, data: { rule: r.id, verb: d.verb, policy: r.origin.digest, origin, hook }, gates: { rule: METADATA, verb: METADATA, policy: METADATA, origin: METADATA, hook: METADATA } });
+  return core.events.make({ type: RULE_APPLIED_TYPE, session: request.session!, subject: request.id, cause: request.id, run: request.run, data: { rule: r.id, verb: d.verb, policy: r.origin.digest, origin, hook }, gates: { rule: METADATA, verb: METADATA, policy: METADATA, origin: METADATA, hook: METADATA } });
 }
 
 /** What the rules say of a request about to be held; undefined when nothing could be read (a human is asked). */

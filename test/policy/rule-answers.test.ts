@@ -93,7 +93,7 @@ describe('rules answer held requests as a human would', () => {
     const answered = after(req, 'attention.answered')!;
     expect(answered.data).toMatchObject({ answer: { option: 'allow' }, via: 'control', by: 'rule:allow-git-status' });
     expect(after(req, 'attention.resolved')!.data).toMatchObject({ resolution: 'answered' });
-    const applied = events().find((e) => e.type === 'x.claude-code.policy.applied' && e.subject === req.id)!;
+    const applied = events().find((e) => e.type === 'x.hookmap.answer.ruled' && e.subject === req.id)!;
     expect(applied.data).toMatchObject({ rule: 'allow-git-status', verb: 'allow', origin: 'learned' });
     expect(applied.data!.policy).toMatch(/^[0-9a-f]{16}$/);
     const list = (await (await api('/rules')).json()) as { rules: { id: string; uses: number }[] };
@@ -125,7 +125,7 @@ describe('rules answer held requests as a human would', () => {
         const session = `r-floor-${i}`;
         const reply = permission(session, command);
         const req = await requestOf(session);
-        const floor = await until('the floor record', () => events().find((e) => e.type === 'x.claude-code.policy.floor' && e.subject === req.id));
+        const floor = await until('the floor record', () => events().find((e) => e.type === 'x.hookmap.answer.floor' && e.subject === req.id));
         expect(floor.data).toMatchObject({ rule: 'allow-bash' });
         await reply;
         expect(after(req, 'attention.answered'), command).toBeUndefined();
@@ -139,7 +139,7 @@ describe('rules answer held requests as a human would', () => {
     const req = await requestOf('r-elsewhere');
     await reply;
     expect(after(req, 'attention.answered')).toBeUndefined();
-    expect(events().some((e) => e.type === 'x.claude-code.policy.applied' && (e.data as any).rule === 'repo-allows-all')).toBe(false);
+    expect(events().some((e) => e.type === 'x.hookmap.answer.ruled' && (e.data as any).rule === 'repo-allows-all')).toBe(false);
   });
 });
 

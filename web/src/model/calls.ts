@@ -54,6 +54,7 @@ function isDeny(answer: any): boolean {
 function byWhom(answered: Ev): string {
   const d = answered.data ?? {};
   if (d.via === 'oob') return "in the agent's own dialog";
+  if (typeof d.by === 'string' && d.by.startsWith('rule:')) return `by rule ${d.by.slice(5)}`;
   return typeof d.by === 'string' && d.by ? `by ${d.by}` : 'from the inbox';
 }
 

@@ -52,7 +52,7 @@ export interface ConnectionOptions {
   fetchImpl?: typeof fetch;
 }
 
-const SUMMARY_TYPES = ['session.*', 'run.*', 'attention.*', 'message.*', 'control.*'];
+const SUMMARY_TYPES = ['session.*', 'run.*', 'attention.*', 'message.*', 'control.*', 'x.hookmap.answer.*'];
 const DEFAULT_ACK_WINDOW_MS = 10_000;
 /** A batch this large is a replay or a flood: the next render waits BULK_GAP_MS for more. */
 const BULK = 50;

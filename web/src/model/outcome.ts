@@ -3,6 +3,7 @@
 // AEP-0004 §3 acks; the relay's refusal frames): never from what this page
 // hoped would happen. Also the words for an answer and for a command's state.
 import type { Ev } from './aep.ts';
+import { ruleOf } from './rules.ts';
 import { answerableHere, isStale, terminalOf, type Attn, type CmdState, type Store } from './store.ts';
 
 export type Phase = 'pending' | 'sending' | 'accepted' | 'answered' | 'resolved' | 'dismissed' | 'timeout' | 'refused' | 'stale' | 'elsewhere';
@@ -61,6 +62,8 @@ function answeredText(a: Attn, ev: Ev): string {
   const d = ev.data ?? {};
   const by = typeof d.by === 'string' && d.by ? d.by : undefined;
   if (d.via === 'oob') return "Answered in the agent's own dialog";
+  const rule = ruleOf(by);
+  if (rule) return `${/^(deny|reject)/i.test(String(d.answer?.option ?? '')) ? 'Denied' : 'Allowed'} by rule ${rule}`;
   const who = by ? `Answered by ${by}` : 'Answered';
   return `${who}: ${answerSummary(a.req, d.answer)}`;
 }

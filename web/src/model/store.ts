@@ -17,6 +17,10 @@ export interface Attn {
   answered?: Ev;
   resolved?: Ev;
   timeout?: Ev;
+  /** A rule would have allowed it; the floor kept it for a human (`x.hookmap.answer.floor`). */
+  floor?: Ev;
+  /** A rule answered it (`x.hookmap.answer.ruled`). */
+  ruled?: Ev;
   /** Commands (ours and other consumers') that answer this request, oldest first. */
   commands: string[];
   /** This page saw it pending (so its outcome is worth showing after it settles). */
@@ -285,6 +289,12 @@ export class Store {
         break;
       }
       default:
+        if (ev.subject && (ev.type === 'x.hookmap.answer.floor' || ev.type === 'x.hookmap.answer.ruled')) {
+          const a = this.attention(ev.subject, s.id);
+          if (ev.type.endsWith('.floor')) a.floor ??= ev;
+          else a.ruled ??= ev;
+          this.attnDirty = true;
+        }
         break;
     }
     // outcomes of a command: cause-linked to it or to its ack (AEP-0004 §6: follow one hop)

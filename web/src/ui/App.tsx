@@ -13,6 +13,7 @@ import { Home } from './Home.tsx';
 import { Login } from './Login.tsx';
 import { SessionList } from './SessionList.tsx';
 import { SessionView } from './SessionView.tsx';
+import { RulesView } from './Rules.tsx';
 
 type Auth = { kind: 'checking' } | { kind: 'out'; reason?: string } | { kind: 'in'; me: Principal };
 
@@ -111,6 +112,8 @@ function SignedIn({ live, me, onOut }: { live: Live; me: Principal; onOut: (reas
 
 function useRoute() {
   const parse = () => {
+    const rules = /^#\/rules(?:\/(.+))?$/.exec(location.hash);
+    if (rules) return { name: 'rules' as const, id: rules[1] ? safeDecode(rules[1]) : undefined };
     const m = /^#\/s\/(.+)$/.exec(location.hash);
     if (!m) return { name: 'home' as const };
     try {
@@ -126,6 +129,14 @@ function useRoute() {
     return () => window.removeEventListener('hashchange', on);
   }, []);
   return route.value;
+}
+
+function safeDecode(s: string): string | undefined {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined;
+  }
 }
 
 function useWide() {
@@ -161,6 +172,11 @@ function Shell({ onOut }: { onOut: (reason?: string) => void }) {
       {me.scopes.includes('control') ? '' : ' (read-only)'}
     </span>
   );
+  const rulesLink = (
+    <a class={`btn btn-quiet${route.name === 'rules' ? ' current' : ''}`} href="#/rules" data-nav="rules">
+      Rules
+    </a>
+  );
   const signOut = (
     <button
       type="button"
@@ -190,6 +206,7 @@ function Shell({ onOut }: { onOut: (reason?: string) => void }) {
         </span>
         {wide ? (
           <>
+            {rulesLink}
             {who}
             <NotifyToggle />
             {signOut}
@@ -200,6 +217,7 @@ function Shell({ onOut }: { onOut: (reason?: string) => void }) {
               ☰
             </summary>
             <div class="menu-body">
+              {rulesLink}
               {who}
               <NotifyToggle />
               {signOut}
@@ -214,7 +232,7 @@ function Shell({ onOut }: { onOut: (reason?: string) => void }) {
           </aside>
         ) : null}
         <main id="main" tabIndex={-1}>
-          {route.name === 'session' ? <SessionView id={route.id} wide={wide} key={route.id} /> : <Home wide={wide} />}
+          {route.name === 'session' ? <SessionView id={route.id} wide={wide} key={route.id} /> : route.name === 'rules' ? <RulesView focus={route.id} /> : <Home wide={wide} />}
         </main>
       </div>
     </>

@@ -13,6 +13,7 @@ import { longId, sessionLabel } from '../model/label.ts';
 import { AgentIcon, clockTime, sessionHref } from './bits.tsx';
 import { useApp, useCanControl } from './context.ts';
 import { FormFields } from './FormFields.tsx';
+import { AlwaysPanel } from './Always.tsx';
 
 const KIND_LABEL: Record<string, string> = {
   permission: 'Permission',
@@ -31,6 +32,7 @@ export function Card({ a, showSession = true }: { a: Attn; showSession?: boolean
   const [guidance, setGuidance] = useState('');
   const [inputs, setInputs] = useState<Record<string, FieldInput>>({});
   const [errors, setErrors] = useState<Map<string, string>>(new Map());
+  const [always, setAlways] = useState(false);
   const rootRef = useRef<HTMLElement>(null);
   const req = a.req;
   if (!req) return null;
@@ -44,6 +46,8 @@ export function Card({ a, showSession = true }: { a: Attn; showSession?: boolean
   const canAnswer = open && control.can && answerableHere(a) && o.phase !== 'elsewhere';
   const options: { id: string; label: string }[] = Array.isArray(d.options) ? d.options.filter((x: any) => x && typeof x.id === 'string') : [];
   const fields = kind === 'form' ? fieldsOf(d) : [];
+  // the option an allow applies (never the agent's own "always" one: the rule is hookmap's)
+  const allowOption = kind === 'form' ? undefined : options.find((x) => ['allow', 'allow_once', 'once', 'approve'].includes(x.id.toLowerCase()))?.id;
   const dl = deadlineOf(a);
   const started = Date.parse(req.time);
   const left = dl === undefined ? undefined : Math.max(0, dl - now);
@@ -154,6 +158,11 @@ export function Card({ a, showSession = true }: { a: Attn; showSession?: boolean
           </span>
         </div>
       ) : null}
+      {open && a.floor ? (
+        <p class="note floor-note" data-floor={String(a.floor.data?.row ?? '')}>
+          A rule ({String(a.floor.data?.rule ?? '')}) would allow this; the floor keeps it for you ({String(a.floor.data?.row ?? '')}).
+        </p>
+      ) : null}
       {open && !control.can ? <p class="note">{control.why}</p> : null}
       {canAnswer && kind !== 'form' ? (
         <div class="answers">
@@ -178,6 +187,12 @@ export function Card({ a, showSession = true }: { a: Attn; showSession?: boolean
               })}
             </div>
           ) : null}
+          {allowOption && !always ? (
+            <button type="button" class="btn btn-quiet btn-always" data-always={a.id} disabled={inFlight} onClick={() => setAlways(true)}>
+              Allow always…
+            </button>
+          ) : null}
+          {allowOption && always ? <AlwaysPanel request={req.id} cardId={`card-${a.id}`} disabled={inFlight} onClose={() => setAlways(false)} onSaved={() => respond({ option: allowOption })} /> : null}
           <div class="guidance">
             <label for={`card-${a.id}-text`}>{kind === 'permission' || options.some((x) => x.id === 'deny') ? 'Or deny with guidance the agent reads' : 'Your answer'}</label>
             <textarea

@@ -9,6 +9,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/ho
 import type { Ev } from '../model/aep.ts';
 import { callOutcome, runStatus } from '../model/calls.ts';
 import { outcomeOf } from '../model/outcome.ts';
+import { ruleOf } from '../model/rules.ts';
 import type { SessionModel } from '../model/store.ts';
 import { buildTimeline, durationMs, formatDuration, toolDetail, type Row, type ToolRow } from '../model/timeline.ts';
 import { clockTime } from './bits.tsx';
@@ -60,7 +61,7 @@ export function Timeline({ s }: { s: SessionModel }) {
   const now = store.clock.value;
   const attentionText = (id: string) => {
     const a = store.attn.get(id);
-    return a ? outcomeOf(store, a, now) : undefined;
+    return a ? { ...outcomeOf(store, a, now), rule: ruleOf(a.answered?.data?.by) } : undefined;
   };
 
   const jump = (rowId: string) => {
@@ -111,7 +112,7 @@ export function Timeline({ s }: { s: SessionModel }) {
   );
 }
 
-function rowView(r: Row, outcome: { text: string; tone: string } | undefined) {
+function rowView(r: Row, outcome: { text: string; tone: string; rule?: string } | undefined) {
   const d = r.ev.data ?? {};
   switch (r.kind) {
     case 'session':
@@ -157,6 +158,11 @@ function rowView(r: Row, outcome: { text: string; tone: string } | undefined) {
         <p>
           <strong>{d.kind === 'form' ? 'Question' : d.kind === 'permission' ? 'Permission' : 'Request'}</strong> {typeof d.prompt === 'string' ? d.prompt : r.ev.subject}
           <span class={`row-outcome tone-${o?.tone ?? 'info'}`}>{o?.text || 'waiting for an answer'}</span>
+          {o?.rule ? (
+            <a class="rule-link" href={`#/rules/${encodeURIComponent(o.rule)}`} data-rule-link={o.rule}>
+              see rule {o.rule}
+            </a>
+          ) : null}
         </p>
       );
     }
@@ -190,7 +196,7 @@ function rowView(r: Row, outcome: { text: string; tone: string } | undefined) {
 interface RowProps {
   sig: string;
   r: Row;
-  outcome?: { text: string; tone: string };
+  outcome?: { text: string; tone: string; rule?: string };
   causeLabel?: string;
   onJump: (rowId: string) => void;
 }
