@@ -5,7 +5,7 @@
 import type { AgentReport } from '../engine/check/check-agent.ts';
 import { formatError } from '../engine/descriptor/errors.ts';
 import { optionEnvName } from '../engine/descriptor/options.ts';
-import type { CompiledEmit, Descriptor } from '../engine/descriptor/types.ts';
+import type { CompiledEmit, Descriptor, HoldMatch } from '../engine/descriptor/types.ts';
 import { workedExample } from './agent-example.ts';
 import { cell, code, table, templateText } from './markdown.ts';
 
@@ -40,6 +40,7 @@ export async function agentDoc(r: AgentReport): Promise<string> {
   out.push(await workedExample(r));
   out.push(live(d));
   out.push(capabilities(r));
+  out.push(answerRules(d));
   out.push('## Reference: mapping internals\n\nHow the descriptor maps this agent, for adapter authors ([descriptor reference](../docs/reference/descriptor.md), [expression reference](../docs/reference/expressions.md)).');
   out.push(demote(surface(d, r)));
   out.push(demote(hooks(d)));
@@ -50,6 +51,24 @@ export async function agentDoc(r: AgentReport): Promise<string> {
   if (cmds) out.push(demote(cmds));
   out.push(demote(pins(r)));
   return `${out.join('\n\n')}\n`;
+}
+
+const MATCH_KEYS: [keyof HoldMatch, string][] = [['tool', 'tool'], ['command', 'command'], ['paths', 'path'], ['cwd', 'project (cwd)'], ['mcpServer', 'mcp server'], ['mcpTool', 'mcp tool']];
+
+/** What hookmap's answer rules can read of this agent's held requests, and who persists an "Allow always" (docs/rules.md). */
+function answerRules(d: Descriptor): string {
+  const rows: string[][] = [];
+  for (const h of d.hooks.values()) {
+    for (const x of h.holds) {
+      if (x.kind === 'form') continue;
+      const keys = x.match ? MATCH_KEYS.filter(([k]) => x.match![k] !== undefined).map(([, l]) => l) : [];
+      const native = x.decisions.has('allow_always') ? 'yes: the `allow_always` decision (the agent writes the rule to its own settings)' : [...x.decisionTexts.keys()].some((k) => ['always', 'allow_always'].includes(k)) ? "yes: the card's own `always` option" : "no: hookmap's rule is what persists";
+      rows.push([`\`${h.name}\``, x.kind, keys.length ? keys.join(', ') : 'tool (the request\'s subject) only', native]);
+    }
+  }
+  if (!rows.length) return "## Rules that answer\n\nNothing of this agent is held, so no rule answers anything here ([docs/rules.md](../docs/rules.md)).";
+  const preset = d.readTools.length ? `The \`read-only\` preset allows ${d.readTools.map((t) => `\`${t}\``).join(', ')}.` : 'The `read-only` preset names no tool of this agent (its descriptor lists no `read_tools`).';
+  return `## Rules that answer\n\nA held request can be answered by a rule before a card goes out ([docs/rules.md](../docs/rules.md)); the floor still keeps its shapes for a human. What the rules read of each held request, and whether an "Allow always" is also persisted by the agent itself:\n\n${table(['hook', 'hold', 'rules match on', 'native "always"'], rows)}\n\n${preset}`;
 }
 
 /** A `## Section` as a `### Section` under the reference heading. */

@@ -50,7 +50,7 @@ export function isDenial(f: Pick<AskFate, 'kind' | 'option' | 'text'>): boolean 
 }
 
 /** ` by owner`, ` in the agent's own dialog`, or nothing when the stream does not say. */
-const by = (f: AskFate) => (f.by ? ` by ${f.by}` : f.via === 'oob' ? " in the agent's own dialog" : '');
+const by = (f: AskFate) => (f.by?.startsWith('rule:') ? ` by rule ${f.by.slice(5)} (hookmap rules show ${f.by.slice(5)})` : f.by ? ` by ${f.by}` : f.via === 'oob' ? " in the agent's own dialog" : '');
 const guidance = (f: AskFate) => (f.text !== undefined ? `: ${JSON.stringify(f.text)}` : '');
 
 /** An answer in words: `deny by owner: "use the test database"`, `allow by alex`. */
