@@ -6,16 +6,20 @@
 //   npx tsx test/browser/screenshots.ts
 //
 // Not a test (pixels are not asserted); run it after a visible UI change.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { ROOT } from '../../engine/descriptor/registry.ts';
 import { decisionCase, fire, launch, signedIn, stack, until, type Stack } from './harness.ts';
 
 const OUT = join(ROOT, 'docs');
+// a real folder (a project with .git) so "this project" can be offered and the rule saved
+const SHOP = join(mkdtempSync(join(tmpdir(), 'hookmap-shots-')), 'shop-api');
+mkdirSync(join(SHOP, '.git'), { recursive: true });
 
 async function scenario(s: Stack, page: Page): Promise<Promise<unknown>[]> {
-  const cc = (session: string, b: object) => fire(s, 'claude-code', { session_id: session, transcript_path: '/tmp/t.jsonl', cwd: '/home/dev/shop-api', ...b });
+  const cc = (session: string, b: object) => fire(s, 'claude-code', { session_id: session, transcript_path: '/tmp/t.jsonl', cwd: SHOP, ...b });
   const cx = (session: string, b: object) => fire(s, 'codex', { session_id: session, turn_id: 't1', cwd: '/home/dev/billing', model: 'gpt-5', ...b });
   const held: Promise<unknown>[] = [];
   // an older Codex session, finished
@@ -85,6 +89,19 @@ async function main(): Promise<void> {
     await shoot(phone.page, 'inbox-timeline-phone');
     await phoneDark.page.locator('main [data-card] form').first().scrollIntoViewIfNeeded();
     await shoot(phoneDark.page, 'inbox-form-phone-dark');
+    // "Allow always" opened on the waiting Bash card (issue 22), then the Rules page once one is saved
+    await desktop.page.goto(`${s.url}/#/`);
+    const migrate = desktop.page.locator('main [data-card][data-session="cc-2b91"][data-answerable]');
+    await migrate.locator('[data-always]').click();
+    await migrate.locator('[data-always-preview]').waitFor();
+    await migrate.locator('[data-always-prefix]').fill('npm run migrate');
+    await desktop.page.waitForTimeout(300);
+    await migrate.screenshot({ path: join(OUT, 'inbox-allow-always.png') });
+    console.log('docs/inbox-allow-always.png');
+    await migrate.locator('[data-always-save]').click();
+    await desktop.page.goto(`${s.url}/#/rules`);
+    await desktop.page.locator('[data-rule]').first().waitFor();
+    await shoot(desktop.page, 'inbox-rules-desktop');
     void held;
   } finally {
     await browser.close();
