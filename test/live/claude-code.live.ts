@@ -26,9 +26,9 @@ const resultText = (c: any) => (typeof c.content === 'string' ? c.content : (c.c
 describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   const live = new Live(ID, (cmd) => ({ tool: 'Bash', args: { command: cmd, description: `run ${cmd.split(' ')[0]}` } }));
 
-  const claude = (prompt: string, extra: string[] = [], env: NodeJS.ProcessEnv = live.agentEnv) =>
+  const claude = (prompt: string, extra: string[] = [], env: NodeJS.ProcessEnv = live.agentEnv, cwd = live.s.project) =>
     run(live.bin, ['-p', prompt, '--permission-mode', 'default', '--output-format', 'json', ...extra], {
-      cwd: live.s.project,
+      cwd,
       timeoutMs: 120_000,
       env: { ...env, ANTHROPIC_BASE_URL: live.model.url, ANTHROPIC_API_KEY: 'sk-ant-live-test-not-a-key', DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
     });
@@ -108,6 +108,94 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
       await browser.close();
     }
   }, 180_000);
+
+  it.skipIf(!!skipBrowser)('ALWAYS: "Allow always, commands starting with npm test, this project" on the inbox card; the next session is answered by the rule; a slip, another folder and a revoke each raise a card; native persistence writes Claude Code\'s settings', async () => {
+    writeFileSync(join(live.s.project, 'package.json'), JSON.stringify({ name: 'shop', private: true, scripts: { test: 'echo tests-ok', lint: 'echo lint-ok' } }));
+    const browser = await launch();
+    const env = { ...process.env, HOOKMAP_HOME: live.s.hookmapHome, HOOKMAP_TOKEN: '', HOOKMAP_TOKEN_FILE: '' };
+    const byRule = (events: any[], id: string) => events.find((e) => e.type === 'attention.answered' && e.subject === id)?.data?.by;
+    try {
+      const open = await run(process.execPath, [BIN, 'open', '--no-browser', '--url', live.up.url], { env, timeoutMs: 30_000 });
+      expect(open.code, open.stderr).toBe(0);
+      const page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
+      await page.goto(open.stdout.trim());
+      await page.locator('[data-conn="live"]').waitFor();
+      const taken = new Set<string>();
+      // 1. the card: Allow always, the proposed prefix, this project, shown before it is saved
+      const first = await live.play('always-first', (p) => claude(p), async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        const card = page.locator(`main [data-card="${req.id}"]`);
+        await card.locator('[data-always]').click();
+        expect(await card.locator('[data-always-prefix]').inputValue()).toBe('npm test');
+        expect(await card.locator('input[value="project"]').isChecked()).toBe(true);
+        expect(await card.locator('[data-always-preview]').textContent()).toContain('Allow Bash commands starting with `npm test` from claude-code in ');
+        await card.locator('[data-always-save]').click();
+        await expect.poll(() => card.locator('[data-outcome]').textContent(), { timeout: 20_000 }).toMatch(/Resolved\.$/);
+      });
+      expect(first.run.code, first.run.stderr).toBe(0);
+      expect(resultText(toolResults(first.requests).at(-1))).toContain('tests-ok');
+      const rules = readFileSync(join(live.s.hookmapHome, 'rules.yaml'), 'utf8');
+      expect(rules).toContain('prefix: npm test');
+      expect(rules).toContain('via: inbox');
+      const ruleId = /id: (allow-npm-test-[0-9a-f]+)/.exec(rules)![1];
+      // 2. a second session in the project: `npm test -- --runInBand` answered by the rule, no card; `npm test && touch pwned` raises one
+      const second = await live.play('always-second', (p) => claude(p), async ({ sessionEvents }) => {
+        const auto = await live.nextAttention(sessionEvents, taken);
+        await until('the rule\'s answer', () => byRule(sessionEvents(), auto.id));
+        expect(byRule(sessionEvents(), auto.id)).toBe(`rule:${ruleId}`);
+        const slipped = await live.nextAttention(sessionEvents, taken);
+        await page.locator(`main [data-card="${slipped.id}"]`).waitFor({ timeout: 10_000 });
+        await live.answer(slipped.id, ['--deny']);
+      });
+      expect(second.run.code, second.run.stderr).toBe(0);
+      expect(existsSync(join(live.s.project, 'pwned'))).toBe(false);
+      const events2 = await live.checkSession(second.sessions[0]);
+      expect(events2.filter((e) => e.type === 'attention.answered').map((e) => e.data.by)).toEqual([`rule:${ruleId}`, 'owner']);
+      expect(events2.some((e) => e.type === 'x.hookmap.answer.ruled' && e.data.rule === ruleId)).toBe(true);
+      // 3. another folder: the project rule does not apply, a card
+      const other = join(live.s.root, 'elsewhere');
+      await run('mkdir', ['-p', other]);
+      writeFileSync(join(other, 'package.json'), JSON.stringify({ name: 'other', private: true, scripts: { test: 'echo other-ok' } }));
+      await live.setup(['--project', '--dir', other]);
+      const elsewhere = await live.play('always-once-more', (p) => claude(p, [], live.agentEnv, other), async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        await page.locator(`main [data-card="${req.id}"]`).waitFor({ timeout: 10_000 });
+        await live.answer(req.id, ['--allow']);
+      });
+      expect(elsewhere.run.code, elsewhere.run.stderr).toBe(0);
+      expect((await live.checkSession(elsewhere.sessions[0])).find((e) => e.type === 'attention.answered').data.by).toBe('owner');
+      // 4. revoked on the inbox's Rules page: the next npm test in the project raises a card
+      await page.goto(`${live.up.url}/#/rules/${ruleId}`);
+      await page.locator(`[data-revoke="${ruleId}"]`).click();
+      await until('the rule gone', async () => (await page.locator(`[data-rule="${ruleId}"]`).count()) === 0);
+      await page.goto(`${live.up.url}/#/`);
+      const revoked = await live.play('always-once-more', (p) => claude(p), async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        await page.locator(`main [data-card="${req.id}"]`).waitFor({ timeout: 10_000 });
+        await live.answer(req.id, ['--allow']);
+      });
+      expect(revoked.run.code, revoked.run.stderr).toBe(0);
+      expect((await live.checkSession(revoked.sessions[0])).find((e) => e.type === 'attention.answered').data.by).toBe('owner');
+      expect(readFileSync(join(live.s.hookmapHome, 'rules-audit.jsonl'), 'utf8')).toMatch(new RegExp(`"action":"revoked","rule":"${ruleId}","by":"owner","via":"inbox"`));
+      // 5. native: "Claude Code remembers it too": the allow carries updatedPermissions; Claude Code writes its own settings
+      const native = await live.play('always-native', (p) => claude(p), async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        const card = page.locator(`main [data-card="${req.id}"]`);
+        await card.locator('[data-always]').click();
+        await card.locator('[data-always-prefix]').fill('npm run lint');
+        await card.locator('[data-always-native]').check();
+        expect(await card.locator('[data-always-preview]').textContent()).toContain('claude-code also remembers it itself');
+        await card.locator('[data-always-save]').click();
+        await expect.poll(() => card.locator('[data-outcome]').textContent(), { timeout: 20_000 }).toMatch(/Resolved\.$/);
+      });
+      expect(native.run.code, native.run.stderr).toBe(0);
+      const settings = JSON.parse(readFileSync(join(live.s.project, '.claude', 'settings.local.json'), 'utf8'));
+      expect(settings.permissions.allow).toContain('Bash(npm run lint:*)');
+      expect(readFileSync(join(live.s.hookmapHome, 'rules.yaml'), 'utf8')).toMatch(/native: the allow_always decision/);
+    } finally {
+      await browser.close();
+    }
+  }, 420_000);
 
   it('permission answered allow: the tool runs and its result reaches the model', async () => {
     const taken = new Set<string>();

@@ -4,6 +4,7 @@
 import { ArgError, parseArgs } from '../args.ts';
 import { listVendors } from '../../descriptor/registry.ts';
 import { formatPolicyError, loadPolicyFile } from '../../policy/policy.ts';
+import { describeMatch } from '../../policy/answer-rule.ts';
 
 const SPEC = { json: { type: 'boolean' } } as const;
 const USAGE = 'usage: hookmap policy check <file> [--json]';
@@ -24,7 +25,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const r = loadPolicyFile(file, listVendors());
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify(r.policy ? { ok: true, digest: r.policy.digest, rules: r.policy.rules.map((x) => ({ id: x.id, on: [...x.on], decide: x.decide })) } : { ok: false, errors: r.errors })}\n`);
+    process.stdout.write(`${JSON.stringify(r.policy ? { ok: true, digest: r.policy.digest, rules: [...r.policy.rules.map((x) => ({ id: x.id, on: [...x.on], decide: x.decide })), ...r.policy.answers.map((x) => ({ id: x.id, on: ['attention.requested'], decide: x.verb, matches: describeMatch(x) }))] } : { ok: false, errors: r.errors })}\n`);
     return r.policy ? 0 : 1;
   }
   if (!r.policy) {
@@ -32,8 +33,9 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`hookmap policy: ${file} is refused (${r.errors.length} error${r.errors.length === 1 ? '' : 's'}); nothing of it would take effect\n`);
     return 1;
   }
-  const n = r.policy.rules.length;
+  const n = r.policy.rules.length + r.policy.answers.length;
   process.stdout.write(`ok: ${n} rule${n === 1 ? '' : 's'} (digest ${r.policy.digest})\n`);
   for (const x of r.policy.rules) process.stdout.write(`  ${x.id}: on ${[...x.on].join(', ')} -> ${x.decide}${x.agents ? ` (${[...x.agents].join(', ')})` : ''}\n`);
+  for (const x of r.policy.answers) process.stdout.write(`  ${x.id}: a held request, ${describeMatch(x)} -> ${x.verb}${x.origin.repo && x.verb === 'allow' ? ` (grants nothing: the file lies in the repository ${x.origin.repo})` : ''}\n`);
   return 0;
 }
