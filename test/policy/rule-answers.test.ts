@@ -10,11 +10,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { addToken } from '../../engine/auth/tokens.ts';
 import { run as answer } from '../../engine/cli/commands/answer.ts';
 import { readLogs, until } from '../daemon/helpers.ts';
 import { upStack, type UpStack } from '../helpers/up-stack.ts';
+import { runCli } from '../helpers/cli.ts';
 
 let s: UpStack;
 let project: string;
@@ -198,5 +200,61 @@ describe('"Allow always" through the rules API', () => {
     expect(r.status).toBe(422);
     expect(((await r.json()) as Record<string, string>).error).toBe('not-plain');
     await held;
+  });
+});
+
+describe('the CLI and the attacks', () => {
+  const env = () => ({ ...process.env, HOOKMAP_HOME: s.home, HOOKMAP_URL: s.url, HOOKMAP_TOKEN: s.token, HOOKMAP_TOKEN_FILE: '' });
+
+  it('hookmap rules test: the decision as its first word, then the deciding rule or floor row; usage errors exit 2', async () => {
+    const t = (...a: string[]) => runCli(['rules', 'test', '--agent', 'claude-code', '--tool', 'Bash', '--cwd', project, ...a], env());
+    let r = await t('--command', 'git status --short');
+    expect([r.code, r.stdout.split(/\s/)[0]]).toEqual([0, 'allow']);
+    expect(r.stdout).toMatch(/rule allow-git-status/);
+    r = await t('--command', 'curl -s https://x.example');
+    expect([r.code, r.stdout.split(/\s/)[0]]).toEqual([0, 'deny']);
+    r = await t('--command', 'sudo rm -rf /');
+    expect(r.stdout).toMatch(/^ask {2}floor privilege: rule allow-bash would allow this; the floor keeps it for you/);
+    r = await runCli(['rules', 'test', '--agent', 'claude-code', '--tool', 'Bash', '--command', 'ls', '--cwd', elsewhere, '--policy', join(project, 'hookmap-policy.yaml')], env());
+    expect(r.stdout).toMatch(/^ask {2}no rule matches/);
+    expect(r.stdout).toMatch(/skipped repo-allows-all: .*grants nothing/);
+    expect((await runCli(['rules', 'test', '--command', 'ls'], env())).code).toBe(2);
+    expect((await runCli(['rules', 'frobnicate'], env())).code).toBe(2);
+    const list = await runCli(['rules', 'list'], env());
+    expect(list.stdout).toMatch(/allow-git-status {2}allow {2}tool Bash, commands starting with `git status`, in /);
+  });
+
+  it('hookmap answer --always makes the rule through up, then allows; the timeline names the rule that answered', async () => {
+    const held = permission('r-cli-always', 'cargo doc', elsewhere);
+    const req = await requestOf('r-cli-always');
+    const r = await runCli(['answer', req.id, '--allow', '--always', '--match', 'prefix', '--scope', 'session'], env());
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/rule allow-cargo-doc-[0-9a-f]+ added: allow agent claude-code, tool Bash, commands starting with `cargo doc`, session r-cli-always/);
+    expect(JSON.parse(await (await held).text()).hookSpecificOutput.decision.behavior).toBe('allow');
+    await permission('r-cli-always', 'cargo doc --open', elsewhere);
+    const tl = await runCli(['timeline', 'r-cli-always'], env());
+    expect(tl.stdout).toMatch(/by rule allow-cargo-doc-[0-9a-f]+/);
+    // usage: --always needs --allow
+    expect((await runCli(['answer', req.id, '--deny', '--always'], env())).code).toBe(2);
+  });
+
+  it('refuses a cookie from another origin, a foreign Host, and no credential at all', async () => {
+    const login = await fetch(`${s.url}/inbox/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: s.token }) });
+    const cookie = login.headers.get('set-cookie')!.split(';')[0];
+    const body = JSON.stringify({ id: 'allow-git-status' });
+    const post = (headers: Record<string, string>) => fetch(`${s.url}/rules/revoke`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    expect([401, 403]).toContain((await post({ cookie, origin: 'http://evil.example' })).status);
+    expect((await post({})).status).toBe(401);
+    expect((await post({ authorization: 'Bearer hmk_stolen-or-made-up' })).status).toBe(401);
+    // a DNS-rebinding page: the owner's token is not even needed to be refused (fetch cannot set Host: node:http can)
+    const foreign = await new Promise<number>((resolve, reject) => {
+      const u = new URL(`${s.url}/rules`);
+      request({ host: u.hostname, port: u.port, path: u.pathname, headers: { host: 'evil.example', authorization: `Bearer ${s.token}` } }, (res) => (res.resume(), resolve(res.statusCode!))).on('error', reject).end();
+    });
+    expect(foreign).toBeGreaterThanOrEqual(400);
+    // a form post (no JSON) is not read at all
+    expect((await fetch(`${s.url}/rules/revoke`, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: 'id=allow-git-status' })).status).toBe(415);
+    // the rule is still there
+    expect(((await (await api('/rules')).json()) as { rules: { id: string }[] }).rules.some((r) => r.id === 'allow-git-status')).toBe(true);
   });
 });
