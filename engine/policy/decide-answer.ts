@@ -53,7 +53,7 @@ export function floorOf(s: AskSubject, home: string): FloorHit | undefined {
     if (hit) return hit;
   }
   for (const p of s.paths) {
-    const hit = floorPathHit(p, { home, project: s.project });
+    const hit = floorPathHit(p);
     if (hit) return hit;
   }
   return undefined;

@@ -10,7 +10,7 @@ import { inside } from './shell/paths.ts';
 
 const hasRun = (parts: string[], seq: readonly string[]) => parts.some((_, i) => seq.every((s, j) => parts[i + j] === s));
 
-export function floorPathHit(path: string, ctx: { home: string; project?: string }): FloorHit | undefined {
+export function floorPathHit(path: string): FloorHit | undefined {
   const p = posix.normalize(path);
   const parts = p.split('/').filter(Boolean);
   if (hasRun(parts, ['.ssh']) || parts.at(-1) === 'authorized_keys') return { row: 'ssh', why: `touches ~/.ssh (keys, authorized_keys, ssh config): names ${p}` };
