@@ -1,0 +1,35 @@
+// Which option a rule's allow applies, and how a native "always" is applied
+// (issue 22): a rule allows once (hookmap's rule is what persists), never
+// with an agent's own "always" option; a human's allow on a request marked
+// "always, natively" becomes the card's own always option (ACP, OpenCode,
+// Kilo Code) or the hold's allow_always decision (Claude Code).
+import { describe, expect, it } from 'vitest';
+import { alwaysOption, nativeAlways, permissiveOption } from '../../engine/daemon/rule-answer.ts';
+import { loadVendor } from '../../engine/descriptor/registry.ts';
+
+const opts = (...ids: string[]) => ids.map((id) => ({ id }));
+
+describe('rule answers: options', () => {
+  it('a rule allows once, on every agent vocabulary', () => {
+    expect(permissiveOption(opts('allow', 'deny'))).toBe('allow');
+    expect(permissiveOption(opts('always', 'allow', 'deny'))).toBe('allow');
+    expect(permissiveOption(opts('once', 'always', 'reject'))).toBe('once');
+    expect(permissiveOption(opts('allow_always', 'allow_once', 'reject_once'))).toBe('allow_once');
+    expect(permissiveOption(opts('allow_always', 'reject_once'))).toBeUndefined();
+    expect(permissiveOption(opts('deny'))).toBeUndefined();
+  });
+
+  it('the agent\'s own always option, when the card offers one', () => {
+    expect(alwaysOption(opts('once', 'always', 'reject'))).toBe('always');
+    expect(alwaysOption(opts('allow_once', 'allow_always'))).toBe('allow_always');
+    expect(alwaysOption(opts('allow', 'deny'))).toBeUndefined();
+  });
+
+  it('native "always" per descriptor: Claude Code by decision, Codex not at all', () => {
+    const hold = (agent: string, hook: string, i = 0) => loadVendor(agent).hooks.get(hook)!.holds[i];
+    const cc = hold('claude-code', 'PermissionRequest', 1);
+    expect(nativeAlways({ view: { options: opts('allow', 'deny') }, rule: cc })).toMatch(/allow_always decision/);
+    expect(nativeAlways({ view: { options: opts('allow', 'deny') }, rule: hold('codex', 'PermissionRequest') })).toBeUndefined();
+    expect(nativeAlways({ view: { options: opts('once', 'always', 'reject') }, rule: hold('codex', 'PermissionRequest') })).toMatch(/always option/);
+  });
+});
