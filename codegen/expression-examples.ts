@@ -137,6 +137,7 @@ export const BINDING_EXAMPLES: Example[] = [
   { name: 'values', expr: '$values.message ? { "followup_message": $values.message } : {}', bindings: { values: { message: 'run the tests' } }, result: { followup_message: 'run the tests' } },
   { name: 'answer', expr: '$answer.text', bindings: { answer: { text: 'no' } }, result: 'no' },
   { name: 'request', expr: '$request.subject', bindings: { request: { subject: 'Bash' } }, result: 'Bash' },
+  { name: 'always', expr: '$always.match = "prefix" ? $always.prefix & ":*" : $always.command', bindings: { always: { match: 'prefix', prefix: 'npm test', scope: 'project' } }, result: 'npm test:*' },
   { name: 'command', expr: '$command.data.scope', bindings: { command: { data: { scope: 'run' } } }, result: 'run' },
   { name: 'data', expr: '$data.scope', bindings: { data: { scope: 'session' } }, result: 'session' },
 ];

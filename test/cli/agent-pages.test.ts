@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listVendors, loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
 
-const ORDER = ['## Wire it', '## Options', '## Worked example', '## Seen live', '## Capabilities', '## Reference: mapping internals'];
+const ORDER = ['## Wire it', '## Options', '## Worked example', '## Seen live', '## Capabilities', '## Rules that answer', '## Reference: mapping internals'];
 
 describe('agent pages', () => {
   for (const agent of listVendors()) {

@@ -95,7 +95,7 @@ describe('hookmap up --verbose', () => {
     const config = join(scratch, 'c.yaml');
     writeFileSync(config, 'agents: [codex, acp]\n');
     const u = await up(['--port', '0', '--verbose', '--config', config], { ...envFor(home), HOOKMAP_CODEX_INSTRUCT: 'true' });
-    await until('both hellos', () => (u.stderr().match(/relay link up/g) ?? []).length === 2, 30_000);
+    await until('both hellos', () => (u.stderr().match(/\[(codex|acp)\] relay link up/g) ?? []).length === 2, 30_000);
     const err = u.stderr();
     expect(err).toContain('  agents:   2 ready: codex, acp');
     expect(err).toContain('  opt-ins:  codex instruct (HOOKMAP_CODEX_INSTRUCT) on; 1 off');

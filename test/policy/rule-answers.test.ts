@@ -232,6 +232,11 @@ describe('the CLI and the attacks', () => {
     expect(r.stdout).toMatch(/rule allow-cargo-doc-[0-9a-f]+ added: allow agent claude-code, tool Bash, commands starting with `cargo doc`, session r-cli-always/);
     expect(JSON.parse(await (await held).text()).hookSpecificOutput.decision.behavior).toBe('allow');
     await permission('r-cli-always', 'cargo doc --open', elsewhere);
+    // scoped to that session: another session running the same command asks
+    const otherSession = permission('r-cli-other', 'cargo doc', elsewhere);
+    const req2 = await requestOf('r-cli-other');
+    await otherSession;
+    expect(after(req2, 'attention.answered')).toBeUndefined();
     const tl = await runCli(['timeline', 'r-cli-always'], env());
     expect(tl.stdout).toMatch(/by rule allow-cargo-doc-[0-9a-f]+/);
     // usage: --always needs --allow

@@ -13,7 +13,7 @@ import { checkAgents } from '../../check/check-all.ts';
 import { formatError } from '../../descriptor/errors.ts';
 import { ROOT } from '../../descriptor/registry.ts';
 import { parseArgs } from '../args.ts';
-import { spliceReadme } from '../usage.ts';
+import { spliceReadme } from '../usage-readme.ts';
 
 export async function run(argv: string[]): Promise<number> {
   let check: boolean;
