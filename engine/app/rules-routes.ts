@@ -20,6 +20,7 @@ import type { Daemon } from '../daemon/daemon.ts';
 import { proposePrefixes, RuleError, type AlwaysSpec, type RuleBook } from '../policy/rulebook.ts';
 import { floorOf } from '../policy/decide-answer.ts';
 import { readPlainCommand } from '../policy/shell/match.ts';
+import { jsonOnly } from '../inbox/json-scope.ts';
 
 const MAX_BODY = 4096;
 const MATCHES = ['exact', 'prefix', 'tool'];
@@ -46,26 +47,7 @@ const surfaceOf = (p: Principal, req: FastifyRequest): string => {
 
 export function registerRulesRoutes(app: FastifyInstance, o: RulesRoutesOptions): void {
   app.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY }, (_req, body, done) => {
-      try {
-        done(null, JSON.parse(String(body) || '{}'));
-      } catch {
-        done(Object.assign(new Error('the body is not valid JSON'), { statusCode: 400 }), undefined);
-      }
-    });
-    scope.setErrorHandler((err: any, _req, reply) => {
-      const status = err.statusCode ?? 500;
-      if (status === 415) return refuse(reply, 415, 'unsupported-media-type', 'send application/json');
-      if (status === 413) return refuse(reply, 413, 'payload-too-large', `the body is over ${MAX_BODY} bytes`);
-      if (status < 500) return refuse(reply, status, 'bad-request', err.message);
-      o.say?.(`rules API: ${err.message}`);
-      return refuse(reply, 500, 'internal', 'the rules API failed; see up.log');
-    });
-    scope.addHook('onSend', async (_req, reply, payload) => {
-      reply.header('cache-control', 'no-store').header('x-content-type-options', 'nosniff');
-      return payload;
-    });
+    jsonOnly(scope, MAX_BODY, (e) => o.say?.(`rules API: ${e.message}`));
 
     const who = (req: FastifyRequest, reply: FastifyReply, scopeNeeded: Scope): Principal | undefined => {
       const r = o.auth.authenticate(req.raw);

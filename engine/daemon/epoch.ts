@@ -3,8 +3,9 @@
 // an epoch even when the previous run was SIGKILLed. Written atomically
 // (temp file + fsync + rename) so a crash mid-write leaves the old value,
 // which the next start bumps past anyway.
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeAtomic } from '../io/atomic.ts';
 import { ensureDir } from '../io/paths.ts';
 
 export const EPOCH_FILE = 'epoch';
@@ -26,14 +27,4 @@ export function bumpEpoch(dir: string): number {
   return next;
 }
 
-export function writeAtomic(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
-}
+export { writeAtomic };

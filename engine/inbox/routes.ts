@@ -24,6 +24,7 @@ import type { IncomingMessage } from 'node:http';
 import { ROOT } from '../descriptor/registry.ts';
 import { ASSET_DIR } from './asset-paths.ts';
 import { emptySummary, type FailedOpenSummary } from '../io/failed-open.ts';
+import { jsonOnly } from './json-scope.ts';
 import type { CredentialCheck, InboxSessions, TokenPrincipal } from './sessions.ts';
 
 export const COOKIE = 'hookmap_inbox';
@@ -106,25 +107,7 @@ export function registerInbox(app: FastifyInstance, o: InboxRoutesOptions): void
   };
 
   app.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_BODY }, (_req, body, done) => {
-      try {
-        done(null, JSON.parse(String(body) || '{}'));
-      } catch {
-        done(Object.assign(new Error('the body is not valid JSON'), { statusCode: 400 }), undefined);
-      }
-    });
-    scope.setErrorHandler((err: any, _req, reply) => {
-      const status = err.statusCode ?? 500;
-      if (status === 415) return reply.code(415).send({ error: 'unsupported-media-type', detail: 'send application/json' });
-      if (status === 413) return reply.code(413).send({ error: 'payload-too-large', detail: `body exceeds ${MAX_BODY} bytes` });
-      if (status < 500) return reply.code(status).send({ error: 'bad-request', detail: err.message });
-      return reply.code(500).send({ error: 'internal' });
-    });
-    scope.addHook('onSend', async (_req, reply, payload) => {
-      reply.header('cache-control', 'no-store').header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer');
-      return payload;
-    });
+    jsonOnly(scope, MAX_BODY);
 
     /** State changes: a JSON POST from this origin (or from no browser at all). */
     const guardPost = (req: FastifyRequest, reply: FastifyReply): boolean => {

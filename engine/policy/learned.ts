@@ -6,9 +6,10 @@
 // process stops answering at the very next request, in every running
 // session. A file that does not compile grants nothing and is reported; it
 // is never overwritten (adding to it is refused until it is fixed).
-import { chmodSync, closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMap, isSeq, parseDocument } from 'yaml';
+import { writeAtomic } from '../io/atomic.ts';
 import { ensureDir } from '../io/paths.ts';
 import { compilePolicy, formatPolicyError, type Policy, type PolicyError } from './policy.ts';
 
@@ -99,16 +100,8 @@ export class LearnedRules {
     const check = compilePolicy(this.file, text, { knownAgents: this.knownAgents, learned: true });
     if (!check.policy) throw new Error(`the learned rules would not compile (nothing written):\n${check.errors.map((e) => `  ${formatPolicyError(e)}`).join('\n')}`);
     ensureDir(this.home);
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    const fd = openSync(tmp, 'w', 0o600);
-    try {
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, this.file);
+    writeAtomic(this.file, text);
+    chmodSync(this.file, 0o600);
     this.stamp = ''; // read back at the next use
   }
 }

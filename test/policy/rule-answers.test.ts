@@ -53,7 +53,7 @@ beforeAll(async () => {
   s = await upStack({
     prefix: 'hookmap-rules-',
     hello: true,
-    agents: [{ descriptor: 'claude-code', attentionTimeoutMs: 1_500 }],
+    agents: [{ descriptor: 'claude-code', attentionTimeoutMs: 20_000 }],
     setup: (home) => {
       writeFileSync(join(home, 'rules.yaml'), RULES(project), { mode: 0o600 });
       readToken = addToken(home, 'watcher', 'read').token;
@@ -71,6 +71,9 @@ const events = () => readLogs(join(s.logDir, 'claude-code'));
 function permission(session: string, command: string, cwd = project): Promise<Response> {
   return fetch(`${s.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: session, cwd, permission_mode: 'default', tool_name: 'Bash', tool_input: { command }, permission_suggestions: [] }) });
 }
+
+/** A card nobody answers goes away when its session ends (dismissed): the tests need not wait out the hold. */
+const endSession = (session: string) => fetch(`${s.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'SessionEnd', session_id: session, reason: 'other' }) });
 
 const requestOf = (session: string, n = 1) => until(`request #${n} of ${session}`, () => events().filter((e) => e.type === 'attention.requested' && e.session === session)[n - 1]);
 const after = (req: { id: string }, type: string) => events().find((e) => e.type === type && (e.subject === req.id || e.cause === req.id));
@@ -115,9 +118,11 @@ describe('rules answer held requests as a human would', () => {
   it('an ask rule carves an exception out of a broader allow: the card goes to a human', async () => {
     const reply = permission('r-ask', 'npm publish --dry-run');
     const req = await requestOf('r-ask');
-    await reply; // nobody answered: the hold failed open after its window
+    await until('the card held', () => s.up.daemons.get('claude-code')!.pending().some((h) => h.id === req.id));
+    await endSession('r-ask');
+    await reply;
     expect(after(req, 'attention.answered')).toBeUndefined();
-    expect(after(req, 'attention.timeout')).toBeDefined();
+    expect(after(req, 'attention.resolved')!.data).toMatchObject({ resolution: 'dismissed' });
   });
 
   it('the floor keeps what a tool-wide allow would answer, and says so on the stream', async () => {
@@ -129,6 +134,7 @@ describe('rules answer held requests as a human would', () => {
         const req = await requestOf(session);
         const floor = await until('the floor record', () => events().find((e) => e.type === 'x.hookmap.answer.floor' && e.subject === req.id));
         expect(floor.data).toMatchObject({ rule: 'allow-bash' });
+        await endSession(session);
         await reply;
         expect(after(req, 'attention.answered'), command).toBeUndefined();
       }),
@@ -139,6 +145,8 @@ describe('rules answer held requests as a human would', () => {
     // allow-bash is scoped to the project: elsewhere only the hostile file could allow, and it lies in the project
     const reply = permission('r-elsewhere', 'ls', elsewhere);
     const req = await requestOf('r-elsewhere');
+    await until('the card held', () => s.up.daemons.get('claude-code')!.pending().some((h) => h.id === req.id));
+    await endSession('r-elsewhere');
     await reply;
     expect(after(req, 'attention.answered')).toBeUndefined();
     expect(events().some((e) => e.type === 'x.hookmap.answer.ruled' && (e.data as any).rule === 'repo-allows-all')).toBe(false);
@@ -169,15 +177,19 @@ describe('"Allow always" through the rules API', () => {
     // a command built to slip past the prefix raises a card
     const slip = permission('r-always-2', 'npm test && touch pwned', elsewhere);
     const req3 = await requestOf('r-always-2', 2);
+    await until('the card held', () => s.up.daemons.get('claude-code')!.pending().some((h) => h.id === req3.id));
+    await humanAnswer(req3, 'deny');
     await slip;
-    expect(after(req3, 'attention.answered')).toBeUndefined();
+    expect(after(req3, 'attention.answered')!.data).toMatchObject({ by: 'owner' });
     // revoked: the next request of the running session asks again
     expect((await api('/rules/revoke', { id: body.rule.id }, readToken)).status).toBe(403);
     expect((await api('/rules/revoke', { id: body.rule.id })).status).toBe(200);
     const next = permission('r-always-2', 'npm test', elsewhere);
     const req4 = await requestOf('r-always-2', 3);
+    await until('the card held', () => s.up.daemons.get('claude-code')!.pending().some((h) => h.id === req4.id));
+    await humanAnswer(req4, 'deny');
     await next;
-    expect(after(req4, 'attention.answered')).toBeUndefined();
+    expect(after(req4, 'attention.answered')!.data).toMatchObject({ by: 'owner' });
     const op = readLogs(join(s.logDir, '_operator')).map((e) => e.type);
     expect(op).toEqual(expect.arrayContaining(['x.hookmap.rule.added', 'x.hookmap.rule.revoked']));
   });
@@ -199,6 +211,7 @@ describe('"Allow always" through the rules API', () => {
     const r = await api('/rules', { request: req.id, match: 'exact', scope: 'project' });
     expect(r.status).toBe(422);
     expect(((await r.json()) as Record<string, string>).error).toBe('not-plain');
+    await endSession('r-compound');
     await held;
   });
 });
@@ -235,6 +248,8 @@ describe('the CLI and the attacks', () => {
     // scoped to that session: another session running the same command asks
     const otherSession = permission('r-cli-other', 'cargo doc', elsewhere);
     const req2 = await requestOf('r-cli-other');
+    await until('the card held', () => s.up.daemons.get('claude-code')!.pending().some((h) => h.id === req2.id));
+    await endSession('r-cli-other');
     await otherSession;
     expect(after(req2, 'attention.answered')).toBeUndefined();
     const tl = await runCli(['timeline', 'r-cli-always'], env());
