@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { addToken } from '../../engine/auth/tokens.ts';
+import { addToken, revokeToken } from '../../engine/auth/tokens.ts';
 import { run as answer } from '../../engine/cli/commands/answer.ts';
 import { readLogs, until } from '../daemon/helpers.ts';
 import { upStack, type UpStack } from '../helpers/up-stack.ts';
@@ -169,6 +169,8 @@ describe('"Allow always" through the rules API', () => {
     expect(body.rule).toMatchObject({ verb: 'allow', scope: 'project', added: { by: 'owner', via: 'api' } });
     await humanAnswer(req, 'allow');
     expect(JSON.parse(await (await held).text()).hookSpecificOutput.decision.behavior).toBe('allow');
+    // replayed once the request is answered: nothing to make a rule from
+    expect((await api('/rules', { request: req.id, match: 'tool', scope: 'user' })).status).toBe(404);
     // the same project, another session: allowed by the rule, no card
     const again = JSON.parse(await (await permission('r-always-2', 'npm test -- --runInBand', elsewhere)).text());
     expect(again.hookSpecificOutput.decision.behavior).toBe('allow');
@@ -183,6 +185,12 @@ describe('"Allow always" through the rules API', () => {
     expect(after(req3, 'attention.answered')!.data).toMatchObject({ by: 'owner' });
     // revoked: the next request of the running session asks again
     expect((await api('/rules/revoke', { id: body.rule.id }, readToken)).status).toBe(403);
+    // a control token revoked a moment ago is refused at once
+    const temp = addToken(s.home, 'phone', 'control').token;
+    expect((await api('/rules', undefined, temp)).status).toBe(200);
+    revokeToken(s.home, 'phone');
+    await until('the revocation read', async () => (await api('/rules', undefined, temp)).status === 401);
+    expect((await api('/rules/revoke', { id: body.rule.id }, temp)).status).toBe(401);
     expect((await api('/rules/revoke', { id: body.rule.id })).status).toBe(200);
     const next = permission('r-always-2', 'npm test', elsewhere);
     const req4 = await requestOf('r-always-2', 3);
