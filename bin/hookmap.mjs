@@ -18,6 +18,9 @@ const help = (cmd === 'hook' || cmd === 'tee') && (own.includes('--help') || own
 if (cmd === 'hook' && !help) {
   const { main } = await import('../engine/shim/node-shim.mjs');
   await main(process.argv.slice(3));
+} else if (cmd === 'autostart' && !own.includes('--help') && !own.includes('-h')) {
+  const { main } = await import('../engine/shim/autostart.mjs');
+  process.exitCode = await main(process.argv.slice(3));
 } else if (cmd === 'tee' && !help) {
   const { main } = await import('../engine/surface/tee.mjs');
   await main(process.argv.slice(3));

@@ -8,6 +8,7 @@
 // the fail-open path: this hook's neutral bytes, exit 0.
 import { SHIM_VERSION, type ShimPlan } from './plan.mjs';
 import { FAILED_OPEN_LOG, FAILED_OPEN_ROTATE_BYTES } from '../io/failed-open-trace.mjs';
+import { OFF_FILE, BACKOFF_FILE, BACKOFF_MS, LAUNCHER, LOCK_DIR, LOCK_STALE_MS } from './autostart.mjs';
 
 /** Single-quote for sh: every byte literal, `'` spelled `'\''`. */
 export function shQuote(s: string): string {
@@ -43,6 +44,34 @@ function traceLines(plan: ShimPlan, home: string): string[] {
   ];
 }
 
+/**
+ * The sh lines that start `hookmap up` when nothing listens (engine/shim/autostart.mjs):
+ * on the refused path only, the lock taken with one mkdir, the start left
+ * running detached through $HOOKMAP_HOME/bin/hookmap, never waited for.
+ */
+function autostartLines(home: string): string[] {
+  const mins = (ms: number) => Math.max(1, Math.round(ms / 60_000));
+  return [
+    '# Nothing listens: start `hookmap up` in the background, once (a lock; a failed start backs off). HOOKMAP_AUTOSTART=0 turns it off.',
+    'autostart() {',
+    `  case \${HOOKMAP_AUTOSTART-} in 0|off|false|no) return 0 ;; esac`,
+    `  d=\${HOOKMAP_HOME:-${shQuote(home)}}`,
+    `  l=$d/${LAUNCHER}`,
+    `  [ -x "$l" ] && [ ! -e "$d/${OFF_FILE}" ] || return 0`,
+    `  [ -f "$d/${BACKOFF_FILE}" ] && [ -n "$(find "$d/${BACKOFF_FILE}" -mmin -${mins(BACKOFF_MS)} 2>/dev/null)" ] && return 0`,
+    `  if ! mkdir "$d/${LOCK_DIR}" 2>/dev/null; then`,
+    `    [ -n "$(find "$d/${LOCK_DIR}" -maxdepth 0 -mmin +${mins(LOCK_STALE_MS)} 2>/dev/null)" ] || return 0`,
+    `    rm -rf "$d/${LOCK_DIR}"; mkdir "$d/${LOCK_DIR}" 2>/dev/null || return 0`,
+    '  fi',
+    '  if command -v setsid >/dev/null 2>&1; then',
+    '    HOOKMAP_URL=$base HOOKMAP_HOME=$d setsid "$l" autostart --locked </dev/null >/dev/null 2>&1 &',
+    '  else',
+    '    HOOKMAP_URL=$base HOOKMAP_HOME=$d nohup "$l" autostart --locked </dev/null >/dev/null 2>&1 &',
+    '  fi',
+    '}',
+  ];
+}
+
 export function renderShShim(plan: ShimPlan, opts: { home?: string } = {}): string {
   const hooks = Object.entries(plan.hooks).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const boundCases = hooks.filter(([, h]) => h.bound_ms !== plan.bound_ms).map(([n, h]) => `  ${shQuote(n)}) max=${secs(h.bound_ms)} ;;`);
@@ -67,10 +96,12 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string } = {}): stri
     'hook=${1-}',
     '',
     ...(opts.home ? traceLines(plan, opts.home) : []),
+    ...(opts.home ? autostartLines(opts.home) : []),
     '',
     '# neutral [why]: the fail-open answer; a why (down|timeout|error) leaves a trace.',
     'neutral() {',
     ...(opts.home ? ['  [ -n "${1-}" ] && trace "$1"'] : []),
+    ...(opts.home ? ['  [ "${1-}" = down ] && autostart'] : []),
     '  case $hook in',
     ...neutralCases,
     `  *) printf '%s' ${shQuote(plan.neutral)} ;;`,
