@@ -86,6 +86,13 @@ Exit: 0 answered, 1 refused, 2 usage (or an ambiguous prefix), 3 already answere
   --dir D                the project folder whose config is inspected too (default the current directory)
   --url U                where hookmap should answer (default $HOOKMAP_URL or http://127.0.0.1:8787)
 Exit: 0 healthy, 1 problems, 2 usage.` },
+  { name: 'service', group: 'daily', module: 'service', synopsis: 'service install|uninstall|status [--dry-run]', summary: 'hookmap up as a user service that survives a reboot (systemd user unit, launchd agent)', help: `  install      write the unit (Linux: ~/.config/systemd/user/hookmap.service) or agent (macOS:
+               ~/Library/LaunchAgents/dev.hookmap.up.plist) running this hookmap's up on $HOOKMAP_URL's port, with
+               this HOOKMAP_HOME and HOOKMAP_* settings (never a token), restarted on failure; then enable and start it
+  uninstall    stop and disable it, and remove exactly the file install wrote
+  status       whether it is installed, what it runs, and what the service manager says
+  -n, --dry-run      print the file (or what uninstall would do), write and start nothing
+  --platform P       with --dry-run: render for linux or darwin (win32: not automated; the README shows Task Scheduler)` },
   { name: 'capabilities', group: 'agents', module: 'capabilities', synopsis: 'capabilities [agent] [--evidence] [--json]', summary: 'what each agent proves, and what not', help: `  Each capability under its state (supported, unsupported, not implemented, ...), each state
   explained in words, the agent's reason where it has one.
   --evidence             also the fixture cases behind each claim, and the live runs
