@@ -5,6 +5,9 @@ import type { RuntimeConfig } from '../config/schema.ts';
 import { resolveConfig } from './config.ts';
 import { commandHelp, printUsage, COMMANDS } from './usage.ts';
 
+/** The commands' extension: .ts from the sources, .js in the compiled package (tsconfig.build.json). */
+const EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
@@ -38,7 +41,7 @@ export async function main(argv: string[]): Promise<number> {
   if (!config.fastExpr) (await import('../expr/compile.ts')).useFastExpressions(false);
   // the operator's redaction settings reach code that is handed no redactor (gate defaults, relay watcher copies, bridges)
   if (config.redaction.secretNames.length || !config.redaction.pii) (await import('../capture/redact.ts')).configureDefaultRedaction({ ...config.redaction, env: process.env });
-  const mod = await import(`./commands/${entry.module}.ts`);
+  const mod = await import(`./commands/${entry.module}${EXT}`);
   try {
     return await mod.run(rest, config);
   } catch (err) {
