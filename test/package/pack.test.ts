@@ -3,7 +3,8 @@
 // fixture, web source or TypeScript file); the tarball installed into an
 // empty prefix and an empty home (nothing pointing back at this tree; npm's
 // own cache is the only thing shared, so nothing is downloaded twice) runs
-// `hookmap --version`, `hookmap up`, a hook through the shim `hookmap setup`
+// `hookmap --version`, `hookmap capabilities` (from the generated copy:
+// no fixtures ship), `hookmap up`, a hook through the shim `hookmap setup`
 // installed, `hookmap tail` and `hookmap answer`, with no TypeScript loader
 // installed at all.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -78,6 +79,11 @@ describe('the npm package', () => {
     const cli = (args: string[]) => runProcess(hookmap, args, '', env);
     const version = await cli(['--version']);
     expect(version.stdout.toString()).toBe(`hookmap ${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`);
+    // capabilities without fixtures to run: what `hookmap docs` generated, the same as the clone computes
+    const caps = await cli(['capabilities', 'claude-code', '--json']);
+    expect(caps.code, caps.stderr).toBe(0);
+    const here = spawnSync(process.execPath, [join(ROOT, 'bin', 'hookmap.mjs'), 'capabilities', 'claude-code', '--json'], { encoding: 'utf8' });
+    expect(JSON.parse(caps.stdout.toString())).toEqual(JSON.parse(here.stdout));
     up = spawn(hookmap, ['up', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const url = await new Promise<string>((resolve, reject) => {
       let out = '';
