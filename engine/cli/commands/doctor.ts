@@ -7,7 +7,7 @@ import { renderReport } from '../../doctor/render.ts';
 import { baseUrl } from '../../shim/plan.mjs';
 import { ArgError, parseArgs } from '../args.ts';
 import { discoverToken } from '../../auth/discover.ts';
-import { hookmapVersion } from '../version.ts';
+import { hookmapVersion } from '../../io/version.ts';
 
 export async function run(argv: string[]): Promise<number> {
   let flags: Record<string, unknown>;

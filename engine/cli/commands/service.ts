@@ -10,7 +10,7 @@ import { carriedEnv, type ServicePlatform, type ServiceSpec } from '../../servic
 import { listenAddress } from '../../shim/autostart.mjs';
 import { ArgError, parseArgs } from '../args.ts';
 import { resolveConfig } from '../config.ts';
-import { hookmapVersion } from '../version.ts';
+import { hookmapVersion } from '../../io/version.ts';
 
 const USAGE = 'usage: hookmap service install|uninstall|status [--dry-run] [--platform linux|darwin]';
 const BIN = fileURLToPath(new URL('../../../bin/hookmap.mjs', import.meta.url));

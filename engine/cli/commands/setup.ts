@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import type { Descriptor } from '../../descriptor/types.ts';
 import type { SetupPlan } from '../../setup/plan.ts';
 import { autostartEnabled, OFF_FILE, setAutostart, UP_LOG, writeLauncher } from '../../shim/autostart.mjs';
-import { hookmapVersion } from '../version.ts';
+import { hookmapVersion } from '../../io/version.ts';
 import type { RuntimeConfig } from '../../config/schema.ts';
 
 const USAGE = 'usage: hookmap setup <agent> [--user | --project] [--dir D] [--mcp] [--uninstall] [--dry-run] [--shim sh|node] [--no-autostart | --autostart] [--wrap "<agent command>" [--name N]]';

@@ -23,7 +23,7 @@ import { PolicyLoadError } from '../../policy/source.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { clearBackoff, LAUNCHER, writeLauncher } from '../../shim/autostart.mjs';
-import { hookmapVersion } from '../version.ts';
+import { hookmapVersion } from '../../io/version.ts';
 import { BACKPLANE_FLAGS, backplaneFromFlags, finishAuth } from '../../relay/backplane/config.ts';
 
 const SPEC = {
