@@ -6,7 +6,19 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'engine/generated/**', 'engine/inbox/assets/**', 'web/**', 'fixtures/**', 'capabilities/**', 'docs/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'engine/generated/**',
+      'engine/inbox/assets/**',
+      'engine/**/*.js',
+      'codegen/**/*.js',
+      'web/**',
+      'fixtures/**',
+      'capabilities/**',
+      'docs/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// hookmap entry point. The portable hook shim (`hookmap hook`) and the stdio
-// tee (`hookmap tee`) are plain JS so an agent never pays for a TypeScript
-// loader; every other command runs the TypeScript sources through tsx.
+// hookmap entry point. The portable hook shim (`hookmap hook`), start on
+// demand (`hookmap autostart`) and the stdio tee (`hookmap tee`) are plain JS
+// so an agent never pays for a TypeScript loader. Every other command runs
+// the compiled JavaScript in an installed package (no .ts beside it:
+// package.json `files`), and the TypeScript sources through tsx in a clone
+// (so an edited source is what runs, never a stale build).
 const cmd = process.argv[2];
 // A reader that stops early (`hookmap tail | head -1`) closes our stdout: a
 // write then fails with EPIPE. Like every Unix tool, stop quietly.
@@ -18,12 +21,21 @@ const help = (cmd === 'hook' || cmd === 'tee') && (own.includes('--help') || own
 if (cmd === 'hook' && !help) {
   const { main } = await import('../engine/shim/node-shim.mjs');
   await main(process.argv.slice(3));
+} else if (cmd === 'autostart' && !own.includes('--help') && !own.includes('-h')) {
+  const { main } = await import('../engine/shim/autostart.mjs');
+  process.exitCode = await main(process.argv.slice(3));
 } else if (cmd === 'tee' && !help) {
   const { main } = await import('../engine/surface/tee.mjs');
   await main(process.argv.slice(3));
 } else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  const { main } = await import('../engine/cli/main.ts');
+  const { existsSync } = await import('node:fs');
+  let main;
+  if (existsSync(new URL('../engine/cli/main.ts', import.meta.url))) {
+    const { register } = await import('tsx/esm/api');
+    register();
+    ({ main } = await import('../engine/cli/main.ts'));
+  } else {
+    ({ main } = await import('../engine/cli/main.js'));
+  }
   process.exitCode = await main(process.argv.slice(2));
 }

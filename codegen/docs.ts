@@ -6,6 +6,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentReport } from '../engine/check/check-agent.ts';
 import { CAPABILITIES } from '../engine/capabilities/vocabulary.ts';
+import { CAPABILITIES_JSON } from '../engine/check/capabilities-json.ts';
+import { renderCapabilitiesJson } from '../engine/check/capabilities-report.ts';
 import { ROOT } from '../engine/descriptor/registry.ts';
 import { agentDoc } from './agent-doc.ts';
 import { referenceDocs } from './reference-docs.ts';
@@ -63,6 +65,8 @@ export async function planDocs(reports: AgentReport[]): Promise<DocsPlan> {
   const files = new Map<string, string>();
   for (const r of reports) if (r.descriptor) files.set(`${DOCS_DIR}/${r.target.agent}.md`, await agentDoc(r));
   files.set(INDEX_FILE, indexDoc(reports));
+  // what an installed package's `hookmap capabilities` reads (it ships no fixtures to run)
+  files.set(CAPABILITIES_JSON, renderCapabilitiesJson(reports));
   for (const [path, text] of await referenceDocs()) files.set(path, text);
   const kept = new Set(reports.filter((r) => !r.descriptor).map((r) => `${DOCS_DIR}/${r.target.agent}.md`));
   const dir = join(ROOT, DOCS_DIR);

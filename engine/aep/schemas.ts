@@ -43,8 +43,7 @@ export const NACK_REASONS: string[] = (() => {
   const n = readJson('registry/nack-reasons.json');
   return Array.isArray(n.reasons) ? n.reasons.map((r: any) => (typeof r === 'string' ? r : r.reason ?? r.name)) : n.enum ?? [];
 })();
-export const AEP_VERSION = '0.1';
-export const SUPPORTED_VERSIONS = [AEP_VERSION];
+export { AEP_VERSION, SUPPORTED_VERSIONS } from './version.ts';
 
 let ajvInstance: AjvInstance | undefined;
 /** The reporting instance: every error, full format checks. */

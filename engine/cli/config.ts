@@ -1,10 +1,10 @@
 // The CLI edge's one read of the environment: process.env resolved into the
-// typed runtime configuration (engine/config/schema.ts), validated by zod,
+// typed runtime configuration (engine/config/schema.ts), checked as its zod schema would (checkCandidate),
 // once per command; every layer below takes it (or the values it needs) as
 // arguments. A command's flags override it where they name the same thing.
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
-import { RuntimeConfigSchema, type RuntimeConfig } from '../config/schema.ts';
+import type { RuntimeConfig } from '../config/schema.ts';
 
 export class ConfigError extends Error {}
 
@@ -73,13 +73,20 @@ export function resolveConfig(env: NodeJS.ProcessEnv): RuntimeConfig {
     },
     options,
   };
-  const r = RuntimeConfigSchema.safeParse(candidate);
-  if (!r.success) {
-    const i = r.error.issues[0];
-    const field = String(i.path[0] ?? '');
-    throw new ConfigError(`${SOURCE[field] ?? field}: ${i.message}`);
-  }
-  return r.data;
+  return checkCandidate(candidate);
+}
+
+/**
+ * The zod schema's verdict on a candidate built above, without loading zod
+ * at every command's start (its import alone costs about as much as Node's
+ * own start-up): the only constraints this construction can break are the
+ * two URLs (zod's url(): the trimmed string parses as a URL). Every other
+ * field is non-empty, an integer or a boolean by construction.
+ * test/cli/config.test.ts holds this equal to RuntimeConfigSchema.safeParse.
+ */
+export function checkCandidate(candidate: RuntimeConfig): RuntimeConfig {
+  for (const field of ['url', 'relay'] as const) if (!URL.canParse(candidate[field].trim())) throw new ConfigError(`${SOURCE[field]}: Invalid URL`);
+  return candidate;
 }
 
 /** HOOKMAP_<AGENT>_<KEY> overrides of one agent's descriptor options (JSON values accepted, else the string). */

@@ -3,7 +3,12 @@
 // resolved here, once (engine/cli/config.ts), and handed to the command.
 import type { RuntimeConfig } from '../config/schema.ts';
 import { resolveConfig } from './config.ts';
+import { join } from 'node:path';
+import { cacheYamlIn } from '../descriptor/yaml-cache.ts';
 import { commandHelp, printUsage, COMMANDS } from './usage.ts';
+
+/** The commands' extension: .ts from the sources, .js in the compiled package (tsconfig.build.json). */
+const EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
@@ -35,10 +40,12 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`hookmap ${cmd}: ${(err as Error).message}\n`);
     return 2;
   }
+  // descriptors' parsed YAML, kept by content hash (engine/descriptor/yaml-cache.ts)
+  cacheYamlIn(join(config.home, 'cache', 'yaml'));
   if (!config.fastExpr) (await import('../expr/compile.ts')).useFastExpressions(false);
   // the operator's redaction settings reach code that is handed no redactor (gate defaults, relay watcher copies, bridges)
   if (config.redaction.secretNames.length || !config.redaction.pii) (await import('../capture/redact.ts')).configureDefaultRedaction({ ...config.redaction, env: process.env });
-  const mod = await import(`./commands/${entry.module}.ts`);
+  const mod = await import(`./commands/${entry.module}${EXT}`);
   try {
     return await mod.run(rest, config);
   } catch (err) {

@@ -3,35 +3,13 @@
 // the README's CLI section (`hookmap docs`, drift-checked) are rendered from
 // it; test/cli/command-table.test.ts holds every flag a command parses
 // documented here, and nothing documented that it does not parse.
-import { BACKPLANE_HELP } from '../relay/backplane/config.ts';
 import { wrapSynopsis, wrapText, wrapWords } from '../text/wrap.ts';
+import { BACKPLANE_HELP } from '../relay/backplane/config.ts';
+import { GROUPS, LISTENER_AUTH_HELP, type CommandEntry, type Group } from './usage-entry.ts';
+import { PLUMBING } from './usage-plumbing.ts';
 
-/** The token, host/origin and TLS flags `up` and `relay` share (one listener guard, engine/auth). */
-const LISTENER_AUTH_HELP = `  --token-file F            the owner token in a file (or HOOKMAP_TOKEN_FILE); default $HOOKMAP_HOME/token, created on first start (0600)
-  --token T                 the owner token itself (or HOOKMAP_TOKEN); works, but argv is visible in ps
-  --no-auth                 no token: anyone on this machine may read the stream, nobody may answer (loopback only)
-  --allow-host H            also accept this Host name (repeatable; loopback names and the bound address always are)
-  --allow-origin O          also accept this web origin (repeatable; same-origin always is)
-  --tls-cert F --tls-key K  serve https/wss with these PEM files`;
+export { GROUPS, type CommandEntry, type Group } from './usage-entry.ts';
 
-/** The groups `hookmap --help` lists commands in, in this order (git's habit: the daily ones first, plumbing last). */
-export const GROUPS = {
-  daily: 'Every day',
-  agents: 'Agents, sessions and access',
-  authoring: 'Writing descriptors and fixtures',
-  plumbing: 'Plumbing: the pieces up runs, and the stream in and out',
-} as const;
-export type Group = keyof typeof GROUPS;
-
-export interface CommandEntry {
-  name: string;
-  group: Group;
-  module: string;
-  synopsis: string;
-  summary: string;
-  /** The options and notes `hookmap <name> --help` prints after the synopsis. */
-  help?: string;
-}
 
 export const COMMANDS: CommandEntry[] = [
   { name: 'up', group: 'daily', module: 'up', synopsis: 'up [--port N] [--host H] [--config F] [--policy F] [--bridge kind=URL ...] [--token-file F | --no-auth] [--tls-cert F --tls-key K] [--backplane nats://H:P] [--verbose]', summary: 'relay + every enabled daemon (+ bridges), one process, one port', help: `  --port N                  one port for the relay and every hook endpoint (default 8787; 0 = ephemeral)
@@ -53,12 +31,14 @@ Prints where it listens, the inbox, the token file, the agents ready, the opt-in
 run next (stderr; on stdout, when it is not a terminal, the base URL). Ctrl-C stops it.
 Exit: 0 stopped, 1 failed to start, 2 usage, a refused configuration, or an up already running
 for this HOOKMAP_HOME or address (it says where).` },
-  { name: 'setup', group: 'daily', module: 'setup', synopsis: 'setup <agent> [--user|--project] [--dir D] [--mcp] [--uninstall] [--dry-run] [--shim sh|node] [--wrap CMD --name N]', summary: "write/merge the agent's own hook config (--mcp: and its MCP server entry)", help: `  --user | --project     where the agent's config is written (default: the descriptor's setup scope)
+  { name: 'setup', group: 'daily', module: 'setup', synopsis: 'setup <agent> [--user|--project] [--dir D] [--mcp] [--uninstall] [--dry-run] [--shim sh|node] [--no-autostart] [--wrap CMD --name N]', summary: "write/merge the agent's own hook config (--mcp: and its MCP server entry)", help: `  --user | --project     where the agent's config is written (default: the descriptor's setup scope)
   --dir D                the project folder (with --project; default the current directory)
   --mcp                  also register the hookmap MCP server (hookmap mcp) in the agent's MCP config (same scope; with --uninstall: remove it)
   --uninstall            remove hookmap's entries (the rest of the file is kept)
   -n, --dry-run          print the merge as a diff, write nothing
   --shim sh|node         the command shim: POSIX sh (default) or the portable Node shim
+  --no-autostart         shims never start hookmap up when none answers (on by default; --autostart turns it back on;
+                         HOOKMAP_AUTOSTART=0 in the agent's environment turns it off there)
   --wrap CMD             a stdio-tee agent: add an editor entry running hookmap tee <agent> -- CMD (repeatable)
   --name N               the name the editor lists that entry under` },
   { name: 'tail', group: 'daily', module: 'tail', synopsis: 'tail [--filter F] [--session S] [--json] [--count N]', summary: 'watch the stream (resumes where it left off)', help: `  --url U                the relay (default $HOOKMAP_URL or http://127.0.0.1:8787)
@@ -111,6 +91,13 @@ Exit: 0 answered, 1 refused, 2 usage (or an ambiguous prefix), 3 already answere
   --dir D                the project folder whose config is inspected too (default the current directory)
   --url U                where hookmap should answer (default $HOOKMAP_URL or http://127.0.0.1:8787)
 Exit: 0 healthy, 1 problems, 2 usage.` },
+  { name: 'service', group: 'daily', module: 'service', synopsis: 'service install|uninstall|status [--dry-run]', summary: 'hookmap up as a user service that survives a reboot (systemd user unit, launchd agent)', help: `  install      write the unit (Linux: ~/.config/systemd/user/hookmap.service) or agent (macOS:
+               ~/Library/LaunchAgents/dev.hookmap.up.plist) running this hookmap's up on $HOOKMAP_URL's port, with
+               this HOOKMAP_HOME and HOOKMAP_* settings (never a token), restarted on failure; then enable and start it
+  uninstall    stop and disable it, and remove exactly the file install wrote
+  status       whether it is installed, what it runs, and what the service manager says
+  -n, --dry-run      print the file (or what uninstall would do), write and start nothing
+  --platform P       with --dry-run: render for linux or darwin (win32: not automated; the README shows Task Scheduler)` },
   { name: 'capabilities', group: 'agents', module: 'capabilities', synopsis: 'capabilities [agent] [--evidence] [--json]', summary: 'what each agent proves, and what not', help: `  Each capability under its state (supported, unsupported, not implemented, ...), each state
   explained in words, the agent's reason where it has one.
   --evidence             also the fixture cases behind each claim, and the live runs
@@ -185,85 +172,7 @@ hookmap record promote <agent> [file...] [--from DIR] [--dry-run]
 
 hookmap record scan <file|dir>...
   run the secret scanner; prints file:line:column: rule for each finding, exit 1 if any.` },
-  { name: 'relay', group: 'plumbing', module: 'relay', synopsis: 'relay [--port N] [--host H] [--token-file F | --no-auth] [--buffer N] [--backplane nats://H:P]', summary: 'the AEP relay alone, or one of a fleet on NATS JetStream', help: `  --port N             listen port (default 8787)
-  --host H             listen address (default 127.0.0.1; anything but loopback needs a token)
-${LISTENER_AUTH_HELP}
-  --buffer N           replay buffer per session, events (default 10000)
-  --buffer-bytes N     replay buffer in total, bytes (default 128 MiB; least recently written sessions go first)
-  --session-buffer-bytes N  replay buffer per session, bytes (default 16 MiB)
-  --max-sessions N     sessions held before least-recently-written eviction (default 500)
-  --max-body N         largest POST body, bytes (default 16 MiB)
-  --max-batch N        most events per NDJSON batch (default 10000)
-  --max-from N         most resume positions per subscription (default 500)
-  --max-subscriptions N  per WebSocket connection (default 64)
-  --max-connections N  SSE streams + sockets (default 1024)
-  --max-pending N      bytes queued toward one consumer before it is closed to resume (default 8 MiB)
-  --prefix P           serve every route under this path prefix (behind a reverse proxy)
-${BACKPLANE_HELP}` },
-  { name: 'serve', group: 'plumbing', module: 'serve', synopsis: 'serve <agent|path/to/descriptor.yaml> [options]', summary: 'one daemon from one descriptor', help: `  --port N                  listen port (default 8788; 0 = ephemeral)
-  --host H                  listen address (default 127.0.0.1)
-  --relay URL[,URL...]      relay(s) to emit to, failing over in turn (default $HOOKMAP_RELAY or http://127.0.0.1:8787)
-  --no-relay                log only; held hooks fail open at once
-  --token-file F            the relay token in a file (default: HOOKMAP_TOKEN_FILE, HOOKMAP_TOKEN, then
-                            $HOOKMAP_HOME/token for a loopback relay); without one control is off
-  --token T                 the relay token itself (works, but argv is visible in ps)
-  --log-dir D               this agent's log folder (default $HOOKMAP_HOME/logs/<agent>, HOOKMAP_HOME=~/.hookmap)
-  --attention-timeout-ms N  hold timeout (default $HOOKMAP_ATTENTION_TIMEOUT_MS, else the descriptor's, else 55000)
-  --max-body N              largest hook body, bytes (default 8388608)
-  --durability none|fsync   what an acknowledged event survives: a hookmap crash (none, default) or power loss too (fsync: group commit)
-  --fsync                   the same as --durability fsync
-Endpoint: POST /hooks/<agent>[/<hook>] -> 200, body = the agent's reply bytes,
-x-hookmap-exit: <code>; GET /healthz -> {ok, relay}` },
-  { name: 'hook', group: 'plumbing', module: 'hook', synopsis: 'hook <agent> [hook]', summary: 'the portable Node shim (stdin → daemon → stdout)', help: `  Run by the agent (the shim): reads the hook payload on stdin, answers the agent's reply on stdout,
-  always exits 0 within its bound ($HOOKMAP_URL: where the daemon is; $HOOKMAP_SHIM_TIMEOUT_MS: the bound).` },
-  { name: 'tee', group: 'plumbing', module: 'tee', synopsis: 'tee <agent> [--url U] [--max-line BYTES] -- <agent command...>', summary: "wrap an editor's agent command: its stdio passed on unchanged, read as moments", help: `  --url U           where the agent's daemon is (default $HOOKMAP_URL or http://127.0.0.1:8787)
-  --max-line BYTES  the longest line read as a moment (default 8 MiB); a longer one passes, reported once
-Set as the editor's agent command: every byte passes unchanged, whether hookmap up runs or not;
-the tee's own notes go to $HOOKMAP_HOME/logs/tee/<agent>.log, never to the editor's streams.` },
-  { name: 'bridge', group: 'plumbing', module: 'bridge', synopsis: 'bridge otlp|cloudevents|ocsf [--endpoint URL] [--from-file F|-] [--capture L] [options]', summary: 'the stream out to OpenTelemetry, CloudEvents or OCSF (AEP-0005), or CloudEvents in', help: `  Projects the AEP stream (AEP-0005) to OpenTelemetry (OTLP logs + GenAI traces), CloudEvents or OCSF.
-  Live from the relay (resumes where it left off), or once over a JSONL file with --from-file.
-  --endpoint URL        (or --sink URL) where batches go (otlp: the collector's OTLP/HTTP base, e.g. http://localhost:4318;
-                        cloudevents/ocsf: the receiving URL); absent: JSONL on stdout
-  --capture L           ceiling: nothing above it leaves (none|metadata|redacted|full, default metadata)
-  --from-file F         read a JSONL capture (an agent's session log, a sink file, - for stdin) instead of the relay
-  --url U --token T     the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
-  --filter F --session S  attr-match filter (JSON or key=value), as for tail
-  --state F             checkpoint file (default $HOOKMAP_HOME/state/bridge-<kind>-<hash>.json); --no-resume: none
-  --live                first start exports only what arrives from now (default: what the relay holds, then live)
-  --batch N --batch-ms MS   batch size and age before a send (default 512, 1000)
-  --timeout-ms MS --retries N  per request, and retries on 5xx/429/timeouts before a batch is reported lost (10000, 6)
-  --queue N             events read ahead of the sink before reading stops (backpressure, default 2048)
-  --header K=V          extra request header, repeatable (e.g. a collector's authorization)
- otlp:
-  --protocol P          http/protobuf (default) | http/json   (or $OTEL_EXPORTER_OTLP_PROTOCOL)
-  --signals S           logs,traces (default both)
-  --service-name N      resource service.name for every record (default: each event's agent)
-  --idle-close-ms MS    close the open spans of a session silent this long (default 1800000)
-  (--endpoint defaults to $OTEL_EXPORTER_OTLP_ENDPOINT, headers to $OTEL_EXPORTER_OTLP_HEADERS)
- cloudevents:
-  --mode M              structured (default) | binary | batch
-  --inbound [--port N --host H]   receive CloudEvents and post them to the relay as AEP events
-Exit: 0 done (or stopped), 1 lines or items could not be handled (each reported),
-2 usage or refused.` },
-  { name: 'sink', group: 'plumbing', module: 'sink', synopsis: 'sink <dir> [--filter F] [--session S] [--capture L] [--retain-days N] [--max-mb N]', summary: 'durable capture: JSONL per day and session', help: `  Writes every event the relay carries to <dir>/<YYYY-MM-DD>/<agent>/<session>.jsonl (one file per day and
-  session, UTC), fsynced in batches; a restart resumes where the files end (no duplicates, no gaps while
-  the relay still holds the events).
-  --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
-  --capture L         ceiling for what is written (default metadata; full keeps everything the relay has)
-  --retain-days N     delete day folders older than N days (default 30; 0 = keep)
-  --max-mb N          keep the capture under N MiB, deleting whole days, oldest first (default 2048; 0 = unbounded)
-  --flush-ms MS       batch window before write + fsync (default 250)
-  --no-fsync          skip fsync (faster; a power loss may lose the last batch)` },
-  { name: 'replay', group: 'plumbing', module: 'replay', synopsis: 'replay <file> [--session S] [--speed N] [--max-gap MS] [--dry-run]', summary: 're-emit a captured session as a new session', help: `  Re-emits the sessions of a JSONL capture (an agent's log, a sink file, - for stdin) into the relay as new
-  sessions: new ids, same shape, recorded pacing. Commands are never replayed.
-  --session S     only this recorded session (repeatable; any unique prefix of its id)
-  --speed N       pacing: 1 = as recorded (default), 10 = ten times faster, 0 = no waiting
-  --max-gap MS    longest pause kept between two events (default 2000)
-  --dry-run       print the plan, send nothing
-  --json          the plan (--dry-run: one event per line) or the outcome as JSON
-  --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
-Exit: 0 emitted (or planned), 1 the relay refused events or the file had bad lines, 2 usage.` },
-  { name: 'validate', group: 'plumbing', module: 'validate', synopsis: 'validate <file.jsonl|->', summary: 'AEP envelope/payload/order/lifecycle/capture checks', help: `  --json                 the findings as JSON\nExit: 0 valid, 1 findings, 2 usage.` },
+  ...PLUMBING,
 ];
 
 /** `hookmap <name> --help`: every line within 100 columns (the synopsis broken between its groups, options under their column). */

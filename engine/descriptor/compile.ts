@@ -26,19 +26,20 @@ export function loadDescriptorFile(path: string, opts: { displayPath?: string } 
   } catch (err) {
     return { errors: [{ code: 'yaml-syntax', file: display, line: 1, col: 1, path: '', message: `cannot read: ${(err as Error).message}` }] };
   }
-  const res = compileDescriptor(display, text);
+  // parsed once: the YAML parse is most of a descriptor's compile time (every `up` compiles them all)
+  const src = parseYamlSource(display, text);
+  const res = compileDescriptor(display, text, src);
   const expected = basename(path).replace(/\.ya?ml$/, '');
-  const vendor = (parseYamlSource(display, text).value as any)?.vendor;
+  const vendor = (src.value as any)?.vendor;
   if (typeof vendor === 'string' && vendor !== expected) {
-    const { line, col } = parseYamlSource(display, text).locate(['vendor']);
+    const { line, col } = src.locate(['vendor']);
     res.errors.push({ code: 'vendor-mismatch', file: display, line, col, path: 'vendor', message: `vendor '${vendor}' in a file named '${basename(path)}' (rename the file to ${vendor}.yaml, or the vendor to ${expected})` });
     res.descriptor = undefined;
   }
   return res;
 }
 
-export function compileDescriptor(file: string, text: string): LoadResult {
-  const src = parseYamlSource(file, text);
+export function compileDescriptor(file: string, text: string, src = parseYamlSource(file, text)): LoadResult {
   if (src.errors.length) return { errors: src.errors };
   reporter ??= new SchemaReporter(DESCRIPTOR_SCHEMA);
   const problems = schemaErrors(reporter, DESCRIPTOR_SCHEMA, src.value, src);

@@ -3,6 +3,7 @@
 import { LineCounter, parseDocument, isMap, isSeq, isScalar, isPair, type Node } from 'yaml';
 import type { DescriptorError } from './errors.ts';
 import { pathString } from './errors.ts';
+import { cachedYamlData } from './yaml-cache.ts';
 
 export interface NodePos { line: number; col: number; /** scalar style, for expression offsets */ style?: string; offset: number }
 
@@ -20,14 +21,22 @@ export interface YamlSource {
   errors: DescriptorError[];
 }
 
-export function parseYamlSource(file: string, text: string): YamlSource {
+/** What parsing yields, before anything refers to a file: plain data (engine/descriptor/yaml-cache.ts keeps it by content hash). */
+export interface YamlData {
+  value: unknown;
+  positions: [string, NodePos][];
+  keyPositions: [string, NodePos][];
+  errors: Omit<DescriptorError, 'file'>[];
+}
+
+export function parseYamlData(text: string): YamlData {
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false });
-  const errors: DescriptorError[] = [];
+  const errors: Omit<DescriptorError, 'file'>[] = [];
   for (const e of [...doc.errors]) {
     // prettyErrors: false leaves linePos unset; the offset is always there
     const pos = e.linePos?.[0] ?? (e.pos ? lc.linePos(e.pos[0]) : { line: 1, col: 1 });
-    errors.push({ code: 'yaml-syntax', file, line: pos.line, col: pos.col, path: '', message: e.message.split('\n')[0] });
+    errors.push({ code: 'yaml-syntax', line: pos.line, col: pos.col, path: '', message: e.message.split('\n')[0] });
   }
   const positions = new Map<string, NodePos>();
   const keyPositions = new Map<string, NodePos>();
@@ -54,8 +63,20 @@ export function parseYamlSource(file: string, text: string): YamlSource {
     }
   };
   record(doc.contents as Node, []);
-  let value: unknown = undefined;
-  if (errors.length === 0) value = doc.toJS({ maxAliasCount: 100 });
+  const value = errors.length === 0 ? doc.toJS({ maxAliasCount: 100 }) : undefined;
+  return { value, positions: [...positions], keyPositions: [...keyPositions], errors };
+}
+
+export function parseYamlSource(file: string, text: string): YamlSource {
+  return yamlSourceFrom(file, text, cachedYamlData(text, parseYamlData));
+}
+
+/** The source view (positions, locators) over parsed data. */
+export function yamlSourceFrom(file: string, text: string, data: YamlData): YamlSource {
+  const positions = new Map(data.positions);
+  const keyPositions = new Map(data.keyPositions);
+  const value = data.value;
+  const errors: DescriptorError[] = data.errors.map((e) => ({ ...e, file }));
 
   const locate = (path: (string | number)[]): NodePos => {
     for (let n = path.length; n >= 0; n--) {

@@ -14,9 +14,10 @@ import type { Finding } from './types.ts';
 import { inspectAgent, type AgentWiring } from './wiring.ts';
 import { inspectMcp } from './mcp.ts';
 import { checkFailedOpen } from './failed-open.ts';
+import { checkAutostart } from './autostart.ts';
 import { readWirings, type Wiring } from '../setup/wirings.ts';
 
-export interface DoctorOptions { env: NodeJS.ProcessEnv; dir: string; url: string; agents?: string[]; /** Presented to /healthz for the relay state. */ token?: string }
+export interface DoctorOptions { env: NodeJS.ProcessEnv; dir: string; url: string; agents?: string[]; /** Presented to /healthz for the relay state. */ token?: string; /** This hookmap's version (stamps written by another are named). */ version?: string }
 
 export interface DoctorReport { healthy: boolean; problems: number; warnings: number; wired: string[]; findings: Finding[] }
 
@@ -85,6 +86,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
     if (h.backplane) findings.push(...backplaneFindings(h.backplane));
   }
   findings.push(...checkFailedOpen(hookmapHome(o.env)));
+  findings.push(...checkAutostart(hookmapHome(o.env), o.version ?? ''));
   findings.push(...checkLogs(join(hookmapHome(o.env), 'logs')));
   findings.push(...checkDeadLetters(join(hookmapHome(o.env), 'logs')));
   const problems = findings.filter((f) => f.status === 'problem').length;

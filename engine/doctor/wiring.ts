@@ -15,9 +15,13 @@ import { anyHookmap, hookmapMatcher, shimPathOf, type Handler } from '../setup/r
 import { checkRequirements } from '../setup/requirements.ts';
 import { setupSpec, type Scope } from '../setup/spec.ts';
 import type { Wiring } from '../setup/wirings.ts';
-import { descriptorFile, planFor } from '../shim/generate.ts';
+import { currentShShim, descriptorFile, planFor } from '../shim/generate.ts';
 import { baseUrl, descriptorHash, SHIM_VERSION } from '../shim/plan.mjs';
-import { stampLine } from '../shim/sh.ts';
+import { stampLine, WRITTEN_BY } from '../shim/sh.ts';
+import { hookmapVersion } from '../io/version.ts';
+
+/** A shim's text without the line naming who wrote it (a version bump alone changes nothing it does). */
+const shimBody = (text: string) => text.split('\n').filter((l) => !l.startsWith(WRITTEN_BY)).join('\n');
 import type { Finding } from './types.ts';
 
 export interface AgentWiring { agent: string; wired: boolean; usesShShim: boolean; findings: Finding[]; /** Where hookmap entries were found, by scope. */ wiredAt: { scope: Scope; path: string }[]; /** The setup command of the first scope found wired (its --project --dir included): fix hints build on it. */ setupCommand?: string }
@@ -122,13 +126,18 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string,
         add({ status: 'problem', message: `${where}: the shim ${tilde(shim, env)} does not exist: the agent's hook fails on every firing`, fix: setupCmd(scope) });
         continue;
       }
-      const stamp = readFileSync(shim, 'utf8').split('\n').find((l) => l.startsWith('# hookmap-shim:'));
+      const text = readFileSync(shim, 'utf8');
+      const stamp = text.split('\n').find((l) => l.startsWith('# hookmap-shim:'));
       if (stamp !== expectedStamp) {
         add({
           status: 'problem',
           message: `${where}: the shim ${tilde(shim, env)} is stale (${stamp ? stamp.replace('# hookmap-shim: ', '') : 'no stamp'}; want v${SHIM_VERSION} from the current descriptor)`,
           fix: setupCmd(scope),
         });
+      } else if (shimBody(text) !== shimBody(currentShShim(d, env))) {
+        // same plan, other lines: written by another hookmap (an upgrade since), or edited by hand
+        const by = text.split('\n').find((l) => l.startsWith(WRITTEN_BY))?.slice(WRITTEN_BY.length);
+        add({ status: 'warn', message: `${where}: the shim ${tilde(shim, env)} was written by ${by ? `hookmap ${by}` : 'an older hookmap'} (this is ${hookmapVersion()}) and setup would change it`, fix: setupCmd(scope) });
       }
     }
   }

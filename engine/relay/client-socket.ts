@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import { ulid } from 'ulid';
 import WebSocket from 'ws';
-import { AEP_VERSION } from '../aep/schemas.ts';
+import { AEP_VERSION } from '../aep/version.ts';
 import { authHeaders } from './client-sse.ts';
 import type { AepEvent } from './store.ts';
 

@@ -8,6 +8,7 @@ import type { Descriptor } from '../descriptor/types.ts';
 import { baseUrl, descriptorHash, hookmapHome, shimPaths, shimPlan, type PlanInput, type ShimPlan } from './plan.mjs';
 import { renderShShim } from './sh.ts';
 import { ensureDir } from '../io/paths.ts';
+import { hookmapVersion } from '../io/version.ts';
 
 /** The descriptor's file on disk (`file` is shown relative to the repo for its own vendors). */
 export function descriptorFile(d: Descriptor): string {
@@ -39,6 +40,11 @@ export function renderTable(plan: ShimPlan): string {
   return `${JSON.stringify(plan, null, 2)}\n`;
 }
 
+/** The sh shim `hookmap setup` writes today for this environment (doctor compares what is on disk with it). */
+export function currentShShim(d: Descriptor, env: NodeJS.ProcessEnv): string {
+  return renderShShim(planFor(d, env), { home: hookmapHome(env), version: hookmapVersion() });
+}
+
 export interface ShimFiles { sh: string; table: string; changed: string[] }
 
 export function writeShims(d: Descriptor, env: NodeJS.ProcessEnv, opts: { dryRun?: boolean } = {}): ShimFiles {
@@ -53,7 +59,7 @@ export function writeShims(d: Descriptor, env: NodeJS.ProcessEnv, opts: { dryRun
     writeFileSync(path, text, { mode });
     chmodSync(path, mode); // writeFileSync's mode applies only on create
   };
-  put(paths.sh, renderShShim(plan, { home: hookmapHome(env) }), 0o755);
+  put(paths.sh, currentShShim(d, env), 0o755);
   put(paths.table, renderTable(plan), 0o644);
   return { sh: paths.sh, table: paths.table, changed };
 }

@@ -11,6 +11,7 @@ import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { SHIM_VERSION, baseUrl, boundFor, descriptorHash, endpointFor, hookmapHome, neutralFor, planInputFromSpec, shimPaths, shimPlan } from './plan.mjs';
 import { traceFailedOpen } from '../io/failed-open-trace.mjs';
+import { kickAutostart } from './autostart.mjs';
 
 const VENDORS_DIR = fileURLToPath(new URL('../../vendors/', import.meta.url));
 
@@ -75,8 +76,11 @@ export async function main(argv) {
   const failOpen = (why) => {
     if (done) return;
     if (plan && typeof why === 'string') traceFailedOpen(hookmapHome(process.env), plan.agent, hook, why);
+    // nothing listening: start `up` in the background for the next hooks (engine/shim/autostart.mjs)
+    if (plan && why === 'down') kickAutostart(hookmapHome(process.env), base(), process.env);
     finish(Buffer.from(plan ? neutralFor(plan, hook) : '', 'utf8'), 0);
   };
+  const base = () => (process.env.HOOKMAP_URL || plan.url).replace(/\/+$/, '');
   let timer;
   const arm = (ms) => {
     clearTimeout(timer);
@@ -99,7 +103,7 @@ export async function main(argv) {
       }
       arm(bound(hook));
     }
-    const req = request(endpointFor(plan, (process.env.HOOKMAP_URL || plan.url).replace(/\/+$/, ''), hook), {
+    const req = request(endpointFor(plan, base(), hook), {
       method: 'POST',
       agent: false,
       headers: { 'content-type': 'application/json', 'content-length': body.length },

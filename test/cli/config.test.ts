@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { agentOptionOverrides, ConfigError, resolveConfig } from '../../engine/cli/config.ts';
+import { agentOptionOverrides, checkCandidate, ConfigError, resolveConfig } from '../../engine/cli/config.ts';
+import { RuntimeConfigSchema } from '../../engine/config/schema.ts';
 import { ROOT } from '../../engine/descriptor/registry.ts';
 import { optionEnvName } from '../../engine/descriptor/options.ts';
 
@@ -61,6 +62,21 @@ describe('resolveConfig', () => {
   ])('refuses %j, naming the variable', (env, message) => {
     expect(() => resolveConfig(env)).toThrow(new ConfigError(message));
   });
+
+  it.each(['not a url', ' http://127.0.0.1:8787 ', 'http:example.com', 'http://', '', 'file:///x', 'http://[::1]:8787', 'https://h.example/a b'])(
+    'checks %j as the zod schema does (without loading zod at start-up)',
+    (url) => {
+      const candidate = { ...resolveConfig({}), url };
+      const zod = RuntimeConfigSchema.safeParse(candidate);
+      let ours: string | undefined;
+      try {
+        checkCandidate(candidate);
+      } catch (e) {
+        ours = (e as Error).message;
+      }
+      expect(ours).toBe(zod.success ? undefined : `HOOKMAP_URL: ${zod.error.issues[0].message}`);
+    },
+  );
 
   it("picks one agent's option overrides (JSON values, else the string)", () => {
     const c = resolveConfig({

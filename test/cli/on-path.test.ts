@@ -41,5 +41,5 @@ describe('hookmap on the PATH', () => {
     const caps = spawnSync('hookmap', ['capabilities', 'claude-code', '--json'], { cwd: elsewhere, env, encoding: 'utf8', timeout: 60_000 });
     expect(caps.status).toBe(0);
     expect(JSON.parse(caps.stdout).agents[0].agent).toBe('claude-code');
-  });
+  }, 180_000); // a link of the clone runs its prepare (the build) first
 });

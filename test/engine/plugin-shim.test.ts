@@ -101,11 +101,13 @@ const pi = () => loadVendor('pi');
 
 describe('generated plugins are host-clean', () => {
   for (const agent of ['opencode', 'kilocode', 'pi']) {
-    it(`${agent}: ESM, fetch, no Node built-ins, no imports at all`, () => {
+    it(`${agent}: ESM, fetch, no imports at all (built-ins only through a guarded process.getBuiltinModule)`, () => {
       const src = renderPlugin(loadVendor(agent));
       expect(src).not.toMatch(/\brequire\(|^\s*import\s|from\s+['"]node:|import\(/m);
       expect(src).toMatch(/export default/);
       expect(src).toMatch(/fetch\(/);
+      expect(src.match(/getBuiltinModule\(/g)).toHaveLength(1);
+      expect(src).toMatch(/typeof globalThis\.process\.getBuiltinModule === "function"/);
     });
   }
 });

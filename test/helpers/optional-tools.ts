@@ -1,6 +1,7 @@
 // The programs some test groups need that `npm ci` does not install:
 // Debian's chromium (test/browser: the web inbox in a real browser) and
-// nats-server (test/fleet: relays on NATS JetStream). Without one, its group
+// nats-server (test/fleet: relays on NATS JetStream), systemd's
+// systemd-analyze (test/service/systemd*: the user unit verified). Without one, its group
 // skips (CI sets HOOKMAP_REQUIRE_BROWSER / HOOKMAP_REQUIRE_NATS, so there a
 // missing program fails instead), and the skipped-groups reporter
 // (test/helpers/skip-reporter.ts) ends `npm test` with one line naming what
@@ -37,7 +38,15 @@ export const NATS_TOOL: OptionalTool = {
   require: 'HOOKMAP_REQUIRE_NATS',
 };
 
-export const OPTIONAL_TOOLS = [CHROMIUM_TOOL, NATS_TOOL];
+export const SYSTEMD_TOOL: OptionalTool = {
+  dir: 'test/service/systemd',
+  what: "the service unit through systemd's own verifier",
+  apt: 'systemd',
+  candidates: ['/usr/bin/systemd-analyze', '/bin/systemd-analyze'],
+  require: 'HOOKMAP_REQUIRE_SYSTEMD',
+};
+
+export const OPTIONAL_TOOLS = [CHROMIUM_TOOL, NATS_TOOL, SYSTEMD_TOOL];
 
 /** The program's path, or undefined when none of the candidates exists. */
 export const found = (t: OptionalTool): string | undefined => t.candidates.find((p) => existsSync(p));

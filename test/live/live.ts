@@ -54,11 +54,11 @@ export class Live {
     this.agentEnv = this.baseEnv(this.tap.url);
   }
 
-  /** HOME, HOOKMAP_HOME and the hook URL all scratch; no proxy, loopback only. */
+  /** HOME, HOOKMAP_HOME and the hook URL all scratch; no proxy, loopback only; no start on demand (the suite starts its own up, and "hookmap down" must stay down). */
   baseEnv(hookUrl: string): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {};
     for (const k of ['PATH', 'LANG', 'TERM', 'TMPDIR', 'USER', 'LOGNAME', 'SHELL']) if (process.env[k]) env[k] = process.env[k];
-    return { ...env, HOME: this.s.home, XDG_CONFIG_HOME: join(this.s.home, '.config'), XDG_DATA_HOME: join(this.s.home, '.local/share'), XDG_CACHE_HOME: join(this.s.home, '.cache'), XDG_STATE_HOME: join(this.s.home, '.local/state'), HOOKMAP_HOME: this.s.hookmapHome, HOOKMAP_URL: hookUrl, NO_PROXY: '127.0.0.1,localhost', CI: '1' };
+    return { ...env, HOME: this.s.home, XDG_CONFIG_HOME: join(this.s.home, '.config'), XDG_DATA_HOME: join(this.s.home, '.local/share'), XDG_CACHE_HOME: join(this.s.home, '.cache'), XDG_STATE_HOME: join(this.s.home, '.local/state'), HOOKMAP_HOME: this.s.hookmapHome, HOOKMAP_URL: hookUrl, HOOKMAP_AUTOSTART: '0', NO_PROXY: '127.0.0.1,localhost', CI: '1' };
   }
 
   /** `hookmap setup <agent> ...` with the scratch env; throws unless it exits 0. */

@@ -17,9 +17,7 @@
 //         "state": "supported"|"unsupported"|"not-implemented"|"unverified"|"undeclared",
 //         "proven": boolean, "why": string|null, "evidence": string[] ("file#case"),
 //         "proven_by": string, "live": string|null } ] } ] }
-import { checkAgents } from '../../check/check-all.ts';
-import type { AgentReport } from '../../check/check-agent.ts';
-import { formatError } from '../../descriptor/errors.ts';
+import { FORMAT, generatedReports, type AgentJson } from '../../check/capabilities-json.ts';
 import { ArgError, parseArgs } from '../args.ts';
 import { wrapLine, wrapWords } from '../../text/wrap.ts';
 
@@ -37,43 +35,25 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`hookmap capabilities: ${(err as Error).message}\n`);
     return 2;
   }
-  let reports: AgentReport[];
-  try {
-    reports = await checkAgents(agent);
-  } catch (err) {
-    process.stderr.write(`hookmap capabilities: ${(err as Error).message}\n`);
-    return 2;
+  // an installed package has no fixtures to run: it reads what `hookmap docs` generated from them
+  let reports = generatedReports(agent);
+  if (!reports) {
+    try {
+      const { checkAgents } = await import('../../check/check-all.ts');
+      const { toJson } = await import('../../check/capabilities-report.ts');
+      reports = (await checkAgents(agent)).map(toJson);
+    } catch (err) {
+      process.stderr.write(`hookmap capabilities: ${(err as Error).message}\n`);
+      return 2;
+    }
   }
   const ok = reports.every((r) => r.errors.length === 0);
-  if (json) process.stdout.write(`${JSON.stringify({ format: 'hookmap.capabilities/1', ok, agents: reports.map(toJson) }, null, 2)}\n`);
+  if (json) process.stdout.write(`${JSON.stringify({ format: FORMAT, ok, agents: reports }, null, 2)}\n`);
   else process.stdout.write(`${reports.map((r) => toText(r, evidence)).join('\n')}${evidence ? '' : '\n--evidence: the fixture cases behind each claim; --json: all of it, as JSON.\n'}`);
   return ok ? 0 : 1;
 }
 
-export function toJson(r: AgentReport) {
-  return {
-    agent: r.target.agent,
-    name: r.descriptor?.name ?? null,
-    descriptor: r.target.display,
-    fixtures: r.target.fixturesLabel,
-    ok: r.errors.length === 0,
-    errors: r.errors.map(formatError),
-    pins: r.pins ? { file: r.pins.file, passed: r.pins.passed, total: r.pins.total } : null,
-    cases: { passed: r.cases.filter((c) => c.passed).length, total: r.cases.length },
-    capabilities: r.capabilities.map((c) => ({
-      id: c.id,
-      description: c.description,
-      state: c.state,
-      proven: c.proven,
-      why: c.why ?? null,
-      evidence: c.evidence,
-      proven_by: c.provenBy,
-      live: c.live ?? null,
-    })),
-  };
-}
-
-type Capability = AgentReport['capabilities'][number];
+type Capability = AgentJson['capabilities'][number];
 
 /** The groups, in the order shown, each with what its state means (one line of words). */
 const GROUPS: { title: string; means: string; has: (c: Capability) => boolean }[] = [
@@ -85,9 +65,9 @@ const GROUPS: { title: string; means: string; has: (c: Capability) => boolean }[
   { title: 'not declared', means: 'the descriptor says nothing about it, so nothing is promised either way', has: (c) => c.state === 'undeclared' },
 ];
 
-function toText(r: AgentReport, evidence: boolean): string {
-  const lines = [`${r.target.agent}${r.descriptor ? ` (${r.descriptor.name})` : ''}: ${r.target.display}`];
-  for (const e of r.errors) lines.push(...wrapLine(`  ${formatError(e)}`));
+function toText(r: AgentJson, evidence: boolean): string {
+  const lines = [`${r.agent}${r.name ? ` (${r.name})` : ''}: ${r.descriptor}`];
+  for (const e of r.errors) lines.push(...wrapLine(`  ${e}`));
   const w = Math.max(0, ...r.capabilities.map((c) => c.id.length));
   const runs = [...new Set(r.capabilities.map((c) => c.live).filter(Boolean))];
   for (const g of GROUPS) {
@@ -100,7 +80,7 @@ function toText(r: AgentReport, evidence: boolean): string {
       const mark = live ? (c.live ? 'live  ' : '      ') : '';
       lines.push(...wrapWords(`    ${c.id.padEnd(w)}  ${mark}`, c.description.split(' '), ' '.repeat(w + 6 + mark.length)));
       if (c.why) lines.push(...wrapWords('      why: ', c.why.split(' '), '           '));
-      if (c.state === 'supported' && !c.proven) lines.push(...wrapWords('      proven by: ', c.provenBy.split(' '), '                 '));
+      if (c.state === 'supported' && !c.proven) lines.push(...wrapWords('      proven by: ', c.proven_by.split(' '), '                 '));
       if (!evidence) continue;
       for (const e of c.evidence) lines.push(...wrapLine(`      evidence: ${e}`));
       if (c.live) lines.push(...wrapLine(`      live: ${c.live}`));

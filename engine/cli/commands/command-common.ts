@@ -3,7 +3,6 @@
 // target accepted, 1 refused/rejected/timed out, 2 usage or connection error;
 // a command may explain a rejection with its own code (answer: 3 already
 // answered or closed, 4 the request timed out).
-import { validatePayload, formatAjvErrors } from '../../aep/schemas.ts';
 import { discoverToken, missingTokenHint, type ClientToken } from '../../auth/discover.ts';
 import { authHeaders, DEFAULT_URL, openSocket, readSse, sendCommand, sseJson } from '../../relay/client.ts';
 import type { AepEvent } from '../../relay/store.ts';
@@ -52,6 +51,8 @@ export interface CommandOptions {
 
 export async function runCommand(ep: Endpoint, cmd: AepEvent, opts: CommandOptions): Promise<number> {
   const name = opts.name ?? `hookmap ${cmd.type === 'control.cancel' ? 'cancel' : 'answer'}`;
+  // loaded here, not at start: every schema and the validator are only needed once a command is sent
+  const { validatePayload, formatAjvErrors } = await import('../../aep/schemas.ts');
   const errs = validatePayload(cmd.type, cmd.data);
   if (errs.length) {
     process.stderr.write(`${name}: invalid ${cmd.type} payload: ${formatAjvErrors(errs)}\n`);

@@ -7,6 +7,7 @@ import { renderReport } from '../../doctor/render.ts';
 import { baseUrl } from '../../shim/plan.mjs';
 import { ArgError, parseArgs } from '../args.ts';
 import { discoverToken } from '../../auth/discover.ts';
+import { hookmapVersion } from '../../io/version.ts';
 
 export async function run(argv: string[]): Promise<number> {
   let flags: Record<string, unknown>;
@@ -31,6 +32,7 @@ export async function run(argv: string[]): Promise<number> {
     dir: (flags.dir as string | undefined) ?? process.cwd(),
     url,
     token,
+    version: hookmapVersion(),
     agents: agents.length ? agents : undefined,
   });
   process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report));

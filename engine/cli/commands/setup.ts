@@ -18,12 +18,33 @@ import { forgetWiring, recordWiring } from '../../setup/wirings.ts';
 import { hookmapHome } from '../../io/paths.ts';
 import { FormatError } from '../../setup/formats/types.ts';
 import type { ShimKind } from '../../setup/registrations.ts';
-import { shimPaths } from '../../shim/plan.mjs';
+import { baseUrl, shimPaths } from '../../shim/plan.mjs';
 import { ArgError, parseArgs } from '../args.ts';
+import { join } from 'node:path';
+import type { Descriptor } from '../../descriptor/types.ts';
+import type { SetupPlan } from '../../setup/plan.ts';
+import { autostartEnabled, OFF_FILE, setAutostart, UP_LOG, writeLauncher } from '../../shim/autostart.mjs';
+import { hookmapVersion } from '../../io/version.ts';
+import type { RuntimeConfig } from '../../config/schema.ts';
 
-const USAGE = 'usage: hookmap setup <agent> [--user | --project] [--dir D] [--mcp] [--uninstall] [--dry-run] [--shim sh|node] [--wrap "<agent command>" [--name N]]';
+const USAGE = 'usage: hookmap setup <agent> [--user | --project] [--dir D] [--mcp] [--uninstall] [--dry-run] [--shim sh|node] [--no-autostart | --autostart] [--wrap "<agent command>" [--name N]]';
 
-export async function run(argv: string[]): Promise<number> {
+/**
+ * Start on demand (engine/shim/autostart.mjs): the launcher the shims start
+ * `up` through, the opt-out, and the line that says which it is.
+ */
+function autostartSetup(d: Descriptor, plan: SetupPlan, flags: Record<string, unknown>, home: string, url: string): string | undefined {
+  if (d.surface.kind === 'stdio-tee' || d.surface.kind === 'stream-subscriber') return undefined;
+  writeLauncher(home, hookmapVersion());
+  if (flags['no-autostart']) setAutostart(home, false);
+  else if (flags.autostart) setAutostart(home, true);
+  const shimmed = !!plan.plugin || plan.registrations.some((r) => r.kind === 'command');
+  if (!shimmed) return `autostart: not for ${d.vendor}: its hooks POST straight to the daemon (no shim to start it); keep hookmap up running (hookmap service install)`;
+  if (!autostartEnabled(home)) return `autostart: off (${join(home, OFF_FILE)}; --autostart turns it back on)`;
+  return `autostart: on: a hook that finds no hookmap up at ${url} starts one in the background (log: ${join(home, UP_LOG)}; off: --no-autostart, or HOOKMAP_AUTOSTART=0 in the agent's environment)`;
+}
+
+export async function run(argv: string[], config?: RuntimeConfig): Promise<number> {
   let agent: string;
   let flags: Record<string, unknown>;
   try {
@@ -37,10 +58,13 @@ export async function run(argv: string[]): Promise<number> {
       wrap: { type: 'string', multiple: true },
       name: { type: 'string' },
       mcp: { type: 'boolean' },
+      autostart: { type: 'boolean' },
+      'no-autostart': { type: 'boolean' },
     });
     flags = p.flags;
     if (p.positionals.length !== 1) throw new ArgError(USAGE);
     if (flags.user && flags.project) throw new ArgError('--user and --project are exclusive');
+    if (flags.autostart && flags['no-autostart']) throw new ArgError('--autostart and --no-autostart are exclusive');
     if (flags.shim !== undefined && flags.shim !== 'sh' && flags.shim !== 'node') throw new ArgError('--shim must be sh or node');
     if (flags.dir !== undefined && !flags.project) throw new ArgError('--dir names the project: use it with --project');
     agent = p.positionals[0];
@@ -76,8 +100,10 @@ export async function run(argv: string[]): Promise<number> {
       else recordWiring(home, { agent: plan.agent, scope: plan.scope, path: plan.configPath, ...(plan.scope === 'project' ? { dir: resolve((flags.dir as string | undefined) ?? process.cwd()) } : {}) });
     };
     if (!plan.changed && !plan.shimChanges.length) {
+      const auto = !flags['dry-run'] && !plan.uninstall ? autostartSetup(d, plan, flags, hookmapHome(env), config?.url ?? baseUrl(env)) : undefined;
       if (!flags['dry-run']) remember();
       out(plan.uninstall ? `no changes: no hookmap entries for ${plan.agent} in ${where}${mcp ? ` nor an MCP server in ${mcp.path}` : ''}` : `no changes: ${plan.agent} is already wired in ${where} (${what})${mcp ? `; ${server} is registered in ${mcp.path}` : ''}`);
+      if (auto) out(auto);
       for (const w of plan.warnings) out(`warning: ${w}`);
       return 0;
     }
@@ -117,6 +143,8 @@ export async function run(argv: string[]): Promise<number> {
     if (plan.createsBackup) out(`  original backed up to ${plan.backupPath}`);
     if (mcp) out(`  ${server} ${mcp.changed ? 'registered' : 'already registered'} in ${mcp.path}: ${mcp.argv.join(' ')}`);
     if (mcp?.createsBackup) out(`  original backed up to ${mcp.backupPath}`);
+    const auto = autostartSetup(d, plan, flags, hookmapHome(env), config?.url ?? baseUrl(env));
+    if (auto) out(auto);
     for (const n of plan.notes) out(`note: ${n}`);
     for (const w of plan.warnings) out(`warning: ${w}`);
     return 0;

@@ -20,6 +20,10 @@ import { BindError } from '../../auth/bind.ts';
 import { TokenFileError } from '../../auth/tokens.ts';
 import { resolveServerAuth, SERVER_AUTH_FLAGS } from './server-auth.ts';
 import { PolicyLoadError } from '../../policy/source.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { clearBackoff, LAUNCHER, writeLauncher } from '../../shim/autostart.mjs';
+import { hookmapVersion } from '../../io/version.ts';
 import { BACKPLANE_FLAGS, backplaneFromFlags, finishAuth } from '../../relay/backplane/config.ts';
 
 const SPEC = {
@@ -107,6 +111,7 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     process.stderr.write(`hookmap up: ${(e as Error).message}\n`);
     return e instanceof ArgError || e instanceof BindError || e instanceof TokenFileError || e instanceof PolicyLoadError ? 2 : 1;
   }
+  afterStart(config.home);
   for (const l of summaryNext(up.url, config.url, !up.control)) say(l);
   say(`Ctrl-C stops it.${verbose ? '' : " --verbose shows each agent's endpoint, log folder and opt-ins."}`);
   // for scripts (url=$(hookmap up | head -1)); a terminal has the address in the summary already
@@ -114,6 +119,20 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
   const code = await waitForSignal(() => up.close());
   say(code === 0 ? `hookmap up: stopped (${up.url})` : `hookmap up: stopped, but the drain hung (${up.url})`);
   return code;
+}
+
+/**
+ * A start that works ends a start-on-demand back-off, and points the
+ * launcher the shims start `up` through at this hookmap (an upgrade or a
+ * moved checkout; only where setup wrote one: engine/shim/autostart.mjs).
+ */
+function afterStart(home: string): void {
+  try {
+    clearBackoff(home);
+    if (existsSync(join(home, LAUNCHER))) writeLauncher(home, hookmapVersion());
+  } catch {
+    // best effort: the daemon runs either way
+  }
 }
 
 /** Where an `up` already runs for this home or this address, as one sentence; undefined when none does. */

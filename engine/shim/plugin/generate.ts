@@ -15,8 +15,9 @@
 // `$input.x` the factory input's, `$session` the host session identity
 // (bus hosts, per `session:`), any other value is literal.
 //
-// The generated file is Bun/jiti-clean: ESM, global `fetch`, no Node
-// built-ins. Its contract: it never throws into the host; every forward is
+// The generated file is Bun/jiti-clean: ESM, global `fetch`, no imports
+// (start on demand reaches Node's built-ins through a guarded
+// process.getBuiltinModule, and is a no-op where there is none). Its contract: it never throws into the host; every forward is
 // bounded (`timeout_ms`); ordinary moments go out in order through one
 // queue WITHOUT the host waiting on them; only held moments (`apply`) wait
 // for the daemon's answer, bounded by their own timeout; a daemon that is
@@ -100,12 +101,39 @@ function wire(v) {
 function pick(o, path) { return path.split(".").reduce((x, k) => (x == null ? undefined : x[k]), o); }
 function isEmpty(r) { return !r || typeof r !== "object" || Object.keys(r).length === 0; }
 
+// Nothing listens: start \`hookmap up\` in the background through the launcher
+// \`hookmap setup\` wrote (its own lock and back-off, engine/shim/autostart.mjs),
+// at most once a minute; HOOKMAP_AUTOSTART=0 turns it off. Never awaited.
+let kicked = 0;
+async function autostart() {
+  if (Date.now() - kicked < 60000 || /^(0|off|false|no)$/i.test(String(ENV.HOOKMAP_AUTOSTART || ""))) return;
+  kicked = Date.now();
+  try {
+    // no import: a host without Node's built-ins (or an older Node) simply has no start on demand
+    const builtin = globalThis.process && typeof globalThis.process.getBuiltinModule === "function" ? (m) => globalThis.process.getBuiltinModule(m) : undefined;
+    if (!builtin) return;
+    const home = String(ENV.HOOKMAP_HOME || String(ENV.HOME || ENV.USERPROFILE || ".") + "/.hookmap");
+    const fs = builtin("node:fs");
+    if (!fs.existsSync(home + "/bin/hookmap") || fs.existsSync(home + "/autostart.off")) return;
+    const { spawn } = builtin("node:child_process");
+    const c = spawn(home + "/bin/hookmap", ["autostart"], { detached: true, stdio: "ignore", env: { ...ENV, HOOKMAP_URL: BASE, HOOKMAP_HOME: home } });
+    c.on("error", () => undefined);
+    c.unref();
+  } catch {}
+}
+
 // One bounded POST; any failure (down, slow, non-2xx, bad JSON) -> undefined.
 async function post(moment, timeoutMs) {
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), FORCED_MS || timeoutMs);
   try {
-    const res = await fetch(ENDPOINT, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(moment), signal: ac.signal });
+    let res;
+    try {
+      res = await fetch(ENDPOINT, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(moment), signal: ac.signal });
+    } catch (e) {
+      if (!ac.signal.aborted) void autostart(); // refused, not slow
+      throw e;
+    }
     const text = await res.text();
     if (!res.ok || !text.trim()) return undefined;
     const r = JSON.parse(text);

@@ -1,0 +1,108 @@
+// Start-up budgets (issue 25): how long a command takes from spawn to done,
+// as a ratio to a bare `node -e 0` measured in the same run, interleaved
+// round by round so machine load falls on every variant alike:
+//   hookmap --version, hookmap answer --help    (budget: 2x)
+//   hookmap tail ready: `tail --json --from all --count 1` against a running
+//     up holding one event (start, connect, first event, exit; budget 2x)
+//   hookmap capabilities claude-code --json     (budget: 3x)
+//   hookmap up: spawn until /healthz says every daemon's relay link is ready
+//     (budget: 0.5 s on a quiet machine; printed in ms and as a ratio)
+// --bin points at another hookmap (an installed package's bin/hookmap.mjs,
+// another checkout) to compare before and after in one run.
+//   npx tsx bench/startup/run.ts [--rounds 7] [--bin path/to/bin/hookmap.mjs ...]
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const args = process.argv.slice(2);
+const ROUNDS = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : 7;
+const bins = args.flatMap((a, i) => (a === '--bin' ? [args[i + 1]] : []));
+if (!bins.length) bins.push(fileURLToPath(new URL('../../bin/hookmap.mjs', import.meta.url)));
+
+const home = mkdtempSync(join(tmpdir(), 'hookmap-bench-startup-'));
+const env = { ...process.env, HOME: home, HOOKMAP_HOME: home, HOOKMAP_AUTOSTART: '0' };
+
+function timed(argv: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const p = spawn(process.execPath, argv, { env: { ...env, ...extraEnv }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    p.stderr.on('data', (c) => (err += c));
+    p.on('exit', (code) => (code === 0 ? resolve(Number(process.hrtime.bigint() - t0) / 1e6) : reject(new Error(`${argv.join(' ')}: exit ${code}: ${err}`))));
+  });
+}
+
+/** `up --port 0` from spawn until /healthz (with the owner token) says relay: true; returns ms and the running child. */
+function upReady(bin: string, upHome: string): Promise<{ ms: number; url: string; stop: () => Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const p = spawn(process.execPath, [bin, 'up', '--port', '0'], { env: { ...env, HOOKMAP_HOME: upHome }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const stop = () => new Promise<void>((r) => (p.exitCode !== null ? r() : (p.once('exit', () => r()), p.kill('SIGTERM'))));
+    let buf = '';
+    const giveUp = setTimeout(() => void stop().then(() => reject(new Error('up: not ready within 60 s'))), 60_000);
+    p.stdout!.on('data', async (c) => {
+      buf += c;
+      if (!buf.includes('\n') || buf.includes('\u0000')) return;
+      buf += '\u0000'; // once
+      const url = buf.split('\n')[0].trim();
+      const token = readFileSync(join(upHome, 'token'), 'utf8').trim();
+      for (;;) {
+        try {
+          const h = await (await fetch(`${url}/healthz`, { headers: { authorization: `Bearer ${token}` } })).json();
+          if (h.relay === true) break;
+        } catch {
+          // not yet
+        }
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      clearTimeout(giveUp);
+      resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, url, stop });
+    });
+  });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function main(): Promise<void> {
+  const samples = new Map<string, number[]>();
+  const add = (k: string, v: number) => samples.set(k, [...(samples.get(k) ?? []), v]);
+  // one running up per bin, holding one event, for `tail`
+  const running = new Map<string, { url: string; home: string; stop: () => Promise<void> }>();
+  for (const bin of bins) {
+    const upHome = mkdtempSync(join(home, 'tail-'));
+    const up = await upReady(bin, upHome);
+    await fetch(`${up.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'bench', cwd: home, transcript_path: '/dev/null', source: 'startup' }) });
+    running.set(bin, { url: up.url, home: upHome, stop: up.stop });
+  }
+  try {
+    for (let r = 0; r < ROUNDS; r++) {
+      add('node -e 0', await timed(['-e', '0']));
+      for (const [i, bin] of bins.entries()) {
+        const tag = bins.length > 1 ? ` [${i + 1}]` : '';
+        add(`hookmap --version${tag}`, await timed([bin, '--version']));
+        add(`hookmap answer --help${tag}`, await timed([bin, 'answer', '--help']));
+        const run = running.get(bin)!;
+        add(`hookmap tail (first event, exit)${tag}`, await timed([bin, 'tail', '--json', '--from', 'all', '--count', '1', '--url', run.url], { HOOKMAP_HOME: run.home }));
+        add(`hookmap capabilities claude-code --json${tag}`, await timed([bin, 'capabilities', 'claude-code', '--json']));
+        const up = await upReady(bin, mkdtempSync(join(home, 'up-')));
+        add(`hookmap up until /healthz ready${tag}`, up.ms);
+        await up.stop();
+      }
+    }
+  } finally {
+    for (const u of running.values()) await u.stop();
+  }
+  const base = median(samples.get('node -e 0')!);
+  console.log(`start-up, ${ROUNDS} rounds interleaved, medians${bins.length > 1 ? `; ${bins.map((b, i) => `[${i + 1}] ${b}`).join(', ')}` : ''}`);
+  console.log('| command | median | vs `node -e 0` |');
+  console.log('|---|---:|---:|');
+  for (const [k, xs] of samples) console.log(`| ${k} | ${median(xs).toFixed(0)} ms | ${(median(xs) / base).toFixed(2)} |`);
+}
+
+try {
+  await main();
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}

@@ -1,0 +1,122 @@
+// Issue 25, a real package: `npm pack` (which builds the JavaScript through
+// `prepare`) ships what a user runs and nothing else (no test, bench,
+// fixture, web source or TypeScript file); the tarball installed into an
+// empty prefix and an empty home (nothing pointing back at this tree; npm's
+// own cache is the only thing shared, so nothing is downloaded twice) runs
+// `hookmap --version`, `hookmap capabilities` (from the generated copy:
+// no fixtures ship), `hookmap up`, a hook through the shim `hookmap setup`
+// installed, `hookmap tail` and `hookmap answer`, with no TypeScript loader
+// installed at all.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../../engine/descriptor/registry.ts';
+import { runProcess } from '../shim/helpers.ts';
+
+const tmp = mkdtempSync(join(tmpdir(), 'hookmap-pack-'));
+let up: ChildProcess | undefined;
+afterAll(async () => {
+  if (up && up.exitCode === null) await new Promise<void>((r) => (up!.once('exit', () => r()), up!.kill('SIGTERM')));
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+const npmCache = spawnSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).stdout.trim();
+
+function npm(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn('npm', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (c) => (stdout += c));
+    p.stderr.on('data', (c) => (stderr += c));
+    const t = setTimeout(() => p.kill('SIGKILL'), 220_000);
+    p.on('close', (status) => (clearTimeout(t), resolve({ status, stdout, stderr })));
+  });
+}
+
+/** Every file under a folder, relative. */
+function files(dir: string, base = dir): string[] {
+  return readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? files(join(dir, n), base) : [join(dir, n).slice(base.length + 1)]));
+}
+
+describe('the npm package', () => {
+  const home = join(tmp, 'home');
+  const prefix = join(tmp, 'prefix');
+  const hookmapHome = join(home, '.hookmap');
+  // only this Node and the prefix's bin on PATH: no `hookmap` from anywhere else
+  const env: NodeJS.ProcessEnv = { PATH: `${join(prefix, 'bin')}:${dirname(process.execPath)}:/usr/bin:/bin`, HOME: home, npm_config_cache: npmCache, HOOKMAP_HOME: hookmapHome, HOOKMAP_AUTOSTART: '0' };
+  let tarball = '';
+  let pkgDir = '';
+
+  it('packs what a user runs and nothing else', async () => {
+    mkdirSync(home, { recursive: true });
+    const r = await npm(['pack', '--json', '--pack-destination', tmp], ROOT, { ...process.env, npm_config_cache: npmCache });
+    expect(r.status, r.stderr).toBe(0);
+    const [info] = JSON.parse(r.stdout.slice(r.stdout.indexOf('[')));
+    tarball = join(tmp, info.filename);
+    const listed: string[] = info.files.map((f: { path: string }) => f.path);
+    expect(listed.filter((f) => /^(test|bench|fixtures|web|codegen|\.ci)\//.test(f) || /\.(ts|mts)$/.test(f) || /(^|\/)\.|tsconfig|vitest|eslint/.test(f))).toEqual([]);
+    for (const f of ['bin/hookmap.mjs', 'engine/cli/main.js', 'engine/shim/node-shim.mjs', 'engine/inbox/assets/index.html', 'vendors/claude-code.yaml', 'schemas/descriptor.schema.json', 'capabilities/README.md', 'LICENSE', 'package.json']) expect(listed).toContain(f);
+    // every compiled module the entry can reach is in it: a .js beside each engine .ts (generated types and codegen aside)
+    const sources = files(join(ROOT, 'engine')).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
+    expect(sources.filter((f) => !listed.includes(`engine/${f.replace(/\.ts$/, '.js')}`))).toEqual([]);
+  }, 240_000);
+
+  it('installs into an empty prefix and home, with no TypeScript loader', async () => {
+    const r = await npm(['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], tmp, env);
+    expect(r.status, r.stderr).toBe(0);
+    pkgDir = join(prefix, 'lib', 'node_modules', 'hookmap');
+    expect(existsSync(join(pkgDir, 'engine', 'cli', 'main.js'))).toBe(true);
+    expect(files(join(pkgDir, 'engine')).filter((f) => f.endsWith('.ts'))).toEqual([]);
+    expect(existsSync(join(pkgDir, 'node_modules', 'tsx'))).toBe(false);
+    expect(existsSync(join(prefix, 'lib', 'node_modules', 'tsx'))).toBe(false);
+  }, 240_000);
+
+  it('runs --version, up, a hook through the installed shim, tail and answer', async () => {
+    const hookmap = join(prefix, 'bin', 'hookmap');
+    const cli = (args: string[]) => runProcess(hookmap, args, '', env);
+    const version = await cli(['--version']);
+    expect(version.stdout.toString()).toBe(`hookmap ${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`);
+    // capabilities without fixtures to run: what `hookmap docs` generated, the same as the clone computes
+    const caps = await cli(['capabilities', 'claude-code', '--json']);
+    expect(caps.code, caps.stderr).toBe(0);
+    const here = spawnSync(process.execPath, [join(ROOT, 'bin', 'hookmap.mjs'), 'capabilities', 'claude-code', '--json'], { encoding: 'utf8' });
+    expect(JSON.parse(caps.stdout.toString())).toEqual(JSON.parse(here.stdout));
+    up = spawn(hookmap, ['up', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      let err = '';
+      up!.stderr!.on('data', (c) => (err += c));
+      up!.stdout!.on('data', (c) => {
+        out += c;
+        if (out.includes('\n')) resolve(out.split('\n')[0].trim());
+      });
+      up!.on('exit', (code) => reject(new Error(`up exited ${code}: ${err}`)));
+    });
+    const withUrl = { ...env, HOOKMAP_URL: url };
+    const setup = await runProcess(hookmap, ['setup', 'claude-code'], '', withUrl);
+    expect(setup.code, setup.stderr).toBe(0);
+    // the registration runs the shim in the home, and the shim's launcher runs this package (no path into the source tree)
+    const sh = join(hookmapHome, 'shims', 'claude-code.sh');
+    const settings = readFileSync(join(home, '.claude', 'settings.json'), 'utf8');
+    expect(settings).toContain(sh);
+    expect(settings).not.toContain(ROOT);
+    expect(readFileSync(join(hookmapHome, 'bin', 'hookmap'), 'utf8')).toContain(join(pkgDir, 'bin', 'hookmap.mjs'));
+    const fired = await runProcess('sh', [sh, 'SessionStart'], JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'pk1', cwd: tmp, transcript_path: '/dev/null', source: 'startup' }), withUrl);
+    expect(fired.code).toBe(0);
+    const held = fetch(`${url}/hooks/claude-code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: 'pk1', transcript_path: '/dev/null', cwd: tmp, permission_mode: 'default', tool_name: 'Bash', tool_input: { command: 'touch x' }, permission_suggestions: [] }),
+    }).then((r) => r.text());
+    const stream = await runProcess(hookmap, ['tail', '--json', '--from', 'all', '--count', '2'], '', withUrl);
+    expect(stream.code, stream.stderr).toBe(0);
+    const events = stream.stdout.toString().trim().split('\n').map((l) => JSON.parse(l));
+    expect(events.map((e) => [e.type, e.session])).toEqual([['session.started', 'pk1'], ['attention.requested', 'pk1']]);
+    const answer = await runProcess(hookmap, ['answer', events[1].id, '--allow'], '', withUrl);
+    expect(answer.code, answer.stderr.toString()).toBe(0);
+    expect(await held).toBe('{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}');
+  }, 120_000);
+});
