@@ -6,7 +6,7 @@ import { defaultRedactor } from '../../engine/capture/redact.ts';
 import { buildEnvelope, type AepEvent } from '../../engine/map/envelope.ts';
 
 const seqs = new Map<string, number>();
-function env(host: string, p: any, type: string, data: Record<string, unknown>, subject?: string, capture = 'metadata', extensions?: Record<string, unknown>): AepEvent {
+function env(host: string, p: any, type: string, data: Record<string, unknown>, subject?: string, capture = 'metadata', extensions?: Record<string, string>): AepEvent {
   const session = String(p.session_id);
   const seq = seqs.get(session) ?? 0;
   seqs.set(session, seq + 1);
