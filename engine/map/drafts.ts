@@ -121,6 +121,6 @@ export class DraftBuilder {
       if (seen.has(id)) continue;
       for (const e of snap.emit) if (e.on === 'removed') await this.emit(e, prev, { prev, id });
     }
-    st.snapshots.set(snap.name, next);
+    f.writes.push(() => st.snapshots.set(snap.name, next)); // remembered only when the firing commits
   }
 }

@@ -1,7 +1,9 @@
 // The mapping engine: (descriptor, hook, payload, state) -> AEP events + the
 // reply bytes. Nothing here knows any agent; the descriptor says everything.
-// A firing is atomic: it either yields all its events or one coded error,
-// and only a successful firing changes engine state.
+// A firing is all-or-nothing: it either yields all its events or one coded
+// error, and only a successful firing changes engine state (its session,
+// sequence numbers, tables, runs, the decision's queue): the next firing
+// after a failed one behaves as if the failed one never came.
 import { captureRank, typeCategory, type CaptureLevel } from '../aep/schemas.ts';
 import { gateData } from '../capture/gate.ts';
 import { Redactor } from '../capture/redact.ts';
@@ -19,7 +21,7 @@ import { identify, lookups, resolveHook, suppressed, type Bindings, type MapCont
 import { DraftBuilder } from './drafts.ts';
 import { chooseDecision, chooseHold, closeAtSessionEnd } from './choose.ts';
 import { envelopes, gateDrafts } from './seal.ts';
-import { commit, markClosed, outcome } from './commit.ts';
+import { commit, lastExpressions, markClosed, outcome } from './commit.ts';
 
 export { MapError, type MapErrorCode } from './errors.ts';
 export type { HoldRequest, MapOptions, MapResult } from './firing.ts';
@@ -170,8 +172,10 @@ export class Mapper {
   /**
    * One firing through the named stages: the hook's rule, identity (session,
    * run, vars), lookups and suppression, the emit rules, the reply (hold or
-   * decision), the session end, the capture gate, the envelopes, the outcome
-   * and the commit. Only the commit changes engine state.
+   * decision), the session end, the capture gate, the last expressions
+   * (hold and settle keys, stores), the envelopes, the outcome and the
+   * commit. Everything before the commit works on the firing's draft; only
+   * the commit changes engine state, and nothing fails after it starts.
    */
   private async mapHook(hookName: string, input: Record<string, unknown>, surface: Record<string, unknown> | undefined, opts: MapOptions): Promise<MapResult> {
     const m = this.ctx;
@@ -185,9 +189,11 @@ export class Mapper {
     const choice = await chooseDecision(m, f, builder, await chooseHold(m, f), opts);
     closeAtSessionEnd(f);
     const { gated, frag } = await gateDrafts(m, f);
+    const last = await lastExpressions(m, f, gated, choice);
+    // nothing below evaluates an expression: the firing succeeds whole from here
     const events = envelopes(m, f, gated);
-    await outcome(m, f, events, choice);
-    await commit(m, f, events, frag, looked, choice.decision);
+    outcome(f, events, choice, last);
+    commit(m, f, events, frag, looked, choice.decision, last);
     f.result.events = events;
     return f.result;
   }
