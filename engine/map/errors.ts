@@ -6,7 +6,10 @@ export type MapErrorCode = 'invalid-payload' | 'malformed-json' | 'body-too-larg
   | 'line-too-large' | 'not-jsonrpc' | 'duplicate-id' | 'join-table-full' | 'frames-dropped' | 'stream-refused' | 'stream-frame';
 
 export class MapError extends Error {
-  constructor(readonly code: MapErrorCode, message: string, readonly hook?: string) {
+  /** The agent session id the payload names (bounded), when the firing got that far: where its diagnostic lands. */
+  session?: string;
+
+  constructor(readonly code: MapErrorCode, message: string, public hook?: string) {
     super(message);
   }
 }

@@ -38,6 +38,8 @@ export interface MapResult {
   hook: string;
   session?: string;
   events: AepEvent[];
+  /** The firing ended its session (the caller frees what it held there: the firing's own events closed those requests). */
+  endsSession?: boolean;
   /** Bytes the agent receives when nothing is decided (neutral). */
   reply: string;
   exitCode: number;
@@ -52,6 +54,10 @@ export interface MapResult {
 export interface MapOptions {
   /** Chooses what the reply carries besides its neutral bytes (queued commands, operator policy). */
   decide?: Decider;
+  /** Requests the caller holds open in a session (request id -> its run, when it opened): a firing that ends the session closes them too. */
+  open?: (session: string) => Iterable<[string, { run?: string; at: number }]>;
+  /** The payload's strings are already well-formed (the caller checked at its edge): not walked again. */
+  wellFormed?: boolean;
 }
 
 /** What the stages read of the mapper. */
@@ -108,15 +114,17 @@ export function resolveHook(d: Descriptor, hookName: string): CompiledHook | und
 }
 
 /** The session (bounded; a resumed one's successor), the run, and the bindings: `$hook`, `$session`, `$run`, ..., then the descriptor's vars. */
-export async function identify(m: MapContext, hookName: string, hook: CompiledHook | undefined, input: Record<string, unknown>, surface: Record<string, unknown> | undefined, now: number): Promise<Firing> {
+export async function identify(m: MapContext, hookName: string, hook: CompiledHook | undefined, input: Record<string, unknown>, surface: Record<string, unknown> | undefined, now: number, seen: { tried?: boolean; session?: string }): Promise<Firing> {
   const d = m.descriptor;
   const state = m.state;
+  seen.tried = true;
   // $known_session(id): has this engine already seen that session? (join a foreign key onto a known lane, never mint one)
   const sessionRaw = await m.eval(d.session, input, { hook: hookName, surface, known_session: (id: unknown) => (typeof id === 'string' || typeof id === 'number') && id !== '' && state.has(state.aepOf(String(id))) });
   const rawSession = typeof sessionRaw === 'number' ? String(sessionRaw) : (sessionRaw as string | undefined);
   if (typeof rawSession !== 'string' || rawSession === '') throw new MapError('missing-session', `no session id in the payload (${d.identityText.session})`, hookName);
   // bounded before anything keys on it (state, log file, seq, envelope): the same long id always bounds alike (bounds.ts)
   const vendorSession = boundId(rawSession);
+  seen.session = vendorSession;
 
   // a session resumed after its end becomes its successor (state.ts); late completions stay on the ended one
   let route = state.peekRoute(vendorSession);
