@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { AgentReport } from '../engine/check/check-agent.ts';
 import { CAPABILITIES } from '../engine/capabilities/vocabulary.ts';
 import { ROOT } from '../engine/descriptor/registry.ts';
-import { agentDoc } from './agent-doc.ts';
+import { agentDoc, casesCell } from './agent-doc.ts';
 import { referenceDocs } from './reference-docs.ts';
 import { table } from './markdown.ts';
 
@@ -36,7 +36,7 @@ export function indexDoc(reports: AgentReport[]): string {
       `\`${d.surface.kind}\``,
       `\`${d.posture}\``,
       r.pins ? `${r.pins.passed}/${r.pins.total}` : '—',
-      `${r.cases.filter((c) => c.passed).length}/${r.cases.length}`,
+      casesCell(r.cases),
       `${sup.filter((c) => c.proven).length}/${sup.length}`,
     ];
   });
