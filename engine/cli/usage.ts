@@ -45,8 +45,9 @@ export const COMMANDS: CommandEntry[] = [
   --project-label M         folder (default): sessions carry their folder's name, not its path; off
   --bridge kind=URL[,k=v]   run a bridge inside up, repeatable: otlp=http://collector:4318, cloudevents=URL, ocsf=URL
                             (options as in 'hookmap bridge': capture=, protocol=, signals=, mode=, service_name=, ...)
-  -v, --verbose             also print each agent's endpoint, log folder and opt-ins (with the variable that turns
-                            each on) and each relay link's hello; without it a short summary, problems and warnings
+  -v, --verbose             also print each agent's endpoint, log folder, opt-ins (with the variable that turns
+                            each on), every other option with its value, and each relay link's hello; without it a
+                            short summary, problems and warnings
 ${LISTENER_AUTH_HELP}
 ${BACKPLANE_HELP.replace('(default: --buffer-bytes; per session: --buffer events)', "(default: the relay's buffer size)")}
 Prints where it listens, the inbox, the token file, the agents ready, the opt-ins on and what to

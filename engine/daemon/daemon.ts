@@ -25,7 +25,7 @@ import type { AskRequest, EmitRequest } from './asks.ts';
 import { CommandProtocol } from './commands.ts';
 import { DaemonCore, realTimers } from './core.ts';
 import { bumpEpoch } from './epoch.ts';
-import { acceptedCommands, optInStates, helloCapabilities } from './hello.ts';
+import { acceptedCommands, optInStates, optionStates, helloCapabilities } from './hello.ts';
 import { HoldLifecycle } from './hold-lifecycle.ts';
 import type { HookReply, PendingHold } from './holds.ts';
 import { makeDecider } from './instructions.ts';
@@ -109,6 +109,11 @@ export class Daemon {
   /** The opt-in options of this agent as it runs (what `up` prints beside its surface). */
   optIns(): ReturnType<typeof optInStates> {
     return optInStates(this.d, (key) => this.mapper.configValue(key));
+  }
+
+  /** Every descriptor option in effect (value, default, variable): `up` prints them. */
+  options(): ReturnType<typeof optionStates> {
+    return optionStates(this.d, (key) => this.mapper.configValue(key));
   }
 
   /** Carry events over `link`; `control` says answers can arrive over it (an authenticated relay). */
