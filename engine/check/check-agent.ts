@@ -17,6 +17,7 @@ import { isDeliveryCase, runDeliveryCase } from '../fixtures/run-deliveries.ts';
 import { runEventCase } from '../fixtures/run-events.ts';
 import { validateStream } from '../validate/index.ts';
 import { ShimRun, type ShimCase, type ShimRunEnv } from '../fixtures/run-shim.ts';
+import { placeholders } from '../scaffold/new-agent.ts';
 import type { CheckTarget } from './targets.ts';
 
 export interface CaseResult {
@@ -72,8 +73,10 @@ export async function checkAgent(target: CheckTarget, opts: CheckOptions = {}): 
   report.fixtureFiles = fx.files;
   if (!loaded.descriptor) { report.errors = sortErrors([...loaded.errors, ...fx.errors]); return report; }
   const d = (report.descriptor = loaded.descriptor);
-  const src = parseYamlSource(target.display, readFileSync(target.path, 'utf8'));
-  const errors: DescriptorError[] = [...fx.errors];
+  const text = readFileSync(target.path, 'utf8');
+  const src = parseYamlSource(target.display, text);
+  const errors: DescriptorError[] = [...fx.errors, ...toFillIn(target.display, text)];
+  for (const f of fx.files) errors.push(...toFillIn(f.file, f.src.text));
   const missing = !fx.errors.length && !fx.files.some((f) => f.kind === 'events');
   if (missing) {
     errors.push({ code: 'fixtures-missing', file: target.display, line: 1, col: 1, path: '', message: `no normalized-event fixtures: add ${target.fixturesLabel}/*.yaml with kind: events cases` });
@@ -177,6 +180,11 @@ export async function checkAgent(target: CheckTarget, opts: CheckOptions = {}): 
   report.capabilities = judged.rows;
   report.errors = sortErrors(errors);
   return report;
+}
+
+/** The placeholders `hookmap new` wrote and nobody has replaced yet: in line order, what each one asks. */
+function toFillIn(file: string, text: string): DescriptorError[] {
+  return placeholders(text).map((p) => ({ code: 'to-fill-in' as const, file, line: p.line, col: p.col, path: '', message: `${p.what || 'fill this in'} (written by hookmap new: replace it with this agent's own)` }));
 }
 
 function caseError(f: LoadedFixtureFile, i: number, name: string, code: DescriptorError['code'], message: string): DescriptorError {

@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   'invalid-stream': 'the events a fixture case produces are not a valid AEP stream (order, lifecycle, identity)',
   'fixture-invalid': 'a fixture file is malformed',
   'fixtures-missing': 'an agent has no normalized-event fixtures',
+  'to-fill-in': 'a placeholder `hookmap new` wrote that is not filled in yet',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
