@@ -178,7 +178,7 @@ export async function checkAgent(target: CheckTarget, opts: CheckOptions = {}): 
   // no fixtures (or unreadable ones) already says why nothing is proven: one line, not one per claim
   errors.push(...(missing || fx.errors.length ? judged.errors.filter((e) => e.code !== 'capability-without-evidence' && !(e.code === 'unknown-reference' && e.path.includes('evidence'))) : judged.errors));
   report.capabilities = judged.rows;
-  report.errors = sortErrors(errors);
+  report.errors = sortErrors(errors, d.file); // the descriptor's own lines first: the order an author fills things in
   return report;
 }
 
