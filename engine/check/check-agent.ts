@@ -73,8 +73,9 @@ export async function checkAgent(target: CheckTarget, opts: CheckOptions = {}): 
   report.fixtureFiles = fx.files;
   if (!loaded.descriptor) { report.errors = sortErrors([...loaded.errors, ...fx.errors]); return report; }
   const d = (report.descriptor = loaded.descriptor);
-  const text = readFileSync(target.path, 'utf8');
-  const src = parseYamlSource(target.display, text);
+  // the load's own parse (one per load): errors are located in it
+  const src = loaded.src ?? parseYamlSource(target.display, readFileSync(target.path, 'utf8'));
+  const text = src.text;
   const errors: DescriptorError[] = [...fx.errors, ...toFillIn(target.display, text)];
   for (const f of fx.files) errors.push(...toFillIn(f.file, f.src.text));
   const missing = !fx.errors.length && !fx.files.some((f) => f.kind === 'events');

@@ -9,6 +9,7 @@ import type { Expressions, Path, Site } from './expressions.ts';
 import { checkFields } from './fields.ts';
 import { explain } from '../text/suggest.ts';
 import type { CompiledEmit } from './types.ts';
+import type { Emit } from '../generated/descriptor-types.ts';
 
 export function checkType(x: Expressions, vendor: string, type: string, path: Path): void {
   const hint = `A vendor extension is x.${vendor}.<category>.<name>.`;
@@ -22,7 +23,7 @@ export function checkType(x: Expressions, vendor: string, type: string, path: Pa
 
 export interface EmitContext { vendor: string; site: Site; gates: Record<string, string> }
 
-export function compileEmit(x: Expressions, e: any, path: Path, ctx: EmitContext): CompiledEmit | undefined {
+export function compileEmit(x: Expressions, e: Emit, path: Path, ctx: EmitContext): CompiledEmit | undefined {
   // an emit's type is always literal: docs, capability evidence and payload checks read it without running anything
   if (isMarked(e.type)) {
     x.err('unknown-event-type', [...path, 'type'], `an emit's type is a literal AEP type, not an expression: write the type itself (a computed extension type belongs in \`fallback.type\`)`);
@@ -66,7 +67,7 @@ export function compileEmit(x: Expressions, e: any, path: Path, ctx: EmitContext
   };
 }
 
-export function compileEmits(x: Expressions, list: any[] | undefined, path: Path, ctx: EmitContext): CompiledEmit[] {
+export function compileEmits(x: Expressions, list: readonly (Emit | null | undefined)[] | undefined, path: Path, ctx: EmitContext): CompiledEmit[] {
   // an emit pruned for a schema error is null: skipped, the others keep their indices
   return (list ?? []).map((e, i) => (e == null ? undefined : compileEmit(x, e, [...path, i], ctx))).filter((c): c is CompiledEmit => !!c);
 }

@@ -14,6 +14,8 @@ export class MapError extends Error {
   }
 }
 
-export function asMapError(err: any): MapError {
-  return err instanceof MapError ? err : new MapError('mapping-error', `${err?.code ? `${err.code} ` : ''}${err?.message ?? String(err)}`);
+export function asMapError(err: unknown): MapError {
+  if (err instanceof MapError) return err;
+  const e = (err ?? {}) as { code?: unknown; message?: unknown };
+  return new MapError('mapping-error', `${e.code ? `${String(e.code)} ` : ''}${e.message !== undefined ? String(e.message) : String(err)}`);
 }
