@@ -37,7 +37,7 @@ export function compileEmit(x: Expressions, e: Emit, path: Path, ctx: EmitContex
     const src = x.templateSource(e[k], [...path, k], ctx.site);
     if (src !== undefined) parts.push(`"${k}": ${src}`);
   }
-  const when = e.when !== undefined ? x.templateSource(e.when, [...path, 'when'], ctx.site) : 'true';
+  const when = e.when !== undefined ? x.templateSource(e.when, [...path, 'when'], ctx.site) : undefined;
   const gated = new Set([...Object.keys(ctx.gates), ...Object.keys(e.gates ?? {})]);
   const astAt = (p: Path) => x.asts.get(pathString(p));
   for (const f of checkFields(e.data, [...path, 'data'], { type: e.type, gated, astAt })) {
@@ -47,9 +47,11 @@ export function compileEmit(x: Expressions, e: Emit, path: Path, ctx: EmitContex
   for (const k of Object.keys(e.standins ?? {})) {
     for (const f of checkFields({ [k]: null }, [...path, 'standins'], { type: e.type, gated, astAt }).filter((i) => i.code === 'unknown-field')) x.err(f.code, f.path, f.message, { key: true });
   }
-  if (x.errors.length > before || when === undefined) return undefined;
-  const expr = x.compiled(`($__when := ${when}; $__when ? {${parts.join(', ')}})`, path);
-  if (!expr) return undefined;
+  if (x.errors.length > before || (e.when !== undefined && when === undefined)) return undefined;
+  // two expressions, each compiled once: the condition (JSONata's truth, as its `?` reads it), then the event's parts
+  const whenExpr = when !== undefined ? x.compiled(`(${when}\n) ? true : false`, [...path, 'when']) : undefined;
+  const expr = x.compiled(`{${parts.join(', ')}}`, path);
+  if (!expr || (when !== undefined && !whenExpr)) return undefined;
   return {
     type: e.type,
     typeText: String(e.type),
@@ -62,7 +64,7 @@ export function compileEmit(x: Expressions, e: Emit, path: Path, ctx: EmitContex
     gates: e.gates,
     capture: e.capture,
     on: e.on,
-    whenExpr: e.when !== undefined ? x.compiled(`(${String(e.when).slice(1)}\n)`, [...path, 'when']) : undefined,
+    whenExpr,
     path: pathString(path),
   };
 }

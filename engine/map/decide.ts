@@ -153,6 +153,7 @@ export interface OutcomeDraft {
 export async function renderOutcomes(rule: Pick<CompiledHold, 'outcome'>, payload: unknown, b: Record<string, unknown>, session: string, run: string | undefined): Promise<OutcomeDraft[]> {
   const out: OutcomeDraft[] = [];
   for (const e of rule.outcome) {
+    if (e.whenExpr && !(await evaluate(e.whenExpr, payload, b))) continue;
     const o = (await evaluate(e.expr, payload, b)) as { subject?: unknown; cause?: unknown; data?: Record<string, unknown> } | undefined;
     if (!o) continue;
     // `type:` is always literal (the schema requires it): the result carries subject, cause and data
