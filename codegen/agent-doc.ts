@@ -253,10 +253,18 @@ function commands(d: Descriptor): string {
   return `## Commands\n\nBeyond answering held requests (declared in the hello's \`control.accepts\` while their opt-in is on; anything else is nacked \`unsupported\`):\n\n${table(['command', 'delivery', 'opt-in', 'limits', 'notes'], rows)}`;
 }
 
+/** `passed/total`, the cases this pass did not run said apart (shim cases: `hookmap check` runs them). */
+export function casesCell(cs: AgentReport['cases']): string {
+  const unrun = cs.filter((c) => c.notRun !== undefined).length;
+  const ran = `${cs.filter((c) => c.passed).length}/${cs.length - unrun}`;
+  if (!unrun) return ran;
+  return unrun === cs.length ? `${unrun} (run by \`hookmap check\`)` : `${ran} (+${unrun} shim cases run by \`hookmap check\`)`;
+}
+
 function pins(r: AgentReport): string {
   const files = r.fixtureFiles.map((f) => {
     const cs = r.cases.filter((c) => c.file === f.file);
-    return [`[${f.file.slice(f.file.lastIndexOf('/') + 1)}](../${f.file})`, f.kind, `${cs.filter((c) => c.passed).length}/${cs.length}`, cell(f.provenance) || '—'];
+    return [`[${f.file.slice(f.file.lastIndexOf('/') + 1)}](../${f.file})`, f.kind, casesCell(cs), cell(f.provenance) || '—'];
   });
   const known = Object.entries(r.pins?.known ?? {});
   const head = r.pins

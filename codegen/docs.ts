@@ -9,7 +9,7 @@ import { CAPABILITIES } from '../engine/capabilities/vocabulary.ts';
 import { CAPABILITIES_JSON } from '../engine/check/capabilities-json.ts';
 import { renderCapabilitiesJson } from '../engine/check/capabilities-report.ts';
 import { ROOT } from '../engine/descriptor/registry.ts';
-import { agentDoc } from './agent-doc.ts';
+import { agentDoc, casesCell } from './agent-doc.ts';
 import { referenceDocs } from './reference-docs.ts';
 import { table } from './markdown.ts';
 
@@ -38,7 +38,7 @@ export function indexDoc(reports: AgentReport[]): string {
       `\`${d.surface.kind}\``,
       `\`${d.posture}\``,
       r.pins ? `${r.pins.passed}/${r.pins.total}` : '—',
-      `${r.cases.filter((c) => c.passed).length}/${r.cases.length}`,
+      casesCell(r.cases),
       `${sup.filter((c) => c.proven).length}/${sup.length}`,
     ];
   });

@@ -70,6 +70,9 @@ export function schemaReference(schema: any, rootTitle: string): string {
     if (n.description && s !== root) parts.push(cell(n.description));
     if (rows.length) parts.push(table(['key', 'type', 'required', 'description'], rows));
     if (closed) parts.push(closed);
+    // the conditional parts (allOf of if/then): what the rest of the object is, by the value of a key
+    const conditions = conditionalParts(n, typeOf);
+    if (conditions.length) parts.push(conditions.join('\n'));
     out.push(parts.join('\n\n'));
   }
   if (valueTypes.size) {
@@ -81,4 +84,17 @@ export function schemaReference(schema: any, rootTitle: string): string {
     out.push(`### Value types\n\n${table(['name', 'type', 'description'], rows)}`);
   }
   return out.join('\n\n');
+}
+
+/** `if: { properties: { k: { const: v } } }, then: ...` entries of `n.allOf` (and `n` itself), one line each: `- when \`k\` is \`v\`: ...`. */
+function conditionalParts(n: any, typeOf: (n: any, path: string) => string): string[] {
+  const entries = [...(n.allOf ?? []), ...(n.if ? [n] : [])].filter((e: any) => e?.if?.properties && e.then);
+  return entries.map((e: any, i: number) => {
+    const when = Object.entries<any>(e.if.properties).map(([k, v]) => `\`${k}\` is ${v.const !== undefined ? `\`${JSON.stringify(v.const).replace(/^"|"$/g, '')}\`` : typeOf(v, k)}`).join(' and ');
+    const then: string[] = [];
+    if (e.then.$ref) then.push(`the rest is ${typeOf(e.then, `when-${i}`)}`);
+    if (e.then.required?.length) then.push(`requires ${e.then.required.map((k: string) => `\`${k}\``).join(', ')}`);
+    if (e.then.properties) then.push(Object.entries<any>(e.then.properties).map(([k, p]) => `\`${k}\`: ${typeOf(p, k)}`).join('; '));
+    return `- when ${when}: ${then.join('; ') || 'no further rule'}`;
+  });
 }

@@ -6,11 +6,11 @@ import { defaultRedactor } from '../../engine/capture/redact.ts';
 import { buildEnvelope, type AepEvent } from '../../engine/map/envelope.ts';
 
 const seqs = new Map<string, number>();
-function env(host: string, p: any, type: string, data: Record<string, unknown>, subject?: string, capture = 'metadata'): AepEvent {
+function env(host: string, p: any, type: string, data: Record<string, unknown>, subject?: string, capture = 'metadata', extensions?: Record<string, string>): AepEvent {
   const session = String(p.session_id);
   const seq = seqs.get(session) ?? 0;
   seqs.set(session, seq + 1);
-  return buildEnvelope({ type, subject, host, agent: 'codex', session, run: p.turn_id, seq, epoch: 0, capture: capture as any, data });
+  return buildEnvelope({ type, subject, host, agent: 'codex', session, run: p.turn_id, seq, epoch: 0, capture: capture as any, data, extensions });
 }
 const snake = (s: string) => s.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
 
@@ -21,7 +21,9 @@ export function mapCodexByHand(host: string, p: any): AepEvent[] {
       const data: Record<string, unknown> = { client: { name: 'codex' } };
       if (p.source !== undefined) data.trigger = p.source;
       if (p.model !== undefined) data['gen_ai.request.model'] = p.model;
-      return [env(host, p, 'session.started', data)];
+      // the project label (the working folder's name) the engine puts on session.started
+      const project = typeof p.cwd === 'string' && p.cwd ? p.cwd.replace(/\/+$/, '').split('/').pop() : undefined;
+      return [env(host, p, 'session.started', data, undefined, 'metadata', project ? { hookmapproject: project } : undefined)];
     }
     case 'UserPromptSubmit': return [env(host, p, 'run.started', { trigger: 'user' })];
     case 'Stop': return [env(host, p, 'run.finished', {})];

@@ -121,12 +121,17 @@ export function summaryHead(s: SummaryInput): string[] {
       ? `${s.tokenFile} (local clients read it; reading the stream and answering need it)`
       : 'given by --token / HOOKMAP_TOKEN (clients need the same HOOKMAP_TOKEN)';
   const more = `${optIns.length - on.length} off; --verbose lists each with the variable that turns it on`;
+  // every other descriptor option in effect: the ones set away from their defaults by name, the rest counted
+  const options = [...s.daemons.values()].flatMap((d) => d.options().filter((x) => !x.optIn).map((x) => ({ agent: d.vendor, ...x })));
+  const changed = options.filter((x) => x.changed);
+  const atDefault = `${options.length - changed.length} at their defaults; --verbose lists each`;
   return [
     `hookmap up: listening on ${s.url} (relay + every agent's hooks, one port)`,
     `  inbox:    ${s.url}/${s.noAuth ? ' (nobody can sign in: --no-auth)' : ' (hookmap open prints a one-time sign-in link)'}`,
     `  token:    ${token}`,
     `  agents:   ${agents.length} ready: ${agents.join(', ') || 'none'}${s.failed.length ? `; NOT started: ${s.failed.join(', ')} (see above)` : ''}`,
     `  opt-ins:  ${on.length ? `${on.map((x) => `${x.agent} ${x.key} (${x.env})`).join(', ')} on; ${more}` : `none on (${more})`}`,
+    `  options:  ${changed.length ? `${changed.map((x) => `${x.agent} ${x.key}=${JSON.stringify(x.value)} (${x.env})`).join(', ')}; ${atDefault}` : `all ${options.length} at their defaults (--verbose lists each)`}`,
   ];
 }
 

@@ -233,6 +233,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   for (const d of daemons.values()) {
     detail(`  ${d.vendor}: ${surfaceLine(d, url)}  logs ${d.logDir} (epoch ${d.epoch})`);
     for (const x of d.optIns()) detail(`    ${x.key}: ${x.on ? 'ON' : 'off'} (${x.env}=${x.on ? 'false' : 'true'} to turn it ${x.on ? 'off' : 'on'}; ${x.commands.join(', ')})${x.doc ? `: ${x.doc}` : ''}`);
+    for (const x of d.options().filter((o) => !o.optIn)) detail(`    ${x.key}: ${JSON.stringify(x.value)} (${x.changed ? `set; default ${JSON.stringify(x.default)}` : 'default'}; ${x.env})${x.doc ? `: ${x.doc}` : ''}`);
   }
   const bridges = await startBridges(o.bridges ?? [], { self, linkToken, tls: o.tls, stateDir: o.stateDir ?? join(o.home ?? defaultHome(), 'state'), say });
   let closing: Promise<void> | undefined;

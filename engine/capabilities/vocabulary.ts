@@ -17,8 +17,8 @@ export interface CapabilityDef {
   match?: Record<string, unknown[]>;
   /** Proven by a decision-codec fixture case for a hold of this kind and answer shape. */
   codec?: { hold: string; answer?: 'option' | 'text' | 'values' | 'timeout' | 'dismissed' };
-  /** Proven by a shim script-I/O fixture. */
-  shim?: boolean;
+  /** Proven by shim fixture cases run against a daemon in one of these moods (shim.failOpen: down, hung, error). */
+  shim?: { moods: readonly string[] };
   /**
    * Proven by a decisions-kind delivery case (a hook reply carrying a verb):
    * `verb` the verb the reply carried, `command` the command the case sent
@@ -55,7 +55,7 @@ export const CAPABILITIES: CapabilityDef[] = [
   { id: 'inject.context', description: 'context can be added to the next model call (a hook reply carrying additional context)', delivery: { verb: 'context' } },
   { id: 'control.instruct', description: "steering: a human's instruction (x.<agent>.control.instruct) reaches the model on the next eligible hook reply", delivery: { verb: 'context', command: '*.control.instruct' } },
   { id: 'control.cancel', description: 'a run can be cancelled over the relay (control.cancel)', delivery: { command: 'control.cancel' } },
-  { id: 'shim.failOpen', description: 'the shim answers neutral bytes when the daemon is down or hung', shim: true },
+  { id: 'shim.failOpen', description: 'the shim answers neutral bytes when the daemon is down, hung or erroring', shim: { moods: ['down', 'hung', 'error'] } },
 ];
 
 export const CAPABILITY_BY_ID = new Map(CAPABILITIES.map((c) => [c.id, c]));

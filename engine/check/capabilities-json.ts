@@ -26,7 +26,7 @@ export interface AgentJson {
   ok: boolean;
   errors: string[];
   pins: { file: string; passed: number; total: number } | null;
-  cases: { passed: number; total: number };
+  cases: { passed: number; total: number; not_run?: number };
   capabilities: { id: string; description: string; state: string; proven: boolean; why: string | null; evidence: string[]; proven_by: string; live: string | null }[];
 }
 

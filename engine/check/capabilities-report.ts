@@ -15,7 +15,7 @@ export function toJson(r: AgentReport): AgentJson {
     ok: r.errors.length === 0,
     errors: r.errors.map(formatError),
     pins: r.pins ? { file: r.pins.file, passed: r.pins.passed, total: r.pins.total } : null,
-    cases: { passed: r.cases.filter((c) => c.passed).length, total: r.cases.length },
+    cases: { passed: r.cases.filter((c) => c.passed).length, total: r.cases.length, not_run: r.cases.filter((c) => c.notRun !== undefined).length },
     capabilities: r.capabilities.map((c) => ({
       id: c.id,
       description: c.description,

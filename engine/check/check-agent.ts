@@ -16,9 +16,26 @@ import { isCommandCase, runCommandCase, runDecisionCase } from '../fixtures/run-
 import { isDeliveryCase, runDeliveryCase } from '../fixtures/run-deliveries.ts';
 import { runEventCase } from '../fixtures/run-events.ts';
 import { validateStream } from '../validate/index.ts';
+import { ShimRun, type ShimCase, type ShimRunEnv } from '../fixtures/run-shim.ts';
+import { placeholders } from '../scaffold/new-agent.ts';
 import type { CheckTarget } from './targets.ts';
 
-export interface CaseResult { file: string; name: string; kind: string; passed: boolean }
+export interface CaseResult {
+  file: string;
+  name: string;
+  kind: string;
+  passed: boolean;
+  /** Why the case did not run (never counted as passing): a documentation pass, or a case this machine cannot run. */
+  notRun?: string;
+}
+
+export interface CheckOptions {
+  /** Run the shim cases (what their processes inherit); without it they are reported as not run. */
+  shims?: ShimRunEnv;
+}
+
+/** Why a pass without `shims` leaves the shim cases unrun. */
+export const SHIMS_RUN_BY_CHECK = 'shim cases run under `hookmap check`';
 
 export interface PinCount {
   file: string;
@@ -48,7 +65,7 @@ export interface AgentReport {
 /** The pin importer's output file name (codegen/import-pins.ts). */
 const PINS_FILE = 'pins.yaml';
 
-export async function checkAgent(target: CheckTarget): Promise<AgentReport> {
+export async function checkAgent(target: CheckTarget, opts: CheckOptions = {}): Promise<AgentReport> {
   const loaded = loadDescriptorFile(target.path, { displayPath: target.display });
   const report: AgentReport = { target, errors: [], fixtureFiles: [], cases: [], capabilities: [] };
   // the fixtures are checked on their own even when the descriptor does not load: every phase reports
@@ -56,69 +73,89 @@ export async function checkAgent(target: CheckTarget): Promise<AgentReport> {
   report.fixtureFiles = fx.files;
   if (!loaded.descriptor) { report.errors = sortErrors([...loaded.errors, ...fx.errors]); return report; }
   const d = (report.descriptor = loaded.descriptor);
-  const src = parseYamlSource(target.display, readFileSync(target.path, 'utf8'));
-  const errors: DescriptorError[] = [...fx.errors];
+  // the load's own parse (one per load): errors are located in it
+  const src = loaded.src ?? parseYamlSource(target.display, readFileSync(target.path, 'utf8'));
+  const text = src.text;
+  const errors: DescriptorError[] = [...fx.errors, ...toFillIn(target.display, text)];
+  for (const f of fx.files) errors.push(...toFillIn(f.file, f.src.text));
   const missing = !fx.errors.length && !fx.files.some((f) => f.kind === 'events');
   if (missing) {
     errors.push({ code: 'fixtures-missing', file: target.display, line: 1, col: 1, path: '', message: `no normalized-event fixtures: add ${target.fixturesLabel}/*.yaml with kind: events cases` });
   }
 
   const evidence: EvidenceCase[] = [];
+  const shims = opts.shims && fx.files.some((f) => f.kind === 'shim') ? new ShimRun(d, opts.shims) : undefined;
   const holdKinds = new Set([...d.hooks.values()].flatMap((h) => h.holds.map((x) => x.kind)));
-  for (const f of fx.files) {
-    for (const [i, c] of f.cases.entries()) {
-      const ref = `${f.file}#${c.name}`;
-      const at = f.src.locate(['cases', i]);
-      const fail = (code: DescriptorError['code'], message: string) => errors.push({ code, file: f.file, line: at.line, col: at.col, path: `cases[${i}]`, message: `${c.name}: ${message}` });
-      let passed = true;
-      if (f.kind === 'events') {
-        const out = await runEventCase(d, c, f.capture);
-        // an upstream pin known not to reproduce still counts, and must still fail (else the mark is stale)
-        const known = typeof c.known === 'string';
-        const problems: DescriptorError[] = [];
-        for (const failure of out.failures) {
-          const rejected = /^(.*?): payload-rejected: rule (.+?) produced (.*)$/s.exec(failure);
-          if (rejected) {
-            const pos = locatePath(src, rejected[2]);
-            problems.push({ code: 'payload-rejected', file: d.file, line: pos.line, col: pos.col, path: rejected[2], message: `produced ${rejected[3]} (${ref} ${rejected[1]})` });
-          } else problems.push(caseError(f, i, c.name, 'fixture-mismatch', failure));
+  try {
+    for (const f of fx.files) {
+      for (const [i, c] of f.cases.entries()) {
+        const ref = `${f.file}#${c.name}`;
+        const at = f.src.locate(['cases', i]);
+        const fail = (code: DescriptorError['code'], message: string) => errors.push({ code, file: f.file, line: at.line, col: at.col, path: `cases[${i}]`, message: `${c.name}: ${message}` });
+        let passed = true;
+        if (f.kind === 'events') {
+          const out = await runEventCase(d, c, f.capture);
+          // an upstream pin known not to reproduce still counts, and must still fail (else the mark is stale)
+          const known = typeof c.known === 'string';
+          const problems: DescriptorError[] = [];
+          for (const failure of out.failures) {
+            const rejected = /^(.*?): payload-rejected: rule (.+?) produced (.*)$/s.exec(failure);
+            if (rejected) {
+              const pos = locatePath(src, rejected[2]);
+              problems.push({ code: 'payload-rejected', file: d.file, line: pos.line, col: pos.col, path: rejected[2], message: `produced ${rejected[3]} (${ref} ${rejected[1]})` });
+            } else problems.push(caseError(f, i, c.name, 'fixture-mismatch', failure));
+          }
+          out.events.forEach((ev, j) => {
+            const env = formatAjvErrors(validateEnvelope(ev));
+            if (env) problems.push(caseError(f, i, c.name, 'payload-rejected', `event ${j + 1} (${ev.type}) envelope: ${env}`));
+            const pay = formatAjvErrors(validatePayload(ev.type, ev.data));
+            if (pay) problems.push(caseError(f, i, c.name, 'payload-rejected', `event ${j + 1} (${ev.type}) payload: ${pay}`));
+          });
+          // what the engine emits must be a stream a conformant consumer accepts (order, lifecycle, identity)
+          for (const v of validateStream(out.events)) {
+            const ev = out.events[v.line - 1];
+            // the validator names events by id (minted, random): name them by their place in the case
+            let message = v.message.replace(/ \(line \d+\)/g, '');
+            for (const [id, place] of out.places) message = message.split(id).join(place);
+            problems.push(caseError(f, i, c.name, 'invalid-stream', `${ev ? out.places.get(ev.id) : `event ${v.line}`} ${v.rule}: ${message}`));
+          }
+          passed = problems.length === 0;
+          if (known && passed) errors.push(caseError(f, i, c.name, 'fixture-mismatch', `marked known not reproduced (${c.known}) but it passes now: remove \`known\` from its pin-setup entry`));
+          if (!known) errors.push(...problems);
+          evidence.push({ ref, kind: f.kind, passed, events: out.checkedEvents });
+        } else if (f.kind === 'decisions') {
+          // Run through the daemon's real hold machinery: the exact reply bytes
+          // are the evidence for the hold kind and answer shape the case names.
+          if (c.hold !== undefined && !holdKinds.has(c.hold)) { fail('fixture-mismatch', `holds '${c.hold}' but no hook of ${d.file} holds that kind`); passed = false; }
+          const out = isDeliveryCase(c) ? await runDeliveryCase(d, c) : isCommandCase(c) ? await runCommandCase(d, c) : await runDecisionCase(d, c);
+          for (const failure of out.failures) fail('fixture-mismatch', failure);
+          passed &&= out.failures.length === 0;
+          const delivery = out as { delivered?: string; command?: string };
+          evidence.push({ ref, kind: f.kind, passed, events: out.events, hold: c.hold, answer: answerShape(c.answer), delivered: delivery.delivered, command: delivery.command ?? (isCommandCase(c) ? c.command.type : undefined) });
+        } else if (f.kind === 'shim') {
+          // an in-process shim case needs the generated plugin it loads; a script case, a command shim
+          const plugin = !!d.shim.plugin;
+          if ((c.shim === 'tee') !== (d.surface.kind === 'stdio-tee')) { fail('fixture-mismatch', c.shim === 'tee' ? `a tee case, but ${d.file} is not a stdio-tee surface` : `a ${c.shim} case, but ${d.file} is a stdio-tee surface (its shim cases are tee cases)`); passed = false; }
+          else if ((c.shim === 'plugin') !== plugin) { fail('fixture-mismatch', c.shim === 'plugin' ? `a plugin case, but ${d.file} generates no plugin (shim.plugin)` : `a ${c.shim} script case, but ${d.file} is wired by its generated plugin`); passed = false; }
+          // run for real (the generated shim against a daemon in the case's mood), or said not to have run: never passing unrun
+          let notRun: string | undefined;
+          if (passed && !shims) notRun = SHIMS_RUN_BY_CHECK;
+          else if (passed && shims) {
+            const out = await shims.run(c as ShimCase);
+            notRun = out.notRun;
+            for (const failure of out.failures) fail('fixture-mismatch', `${c.shim} shim, daemon ${c.daemon}: ${failure}`);
+            passed = out.failures.length === 0;
+          }
+          if (notRun !== undefined) passed = false;
+          evidence.push({ ref, kind: f.kind, passed, unrun: notRun === SHIMS_RUN_BY_CHECK, mood: typeof c.daemon === 'string' ? c.daemon : undefined, events: [] });
+          report.cases.push({ file: f.file, name: c.name, kind: f.kind, passed, notRun });
+          continue;
         }
-        out.events.forEach((ev, j) => {
-          const env = formatAjvErrors(validateEnvelope(ev));
-          if (env) problems.push(caseError(f, i, c.name, 'payload-rejected', `event ${j + 1} (${ev.type}) envelope: ${env}`));
-          const pay = formatAjvErrors(validatePayload(ev.type, ev.data));
-          if (pay) problems.push(caseError(f, i, c.name, 'payload-rejected', `event ${j + 1} (${ev.type}) payload: ${pay}`));
-        });
-        // what the engine emits must be a stream a conformant consumer accepts (order, lifecycle, identity)
-        for (const v of validateStream(out.events)) {
-          const ev = out.events[v.line - 1];
-          // the validator names events by id (minted, random): name them by their place in the case
-          let message = v.message.replace(/ \(line \d+\)/g, '');
-          for (const [id, place] of out.places) message = message.split(id).join(place);
-          problems.push(caseError(f, i, c.name, 'invalid-stream', `${ev ? out.places.get(ev.id) : `event ${v.line}`} ${v.rule}: ${message}`));
-        }
-        passed = problems.length === 0;
-        if (known && passed) errors.push(caseError(f, i, c.name, 'fixture-mismatch', `marked known not reproduced (${c.known}) but it passes now: remove \`known\` from its pin-setup entry`));
-        if (!known) errors.push(...problems);
-        evidence.push({ ref, kind: f.kind, passed, events: out.checkedEvents });
-      } else if (f.kind === 'decisions') {
-        // Run through the daemon's real hold machinery: the exact reply bytes
-        // are the evidence for the hold kind and answer shape the case names.
-        if (c.hold !== undefined && !holdKinds.has(c.hold)) { fail('fixture-mismatch', `holds '${c.hold}' but no hook of ${d.file} holds that kind`); passed = false; }
-        const out = isDeliveryCase(c) ? await runDeliveryCase(d, c) : isCommandCase(c) ? await runCommandCase(d, c) : await runDecisionCase(d, c);
-        for (const failure of out.failures) fail('fixture-mismatch', failure);
-        passed &&= out.failures.length === 0;
-        const delivery = out as { delivered?: string; command?: string };
-        evidence.push({ ref, kind: f.kind, passed, events: out.events, hold: c.hold, answer: answerShape(c.answer), delivered: delivery.delivered, command: delivery.command ?? (isCommandCase(c) ? c.command.type : undefined) });
-      } else if (f.kind === 'shim') {
-        // an in-process shim case needs the generated plugin it loads; a script case, a command shim
-        const plugin = !!d.shim.plugin;
-        if ((c.shim === 'tee') !== (d.surface.kind === 'stdio-tee')) { fail('fixture-mismatch', c.shim === 'tee' ? `a tee case, but ${d.file} is not a stdio-tee surface` : `a ${c.shim} case, but ${d.file} is a stdio-tee surface (its shim cases are tee cases)`); passed = false; }
-        else if ((c.shim === 'plugin') !== plugin) { fail('fixture-mismatch', c.shim === 'plugin' ? `a plugin case, but ${d.file} generates no plugin (shim.plugin)` : `a ${c.shim} script case, but ${d.file} is wired by its generated plugin`); passed = false; }
-        evidence.push({ ref, kind: f.kind, passed, events: [] });
+        report.cases.push({ file: f.file, name: c.name, kind: f.kind, passed });
       }
-      report.cases.push({ file: f.file, name: c.name, kind: f.kind, passed });
     }
+  } finally {
+    shims?.close();
   }
 
   const pinsFile = fx.files.find((f) => f.kind === 'events' && basename(f.file) === PINS_FILE);
@@ -142,8 +179,13 @@ export async function checkAgent(target: CheckTarget): Promise<AgentReport> {
   // no fixtures (or unreadable ones) already says why nothing is proven: one line, not one per claim
   errors.push(...(missing || fx.errors.length ? judged.errors.filter((e) => e.code !== 'capability-without-evidence' && !(e.code === 'unknown-reference' && e.path.includes('evidence'))) : judged.errors));
   report.capabilities = judged.rows;
-  report.errors = sortErrors(errors);
+  report.errors = sortErrors(errors, d.file); // the descriptor's own lines first: the order an author fills things in
   return report;
+}
+
+/** The placeholders `hookmap new` wrote and nobody has replaced yet: in line order, what each one asks. */
+function toFillIn(file: string, text: string): DescriptorError[] {
+  return placeholders(text).map((p) => ({ code: 'to-fill-in' as const, file, line: p.line, col: p.col, path: '', message: `${p.what || 'fill this in'} (written by hookmap new: replace it with this agent's own)` }));
 }
 
 function caseError(f: LoadedFixtureFile, i: number, name: string, code: DescriptorError['code'], message: string): DescriptorError {
@@ -172,7 +214,10 @@ export function summaryLine(r: AgentReport): string {
     parts.push(`${r.pins.passed}/${r.pins.total} pin cases${notes.length ? ` (${notes.join('; ')})` : ''}`);
   }
   const passed = r.cases.filter((c) => c.passed).length;
-  parts.push(`${passed}/${r.cases.length} fixture cases`);
+  const notRun = new Map<string, number>();
+  for (const c of r.cases) if (c.notRun !== undefined) notRun.set(c.notRun, (notRun.get(c.notRun) ?? 0) + 1);
+  const unrun = [...notRun].map(([why, n]) => `${n} not run: ${why}`).join('; ');
+  parts.push(`${passed}/${r.cases.length} fixture cases${unrun ? ` (${unrun})` : ''}`);
   parts.push(`${r.fixtureFiles.length} fixture file${r.fixtureFiles.length === 1 ? '' : 's'}`);
   const sup = r.capabilities.filter((c) => c.state === 'supported');
   parts.push(`${sup.filter((c) => c.proven).length}${sup.length !== sup.filter((c) => c.proven).length ? `/${sup.length}` : ''} capabilities supported`);

@@ -16,6 +16,10 @@ export interface EvidenceCase {
   ref: string;
   kind: string;
   passed: boolean;
+  /** A shim case a documentation pass did not run (`hookmap check` runs it): named as evidence, never counted as passing. */
+  unrun?: boolean;
+  /** shim kind: the daemon's mood the case ran against (up, down, hung, error). */
+  mood?: string;
   /** events kind: the events its asserted steps produced */
   events: AepEvent[];
   /** decisions kind: the hold kind and the answer's shape */
@@ -80,8 +84,10 @@ export function proofOf(def: CapabilityDef, cases: EvidenceCase[]): string[] | u
     return hits.length ? hits.slice(0, 3).map((c) => c.ref) : undefined;
   }
   if (def.shim) {
-    const hits = passing.filter((c) => c.kind === 'shim');
-    return hits.length ? hits.slice(0, 3).map((c) => c.ref) : undefined;
+    // one case per mood the claim is about (a shim that fails open when the daemon is down, hung, erroring)
+    const { moods } = def.shim;
+    const hits = moods.map((mood) => cases.find((c) => c.kind === 'shim' && (c.passed || c.unrun) && c.mood === mood)).filter((c) => c !== undefined);
+    return hits.length ? hits.map((c) => c.ref) : undefined;
   }
   if (def.delivery) {
     const { verb, command } = def.delivery;
@@ -98,7 +104,7 @@ export function provenBy(def: CapabilityDef): string {
   if (def.events) return `a kind: events case producing ${def.events.join(' and ')}${m}`;
   if (def.anyEvents) return `a kind: events case producing ${def.anyEvents.join(' or ')}${m}`;
   if (def.codec) return `a kind: decisions case with hold: ${def.codec.hold === '*' ? '<any kind>' : def.codec.hold}${def.codec.answer ? ` and an answer of shape ${def.codec.answer}` : ''}`;
-  if (def.shim) return 'a kind: shim case';
+  if (def.shim) return `a kind: shim case with the daemon ${def.shim.moods.join(', ')}`;
   if (def.delivery) return `a kind: decisions case${def.delivery.command ? ` sending ${def.delivery.command}` : ''}${def.delivery.verb ? ` whose reply carries ${def.delivery.verb}` : ''}`;
   return 'a fixture case named in the claim (evidence: [file#case]); no fixture kind proves it on its own';
 }

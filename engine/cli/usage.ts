@@ -23,8 +23,9 @@ export const COMMANDS: CommandEntry[] = [
   --project-label M         folder (default): sessions carry their folder's name, not its path; off
   --bridge kind=URL[,k=v]   run a bridge inside up, repeatable: otlp=http://collector:4318, cloudevents=URL, ocsf=URL
                             (options as in 'hookmap bridge': capture=, protocol=, signals=, mode=, service_name=, ...)
-  -v, --verbose             also print each agent's endpoint, log folder and opt-ins (with the variable that turns
-                            each on) and each relay link's hello; without it a short summary, problems and warnings
+  -v, --verbose             also print each agent's endpoint, log folder, opt-ins (with the variable that turns
+                            each on), every other option with its value, and each relay link's hello; without it a
+                            short summary, problems and warnings
 ${LISTENER_AUTH_HELP}
 ${BACKPLANE_HELP.replace('(default: --buffer-bytes; per session: --buffer events)', "(default: the relay's buffer size)")}
 Prints where it listens, the inbox, the token file, the agents ready, the opt-ins on and what to
@@ -152,6 +153,9 @@ Exit: 0 everything holds, 1 any error, 2 usage.` },
 Exit: 0 every step mapped, 1 a step errored (its line says why), 2 usage or descriptor error.` },
   { name: 'docs', group: 'authoring', module: 'docs', synopsis: 'docs [--check]', summary: "regenerate capabilities/, docs/reference/, the README's CLI section (--check: drift)", help: `  --check                write nothing; exit 1 listing every drifted, missing, stray or untracked generated file` },
   { name: 'codegen', group: 'authoring', module: 'codegen', synopsis: 'codegen [--check]', summary: 'regenerate schema types and imported AEP pins (or fail on drift)', help: `  --check                write nothing; exit 1 listing every drifted generated file` },
+  { name: 'new', group: 'authoring', module: 'new', synopsis: 'new <agent> [--like <existing>] [--surface command-hook|http-hook|plugin|extension|stdio-tee|stream-subscriber] [--dir D]', summary: 'start a new agent from the closest existing one: a descriptor and a fixture folder, then check lists what to fill in', help: `  --like A       start from this agent's descriptor and fixtures (never over an existing file)
+  --surface K    start from the closest agent of this surface kind (default command-hook)
+  --dir D        write D/<agent>.yaml and D/<agent>/, not vendors/ and fixtures/ (guide: docs/authoring.md)` },
   { name: 'record', group: 'authoring', module: 'record', synopsis: 'record <agent> | record promote <agent> | record scan <path>', summary: 'save real payloads, strictly redacted, as fixture candidates; promote, scan', help: `  --out DIR            where candidates go (default $HOOKMAP_HOME/recorded/<agent>, HOOKMAP_HOME=~/.hookmap)
   --port N             listen port (default 8788; 0 = ephemeral)
   --host H             listen address (default 127.0.0.1)

@@ -126,11 +126,14 @@ export class DaemonCore {
     return this.mapper.vendorSessionOf(payload, hook, surface);
   }
 
-  /** A firing that cannot be mapped: one diagnostic event (in its session when the payload names one), the neutral bytes coded. */
-  async diagnose(err: unknown, payload: unknown, hookArg: string | undefined, surface?: Record<string, unknown>): Promise<HookReply> {
+  /**
+   * A firing that cannot be mapped: one diagnostic event (in its session when the payload names one), the neutral bytes coded.
+   * `mapped`: the mapper failed it, and its error already names the session it read (the payload is not asked again).
+   */
+  async diagnose(err: unknown, payload: unknown, hookArg: string | undefined, surface?: Record<string, unknown>, mapped = false): Promise<HookReply> {
     const me = err instanceof MapError ? err : new MapError('mapping-error', (err as Error)?.message ?? String(err), hookArg);
     const hook = me.hook ?? hookArg;
-    const session = await this.sessionOf(payload, hook, surface);
+    const session = mapped ? me.session : await this.sessionOf(payload, hook, surface);
     this.say(`hook not mapped [${me.code}] hook=${hook ?? '?'} session=${session ?? '?'}: ${me.message} (answered neutral bytes)`);
     try {
       this.publish([this.mapper.diagnostic(me, session, hook)]);

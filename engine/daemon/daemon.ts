@@ -25,7 +25,7 @@ import type { AskRequest, EmitRequest } from './asks.ts';
 import { CommandProtocol } from './commands.ts';
 import { DaemonCore, realTimers } from './core.ts';
 import { bumpEpoch } from './epoch.ts';
-import { acceptedCommands, optInStates, helloCapabilities } from './hello.ts';
+import { acceptedCommands, optInStates, optionStates, helloCapabilities } from './hello.ts';
 import { HoldLifecycle } from './hold-lifecycle.ts';
 import type { AskSubject } from '../policy/subject.ts';
 import { nativeAlways, subjectOfHold } from './rule-answer.ts';
@@ -115,6 +115,11 @@ export class Daemon {
     return optInStates(this.d, (key) => this.mapper.configValue(key));
   }
 
+  /** Every descriptor option in effect (value, default, variable): `up` prints them. */
+  options(): ReturnType<typeof optionStates> {
+    return optionStates(this.d, (key) => this.mapper.configValue(key));
+  }
+
   /** Carry events over `link`; `control` says answers can arrive over it (an authenticated relay). */
   attach(link: EventLink, control: boolean): void {
     this.core.link = link;
@@ -179,6 +184,7 @@ export class Daemon {
     if (this.core.closed) return { ...this.core.neutralReply(inp.hook), error: 'daemon-stopping' };
     const out = await this.core.serial.run(async (): Promise<{ reply: HookReply; held?: Promise<HookReply> }> => {
       let payload = inp.payload;
+      let mapped = false;
       try {
         if (inp.badPath !== undefined) {
           // the diagnostic still lands in the payload's session when the body names one
@@ -192,12 +198,16 @@ export class Daemon {
         if (inp.oversize !== undefined) throw new MapError('body-too-large', `the hook body (${inp.oversize} bytes) exceeds the daemon's limit`, inp.hook);
         if (payload === undefined) payload = parseBody(inp.body, inp.hook);
         payload = wellFormedDeep(payload);
-        if (this.holds.size) await this.holds.closeBeforeSessionEnd(inp.hook, payload, inp.surface);
-        const result = await this.mapper.map(inp.hook, payload, inp.surface, { decide: this.decider });
+        // one pass: the mapper identifies the firing once (hook, session, run) and closes the requests held in a session it ends
+        mapped = true;
+        const result = await this.mapper.map(inp.hook, payload, inp.surface, { decide: this.decider, open: (s) => this.holds.openIn(s), wellFormed: true });
+        mapped = false;
         // on disk before the request is logged: a crash between the two never leaves a request nobody closes
         const request = this.core.control ? result.hold?.request : undefined;
         if (request) this.holds.persist(request, this.holds.timeoutFor(result.hold!.timeoutMs));
         const { invalid } = this.core.publishChecked(result.events);
+        // AEP-0002 §7 rule 2: the firing's own events closed the requests held there; their hooks get the neutral bytes
+        if (result.endsSession && result.session !== undefined) this.holds.releaseClosed(result.session, result.events, result.hook);
         // a decided reply went out with its audit events logged: it stands (the failing event is logged as invalid_event)
         if (invalid && !result.decided) {
           if (request) this.holds.unpersist(request.id);
@@ -212,7 +222,7 @@ export class Daemon {
         if (result.hold) return { reply: neutral, held: (await this.holds.open(result, neutral, inp.signal)).wait };
         return { reply: neutral };
       } catch (err) {
-        return { reply: await this.core.diagnose(err, payload, inp.hook, inp.surface) };
+        return { reply: await this.core.diagnose(err, payload, inp.hook, inp.surface, mapped) };
       }
     });
     const reply = await (out.held ?? out.reply);

@@ -215,22 +215,19 @@ export class HoldLifecycle {
     this.finish(h, 'settled out of band', h.neutral);
   }
 
-  /** AEP-0002 §7 rule 2: a session never ends with a request still pending. */
-  async closeBeforeSessionEnd(hookArg: string | undefined, payload: unknown, surface?: Record<string, unknown>): Promise<void> {
-    const { core } = this;
-    if (!payload || typeof payload !== 'object') return;
-    let hook = hookArg;
-    try {
-      hook ??= await core.mapper.hookNameOf(payload, surface);
-    } catch {
-      return;
+  /** The requests held in a session (id -> run, opened at): a firing that ends the session closes them in its own events. */
+  openIn(session: string): [string, { run?: string; at: number }][] {
+    return this.table.inSession(session).map((h) => [h.id, { run: h.request.run, at: h.openedAt }]);
+  }
+
+  /** AEP-0002 §7 rule 2: the firing that ended `session` closed its held requests (`events`): their hooks get the neutral bytes. */
+  releaseClosed(session: string, events: AepEvent[], hook: string): void {
+    const closed = new Set(events.filter((e) => e.type === 'attention.resolved').map((e) => e.subject));
+    for (const h of this.table.inSession(session)) {
+      if (!closed.has(h.id)) continue;
+      this.core.say(`hold ${h.id} (${h.hook}) dismissed: ${hook} ends the session`);
+      this.finish(h, 'dismissed', h.neutral);
     }
-    const rule = hook ? core.d.hooks.get(hook) : undefined;
-    if (!rule?.emit.some((e) => e.sessionEnd)) return;
-    const vendorSession = await core.sessionOf(payload, hook, surface);
-    if (vendorSession === undefined) return;
-    const session = core.mapper.state.aepOf(vendorSession); // a resumed session's successor
-    for (const h of this.table.inSession(session)) this.dismiss(h, h.id, `${hook} ends the session`);
   }
 
   /** The bindings of a hold's templates for an interpreted answer (an ask's own; a hook's: the answer, then the descriptor's vars). */

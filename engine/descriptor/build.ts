@@ -15,7 +15,7 @@ import { explain } from '../text/suggest.ts';
 import { compileOptions } from './options.ts';
 import { compileSetup } from './setup-spec.ts';
 import type { CapabilityClaim, CompiledCommand, CompiledHook, CompiledStream, Descriptor, ShimSpec } from './types.ts';
-import type { HookmapDescriptor } from '../generated/descriptor-types.ts';
+import type { Hold, Hook, HookmapDescriptor, Surface } from '../generated/descriptor-types.ts';
 import type { YamlSource } from './yaml-source.ts';
 
 export class DescriptorBuilder {
@@ -36,7 +36,7 @@ export class DescriptorBuilder {
     return { vendor: this.spec.vendor, site: this.site(position, names), gates: this.spec.capture?.gates ?? {} };
   }
 
-  private hook(name: string, h: any): CompiledHook {
+  private hook(name: string, h: Hook): CompiledHook {
     const x = this.x;
     const p: Path = ['hooks', name];
     const names = [...this.varNames];
@@ -70,7 +70,7 @@ export class DescriptorBuilder {
     }
     if (h.suppress) hook.suppress = { key: x.expr(h.suppress.key, [...p, 'suppress', 'key'], at('suppress'))!, windowMs: h.suppress.window_ms, when: x.expr(h.suppress.when, [...p, 'suppress', 'when'], at('suppress')) };
     const holds = h.hold === undefined ? [] : Array.isArray(h.hold) ? h.hold : [h.hold];
-    hook.holds = holds.map((hd: any, i: number) => {
+    hook.holds = holds.map((hd: Hold, i: number) => {
       const hp = Array.isArray(h.hold) ? [...p, 'hold', i] : [...p, 'hold'];
       const decisions = new Map<string, Expr>();
       for (const [k, v] of Object.entries(hd.decisions ?? {})) {
@@ -101,7 +101,7 @@ export class DescriptorBuilder {
   }
 
   /** A stream-subscriber surface: how to attach (all literal data; field paths are dotted JSON paths). */
-  private stream(surface: any): CompiledStream | undefined {
+  private stream(surface: Partial<Surface>): CompiledStream | undefined {
     const st = surface.stream;
     if (surface.kind === 'stream-subscriber' && !st) this.x.err('schema-violation', ['surface', 'kind'], 'a stream-subscriber surface needs surface.stream (how to attach)');
     if (!st) return undefined;
@@ -123,8 +123,8 @@ export class DescriptorBuilder {
 
   private capabilities(): Map<string, CapabilityClaim> {
     const out = new Map<string, CapabilityClaim>();
-    for (const [id, v] of Object.entries<any>(this.spec.capabilities ?? {})) {
-      const claim: CapabilityClaim = typeof v === 'string' ? { state: v as any } : { state: v.state, why: v.why, evidence: v.evidence, live: v.live };
+    for (const [id, v] of Object.entries(this.spec.capabilities ?? {})) {
+      const claim: CapabilityClaim = typeof v === 'string' ? { state: v } : { state: v.state, why: v.why, evidence: v.evidence, live: v.live };
       if (!CAPABILITY_BY_ID.has(id)) this.x.err('unknown-capability', ['capabilities', id], explain(`'${id}' is not in the capability vocabulary`, { name: id, candidates: CAPABILITY_BY_ID.keys(), hint: 'The vocabulary: `hookmap capabilities --json`.' }), { key: true });
       if (claim.state !== 'supported' && !claim.why) this.x.err('missing-reason', ['capabilities', id], `state '${claim.state}' needs a 'why'`);
       out.set(id, claim);
@@ -163,7 +163,7 @@ export class DescriptorBuilder {
     const hooks = new Map<string, CompiledHook>();
     for (const [name, h] of Object.entries(s.hooks ?? {})) hooks.set(name, this.hook(name, h ?? {}));
     // a pruned descriptor may have lost the store a lookup reads: not reported on its own
-    for (const [name, h] of this.opts.pruned ? [] : Object.entries<any>(s.hooks ?? {})) {
+    for (const [name, h] of this.opts.pruned ? [] : Object.entries(s.hooks ?? {})) {
       present(h?.lookup).forEach(([l, i]) => {
         if (!this.stored.has(l.table)) x.err('unknown-reference', ['hooks', name, 'lookup', i, 'table'], explain(`no hook stores into table '${l.table}'`, { name: l.table, candidates: this.stored, label: 'Tables stored' }));
       });
@@ -204,8 +204,8 @@ export class DescriptorBuilder {
 }
 
 /** The items of a list with their original indices, items pruned for a schema error (null) left out. */
-function present(list: unknown): [any, number][] {
-  return Array.isArray(list) ? list.map((v, i) => [v, i] as [any, number]).filter(([v]) => v != null) : [];
+function present<T>(list: readonly (T | null | undefined)[] | T | null | undefined): [T, number][] {
+  return Array.isArray(list) ? (list as (T | null | undefined)[]).map((v, i) => [v, i] as [T | null | undefined, number]).filter((e): e is [T, number] => e[0] != null) : [];
 }
 
 export function deepFreeze<T>(o: T): T {

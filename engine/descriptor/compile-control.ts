@@ -7,12 +7,12 @@ import { REGISTRY_BY_TYPE } from '../aep/schemas.ts';
 import { compileEmits, type EmitContext } from './emits.ts';
 import type { Expressions, Path, Site } from './expressions.ts';
 import { explain } from './suggest.ts';
-import type { HookmapDescriptor } from '../generated/descriptor-types.ts';
+import type { Hook, HookmapDescriptor } from '../generated/descriptor-types.ts';
 import type { Expr } from '../expr/compile.ts';
 import { VERBS, type CompiledCommand, type CompiledDecide, type HoldMatch, type Verb } from './types.ts';
 
 /** A hook's decide block: each verb's reply template (and when / replacing emits), over the hook's names. */
-export function compileDecide(x: Expressions, spec: Record<string, any> | undefined, hookPath: Path, names: readonly string[], emitCtx: EmitContext): Map<Verb, CompiledDecide> {
+export function compileDecide(x: Expressions, spec: Hook['decide'] | undefined, hookPath: Path, names: readonly string[], emitCtx: EmitContext): Map<Verb, CompiledDecide> {
   const out = new Map<Verb, CompiledDecide>();
   const site: Site = { position: 'reply', names };
   for (const [verb, d] of Object.entries(spec ?? {})) {

@@ -11,12 +11,18 @@ import { DescriptorBuilder } from './build.ts';
 import type { DescriptorError } from './errors.ts';
 import { SchemaReporter, schemaErrors, type SchemaProblem } from './schema-errors.ts';
 import type { Descriptor } from './types.ts';
-import { parseYamlSource } from './yaml-source.ts';
+import type { HookmapDescriptor } from '../generated/descriptor-types.ts';
+import { parseYamlSource, type YamlSource } from './yaml-source.ts';
 
 export const DESCRIPTOR_SCHEMA = JSON.parse(readFileSync(new URL('../../schemas/descriptor.schema.json', import.meta.url), 'utf8'));
 let reporter: SchemaReporter | undefined;
 
-export interface LoadResult { descriptor?: Descriptor; errors: DescriptorError[] }
+export interface LoadResult {
+  descriptor?: Descriptor;
+  errors: DescriptorError[];
+  /** The file as parsed (once per load: `hookmap check` locates its own errors in it). */
+  src?: YamlSource;
+}
 
 export function loadDescriptorFile(path: string, opts: { displayPath?: string } = {}): LoadResult {
   const display = opts.displayPath ?? (relative(process.cwd(), path) || path);
@@ -26,11 +32,10 @@ export function loadDescriptorFile(path: string, opts: { displayPath?: string } 
   } catch (err) {
     return { errors: [{ code: 'yaml-syntax', file: display, line: 1, col: 1, path: '', message: `cannot read: ${(err as Error).message}` }] };
   }
-  // parsed once: the YAML parse is most of a descriptor's compile time (every `up` compiles them all)
   const src = parseYamlSource(display, text);
-  const res = compileDescriptor(display, text, src);
+  const res = compileSource(src);
   const expected = basename(path).replace(/\.ya?ml$/, '');
-  const vendor = (src.value as any)?.vendor;
+  const vendor = (src.value as { vendor?: unknown } | null)?.vendor;
   if (typeof vendor === 'string' && vendor !== expected) {
     const { line, col } = src.locate(['vendor']);
     res.errors.push({ code: 'vendor-mismatch', file: display, line, col, path: 'vendor', message: `vendor '${vendor}' in a file named '${basename(path)}' (rename the file to ${vendor}.yaml, or the vendor to ${expected})` });
@@ -39,21 +44,27 @@ export function loadDescriptorFile(path: string, opts: { displayPath?: string } 
   return res;
 }
 
-export function compileDescriptor(file: string, text: string, src = parseYamlSource(file, text)): LoadResult {
-  if (src.errors.length) return { errors: src.errors };
+export function compileDescriptor(file: string, text: string): LoadResult {
+  return compileSource(parseYamlSource(file, text));
+}
+
+/** Compile an already parsed descriptor file (the one parse of a load). */
+export function compileSource(src: YamlSource): LoadResult {
+  if (src.errors.length) return { errors: src.errors, src };
   reporter ??= new SchemaReporter(DESCRIPTOR_SCHEMA);
   const problems = schemaErrors(reporter, DESCRIPTOR_SCHEMA, src.value, src);
   const errors = problems.map((p) => p.error);
-  const spec = problems.length ? prune(src.value, problems) : (src.value as any);
-  if (!spec || typeof spec !== 'object' || Array.isArray(spec)) return { errors };
+  const spec = problems.length ? prune(src.value, problems) : src.value;
+  if (!spec || typeof spec !== 'object' || Array.isArray(spec)) return { errors, src };
   let descriptor: Descriptor | undefined;
   try {
-    descriptor = new DescriptorBuilder(src, spec, errors, { pruned: errors.length > 0 }).build();
+    // schema-valid (or pruned to its valid parts): the generated type describes it
+    descriptor = new DescriptorBuilder(src, spec as HookmapDescriptor, errors, { pruned: errors.length > 0 }).build();
   } catch (err) {
     // a pruned descriptor may lack what building needs: its schema errors already say why
     if (!errors.length) throw err;
   }
-  return errors.length ? { errors } : { descriptor, errors };
+  return errors.length ? { errors, src } : { descriptor, errors, src };
 }
 
 /**
@@ -61,17 +72,18 @@ export function compileDescriptor(file: string, text: string, src = parseYamlSou
  * anything else drops its smallest enclosing unit (an emit, lookup or store
  * item, a hook part, a capability, a var, a command, a top-level block).
  */
-function prune(value: unknown, problems: SchemaProblem[]): any {
-  const spec = structuredClone(value) as any;
+type Node = Record<string | number, unknown> | unknown[];
+function prune(value: unknown, problems: SchemaProblem[]): unknown {
+  const spec = structuredClone(value);
   if (!spec || typeof spec !== 'object') return spec;
   for (const { segs } of problems) {
     if (!segs.length) continue;
     const unit = unitOf(segs);
-    const parent = unit.slice(0, -1).reduce<any>((o, k) => (o == null ? undefined : o[k]), spec);
+    const parent = unit.slice(0, -1).reduce<unknown>((o, k) => (o == null ? undefined : (o as Record<string | number, unknown>)[k]), spec) as Node | null | undefined;
     if (parent == null || typeof parent !== 'object') continue;
     const last = unit.at(-1)!;
     if (Array.isArray(parent) && typeof last === 'number') parent[last] = null;
-    else delete parent[last];
+    else delete (parent as Record<string | number, unknown>)[last];
   }
   return spec;
 }

@@ -9,6 +9,7 @@ import type { Expressions, Path, Site } from './expressions.ts';
 import { checkFields } from './fields.ts';
 import { explain } from '../text/suggest.ts';
 import type { CompiledEmit } from './types.ts';
+import type { Emit } from '../generated/descriptor-types.ts';
 
 export function checkType(x: Expressions, vendor: string, type: string, path: Path): void {
   const hint = `A vendor extension is x.${vendor}.<category>.<name>.`;
@@ -22,7 +23,7 @@ export function checkType(x: Expressions, vendor: string, type: string, path: Pa
 
 export interface EmitContext { vendor: string; site: Site; gates: Record<string, string> }
 
-export function compileEmit(x: Expressions, e: any, path: Path, ctx: EmitContext): CompiledEmit | undefined {
+export function compileEmit(x: Expressions, e: Emit, path: Path, ctx: EmitContext): CompiledEmit | undefined {
   // an emit's type is always literal: docs, capability evidence and payload checks read it without running anything
   if (isMarked(e.type)) {
     x.err('unknown-event-type', [...path, 'type'], `an emit's type is a literal AEP type, not an expression: write the type itself (a computed extension type belongs in \`fallback.type\`)`);
@@ -36,7 +37,7 @@ export function compileEmit(x: Expressions, e: any, path: Path, ctx: EmitContext
     const src = x.templateSource(e[k], [...path, k], ctx.site);
     if (src !== undefined) parts.push(`"${k}": ${src}`);
   }
-  const when = e.when !== undefined ? x.templateSource(e.when, [...path, 'when'], ctx.site) : 'true';
+  const when = e.when !== undefined ? x.templateSource(e.when, [...path, 'when'], ctx.site) : undefined;
   const gated = new Set([...Object.keys(ctx.gates), ...Object.keys(e.gates ?? {})]);
   const astAt = (p: Path) => x.asts.get(pathString(p));
   for (const f of checkFields(e.data, [...path, 'data'], { type: e.type, gated, astAt })) {
@@ -46,9 +47,11 @@ export function compileEmit(x: Expressions, e: any, path: Path, ctx: EmitContext
   for (const k of Object.keys(e.standins ?? {})) {
     for (const f of checkFields({ [k]: null }, [...path, 'standins'], { type: e.type, gated, astAt }).filter((i) => i.code === 'unknown-field')) x.err(f.code, f.path, f.message, { key: true });
   }
-  if (x.errors.length > before || when === undefined) return undefined;
-  const expr = x.compiled(`($__when := ${when}; $__when ? {${parts.join(', ')}})`, path);
-  if (!expr) return undefined;
+  if (x.errors.length > before || (e.when !== undefined && when === undefined)) return undefined;
+  // two expressions, each compiled once: the condition (JSONata's truth, as its `?` reads it), then the event's parts
+  const whenExpr = when !== undefined ? x.compiled(`(${when}\n) ? true : false`, [...path, 'when']) : undefined;
+  const expr = x.compiled(`{${parts.join(', ')}}`, path);
+  if (!expr || (when !== undefined && !whenExpr)) return undefined;
   return {
     type: e.type,
     typeText: String(e.type),
@@ -61,12 +64,12 @@ export function compileEmit(x: Expressions, e: any, path: Path, ctx: EmitContext
     gates: e.gates,
     capture: e.capture,
     on: e.on,
-    whenExpr: e.when !== undefined ? x.compiled(`(${String(e.when).slice(1)}\n)`, [...path, 'when']) : undefined,
+    whenExpr,
     path: pathString(path),
   };
 }
 
-export function compileEmits(x: Expressions, list: any[] | undefined, path: Path, ctx: EmitContext): CompiledEmit[] {
+export function compileEmits(x: Expressions, list: readonly (Emit | null | undefined)[] | undefined, path: Path, ctx: EmitContext): CompiledEmit[] {
   // an emit pruned for a schema error is null: skipped, the others keep their indices
   return (list ?? []).map((e, i) => (e == null ? undefined : compileEmit(x, e, [...path, i], ctx))).filter((c): c is CompiledEmit => !!c);
 }

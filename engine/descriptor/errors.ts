@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   'invalid-stream': 'the events a fixture case produces are not a valid AEP stream (order, lifecycle, identity)',
   'fixture-invalid': 'a fixture file is malformed',
   'fixtures-missing': 'an agent has no normalized-event fixtures',
+  'to-fill-in': 'a placeholder `hookmap new` wrote that is not filled in yet',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -46,8 +47,10 @@ export function formatError(e: DescriptorError): string {
   return `${e.file}:${e.line}:${e.col} ${e.code}: ${e.path ? `${e.path}: ` : ''}${e.message}`;
 }
 
-export function sortErrors(errors: DescriptorError[]): DescriptorError[] {
+/** De-duplicated, by file (`first`, the descriptor, before its fixtures), line, column, code. */
+export function sortErrors(errors: DescriptorError[], first?: string): DescriptorError[] {
   const seen = new Set<string>();
+  const rank = (f: string) => (f === first ? 0 : 1);
   return errors
     .filter((e) => {
       const k = formatError(e);
@@ -55,7 +58,7 @@ export function sortErrors(errors: DescriptorError[]): DescriptorError[] {
       seen.add(k);
       return true;
     })
-    .sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col || a.code.localeCompare(b.code));
+    .sort((a, b) => rank(a.file) - rank(b.file) || a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col || a.code.localeCompare(b.code));
 }
 
 export function pathString(segs: (string | number)[]): string {

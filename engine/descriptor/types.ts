@@ -34,7 +34,7 @@ export interface CompiledEmit {
   gates?: Record<string, CaptureLevel>;
   capture?: CaptureLevel;
   on?: 'added' | 'entered' | 'removed' | 'changed';
-  /** Snapshot `entered`: the condition alone, evaluated against the previous item. */
+  /** The emit's `when`, compiled on its own (JSONata truth): the event is drafted only when it holds; a snapshot `entered` emit also reads it against the previous item. */
   whenExpr?: Expr;
   path: string;
 }

@@ -151,10 +151,11 @@ export function boundData(data: Record<string, unknown> | undefined, envelopeByt
   collectStrings(out, leaves, 0);
   leaves.sort((a, b) => b.len - a.len);
   for (const l of leaves) {
-    const s = (l.holder as any)[l.key] as string;
+    const holder = l.holder as Record<string | number, unknown>;
+    const s = holder[l.key] as string;
     const was = Buffer.byteLength(JSON.stringify(s), 'utf8');
     const marker = truncationMarker(s);
-    (l.holder as any)[l.key] = marker;
+    holder[l.key] = marker;
     bytes -= was - Buffer.byteLength(JSON.stringify(marker), 'utf8');
     if (bytes <= budget) return { data: out, truncatedFrom: before };
   }

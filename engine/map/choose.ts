@@ -82,11 +82,14 @@ export async function chooseDecision(m: MapContext, f: Firing, builder: DraftBui
 }
 
 /** AEP-0002 §7 rule 2: a session never ends with a request still open; the engine closes them (dismissed) first. A resumed session's start names the one it resumes. */
-export function closeAtSessionEnd(f: Firing): void {
+export function closeAtSessionEnd(f: Firing, opts: MapOptions): void {
   const { drafts, now } = f;
   const endAt = drafts.findIndex((dr) => dr.emit.sessionEnd);
   if (endAt >= 0) {
+    f.result.endsSession = true;
     const open = new Map(f.st.attention);
+    // what the caller holds open there (a held hook, an ask) is closed by this same firing, in its order
+    for (const [id, a] of opts.open?.(f.session) ?? []) if (!open.has(id)) open.set(id, a);
     for (const dr of drafts.slice(0, endAt)) {
       if (dr.type === 'attention.requested') open.set(dr.id, { run: dr.run, at: now });
       else if ((dr.type === 'attention.resolved' || dr.type === 'attention.timeout') && dr.subject) open.delete(dr.subject);

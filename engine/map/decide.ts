@@ -145,7 +145,7 @@ export interface OutcomeDraft {
   session: string;
   subject?: string;
   /** As the template wrote it; absent: the answer's id. */
-  cause?: any;
+  cause?: string;
   run?: string;
   severity?: Severity;
   gates?: Record<string, CaptureLevel>;
@@ -156,10 +156,11 @@ export interface OutcomeDraft {
 export async function renderOutcomes(rule: Pick<CompiledHold, 'outcome'>, payload: unknown, b: Record<string, unknown>, session: string, run: string | undefined): Promise<OutcomeDraft[]> {
   const out: OutcomeDraft[] = [];
   for (const e of rule.outcome) {
-    const o = (await evaluate(e.expr, payload, b)) as Record<string, any> | undefined;
+    if (e.whenExpr && !(await evaluate(e.whenExpr, payload, b))) continue;
+    const o = (await evaluate(e.expr, payload, b)) as { subject?: unknown; cause?: unknown; data?: Record<string, unknown> } | undefined;
     if (!o) continue;
     // `type:` is always literal (the schema requires it): the result carries subject, cause and data
-    out.push({ type: e.type, session, subject: o.subject === undefined ? undefined : String(o.subject), cause: o.cause, run, severity: e.severity, gates: e.gates, data: o.data ?? {} });
+    out.push({ type: e.type, session, subject: o.subject === undefined ? undefined : String(o.subject), cause: o.cause === undefined || o.cause === null ? undefined : String(o.cause), run, severity: e.severity, gates: e.gates, data: o.data ?? {} });
   }
   return out;
 }

@@ -27,7 +27,9 @@ export class DraftBuilder {
     const { b, drafts, run } = f;
     b.previous = drafts.at(-1)?.id;
     b.first = drafts[0]?.id; // the firing's first event (cause of its companions, e.g. resolved/denied after an answer)
-    const out = (await m.eval(emit.expr, ctxInput, extra === NO_EXTRA ? b : { ...b, ...extra })) as Record<string, unknown> | undefined;
+    const bindings = extra === NO_EXTRA ? b : { ...b, ...extra };
+    if (emit.whenExpr && !(await m.eval(emit.whenExpr, ctxInput, bindings))) return;
+    const out = (await m.eval(emit.expr, ctxInput, bindings)) as Record<string, unknown> | undefined;
     if (!out) return;
     const type = emit.type ?? (out.type as string);
     if (typeof type !== 'string' || !TYPE_PATTERN.test(type)) throw new MapError('invalid-type', `rule ${emit.path} produced type ${JSON.stringify(type)}`);
@@ -41,7 +43,7 @@ export class DraftBuilder {
     if (emit.run === 'open') {
       run.count++;
       // a descriptor may name the run from the wire (a request id); else one is minted
-      const named = emit.runId ? await m.eval(emit.runId, ctxInput, extra === NO_EXTRA ? b : { ...b, ...extra }) : undefined;
+      const named = emit.runId ? await m.eval(emit.runId, ctxInput, bindings) : undefined;
       run.id = typeof named === 'string' && named !== '' ? boundId(named) : typeof named === 'number' ? String(named) : `run-${newId()}`;
       run.startId = draft.id;
       draft.runStart = true;
@@ -121,6 +123,6 @@ export class DraftBuilder {
       if (seen.has(id)) continue;
       for (const e of snap.emit) if (e.on === 'removed') await this.emit(e, prev, { prev, id });
     }
-    st.snapshots.set(snap.name, next);
+    f.writes.push(() => st.snapshots.set(snap.name, next)); // remembered only when the firing commits
   }
 }

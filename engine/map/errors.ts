@@ -6,11 +6,16 @@ export type MapErrorCode = 'invalid-payload' | 'malformed-json' | 'body-too-larg
   | 'line-too-large' | 'not-jsonrpc' | 'duplicate-id' | 'join-table-full' | 'frames-dropped' | 'stream-refused' | 'stream-frame';
 
 export class MapError extends Error {
-  constructor(readonly code: MapErrorCode, message: string, readonly hook?: string) {
+  /** The agent session id the payload names (bounded), when the firing got that far: where its diagnostic lands. */
+  session?: string;
+
+  constructor(readonly code: MapErrorCode, message: string, public hook?: string) {
     super(message);
   }
 }
 
-export function asMapError(err: any): MapError {
-  return err instanceof MapError ? err : new MapError('mapping-error', `${err?.code ? `${err.code} ` : ''}${err?.message ?? String(err)}`);
+export function asMapError(err: unknown): MapError {
+  if (err instanceof MapError) return err;
+  const e = (err ?? {}) as { code?: unknown; message?: unknown };
+  return new MapError('mapping-error', `${e.code ? `${String(e.code)} ` : ''}${e.message !== undefined ? String(e.message) : String(err)}`);
 }

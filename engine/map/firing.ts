@@ -3,8 +3,11 @@
 // (MapContext), and the first stages, which read the payload and the
 // engine state but change nothing: identity (the session, its resumption,
 // the run, the descriptor's vars), the hook's table lookups and its
-// suppression window. A firing is atomic: state changes only in the commit
-// stage (commit.ts), once every event is known to be valid.
+// suppression window. A firing is all-or-nothing: it is computed against a
+// draft (the session's committed state read, never written; a new session's
+// state not yet held; every write queued in `writes`), and the commit stage
+// (commit.ts) applies the draft only once every expression of the firing has
+// run and every event is known to be valid.
 import type { CaptureLevel } from '../aep/schemas.ts';
 import type { Redactor } from '../capture/redact.ts';
 import type { FragmentStreams } from '../capture/redaction/fragments.ts';
@@ -14,7 +17,7 @@ import type { Decider } from './decide.ts';
 import type { AepEvent } from './envelope.ts';
 import { boundId } from './bounds.ts';
 import { MapError } from './errors.ts';
-import type { EngineState, SessionState } from './state.ts';
+import { newSessionState, type EngineState, type SessionRoute, type SessionState } from './state.ts';
 
 export type Bindings = Record<string, unknown>;
 
@@ -35,6 +38,8 @@ export interface MapResult {
   hook: string;
   session?: string;
   events: AepEvent[];
+  /** The firing ended its session (the caller frees what it held there: the firing's own events closed those requests). */
+  endsSession?: boolean;
   /** Bytes the agent receives when nothing is decided (neutral). */
   reply: string;
   exitCode: number;
@@ -49,6 +54,10 @@ export interface MapResult {
 export interface MapOptions {
   /** Chooses what the reply carries besides its neutral bytes (queued commands, operator policy). */
   decide?: Decider;
+  /** Requests the caller holds open in a session (request id -> its run, when it opened): a firing that ends the session closes them too. */
+  open?: (session: string) => Iterable<[string, { run?: string; at: number }]>;
+  /** The payload's strings are already well-formed (the caller checked at its edge): not walked again. */
+  wellFormed?: boolean;
 }
 
 /** What the stages read of the mapper. */
@@ -79,9 +88,14 @@ export interface Firing {
   /** The agent's session id (bounded) and the AEP session it maps to (a resumed session's successor). */
   vendorSession: string;
   session: string;
+  /** Where the payload's session id maps once this firing commits (a resumed session's successor). */
+  route: SessionRoute;
   resumedFrom?: string;
   firstSight: boolean;
+  /** The session's committed state (read only until the commit), or a new one the commit will hold. */
   st: SessionState;
+  /** The draft's writes to `st`, applied in order at the commit (never when the firing fails). */
+  writes: (() => void)[];
   /** The run as the firing moves it, and as it started. */
   run: RunState;
   initialRun: RunState;
@@ -100,26 +114,29 @@ export function resolveHook(d: Descriptor, hookName: string): CompiledHook | und
 }
 
 /** The session (bounded; a resumed one's successor), the run, and the bindings: `$hook`, `$session`, `$run`, ..., then the descriptor's vars. */
-export async function identify(m: MapContext, hookName: string, hook: CompiledHook | undefined, input: Record<string, unknown>, surface: Record<string, unknown> | undefined, now: number): Promise<Firing> {
+export async function identify(m: MapContext, hookName: string, hook: CompiledHook | undefined, input: Record<string, unknown>, surface: Record<string, unknown> | undefined, now: number, seen: { tried?: boolean; session?: string }): Promise<Firing> {
   const d = m.descriptor;
   const state = m.state;
+  seen.tried = true;
   // $known_session(id): has this engine already seen that session? (join a foreign key onto a known lane, never mint one)
   const sessionRaw = await m.eval(d.session, input, { hook: hookName, surface, known_session: (id: unknown) => (typeof id === 'string' || typeof id === 'number') && id !== '' && state.has(state.aepOf(String(id))) });
   const rawSession = typeof sessionRaw === 'number' ? String(sessionRaw) : (sessionRaw as string | undefined);
   if (typeof rawSession !== 'string' || rawSession === '') throw new MapError('missing-session', `no session id in the payload (${d.identityText.session})`, hookName);
   // bounded before anything keys on it (state, log file, seq, envelope): the same long id always bounds alike (bounds.ts)
   const vendorSession = boundId(rawSession);
+  seen.session = vendorSession;
 
   // a session resumed after its end becomes its successor (state.ts); late completions stay on the ended one
-  const route = state.route(vendorSession);
-  let session = route.aep;
+  let route = state.peekRoute(vendorSession);
   let resumedFrom: string | undefined;
   if (route.ended && hook && opensSession(hook)) {
     resumedFrom = route.aep;
-    session = state.reopen(vendorSession).aep;
+    route = state.successor(vendorSession, route);
   }
-  const firstSight = !state.has(session) && !(route.ended && resumedFrom === undefined);
-  const st = state.session(session);
+  const session = route.aep;
+  const held = state.peek(session);
+  const firstSight = !held && !(route.ended && resumedFrom === undefined);
+  const st = held ?? newSessionState();
   const run: RunState = { id: st.runId, startId: st.runStartId, count: st.runCount };
   const runBefore = d.runs === 'synthesized' ? st.runId : st.openRun;
   const b: Bindings = { hook: hookName, agent: d.vendor, session, config: m.config, first_sight: firstSight, surface };
@@ -131,7 +148,7 @@ export async function identify(m: MapContext, hookName: string, hook: CompiledHo
   const initialRun = { ...run };
   for (const [name, e] of d.vars) b[name] = await m.eval(e, input, b);
   const result: MapResult = { hook: hookName, session, events: [], reply: hook?.reply ?? d.replies.neutral, exitCode: d.replies.exitCode };
-  return { hookName, hook, input, now, vendorSession, session, resumedFrom, firstSight, st, run, initialRun, runBefore, b, drafts: [], result };
+  return { hookName, hook, input, now, vendorSession, session, route, resumedFrom, firstSight, st, writes: [], run, initialRun, runBefore, b, drafts: [], result };
 }
 
 /** `$run`, `$run_open`, `$run_start` as the run stands now. */
@@ -154,7 +171,7 @@ export async function lookups(m: MapContext, f: Firing): Promise<{ table: string
   return looked;
 }
 
-/** A repeat within the hook's suppression window: the firing yields nothing (the window is noted here, as before any other stage). */
+/** A repeat within the hook's suppression window: the firing yields nothing and changes nothing; otherwise the window opens at the commit. */
 export async function suppressed(m: MapContext, f: Firing): Promise<boolean> {
   const s = f.hook?.suppress;
   if (!s) return false;
@@ -164,8 +181,11 @@ export async function suppressed(m: MapContext, f: Firing): Promise<boolean> {
   const last = f.st.suppress.get(key);
   const windowMs = s.windowMs ?? Number.POSITIVE_INFINITY;
   if (last !== undefined && f.now - last <= windowMs) return true;
-  f.st.suppress.set(key, f.now);
-  if (f.st.suppress.size > m.state.maxEntries) f.st.suppress.delete(f.st.suppress.keys().next().value as string);
+  const { st, now } = f;
+  f.writes.push(() => {
+    st.suppress.set(key, now);
+    if (st.suppress.size > m.state.maxEntries) st.suppress.delete(st.suppress.keys().next().value as string);
+  });
   return false;
 }
 

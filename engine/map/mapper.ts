@@ -1,7 +1,9 @@
 // The mapping engine: (descriptor, hook, payload, state) -> AEP events + the
 // reply bytes. Nothing here knows any agent; the descriptor says everything.
-// A firing is atomic: it either yields all its events or one coded error,
-// and only a successful firing changes engine state.
+// A firing is all-or-nothing: it either yields all its events or one coded
+// error, and only a successful firing changes engine state (its session,
+// sequence numbers, tables, runs, the decision's queue): the next firing
+// after a failed one behaves as if the failed one never came.
 import { captureRank, typeCategory, type CaptureLevel } from '../aep/schemas.ts';
 import { gateData } from '../capture/gate.ts';
 import { Redactor } from '../capture/redact.ts';
@@ -19,7 +21,7 @@ import { identify, lookups, resolveHook, suppressed, type Bindings, type MapCont
 import { DraftBuilder } from './drafts.ts';
 import { chooseDecision, chooseHold, closeAtSessionEnd } from './choose.ts';
 import { envelopes, gateDrafts } from './seal.ts';
-import { commit, markClosed, outcome } from './commit.ts';
+import { commit, lastExpressions, markClosed, outcome } from './commit.ts';
 
 export { MapError, type MapErrorCode } from './errors.ts';
 export type { HoldRequest, MapOptions, MapResult } from './firing.ts';
@@ -133,7 +135,7 @@ export class Mapper {
   async map(hookArg: string | undefined, rawPayload: unknown, surface?: Record<string, unknown>, opts: MapOptions = {}): Promise<MapResult> {
     const d = this.descriptor;
     // every string from a payload is well-formed before use (a lone surrogate would break URIs and UTF-8)
-    const payload = wellFormedDeep(rawPayload);
+    const payload = opts.wellFormed ? rawPayload : wellFormedDeep(rawPayload);
     if (hookArg !== undefined) hookArg = wellFormed(hookArg);
     if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw new MapError('invalid-payload', `the hook payload must be a JSON object, got ${Array.isArray(payload) ? 'an array' : payload === null ? 'null' : typeof payload}`);
     const input = payload as Record<string, unknown>;
@@ -144,12 +146,21 @@ export class Mapper {
       return { hook, events: [], reply: d.hooks.get(hook)?.reply ?? d.replies.neutral, exitCode: d.replies.exitCode, deferredTo: rule.to };
     }
     const hookName = hookArg ?? (await this.hookNameOf(input, surface));
-    if (!hookName) throw new MapError('no-hook-name', d.hookName ? `the payload does not name its hook (${d.surface.hookNameText})` : 'this agent does not name hooks in its payloads: pass the hook name (argv or URL path)');
+    if (!hookName) {
+      const err = new MapError('no-hook-name', d.hookName ? `the payload does not name its hook (${d.surface.hookNameText})` : 'this agent does not name hooks in its payloads: pass the hook name (argv or URL path)');
+      err.session = await this.vendorSessionOf(input, undefined, surface); // its diagnostic still lands in the payload's session
+      throw err;
+    }
+    // the firing's identity, evaluated once: a failure names the session it reached, so nobody asks again
+    const seen: { tried?: boolean; session?: string } = {};
     try {
-      return await this.mapHook(hookName, input, surface, opts);
+      return await this.mapHook(hookName, input, surface, opts, seen);
     } catch (err) {
-      if (err instanceof MapError) { (err as any).hook ??= hookName; throw err; }
-      throw new MapError('mapping-error', (err as Error).message, hookName);
+      const me = err instanceof MapError ? err : new MapError('mapping-error', (err as Error).message, hookName);
+      me.hook ??= hookName;
+      // failed before identity (an unknown hook): its session is read once, for the diagnostic
+      me.session ??= seen.tried ? seen.session : await this.vendorSessionOf(input, hookName, surface);
+      throw me;
     }
   }
 
@@ -170,24 +181,28 @@ export class Mapper {
   /**
    * One firing through the named stages: the hook's rule, identity (session,
    * run, vars), lookups and suppression, the emit rules, the reply (hold or
-   * decision), the session end, the capture gate, the envelopes, the outcome
-   * and the commit. Only the commit changes engine state.
+   * decision), the session end, the capture gate, the last expressions
+   * (hold and settle keys, stores), the envelopes, the outcome and the
+   * commit. Everything before the commit works on the firing's draft; only
+   * the commit changes engine state, and nothing fails after it starts.
    */
-  private async mapHook(hookName: string, input: Record<string, unknown>, surface: Record<string, unknown> | undefined, opts: MapOptions): Promise<MapResult> {
+  private async mapHook(hookName: string, input: Record<string, unknown>, surface: Record<string, unknown> | undefined, opts: MapOptions, seen: { tried?: boolean; session?: string }): Promise<MapResult> {
     const m = this.ctx;
     const hook = resolveHook(this.descriptor, hookName);
-    const f = await identify(m, hookName, hook, input, surface, this.now());
+    const f = await identify(m, hookName, hook, input, surface, this.now(), seen);
     const looked = await lookups(m, f);
     if (await suppressed(m, f)) return f.result;
     const builder = new DraftBuilder(m, f);
     if (hook) await builder.build(hook.emit, true);
     else await builder.fallback();
     const choice = await chooseDecision(m, f, builder, await chooseHold(m, f), opts);
-    closeAtSessionEnd(f);
+    closeAtSessionEnd(f, opts);
     const { gated, frag } = await gateDrafts(m, f);
+    const last = await lastExpressions(m, f, gated, choice);
+    // nothing below evaluates an expression: the firing succeeds whole from here
     const events = envelopes(m, f, gated);
-    await outcome(m, f, events, choice);
-    await commit(m, f, events, frag, looked, choice.decision);
+    outcome(f, events, choice, last);
+    commit(m, f, events, frag, looked, choice.decision, last);
     f.result.events = events;
     return f.result;
   }

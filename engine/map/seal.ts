@@ -1,9 +1,10 @@
 // The capture-gate and envelope stages: every draft gated at its ceiling
 // (AEP-0005: data fields above the ceiling dropped or redacted; streamed
 // text fragments through a per-stream redactor, AEP-0007 §6), its payload
-// validated against its schema, and only then, once the whole firing is
-// known to succeed, positions taken (seq, epoch) and envelopes built
-// (AEP-0001 §5). Agent-scoped types (core agent.*) take no session position.
+// validated against its schema, and the envelopes built (AEP-0001 §5) with
+// their positions left to the commit (commit.ts), which takes them only once
+// nothing of the firing can fail. Agent-scoped types (core agent.*) take no
+// session position.
 import { formatAjvErrors, REGISTRY_BY_TYPE, validatePayload, type CaptureLevel } from '../aep/schemas.ts';
 import { gateData } from '../capture/gate.ts';
 import { PROJECT_ATTR } from '../capture/project.ts';
@@ -23,12 +24,23 @@ export interface Gated {
 
 /** Gate and validate every draft; nothing is committed here (the fragment streams commit with the firing). */
 export async function gateDrafts(m: MapContext, f: Firing): Promise<{ gated: Gated[]; frag: Fragments }> {
-  const d = m.descriptor;
-  const { drafts, session, resumedFrom } = f;
+  const { drafts } = f;
   // redaction first: big strings in yielding slices, so one agent's huge payload never stalls another agent's hooks (issue 11)
   const ceilings = drafts.map((dr) => m.ceilingFor(dr.type, dr.emit.capture));
   const redacting = drafts.filter((_, i) => ceilings[i] === 'redacted').map((dr) => dr.data);
-  if (redacting.length) await m.redactor.prepare(redacting);
+  if (!redacting.length) return gate(m, f, ceilings);
+  try {
+    await m.redactor.prepare(redacting);
+    return gate(m, f, ceilings);
+  } finally {
+    m.redactor.forgetPrepared();
+  }
+}
+
+/** The capture gate and the schema check of every draft (the redactor prepared for its big strings). */
+function gate(m: MapContext, f: Firing, ceilings: CaptureLevel[]): { gated: Gated[]; frag: Fragments } {
+  const d = m.descriptor;
+  const { drafts, session, resumedFrom } = f;
   // fragments of a streamed text share a per-stream redactor (AEP-0007 §6); anything else closes the session's streams
   const frag = m.fragments.begin(session);
   const closing = drafts.some((dr) => dr.fragmentOf === undefined) ? frag.close(true) : [];
@@ -50,20 +62,18 @@ export async function gateDrafts(m: MapContext, f: Firing): Promise<{ gated: Gat
     // only core agent.* types are agent-scoped; x.<vendor>.agent.* is session-scoped (the envelope schema)
     gated.push({ dr, ceiling, data, agentScoped: dr.type.startsWith('agent.') });
   }
-  if (redacting.length) m.redactor.forgetPrepared();
   // streams closed by this firing (or past the per-session bound) release their held tails first, as closing fragments
   closing.push(...frag.close(false));
   if (closing.length) gated.unshift(...closing.map((ev) => ({ dr: { ...(ev.meta as Draft), id: newId(), cause: undefined }, ceiling: 'redacted' as CaptureLevel, data: ev.data, agentScoped: false })));
   return { gated, frag };
 }
 
-/** Positions are taken only once the whole firing is known to succeed. */
+/** The envelopes, positions held open (seq/epoch 0 where the event takes one): the commit fills them in. */
 export function envelopes(m: MapContext, f: Firing, gated: Gated[]): AepEvent[] {
   const d = m.descriptor;
   const { session } = f;
   const time = new Date(f.now).toISOString();
   return gated.map(({ dr, ceiling, data, agentScoped }) => {
-    const pos = agentScoped ? undefined : m.state.seq.next(session);
     // the folder's name, never its path, at every ceiling (engine/capture/project.ts)
     const project = dr.type === 'session.started' ? m.projectLabel(dr.data?.cwd) : undefined;
     return buildEnvelope({
@@ -76,8 +86,8 @@ export function envelopes(m: MapContext, f: Firing, gated: Gated[]): AepEvent[] 
       session: agentScoped ? undefined : session,
       run: agentScoped ? undefined : dr.run,
       step: agentScoped ? undefined : dr.step,
-      seq: pos?.seq,
-      epoch: pos?.epoch,
+      seq: agentScoped ? undefined : 0,
+      epoch: agentScoped ? undefined : 0,
       cause: dr.cause,
       severity: dr.emit.severity,
       capture: ceiling,

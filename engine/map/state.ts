@@ -56,6 +56,11 @@ export function successorId(id: string, gen: number): string {
   return gen <= 1 ? id : `${id}~${gen}`;
 }
 
+/** A session's state before anything was recorded in it. */
+export function newSessionState(): SessionState {
+  return { runCount: 0, tables: new Map(), snapshots: new Map(), suppress: new Map(), attention: new Map() };
+}
+
 export interface EngineStateOptions { maxSessions?: number; maxEntries?: number; history?: SessionHistory }
 
 export class EngineState {
@@ -73,24 +78,38 @@ export class EngineState {
 
   /** The AEP session a payload session id maps to now (read from the durable history on first sight). */
   route(id: string): SessionRoute {
-    let r = this.routes.get(id);
-    if (r) {
-      this.routes.delete(id);
-    } else {
-      r = { aep: id, gen: 1, ended: false };
-      if (this.history && !this.sessions.has(id) && this.history(id) === 'ended') {
-        r.ended = true;
-        for (let gen = 2; ; gen++) {
-          const h = this.history(successorId(id, gen));
-          if (h === 'none') break;
-          r = { aep: successorId(id, gen), gen, ended: h === 'ended' };
-          if (h === 'open') break;
-        }
+    const r = this.peekRoute(id);
+    this.setRoute(id, r);
+    return r;
+  }
+
+  /** Where `id` maps, as `route` would say, changing nothing (a firing's draft reads it; its commit sets it). */
+  peekRoute(id: string): SessionRoute {
+    const known = this.routes.get(id);
+    if (known) return known;
+    let r: SessionRoute = { aep: id, gen: 1, ended: false };
+    if (this.history && !this.sessions.has(id) && this.history(id) === 'ended') {
+      r.ended = true;
+      for (let gen = 2; ; gen++) {
+        const h = this.history(successorId(id, gen));
+        if (h === 'none') break;
+        r = { aep: successorId(id, gen), gen, ended: h === 'ended' };
+        if (h === 'open') break;
       }
     }
+    return r;
+  }
+
+  /** Record where `id` maps (most recently used). */
+  setRoute(id: string, r: SessionRoute): void {
+    this.routes.delete(id);
     this.routes.set(id, r);
     while (this.routes.size > this.maxSessions) this.routes.delete(this.routes.keys().next().value as string);
-    return r;
+  }
+
+  /** The route of the session that resumes the ended one `r` of `id` (not recorded: see setRoute). */
+  successor(id: string, r: SessionRoute): SessionRoute {
+    return { aep: successorId(id, r.gen + 1), gen: r.gen + 1, ended: false };
   }
 
   /** The AEP session `id` maps to, without touching any state. */
@@ -98,13 +117,6 @@ export class EngineState {
     return this.routes.get(id)?.aep ?? id;
   }
 
-  /** The ended session of `id` resumes: its successor is the next generation. */
-  reopen(id: string): SessionRoute {
-    const r = this.route(id);
-    const next = { aep: successorId(id, r.gen + 1), gen: r.gen + 1, ended: false };
-    this.routes.set(id, next);
-    return next;
-  }
 
   /** The AEP session `id` maps to has ended. */
   markEnded(id: string): void {
@@ -127,28 +139,31 @@ export class EngineState {
 
   /** The session's state, created on first sight; refreshed as most recently used. */
   session(session: string): SessionState {
-    let s = this.sessions.get(session);
-    if (s) {
-      this.sessions.delete(session);
-      this.sessions.set(session, s);
-      return s;
-    }
-    s = { runCount: 0, tables: new Map(), snapshots: new Map(), suppress: new Map(), attention: new Map() };
+    const s = this.sessions.get(session) ?? newSessionState();
+    this.adopt(session, s);
+    return s;
+  }
+
+  /** The session's state if this engine holds one, changing nothing (not even its recency). */
+  peek(session: string): SessionState | undefined {
+    return this.sessions.get(session);
+  }
+
+  /** Hold `s` as the session's state, most recently used (a committed firing's draft of a new session). */
+  adopt(session: string, s: SessionState): void {
+    this.sessions.delete(session);
     this.sessions.set(session, s);
     while (this.sessions.size > this.maxSessions) this.sessions.delete(this.sessions.keys().next().value as string);
-    return s;
   }
 
   forget(session: string): void {
     this.sessions.delete(session);
   }
 
+  /** A table entry still alive at `now`, changing nothing (an expired entry is overwritten by a store or evicted past maxEntries). */
   tableGet(s: SessionState, table: string, key: string, now: number): unknown {
-    const t = s.tables.get(table);
-    const e = t?.get(key);
-    if (!e) return undefined;
-    if (e.expires !== undefined && e.expires < now) { t!.delete(key); return undefined; }
-    return e.value;
+    const e = s.tables.get(table)?.get(key);
+    return !e || (e.expires !== undefined && e.expires < now) ? undefined : e.value;
   }
 
   tableSet(s: SessionState, table: string, key: string, value: unknown, expires?: number): void {

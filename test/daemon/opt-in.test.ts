@@ -60,4 +60,18 @@ describe('opt-in options', () => {
       await s.done();
     }
   }, 30_000);
+
+  it('`hookmap up` prints every other descriptor option in effect too (an opt-in gate such as pi control): set ones by name, each under its agent with --verbose', async () => {
+    const detail: string[] = [];
+    const s = await upStack({ agents: [{ descriptor: 'pi' }], optionVars: { HOOKMAP_PI_CONTROL: 'true' }, detail: (l) => detail.push(l) });
+    try {
+      expect(s.lines).toContain('  options:  pi control=true (HOOKMAP_PI_CONTROL); 2 at their defaults; --verbose lists each');
+      const out = detail.join('\n');
+      expect(out).toMatch(/^ {4}deltas: false \(default; HOOKMAP_PI_DELTAS\): Emit the stream-shaped family/m);
+      expect(out).toMatch(/^ {4}control: true \(set; default false; HOOKMAP_PI_CONTROL\): The opt-in tool_call gate/m);
+      expect(out).toMatch(/^ {4}gate_tools: ".\*" \(default; HOOKMAP_PI_GATE_TOOLS\)/m);
+    } finally {
+      await s.done();
+    }
+  }, 30_000);
 });

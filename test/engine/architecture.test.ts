@@ -20,6 +20,7 @@ const OWN_PROGRAMS: Record<string, string> = {
   'engine/shim/node-shim.mjs': 'the portable hook shim, run in the agent as `hookmap hook`',
   'engine/surface/tee.mjs': 'the stdio tee, run in the editor as `hookmap tee`',
   'engine/shim/autostart.mjs': 'start on demand, run by the shims as `hookmap autostart`',
+  'engine/fixtures/plugin-host.mjs': "a plugin's stand-in host, run as a child by a `shim: plugin` fixture case (its environment is the plugin's)",
   'engine/shim/plugin/generate.ts': "the generated plugin's source text, run inside the agent's process",
 };
 

@@ -22,7 +22,10 @@ describe('proofOf', () => {
     { name: 'codec: hold kind and answer shape', id: 'decide.permission', cases: [decision('d#allow', 'permission', { option: 'allow' })], want: ['d#allow'] },
     { name: 'codec: wrong answer shape', id: 'decide.permissionText', cases: [decision('d#allow', 'permission', { option: 'allow' })], want: undefined },
     { name: 'codec: any hold kind times out', id: 'decide.timeoutFailOpen', cases: [decision('d#t', 'form', 'timeout')], want: ['d#t'] },
-    { name: 'shim case', id: 'shim.failOpen', cases: [{ ref: 's#down', kind: 'shim', passed: true, events: [] }], want: ['s#down'] },
+    { name: 'shim case', id: 'shim.failOpen', cases: [{ ref: 's#down', kind: 'shim', passed: true, mood: 'down', events: [] }], want: ['s#down'] },
+    { name: 'fail-open: one case per mood, never a daemon-up pass-through', id: 'shim.failOpen', cases: [{ ref: 's#up', kind: 'shim', passed: true, mood: 'up', events: [] }, { ref: 's#error', kind: 'shim', passed: true, mood: 'error', events: [] }, { ref: 's#hung', kind: 'shim', passed: true, mood: 'hung', events: [] }, { ref: 's#down', kind: 'shim', passed: true, mood: 'down', events: [] }, { ref: 's#down2', kind: 'shim', passed: true, mood: 'down', events: [] }], want: ['s#down', 's#hung', 's#error'] },
+    { name: 'fail-open: only daemon-up cases prove nothing', id: 'shim.failOpen', cases: [{ ref: 's#up', kind: 'shim', passed: true, mood: 'up', events: [] }], want: undefined },
+    { name: 'fail-open: a failing case proves nothing; one a docs pass did not run is named', id: 'shim.failOpen', cases: [{ ref: 's#down', kind: 'shim', passed: false, mood: 'down', events: [] }, { ref: 's#hung', kind: 'shim', passed: false, unrun: true, mood: 'hung', events: [] }], want: ['s#hung'] },
     { name: 'no rule: never proven by finding', id: 'inject.context', cases: [events('f#a', ev('run.started'))], want: undefined },
   ];
   for (const r of rows) it(r.name, () => expect(proofOf(def(r.id), r.cases)).toEqual(r.want));

@@ -64,3 +64,20 @@ describe('random-looking values (next to maybe-secret names)', () => {
     expect(looksRandom(v)).toBe(want);
   });
 });
+
+describe('home paths keep their shape (issue 28: record turned <home>/.factory/sessions/x into ~/sessions/x)', () => {
+  it.each([
+    // the operator's home, wherever it is, is the prefix replaced; the folders below it stay
+    ['/tmp/scratch/home', '/tmp/scratch/home/.factory/sessions/x.jsonl', '~/.factory/sessions/x.jsonl'],
+    ['/tmp/scratch/home', '{"transcript_path":"/tmp/scratch/home/.claude/projects/-p/a.jsonl"}', '{"transcript_path":"~/.claude/projects/-p/a.jsonl"}'],
+    ['/home/operator', '/home/operator/.factory/sessions/x', '~/.factory/sessions/x'],
+    // another user's home: its user name goes, the rest stays
+    ['/home/operator', 'cat /home/bob/.ssh/config', 'cat ~/.ssh/config'],
+    ['/home/operator', '/Users/bob/.config/x', '~/.config/x'],
+    // a folder named home deeper in a path is not a home, and /home/.x is a folder, not a user
+    ['/home/operator', '/srv/data/home/alice/x', '/srv/data/home/alice/x'],
+    ['/home/operator', '/home/.shared/x', '/home/.shared/x'],
+  ])('home %s: %s -> %s', (home, input, want) => {
+    expect(new Redactor({ home, env: {}, strict: true }).text(input)).toBe(want);
+  });
+});

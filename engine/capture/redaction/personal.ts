@@ -61,8 +61,10 @@ export const HOME_RULES: Rule[] = [
     id: 'home-path',
     source: 'AEP-0003 §9.4(c); AEP conformance fixtures/redaction (any /home/<user>, /Users/<user>: hardening beyond the floor)',
     description: 'Any POSIX user home prefix (/home/<user>, /Users/<user>)',
-    pattern: '/(?:home|Users)/[^/\\s"\'`\\\\:]{1,64}',
-    left: '',
+    // at the start of a path only (a `home` folder deeper in a path is not a home: /srv/x/home/.cache stays), and a
+    // user name never starts with a dot (/home/.factory is a folder in a home, not a user: the path keeps its shape)
+    pattern: '/(?:home|Users)/[^/.\\s"\'`\\\\:][^/\\s"\'`\\\\:]{0,63}',
+    left: 'A-Za-z0-9_.~-',
     tail: '^/\\s"\'`\\\\:',
     stage: 'home',
     rep: '~',
@@ -70,7 +72,7 @@ export const HOME_RULES: Rule[] = [
       { input: 'copied to /home/alice/project/file.txt', gone: ['/home/alice'], kept: ['~/project/file.txt'] },
       { input: 'backup at /Users/bob/Documents/x.key', gone: ['/Users/bob'], kept: ['~/Documents/x.key'] },
     ],
-    negative: ['/usr/share/doc', '/homework/notes', 'the home/ folder'],
+    negative: ['/usr/share/doc', '/homework/notes', 'the home/ folder', '/tmp/scratch/home/.factory/sessions/x', '/srv/data/home/alice/x'],
     adversarial: ['/home/', '/home/a/home/', '/Users/'],
   }),
   patternRule({

@@ -19,7 +19,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   let reports;
   try {
-    reports = await checkAgents(agent);
+    // the shim cases run for real: the generated shims, as processes, against a daemon up, down, hung, erroring
+    reports = await checkAgents(agent, { shims: { path: process.env.PATH } });
   } catch (err) {
     process.stderr.write(`hookmap check: ${(err as Error).message}\n`);
     return 2;

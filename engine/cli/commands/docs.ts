@@ -1,13 +1,15 @@
 // `hookmap docs [--check]`: regenerates capabilities/ from the descriptors and
 // their fixture evidence, and docs/reference/ from the schemas and the
 // expression tables, and the README's CLI section from the command table
-// (engine/cli/usage.ts). --check writes nothing and exits 1 on drift
+// (engine/cli/usage.ts), and checks the README's agent tables against
+// vendors/ (codegen/readme-agents.ts). --check writes nothing and exits 1 on drift
 // (changed, missing, stray, or generated but untracked files) printing the
 // command that fixes it. A descriptor that does not load is an error (exit 1)
 // in both modes; the other agents' pages are still written.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { planDocs, GENERATED_DIRS } from '../../../codegen/docs.ts';
+import { readmeAgentProblems } from '../../../codegen/readme-agents.ts';
 import { formatDrift, syncFiles, untracked } from '../../../codegen/drift.ts';
 import { checkAgents } from '../../check/check-all.ts';
 import { formatError } from '../../descriptor/errors.ts';
@@ -35,6 +37,9 @@ export async function run(argv: string[]): Promise<number> {
     return 1;
   }
   plan.files.set('README.md', readme);
+  // the README's hand-kept agent tables must name every agent vendors/ has (and none it has not)
+  const tables = readmeAgentProblems(readme, reports.flatMap((r) => (r.descriptor ? [r.descriptor] : [])));
+  for (const p of tables) process.stderr.write(`hookmap docs: ${p}\n`);
   const drift = syncFiles(plan.files, check, plan.stray);
   const seen = new Set(drift.map((d) => d.path));
   const fresh = untracked(GENERATED_DIRS).filter((p) => !seen.has(p));
@@ -42,10 +47,10 @@ export async function run(argv: string[]): Promise<number> {
     for (const path of fresh) drift.push({ path, why: 'untracked' });
     if (drift.length) process.stdout.write(`hookmap docs: generated docs drifted:\n${drift.map(formatDrift).join('\n')}\nrun \`npx hookmap docs\` and commit\n`);
     else process.stdout.write(`hookmap docs: ${plan.files.size} files up to date\n`);
-    return drift.length || broken.length ? 1 : 0;
+    return drift.length || broken.length || tables.length ? 1 : 0;
   }
   process.stdout.write(`hookmap docs: ${drift.length ? drift.map((d) => `${d.why === 'stray' ? 'removed' : 'wrote'} ${d.path}`).join(', ') : 'nothing changed'}\n`);
   const uncommitted = [...fresh, ...drift.filter((d) => d.why === 'missing').map((d) => d.path)];
   if (uncommitted.length) process.stdout.write(`new files to commit: ${uncommitted.join(', ')}\n`);
-  return broken.length ? 1 : 0;
+  return broken.length || tables.length ? 1 : 0;
 }

@@ -113,7 +113,7 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
   }
   afterStart(config.home);
   for (const l of summaryNext(up.url, config.url, !up.control)) say(l);
-  say(`Ctrl-C stops it.${verbose ? '' : " --verbose shows each agent's endpoint, log folder and opt-ins."}`);
+  say(`Ctrl-C stops it.${verbose ? '' : " --verbose shows each agent's endpoint, log folder, opt-ins and options."}`);
   // for scripts (url=$(hookmap up | head -1)); a terminal has the address in the summary already
   if (!process.stdout.isTTY) process.stdout.write(`${up.url}\n`);
   const code = await waitForSignal(() => up.close());
