@@ -24,8 +24,17 @@ export interface LastValues {
   stores: { table: string; key: string; value: unknown; expires?: number }[];
 }
 
+const NOTHING_LAST: LastValues = Object.freeze({ stores: [] }) as LastValues;
+
 /** Every expression the firing still has to run, over its gated drafts (ids and types as the envelopes will carry them). */
-export async function lastExpressions(m: MapContext, f: Firing, gated: Gated[], choice: Choice): Promise<LastValues> {
+export function lastExpressions(m: MapContext, f: Firing, gated: Gated[], choice: Choice): LastValues | Promise<LastValues> {
+  const { hook } = f;
+  // most firings have none: no promise for them
+  if (!hook || (choice.holdIndex < 0 && !hook.settle && !hook.stores.length)) return NOTHING_LAST;
+  return evaluateLast(m, f, gated, choice);
+}
+
+async function evaluateLast(m: MapContext, f: Firing, gated: Gated[], choice: Choice): Promise<LastValues> {
   const { hook, input, b, now } = f;
   const out: LastValues = { stores: [] };
   if (choice.holdIndex >= 0) {
