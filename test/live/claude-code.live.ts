@@ -8,6 +8,7 @@ import { ROOT } from '../../engine/descriptor/registry.ts';
 import { resolveAgent } from './agents.ts';
 import { BIN, command, run, until } from './harness.ts';
 import { launch, skipBrowser } from '../browser/harness.ts';
+import type { Browser, Page } from 'playwright-core';
 import { Live, unusedPort } from './live.ts';
 
 const ID = 'claude-code';
@@ -32,6 +33,17 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
       timeoutMs: 120_000,
       env: { ...env, ANTHROPIC_BASE_URL: live.model.url, ANTHROPIC_API_KEY: 'sk-ant-live-test-not-a-key', DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
     });
+
+  /** The inbox signed in as a new user is: `hookmap open` (it reads the owner token `hookmap up` made) prints a one-time link. */
+  const openInbox = async (browser: Browser): Promise<Page> => {
+    const env = { ...process.env, HOOKMAP_HOME: live.s.hookmapHome, HOOKMAP_TOKEN: '', HOOKMAP_TOKEN_FILE: '' };
+    const open = await run(process.execPath, [BIN, 'open', '--no-browser', '--url', live.up.url], { env, timeoutMs: 30_000 });
+    expect(open.code, open.stderr).toBe(0);
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
+    await page.goto(open.stdout.trim());
+    await page.locator('[data-conn="live"]').waitFor();
+    return page;
+  };
 
   beforeAll(async () => {
     await live.start(ANSWER_TIMEOUT_MS);
@@ -77,13 +89,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const GUIDANCE = 'Not marker.txt: put the note in notes.md (inbox guidance 41c9)';
     const browser = await launch();
     try {
-      // signed in as a new user is: `hookmap open` (it reads the owner token `hookmap up` made) prints a one-time link
-      const env = { ...process.env, HOOKMAP_HOME: live.s.hookmapHome, HOOKMAP_TOKEN: '', HOOKMAP_TOKEN_FILE: '' };
-      const open = await run(process.execPath, [BIN, 'open', '--no-browser', '--url', live.up.url], { env, timeoutMs: 30_000 });
-      expect(open.code, open.stderr).toBe(0);
-      const page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
-      await page.goto(open.stdout.trim());
-      await page.locator('[data-conn="live"]').waitFor();
+      const page = await openInbox(browser);
       const taken = new Set<string>();
       let outcome = '';
       const o = await live.play('permission-guidance', (p) => claude(p), async ({ sessionEvents }) => {
@@ -112,14 +118,9 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   it.skipIf(!!skipBrowser)('ALWAYS: "Allow always, commands starting with npm test, this project" on the inbox card; the next session is answered by the rule; a slip, another folder and a revoke each raise a card; native persistence writes Claude Code\'s settings', async () => {
     writeFileSync(join(live.s.project, 'package.json'), JSON.stringify({ name: 'shop', private: true, scripts: { test: 'echo tests-ok', lint: 'echo lint-ok' } }));
     const browser = await launch();
-    const env = { ...process.env, HOOKMAP_HOME: live.s.hookmapHome, HOOKMAP_TOKEN: '', HOOKMAP_TOKEN_FILE: '' };
     const byRule = (events: any[], id: string) => events.find((e) => e.type === 'attention.answered' && e.subject === id)?.data?.by;
     try {
-      const open = await run(process.execPath, [BIN, 'open', '--no-browser', '--url', live.up.url], { env, timeoutMs: 30_000 });
-      expect(open.code, open.stderr).toBe(0);
-      const page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
-      await page.goto(open.stdout.trim());
-      await page.locator('[data-conn="live"]').waitFor();
+      const page = await openInbox(browser);
       const taken = new Set<string>();
       // 1. the card: Allow always, the proposed prefix, this project, shown before it is saved
       const first = await live.play('always-first', (p) => claude(p), async ({ sessionEvents }) => {

@@ -6,24 +6,14 @@
 // PATH, so no test touches this machine's services) calls the manager in
 // order and leaves no file behind; a file not ours is never touched;
 // Windows says it is not automated.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parsePlist } from 'plist';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { printed, serviceScratch } from './helpers.ts';
 import { runCli, BIN } from '../helpers/cli.ts';
 
-const tmp = mkdtempSync(join(tmpdir(), 'hookmap-service-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-function envFor(name: string, extra: Record<string, string> = {}): { home: string; env: NodeJS.ProcessEnv } {
-  const home = join(tmp, name);
-  mkdirSync(home, { recursive: true });
-  return { home, env: { PATH: process.env.PATH, HOME: home, HOOKMAP_HOME: join(home, '.hookmap'), HOOKMAP_URL: 'http://127.0.0.1:18787', ...extra } };
-}
-
-/** The file a dry run prints, between its first line and the closing line. */
-const printed = (stdout: string) => stdout.split('\n').slice(1, stdout.split('\n').findIndex((l) => l.startsWith('dry run:'))).join('\n') + '\n';
+const { envFor } = serviceScratch('hookmap-service-');
 
 describe('hookmap service install --dry-run', () => {
   it('macOS: a launchd plist that parses, with the keys launchd needs', async () => {

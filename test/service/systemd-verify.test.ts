@@ -3,23 +3,14 @@
 // Needs Debian's systemd package (.ci/run installs it; without it this group
 // skips, and CI's HOOKMAP_REQUIRE_SYSTEMD makes that a failure).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { printed, serviceScratch } from './helpers.ts';
 import { BIN, runCli } from '../helpers/cli.ts';
 import { skipReason, SYSTEMD_TOOL } from '../helpers/optional-tools.ts';
 
-const tmp = mkdtempSync(join(tmpdir(), 'hookmap-systemd-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-function envFor(name: string, extra: Record<string, string> = {}): { home: string; env: NodeJS.ProcessEnv } {
-  const home = join(tmp, name);
-  mkdirSync(home, { recursive: true });
-  return { home, env: { PATH: process.env.PATH, HOME: home, HOOKMAP_HOME: join(home, '.hookmap'), HOOKMAP_URL: 'http://127.0.0.1:18787', ...extra } };
-}
-
-const printed = (stdout: string) => stdout.split('\n').slice(1, stdout.split('\n').findIndex((l) => l.startsWith('dry run:'))).join('\n') + '\n';
+const { tmp, envFor } = serviceScratch('hookmap-systemd-');
 
 describe.skipIf(skipReason(SYSTEMD_TOOL))('hookmap service install --dry-run, verified by systemd', () => {
   it('Linux: a systemd unit systemd-analyze verify accepts without a warning', async () => {
