@@ -2,6 +2,7 @@
 // fixture format's): one table per object, every key with its type, whether
 // it is required, its allowed values or default, and its description. Shared
 // by docs/reference/descriptor.md and docs/reference/fixtures.md.
+import { stringify } from 'yaml';
 import { cell, table } from './markdown.ts';
 
 interface Section { title: string; anchor: string; node: any }
@@ -70,6 +71,8 @@ export function schemaReference(schema: any, rootTitle: string): string {
     if (n.description && s !== root) parts.push(cell(n.description));
     if (rows.length) parts.push(table(['key', 'type', 'required', 'description'], rows));
     if (closed) parts.push(closed);
+    // a schema's `examples`: how the object is written in the YAML itself
+    for (const ex of n.examples ?? []) parts.push(`Example (\`${s.title}\`):\n\n\`\`\`yaml\n${stringify(ex, { flowCollectionPadding: false }).trimEnd()}\n\`\`\``);
     // the conditional parts (allOf of if/then): what the rest of the object is, by the value of a key
     const conditions = conditionalParts(n, typeOf);
     if (conditions.length) parts.push(conditions.join('\n'));

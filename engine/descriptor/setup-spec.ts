@@ -25,6 +25,16 @@ export interface McpSetupSpec {
   docs: string[];
 }
 
+export interface HandlerShape {
+  /** The field(s) carrying the command line (every one carries it: per-shell fields). */
+  command: string[];
+  timeout: string;
+  /** The fields whose command line marks an entry as hookmap's own. */
+  recognize: string[];
+}
+
+export const DEFAULT_HANDLER: HandlerShape = { command: ['command'], timeout: 'timeout', recognize: ['command'] };
+
 export interface SetupSpec {
   /** The config-format strategy (engine/setup/formats/<shape>.ts). */
   strategy: SetupShape;
@@ -43,6 +53,8 @@ export interface SetupSpec {
   fields: Record<string, unknown>;
   /** Top-level keys written when the config lacks them (hook-lists). */
   defaults: Record<string, unknown>;
+  /** The handler entry's own field names (JSON hook formats): command field(s), timeout field, the fields recognising ours. */
+  handler: HandlerShape;
   /** The named entry hookmap owns (named-hook-groups). */
   entry: string;
   /** File name per hook (hooks-dir). */
@@ -55,6 +67,12 @@ export interface SetupSpec {
 }
 
 type SetupBlock = NonNullable<HookmapDescriptor['setup']>;
+
+function handlerShape(h: SetupBlock['handler']): HandlerShape {
+  if (!h) return DEFAULT_HANDLER;
+  const command = h.command === undefined ? DEFAULT_HANDLER.command : [h.command].flat();
+  return { command, timeout: h.timeout ?? DEFAULT_HANDLER.timeout, recognize: h.recognize ?? command };
+}
 
 /** The setup block with its defaults, or undefined when the descriptor declares none. */
 export function compileSetup(s: SetupBlock | undefined): SetupSpec | undefined {
@@ -72,6 +90,7 @@ export function compileSetup(s: SetupBlock | undefined): SetupSpec | undefined {
     name: s.name,
     fields: { ...(s.fields ?? {}) },
     defaults: { ...(s.defaults ?? {}) },
+    handler: handlerShape(s.handler),
     entry: s.entry ?? 'hookmap',
     fileNames: { ...(s.file_names ?? {}) },
     notes: s.notes ?? [],

@@ -11,7 +11,7 @@ import { configPathFor, formatOptions, readEntries, stampedPlugin } from '../set
 import { FORMATS } from '../setup/formats/index.ts';
 import { readPluginStamp } from '../setup/formats/plugin-file.ts';
 import type { Entry } from '../setup/formats/types.ts';
-import { anyHookmap, hookmapMatcher, shimPathOf, type Handler } from '../setup/recognize.ts';
+import { anyHookmap, commandOf, hookmapMatcher, shimPathOf, type Handler } from '../setup/recognize.ts';
 import { checkRequirements } from '../setup/requirements.ts';
 import { setupSpec, type Scope } from '../setup/spec.ts';
 import type { Wiring } from '../setup/wirings.ts';
@@ -34,7 +34,7 @@ const tilde = (p: string, env: NodeJS.ProcessEnv) => {
 /** A path as one shell word in a fix hint (quoted only when it must be). */
 const shellWord = (p: string) => (/^[\w./~:@%+-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`);
 
-const describe = (h: Handler) => String(h.command ?? h.url ?? JSON.stringify(h)).slice(0, 80);
+const describe = (h: Handler, fields: readonly string[]) => String(commandOf(h, fields) ?? h.url ?? JSON.stringify(h)).slice(0, 80);
 
 /**
  * `dir` is the folder doctor runs in (its project configs are checked);
@@ -51,7 +51,8 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string,
   const opts = formatOptions(d, spec);
   const owned = format.kind === 'text' && !!format.owned;
   const setupCmdAt = (scope: Scope, at = dir) => `hookmap setup ${agent}${scope === 'project' ? ` --project${resolve(at) === resolve(dir) ? '' : ` --dir ${shellWord(tilde(at, env))}`}` : ' --user'}`;
-  const ours = hookmapMatcher(agent);
+  const fields = spec.handler.recognize;
+  const ours = hookmapMatcher(agent, fields);
   const wanted = [...d.hooks.values()].filter((h) => h.register).map((h) => h.name);
   const wiredIn = new Map<string, Scope[]>();
   const expectedStamp = stampLine(planFor(d, env));
@@ -108,16 +109,17 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string,
     if (missing.length) add({ status: 'warn', message: `${where}: hooks not wired: ${missing.join(', ')}`, fix: setupCmd(scope) });
     if (extra.length) add({ status: 'warn', message: `${where}: hookmap entries for hooks the descriptor no longer registers: ${extra.join(', ')}`, fix: setupCmd(scope) });
     const foreign = entries.filter((e) => !ours(e.handler) && perHook.has(e.hook));
-    const otherAgents = foreign.filter((e) => anyHookmap(e.handler));
-    const products = foreign.filter((e) => !anyHookmap(e.handler));
-    if (otherAgents.length) add({ status: 'problem', message: `${where}: hookmap entries of another agent: ${otherAgents.map((e) => `${e.hook}: ${describe(e.handler)}`).join('; ')}`, fix: 'remove them by hand' });
-    if (products.length) add({ status: 'warn', message: `${where}: other hooks share hookmap's events (they run too; their replies may compete): ${products.map((e) => `${e.hook}: ${describe(e.handler)}`).join('; ')}` });
+    const otherAgents = foreign.filter((e) => anyHookmap(e.handler, fields));
+    const products = foreign.filter((e) => !anyHookmap(e.handler, fields));
+    if (otherAgents.length) add({ status: 'problem', message: `${where}: hookmap entries of another agent: ${otherAgents.map((e) => `${e.hook}: ${describe(e.handler, fields)}`).join('; ')}`, fix: 'remove them by hand' });
+    if (products.length) add({ status: 'warn', message: `${where}: other hooks share hookmap's events (they run too; their replies may compete): ${products.map((e) => `${e.hook}: ${describe(e.handler, fields)}`).join('; ')}` });
     const shims = new Set<string>();
     for (const e of mine) {
       if (typeof e.handler.url === 'string' && !e.handler.url.startsWith(`${base}/`)) {
         add({ status: 'warn', message: `${where}: ${e.hook} posts to ${e.handler.url}, not to the daemon at ${base}`, fix: setupCmd(scope) });
       }
-      const shim = typeof e.handler.command === 'string' ? shimPathOf(e.handler.command) : undefined;
+      const cmd = commandOf(e.handler, fields);
+      const shim = cmd === undefined ? undefined : shimPathOf(cmd);
       if (shim) shims.add(shim);
     }
     for (const shim of shims) {

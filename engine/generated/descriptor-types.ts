@@ -150,7 +150,7 @@ export interface HookmapDescriptor {
    */
   absent?: string[];
   /**
-   * How `hookmap setup` wires this agent into its OWN config, and how `hookmap doctor` finds it. Keys the engine reads: `scopes` {user?, project?}: where the agent reads hooks from (a file; a directory for the hooks-dir and plugin-file shapes) (`~` and `${VAR:-default}` expand; project paths are relative to the project dir); `default_scope` (user when absent); `format` the file syntax and `shape` the config-format strategy (engine/setup/formats/<shape>.ts; the enum below is held equal to the implemented shapes by a test): `hook-groups` = JSON `{hooks: {<Hook>: [{matcher?, hooks: [{type: command|http, command|url, timeout?, name?}]}]}}`; `hook-lists` = JSON `{...defaults, hooks: {<Hook>: [{...fields, command, timeout?}]}}` (flat lists); `named-hook-groups` = JSON `{<entry>: {enabled?, <Hook>: [groups as hook-groups]}}`, hookmap owning the entry `entry` (default hookmap); `toml-hook-tables` = `[[hooks]]` tables (event, matcher?, command, timeout?) in a fenced block at the end of a TOML file, the rest byte-identical; `yaml-hook-list` = YAML `hooks: {<hook>: [{matcher?, command, timeout?}]}` edited as a document (comments survive); `hooks-dir` = one executable per hook in a directory (named by the hook, or `file_names` {<Hook>: name}), each a marked sh script exec'ing the shim; `plugin-file` = the generated shim.plugin file written into the directory, stamped with the descriptor hash. `timeout_unit` (s | ms, or {command, http}) of the handler's `timeout`, written as surface.hook_timeout_ms unless `timeouts` {<Hook>|default: n, in that unit} says otherwise; `matcher` (+ `matcher_hooks`, the hooks it applies to) and `name` written on hookmap's entries when given; `fields` constant keys on every hookmap handler (hook-lists); `defaults` top-level keys written when the file lacks them (hook-lists); `notes` printed after setup (and with --dry-run); `requires` [{file, match (multiline regex), hint}] lines doctor and setup check for in the agent's other config (never written); `docs` where the format was confirmed. Hooks with `http: true` register as native HTTP handlers (no shim), the rest run the generated sh shim. `mcp` (optional): where and how `hookmap setup --mcp` registers the hookmap MCP server (see its own description).
+   * How `hookmap setup` wires this agent into its OWN config, and how `hookmap doctor` finds it. Keys the engine reads: `scopes` {user?, project?}: where the agent reads hooks from (a file; a directory for the hooks-dir and plugin-file shapes) (`~` and `${VAR:-default}` expand; project paths are relative to the project dir); `default_scope` (user when absent); `format` the file syntax and `shape` the config-format strategy (engine/setup/formats/<shape>.ts; the enum below is held equal to the implemented shapes by a test): `hook-groups` = JSON `{hooks: {<Hook>: [{matcher?, hooks: [{type: command|http, command|url, timeout?, name?}]}]}}`; `hook-lists` = JSON `{...defaults, hooks: {<Hook>: [{...fields, command, timeout?}]}}` (flat lists); `named-hook-groups` = JSON `{<entry>: {enabled?, <Hook>: [groups as hook-groups]}}`, hookmap owning the entry `entry` (default hookmap); `toml-hook-tables` = `[[hooks]]` tables (event, matcher?, command, timeout?) in a fenced block at the end of a TOML file, the rest byte-identical; `yaml-hook-list` = YAML `hooks: {<hook>: [{matcher?, command, timeout?}]}` edited as a document (comments survive); `hooks-dir` = one executable per hook in a directory (named by the hook, or `file_names` {<Hook>: name}), each a marked sh script exec'ing the shim; `plugin-file` = the generated shim.plugin file written into the directory, stamped with the descriptor hash. `timeout_unit` (s | ms, or {command, http}) of the handler's `timeout`, written as surface.hook_timeout_ms unless `timeouts` {<Hook>|default: n, in that unit} says otherwise; `matcher` (+ `matcher_hooks`, the hooks it applies to) and `name` written on hookmap's entries when given; `fields` constant keys on every hookmap handler (hook-lists); `defaults` top-level keys written when the file lacks them (hook-lists); `handler` {command, timeout, recognize} the handler's own field names (see its description); `notes` printed after setup (and with --dry-run); `requires` [{file, match (multiline regex), hint}] lines doctor and setup check for in the agent's other config (never written); `docs` where the format was confirmed. Hooks with `http: true` register as native HTTP handlers (no shim), the rest run the generated sh shim. `mcp` (optional): where and how `hookmap setup --mcp` registers the hookmap MCP server (see its own description).
    */
   setup?: {
     scopes?: {
@@ -187,6 +187,25 @@ export interface HookmapDescriptor {
      */
     defaults?: {
       [k: string]: Constant;
+    };
+    /**
+     * The shape of one hookmap handler entry in a JSON hook config (hook-groups, hook-lists, named-hook-groups), as data: `command` the field (or the per-shell fields, e.g. [bash, powershell]) that carries the shim's command line (default command; every field named carries it); `timeout` the field holding the handler's timeout in `timeout_unit` (default timeout); `recognize` the fields whose command line marks an entry as hookmap's own (a shim of THIS agent: `shims/<agent>.sh` or `hookmap hook <agent>`; default: the command fields). Constant extra keys ride `fields` (e.g. {type: command}), top-level keys `defaults` (e.g. {version: 1}).
+     */
+    handler?: {
+      /**
+       * The field(s) carrying the command line (default command)
+       */
+      command?: string | [string, ...string[]];
+      /**
+       * The timeout field (default timeout)
+       */
+      timeout?: string;
+      /**
+       * The fields read to recognise hookmap's own entries (default: the command fields)
+       *
+       * @minItems 1
+       */
+      recognize?: [string, ...string[]];
     };
     /**
      * The named entry hookmap owns (named-hook-groups; default hookmap)

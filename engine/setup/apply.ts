@@ -68,6 +68,7 @@ export function formatOptions(d: Descriptor, spec: SetupSpec, withArtifact = fal
     name: spec.name,
     fields: spec.fields,
     defaults: spec.defaults,
+    handler: spec.handler,
     entry: spec.entry,
     fileNames: spec.fileNames,
     artifact: withArtifact ? stampedPlugin(d) : undefined,
@@ -90,7 +91,7 @@ export function planSetup(d: Descriptor, o: SetupOptions): SetupPlan {
   if (!configPath) throw new SetupError(`${d.vendor}: no ${o.scope} config is known (setup.scopes.${o.scope}); try --${o.scope === 'user' ? 'project' : 'user'}`);
   const format = configFormat(spec.strategy);
   const owned = format.kind === 'text' && !!format.owned;
-  const ours = hookmapMatcher(d.vendor);
+  const ours = hookmapMatcher(d.vendor, spec.handler.recognize);
   const opts = formatOptions(d, spec, owned && !o.uninstall);
   let regs: Registration[] = [];
   if (!o.uninstall && d.surface.kind === 'stdio-tee') {

@@ -1,6 +1,7 @@
 // One hookmap handler object, shared by the JSON-ish formats: the command
-// or URL, the agent's `timeout` in its unit, the optional `name` and the
-// descriptor's constant `fields`.
+// (in the descriptor's command field or per-shell fields, setup.handler) or
+// URL, the agent's timeout in its unit and field, the optional `name` and
+// the descriptor's constant `fields`.
 import type { Handler } from '../recognize.ts';
 import type { Registration } from '../registrations.ts';
 import type { FormatOptions, Json } from './types.ts';
@@ -24,12 +25,14 @@ export function timeoutFor(r: Registration, o: FormatOptions): number | undefine
   return undefined;
 }
 
-/** `{type, command|url, timeout?, name?}`; `typed: false` leaves `type` to the descriptor's fields. */
+/** `{type, <command fields>|url, <timeout field>?, name?}`; `typed: false` leaves `type` to the descriptor's fields. */
 export function handlerFor(r: Registration, o: FormatOptions, typed = true): Handler {
-  const base: Handler = r.kind === 'http' ? { type: 'http', url: r.target } : typed ? { type: 'command', command: r.target } : { command: r.target };
+  const commands: Handler = {};
+  for (const f of o.handler.command) commands[f] = r.target;
+  const base: Handler = r.kind === 'http' ? { type: 'http', url: r.target } : typed ? { type: 'command', ...commands } : commands;
   const h: Handler = { ...o.fields, ...base };
   const t = timeoutFor(r, o);
-  if (t !== undefined) h.timeout = t;
+  if (t !== undefined) h[o.handler.timeout] = t;
   if (o.name) h.name = o.name;
   return h;
 }

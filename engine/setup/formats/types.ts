@@ -8,6 +8,7 @@
 //   text  one text file edited as text (TOML block, YAML document, a whole
 //         generated file hookmap owns)
 //   dir   a directory of files, one per hook (hookmap writes only its own)
+import type { HandlerShape } from '../../descriptor/setup-spec.ts';
 import type { Handler } from '../recognize.ts';
 import type { Registration } from '../registrations.ts';
 
@@ -31,6 +32,8 @@ export interface FormatOptions {
   fields: Json;
   /** Top-level keys written when the file lacks them (setup.defaults, e.g. {version: 1}). */
   defaults: Json;
+  /** The handler's own field names (setup.handler): command field(s), timeout field, recognising fields. */
+  handler: HandlerShape;
   /** The named entry hookmap owns (named-hook-groups; setup.entry, default "hookmap"). */
   entry: string;
   /** File name per hook (hooks-dir; setup.file_names), else the hook name. */
