@@ -12,6 +12,8 @@ export interface LiveAgent {
   pkg: string;
   version: string;
   bin: string;
+  /** Where the binary lives under the prefix, when not node_modules/.bin/<bin> (a platform package has no .bin link). */
+  binPath?: string;
   /** Why the agent cannot be driven here even when installed (no local-model route, no hooks). */
   blocked?: string;
 }
@@ -25,19 +27,18 @@ export const AGENTS: LiveAgent[] = [
   { id: 'qwen-code', pkg: '@qwen-code/qwen-code', version: '0.24.4', bin: 'qwen' },
   { id: 'opencode', pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
   { id: 'pi', pkg: '@mariozechner/pi-coding-agent', version: '0.73.1', bin: 'pi' },
-  {
-    id: 'kilocode',
-    pkg: '@kilocode/cli',
-    version: '7.8.1',
-    bin: 'kilo',
-    blocked: '@kilocode/cli@7.8.1 does not install from the registry here (checked 2026-11-29): its postinstall needs the platform binary package @kilocode/cli-linux-x64@7.8.1 (or -baseline / -musl), which is not published (ETARGET; the newest cli-linux-x64 is 7.7.9, and @kilocode/cli@7.7.9 itself does not exist), so no version pair installs',
-  },
+  // Kilo Code: the platform package itself (its bin/kilo); the @kilocode/cli
+  // wrapper 7.8.1 does not install (its 7.8.1 platform package is unpublished),
+  // and no @kilocode/cli 7.7.9 exists
+  { id: 'kilocode', pkg: '@kilocode/cli-linux-x64', version: '7.7.9', bin: 'kilo', binPath: 'node_modules/@kilocode/cli-linux-x64/bin/kilo' },
+  { id: 'cline', pkg: 'cline', version: '3.0.65', bin: 'cline' },
+  { id: 'copilot-cli', pkg: '@github/copilot', version: '1.0.102', bin: 'copilot' },
 ];
 
 export const CACHE = process.env.HOOKMAP_LIVE_CACHE || join(homedir(), '.cache', 'hookmap-live');
 
 export const prefixOf = (a: LiveAgent) => join(CACHE, `${a.pkg.replace(/\//g, '+')}@${a.version}`);
-export const binOf = (a: LiveAgent) => join(prefixOf(a), 'node_modules', '.bin', a.bin);
+export const binOf = (a: LiveAgent) => join(prefixOf(a), a.binPath ?? join('node_modules', '.bin', a.bin));
 
 /** What run.ts found: per agent, a runnable binary or the reason it is skipped. */
 export interface Manifest { [id: string]: { bin?: string; version?: string; skip?: string } }
