@@ -223,7 +223,8 @@ export class Live {
       // scratch paths are stable placeholders in the stored file
       let text = readFileSync(join(this.s.recorded, f), 'utf8').split(this.s.root).join('/tmp/hookmap-live-scratch').replace(/hookmap-live-[a-z-]+-[A-Za-z0-9]{6}/g, 'hookmap-live-scratch');
       if (!/agent_version:/.test(text)) text = text.replace(/^kind: recorded\n/m, `kind: recorded\nagent_version: "${version}"\n`);
-      text = text.replace(/^(provenance: .*?)\n/m, (_m, p) => `${p}; live suite (test/live), ${DATE}\n`);
+      // a quoted provenance (the recorder quotes one holding `: `) takes the note inside its quotes
+      text = text.replace(/^(provenance: .*?)\n/m, (_m, p: string) => (p.endsWith('"') ? `${p.slice(0, -1)}; live suite (test/live), ${DATE}"\n` : `${p}; live suite (test/live), ${DATE}\n`));
       const name = `live-${hook}.yaml`;
       writeFileSync(join(out, name), text);
       saved.push(join('fixtures', this.id, 'recorded', name));

@@ -1,0 +1,227 @@
+// Live: the real Kilo Code CLI (an OpenCode fork; the platform package
+// @kilocode/cli-linux-x64 7.7.9, its bin/kilo) against the scripted OpenAI
+// Chat Completions API (a custom provider, @ai-sdk/openai-compatible, in the
+// scratch ~/.config/kilo/kilo.json), its plugin installed by `hookmap setup
+// kilocode` (~/.config/kilo/plugin/hookmap-kilocode.js). The held ask needs a
+// real server: Kilo asks on the bus (permission.asked) and takes the reply on
+// its server route, which the plugin calls at PluginInput.serverUrl. So the
+// control scenarios drive `kilo serve` over its HTTP API (POST /session, POST
+// /session/{id}/message); `kilo run` (which auto-rejects every ask itself
+// and then exits 1: "pass --auto") is the fallback case, `kilo run --auto`
+// the hookmap-down case.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveAgent } from './agents.ts';
+import { run, sleep, until, type Run } from './harness.ts';
+import { Live, unusedPort, chatToolMessages } from './live.ts';
+
+const ID = 'kilocode';
+const skip = Live.skipReason(ID);
+if (skip) console.log(`[live] ${ID}: SKIPPED: ${skip}`);
+const { agent } = resolveAgent(ID);
+
+const ANSWER_TIMEOUT_MS = 30_000;
+const SHORT_TIMEOUT_MS = 1_500;
+
+class KiloLive extends Live {
+  sessionOf(b: any): string | undefined {
+    const p = b?.event?.properties;
+    return p?.sessionID ?? p?.info?.sessionID ?? (b?.event?.type?.startsWith('session.') ? p?.info?.id : undefined) ?? b?.permission?.sessionID ?? b?.input?.sessionID;
+  }
+}
+
+const toolMsgs = chatToolMessages;
+
+function writeConfig(home: string, modelUrl: string, bash: 'ask' | 'allow') {
+  const dir = join(home, '.config', 'kilo');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'kilo.json'), JSON.stringify({
+    autoupdate: false,
+    share: 'disabled',
+    provider: { scripted: { npm: '@ai-sdk/openai-compatible', name: 'Scripted', options: { baseURL: `${modelUrl}/v1`, apiKey: 'sk-live-test-not-a-key' }, models: { scripted: { name: 'scripted', tool_call: true } } } },
+    model: 'scripted/scripted',
+    small_model: 'scripted/scripted',
+    permission: { bash, edit: 'ask' },
+  }, null, 2));
+}
+
+const QUIET = { KILO_DISABLE_MODELS_FETCH: '1', KILO_DISABLE_AUTOUPDATE: '1', KILO_DISABLE_SHARE: '1', KILO_DISABLE_LSP_DOWNLOAD: '1', KILO_TELEMETRY_DISABLED: '1' };
+
+describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
+  const live = new KiloLive(ID, (cmd) => ({ tool: 'bash', args: { command: cmd, description: `run ${cmd.split(' ')[0]}` } }));
+  let server: ChildProcess | undefined;
+  let serverUrl = '';
+  let serverErr = '';
+
+  const api = async (method: string, path: string, body?: unknown, timeoutMs = 15_000) => {
+    const r = await fetch(`${serverUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    const text = await r.text();
+    return { status: r.status, text, json: () => JSON.parse(text) };
+  };
+
+  /** One non-interactive prompt through `kilo serve`: a new session, one message, to its end (bounded). */
+  const prompt = async (text: string, o: { onSession?: (id: string) => void; timeoutMs?: number } = {}): Promise<Run & { session: string; reply: any }> => {
+    const t0 = Date.now();
+    const s = (await api('POST', '/session', {}, 60_000)).json(); // the first request boots the instance
+    o.onSession?.(s.id);
+    let status = -1;
+    let out: string;
+    let timedOut = false;
+    try {
+      const r = await api('POST', `/session/${s.id}/message`, { parts: [{ type: 'text', text }], model: { providerID: 'scripted', modelID: 'scripted' } }, o.timeoutMs ?? 90_000);
+      status = r.status;
+      out = r.text;
+    } catch (e) {
+      timedOut = true;
+      out = String(e);
+    }
+    // the loop's last bus moments (session.idle) reach the daemon after the reply
+    await until('session.idle through the plugin', () => live.tap.hooks.some((h) => h.body?.event?.type === 'session.idle' && h.body.event.properties?.sessionID === s.id), 30_000).catch(() => undefined);
+    // ...and the run it closes is mapped, logged and on the stream before anyone reads them
+    await until('the run closed on the stream', () => live.stream.events.some((e: any) => e.session === s.id && ['run.finished', 'run.failed', 'run.cancelled'].includes(e.type)), 15_000).catch(() => undefined);
+    let reply: any;
+    try {
+      reply = JSON.parse(out);
+    } catch {}
+    return { code: status === 200 ? 0 : status, signal: null, stdout: out, stderr: serverErr.slice(-3000), ms: Date.now() - t0, timedOut, session: s.id, reply };
+  };
+
+  const kiloRun = (text: string, env: NodeJS.ProcessEnv, cwd: string, timeoutMs = 90_000) =>
+    run(live.bin, ['run', '--format', 'json', '-m', 'scripted/scripted', text], { cwd, env: { ...env, ...QUIET }, timeoutMs });
+
+  beforeAll(async () => {
+    await live.start(ANSWER_TIMEOUT_MS);
+    live.agentEnv = { ...live.agentEnv, ...QUIET };
+    writeConfig(live.s.home, live.model.url, 'ask');
+    await live.setup(['--user']);
+    const port = await unusedPort();
+    server = spawn(live.bin, ['serve', '--hostname', '127.0.0.1', '--port', String(port)], { cwd: live.s.project, env: live.agentEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    server.stdout!.on('data', (c) => (out += c));
+    server.stderr!.on('data', (c) => (serverErr = (serverErr + c).slice(-20_000)));
+    serverUrl = await until('kilo serve listening', () => out.match(/listening on (http:\/\/\S+)/)?.[1], 60_000);
+  }, 90_000);
+
+  afterAll(async () => {
+    if (server?.pid) {
+      try {
+        process.kill(-server.pid, 'SIGTERM');
+      } catch {}
+      await sleep(500);
+      try {
+        process.kill(-server.pid, 'SIGKILL');
+      } catch {}
+    }
+    await live.finish(agent.version);
+  }, 30_000);
+
+  const core = (events: any[]) => events.map((e) => e.type).filter((t) => !t.startsWith('x.') && t !== 'progress.status');
+
+  it('permission (bus permission.asked, held) answered allow over the relay: the command runs; the session stream', async () => {
+    const taken = new Set<string>();
+    const o = await live.play('permission-allow', (p) => prompt(p), async ({ sessionEvents }) => {
+      const req = await live.nextAttention(sessionEvents, taken);
+      expect(req.subject).toBe('bash');
+      expect(req.data).toMatchObject({ kind: 'permission', prompt: 'Permission requested: bash — touch allowed.txt', respond_via: ['control'] });
+      // Kilo's reply enum verbatim: once / always / reject (--allow and --deny are not its options)
+      await live.answer(req.id, ['--option', 'once']);
+    });
+    expect(o.run.code, `${o.run.stdout.slice(-1500)}\n${o.run.stderr}`).toBe(0);
+    expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(true);
+    expect(o.sessions).toHaveLength(1);
+    const events = await live.checkSession(o.sessions[0]);
+    const order = ['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'tool.completed', 'run.finished'];
+    expect(core(events).filter((t) => order.includes(t)).slice(0, order.length)).toEqual(order);
+    const req = events.find((e) => e.type === 'tool.requested');
+    expect(events.find((e) => e.type === 'tool.completed').data.tool.call_id).toBe(req.data.tool.call_id);
+    expect(events.find((e) => e.type === 'session.started').data.client).toEqual({ name: 'kilocode', version: agent.version });
+    expect(o.hooks.map((h) => h.body?.kind)).not.toContain('permission.ask');
+  }, 180_000);
+
+  it('answered deny: the command does not run; Kilo halts the loop and the tool part carries the rejection', async () => {
+    const taken = new Set<string>();
+    const o = await live.play('permission-deny', (p) => prompt(p), async ({ sessionEvents }) => {
+      const req = await live.nextAttention(sessionEvents, taken);
+      // Kilo's reply enum verbatim (once / always / reject): --deny is not one of its options
+      await live.answer(req.id, ['--option', 'reject']);
+    });
+    expect(o.run.code, o.run.stdout.slice(-1500)).toBe(0);
+    expect(existsSync(join(live.s.project, 'denied.txt'))).toBe(false);
+    // a plain reject halts Kilo's loop: the model is not called again; the tool part carries the rejection
+    expect(o.requests.filter((r) => r.step !== undefined).map((r) => r.step)).toEqual([0]);
+    const parts = await api('GET', `/session/${o.sessions[0]}/message`);
+    const tool = parts.json().flatMap((m: any) => m.parts).find((p: any) => p.type === 'tool');
+    expect(tool.state).toMatchObject({ status: 'error', error: 'The user rejected permission to use this specific tool call.' });
+    const events = await live.checkSession(o.sessions[0]);
+    expect(core(events)).not.toContain('tool.completed');
+    expect(core(events)).toContain('attention.resolved');
+  }, 180_000);
+
+  it('answered with guidance text: the command does not run; Kilo 7.7.9 applies the reject but drops the text (the pinned route takes no message)', async () => {
+    const GUIDANCE = 'Do not create marker.txt; write notes.md instead (kilo live guidance 7c3a)';
+    const taken = new Set<string>();
+    const o = await live.play('permission-guidance', (p) => prompt(p), async ({ sessionEvents }) => {
+      const req = await live.nextAttention(sessionEvents, taken);
+      await live.answer(req.id, ['--text', GUIDANCE]);
+    });
+    expect(o.run.code, o.run.stdout.slice(-1500)).toBe(0);
+    expect(existsSync(join(live.s.project, 'marker.txt'))).toBe(false);
+    // unlike OpenCode, Kilo halts the loop on this reject: the model is not called again
+    expect(o.requests.filter((r) => r.step !== undefined).map((r) => r.step)).toEqual([0]);
+    const parts = await api('GET', `/session/${o.sessions[0]}/message`);
+    const tool = parts.json().flatMap((m: any) => m.parts).find((p: any) => p.type === 'tool');
+    expect(tool.state).toMatchObject({ status: 'error', error: 'The user rejected permission to use this specific tool call.' });
+    const events = await live.checkSession(o.sessions[0]);
+    expect(events.find((e) => e.type === 'attention.answered').data.answer).toEqual({ option: 'reject', text: GUIDANCE });
+  }, 180_000);
+
+  it("no answer: the attention times out (bounded); Kilo's own ask stays pending (its prompt decides): aborted here, the tool never runs", async () => {
+    await live.restartUp(SHORT_TIMEOUT_MS);
+    let sid = '';
+    const o = await live.play('permission-timeout', (p) => prompt(p, { onSession: (id) => (sid = id), timeoutMs: 60_000 }), async ({ sessionEvents }) => {
+      await until('attention.timeout', () => sessionEvents().find((e) => e.type === 'attention.timeout'), 30_000);
+      // the neutral reply applied nothing: Kilo still waits for its own prompt (no server-side fallback)
+      await sleep(1_500);
+      expect(existsSync(join(live.s.project, 'unanswered.txt'))).toBe(false);
+      const pending = (await api('GET', '/permission')).json();
+      expect(pending.map((p: any) => p.sessionID)).toContain(sid);
+      // the person at Kilo's own prompt presses Esc: the session is aborted
+      expect((await api('POST', `/session/${sid}/abort`)).status).toBe(200);
+    });
+    expect(o.run.ms).toBeLessThan(60_000);
+    expect(existsSync(join(live.s.project, 'unanswered.txt'))).toBe(false);
+    const events = await live.checkSession(o.sessions[0]);
+    expect(events.find((e) => e.type === 'attention.timeout').data).toEqual({ after_ms: SHORT_TIMEOUT_MS });
+    expect(core(events)).not.toContain('tool.completed');
+    await live.restartUp(ANSWER_TIMEOUT_MS);
+  }, 180_000);
+
+  it('`kilo run` (its own fallback: every ask auto-rejected at once): bounded, the tool never runs', async () => {
+    const o = await live.play('permission-timeout', (p) => kiloRun(p, live.agentEnv, live.s.project));
+    // unlike `opencode run`, `kilo run` then exits 1
+    expect(o.run.code, o.run.stderr.slice(-2000)).toBe(1);
+    expect(o.run.ms).toBeLessThan(60_000);
+    expect(o.run.stderr).toContain('auto-rejecting');
+    expect(o.run.stderr).toContain('pass --auto');
+    expect(existsSync(join(live.s.project, 'unanswered.txt'))).toBe(false);
+  }, 180_000);
+
+  it('hookmap down (not started): `kilo run` (bash allowed) completes normally and quickly', async () => {
+    const port = await unusedPort();
+    const home = join(live.s.root, 'home-down');
+    const project = join(live.s.root, 'project-down');
+    mkdirSync(project, { recursive: true });
+    writeConfig(home, live.model.url, 'allow');
+    const env = { ...live.baseEnv(`http://127.0.0.1:${port}`), HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local/share'), XDG_CACHE_HOME: join(home, '.cache'), XDG_STATE_HOME: join(home, '.local/state'), HOOKMAP_HOME: join(live.s.root, 'hookmap-down') };
+    await live.setup(['--user'], env);
+    live.model.play(live.scenario('hookmap-down'));
+    const r0 = live.model.requests.length;
+    const r = await kiloRun('Create the file down.txt and say hello.', env, project);
+    expect(r.code, r.stderr.slice(-2000)).toBe(0);
+    expect(r.ms).toBeLessThan(45_000);
+    expect(existsSync(join(project, 'down.txt'))).toBe(true);
+    expect(toolMsgs(live.model.requests.slice(r0)).join('\n')).toContain('hello-while-down');
+  }, 120_000);
+});
