@@ -144,15 +144,17 @@ const CASES: Case[] = [
     agent: 'cline',
     format: 'hooks-dir',
     scope: 'project',
-    seed: (b) => [[join(b.proj, '.cline/hooks/TaskStart'), '#!/bin/sh\necho mine\n']],
+    // a file of the user's that is no event's (every event is hookmap's file now: TaskStart, PreToolUse, ...)
+    seed: (b) => [[join(b.proj, '.cline/hooks/README'), 'my notes\n']],
     merged: (b) => {
       const dir = join(b.proj, '.cline/hooks');
-      expect(read(join(dir, 'TaskStart'))).toBe('#!/bin/sh\necho mine\n');
-      const s = read(join(dir, 'tool_call'));
+      expect(read(join(dir, 'README'))).toBe('my notes\n');
+      // the file is named by the EVENT (Cline's file names), the shim told the typed hook name
+      const s = read(join(dir, 'PreToolUse'));
       expect(s).toContain('# hookmap-hook: agent=cline hook=tool_call');
       expect(s).toContain(`exec ${shim(b, 'cline')} tool_call "$@"`);
-      expect(statSync(join(dir, 'tool_call')).mode & 0o777).toBe(0o755);
-      expect(readdirSync(dir).sort()).toEqual(['TaskStart', ...loadVendor('cline').hooks.keys()].sort());
+      expect(statSync(join(dir, 'PreToolUse')).mode & 0o777).toBe(0o755);
+      expect(readdirSync(dir).sort()).toEqual(['PostToolUse', 'PreCompact', 'PreToolUse', 'README', 'SessionShutdown', 'TaskCancel', 'TaskComplete', 'TaskError', 'TaskResume', 'TaskStart', 'UserPromptSubmit']);
     },
   },
   {
@@ -270,9 +272,9 @@ describe('setup: format specifics', () => {
 
   it('hooks-dir and plugin-file refuse to overwrite a file that is not hookmap\'s', () => {
     const b = sandbox();
-    put(join(b.proj, '.cline/hooks/tool_call'), '#!/bin/sh\necho mine\n');
-    expect(() => setup('cline', b, { scope: 'project' })).toThrow(/not hookmap's.*tool_call/);
-    expect(readdirSync(join(b.proj, '.cline/hooks'))).toEqual(['tool_call']);
+    put(join(b.proj, '.cline/hooks/PreToolUse'), '#!/bin/sh\necho mine\n');
+    expect(() => setup('cline', b, { scope: 'project' })).toThrow(/not hookmap's.*PreToolUse/);
+    expect(readdirSync(join(b.proj, '.cline/hooks'))).toEqual(['PreToolUse']);
     put(join(b.env.HOME!, '.config/opencode/plugins/hookmap-opencode.js'), 'export default {}\n');
     expect(() => setup('opencode', b)).toThrow(FormatError);
     expect(read(join(b.env.HOME!, '.config/opencode/plugins/hookmap-opencode.js'))).toBe('export default {}\n');
