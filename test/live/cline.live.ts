@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveAgent } from './agents.ts';
+import { prefixOf, resolveAgent } from './agents.ts';
 import { run, sleep } from './harness.ts';
 import { Live, unusedPort, chatToolMessages } from './live.ts';
 
@@ -25,12 +25,13 @@ class ClineLive extends Live {
   }
 }
 
-/** Processes whose environment names this HOME (the hub Cline left behind), by pid. */
-function leftovers(home: string): number[] {
+/** Cline's own processes (run from its install prefix) whose environment names this HOME: the hub it left behind, by pid. Never hookmap's (they share the scratch HOME). */
+function leftovers(home: string, prefix: string): number[] {
   const out: number[] = [];
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
-      if (readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`HOME=${home}`)) out.push(Number(pid));
+      const argv0 = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0];
+      if (argv0.startsWith(`${prefix}/`) && readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`HOME=${home}`)) out.push(Number(pid));
     } catch {}
   }
   return out;
@@ -59,7 +60,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
       // stdio ignored: a pipe held by a process the stop spawns would keep spawnSync waiting past its timeout
       spawnSync(live.bin, ['hub', 'stop'], { env: { ...live.agentEnv, HOME: home }, stdio: 'ignore', timeout: 10_000 });
       await sleep(300);
-      for (const pid of leftovers(home)) {
+      for (const pid of leftovers(home, prefixOf(agent))) {
         try {
           process.kill(pid, 'SIGKILL');
         } catch {}
