@@ -15,6 +15,8 @@ import { readTokenFile } from '../auth/tokens.ts';
 import { loadVendor, listVendors } from '../descriptor/registry.ts';
 import type { BridgeHandle } from '../bridge/run.ts';
 import { mountInbox } from '../inbox/index.ts';
+import { mountPush } from '../push/mount.ts';
+import type { PushService, PushServiceOptions } from '../push/service.ts';
 import { describeFailedOpen, emptySummary, mergeFailedOpen, readFailedOpen, takeFailedOpen } from '../io/failed-open.ts';
 import { createRelay, openBackplane, redactUrl, resolveLimits } from '../relay/index.ts';
 import { Daemon } from '../daemon/daemon.ts';
@@ -66,6 +68,8 @@ export interface UpOptions extends UpConfig {
   detail?: (line: string) => void;
   /** Bridge checkpoints (default $HOOKMAP_HOME/state). */
   stateDir?: string;
+  /** Observes each Web Push send (tests, bench). */
+  pushSent?: PushServiceOptions['sent'];
 }
 
 export interface Up {
@@ -73,6 +77,8 @@ export interface Up {
   port: number;
   daemons: Map<string, Daemon>;
   bridges: BridgeHandle[];
+  /** Web Push (undefined with --no-auth). */
+  push?: PushService;
   /** Answers can be routed (false: --no-auth, watch-only). */
   control: boolean;
   close(): Promise<void>;
@@ -109,7 +115,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const home = o.home ?? defaultHome();
   // what the shims wrote while nothing answered: taken (reported once, below) only once this up listens
   let missed = emptySummary();
-  mountInbox(app, { auth, home, secure: Boolean(o.tls), failedOpen: () => mergeFailedOpen(missed, readFailedOpen(home)) });
+  const inbox = mountInbox(app, { auth, home, secure: Boolean(o.tls), failedOpen: () => mergeFailedOpen(missed, readFailedOpen(home)) });
   const subscribers: { agent: string; sub: StreamSubscriber }[] = [];
   const instances = new Map<string, StreamInstance[] | undefined>();
   const entries: AgentEntry[] = o.agents ?? listVendors().map((descriptor) => ({ descriptor }));
@@ -165,6 +171,8 @@ export async function startUp(o: UpOptions): Promise<Up> {
     return r.ok && can(r.principal, 'emit');
   } });
   registerRulesRoutes(app, { book: rules, daemons, auth, say: tagged('rules') });
+  // Web Push (engine/push): only where someone can sign in and answer
+  const push = auth.controlPossible ? mountPush(app, { home, config: o.push ?? {}, relay, daemons, auth, inbox, rules, secure: Boolean(o.tls), say: tagged('push'), sent: o.pushSent }) : undefined;
   const tee = attachTeeEndpoint(app.server, { daemons, say, guard });
   // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
   const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), [...[...daemons.values()].map((d) => d.logDir), operator.logDir], relay.core.limits);
@@ -203,6 +211,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
       sub.start();
     }
   }
+  push?.start();
   // up's own credential, as the daemons' links have it
   operator.connectRelay(self, linkToken, o.tls ? { tls: o.tls } : undefined);
   if (policy) {
@@ -242,10 +251,12 @@ export async function startUp(o: UpOptions): Promise<Up> {
     port: addr.port,
     daemons,
     bridges,
+    push,
     control: !noAuth,
     close: () =>
       (closing ??= (async () => {
         for (const b of bridges) await b.stop();
+        push?.close();
         tee.close();
         for (const x of subscribers) await x.sub.close();
         policy?.close();

@@ -35,6 +35,8 @@ export interface InboxOptions {
 
 export interface Inbox {
   sessions: InboxSessions;
+  /** The tokens people sign in with, as the inbox checks them (liveness of a token's principal). */
+  creds: CredentialCheck;
 }
 
 /** The `Principal.source` of a request authenticated by its inbox cookie. */
@@ -68,7 +70,7 @@ export function mountInbox(app: FastifyInstance, o: InboxOptions): Inbox {
     failedOpen: o.failedOpen,
     disabledReason: tokensExist ? undefined : 'hookmap up was started with --no-auth, so nobody can sign in: start it without --no-auth (it makes a token in $HOOKMAP_HOME/token)',
   });
-  if (!tokensExist) return { sessions };
+  if (!tokensExist) return { sessions, creds };
   const source: CredentialSource = {
     kind: SESSION_SOURCE,
     authenticate(req) {
@@ -84,5 +86,5 @@ export function mountInbox(app: FastifyInstance, o: InboxOptions): Inbox {
     onChange: (fn) => sessions.onChange(fn),
   };
   o.auth.use(source);
-  return { sessions };
+  return { sessions, creds };
 }
