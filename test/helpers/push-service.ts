@@ -79,7 +79,7 @@ export async function startPushService(): Promise<TestPushService> {
       const d = devices.get(name);
       const r = responses.get(name);
       if (r === 'hang') return void hung.push(req);
-      if (typeof r === 'number') return void res.writeHead(r, r === 429 ? { 'retry-after': '1' } : {}).end();
+      if (typeof r === 'number' && r !== 201) return void res.writeHead(r, r === 429 ? { 'retry-after': '1' } : {}).end();
       if (req.method !== 'POST' || !d) return void res.writeHead(404).end();
       try {
         if (req.headers['content-encoding'] !== 'aes128gcm') throw new Error(`Content-Encoding ${req.headers['content-encoding']}`);
