@@ -10,6 +10,7 @@ import { hookmapHome } from '../shim/plan.mjs';
 import { backplaneFindings, checkHealth } from './daemon.ts';
 import { checkDeadLetters } from './dead-letter.ts';
 import { checkLogs } from './logs.ts';
+import { checkPush } from './push.ts';
 import type { Finding } from './types.ts';
 import { inspectAgent, type AgentWiring } from './wiring.ts';
 import { inspectMcp } from './mcp.ts';
@@ -86,6 +87,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
     if (h.backplane) findings.push(...backplaneFindings(h.backplane));
   }
   findings.push(...checkFailedOpen(hookmapHome(o.env)));
+  findings.push(...checkPush(hookmapHome(o.env), o.url));
   findings.push(...checkAutostart(hookmapHome(o.env), o.version ?? ''));
   findings.push(...checkLogs(join(hookmapHome(o.env), 'logs')));
   findings.push(...checkDeadLetters(join(hookmapHome(o.env), 'logs')));

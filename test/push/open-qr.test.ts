@@ -2,8 +2,11 @@
 // decodes (jsqr, reading the printed half-block characters back as pixels)
 // to the one-time sign-in link printed beside it, and that link signs in.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import jsQR from 'jsqr';
+import jsQRModule from 'jsqr';
 import { upStack, type UpStack } from '../helpers/up-stack.ts';
+
+// jsqr is CommonJS with a default export: under Node's ESM interop it arrives as the module object
+const jsQR = ((jsQRModule as unknown as { default?: typeof jsQRModule }).default ?? jsQRModule) as unknown as (d: Uint8ClampedArray, w: number, h: number, o?: { inversionAttempts?: string }) => { data: string } | null;
 import { runCli } from '../helpers/cli.ts';
 
 let s: UpStack;
