@@ -171,7 +171,7 @@ export class PushService {
       // a form's answer needs its fields: the tap opens the card; a read-only device gets no buttons
       const actions = control && r.kind !== 'form' ? [ACTIONS.allow, ACTIONS.deny, ...(this.o.rules && asked ? [ACTIONS.always] : [])] : [];
       const credential = actions.length ? this.credentials.issue({ request: r.id, session: r.session, device: device.id, expires: r.expires }) : undefined;
-      const m: Message = { type: 'request', tag: r.id, ...text, request: r.id, session: r.session, actions, credential, expires: r.expires, url: cardUrl(r.session) };
+      const m: Message = { type: 'request', tag: r.id, title: text.title, body: `${text.body} · ${timeLeft(r.expires - this.now())} to answer`, request: r.id, session: r.session, actions, credential, expires: r.expires, url: cardUrl(r.session) };
       r.pushed.add(device.id);
       void this.sender.send(device, m, { ttlS: Math.ceil((r.expires - this.now()) / 1000), urgency: 'high', topic: topicOf(r.id), deadline: r.expires });
     }
@@ -211,6 +211,12 @@ export class PushService {
     if (w.afterMs === 0) send();
     else setTimeout(send, w.afterMs).unref?.();
   }
+}
+
+/** "55 s", "9 min": how long the request still waits (the agent's own dialog decides after). */
+export function timeLeft(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  return s < 120 ? `${s} s` : `${Math.round(s / 60)} min`;
 }
 
 /** Which opt-in alert an event is, if any. */

@@ -242,7 +242,7 @@ function Shell({ onOut }: { onOut: (reason?: string) => void }) {
           </aside>
         ) : null}
         <main id="main" tabIndex={-1}>
-          <InstallHint />
+          {(route.name === 'home' && !wide) || route.name === 'devices' ? <InstallHint /> : null}
           {route.name === 'session' ? <SessionView id={route.id} wide={wide} key={route.id} /> : route.name === 'rules' ? <RulesView focus={route.id} /> : route.name === 'devices' ? <DevicesView /> : <Home wide={wide} />}
         </main>
       </div>
