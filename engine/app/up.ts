@@ -68,6 +68,8 @@ export interface UpOptions extends UpConfig {
   detail?: (line: string) => void;
   /** Bridge checkpoints (default $HOOKMAP_HOME/state). */
   stateDir?: string;
+  /** The https address people reach this up at through a TLS-terminating proxy (Tailscale serve, a tunnel): its host and origin are this server's own. */
+  publicUrl?: string;
   /** Observes each Web Push send (tests, bench). */
   pushSent?: PushServiceOptions['sent'];
 }
@@ -106,7 +108,9 @@ export async function startUp(o: UpOptions): Promise<Up> {
   // Node hands an upgrading socket over with no error listener: a client resetting while its
   // upgrade is answered, refused or left to another listener must not take `up` down.
   app.server.prependListener('upgrade', (_req: IncomingMessage, socket: Duplex) => socket.on('error', () => socket.destroy()));
-  const guard = new Guard({ bind: host, allowedHosts: o.allowedHosts, allowedOrigins: o.allowedOrigins });
+  const pub = o.publicUrl ? new URL(o.publicUrl) : undefined;
+  const publicOrigins = pub ? [pub.origin.toLowerCase()] : [];
+  const guard = new Guard({ bind: host, allowedHosts: [...(o.allowedHosts ?? []), ...(pub ? [pub.host] : [])], allowedOrigins: [...(o.allowedOrigins ?? []), ...publicOrigins] });
   installGuard(app, guard);
   // with a backplane the relay's store is the shared JetStream stream (opened, and caught up, before anything listens),
   // its messages signed with a key derived from the owner token
@@ -115,7 +119,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const home = o.home ?? defaultHome();
   // what the shims wrote while nothing answered: taken (reported once, below) only once this up listens
   let missed = emptySummary();
-  const inbox = mountInbox(app, { auth, home, secure: Boolean(o.tls), failedOpen: () => mergeFailedOpen(missed, readFailedOpen(home)) });
+  const inbox = mountInbox(app, { auth, home, secure: Boolean(o.tls), publicOrigins, failedOpen: () => mergeFailedOpen(missed, readFailedOpen(home)) });
   const subscribers: { agent: string; sub: StreamSubscriber }[] = [];
   const instances = new Map<string, StreamInstance[] | undefined>();
   const entries: AgentEntry[] = o.agents ?? listVendors().map((descriptor) => ({ descriptor }));
@@ -172,7 +176,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   } });
   registerRulesRoutes(app, { book: rules, daemons, auth, say: tagged('rules') });
   // Web Push (engine/push): only where someone can sign in and answer
-  const push = auth.controlPossible ? mountPush(app, { home, config: o.push ?? {}, relay, daemons, auth, inbox, rules, secure: Boolean(o.tls), say: tagged('push'), sent: o.pushSent }) : undefined;
+  const push = auth.controlPossible ? mountPush(app, { home, config: o.push ?? {}, relay, daemons, auth, inbox, rules, secure: Boolean(o.tls), publicOrigins, say: tagged('push'), sent: o.pushSent }) : undefined;
   const tee = attachTeeEndpoint(app.server, { daemons, say, guard });
   // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
   const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), [...[...daemons.values()].map((d) => d.logDir), operator.logDir], relay.core.limits);

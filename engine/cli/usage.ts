@@ -21,6 +21,8 @@ export const COMMANDS: CommandEntry[] = [
   --capture L               show more: each agent's capture ceiling at least L (default metadata;
                             redacted: commands, paths, prompts, redacted; full: all, unredacted)
   --project-label M         folder (default): sessions carry their folder's name, not its path; off
+  --public-url U            the https address a TLS-terminating proxy (tailscale serve, a tunnel) serves this
+                            up at: its name and origin are this server's own (sign-in, the inbox, Web Push)
   --push-delay-ms N         push a held request to the registered devices after N ms unanswered (default 10000;
                             at once when no inbox tab is visible; the config's push: block says more)
   --bridge kind=URL[,k=v]   run a bridge inside up, repeatable: otlp=http://collector:4318, cloudevents=URL, ocsf=URL

@@ -31,6 +31,8 @@ export interface InboxOptions {
   secure?: boolean;
   /** Hooks that failed open, for the page's banner (GET /inbox/api/failed-open). */
   failedOpen?: () => FailedOpenSummary;
+  /** Origins this server is also reached at through a TLS-terminating proxy (`up --public-url`). */
+  publicOrigins?: readonly string[];
 }
 
 export interface Inbox {
@@ -68,6 +70,7 @@ export function mountInbox(app: FastifyInstance, o: InboxOptions): Inbox {
     creds,
     secure,
     failedOpen: o.failedOpen,
+    publicOrigins: o.publicOrigins,
     disabledReason: tokensExist ? undefined : 'hookmap up was started with --no-auth, so nobody can sign in: start it without --no-auth (it makes a token in $HOOKMAP_HOME/token)',
   });
   if (!tokensExist) return { sessions, creds };
@@ -77,7 +80,7 @@ export function mountInbox(app: FastifyInstance, o: InboxOptions): Inbox {
       // the inbox's own routes read the cookie themselves; a cookie never mints a sign-in link
       if ((req.url ?? '').startsWith('/inbox/')) return undefined;
       const id = cookieValue(req);
-      if (!id || !sameOriginRequest(req, secure)) return undefined;
+      if (!id || !sameOriginRequest(req, secure, o.publicOrigins)) return undefined;
       const p = sessions.resolve(id);
       // a cookie of this inbox that no longer signs anyone in is refused, never read as anonymous
       return p ? makePrincipal(p.name, p.scopes as Scope[], SESSION_SOURCE, p.sessionKey) : null;

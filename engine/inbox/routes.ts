@@ -80,6 +80,8 @@ export interface InboxRoutesOptions {
   disabledReason?: string;
   /** Hooks that failed open (the page's "runs were missed" banner); absent: none known. */
   failedOpen?: () => FailedOpenSummary;
+  /** Origins this server is also reached at (a TLS-terminating proxy: `up --public-url`). */
+  publicOrigins?: readonly string[];
 }
 
 export function cookieValue(req: IncomingMessage): string | undefined {
@@ -92,11 +94,17 @@ export function cookieValue(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
-/** Does this request come from a page of this very origin? (The only case a cookie counts.) */
-export function sameOriginRequest(req: IncomingMessage, secure: boolean): boolean {
+/**
+ * Does this request come from a page of this very origin? (The only case a
+ * cookie counts.) `publicOrigins`: the origins this server is reached at
+ * through a TLS-terminating proxy (`up --public-url`, Tailscale serve, a
+ * tunnel), which are its own too.
+ */
+export function sameOriginRequest(req: IncomingMessage, secure: boolean, publicOrigins: readonly string[] = []): boolean {
   const origin = req.headers.origin;
   const host = req.headers.host;
   if (typeof origin === 'string') {
+    if (publicOrigins.includes(origin.toLowerCase())) return true;
     if (!host || origin === 'null') return false;
     return origin === `${secure ? 'https' : 'http'}://${host}`;
   }
@@ -112,7 +120,7 @@ export function registerInbox(app: FastifyInstance, o: InboxRoutesOptions): void
   const clearCookie = (reply: FastifyReply) => reply.header('set-cookie', `${COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`);
   const me = (req: FastifyRequest) => {
     const id = cookieValue(req.raw);
-    return id && sameOriginRequest(req.raw, secure) ? o.sessions.resolve(id) : undefined;
+    return id && sameOriginRequest(req.raw, secure, o.publicOrigins) ? o.sessions.resolve(id) : undefined;
   };
 
   app.register(async (scope) => {
@@ -120,7 +128,7 @@ export function registerInbox(app: FastifyInstance, o: InboxRoutesOptions): void
 
     /** State changes: a JSON POST from this origin (or from no browser at all). */
     const guardPost = (req: FastifyRequest, reply: FastifyReply): boolean => {
-      if (typeof req.headers.origin === 'string' && !sameOriginRequest(req.raw, secure)) {
+      if (typeof req.headers.origin === 'string' && !sameOriginRequest(req.raw, secure, o.publicOrigins)) {
         reply.code(403).send({ error: 'forbidden', detail: 'cross-origin request refused' });
         return false;
       }

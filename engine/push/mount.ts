@@ -23,6 +23,8 @@ export interface MountPushOptions {
   inbox: Inbox;
   rules?: RuleBook;
   secure: boolean;
+  /** Origins this server is also reached at (`up --public-url`). */
+  publicOrigins?: readonly string[];
   say?: (line: string) => void;
   /** Observes each send (tests). */
   sent?: PushServiceOptions['sent'];
@@ -36,6 +38,6 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): PushServic
     if (p.source === SESSION_SOURCE) return o.inbox.sessions.tokenOf(p.credential);
     return undefined;
   };
-  registerPushRoutes(app, { service, relay: o.relay, daemons: o.daemons, rules: o.rules, auth: o.auth, owner, sameOrigin: (req) => sameOriginRequest(req.raw, o.secure), say: o.say });
+  registerPushRoutes(app, { service, relay: o.relay, daemons: o.daemons, rules: o.rules, auth: o.auth, owner, sameOrigin: (req) => sameOriginRequest(req.raw, o.secure, o.publicOrigins), say: o.say });
   return service;
 }
