@@ -133,8 +133,8 @@ Exit: 0 the file loads, 1 it is refused (every error printed with its code and p
   add --subscription F   register a PushSubscription JSON made elsewhere (endpoint, keys.p256dh,
                          keys.auth) under the owner token; --name N names it
 Devices register themselves with "Notify me" in the inbox. Works whether or not hookmap up runs.
-When a push goes out: the up config's push: block (delay_ms, quiet_hours, kinds, capture) and
-hookmap up --push-delay-ms N.` },
+When a push goes out: the up config's push: block (delay_ms, quiet_hours, kinds, capture);
+hookmap up's own flag overrides the delay (hookmap up --help).` },
   { name: 'rules', group: 'daily', module: 'rules', synopsis: 'rules list | show ID | revoke ID | test --agent A --command "..." | preset [NAME] [--enable]', summary: 'the rules that answer held requests: "Allow always", presets, the floor (docs/rules.md)', help: `  list [--json]          every rule in force: what it matches, its scope, who added it, how often it answered
   show ID                one rule whole (an id prefix is enough)
   revoke ID              through the running up (audited as the token's principal), else in the file (--offline)
