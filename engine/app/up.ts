@@ -16,7 +16,8 @@ import { loadVendor, listVendors } from '../descriptor/registry.ts';
 import type { BridgeHandle } from '../bridge/run.ts';
 import { mountInbox } from '../inbox/index.ts';
 import { mountPush } from '../push/mount.ts';
-import type { PushService, PushServiceOptions } from '../push/service.ts';
+import type { PushServiceOptions } from '../push/service.ts';
+import type { Away } from '../push/mount.ts';
 import { describeFailedOpen, emptySummary, mergeFailedOpen, readFailedOpen, takeFailedOpen } from '../io/failed-open.ts';
 import { createRelay, openBackplane, redactUrl, resolveLimits } from '../relay/index.ts';
 import { Daemon } from '../daemon/daemon.ts';
@@ -79,8 +80,8 @@ export interface Up {
   port: number;
   daemons: Map<string, Daemon>;
   bridges: BridgeHandle[];
-  /** Web Push (undefined with --no-auth). */
-  push?: PushService;
+  /** Web Push and the chat channels (undefined with --no-auth). */
+  away?: Away;
   /** Answers can be routed (false: --no-auth, watch-only). */
   control: boolean;
   close(): Promise<void>;
@@ -176,7 +177,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   } });
   registerRulesRoutes(app, { book: rules, daemons, auth, say: tagged('rules') });
   // Web Push (engine/push): only where someone can sign in and answer
-  const push = auth.controlPossible ? mountPush(app, { home, config: o.push ?? {}, relay, daemons, auth, inbox, rules, secure: Boolean(o.tls), publicOrigins, say: tagged('push'), sent: o.pushSent }) : undefined;
+  const away = auth.controlPossible ? mountPush(app, { home, config: o.push ?? {}, relay, daemons, auth, inbox, rules, secure: Boolean(o.tls), publicOrigins, say: tagged('push'), sent: o.pushSent }) : undefined;
   const tee = attachTeeEndpoint(app.server, { daemons, say, guard });
   // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
   const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), [...[...daemons.values()].map((d) => d.logDir), operator.logDir], relay.core.limits);
@@ -215,7 +216,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
       sub.start();
     }
   }
-  push?.start();
+  away?.start();
   // up's own credential, as the daemons' links have it
   operator.connectRelay(self, linkToken, o.tls ? { tls: o.tls } : undefined);
   if (policy) {
@@ -255,12 +256,12 @@ export async function startUp(o: UpOptions): Promise<Up> {
     port: addr.port,
     daemons,
     bridges,
-    push,
+    away,
     control: !noAuth,
     close: () =>
       (closing ??= (async () => {
         for (const b of bridges) await b.stop();
-        push?.close();
+        away?.close();
         tee.close();
         for (const x of subscribers) await x.sub.close();
         policy?.close();
