@@ -177,7 +177,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   } });
   registerRulesRoutes(app, { book: rules, daemons, auth, say: tagged('rules') });
   // Web Push (engine/push): only where someone can sign in and answer
-  const away = auth.controlPossible ? mountPush(app, { home, config: o.push ?? {}, relay, daemons, auth, inbox, rules, secure: Boolean(o.tls), publicOrigins, say: tagged('push'), sent: o.pushSent }) : undefined;
+  const away = auth.controlPossible ? mountPush(app, { home, config: o.push ?? {}, relay, daemons, auth, inbox, rules, secure: Boolean(o.tls), publicOrigins, channels: o.channels, say: tagged('away'), sent: o.pushSent }) : undefined;
   const tee = attachTeeEndpoint(app.server, { daemons, say, guard });
   // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
   const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), [...[...daemons.values()].map((d) => d.logDir), operator.logDir], relay.core.limits);
@@ -216,7 +216,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
       sub.start();
     }
   }
-  away?.start();
+  await away?.start(o.publicUrl ?? url);
   // up's own credential, as the daemons' links have it
   operator.connectRelay(self, linkToken, o.tls ? { tls: o.tls } : undefined);
   if (policy) {
@@ -261,7 +261,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     close: () =>
       (closing ??= (async () => {
         for (const b of bridges) await b.stop();
-        away?.close();
+        await away?.close();
         tee.close();
         for (const x of subscribers) await x.sub.close();
         policy?.close();

@@ -12,6 +12,9 @@ import { sameOriginRequest } from '../inbox/routes.ts';
 import type { RuleBook } from '../policy/rulebook.ts';
 import type { Relay } from '../relay/index.ts';
 import { Moments, type MomentSink } from '../channels/moments.ts';
+import type { Channel } from '../channels/channel.ts';
+import type { ChannelsConfig } from '../channels/config.ts';
+import { openChannels } from '../channels/open.ts';
 import type { DevicePrincipal } from './devices.ts';
 import type { PushConfig } from './escalation.ts';
 import { registerPushRoutes, type PushRoutesOptions } from './routes.ts';
@@ -29,6 +32,8 @@ export interface MountPushOptions {
   /** Origins this server is also reached at (`up --public-url`). */
   publicOrigins?: readonly string[];
   say?: (line: string) => void;
+  /** The chat channels (the up config's `channels:`). */
+  channels?: ChannelsConfig;
   /** Observes each send (tests). */
   sent?: PushServiceOptions['sent'];
 }
@@ -36,11 +41,12 @@ export interface MountPushOptions {
 export interface Away {
   push: PushService;
   moments: Moments;
-  /** Add a sink (a chat channel) before start(); `holders` says who its action credentials answer as. */
+  channels: Channel[];
+  /** Add a sink before start(). */
   add(sink: MomentSink): void;
-  holders: NonNullable<PushRoutesOptions['holders']>[];
-  start(): void;
-  close(): void;
+  /** Once listening: `base` is where action links point (the --public-url, else up's own address). */
+  start(base: string): Promise<void>;
+  close(): Promise<void>;
 }
 
 export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
@@ -55,7 +61,16 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
     if (p.source === SESSION_SOURCE) return o.inbox.sessions.tokenOf(p.credential);
     return undefined;
   };
-  const holders: NonNullable<PushRoutesOptions['holders']>[] = [];
+  // a channel's action credentials (ntfy, the webhook) answer as the principal its config names, while it is configured
+  const channelPrincipal = (name: string): string | undefined => (name === 'ntfy' ? o.channels?.ntfy?.principal : name === 'webhook' ? o.channels?.webhook?.principal : undefined);
+  const holders: NonNullable<PushRoutesOptions['holders']>[] = [
+    (g) => {
+      if (!g.device.startsWith('channel:')) return undefined;
+      const ch = g.device.slice('channel:'.length);
+      const name = channelPrincipal(ch);
+      return name ? { name, scopes: ['read', 'control'], via: ch, key: ch } : { refused: `the ${ch} channel is not configured: its actions answer nothing` };
+    },
+  ];
   registerPushRoutes(app, {
     service: push,
     relay: o.relay,
@@ -74,15 +89,33 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
     say: o.say,
   });
   const m = moments;
+  const channels: Channel[] = [];
   return {
     push,
     moments: m,
+    channels,
     add: (sink) => m.add(sink),
-    holders,
-    start: () => m.start(),
-    close: () => {
+    async start(base) {
+      if (o.channels) {
+        const deps = (name: string) => ({
+          answer: { relay: o.relay, daemons: o.daemons, rules: o.rules, ack: (c: string, ms: number) => m.ack(c, ms) },
+          moments: m,
+          credential: (x: { id: string; session: string; expires: number }) => push.credentials.issue({ request: x.id, session: x.session, device: `channel:${name}`, expires: x.expires }),
+          say: (l: string) => o.say?.(l),
+        });
+        channels.push(...openChannels(o.channels, deps, base.replace(/\/+$/, '')));
+        for (const ch of channels) {
+          m.add(ch);
+          // a channel that cannot start (a missing token file, a server down) says why; the others and the hooks go on
+          await ch.start().catch((e) => o.say?.(`${ch.name}: not started: ${(e as Error).message}`));
+        }
+      }
+      m.start();
+    },
+    async close() {
       m.close();
       push.close();
+      for (const ch of channels) await ch.close().catch(() => undefined);
     },
   };
 }
