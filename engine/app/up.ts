@@ -182,7 +182,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
   const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), [...[...daemons.values()].map((d) => d.logDir), operator.logDir], relay.core.limits);
   if (restored.events) detail(`relay: replay buffer refilled from the session logs: ${restored.events} events in ${restored.sessions} sessions (${(restored.bytes / 2 ** 20).toFixed(1)} MiB, ${restored.ms} ms)${restored.skipped ? `, ${restored.skipped} unreadable lines skipped` : ''}`);
-  addDaemonHealth(app, daemons, subscribers);
+  addDaemonHealth(app, daemons, subscribers, () => Object.fromEntries((away?.channels ?? []).map((c) => [c.name, c.health.view()])));
   try {
     await app.listen({ host, port: o.port ?? DEFAULT_UP_PORT });
   } catch (e) {

@@ -19,15 +19,31 @@ export interface Channel extends MomentSink {
   close(): Promise<void>;
   /** Send a test message; resolves with what happened, in words. */
   test(): Promise<{ ok: boolean; detail: string }>;
+  /** Its last problem, for /healthz and doctor. */
+  readonly health: ChannelHealth;
 }
 
-/** Say each distinct problem once (a channel down for an hour is one line, not thousands). */
-export function onceSayer(say: (line: string) => void, prefix: string): (key: string, line: string) => void {
-  const said = new Set<string>();
-  return (key, line) => {
-    if (said.has(key)) return;
-    if (said.size > 500) said.clear();
-    said.add(key);
-    say(`${prefix}: ${line}`);
-  };
+/** A channel's problems: each distinct one said once (a channel down for an hour is one line, not thousands), the last one kept for doctor. */
+export class ChannelHealth {
+  private readonly said = new Set<string>();
+  last?: { at: string; problem: string };
+
+  constructor(private readonly say: (line: string) => void, private readonly prefix: string) {}
+
+  problem(key: string, line: string): void {
+    this.last = { at: new Date().toISOString(), problem: line };
+    this.note(key, line);
+  }
+
+  /** Said once, but not a problem of the channel (someone not allowed pressed a button). */
+  note(key: string, line: string): void {
+    if (this.said.has(key)) return;
+    if (this.said.size > 500) this.said.clear();
+    this.said.add(key);
+    this.say(`${this.prefix}: ${line}`);
+  }
+
+  view(): { ok: boolean; problem?: string; at?: string } {
+    return this.last ? { ok: false, ...this.last } : { ok: true };
+  }
 }

@@ -6,7 +6,7 @@
 // a follow-up ("Answered by alex"). Access token from a file.
 import { readTokenFile } from '../auth/tokens.ts';
 import { cardText } from './card.ts';
-import { onceSayer, type Channel, type ChannelDeps } from './channel.ts';
+import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { NtfyConfig } from './config.ts';
 import { classifyPost, post } from './http-post.ts';
 import type { Alert, Moment, Settlement } from './moments.ts';
@@ -15,10 +15,10 @@ import { withRetry } from './retry.ts';
 export class NtfyChannel implements Channel {
   readonly name = 'ntfy';
   private token?: string;
-  private readonly once: (key: string, line: string) => void;
+  readonly health: ChannelHealth;
 
   constructor(private readonly c: NtfyConfig, private readonly d: ChannelDeps, private readonly base: string) {
-    this.once = onceSayer(d.say, 'ntfy');
+    this.health = new ChannelHealth(d.say, 'ntfy');
   }
 
   async start(): Promise<void> {
@@ -29,6 +29,7 @@ export class NtfyChannel implements Channel {
 
   async test(): Promise<{ ok: boolean; detail: string }> {
     try {
+      await this.start();
       await this.publish({ title: 'hookmap', message: 'Notifications for held requests come to this topic.' }, Date.now() + 15_000);
       return { ok: true, detail: `published to ${this.c.topic}` };
     } catch (e) {
@@ -49,7 +50,7 @@ export class NtfyChannel implements Channel {
     try {
       await this.publish({ title: t.title, message: `${t.body}\n${t.meta}`, priority: 4, tags: ['hookmap'], actions }, m.expires);
     } catch (e) {
-      this.once(`send:${(e as Error).message}`, `could not publish the request ${m.id}: ${(e as Error).message}`);
+      this.health.problem(`send:${(e as Error).message}`, `could not publish the request ${m.id}: ${(e as Error).message}`);
     }
   }
 
@@ -57,7 +58,7 @@ export class NtfyChannel implements Channel {
     try {
       await this.publish({ title: `${m.agent}: request settled`, message: s.text, priority: 2, tags: ['hookmap'] }, Date.now() + 60_000);
     } catch (e) {
-      this.once(`settled:${(e as Error).message}`, `could not publish a settled request: ${(e as Error).message}`);
+      this.health.problem(`settled:${(e as Error).message}`, `could not publish a settled request: ${(e as Error).message}`);
     }
   }
 
@@ -65,7 +66,7 @@ export class NtfyChannel implements Channel {
     try {
       await this.publish({ title: a.title, message: 'Open the inbox for the details', priority: 3, tags: ['hookmap'] }, Date.now() + 60_000);
     } catch (e) {
-      this.once(`alert:${(e as Error).message}`, `could not publish an alert: ${(e as Error).message}`);
+      this.health.problem(`alert:${(e as Error).message}`, `could not publish an alert: ${(e as Error).message}`);
     }
   }
 

@@ -9,7 +9,7 @@
 import { readTokenFile } from '../auth/tokens.ts';
 import { answerAs, steerAs, type Answerer, type PushAction } from '../push/answer-as.ts';
 import { Buttons, cardText, type CardText } from './card.ts';
-import { onceSayer, type Channel, type ChannelDeps } from './channel.ts';
+import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { SlackConfig } from './config.ts';
 import type { Alert, Moment, Settlement } from './moments.ts';
 import { withRetry, type Retryable } from './retry.ts';
@@ -33,15 +33,15 @@ export class SlackChannel implements Channel {
   private readonly buttons = new Buttons();
   private readonly cards = new Map<string, Card>();
   private readonly byTs = new Map<string, Card>();
-  private readonly once: (key: string, line: string) => void;
+  readonly health: ChannelHealth;
 
   constructor(private readonly c: SlackConfig, private readonly d: ChannelDeps) {
-    this.once = onceSayer(d.say, 'slack');
+    this.health = new ChannelHealth(d.say, 'slack');
   }
 
   async start(): Promise<void> {
     const { App, LogLevel } = await import('@slack/bolt');
-    const quiet = { debug() {}, info() {}, warn() {}, error: (...m: unknown[]) => this.once(`log:${String(m[0])}`, m.map(String).join(' ')), setLevel() {}, getLevel: () => LogLevel.ERROR, setName() {} };
+    const quiet = { debug() {}, info() {}, warn() {}, error: (...m: unknown[]) => this.health.problem(`log:${String(m[0])}`, m.map(String).join(' ')), setLevel() {}, getLevel: () => LogLevel.ERROR, setName() {} };
     const app = new App({
       token: readTokenFile(this.c.botTokenFile, 'Slack bot token file'),
       appToken: readTokenFile(this.c.appTokenFile, 'Slack app token file'),
@@ -60,12 +60,12 @@ export class SlackChannel implements Channel {
       const m = message as { user?: string; text?: string; channel?: string; thread_ts?: string; ts?: string };
       if (m.thread_ts && m.thread_ts !== m.ts) await this.replied(m.user, m.channel, m.thread_ts, m.text ?? '');
     });
-    app.error(async (e) => this.once(`err:${e.message}`, `an event failed: ${e.message}`));
+    app.error(async (e) => this.health.problem(`err:${e.message}`, `an event failed: ${e.message}`));
     this.app = app;
     try {
       await app.start();
     } catch (e) {
-      this.once(`start:${(e as Error).message}`, `could not connect (Socket Mode): ${(e as Error).message}`);
+      this.health.problem(`start:${(e as Error).message}`, `could not connect (Socket Mode): ${(e as Error).message}`);
     }
   }
 
@@ -76,9 +76,11 @@ export class SlackChannel implements Channel {
   }
 
   async test(): Promise<{ ok: boolean; detail: string }> {
-    if (!this.app) return { ok: false, detail: 'not started' };
     try {
-      await this.call(() => this.app!.client.chat.postMessage({ channel: this.c.channel, text: 'hookmap: cards for held requests come to this channel.' }), Date.now() + 15_000);
+      // the Web API alone (no second Socket Mode connection beside a running up's)
+      const { webApi } = await import('@slack/bolt');
+      const client = this.app?.client ?? new webApi.WebClient(readTokenFile(this.c.botTokenFile, 'Slack bot token file'), { ...(this.c.apiUrl ? { slackApiUrl: this.c.apiUrl } : {}), retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 10_000 });
+      await this.call(() => client.chat.postMessage({ channel: this.c.channel, text: 'hookmap: cards for held requests come to this channel.' }), Date.now() + 15_000);
       return { ok: true, detail: `posted to ${this.c.channel}` };
     } catch (e) {
       return { ok: false, detail: (e as Error).message };
@@ -106,7 +108,7 @@ export class SlackChannel implements Channel {
       this.cards.set(m.id, card);
       this.byTs.set(ts, card);
     } catch (e) {
-      this.once(`send:${(e as Error).message}`, `could not post the card for ${m.id}: ${(e as Error).message}`);
+      this.health.problem(`send:${(e as Error).message}`, `could not post the card for ${m.id}: ${(e as Error).message}`);
     }
   }
 
@@ -119,7 +121,7 @@ export class SlackChannel implements Channel {
     try {
       await this.call(() => app.client.chat.update({ channel: this.c.channel, ts: card.ts, text: `${card.text.title}: ${s.text}`, blocks: [section(`*${card.text.title}*\n${card.text.body}`), context(s.text)] }), Date.now() + 60_000);
     } catch (e) {
-      this.once(`update:${(e as Error).message}`, `could not update the card of ${m.id}: ${(e as Error).message}`);
+      this.health.problem(`update:${(e as Error).message}`, `could not update the card of ${m.id}: ${(e as Error).message}`);
     }
   }
 
@@ -130,14 +132,14 @@ export class SlackChannel implements Channel {
       const r = await this.call(() => app.client.chat.postMessage({ channel: this.c.channel, text: a.title, blocks: [section(`*${a.title}*`), context(a.session ? `session ${a.session.slice(0, 12)} · reply in the thread to steer it` : 'open the inbox for the details')] }), Date.now() + 60_000);
       if (a.session) this.byTs.set(String(r.ts), { request: '', session: a.session, agent: a.agent, ts: String(r.ts), text: { title: a.title, body: '', meta: '' } });
     } catch (e) {
-      this.once(`alert:${(e as Error).message}`, `could not post an alert: ${(e as Error).message}`);
+      this.health.problem(`alert:${(e as Error).message}`, `could not post an alert: ${(e as Error).message}`);
     }
   }
 
   private who(user: string | undefined, channel: string | undefined): Answerer | undefined {
     const name = user ? this.c.users[user] : undefined;
     if (!name || channel !== this.c.channel) {
-      this.once(`who:${user}:${channel}`, `ignored ${user ?? 'a user'} in ${channel ?? '?'}: not mapped in users (or another channel)`);
+      this.health.note(`who:${user}:${channel}`, `ignored ${user ?? 'a user'} in ${channel ?? '?'}: not mapped in users (or another channel)`);
       return undefined;
     }
     return { name, scopes: ['read', 'control'], via: 'slack', key: user! };
@@ -147,9 +149,9 @@ export class SlackChannel implements Channel {
     const who = this.who(user, channel);
     if (!who) return;
     const t = this.buttons.take(value, `${channel}:${ts}`);
-    if ('refused' in t) return void this.once(`tap:${t.refused}:${value}`, `a button was refused: ${t.refused}`);
+    if ('refused' in t) return void this.health.note(`tap:${t.refused}:${value}`, `a button was refused: ${t.refused}`);
     const r = await answerAs(this.d.answer, who, t.request, { action });
-    if (!r.ok) this.once(`answer:${r.error}:${t.request}`, `${who.name}'s ${action} of ${t.request} was not sent: ${r.detail}`);
+    if (!r.ok) this.health.note(`answer:${r.error}:${t.request}`, `${who.name}'s ${action} of ${t.request} was not sent: ${r.detail}`);
   }
 
   private async replied(user: string | undefined, channel: string | undefined, thread: string, text: string): Promise<void> {

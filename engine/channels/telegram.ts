@@ -11,7 +11,7 @@ import type { Bot as BotType, Context } from 'grammy';
 import { readTokenFile } from '../auth/tokens.ts';
 import { answerAs, steerAs, type Answerer, type PushAction } from '../push/answer-as.ts';
 import { Buttons, cardText, plainCard } from './card.ts';
-import { onceSayer, type Channel, type ChannelDeps } from './channel.ts';
+import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { TelegramConfig } from './config.ts';
 import type { Alert, Moment, Settlement } from './moments.ts';
 import { withRetry, type Retryable } from './retry.ts';
@@ -34,22 +34,29 @@ export class TelegramChannel implements Channel {
   private readonly buttons = new Buttons();
   private readonly cards = new Map<string, Card[]>();
   private readonly byMessage = new Map<string, Card>();
-  private readonly once: (key: string, line: string) => void;
+  readonly health: ChannelHealth;
 
   constructor(private readonly c: TelegramConfig, private readonly d: ChannelDeps, private readonly o: { pollTimeoutS?: number } = {}) {
-    this.once = onceSayer(d.say, 'telegram');
+    this.health = new ChannelHealth(d.say, 'telegram');
   }
 
-  async start(): Promise<void> {
+  /** The bot, without polling (`hookmap channels test` sends while a running up polls). */
+  private async ensureBot(): Promise<BotType> {
+    if (this.bot) return this.bot;
     const { Bot } = await import('grammy');
     const token = readTokenFile(this.c.tokenFile, 'Telegram bot token file');
     const bot = new Bot(token, { client: { apiRoot: this.c.apiRoot, timeoutSeconds: 15 } });
     bot.on('callback_query:data', (ctx) => this.tapped(ctx));
     bot.on('message:text', (ctx) => this.replied(ctx));
-    bot.catch((e) => this.once(`err:${(e.error as Error)?.message}`, `an update failed: ${(e.error as Error)?.message ?? e.message}`));
+    bot.catch((e) => this.health.problem(`err:${(e.error as Error)?.message}`, `an update failed: ${(e.error as Error)?.message ?? e.message}`));
     this.bot = bot;
+    return bot;
+  }
+
+  async start(): Promise<void> {
+    const bot = await this.ensureBot();
     // long polling runs until close(); a failed start (a wrong token, the server down) is said once, never thrown at up
-    this.polling = bot.start({ timeout: this.o.pollTimeoutS ?? 25, allowed_updates: ['message', 'callback_query'] }).catch((e) => this.once(`start:${(e as Error).message}`, `long polling stopped: ${redactToken((e as Error).message)}`));
+    this.polling = bot.start({ timeout: this.o.pollTimeoutS ?? 25, allowed_updates: ['message', 'callback_query'] }).catch((e) => this.health.problem(`start:${(e as Error).message}`, `long polling stopped: ${redactToken((e as Error).message)}`));
   }
 
   async close(): Promise<void> {
@@ -60,9 +67,9 @@ export class TelegramChannel implements Channel {
   }
 
   async test(): Promise<{ ok: boolean; detail: string }> {
-    if (!this.bot) return { ok: false, detail: 'not started' };
     try {
-      for (const chat of this.c.chatIds) await this.call(() => this.bot!.api.sendMessage(chat, 'hookmap: cards for held requests come to this chat.'), Date.now() + 15_000);
+      const bot = await this.ensureBot();
+      for (const chat of this.c.chatIds) await this.call(() => bot.api.sendMessage(chat, 'hookmap: cards for held requests come to this chat.'), Date.now() + 15_000);
       return { ok: true, detail: `sent to ${this.c.chatIds.length} chat(s)` };
     } catch (e) {
       return { ok: false, detail: redactToken((e as Error).message) };
@@ -88,7 +95,7 @@ export class TelegramChannel implements Channel {
           list.push(card);
           this.byMessage.set(`${chat}:${sent.message_id}`, card);
         } catch (e) {
-          this.once(`send:${chat}:${(e as Error).message}`, `could not send the card for ${m.id} to chat ${chat}: ${redactToken((e as Error).message)}`);
+          this.health.problem(`send:${chat}:${(e as Error).message}`, `could not send the card for ${m.id} to chat ${chat}: ${redactToken((e as Error).message)}`);
         }
       }),
     );
@@ -102,7 +109,7 @@ export class TelegramChannel implements Channel {
       try {
         await this.call(() => bot.api.editMessageText(card.chat, card.message, `${card.text.split('\nReply to this message')[0]}\n\n${s.text}`, { reply_markup: { inline_keyboard: [] } }), Date.now() + 60_000);
       } catch (e) {
-        this.once(`edit:${(e as Error).message}`, `could not edit the card of ${m.id}: ${redactToken((e as Error).message)}`);
+        this.health.problem(`edit:${(e as Error).message}`, `could not edit the card of ${m.id}: ${redactToken((e as Error).message)}`);
       }
     }
     this.cards.delete(m.id);
@@ -116,7 +123,7 @@ export class TelegramChannel implements Channel {
         const sent = await this.call(() => bot.api.sendMessage(chat, `${a.title}${a.session ? `\nsession ${a.session.slice(0, 12)}: reply to this message to steer it` : ''}`), Date.now() + 60_000);
         if (a.session) this.byMessage.set(`${chat}:${sent.message_id}`, { request: '', session: a.session, agent: a.agent, chat, message: sent.message_id, text: a.title });
       } catch (e) {
-        this.once(`alert:${(e as Error).message}`, `could not send an alert: ${redactToken((e as Error).message)}`);
+        this.health.problem(`alert:${(e as Error).message}`, `could not send an alert: ${redactToken((e as Error).message)}`);
       }
     }
   }
@@ -124,7 +131,7 @@ export class TelegramChannel implements Channel {
   /** Who a Telegram user answers as, if the allow-list lets them (else said once, and refused). */
   private who(userId: number | undefined, chat: number | undefined): Answerer | undefined {
     if (userId === undefined || chat === undefined || !this.c.userIds.includes(userId) || !this.c.chatIds.includes(chat)) {
-      this.once(`who:${userId}:${chat}`, `ignored user ${userId ?? '?'} in chat ${chat ?? '?'}: not in user_ids / chat_ids`);
+      this.health.note(`who:${userId}:${chat}`, `ignored user ${userId ?? '?'} in chat ${chat ?? '?'}: not in user_ids / chat_ids`);
       return undefined;
     }
     return { name: this.c.users[String(userId)] ?? `telegram:${userId}`, scopes: ['read', 'control'], via: 'telegram', key: String(userId) };

@@ -12,7 +12,7 @@
 import { createHmac } from 'node:crypto';
 import { readTokenFile } from '../auth/tokens.ts';
 import { cardText } from './card.ts';
-import { onceSayer, type Channel, type ChannelDeps } from './channel.ts';
+import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { WebhookConfig } from './config.ts';
 import { classifyPost, post } from './http-post.ts';
 import type { Alert, Moment, Settlement } from './moments.ts';
@@ -27,10 +27,10 @@ export function signature(secret: string, timestamp: string, body: string): stri
 export class WebhookChannel implements Channel {
   readonly name = 'webhook';
   private secret?: string;
-  private readonly once: (key: string, line: string) => void;
+  readonly health: ChannelHealth;
 
   constructor(private readonly c: WebhookConfig, private readonly d: ChannelDeps, private readonly base: string) {
-    this.once = onceSayer(d.say, 'webhook');
+    this.health = new ChannelHealth(d.say, 'webhook');
   }
 
   async start(): Promise<void> {
@@ -41,6 +41,7 @@ export class WebhookChannel implements Channel {
 
   async test(): Promise<{ ok: boolean; detail: string }> {
     try {
+      await this.start();
       await this.send({ type: 'hookmap.test', text: 'Documents for held requests come to this URL.' }, Date.now() + 15_000);
       return { ok: true, detail: `posted to ${new URL(this.c.url).host}` };
     } catch (e) {
@@ -68,7 +69,7 @@ export class WebhookChannel implements Channel {
     try {
       await this.send(doc, deadline);
     } catch (e) {
-      this.once(`${doc.type}:${(e as Error).message}`, `could not deliver ${doc.type} (${what}): ${(e as Error).message}`);
+      this.health.problem(`${doc.type}:${(e as Error).message}`, `could not deliver ${doc.type} (${what}): ${(e as Error).message}`);
     }
   }
 

@@ -135,6 +135,11 @@ Exit: 0 the file loads, 1 it is refused (every error printed with its code and p
 Devices register themselves with "Notify me" in the inbox. Works whether or not hookmap up runs.
 When a push goes out: the up config's push: block (delay_ms, quiet_hours, kinds, capture);
 hookmap up's own flag overrides the delay (hookmap up --help).` },
+  { name: 'channels', group: 'daily', module: 'channels', synopsis: 'channels list | test NAME --config F', summary: 'chat channels cards go to: Telegram, Slack, ntfy, a signed webhook (docs/channels.md)', help: `  list                   the channels the up config's channels: block names, where each goes, who may answer
+  test NAME              send one test message through telegram, slack, ntfy or webhook, as up would
+                         (no polling: works beside a running up); exit 1 when it could not
+  --config F             the up config (hookmap up --config F) holding the channels: block
+Cards follow the same escalation as Web Push (the push: block) and the capture ceiling.` },
   { name: 'rules', group: 'daily', module: 'rules', synopsis: 'rules list | show ID | revoke ID | test --agent A --command "..." | preset [NAME] [--enable]', summary: 'the rules that answer held requests: "Allow always", presets, the floor (docs/rules.md)', help: `  list [--json]          every rule in force: what it matches, its scope, who added it, how often it answered
   show ID                one rule whole (an id prefix is enough)
   revoke ID              through the running up (audited as the token's principal), else in the file (--offline)

@@ -85,6 +85,9 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
         : { area: 'daemon', subject: o.url, status: 'warn', message: 'relay not connected: events are logged but nobody sees them live, and held hooks cannot be answered remotely' },
     );
     if (h.backplane) findings.push(...backplaneFindings(h.backplane));
+    for (const [name, c] of Object.entries(h.channels ?? {})) {
+      findings.push(c.ok ? { area: 'push', subject: name, status: 'ok', message: `channel ${name}: no problem since up started` } : { area: 'push', subject: name, status: 'warn', message: `channel ${name}: ${c.problem} (last at ${c.at})`, fix: `hookmap channels test ${name} --config <the up config>` });
+    }
   }
   findings.push(...checkFailedOpen(hookmapHome(o.env)));
   findings.push(...checkPush(hookmapHome(o.env), o.url));

@@ -4,7 +4,7 @@ import type { DoctorReport } from './index.ts';
 import type { Finding } from './types.ts';
 
 const MARK: Record<Finding['status'], string> = { ok: ' ok ', info: ' -- ', warn: 'WARN', problem: 'FAIL' };
-const TITLE: Record<Finding['area'], string> = { agent: 'agents', shim: 'shims', daemon: 'daemon', backplane: 'backplane', push: 'web push', logs: 'logs' };
+const TITLE: Record<Finding['area'], string> = { agent: 'agents', shim: 'shims', daemon: 'daemon', backplane: 'backplane', push: 'web push and channels', logs: 'logs' };
 
 export function renderReport(r: DoctorReport): string {
   const lines: string[] = [];
