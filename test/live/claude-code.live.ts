@@ -11,6 +11,7 @@ import { launch, skipBrowser } from '../browser/harness.ts';
 import type { Browser, Page } from 'playwright-core';
 import { Live, unusedPort } from './live.ts';
 import { startPushService } from '../helpers/push-service.ts';
+import { startTelegram } from '../helpers/telegram-api.ts';
 
 const ID = 'claude-code';
 const skip = Live.skipReason(ID);
@@ -242,6 +243,35 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
       expect(events.find((e) => e.type === 'attention.answered').data.by).toBe('owner');
     } finally {
       await ps.close();
+      await live.restartUp(ANSWER_TIMEOUT_MS);
+    }
+  }, 180_000);
+
+  it("TELEGRAM: the permission prompt's card reaches the Bot API stand-in; an allowed user's Allow button lets the tool run", async () => {
+    const tg = await startTelegram();
+    try {
+      const home = live.s.hookmapHome;
+      writeFileSync(join(home, 'telegram-token'), `${tg.token}\n`, { mode: 0o600 });
+      const config = join(home, 'up-telegram.yaml');
+      writeFileSync(config, `push: { delay_ms: 0 }\nchannels:\n  telegram:\n    token_file: ./telegram-token\n    chat_ids: [111]\n    user_ids: [111]\n    users: { 111: alex }\n    api_root: ${tg.url}\n`);
+      await live.restartUp(ANSWER_TIMEOUT_MS, { args: ['--config', config] });
+      rmSync(join(live.s.project, 'allowed.txt'), { force: true });
+      const taken = new Set<string>();
+      const o = await live.play('permission-allow', (p) => claude(p), async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        const card = await until('the card', () => tg.sent.find((m) => m.text.includes(`session ${String(req.session).slice(0, 12)}`)), 20_000);
+        expect(card.text).toMatch(/^claude-code wants to run Bash/);
+        expect(card.text).not.toMatch(/touch|allowed\.txt/);
+        const allow = card.reply_markup.inline_keyboard.flat().find((b: any) => b.text === 'Allow').callback_data;
+        tg.tap({ from: 111, chat: 111, message_id: card.message_id, data: allow });
+      });
+      expect(o.run.code, o.run.stderr).toBe(0);
+      expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(true);
+      const events = await live.checkSession(o.sessions[0]);
+      expect(events.find((e) => e.type === 'attention.answered').data.by).toBe('alex');
+      await until('the card edited', () => tg.calls.find((c) => c.method === 'editMessageText' && /Answered by alex/.test(c.body.text)), 10_000);
+    } finally {
+      await tg.close();
       await live.restartUp(ANSWER_TIMEOUT_MS);
     }
   }, 180_000);
