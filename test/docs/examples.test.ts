@@ -51,7 +51,7 @@ function yamlKind(b: Block): YamlKind | undefined {
   if (/^(agents|bridges|projects|backplane|durability|capture|policy|push):/m.test(b.body)) return 'up config';
   if (/^(vars|hooks|identity|capture):/m.test(b.body)) return 'descriptor fragment';
   // another tool's configuration says so in its first line (`# otelcol config.yaml`)
-  if (/^# (otelcol|nats)\b/.test(b.body)) return 'foreign';
+  if (/^# (otelcol|nats|slack app manifest)\b/.test(b.body)) return 'foreign';
   return undefined;
 }
 

@@ -262,6 +262,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
         const card = await until('the card', () => tg.sent.find((m) => m.text.includes(`session ${String(req.session).slice(0, 12)}`)), 20_000);
         expect(card.text).toMatch(/^claude-code wants to run Bash/);
         expect(card.text).not.toMatch(/touch|allowed\.txt/);
+        console.log(`[live] claude-code TELEGRAM card:\n${card.text}\n${card.reply_markup.inline_keyboard.map((r: any[]) => r.map((b) => `[ ${b.text} ]`).join(' ')).join('\n')}`);
         const allow = card.reply_markup.inline_keyboard.flat().find((b: any) => b.text === 'Allow').callback_data;
         tg.tap({ from: 111, chat: 111, message_id: card.message_id, data: allow });
       });
