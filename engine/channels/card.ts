@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import type { CaptureLevel } from '../aep/schemas.ts';
 import { requestText } from '../push/payload.ts';
 import { timeLeft } from '../push/service.ts';
-import type { Moment } from './moments.ts';
+import type { Moment } from '../push/moments.ts';
 
 export interface CardText {
   title: string;

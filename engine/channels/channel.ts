@@ -3,7 +3,7 @@
 // it is doing (doctor, `hookmap channels test`), with the shared answer path
 // (engine/push/answer-as.ts) and a way to say a problem once.
 import type { AnswerDeps } from '../push/answer-as.ts';
-import type { Moment, MomentSink, Moments } from './moments.ts';
+import type { Moment, MomentSink, Moments } from '../push/moments.ts';
 
 export interface ChannelDeps {
   answer: AnswerDeps;

@@ -9,7 +9,7 @@ import { cardText } from './card.ts';
 import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { NtfyConfig } from './config.ts';
 import { classifyPost, post } from './http-post.ts';
-import type { Alert, Moment, Settlement } from './moments.ts';
+import type { Alert, Moment, Settlement } from '../push/moments.ts';
 import { withRetry } from './retry.ts';
 
 export class NtfyChannel implements Channel {

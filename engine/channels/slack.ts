@@ -11,7 +11,7 @@ import { answerAs, steerAs, type Answerer, type PushAction } from '../push/answe
 import { Buttons, cardText, type CardText } from './card.ts';
 import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { SlackConfig } from './config.ts';
-import type { Alert, Moment, Settlement } from './moments.ts';
+import type { Alert, Moment, Settlement } from '../push/moments.ts';
 import { withRetry, type Retryable } from './retry.ts';
 
 type BoltApp = import('@slack/bolt').App;

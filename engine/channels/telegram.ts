@@ -13,7 +13,7 @@ import { answerAs, steerAs, type Answerer, type PushAction } from '../push/answe
 import { Buttons, cardText, plainCard } from './card.ts';
 import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { TelegramConfig } from './config.ts';
-import type { Alert, Moment, Settlement } from './moments.ts';
+import type { Alert, Moment, Settlement } from '../push/moments.ts';
 import { withRetry, type Retryable } from './retry.ts';
 
 const VERBS: Record<string, PushAction> = { a: 'allow', d: 'deny', w: 'always' };

@@ -15,7 +15,7 @@ import { cardText } from './card.ts';
 import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { WebhookConfig } from './config.ts';
 import { classifyPost, post } from './http-post.ts';
-import type { Alert, Moment, Settlement } from './moments.ts';
+import type { Alert, Moment, Settlement } from '../push/moments.ts';
 import { withRetry } from './retry.ts';
 
 export const REPLAY_WINDOW_S = 300;

@@ -1,12 +1,12 @@
 // Web Push as one sink of the moments worth reaching a person away from the
-// desk (engine/channels/moments.ts): each device gets its own encrypted
+// desk (engine/push/moments.ts): each device gets its own encrypted
 // message with one-time action credentials for a held request; when the
 // request settles anywhere (the terminal, the inbox, a rule, a timeout) its
 // credentials die and each notification that went out is replaced by one
 // saying so. Sends run in the background (sender.ts): never on a hook's path.
 import { createHash } from 'node:crypto';
 import type { CaptureLevel } from '../aep/schemas.ts';
-import type { Alert, Moment, MomentSink, Settlement } from '../channels/moments.ts';
+import type { Alert, Moment, MomentSink, Settlement } from './moments.ts';
 import { ActionCredentials } from './credentials.ts';
 import { DeviceBook, type Device } from './devices.ts';
 import { ensureVapidKeys, type VapidKeys } from './keys.ts';

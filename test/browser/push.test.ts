@@ -124,10 +124,22 @@ describe.skipIf(!!skipBrowser)('web inbox: Web Push through the service worker',
     expect(now.body).toBe('Answered by owner');
   });
 
-  it('lists the device on #/devices and revokes it there', async () => {
+  it("lists the device on #/devices and revokes it there; a revoked device's Allow answers nothing", async () => {
+    const held = cc('sw-3', 'pwd');
+    const got = await pushed('sw-3');
     await page.goto(`${s.url}/#/devices`);
     await page.locator('[data-device="chromium"]').waitFor();
     await page.locator('[data-device="chromium"] button', { hasText: 'Revoke' }).click();
     await page.locator('[data-devices-empty]').waitFor();
+    await page.evaluate(async () => {
+      if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener('controllerchange', r, { once: true }));
+    });
+    await deliver(got.plaintext);
+    const tag = got.message.tag;
+    await until('the notification', async () => (await notifications(tag))[0]);
+    expect(await press(tag, 'allow')).toMatch(/^Not answered: (this device was revoked|no such action credential)/);
+    const r = await runCli(['answer', got.message.request, '--deny'], { ...process.env, HOOKMAP_URL: s.url, HOOKMAP_TOKEN: TOKEN });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse((await held).text).hookSpecificOutput.decision.behavior).toBe('deny');
   });
 });

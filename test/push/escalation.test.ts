@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { escalate, inQuietHours, parseQuietHours, pushConfigOf, PushConfigError } from '../../engine/push/escalation.ts';
 import { encodeMessage, PAD_SIZE, requestText } from '../../engine/push/payload.ts';
-import { alertKind } from '../../engine/channels/moments.ts';
+import { alertKind } from '../../engine/push/moments.ts';
 import { Presence, PRESENCE_TTL_MS } from '../../engine/push/presence.ts';
 import { ActionCredentials } from '../../engine/push/credentials.ts';
 

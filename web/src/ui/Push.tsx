@@ -11,32 +11,40 @@ import { useApp } from './context.ts';
 const NOTIFY_KEY = 'hookmap-inbox-notify';
 const notifySupported = () => typeof window !== 'undefined' && 'Notification' in window;
 
+/** `push`: this device is subscribed to Web Push; `on`: notifications only while this tab is open (no Web Push here). */
+type NotifyMode = 'push' | 'on';
+
 export function NotifyToggle() {
   const push = pushSupport();
-  const [on, setOn] = useState(() => notifySupported() && Notification.permission === 'granted' && localStorage.getItem(NOTIFY_KEY) === 'on');
+  const [on, setOn] = useState(() => notifySupported() && Notification.permission === 'granted' && !!localStorage.getItem(NOTIFY_KEY));
   const [note, setNote] = useState<string | undefined>();
   useEffect(() => {
     if (push.ok) void currentSubscription().then((s) => s && setOn(true));
   }, []);
   if (!notifySupported()) return null;
+  const mode = (m: NotifyMode) => {
+    localStorage.setItem(NOTIFY_KEY, m);
+    setOn(true);
+  };
   const click = async () => {
     if (on) {
       localStorage.removeItem(NOTIFY_KEY);
       return setOn(false);
     }
+    let why = push.ok ? undefined : push.why;
     if (push.ok) {
       const r = await subscribe();
-      if (!r.ok) return setNote(r.why);
-      localStorage.setItem(NOTIFY_KEY, 'on');
-      setNote(`This device gets notifications as "${r.device.name}" (Devices).`);
-      return setOn(true);
+      if (r.ok) {
+        setNote(`This device gets notifications as "${r.device.name}" (Devices).`);
+        return mode('push');
+      }
+      why = r.why;
     }
+    // no Web Push here: notifications while this tab is open, and why
     const p = Notification.permission === 'granted' ? 'granted' : await Notification.requestPermission();
-    if (p === 'granted') {
-      localStorage.setItem(NOTIFY_KEY, 'on');
-      setOn(true);
-      setNote(`Only while this tab is open: ${push.why}`);
-    }
+    if (p !== 'granted') return setNote(why ?? 'notifications are blocked for this site in the browser');
+    mode('on');
+    setNote(`Only while this tab is open: ${why}`);
   };
   return (
     <>
@@ -58,7 +66,8 @@ export function useNotifications() {
   const state = useMemo(() => ({ since: Date.now(), told: new Set<string>() }), []);
   useSignalEffect(() => {
     store.attnRev.value;
-    if (pushSupport().ok || !notifySupported() || Notification.permission !== 'granted' || localStorage.getItem(NOTIFY_KEY) !== 'on') return;
+    // a device subscribed to Web Push gets the push (its service worker shows it), not a second one from this tab
+    if (!notifySupported() || Notification.permission !== 'granted' || localStorage.getItem(NOTIFY_KEY) !== 'on') return;
     const now = Date.now();
     for (const a of store.waiting(now)) {
       if (state.told.has(a.id)) continue;

@@ -1,5 +1,5 @@
 // Reaching a person away from the desk, in `hookmap up` (docs/push.md,
-// docs/channels.md): the moments (engine/channels/moments.ts) told to Web
+// docs/channels.md): the moments (engine/push/moments.ts) told to Web
 // Push and to each configured chat channel, the routes they answer through,
 // and the principal a registering browser stands for. Off for a `--no-auth`
 // up (nobody signs in, nothing can answer).
@@ -11,14 +11,14 @@ import { SESSION_SOURCE, type Inbox } from '../inbox/index.ts';
 import { sameOriginRequest } from '../inbox/routes.ts';
 import type { RuleBook } from '../policy/rulebook.ts';
 import type { Relay } from '../relay/index.ts';
-import { Moments, type MomentSink } from '../channels/moments.ts';
+import { Moments, type MomentSink } from '../push/moments.ts';
 import type { Channel } from '../channels/channel.ts';
 import type { ChannelsConfig } from '../channels/config.ts';
 import { openChannels } from '../channels/open.ts';
-import type { DevicePrincipal } from './devices.ts';
-import type { PushConfig } from './escalation.ts';
-import { registerPushRoutes, type PushRoutesOptions } from './routes.ts';
-import { PushService, type PushServiceOptions } from './service.ts';
+import type { DevicePrincipal } from '../push/devices.ts';
+import type { PushConfig } from '../push/escalation.ts';
+import { registerPushRoutes, type PushRoutesOptions } from '../push/routes.ts';
+import { PushService, type PushServiceOptions } from '../push/service.ts';
 
 export interface MountPushOptions {
   home: string;

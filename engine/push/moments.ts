@@ -9,9 +9,9 @@
 import { basename } from 'node:path';
 import type { Daemon } from '../daemon/daemon.ts';
 import type { AepEvent, Relay } from '../relay/index.ts';
-import { escalate, type PushConfig } from '../push/escalation.ts';
-import type { AlertKind } from '../push/payload.ts';
-import type { Presence } from '../push/presence.ts';
+import { escalate, type PushConfig } from './escalation.ts';
+import type { AlertKind } from './payload.ts';
+import type { Presence } from './presence.ts';
 
 export interface Moment {
   id: string;
