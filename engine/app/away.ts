@@ -51,9 +51,10 @@ export interface Away {
 
 export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
   const live = (p: DevicePrincipal) => o.inbox.creds.isLive(p);
-  let moments: Moments | undefined;
-  const push = new PushService({ home: o.home, capture: o.config.capture, live: (d) => live(d.principal), ack: (c, ms) => moments!.ack(c, ms), say: o.say, sent: o.sent });
-  moments = new Moments({ relay: o.relay, daemons: o.daemons, config: o.config, presence: push.presence, rules: !!o.rules, say: o.say });
+  // the service's acks come from the moments' watcher, made right after it (it needs the service's presence)
+  const ref: { moments?: Moments } = {};
+  const push = new PushService({ home: o.home, capture: o.config.capture, live: (d) => live(d.principal), ack: (c, ms) => ref.moments!.ack(c, ms), say: o.say, sent: o.sent });
+  const moments = (ref.moments = new Moments({ relay: o.relay, daemons: o.daemons, config: o.config, presence: push.presence, rules: !!o.rules, say: o.say }));
   moments.add(push);
   moments.onSettled((id) => push.credentials.settle(id));
   const owner = (p: Principal): DevicePrincipal | undefined => {

@@ -55,7 +55,7 @@ export async function startTelegram(token = '123456:TEST-token-for-the-stand-in_
       if (!m) return answer(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
       if (m[1] !== token) return answer(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
       const method = m[2];
-      let body: Record<string, any> = {};
+      let body: Record<string, any>;
       try {
         body = raw ? JSON.parse(raw) : {};
       } catch {
