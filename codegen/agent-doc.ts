@@ -2,6 +2,8 @@
 // descriptor and the fixture-backed check report (the same truth as
 // `hookmap capabilities`). Hand-written prose stays in the descriptor's own
 // fields (notes, summary, deviation, why), so editing those changes the page.
+import { holdWindowMaxMs } from '../engine/shim/plan.mjs';
+import { DEFAULT_ATTENTION_TIMEOUT_MS } from '../engine/daemon/hold-lifecycle.ts';
 import type { AgentReport } from '../engine/check/check-agent.ts';
 import { formatError } from '../engine/descriptor/errors.ts';
 import { optionEnvName } from '../engine/descriptor/options.ts';
@@ -145,6 +147,15 @@ function live(d: Descriptor): string {
   return `## Seen live\n\n${head}${caps}${notes}`;
 }
 
+/** How long a held request waits for a human here, and how long it may be made to (an answer from a phone minutes later). */
+function holdWindow(d: Descriptor): string[][] {
+  const windows = [...new Set([...d.hooks.values()].flatMap((h) => h.holds.map((x) => x.timeoutMs ?? DEFAULT_ATTENTION_TIMEOUT_MS)))].sort((a, b) => a - b);
+  if (!windows.length) return [];
+  const max = holdWindowMaxMs(d.surface.hookTimeoutMs, d.shim.marginMs);
+  const own = d.surface.hookTimeoutMs ? `the agent's hook timeout ${d.surface.hookTimeoutMs} ms` : `an assumed 60000 ms hook timeout (the descriptor states none)`;
+  return [['hold window', `${windows.map((w) => `${w} ms`).join(', ')} by default; \`agents.${d.vendor}.attention_timeout_ms\` (or \`--attention-timeout-ms\`) sets it, up to ${max} ms (${own}, less the shim's margin and grace)`]];
+}
+
 function surface(d: Descriptor, r: AgentReport): string {
   const runs = d.runs === 'vendor' ? `the agent's own (${code(d.identityText.run ?? '')})` : d.runs === 'synthesized' ? 'synthesized by hookmap' : 'none';
   const overrides = Object.entries(d.capture.overrides).map(([k, v]) => `${k}: ${v}`).join(', ');
@@ -154,6 +165,7 @@ function surface(d: Descriptor, r: AgentReport): string {
     ['docs', (d.surface.docs ?? []).map((u) => `<${u}>`).join(', ') || '—'],
     ['hook name', d.surface.hookNameText ? code(d.surface.hookNameText) : 'passed by the registration (argv or URL path)'],
     ['hook timeout', d.surface.hookTimeoutMs ? `${d.surface.hookTimeoutMs} ms` : 'not stated'],
+    ...holdWindow(d),
     ['session', code(d.identityText.session)],
     ['runs', runs],
     ['capture', `ceiling \`${d.capture.ceiling}\`${overrides ? `; ${cell(overrides)}` : ''}`],

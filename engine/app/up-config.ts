@@ -30,6 +30,15 @@
 //     - { kind: otlp, endpoint: http://collector:4318 }
 //     - { kind: cloudevents, endpoint: http://broker/events, mode: binary, capture: metadata }
 //
+//   push:                          # Web Push to the devices that pressed "Notify me" (engine/push/escalation.ts)
+//     delay_ms: 10000              # unanswered this long (at once when no inbox tab is visible)
+//     quiet_hours: "22:00-07:00"
+//     kinds: [permission, question, run_failed, idle, session_error]   # turn_finished: opt-in
+//     capture: metadata            # what a notification may show (redacted: the command, through redaction)
+//
+//   channels:                      # cards to chats, answered by button or reply (engine/channels/config.ts)
+//     telegram: { token_file: ~/.hookmap/telegram-token, chat_ids: [123], user_ids: [123] }
+//
 //   backplane: nats://nats.internal:4222   # share one stream with other relays (engine/relay/backplane/index.ts), or:
 //   backplane: { url: nats://nats.internal:4222, stream: HOOKMAP, prefix: hookmap, max_age: 7d, max_bytes: 1GiB, optional: false }
 //   # NATS auth and TLS (engine/relay/backplane/config.ts; paths relative to this file, secrets never inline):
@@ -47,6 +56,8 @@ import { DURABILITY, type Durability } from '../daemon/session-log.ts';
 import { BridgeConfigError, bridgeConfig, type BridgeConfig } from '../bridge/config.ts';
 import type { StreamInstance } from '../surface/stream-subscriber.ts';
 import { backplaneFromDoc, type BackplaneConfig } from '../relay/backplane/config.ts';
+import { pushConfigOf, PushConfigError, type PushConfig } from '../push/escalation.ts';
+import { channelsConfigOf, ChannelConfigError, type ChannelsConfig } from '../channels/config.ts';
 
 export interface AgentEntry {
   /** Agent id or descriptor path, as loadVendor() takes it. */
@@ -75,6 +86,10 @@ export interface UpConfig {
   capture?: CaptureLevel;
   /** The session's project label (`--project-label`, `projects:`). */
   projects?: ProjectLabels;
+  /** When a push goes out, and what it may show (engine/push/escalation.ts). */
+  push?: PushConfig;
+  /** Chat channels cards go to (engine/channels/config.ts). */
+  channels?: ChannelsConfig;
 }
 
 /** The levels `--capture` / `capture:` may raise the ceiling to (none would lower it: not this option's job). */
@@ -154,7 +169,7 @@ export function loadUpConfig(file: string, env: Readonly<Record<string, string |
     throw new ConfigError(`${file}: ${(e as Error).message}`);
   }
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`${file}: the config is a mapping`);
-  const known = new Set(['port', 'host', 'attention_timeout_ms', 'max_body', 'log_dir', 'durability', 'fsync', 'policy', 'capture', 'projects', 'agents', 'bridges', 'backplane']);
+  const known = new Set(['port', 'host', 'attention_timeout_ms', 'max_body', 'log_dir', 'durability', 'fsync', 'policy', 'capture', 'projects', 'agents', 'bridges', 'backplane', 'push', 'channels']);
   for (const k of Object.keys(doc)) if (!known.has(k)) throw new ConfigError(`${file}: unknown key '${k}' (known: ${[...known].join(', ')})`);
   const base = dirname(resolve(file));
   const out: UpConfig = {
@@ -208,6 +223,22 @@ export function loadUpConfig(file: string, env: Readonly<Record<string, string |
         throw e;
       }
     });
+  }
+  if (doc.push !== undefined) {
+    try {
+      out.push = pushConfigOf(doc.push);
+    } catch (e) {
+      if (e instanceof PushConfigError) throw new ConfigError(`${file}: ${e.message}`);
+      throw e;
+    }
+  }
+  if (doc.channels !== undefined) {
+    try {
+      out.channels = channelsConfigOf(doc.channels, base);
+    } catch (e) {
+      if (e instanceof ChannelConfigError) throw new ConfigError(`${file}: ${e.message}`);
+      throw e;
+    }
   }
   if (doc.backplane !== undefined) {
     try {

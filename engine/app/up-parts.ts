@@ -52,7 +52,7 @@ export function auditTo(file: string, say: (line: string) => void): (rec: AuditR
 }
 
 /** The relay answers /healthz; add what only the daemons know (to a reader: a bare `ok` stays bare). */
-export function addDaemonHealth(app: FastifyInstance, daemons: Map<string, Daemon>, subscribers: { agent: string; sub: StreamSubscriber }[]): void {
+export function addDaemonHealth(app: FastifyInstance, daemons: Map<string, Daemon>, subscribers: { agent: string; sub: StreamSubscriber }[], channels: () => Record<string, unknown> = () => ({})): void {
   app.addHook('onSend', async (req, _reply, payload) => {
     if (req.method !== 'GET' || req.url.split('?')[0] !== '/healthz' || typeof payload !== 'string') return payload;
     try {
@@ -63,6 +63,8 @@ export function addDaemonHealth(app: FastifyInstance, daemons: Map<string, Daemo
         const streams = subscribers.filter((x) => x.agent === k).map((x) => x.sub.status());
         return [k, { relay: d.relayReady, control: d.controlOn, epoch: d.epoch, ...(streams.length ? { streams } : {}) }];
       }));
+      const ch = channels();
+      if (Object.keys(ch).length) body.channels = ch;
       return JSON.stringify(body);
     } catch {
       return payload;

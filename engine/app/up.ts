@@ -15,6 +15,9 @@ import { readTokenFile } from '../auth/tokens.ts';
 import { loadVendor, listVendors } from '../descriptor/registry.ts';
 import type { BridgeHandle } from '../bridge/run.ts';
 import { mountInbox } from '../inbox/index.ts';
+import { mountPush } from './away.ts';
+import type { PushServiceOptions } from '../push/service.ts';
+import type { Away } from './away.ts';
 import { describeFailedOpen, emptySummary, mergeFailedOpen, readFailedOpen, takeFailedOpen } from '../io/failed-open.ts';
 import { createRelay, openBackplane, redactUrl, resolveLimits } from '../relay/index.ts';
 import { Daemon } from '../daemon/daemon.ts';
@@ -66,6 +69,10 @@ export interface UpOptions extends UpConfig {
   detail?: (line: string) => void;
   /** Bridge checkpoints (default $HOOKMAP_HOME/state). */
   stateDir?: string;
+  /** The https address people reach this up at through a TLS-terminating proxy (Tailscale serve, a tunnel): its host and origin are this server's own. */
+  publicUrl?: string;
+  /** Observes each Web Push send (tests, bench). */
+  pushSent?: PushServiceOptions['sent'];
 }
 
 export interface Up {
@@ -73,6 +80,8 @@ export interface Up {
   port: number;
   daemons: Map<string, Daemon>;
   bridges: BridgeHandle[];
+  /** Web Push and the chat channels (undefined with --no-auth). */
+  away?: Away;
   /** Answers can be routed (false: --no-auth, watch-only). */
   control: boolean;
   close(): Promise<void>;
@@ -100,7 +109,9 @@ export async function startUp(o: UpOptions): Promise<Up> {
   // Node hands an upgrading socket over with no error listener: a client resetting while its
   // upgrade is answered, refused or left to another listener must not take `up` down.
   app.server.prependListener('upgrade', (_req: IncomingMessage, socket: Duplex) => socket.on('error', () => socket.destroy()));
-  const guard = new Guard({ bind: host, allowedHosts: o.allowedHosts, allowedOrigins: o.allowedOrigins });
+  const pub = o.publicUrl ? new URL(o.publicUrl) : undefined;
+  const publicOrigins = pub ? [pub.origin.toLowerCase()] : [];
+  const guard = new Guard({ bind: host, allowedHosts: [...(o.allowedHosts ?? []), ...(pub ? [pub.host] : [])], allowedOrigins: [...(o.allowedOrigins ?? []), ...publicOrigins] });
   installGuard(app, guard);
   // with a backplane the relay's store is the shared JetStream stream (opened, and caught up, before anything listens),
   // its messages signed with a key derived from the owner token
@@ -109,7 +120,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const home = o.home ?? defaultHome();
   // what the shims wrote while nothing answered: taken (reported once, below) only once this up listens
   let missed = emptySummary();
-  mountInbox(app, { auth, home, secure: Boolean(o.tls), failedOpen: () => mergeFailedOpen(missed, readFailedOpen(home)) });
+  const inbox = mountInbox(app, { auth, home, secure: Boolean(o.tls), publicOrigins, failedOpen: () => mergeFailedOpen(missed, readFailedOpen(home)) });
   const subscribers: { agent: string; sub: StreamSubscriber }[] = [];
   const instances = new Map<string, StreamInstance[] | undefined>();
   const entries: AgentEntry[] = o.agents ?? listVendors().map((descriptor) => ({ descriptor }));
@@ -165,11 +176,13 @@ export async function startUp(o: UpOptions): Promise<Up> {
     return r.ok && can(r.principal, 'emit');
   } });
   registerRulesRoutes(app, { book: rules, daemons, auth, say: tagged('rules') });
+  // Web Push (engine/push): only where someone can sign in and answer
+  const away = auth.controlPossible ? mountPush(app, { home, config: o.push ?? {}, relay, daemons, auth, inbox, rules, secure: Boolean(o.tls), publicOrigins, channels: o.channels, say: tagged('away'), sent: o.pushSent }) : undefined;
   const tee = attachTeeEndpoint(app.server, { daemons, say, guard });
   // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
   const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), [...[...daemons.values()].map((d) => d.logDir), operator.logDir], relay.core.limits);
   if (restored.events) detail(`relay: replay buffer refilled from the session logs: ${restored.events} events in ${restored.sessions} sessions (${(restored.bytes / 2 ** 20).toFixed(1)} MiB, ${restored.ms} ms)${restored.skipped ? `, ${restored.skipped} unreadable lines skipped` : ''}`);
-  addDaemonHealth(app, daemons, subscribers);
+  addDaemonHealth(app, daemons, subscribers, () => Object.fromEntries((away?.channels ?? []).map((c) => [c.name, c.health.view()])));
   try {
     await app.listen({ host, port: o.port ?? DEFAULT_UP_PORT });
   } catch (e) {
@@ -203,6 +216,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
       sub.start();
     }
   }
+  await away?.start(o.publicUrl ?? url);
   // up's own credential, as the daemons' links have it
   operator.connectRelay(self, linkToken, o.tls ? { tls: o.tls } : undefined);
   if (policy) {
@@ -242,10 +256,12 @@ export async function startUp(o: UpOptions): Promise<Up> {
     port: addr.port,
     daemons,
     bridges,
+    away,
     control: !noAuth,
     close: () =>
       (closing ??= (async () => {
         for (const b of bridges) await b.stop();
+        await away?.close();
         tee.close();
         for (const x of subscribers) await x.sub.close();
         policy?.close();

@@ -21,6 +21,10 @@ export const COMMANDS: CommandEntry[] = [
   --capture L               show more: each agent's capture ceiling at least L (default metadata;
                             redacted: commands, paths, prompts, redacted; full: all, unredacted)
   --project-label M         folder (default): sessions carry their folder's name, not its path; off
+  --public-url U            the https address a TLS-terminating proxy (tailscale serve, a tunnel) serves this
+                            up at: its name and origin are this server's own (sign-in, the inbox, Web Push)
+  --push-delay-ms N         push a held request to the registered devices after N ms unanswered (default 10000;
+                            at once when no inbox tab is visible; the config's push: block says more)
   --bridge kind=URL[,k=v]   run a bridge inside up, repeatable: otlp=http://collector:4318, cloudevents=URL, ocsf=URL
                             (options as in 'hookmap bridge': capture=, protocol=, signals=, mode=, service_name=, ...)
   -v, --verbose             also print each agent's endpoint, log folder, opt-ins (with the variable that turns
@@ -79,14 +83,16 @@ Exit: 0 answered, 1 refused, 2 usage (or an ambiguous prefix), 3 already answere
   --agent A              the agent that owns the session (default: found in the relay's roster)
   --wait N               seconds to wait for x.<agent>.instruction.delivered / .dropped (default 30)
   --json                 the ack and outcome as JSON` },
-  { name: 'open', group: 'daily', module: 'open', synopsis: 'open [--url U] [--token-file F] [--no-browser]', summary: 'the web inbox, signed in (one-time link)', help: `  Prints a one-time sign-in link to the web inbox of a running hookmap up
+  { name: 'open', group: 'daily', module: 'open', synopsis: 'open [--url U] [--token-file F] [--no-browser] [--qr]', summary: 'the web inbox, signed in (one-time link)', help: `  Prints a one-time sign-in link to the web inbox of a running hookmap up
   (single use, valid 2 minutes) and opens it in a browser where one can be started.
   The link signs in as the token it was made with (a read-only token: no answer buttons).
   --url U          where hookmap up listens (default $HOOKMAP_URL or http://127.0.0.1:8787)
   --token-file F   the token to sign in with (default: $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN,
                    then $HOOKMAP_HOME/token, the owner token hookmap up made)
   --token T        the token itself (works, but argv is visible in ps)
-  --no-browser     only print the link` },
+  --no-browser     only print the link
+  --qr             print the link as a QR code too, for a phone's camera (no browser is opened); give
+                   the address the phone reaches as --url (README, "Reach from the phone")` },
   { name: 'doctor', group: 'daily', module: 'doctor', synopsis: 'doctor [agent...] [--json] [--dir D] [--url U]', summary: 'what is wired, running, stale or duplicated', help: `  [agent...]             the agents to look at (default: every descriptor)
   --json                 the findings as JSON
   --dir D                the project folder whose config is inspected too (default the current directory)
@@ -120,6 +126,20 @@ Exit: 0 every agent checks out, 1 any error (as hookmap check reports it), 2 usa
   --json                 the ack and outcome as JSON` },
   { name: 'policy', group: 'agents', module: 'policy', synopsis: 'policy check <file> [--json]', summary: 'check an operator policy file the way hookmap up --policy loads it (coded errors)', help: `  --json                 the result as JSON ({ok, digest, rules} or {ok: false, errors})
 Exit: 0 the file loads, 1 it is refused (every error printed with its code and position), 2 usage.` },
+  { name: 'push', group: 'daily', module: 'push', synopsis: 'push key | list [--json] | revoke NAME | test [NAME] | add --subscription FILE [--name N]', summary: 'the devices Web Push reaches, with Allow/Deny on the lock screen (docs/push.md)', help: `  key                    the VAPID public key devices subscribe with ($HOOKMAP_HOME/push/vapid.json, 0600)
+  list [--json]          each device: its name, push service, who registered it, since when
+  revoke NAME            remove a device: nothing more reaches it, its buttons answer nothing
+  test [NAME]            send a test notification to every device (or NAME); exit 1 when one failed
+  add --subscription F   register a PushSubscription JSON made elsewhere (endpoint, keys.p256dh,
+                         keys.auth) under the owner token; --name N names it
+Devices register themselves with "Notify me" in the inbox. Works whether or not hookmap up runs.
+When a push goes out: the up config's push: block (delay_ms, quiet_hours, kinds, capture);
+hookmap up's own flag overrides the delay (hookmap up --help).` },
+  { name: 'channels', group: 'daily', module: 'channels', synopsis: 'channels list | test NAME --config F', summary: 'chat channels cards go to: Telegram, Slack, ntfy, a signed webhook (docs/channels.md)', help: `  list                   the channels the up config's channels: block names, where each goes, who may answer
+  test NAME              send one test message through telegram, slack, ntfy or webhook, as up would
+                         (no polling: works beside a running up); exit 1 when it could not
+  --config F             the up config (hookmap up --config F) holding the channels: block
+Cards follow the same escalation as Web Push (the push: block) and the capture ceiling.` },
   { name: 'rules', group: 'daily', module: 'rules', synopsis: 'rules list | show ID | revoke ID | test --agent A --command "..." | preset [NAME] [--enable]', summary: 'the rules that answer held requests: "Allow always", presets, the floor (docs/rules.md)', help: `  list [--json]          every rule in force: what it matches, its scope, who added it, how often it answered
   show ID                one rule whole (an id prefix is enough)
   revoke ID              through the running up (audited as the token's principal), else in the file (--offline)

@@ -7,6 +7,7 @@
 // up, a delivered cancel answered it, the daemon stopped) or settled out of
 // band. The command protocol (commands.ts) decides whether an answer is
 // accepted; this unit turns it into bytes and events and frees the hook.
+import { holdWindowMaxMs } from '../shim/plan.mjs';
 import type { FormFieldSpec } from '../capture/gate.ts';
 import { captureRank } from '../aep/schemas.ts';
 import { answerBindings, renderHoldDecision, renderOutcomes, type OutcomeDraft } from '../map/decide.ts';
@@ -73,14 +74,18 @@ export class HoldLifecycle {
       core.say(`hold ${request.id} (session ${request.session}) was open when the previous daemon died: closed as dismissed`);
     }
     const t = this.opts.attentionTimeoutMs;
-    const hookTimeout = core.d.surface.hookTimeoutMs;
-    if (t !== undefined && hookTimeout !== undefined && t >= hookTimeout) {
-      core.say(`warning: attention timeout ${t} ms is not below the agent's own hook timeout (${hookTimeout} ms): the agent may kill the hook before the hold fails open`);
+    if (t !== undefined && t > this.maxWindowMs) {
+      core.say(`warning: attention timeout ${t} ms is longer than ${core.d.vendor} allows a hook to wait (its hook timeout ${core.d.surface.hookTimeoutMs ?? 'unknown'} ms): holds fail open after ${this.maxWindowMs} ms instead`);
     }
   }
 
+  /** The longest window this agent allows (its own hook timeout, less the shim's margin and grace). */
+  get maxWindowMs(): number {
+    return holdWindowMaxMs(this.core.d.surface.hookTimeoutMs, this.core.d.shim.marginMs);
+  }
+
   timeoutFor(descriptorMs: number | undefined): number {
-    return this.opts.attentionTimeoutMs ?? descriptorMs ?? DEFAULT_ATTENTION_TIMEOUT_MS;
+    return Math.min(this.opts.attentionTimeoutMs ?? descriptorMs ?? DEFAULT_ATTENTION_TIMEOUT_MS, this.maxWindowMs);
   }
 
   /** On disk before the request is logged: a crash between the two never leaves a request nobody closes. `expiresAfterMs` stamps its deadline. */

@@ -9,7 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Finding } from './types.ts';
 
-export interface Health { url: string; reachable: boolean; ok?: boolean; relay?: boolean; /** false: a bare `ok` (no token, or a token without read). */ detailed?: boolean; error?: string; backplane?: Record<string, any> }
+export interface Health { url: string; reachable: boolean; ok?: boolean; relay?: boolean; /** false: a bare `ok` (no token, or a token without read). */ detailed?: boolean; error?: string; backplane?: Record<string, any>; /** Each chat channel's last problem (engine/channels). */ channels?: Record<string, { ok: boolean; problem?: string; at?: string }> }
 
 export function checkHealth(base: string, timeoutMs = 1500, token?: string): Promise<Health> {
   const url = `${base}/healthz`;
@@ -23,7 +23,8 @@ export function checkHealth(base: string, timeoutMs = 1500, token?: string): Pro
         try {
           const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
           const bp = body?.backplane && typeof body.backplane === 'object' ? body.backplane : undefined;
-          resolve({ url, reachable: true, ok: res.statusCode === 200 && body?.ok === true, relay: body?.relay === true, detailed: body && 'relay' in body, ...(bp ? { backplane: bp } : {}) });
+          const ch = body?.channels && typeof body.channels === 'object' ? body.channels : undefined;
+          resolve({ url, reachable: true, ok: res.statusCode === 200 && body?.ok === true, relay: body?.relay === true, detailed: body && 'relay' in body, ...(bp ? { backplane: bp } : {}), ...(ch ? { channels: ch } : {}) });
         } catch {
           resolve({ url, reachable: true, ok: false, error: `HTTP ${res.statusCode}, not a healthz body` });
         }

@@ -10,6 +10,7 @@ import { hookmapHome } from '../shim/plan.mjs';
 import { backplaneFindings, checkHealth } from './daemon.ts';
 import { checkDeadLetters } from './dead-letter.ts';
 import { checkLogs } from './logs.ts';
+import { checkPush } from './push.ts';
 import type { Finding } from './types.ts';
 import { inspectAgent, type AgentWiring } from './wiring.ts';
 import { inspectMcp } from './mcp.ts';
@@ -84,8 +85,12 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
         : { area: 'daemon', subject: o.url, status: 'warn', message: 'relay not connected: events are logged but nobody sees them live, and held hooks cannot be answered remotely' },
     );
     if (h.backplane) findings.push(...backplaneFindings(h.backplane));
+    for (const [name, c] of Object.entries(h.channels ?? {})) {
+      findings.push(c.ok ? { area: 'push', subject: name, status: 'ok', message: `channel ${name}: no problem since up started` } : { area: 'push', subject: name, status: 'warn', message: `channel ${name}: ${c.problem} (last at ${c.at})`, fix: `hookmap channels test ${name} --config <the up config>` });
+    }
   }
   findings.push(...checkFailedOpen(hookmapHome(o.env)));
+  findings.push(...checkPush(hookmapHome(o.env), o.url));
   findings.push(...checkAutostart(hookmapHome(o.env), o.version ?? ''));
   findings.push(...checkLogs(join(hookmapHome(o.env), 'logs')));
   findings.push(...checkDeadLetters(join(hookmapHome(o.env), 'logs')));

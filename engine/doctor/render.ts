@@ -4,11 +4,11 @@ import type { DoctorReport } from './index.ts';
 import type { Finding } from './types.ts';
 
 const MARK: Record<Finding['status'], string> = { ok: ' ok ', info: ' -- ', warn: 'WARN', problem: 'FAIL' };
-const TITLE: Record<Finding['area'], string> = { agent: 'agents', shim: 'shims', daemon: 'daemon', backplane: 'backplane', logs: 'logs' };
+const TITLE: Record<Finding['area'], string> = { agent: 'agents', shim: 'shims', daemon: 'daemon', backplane: 'backplane', push: 'web push and channels', logs: 'logs' };
 
 export function renderReport(r: DoctorReport): string {
   const lines: string[] = [];
-  for (const area of ['agent', 'shim', 'daemon', 'backplane', 'logs'] as const) {
+  for (const area of ['agent', 'shim', 'daemon', 'backplane', 'push', 'logs'] as const) {
     const fs = r.findings.filter((f) => f.area === area);
     if (!fs.length) continue;
     lines.push(TITLE[area]);

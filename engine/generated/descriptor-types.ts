@@ -274,7 +274,7 @@ export interface HookmapDescriptor {
     };
   };
   /**
-   * Shim bounds (engine/shim) and, for in-process hosts, the generated plugin. A command shim waits at most `bound_ms` (default 2000) for a non-held hook and the hold's timeout_ms + 2000 for a held one, never more than surface.hook_timeout_ms - `margin_ms` (default min(2000, a quarter of it)); `connect_timeout_ms` (default 500) bounds the connect. Past any bound, or on any failure, the shim prints the hook's neutral bytes and exits 0.
+   * Shim bounds (engine/shim) and, for in-process hosts, the generated plugin. A command shim waits at most `bound_ms` (default 2000) for a non-held hook and, for a held one, as long as the agent lets a hook wait (the daemon's hold window, at most the agent's timeout less margin and 2000 ms of grace, ends first); never more than surface.hook_timeout_ms - `margin_ms` (default min(2000, a quarter of it)); `connect_timeout_ms` (default 500) bounds the connect. Past any bound, or on any failure, the shim prints the hook's neutral bytes and exits 0.
    */
   shim?: {
     bound_ms?: number;

@@ -31,10 +31,14 @@ export interface InboxOptions {
   secure?: boolean;
   /** Hooks that failed open, for the page's banner (GET /inbox/api/failed-open). */
   failedOpen?: () => FailedOpenSummary;
+  /** Origins this server is also reached at through a TLS-terminating proxy (`up --public-url`). */
+  publicOrigins?: readonly string[];
 }
 
 export interface Inbox {
   sessions: InboxSessions;
+  /** The tokens people sign in with, as the inbox checks them (liveness of a token's principal). */
+  creds: CredentialCheck;
 }
 
 /** The `Principal.source` of a request authenticated by its inbox cookie. */
@@ -66,16 +70,17 @@ export function mountInbox(app: FastifyInstance, o: InboxOptions): Inbox {
     creds,
     secure,
     failedOpen: o.failedOpen,
+    publicOrigins: o.publicOrigins,
     disabledReason: tokensExist ? undefined : 'hookmap up was started with --no-auth, so nobody can sign in: start it without --no-auth (it makes a token in $HOOKMAP_HOME/token)',
   });
-  if (!tokensExist) return { sessions };
+  if (!tokensExist) return { sessions, creds };
   const source: CredentialSource = {
     kind: SESSION_SOURCE,
     authenticate(req) {
       // the inbox's own routes read the cookie themselves; a cookie never mints a sign-in link
       if ((req.url ?? '').startsWith('/inbox/')) return undefined;
       const id = cookieValue(req);
-      if (!id || !sameOriginRequest(req, secure)) return undefined;
+      if (!id || !sameOriginRequest(req, secure, o.publicOrigins)) return undefined;
       const p = sessions.resolve(id);
       // a cookie of this inbox that no longer signs anyone in is refused, never read as anonymous
       return p ? makePrincipal(p.name, p.scopes as Scope[], SESSION_SOURCE, p.sessionKey) : null;
@@ -84,5 +89,5 @@ export function mountInbox(app: FastifyInstance, o: InboxOptions): Inbox {
     onChange: (fn) => sessions.onChange(fn),
   };
   o.auth.use(source);
-  return { sessions };
+  return { sessions, creds };
 }

@@ -2,7 +2,9 @@
 // relay, so the page is one more AEP consumer of it, AEP-0003 §3.5):
 //
 //   GET  /                     the page (built assets, engine/inbox/assets/)
-//   GET  /inbox/assets/<file>  its script and stylesheet
+//   GET  /inbox/assets/<file>  its script, stylesheet and icons (icons.ts)
+//   GET  /sw.js                the service worker (web/sw.js: the shell cache, Web Push)
+//   GET  /manifest.webmanifest the web app manifest (installable)
 //   GET  /inbox/api/me         who the cookie signs in: { name, scopes } | 401
 //   POST /inbox/api/login      { token } or { code } -> Set-Cookie (HttpOnly, SameSite=Strict)
 //   POST /inbox/api/logout     ends the cookie session
@@ -25,6 +27,7 @@ import { ROOT } from '../descriptor/registry.ts';
 import { ASSET_DIR } from './asset-paths.ts';
 import { emptySummary, type FailedOpenSummary } from '../io/failed-open.ts';
 import { jsonOnly } from './json-scope.ts';
+import { ICON_SIZES, iconPng, manifest } from './icons.ts';
 import type { CredentialCheck, InboxSessions, TokenPrincipal } from './sessions.ts';
 
 export const COOKIE = 'hookmap_inbox';
@@ -36,6 +39,8 @@ const CSP = [
   "style-src 'self'",
   "connect-src 'self'",
   "img-src 'self' data:",
+  "manifest-src 'self'",
+  "worker-src 'self'",
   "base-uri 'none'",
   "form-action 'self'",
   "frame-ancestors 'none'",
@@ -47,9 +52,11 @@ interface Asset {
   etag: string;
 }
 
+const asset = (body: Buffer, type: string): Asset => ({ body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` });
+
 function loadAssets(): Map<string, Asset> {
   const out = new Map<string, Asset>();
-  const types: Record<string, string> = { 'index.html': 'text/html; charset=utf-8', 'inbox.js': 'text/javascript; charset=utf-8', 'inbox.css': 'text/css; charset=utf-8' };
+  const types: Record<string, string> = { 'index.html': 'text/html; charset=utf-8', 'inbox.js': 'text/javascript; charset=utf-8', 'inbox.css': 'text/css; charset=utf-8', 'sw.js': 'text/javascript; charset=utf-8' };
   for (const [name, type] of Object.entries(types)) {
     let body: Buffer;
     try {
@@ -57,8 +64,10 @@ function loadAssets(): Map<string, Asset> {
     } catch {
       body = Buffer.from(name === 'index.html' ? '<!doctype html><title>hookmap inbox</title><p>The inbox assets are missing: run <code>npx hookmap codegen</code>.</p>' : '');
     }
-    out.set(name, { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` });
+    out.set(name, asset(body, type));
   }
+  out.set('manifest.webmanifest', asset(Buffer.from(manifest()), 'application/manifest+json'));
+  for (const n of ICON_SIZES) out.set(`icon-${n}.png`, asset(iconPng(n), 'image/png'));
   return out;
 }
 
@@ -71,6 +80,8 @@ export interface InboxRoutesOptions {
   disabledReason?: string;
   /** Hooks that failed open (the page's "runs were missed" banner); absent: none known. */
   failedOpen?: () => FailedOpenSummary;
+  /** Origins this server is also reached at (a TLS-terminating proxy: `up --public-url`). */
+  publicOrigins?: readonly string[];
 }
 
 export function cookieValue(req: IncomingMessage): string | undefined {
@@ -83,11 +94,17 @@ export function cookieValue(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
-/** Does this request come from a page of this very origin? (The only case a cookie counts.) */
-export function sameOriginRequest(req: IncomingMessage, secure: boolean): boolean {
+/**
+ * Does this request come from a page of this very origin? (The only case a
+ * cookie counts.) `publicOrigins`: the origins this server is reached at
+ * through a TLS-terminating proxy (`up --public-url`, Tailscale serve, a
+ * tunnel), which are its own too.
+ */
+export function sameOriginRequest(req: IncomingMessage, secure: boolean, publicOrigins: readonly string[] = []): boolean {
   const origin = req.headers.origin;
   const host = req.headers.host;
   if (typeof origin === 'string') {
+    if (publicOrigins.includes(origin.toLowerCase())) return true;
     if (!host || origin === 'null') return false;
     return origin === `${secure ? 'https' : 'http'}://${host}`;
   }
@@ -103,7 +120,7 @@ export function registerInbox(app: FastifyInstance, o: InboxRoutesOptions): void
   const clearCookie = (reply: FastifyReply) => reply.header('set-cookie', `${COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`);
   const me = (req: FastifyRequest) => {
     const id = cookieValue(req.raw);
-    return id && sameOriginRequest(req.raw, secure) ? o.sessions.resolve(id) : undefined;
+    return id && sameOriginRequest(req.raw, secure, o.publicOrigins) ? o.sessions.resolve(id) : undefined;
   };
 
   app.register(async (scope) => {
@@ -111,7 +128,7 @@ export function registerInbox(app: FastifyInstance, o: InboxRoutesOptions): void
 
     /** State changes: a JSON POST from this origin (or from no browser at all). */
     const guardPost = (req: FastifyRequest, reply: FastifyReply): boolean => {
-      if (typeof req.headers.origin === 'string' && !sameOriginRequest(req.raw, secure)) {
+      if (typeof req.headers.origin === 'string' && !sameOriginRequest(req.raw, secure, o.publicOrigins)) {
         reply.code(403).send({ error: 'forbidden', detail: 'cross-origin request refused' });
         return false;
       }
@@ -174,5 +191,9 @@ export function registerInbox(app: FastifyInstance, o: InboxRoutesOptions): void
     scope.get('/', serve('index.html'));
     scope.get('/inbox/assets/inbox.js', serve('inbox.js'));
     scope.get('/inbox/assets/inbox.css', serve('inbox.css'));
+    // the service worker at the root: its scope is the whole inbox
+    scope.get('/sw.js', serve('sw.js'));
+    scope.get('/manifest.webmanifest', serve('manifest.webmanifest'));
+    for (const n of ICON_SIZES) scope.get(`/inbox/assets/icon-${n}.png`, serve(`icon-${n}.png`));
   });
 }

@@ -97,6 +97,12 @@ export class InboxSessions {
     this.listeners.push(fn);
   }
 
+  /** The token a live session was made from (its principal and key): what a device registered from this browser is bound to. */
+  tokenOf(sessionKey: string): TokenPrincipal | undefined {
+    const s = this.live(sessionKey) ? this.sessions.get(sessionKey) : undefined;
+    return s && { name: s.name, scopes: [...s.scopes], key: s.key };
+  }
+
   private principalOf(sessionKey: string): SessionPrincipal {
     const s = this.sessions.get(sessionKey)!;
     return { name: s.name, scopes: [...s.scopes], sessionKey };

@@ -57,6 +57,8 @@ export interface RelayCounters {
 export class RelayCore {
   readonly store: RelayStore;
   readonly subs = new Set<Subscription>();
+  /** Subscriptions of the host's own in-process parts (Web Push, the chat channels): not consumers a client counts. */
+  readonly internal = new WeakSet<Subscription>();
   readonly conns = new Set<Conn>();
   readonly claimsBySession = new Map<string, Set<Conn>>();
   private nextConnId = 1;

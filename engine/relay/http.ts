@@ -144,7 +144,7 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
           ok: true,
           sessions: s.sessions,
           events: s.events,
-          subscribers: core.subs.size,
+          subscribers: [...core.subs].filter((x) => !core.internal.has(x)).length,
           connections: ctx.connectionCount(),
           claims: core.roster().length,
           uptime_s: Math.floor((Date.now() - ctx.startedAt) / 1000),

@@ -236,6 +236,7 @@ export function createRelay(opts: CreateRelayOptions = {}): Relay {
           overflow: (why) => log(`relay: in-process subscriber closed: ${why}`),
         },
       );
+      core.internal.add(sub);
       return { close: () => sub.close() };
     },
     async listen() {

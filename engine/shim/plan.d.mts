@@ -17,6 +17,7 @@ export interface ShimPlan {
 export const SHIM_VERSION: number;
 export const DEFAULT_URL: string;
 export function descriptorHash(bytes: string | Uint8Array): string;
+export function holdWindowMaxMs(hookTimeoutMs: number | undefined, marginMs: number | undefined): number;
 export function baseUrl(env: NodeJS.ProcessEnv): string;
 export interface PlanInput {
   vendor: string;

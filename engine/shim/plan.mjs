@@ -23,6 +23,19 @@ const HOLD_GRACE_MS = 2000;
 /** Assumed when a descriptor does not state the agent's own hook timeout. */
 const ASSUMED_AGENT_TIMEOUT_MS = 60000;
 
+/**
+ * The longest hold window an agent allows: a held hook's shim waits until
+ * just below the agent's own hook timeout (less the margin), and the hold
+ * must fail open, its neutral answer delivered, before that (less the grace).
+ * The daemon's window (the descriptor's hold timeout_ms, or the operator's
+ * attention_timeout_ms) is at most this.
+ */
+export function holdWindowMaxMs(hookTimeoutMs, marginMs) {
+  const t = hookTimeoutMs ?? ASSUMED_AGENT_TIMEOUT_MS;
+  const ceiling = Math.max(1, t - (marginMs ?? Math.min(2000, Math.floor(t / 4))));
+  return Math.max(1, ceiling - HOLD_GRACE_MS);
+}
+
 /** SHA-256 of the descriptor file's bytes (hex, first 16 bytes): the stamp doctor compares. */
 export function descriptorHash(bytes) {
   return createHash('sha256').update(bytes).digest('hex').slice(0, 32);
@@ -96,8 +109,11 @@ export function shimPlan(input, opts) {
     if (hook.holdTimeouts.length) {
       // A held hook keeps the response open until a human answers or the
       // daemon's hold times out; cutting it earlier would drop the answer.
-      const timeouts = hook.holdTimeouts;
-      bound = timeouts.every((t) => Number.isInteger(t)) ? Math.min(hookCeiling, Math.max(...timeouts) + HOLD_GRACE_MS) : hookCeiling;
+      // The window is the daemon's (an operator may lengthen it up to
+      // holdWindowMaxMs for answers from a phone minutes later), so the shim
+      // waits as long as the agent allows; the daemon answers neutral at the
+      // window's end, and a daemon gone mid-hold closes the connection at once.
+      bound = hookCeiling;
     }
     const entry = { bound_ms: bound };
     if (typeof hook.reply === 'string' && hook.reply !== neutral) entry.neutral = hook.reply;

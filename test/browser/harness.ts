@@ -3,7 +3,7 @@
 // `hookmap up` stacks on ephemeral ports with temp HOOKMAP_HOME folders,
 // sign-in, hook firings as an agent makes them, and fixture cases.
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
-import { startUp, type Up } from '../../engine/app/up.ts';
+import { startUp, type Up, type UpOptions } from '../../engine/app/up.ts';
 import { fixtureFiles } from '../../engine/fixtures/format.ts';
 import { tempDir, until } from '../daemon/helpers.ts';
 import { CHROMIUM_TOOL, skipReason } from '../helpers/optional-tools.ts';
@@ -48,13 +48,15 @@ export interface StackOptions {
   agents?: { descriptor: string; attentionTimeoutMs?: number; config?: Record<string, unknown> }[];
   attentionTimeoutMs?: number;
   token?: string | null;
+  /** Web Push's escalation (engine/push/escalation.ts). */
+  push?: UpOptions['push'];
 }
 
 export async function stack(o: StackOptions = {}): Promise<Stack> {
   const tmp = tempDir('hookmap-inbox-');
   // null: an explicitly watch-only (--no-auth) server; named tokens go into `home` (addToken) like `hookmap tokens add`
   const auth = o.token === null ? { noAuth: true } : { token: o.token ?? TOKEN };
-  const opts = { ...auth, home: tmp.dir, logDir: tmp.dir, attentionTimeoutMs: o.attentionTimeoutMs, agents: o.agents ?? [{ descriptor: 'claude-code' }] };
+  const opts = { ...auth, home: tmp.dir, logDir: tmp.dir, attentionTimeoutMs: o.attentionTimeoutMs, agents: o.agents ?? [{ descriptor: 'claude-code' }], push: o.push };
   let up = await startUp({ ...opts, port: 0 });
   const port = up.port;
   const s: Stack = {

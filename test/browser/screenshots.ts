@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { ROOT } from '../../engine/descriptor/registry.ts';
-import { decisionCase, fire, launch, signedIn, stack, until, type Stack } from './harness.ts';
+import { decisionCase, fire, launch, signedIn, stack, TOKEN, until, type Stack } from './harness.ts';
+import { startPushService } from '../helpers/push-service.ts';
 
 const OUT = join(ROOT, 'docs');
 // a real folder (a project with .git) so "this project" can be offered and the rule saved
@@ -102,6 +103,14 @@ async function main(): Promise<void> {
     await desktop.page.goto(`${s.url}/#/rules`);
     await desktop.page.locator('[data-rule]').first().waitFor();
     await shoot(desktop.page, 'inbox-rules-desktop');
+    // Web Push (issue 23): the Devices page on a phone, with the install hint, one device registered
+    // (a subscription of the tests' loopback push service: a real browser's goes to its vendor's service)
+    const ps = await startPushService();
+    await fetch(`${s.url}/push/devices`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ subscription: ps.device('pixel-8').subscription, name: 'pixel-8' }) });
+    await phone.page.goto(`${s.url}/#/devices`);
+    await phone.page.locator('[data-device="pixel-8"]').waitFor();
+    await shoot(phone.page, 'inbox-devices-phone');
+    await ps.close();
     void held;
   } finally {
     await browser.close();

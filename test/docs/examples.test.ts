@@ -48,10 +48,10 @@ type YamlKind = 'descriptor' | 'descriptor fragment' | 'policy' | 'up config' | 
 function yamlKind(b: Block): YamlKind | undefined {
   if (/^vendor:/m.test(b.body)) return 'descriptor';
   if (/^rules:/m.test(b.body)) return 'policy';
-  if (/^(agents|bridges|projects|backplane|durability|capture|policy):/m.test(b.body)) return 'up config';
+  if (/^(agents|bridges|projects|backplane|durability|capture|policy|push):/m.test(b.body)) return 'up config';
   if (/^(vars|hooks|identity|capture):/m.test(b.body)) return 'descriptor fragment';
   // another tool's configuration says so in its first line (`# otelcol config.yaml`)
-  if (/^# (otelcol|nats)\b/.test(b.body)) return 'foreign';
+  if (/^# (otelcol|nats|slack app manifest)\b/.test(b.body)) return 'foreign';
   return undefined;
 }
 

@@ -1,7 +1,7 @@
 // Live: the real Claude Code (`claude -p`, default permission mode) against
 // the scripted Messages API, its hooks wired by `hookmap setup claude-code`
 // into a scratch project, answered over the relay with `hookmap answer`.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../engine/descriptor/registry.ts';
@@ -10,6 +10,8 @@ import { BIN, command, run, until } from './harness.ts';
 import { launch, skipBrowser } from '../browser/harness.ts';
 import type { Browser, Page } from 'playwright-core';
 import { Live, unusedPort } from './live.ts';
+import { startPushService } from '../helpers/push-service.ts';
+import { startTelegram } from '../helpers/telegram-api.ts';
 
 const ID = 'claude-code';
 const skip = Live.skipReason(ID);
@@ -211,6 +213,68 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const events = await live.checkSession(o.sessions[0]);
     expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'tool.completed', 'x.claude-code.tool.batch', 'run.finished', 'session.ended']);
     expect(events.find((e) => e.type === 'attention.answered').data.answer).toEqual({ option: 'allow' });
+  }, 180_000);
+
+  it('PUSH: with --push-delay-ms 0 the permission prompt reaches the push service within the hold, and the Allow posted with its action credential (what the service worker does) settles it', async () => {
+    const ps = await startPushService();
+    try {
+      await live.restartUp(ANSWER_TIMEOUT_MS, { args: ['--push-delay-ms', '0'] });
+      const owner = readFileSync(join(live.s.hookmapHome, 'token'), 'utf8').trim();
+      const reg = await fetch(`${live.up.url}/push/devices`, { method: 'POST', headers: { authorization: `Bearer ${owner}`, 'content-type': 'application/json' }, body: JSON.stringify({ subscription: ps.device('phone').subscription, name: 'phone' }) });
+      expect(reg.status, await reg.clone().text()).toBe(200);
+      rmSync(join(live.s.project, 'allowed.txt'), { force: true });
+      const taken = new Set<string>();
+      let pushedAfterMs = -1;
+      const o = await live.play('permission-allow', (p) => claude(p), async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        const asked = Date.parse(req.time);
+        const got = await until('the push', () => ps.received.find((r) => r.message.request === req.id), 20_000);
+        pushedAfterMs = got.at - asked;
+        expect(got.message.title).toMatch(/^claude-code wants to run Bash/);
+        expect(got.plaintext.toString()).not.toMatch(/touch|allowed\.txt/);
+        const res = await fetch(`${live.up.url}/push/action`, { method: 'POST', headers: { 'content-type': 'application/json', origin: live.up.url }, body: JSON.stringify({ credential: got.message.credential, action: 'allow', request: req.id }) });
+        expect(res.status, await res.clone().text()).toBe(200);
+      });
+      expect(o.run.code, o.run.stderr).toBe(0);
+      expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(true);
+      expect(pushedAfterMs).toBeLessThan(ANSWER_TIMEOUT_MS);
+      console.log(`[live] claude-code PUSH: the push reached the push service ${pushedAfterMs} ms after attention.requested`);
+      const events = await live.checkSession(o.sessions[0]);
+      expect(events.find((e) => e.type === 'attention.answered').data.by).toBe('owner');
+    } finally {
+      await ps.close();
+      await live.restartUp(ANSWER_TIMEOUT_MS);
+    }
+  }, 180_000);
+
+  it("TELEGRAM: the permission prompt's card reaches the Bot API stand-in; an allowed user's Allow button lets the tool run", async () => {
+    const tg = await startTelegram();
+    try {
+      const home = live.s.hookmapHome;
+      writeFileSync(join(home, 'telegram-token'), `${tg.token}\n`, { mode: 0o600 });
+      const config = join(home, 'up-telegram.yaml');
+      writeFileSync(config, `push: { delay_ms: 0 }\nchannels:\n  telegram:\n    token_file: ./telegram-token\n    chat_ids: [111]\n    user_ids: [111]\n    users: { 111: alex }\n    api_root: ${tg.url}\n`);
+      await live.restartUp(ANSWER_TIMEOUT_MS, { args: ['--config', config] });
+      rmSync(join(live.s.project, 'allowed.txt'), { force: true });
+      const taken = new Set<string>();
+      const o = await live.play('permission-allow', (p) => claude(p), async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        const card = await until('the card', () => tg.sent.find((m) => m.text.includes(`session ${String(req.session).slice(0, 12)}`)), 20_000);
+        expect(card.text).toMatch(/^claude-code wants to run Bash/);
+        expect(card.text).not.toMatch(/touch|allowed\.txt/);
+        console.log(`[live] claude-code TELEGRAM card:\n${card.text}\n${card.reply_markup.inline_keyboard.map((r: any[]) => r.map((b) => `[ ${b.text} ]`).join(' ')).join('\n')}`);
+        const allow = card.reply_markup.inline_keyboard.flat().find((b: any) => b.text === 'Allow').callback_data;
+        tg.tap({ from: 111, chat: 111, message_id: card.message_id, data: allow });
+      });
+      expect(o.run.code, o.run.stderr).toBe(0);
+      expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(true);
+      const events = await live.checkSession(o.sessions[0]);
+      expect(events.find((e) => e.type === 'attention.answered').data.by).toBe('alex');
+      await until('the card edited', () => tg.calls.find((c) => c.method === 'editMessageText' && /Answered by alex/.test(c.body.text)), 10_000);
+    } finally {
+      await tg.close();
+      await live.restartUp(ANSWER_TIMEOUT_MS);
+    }
   }, 180_000);
 
   it('permission answered deny: the tool does not run; the model is told it was denied', async () => {

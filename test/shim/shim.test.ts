@@ -96,10 +96,10 @@ describe('sh shim', () => {
 });
 
 describe('shim plan bounds', () => {
-  it('keeps non-held hooks short, lets held hooks outlive their hold, and stays below the agent timeout', () => {
+  it('keeps non-held hooks short, lets held hooks wait as long as the agent allows, and stays below the agent timeout', () => {
     const p = shimPlan(planInputFromSpec(spec()), { hash: 'h' });
     expect(p.hooks.Plain.bound_ms).toBe(2000);
-    expect(p.hooks.Held.bound_ms).toBe(12000);
+    expect(p.hooks.Held.bound_ms).toBe(28000); // a held hook waits as long as the agent allows: 30000 - 2000 (the daemon's window ends first)
     const tight = shimPlan(planInputFromSpec({ ...spec(), surface: { kind: 'command-hook', pin: 't', hook_timeout_ms: 8000 } }), { hash: 'h' });
     expect(tight.hooks.Held.bound_ms).toBe(6000); // 8000 - min(2000, 8000/4)
     const tiny = shimPlan(planInputFromSpec({ ...spec(), surface: { kind: 'command-hook', pin: 't', hook_timeout_ms: 1000 } }), { hash: 'h' });

@@ -1,11 +1,12 @@
-// `hookmap open [--url U] [--token-file F] [--no-browser]`: the web inbox of a
+// `hookmap open [--url U] [--token-file F] [--no-browser] [--qr]`: the web inbox of a
 // running `hookmap up`, signed in. Asks the server for a one-time login code
 // (POST /inbox/api/link with the token in the Authorization header), prints
 // `<url>/#login=<code>` and, where a desktop browser can be started, opens
 // it. The code sits in the URL fragment (browsers never send it to a server,
 // so no request log sees it), is single use, expires in two minutes, and the
 // page removes it from the address bar before doing anything else: the token
-// itself is never in a URL.
+// itself is never in a URL. `--qr` prints the link as a QR code for a
+// phone's camera (and the link beside it) instead of opening a browser.
 import { spawn } from 'node:child_process';
 import { ArgError, parseArgs } from '../args.ts';
 import { authHeaders } from '../../relay/client.ts';
@@ -13,7 +14,8 @@ import { TokenFileError } from '../../auth/tokens.ts';
 import { missingTokenHint } from '../../auth/discover.ts';
 import { ENDPOINT_FLAGS, endpoint, type Endpoint } from './command-common.ts';
 
-const SPEC = { ...ENDPOINT_FLAGS, 'no-browser': { type: 'boolean' } } as const;
+const SPEC = { ...ENDPOINT_FLAGS, 'no-browser': { type: 'boolean' }, qr: { type: 'boolean' } } as const;
+const LOOPBACK = /^https?:\/\/(127\.|localhost[:/]|\[::1\])/;
 
 export async function run(argv: string[]): Promise<number> {
   let flags;
@@ -58,6 +60,15 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const link = `${base}${body.path}`;
+  if (flags.qr) {
+    // for a phone's camera: the code, and the link beside it for a person to compare
+    const { renderUnicodeCompact } = await import('uqr');
+    process.stdout.write(`${renderUnicodeCompact(link, { border: 2 })}\n${link}\n`);
+    process.stderr.write(`one-time sign-in link, valid ${body.expires_in ?? 120} s: scan it with the phone's camera\n`);
+    if (LOOPBACK.test(base)) process.stderr.write(`note: ${base} is this machine's loopback address, which a phone cannot reach: pass the address the phone reaches as --url (a Tailscale name, a tunnel, the LAN with --tls-cert; README, "Reach from the phone")\n`);
+    else if (base.startsWith('http:')) process.stderr.write(`note: ${base} is plain http: the inbox works there, but a phone's browser allows notifications only over https\n`);
+    return 0;
+  }
   process.stdout.write(`${link}\n`);
   process.stderr.write(`one-time sign-in link, valid ${body.expires_in ?? 120} s\n`);
   if (!flags['no-browser']) openInBrowser(link);

@@ -29,7 +29,7 @@ import { BACKPLANE_FLAGS, backplaneFromFlags, finishAuth } from '../../relay/bac
 const SPEC = {
   port: { type: 'string' }, host: { type: 'string' }, config: { type: 'string' }, policy: { type: 'string' },
   'attention-timeout-ms': { type: 'string' }, durability: { type: 'string' }, bridge: { type: 'string', multiple: true },
-  capture: { type: 'string' }, 'project-label': { type: 'string' },
+  capture: { type: 'string' }, 'project-label': { type: 'string' }, 'push-delay-ms': { type: 'string' }, 'public-url': { type: 'string' },
   verbose: { type: 'boolean', short: 'v' },
   ...SERVER_AUTH_FLAGS,
   ...BACKPLANE_FLAGS,
@@ -52,6 +52,14 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     if (flags['project-label'] !== undefined) {
       if (!PROJECT_LABEL_MODES.includes(flags['project-label'] as ProjectLabelMode)) throw new ArgError(`--project-label must be one of ${PROJECT_LABEL_MODES.join(', ')}`);
       cfg = { ...cfg, projects: { ...cfg.projects, mode: flags['project-label'] as ProjectLabelMode } };
+    }
+    const pub = flags['public-url'] as string | undefined;
+    if (pub !== undefined && !/^https:\/\/[^/\s]+\/?$/.test(pub)) throw new ArgError(`--public-url must be an https origin such as https://laptop.tail1234.ts.net (got ${pub})`);
+    if (flags['push-delay-ms'] !== undefined) {
+      // the flag is the delay everywhere: it overrides the config's and each agent's own
+      const delayMs = intFlag(flags['push-delay-ms'], 'push-delay-ms', 0);
+      const agents = Object.fromEntries(Object.entries(cfg.push?.agents ?? {}).map(([k, v]) => [k, { ...v, delayMs: undefined }]));
+      cfg = { ...cfg, push: { ...cfg.push, delayMs, agents } };
     }
     const specs = (flags.bridge as string[] | undefined) ?? [];
     if (specs.length) cfg.bridges = [...(cfg.bridges ?? []), ...specs.map(parseBridgeSpec)];
@@ -97,6 +105,7 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
       attentionTimeoutMs: flagTimeout ?? cfg.attentionTimeoutMs ?? config.attentionTimeoutMs,
       ...sec,
       policy: (flags.policy as string | undefined) ?? cfg.policy,
+      publicUrl: flags['public-url'] as string | undefined,
       hostId: config.hostId,
       optionVars: config.options,
       redaction: { ...config.redaction, env: process.env },

@@ -14,6 +14,7 @@ import { Login } from './Login.tsx';
 import { SessionList } from './SessionList.tsx';
 import { SessionView } from './SessionView.tsx';
 import { RulesView } from './Rules.tsx';
+import { DevicesView, InstallHint, NotifyToggle, useNotifications, usePresence } from './Push.tsx';
 
 type Auth = { kind: 'checking' } | { kind: 'out'; reason?: string } | { kind: 'in'; me: Principal };
 
@@ -114,6 +115,7 @@ function useRoute() {
   const parse = () => {
     const rules = /^#\/rules(?:\/(.+))?$/.exec(location.hash);
     if (rules) return { name: 'rules' as const, id: rules[1] ? safeDecode(rules[1]) : undefined };
+    if (location.hash === '#/devices') return { name: 'devices' as const };
     const m = /^#\/s\/(.+)$/.exec(location.hash);
     if (!m) return { name: 'home' as const };
     try {
@@ -166,6 +168,7 @@ function Shell({ onOut }: { onOut: (reason?: string) => void }) {
     return () => document.removeEventListener('keydown', onKey);
   }, []);
   useNotifications();
+  usePresence();
   const who = (
     <span class="who" title={`scopes: ${me.scopes.join(', ')}`}>
       {me.name}
@@ -175,6 +178,11 @@ function Shell({ onOut }: { onOut: (reason?: string) => void }) {
   const rulesLink = (
     <a class={`btn btn-quiet${route.name === 'rules' ? ' current' : ''}`} href="#/rules" data-nav="rules">
       Rules
+    </a>
+  );
+  const devicesLink = (
+    <a class={`btn btn-quiet${route.name === 'devices' ? ' current' : ''}`} href="#/devices" data-nav="devices">
+      Devices
     </a>
   );
   const signOut = (
@@ -207,6 +215,7 @@ function Shell({ onOut }: { onOut: (reason?: string) => void }) {
         {wide ? (
           <>
             {rulesLink}
+            {devicesLink}
             {who}
             <NotifyToggle />
             {signOut}
@@ -218,6 +227,7 @@ function Shell({ onOut }: { onOut: (reason?: string) => void }) {
             </summary>
             <div class="menu-body">
               {rulesLink}
+              {devicesLink}
               {who}
               <NotifyToggle />
               {signOut}
@@ -232,7 +242,8 @@ function Shell({ onOut }: { onOut: (reason?: string) => void }) {
           </aside>
         ) : null}
         <main id="main" tabIndex={-1}>
-          {route.name === 'session' ? <SessionView id={route.id} wide={wide} key={route.id} /> : route.name === 'rules' ? <RulesView focus={route.id} /> : <Home wide={wide} />}
+          {(route.name === 'home' && !wide) || route.name === 'devices' ? <InstallHint /> : null}
+          {route.name === 'session' ? <SessionView id={route.id} wide={wide} key={route.id} /> : route.name === 'rules' ? <RulesView focus={route.id} /> : route.name === 'devices' ? <DevicesView /> : <Home wide={wide} />}
         </main>
       </div>
     </>
@@ -267,58 +278,3 @@ function shortcut(e: KeyboardEvent): void {
   else target.click();
 }
 
-const NOTIFY_KEY = 'hookmap-inbox-notify';
-
-function notifySupported(): boolean {
-  return typeof window !== 'undefined' && 'Notification' in window;
-}
-
-function NotifyToggle() {
-  const [on, setOn] = useState(() => notifySupported() && Notification.permission === 'granted' && localStorage.getItem(NOTIFY_KEY) === 'on');
-  if (!notifySupported()) return null;
-  return (
-    <button
-      type="button"
-      class="btn btn-quiet"
-      aria-pressed={on}
-      onClick={async () => {
-        if (on) {
-          localStorage.removeItem(NOTIFY_KEY);
-          return setOn(false);
-        }
-        const p = Notification.permission === 'granted' ? 'granted' : await Notification.requestPermission();
-        if (p === 'granted') {
-          localStorage.setItem(NOTIFY_KEY, 'on');
-          setOn(true);
-        }
-      }}
-    >
-      {on ? 'Notifications on' : 'Notify me'}
-    </button>
-  );
-}
-
-/** Opt-in: a system notification when a request starts waiting while the page is not in front. */
-function useNotifications() {
-  const { store } = useApp();
-  const state = useMemo(() => ({ since: Date.now(), told: new Set<string>() }), []);
-  useSignalEffect(() => {
-    store.attnRev.value;
-    if (!notifySupported() || Notification.permission !== 'granted' || localStorage.getItem(NOTIFY_KEY) !== 'on') return;
-    const now = Date.now();
-    for (const a of store.waiting(now)) {
-      if (state.told.has(a.id)) continue;
-      state.told.add(a.id);
-      const t = Date.parse(a.req!.time);
-      // only what starts waiting now, not what the first replay brings back
-      if (now - state.since < 3_000 || !(t > now - 60_000)) continue;
-      if (!document.hidden && document.hasFocus()) continue;
-      const n = new Notification(`${a.req!.agent} is waiting for you`, { body: String(a.req!.data?.prompt ?? ''), tag: a.id });
-      n.onclick = () => {
-        window.focus();
-        location.hash = `#/s/${encodeURIComponent(a.session)}`;
-        n.close();
-      };
-    }
-  });
-}

@@ -1,0 +1,122 @@
+// Reaching a person away from the desk, in `hookmap up` (docs/push.md,
+// docs/channels.md): the moments (engine/push/moments.ts) told to Web
+// Push and to each configured chat channel, the routes they answer through,
+// and the principal a registering browser stands for. Off for a `--no-auth`
+// up (nobody signs in, nothing can answer).
+import type { FastifyInstance } from 'fastify';
+import type { Authorizer } from '../auth/authorizer.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { Daemon } from '../daemon/daemon.ts';
+import { SESSION_SOURCE, type Inbox } from '../inbox/index.ts';
+import { sameOriginRequest } from '../inbox/routes.ts';
+import type { RuleBook } from '../policy/rulebook.ts';
+import type { Relay } from '../relay/index.ts';
+import { Moments, type MomentSink } from '../push/moments.ts';
+import type { Channel } from '../channels/channel.ts';
+import type { ChannelsConfig } from '../channels/config.ts';
+import { openChannels } from '../channels/open.ts';
+import type { DevicePrincipal } from '../push/devices.ts';
+import type { PushConfig } from '../push/escalation.ts';
+import { registerPushRoutes, type PushRoutesOptions } from '../push/routes.ts';
+import { PushService, type PushServiceOptions } from '../push/service.ts';
+
+export interface MountPushOptions {
+  home: string;
+  config: PushConfig;
+  relay: Relay;
+  daemons: ReadonlyMap<string, Daemon>;
+  auth: Authorizer;
+  inbox: Inbox;
+  rules?: RuleBook;
+  secure: boolean;
+  /** Origins this server is also reached at (`up --public-url`). */
+  publicOrigins?: readonly string[];
+  say?: (line: string) => void;
+  /** The chat channels (the up config's `channels:`). */
+  channels?: ChannelsConfig;
+  /** Observes each send (tests). */
+  sent?: PushServiceOptions['sent'];
+}
+
+export interface Away {
+  push: PushService;
+  moments: Moments;
+  channels: Channel[];
+  /** Add a sink before start(). */
+  add(sink: MomentSink): void;
+  /** Once listening: `base` is where action links point (the --public-url, else up's own address). */
+  start(base: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
+  const live = (p: DevicePrincipal) => o.inbox.creds.isLive(p);
+  // the service's acks come from the moments' watcher, made right after it (it needs the service's presence)
+  const ref: { moments?: Moments } = {};
+  const push = new PushService({ home: o.home, capture: o.config.capture, live: (d) => live(d.principal), ack: (c, ms) => ref.moments!.ack(c, ms), say: o.say, sent: o.sent });
+  const moments = (ref.moments = new Moments({ relay: o.relay, daemons: o.daemons, config: o.config, presence: push.presence, rules: !!o.rules, say: o.say }));
+  moments.add(push);
+  moments.onSettled((id) => push.credentials.settle(id));
+  const owner = (p: Principal): DevicePrincipal | undefined => {
+    if (p.source === 'token') return { name: p.name, scopes: [...p.scopes], key: p.credential };
+    if (p.source === SESSION_SOURCE) return o.inbox.sessions.tokenOf(p.credential);
+    return undefined;
+  };
+  // a channel's action credentials (ntfy, the webhook) answer as the principal its config names, while it is configured
+  const channelPrincipal = (name: string): string | undefined => (name === 'ntfy' ? o.channels?.ntfy?.principal : name === 'webhook' ? o.channels?.webhook?.principal : undefined);
+  const holders: NonNullable<PushRoutesOptions['holders']>[] = [
+    (g) => {
+      if (!g.device.startsWith('channel:')) return undefined;
+      const ch = g.device.slice('channel:'.length);
+      const name = channelPrincipal(ch);
+      return name ? { name, scopes: ['read', 'control'], via: ch, key: ch } : { refused: `the ${ch} channel is not configured: its actions answer nothing` };
+    },
+  ];
+  registerPushRoutes(app, {
+    service: push,
+    relay: o.relay,
+    daemons: o.daemons,
+    rules: o.rules,
+    auth: o.auth,
+    owner,
+    holders: (g) => {
+      for (const h of holders) {
+        const w = h(g);
+        if (w) return w;
+      }
+      return undefined;
+    },
+    sameOrigin: (req) => sameOriginRequest(req.raw, o.secure, o.publicOrigins),
+    say: o.say,
+  });
+  const m = moments;
+  const channels: Channel[] = [];
+  return {
+    push,
+    moments: m,
+    channels,
+    add: (sink) => m.add(sink),
+    async start(base) {
+      if (o.channels) {
+        const deps = (name: string) => ({
+          answer: { relay: o.relay, daemons: o.daemons, rules: o.rules, ack: (c: string, ms: number) => m.ack(c, ms) },
+          moments: m,
+          credential: (x: { id: string; session: string; expires: number }) => push.credentials.issue({ request: x.id, session: x.session, device: `channel:${name}`, expires: x.expires }),
+          say: (l: string) => o.say?.(l),
+        });
+        channels.push(...openChannels(o.channels, deps, base.replace(/\/+$/, '')));
+        for (const ch of channels) {
+          m.add(ch);
+          // a channel that cannot start (a missing token file, a server down) says why; the others and the hooks go on
+          await ch.start().catch((e) => o.say?.(`${ch.name}: not started: ${(e as Error).message}`));
+        }
+      }
+      m.start();
+    },
+    async close() {
+      m.close();
+      push.close();
+      for (const ch of channels) await ch.close().catch(() => undefined);
+    },
+  };
+}

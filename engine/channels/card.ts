@@ -1,0 +1,61 @@
+// What a chat card says: the same words a notification says
+// (engine/push/payload.ts, capture-gated: the command only above metadata,
+// through redaction), with the session, the machine and the time left.
+// Never a token or a sign-in link.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { CaptureLevel } from '../aep/schemas.ts';
+import { requestText } from '../push/payload.ts';
+import { timeLeft } from '../push/service.ts';
+import type { Moment } from '../push/moments.ts';
+
+export interface CardText {
+  title: string;
+  body: string;
+  /** session · machine · time left */
+  meta: string;
+}
+
+export function cardText(m: Moment, capture: CaptureLevel, now = Date.now()): CardText {
+  const t = requestText({ kind: m.kind, agent: m.agent, tool: m.tool, project: m.project, text: m.text }, capture, m.redact);
+  return { title: t.title, body: t.body, meta: `session ${m.session.slice(0, 12)} · on ${hostname()} · ${timeLeft(m.expires - now)} to answer` };
+}
+
+export const plainCard = (c: CardText) => `${c.title}\n${c.body}\n${c.meta}`;
+
+/** One-time button ids for the chats whose buttons carry a short string (Telegram: 64 bytes): bound to a request and a message, spent once. */
+export class Buttons {
+  private readonly byNonce = new Map<string, { request: string; message?: string; used: boolean; expires: number }>();
+
+  issue(request: string, expires: number): string {
+    const t = Date.now();
+    for (const [k, v] of this.byNonce) if (v.expires < t) this.byNonce.delete(k);
+    const nonce = randomNonce();
+    this.byNonce.set(nonce, { request, used: false, expires });
+    return nonce;
+  }
+
+  /** The message the buttons were sent on (a tap must come from that message). */
+  bind(nonce: string, message: string): void {
+    const b = this.byNonce.get(nonce);
+    if (b) b.message = message;
+  }
+
+  /** Spend a button: the request it answers, or why not. */
+  take(nonce: string, message: string): { request: string } | { refused: string } {
+    const b = this.byNonce.get(nonce);
+    if (!b) return { refused: 'unknown button (forged, or its request was settled)' };
+    if (b.message !== undefined && b.message !== message) return { refused: 'this button belongs to another message' };
+    if (b.used) return { refused: 'this button was used already' };
+    b.used = true;
+    return { request: b.request };
+  }
+
+  settle(request: string): void {
+    for (const [k, v] of this.byNonce) if (v.request === request) this.byNonce.delete(k);
+  }
+}
+
+function randomNonce(): string {
+  return randomBytes(12).toString('base64url');
+}

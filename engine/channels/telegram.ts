@@ -1,0 +1,184 @@
+// Telegram (grammY): a card per held request in each allowed chat, with
+// Allow / Deny (/ Allow always) buttons; a quote-reply to a card is guidance
+// text for its request, or, once the request has settled, a steering
+// instruction for its session. Only the allow-listed user ids may answer
+// (anyone else in a group is refused and logged once); each button answers
+// its request once, only from the message it was sent on; the card is
+// edited when the request settles anywhere, never left with live buttons.
+// Long polling (no public URL needed), against `api_root` (Telegram's, or a
+// self-hosted Bot API server). A 429's retry_after is honoured.
+import type { Bot as BotType, Context } from 'grammy';
+import { readTokenFile } from '../auth/tokens.ts';
+import { answerAs, steerAs, type Answerer, type PushAction } from '../push/answer-as.ts';
+import { Buttons, cardText, plainCard } from './card.ts';
+import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
+import type { TelegramConfig } from './config.ts';
+import type { Alert, Moment, Settlement } from '../push/moments.ts';
+import { withRetry, type Retryable } from './retry.ts';
+
+const VERBS: Record<string, PushAction> = { a: 'allow', d: 'deny', w: 'always' };
+
+interface Card {
+  request: string;
+  session: string;
+  agent: string;
+  chat: number;
+  message: number;
+  text: string;
+}
+
+export class TelegramChannel implements Channel {
+  readonly name = 'telegram';
+  private bot?: BotType;
+  private polling?: Promise<void>;
+  private readonly buttons = new Buttons();
+  private readonly cards = new Map<string, Card[]>();
+  private readonly byMessage = new Map<string, Card>();
+  readonly health: ChannelHealth;
+
+  constructor(private readonly c: TelegramConfig, private readonly d: ChannelDeps, private readonly o: { pollTimeoutS?: number } = {}) {
+    this.health = new ChannelHealth(d.say, 'telegram');
+  }
+
+  /** The bot, without polling (`hookmap channels test` sends while a running up polls). */
+  private async ensureBot(): Promise<BotType> {
+    if (this.bot) return this.bot;
+    const { Bot } = await import('grammy');
+    const token = readTokenFile(this.c.tokenFile, 'Telegram bot token file');
+    const bot = new Bot(token, { client: { apiRoot: this.c.apiRoot, timeoutSeconds: 15 } });
+    bot.on('callback_query:data', (ctx) => this.tapped(ctx));
+    bot.on('message:text', (ctx) => this.replied(ctx));
+    bot.catch((e) => this.health.problem(`err:${(e.error as Error)?.message}`, `an update failed: ${(e.error as Error)?.message ?? e.message}`));
+    this.bot = bot;
+    return bot;
+  }
+
+  async start(): Promise<void> {
+    const bot = await this.ensureBot();
+    // long polling runs until close(); a failed start (a wrong token, the server down) is said once, never thrown at up
+    this.polling = bot.start({ timeout: this.o.pollTimeoutS ?? 25, allowed_updates: ['message', 'callback_query'] }).catch((e) => this.health.problem(`start:${(e as Error).message}`, `long polling stopped: ${redactToken((e as Error).message)}`));
+  }
+
+  async close(): Promise<void> {
+    const bot = this.bot;
+    this.bot = undefined;
+    if (bot?.isRunning()) await Promise.race([bot.stop().catch(() => undefined), new Promise((r) => setTimeout(r, 3000))]);
+    await Promise.race([this.polling, new Promise((r) => setTimeout(r, 3000))]);
+  }
+
+  async test(): Promise<{ ok: boolean; detail: string }> {
+    try {
+      const bot = await this.ensureBot();
+      for (const chat of this.c.chatIds) await this.call(() => bot.api.sendMessage(chat, 'hookmap: cards for held requests come to this chat.'), Date.now() + 15_000);
+      return { ok: true, detail: `sent to ${this.c.chatIds.length} chat(s)` };
+    } catch (e) {
+      return { ok: false, detail: redactToken((e as Error).message) };
+    }
+  }
+
+  async request(m: Moment): Promise<void> {
+    const bot = this.bot;
+    if (!bot) return;
+    const text = plainCard(cardText(m, this.c.capture ?? 'metadata'));
+    const list: Card[] = [];
+    this.cards.set(m.id, list);
+    await Promise.all(
+      this.c.chatIds.map(async (chat) => {
+        const nonces = { a: this.buttons.issue(m.id, m.expires), d: this.buttons.issue(m.id, m.expires), w: this.buttons.issue(m.id, m.expires) };
+        const row = m.kind === 'form' ? [] : [{ text: 'Allow', callback_data: `a:${nonces.a}` }, { text: 'Deny', callback_data: `d:${nonces.d}` }];
+        const keyboard = m.kind === 'form' ? [] : [row, ...(m.rulable ? [[{ text: 'Allow always', callback_data: `w:${nonces.w}` }]] : [])];
+        const body = m.kind === 'form' ? `${text}\nAnswer it in the inbox (a form needs its fields).` : `${text}\nReply to this message to deny with guidance the agent reads.`;
+        try {
+          const sent = await this.call(() => bot.api.sendMessage(chat, body, { reply_markup: { inline_keyboard: keyboard } }), m.expires);
+          const card: Card = { request: m.id, session: m.session, agent: m.agent, chat, message: sent.message_id, text: body };
+          for (const n of Object.values(nonces)) this.buttons.bind(n, `${chat}:${sent.message_id}`);
+          list.push(card);
+          this.byMessage.set(`${chat}:${sent.message_id}`, card);
+        } catch (e) {
+          this.health.problem(`send:${chat}:${(e as Error).message}`, `could not send the card for ${m.id} to chat ${chat}: ${redactToken((e as Error).message)}`);
+        }
+      }),
+    );
+  }
+
+  async settled(m: Moment, s: Settlement): Promise<void> {
+    this.buttons.settle(m.id);
+    const bot = this.bot;
+    for (const card of this.cards.get(m.id) ?? []) {
+      if (!bot) break;
+      try {
+        await this.call(() => bot.api.editMessageText(card.chat, card.message, `${card.text.split('\nReply to this message')[0]}\n\n${s.text}`, { reply_markup: { inline_keyboard: [] } }), Date.now() + 60_000);
+      } catch (e) {
+        this.health.problem(`edit:${(e as Error).message}`, `could not edit the card of ${m.id}: ${redactToken((e as Error).message)}`);
+      }
+    }
+    this.cards.delete(m.id);
+  }
+
+  async alert(a: Alert): Promise<void> {
+    const bot = this.bot;
+    if (!bot) return;
+    for (const chat of this.c.chatIds) {
+      try {
+        const sent = await this.call(() => bot.api.sendMessage(chat, `${a.title}${a.session ? `\nsession ${a.session.slice(0, 12)}: reply to this message to steer it` : ''}`), Date.now() + 60_000);
+        if (a.session) this.byMessage.set(`${chat}:${sent.message_id}`, { request: '', session: a.session, agent: a.agent, chat, message: sent.message_id, text: a.title });
+      } catch (e) {
+        this.health.problem(`alert:${(e as Error).message}`, `could not send an alert: ${redactToken((e as Error).message)}`);
+      }
+    }
+  }
+
+  /** Who a Telegram user answers as, if the allow-list lets them (else said once, and refused). */
+  private who(userId: number | undefined, chat: number | undefined): Answerer | undefined {
+    if (userId === undefined || chat === undefined || !this.c.userIds.includes(userId) || !this.c.chatIds.includes(chat)) {
+      this.health.note(`who:${userId}:${chat}`, `ignored user ${userId ?? '?'} in chat ${chat ?? '?'}: not in user_ids / chat_ids`);
+      return undefined;
+    }
+    return { name: this.c.users[String(userId)] ?? `telegram:${userId}`, scopes: ['read', 'control'], via: 'telegram', key: String(userId) };
+  }
+
+  private async tapped(ctx: Context): Promise<void> {
+    const q = ctx.callbackQuery!;
+    const chat = q.message?.chat.id;
+    const who = this.who(q.from.id, chat);
+    if (!who) return void (await ctx.answerCallbackQuery({ text: 'You may not answer this.' }).catch(() => undefined));
+    const [verb, nonce] = String(q.data).split(':');
+    const action = VERBS[verb];
+    const t = action && nonce ? this.buttons.take(nonce, `${chat}:${q.message?.message_id}`) : { refused: 'not a hookmap button' };
+    if ('refused' in t) return void (await ctx.answerCallbackQuery({ text: t.refused }).catch(() => undefined));
+    const r = await answerAs(this.d.answer, who, t.request, { action });
+    await ctx.answerCallbackQuery({ text: r.ok ? `${action === 'deny' ? 'Denied' : 'Allowed'}${r.rule ? `, rule ${r.rule}` : ''}` : r.detail.slice(0, 190) }).catch(() => undefined);
+  }
+
+  private async replied(ctx: Context): Promise<void> {
+    const msg = ctx.message!;
+    const to = msg.reply_to_message;
+    if (!to) return;
+    const card = this.byMessage.get(`${msg.chat.id}:${to.message_id}`);
+    if (!card) return;
+    const who = this.who(msg.from?.id, msg.chat.id);
+    if (!who) return;
+    const text = msg.text ?? '';
+    const open = card.request && this.d.moments.isOpen(card.request);
+    const r = open ? await answerAs(this.d.answer, who, card.request, { text }) : steerAs(this.d.answer, who, card.agent, card.session, text);
+    const said = r.ok ? (open ? 'Sent to the agent as guidance (the request is denied with it).' : 'Sent to the session as steering.') : `Not sent: ${r.detail}`;
+    await ctx.reply(said, { reply_parameters: { message_id: msg.message_id } }).catch(() => undefined);
+  }
+
+  private call<T>(fn: () => Promise<T>, deadline: number): Promise<T> {
+    return withRetry(fn, classify, deadline);
+  }
+}
+
+/** grammY's errors, as a retry sees them: 429 with retry_after, 5xx and network errors are transient. */
+function classify(e: unknown): Retryable {
+  const x = e as { error_code?: number; parameters?: { retry_after?: number }; name?: string };
+  if (x?.error_code === 429) return { transient: true, retryAfterS: x.parameters?.retry_after ?? 1 };
+  if (typeof x?.error_code === 'number') return { transient: x.error_code >= 500 };
+  return { transient: true };
+}
+
+/** A bot token never reaches a log line (grammY's errors may carry the request URL). */
+export function redactToken(s: string): string {
+  return s.replace(/bot\d+:[A-Za-z0-9_-]+/g, 'bot<token>').replace(/\b\d{5,}:[A-Za-z0-9_-]{20,}\b/g, '<token>');
+}

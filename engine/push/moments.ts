@@ -1,0 +1,226 @@
+// The moments worth reaching a person away from the desk, for every surface
+// that does (Web Push, the chat channels): a held request (permission, form,
+// tool gate), its settling (answered anywhere, timed out, dismissed), and
+// the alerts (a run failed, the agent idle waiting for input, a session
+// ended on an error, a turn finished: opt-in). Read off the relay, after the
+// hook was held, so nothing here is on a hook's path. One escalation policy
+// (engine/push/escalation.ts: delay, quiet hours, kinds) decides when each
+// sink hears of a moment; a sink that throws or hangs never delays another.
+import { basename } from 'node:path';
+import type { Daemon } from '../daemon/daemon.ts';
+import type { AepEvent, Relay } from '../relay/index.ts';
+import { escalate, type PushConfig } from './escalation.ts';
+import type { AlertKind } from './payload.ts';
+import type { Presence } from './presence.ts';
+
+export interface Moment {
+  id: string;
+  session: string;
+  agent: string;
+  kind: 'permission' | 'form' | 'gate';
+  /** Epoch ms the request stops waiting. */
+  expires: number;
+  tool?: string;
+  /** The project folder's name (never its path). */
+  project?: string;
+  /** The command or question text, UNREDACTED: a sink shows it only above metadata, through `redact`. */
+  text?: string;
+  /** The agent's redactor. */
+  redact: (s: string) => string;
+  /** Whether rules can be made from it ("Allow always"). */
+  rulable: boolean;
+}
+
+export interface Settlement {
+  how: 'answered' | 'timed out' | 'dismissed';
+  /** Who answered (a principal, `rule:<id>`), when someone did. */
+  by?: string;
+  /** Said in place of the card's buttons. */
+  text: string;
+}
+
+export interface Alert {
+  kind: AlertKind;
+  agent: string;
+  session?: string;
+  title: string;
+}
+
+export interface MomentSink {
+  readonly name: string;
+  request(m: Moment): void | Promise<void>;
+  settled(m: Moment, s: Settlement): void | Promise<void>;
+  alert(a: Alert): void | Promise<void>;
+}
+
+const TYPES = ['control.accepted', 'control.rejected', 'attention.requested', 'attention.answered', 'attention.resolved', 'attention.timeout', 'run.failed', 'session.ended', 'run.finished', 'progress.status'];
+const DEFAULT_WINDOW_MS = 55_000;
+const WORDS: Record<AlertKind, string> = { permission: 'is waiting for you', question: 'has a question', run_failed: 'a run failed', idle: 'is waiting for your input', session_error: 'the session ended on an error', turn_finished: 'finished its turn' };
+
+/** Which opt-in alert an event is, if any. */
+export function alertKind(ev: AepEvent): AlertKind | undefined {
+  const d = (ev.data ?? {}) as Record<string, unknown>;
+  if (ev.type === 'run.failed') return 'run_failed';
+  if (ev.type === 'session.ended') return d.reason === 'error' ? 'session_error' : undefined;
+  if (ev.type === 'run.finished') return 'turn_finished';
+  if (ev.type === 'progress.status' && (ev.subject === 'idle_prompt' || d.status === 'idle')) return 'idle';
+  return undefined;
+}
+
+export interface MomentsOptions {
+  relay: Pick<Relay, 'subscribe'>;
+  daemons: ReadonlyMap<string, Daemon>;
+  config: PushConfig;
+  presence: Presence;
+  rules: boolean;
+  say?: (line: string) => void;
+  now?: () => number;
+}
+
+interface Open {
+  m: Moment;
+  timer?: ReturnType<typeof setTimeout>;
+  /** The sinks told of it (each hears of its settling). */
+  told: Set<MomentSink>;
+}
+
+export class Moments {
+  private readonly sinks: MomentSink[] = [];
+  private readonly open = new Map<string, Open>();
+  private readonly answeredBy = new Map<string, string>();
+  private readonly acks = new Map<string, (ev: AepEvent) => void>();
+  private readonly settledHooks: ((id: string) => void)[] = [];
+  private sub?: { close(): void };
+  private readonly now: () => number;
+
+  constructor(private readonly o: MomentsOptions) {
+    this.now = o.now ?? Date.now;
+  }
+
+  add(sink: MomentSink): void {
+    this.sinks.push(sink);
+  }
+
+  /** Told of every request that settles (its credentials die). */
+  onSettled(fn: (id: string) => void): void {
+    this.settledHooks.push(fn);
+  }
+
+  start(): void {
+    this.sub = this.o.relay.subscribe({ filter: { type: TYPES }, live: true }, (ev) => this.onEvent(ev));
+  }
+
+  close(): void {
+    this.sub?.close();
+    for (const r of this.open.values()) if (r.timer) clearTimeout(r.timer);
+    this.open.clear();
+  }
+
+  isOpen(id: string): boolean {
+    return this.open.has(id);
+  }
+
+  /** The relay's ack of a command an away surface sent (undefined when none came within `ms`). */
+  ack(command: string, ms: number): Promise<AepEvent | undefined> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.acks.delete(command);
+        resolve(undefined);
+      }, ms);
+      this.acks.set(command, (ev) => {
+        clearTimeout(t);
+        this.acks.delete(command);
+        resolve(ev);
+      });
+    });
+  }
+
+  private onEvent(ev: AepEvent): void {
+    try {
+      if (ev.type === 'control.accepted' || ev.type === 'control.rejected') this.acks.get(String(ev.cause ?? ''))?.(ev);
+      else if (ev.type === 'attention.requested') void this.requested(ev);
+      else if (ev.type === 'attention.answered') this.answeredBy.set(String(ev.subject ?? ''), String((ev.data as any)?.by ?? ''));
+      else if (ev.type === 'attention.resolved' || ev.type === 'attention.timeout') this.settled(ev);
+      else this.alert(ev);
+    } catch (e) {
+      this.o.say?.(`${ev.type} ${ev.id}: ${(e as Error).message}`);
+    }
+  }
+
+  private each(fn: (s: MomentSink) => void | Promise<void>, sinks: Iterable<MomentSink> = this.sinks): void {
+    for (const s of sinks) {
+      try {
+        void Promise.resolve(fn(s)).catch((e) => this.o.say?.(`${s.name}: ${(e as Error).message}`));
+      } catch (e) {
+        this.o.say?.(`${s.name}: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  private async requested(ev: AepEvent): Promise<void> {
+    const d = (ev.data ?? {}) as Record<string, any>;
+    const agent = String(ev.agent ?? '');
+    const daemon = this.o.daemons.get(agent);
+    const hold = daemon?.pending().find((h) => h.id === ev.id);
+    const deadline = Date.parse(String(d.expires_at ?? ''));
+    const kind = hold?.kind ?? (d.kind === 'form' ? 'form' : 'permission');
+    const w = escalate(this.o.config, kind === 'form' ? 'question' : 'permission', agent, { now: new Date(this.now()), inboxVisible: this.o.presence.visible });
+    if (!w.push || !this.sinks.length) return;
+    const asked = hold && hold.kind !== 'form' ? await daemon!.askOf(ev.id) : undefined;
+    const s = asked?.subject;
+    const m: Moment = {
+      id: ev.id,
+      session: String(ev.session ?? ''),
+      agent,
+      kind,
+      expires: Number.isFinite(deadline) ? deadline : this.now() + DEFAULT_WINDOW_MS,
+      tool: s?.tool ?? (typeof ev.subject === 'string' ? ev.subject : undefined),
+      project: s?.project ? basename(s.project) : undefined,
+      text: s?.command,
+      redact: (t) => daemon?.redactor.text(t) ?? '',
+      rulable: this.o.rules && !!asked,
+    };
+    const r: Open = { m, told: new Set() };
+    this.open.set(m.id, r);
+    const fire = () => {
+      r.timer = undefined;
+      if (!this.open.has(m.id)) return;
+      for (const sink of this.sinks) r.told.add(sink);
+      this.each((sink) => sink.request(m));
+    };
+    if (w.afterMs === 0) fire();
+    else r.timer = setTimeout(fire, w.afterMs);
+  }
+
+  private settled(ev: AepEvent): void {
+    const id = String(ev.subject ?? ev.cause ?? '');
+    for (const fn of this.settledHooks) fn(id);
+    const r = this.open.get(id);
+    const by = this.answeredBy.get(id);
+    this.answeredBy.delete(id);
+    if (!r) return;
+    this.open.delete(id);
+    if (r.timer) clearTimeout(r.timer);
+    const res = (ev.data as any)?.resolution;
+    const s: Settlement =
+      ev.type === 'attention.timeout'
+        ? { how: 'timed out', text: 'Timed out: the agent decided by its own rules' }
+        : by
+          ? { how: 'answered', by, text: `Answered by ${by}` }
+          : res === 'dismissed'
+            ? { how: 'dismissed', text: 'Answered in the terminal' }
+            : { how: 'answered', text: 'Settled' };
+    this.each((sink) => sink.settled(r.m, s), r.told);
+  }
+
+  private alert(ev: AepEvent): void {
+    const kind = alertKind(ev);
+    if (!kind) return;
+    const agent = String(ev.agent ?? '');
+    const w = escalate(this.o.config, kind, agent, { now: new Date(this.now()), inboxVisible: this.o.presence.visible });
+    if (!w.push) return;
+    const a: Alert = { kind, agent, session: ev.session, title: `${agent}: ${WORDS[kind]}` };
+    if (w.afterMs === 0) this.each((sink) => sink.alert(a));
+    else setTimeout(() => this.each((sink) => sink.alert(a)), w.afterMs).unref?.();
+  }
+}
