@@ -49,9 +49,24 @@ function traceLines(plan: ShimPlan, home: string): string[] {
  * on the refused path only, the lock taken with one mkdir, the start left
  * running detached through $HOOKMAP_HOME/bin/hookmap, never waited for.
  */
-function autostartLines(home: string): string[] {
+function autostartLines(plan: ShimPlan, home: string): string[] {
   const mins = (ms: number) => Math.max(1, Math.round(ms / 60_000));
+  const tenths = (bound: number) => Math.floor(startWaitMs(plan, bound) / 100);
+  const plain = tenths(plan.bound_ms);
+  const waits = Object.entries(plan.hooks).filter(([, h]) => tenths(h.bound_ms) !== plain).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([n, h]) => `    ${shQuote(n)}) w=${tenths(h.bound_ms)} ;;`);
   return [
+    '# A start under way (its lock): wait for it, bounded (tenths of a second), rather than miss this hook too; then connect as usual.',
+    'waitstart() {',
+    `  case \${HOOKMAP_AUTOSTART-} in 0|off|false|no) return 0 ;; esac`,
+    `  d=\${HOOKMAP_HOME:-${shQuote(home)}}`,
+    `  [ -d "$d/${LOCK_DIR}" ] || return 0`,
+    '  case $hook in',
+    ...waits,
+    `    *) w=${plain} ;;`,
+    '  esac',
+    '  n=0',
+    `  while [ -d "$d/${LOCK_DIR}" ] && [ $n -lt $w ]; do sleep 0.1 2>/dev/null || sleep 1; n=$((n + 1)); done`,
+    '}',
     '# Nothing listens: start `hookmap up` in the background, once (a lock; a failed start backs off). HOOKMAP_AUTOSTART=0 turns it off.',
     'autostart() {',
     `  case \${HOOKMAP_AUTOSTART-} in 0|off|false|no) return 0 ;; esac`,
@@ -70,6 +85,17 @@ function autostartLines(home: string): string[] {
     '  fi',
     '}',
   ];
+}
+
+/**
+ * How long a hook waits for a start on demand already under way (the first
+ * hook that found nothing listening started it): long enough for a cold
+ * `hookmap up`, always leaving the shim its own bound and a second below the
+ * agent's hook timeout.
+ */
+export const START_WAIT_MS = 15_000;
+export function startWaitMs(plan: ShimPlan, boundMs: number): number {
+  return Math.max(0, Math.min(START_WAIT_MS, (plan.agent_timeout_ms ?? 0) - boundMs - 1000));
 }
 
 /** The line naming the hookmap that wrote a shim (doctor reads it back; it alone never makes a shim stale). */
@@ -100,7 +126,7 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
     'hook=${1-}',
     '',
     ...(opts.home ? traceLines(plan, opts.home) : []),
-    ...(opts.home ? autostartLines(opts.home) : []),
+    ...(opts.home ? autostartLines(plan, opts.home) : []),
     '',
     '# neutral [why]: the fail-open answer; a why (down|timeout|error) leaves a trace.',
     'neutral() {',
@@ -126,6 +152,7 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
     `base=\${HOOKMAP_URL:-${shQuote(plan.url)}}`,
     'base=${base%/}',
     ...url,
+    ...(opts.home ? ['waitstart'] : []),
     '',
     '# Body, then one last line "<status> <x-hookmap-exit>": one capture keeps the',
     "# body's bytes exact (trailing newlines survive because the status line follows).",
