@@ -339,8 +339,8 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     live.model.play(live.scenario('permission-allow'));
     const t0 = Date.now();
     let stream: ReturnType<typeof tail> | undefined;
-    let answeredAt = 0;
-    let listeningAt = 0;
+    let answeredAt: number;
+    let listeningAt: number;
     const agentRun = run(live.bin, ['-p', 'Create the file allowed.txt in this folder.', '--permission-mode', 'default', '--output-format', 'json'], {
       cwd: project,
       timeoutMs: 120_000,
