@@ -8,7 +8,7 @@
 // the fail-open path: this hook's neutral bytes, exit 0.
 import { SHIM_VERSION, type ShimPlan } from './plan.mjs';
 import { FAILED_OPEN_LOG, FAILED_OPEN_ROTATE_BYTES } from '../io/failed-open-trace.mjs';
-import { OFF_FILE, BACKOFF_FILE, BACKOFF_MS, LAUNCHER, LOCK_DIR, LOCK_STALE_MS } from './autostart.mjs';
+import { OFF_FILE, BACKOFF_FILE, BACKOFF_MS, LAUNCHER, LOCK_DIR, LOCK_STALE_MS, startWaitMs } from './autostart.mjs';
 
 /** Single-quote for sh: every byte literal, `'` spelled `'\''`. */
 export function shQuote(s: string): string {
@@ -51,7 +51,8 @@ function traceLines(plan: ShimPlan, home: string): string[] {
  */
 function autostartLines(plan: ShimPlan, home: string): string[] {
   const mins = (ms: number) => Math.max(1, Math.round(ms / 60_000));
-  const tenths = (bound: number) => Math.floor(startWaitMs(plan, bound) / 100);
+  // how long a hook waits for a start under way (autostart.mjs startWaitMs: long enough for a cold `up`, within the agent's timeout)
+  const tenths = (bound: number) => Math.floor(startWaitMs(plan.agent_timeout_ms, bound) / 100);
   const plain = tenths(plan.bound_ms);
   const waits = Object.entries(plan.hooks).filter(([, h]) => tenths(h.bound_ms) !== plain).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([n, h]) => `    ${shQuote(n)}) w=${tenths(h.bound_ms)} ;;`);
   return [
@@ -85,17 +86,6 @@ function autostartLines(plan: ShimPlan, home: string): string[] {
     '  fi',
     '}',
   ];
-}
-
-/**
- * How long a hook waits for a start on demand already under way (the first
- * hook that found nothing listening started it): long enough for a cold
- * `hookmap up`, always leaving the shim its own bound and a second below the
- * agent's hook timeout.
- */
-export const START_WAIT_MS = 15_000;
-export function startWaitMs(plan: ShimPlan, boundMs: number): number {
-  return Math.max(0, Math.min(START_WAIT_MS, (plan.agent_timeout_ms ?? 0) - boundMs - 1000));
 }
 
 /** The line naming the hookmap that wrote a shim (doctor reads it back; it alone never makes a shim stale). */

@@ -188,8 +188,9 @@ describe('start on demand', () => {
     expect(starts(h)).toBe(1);
   });
 
-  it('an sh hook that finds a start under way (the lock) waits for it and reaches the daemon, instead of failing open too; HOOKMAP_AUTOSTART=0 does not wait', async () => {
-    const h = await wiredHome('wait-for-start');
+  it.each(['sh', 'node'] as const)('a %s hook that finds a start under way (the lock) waits for it and reaches the daemon, instead of failing open too; HOOKMAP_AUTOSTART=0 does not wait', async (kind) => {
+    const h = await wiredHome(`wait-for-start-${kind}`);
+    const fire = (hook: string, session: string, env: NodeJS.ProcessEnv = h.env) => (kind === 'sh' ? fireSh(h, hook, session, env) : runProcess(process.execPath, [BIN, 'hook', 'claude-code', hook], payload(hook, session), env));
     expect(takeLock(h.home)).toBe(true); // the first hook's start, under way
     const port = Number(new URL(h.url).port);
     const bodies: string[] = [];
@@ -205,7 +206,7 @@ describe('start on demand', () => {
     // the started daemon listens a little later, then the start releases its lock
     const later = setTimeout(() => server.listen(port, '127.0.0.1', () => rmSync(join(h.home, LOCK_DIR), { recursive: true, force: true })), 700);
     try {
-      const r = await fireSh(h, 'UserPromptSubmit', 'wait-1');
+      const r = await fire('UserPromptSubmit', 'wait-1');
       expect(r.code).toBe(0);
       expect(bodies).toHaveLength(1);
       expect(JSON.parse(bodies[0]).session_id).toBe('wait-1');
@@ -214,7 +215,7 @@ describe('start on demand', () => {
       await new Promise<void>((r2) => server.close(() => r2()));
       expect(takeLock(h.home)).toBe(true);
       const t0 = Date.now();
-      const off = await fireSh(h, 'UserPromptSubmit', 'wait-2', { ...h.env, HOOKMAP_AUTOSTART: '0' });
+      const off = await fire('UserPromptSubmit', 'wait-2', { ...h.env, HOOKMAP_AUTOSTART: '0' });
       expect(off.code).toBe(0);
       expect(Date.now() - t0).toBeLessThan(5_000);
       expect(bodies).toHaveLength(1);
