@@ -455,7 +455,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const wired = await live.setup(['--project', '--dir', live.s.project, '--mcp']);
     const mcpJson = join(live.s.project, '.mcp.json');
     expect(wired).toContain(`the hookmap MCP server "hookmap" registered in ${mcpJson}`);
-    expect(JSON.parse(readFileSync(mcpJson, 'utf8')).mcpServers.hookmap).toEqual({ type: 'stdio', command: process.execPath, args: [BIN, 'mcp', '--agent', 'claude-code', '--url', live.agentEnv.HOOKMAP_URL], env: { HOOKMAP_HOME: live.s.hookmapHome } });
+    expect(JSON.parse(readFileSync(mcpJson, 'utf8')).mcpServers.hookmap).toEqual({ type: 'stdio', command: join(live.s.hookmapHome, 'bin', 'hookmap'), args: ['mcp', '--agent', 'claude-code', '--url', live.agentEnv.HOOKMAP_URL], env: { HOOKMAP_HOME: live.s.hookmapHome } });
     expect(await live.setup(['--project', '--dir', live.s.project, '--mcp'])).toMatch(/^no changes: /);
     const taken = new Set<string>();
     let req: any;
