@@ -6,7 +6,9 @@
 //     up holding one event (start, connect, first event, exit; budget 2x)
 //   hookmap capabilities claude-code --json     (budget: 3x)
 //   hookmap up: spawn until /healthz says every daemon's relay link is ready
-//     (budget: 0.5 s on a quiet machine; printed in ms and as a ratio)
+//     (budget: 0.5 s on a quiet machine; printed in ms and as a ratio), in
+//     the home it ran in before (its caches warm: how a user's up starts)
+//     and in a new home (nothing cached: the first start after install)
 // --bin points at another hookmap (an installed package's bin/hookmap.mjs,
 // another checkout) to compare before and after in one run.
 //   npx tsx bench/startup/run.ts [--rounds 7] [--bin path/to/bin/hookmap.mjs ...]
@@ -70,6 +72,13 @@ async function main(): Promise<void> {
   const add = (k: string, v: number) => samples.set(k, [...(samples.get(k) ?? []), v]);
   // one running up per bin, holding one event, for `tail`
   const running = new Map<string, { url: string; home: string; stop: () => Promise<void> }>();
+  // per bin, the home its `up` rounds start in again and again (warmed by one start before the rounds)
+  const upHomes = new Map<string, string>();
+  for (const bin of bins) {
+    const h = mkdtempSync(join(home, 'up-same-'));
+    await (await upReady(bin, h)).stop();
+    upHomes.set(bin, h);
+  }
   for (const bin of bins) {
     const upHome = mkdtempSync(join(home, 'tail-'));
     const up = await upReady(bin, upHome);
@@ -86,9 +95,12 @@ async function main(): Promise<void> {
         const run = running.get(bin)!;
         add(`hookmap tail (first event, exit)${tag}`, await timed([bin, 'tail', '--json', '--from', 'all', '--count', '1', '--url', run.url], { HOOKMAP_HOME: run.home }));
         add(`hookmap capabilities claude-code --json${tag}`, await timed([bin, 'capabilities', 'claude-code', '--json']));
-        const up = await upReady(bin, mkdtempSync(join(home, 'up-')));
-        add(`hookmap up until /healthz ready${tag}`, up.ms);
-        await up.stop();
+        const warm = await upReady(bin, upHomes.get(bin)!);
+        add(`hookmap up until /healthz ready (same home)${tag}`, warm.ms);
+        await warm.stop();
+        const cold = await upReady(bin, mkdtempSync(join(home, 'up-')));
+        add(`hookmap up until /healthz ready (new home)${tag}`, cold.ms);
+        await cold.stop();
       }
     }
   } finally {

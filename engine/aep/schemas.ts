@@ -4,8 +4,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import Ajv2020Module, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 
 // CJS packages under NodeNext: the constructor may sit on `.default`
 type AjvCtor = new (opts: Record<string, unknown>) => AjvInstance;
@@ -15,8 +15,13 @@ export interface AjvInstance {
   addSchema(schema: unknown, key?: string): unknown;
   getSchema(key: string): ValidateFunction | undefined;
 }
-const Ajv2020 = ((Ajv2020Module as any).default ?? Ajv2020Module) as AjvCtor;
-const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (ajv: AjvInstance) => void;
+// loaded at the first compile, not with this module: a start (`hookmap up`) listens before anything is validated
+const load = createRequire(import.meta.url);
+let ajvModules: { Ajv2020: AjvCtor; addFormats: (ajv: AjvInstance) => void } | undefined;
+function modules(): NonNullable<typeof ajvModules> {
+  const unwrap = (m: any) => m.default ?? m;
+  return (ajvModules ??= { Ajv2020: unwrap(load('ajv/dist/2020.js')), addFormats: unwrap(load('ajv-formats')) });
+}
 
 export const SCHEMA_DIR = fileURLToPath(new URL('../../schemas/aep/', import.meta.url));
 
@@ -49,6 +54,7 @@ let ajvInstance: AjvInstance | undefined;
 /** The reporting instance: every error, full format checks. */
 export function ajv(): AjvInstance {
   if (!ajvInstance) {
+    const { Ajv2020, addFormats } = modules();
     ajvInstance = new Ajv2020({ allErrors: true, strict: false });
     addFormats(ajvInstance);
     ajvInstance.addKeyword({ keyword: 'x-aep-capture', schemaType: 'string' });
@@ -58,6 +64,7 @@ export function ajv(): AjvInstance {
 
 /** A separate instance for descriptor/fixture schema reporting: `verbose` keeps each error's schema and data (engine/descriptor/schema-errors.ts). */
 export function verboseAjv(): AjvInstance {
+  const { Ajv2020, addFormats } = modules();
   const a = new Ajv2020({ allErrors: true, strict: false, verbose: true });
   addFormats(a);
   return a;
@@ -71,6 +78,7 @@ let quickInstance: AjvInstance | undefined;
  */
 function quick(): AjvInstance {
   if (!quickInstance) {
+    const { Ajv2020, addFormats } = modules();
     quickInstance = new Ajv2020({ allErrors: false, strict: false });
     // fast-mode formats: simpler date-time/uri regexes; the reporting
     // instance re-checks a failure in full mode

@@ -19,6 +19,7 @@ import { registerToolRoutes } from '../daemon/tool-routes.ts';
 import { can } from '../auth/principal.ts';
 import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
 import { warmValidators } from '../aep/schemas.ts';
+import { compilePending } from '../expr/compile.ts';
 
 export const DEFAULT_SERVE_PORT = 8788;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -94,6 +95,7 @@ export async function startServe(o: ServeOptions): Promise<Served> {
   for (const l of exposureNotice(host, url, false)) say(l);
   if (o.relay) daemon.connectRelay(o.relay, o.token && o.tokenFile ? followTokenFile(o.tokenFile, o.token, (m) => say(`${m}: still presenting the token read before`)) : o.token);
   void warmValidators(); // compiled now, not while the first hook waits
+  void compilePending(); // so are the expressions of a descriptor built from the validated cache
   say(`${daemon.vendor} daemon listening on ${url}/hooks/${daemon.vendor} (epoch ${daemon.epoch}, logs ${daemon.logDir})`);
   say(o.relay ? `relay ${o.relay}: ${o.token ? 'token set, control on' : 'no token: watch-only, holds fail open at once'}` : 'no relay: events are logged only, holds fail open at once');
   let closing: Promise<void> | undefined;

@@ -49,7 +49,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { parse } from 'yaml';
+import { yaml } from '../text/yaml-lazy.ts';
 import type { CaptureLevel } from '../aep/schemas.ts';
 import type { ProjectLabelMode, ProjectLabels } from '../capture/project.ts';
 import { DURABILITY, type Durability } from '../daemon/session-log.ts';
@@ -164,7 +164,7 @@ function instancesOf(v: unknown, where: string, file: string, env: Readonly<Reco
 export function loadUpConfig(file: string, env: Readonly<Record<string, string | undefined>>): UpConfig {
   let doc: any;
   try {
-    doc = parse(readFileSync(file, 'utf8')) ?? {};
+    doc = yaml().parse(readFileSync(file, 'utf8')) ?? {};
   } catch (e) {
     throw new ConfigError(`${file}: ${(e as Error).message}`);
   }

@@ -51,6 +51,15 @@ export function auditTo(file: string, say: (line: string) => void): (rec: AuditR
   };
 }
 
+/** Resolves once every daemon's relay link said hello (or after `boundMs`): background work waits for it, not the links. */
+export function linksReady(daemons: Map<string, Daemon>, boundMs = 2000): Promise<void> {
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    const look = () => ([...daemons.values()].every((d) => d.relayReady) || Date.now() - t0 > boundMs ? resolve() : setTimeout(look, 10).unref());
+    look();
+  });
+}
+
 /** The relay answers /healthz; add what only the daemons know (to a reader: a bare `ok` stays bare). */
 export function addDaemonHealth(app: FastifyInstance, daemons: Map<string, Daemon>, subscribers: { agent: string; sub: StreamSubscriber }[], channels: () => Record<string, unknown> = () => ({})): void {
   app.addHook('onSend', async (req, _reply, payload) => {

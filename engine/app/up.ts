@@ -39,7 +39,8 @@ import { OperatorLog } from '../daemon/operator-log.ts';
 import { RuleBook } from '../policy/rulebook.ts';
 import { registerRulesRoutes } from './rules-routes.ts';
 import { warmValidators } from '../aep/schemas.ts';
-import { addDaemonHealth, auditTo, authFor, recordRunning, startBridges, summaryHead, surfaceLine } from './up-parts.ts';
+import { compilePending } from '../expr/compile.ts';
+import { addDaemonHealth, auditTo, authFor, linksReady, recordRunning, startBridges, summaryHead, surfaceLine } from './up-parts.ts';
 
 export const DEFAULT_UP_PORT = 8787;
 
@@ -235,8 +236,9 @@ export async function startUp(o: UpOptions): Promise<Up> {
       },
     });
   }
-  // the first hook would otherwise compile the AEP validators while an agent waits
-  void warmValidators();
+  // the first hook would otherwise compile the AEP validators while an agent waits; descriptors built from the
+  // validated cache compile each expression on first use: the rest now. Both once the links are up (they would slow them).
+  void linksReady(daemons).then(() => Promise.all([warmValidators(), compilePending()]));
   const noAuth = !auth.controlPossible;
   for (const l of summaryHead({ url, tokenFile: o.tokenFile, noAuth, daemons, failed })) say(l);
   for (const l of exposureNotice(host, url, Boolean(o.tls))) say(`  ${l}`);

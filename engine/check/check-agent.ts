@@ -66,7 +66,8 @@ export interface AgentReport {
 const PINS_FILE = 'pins.yaml';
 
 export async function checkAgent(target: CheckTarget, opts: CheckOptions = {}): Promise<AgentReport> {
-  const loaded = loadDescriptorFile(target.path, { displayPath: target.display });
+  // every check, every time: a check never trusts a cache
+  const loaded = loadDescriptorFile(target.path, { displayPath: target.display, checkAll: true });
   const report: AgentReport = { target, errors: [], fixtureFiles: [], cases: [], capabilities: [] };
   // the fixtures are checked on their own even when the descriptor does not load: every phase reports
   const fx = loadFixtureDir(target.fixturesDir, target.fixturesLabel, target.agent);

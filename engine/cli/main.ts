@@ -5,6 +5,8 @@ import type { RuntimeConfig } from '../config/schema.ts';
 import { resolveConfig } from './config.ts';
 import { join } from 'node:path';
 import { cacheYamlIn } from '../descriptor/yaml-cache.ts';
+import { cacheDescriptorsIn } from '../descriptor/descriptor-cache.ts';
+import { hookmapStamp } from './stamp.ts';
 import { commandHelp, printUsage, COMMANDS } from './usage.ts';
 
 /** The commands' extension: .ts from the sources, .js in the compiled package (tsconfig.build.json). */
@@ -42,6 +44,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   // descriptors' parsed YAML, kept by content hash (engine/descriptor/yaml-cache.ts)
   cacheYamlIn(join(config.home, 'cache', 'yaml'));
+  // descriptors validated by this hookmap before, by content hash (engine/descriptor/descriptor-cache.ts)
+  cacheDescriptorsIn(join(config.home, 'cache', 'descriptors'), hookmapStamp(EXT === '.ts'));
   if (!config.fastExpr) (await import('../expr/compile.ts')).useFastExpressions(false);
   // the operator's redaction settings reach code that is handed no redactor (gate defaults, relay watcher copies, bridges)
   if (config.redaction.secretNames.length || !config.redaction.pii) (await import('../capture/redact.ts')).configureDefaultRedaction({ ...config.redaction, env: process.env });

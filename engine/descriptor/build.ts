@@ -23,8 +23,8 @@ export class DescriptorBuilder {
   private readonly stored = new Set<string>();
   private readonly varNames: string[];
 
-  constructor(src: YamlSource, private readonly spec: HookmapDescriptor, errors: DescriptorError[], private readonly opts: { pruned?: boolean } = {}) {
-    this.x = new Expressions(src, errors, spec.config ? new Set(Object.keys(spec.config)) : undefined);
+  constructor(src: YamlSource, private readonly spec: HookmapDescriptor, errors: DescriptorError[], private readonly opts: { pruned?: boolean; trusted?: boolean } = {}) {
+    this.x = new Expressions(src, errors, spec.config ? new Set(Object.keys(spec.config)) : undefined, opts.trusted);
     this.varNames = Object.keys(spec.vars ?? {});
   }
 

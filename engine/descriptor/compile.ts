@@ -12,7 +12,8 @@ import type { DescriptorError } from './errors.ts';
 import { SchemaReporter, schemaErrors, type SchemaProblem } from './schema-errors.ts';
 import type { Descriptor } from './types.ts';
 import type { HookmapDescriptor } from '../generated/descriptor-types.ts';
-import { parseYamlSource, type YamlSource } from './yaml-source.ts';
+import { parseYamlSource, yamlSourceFrom, type YamlSource } from './yaml-source.ts';
+import { markValidated, validatedValue } from './descriptor-cache.ts';
 
 export const DESCRIPTOR_SCHEMA = JSON.parse(readFileSync(new URL('../../schemas/descriptor.schema.json', import.meta.url), 'utf8'));
 let reporter: SchemaReporter | undefined;
@@ -24,7 +25,8 @@ export interface LoadResult {
   src?: YamlSource;
 }
 
-export function loadDescriptorFile(path: string, opts: { displayPath?: string } = {}): LoadResult {
+/** checkAll: run every check even for bytes validated before (`hookmap check`: its report locates things in the parse). */
+export function loadDescriptorFile(path: string, opts: { displayPath?: string; checkAll?: boolean } = {}): LoadResult {
   const display = opts.displayPath ?? (relative(process.cwd(), path) || path);
   let text: string;
   try {
@@ -32,15 +34,26 @@ export function loadDescriptorFile(path: string, opts: { displayPath?: string } 
   } catch (err) {
     return { errors: [{ code: 'yaml-syntax', file: display, line: 1, col: 1, path: '', message: `cannot read: ${(err as Error).message}` }] };
   }
+  const expected = basename(path).replace(/\.ya?ml$/, '');
+  // these bytes passed every check of this hookmap before (descriptor-cache.ts): built without the checks
+  const known = opts.checkAll ? undefined : validatedValue(text);
+  if (known && known.vendor === expected) {
+    try {
+      const res = compileSource(yamlSourceFrom(display, text, { value: known, positions: [], keyPositions: [], errors: [] }), { trusted: true });
+      if (res.descriptor && !res.errors.length) return res;
+    } catch {
+      // not buildable from the entry: the full compile below says why, if anything is wrong
+    }
+  }
   const src = parseYamlSource(display, text);
   const res = compileSource(src);
-  const expected = basename(path).replace(/\.ya?ml$/, '');
   const vendor = (src.value as { vendor?: unknown } | null)?.vendor;
   if (typeof vendor === 'string' && vendor !== expected) {
     const { line, col } = src.locate(['vendor']);
     res.errors.push({ code: 'vendor-mismatch', file: display, line, col, path: 'vendor', message: `vendor '${vendor}' in a file named '${basename(path)}' (rename the file to ${vendor}.yaml, or the vendor to ${expected})` });
     res.descriptor = undefined;
   }
+  if (res.descriptor && !res.errors.length) markValidated(text, src.value);
   return res;
 }
 
@@ -49,17 +62,17 @@ export function compileDescriptor(file: string, text: string): LoadResult {
 }
 
 /** Compile an already parsed descriptor file (the one parse of a load). */
-export function compileSource(src: YamlSource): LoadResult {
+export function compileSource(src: YamlSource, opts: { trusted?: boolean } = {}): LoadResult {
   if (src.errors.length) return { errors: src.errors, src };
-  reporter ??= new SchemaReporter(DESCRIPTOR_SCHEMA);
-  const problems = schemaErrors(reporter, DESCRIPTOR_SCHEMA, src.value, src);
+  // trusted: the bytes passed the schema (and everything else) before
+  const problems = opts.trusted ? [] : schemaErrors((reporter ??= new SchemaReporter(DESCRIPTOR_SCHEMA)), DESCRIPTOR_SCHEMA, src.value, src);
   const errors = problems.map((p) => p.error);
   const spec = problems.length ? prune(src.value, problems) : src.value;
   if (!spec || typeof spec !== 'object' || Array.isArray(spec)) return { errors, src };
   let descriptor: Descriptor | undefined;
   try {
     // schema-valid (or pruned to its valid parts): the generated type describes it
-    descriptor = new DescriptorBuilder(src, spec as HookmapDescriptor, errors, { pruned: errors.length > 0 }).build();
+    descriptor = new DescriptorBuilder(src, spec as HookmapDescriptor, errors, { pruned: errors.length > 0, trusted: opts.trusted }).build();
   } catch (err) {
     // a pruned descriptor may lack what building needs: its schema errors already say why
     if (!errors.length) throw err;

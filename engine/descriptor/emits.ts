@@ -40,11 +40,12 @@ export function compileEmit(x: Expressions, e: Emit, path: Path, ctx: EmitContex
   const when = e.when !== undefined ? x.templateSource(e.when, [...path, 'when'], ctx.site) : undefined;
   const gated = new Set([...Object.keys(ctx.gates), ...Object.keys(e.gates ?? {})]);
   const astAt = (p: Path) => x.asts.get(pathString(p));
-  for (const f of checkFields(e.data, [...path, 'data'], { type: e.type, gated, astAt })) {
+  // validated bytes (Expressions.trusted): the fields were checked then, and no leaf AST is at hand
+  for (const f of x.trusted ? [] : checkFields(e.data, [...path, 'data'], { type: e.type, gated, astAt })) {
     if (f.index !== undefined) x.errAt(f.code, f.path, f.index, f.message);
     else x.err(f.code, f.path, f.message, { key: f.key });
   }
-  for (const k of Object.keys(e.standins ?? {})) {
+  for (const k of x.trusted ? [] : Object.keys(e.standins ?? {})) {
     for (const f of checkFields({ [k]: null }, [...path, 'standins'], { type: e.type, gated, astAt }).filter((i) => i.code === 'unknown-field')) x.err(f.code, f.path, f.message, { key: true });
   }
   if (x.errors.length > before || (e.when !== undefined && when === undefined)) return undefined;

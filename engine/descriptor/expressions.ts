@@ -2,8 +2,8 @@
 // compiles every `=expression` and template once, checks every name in it
 // against its position's bindings (expr/names.ts), and turns each failure
 // into one located, coded error pointing inside the YAML scalar.
-import { compileMarked, isFailure, templateSource, tryCompile, type Expr, type ExprFailure } from '../expr/compile.ts';
-import { isMarked, jsonataLiteral, readsAsExpression } from '../expr/marked.ts';
+import { compileMarked, isFailure, lazyCompiled, templateSource, tryCompile, type Expr, type ExprFailure } from '../expr/compile.ts';
+import { exprText, isMarked, jsonataLiteral, readsAsExpression } from '../expr/marked.ts';
 import { checkNames, type NameContext } from '../expr/names.ts';
 import type { Position } from '../expr/bindings.ts';
 import { type DescriptorError, type ErrorCode, pathString } from './errors.ts';
@@ -21,6 +21,8 @@ export class Expressions {
     readonly src: YamlSource,
     readonly errors: DescriptorError[],
     private readonly config: ReadonlySet<string> | undefined,
+    /** These bytes were validated by this hookmap before (descriptor-cache.ts): no checks, every expression compiled on first use. */
+    readonly trusted = false,
   ) {}
 
   err(code: ErrorCode, path: Path, message: string, opts: { key?: boolean } = {}): void {
@@ -57,6 +59,7 @@ export class Expressions {
   /** An expression position (the schema has required the `=` mark). */
   expr(source: string | undefined, path: Path, site: Site): Expr | undefined {
     if (source === undefined) return undefined;
+    if (this.trusted) return lazyCompiled(exprText(source), path);
     const c = compileMarked(source, path);
     if (isFailure(c)) { this.fail(c); return undefined; }
     return this.names(c, path, site) ? c : undefined;
@@ -64,6 +67,7 @@ export class Expressions {
 
   /** Plain strings anywhere in a template are literals, unless they read as an unmarked expression. */
   unmarked(tpl: unknown, path: Path): boolean {
+    if (this.trusted) return false;
     if (typeof tpl === 'string') {
       if (isMarked(tpl) || !readsAsExpression(tpl)) return false;
       this.err('unmarked-expression', path, unmarkedMessage(tpl));
@@ -76,6 +80,7 @@ export class Expressions {
 
   /** A template's JSONata source with every leaf compiled and name-checked, or undefined (errors recorded). */
   templateSource(tpl: unknown, path: Path, site: Site): string | undefined {
+    if (this.trusted) return templateSource(tpl, path, [], undefined, false);
     if (this.unmarked(tpl, path)) return undefined;
     const failures: ExprFailure[] = [];
     let ok = true;
@@ -92,6 +97,7 @@ export class Expressions {
 
   /** Generated JSONata (a template's or an emit's one expression): its parts compiled on their own already. */
   compiled(source: string, path: Path): Expr | undefined {
+    if (this.trusted) return lazyCompiled(source, path);
     const c = tryCompile(source, path);
     if (isFailure(c)) { this.fail(c); return undefined; }
     return c;

@@ -18,7 +18,7 @@ export function cacheYamlIn(folder: string | undefined): void {
 }
 
 /** Plain JSON all the way down (a YAML .inf, a non-plain object would not survive the file). */
-function jsonSafe(v: unknown): boolean {
+export function jsonSafe(v: unknown): boolean {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
   if (typeof v === 'number') return Number.isFinite(v);
   if (Array.isArray(v)) return v.every(jsonSafe);

@@ -1,6 +1,7 @@
 // Parses a descriptor's YAML keeping source positions, so every later error
 // (schema, expression, event type) can point at file:line:col.
-import { LineCounter, parseDocument, isMap, isSeq, isScalar, isPair, type Node } from 'yaml';
+import type { Node } from 'yaml';
+import { yaml } from '../text/yaml-lazy.ts';
 import type { DescriptorError } from './errors.ts';
 import { pathString } from './errors.ts';
 import { cachedYamlData } from './yaml-cache.ts';
@@ -30,6 +31,7 @@ export interface YamlData {
 }
 
 export function parseYamlData(text: string): YamlData {
+  const { LineCounter, parseDocument, isMap, isSeq, isScalar, isPair } = yaml();
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false });
   const errors: Omit<DescriptorError, 'file'>[] = [];

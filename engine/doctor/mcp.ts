@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute } from 'node:path';
 import type { Descriptor } from '../descriptor/types.ts';
-import { formatOptions, LAUNCHER } from '../setup/apply.ts';
+import { formatOptions, launcherArgv } from '../setup/apply.ts';
 import { expandPath } from '../setup/expand.ts';
 import { mcpArgv, mcpEntry, mcpFormat, registeredArgv } from '../setup/mcp.ts';
 import { setupSpec, type Scope } from '../setup/spec.ts';
@@ -31,7 +31,7 @@ export function inspectMcp(d: Descriptor, env: NodeJS.ProcessEnv, dir: string, s
   const out: Finding[] = [];
   const add = (f: Omit<Finding, 'area' | 'subject'>) => out.push({ area: 'agent', subject: agent, ...f });
   const opts = formatOptions(d, spec);
-  const format = mcpFormat(d, m, mcpEntry(m, mcpArgv(agent, [...LAUNCHER], env), env));
+  const format = mcpFormat(d, m, mcpEntry(m, mcpArgv(agent, launcherArgv(env), env), env));
   const none = () => false;
   const registered: Scope[] = [];
   for (const scope of ['user', 'project'] as Scope[]) {
@@ -69,7 +69,10 @@ export function inspectMcp(d: Descriptor, env: NodeJS.ProcessEnv, dir: string, s
       current = false;
     }
     if (current) add({ status: 'ok', message: `${where}: MCP server "${m.name}" registered (ask_human, emit_event)` });
-    else add({ status: 'warn', message: `${where}: MCP server "${m.name}" registered, but not as setup writes it today (another hookmap checkout, HOOKMAP_URL or HOOKMAP_HOME): ${argv?.join(' ') ?? 'unreadable entry'}`, fix });
+    else if (launcher.length && !launcher.includes(launcherArgv(env)[0]) && launcher.some((a) => /(^|\/)hookmap\.mjs$/.test(a))) {
+      // an older setup named the checkout or package itself: an upgrade, a move or a removed clone breaks it
+      add({ status: 'warn', message: `${where}: MCP server "${m.name}" runs ${launcher.map((a) => tilde(a, env)).join(' ')} directly (a path into a checkout or package, which an upgrade or a move breaks); setup now registers the launcher ${tilde(launcherArgv(env)[0], env)}`, fix });
+    } else add({ status: 'warn', message: `${where}: MCP server "${m.name}" registered, but not as setup writes it today (another hookmap checkout, HOOKMAP_URL or HOOKMAP_HOME): ${argv?.join(' ') ?? 'unreadable entry'}`, fix });
   }
   if (registered.length > 1) add({ status: 'info', message: `MCP server "${m.name}" registered in both the user and the project config; the agent may start it twice` });
   if (!registered.length && hooksWired) add({ status: 'info', message: 'MCP server not registered: the model cannot ask a human through hookmap (ask_human)', fix: `${setupCommand} --mcp` });

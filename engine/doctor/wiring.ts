@@ -7,7 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { Descriptor } from '../descriptor/types.ts';
-import { configPathFor, formatOptions, readEntries, stampedPlugin } from '../setup/apply.ts';
+import { configPathFor, formatOptions, launcherArgv, readEntries, stampedPlugin } from '../setup/apply.ts';
+import { splitCommand } from '../setup/registrations.ts';
 import { FORMATS } from '../setup/formats/index.ts';
 import { readPluginStamp } from '../setup/formats/plugin-file.ts';
 import type { Entry } from '../setup/formats/types.ts';
@@ -89,7 +90,7 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string,
     }
     const mine = entries.filter((e) => ours(e.handler));
     if (d.surface.kind === 'stdio-tee') {
-      inspectTee(mine, where, add, out, scope, path, setupCmd(scope));
+      inspectTee(mine, where, add, out, scope, path, setupCmd(scope), env);
       continue;
     }
     if (!mine.length) {
@@ -122,6 +123,8 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string,
       const shim = cmd === undefined ? undefined : shimPathOf(cmd);
       if (shim) shims.add(shim);
     }
+    const nodeShim = mine.map((e) => launcherProblem(e.handler, 'hook', env)).find(Boolean);
+    if (nodeShim) add({ ...nodeShim, message: `${where}: the Node shim ${nodeShim.message}`, fix: `${setupCmd(scope)} --shim node` });
     for (const shim of shims) {
       out.usesShShim = true;
       if (!existsSync(shim)) {
@@ -159,7 +162,7 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string,
 }
 
 /** An editor's agent entries wrapped in `hookmap tee`: which, and does the hookmap they run still exist? */
-function inspectTee(mine: Entry[], where: string, add: (f: Omit<Finding, 'area' | 'subject'>) => void, out: AgentWiring, scope: Scope, path: string, fix: string): void {
+function inspectTee(mine: Entry[], where: string, add: (f: Omit<Finding, 'area' | 'subject'>) => void, out: AgentWiring, scope: Scope, path: string, fix: string, env: NodeJS.ProcessEnv): void {
   if (!mine.length) {
     add({ status: 'info', message: `${where}: config present, no agent entry runs hookmap tee`, fix: `${fix} --wrap "<agent command>"` });
     return;
@@ -168,9 +171,28 @@ function inspectTee(mine: Entry[], where: string, add: (f: Omit<Finding, 'area' 
   out.wiredAt.push({ scope, path });
   add({ status: 'ok', message: `${where}: ${mine.length} agent entr${mine.length === 1 ? 'y runs' : 'ies run'} behind hookmap tee: ${mine.map((e) => e.hook).join(', ')}` });
   for (const e of mine) {
-    const script = String(e.handler.command ?? '').split(' ').find((w) => /hookmap\.mjs$/.test(w));
-    if (script && !existsSync(script)) add({ status: 'problem', message: `${where}: "${e.hook}" runs ${script}, which does not exist: the editor cannot start that agent`, fix });
+    const p = launcherProblem(e.handler, 'tee', env);
+    if (p) add({ ...p, message: `${where}: "${e.hook}" ${p.message}`, fix: `${fix} --wrap "<agent command>"` });
   }
+}
+
+/**
+ * A Node shim or tee entry's launcher (the words before `hook`/`tee`): the
+ * launcher in $HOOKMAP_HOME/bin/hookmap is what setup writes (it follows
+ * upgrades and moves); anything else is a path into a checkout or package
+ * an older setup named (warn), or gone (problem: every firing fails).
+ */
+function launcherProblem(h: Handler, verb: 'hook' | 'tee', env: NodeJS.ProcessEnv): { status: 'warn' | 'problem'; message: string } | undefined {
+  const argv = Array.isArray(h.args) && typeof h.command === 'string' ? [h.command, ...h.args.map(String)] : typeof h.command === 'string' ? splitCommand(h.command) : undefined;
+  const i = argv?.indexOf(verb) ?? -1;
+  if (!argv || i < 1) return undefined;
+  const words = argv.slice(0, i);
+  const stable = launcherArgv(env)[0];
+  const gone = words.filter((w) => w.startsWith('/') && !existsSync(w));
+  if (gone.length) return { status: 'problem', message: `runs ${gone.map((g) => tilde(g, env)).join(' and ')}, which does not exist: ${verb === 'hook' ? "the agent's hook fails on every firing" : 'the editor cannot start that agent'}` };
+  if (words.length === 1 && words[0] === stable) return undefined;
+  if (!words.some((w) => /(^|\/)hookmap(\.mjs)?$/.test(w) && w.startsWith('/'))) return undefined; // `hookmap` on PATH, npx: the user's choice
+  return { status: 'warn', message: `runs ${words.map((w) => tilde(w, env)).join(' ')} (a path into a checkout or package, which an upgrade or a move breaks); setup now writes the launcher ${tilde(stable, env)}` };
 }
 
 /** A generated plugin/extension file: ours? current? */

@@ -2,12 +2,12 @@
 // leaves marked `=` are expressions, everything else literal; see marked.ts)
 // are turned into ONE JSONata source so a firing evaluates one expression per
 // emit, not one per field.
-import jsonata from 'jsonata';
+import type jsonataFn from 'jsonata';
 import { EXPR_FUNCTIONS } from './functions.ts';
 import { BAIL, compileFast, type FastFn } from './fast.ts';
-import { exprText, isMarked, EXPR_MARK } from './marked.ts';
+import { exprText, isMarked, jsonata, EXPR_MARK } from './marked.ts';
 
-export type Expr = jsonata.Expression;
+export type Expr = jsonataFn.Expression;
 
 export interface ExprFailure {
   path: (string | number)[];
@@ -29,7 +29,7 @@ export function useFastExpressions(on: boolean): void {
 /** Compile one expression; returns the failure (with the index inside the source) instead of throwing. */
 export function tryCompile(source: string, path: (string | number)[]): Expr | ExprFailure {
   try {
-    const e = jsonata(source);
+    const e = jsonata()(source);
     for (const [name, fn] of Object.entries(EXPR_FUNCTIONS)) e.registerFunction(name, fn as any);
     const fast = fastExpressions ? compileFast(e.ast()) : null;
     if (fast) (e as any)[FAST] = fast;
@@ -41,6 +41,52 @@ export function tryCompile(source: string, path: (string | number)[]): Expr | Ex
     return { path, index, message: `${err?.code ? `${err.code} ` : ''}${err?.message ?? String(err)}`, code: err?.code, source };
   }
 }
+
+/**
+ * An expression already checked (its descriptor's bytes validated by this
+ * hookmap before: engine/descriptor/descriptor-cache.ts): compiled on first
+ * use, or by compilePending() in the background once the daemon listens.
+ */
+const REAL = Symbol('real');
+const pending = new Set<() => void>();
+export function lazyCompiled(source: string, path: (string | number)[]): Expr {
+  let real: Expr | undefined;
+  const force = (): Expr => {
+    if (!real) {
+      pending.delete(force);
+      const c = tryCompile(source, path);
+      // compiled without error when its descriptor's bytes were validated: the same source cannot fail now
+      if (isFailure(c)) throw new Error(`${path.join('.')}: ${c.message}`);
+      real = c;
+    }
+    return real;
+  };
+  pending.add(force);
+  return new Proxy({} as Expr, {
+    get(_t, k) {
+      if (k === REAL) return force();
+      const r = force() as unknown as Record<string | symbol, unknown>;
+      const v = r[k];
+      return typeof v === 'function' ? v.bind(r) : v;
+    },
+    has: (_t, k) => k in force(),
+  });
+}
+
+/** Compile every lazy expression not used yet, one per macrotask (a hook arriving meanwhile is answered in between). */
+export async function compilePending(): Promise<void> {
+  for (const force of [...pending]) {
+    await new Promise<void>((r) => setImmediate(r));
+    try {
+      force();
+    } catch {
+      // reported by the first use
+    }
+  }
+}
+
+/** Lazy expressions not compiled yet (tests). */
+export const pendingCompiles = (): number => pending.size;
 
 /** Compile a marked expression (`=<jsonata>`); a failure is located inside the expression, `lead` counting the mark. */
 export function compileMarked(marked: string, path: (string | number)[]): Expr | ExprFailure {
@@ -58,18 +104,19 @@ export function isFailure(x: Expr | ExprFailure): x is ExprFailure {
  * expressions; every other scalar is a literal; mappings and sequences
  * become constructors.
  */
-export function templateSource(tpl: unknown, path: (string | number)[], failures: ExprFailure[], onLeaf?: (e: Expr, path: (string | number)[]) => void): string {
+export function templateSource(tpl: unknown, path: (string | number)[], failures: ExprFailure[], onLeaf?: (e: Expr, path: (string | number)[]) => void, check = true): string {
   if (isMarked(tpl)) {
+    if (!check) return `(${exprText(tpl)}\n)`;
     const c = compileMarked(tpl, path);
     if (isFailure(c)) failures.push(c);
     else onLeaf?.(c, path);
     return `(${exprText(tpl)}\n)`;
   }
   if (tpl === null || typeof tpl === 'string' || typeof tpl === 'number' || typeof tpl === 'boolean') return JSON.stringify(tpl);
-  if (Array.isArray(tpl)) return `[${tpl.map((t, i) => templateSource(t, [...path, i], failures, onLeaf)).join(', ')}]`;
+  if (Array.isArray(tpl)) return `[${tpl.map((t, i) => templateSource(t, [...path, i], failures, onLeaf, check)).join(', ')}]`;
   if (typeof tpl === 'object') {
     const parts = Object.entries(tpl as Record<string, unknown>).map(
-      ([k, v]) => `${JSON.stringify(k)}: ${templateSource(v, [...path, k], failures, onLeaf)}`,
+      ([k, v]) => `${JSON.stringify(k)}: ${templateSource(v, [...path, k], failures, onLeaf, check)}`,
     );
     return `{${parts.join(', ')}}`;
   }
@@ -77,7 +124,8 @@ export function templateSource(tpl: unknown, path: (string | number)[], failures
 }
 
 /** Evaluate and return plain JSON (JSONata sequences and frozen arrays normalized). */
-export function evaluate(expr: Expr, input: unknown, bindings: Record<string, unknown>): unknown | Promise<unknown> {
+export function evaluate(lazyOrReal: Expr, input: unknown, bindings: Record<string, unknown>): unknown | Promise<unknown> {
+  const expr = ((lazyOrReal as any)[REAL] as Expr | undefined) ?? lazyOrReal;
   const fast = (expr as any)[FAST] as FastFn | undefined;
   if (fast) {
     try {

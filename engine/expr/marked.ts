@@ -7,9 +7,18 @@
 // function call, a quoted string, a constructor, a condition, `&`) is
 // rejected as ambiguous: it is almost certainly an expression written
 // without its mark (the convention before descriptors marked expressions).
-import jsonata from 'jsonata';
+import { createRequire } from 'node:module';
+import type jsonataFn from 'jsonata';
 
 export const EXPR_MARK = '=';
+
+// JSONata is loaded at the first compile, not with this module: a descriptor built from the validated cache
+// (descriptor/descriptor-cache.ts) compiles its expressions after `hookmap up` listens
+const load = createRequire(import.meta.url);
+let fn: typeof jsonataFn | undefined;
+export function jsonata(): typeof jsonataFn {
+  return (fn ??= load('jsonata') as typeof jsonataFn);
+}
 
 export function isMarked(v: unknown): v is string {
   return typeof v === 'string' && v.startsWith(EXPR_MARK);
@@ -32,7 +41,7 @@ export function readsAsExpression(s: string): string | undefined {
   if (!/[$"'{[(&?]/.test(s)) return undefined;
   let ast: any;
   try {
-    ast = jsonata(s).ast();
+    ast = jsonata()(s).ast();
   } catch {
     return undefined;
   }
@@ -43,7 +52,7 @@ export function readsAsExpression(s: string): string | undefined {
 export function jsonataLiteral(s: string): { value: unknown } | undefined {
   let ast: any;
   try {
-    ast = jsonata(s).ast();
+    ast = jsonata()(s).ast();
   } catch {
     return undefined;
   }

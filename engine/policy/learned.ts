@@ -8,7 +8,7 @@
 // is never overwritten (adding to it is refused until it is fixed).
 import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { isMap, isSeq, parseDocument } from 'yaml';
+import { yaml } from '../text/yaml-lazy.ts';
 import { writeAtomic } from '../io/atomic.ts';
 import { ensureDir } from '../io/paths.ts';
 import { compilePolicy, formatPolicyError, type Policy, type PolicyError } from './policy.ts';
@@ -66,6 +66,7 @@ export class LearnedRules {
     const text = existsSync(this.file) ? readFileSync(this.file, 'utf8') : `${BANNER}rules: []\n`;
     const st = this.current();
     if (st.errors.length) throw new Error(`${this.file} does not compile, so nothing is added to it until it is fixed:\n${st.errors.map((e) => `  ${formatPolicyError(e)}`).join('\n')}`);
+    const { isMap, isSeq, parseDocument } = yaml();
     const doc = parseDocument(text);
     if (!isMap(doc.contents)) throw new Error(`${this.file} is not a mapping with \`rules\``);
     let rules = doc.get('rules');
@@ -86,6 +87,7 @@ export class LearnedRules {
 
   /** Remove the rule with this id; false when there is none. */
   remove(id: string): boolean {
+    const { isMap, isSeq } = yaml();
     const doc = this.document();
     const rules = doc.get('rules');
     if (!isSeq(rules)) return false;

@@ -2,7 +2,7 @@
 // survives relay restarts and slow-consumer closes (AEP-0003 §3.5 rule 4,
 // §5, §8.4), delivering every event exactly once (AEP-0001 §7 dedupe).
 // Moved out of client.ts.
-import { openSocket, type SocketSession } from './client-socket.ts';
+import type { SocketSession } from './client-socket.ts';
 import type { AepEvent } from './store.ts';
 
 export interface Pos { epoch: number; seq: number }
@@ -94,6 +94,8 @@ export function subscribeResuming(o: ResumingOptions): ResumingSubscription {
     if (closed) return;
     let s: SocketSession;
     try {
+      // loaded here, not with ResumeState (which `tail` uses over SSE)
+      const { openSocket } = await import('./client-socket.ts');
       s = await openSocket(o.url, o.token, 'consumer');
     } catch (e) {
       return scheduleRetry((e as Error).message);

@@ -1,9 +1,13 @@
 // The relay's SSE client (engine/relay/client.ts re-exports it): the
 // default relay URL, the bearer header, and an SSE reader over fetch with
 // backpressure (AEP-0003 §3.3 SSE binding), over fetch, or over node:https
-// when our own TLS certificate is pinned (a bridge inside `up --tls-*`).
+// when our own TLS certificate is pinned (a bridge inside `up --tls-*`);
+// a plain http: relay (loopback, the common case) over node:http with no
+// keep-alive, so a client that stops reading (`tail --count 1`) exits at
+// once instead of waiting on a pooled socket, and never loads fetch's undici.
 
-import { request as httpsRequest } from 'node:https';
+import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8787';
 
@@ -29,7 +33,8 @@ export function sseJson<T = Record<string, any>>(m: SseMessage): T | undefined {
  * reaches the relay through TCP instead of piling up in this process).
  */
 export async function readSse(url: string, headers: Record<string, string>, onMessage: (m: SseMessage) => boolean | void | Promise<boolean | void>, signal?: AbortSignal, tls?: SseTrust): Promise<void> {
-  const body = tls && url.startsWith('https:') ? await openPinned(url, { ...headers, accept: 'text/event-stream' }, tls, signal) : await openFetch(url, { ...headers, accept: 'text/event-stream' }, signal);
+  const h = { ...headers, accept: 'text/event-stream' };
+  const body = url.startsWith('http:') ? await openPlain(url, h, signal) : tls && url.startsWith('https:') ? await openPinned(url, h, tls, signal) : await openFetch(url, h, signal);
   const decoder = new TextDecoder();
   let buf = '';
   let cur: SseMessage = {};
@@ -84,8 +89,24 @@ async function openFetch(url: string, headers: Record<string, string>, signal?: 
 
 /** fetch cannot take extra roots without a dispatcher: the pinned case goes through node:https. */
 function openPinned(url: string, headers: Record<string, string>, tls: SseTrust, signal?: AbortSignal): Promise<AsyncIterable<Uint8Array>> {
+  return openNode(httpsRequest, url, { headers, ca: tls.ca, servername: tls.servername, signal });
+}
+
+/** http: one connection of its own (no agent, no keep-alive): closed when the reader stops. A connection that fails says `fetch failed`, as fetch does, cause attached. */
+function openPlain(url: string, headers: Record<string, string>, signal?: AbortSignal): Promise<AsyncIterable<Uint8Array>> {
+  return openNode(httpRequest, url, { headers, signal, agent: false }, (e) => (signal?.aborted ? e : new Error('fetch failed', { cause: e })));
+}
+
+function openNode(
+  request: (url: string, options: RequestOptions, onResponse: (res: IncomingMessage) => void) => ClientRequest,
+  url: string,
+  options: RequestOptions,
+  connectError: (e: Error) => Error = (e) => e,
+): Promise<AsyncIterable<Uint8Array>> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(url, { headers, ca: tls.ca, servername: tls.servername, signal }, (res) => {
+    let answered = false;
+    const req = request(url, options, (res: IncomingMessage) => {
+      answered = true;
       if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) > 299) {
         let text = '';
         res.setEncoding('utf8');
@@ -96,7 +117,7 @@ function openPinned(url: string, headers: Record<string, string>, tls: SseTrust,
       }
       resolve(res);
     });
-    req.on('error', reject);
+    req.on('error', (e) => reject(answered ? e : connectError(e)));
     req.end();
   });
 }

@@ -58,8 +58,11 @@ export { redactUrl } from './auth.ts';
 export { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_LIMITS, resolveLimits, type RelayOptions, type RelayLimits } from './options.ts';
 export type { AepEvent, RelayStore, Held, Position, StoredEvent, StoreStats } from './store.ts';
 export { MemoryStore } from './store.ts';
-export { NatsStore, BackplaneError } from './backplane/index.ts';
-export { openBackplane } from './backplane/open.ts';
+export type { NatsStore, BackplaneError } from './backplane/index.ts';
+/** The fleet backplane (backplane/open.ts), loaded only by a relay that has one: NATS is most of a relay's module graph. */
+export async function openBackplane(...args: Parameters<typeof import('./backplane/open.ts').openBackplane>): ReturnType<typeof import('./backplane/open.ts').openBackplane> {
+  return (await import('./backplane/open.ts')).openBackplane(...args);
+}
 export type { IngestOutcome } from './core.ts';
 export type { AuditRecord } from './audit.ts';
 export { ROUTED_FRAME } from './socket.ts';

@@ -11,9 +11,10 @@
 import { mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Descriptor } from '../descriptor/types.ts';
-import { baseUrl, descriptorHash, SHIM_VERSION, shimPaths } from '../shim/plan.mjs';
+import { baseUrl, descriptorHash, hookmapHome, SHIM_VERSION, shimPaths } from '../shim/plan.mjs';
+import { LAUNCHER as LAUNCHER_FILE, writeLauncher } from '../shim/autostart.mjs';
+import { hookmapVersion } from '../io/version.ts';
 import { descriptorFile, writeShims } from '../shim/generate.ts';
 import { pluginFileName, renderPlugin } from '../shim/plugin/generate.ts';
 import { unifiedDiff } from './diff.ts';
@@ -32,9 +33,17 @@ import { setupSpec, type Scope, type SetupSpec } from './spec.ts';
 export { readDir, SetupError } from './plan.ts';
 export type { FileChange, McpPlan, SetupOptions, SetupPlan } from './plan.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/hookmap.mjs', import.meta.url));
-/** The command line that runs this hookmap (this Node, this bin/hookmap.mjs), as setup writes it into agents' configs. */
-export const LAUNCHER: readonly string[] = [process.execPath, BIN];
+/**
+ * The command line setup writes into agents' configs (the Node shim, the
+ * tee, the MCP server): the launcher $HOOKMAP_HOME/bin/hookmap, the one the
+ * sh shims start `up` through. It runs this Node and this hookmap, `hookmap
+ * up` and `setup` rewrite it after an upgrade or a move (and when what it
+ * names is gone it runs the `hookmap` on PATH), so a registration naming it
+ * outlives the checkout or package path it was set up from.
+ */
+export function launcherArgv(env: NodeJS.ProcessEnv): string[] {
+  return [join(hookmapHome(env), LAUNCHER_FILE)];
+}
 
 /** The path a scope's template names (a file, or a directory for dir/plugin formats). */
 function scopePath(d: Descriptor, spec: SetupSpec, scope: Scope, dir: string, env: NodeJS.ProcessEnv): string | undefined {
@@ -97,7 +106,7 @@ export function planSetup(d: Descriptor, o: SetupOptions): SetupPlan {
   if (!o.uninstall && d.surface.kind === 'stdio-tee') {
     if (!o.wrap?.length) throw new SetupError(`${d.vendor}: a stdio-tee agent is wired by wrapping the agent command the editor starts: pass --wrap "<agent command>" (e.g. --wrap "my-agent --acp")`);
     try {
-      regs = teeRegistrations(d, o.wrap, o.name, [process.execPath, BIN]);
+      regs = teeRegistrations(d, o.wrap, o.name, launcherArgv(o.env));
     } catch (e) {
       throw new SetupError(`${d.vendor}: ${(e as Error).message}`);
     }
@@ -105,14 +114,14 @@ export function planSetup(d: Descriptor, o: SetupOptions): SetupPlan {
     if (d.surface.kind !== 'command-hook' && d.surface.kind !== 'http-hook') {
       throw new SetupError(`${d.vendor}: surface kind '${d.surface.kind}' is wired by installing its ${d.surface.kind}, not by a hook config`);
     }
-    regs = registrations(d, { shim: o.shim, shPath: shimPaths(d.vendor, o.env).sh, nodeCommand: [process.execPath, BIN], baseUrl: baseUrl(o.env) });
+    regs = registrations(d, { shim: o.shim, shPath: shimPaths(d.vendor, o.env).sh, nodeCommand: launcherArgv(o.env), baseUrl: baseUrl(o.env) });
   }
 
   let plan: SetupPlan;
   if (format.kind === 'dir') plan = planDir(d, o, configPath, format, regs, ours, opts);
   else if (format.kind === 'text') plan = planText(d, o, configPath, format, regs, ours, opts);
   else plan = planJson(d, o, configPath, format, regs, ours, opts);
-  if (o.mcp) addMcp(d, o, spec, plan, opts, [process.execPath, BIN]);
+  if (o.mcp) addMcp(d, o, spec, plan, opts, launcherArgv(o.env));
   else if (o.uninstall && spec.mcp) {
     // uninstall without --mcp leaves the MCP registration; say so when there is one
     const left = mcpLeft(d, o, spec, opts);
@@ -141,6 +150,9 @@ export function commitSetup(d: Descriptor, plan: SetupPlan, env: NodeJS.ProcessE
     wrote.push(plan.mcp.backupPath);
   }
   if (!plan.uninstall && d.surface.kind !== 'stdio-tee' && plan.registrations.some((r) => r.kind === 'command')) wrote.push(...writeShims(d, env).changed);
+  // what the Node shim, tee and MCP registrations run (launcherArgv): there before the agent first runs them
+  const launcher = launcherArgv(env)[0];
+  if (!plan.uninstall && (plan.mcp || plan.registrations.some((r) => r.kind === 'command' && r.target.includes(launcher)))) writeLauncher(hookmapHome(env), hookmapVersion());
   for (const f of plan.files) {
     if (f.after === null) rmSync(f.path, { force: true });
     else {

@@ -18,5 +18,8 @@ export function takeLock(home: string, now?: number): boolean;
 export function releaseLock(home: string): void;
 export function launcherText(node: string, bin: string, version: string): string;
 export function writeLauncher(home: string, version: string, node?: string, bin?: string): string;
+export const START_WAIT_MS: number;
+export function startWaitMs(agentTimeoutMs: number | undefined, boundMs: number): number;
+export function waitForStart(home: string, env: NodeJS.ProcessEnv, maxMs: number): Promise<number>;
 export function kickAutostart(home: string, url: string, env: NodeJS.ProcessEnv): boolean;
 export function main(argv: string[], env?: NodeJS.ProcessEnv): Promise<number>;

@@ -180,6 +180,26 @@ function lastLine(home) {
   }
 }
 
+/** How long a hook waits for a start already under way (the first hook that found nothing listening started it). */
+export const START_WAIT_MS = 15_000;
+
+/** The wait that leaves a hook its own bound and a second below the agent's hook timeout. */
+export function startWaitMs(agentTimeoutMs, boundMs) {
+  return Math.max(0, Math.min(START_WAIT_MS, (agentTimeoutMs ?? 0) - boundMs - 1000));
+}
+
+/**
+ * A start under way (its lock): wait until it ends (up answers, or the start
+ * failed) or `maxMs` passed, so this hook is not missed too. Returns the ms
+ * waited (0: no start under way, or turned off for this firing).
+ */
+export async function waitForStart(home, env, maxMs) {
+  if (autostartOff(env) || maxMs <= 0 || !existsSync(join(home, LOCK_DIR))) return 0;
+  const t0 = Date.now();
+  while (existsSync(join(home, LOCK_DIR)) && Date.now() - t0 < maxMs) await new Promise((r) => setTimeout(r, 100));
+  return Date.now() - t0;
+}
+
 /**
  * The Node shim's part: unless turned off, backed off or already under way,
  * take the lock and leave `hookmap autostart --locked` running detached

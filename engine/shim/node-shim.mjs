@@ -6,12 +6,13 @@
 // Fail-open like the sh shim: any failure (daemon refused, hung past the
 // bound, non-200, junk exit header, unknown agent, our own bug) prints this
 // hook's neutral bytes and exits 0.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { SHIM_VERSION, baseUrl, boundFor, descriptorHash, endpointFor, hookmapHome, neutralFor, planInputFromSpec, shimPaths, shimPlan } from './plan.mjs';
 import { traceFailedOpen } from '../io/failed-open-trace.mjs';
-import { kickAutostart } from './autostart.mjs';
+import { kickAutostart, LOCK_DIR, startWaitMs, waitForStart } from './autostart.mjs';
 
 const VENDORS_DIR = fileURLToPath(new URL('../../vendors/', import.meta.url));
 
@@ -62,7 +63,7 @@ function envBound() {
 
 export async function main(argv) {
   // Bounds count from process start: Node's own start-up is part of the agent's wait.
-  const t0 = Date.now() - Math.round(process.uptime() * 1000);
+  let t0 = Date.now() - Math.round(process.uptime() * 1000);
   const agent = argv[0] ?? '';
   let hook = argv[1];
   let plan = null;
@@ -82,7 +83,9 @@ export async function main(argv) {
   };
   const base = () => (process.env.HOOKMAP_URL || plan.url).replace(/\/+$/, '');
   let timer;
+  let armedMs = 0;
   const arm = (ms) => {
+    armedMs = ms;
     clearTimeout(timer);
     timer = setTimeout(() => failOpen('timeout'), Math.max(0, t0 + ms - Date.now()));
   };
@@ -102,6 +105,12 @@ export async function main(argv) {
         // not JSON: the daemon will say so; neutral bytes stay the default
       }
       arm(bound(hook));
+    }
+    // a start on demand under way (another hook found nothing listening): wait for it, bounded, then the bound starts again
+    if (!forced && existsSync(join(hookmapHome(process.env), LOCK_DIR))) {
+      clearTimeout(timer);
+      t0 += await waitForStart(hookmapHome(process.env), process.env, startWaitMs(plan.agent_timeout_ms, armedMs));
+      arm(armedMs);
     }
     const req = request(endpointFor(plan, base(), hook), {
       method: 'POST',

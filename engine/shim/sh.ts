@@ -8,7 +8,7 @@
 // the fail-open path: this hook's neutral bytes, exit 0.
 import { SHIM_VERSION, type ShimPlan } from './plan.mjs';
 import { FAILED_OPEN_LOG, FAILED_OPEN_ROTATE_BYTES } from '../io/failed-open-trace.mjs';
-import { OFF_FILE, BACKOFF_FILE, BACKOFF_MS, LAUNCHER, LOCK_DIR, LOCK_STALE_MS } from './autostart.mjs';
+import { OFF_FILE, BACKOFF_FILE, BACKOFF_MS, LAUNCHER, LOCK_DIR, LOCK_STALE_MS, startWaitMs } from './autostart.mjs';
 
 /** Single-quote for sh: every byte literal, `'` spelled `'\''`. */
 export function shQuote(s: string): string {
@@ -49,9 +49,25 @@ function traceLines(plan: ShimPlan, home: string): string[] {
  * on the refused path only, the lock taken with one mkdir, the start left
  * running detached through $HOOKMAP_HOME/bin/hookmap, never waited for.
  */
-function autostartLines(home: string): string[] {
+function autostartLines(plan: ShimPlan, home: string): string[] {
   const mins = (ms: number) => Math.max(1, Math.round(ms / 60_000));
+  // how long a hook waits for a start under way (autostart.mjs startWaitMs: long enough for a cold `up`, within the agent's timeout)
+  const tenths = (bound: number) => Math.floor(startWaitMs(plan.agent_timeout_ms, bound) / 100);
+  const plain = tenths(plan.bound_ms);
+  const waits = Object.entries(plan.hooks).filter(([, h]) => tenths(h.bound_ms) !== plain).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([n, h]) => `    ${shQuote(n)}) w=${tenths(h.bound_ms)} ;;`);
   return [
+    '# A start under way (its lock): wait for it, bounded (tenths of a second), rather than miss this hook too; then connect as usual.',
+    'waitstart() {',
+    `  case \${HOOKMAP_AUTOSTART-} in 0|off|false|no) return 0 ;; esac`,
+    `  d=\${HOOKMAP_HOME:-${shQuote(home)}}`,
+    `  [ -d "$d/${LOCK_DIR}" ] || return 0`,
+    '  case $hook in',
+    ...waits,
+    `    *) w=${plain} ;;`,
+    '  esac',
+    '  n=0',
+    `  while [ -d "$d/${LOCK_DIR}" ] && [ $n -lt $w ]; do sleep 0.1 2>/dev/null || sleep 1; n=$((n + 1)); done`,
+    '}',
     '# Nothing listens: start `hookmap up` in the background, once (a lock; a failed start backs off). HOOKMAP_AUTOSTART=0 turns it off.',
     'autostart() {',
     `  case \${HOOKMAP_AUTOSTART-} in 0|off|false|no) return 0 ;; esac`,
@@ -100,7 +116,7 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
     'hook=${1-}',
     '',
     ...(opts.home ? traceLines(plan, opts.home) : []),
-    ...(opts.home ? autostartLines(opts.home) : []),
+    ...(opts.home ? autostartLines(plan, opts.home) : []),
     '',
     '# neutral [why]: the fail-open answer; a why (down|timeout|error) leaves a trace.',
     'neutral() {',
@@ -126,6 +142,7 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
     `base=\${HOOKMAP_URL:-${shQuote(plan.url)}}`,
     'base=${base%/}',
     ...url,
+    ...(opts.home ? ['waitstart'] : []),
     '',
     '# Body, then one last line "<status> <x-hookmap-exit>": one capture keeps the',
     "# body's bytes exact (trailing newlines survive because the status line follows).",

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runDoctor } from '../../engine/doctor/index.ts';
 import { sandboxes, setup } from './helpers.ts';
+import { launcherArgv } from '../../engine/setup/apply.ts';
+import { BIN } from '../shim/helpers.ts';
 
 const fresh = sandboxes('hookmap-doctor-mcp-');
 
@@ -46,10 +48,24 @@ describe('hookmap doctor: the MCP server registration', () => {
       const { env, dir } = sandbox();
       setup(agent, env, { mcp: true });
       const path = join(dir, file);
-      writeFileSync(path, readFileSync(path, 'utf8').replaceAll('bin/hookmap.mjs', 'bin/moved-away/hookmap.mjs'));
+      const launcher = launcherArgv(env)[0];
+      writeFileSync(path, readFileSync(path, 'utf8').replaceAll(launcher, launcher.replace('/bin/hookmap', '/moved-away/hookmap')));
       const { r, mcp } = await doctor(agent, env, dir);
-      expect(mcp).toEqual([expect.objectContaining({ status: 'problem', message: expect.stringMatching(/moved-away\/hookmap\.mjs, which does not exist: the agent cannot start it/), fix: `hookmap setup ${agent} --mcp --user` })]);
+      expect(mcp).toEqual([expect.objectContaining({ status: 'problem', message: expect.stringMatching(/moved-away\/hookmap, which does not exist: the agent cannot start it/), fix: `hookmap setup ${agent} --mcp --user` })]);
       expect(r.healthy).toBe(false);
+    });
+
+    it(`${agent}: registered by an older setup as node + a checkout's bin/hookmap.mjs is a warning naming the launcher setup writes now`, async () => {
+      const { env, dir } = sandbox();
+      setup(agent, env, { mcp: true });
+      const path = join(dir, file);
+      // what setup wrote before issue 25: this Node and this checkout's script (both still there)
+      const launcher = launcherArgv(env)[0];
+      const old = readFileSync(path, 'utf8').replace(agent === 'codex' ? `command = "${launcher}"\nargs = [` : `"command": "${launcher}",\n      "args": [`, agent === 'codex' ? `command = "${process.execPath}"\nargs = ["${BIN}", ` : `"command": "${process.execPath}",\n      "args": [\n        "${BIN}",`);
+      expect(old).toContain(BIN);
+      writeFileSync(path, old);
+      const { mcp } = await doctor(agent, env, dir);
+      expect(mcp).toEqual([expect.objectContaining({ status: 'warn', message: expect.stringMatching(/runs .*hookmap\.mjs directly \(a path into a checkout or package, which an upgrade or a move breaks\); setup now registers the launcher .*bin\/hookmap/), fix: `hookmap setup ${agent} --mcp --user` })]);
     });
 
     it(`${agent}: registered for another daemon URL than this environment's is a warning naming what it runs`, async () => {

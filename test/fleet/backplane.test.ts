@@ -12,7 +12,8 @@
 // logs: test/fleet/failover.test.ts.) Credentials are explicit: every
 // relay has a token and every client sends it.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BackplaneError, createRelay, openBackplane, resolveLimits, type Relay } from '../../engine/relay/index.ts';
+import { BackplaneError } from '../../engine/relay/backplane/index.ts';
+import { createRelay, openBackplane, resolveLimits, type Relay } from '../../engine/relay/index.ts';
 import { subjectToken } from '../../engine/relay/backplane/index.ts';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';

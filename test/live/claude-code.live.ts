@@ -5,8 +5,9 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../engine/descriptor/registry.ts';
+import { failedOpenPaths } from '../../engine/io/failed-open.ts';
 import { resolveAgent } from './agents.ts';
-import { BIN, command, run, until } from './harness.ts';
+import { answer, BIN, command, run, tail, until } from './harness.ts';
 import { launch, skipBrowser } from '../browser/harness.ts';
 import type { Browser, Page } from 'playwright-core';
 import { Live, unusedPort } from './live.ts';
@@ -389,6 +390,67 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(doctor.stdout).toMatch(/project-down\/\.claude\/settings\.json: \d+\/\d+ hooks wired/); // found from the recorded wiring, not the cwd
   }, 120_000);
 
+  it('ALWAYS THERE (issue 25): with no `hookmap up` running, the first hook starts one through the launcher; the session reaches the stream from its second hook on and its permission prompt is answered with `hookmap answer`', async () => {
+    const port = await unusedPort();
+    const url = `http://127.0.0.1:${port}`;
+    const home = join(live.s.root, 'hookmap-autostart');
+    const project = join(live.s.root, 'project-autostart');
+    // start on demand on (the suite's own env turns it off), nothing listening at HOOKMAP_URL
+    const env = { ...live.agentEnv, HOOKMAP_HOME: home, HOOKMAP_URL: url, HOOKMAP_AUTOSTART: '' };
+    await run('mkdir', ['-p', project]);
+    expect(await live.setup(['--project', '--dir', project], env)).toMatch(/autostart: on/);
+    const s = { ...live.s, root: join(live.s.root, 'autostart-clients'), hookmapHome: home };
+    live.model.play(live.scenario('permission-allow'));
+    const t0 = Date.now();
+    let stream: ReturnType<typeof tail> | undefined;
+    let answeredAt: number;
+    let listeningAt: number;
+    const agentRun = run(live.bin, ['-p', 'Create the file allowed.txt in this folder.', '--permission-mode', 'default', '--output-format', 'json'], {
+      cwd: project,
+      timeoutMs: 120_000,
+      env: { ...env, ANTHROPIC_BASE_URL: live.model.url, ANTHROPIC_API_KEY: 'sk-ant-live-test-not-a-key', DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
+    });
+    try {
+      // the started up answers; then `hookmap tail` (with the token that up made) and `hookmap answer`, as a person would
+      await until('the started hookmap up', async () => (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) && existsSync(join(home, 'token')), 60_000);
+      listeningAt = Date.now() - t0;
+      stream = tail(url, s);
+      const req = await until('an attention.requested', () => stream!.events.find((e) => e.type === 'attention.requested'), 60_000).catch((e) => {
+        const file = (f: string) => (existsSync(join(home, f)) ? readFileSync(join(home, f), 'utf8') : '(none)');
+        throw new Error(`${(e as Error).message}; stream: ${stream!.events.map((x) => x.type).join(', ')}\nfailed-open.log: ${file('failed-open.log')}\nup.log: ${file('up.log').slice(-3000)}`);
+      });
+      expect(req.data).toMatchObject({ kind: 'permission' });
+      const a = await answer(url, req.id, ['--allow'], s);
+      expect(a.code, a.stdout + a.stderr).toBe(0);
+      answeredAt = Date.now() - t0;
+      const r = await agentRun;
+      expect(r.code, r.stderr).toBe(0);
+      expect(existsSync(join(project, 'allowed.txt'))).toBe(true);
+      const session = req.session;
+      await until('the session end on the stream', () => stream!.events.some((e) => e.session === session && e.type === 'session.ended'), 15_000).catch(() => undefined);
+      const types = stream.events.filter((e) => e.session === session).map((e) => e.type);
+      const upLog = readFileSync(join(home, 'up.log'), 'utf8');
+      // what did not reach it: the hooks that found nothing listening left their trace, which the started up reports once
+      const missed = /missed: +(.*)/.exec(upLog)?.[1] ?? 'none';
+      console.log(`[live] claude-code autostart: up listening ${listeningAt} ms after the agent started, answered at ${answeredAt} ms, agent done in ${r.ms} ms; missed: ${missed}; stream: ${types.join(', ')}`);
+      expect(upLog).toMatch(/autostart: starting hookmap up on http:\/\/127\.0\.0\.1:\d+ \(no daemon answered a hook\)/);
+      // the first hook (SessionStart) got its neutral reply and started up; every later one waited for it and reached it
+      expect(missed).toMatch(/^1 hook \(claude-code 1\)/);
+      expect(readFileSync(failedOpenPaths(home).seen, 'utf8').trim().split('\n').map((l) => l.split('\t').slice(1))).toEqual([['claude-code', 'SessionStart', 'down']]);
+      expect(types).toEqual(expect.arrayContaining(['run.started', 'tool.requested', 'attention.requested', 'attention.answered', 'attention.resolved', 'run.finished', 'session.ended']));
+    } finally {
+      stream?.close();
+      await agentRun;
+      // the started up: stopped by its pid file's owner (recorded as running in this home)
+      const running = existsSync(join(home, 'up.json')) ? JSON.parse(readFileSync(join(home, 'up.json'), 'utf8')) : undefined;
+      if (running?.pid) {
+        try {
+          process.kill(running.pid, 'SIGTERM');
+        } catch {}
+      }
+    }
+  }, 180_000);
+
   // --- control beyond answers (issue 12) ------------------------------------------------
 
   const bypass = ['--allowedTools', 'Bash'];
@@ -457,7 +519,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const wired = await live.setup(['--project', '--dir', live.s.project, '--mcp']);
     const mcpJson = join(live.s.project, '.mcp.json');
     expect(wired).toContain(`the hookmap MCP server "hookmap" registered in ${mcpJson}`);
-    expect(JSON.parse(readFileSync(mcpJson, 'utf8')).mcpServers.hookmap).toEqual({ type: 'stdio', command: process.execPath, args: [BIN, 'mcp', '--agent', 'claude-code', '--url', live.agentEnv.HOOKMAP_URL], env: { HOOKMAP_HOME: live.s.hookmapHome } });
+    expect(JSON.parse(readFileSync(mcpJson, 'utf8')).mcpServers.hookmap).toEqual({ type: 'stdio', command: join(live.s.hookmapHome, 'bin', 'hookmap'), args: ['mcp', '--agent', 'claude-code', '--url', live.agentEnv.HOOKMAP_URL], env: { HOOKMAP_HOME: live.s.hookmapHome } });
     expect(await live.setup(['--project', '--dir', live.s.project, '--mcp'])).toMatch(/^no changes: /);
     const taken = new Set<string>();
     let req: any;

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from './agents.ts';
-import { BIN, command, run, until } from './harness.ts';
+import { command, run, until } from './harness.ts';
 import { Live, unusedPort } from './live.ts';
 
 const ID = 'codex';
@@ -198,7 +198,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const config = join(codexHome, 'config.toml');
     expect(wired).toMatch(new RegExp(`the hookmap MCP server "hookmap" (is )?registered in ${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     const toml = readFileSync(config, 'utf8');
-    expect(toml).toContain(`[mcp_servers.hookmap]\ntool_timeout_sec = 3600\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify([BIN, 'mcp', '--agent', 'codex', '--url', live.agentEnv.HOOKMAP_URL]).replace(/,/g, ', ')}\n`);
+    expect(toml).toContain(`[mcp_servers.hookmap]\ntool_timeout_sec = 3600\ncommand = ${JSON.stringify(join(live.s.hookmapHome, 'bin', 'hookmap'))}\nargs = ${JSON.stringify(['mcp', '--agent', 'codex', '--url', live.agentEnv.HOOKMAP_URL]).replace(/,/g, ', ')}\n`);
     expect(toml.startsWith('model = "scripted"\n')).toBe(true);
     const taken = new Set<string>();
     let ask: any;

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from './agents.ts';
-import { BIN, run } from './harness.ts';
+import { run } from './harness.ts';
 import { Live, unusedPort } from './live.ts';
 
 const ID = 'gemini-cli';
@@ -66,7 +66,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const settings = join(live.s.home, '.gemini', 'settings.json');
     expect(wired).toMatch(new RegExp(`the hookmap MCP server "hookmap" (is )?registered in ${settings.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     const doc = JSON.parse(readFileSync(settings, 'utf8'));
-    expect(doc.mcpServers.hookmap).toEqual({ timeout: 3600000, command: process.execPath, args: [BIN, 'mcp', '--agent', 'gemini-cli', '--url', live.agentEnv.HOOKMAP_URL], env: { HOOKMAP_HOME: live.s.hookmapHome } });
+    expect(doc.mcpServers.hookmap).toEqual({ timeout: 3600000, command: join(live.s.hookmapHome, 'bin', 'hookmap'), args: ['mcp', '--agent', 'gemini-cli', '--url', live.agentEnv.HOOKMAP_URL], env: { HOOKMAP_HOME: live.s.hookmapHome } });
     expect(Object.keys(doc.hooks ?? {}).length).toBeGreaterThan(0);
     expect(doc.security).toEqual({ auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } });
     const taken = new Set<string>();

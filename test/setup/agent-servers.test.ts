@@ -58,7 +58,7 @@ describe('setup acp: Zed agent_servers', () => {
     expect(text).toContain('"theme": "One Dark",\n}');
     const doc = parseJsonc(text) as any;
     expect(doc.agent_servers['My Agent']).toEqual({ type: 'custom', command: 'my-agent', args: ['--acp'] });
-    expect(doc.agent_servers['Gemini CLI (hookmap)']).toEqual({ type: 'custom', command: process.execPath, args: [BIN, 'tee', 'acp', '--', 'gemini', '--acp'], env: {} });
+    expect(doc.agent_servers['Gemini CLI (hookmap)']).toEqual({ type: 'custom', command: join(env.HOOKMAP_HOME!, 'bin', 'hookmap'), args: ['tee', 'acp', '--', 'gemini', '--acp'], env: {} });
     expect(setup(env, { wrap: ['gemini --acp'], name: 'Gemini CLI (hookmap)' }).changed).toBe(false);
     // a second agent is added; the user's env on ours survives a re-wrap
     setup(env, { wrap: ["npx -y '@zed-industries/claude-code-acp'"] });
@@ -67,8 +67,10 @@ describe('setup acp: Zed agent_servers', () => {
     setup(env, { wrap: ['gemini --acp --debug'], name: 'Gemini CLI (hookmap)' });
     const doc2 = parseJsonc(readFileSync(file, 'utf8')) as any;
     expect(Object.keys(doc2.agent_servers)).toEqual(['My Agent', 'Gemini CLI (hookmap)', 'npx (hookmap)']);
-    expect(doc2.agent_servers['npx (hookmap)'].args).toEqual([BIN, 'tee', 'acp', '--', 'npx', '-y', '@zed-industries/claude-code-acp']);
-    expect(doc2.agent_servers['Gemini CLI (hookmap)']).toMatchObject({ args: [BIN, 'tee', 'acp', '--', 'gemini', '--acp', '--debug'], env: { GEMINI_API_KEY: 'k' } });
+    expect(doc2.agent_servers['npx (hookmap)'].args).toEqual(['tee', 'acp', '--', 'npx', '-y', '@zed-industries/claude-code-acp']);
+    // the launcher the entries name is written, and runs this hookmap
+    expect(readFileSync(join(env.HOOKMAP_HOME!, 'bin', 'hookmap'), 'utf8')).toContain(`bin='${BIN}'`);
+    expect(doc2.agent_servers['Gemini CLI (hookmap)']).toMatchObject({ args: ['tee', 'acp', '--', 'gemini', '--acp', '--debug'], env: { GEMINI_API_KEY: 'k' } });
     const un = setup(env, { uninstall: true });
     expect(un.restoresBackup).toBe(true);
     expect(readFileSync(file, 'utf8')).toBe(ZED);
@@ -106,7 +108,7 @@ describe('setup acp: Zed agent_servers', () => {
   it('creates the file when Zed has none, and uninstall deletes it again', () => {
     const { env, file } = sandbox();
     setup(env, { wrap: ['gemini --acp'] });
-    expect(parseJsonc(readFileSync(file, 'utf8'))).toEqual({ agent_servers: { 'gemini (hookmap)': { type: 'custom', command: process.execPath, args: [BIN, 'tee', 'acp', '--', 'gemini', '--acp'], env: {} } } });
+    expect(parseJsonc(readFileSync(file, 'utf8'))).toEqual({ agent_servers: { 'gemini (hookmap)': { type: 'custom', command: join(env.HOOKMAP_HOME!, 'bin', 'hookmap'), args: ['tee', 'acp', '--', 'gemini', '--acp'], env: {} } } });
     setup(env, { uninstall: true });
     expect(existsSync(file)).toBe(false);
   });

@@ -1,8 +1,9 @@
 // `hookmap setup <agent> --mcp`: the hookmap MCP server (`hookmap mcp --agent
 // <agent>`) registered in the agent's own MCP config from the descriptor's
 // `setup.mcp` data (engine/setup/mcp.ts). Per format, golden before/after
-// files (test/setup/golden/mcp/: the launcher and the temp HOME written as
-// <node>, <hookmap>, <home>), a second run changes nothing, uninstall --mcp
+// files (test/setup/golden/mcp/: the launcher $HOOKMAP_HOME/bin/hookmap, never
+// a path into this checkout, and the temp HOME written as <launcher>,
+// <home>), a second run changes nothing, uninstall --mcp
 // gives back the exact original bytes, the user's servers and comments stay,
 // and a foreign server of our name is refused, never overwritten.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { commitSetup, planDiff, planSetup, SetupError, type SetupOptions } from '../../engine/setup/apply.ts';
+import { commitSetup, launcherArgv, planDiff, planSetup, SetupError, type SetupOptions } from '../../engine/setup/apply.ts';
 import { parseJsonc } from '../../engine/setup/formats/agent-servers.ts';
 import { isHookmapMcp } from '../../engine/setup/mcp.ts';
 import { spawnSync } from 'node:child_process';
@@ -46,8 +47,8 @@ const put = (path: string, text: string) => {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, text);
 };
-/** The file with this machine's launcher and temp HOME replaced by placeholders (what the golden files hold). */
-const normal = (text: string, home: string) => text.split(process.execPath).join('<node>').split(BIN).join('<hookmap>').split(home).join('<home>');
+/** The file with the launcher setup registers ($HOOKMAP_HOME/bin/hookmap, wherever that home is) and the temp HOME replaced by placeholders (what the golden files hold). */
+const normal = (text: string, home: string, env: NodeJS.ProcessEnv) => text.split(launcherArgv(env)[0]).join('<launcher>').split(home).join('<home>');
 const golden = (name: string) => readFileSync(join(GOLDEN, name), 'utf8');
 
 interface Case { agent: string; scope: 'user' | 'project'; file: string; before: string; after: string; extra?: NodeJS.ProcessEnv }
@@ -73,7 +74,7 @@ describe('setup --mcp: golden before/after per format', () => {
       const p1 = setup(c.agent, env, o);
       expect(p1.mcp).toMatchObject({ path, changed: true, createsBackup: true });
       const after = readFileSync(path, 'utf8');
-      expect(normal(after, s.home)).toBe(golden(c.after));
+      expect(normal(after, s.home, env)).toBe(golden(c.after));
       // idempotent: the second run plans no change of the MCP config
       const p2 = setup(c.agent, env, o);
       expect(p2.mcp?.changed).toBe(false);
@@ -110,7 +111,7 @@ describe('setup --mcp: golden before/after per format', () => {
     const path = join(s.project, '.mcp.json');
     setup('claude-code', s.env, { scope: 'project', dir: s.project });
     const doc = JSON.parse(readFileSync(path, 'utf8'));
-    expect(doc.mcpServers.hookmap).toEqual({ type: 'stdio', command: process.execPath, args: [BIN, 'mcp', '--agent', 'claude-code'] });
+    expect(doc.mcpServers.hookmap).toEqual({ type: 'stdio', command: launcherArgv(s.env)[0], args: ['mcp', '--agent', 'claude-code'] });
     setup('claude-code', s.env, { scope: 'project', dir: s.project, uninstall: true });
     expect(existsSync(path)).toBe(false);
   });
@@ -129,7 +130,7 @@ describe('setup --mcp: one file for hooks and servers (settings.json)', () => {
       expect(p1.mcp).toMatchObject({ sameFile: true, changed: true });
       const doc = JSON.parse(readFileSync(path, 'utf8'));
       expect(doc.mcpServers.other).toEqual({ command: 'other-server', args: ['--flag'] });
-      expect(doc.mcpServers.hookmap).toEqual({ timeout: 3600000, command: process.execPath, args: [BIN, 'mcp', '--agent', agent] });
+      expect(doc.mcpServers.hookmap).toEqual({ timeout: 3600000, command: launcherArgv(s.env)[0], args: ['mcp', '--agent', agent] });
       expect(Object.keys(doc.hooks).length).toBeGreaterThan(3);
       expect(doc.general).toEqual({ vimMode: true });
       const after = readFileSync(path, 'utf8');
@@ -182,7 +183,7 @@ describe('setup --mcp: a server named hookmap that is not ours', () => {
     put(path, `${JSON.stringify({ mcpServers: { hookmap: { type: 'stdio', command: 'npx', args: ['hookmap', 'mcp', '--agent', 'claude-code'], env: { MINE: '1' } } } }, null, 2)}\n`);
     setup('claude-code', s.env);
     const doc = JSON.parse(readFileSync(path, 'utf8'));
-    expect(doc.mcpServers.hookmap).toEqual({ type: 'stdio', command: process.execPath, args: [BIN, 'mcp', '--agent', 'claude-code'], env: { MINE: '1' } });
+    expect(doc.mcpServers.hookmap).toEqual({ type: 'stdio', command: launcherArgv(s.env)[0], args: ['mcp', '--agent', 'claude-code'], env: { MINE: '1' } });
   });
 
   it('toml: a [mcp_servers.hookmap] table outside our block (or a dotted key, or an inline table) is refused, the file untouched', () => {
@@ -262,7 +263,9 @@ describe('setup --mcp: what it refuses and how it reads', () => {
     expect(existsSync(join(s.project, '.mcp.json'))).toBe(false);
     const real = await runCli(['setup', 'claude-code', '--project', '--dir', s.project, '--mcp'], { env });
     expect(real.code, real.stderr).toBe(0);
-    expect(real.stdout).toContain(`the hookmap MCP server "hookmap" registered in ${join(s.project, '.mcp.json')}: ${process.execPath} ${BIN} mcp --agent claude-code`);
+    expect(real.stdout).toContain(`the hookmap MCP server "hookmap" registered in ${join(s.project, '.mcp.json')}: ${join(s.home, '.hookmap', 'bin', 'hookmap')} mcp --agent claude-code`);
+    // the launcher it names is there, and runs this hookmap
+    expect(readFileSync(join(s.home, '.hookmap', 'bin', 'hookmap'), 'utf8')).toContain(`bin='${BIN}'`);
     const again = await runCli(['setup', 'claude-code', '--project', '--dir', s.project, '--mcp'], { env });
     expect(again.stdout).toMatch(/^no changes: .*the hookmap MCP server "hookmap" is registered in /);
     const un = await runCli(['setup', 'claude-code', '--project', '--dir', s.project, '--mcp', '--uninstall'], { env });
@@ -273,7 +276,7 @@ describe('setup --mcp: what it refuses and how it reads', () => {
   it('planDiff of a dry run shows both files when the hook config and the MCP config differ', () => {
     const s = sandbox();
     const plan = planSetup(loadVendor('codex'), { scope: 'user', dir: s.home, uninstall: false, shim: 'sh', env: s.env, mcp: true });
-    const diff = normal(planDiff(plan), s.home);
+    const diff = normal(planDiff(plan), s.home, s.env);
     expect(diff).toContain('+++ <home>/.codex/hooks.json');
     expect(diff).toContain('+++ <home>/.codex/config.toml');
     expect(diff).toContain('+[mcp_servers.hookmap]');

@@ -146,11 +146,18 @@ describe('setup: claude-code (settings.json with other keys and hooks)', () => {
     expect(existsSync(join(env.HOME!, '.claude', 'settings.json'))).toBe(false);
   });
 
-  it('registers the Node shim with --shim node', () => {
+  it('registers the Node shim with --shim node through the launcher in $HOOKMAP_HOME/bin (never a path into the checkout), and that launcher runs it', async () => {
     const { env } = sandbox();
     const p = setup('claude-code', env, { shim: 'node' });
     const doc = JSON.parse(read(p.configPath));
-    expect(doc.hooks.SessionStart[0].hooks[0].command).toMatch(/bin\/hookmap\.mjs hook claude-code SessionStart$/);
+    const launcher = join(env.HOOKMAP_HOME!, 'bin', 'hookmap');
+    const command: string = doc.hooks.SessionStart[0].hooks[0].command;
+    expect(command).toBe(`${launcher} hook claude-code SessionStart`);
+    expect(JSON.stringify(doc)).not.toContain('hookmap.mjs');
+    // the launcher names this Node and this hookmap; run as the agent would (no daemon: the shim fails open, neutral, exit 0)
+    expect(read(launcher)).toContain(`bin='${BIN}'`);
+    const r = await runProcess(launcher, ['hook', 'claude-code', 'SessionStart'], JSON.stringify({ hook_event_name: 'SessionStart', session_id: 's', cwd: '/', transcript_path: '/dev/null', source: 'startup' }), { ...env, HOOKMAP_URL: 'http://127.0.0.1:9' });
+    expect(r.code).toBe(0);
     expect(setup('claude-code', env, { shim: 'node', uninstall: true }).after).toBeNull();
   });
 });

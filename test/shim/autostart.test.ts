@@ -5,6 +5,7 @@
 // a real `up` on a free loopback port, a real home.
 import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -185,6 +186,43 @@ describe('start on demand', () => {
     expect(output).toEqual({ status: 'ask' });
     await upStarted(h);
     expect(starts(h)).toBe(1);
+  });
+
+  it.each(['sh', 'node'] as const)('a %s hook that finds a start under way (the lock) waits for it and reaches the daemon, instead of failing open too; HOOKMAP_AUTOSTART=0 does not wait', async (kind) => {
+    const h = await wiredHome(`wait-for-start-${kind}`);
+    const fire = (hook: string, session: string, env: NodeJS.ProcessEnv = h.env) => (kind === 'sh' ? fireSh(h, hook, session, env) : runProcess(process.execPath, [BIN, 'hook', 'claude-code', hook], payload(hook, session), env));
+    expect(takeLock(h.home)).toBe(true); // the first hook's start, under way
+    const port = Number(new URL(h.url).port);
+    const bodies: string[] = [];
+    const server = createHttpServer((req, res) => {
+      let b = '';
+      req.on('data', (c) => (b += c));
+      req.on('end', () => {
+        bodies.push(b);
+        res.setHeader('content-type', 'application/json');
+        res.end('{"ok":true}');
+      });
+    });
+    // the started daemon listens a little later, then the start releases its lock
+    const later = setTimeout(() => server.listen(port, '127.0.0.1', () => rmSync(join(h.home, LOCK_DIR), { recursive: true, force: true })), 700);
+    try {
+      const r = await fire('UserPromptSubmit', 'wait-1');
+      expect(r.code).toBe(0);
+      expect(bodies).toHaveLength(1);
+      expect(JSON.parse(bodies[0]).session_id).toBe('wait-1');
+      expect(existsSync(join(h.home, 'failed-open.log'))).toBe(false);
+      // turned off for the firing: no wait, fail-open at once (nothing listens now)
+      await new Promise<void>((r2) => server.close(() => r2()));
+      expect(takeLock(h.home)).toBe(true);
+      const t0 = Date.now();
+      const off = await fire('UserPromptSubmit', 'wait-2', { ...h.env, HOOKMAP_AUTOSTART: '0' });
+      expect(off.code).toBe(0);
+      expect(Date.now() - t0).toBeLessThan(5_000);
+      expect(bodies).toHaveLength(1);
+    } finally {
+      clearTimeout(later);
+      server.close();
+    }
   });
 
   it('a lock left by a start that died is broken once it is stale, a fresh one is respected', () => {

@@ -4,7 +4,7 @@
 // a command may explain a rejection with its own code (answer: 3 already
 // answered or closed, 4 the request timed out).
 import { discoverToken, missingTokenHint, type ClientToken } from '../../auth/discover.ts';
-import { authHeaders, DEFAULT_URL, openSocket, readSse, sendCommand, sseJson } from '../../relay/client.ts';
+import { authHeaders, DEFAULT_URL, readSse, sseJson } from '../../relay/client-sse.ts';
 import type { AepEvent } from '../../relay/store.ts';
 
 export const ENDPOINT_FLAGS = { url: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' } } as const;
@@ -58,6 +58,8 @@ export async function runCommand(ep: Endpoint, cmd: AepEvent, opts: CommandOptio
     process.stderr.write(`${name}: invalid ${cmd.type} payload: ${formatAjvErrors(errs)}\n`);
     return 2;
   }
+  // the WebSocket client (ws) only for the commands that send one: `tail` and `held` read SSE
+  const { openSocket, sendCommand } = await import('../../relay/client-socket.ts');
   let s;
   try {
     s = await openSocket(ep.url, ep.token);

@@ -2,7 +2,7 @@
 // buffer (`from: all`, `live: 0`, an attr-match filter; AEP-0003 §3.3), the
 // sessions it knows (for id prefixes) and an attention request's fate (what
 // settled it, if anything did), so commands can say so before they send.
-import { authHeaders, readSse, sseJson } from '../../relay/client.ts';
+import { authHeaders, readSse, sseJson } from '../../relay/client-sse.ts';
 import type { AepEvent } from '../../relay/store.ts';
 import { sessionLabel } from '../../bridge/session-label.ts';
 import type { Endpoint } from './command-common.ts';
