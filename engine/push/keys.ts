@@ -3,9 +3,9 @@
 // so two first starts agree on one pair). The public key is what a browser's
 // PushManager.subscribe() takes as applicationServerKey and what
 // `hookmap push key` prints; the private key never leaves the file.
+import { createECDH } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import webpush from 'web-push';
 import { ensureDir } from '../io/paths.ts';
 
 export interface VapidKeys {
@@ -42,7 +42,12 @@ export function ensureVapidKeys(home: string): VapidKeys & { created: boolean; p
   const path = vapidPath(home);
   if (existsSync(path)) return { ...parseKeys(path), created: false, path };
   ensureDir(pushDir(home));
-  const k = webpush.generateVAPIDKeys();
+  // a P-256 key pair as VAPID wants it (RFC 8292 §3.2): the public key an uncompressed point, the private key its 32-byte scalar
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  const d = ecdh.getPrivateKey();
+  // the scalar as 32 bytes (Node drops leading zero bytes)
+  const k = { publicKey: ecdh.getPublicKey().toString('base64url'), privateKey: Buffer.concat([Buffer.alloc(32 - d.length), d]).toString('base64url') };
   let fd: number;
   try {
     fd = openSync(path, 'wx', 0o600);

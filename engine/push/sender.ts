@@ -6,7 +6,6 @@
 // hook's critical path: callers fire and forget. Failures retry with backoff
 // until the message's deadline; a 404/410 (the subscription is gone) removes
 // the device, said once; any other refusal is said once per device and status.
-import webpush from 'web-push';
 import type { Device } from './devices.ts';
 import type { VapidKeys } from './keys.ts';
 import { encodeMessage, type Message } from './payload.ts';
@@ -85,6 +84,8 @@ export class PushSender {
       try {
         const k = this.o.keys();
         const ttl = Math.max(0, Math.min(s.ttlS, Math.floor((s.deadline - Date.now()) / 1000)));
+        // loaded at the first send, not with `up`
+        const webpush = (await import('web-push')).default;
         const d = webpush.generateRequestDetails(device.subscription, encodeMessage(m), {
           vapidDetails: { subject: k.subject, publicKey: k.publicKey, privateKey: k.privateKey },
           TTL: ttl,
