@@ -81,7 +81,8 @@ describe('setup shapes as data: GitHub Copilot CLI from its descriptor alone', (
     const { env } = sandbox();
     setup('copilot-cli', env, { shim: 'node' });
     const h = JSON.parse(read(join(env.HOME!, '.copilot', 'hooks', 'hookmap.json'))).hooks.sessionStart[0];
-    expect(h.bash).toMatch(/hookmap\.mjs hook copilot-cli sessionStart$/);
+    // the launcher in $HOOKMAP_HOME (it finds the current hookmap after an upgrade or a move: issue 25)
+    expect(h.bash).toMatch(new RegExp(`${env.HOOKMAP_HOME}/bin/hookmap'? hook copilot-cli sessionStart$`));
     expect(h.powershell).toBe(h.bash);
   });
 });
