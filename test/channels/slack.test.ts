@@ -65,6 +65,12 @@ describe('Slack', () => {
     expect(JSON.stringify(upd.body.blocks)).toContain('Answered by alex');
     expect(JSON.stringify(upd.body.blocks)).not.toContain('hookmap_allow');
     expect(s.lines.some((l) => /ignored U0EVE/.test(l))).toBe(true);
+    // a second press of a settled card's button answers nothing
+    const acks = sl.acked.length;
+    sl.press({ user: 'U0ALEX', channel: CHANNEL, ts: card.ts, action_id: 'hookmap_deny', value: buttonOf(card, 'hookmap_deny').value });
+    await until('acked', () => (sl.acked.length > acks ? true : undefined));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(events().filter((e) => e.type === 'attention.answered' && e.subject === req.id)).toHaveLength(1);
   });
 
   it('a thread reply under a card is guidance text for its request', async () => {

@@ -26,7 +26,7 @@ beforeAll(async () => {
   s = await upStack({
     prefix: 'hookmap-tg-',
     hello: true,
-    agents: [{ descriptor: 'claude-code', attentionTimeoutMs: 20_000 }],
+    agents: [{ descriptor: 'claude-code', attentionTimeoutMs: 20_000, config: { instruct: true } }],
     push: { delayMs: 0 },
     setup: (home) => {
       writeFileSync(join(home, 'telegram-token'), `${tg.token}\n`, { mode: 0o600 });
@@ -113,6 +113,21 @@ describe('Telegram', () => {
     expect(reply.hookSpecificOutput.decision).toEqual({ behavior: 'deny', message: 'clean with make clean instead' });
     expect(((await answered(req.id)).data as any).by).toBe('alex');
     await until('the confirmation', () => tg.sent.find((m) => m.reply_parameters && /as guidance/.test(m.text)));
+  });
+
+  it("a quote-reply to a settled card steers its session: the next eligible hook reply carries the text", async () => {
+    const held = permission('tg-6', 'ls');
+    await requestOf('tg-6');
+    const mine = await until('the card', () => cardsFor('tg-6').find((c) => c.chat_id === ALEX));
+    tg.tap({ from: ALEX, chat: ALEX, message_id: mine.message_id, data: button(mine, 'Allow') });
+    await held;
+    await until('edited', () => tg.calls.find((c) => c.method === 'editMessageText' && c.body.message_id === mine.message_id));
+    tg.reply({ from: ALEX, chat: ALEX, to: mine.message_id, text: 'also run the linter before you finish' });
+    await until('the confirmation', () => tg.sent.find((m) => m.reply_parameters && /as steering/.test(m.text)));
+    const next = await fetch(`${s.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'PostToolUse', session_id: 'tg-6', cwd: '/tmp', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 't6', tool_response: { stdout: '', stderr: '', interrupted: false } }) });
+    expect(await next.text()).toContain('also run the linter before you finish');
+    const delivered = await until('delivered', () => events().find((e) => e.type === 'x.claude-code.instruction.delivered' && e.session === 'tg-6'));
+    expect(delivered).toBeDefined();
   });
 
   it("honours a 429's retry_after, and a hanging API never delays the hook reply", async () => {
