@@ -15,6 +15,8 @@ import { Moments, type MomentSink } from '../push/moments.ts';
 import type { Channel } from '../channels/channel.ts';
 import type { ChannelsConfig } from '../channels/config.ts';
 import { openChannels } from '../channels/open.ts';
+import { registerTelegramWebhook } from '../channels/telegram-route.ts';
+import type { TelegramChannel } from '../channels/telegram.ts';
 import type { DevicePrincipal } from '../push/devices.ts';
 import type { PushConfig } from '../push/escalation.ts';
 import { registerPushRoutes, type PushRoutesOptions } from '../push/routes.ts';
@@ -91,6 +93,8 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
   });
   const m = moments;
   const channels: Channel[] = [];
+  // webhook mode: the route exists before listening; the channel it feeds is made at start
+  if (o.channels?.telegram?.webhook) registerTelegramWebhook(app, () => channels.find((c) => c.name === 'telegram') as TelegramChannel | undefined, o.say);
   return {
     push,
     moments: m,

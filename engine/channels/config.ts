@@ -9,6 +9,7 @@
 //       user_ids: [123456789]           # who may press a button or reply
 //       users: { 123456789: alex }      # the principal each answers as (default telegram:<id>)
 //       api_root: https://api.telegram.org   # a self-hosted Bot API server elsewhere
+//       webhook: { url: https://laptop.tail1234.ts.net/channels/telegram, secret_token_file: F }   # instead of long polling
 //     slack: { app_token_file: F, bot_token_file: F, channel: C0123, users: { U0123: alex }, api_url: https://slack.com/api/ }
 //     ntfy: { server: https://ntfy.example, topic: hookmap-alex, token_file: F, principal: alex }
 //     webhook: { url: https://hooks.example/x, secret_file: F, principal: alex }
@@ -18,7 +19,16 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { CaptureLevel } from '../aep/schemas.ts';
 
-export interface TelegramConfig { tokenFile: string; chatIds: number[]; userIds: number[]; users: Record<string, string>; apiRoot: string; capture?: CaptureLevel }
+export interface TelegramConfig {
+  tokenFile: string;
+  chatIds: number[];
+  userIds: number[];
+  users: Record<string, string>;
+  apiRoot: string;
+  capture?: CaptureLevel;
+  /** Webhook mode: Telegram POSTs updates to `url` (this up's /channels/telegram, as the Bot API reaches it), with the secret token from the file in a header; absent: long polling. */
+  webhook?: { url: string; secretFile: string };
+}
 export interface SlackConfig { appTokenFile: string; botTokenFile: string; channel: string; users: Record<string, string>; apiUrl?: string; capture?: CaptureLevel }
 export interface NtfyConfig { server: string; topic: string; tokenFile?: string; principal: string; capture?: CaptureLevel }
 export interface WebhookConfig { url: string; secretFile: string; principal: string; capture?: CaptureLevel }
@@ -80,8 +90,14 @@ export function channelsConfigOf(doc: unknown, base: string, where = 'channels')
   const out: ChannelsConfig = {};
   if (o.telegram !== undefined) {
     const w = `${where}.telegram`;
-    const t = mapping(o.telegram, w, ['token_file', 'chat_ids', 'user_ids', 'users', 'api_root', 'capture']);
-    out.telegram = { tokenFile: expand(str(t.token_file, `${w}.token_file`), base), chatIds: ids(t.chat_ids, `${w}.chat_ids`), userIds: ids(t.user_ids, `${w}.user_ids`), users: names(t.users, `${w}.users`), apiRoot: t.api_root === undefined ? 'https://api.telegram.org' : url(t.api_root, `${w}.api_root`), capture: capture(t.capture, w) };
+    const t = mapping(o.telegram, w, ['token_file', 'chat_ids', 'user_ids', 'users', 'api_root', 'capture', 'webhook']);
+    let webhook: TelegramConfig['webhook'];
+    if (t.webhook !== undefined) {
+      const h = mapping(t.webhook, `${w}.webhook`, ['url', 'secret_token_file']);
+      webhook = { url: url(h.url, `${w}.webhook.url`), secretFile: expand(str(h.secret_token_file, `${w}.webhook.secret_token_file`), base) };
+      if (!/\/channels\/telegram$/.test(webhook.url)) throw new ChannelConfigError(`${w}.webhook.url is where Telegram reaches this up's /channels/telegram (e.g. https://laptop.tail1234.ts.net/channels/telegram)`);
+    }
+    out.telegram = { tokenFile: expand(str(t.token_file, `${w}.token_file`), base), chatIds: ids(t.chat_ids, `${w}.chat_ids`), userIds: ids(t.user_ids, `${w}.user_ids`), users: names(t.users, `${w}.users`), apiRoot: t.api_root === undefined ? 'https://api.telegram.org' : url(t.api_root, `${w}.api_root`), capture: capture(t.capture, w), webhook };
   }
   if (o.slack !== undefined) {
     const w = `${where}.slack`;

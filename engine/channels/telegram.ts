@@ -53,8 +53,30 @@ export class TelegramChannel implements Channel {
     return bot;
   }
 
+  /** Webhook mode: the secret Telegram presents with each update (the route checks it). */
+  webhookSecret?: string;
+
+  /** An update Telegram POSTed to /channels/telegram (webhook mode), already authenticated by its secret header. */
+  async receive(update: unknown): Promise<void> {
+    const bot = this.bot;
+    if (!bot || !this.webhookSecret) return;
+    await bot.handleUpdate(update as Parameters<BotType['handleUpdate']>[0]);
+  }
+
   async start(): Promise<void> {
     const bot = await this.ensureBot();
+    const hook = this.c.webhook;
+    if (hook) {
+      // webhook mode: Telegram POSTs updates to this up (a public https address), no polling
+      this.webhookSecret = readTokenFile(hook.secretFile, 'Telegram webhook secret token file');
+      try {
+        await bot.init();
+        await this.call(() => bot.api.setWebhook(hook.url, { secret_token: this.webhookSecret, allowed_updates: ['message', 'callback_query'] }), Date.now() + 30_000);
+      } catch (e) {
+        this.health.problem(`webhook:${(e as Error).message}`, `could not set the webhook ${hook.url}: ${redactToken((e as Error).message)}`);
+      }
+      return;
+    }
     // long polling runs until close(); a failed start (a wrong token, the server down) is said once, never thrown at up
     this.polling = bot.start({ timeout: this.o.pollTimeoutS ?? 25, allowed_updates: ['message', 'callback_query'] }).catch((e) => this.health.problem(`start:${(e as Error).message}`, `long polling stopped: ${redactToken((e as Error).message)}`));
   }

@@ -23,6 +23,8 @@ export interface TelegramStandIn {
   sent: { message_id: number; chat_id: number; text: string; reply_markup?: any; reply_parameters?: any }[];
   tap(o: { from: number; chat: number; message_id: number; data: string }): void;
   reply(o: { from: number; chat: number; to: number; text: string }): void;
+  /** Webhook mode (setWebhook): each delivery's HTTP status, as Telegram would see it. */
+  deliveries: number[];
   /** The next `n` calls of `method` answer 429 with retry_after `s`. */
   rateLimit(method: string, s: number, n?: number): void;
   hang(method: string): void;
@@ -38,8 +40,21 @@ export async function startTelegram(token = '123456:TEST-token-for-the-stand-in_
   const hung = new Set<string>();
   const open = new Set<ServerResponse>();
   let updateId = 1;
+  let webhook: { url: string; secret?: string } | undefined;
+  const deliveries: number[] = [];
   let messageId = 100;
   const wake = () => {
+    // webhook mode: Telegram POSTs each update to the webhook, with its secret header
+    if (webhook) {
+      const hook = webhook;
+      for (const u of updates.splice(0)) {
+        void fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json', ...(hook.secret ? { 'x-telegram-bot-api-secret-token': hook.secret } : {}) }, body: JSON.stringify(u) }).then(
+          (r) => deliveries.push(r.status),
+          () => deliveries.push(0),
+        );
+      }
+      return;
+    }
     for (const w of waiting.splice(0)) w();
   };
   const answer = (res: ServerResponse, status: number, doc: unknown) => {
@@ -73,6 +88,10 @@ export async function startTelegram(token = '123456:TEST-token-for-the-stand-in_
         case 'getMe':
           return ok({ id: 4242, is_bot: true, first_name: 'hookmap test', username: 'hookmap_test_bot', can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false });
         case 'deleteWebhook':
+          webhook = undefined;
+          return ok(true);
+        case 'setWebhook':
+          webhook = { url: String(body.url), secret: body.secret_token };
           return ok(true);
         case 'getUpdates': {
           const offset = Number(body.offset ?? 0);
@@ -108,6 +127,7 @@ export async function startTelegram(token = '123456:TEST-token-for-the-stand-in_
     token,
     calls,
     sent,
+    deliveries,
     tap(o) {
       const msg = sent.find((s) => s.message_id === o.message_id);
       updates.push({ update_id: updateId++, callback_query: { id: `cb${updateId}`, from: user(o.from), chat_instance: 'ci', data: o.data, message: { message_id: o.message_id, date: 0, chat: chat(o.chat), text: msg?.text ?? '' } } });
