@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { CaptureLevel } from '../aep/schemas.ts';
-import { requestText } from '../push/payload.ts';
+import { allowsText, requestText } from '../push/payload.ts';
 import { timeLeft } from '../push/service.ts';
 import type { Moment } from '../push/moments.ts';
 
@@ -18,20 +18,28 @@ export interface CardText {
 
 export function cardText(m: Moment, capture: CaptureLevel, now = Date.now()): CardText {
   const t = requestText({ kind: m.kind, agent: m.agent, tool: m.tool, project: m.project, text: m.text }, capture, m.redact);
-  return { title: t.title, body: t.body, meta: `session ${m.session.slice(0, 12)} · on ${hostname()} · ${timeLeft(m.expires - now)} to answer` };
+  const question = m.form?.question && allowsText(capture) ? `Question: ${m.redact(m.form.question)}` : undefined;
+  return { title: t.title, body: question ?? t.body, meta: `session ${m.session.slice(0, 12)} · on ${hostname()} · ${timeLeft(m.expires - now)} to answer` };
+}
+
+/** The form's choices as buttons, where this channel may show their text (redacted or above); else none (the inbox answers it). */
+export function choiceButtons(m: Moment, capture: CaptureLevel): { id: string; label: string }[] {
+  if (!m.form || !allowsText(capture)) return [];
+  return m.form.choices.map((c) => ({ id: c.id, label: m.redact(c.label).slice(0, 60) }));
 }
 
 export const plainCard = (c: CardText) => `${c.title}\n${c.body}\n${c.meta}`;
 
 /** One-time button ids for the chats whose buttons carry a short string (Telegram: 64 bytes): bound to a request and a message, spent once. */
 export class Buttons {
-  private readonly byNonce = new Map<string, { request: string; message?: string; used: boolean; expires: number }>();
+  private readonly byNonce = new Map<string, { request: string; message?: string; used: boolean; expires: number; choice?: string; group?: string }>();
 
-  issue(request: string, expires: number): string {
+  /** `choice`: the form choice this button answers; buttons of one `group` (a card's choices) are spent together. */
+  issue(request: string, expires: number, choice?: string, group?: string): string {
     const t = Date.now();
     for (const [k, v] of this.byNonce) if (v.expires < t) this.byNonce.delete(k);
     const nonce = randomNonce();
-    this.byNonce.set(nonce, { request, used: false, expires });
+    this.byNonce.set(nonce, { request, used: false, expires, choice, group });
     return nonce;
   }
 
@@ -42,13 +50,14 @@ export class Buttons {
   }
 
   /** Spend a button: the request it answers, or why not. */
-  take(nonce: string, message: string): { request: string } | { refused: string } {
+  take(nonce: string, message: string): { request: string; choice?: string } | { refused: string } {
     const b = this.byNonce.get(nonce);
     if (!b) return { refused: 'unknown button (forged, or its request was settled)' };
     if (b.message !== undefined && b.message !== message) return { refused: 'this button belongs to another message' };
     if (b.used) return { refused: 'this button was used already' };
     b.used = true;
-    return { request: b.request };
+    if (b.group) for (const v of this.byNonce.values()) if (v.group === b.group) v.used = true;
+    return { request: b.request, choice: b.choice };
   }
 
   settle(request: string): void {

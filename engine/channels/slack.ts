@@ -8,7 +8,7 @@
 // framework at another Web API (the tests' stand-in speaks it and Socket Mode).
 import { readTokenFile } from '../auth/tokens.ts';
 import { answerAs, steerAs, type Answerer, type PushAction } from '../push/answer-as.ts';
-import { Buttons, cardText, type CardText } from './card.ts';
+import { Buttons, cardText, choiceButtons, type CardText } from './card.ts';
 import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { SlackConfig } from './config.ts';
 import type { Alert, Moment, Settlement } from '../push/moments.ts';
@@ -33,6 +33,8 @@ export class SlackChannel implements Channel {
   private readonly buttons = new Buttons();
   private readonly cards = new Map<string, Card>();
   private readonly byTs = new Map<string, Card>();
+  /** The form field each request's choice buttons answer. */
+  private readonly fields = new Map<string, string>();
   readonly health: ChannelHealth;
 
   constructor(private readonly c: SlackConfig, private readonly d: ChannelDeps) {
@@ -51,10 +53,11 @@ export class SlackChannel implements Channel {
       // retries and rate limits are ours (retry.ts, bounded by the request's window), not the client's half hour
       clientOptions: { ...(this.c.apiUrl ? { slackApiUrl: this.c.apiUrl } : {}), retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 10_000 },
     });
-    app.action(/^hookmap_(allow|deny|always)$/, async ({ ack, body, action }) => {
+    app.action(/^hookmap_(allow|deny|always|choice_\d+)$/, async ({ ack, body, action }) => {
       await ack();
       const b = body as { user?: { id?: string }; channel?: { id?: string }; message?: { ts?: string } };
-      await this.tapped(b.user?.id, b.channel?.id, b.message?.ts, (action as { action_id: string }).action_id.replace('hookmap_', '') as PushAction, String((action as { value?: string }).value ?? ''));
+      const id = (action as { action_id: string }).action_id.replace('hookmap_', '');
+      await this.tapped(b.user?.id, b.channel?.id, b.message?.ts, id.startsWith('choice_') ? 'choice' : (id as PushAction), String((action as { value?: string }).value ?? ''));
     });
     app.message(async ({ message }) => {
       const m = message as { user?: string; text?: string; channel?: string; thread_ts?: string; ts?: string };
@@ -91,15 +94,17 @@ export class SlackChannel implements Channel {
     const app = this.app;
     if (!app) return;
     const text = cardText(m, this.c.capture ?? 'metadata');
+    const choices = m.kind === 'form' ? choiceButtons(m, this.c.capture ?? 'metadata') : [];
+    if (choices.length) this.fields.set(m.id, m.form!.field);
     const buttons =
       m.kind === 'form'
-        ? []
+        ? choices.map((c, i) => ({ type: 'button', text: { type: 'plain_text', text: c.label }, action_id: `hookmap_choice_${i}`, value: this.buttons.issue(m.id, m.expires, c.id, m.id) }))
         : [
             { type: 'button', text: { type: 'plain_text', text: 'Allow' }, style: 'primary', action_id: 'hookmap_allow', value: this.buttons.issue(m.id, m.expires) },
             { type: 'button', text: { type: 'plain_text', text: 'Deny' }, style: 'danger', action_id: 'hookmap_deny', value: this.buttons.issue(m.id, m.expires) },
             ...(m.rulable ? [{ type: 'button', text: { type: 'plain_text', text: 'Allow always' }, action_id: 'hookmap_always', value: this.buttons.issue(m.id, m.expires) }] : []),
           ];
-    const hint = m.kind === 'form' ? 'Answer it in the inbox (a form needs its fields).' : 'Reply in the thread to deny with guidance the agent reads.';
+    const hint = m.kind === 'form' ? (choices.length ? 'Press a choice (or answer it in the inbox).' : 'Answer it in the inbox (a form needs its fields).') : 'Reply in the thread to deny with guidance the agent reads.';
     try {
       const r = await this.call(() => app.client.chat.postMessage({ channel: this.c.channel, text: `${text.title}: ${text.body}`, blocks: [section(`*${text.title}*\n${text.body}`), context(`${text.meta} · ${hint}`), ...(buttons.length ? [{ type: 'actions', elements: buttons }] : [])] as never }), m.expires);
       const ts = String(r.ts);
@@ -114,6 +119,7 @@ export class SlackChannel implements Channel {
 
   async settled(m: Moment, s: Settlement): Promise<void> {
     this.buttons.settle(m.id);
+    this.fields.delete(m.id);
     const card = this.cards.get(m.id);
     this.cards.delete(m.id);
     if (!card || !this.app) return;
@@ -145,12 +151,14 @@ export class SlackChannel implements Channel {
     return { name, scopes: ['read', 'control'], via: 'slack', key: user! };
   }
 
-  private async tapped(user: string | undefined, channel: string | undefined, ts: string | undefined, action: PushAction, value: string): Promise<void> {
+  private async tapped(user: string | undefined, channel: string | undefined, ts: string | undefined, action: PushAction | 'choice', value: string): Promise<void> {
     const who = this.who(user, channel);
     if (!who) return;
     const t = this.buttons.take(value, `${channel}:${ts}`);
     if ('refused' in t) return void this.health.note(`tap:${t.refused}:${value}`, `a button was refused: ${t.refused}`);
-    const r = await answerAs(this.d.answer, who, t.request, { action });
+    const field = this.fields.get(t.request);
+    if (action === 'choice' && (t.choice === undefined || !field)) return;
+    const r = action === 'choice' ? await answerAs(this.d.answer, who, t.request, { values: { [field!]: t.choice } }) : await answerAs(this.d.answer, who, t.request, { action });
     if (!r.ok) this.health.note(`answer:${r.error}:${t.request}`, `${who.name}'s ${action} of ${t.request} was not sent: ${r.detail}`);
   }
 

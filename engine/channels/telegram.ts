@@ -10,7 +10,7 @@
 import type { Bot as BotType, Context } from 'grammy';
 import { readTokenFile } from '../auth/tokens.ts';
 import { answerAs, steerAs, type Answerer, type PushAction } from '../push/answer-as.ts';
-import { Buttons, cardText, plainCard } from './card.ts';
+import { Buttons, cardText, choiceButtons, plainCard } from './card.ts';
 import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { TelegramConfig } from './config.ts';
 import type { Alert, Moment, Settlement } from '../push/moments.ts';
@@ -34,6 +34,8 @@ export class TelegramChannel implements Channel {
   private readonly buttons = new Buttons();
   private readonly cards = new Map<string, Card[]>();
   private readonly byMessage = new Map<string, Card>();
+  /** The form field each request's choice buttons answer. */
+  private readonly fields = new Map<string, string>();
   readonly health: ChannelHealth;
 
   constructor(private readonly c: TelegramConfig, private readonly d: ChannelDeps, private readonly o: { pollTimeoutS?: number } = {}) {
@@ -107,13 +109,20 @@ export class TelegramChannel implements Channel {
     await Promise.all(
       this.c.chatIds.map(async (chat) => {
         const nonces = { a: this.buttons.issue(m.id, m.expires), d: this.buttons.issue(m.id, m.expires), w: this.buttons.issue(m.id, m.expires) };
-        const row = m.kind === 'form' ? [] : [{ text: 'Allow', callback_data: `a:${nonces.a}` }, { text: 'Deny', callback_data: `d:${nonces.d}` }];
-        const keyboard = m.kind === 'form' ? [] : [row, ...(m.rulable ? [[{ text: 'Allow always', callback_data: `w:${nonces.w}` }]] : [])];
-        const body = m.kind === 'form' ? `${text}\nAnswer it in the inbox (a form needs its fields).` : `${text}\nReply to this message to deny with guidance the agent reads.`;
+        const choices = m.kind === 'form' ? choiceButtons(m, this.c.capture ?? 'metadata') : [];
+        if (choices.length) this.fields.set(m.id, m.form!.field);
+        // one button per choice of a single-choice question (spent together: one answer per card); else Allow / Deny
+        const choiceRows = choices.map((c) => {
+          const n = this.buttons.issue(m.id, m.expires, c.id, `${m.id}:${chat}`);
+          return { nonce: n, row: [{ text: c.label, callback_data: `c:${n}` }] };
+        });
+        const row = [{ text: 'Allow', callback_data: `a:${nonces.a}` }, { text: 'Deny', callback_data: `d:${nonces.d}` }];
+        const keyboard = m.kind === 'form' ? choiceRows.map((x) => x.row) : [row, ...(m.rulable ? [[{ text: 'Allow always', callback_data: `w:${nonces.w}` }]] : [])];
+        const body = m.kind === 'form' ? `${text}\n${choices.length ? 'Tap a choice (or answer it in the inbox).' : 'Answer it in the inbox (a form needs its fields).'}` : `${text}\nReply to this message to deny with guidance the agent reads.`;
         try {
           const sent = await this.call(() => bot.api.sendMessage(chat, body, { reply_markup: { inline_keyboard: keyboard } }), m.expires);
           const card: Card = { request: m.id, session: m.session, agent: m.agent, chat, message: sent.message_id, text: body };
-          for (const n of Object.values(nonces)) this.buttons.bind(n, `${chat}:${sent.message_id}`);
+          for (const n of [...Object.values(nonces), ...choiceRows.map((x) => x.nonce)]) this.buttons.bind(n, `${chat}:${sent.message_id}`);
           list.push(card);
           this.byMessage.set(`${chat}:${sent.message_id}`, card);
         } catch (e) {
@@ -125,11 +134,12 @@ export class TelegramChannel implements Channel {
 
   async settled(m: Moment, s: Settlement): Promise<void> {
     this.buttons.settle(m.id);
+    this.fields.delete(m.id);
     const bot = this.bot;
     for (const card of this.cards.get(m.id) ?? []) {
       if (!bot) break;
       try {
-        await this.call(() => bot.api.editMessageText(card.chat, card.message, `${card.text.split('\nReply to this message')[0]}\n\n${s.text}`, { reply_markup: { inline_keyboard: [] } }), Date.now() + 60_000);
+        await this.call(() => bot.api.editMessageText(card.chat, card.message, `${card.text.split(/\n(Reply to this message|Tap a choice)/)[0]}\n\n${s.text}`, { reply_markup: { inline_keyboard: [] } }), Date.now() + 60_000);
       } catch (e) {
         this.health.problem(`edit:${(e as Error).message}`, `could not edit the card of ${m.id}: ${redactToken((e as Error).message)}`);
       }
@@ -166,10 +176,12 @@ export class TelegramChannel implements Channel {
     if (!who) return void (await ctx.answerCallbackQuery({ text: 'You may not answer this.' }).catch(() => undefined));
     const [verb, nonce] = String(q.data).split(':');
     const action = VERBS[verb];
-    const t = action && nonce ? this.buttons.take(nonce, `${chat}:${q.message?.message_id}`) : { refused: 'not a hookmap button' };
+    const t = (action || verb === 'c') && nonce ? this.buttons.take(nonce, `${chat}:${q.message?.message_id}`) : { refused: 'not a hookmap button' };
     if ('refused' in t) return void (await ctx.answerCallbackQuery({ text: t.refused }).catch(() => undefined));
-    const r = await answerAs(this.d.answer, who, t.request, { action });
-    await ctx.answerCallbackQuery({ text: r.ok ? `${action === 'deny' ? 'Denied' : 'Allowed'}${r.rule ? `, rule ${r.rule}` : ''}` : r.detail.slice(0, 190) }).catch(() => undefined);
+    const field = this.fields.get(t.request);
+    const r = verb === 'c' && t.choice !== undefined && field ? await answerAs(this.d.answer, who, t.request, { values: { [field]: t.choice } }) : await answerAs(this.d.answer, who, t.request, { action });
+    const done = verb === 'c' ? 'Answered' : action === 'deny' ? 'Denied' : 'Allowed';
+    await ctx.answerCallbackQuery({ text: r.ok ? `${done}${r.rule ? `, rule ${r.rule}` : ''}` : r.detail.slice(0, 190) }).catch(() => undefined);
   }
 
   private async replied(ctx: Context): Promise<void> {

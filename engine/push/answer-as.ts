@@ -48,7 +48,7 @@ export function heldBy(daemons: ReadonlyMap<string, Daemon>, agent: string | und
 }
 
 /** Send `answer` (an action, or guidance text) for `request` as `who`. */
-export async function answerAs(o: AnswerDeps, who: Answerer, request: string, answer: { action: PushAction } | { text: string }, agent?: string): Promise<AnswerResult> {
+export async function answerAs(o: AnswerDeps, who: Answerer, request: string, answer: { action: PushAction } | { text: string } | { values: Record<string, unknown> }, agent?: string): Promise<AnswerResult> {
   if (!who.scopes.includes('control')) return fail(403, 'forbidden', `${who.name} has no control scope`);
   const held = heldBy(o.daemons, agent, request);
   if (!held) return fail(409, 'already-settled', 'this request was already answered, timed out or dismissed');
@@ -57,6 +57,7 @@ export async function answerAs(o: AnswerDeps, who: Answerer, request: string, an
   let option: string | undefined;
   let rule: string | undefined;
   if ('text' in answer) body = { text: answer.text };
+  else if ('values' in answer) body = { values: answer.values };
   else {
     option = answer.action === 'deny' ? refusingOption(hold.view.options) : permissiveOption(hold.view.options);
     if (!option) return fail(422, 'no-such-option', `this request offers no ${answer.action === 'deny' ? 'refusing' : 'allowing'} option: open the inbox to answer it`);

@@ -29,6 +29,8 @@ export interface Moment {
   redact: (s: string) => string;
   /** Whether rules can be made from it ("Allow always"). */
   rulable: boolean;
+  /** A form of one single-choice question whose labels are real text (the stream's capture is redacted or above): its choices, answerable as buttons. */
+  form?: { field: string; question?: string; choices: { id: string; label: string }[] };
 }
 
 export interface Settlement {
@@ -56,6 +58,15 @@ export interface MomentSink {
 const TYPES = ['control.accepted', 'control.rejected', 'attention.requested', 'attention.answered', 'attention.resolved', 'attention.timeout', 'run.failed', 'session.ended', 'run.finished', 'progress.status'];
 const DEFAULT_WINDOW_MS = 55_000;
 const WORDS: Record<AlertKind, string> = { permission: 'is waiting for you', question: 'has a question', run_failed: 'a run failed', idle: 'is waiting for your input', session_error: 'the session ended on an error', turn_finished: 'finished its turn' };
+
+/** A form a chat can answer with one button per choice: one single-select field, at most 8 choices, labels real (never placeholders). */
+export function singleChoice(view: { kind: string; labelsReal: boolean; fields?: { id: string; type: string; label?: string; multi?: boolean; choices?: { id: string; label?: string }[] }[] }): Moment['form'] {
+  const f = view.fields;
+  if (view.kind !== 'form' || !view.labelsReal || f?.length !== 1) return undefined;
+  const q = f[0];
+  if (q.type !== 'select' || q.multi || !q.choices?.length || q.choices.length > 8 || q.choices.some((c) => !c.label)) return undefined;
+  return { field: q.id, question: q.label, choices: q.choices.map((c) => ({ id: c.id, label: c.label! })) };
+}
 
 /** Which opt-in alert an event is, if any. */
 export function alertKind(ev: AepEvent): AlertKind | undefined {
@@ -179,6 +190,7 @@ export class Moments {
       text: s?.command,
       redact: (t) => daemon?.redactor.text(t) ?? '',
       rulable: this.o.rules && !!asked,
+      form: hold ? singleChoice(hold.view) : undefined,
     };
     const r: Open = { m, told: new Set() };
     this.open.set(m.id, r);
