@@ -73,6 +73,19 @@ describe('Slack', () => {
     expect(events().filter((e) => e.type === 'attention.answered' && e.subject === req.id)).toHaveLength(1);
   });
 
+  it("honours a 429's Retry-After: the card arrives after the wait", async () => {
+    sl.rateLimit('chat.postMessage', 1);
+    const t0 = Date.now();
+    const held = permission('sl-3', 'pwd');
+    const req = await requestOf('sl-3');
+    await cardOf('sl-3');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+    expect(sl.calls.filter((c) => c.method === 'chat.postMessage').length).toBeGreaterThanOrEqual(2);
+    const { runCli } = await import('../helpers/cli.ts');
+    await runCli(['answer', req.id, '--deny'], { ...process.env, HOOKMAP_HOME: s.home, HOOKMAP_URL: s.url });
+    await held;
+  });
+
   it('a thread reply under a card is guidance text for its request', async () => {
     const held = permission('sl-2', 'rm -rf dist');
     await requestOf('sl-2');

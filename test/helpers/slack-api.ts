@@ -22,6 +22,8 @@ export interface SlackStandIn {
   /** Envelope ids the app acknowledged. */
   acked: string[];
   connected(): boolean;
+  /** The next `n` calls of `method` answer HTTP 429 with Retry-After `s` (Slack's rate limit). */
+  rateLimit(method: string, s: number, n?: number): void;
   press(o: { user: string; channel: string; ts: string; action_id: string; value: string }): string;
   threadReply(o: { user: string; channel: string; thread: string; text: string }): string;
   close(): Promise<void>;
@@ -36,6 +38,7 @@ export async function startSlack(): Promise<SlackStandIn> {
   let ts = 1_700_000_000;
   let env = 0;
   let socket: WebSocket | undefined;
+  const limited = new Map<string, { s: number; n: number }>();
   const server = createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
@@ -46,6 +49,11 @@ export async function startSlack(): Promise<SlackStandIn> {
       if (String(req.headers['content-type']).includes('json')) body = raw ? JSON.parse(raw) : {};
       else for (const [k, v] of new URLSearchParams(raw)) body[k] = /^[[{]/.test(v) ? JSON.parse(v) : v;
       calls.push({ method, token, body });
+      const l = limited.get(method);
+      if (l && l.n > 0) {
+        l.n--;
+        return void res.writeHead(429, { 'retry-after': String(l.s), 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'ratelimited' }));
+      }
       const send = (doc: object) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc));
       const want = method === 'apps.connections.open' ? appToken : botToken;
       if (token !== want) return send({ ok: false, error: 'invalid_auth' });
@@ -87,6 +95,7 @@ export async function startSlack(): Promise<SlackStandIn> {
     posted,
     acked,
     connected: () => socket?.readyState === 1,
+    rateLimit: (method, s, n = 1) => void limited.set(method, { s, n }),
     press: (o) =>
       deliver({
         type: 'interactive',
