@@ -9,13 +9,13 @@
 // /session/{id}/message); `kilo run` (which auto-rejects every ask itself
 // and then exits 1: "pass --auto") is the fallback case, `kilo run --auto`
 // the hookmap-down case.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from './agents.ts';
-import { run, sleep, until, type Run } from './harness.ts';
-import { Live, unusedPort, chatToolMessages } from './live.ts';
+import { sleep, until } from './harness.ts';
+import { Live, chatToolMessages, unusedPort } from './live.ts';
+import { served } from './serve-session.ts';
 
 const ID = 'kilocode';
 const skip = Live.skipReason(ID);
@@ -51,69 +51,20 @@ const QUIET = { KILO_DISABLE_MODELS_FETCH: '1', KILO_DISABLE_AUTOUPDATE: '1', KI
 
 describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   const live = new KiloLive(ID, (cmd) => ({ tool: 'bash', args: { command: cmd, description: `run ${cmd.split(' ')[0]}` } }));
-  let server: ChildProcess | undefined;
-  let serverUrl = '';
-  let serverErr = '';
-
-  const api = async (method: string, path: string, body?: unknown, timeoutMs = 15_000) => {
-    const r = await fetch(`${serverUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
-    const text = await r.text();
-    return { status: r.status, text, json: () => JSON.parse(text) };
-  };
-
-  /** One non-interactive prompt through `kilo serve`: a new session, one message, to its end (bounded). */
-  const prompt = async (text: string, o: { onSession?: (id: string) => void; timeoutMs?: number } = {}): Promise<Run & { session: string; reply: any }> => {
-    const t0 = Date.now();
-    const s = (await api('POST', '/session', {}, 60_000)).json(); // the first request boots the instance
-    o.onSession?.(s.id);
-    let status = -1;
-    let out: string;
-    let timedOut = false;
-    try {
-      const r = await api('POST', `/session/${s.id}/message`, { parts: [{ type: 'text', text }], model: { providerID: 'scripted', modelID: 'scripted' } }, o.timeoutMs ?? 90_000);
-      status = r.status;
-      out = r.text;
-    } catch (e) {
-      timedOut = true;
-      out = String(e);
-    }
-    // the loop's last bus moments (session.idle) reach the daemon after the reply
-    await until('session.idle through the plugin', () => live.tap.hooks.some((h) => h.body?.event?.type === 'session.idle' && h.body.event.properties?.sessionID === s.id), 30_000).catch(() => undefined);
-    // ...and the run it closes is mapped, logged and on the stream before anyone reads them
-    await until('the run closed on the stream', () => live.stream.events.some((e: any) => e.session === s.id && ['run.finished', 'run.failed', 'run.cancelled'].includes(e.type)), 15_000).catch(() => undefined);
-    let reply: any;
-    try {
-      reply = JSON.parse(out);
-    } catch {}
-    return { code: status === 200 ? 0 : status, signal: null, stdout: out, stderr: serverErr.slice(-3000), ms: Date.now() - t0, timedOut, session: s.id, reply };
-  };
-
-  const kiloRun = (text: string, env: NodeJS.ProcessEnv, cwd: string, timeoutMs = 90_000) =>
-    run(live.bin, ['run', '--format', 'json', '-m', 'scripted/scripted', text], { cwd, env: { ...env, ...QUIET }, timeoutMs });
+  const srv = served(live, 'kilo', QUIET);
+  const { api, prompt } = srv;
+  const kiloRun = srv.oneShot;
 
   beforeAll(async () => {
     await live.start(ANSWER_TIMEOUT_MS);
     live.agentEnv = { ...live.agentEnv, ...QUIET };
     writeConfig(live.s.home, live.model.url, 'ask');
     await live.setup(['--user']);
-    const port = await unusedPort();
-    server = spawn(live.bin, ['serve', '--hostname', '127.0.0.1', '--port', String(port)], { cwd: live.s.project, env: live.agentEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    server.stdout!.on('data', (c) => (out += c));
-    server.stderr!.on('data', (c) => (serverErr = (serverErr + c).slice(-20_000)));
-    serverUrl = await until('kilo serve listening', () => out.match(/listening on (http:\/\/\S+)/)?.[1], 60_000);
+    await srv.start();
   }, 90_000);
 
   afterAll(async () => {
-    if (server?.pid) {
-      try {
-        process.kill(-server.pid, 'SIGTERM');
-      } catch {}
-      await sleep(500);
-      try {
-        process.kill(-server.pid, 'SIGKILL');
-      } catch {}
-    }
+    await srv.stop();
     await live.finish(agent.version);
   }, 30_000);
 
