@@ -2,7 +2,8 @@
 // the scripted OpenAI Chat Completions API (`cline auth -p openai-compatible
 // -b <url>` in the scratch HOME), its hooks wired by `hookmap setup cline
 // --user`: one executable per event in ~/.cline/hooks (TaskStart, PreToolUse,
-// ...), each exec'ing the sh shim with the typed hook name. Observe-only.
+// ...), each exec'ing the sh shim with the typed hook name. Control: a
+// cancel rides the next PreToolUse reply ({cancel: true}).
 // The first run starts Cline's hub (`cline --cline-hub-daemon`), which runs
 // the hooks and outlives the CLI: afterAll stops it (`cline hub stop`) and
 // kills any hub left running under the scratch HOME, by pid.
@@ -11,7 +12,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prefixOf, resolveAgent } from './agents.ts';
-import { run, sleep } from './harness.ts';
+import { command, run, sleep, until } from './harness.ts';
 import { Live, unusedPort, chatToolMessages } from './live.ts';
 
 const ID = 'cline';
@@ -102,6 +103,20 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const events = await live.checkSession(o.sessions[0]);
     expect(core(events)).toEqual(['run.started', 'tool.requested', 'tool.failed', 'run.finished']);
     expect(events.find((e) => e.type === 'tool.failed').data.error.type).toBe('tool_error');
+  }, 180_000);
+
+  it('CANCEL: `hookmap cancel` mid-run rides the next tool_call reply as {cancel: true}; Cline ends the task before the second command runs', async () => {
+    let cancelled: Awaited<ReturnType<typeof command>> | undefined;
+    const o = await live.play('cancel', (p) => cline(p), async ({ sessionEvents }) => {
+      const req = await until('the slow command', () => sessionEvents().find((e) => e.type === 'tool.requested'), 60_000);
+      cancelled = await command(live.up.url, ['cancel', req.session, '--run', req.run, '--reason', 'wrong branch (live cancel)', '--wait', '40'], live.s);
+    });
+    expect(cancelled!.code, cancelled!.stdout + cancelled!.stderr).toBe(0);
+    expect(cancelled!.stdout).toMatch(/outcome: run\.cancelled/);
+    expect(existsSync(join(live.s.project, 'after-cancel.txt'))).toBe(false);
+    const events = await live.checkSession(o.sessions[0]);
+    expect(events.find((e) => e.type === 'run.cancelled').data).toMatchObject({ by: 'control' });
+    console.log(`[live] cline CANCEL: exit ${o.run.code}, hooks ${o.hooks.map((h) => h.body?.hookName).join(' ')}`);
   }, 180_000);
 
   it('hookmap down (not started): `cline --json` completes normally and quickly', async () => {
