@@ -16,6 +16,9 @@ export const RESPOND = 'control.attention.respond';
  * observe-only posture.
  */
 export function acceptedCommands(d: Descriptor, configValue: (key: string) => unknown): string[] {
+  // a telemetry channel (otlp-receiver) holds nothing and writes nothing back: it accepts no command, so it never
+  // claims a session the agent's hook channel answers for (two claimants would make every command ambiguous)
+  if (d.surface.kind === 'otlp-receiver') return [];
   const accepts = [RESPOND];
   for (const c of d.commands.values()) if (d.posture !== 'observe-only' && (!c.optIn || configValue(c.optIn) === true)) accepts.push(c.type);
   return accepts;

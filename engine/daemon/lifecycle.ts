@@ -60,7 +60,7 @@ export class LifecycleEvents {
   make(p: EventParts): AepEvent {
     const d = this.mapper.descriptor;
     const ceiling = this.mapper.ceilingFor(p.type);
-    const data = gateData(p.type, p.data, { ceiling, gates: { ...d.capture.gates, ...(p.gates ?? {}) }, redactor: this.redactor, agent: d.vendor, subject: p.subject });
+    const data = gateData(p.type, p.data, { ceiling, gates: { ...d.capture.gates, ...(p.gates ?? {}) }, redactor: this.redactor, agent: d.agent, subject: p.subject });
     if (data && REGISTRY_BY_TYPE.has(p.type)) {
       const errs = validatePayload(p.type, data);
       if (errs.length) throw new Error(`daemon built a ${p.type} payload its schema rejects: ${formatAjvErrors(errs)}`);
@@ -70,7 +70,8 @@ export class LifecycleEvents {
       type: p.type,
       subject: p.subject,
       host: this.host,
-      agent: d.vendor,
+      agent: d.agent,
+      channel: d.channel,
       session: p.session,
       run: p.run,
       seq: pos.seq,
@@ -95,11 +96,11 @@ export class LifecycleEvents {
     const ceiling = this.mapper.ceilingFor(INVALID_EVENT_TYPE);
     const fields: Record<string, unknown> = { code: 'invalid-event', digest: aepDigest(orig), detail };
     if (typeof orig.type === 'string' && TYPE_PATTERN.test(orig.type)) fields.type = orig.type;
-    const data = gateData(INVALID_EVENT_TYPE, fields, { ceiling, gates: HOOKMAP_TYPES[INVALID_EVENT_TYPE], redactor: this.redactor, agent: d.vendor });
+    const data = gateData(INVALID_EVENT_TYPE, fields, { ceiling, gates: HOOKMAP_TYPES[INVALID_EVENT_TYPE], redactor: this.redactor, agent: d.agent });
     const session = typeof orig.session === 'string' && orig.session ? orig.session : 'unknown';
     const sequenced = Number.isSafeInteger(orig.seq) && session === orig.session;
     const pos = sequenced ? { seq: orig.seq as number, epoch: (orig.epoch ?? 0) as number } : this.mapper.state.seq.next(session);
-    return buildEnvelope({ type: INVALID_EVENT_TYPE, host: this.host, agent: d.vendor, session, seq: pos.seq, epoch: pos.epoch, severity: 'warning', capture: ceiling, data: data ?? (ceiling === 'none' ? undefined : {}) });
+    return buildEnvelope({ type: INVALID_EVENT_TYPE, host: this.host, agent: d.agent, channel: d.channel, session, seq: pos.seq, epoch: pos.epoch, severity: 'warning', capture: ceiling, data: data ?? (ceiling === 'none' ? undefined : {}) });
   }
 
   /** The notice for a logged event the relay link set aside (dead-letter file): its id, type and size, in its own session. */

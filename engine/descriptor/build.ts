@@ -8,7 +8,7 @@ import { CAPABILITY_BY_ID } from '../capabilities/vocabulary.ts';
 import type { Expr } from '../expr/compile.ts';
 import type { Position } from '../expr/bindings.ts';
 import { checkDeliveries, compileCommands, compileDecide, compileHoldMatch } from './compile-control.ts';
-import { compileEmits, type EmitContext } from './emits.ts';
+import { compileEmits, namespaceOf, type EmitContext } from './emits.ts';
 import { Expressions, type Path, type Site } from './expressions.ts';
 import type { DescriptorError } from './errors.ts';
 import { explain } from '../text/suggest.ts';
@@ -33,7 +33,7 @@ export class DescriptorBuilder {
   }
 
   private emitCtx(position: Position, names: readonly string[]): EmitContext {
-    return { vendor: this.spec.vendor, site: this.site(position, names), gates: this.spec.capture?.gates ?? {} };
+    return { vendor: namespaceOf(this.spec), site: this.site(position, names), gates: this.spec.capture?.gates ?? {} };
   }
 
   private hook(name: string, h: Hook): CompiledHook {
@@ -174,6 +174,9 @@ export class DescriptorBuilder {
     return Object.freeze({
       file: x.src.file,
       vendor: s.vendor,
+      agent: s.agent ?? s.vendor,
+      channel: s.channel,
+      namespace: `x.${namespaceOf(s)}`,
       name: s.name,
       surface: { kind: s.surface?.kind, pin: s.surface?.pin, docs: s.surface?.docs, notes: s.surface?.notes, hookTimeoutMs: s.surface?.hook_timeout_ms, hookNameText: s.surface?.hook_name, stream: this.stream(s.surface ?? {}) },
       identityText: { session: s.identity?.session, run: s.identity?.run },

@@ -4,7 +4,7 @@
 // reply). AEP-0004 §5 (commands, the extension rule); the steering design
 // record (control-steering-design.md: queueing, eligibility, caps).
 import { REGISTRY_BY_TYPE } from '../aep/schemas.ts';
-import { compileEmits, type EmitContext } from './emits.ts';
+import { compileEmits, namespaceOf, type EmitContext } from './emits.ts';
 import type { Expressions, Path, Site } from './expressions.ts';
 import { explain } from './suggest.ts';
 import type { Hook, HookmapDescriptor } from '../generated/descriptor-types.ts';
@@ -35,7 +35,7 @@ export function compileCommands(x: Expressions, spec: HookmapDescriptor, site: S
     if (c == null) continue;
     const p: Path = ['commands', type];
     if (!type.startsWith('x.') && !REGISTRY_BY_TYPE.has(type)) x.err('unknown-event-type', p, `'${type}' is not a registered AEP command type`, { key: true });
-    if (type.startsWith('x.') && type.split('.')[1] !== spec.vendor) x.err('unknown-event-type', p, `'${type}' is outside this descriptor's namespace x.${spec.vendor}.*`, { key: true });
+    if (type.startsWith('x.') && !type.startsWith(`x.${namespaceOf(spec)}.`)) x.err('unknown-event-type', p, `'${type}' is outside this descriptor's namespace x.${namespaceOf(spec)}.*`, { key: true });
     if (c.opt_in !== undefined && !pruned && !keys.includes(c.opt_in)) x.err('unknown-reference', [...p, 'opt_in'], explain(`opt_in names config key '${c.opt_in}', which config does not declare`, { name: c.opt_in, candidates: keys, label: 'Config keys' }));
     if (c.max_chars !== undefined && c.deliver !== 'context') x.err('schema-violation', [...p, 'max_chars'], 'max_chars bounds instruction text: it applies to `deliver: context` only', { key: true });
     if (c.deliver === 'cancel' && type !== 'control.cancel') x.err('schema-violation', [...p, 'deliver'], `deliver: cancel stops the running turn: it is how control.cancel is delivered, not ${type}`);

@@ -11,11 +11,18 @@ import { explain } from '../text/suggest.ts';
 import type { CompiledEmit } from './types.ts';
 import type { Emit } from '../generated/descriptor-types.ts';
 
+/** The x.* namespace of a descriptor's own types, without `x.`: its agent, then its channel when it names one (`codex.otel`). */
+export function namespaceOf(s: { vendor: string; agent?: string; channel?: string }): string {
+  const agent = s.agent ?? s.vendor;
+  return s.channel ? `${agent}.${s.channel}` : agent;
+}
+
+/** `vendor`: the namespace (namespaceOf), one dotted segment or two. */
 export function checkType(x: Expressions, vendor: string, type: string, path: Path): void {
   const hint = `A vendor extension is x.${vendor}.<category>.<name>.`;
   if (!TYPE_PATTERN.test(type)) { x.err('unknown-event-type', path, explain(`'${type}' is not a well-formed AEP type (lowercase dotted tokens)`, { name: type, candidates: REGISTRY_BY_TYPE.keys(), hint })); return; }
   if (type.startsWith('x.')) {
-    if (type.split('.')[1] !== vendor) x.err('unknown-event-type', path, `'${type}' is outside this descriptor's namespace x.${vendor}.*`);
+    if (!type.startsWith(`x.${vendor}.`)) x.err('unknown-event-type', path, `'${type}' is outside this descriptor's namespace x.${vendor}.*`);
     return;
   }
   if (!REGISTRY_BY_TYPE.has(type)) x.err('unknown-event-type', path, explain(`'${type}' is not a registered AEP type`, { name: type, candidates: REGISTRY_BY_TYPE.keys(), hint }));

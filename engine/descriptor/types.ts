@@ -150,7 +150,14 @@ export interface CapabilityClaim { state: CapabilityState; why?: string; evidenc
 
 export interface Descriptor {
   file: string;
+  /** The descriptor's id: its daemon, log folder, hook and receiver paths. */
   vendor: string;
+  /** The AEP agent its events carry (the vendor unless the descriptor names another: a second channel of that agent). */
+  agent: string;
+  /** The pipeline it carries for its agent (otel), named in every source and in the namespace. */
+  channel?: string;
+  /** Its own types' prefix: x.<agent> or x.<agent>.<channel>. */
+  namespace: string;
   name: string;
   surface: { kind: string; pin: string; docs?: string[]; notes?: string; hookTimeoutMs?: number; hookNameText?: string; stream?: CompiledStream };
   /** The identity expressions as written, for docs and messages. */

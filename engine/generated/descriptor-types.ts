@@ -82,9 +82,17 @@ export type PluginApply =
  */
 export interface HookmapDescriptor {
   /**
-   * AEP agent id; also the x.<vendor>.* namespace
+   * The descriptor's id (its file name, daemon, log folder, hook and receiver paths); also the AEP agent id and the x.<vendor>.* namespace unless `agent` says otherwise
    */
   vendor: string;
+  /**
+   * The AEP agent the events carry when it is not the descriptor's id: a second channel of an agent another descriptor already covers (its OpenTelemetry logs beside its hooks). Its events live in x.<agent>.<channel>.*
+   */
+  agent?: string;
+  /**
+   * The pipeline this descriptor carries for its agent (e.g. otel): named in every event's source (aep://<host>/agent/<agent>/<channel>/session/<id>, an emitter identity of its own) and in its namespace x.<agent>.<channel>.*
+   */
+  channel?: string;
   name: string;
   surface: Surface;
   identity: Identity;
@@ -375,9 +383,9 @@ export interface HookmapDescriptor {
 }
 export interface Surface {
   /**
-   * How moments reach the daemon: a hook command or HTTP hook the agent runs, an in-process plugin or extension, stdio-tee (`hookmap tee <agent> -- <agent command>` stands in as an editor's agent command and frames the JSON-RPC lines both ways) or stream-subscriber (the daemon subscribes to the agent's own event stream, see `stream`)
+   * How moments reach the daemon: a hook command or HTTP hook the agent runs, an in-process plugin or extension, stdio-tee (`hookmap tee <agent> -- <agent command>` stands in as an editor's agent command and frames the JSON-RPC lines both ways), stream-subscriber (the daemon subscribes to the agent's own event stream, see `stream`) or otlp-receiver (the agent exports its OpenTelemetry logs to `POST /otlp/<vendor>/v1/logs`, protobuf or JSON; each LogRecord, flattened, is one firing)
    */
-  kind: "command-hook" | "http-hook" | "plugin" | "extension" | "stdio-tee" | "stream-subscriber";
+  kind: "command-hook" | "http-hook" | "plugin" | "extension" | "stdio-tee" | "stream-subscriber" | "otlp-receiver";
   /**
    * Provenance of the mapping (doc version, source ref, pin file)
    */

@@ -25,8 +25,9 @@ export function sourceHost(id?: string): string {
   return (id || hostname() || 'localhost').toLowerCase().replace(/[^a-z0-9.-]+/g, '-') || 'localhost';
 }
 
-export function sourceUri(host: string, agent: string, session?: string): string {
-  const base = `aep://${host}/agent/${encodeURIComponent(agent)}`;
+/** `channel`: the pipeline a second emitter of the same agent carries (otel): a source of its own, aep://host/agent/<agent>/<channel>. */
+export function sourceUri(host: string, agent: string, session?: string, channel?: string): string {
+  const base = `aep://${host}/agent/${encodeURIComponent(agent)}${channel ? `/${encodeURIComponent(channel)}` : ''}`;
   return session === undefined ? base : `${base}/session/${encodeURIComponent(session)}`;
 }
 
@@ -37,6 +38,8 @@ export interface EnvelopeParts {
   time?: string;
   host: string;
   agent: string;
+  /** The agent's pipeline this emitter carries, in the source (sourceUri). */
+  channel?: string;
   session?: string;
   run?: string;
   step?: string;
@@ -64,7 +67,7 @@ export function buildEnvelope(p: EnvelopeParts): AepEvent {
   const session = boundOptId(p.session);
   if (p.subject !== undefined) ev.subject = boundOptId(p.subject);
   ev.time = p.time ?? new Date().toISOString();
-  ev.source = sourceUri(p.host, p.agent, session);
+  ev.source = sourceUri(p.host, p.agent, session, p.channel);
   ev.agent = p.agent;
   if (session !== undefined) ev.session = session;
   if (p.run !== undefined) ev.run = boundOptId(p.run);

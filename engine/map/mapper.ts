@@ -209,10 +209,10 @@ export class Mapper {
 
   /** The diagnostic event a daemon emits instead of crashing when a firing cannot be mapped. */
   diagnostic(err: MapError, session: string | undefined, hook: string | undefined): AepEvent {
-    const type = `x.${this.descriptor.vendor}.error.mapping_failed`;
+    const type = `${this.descriptor.namespace}.error.mapping_failed`;
     const ceiling = this.ceilingFor(type);
     const data = gateData(type, { code: err.code, hook, message: err.message }, { ceiling, gates: { code: 'metadata', hook: 'metadata', message: 'redacted' }, redactor: this.redactor });
-    const ev = buildEnvelope({ type, host: this.host, agent: this.descriptor.vendor, session: session ?? 'unknown', severity: 'warning', capture: ceiling, data: data ?? {} });
+    const ev = buildEnvelope({ type, host: this.host, agent: this.descriptor.agent, channel: this.descriptor.channel, session: session ?? 'unknown', severity: 'warning', capture: ceiling, data: data ?? {} });
     const pos = this.state.seq.next(session ?? 'unknown');
     ev.seq = pos.seq;
     ev.epoch = pos.epoch;

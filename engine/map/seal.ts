@@ -53,7 +53,7 @@ function gate(m: MapContext, f: Firing, ceilings: CaptureLevel[]): { gated: Gate
     if (resumedFrom !== undefined && dr.type === 'session.started') gates = { ...gates, resumed_from: 'metadata' };
     const streamKey = dr.fragmentOf !== undefined && ceiling === 'redacted' ? `${dr.type}\u0000${dr.subject ?? ''}\u0000${dr.fragmentOf}` : undefined;
     const redactor = streamKey ? frag.view(streamKey) : m.redactor;
-    const data = gateData(dr.type, dr.data, { ceiling, gates, redactor, standIns: dr.standins, agent: d.vendor, subject: dr.subject });
+    const data = gateData(dr.type, dr.data, { ceiling, gates, redactor, standIns: dr.standins, agent: d.agent, subject: dr.subject });
     if (streamKey) frag.noteEvent(streamKey, { type: dr.type, subject: dr.subject, step: dr.step, run: dr.run, data: data ?? {}, meta: dr });
     if (data && REGISTRY_BY_TYPE.has(dr.type)) {
       const errs = validatePayload(dr.type, data);
@@ -82,7 +82,8 @@ export function envelopes(m: MapContext, f: Firing, gated: Gated[]): AepEvent[] 
       subject: dr.subject,
       time,
       host: m.host,
-      agent: d.vendor,
+      agent: d.agent,
+      channel: d.channel,
       session: agentScoped ? undefined : session,
       run: agentScoped ? undefined : dr.run,
       step: agentScoped ? undefined : dr.step,

@@ -49,6 +49,11 @@ export function isCommand(type: string): boolean {
   return type.startsWith('control.') && !ACK_TYPES.has(type);
 }
 
+const acceptsAny = (c: Conn): boolean => {
+  const a = c.info.capabilities?.control?.accepts;
+  return Array.isArray(a) && a.length > 0;
+};
+
 export interface RelayCounters {
   received: number; admitted: number; duplicates: number; invalid: number;
   routed: number; refused: number; droppedConsumers: number; droppedEvents: number;
@@ -118,7 +123,8 @@ export class RelayCore {
       this.store.publish(held);
       return { ok: true, admitted: false };
     }
-    if (origin && origin.info.role !== 'consumer') {
+    // a connection that declares no command claims no session: it can never be a command's target
+    if (origin && origin.info.role !== 'consumer' && acceptsAny(origin)) {
       if (ev.type === 'session.ended') this.release(origin, ev.session!);
       else this.claim(origin, ev.session!);
     }

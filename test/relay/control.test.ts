@@ -84,6 +84,27 @@ describe('authenticated relay', () => {
     expect(await sender.next((m) => m.cause === c3.id)).toMatchObject({ type: 'error', code: 'unsupported' });
   });
 
+  it('an emitter that declares no command claims no session: a telemetry channel beside the hook channel leaves its commands routable', async () => {
+    const { url } = await relay({ token });
+    const sender = await hello(url, {}, auth);
+    const hooks = await hello(url, { role: 'emitter', identity: { agent: 'a' }, capabilities: ACCEPTS }, auth);
+    const otel = await hello(url, { role: 'emitter', identity: { agent: 'a' }, capabilities: { control: { accepts: [] } } }, auth);
+    hooks.send(ev('both', 1));
+    otel.send(ev('both', 1, { source: 'aep://h/agent/a/otel/session/both' }));
+    await hooks.sync();
+    await otel.sync();
+    const c = command('both');
+    sender.send(c);
+    await hooks.sync();
+    expect(hooks.msgs.some((m) => m.id === c.id)).toBe(true);
+    expect(otel.msgs.some((m) => m.id === c.id)).toBe(false);
+    const alone = command('otel-only');
+    otel.send(ev('otel-only', 1, { source: 'aep://h/agent/a/otel/session/otel-only' }));
+    await otel.sync();
+    sender.send(alone);
+    expect(await sender.next((m) => m.cause === alone.id)).toMatchObject({ type: 'error', code: 'no-route' });
+  });
+
   it('routes to an in-process emitter exactly like a WebSocket one', async () => {
     const { url, relay: rl } = await relay({ token });
     const received: any[] = [];
