@@ -16,6 +16,7 @@ import type { Durability } from '../daemon/session-log.ts';
 import { installHookGuard } from '../daemon/hook-guard.ts';
 import { hookFrameworkErrors, registerHookRoutes } from '../daemon/http.ts';
 import { registerToolRoutes } from '../daemon/tool-routes.ts';
+import { registerOtlpRoutes } from '../surface/otlp-receiver.ts';
 import { can } from '../auth/principal.ts';
 import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
 import { warmValidators } from '../aep/schemas.ts';
@@ -81,6 +82,7 @@ export async function startServe(o: ServeOptions): Promise<Served> {
   installGuard(app, guard);
   installHookGuard(app, { daemons, auth, say });
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
+  registerOtlpRoutes(app, { daemons, auth, maxBody: o.maxBody, say });
   registerToolRoutes(app, { daemons, say, authorize: auth ? (req) => { const r = auth.authenticate(req.raw); return r.ok && can(r.principal, 'emit'); } : undefined });
   const tee = attachTeeEndpoint(app.server, { daemons, say, guard });
   app.get('/healthz', async () => ({ ok: true, relay: daemon.relayReady }));

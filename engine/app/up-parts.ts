@@ -108,6 +108,7 @@ export async function startBridges(list: BridgeConfig[], o: { self: string; link
 /** Where one agent's moments arrive, as `up` prints it. */
 export function surfaceLine(d: Daemon, url: string): string {
   if (d.surfaceKind === 'stream-subscriber') return "subscribes to its configured instances' event streams";
+  if (d.surfaceKind === 'otlp-receiver') return `POST ${url}/otlp/${d.vendor}/v1/logs (OTLP/HTTP logs, protobuf or JSON)`;
   if (d.surfaceKind === 'stdio-tee') return `${url.replace(/^http/, 'ws')}/surfaces/${d.vendor}/tee (hookmap tee ${d.vendor} -- <agent command>)`;
   return `POST ${url}/hooks/${d.vendor}[/<hook>]`;
 }

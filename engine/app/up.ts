@@ -26,6 +26,7 @@ import { hookFrameworkErrors, registerHookRoutes } from '../daemon/http.ts';
 import { registerToolRoutes } from '../daemon/tool-routes.ts';
 import { can } from '../auth/principal.ts';
 import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
+import { registerOtlpRoutes } from '../surface/otlp-receiver.ts';
 import { restoreFromLogs } from '../daemon/relay-restore.ts';
 import { StreamSubscriber, streamStateFile, type StreamInstance } from '../surface/stream-subscriber.ts';
 import { agentLogDir, defaultHome } from '../io/paths.ts';
@@ -171,6 +172,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   }
   installHookGuard(app, { daemons, auth, say });
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
+  registerOtlpRoutes(app, { daemons, auth, maxBody: o.maxBody, say });
   // asking a human and appending events are emits: the emit scope (a --no-auth up: the anonymous principal)
   registerToolRoutes(app, { daemons, say, authorize: (req) => {
     const r = auth.authenticate(req.raw);

@@ -31,8 +31,10 @@ ${BACKPLANE_HELP}` },
   --max-body N              largest hook body, bytes (default 8388608)
   --durability none|fsync   what an acknowledged event survives: a hookmap crash (none, default) or power loss too (fsync: group commit)
   --fsync                   the same as --durability fsync
+  --set KEY=VALUE           a descriptor config option (repeatable; JSON values accepted), e.g. --set primary=true
 Endpoint: POST /hooks/<agent>[/<hook>] -> 200, body = the agent's reply bytes,
-x-hookmap-exit: <code>; GET /healthz -> {ok, relay}` },
+x-hookmap-exit: <code>; an otlp-receiver agent: POST /otlp/<agent>/v1/logs (OTLP/HTTP);
+GET /healthz -> {ok, relay}` },
   { name: 'hook', group: 'plumbing', module: 'hook', synopsis: 'hook <agent> [hook]', summary: 'the portable Node shim (stdin → daemon → stdout)', help: `  Run by the agent (the shim): reads the hook payload on stdin, answers the agent's reply on stdout,
   always exits 0 within its bound ($HOOKMAP_URL: where the daemon is; $HOOKMAP_SHIM_TIMEOUT_MS: the bound).` },
   { name: 'autostart', group: 'plumbing', module: 'autostart', synopsis: 'autostart [--locked]', summary: 'start hookmap up in the background unless one answers (what a shim runs when none does)', help: `  Starts hookmap up on $HOOKMAP_URL (a loopback http address) for $HOOKMAP_HOME, logging to $HOOKMAP_HOME/up.log,

@@ -168,7 +168,8 @@ Register it in the agent's MCP server list as the command: hookmap mcp --agent <
 Prints every error as one located line (file:line:col code: path: message), then one summary
 line per agent.
 Exit: 0 everything holds, 1 any error, 2 usage.` },
-  { name: 'map', group: 'authoring', module: 'map', synopsis: 'map <agent> [--capture L] [--max-step-bytes N]', summary: 'pure mapping: NDJSON steps in, NDJSON results out', help: `  --capture L            capture ceiling of the produced events: none|metadata|redacted|full (default: the descriptor's)
+  { name: 'map', group: 'authoring', module: 'map', synopsis: 'map <agent> [--capture L] [--set KEY=VALUE] [--max-step-bytes N]', summary: 'pure mapping: NDJSON steps in, NDJSON results out', help: `  --capture L            capture ceiling of the produced events: none|metadata|redacted|full (default: the descriptor's)
+  --set KEY=VALUE        a descriptor config option for this run (repeatable; JSON values accepted), e.g. --set primary=true
   --max-step-bytes N     longest input line accepted, bytes (default 8 MiB); a longer one is answered with an error line
 Exit: 0 every step mapped, 1 a step errored (its line says why), 2 usage or descriptor error.` },
   { name: 'docs', group: 'authoring', module: 'docs', synopsis: 'docs [--check]', summary: "regenerate capabilities/, docs/reference/, the README's CLI section (--check: drift)", help: `  --check                write nothing; exit 1 listing every drifted, missing, stray or untracked generated file` },

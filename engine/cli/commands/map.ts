@@ -11,6 +11,7 @@ import { ArgError, parseArgs, intFlag } from '../args.ts';
 import { Redactor } from '../../capture/redact.ts';
 import type { RuntimeConfig } from '../../config/schema.ts';
 import { resolveConfig } from '../config.ts';
+import { configSets } from '../config-sets.ts';
 
 const DEFAULT_MAX_STEP_BYTES = 8 * 1024 * 1024;
 
@@ -18,15 +19,17 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
   let agent: string;
   let capture: CaptureLevel | undefined;
   let maxBytes: number;
+  let sets: unknown;
   try {
-    const { flags, positionals } = parseArgs(argv, { capture: { type: 'string' }, 'max-step-bytes': { type: 'string' } });
-    if (positionals.length !== 1) throw new ArgError('usage: hookmap map <agent|descriptor.yaml> [--capture none|metadata|redacted|full]');
+    const { flags, positionals } = parseArgs(argv, { capture: { type: 'string' }, 'max-step-bytes': { type: 'string' }, set: { type: 'string', multiple: true } });
+    if (positionals.length !== 1) throw new ArgError('usage: hookmap map <agent|descriptor.yaml> [--capture none|metadata|redacted|full] [--set KEY=VALUE]');
     agent = positionals[0];
     if (flags.capture !== undefined) {
       if (!CAPTURE_ORDER.includes(flags.capture as CaptureLevel)) throw new ArgError(`--capture must be one of ${CAPTURE_ORDER.join(', ')}`);
       capture = flags.capture as CaptureLevel;
     }
     maxBytes = intFlag(flags['max-step-bytes'], 'max-step-bytes', DEFAULT_MAX_STEP_BYTES);
+    sets = flags.set;
   } catch (err) {
     process.stderr.write(`hookmap map: ${(err as Error).message}\n`);
     return 2;
@@ -35,8 +38,12 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
   try {
     const d = loadVendor(agent);
     const redactor = new Redactor({ ...config.redaction, secretNames: [...d.capture.secretNames, ...config.redaction.secretNames], env: process.env });
-    mapper = new Mapper(d, { capture, host: config.hostId, optionVars: config.options, redactor });
+    mapper = new Mapper(d, { capture, host: config.hostId, optionVars: config.options, redactor, config: configSets(sets, d) });
   } catch (err) {
+    if (err instanceof ArgError) {
+      process.stderr.write(`hookmap map: ${err.message}\n`);
+      return 2;
+    }
     if (err instanceof DescriptorLoadError) process.stderr.write(`${err.message}\n`);
     else process.stderr.write(`hookmap map: ${(err as Error).message}\n`);
     return 2;

@@ -12,10 +12,12 @@ import { discoverToken } from '../../auth/discover.ts';
 import { BindError } from '../../auth/bind.ts';
 import type { RuntimeConfig } from '../../config/schema.ts';
 import { resolveConfig } from '../config.ts';
+import { configSets } from '../config-sets.ts';
 
 const SPEC = {
   port: { type: 'string' }, host: { type: 'string' }, relay: { type: 'string' }, 'no-relay': { type: 'boolean' }, token: { type: 'string' }, 'token-file': { type: 'string' },
   'log-dir': { type: 'string' }, 'attention-timeout-ms': { type: 'string' }, 'max-body': { type: 'string' }, fsync: { type: 'boolean' }, durability: { type: 'string' },
+  set: { type: 'string', multiple: true },
 } as const;
 
 const COMMAND = commandNamed('serve');
@@ -56,6 +58,7 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
       attentionTimeoutMs: timeout,
       maxBody: flags['max-body'] === undefined ? undefined : intFlag(flags['max-body'], 'max-body', DEFAULT_MAX_BODY),
       durability: durabilityFlag(flags),
+      config: configSets(flags.set, descriptor),
       say,
     });
   } catch (e) {
