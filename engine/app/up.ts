@@ -26,7 +26,7 @@ import { hookFrameworkErrors, registerHookRoutes } from '../daemon/http.ts';
 import { registerToolRoutes } from '../daemon/tool-routes.ts';
 import { can } from '../auth/principal.ts';
 import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
-import { registerOtlpRoutes } from '../surface/otlp-receiver.ts';
+import { registerOtlpRoutes, type OtlpReceiver } from '../surface/otlp-receiver.ts';
 import { restoreFromLogs } from '../daemon/relay-restore.ts';
 import { StreamSubscriber, streamStateFile, type StreamInstance } from '../surface/stream-subscriber.ts';
 import { agentLogDir, defaultHome } from '../io/paths.ts';
@@ -73,6 +73,8 @@ export interface UpOptions extends UpConfig {
   stateDir?: string;
   /** The https address people reach this up at through a TLS-terminating proxy (Tailscale serve, a tunnel): its host and origin are this server's own. */
   publicUrl?: string;
+  /** OTLP records waiting to be mapped past which an export is answered 429 (default DEFAULT_OTLP_MAX_PENDING). */
+  otlpMaxPending?: number;
   /** Observes each Web Push send (tests, bench). */
   pushSent?: PushServiceOptions['sent'];
 }
@@ -86,6 +88,8 @@ export interface Up {
   away?: Away;
   /** Answers can be routed (false: --no-auth, watch-only). */
   control: boolean;
+  /** The OTLP receiver's counts and backlog. */
+  otlp: OtlpReceiver;
   close(): Promise<void>;
 }
 
@@ -172,7 +176,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   }
   installHookGuard(app, { daemons, auth, say });
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
-  registerOtlpRoutes(app, { daemons, auth, maxBody: o.maxBody, say });
+  const otlp = registerOtlpRoutes(app, { daemons, auth, maxBody: o.maxBody, maxPending: o.otlpMaxPending, say });
   // asking a human and appending events are emits: the emit scope (a --no-auth up: the anonymous principal)
   registerToolRoutes(app, { daemons, say, authorize: (req) => {
     const r = auth.authenticate(req.raw);
@@ -262,6 +266,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     bridges,
     away,
     control: !noAuth,
+    otlp,
     close: () =>
       (closing ??= (async () => {
         for (const b of bridges) await b.stop();
