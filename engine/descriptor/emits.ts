@@ -11,7 +11,7 @@ import { explain } from '../text/suggest.ts';
 import type { CompiledEmit } from './types.ts';
 import type { Emit } from '../generated/descriptor-types.ts';
 
-/** The x.* namespace of a descriptor's own types, without `x.`: its agent, then its channel when it names one (`codex.otel`). */
+/** The x.* namespace of a descriptor's own types, without `x.`: its agent, then its channel when it names one (`<agent>.otel`). */
 export function namespaceOf(s: { vendor: string; agent?: string; channel?: string }): string {
   const agent = s.agent ?? s.vendor;
   return s.channel ? `${agent}.${s.channel}` : agent;

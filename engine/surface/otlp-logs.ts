@@ -2,9 +2,9 @@
 // application/json, gzip or not) read into flat LogRecords the descriptor's
 // JSONata rules map, like any other surface's payload:
 //
-//   { resource: { "service.name": "codex-app-server", ... },   // resource attributes
+//   { resource: { "service.name": "agent-app", ... },   // resource attributes
 //     scope: { name, version },
-//     attributes: { "event.name": "codex.tool_result", "conversation.id": "...", ... },
+//     attributes: { "event.name": "vendor.tool_result", "conversation.id": "...", ... },
 //     body: <AnyValue unwrapped>,
 //     event_name, time (ISO 8601), time_unix_nano, severity_number, severity_text, trace_id, span_id }
 //
