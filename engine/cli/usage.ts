@@ -36,9 +36,11 @@ Prints where it listens, the inbox, the token file, the agents ready, the opt-in
 run next (stderr; on stdout, when it is not a terminal, the base URL). Ctrl-C stops it.
 Exit: 0 stopped, 1 failed to start, 2 usage, a refused configuration, or an up already running
 for this HOOKMAP_HOME or address (it says where).` },
-  { name: 'setup', group: 'daily', module: 'setup', synopsis: 'setup <agent> [--user|--project] [--dir D] [--mcp] [--uninstall] [--dry-run] [--shim sh|node] [--no-autostart] [--wrap CMD --name N]', summary: "write/merge the agent's own hook config (--mcp: and its MCP server entry)", help: `  --user | --project     where the agent's config is written (default: the descriptor's setup scope)
+  { name: 'setup', group: 'daily', module: 'setup', synopsis: 'setup <agent> [--user|--project] [--dir D] [--mcp] [--otel] [--uninstall] [--dry-run] [--shim sh|node] [--no-autostart] [--wrap CMD --name N]', summary: "write/merge the agent's own hook config (--mcp: and its MCP server entry)", help: `  --user | --project     where the agent's config is written (default: the descriptor's setup scope)
   --dir D                the project folder (with --project; default the current directory)
   --mcp                  also register the hookmap MCP server (hookmap mcp) in the agent's MCP config (same scope; with --uninstall: remove it)
+  --otel                 instead: point the agent's own OpenTelemetry log exporter at hookmap's receiver for it (a fenced block in its config,
+                         with an emit-only token; with --uninstall: remove it exactly), or print the settings where hookmap writes none
   --uninstall            remove hookmap's entries (the rest of the file is kept)
   -n, --dry-run          print the merge as a diff, write nothing
   --shim sh|node         the command shim: POSIX sh (default) or the portable Node shim

@@ -14,7 +14,7 @@ import type { DescriptorError } from './errors.ts';
 import { explain } from '../text/suggest.ts';
 import { compileOptions } from './options.ts';
 import { compileSetup } from './setup-spec.ts';
-import type { CapabilityClaim, CompiledCommand, CompiledHook, CompiledStream, Descriptor, ShimSpec } from './types.ts';
+import type { CapabilityClaim, CompiledCommand, CompiledHook, CompiledStream, Descriptor, OtelExport, ShimSpec } from './types.ts';
 import type { Hold, Hook, HookmapDescriptor, Surface } from '../generated/descriptor-types.ts';
 import type { YamlSource } from './yaml-source.ts';
 
@@ -100,6 +100,15 @@ export class DescriptorBuilder {
     return out;
   }
 
+  /** An otlp-receiver surface: how `setup --otel` points the agent's exporter at it (literal data). */
+  private exportSpec(surface: Surface): OtelExport | undefined {
+    const e = surface.export;
+    if (!e) return undefined;
+    if (surface.kind !== 'otlp-receiver') this.x.err('schema-violation', ['surface', 'export'], `surface.export applies to kind otlp-receiver, not ${surface.kind}`, { key: true });
+    if (e.format === 'toml' && !e.file) this.x.err('schema-violation', ['surface', 'export', 'file'], 'a toml export names the file it is written to');
+    return deepFreeze({ format: e.format, file: e.file, table: e.table, block: e.block, notes: e.notes ?? [], docs: e.docs ?? [] });
+  }
+
   /** A stream-subscriber surface: how to attach (all literal data; field paths are dotted JSON paths). */
   private stream(surface: Partial<Surface>): CompiledStream | undefined {
     const st = surface.stream;
@@ -178,7 +187,7 @@ export class DescriptorBuilder {
       channel: s.channel,
       namespace: `x.${namespaceOf(s)}`,
       name: s.name,
-      surface: { kind: s.surface?.kind, pin: s.surface?.pin, docs: s.surface?.docs, notes: s.surface?.notes, hookTimeoutMs: s.surface?.hook_timeout_ms, hookNameText: s.surface?.hook_name, stream: this.stream(s.surface ?? {}) },
+      surface: { kind: s.surface?.kind, pin: s.surface?.pin, docs: s.surface?.docs, notes: s.surface?.notes, hookTimeoutMs: s.surface?.hook_timeout_ms, hookNameText: s.surface?.hook_name, stream: this.stream(s.surface ?? {}), export: this.exportSpec(s.surface ?? {}) },
       identityText: { session: s.identity?.session, run: s.identity?.run },
       hookName: x.expr(s.surface?.hook_name, ['surface', 'hook_name'], this.site('hook_name', none)),
       session: x.expr(s.identity?.session, ['identity', 'session'], this.site('session', none))!,

@@ -108,6 +108,9 @@ export interface CompiledDecide {
   whenText?: string;
 }
 
+/** An otlp-receiver surface's exporter settings (`hookmap setup <agent> --otel`), literal data. */
+export interface OtelExport { format: 'toml' | 'print'; file?: string; table?: string; block: string; notes: string[]; docs: string[] }
+
 /** A stream-subscriber surface: how the daemon attaches to one stream of an agent instance (all literal data). */
 export interface CompiledStream {
   transport: 'websocket' | 'sse';
@@ -159,7 +162,7 @@ export interface Descriptor {
   /** Its own types' prefix: x.<agent> or x.<agent>.<channel>. */
   namespace: string;
   name: string;
-  surface: { kind: string; pin: string; docs?: string[]; notes?: string; hookTimeoutMs?: number; hookNameText?: string; stream?: CompiledStream };
+  surface: { kind: string; pin: string; docs?: string[]; notes?: string; hookTimeoutMs?: number; hookNameText?: string; stream?: CompiledStream; export?: OtelExport };
   /** The identity expressions as written, for docs and messages. */
   identityText: { session: string; run?: string };
   hookName?: Expr;

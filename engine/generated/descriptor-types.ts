@@ -401,6 +401,23 @@ export interface Surface {
   hook_timeout_ms?: number;
   notes?: string;
   /**
+   * otlp-receiver surfaces: how the agent's own exporter is pointed at the receiver (`hookmap setup <agent> --otel`). Placeholders in `block`: {endpoint} the receiver's URL (.../otlp/<vendor>/v1/logs), {token} an emit-only token minted for it, {url} hookmap's base URL. `toml`: written as a fenced block at the end of `file`, removed exactly by --uninstall; `print`: shown for the operator to set by hand.
+   */
+  export?: {
+    format: "toml" | "print";
+    /**
+     * The agent's config file (toml): ${VAR:-default} and ~ expanded
+     */
+    file?: string;
+    /**
+     * The TOML table the block defines (toml): a file that already has it outside hookmap's block is refused, never merged
+     */
+    table?: string;
+    block: string;
+    notes?: string[];
+    docs?: string[];
+  };
+  /**
    * stream-subscriber surfaces: how the daemon attaches to the agent's event stream, per configured instance (`hookmap up --config`: agents.<agent>.instances: [{url, key | key_env, streams?}]). Placeholders in strings: {id} the stream id, {key} the instance key, {cursor} the resume position. Field paths here are dotted paths into JSON, not expressions.
    */
   stream?: {

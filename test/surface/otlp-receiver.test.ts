@@ -195,7 +195,7 @@ describe('OTLP/HTTP logs into hookmap up', () => {
 
   it('Host and Origin: a foreign Host (DNS rebinding) is 421, a cross-site Origin 403, with or without a token', async () => {
     const port = new URL(s.up.url).port;
-    for (const auth of [{}, { authorization: `Bearer ${s.token}` }]) {
+    for (const auth of [{}, { authorization: `Bearer ${s.token}` }] as Record<string, string>[]) {
       const body = proto(exportOf('cx-evil', RECORDS));
       expect((await post(s, body, { ...PB, ...auth, host: `rebind.evil.example:${port}` })).status).toBe(421);
       expect((await post(s, body, { ...PB, ...auth, origin: 'https://evil.example' })).status).toBe(403);

@@ -20,6 +20,7 @@ import { FormatError } from '../../setup/formats/types.ts';
 import type { ShimKind } from '../../setup/registrations.ts';
 import { baseUrl, shimPaths } from '../../shim/plan.mjs';
 import { ArgError, parseArgs } from '../args.ts';
+import { setupOtel } from './setup-otel.ts';
 import { join } from 'node:path';
 import type { Descriptor } from '../../descriptor/types.ts';
 import type { SetupPlan } from '../../setup/plan.ts';
@@ -27,7 +28,7 @@ import { autostartEnabled, OFF_FILE, setAutostart, UP_LOG, writeLauncher } from 
 import { hookmapVersion } from '../../io/version.ts';
 import type { RuntimeConfig } from '../../config/schema.ts';
 
-const USAGE = 'usage: hookmap setup <agent> [--user | --project] [--dir D] [--mcp] [--uninstall] [--dry-run] [--shim sh|node] [--no-autostart | --autostart] [--wrap "<agent command>" [--name N]]';
+const USAGE = 'usage: hookmap setup <agent> [--user | --project] [--dir D] [--mcp] [--otel] [--uninstall] [--dry-run] [--shim sh|node] [--no-autostart | --autostart] [--wrap "<agent command>" [--name N]]';
 
 /**
  * Start on demand (engine/shim/autostart.mjs): the launcher the shims start
@@ -58,6 +59,7 @@ export async function run(argv: string[], config?: RuntimeConfig): Promise<numbe
       wrap: { type: 'string', multiple: true },
       name: { type: 'string' },
       mcp: { type: 'boolean' },
+      otel: { type: 'boolean' },
       autostart: { type: 'boolean' },
       'no-autostart': { type: 'boolean' },
     });
@@ -76,6 +78,7 @@ export async function run(argv: string[], config?: RuntimeConfig): Promise<numbe
   try {
     const d = loadVendor(agent);
     const env = process.env;
+    if (flags.otel) return setupOtel(d, { uninstall: !!flags.uninstall, dryRun: !!flags['dry-run'], url: config?.url ?? baseUrl(env), env, dir: (flags.dir as string | undefined) ?? process.cwd(), out });
     const plan = planSetup(d, {
       scope: flags.project ? 'project' : flags.user ? 'user' : (setupSpec(d)?.defaultScope ?? 'user'),
       dir: (flags.dir as string | undefined) ?? process.cwd(),
