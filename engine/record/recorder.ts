@@ -23,6 +23,7 @@ import { urlOf } from '../app/serve.ts';
 import { FIXTURES_DIR } from '../descriptor/registry.ts';
 import type { Descriptor } from '../descriptor/types.ts';
 import { unifiedDiff } from './diff.ts';
+import { OTLP_KIND, registerOtlpRoutes } from '../surface/otlp-receiver.ts';
 
 export interface RecordOptions {
   descriptor: Descriptor;
@@ -165,8 +166,16 @@ export async function startRecord(o: RecordOptions): Promise<Recording> {
   const app = Fastify({ logger: false, frameworkErrors: hookFrameworkErrors(daemons, say) });
   const { Mapper } = await import('../map/mapper.ts');
   const names = new Mapper(d);
-  mountRecorder(app, d.vendor, rec, (p) => names.hookNameOf(p));
-  registerHookRoutes(app, { daemons, say });
+  if (d.surface.kind === OTLP_KIND) {
+    // an OTel channel: every flattened LogRecord is one candidate, as the descriptor's rules read it
+    const saveAll = async (_v: string, recs: unknown[]) => {
+      for (const r of recs) await rec.save(undefined, Buffer.from(JSON.stringify(r)), (p) => names.hookNameOf(p));
+    };
+    registerOtlpRoutes(app, { daemons, say, onRecords: saveAll });
+  } else {
+    mountRecorder(app, d.vendor, rec, (p) => names.hookNameOf(p));
+    registerHookRoutes(app, { daemons, say });
+  }
   app.get('/healthz', async () => ({ ok: true, relay: daemon.relayReady, recording: out }));
   try {
     await app.listen({ host: o.host ?? '127.0.0.1', port: o.port ?? 8788 });
@@ -176,7 +185,7 @@ export async function startRecord(o: RecordOptions): Promise<Recording> {
   }
   const { url } = urlOf(app.server.address() as AddressInfo);
   if (o.relay) daemon.connectRelay(o.relay, o.token);
-  say(`${d.vendor} recording daemon on ${url}/hooks/${d.vendor}: every payload, redacted, -> ${out} (0600); copy into fixtures with \`hookmap record promote ${d.vendor}\``);
+  say(`${d.vendor} recording daemon on ${url}/${d.surface.kind === OTLP_KIND ? `otlp/${d.vendor}/v1/logs` : `hooks/${d.vendor}`}: every payload, redacted, -> ${out} (0600); copy into fixtures with \`hookmap record promote ${d.vendor}\``);
   let closing: Promise<void> | undefined;
   return {
     url,

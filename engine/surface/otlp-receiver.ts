@@ -46,6 +46,8 @@ export interface OtlpRoutesOptions {
   maxBody?: number;
   maxPending?: number;
   say?: (line: string) => void;
+  /** Sees each export's records before they are mapped (`hookmap record`); its failure is said, never the export's. */
+  onRecords?: (vendor: string, records: FlatLogRecord[]) => Promise<void> | void;
 }
 
 /** The receiver's state a test or `up` can read: records waiting to be mapped, exports answered. */
@@ -194,6 +196,7 @@ export function registerOtlpRoutes(app: FastifyInstance, o: OtlpRoutesOptions): 
       }
       if (rx.pending > 0 && rx.pending + records.length > rx.maxPending)
         return refuse(req, reply, 429, 'backpressure', `${rx.pending} records still wait to be mapped`, { 'retry-after': String(RETRY_AFTER_S) });
+      if (o.onRecords) await Promise.resolve(o.onRecords(d.vendor, records)).catch((e) => say(`recording ${records.length} records failed: ${(e as Error).message}`));
       const { rejected, why } = await mapRecords(d, records, rx);
       const r = logsResponse(req.headers['content-type'], rejected, why);
       return reply.code(200).header('content-type', r.type).send(r.body);

@@ -219,4 +219,37 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(outText(outputs(o.requests).at(-1))).toContain(ANSWER);
     await live.checkSession(o.sessions[0]);
   }, 180_000);
+  // --- what the hooks cannot see: Codex's own OTel logs (issue 30) -------------------------
+
+  it('OTEL: `hookmap setup codex --otel` points [otel] at hookmap up; over protobuf a failing command is x.codex.otel.tool_result success false next to the hook channel\'s tool.completed, same session', async () => {
+    await live.restartUp(ANSWER_TIMEOUT_MS);
+    const env = { ...live.agentEnv, CODEX_HOME: codexHome };
+    const wired = await live.setup(['--otel'], env);
+    expect(wired).toMatch(/exporter -> http:\/\/127\.0\.0\.1:\d+\/otlp\/codex-otel\/v1\/logs/);
+    const config = join(codexHome, 'config.toml');
+    const before = readFileSync(config, 'utf8');
+    expect(before).toMatch(/^# >>> hookmap codex-otel >>>\n[^]*\n\[otel\]\n[^]*protocol = "binary"[^]*# <<< hookmap codex-otel <<<\n$/m);
+    const t0 = live.tap.otlp.length;
+    const o = await live.play('tool-failure', (p) => codex(p));
+    expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
+    const session = o.sessions[0];
+    const otelOf = (type: string) => live.stream.events.filter((e) => e.type === type && e.session === session);
+    const result = await until('the OTel tool_result', () => otelOf('x.codex.otel.tool_result')[0], 30_000);
+    const exports = live.tap.otlp.slice(t0);
+    if (process.env.HOOKMAP_LIVE_OTEL_DUMP) writeFileSync(process.env.HOOKMAP_LIVE_OTEL_DUMP, JSON.stringify({ exports, events: live.stream.events.filter((e) => e.session === session) }, null, 1));
+    // protobuf, answered 200 by hookmap up's receiver
+    expect(exports.length).toBeGreaterThan(0);
+    expect(exports.every((x) => x.contentType.startsWith('application/x-protobuf') && x.status === 200)).toBe(true);
+    expect(result.data).toMatchObject({ success: false, tool: { name: expect.any(String) } });
+    expect(result.agent).toBe('codex');
+    expect(result.source).toMatch(/\/agent\/codex\/otel\/session\//);
+    // the hook channel still reported the same call as tool.completed (it has no failure hook), on its own source
+    const hooked = o.events.find((e) => e.type === 'tool.completed');
+    expect(hooked).toBeDefined();
+    expect(hooked.source).toMatch(/\/agent\/codex\/session\//);
+    expect(otelOf('x.codex.otel.conversation_starts')).toHaveLength(1);
+    await live.checkSession(session);
+    await live.setup(['--otel', '--uninstall'], env);
+    expect(readFileSync(config, 'utf8')).not.toContain('hookmap codex-otel');
+  }, 180_000);
 });

@@ -3,6 +3,7 @@
 // CLI a person runs, and a recording tap in front of the daemon's hook
 // endpoint that saves every raw payload the real agent sent (redacted, with
 // `hookmap record`'s Recorder) before forwarding it unchanged.
+import { readLogsBody, type FlatLogRecord } from '../../engine/surface/otlp-logs.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request, type Server } from 'node:http';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
@@ -186,17 +187,22 @@ export function readLogs(s: Scratch, agent: string): { file: string; events: any
   }));
 }
 
-export interface Tap { url: string; hooks: { hook?: string; body: any; at: number }[]; retarget(url: string): void; close(): Promise<void> }
+/** One OTLP/HTTP logs export the agent sent through the tap: how it was encoded, what it carried (flattened), what hookmap answered. */
+export interface TapExport { vendor: string; contentType: string; encoding: string; bytes: number; records: FlatLogRecord[]; status?: number; at: number }
+export interface Tap { url: string; hooks: { hook?: string; body: any; at: number }[]; otlp: TapExport[]; retarget(url: string): void; close(): Promise<void> }
 
 /**
  * A loopback tap between the agent and the daemon: every POST /hooks/<agent>
  * body is saved with hookmap record's Recorder (redacted) and forwarded
- * byte for byte; the daemon's reply goes back unchanged.
+ * byte for byte; the daemon's reply goes back unchanged. An OTLP logs export
+ * (POST /otlp/<vendor>/v1/logs) is kept as it came (its encoding) and as
+ * the receiver flattens it, and forwarded byte for byte too.
  */
 export async function startTap(target: string, agent: string, out: string): Promise<Tap> {
   const d = loadVendor(agent);
   const rec = new Recorder(d, out, { agentVersion: process.env[`HOOKMAP_LIVE_VERSION_${agent.replace(/-/g, '_').toUpperCase()}`] });
   const hooks: Tap['hooks'] = [];
+  const otlp: TapExport[] = [];
   const { Mapper } = await import('../../engine/map/mapper.ts');
   const names = new Mapper(d);
   let t = new URL(target);
@@ -216,7 +222,22 @@ export async function startTap(target: string, agent: string, out: string): Prom
         hooks.push({ hook: m[2] ?? body?.hook_event_name, body, at: Date.now() });
         await rec.save(m[2] ? decodeURIComponent(m[2]) : undefined, raw, (p) => names.hookNameOf(p));
       }
+      const o = (req.url ?? '').match(/^\/otlp\/([^/?]+)\/v1\/logs/);
+      let exp: TapExport | undefined;
+      if (req.method === 'POST' && o) {
+        const contentType = String(req.headers['content-type'] ?? '');
+        const encoding = String(req.headers['content-encoding'] ?? '');
+        let records: FlatLogRecord[] = [];
+        try {
+          records = readLogsBody({ contentType, contentEncoding: encoding, body: raw, maxBytes: 64 << 20 });
+        } catch {
+          /* the receiver answers for it */
+        }
+        exp = { vendor: decodeURIComponent(o[1]), contentType, encoding, bytes: raw.length, records, at: Date.now() };
+        otlp.push(exp);
+      }
       const fwd = request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: { ...req.headers, host: t.host } }, (r) => {
+        if (exp) exp.status = r.statusCode;
         res.writeHead(r.statusCode ?? 502, r.headers);
         r.pipe(res);
       });
@@ -231,6 +252,7 @@ export async function startTap(target: string, agent: string, out: string): Prom
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     hooks,
+    otlp,
     retarget: (url: string) => {
       t = new URL(url);
     },
