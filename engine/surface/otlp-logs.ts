@@ -99,12 +99,10 @@ export function flattenLogs(req: unknown): FlatLogRecord[] {
         const attributes = keyValues(lr.attributes);
         const t = lr.timeUnixNano ?? lr.observedTimeUnixNano;
         const nanos = t === undefined ? undefined : String(t);
-        const eventName =
-          typeof lr.eventName === 'string' && lr.eventName
-            ? lr.eventName
-            : typeof attributes['event.name'] === 'string'
-              ? (attributes['event.name'] as string)
-              : undefined;
+        // the `event.name` attribute first: an exporter built on a tracing bridge fills LogRecord.event_name with its
+        // callsite ("event src/x.rs:703", seen from a real Rust exporter), while the attribute names the event
+        const attrName = typeof attributes['event.name'] === 'string' && attributes['event.name'] ? (attributes['event.name'] as string) : undefined;
+        const eventName = attrName ?? (typeof lr.eventName === 'string' && lr.eventName ? lr.eventName : undefined);
         const rec: FlatLogRecord = { resource, attributes };
         if (scope) rec.scope = scope;
         if (lr.body !== undefined) rec.body = unwrap(lr.body);

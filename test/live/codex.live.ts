@@ -224,6 +224,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   it('OTEL: `hookmap setup codex --otel` points [otel] at hookmap up; over protobuf a failing command is x.codex.otel.tool_result success false next to the hook channel\'s tool.completed, same session', async () => {
     await live.restartUp(ANSWER_TIMEOUT_MS);
     const env = { ...live.agentEnv, CODEX_HOME: codexHome };
+    await live.setup(['--otel', '--uninstall'], env); // a retry starts from nothing
     const wired = await live.setup(['--otel'], env);
     expect(wired).toMatch(/exporter -> http:\/\/127\.0\.0\.1:\d+\/otlp\/codex-otel\/v1\/logs/);
     const config = join(codexHome, 'config.toml');
@@ -234,9 +235,11 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
     const session = o.sessions[0];
     const otelOf = (type: string) => live.stream.events.filter((e) => e.type === type && e.session === session);
-    const result = await until('the OTel tool_result', () => otelOf('x.codex.otel.tool_result')[0], 30_000);
+    const dump = () => {
+      if (process.env.HOOKMAP_LIVE_OTEL_DUMP) writeFileSync(process.env.HOOKMAP_LIVE_OTEL_DUMP, JSON.stringify({ exports: live.tap.otlp.slice(t0), events: live.stream.events.filter((e) => e.session === session) }, null, 1));
+    };
+    const result = await until('the OTel tool_result', () => otelOf('x.codex.otel.tool_result')[0], 30_000).finally(dump);
     const exports = live.tap.otlp.slice(t0);
-    if (process.env.HOOKMAP_LIVE_OTEL_DUMP) writeFileSync(process.env.HOOKMAP_LIVE_OTEL_DUMP, JSON.stringify({ exports, events: live.stream.events.filter((e) => e.session === session) }, null, 1));
     // protobuf, answered 200 by hookmap up's receiver
     expect(exports.length).toBeGreaterThan(0);
     expect(exports.every((x) => x.contentType.startsWith('application/x-protobuf') && x.status === 200)).toBe(true);

@@ -124,7 +124,7 @@ describe('OTLP logs in', () => {
     expect(flattenLogs(decodeLogsRequest(withUnknown))).toEqual(flattenLogs(JSON_REQUEST));
   });
 
-  it('reads LogRecord.event_name (field 12, newer than the encoder above), preferred over the attribute', () => {
+  it('reads LogRecord.event_name (field 12, newer than the encoder above) when no event.name attribute names the event', () => {
     const rec = [0x62, 0x03, ...Buffer.from('x.y'), 0x32, 0x10, 0x0a, 0x0a, ...Buffer.from('event.name'), 0x12, 0x02, 0x0a, 0x00];
     const scope = [0x12, rec.length, ...rec];
     const rl = [0x12, scope.length, ...scope];

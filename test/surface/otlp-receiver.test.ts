@@ -117,6 +117,30 @@ describe('OTLP/HTTP logs into hookmap up', () => {
     expect(JSON.stringify(pb)).not.toMatch(/devbox|exit 1/);
   });
 
+  it('a real Codex 0.169.0 export (protobuf as its exporter sent it: LogRecord.event_name is a callsite, the event.name attribute names the event)', async () => {
+    const body = readFileSync(join(import.meta.dirname, 'fixtures', 'codex-0.169.0-logs.pb'));
+    const r = await post(s, body, PB);
+    expect(r.status).toBe(200);
+    expect(r.body).toBe('');
+    const session = '01a232c5-7496-74e2-84f2-86aeffe3e2de';
+    const evs = logged(s, session);
+    expect(evs.map((e) => `${e.type} ${e.data.event_name}`)).toEqual([
+      'x.codex.otel.conversation_starts codex.conversation_starts',
+      'x.codex.otel.unknown codex.startup_phase',
+      'x.codex.otel.unknown codex.startup_phase',
+      'x.codex.otel.user_prompt codex.user_prompt',
+      'x.codex.otel.api_request codex.api_request',
+    ]);
+    expect(evs[0].data).toMatchObject({
+      model: 'scripted',
+      approval_policy: 'never',
+      sandbox_policy: 'read-only',
+      service: 'codex_exec',
+      app_version: '0.169.0',
+    });
+    expect(evs[3].data).toEqual(expect.not.objectContaining({ prompt: expect.anything() })); // [REDACTED] by Codex: never forwarded
+  });
+
   it('gzip bodies of both encodings', async () => {
     expect((await post(s, gzipSync(proto(exportOf('cx-gz-pb', RECORDS.slice(0, 2)))), { ...PB, 'content-encoding': 'gzip' })).status).toBe(200);
     expect((await post(s, gzipSync(json(exportOf('cx-gz-js', RECORDS.slice(0, 2)))), { ...JS, 'content-encoding': 'gzip' })).status).toBe(200);
