@@ -133,6 +133,8 @@ function commandLines(): CommandLine[] {
 /** Command lines that run here, offline (what their output must say). */
 const OFFLINE: { match: RegExp; expect: (r: { code: number | null; stdout: string; stderr: string }) => void }[] = [
   { match: /^map codex$/, expect: (r) => { expect(r.code).toBe(0); expect(JSON.parse(r.stdout.trim()).events.map((e: { type: string }) => e.type)).toEqual(['tool.requested']); } },
+  { match: /^map codex-otel$/, expect: (r) => { expect(r.code).toBe(0); expect(JSON.parse(r.stdout.trim()).events.map((e: { type: string; data: { success?: boolean } }) => `${e.type} ${e.data.success}`)).toEqual(['x.codex.otel.tool_result false']); } },
+  { match: /^map codex-otel --set primary=true$/, expect: (r) => { expect(r.code).toBe(0); expect(JSON.parse(r.stdout.trim()).events.map((e: { type: string }) => e.type)).toEqual(['tool.failed']); } },
   { match: /^policy check policy\.yaml$/, expect: (r) => { expect(r.code).toBe(0); expect(r.stdout).toMatch(/ok: \d+ rules/); } },
   { match: /^setup \S+ --dry-run$/, expect: (r) => { expect(r.code).toBe(0); } },
 ];
