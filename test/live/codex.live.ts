@@ -12,6 +12,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from './agents.ts';
+import { loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
+import { Recorder } from '../../engine/record/recorder.ts';
 import { command, run, until } from './harness.ts';
 import { Live, unusedPort } from './live.ts';
 
@@ -221,38 +223,90 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   }, 180_000);
   // --- what the hooks cannot see: Codex's own OTel logs (issue 30) -------------------------
 
-  it('OTEL: `hookmap setup codex --otel` points [otel] at hookmap up; over protobuf a failing command is x.codex.otel.tool_result success false next to the hook channel\'s tool.completed, same session', async () => {
+  /** One recorded candidate per OTel event name (HOOKMAP_LIVE_SAVE=1, or HOOKMAP_LIVE_SAVE_OTEL=1 for these alone): fixtures/codex-otel/recorded/live-<event>.yaml, strictly redacted. */
+  const saveOtel = (records: any[]) => {
+    if (!process.env.HOOKMAP_LIVE_SAVE && !process.env.HOOKMAP_LIVE_SAVE_OTEL) return;
+    const d = loadVendor('codex-otel');
+    const rec = new Recorder(d, '', { agentVersion: agent.version });
+    const out = join(ROOT, 'fixtures', 'codex-otel', 'recorded');
+    mkdirSync(out, { recursive: true });
+    const seen = new Set<string>();
+    for (const r of records) {
+      const name = r.attributes?.['event.name'];
+      if (typeof name !== 'string' || seen.has(name)) continue;
+      seen.add(name);
+      const { text, findings } = rec.render(undefined, Buffer.from(JSON.stringify(r)), name, new Date());
+      if (!findings.length) writeFileSync(join(out, `live-${name.replace(/^codex\./, '')}.yaml`), text.replace(/^(provenance: .*?)\n/m, (_m, p: string) => `${p.replace(/"$/, '')}; live suite (test/live)${p.endsWith('"') ? '"' : ''}\n`));
+    }
+  };
+
+  it("OTEL: `hookmap setup codex --otel` points [otel] at hookmap up; over protobuf a failing command is x.codex.otel.tool_result (its exit code) next to the hook channel's tool.completed for the same call; a denied one success false with its decision's source", async () => {
     await live.restartUp(ANSWER_TIMEOUT_MS);
     const env = { ...live.agentEnv, CODEX_HOME: codexHome };
     await live.setup(['--otel', '--uninstall'], env); // a retry starts from nothing
     const wired = await live.setup(['--otel'], env);
     expect(wired).toMatch(/exporter -> http:\/\/127\.0\.0\.1:\d+\/otlp\/codex-otel\/v1\/logs/);
     const config = join(codexHome, 'config.toml');
-    const before = readFileSync(config, 'utf8');
-    expect(before).toMatch(/^# >>> hookmap codex-otel >>>\n[^]*\n\[otel\]\n[^]*protocol = "binary"[^]*# <<< hookmap codex-otel <<<\n$/m);
+    expect(readFileSync(config, 'utf8')).toMatch(/^# >>> hookmap codex-otel >>>\n[^]*\n\[otel\]\n[^]*protocol = "binary"[^]*# <<< hookmap codex-otel <<<\n$/m);
     const t0 = live.tap.otlp.length;
-    const o = await live.play('tool-failure', (p) => codex(p));
-    expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
-    const session = o.sessions[0];
-    const otelOf = (type: string) => live.stream.events.filter((e) => e.type === type && e.session === session);
-    const dump = () => {
+    const otelOf = (type: string, session: string) => live.stream.events.filter((e) => e.type === type && e.session === session);
+    const dump = (session: string) => () => {
       if (process.env.HOOKMAP_LIVE_OTEL_DUMP) writeFileSync(process.env.HOOKMAP_LIVE_OTEL_DUMP, JSON.stringify({ exports: live.tap.otlp.slice(t0), events: live.stream.events.filter((e) => e.session === session) }, null, 1));
     };
-    const result = await until('the OTel tool_result', () => otelOf('x.codex.otel.tool_result')[0], 30_000).finally(dump);
-    const exports = live.tap.otlp.slice(t0);
-    // protobuf, answered 200 by hookmap up's receiver
-    expect(exports.length).toBeGreaterThan(0);
-    expect(exports.every((x) => x.contentType.startsWith('application/x-protobuf') && x.status === 200)).toBe(true);
-    expect(result.data).toMatchObject({ success: false, tool: { name: expect.any(String) } });
-    expect(result.agent).toBe('codex');
-    expect(result.source).toMatch(/\/agent\/codex\/otel\/session\//);
-    // the hook channel still reported the same call as tool.completed (it has no failure hook), on its own source
-    const hooked = o.events.find((e) => e.type === 'tool.completed');
-    expect(hooked).toBeDefined();
-    expect(hooked.source).toMatch(/\/agent\/codex\/session\//);
-    expect(otelOf('x.codex.otel.conversation_starts')).toHaveLength(1);
-    await live.checkSession(session);
-    await live.setup(['--otel', '--uninstall'], env);
+    try {
+      // 1. a command that exits 2
+      const o = await live.play('tool-failure', (p) => codex(p));
+      expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
+      const session = o.sessions[0];
+      const result = await until('the OTel tool_result', () => otelOf('x.codex.otel.tool_result', session)[0], 30_000).finally(dump(session));
+      const hooked = o.events.find((e) => e.type === 'tool.completed');
+      // the same call on both channels, each on its own source: the join key is (session, call id)
+      expect(hooked.source).toMatch(/\/agent\/codex\/session\//);
+      expect(result.source).toMatch(/\/agent\/codex\/otel\/session\//);
+      expect(result.agent).toBe('codex');
+      expect(result.data.tool.call_id).toBe(hooked.data.tool.call_id);
+      // Codex 0.169.0 says the call ran (success "true") and the command exited 2: what the hook channel cannot say
+      expect(result.data).toMatchObject({ exit_code: 2, tool: { name: 'exec_command' } });
+      expect(typeof result.data.success).toBe('boolean');
+      expect(otelOf('x.codex.otel.tool_decision', session)[0].data).toMatchObject({ decision: 'approved', source: 'config' });
+      expect(otelOf('x.codex.otel.conversation_starts', session)).toHaveLength(1);
+      await live.checkSession(session);
+      // over protobuf, every export answered 200
+      const exports = live.tap.otlp.slice(t0);
+      expect(exports.length).toBeGreaterThan(0);
+      expect(exports.every((x) => x.contentType.startsWith('application/x-protobuf') && x.status === 200)).toBe(true);
+
+      // 2. a command the human denies
+      const taken = new Set<string>();
+      const d = await live.play('permission-deny', (p) => codex(p), async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        await live.answer(req.id, ['--deny']);
+      });
+      expect(d.run.code, d.run.stderr.slice(-2000)).toBe(0);
+      const denied = d.sessions[0];
+      const decision = await until('the OTel tool_decision', () => otelOf('x.codex.otel.tool_decision', denied)[0], 30_000).finally(dump(denied));
+      expect(decision.data.decision).toMatch(/denied|abort/);
+      expect(typeof decision.data.source).toBe('string');
+      saveOtel(live.tap.otlp.slice(t0).flatMap((x) => x.records));
+    } finally {
+      await live.setup(['--otel', '--uninstall'], env);
+    }
     expect(readFileSync(config, 'utf8')).not.toContain('hookmap codex-otel');
+  }, 240_000);
+
+  it('OTEL primary: with primary on (no hooks counted on), the same failing command is tool.failed on the OTel channel', async () => {
+    await live.restartUp(ANSWER_TIMEOUT_MS, { env: { HOOKMAP_CODEX_OTEL_PRIMARY: 'true' } });
+    const env = { ...live.agentEnv, CODEX_HOME: codexHome };
+    await live.setup(['--otel'], env);
+    try {
+      const o = await live.play('tool-failure', (p) => codex(p));
+      expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
+      const session = o.sessions[0];
+      const failed = await until('tool.failed on the OTel channel', () => live.stream.events.find((e) => e.type === 'tool.failed' && e.session === session && /\/otel\//.test(e.source)), 30_000);
+      expect(failed.data).toMatchObject({ tool: { name: 'exec_command' }, error: { type: 'exit_code_2' } });
+      expect(live.stream.events.some((e) => e.type === 'session.started' && e.session === session && /\/otel\//.test(e.source))).toBe(true);
+    } finally {
+      await live.setup(['--otel', '--uninstall'], env);
+    }
   }, 180_000);
 });
