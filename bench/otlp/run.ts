@@ -101,7 +101,7 @@ for (let i = 0; i < BATCHES; i++) {
   bodies.json.push(Buffer.from(JSON.stringify(e)));
 }
 const post = async (body: Buffer, type: string) => {
-  const r = await fetch(url, { method: 'POST', headers: { 'content-type': type }, body });
+  const r = await fetch(url, { method: 'POST', headers: { 'content-type': type }, body: new Uint8Array(body) });
   if (r.status !== 200) throw new Error(`receiver answered ${r.status}: ${await r.text()}`);
   await r.arrayBuffer();
 };
