@@ -14,9 +14,21 @@ export interface Pos { epoch: number; seq: number }
  * this drops what it already delivered: positions at or below the last one
  * seen per session, and, for a session it never saw, events from before it
  * started watching (their `time`), unless it asked for history.
+ *
+ * A session id is its emitter's (AEP-0001 §5.2): two emitters may carry the
+ * same one (an agent's hook channel and its OTel channel), each with its own
+ * positions. What was delivered is kept per (emitter, session); what a
+ * resume asks the relay for (`positions`, `list`) is per session, the lowest
+ * of its emitters', so a resume never skips the other emitter's events (the
+ * relay resends some the consumer has: dropped here).
  */
 export class ResumeState {
+  /** Per session: the lowest position delivered across its emitters (what a resume asks from). */
   readonly positions = new Map<string, Pos & { touched: number }>();
+  /** Per emitter and session (`<emitter>\0<session>`): the last position delivered. */
+  private readonly delivered = new Map<string, Map<string, Pos>>();
+  /** Positions a resume started from (saved per session, emitters unknown): a floor for every emitter of the session. */
+  private readonly floors = new Map<string, Pos>();
   private readonly seen = new Set<string>();
   private readonly seenOrder: string[] = [];
   /** ISO time the watch began; events of unseen sessions older than this are history the consumer never asked for. */
@@ -24,7 +36,10 @@ export class ResumeState {
 
   constructor(opts: { history?: boolean; positions?: Record<string, Pos> } = {}) {
     this.watchStart = opts.history ? undefined : new Date().toISOString();
-    for (const [s, p] of Object.entries(opts.positions ?? {})) this.positions.set(s, { epoch: p.epoch, seq: p.seq, touched: 0 });
+    for (const [s, p] of Object.entries(opts.positions ?? {})) {
+      this.positions.set(s, { epoch: p.epoch, seq: p.seq, touched: 0 });
+      this.floors.set(s, { epoch: p.epoch, seq: p.seq });
+    }
   }
 
   /** True when `ev` is new to this consumer (and records it); false for a redelivery or, after a resume, unasked history. */
@@ -32,11 +47,17 @@ export class ResumeState {
     const key = `${ev.source}\u0000${ev.id}`;
     if (this.seen.has(key)) return false;
     if (typeof ev.session === 'string' && typeof ev.seq === 'number') {
-      const p = this.positions.get(ev.session);
+      const emitter = emitterOf(ev.source);
+      let mine = this.delivered.get(ev.session);
+      const p = mine?.get(emitter) ?? this.floors.get(ev.session);
       const epoch = ev.epoch ?? 0;
       if (p && (epoch < p.epoch || (epoch === p.epoch && ev.seq <= p.seq))) return false;
-      if (!p && resumed && this.watchStart && typeof ev.time === 'string' && ev.time < this.watchStart) return false;
-      this.positions.set(ev.session, { epoch, seq: ev.seq, touched: Date.now() });
+      if (!p && !this.positions.has(ev.session) && resumed && this.watchStart && typeof ev.time === 'string' && ev.time < this.watchStart) return false;
+      if (!mine) this.delivered.set(ev.session, (mine = new Map()));
+      mine.set(emitter, { epoch, seq: ev.seq });
+      let low: Pos = { epoch, seq: ev.seq };
+      for (const q of mine.values()) if (q.epoch < low.epoch || (q.epoch === low.epoch && q.seq < low.seq)) low = q;
+      this.positions.set(ev.session, { ...low, touched: Date.now() });
     }
     this.seen.add(key);
     this.seenOrder.push(key);
@@ -49,6 +70,13 @@ export class ResumeState {
     return [...this.positions].sort((a, b) => b[1].touched - a[1].touched).slice(0, max).map(([session, p]) => ({ session, epoch: p.epoch, seq: p.seq }));
   }
 }
+
+/** The emitter part of a source (`aep://h/agent/a/session/s` → `aep://h/agent/a`). */
+const emitterOf = (source: unknown): string => {
+  const s = typeof source === 'string' ? source : '';
+  const i = s.indexOf('/session/');
+  return i >= 0 ? s.slice(0, i) : s;
+};
 
 export type ResumeNotice =
   | { kind: 'connected'; resumed: boolean }

@@ -123,8 +123,7 @@ export class RelayCore {
       this.store.publish(held);
       return { ok: true, admitted: false };
     }
-    // a connection that declares no command claims no session: it can never be a command's target
-    if (origin && origin.info.role !== 'consumer' && acceptsAny(origin)) {
+    if (origin && origin.info.role !== 'consumer') {
       if (ev.type === 'session.ended') this.release(origin, ev.session!);
       else this.claim(origin, ev.session!);
     }
@@ -162,13 +161,15 @@ export class RelayCore {
     if (!origin) return this.refuse('unauthorized', 'commands flow only on an authenticated WebSocket (AEP-0004 §4.1)');
     const who = origin.info.principal;
     if (!can(who, 'control')) return this.refuse('unauthorized', `'${who.name}' may not send commands (its scopes: ${who.scopes.join(', ')}; a control token is needed)`);
-    const claimants = this.claimsBySession.get(ev.session!);
+    // a claimant that declares no command (a telemetry channel beside the agent's hook channel) is in the roster, never a target
+    const all = this.claimsBySession.get(ev.session!);
+    const claimants = all && [...all].filter(acceptsAny);
     const remote = this.store.fleet?.remoteEntries().filter((r) => r.entry.session === ev.session) ?? [];
-    const n = (claimants?.size ?? 0) + remote.length;
+    const n = (claimants?.length ?? 0) + remote.length;
     if (n === 0) return this.refuse('no-route', `no live connection claims session '${ev.session}'`);
     if (n > 1) return this.refuse('ambiguous', `${n} live connections claim session '${ev.session}'`);
     if (remote.length) return this.store.fleet!.forward(held, origin, who, remote[0]);
-    return this.deliver(held, [...claimants!][0], who);
+    return this.deliver(held, claimants![0], who);
   }
 
   /** Hand a command to its one local target (checked: it declares the type), and watchers a redacted copy. */

@@ -84,7 +84,7 @@ describe('authenticated relay', () => {
     expect(await sender.next((m) => m.cause === c3.id)).toMatchObject({ type: 'error', code: 'unsupported' });
   });
 
-  it('an emitter that declares no command claims no session: a telemetry channel beside the hook channel leaves its commands routable', async () => {
+  it('an emitter that declares no command is never a target: a telemetry channel beside the hook channel leaves its commands routable', async () => {
     const { url } = await relay({ token });
     const sender = await hello(url, {}, auth);
     const hooks = await hello(url, { role: 'emitter', identity: { agent: 'a' }, capabilities: ACCEPTS }, auth);
