@@ -133,10 +133,7 @@ const rate = (v: Variant) => v.records / (v.ms / 1000);
 const by = Object.fromEntries(variants.map((v) => [v.name, rate(v)]));
 console.log(`OTLP receiver: ${BATCHES} batches of ${BATCH} records, interleaved, loopback HTTP, one daemon (durability none)`);
 for (const v of variants) console.log(`  ${v.name.padEnd(18)} ${Math.round(rate(v)).toLocaleString('en-US').padStart(12)} records/s`);
-console.log(
-  `  receiver / decode alone: protobuf ${(by['receiver protobuf'] / by['decode protobuf']).toFixed(3)}, JSON ${(by['receiver JSON'] / by['decode JSON']).toFixed(3)}`,
-);
-console.log(
-  `  protobuf / JSON: decode ${(by['decode protobuf'] / by['decode JSON']).toFixed(2)}x, receiver ${(by['receiver protobuf'] / by['receiver JSON']).toFixed(2)}x`,
-);
+const ratio = (a: string, b: string, digits: number) => (by[a] / by[b]).toFixed(digits);
+console.log(`  receiver / decode alone: protobuf ${ratio('receiver protobuf', 'decode protobuf', 3)}, JSON ${ratio('receiver JSON', 'decode JSON', 3)}`);
+console.log(`  protobuf / JSON: decode ${ratio('decode protobuf', 'decode JSON', 2)}x, receiver ${ratio('receiver protobuf', 'receiver JSON', 2)}x`);
 process.exit(0);

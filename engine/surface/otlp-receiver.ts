@@ -196,7 +196,8 @@ export function registerOtlpRoutes(app: FastifyInstance, o: OtlpRoutesOptions): 
       }
       if (rx.pending > 0 && rx.pending + records.length > rx.maxPending)
         return refuse(req, reply, 429, 'backpressure', `${rx.pending} records still wait to be mapped`, { 'retry-after': String(RETRY_AFTER_S) });
-      if (o.onRecords) await Promise.resolve(o.onRecords(d.vendor, records)).catch((e) => say(`recording ${records.length} records failed: ${(e as Error).message}`));
+      const failed = (e: unknown) => say(`recording ${records.length} records failed: ${(e as Error).message}`);
+      if (o.onRecords) await Promise.resolve(o.onRecords(d.vendor, records)).catch(failed);
       const { rejected, why } = await mapRecords(d, records, rx);
       const r = logsResponse(req.headers['content-type'], rejected, why);
       return reply.code(200).header('content-type', r.type).send(r.body);

@@ -145,7 +145,8 @@ export class Live {
     // the session; compare once the log stopped changing and the stream holds all of it (bounded).
     const snapshot = () => {
       const files = readLogs(this.s, this.id).filter((f) => f.events.some((e) => e.session === session));
-      const streamed = this.stream.events.filter((e) => e.session === session);
+      // this agent's own channel: another emitter of the same session id (its OTel channel, aep://h/agent/<id>/otel/...) is not this log's
+      const streamed = this.stream.events.filter((e) => e.session === session && String(e.source).includes(`/agent/${encodeURIComponent(this.id)}/session/`));
       const again = readLogs(this.s, this.id).filter((f) => f.events.some((e) => e.session === session));
       const ids = (fs: typeof files) => fs.flatMap((f) => f.events.map((e) => e.id)).join(' ');
       const own = new Set(streamed.filter((e) => e.seq !== undefined).map((e) => e.id));

@@ -117,7 +117,7 @@ describe('OTLP/HTTP logs into hookmap up', () => {
     expect(JSON.stringify(pb)).not.toMatch(/devbox|exit 1/);
   });
 
-  it('a real Codex 0.169.0 export (protobuf as its exporter sent it: LogRecord.event_name is a callsite, the event.name attribute names the event)', async () => {
+  it('a real Codex 0.169.0 export, as its exporter sent it: LogRecord.event_name is a callsite, the event.name attribute names the event', async () => {
     const body = readFileSync(join(import.meta.dirname, 'fixtures', 'codex-0.169.0-logs.pb'));
     const r = await post(s, body, PB);
     expect(r.status).toBe(200);
