@@ -41,7 +41,24 @@ class Reader {
     throw new ProtobufError('varint longer than 10 bytes', this.pos);
   }
 
+  /** A varint of at most 4 bytes (28 bits: every tag and length OTLP sends), as a number; undefined (nothing read) for a longer one. */
+  private small(): number | undefined {
+    let v = 0;
+    for (let i = 0, p = this.pos; i < 4; i++, p++) {
+      if (p >= this.end) return undefined;
+      const b = this.buf[p];
+      v |= (b & 0x7f) << (7 * i);
+      if ((b & 0x80) === 0) {
+        this.pos = p + 1;
+        return v;
+      }
+    }
+    return undefined;
+  }
+
   uint(): number {
+    const v = this.small();
+    if (v !== undefined) return v;
     return Number(BigInt.asUintN(32, this.varint()));
   }
 
@@ -61,10 +78,13 @@ class Reader {
   }
 
   bytes(): Reader {
-    const len = this.varint();
-    if (len > BigInt(this.end - this.pos)) throw new ProtobufError(`length ${len} runs past the end`, this.pos);
-    const r = new Reader(this.buf, this.pos, this.pos + Number(len));
-    this.pos += Number(len);
+    const fast = this.small();
+    const big = fast === undefined ? this.varint() : undefined;
+    if (big !== undefined && big > BigInt(this.end - this.pos)) throw new ProtobufError(`length ${big} runs past the end`, this.pos);
+    const len = fast ?? Number(big);
+    if (len > this.end - this.pos) throw new ProtobufError(`length ${len} runs past the end`, this.pos);
+    const r = new Reader(this.buf, this.pos, this.pos + len);
+    this.pos += len;
     return r;
   }
 
