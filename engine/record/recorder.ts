@@ -55,7 +55,7 @@ export function recordedDir(home: string, agent: string): string {
   return join(home, 'recorded', agent.replace(/[^A-Za-z0-9._-]/g, '_'));
 }
 
-/** A version the payload states about its agent: the first `version` / `*_version` string field (breadth-first, shallow). */
+/** A version the payload states about its agent: the first `version` / `*_version` / `*.version` (OTel's service.version; never an SDK's: telemetry.sdk.version) string field (breadth-first, shallow). */
 export function versionOf(payload: unknown, maxDepth = 4): string | undefined {
   let level: unknown[] = [payload];
   for (let depth = 0; depth <= maxDepth && level.length; depth++) {
@@ -63,7 +63,7 @@ export function versionOf(payload: unknown, maxDepth = 4): string | undefined {
     for (const v of level) {
       if (!v || typeof v !== 'object') continue;
       for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-        if (typeof x === 'string' && /(^|_)version$/i.test(k) && x.trim()) return x;
+        if (typeof x === 'string' && /(^|[_.])version$/i.test(k) && !/sdk/i.test(k) && x.trim()) return x;
         if (x && typeof x === 'object') next.push(x);
       }
     }
