@@ -42,6 +42,13 @@ const USAGE_COLS = `COALESCE(SUM(u.input), 0) AS input_tokens, COALESCE(SUM(u.ou
   CASE WHEN COUNT(u.event) = 0 OR COUNT(u.cost) < COUNT(u.event) THEN NULL ELSE ROUND(SUM(u.cost), 9) END AS cost_usd,
   GROUP_CONCAT(DISTINCT u.model) AS models`;
 
+/** WHERE clauses and their arguments, in step. */
+function clauses() {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  return { where, args, add: (clause: string, arg: unknown) => void (where.push(clause), args.push(arg)) };
+}
+
 type Raw = Omit<SessionRow, 'models'> & { models: string | null };
 const withModels = (r: Raw): SessionRow => ({ ...r, models: r.models ? r.models.split(',').sort() : [] });
 
@@ -54,14 +61,13 @@ export function timeBound(v: string): string {
 }
 
 export function sessions(db: Db, f: SessionFilter = {}): SessionRow[] {
-  const where: string[] = [];
-  const args: unknown[] = [];
-  if (f.agent) where.push('s.agent = ?') && args.push(f.agent);
-  if (f.project) where.push('s.project = ?') && args.push(f.project);
-  if (f.state) where.push('s.state = ?') && args.push(f.state);
-  if (f.since) where.push('s.last >= ?') && args.push(timeBound(f.since));
-  if (f.until) where.push('s.last < ?') && args.push(timeBound(f.until));
-  if (f.before) where.push('s.last < ?') && args.push(f.before);
+  const { where, args, add } = clauses();
+  if (f.agent) add('s.agent = ?', f.agent);
+  if (f.project) add('s.project = ?', f.project);
+  if (f.state) add('s.state = ?', f.state);
+  if (f.since) add('s.last >= ?', timeBound(f.since));
+  if (f.until) add('s.last < ?', timeBound(f.until));
+  if (f.before) add('s.last < ?', f.before);
   const sql = `SELECT s.agent, s.session, s.project, s.started, s.last, s.ended, s.state, s.runs, s.events, s.tools, s.attention, ${USAGE_COLS}
     FROM sessions s LEFT JOIN usage u ON u.agent = s.agent AND u.session = s.session
     ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY s.agent, s.session ORDER BY s.last DESC LIMIT ?`;
@@ -138,10 +144,9 @@ export function usage(db: Db, o: { since?: string; by?: UsageBy; agent?: string 
   const key = { agent: 'u.agent', project: 's.project', day: 'substr(u.time, 1, 10)', model: 'u.model', session: "u.agent || ' ' || u.session" }[
     o.by ?? 'agent'
   ];
-  const where: string[] = [];
-  const args: unknown[] = [];
-  if (o.since) where.push('u.time >= ?') && args.push(timeBound(o.since));
-  if (o.agent) where.push('u.agent = ?') && args.push(o.agent);
+  const { where, args, add } = clauses();
+  if (o.since) add('u.time >= ?', timeBound(o.since));
+  if (o.agent) add('u.agent = ?', o.agent);
   const sql = `SELECT ${key} AS key, COUNT(DISTINCT u.agent || ' ' || u.session) AS sessions, COUNT(*) AS responses,
     SUM(u.input) AS input_tokens, SUM(u.output) AS output_tokens, SUM(u.cache_read) AS cache_read_tokens, SUM(u.cache_write) AS cache_write_tokens,
     SUM(u.reasoning) AS reasoning_tokens, CASE WHEN COUNT(u.cost) < COUNT(*) THEN NULL ELSE ROUND(SUM(u.cost), 9) END AS cost_usd
@@ -152,10 +157,10 @@ export function usage(db: Db, o: { since?: string; by?: UsageBy; agent?: string 
 
 /** Per session, the usage JSON `hookmap usage --json` prints. */
 export function usageSessions(db: Db, o: { since?: string; agent?: string } = {}) {
-  const where = ['EXISTS (SELECT 1 FROM usage x WHERE x.agent = s.agent AND x.session = s.session)'];
-  const args: unknown[] = [];
-  if (o.since) where.push('s.last >= ?') && args.push(timeBound(o.since));
-  if (o.agent) where.push('s.agent = ?') && args.push(o.agent);
+  const { where, args, add } = clauses();
+  where.push('EXISTS (SELECT 1 FROM usage x WHERE x.agent = s.agent AND x.session = s.session)');
+  if (o.since) add('s.last >= ?', timeBound(o.since));
+  if (o.agent) add('s.agent = ?', o.agent);
   const sql = `SELECT s.agent, s.session, s.project, ${USAGE_COLS} FROM sessions s LEFT JOIN usage u ON u.agent = s.agent AND u.session = s.session
     WHERE ${where.join(' AND ')} GROUP BY s.agent, s.session ORDER BY s.last DESC`;
   return (db.prepare(sql).all(...args) as (Raw & { project: string | null })[]).map((r) => ({
