@@ -86,14 +86,16 @@ export interface SearchHit {
 }
 
 /** Sessions with an event whose logged text has every word of `text`, newest first, each with its matching events. */
-export function search(db: Db, text: string, o: { limit?: number; perSession?: number } = {}): SearchHit[] {
+export function search(db: Db, text: string, o: { limit?: number; perSession?: number; maxEvents?: number } = {}): SearchHit[] {
   const q = ftsQuery(text);
   if (!q) return [];
   const rows = db
     .prepare(
-      `SELECT e.id, e.agent, e.session, e.run, e.type, e.time, e.subject, e.line FROM fts JOIN events e ON e.rowid = fts.rowid WHERE fts MATCH ? ORDER BY e.time DESC`,
+      // the newest matches first, at most maxEvents of them (FTS5 walks its rowids backwards: a common word is not scanned whole)
+      `SELECT e.id, e.agent, e.session, e.run, e.type, e.time, e.subject, e.line
+       FROM (SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT ?) m JOIN events e ON e.rowid = m.rowid ORDER BY e.rowid DESC`,
     )
-    .all(q) as {
+    .all(q, o.maxEvents ?? 2000) as {
     id: string;
     agent: string;
     session: string | null;

@@ -121,7 +121,7 @@ describe('history', () => {
     const { db } = openCaughtUp(home);
     for (const q of ['migrations', 'grep billing', 'look flaky', 'Docker SRC', 'nothingmatchesthis', 'please 17']) {
       const want = scan(q.split(' '));
-      const got = new Set(search(db, q, { limit: 10_000, perSession: 10_000 }).flatMap((h) => h.events.map((e) => e.id)));
+      const got = new Set(search(db, q, { limit: 10_000, perSession: 10_000, maxEvents: 1_000_000 }).flatMap((h) => h.events.map((e) => e.id)));
       expect([...got].sort(), q).toEqual([...want].sort());
       if (q !== 'nothingmatchesthis') expect(want.size, q).toBeGreaterThan(0);
     }

@@ -52,3 +52,24 @@ describe('recorded transcripts', () => {
     });
   });
 });
+
+describe('recorded rollouts', () => {
+  it('Codex 0.169.0: each token_count once, with the model of its turn_context', async () => {
+    const lines = readFileSync(join(ROOT, 'fixtures/codex/transcripts/live-0.169.0.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    const counts = lines.filter((l) => l.type === 'event_msg' && l.payload?.type === 'token_count' && l.payload.info).map((l) => l.payload.info);
+    expect(counts.length).toBeGreaterThan(1);
+    // the running total at the end is the sum of the responses
+    const last = counts.at(-1).total_token_usage;
+    const got = await readThrough('codex', 'live-0.169.0.jsonl', '.codex/sessions/2026/12/01');
+    expect(got).toMatchObject({
+      'gen_ai.usage.input_tokens': last.input_tokens,
+      'gen_ai.usage.output_tokens': last.output_tokens,
+      'gen_ai.usage.cache_read.input_tokens': last.cached_input_tokens,
+      'gen_ai.usage.reasoning.output_tokens': last.reasoning_output_tokens,
+      responses: new Set(counts.map((c) => c.total_token_usage.total_tokens)).size,
+    });
+  });
+});
