@@ -31,7 +31,8 @@ function npm(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ sta
     let stderr = '';
     p.stdout.on('data', (c) => (stdout += c));
     p.stderr.on('data', (c) => (stderr += c));
-    const t = setTimeout(() => p.kill('SIGKILL'), 220_000);
+    // installing builds better-sqlite3's native module from source where no prebuilt binary can be fetched
+    const t = setTimeout(() => p.kill('SIGKILL'), 560_000);
     p.on('close', (status) => (clearTimeout(t), resolve({ status, stdout, stderr })));
   });
 }
@@ -72,7 +73,9 @@ describe('the npm package', () => {
     expect(files(join(pkgDir, 'engine')).filter((f) => f.endsWith('.ts'))).toEqual([]);
     expect(existsSync(join(pkgDir, 'node_modules', 'tsx'))).toBe(false);
     expect(existsSync(join(prefix, 'lib', 'node_modules', 'tsx'))).toBe(false);
-  }, 240_000);
+    // the history's native module (a normal dependency) is built and loads
+    expect(existsSync(join(pkgDir, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'))).toBe(true);
+  }, 600_000);
 
   it('runs --version, up, a hook through the installed shim, tail and answer', async () => {
     const hookmap = join(prefix, 'bin', 'hookmap');
@@ -118,5 +121,12 @@ describe('the npm package', () => {
     const answer = await runProcess(hookmap, ['answer', events[1].id, '--allow'], '', withUrl);
     expect(answer.code, answer.stderr.toString()).toBe(0);
     expect(await held).toBe('{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}');
+    // the history answers from the installed package (SQLite through the native module), the session indexed from its log
+    const listed = await cli(['sessions', '--json']);
+    expect(listed.code, listed.stderr.toString()).toBe(0);
+    expect(JSON.parse(listed.stdout.toString()).map((s: { session: string }) => s.session)).toEqual(['pk1']);
+    const usage = await cli(['usage', '--json']);
+    expect(usage.code, usage.stderr.toString()).toBe(0);
+    expect(JSON.parse(usage.stdout.toString()).prices).toMatchObject({ table: '@pydantic/genai-prices' });
   }, 120_000);
 });
