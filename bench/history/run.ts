@@ -89,7 +89,8 @@ if (r.events !== EVENTS) throw new Error(`indexed ${r.events} of ${EVENTS}`);
 const rate = (n: number, ms: number) => Math.round(n / (ms / 1000));
 console.log(`write to JSONL (baseline): ${rate(EVENTS, writeMs).toLocaleString()} events/s (${(writeMs / 1000).toFixed(1)} s)`);
 console.log(
-  `index into SQLite+FTS5:    ${rate(EVENTS, indexMs).toLocaleString()} events/s (${(indexMs / 1000).toFixed(1)} s), ${(indexMs / writeMs).toFixed(2)}x the time of writing them`,
+  `index into SQLite+FTS5:    ${rate(EVENTS, indexMs).toLocaleString()} events/s (${(indexMs / 1000).toFixed(1)} s), ` +
+    `${(indexMs / writeMs).toFixed(2)}x the time of writing them`,
 );
 
 const lat: number[] = [];
@@ -103,7 +104,8 @@ for (let i = 0; i < QUERIES; i++) {
 lat.sort((a, b) => a - b);
 const p = (x: number) => lat[Math.min(lat.length - 1, Math.floor(x * lat.length))].toFixed(1);
 console.log(
-  `search over ${EVENTS.toLocaleString()} events, ${QUERIES} queries (one or two words, Zipf-like frequency): p50 ${p(0.5)} ms, p99 ${p(0.99)} ms (${(hits / QUERIES).toFixed(1)} sessions a query)`,
+  `search over ${EVENTS.toLocaleString()} events, ${QUERIES} queries (one or two words, Zipf-like frequency): ` +
+    `p50 ${p(0.5)} ms, p99 ${p(0.99)} ms (${(hits / QUERIES).toFixed(1)} sessions a query)`,
 );
 const size = (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);
 console.log(`database ${(size / 2 ** 20).toFixed(0)} MiB for ${EVENTS.toLocaleString()} events`);

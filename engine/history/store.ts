@@ -67,7 +67,8 @@ export class HistoryWriter {
         state = CASE WHEN excluded.ended IS NOT NULL THEN 'ended' WHEN ended IS NOT NULL THEN state ELSE excluded.state END,
         runs = runs + excluded.runs, events = events + 1, attention = attention + excluded.attention, tools = tools + excluded.tools`);
     this.insUsage = db.prepare(
-      'INSERT OR IGNORE INTO usage (event, agent, session, run, time, model, input, output, cache_read, cache_write, reasoning, cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      `INSERT OR IGNORE INTO usage (event, agent, session, run, time, model, input, output, cache_read, cache_write, reasoning, cost)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.setFile = db.prepare('INSERT INTO files (path, pos, size) VALUES (?, ?, ?) ON CONFLICT (path) DO UPDATE SET pos = excluded.pos, size = excluded.size');
     this.batch = db.transaction((events: IndexedEvent[], files: { path: string; pos: number; size: number }[]) => {

@@ -31,6 +31,7 @@ const sessions: [string, 'claude-code' | 'codex', string, string, number, number
 ];
 for (const [id, agent, cwd, model, input, output] of sessions) {
   const file = join(agent === 'codex' ? cx : cc, `${id}.jsonl`);
+  const ccUsage = { input_tokens: Math.round(input * 0.4), cache_read_input_tokens: Math.round(input * 0.6), output_tokens: output };
   const u = {
     input_tokens: input,
     cached_input_tokens: Math.round(input * 0.6),
@@ -41,8 +42,13 @@ for (const [id, agent, cwd, model, input, output] of sessions) {
   writeFileSync(
     file,
     agent === 'codex'
-      ? `${JSON.stringify({ type: 'turn_context', payload: { model } })}\n${JSON.stringify({ type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: u, last_token_usage: u } } })}\n`
-      : `${JSON.stringify({ type: 'assistant', message: { id: `m-${id}`, model, usage: { input_tokens: Math.round(input * 0.4), cache_read_input_tokens: Math.round(input * 0.6), output_tokens: output } } })}\n`,
+      ? [
+          { type: 'turn_context', payload: { model } },
+          { type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: u, last_token_usage: u } } },
+        ]
+          .map((l) => `${JSON.stringify(l)}\n`)
+          .join('')
+      : `${JSON.stringify({ type: 'assistant', message: { id: `m-${id}`, model, usage: ccUsage } })}\n`,
   );
   const base = { session_id: id, turn_id: 't1', transcript_path: file, cwd };
   await fire(s, agent, { ...base, hook_event_name: 'SessionStart', source: 'startup', model });

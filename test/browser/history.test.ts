@@ -18,12 +18,8 @@ describe.skipIf(!!skipBrowser)('web inbox: history, search and usage', () => {
 
   const session = async (id: string, cwd: string, words: string, tokens?: { in: number; out: number }) => {
     const file = join(folder, `${id}.jsonl`);
-    writeFileSync(
-      file,
-      tokens
-        ? `${JSON.stringify({ type: 'assistant', message: { id: `m-${id}`, model: 'claude-sonnet-4-5', usage: { input_tokens: tokens.in, output_tokens: tokens.out } } })}\n`
-        : '',
-    );
+    const u = tokens && { input_tokens: tokens.in, output_tokens: tokens.out };
+    writeFileSync(file, tokens ? `${JSON.stringify({ type: 'assistant', message: { id: `m-${id}`, model: 'claude-sonnet-4-5', usage: u } })}\n` : '');
     const cc = (b: object) => fire(s, 'claude-code', { session_id: id, transcript_path: file, cwd, ...b });
     await cc({ hook_event_name: 'SessionStart', source: 'startup' });
     await cc({ hook_event_name: 'UserPromptSubmit', prompt: 'p' });

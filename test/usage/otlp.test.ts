@@ -26,7 +26,12 @@ describe('usage over OTLP', () => {
       };
       writeFileSync(
         file,
-        `${JSON.stringify({ type: 'turn_context', payload: { model: 'gpt-5' } })}\n${JSON.stringify({ type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: last, last_token_usage: last } } })}\n`,
+        [
+          { type: 'turn_context', payload: { model: 'gpt-5' } },
+          { type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: last, last_token_usage: last } } },
+        ]
+          .map((l) => `${JSON.stringify(l)}\n`)
+          .join(''),
       );
       const d = Daemon.open({ descriptor: loadVendor('codex'), logDir: join(t.dir, 'logs'), userHome: join(t.dir, 'home') });
       await d.handle({ hook: 'Stop', payload: { session_id: 's', turn_id: 't', hook_event_name: 'Stop', transcript_path: file } });

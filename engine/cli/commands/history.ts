@@ -31,7 +31,8 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     if (flags.json) process.stdout.write(`${JSON.stringify(out)}\n`);
     else
       process.stdout.write(
-        `${out.file}: ${out.sessions} sessions, ${out.events} events, ${out.usage} usage records${indexed ? ` (reindexed ${indexed.events} events in ${out.ms} ms)` : ''}\n`,
+        `${out.file}: ${out.sessions} sessions, ${out.events} events, ${out.usage} usage records` +
+          `${indexed ? ` (reindexed ${indexed.events} events in ${out.ms} ms)` : ''}\n`,
       );
     return 0;
   } finally {
