@@ -140,4 +140,5 @@ export const BINDING_EXAMPLES: Example[] = [
   { name: 'always', expr: '$always.match = "prefix" ? $always.prefix & ":*" : $always.command', bindings: { always: { match: 'prefix', prefix: 'npm test', scope: 'project' } }, result: 'npm test:*' },
   { name: 'command', expr: '$command.data.scope', bindings: { command: { data: { scope: 'run' } } }, result: 'run' },
   { name: 'data', expr: '$data.scope', bindings: { data: { scope: 'session' } }, result: 'session' },
+  { name: 'home', expr: '$home & "/.codex/sessions"', bindings: { home: '/home/dev' }, result: '/home/dev/.codex/sessions' },
 ];

@@ -39,6 +39,7 @@ import { PolicySource } from '../policy/source.ts';
 import { OperatorLog } from '../daemon/operator-log.ts';
 import { RuleBook } from '../policy/rulebook.ts';
 import { registerRulesRoutes } from './rules-routes.ts';
+import { pricesOf, startHistory } from './history-routes.ts';
 import { warmValidators } from '../aep/schemas.ts';
 import { compilePending } from '../expr/compile.ts';
 import { addDaemonHealth, auditTo, authFor, linksReady, recordRunning, startBridges, summaryHead, surfaceLine } from './up-parts.ts';
@@ -147,6 +148,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
       }
     },
   });
+  const prices = pricesOf(home, tagged('usage'));
   for (const e of entries) {
     try {
       const descriptor = loadVendor(e.descriptor);
@@ -162,6 +164,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
         durability: o.durability,
         capture: o.capture,
         projects: o.projects,
+        prices,
         policy: policy ? () => policy.current : undefined,
         rules,
         say: tagged(descriptor.vendor),
@@ -183,6 +186,8 @@ export async function startUp(o: UpOptions): Promise<Up> {
     return r.ok && can(r.principal, 'emit');
   } });
   registerRulesRoutes(app, { book: rules, daemons, auth, say: tagged('rules') });
+  // the history database (an embedding without a home of its own has none): indexed from the logs in the background
+  const history = o.home ? startHistory(app, { home: o.home, logRoot: o.logDir ?? join(o.home, 'logs'), auth, say: tagged('history') }) : undefined;
   // Web Push (engine/push): only where someone can sign in and answer
   const away = auth.controlPossible ? mountPush(app, { home, config: o.push ?? {}, relay, daemons, auth, inbox, rules, secure: Boolean(o.tls), publicOrigins, channels: o.channels, say: tagged('away'), sent: o.pushSent }) : undefined;
   const tee = attachTeeEndpoint(app.server, { daemons, say, guard });
@@ -194,6 +199,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     await app.listen({ host, port: o.port ?? DEFAULT_UP_PORT });
   } catch (e) {
     for (const d of daemons.values()) await d.close();
+    history?.close();
     auth.close();
     policy?.close();
     await operator.close();
@@ -277,6 +283,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
         for (const d of daemons.values()) await d.close();
         await operator.close();
         await app.close();
+        history?.close();
         auth.close();
         unrecord();
       })()),

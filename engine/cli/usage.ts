@@ -95,6 +95,25 @@ Exit: 0 answered, 1 refused, 2 usage (or an ambiguous prefix), 3 already answere
   --no-browser     only print the link
   --qr             print the link as a QR code too, for a phone's camera (no browser is opened); give
                    the address the phone reaches as --url (README, "Reach from the phone")` },
+  { name: 'sessions', group: 'daily', module: 'sessions', synopsis: 'sessions [--agent A] [--project P] [--since D] [--state S] [--limit N] [--json]', summary: 'every logged session, newest first, with its tokens and cost (the history database)', help: `  --agent A              one agent's sessions
+  --project P            one project's (the folder name a session's start carries)
+  --since D              active since D: YYYY-MM-DD, an ISO time, or 7d / 12h
+  --state S              active, waiting (a request open) or ended
+  --limit N              at most N sessions (default 50)
+  --json                 the rows as JSON (token counts, cost_usd: null when a price is unknown)
+Reads $HOOKMAP_HOME/history.db, brought up to the JSONL logs first (up need not run).` },
+  { name: 'search', group: 'daily', module: 'search', synopsis: 'search TEXT [--limit N] [--json]', summary: 'the sessions whose logged events hold every word of TEXT, with those events', help: `  Full-text search (SQLite FTS5) over the text the logs hold: only what the capture ceiling let in
+  (at the default metadata: tool names and ids, not prompts or commands; up's capture option raises it).
+  --limit N              at most N sessions (default 50)
+  --json                 [{session, events: [{id, type, time, run, subject, event}]}]
+Exit: 0 found, 1 nothing found, 2 usage.` },
+  { name: 'usage', group: 'daily', module: 'usage-report', synopsis: 'usage [--since D] [--by agent|project|day|model|session] [--agent A] [--json]', summary: 'tokens and cost per agent, project, day or model (and per session in --json)', help: `  --since D              usage since D: YYYY-MM-DD, an ISO time, or 7d / 12h
+  --by K                 group by agent (default), project, day (UTC), model or session
+  --agent A              one agent only
+  --json                 {by, groups, sessions: [{agent, session, project, models, input_tokens, output_tokens,
+                         cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd}], prices}
+  Cost in USD from @pydantic/genai-prices (its version and date printed) or $HOOKMAP_HOME/prices.yaml;
+  a model neither prices has cost_usd null, never a guess (docs/usage.md).` },
   { name: 'doctor', group: 'daily', module: 'doctor', synopsis: 'doctor [agent...] [--json] [--dir D] [--url U]', summary: 'what is wired, running, stale or duplicated', help: `  [agent...]             the agents to look at (default: every descriptor)
   --json                 the findings as JSON
   --dir D                the project folder whose config is inspected too (default the current directory)
@@ -119,6 +138,9 @@ Exit: 0 every agent checks out, 1 any error (as hookmap check reports it), 2 usa
   --verbose           every row, vendor x.* events and answers included (folded by default)
   --file F            read a JSONL file (an agent's log, a sink file, - for stdin) instead of the relay
   --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)` },
+  { name: 'history', group: 'agents', module: 'history', synopsis: 'history reindex | status [--json]', summary: 'rebuild the history database from the JSONL logs, or say what it holds', help: `  reindex                delete $HOOKMAP_HOME/history.db and index every log again (the logs are the record)
+  status                 its file, sessions, events and usage records
+  --json                 the same as JSON` },
   { name: 'cancel', group: 'agents', module: 'cancel', synopsis: 'cancel <session> [--run R] [--reason TEXT]', summary: 'stop the running turn (a held hook at once, else its next eligible reply)', help: `  <session>              the session's id, or any unique prefix of it
   --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
   --token-file F         the token in a file (or $HOOKMAP_TOKEN_FILE)

@@ -8,11 +8,9 @@
 // failed), and a firing that cannot be mapped becomes an
 // x.<vendor>.error.mapping_failed diagnostic event, never a crash.
 //
-// This file is the hook firing and the composition of the daemon's units:
-// core.ts (shared wiring, publish), hold-lifecycle.ts (held requests),
-// commands.ts (the AEP-0004 command protocol), model-calls.ts (hookmap mcp),
-// hello.ts (the hello capabilities); reply bytes are rendered by
-// engine/map/decide.ts.
+// This file is the hook firing and the composition of the daemon's units: core.ts (shared wiring, publish),
+// hold-lifecycle.ts (held requests), commands.ts (AEP-0004 commands), model-calls.ts (hookmap mcp), hello.ts
+// (hello capabilities), usage-watch.ts (transcript usage); reply bytes are rendered by engine/map/decide.ts.
 import { Redactor } from '../capture/redact.ts';
 import type { CompiledStream, Descriptor } from '../descriptor/types.ts';
 import type { Decider } from '../map/decide.ts';
@@ -41,6 +39,7 @@ import { Serial } from './serial.ts';
 import { parseBody, type DaemonOptions, type HookInput } from './options.ts';
 import { SessionLog } from './session-log.ts';
 import type { SurfaceWriter } from './surface-writers.ts';
+import { UsageWatch } from './usage-watch.ts';
 
 export type { HookReply, PendingHold } from './holds.ts';
 export type { Timers } from './core.ts';
@@ -68,6 +67,8 @@ export class Daemon {
   private readonly decider: Decider;
   /** `hookmap up --capture`: the hello advertises what the raised ceiling lets out. */
   private readonly captureAtLeast?: DaemonOptions['capture'];
+  /** Token usage from the agent's transcript, when the descriptor names one. */
+  readonly usage?: UsageWatch;
 
   /** Take the agent's log folder (lock), bump its epoch, open its logs. */
   static open(opts: DaemonOptions): Daemon {
@@ -102,6 +103,7 @@ export class Daemon {
     this.calls = new ModelCalls(this.core, this.holds, this.commands);
     if (opts.onEvent) this.core.onLogged(opts.onEvent);
     this.decider = makeDecider({ vendor: d.vendor, queue: this.commands.queue, policy: opts.policy ?? (() => undefined), now, say });
+    if (d.transcript) this.usage = new UsageWatch(this.core, d.transcript, this.logDir, { home: opts.userHome, prices: opts.prices, onRead: opts.onUsageRead });
     this.holds.start();
   }
 
@@ -147,7 +149,6 @@ export class Daemon {
   get relayReady(): boolean {
     return this.core.link?.ready ?? false;
   }
-
   get controlOn(): boolean {
     return this.core.control;
   }
@@ -182,7 +183,7 @@ export class Daemon {
   async handle(inp: HookInput): Promise<HookReply> {
     // stopping: the agent still gets its neutral bytes, coded, since nothing was recorded
     if (this.core.closed) return { ...this.core.neutralReply(inp.hook), error: 'daemon-stopping' };
-    const out = await this.core.serial.run(async (): Promise<{ reply: HookReply; held?: Promise<HookReply> }> => {
+    const out = await this.core.serial.run(async (): Promise<{ reply: HookReply; held?: Promise<HookReply>; after?: () => void }> => {
       let payload = inp.payload;
       let mapped = false;
       try {
@@ -219,13 +220,15 @@ export class Daemon {
         const neutral = this.core.reply(result.reply, result.exitCode);
         if (result.decided) neutral.decided = result.decided;
         if (result.settle) this.holds.settle(result.settle, result);
-        if (result.hold) return { reply: neutral, held: (await this.holds.open(result, neutral, inp.signal)).wait };
-        return { reply: neutral };
+        const after = this.usage && (() => this.usage!.after(result.hook, payload, result.session, result.events));
+        if (result.hold) return { reply: neutral, held: (await this.holds.open(result, neutral, inp.signal)).wait, after };
+        return { reply: neutral, after };
       } catch (err) {
         return { reply: await this.core.diagnose(err, payload, inp.hook, inp.surface, mapped) };
       }
     });
     const reply = await (out.held ?? out.reply);
+    out.after?.(); // the transcript is read once the agent has its reply, never before
     // durability fsync: the agent hears back only once what this firing logged is on disk (group commit)
     const durable = this.log.commit();
     if (durable) {
@@ -280,8 +283,6 @@ export class Daemon {
   emitFromTool(req: EmitRequest): Promise<AepEvent> {
     return this.calls.emitFromTool(req);
   }
-
-  // --- shutdown ---------------------------------------------------------------------
 
   /** Free every held hook (dismissed, neutral bytes), close the link and the logs, release the lock. */
   async close(): Promise<void> {

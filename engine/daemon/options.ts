@@ -8,6 +8,7 @@ import type { Descriptor } from '../descriptor/types.ts';
 import type { AepEvent } from '../map/envelope.ts';
 import { MapError } from '../map/mapper.ts';
 import type { Policy } from '../policy/policy.ts';
+import type { PriceBook } from '../usage/prices.ts';
 import type { AnswerRules } from './rule-answer.ts';
 import type { Timers } from './core.ts';
 import type { PendingHold } from './holds.ts';
@@ -46,6 +47,12 @@ export interface DaemonOptions {
   capture?: CaptureLevel;
   /** The project label session.started carries (engine/capture/project.ts). */
   projects?: ProjectLabels;
+  /** The user's home (`~/` in the descriptor's transcript folders; default the OS's). */
+  userHome?: string;
+  /** Prices for the cost of transcript usage (the operator's price file, then the table). */
+  prices?: PriceBook;
+  /** A transcript read is done (tests). */
+  onUsageRead?: (r: { session: string; events: number; refused?: string }) => void;
 }
 
 export interface HookInput {

@@ -14,6 +14,7 @@ import type { DescriptorError } from './errors.ts';
 import { explain } from '../text/suggest.ts';
 import { compileOptions } from './options.ts';
 import { compileSetup } from './setup-spec.ts';
+import { compileTranscript } from './transcript.ts';
 import type { CapabilityClaim, CompiledCommand, CompiledHook, CompiledStream, Descriptor, OtelExport, ShimSpec } from './types.ts';
 import type { Hold, Hook, HookmapDescriptor, Surface } from '../generated/descriptor-types.ts';
 import type { YamlSource } from './yaml-source.ts';
@@ -211,6 +212,7 @@ export class DescriptorBuilder {
       shim: deepFreeze(this.shim()),
       provenance: deepFreeze(structuredClone(s.provenance ?? {})),
       defer: present(s.defer).map(([r, i]) => ({ to: r.to, when: x.expr(r.when, ['defer', i, 'when'], this.site('defer', none))!, why: r.why })),
+      transcript: compileTranscript(x, s.transcript, new Set(hooks.keys()), this.opts.pruned),
     });
   }
 }

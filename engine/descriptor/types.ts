@@ -149,6 +149,20 @@ export interface CompiledCommand {
   queueCap: number;
 }
 
+/** A transcript usage source (the descriptor's `transcript`): where the agent keeps each response's token usage. */
+export interface CompiledTranscript {
+  path: Expr;
+  /** Literal folders (`~/` = home) or expressions over `$home` / `$config`. */
+  folders: (string | Expr)[];
+  readOn: Set<string>;
+  maxBytes: number;
+  maxLineBytes: number;
+  when?: Expr;
+  id?: Expr;
+  model?: Expr;
+  usage: Expr;
+}
+
 export interface CapabilityClaim { state: CapabilityState; why?: string; evidence?: string[]; live?: string }
 
 export interface Descriptor {
@@ -193,4 +207,6 @@ export interface Descriptor {
   setup?: SetupSpec;
   shim: ShimSpec;
   provenance: Provenance;
+  /** Token usage read from the agent's own transcript, when its hooks carry none. */
+  transcript?: CompiledTranscript;
 }

@@ -7,7 +7,7 @@
 /** Where in a descriptor an expression sits; each position has its own bindings. */
 export type Position =
   | 'hook_name' | 'defer' | 'session' | 'run' | 'vars' | 'lookup' | 'suppress' | 'emit' | 'snapshot' | 'snapshot_emit'
-  | 'hold' | 'settle' | 'store' | 'fallback' | 'decision' | 'command' | 'reply' | 'policy';
+  | 'hold' | 'settle' | 'store' | 'fallback' | 'decision' | 'command' | 'reply' | 'policy' | 'transcript';
 
 export interface Binding {
   name: string;
@@ -23,8 +23,8 @@ const AFTER_EMITS: Position[] = ['emit', 'snapshot', 'snapshot_emit', 'hold', 's
 
 export const BINDINGS: readonly Binding[] = [
   { name: 'hook', doc: 'the name of the hook that fired', positions: ['defer', 'session', 'run', ...MAPPING, 'decision', 'reply', 'policy'] },
-  { name: 'agent', doc: "this descriptor's agent id (its `vendor`)", positions: ['defer', 'run', ...MAPPING, 'decision', 'command', 'reply', 'policy'] },
-  { name: 'config', doc: "the agent's configuration: the descriptor's `config` with operator overrides applied", positions: ['defer', 'run', ...MAPPING, 'decision', 'command', 'reply'] },
+  { name: 'agent', doc: "this descriptor's agent id (its `vendor`)", positions: ['defer', 'run', ...MAPPING, 'decision', 'command', 'reply', 'policy', 'transcript'] },
+  { name: 'config', doc: "the agent's configuration: the descriptor's `config` with operator overrides applied", positions: ['defer', 'run', ...MAPPING, 'decision', 'command', 'reply', 'transcript'] },
   { name: 'surface', doc: 'what the surface knows beside the payload (a tee connection, a subscribed stream id), when it says anything', positions: ['hook_name', 'defer', 'session', 'run', ...MAPPING, 'reply'] },
   { name: 'known_session', doc: '`$known_session(id)`: true when this engine has already seen a session with that id (join a foreign key onto a known session, never mint one)', fn: true, positions: ['session'] },
   { name: 'session', doc: 'the session id of this firing (commands: the session the command addresses)', positions: ['run', ...MAPPING, 'decision', 'command', 'reply', 'policy'] },
@@ -48,6 +48,7 @@ export const BINDINGS: readonly Binding[] = [
   { name: 'verb', doc: 'decide replies: the verb the reply carries (context, cancel, block, continue)', positions: ['reply'] },
   { name: 'reason', doc: 'decide replies: why (cancel, block, continue), the text the agent shows the model; hold decisions: the reason of a `cancel` decision (a control.cancel answering a held hook)', positions: ['reply', 'decision'] },
   { name: 'data', doc: "commands: the command's `data`", positions: ['command'] },
+  { name: 'home', doc: "transcript folders: the user's home folder", positions: ['transcript'] },
 ];
 
 /** A human label for a position, for error messages and the reference. */
@@ -70,6 +71,7 @@ export const POSITION_LABEL: Record<Position, string> = {
   command: 'a `commands` entry',
   reply: 'a `decide` entry (`when`, `reply`)',
   policy: 'an operator policy rule (`when`, `reason`, `text`)',
+  transcript: '`transcript` (`path`, `folders`, `line`)',
 };
 
 /** The engine-bound names one position sees. */

@@ -380,6 +380,60 @@ export interface HookmapDescriptor {
    * This agent's tools that only read, search or list (the `read-only` rules preset allows them: docs/rules.md)
    */
   read_tools?: string[];
+  /**
+   * Where the agent keeps each model response's token usage when its hooks do not carry it (a transcript or rollout file named by the payload): the daemon reads what was appended since its last read, after the hook reply, and emits x.hookmap.usage.reported (docs/usage.md)
+   */
+  transcript?: {
+    /**
+     * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+     */
+    path: string;
+    /**
+     * One JSON value per line
+     */
+    format?: "jsonl";
+    /**
+     * The agent's own folders a transcript may be in: `~/` is the user's home; an `=expression` sees `$home` and `$config` (a folder the operator moved)
+     *
+     * @minItems 1
+     */
+    folders: [string, ...string[]];
+    /**
+     * The hooks after whose reply the file is read (e.g. Stop, SubagentStop, SessionEnd)
+     *
+     * @minItems 1
+     */
+    read_on: [string, ...string[]];
+    /**
+     * At most this many new bytes per read (the rest waits for the next read)
+     */
+    max_bytes?: number;
+    /**
+     * A longer line is skipped whole (counted as skipped), never parsed
+     */
+    max_line_bytes?: number;
+    /**
+     * JSONata over each new line (the parsed JSON value)
+     */
+    line: {
+      /**
+       * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+       */
+      when?: string;
+      /**
+       * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+       */
+      id?: string;
+      /**
+       * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+       */
+      model?: string;
+      /**
+       * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+       */
+      usage: string;
+    };
+  };
 }
 export interface Surface {
   /**

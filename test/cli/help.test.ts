@@ -32,8 +32,8 @@ describe('hookmap --help', () => {
       else if (/^ {2}[a-z]/.test(l) && groups.length) groups.at(-1)![1].push(l.trim().split(' ')[0]);
     }
     expect(groups.map(([g]) => g)).toEqual(['Every day', 'Agents, sessions and access', 'Writing descriptors and fixtures', 'Plumbing: the pieces up runs, and the stream in and out']);
-    expect(groups[0][1]).toEqual(['up', 'setup', 'tail', 'answer', 'steer', 'open', 'doctor', 'service', 'push', 'channels', 'rules']);
-    expect(groups[1][1]).toEqual(['capabilities', 'timeline', 'cancel', 'policy', 'tokens', 'mcp']);
+    expect(groups[0][1]).toEqual(['up', 'setup', 'tail', 'answer', 'steer', 'open', 'sessions', 'search', 'usage', 'doctor', 'service', 'push', 'channels', 'rules']);
+    expect(groups[1][1]).toEqual(['capabilities', 'timeline', 'history', 'cancel', 'policy', 'tokens', 'mcp']);
     expect(groups[2][1]).toEqual(['check', 'map', 'docs', 'codegen', 'new', 'record']);
     expect(groups[3][1]).toEqual(['relay', 'serve', 'hook', 'autostart', 'tee', 'bridge', 'sink', 'replay', 'validate']);
     expect(groups.flatMap(([, c]) => c).sort()).toEqual(COMMANDS.map((c) => c.name).sort());

@@ -21,6 +21,7 @@ import { compileDescriptor } from '../../engine/descriptor/compile.ts';
 import { ERROR_CODES, formatError } from '../../engine/descriptor/errors.ts';
 import { listVendors, ROOT } from '../../engine/descriptor/registry.ts';
 import { loadPolicyFile } from '../../engine/policy/policy.ts';
+import { parsePriceFile } from '../../engine/usage/prices.ts';
 import { runCli } from '../helpers/cli.ts';
 
 interface Block { file: string; line: number; lang: string; body: string }
@@ -44,12 +45,13 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 /** What a descriptor fragment is compiled inside (it names no vendor of its own). */
 const SKELETON = 'vendor: demo\nname: Demo\nsurface: { kind: command-hook, pin: docs, hook_name: =hook_event_name }\nidentity: { session: =session_id }\nreplies: { neutral: "" }\ncapabilities: {}\nposture: observe-only\n';
 
-type YamlKind = 'descriptor' | 'descriptor fragment' | 'policy' | 'up config' | 'foreign';
+type YamlKind = 'descriptor' | 'descriptor fragment' | 'policy' | 'up config' | 'prices' | 'foreign';
 function yamlKind(b: Block): YamlKind | undefined {
   if (/^vendor:/m.test(b.body)) return 'descriptor';
   if (/^rules:/m.test(b.body)) return 'policy';
   if (/^(agents|bridges|projects|backplane|durability|capture|policy|push):/m.test(b.body)) return 'up config';
-  if (/^(vars|hooks|identity|capture):/m.test(b.body)) return 'descriptor fragment';
+  if (/^(vars|hooks|identity|capture|transcript):/m.test(b.body)) return 'descriptor fragment';
+  if (/^models:/m.test(b.body)) return 'prices';
   // another tool's configuration says so in its first line (`# otelcol config.yaml`)
   if (/^# (otelcol|nats|slack app manifest)\b/.test(b.body)) return 'foreign';
   return undefined;
@@ -76,7 +78,8 @@ describe('documented YAML examples', () => {
         // a `key_env` names a variable: the example's own, set
         const env = Object.fromEntries([...b.body.matchAll(/key_env: (\w+)/g)].map((m) => [m[1], 'example-key']));
         expect(() => loadUpConfig(file, env)).not.toThrow();
-      } else expect(() => parse(b.body)).not.toThrow();
+      } else if (kind === 'prices') expect(parsePriceFile(b.body, at(b)).size).toBeGreaterThan(0);
+      else expect(() => parse(b.body)).not.toThrow();
     });
   }
 });

@@ -538,6 +538,57 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(events.find((e) => e.type === 'attention.requested').run).toBe(events.find((e) => e.type === 'tool.requested').run);
   }, 180_000);
 
+  it('USAGE (issue 27): `hookmap usage --json` totals equal what the model reported, per session, across an up restart and a transcript read twice', async () => {
+    live.model.reportUsage({ input: 1200, output: 34, cache_read: 500, cache_write: 70, reasoning: 0 });
+    try {
+      type K = 'input' | 'output' | 'cache_read' | 'cache_write';
+      const plays: { session: string; reported: Record<K, number>; responses: number }[] = [];
+      const play = async (extra: string[]) => {
+        const r0 = live.model.requests.length;
+        const o = await live.play('read-only', (p) => claude(p, extra));
+        expect(o.run.code, o.run.stderr).toBe(0);
+        expect(o.sessions).toHaveLength(1);
+        // the responses of the session's own loop (a side request, e.g. a title, is not in its transcript)
+        const reported = live.model.requests.slice(r0).filter((q) => q.family === 'anthropic' && q.usage && q.step !== undefined);
+        const sum = (k: K) => reported.reduce((n, q) => n + q.usage![k], 0);
+        const p = plays.find((x) => x.session === o.sessions[0]) ?? plays[plays.push({ session: o.sessions[0], reported: { input: 0, output: 0, cache_read: 0, cache_write: 0 }, responses: 0 }) - 1];
+        for (const k of ['input', 'output', 'cache_read', 'cache_write'] as K[]) p.reported[k] += sum(k);
+        p.responses += reported.length;
+        return o.sessions[0];
+      };
+      const first = await play([]);
+      // hookmap up (every daemon) restarts between the two turns; the second resumes the session: the same transcript, read again
+      await live.restartUp(ANSWER_TIMEOUT_MS);
+      await play(['--resume', first]);
+      const env = { ...process.env, HOOKMAP_HOME: live.s.hookmapHome };
+      for (const p of plays) {
+        const got = await until(`the usage of ${p.session}`, async () => {
+          const r = await run(process.execPath, [BIN, 'usage', '--json'], { env, timeoutMs: 30_000 });
+          // the agent's session: hookmap's AEP session, and `<id>~2` when this up saw it end before the resume
+          const rows = JSON.parse(r.stdout).sessions.filter((x: any) => x.session === p.session || x.session.startsWith(`${p.session}~`));
+          const s = rows.reduce((a: any, x: any) => {
+            for (const k of ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens']) a[k] = (a[k] ?? 0) + x[k];
+            a.models = [...new Set([...(a.models ?? []), ...x.models])];
+            a.cost_usd = a.cost_usd === null || x.cost_usd === null ? null : (a.cost_usd ?? 0) + x.cost_usd;
+            a.agent = x.agent;
+            a.sessions = (a.sessions ?? 0) + 1;
+            return a;
+          }, {});
+          return rows.length && s.output_tokens >= p.reported.output ? s : undefined;
+        }, 30_000);
+        console.log(`[live] usage ${p.session}: the model reported ${JSON.stringify(p.reported)} over ${p.responses} responses; hookmap usage: ${JSON.stringify(got)}`);
+        expect(got).toMatchObject({ agent: 'claude-code', input_tokens: p.reported.input, output_tokens: p.reported.output, cache_read_tokens: p.reported.cache_read, cache_write_tokens: p.reported.cache_write });
+        expect(got.models).toHaveLength(1);
+        expect(got.cost_usd).toBeGreaterThan(0);
+        // the usage events are in the session's stream
+        const events = await live.checkSession(p.session);
+        expect(events.some((e) => e.type === 'x.hookmap.usage.reported')).toBe(true);
+      }
+    } finally {
+      live.model.reportUsage(undefined);
+    }
+  }, 300_000);
+
   // The AEP reference's live checker (a copy outside this repository: HOOKMAP_AEP_LIVE_CHECKER=<path to aep-live.js>)
   const checker = process.env.HOOKMAP_AEP_LIVE_CHECKER;
   it.skipIf(!checker)('AEP LIVE CHECKER: every check passes, the control checks included (control-cancel against the real run)', async () => {

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from './agents.ts';
 import { loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
 import { Recorder } from '../../engine/record/recorder.ts';
-import { command, run, until } from './harness.ts';
+import { BIN, command, run, until } from './harness.ts';
 import { Live, unusedPort } from './live.ts';
 
 const ID = 'codex';
@@ -125,6 +125,60 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const events = await live.checkSession(o.sessions[0]);
     expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'tool.completed', 'run.finished', 'session.ended']);
   }, 180_000);
+
+  it('USAGE (issue 27): `hookmap usage --json` totals equal what the model reported, per session, across an up restart and the rollout read twice', async () => {
+    live.model.reportUsage({ input: 2000, output: 45, cache_read: 800, cache_write: 0, reasoning: 12 });
+    try {
+      type K = 'input' | 'output' | 'cache_read' | 'reasoning';
+      const plays: { session: string; reported: Record<K, number>; responses: number }[] = [];
+      const play = async (start: (p: string) => ReturnType<typeof codex>) => {
+        const r0 = live.model.requests.length;
+        const o = await live.play('read-only', start);
+        expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
+        expect(o.sessions).toHaveLength(1);
+        const reported = live.model.requests.slice(r0).filter((q) => q.family === 'responses' && q.usage);
+        const sum = (k: K) => reported.reduce((n, q) => n + q.usage![k], 0);
+        const p = plays.find((x) => x.session === o.sessions[0]) ?? plays[plays.push({ session: o.sessions[0], reported: { input: 0, output: 0, cache_read: 0, reasoning: 0 }, responses: 0 }) - 1];
+        for (const k of ['input', 'output', 'cache_read', 'reasoning'] as K[]) p.reported[k] += sum(k);
+        p.responses += reported.length;
+        return o;
+      };
+      const first = await play((p) => codex(p));
+      const thread = first.sessions[0];
+      // hookmap up (every daemon) restarts; the thread is resumed: its rollout is appended to and read again
+      await live.restartUp(ANSWER_TIMEOUT_MS);
+      await play((p) =>
+        run(live.bin, ['exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', '--approve-for-me', '--color', 'never', '--json', '-C', live.s.project, 'resume', thread, p], {
+          cwd: live.s.project,
+          timeoutMs: 120_000,
+          env: { ...live.agentEnv, CODEX_HOME: codexHome, HOOKMAP_LIVE_API_KEY: 'sk-live-test-not-a-key', RUST_LOG: 'error' },
+        }),
+      );
+      const env = { ...process.env, HOOKMAP_HOME: live.s.hookmapHome };
+      for (const p of plays) {
+        const got = await until(`the usage of ${p.session}`, async () => {
+          const r = await run(process.execPath, [BIN, 'usage', '--json'], { env, timeoutMs: 30_000 });
+          // the agent's session: hookmap's AEP session, and `<id>~2` when this up saw it end before the resume
+          const rows = JSON.parse(r.stdout).sessions.filter((x: any) => x.session === p.session || x.session.startsWith(`${p.session}~`));
+          const s = rows.reduce((a: any, x: any) => {
+            for (const k of ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens']) a[k] = (a[k] ?? 0) + x[k];
+            a.models = [...new Set([...(a.models ?? []), ...x.models])];
+            a.cost_usd = a.cost_usd === null || x.cost_usd === null ? null : (a.cost_usd ?? 0) + x.cost_usd;
+            a.agent = x.agent;
+            a.sessions = (a.sessions ?? 0) + 1;
+            return a;
+          }, {});
+          return rows.length && s.output_tokens >= p.reported.output ? s : undefined;
+        }, 30_000);
+        console.log(`[live] usage ${p.session}: the model reported ${JSON.stringify(p.reported)} over ${p.responses} responses; hookmap usage: ${JSON.stringify(got)}`);
+        expect(got).toMatchObject({ agent: 'codex', models: ['scripted'], input_tokens: p.reported.input, output_tokens: p.reported.output, cache_read_tokens: p.reported.cache_read, reasoning_tokens: p.reported.reasoning, cost_usd: null });
+        const events = await live.checkSession(p.session);
+        expect(events.some((e) => e.type === 'x.hookmap.usage.reported')).toBe(true);
+      }
+    } finally {
+      live.model.reportUsage(undefined);
+    }
+  }, 300_000);
 
   it("no answer: the attention times out (bounded) and Codex's own fallback decides", async () => {
     await live.restartUp(SHORT_TIMEOUT_MS);

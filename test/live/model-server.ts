@@ -32,6 +32,17 @@ export interface Seen {
   body: any;
   /** The step index this request was answered with (main-loop requests only). */
   step?: number;
+  /** The token usage this response reported, when known usage was asked for (reportUsage). */
+  usage?: KnownUsage;
+}
+
+/** Token usage a response reports (input: every input token, cached ones included, as OpenTelemetry counts). */
+export interface KnownUsage {
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+  reasoning: number;
 }
 
 export type Family = 'anthropic' | 'responses' | 'chat' | 'gemini';
@@ -43,6 +54,8 @@ export interface ModelServer {
   play(s: Scenario): void;
   /** Requests of the main loop (tools offered) since the last play(). */
   main(): Seen[];
+  /** From now on every response reports this usage, plus the request's number to its input (so no two are alike); undefined: the fixed defaults. */
+  reportUsage(u: KnownUsage | undefined): void;
   close(): Promise<void>;
 }
 
@@ -60,6 +73,14 @@ export async function startModelServer(opts: { log?: (l: string) => void } = {})
   const requests: Seen[] = [];
   let scenario: Scenario = { name: 'idle', steps: [{ say: 'ok' }] };
   let since = 0;
+  let known: KnownUsage | undefined;
+  /** The usage of the next response (recorded on its request), or undefined for the defaults. */
+  const nextUsage = (seen: Seen): KnownUsage | undefined => {
+    if (!known) return undefined;
+    const u = { ...known, input: known.input + requests.length };
+    seen.usage = u;
+    return u;
+  };
 
   const stepFor = (toolResults: number): Step => scenario.steps[Math.min(toolResults, scenario.steps.length - 1)] ?? { say: 'ok' };
 
@@ -115,7 +136,10 @@ export async function startModelServer(opts: { log?: (l: string) => void } = {})
     if (isMain) seen.step = Math.min(results, scenario.steps.length - 1);
     const model = body?.model ?? 'claude-scripted';
     const id = nid('msg');
-    const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const ku = nextUsage(seen);
+    const usage = ku
+      ? { input_tokens: ku.input - ku.cache_read - ku.cache_write, output_tokens: ku.output, cache_creation_input_tokens: ku.cache_write, cache_read_input_tokens: ku.cache_read }
+      : { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
     const block = 'tool' in step
       ? { type: 'tool_use', id: nid('toolu'), name: step.tool, input: step.args }
       : { type: 'text', text: step.say };
@@ -131,7 +155,7 @@ export async function startModelServer(opts: { log?: (l: string) => void } = {})
       send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: (block as any).text } });
     }
     send('content_block_stop', { type: 'content_block_stop', index: 0 });
-    send('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 5 } });
+    send('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
     send('message_stop', { type: 'message_stop' });
     res.end();
   }
@@ -149,7 +173,10 @@ export async function startModelServer(opts: { log?: (l: string) => void } = {})
     const item = 'tool' in step
       ? { type: 'function_call', id: nid('fc'), call_id: nid('call'), name: step.tool, ...(step.namespace ? { namespace: step.namespace } : {}), arguments: JSON.stringify(step.args), status: 'completed' }
       : { type: 'message', id: nid('msg'), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: step.say, annotations: [] }] };
-    const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
+    const ku = nextUsage(seen);
+    const usage = ku
+      ? { input_tokens: ku.input, input_tokens_details: { cached_tokens: ku.cache_read }, output_tokens: ku.output, output_tokens_details: { reasoning_tokens: ku.reasoning }, total_tokens: ku.input + ku.output }
+      : { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
     const response = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), status: 'completed', model: body?.model ?? 'scripted', output: [item], usage };
     if (body?.stream === false) return json(res, response);
     const send = sse(res);
@@ -217,6 +244,9 @@ export async function startModelServer(opts: { log?: (l: string) => void } = {})
       since = requests.length;
     },
     main: () => requests.slice(since).filter((r) => r.step !== undefined),
+    reportUsage(u) {
+      known = u;
+    },
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections?.();
       server.close(() => resolve());

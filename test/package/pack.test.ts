@@ -23,6 +23,8 @@ afterAll(async () => {
 });
 
 const npmCache = spawnSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).stdout.trim();
+// where node-gyp finds Node's headers to build better-sqlite3 when no prebuilt binary can be fetched (Debian: /usr), as npm here is configured
+const nodedir = spawnSync('npm', ['config', 'get', 'nodedir'], { encoding: 'utf8' }).stdout.trim();
 
 function npm(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -31,7 +33,8 @@ function npm(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ sta
     let stderr = '';
     p.stdout.on('data', (c) => (stdout += c));
     p.stderr.on('data', (c) => (stderr += c));
-    const t = setTimeout(() => p.kill('SIGKILL'), 220_000);
+    // installing builds better-sqlite3's native module from source where no prebuilt binary can be fetched
+    const t = setTimeout(() => p.kill('SIGKILL'), 560_000);
     p.on('close', (status) => (clearTimeout(t), resolve({ status, stdout, stderr })));
   });
 }
@@ -46,7 +49,14 @@ describe('the npm package', () => {
   const prefix = join(tmp, 'prefix');
   const hookmapHome = join(home, '.hookmap');
   // only this Node and the prefix's bin on PATH: no `hookmap` from anywhere else
-  const env: NodeJS.ProcessEnv = { PATH: `${join(prefix, 'bin')}:${dirname(process.execPath)}:/usr/bin:/bin`, HOME: home, npm_config_cache: npmCache, HOOKMAP_HOME: hookmapHome, HOOKMAP_AUTOSTART: '0' };
+  const env: NodeJS.ProcessEnv = {
+    PATH: `${join(prefix, 'bin')}:${dirname(process.execPath)}:/usr/bin:/bin`,
+    HOME: home,
+    npm_config_cache: npmCache,
+    HOOKMAP_HOME: hookmapHome,
+    HOOKMAP_AUTOSTART: '0',
+    ...(nodedir && nodedir !== 'undefined' ? { npm_config_nodedir: nodedir } : {}),
+  };
   let tarball = '';
   let pkgDir = '';
 
@@ -57,8 +67,21 @@ describe('the npm package', () => {
     const [info] = JSON.parse(r.stdout.slice(r.stdout.indexOf('[')));
     tarball = join(tmp, info.filename);
     const listed: string[] = info.files.map((f: { path: string }) => f.path);
-    expect(listed.filter((f) => /^(test|bench|fixtures|web|codegen|\.ci)\//.test(f) || /\.(ts|mts)$/.test(f) || /(^|\/)\.|tsconfig|vitest|eslint/.test(f))).toEqual([]);
-    for (const f of ['bin/hookmap.mjs', 'engine/cli/main.js', 'engine/shim/node-shim.mjs', 'engine/inbox/assets/index.html', 'vendors/claude-code.yaml', 'schemas/descriptor.schema.json', 'capabilities/README.md', 'LICENSE', 'package.json']) expect(listed).toContain(f);
+    expect(
+      listed.filter((f) => /^(test|bench|fixtures|web|codegen|\.ci)\//.test(f) || /\.(ts|mts)$/.test(f) || /(^|\/)\.|tsconfig|vitest|eslint/.test(f)),
+    ).toEqual([]);
+    for (const f of [
+      'bin/hookmap.mjs',
+      'engine/cli/main.js',
+      'engine/shim/node-shim.mjs',
+      'engine/inbox/assets/index.html',
+      'vendors/claude-code.yaml',
+      'schemas/descriptor.schema.json',
+      'capabilities/README.md',
+      'LICENSE',
+      'package.json',
+    ])
+      expect(listed).toContain(f);
     // every compiled module the entry can reach is in it: a .js beside each engine .ts (generated types and codegen aside)
     const sources = files(join(ROOT, 'engine')).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
     expect(sources.filter((f) => !listed.includes(`engine/${f.replace(/\.ts$/, '.js')}`))).toEqual([]);
@@ -72,7 +95,9 @@ describe('the npm package', () => {
     expect(files(join(pkgDir, 'engine')).filter((f) => f.endsWith('.ts'))).toEqual([]);
     expect(existsSync(join(pkgDir, 'node_modules', 'tsx'))).toBe(false);
     expect(existsSync(join(prefix, 'lib', 'node_modules', 'tsx'))).toBe(false);
-  }, 240_000);
+    // the history's native module (a normal dependency) is built and loads
+    expect(existsSync(join(pkgDir, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'))).toBe(true);
+  }, 600_000);
 
   it('runs --version, up, a hook through the installed shim, tail and answer', async () => {
     const hookmap = join(prefix, 'bin', 'hookmap');
@@ -104,19 +129,47 @@ describe('the npm package', () => {
     expect(settings).toContain(sh);
     expect(settings).not.toContain(ROOT);
     expect(readFileSync(join(hookmapHome, 'bin', 'hookmap'), 'utf8')).toContain(join(pkgDir, 'bin', 'hookmap.mjs'));
-    const fired = await runProcess('sh', [sh, 'SessionStart'], JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'pk1', cwd: tmp, transcript_path: '/dev/null', source: 'startup' }), withUrl);
+    const fired = await runProcess(
+      'sh',
+      [sh, 'SessionStart'],
+      JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'pk1', cwd: tmp, transcript_path: '/dev/null', source: 'startup' }),
+      withUrl,
+    );
     expect(fired.code).toBe(0);
     const held = fetch(`${url}/hooks/claude-code`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: 'pk1', transcript_path: '/dev/null', cwd: tmp, permission_mode: 'default', tool_name: 'Bash', tool_input: { command: 'touch x' }, permission_suggestions: [] }),
+      body: JSON.stringify({
+        hook_event_name: 'PermissionRequest',
+        session_id: 'pk1',
+        transcript_path: '/dev/null',
+        cwd: tmp,
+        permission_mode: 'default',
+        tool_name: 'Bash',
+        tool_input: { command: 'touch x' },
+        permission_suggestions: [],
+      }),
     }).then((r) => r.text());
     const stream = await runProcess(hookmap, ['tail', '--json', '--from', 'all', '--count', '2'], '', withUrl);
     expect(stream.code, stream.stderr).toBe(0);
-    const events = stream.stdout.toString().trim().split('\n').map((l) => JSON.parse(l));
-    expect(events.map((e) => [e.type, e.session])).toEqual([['session.started', 'pk1'], ['attention.requested', 'pk1']]);
+    const events = stream.stdout
+      .toString()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(events.map((e) => [e.type, e.session])).toEqual([
+      ['session.started', 'pk1'],
+      ['attention.requested', 'pk1'],
+    ]);
     const answer = await runProcess(hookmap, ['answer', events[1].id, '--allow'], '', withUrl);
     expect(answer.code, answer.stderr.toString()).toBe(0);
     expect(await held).toBe('{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}');
+    // the history answers from the installed package (SQLite through the native module), the session indexed from its log
+    const listed = await cli(['sessions', '--json']);
+    expect(listed.code, listed.stderr.toString()).toBe(0);
+    expect(JSON.parse(listed.stdout.toString()).map((s: { session: string }) => s.session)).toEqual(['pk1']);
+    const usage = await cli(['usage', '--json']);
+    expect(usage.code, usage.stderr.toString()).toBe(0);
+    expect(JSON.parse(usage.stdout.toString()).prices).toMatchObject({ table: '@pydantic/genai-prices' });
   }, 120_000);
 });

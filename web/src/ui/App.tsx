@@ -14,6 +14,7 @@ import { Login } from './Login.tsx';
 import { SessionList } from './SessionList.tsx';
 import { SessionView } from './SessionView.tsx';
 import { RulesView } from './Rules.tsx';
+import { HistoryView } from './History.tsx';
 import { DevicesView, InstallHint, NotifyToggle, useNotifications, usePresence } from './Push.tsx';
 
 type Auth = { kind: 'checking' } | { kind: 'out'; reason?: string } | { kind: 'in'; me: Principal };
@@ -116,6 +117,7 @@ function useRoute() {
     const rules = /^#\/rules(?:\/(.+))?$/.exec(location.hash);
     if (rules) return { name: 'rules' as const, id: rules[1] ? safeDecode(rules[1]) : undefined };
     if (location.hash === '#/devices') return { name: 'devices' as const };
+    if (location.hash === '#/history') return { name: 'history' as const };
     const m = /^#\/s\/(.+)$/.exec(location.hash);
     if (!m) return { name: 'home' as const };
     try {
@@ -180,6 +182,11 @@ function Shell({ onOut }: { onOut: (reason?: string) => void }) {
       Rules
     </a>
   );
+  const historyLink = (
+    <a class={`btn btn-quiet${route.name === 'history' ? ' current' : ''}`} href="#/history" data-nav="history">
+      History
+    </a>
+  );
   const devicesLink = (
     <a class={`btn btn-quiet${route.name === 'devices' ? ' current' : ''}`} href="#/devices" data-nav="devices">
       Devices
@@ -214,6 +221,7 @@ function Shell({ onOut }: { onOut: (reason?: string) => void }) {
         </span>
         {wide ? (
           <>
+            {historyLink}
             {rulesLink}
             {devicesLink}
             {who}
@@ -226,6 +234,7 @@ function Shell({ onOut }: { onOut: (reason?: string) => void }) {
               ☰
             </summary>
             <div class="menu-body">
+              {historyLink}
               {rulesLink}
               {devicesLink}
               {who}
@@ -243,7 +252,7 @@ function Shell({ onOut }: { onOut: (reason?: string) => void }) {
         ) : null}
         <main id="main" tabIndex={-1}>
           {(route.name === 'home' && !wide) || route.name === 'devices' ? <InstallHint /> : null}
-          {route.name === 'session' ? <SessionView id={route.id} wide={wide} key={route.id} /> : route.name === 'rules' ? <RulesView focus={route.id} /> : route.name === 'devices' ? <DevicesView /> : <Home wide={wide} />}
+          {route.name === 'session' ? <SessionView id={route.id} wide={wide} key={route.id} /> : route.name === 'rules' ? <RulesView focus={route.id} /> : route.name === 'devices' ? <DevicesView /> : route.name === 'history' ? <HistoryView /> : <Home wide={wide} />}
         </main>
       </div>
     </>

@@ -1,0 +1,89 @@
+// The history on `hookmap up`'s port, for the inbox (docs/usage.md):
+//
+//   GET /history/sessions?agent&project&since&until&state&before&limit   sessions, newest first, paged (before = a `last`)
+//   GET /history/search?q=TEXT                                          matching sessions, each with its matching events' ids
+//   GET /history/usage?since&by=agent|project|day|model                 tokens and cost grouped
+//
+// Read scope (a token or the inbox's cookie). Rows carry counts, ids, types,
+// tool names, project labels and costs, never an event's data: the stream
+// itself is where content is read, under the reader's own capture ceiling.
+// The database is indexed in the background (history.ts), never in a hook's path.
+import type { FastifyInstance } from 'fastify';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Authorizer } from '../auth/authorizer.ts';
+import { can } from '../auth/principal.ts';
+import { HistoryService, historyFile } from '../history/history.ts';
+import { search, sessions, usage, USAGE_BY, type UsageBy } from '../history/query.ts';
+import { loadPriceFile, PriceBook, PRICE_TABLE } from '../usage/prices.ts';
+
+export const PRICES_FILE = 'prices.yaml';
+
+/** The operator's prices ($HOOKMAP_HOME/prices.yaml) over the table; a broken file is said and the table alone used. */
+export function pricesOf(home: string, say: (l: string) => void): PriceBook {
+  const file = join(home, PRICES_FILE);
+  if (!existsSync(file)) return new PriceBook();
+  try {
+    const own = loadPriceFile(file);
+    say(`prices: ${own.size} model rate(s) from ${file} over ${PRICE_TABLE.name} ${PRICE_TABLE.version}`);
+    return new PriceBook(own);
+  } catch (e) {
+    say(`prices: ${(e as Error).message}: IGNORED, the table alone prices usage`);
+    return new PriceBook();
+  }
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+
+export function startHistory(app: FastifyInstance, o: { home: string; logRoot: string; auth: Authorizer; say: (l: string) => void }): { close: () => void } {
+  const h = new HistoryService(historyFile(o.home), [o.logRoot], { say: o.say });
+  h.start();
+  app.register(async (scope) => {
+    scope.addHook('onRequest', async (req, reply) => {
+      const r = o.auth.authenticate(req.raw);
+      if (!r.ok) return reply.code(401).send({ error: 'unauthorized', detail: 'present the hookmap token (Authorization: Bearer) or sign in to the inbox' });
+      if (!can(r.principal, 'read')) return reply.code(403).send({ error: 'forbidden', detail: `${r.principal.name} cannot read the history` });
+    });
+    const bad = (reply: { code: (n: number) => { send: (b: unknown) => unknown } }, e: unknown) =>
+      reply.code(400).send({ error: 'bad-request', detail: (e as Error).message });
+    scope.get('/history/sessions', async (req, reply) => {
+      const q = req.query as Record<string, unknown>;
+      const limit = Math.min(200, Math.max(1, Number(q.limit) || 50));
+      try {
+        const rows = sessions(h.db, {
+          agent: str(q.agent),
+          project: str(q.project),
+          since: str(q.since),
+          until: str(q.until),
+          state: str(q.state),
+          before: str(q.before),
+          limit,
+        });
+        const projects = (h.db.prepare('SELECT DISTINCT project FROM sessions WHERE project IS NOT NULL ORDER BY project').all() as { project: string }[]).map(
+          (r) => r.project,
+        );
+        return { sessions: rows, more: rows.length === limit, projects };
+      } catch (e) {
+        return bad(reply, e);
+      }
+    });
+    scope.get('/history/search', async (req) => {
+      const q = str((req.query as Record<string, unknown>).q) ?? '';
+      const hits = search(h.db, q, { limit: 50 }).map((x) => ({
+        session: x.session,
+        events: x.events.map((e) => ({ id: e.id, type: e.type, time: e.time, run: e.run, subject: e.subject })),
+      }));
+      return { q, hits };
+    });
+    scope.get('/history/usage', async (req, reply) => {
+      const q = req.query as Record<string, unknown>;
+      const by = (USAGE_BY as string[]).includes(String(q.by)) ? (q.by as UsageBy) : 'day';
+      try {
+        return { by, groups: usage(h.db, { since: str(q.since), by }), prices: PRICE_TABLE };
+      } catch (e) {
+        return bad(reply, e);
+      }
+    });
+  });
+  return { close: () => h.close() };
+}

@@ -1,0 +1,38 @@
+// The descriptor's `transcript`: a usage source read from the agent's own
+// transcript/rollout file (docs/usage.md). Every expression is compiled once
+// at the `transcript` position; folders are literal paths or expressions.
+import type { HookmapDescriptor } from '../generated/descriptor-types.ts';
+
+type Transcript = NonNullable<HookmapDescriptor['transcript']>;
+import type { Expr } from '../expr/compile.ts';
+import type { Expressions, Site } from './expressions.ts';
+import type { CompiledTranscript } from './types.ts';
+
+export const DEFAULT_TRANSCRIPT_MAX_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_TRANSCRIPT_MAX_LINE = 1024 * 1024;
+
+export function compileTranscript(x: Expressions, t: Transcript | undefined, hooks: ReadonlySet<string>, pruned = false): CompiledTranscript | undefined {
+  if (!t) return undefined;
+  const site: Site = { position: 'transcript', names: [] };
+  const p = ['transcript'];
+  const folders = (t.folders ?? []).map((f, i): string | Expr | undefined => (f.startsWith('=') ? x.expr(f, [...p, 'folders', i], site) : f));
+  if (!pruned) {
+    (t.read_on ?? []).forEach((h, i) => {
+      if (!hooks.has(h)) x.err('unknown-reference', [...p, 'read_on', i], `transcript.read_on names '${h}', which is not one of this descriptor's hooks`);
+    });
+  }
+  const path = x.expr(t.path, [...p, 'path'], site);
+  const usage = x.expr(t.line?.usage, [...p, 'line', 'usage'], site);
+  if (!path || !usage) return undefined;
+  return {
+    path,
+    folders: folders.filter((f): f is string | Expr => f !== undefined),
+    readOn: new Set(t.read_on ?? []),
+    maxBytes: t.max_bytes ?? DEFAULT_TRANSCRIPT_MAX_BYTES,
+    maxLineBytes: t.max_line_bytes ?? DEFAULT_TRANSCRIPT_MAX_LINE,
+    when: x.expr(t.line?.when, [...p, 'line', 'when'], site),
+    id: x.expr(t.line?.id, [...p, 'line', 'id'], site),
+    model: x.expr(t.line?.model, [...p, 'line', 'model'], site),
+    usage,
+  };
+}

@@ -1,0 +1,180 @@
+// Questions the history answers (hookmap sessions | search | usage, the
+// inbox's history routes): sessions filtered and paged, full-text search
+// (FTS5) with the matching events, token usage and cost grouped.
+import type { Db } from './store.ts';
+
+export interface SessionFilter {
+  agent?: string;
+  project?: string;
+  /** ISO time or date: sessions active since then. */
+  since?: string;
+  until?: string;
+  state?: string;
+  /** Paging: sessions whose last event is before this time. */
+  before?: string;
+  limit?: number;
+}
+
+export interface SessionRow {
+  agent: string;
+  session: string;
+  project: string | null;
+  started: string | null;
+  last: string;
+  ended: string | null;
+  state: string;
+  runs: number;
+  events: number;
+  tools: number;
+  attention: number;
+  models: string[];
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  cost_usd: number | null;
+}
+
+const USAGE_COLS = `COALESCE(SUM(u.input), 0) AS input_tokens, COALESCE(SUM(u.output), 0) AS output_tokens,
+  COALESCE(SUM(u.cache_read), 0) AS cache_read_tokens, COALESCE(SUM(u.cache_write), 0) AS cache_write_tokens,
+  COALESCE(SUM(u.reasoning), 0) AS reasoning_tokens,
+  CASE WHEN COUNT(u.event) = 0 OR COUNT(u.cost) < COUNT(u.event) THEN NULL ELSE ROUND(SUM(u.cost), 9) END AS cost_usd,
+  GROUP_CONCAT(DISTINCT u.model) AS models`;
+
+/** WHERE clauses and their arguments, in step. */
+function clauses() {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  return { where, args, add: (clause: string, arg: unknown) => void (where.push(clause), args.push(arg)) };
+}
+
+type Raw = Omit<SessionRow, 'models'> & { models: string | null };
+const withModels = (r: Raw): SessionRow => ({ ...r, models: r.models ? r.models.split(',').sort() : [] });
+
+/** A day (YYYY-MM-DD) or a time as the lower bound of an ISO time column. */
+export function timeBound(v: string): string {
+  const rel = /^(\d+)([dh])$/.exec(v);
+  if (rel) return new Date(Date.now() - Number(rel[1]) * (rel[2] === 'd' ? 86_400_000 : 3_600_000)).toISOString();
+  if (Number.isNaN(Date.parse(v))) throw new Error(`not a date or time: ${v} (YYYY-MM-DD, an ISO time, or 7d / 12h)`);
+  return new Date(v).toISOString();
+}
+
+export function sessions(db: Db, f: SessionFilter = {}): SessionRow[] {
+  const { where, args, add } = clauses();
+  if (f.agent) add('s.agent = ?', f.agent);
+  if (f.project) add('s.project = ?', f.project);
+  if (f.state) add('s.state = ?', f.state);
+  if (f.since) add('s.last >= ?', timeBound(f.since));
+  if (f.until) add('s.last < ?', timeBound(f.until));
+  if (f.before) add('s.last < ?', f.before);
+  const sql = `SELECT s.agent, s.session, s.project, s.started, s.last, s.ended, s.state, s.runs, s.events, s.tools, s.attention, ${USAGE_COLS}
+    FROM sessions s LEFT JOIN usage u ON u.agent = s.agent AND u.session = s.session
+    ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY s.agent, s.session ORDER BY s.last DESC LIMIT ?`;
+  return (db.prepare(sql).all(...args, f.limit ?? 50) as Raw[]).map(withModels);
+}
+
+/** The user's words as an FTS5 query: each word a quoted term, all of them required (no query syntax gets through). */
+export function ftsQuery(text: string): string | undefined {
+  const words = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
+  return words.length ? words.map((w) => `"${w}"`).join(' ') : undefined;
+}
+
+export interface SearchHit {
+  session: SessionRow;
+  events: { id: string; type: string; time: string; run: string | null; subject: string | null; event: unknown }[];
+}
+
+/** Sessions with an event whose logged text has every word of `text`, newest first, each with its matching events. */
+export function search(db: Db, text: string, o: { limit?: number; perSession?: number; maxEvents?: number } = {}): SearchHit[] {
+  const q = ftsQuery(text);
+  if (!q) return [];
+  const rows = db
+    .prepare(
+      // the newest matches first, at most maxEvents of them (FTS5 walks its rowids backwards: a common word is not scanned whole)
+      `SELECT e.id, e.agent, e.session, e.run, e.type, e.time, e.subject, e.line
+       FROM (SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT ?) m JOIN events e ON e.rowid = m.rowid ORDER BY e.rowid DESC`,
+    )
+    .all(q, o.maxEvents ?? 2000) as {
+    id: string;
+    agent: string;
+    session: string | null;
+    run: string | null;
+    type: string;
+    time: string;
+    subject: string | null;
+    line: string;
+  }[];
+  const bySession = new Map<string, typeof rows>();
+  for (const r of rows) {
+    const k = `${r.agent}\u0000${r.session ?? ''}`;
+    const list = bySession.get(k) ?? [];
+    list.push(r);
+    bySession.set(k, list);
+  }
+  const one = db.prepare(`SELECT s.agent, s.session, s.project, s.started, s.last, s.ended, s.state, s.runs, s.events, s.tools, s.attention, ${USAGE_COLS}
+    FROM sessions s LEFT JOIN usage u ON u.agent = s.agent AND u.session = s.session WHERE s.agent = ? AND s.session = ? GROUP BY s.agent, s.session`);
+  const out: SearchHit[] = [];
+  for (const list of [...bySession.values()].slice(0, o.limit ?? 50)) {
+    const s = one.get(list[0].agent, list[0].session) as Raw | undefined;
+    if (!s) continue;
+    const events = list
+      .slice(0, o.perSession ?? 20)
+      .map((r) => ({ id: r.id, type: r.type, time: r.time, run: r.run, subject: r.subject, event: JSON.parse(r.line) as unknown }));
+    out.push({ session: withModels(s), events });
+  }
+  return out;
+}
+
+export type UsageBy = 'agent' | 'project' | 'day' | 'model' | 'session';
+export const USAGE_BY: UsageBy[] = ['agent', 'project', 'day', 'model', 'session'];
+
+export interface UsageGroup {
+  key: string | null;
+  sessions: number;
+  responses: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  cost_usd: number | null;
+}
+
+/** Token usage and cost grouped by agent, project, day (UTC), model or session, since a time. */
+export function usage(db: Db, o: { since?: string; by?: UsageBy; agent?: string } = {}): UsageGroup[] {
+  const key = { agent: 'u.agent', project: 's.project', day: 'substr(u.time, 1, 10)', model: 'u.model', session: "u.agent || ' ' || u.session" }[
+    o.by ?? 'agent'
+  ];
+  const { where, args, add } = clauses();
+  if (o.since) add('u.time >= ?', timeBound(o.since));
+  if (o.agent) add('u.agent = ?', o.agent);
+  const sql = `SELECT ${key} AS key, COUNT(DISTINCT u.agent || ' ' || u.session) AS sessions, COUNT(*) AS responses,
+    SUM(u.input) AS input_tokens, SUM(u.output) AS output_tokens, SUM(u.cache_read) AS cache_read_tokens, SUM(u.cache_write) AS cache_write_tokens,
+    SUM(u.reasoning) AS reasoning_tokens, CASE WHEN COUNT(u.cost) < COUNT(*) THEN NULL ELSE ROUND(SUM(u.cost), 9) END AS cost_usd
+    FROM usage u LEFT JOIN sessions s ON s.agent = u.agent AND s.session = u.session
+    ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY key ORDER BY key`;
+  return db.prepare(sql).all(...args) as UsageGroup[];
+}
+
+/** Per session, the usage JSON `hookmap usage --json` prints. */
+export function usageSessions(db: Db, o: { since?: string; agent?: string } = {}) {
+  const { where, args, add } = clauses();
+  where.push('EXISTS (SELECT 1 FROM usage x WHERE x.agent = s.agent AND x.session = s.session)');
+  if (o.since) add('s.last >= ?', timeBound(o.since));
+  if (o.agent) add('s.agent = ?', o.agent);
+  const sql = `SELECT s.agent, s.session, s.project, ${USAGE_COLS} FROM sessions s LEFT JOIN usage u ON u.agent = s.agent AND u.session = s.session
+    WHERE ${where.join(' AND ')} GROUP BY s.agent, s.session ORDER BY s.last DESC`;
+  return (db.prepare(sql).all(...args) as (Raw & { project: string | null })[]).map((r) => ({
+    agent: r.agent,
+    session: r.session,
+    project: r.project,
+    models: r.models ? r.models.split(',').sort() : [],
+    input_tokens: r.input_tokens,
+    output_tokens: r.output_tokens,
+    cache_read_tokens: r.cache_read_tokens,
+    cache_write_tokens: r.cache_write_tokens,
+    reasoning_tokens: r.reasoning_tokens,
+    cost_usd: r.cost_usd,
+  }));
+}

@@ -1,0 +1,171 @@
+// The history view (#/history): a search box, project and date filters,
+// sessions paged from the history database (older ones too, not only what
+// the relay still holds) with their tokens and cost, and a small usage view:
+// tokens per day as bars, tokens and cost per agent.
+import { useEffect, useState } from 'preact/hooks';
+import { historySearch, historySessions, historyUsage, tokens, usd, type HistorySession, type SearchHit, type UsageGroup } from '../model/history.ts';
+
+function Row({ s, hit }: { s: HistorySession; hit?: SearchHit }) {
+  return (
+    <li class="hist-row" data-hist-session={s.session}>
+      <div class="hist-head">
+        <a href={`#/s/${encodeURIComponent(s.session)}`}>{s.project ?? s.session.slice(0, 12)}</a>
+        <span class="hist-agent">{s.agent}</span>
+        <span class={`hist-state hist-${s.state}`}>{s.state}</span>
+        <time dateTime={s.last}>{s.last.slice(0, 16).replace('T', ' ')}</time>
+      </div>
+      <div class="hist-nums" data-tokens={s.input_tokens + s.output_tokens}>
+        {s.runs} runs · {s.tools} tools · {tokens(s.input_tokens)} in / {tokens(s.output_tokens)} out · <span data-cost>{usd(s.cost_usd)}</span>
+        {s.models.length ? ` · ${s.models.join(', ')}` : ''}
+      </div>
+      {hit ? (
+        <ul class="hist-hits">
+          {hit.events.map((e) => (
+            <li key={e.id}>
+              {e.time.slice(11, 19)} {e.type}
+              {e.subject ? ` ${e.subject}` : ''}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </li>
+  );
+}
+
+function UsageChart({ days, agents }: { days: UsageGroup[]; agents: UsageGroup[] }) {
+  const max = Math.max(1, ...days.map((d) => d.input_tokens + d.output_tokens));
+  return (
+    <section class="usage" aria-label="Usage">
+      <h3>Tokens per day</h3>
+      <div class="bars" role="img" aria-label={`tokens per day over ${days.length} days`}>
+        {days.slice(-30).map((d) => (
+          <div
+            class="bar"
+            key={d.key ?? ''}
+            title={`${d.key}: ${tokens(d.input_tokens)} in, ${tokens(d.output_tokens)} out, ${usd(d.cost_usd)}`}
+            data-day={d.key}
+          >
+            <span style={{ height: `${Math.round(((d.input_tokens + d.output_tokens) / max) * 100)}%` }} />
+            <small>{(d.key ?? '').slice(5)}</small>
+          </div>
+        ))}
+      </div>
+      <table class="usage-agents">
+        <thead>
+          <tr>
+            <th>agent</th>
+            <th>sessions</th>
+            <th>in</th>
+            <th>out</th>
+            <th>cost</th>
+          </tr>
+        </thead>
+        <tbody>
+          {agents.map((a) => (
+            <tr key={a.key ?? ''} data-usage-agent={a.key}>
+              <td>{a.key}</td>
+              <td>{a.sessions}</td>
+              <td>{tokens(a.input_tokens)}</td>
+              <td>{tokens(a.output_tokens)}</td>
+              <td>{usd(a.cost_usd)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+export function HistoryView() {
+  const [q, setQ] = useState('');
+  const [project, setProject] = useState('');
+  const [since, setSince] = useState('');
+  const [rows, setRows] = useState<HistorySession[]>([]);
+  const [hits, setHits] = useState<SearchHit[] | undefined>();
+  const [more, setMore] = useState(false);
+  const [projects, setProjects] = useState<string[]>([]);
+  const [usage, setUsage] = useState<{ days: UsageGroup[]; agents: UsageGroup[] }>({ days: [], agents: [] });
+  const [error, setError] = useState<string | undefined>();
+  const load = async (before?: string) => {
+    try {
+      const r = await historySessions({ project: project || undefined, since: since || undefined, before });
+      setRows((old) => (before ? [...old, ...r.sessions] : r.sessions));
+      setMore(r.more);
+      setProjects(r.projects);
+      const [d, a] = await Promise.all([historyUsage('day', since || undefined), historyUsage('agent', since || undefined)]);
+      setUsage({ days: d.groups, agents: a.groups });
+      setError(undefined);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  useEffect(() => void load(), [project, since]);
+  const search = async (e: Event) => {
+    e.preventDefault();
+    if (!q.trim()) return setHits(undefined);
+    try {
+      setHits((await historySearch(q)).hits);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <section class="history" aria-labelledby="history-title">
+      <h2 id="history-title">History</h2>
+      <form class="hist-search" role="search" onSubmit={search}>
+        <input
+          type="search"
+          name="q"
+          placeholder="Search what the logs hold (tool names, ids; prompts and commands when capture lets them in)"
+          value={q}
+          onInput={(e) => setQ((e.target as HTMLInputElement).value)}
+          aria-label="Search the history"
+        />
+        <button class="btn" type="submit">
+          Search
+        </button>
+      </form>
+      <div class="hist-filters">
+        <label>
+          Project{' '}
+          <select name="project" value={project} onChange={(e) => setProject((e.target as HTMLSelectElement).value)}>
+            <option value="">all</option>
+            {projects.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Since <input type="date" name="since" value={since} onInput={(e) => setSince((e.target as HTMLInputElement).value)} />
+        </label>
+      </div>
+      {error ? <p class="error">{error}</p> : null}
+      <UsageChart days={usage.days} agents={usage.agents} />
+      {hits ? (
+        <>
+          <h3>
+            {hits.length} session{hits.length === 1 ? '' : 's'} match “{q}”
+          </h3>
+          <ul class="hist-list" data-results="search">
+            {hits.map((h) => (
+              <Row key={h.session.agent + h.session.session} s={h.session} hit={h} />
+            ))}
+          </ul>
+        </>
+      ) : (
+        <ul class="hist-list" data-results="sessions">
+          {rows.map((s) => (
+            <Row key={s.agent + s.session} s={s} />
+          ))}
+        </ul>
+      )}
+      {!hits && more ? (
+        <button class="btn" type="button" data-older onClick={() => void load(rows.at(-1)?.last)}>
+          Older sessions
+        </button>
+      ) : null}
+    </section>
+  );
+}
