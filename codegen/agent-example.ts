@@ -12,7 +12,10 @@ import type { AepEvent } from '../engine/map/envelope.ts';
 import { Mapper } from '../engine/map/mapper.ts';
 import type { LoadedFixtureFile } from '../engine/fixtures/load.ts';
 
-interface Pick { file: LoadedFixtureFile; c: any }
+interface Pick {
+  file: LoadedFixtureFile;
+  c: any;
+}
 
 function choose(r: AgentReport): Pick | undefined {
   const passed = (f: LoadedFixtureFile, c: any) => r.cases.some((x) => x.file === f.file && x.name === c.name && x.passed);
@@ -69,7 +72,10 @@ async function eventsExample(d: Descriptor, f: LoadedFixtureFile, c: any): Promi
   const names = new Map<string, string>();
   for (const step of c.steps ?? []) {
     const r = await m.map(step.hook, step.input, step.surface);
-    if (!step.expect) { render(r.events, names); continue; }
+    if (!step.expect) {
+      render(r.events, names);
+      continue;
+    }
     parts.push(`**${d.name} fires \`${r.hook}\`** with this payload:`, fence('json', JSON.stringify(step.input, null, 2)));
     parts.push('**hookmap emits:**', fence('jsonl', render(r.events, names)));
     parts.push(`**${d.name} receives** (exit ${r.exitCode}):`, fence('json', bytes(r.reply)));

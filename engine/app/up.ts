@@ -112,11 +112,20 @@ export async function startUp(o: UpOptions): Promise<Up> {
   app.server.prependListener('upgrade', (_req: IncomingMessage, socket: Duplex) => socket.on('error', () => socket.destroy()));
   const pub = o.publicUrl ? new URL(o.publicUrl) : undefined;
   const publicOrigins = pub ? [pub.origin.toLowerCase()] : [];
-  const guard = new Guard({ bind: host, allowedHosts: [...(o.allowedHosts ?? []), ...(pub ? [pub.host] : [])], allowedOrigins: [...(o.allowedOrigins ?? []), ...publicOrigins] });
+  const guard = new Guard({
+    bind: host,
+    allowedHosts: [...(o.allowedHosts ?? []), ...(pub ? [pub.host] : [])],
+    allowedOrigins: [...(o.allowedOrigins ?? []), ...publicOrigins],
+  });
   installGuard(app, guard);
   // with a backplane the relay's store is the shared JetStream stream (opened, and caught up, before anything listens),
   // its messages signed with a key derived from the owner token
-  const store = o.backplane ? await openBackplane({ ...o.backplane, token: ownerToken, tokenFile: o.token ? undefined : o.tokenFile }, resolveLimits({}), say).catch((e) => { auth.close(); throw e; }) : undefined;
+  const store = o.backplane
+    ? await openBackplane({ ...o.backplane, token: ownerToken, tokenFile: o.token ? undefined : o.tokenFile }, resolveLimits({}), say).catch((e) => {
+        auth.close();
+        throw e;
+      })
+    : undefined;
   const relay = createRelay({ app, guard, auth, prefix: '', audit: o.auditFile ? auditTo(o.auditFile, say) : undefined, log: (l) => say(redactUrl(l)), store });
   const home = o.home ?? defaultHome();
   // what the shims wrote while nothing answered: taken (reported once, below) only once this up listens
@@ -172,17 +181,45 @@ export async function startUp(o: UpOptions): Promise<Up> {
   installHookGuard(app, { daemons, auth, say });
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
   // asking a human and appending events are emits: the emit scope (a --no-auth up: the anonymous principal)
-  registerToolRoutes(app, { daemons, say, authorize: (req) => {
-    const r = auth.authenticate(req.raw);
-    return r.ok && can(r.principal, 'emit');
-  } });
+  registerToolRoutes(app, {
+    daemons,
+    say,
+    authorize: (req) => {
+      const r = auth.authenticate(req.raw);
+      return r.ok && can(r.principal, 'emit');
+    },
+  });
   registerRulesRoutes(app, { book: rules, daemons, auth, say: tagged('rules') });
   // Web Push (engine/push): only where someone can sign in and answer
-  const away = auth.controlPossible ? mountPush(app, { home, config: o.push ?? {}, relay, daemons, auth, inbox, rules, secure: Boolean(o.tls), publicOrigins, channels: o.channels, say: tagged('away'), sent: o.pushSent }) : undefined;
+  const away = auth.controlPossible
+    ? mountPush(app, {
+        home,
+        config: o.push ?? {},
+        relay,
+        daemons,
+        auth,
+        inbox,
+        rules,
+        secure: Boolean(o.tls),
+        publicOrigins,
+        channels: o.channels,
+        say: tagged('away'),
+        sent: o.pushSent,
+      })
+    : undefined;
   const tee = attachTeeEndpoint(app.server, { daemons, say, guard });
   // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
-  const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), [...[...daemons.values()].map((d) => d.logDir), operator.logDir], relay.core.limits);
-  if (restored.events) detail(`relay: replay buffer refilled from the session logs: ${restored.events} events in ${restored.sessions} sessions (${(restored.bytes / 2 ** 20).toFixed(1)} MiB, ${restored.ms} ms)${restored.skipped ? `, ${restored.skipped} unreadable lines skipped` : ''}`);
+  const restored = restoreFromLogs(
+    relay.core.store,
+    (line) => relay.core.prepare(line),
+    [...[...daemons.values()].map((d) => d.logDir), operator.logDir],
+    relay.core.limits,
+  );
+  if (restored.events)
+    detail(
+      `relay: replay buffer refilled from the session logs: ${restored.events} events in ${restored.sessions} ` +
+        `sessions (${(restored.bytes / 2 ** 20).toFixed(1)} MiB, ${restored.ms} ms)${restored.skipped ? `, ${restored.skipped} unreadable lines skipped` : ''}`,
+    );
   addDaemonHealth(app, daemons, subscribers, () => Object.fromEntries((away?.channels ?? []).map((c) => [c.name, c.health.view()])));
   try {
     await app.listen({ host, port: o.port ?? DEFAULT_UP_PORT });
@@ -212,7 +249,13 @@ export async function startUp(o: UpOptions): Promise<Up> {
       continue;
     }
     for (const inst of list) {
-      const sub = new StreamSubscriber({ daemon: d, spec: d.streamSpec!, instance: inst, stateFile: streamStateFile(d.logDir), say: (l) => say(`[${d.vendor}] ${l}`) });
+      const sub = new StreamSubscriber({
+        daemon: d,
+        spec: d.streamSpec!,
+        instance: inst,
+        stateFile: streamStateFile(d.logDir),
+        say: (l) => say(`[${d.vendor}] ${l}`),
+      });
       subscribers.push({ agent: d.vendor, sub });
       sub.start();
     }
@@ -224,15 +267,25 @@ export async function startUp(o: UpOptions): Promise<Up> {
     const file = basename(policy.file);
     const loaded = (p: typeof policy.current) => {
       const n = p.rules.length + p.answers.length;
-      say(`policy: ${n} rule${n === 1 ? '' : 's'} in force from ${policy.file} (digest ${p.digest})${p.answers.length ? `, ${p.answers.length} of them answering held requests` : ''}`);
+      say(
+        `policy: ${n} rule${n === 1 ? '' : 's'} in force from ${policy.file} (digest ${p.digest})` +
+          `${p.answers.length ? `, ${p.answers.length} of them answering held requests` : ''}`,
+      );
       operator.publish('x.hookmap.policy.loaded', { file, digest: p.digest, rules: n });
     };
     loaded(policy.current);
     policy.watch({
       loaded,
       rejected: (errors, digest) => {
-        say(`policy: ${policy.file} changed and is REFUSED (the previous policy stays in force):\n${errors.map((e) => `  ${formatPolicyError(e)}`).join('\n')}`);
-        operator.publish('x.hookmap.policy.rejected', { file, ...(digest ? { digest } : {}), in_force: policy.current.digest, errors: errors.map((e) => ({ code: e.code, line: e.line, col: e.col, path: e.path })) });
+        say(
+          `policy: ${policy.file} changed and is REFUSED (the previous policy stays in force):\n${errors.map((e) => `  ${formatPolicyError(e)}`).join('\n')}`,
+        );
+        operator.publish('x.hookmap.policy.rejected', {
+          file,
+          ...(digest ? { digest } : {}),
+          in_force: policy.current.digest,
+          errors: errors.map((e) => ({ code: e.code, line: e.line, col: e.col, path: e.path })),
+        });
       },
     });
   }
@@ -248,8 +301,16 @@ export async function startUp(o: UpOptions): Promise<Up> {
   detail(`  relay: ${url}/events (POST, discovery, SSE) ${url}/stream (SSE) ${url.replace(/^http/, 'ws')}/socket (WebSocket)`);
   for (const d of daemons.values()) {
     detail(`  ${d.vendor}: ${surfaceLine(d, url)}  logs ${d.logDir} (epoch ${d.epoch})`);
-    for (const x of d.optIns()) detail(`    ${x.key}: ${x.on ? 'ON' : 'off'} (${x.env}=${x.on ? 'false' : 'true'} to turn it ${x.on ? 'off' : 'on'}; ${x.commands.join(', ')})${x.doc ? `: ${x.doc}` : ''}`);
-    for (const x of d.options().filter((o) => !o.optIn)) detail(`    ${x.key}: ${JSON.stringify(x.value)} (${x.changed ? `set; default ${JSON.stringify(x.default)}` : 'default'}; ${x.env})${x.doc ? `: ${x.doc}` : ''}`);
+    for (const x of d.optIns())
+      detail(
+        `    ${x.key}: ${x.on ? 'ON' : 'off'} (${x.env}=${x.on ? 'false' : 'true'} to turn it ${x.on ? 'off' : 'on'}; ` +
+          `${x.commands.join(', ')})${x.doc ? `: ${x.doc}` : ''}`,
+      );
+    for (const x of d.options().filter((o) => !o.optIn))
+      detail(
+        `    ${x.key}: ${JSON.stringify(x.value)} (${x.changed ? `set; default ${JSON.stringify(x.default)}` : 'default'}; ` +
+          `${x.env})${x.doc ? `: ${x.doc}` : ''}`,
+      );
   }
   const bridges = await startBridges(o.bridges ?? [], { self, linkToken, tls: o.tls, stateDir: o.stateDir ?? join(o.home ?? defaultHome(), 'state'), say });
   let closing: Promise<void> | undefined;

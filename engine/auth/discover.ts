@@ -32,7 +32,9 @@ export interface DiscoverOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export const ARGV_TOKEN_WARNING = '--token puts the secret in the process list (ps, shell history): prefer HOOKMAP_TOKEN, --token-file, or nothing at all (local clients read $HOOKMAP_HOME/token)';
+export const ARGV_TOKEN_WARNING =
+  '--token puts the secret in the process list (ps, shell history): prefer HOOKMAP_TOKEN, ' +
+  '--token-file, or nothing at all (local clients read $HOOKMAP_HOME/token)';
 
 export function discoverToken(o: DiscoverOptions): ClientToken {
   const env = o.env ?? {};
@@ -47,21 +49,35 @@ export function discoverToken(o: DiscoverOptions): ClientToken {
 
 /** True when the relay URL (or every URL of a comma-separated failover list) names this machine. */
 export function urlIsLoopback(url: string): boolean {
-  const urls = url.split(',').map((u) => u.trim()).filter(Boolean);
-  return urls.length > 0 && urls.every((u) => {
-    try {
-      return isLoopbackHost(new URL(u).hostname);
-    } catch {
-      return false;
-    }
-  });
+  const urls = url
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+  return (
+    urls.length > 0 &&
+    urls.every((u) => {
+      try {
+        return isLoopbackHost(new URL(u).hostname);
+      } catch {
+        return false;
+      }
+    })
+  );
 }
 
 /** The hint a client prints when the relay refused it for want of a token. */
 export function missingTokenHint(url: string, env: NodeJS.ProcessEnv = {}, from?: ClientToken['from']): string {
   const file = ownerTokenPath(hookmapHome(env));
-  const given = { flag: '--token', 'token-file': 'the --token-file token', 'env-file': `the token in HOOKMAP_TOKEN_FILE (${env.HOOKMAP_TOKEN_FILE})`, env: 'HOOKMAP_TOKEN' } as Record<string, string>;
+  const given = {
+    flag: '--token',
+    'token-file': 'the --token-file token',
+    'env-file': `the token in HOOKMAP_TOKEN_FILE (${env.HOOKMAP_TOKEN_FILE})`,
+    env: 'HOOKMAP_TOKEN',
+  } as Record<string, string>;
   if (from && given[from]) return `${given[from]} was refused (revoked, expired, or meant for another relay); without it, local clients use ${file}`;
-  if (!urlIsLoopback(url)) return `a remote relay needs a token: HOOKMAP_TOKEN, HOOKMAP_TOKEN_FILE or --token-file (ask its operator for one: hookmap tokens add <name>)`;
-  return existsSync(file) ? `the token in ${file} was refused (revoked, or another HOOKMAP_HOME started this relay?)` : `no token found: start the relay with \`hookmap up\` (it writes ${file}), or set HOOKMAP_TOKEN / HOOKMAP_TOKEN_FILE`;
+  if (!urlIsLoopback(url))
+    return `a remote relay needs a token: HOOKMAP_TOKEN, HOOKMAP_TOKEN_FILE or --token-file (ask its operator for one: hookmap tokens add <name>)`;
+  return existsSync(file)
+    ? `the token in ${file} was refused (revoked, or another HOOKMAP_HOME started this relay?)`
+    : `no token found: start the relay with \`hookmap up\` (it writes ${file}), or set HOOKMAP_TOKEN / HOOKMAP_TOKEN_FILE`;
 }

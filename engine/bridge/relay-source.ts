@@ -143,25 +143,31 @@ export class RelaySource implements AsyncIterable<AepEvent> {
       let gotData = false;
       this.stats.connects++;
       try {
-        await readSse(u.toString(), authHeaders(this.o.token), (m) => {
-          if (m.comment?.startsWith('replay-exhausted')) {
-            this.stats.exhausted++;
-            say(`relay: ${m.comment}: events before that position are gone from its buffer (read them from the agent's log)`);
-            return;
-          }
-          const ev = sseJson<AepEvent>(m);
-          if (!ev) return;
-          gotData = true;
-          if (!this.received.accept(ev, resumed)) {
-            this.stats.duplicates++;
-            return;
-          }
-          this.stats.received++;
-          this.buffer.push(ev);
-          if (this.buffer.length > this.stats.maxBuffered) this.stats.maxBuffered = this.buffer.length;
-          this.wake?.();
-          if (this.buffer.length >= this.highWater) return this.pause(); // stop reading until drained
-        }, this.stop.signal, this.o.tls);
+        await readSse(
+          u.toString(),
+          authHeaders(this.o.token),
+          (m) => {
+            if (m.comment?.startsWith('replay-exhausted')) {
+              this.stats.exhausted++;
+              say(`relay: ${m.comment}: events before that position are gone from its buffer (read them from the agent's log)`);
+              return;
+            }
+            const ev = sseJson<AepEvent>(m);
+            if (!ev) return;
+            gotData = true;
+            if (!this.received.accept(ev, resumed)) {
+              this.stats.duplicates++;
+              return;
+            }
+            this.stats.received++;
+            this.buffer.push(ev);
+            if (this.buffer.length > this.stats.maxBuffered) this.stats.maxBuffered = this.buffer.length;
+            this.wake?.();
+            if (this.buffer.length >= this.highWater) return this.pause(); // stop reading until drained
+          },
+          this.stop.signal,
+          this.o.tls,
+        );
         if (!this.stop.signal.aborted) say(`relay ended the stream (its slow-consumer bound or a restart); resuming from what was received`);
       } catch (e) {
         if (this.stop.signal.aborted) break;

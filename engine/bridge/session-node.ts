@@ -7,7 +7,11 @@
 export type NodeKind = 'session' | 'run' | 'tool' | 'attention';
 export type Scalar = string | number | boolean;
 
-export interface NodeEvent { time: string; name: string; attrs: Record<string, Scalar> }
+export interface NodeEvent {
+  time: string;
+  name: string;
+  attrs: Record<string, Scalar>;
+}
 
 export interface SessionNode {
   kind: NodeKind;

@@ -10,10 +10,33 @@
 // `hookmap timeline` prints the same nodes as a tree.// The node types live in session-node.ts, the attribute tables in
 // structure-attrs.ts.
 import type { AepEvent } from './projection/common.ts';
-import { ANSWER_ATTRS, copy, RESOLVED_ATTRS, RUN_END, RUN_END_ATTRS, RUN_START_ATTRS, SESSION_END_ATTRS, SESSION_START_ATTRS, str, TIMEOUT_ATTRS, TOOL_END, TOOL_END_ATTRS, type Obj } from './structure-attrs.ts';
+import {
+  ANSWER_ATTRS,
+  copy,
+  RESOLVED_ATTRS,
+  RUN_END,
+  RUN_END_ATTRS,
+  RUN_START_ATTRS,
+  SESSION_END_ATTRS,
+  SESSION_START_ATTRS,
+  str,
+  TIMEOUT_ATTRS,
+  TOOL_END,
+  TOOL_END_ATTRS,
+  type Obj,
+} from './structure-attrs.ts';
 import { sessionKey, type Scalar, type SessionNode, type SessionState, type TrackerOptions } from './session-node.ts';
 
-export { sessionKey, sessionSource, type NodeEvent, type NodeKind, type Scalar, type SessionNode, type SessionState, type TrackerOptions } from './session-node.ts';
+export {
+  sessionKey,
+  sessionSource,
+  type NodeEvent,
+  type NodeKind,
+  type Scalar,
+  type SessionNode,
+  type SessionState,
+  type TrackerOptions,
+} from './session-node.ts';
 
 export class SessionTracker {
   readonly sessions = new Map<string, SessionState>();
@@ -21,7 +44,10 @@ export class SessionTracker {
   private readonly maxOpen: number;
   private readonly maxEvents: number;
 
-  constructor(private readonly onClose: (node: SessionNode, state: SessionState) => void, opts: TrackerOptions = {}) {
+  constructor(
+    private readonly onClose: (node: SessionNode, state: SessionState) => void,
+    opts: TrackerOptions = {},
+  ) {
     this.maxSessions = opts.maxSessions ?? 1000;
     this.maxOpen = opts.maxOpenPerSession ?? 256;
     this.maxEvents = opts.maxEventsPerNode ?? 64;
@@ -87,7 +113,15 @@ export class SessionTracker {
       const callId = str(data.tool?.call_id);
       const k = `tool:${callId ?? ev.id}`;
       if (st.open[k]) return; // a repeated request for the same call: one span
-      const n = this.open(st, { kind: 'tool', key: k, parent: this.ensureRun(st, ev)?.key ?? 'session', label: str(data.tool?.name) ?? ev.subject ?? 'tool', start: ev.time, startType: ev.type, startId: ev.id });
+      const n = this.open(st, {
+        kind: 'tool',
+        key: k,
+        parent: this.ensureRun(st, ev)?.key ?? 'session',
+        label: str(data.tool?.name) ?? ev.subject ?? 'tool',
+        start: ev.time,
+        startType: ev.type,
+        startId: ev.id,
+      });
       if (callId) n.attrs.call_id = callId;
       return;
     }
@@ -96,7 +130,13 @@ export class SessionTracker {
       if (!n) {
         // terminal without a request (denied before it ran, or the request predates us): an instant node
         const callId = str(data.tool?.call_id);
-        n = this.open(st, { kind: 'tool', key: `tool:${callId ?? ev.id}`, parent: this.ensureRun(st, ev)?.key ?? 'session', label: str(data.tool?.name) ?? ev.subject ?? 'tool', start: ev.time });
+        n = this.open(st, {
+          kind: 'tool',
+          key: `tool:${callId ?? ev.id}`,
+          parent: this.ensureRun(st, ev)?.key ?? 'session',
+          label: str(data.tool?.name) ?? ev.subject ?? 'tool',
+          start: ev.time,
+        });
         if (callId) n.attrs.call_id = callId;
         n.attrs.request_seen = false;
       }
@@ -128,7 +168,7 @@ export class SessionTracker {
       n.endId = ev.id;
       if (ev.type === 'attention.timeout') copy(n.attrs, data, TIMEOUT_ATTRS);
       else copy(n.attrs, data, RESOLVED_ATTRS);
-      return this.close(st, n, ev.time, ev.type === 'attention.timeout' ? 'timeout' : str(data.resolution) ?? 'resolved');
+      return this.close(st, n, ev.time, ev.type === 'attention.timeout' ? 'timeout' : (str(data.resolution) ?? 'resolved'));
     }
     this.note(st, ev);
   }
@@ -197,7 +237,9 @@ export class SessionTracker {
     if (ev.cause && st.open[`tool:${ev.cause}`]) return st.open[`tool:${ev.cause}`];
     const name = str(data.tool?.name) ?? ev.subject;
     // oldest open call of that tool in the same run
-    return Object.values(st.open).find((n) => n.kind === 'tool' && n.label === name && !n.attrs.call_id && (ev.run === undefined || n.parent === `run:${ev.run}`));
+    return Object.values(st.open).find(
+      (n) => n.kind === 'tool' && n.label === name && !n.attrs.call_id && (ev.run === undefined || n.parent === `run:${ev.run}`),
+    );
   }
 
   /** The open call an attention request is about: same tool name, same run, most recent. */

@@ -91,7 +91,16 @@ export class Daemon {
       throw e;
     }
     const redactor = (this.redactor = new Redactor({ ...opts.redaction, secretNames: [...d.capture.secretNames, ...(opts.redaction?.secretNames ?? [])] }));
-    this.mapper = new Mapper(d, { state: new EngineState(new DurableSeq(this.epoch, this.log), { history: (s) => this.log.sessionHistory(s) }), host, redactor, config: opts.config, optionVars: opts.optionVars, now, captureAtLeast: opts.capture, projects: opts.projects });
+    this.mapper = new Mapper(d, {
+      state: new EngineState(new DurableSeq(this.epoch, this.log), { history: (s) => this.log.sessionHistory(s) }),
+      host,
+      redactor,
+      config: opts.config,
+      optionVars: opts.optionVars,
+      now,
+      captureAtLeast: opts.capture,
+      projects: opts.projects,
+    });
     const events = new LifecycleEvents(this.mapper, host, redactor);
     // the one resolved options object (descriptor, HOOKMAP_<AGENT>_<KEY>, overrides): decisions see $config as the mapping did
     const config = this.mapper.effectiveConfig;
@@ -128,7 +137,15 @@ export class Daemon {
 
   /** Connect to a relay as an AEP emitter (hello, outbox, reconnect). */
   connectRelay(url: string, token?: string | (() => string | undefined), o: { tls?: TlsFiles } = {}): RelayLink {
-    const link = openRelayLink(this.core, { url, token, tls: o.tls, capabilities: this.capabilities(), logDir: this.logDir, onCommand: (cmd, raw, by) => void this.onCommand(cmd, raw, by), onReady: () => this.holds.reclaim() });
+    const link = openRelayLink(this.core, {
+      url,
+      token,
+      tls: o.tls,
+      capabilities: this.capabilities(),
+      logDir: this.logDir,
+      onCommand: (cmd, raw, by) => void this.onCommand(cmd, raw, by),
+      onReady: () => this.holds.reclaim(),
+    });
     this.attach(link, Boolean(typeof token === 'function' ? token() : token));
     link.start();
     return link;

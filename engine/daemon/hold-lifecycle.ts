@@ -27,7 +27,10 @@ export const DEFAULT_ATTENTION_TIMEOUT_MS = 55_000;
 type Answered = Extract<Interpretation, { ok: true }>;
 
 export interface HoldOptions {
-  /** Hold timeout for every hold of this agent (flag, config file, HOOKMAP_ATTENTION_TIMEOUT_MS: resolved at the CLI edge); default: the hold's timeout_ms, else 55 s. */
+  /**
+   * Hold timeout for every hold of this agent (flag, config file, HOOKMAP_ATTENTION_TIMEOUT_MS: resolved at the
+   * CLI edge); default: the hold's timeout_ms, else 55 s.
+   */
   attentionTimeoutMs?: number;
   /** A hold opened (tests, the fixture runner). */
   onHold?: (hold: PendingHold) => void;
@@ -75,7 +78,11 @@ export class HoldLifecycle {
     }
     const t = this.opts.attentionTimeoutMs;
     if (t !== undefined && t > this.maxWindowMs) {
-      core.say(`warning: attention timeout ${t} ms is longer than ${core.d.vendor} allows a hook to wait (its hook timeout ${core.d.surface.hookTimeoutMs ?? 'unknown'} ms): holds fail open after ${this.maxWindowMs} ms instead`);
+      core.say(
+        `warning: attention timeout ${t} ms is longer than ${core.d.vendor} allows a hook to wait ` +
+          `(its hook timeout ${core.d.surface.hookTimeoutMs ?? 'unknown'} ms): holds fail open after ${this.maxWindowMs} ` +
+          `ms instead`,
+      );
     }
   }
 
@@ -112,7 +119,17 @@ export class HoldLifecycle {
       core.say(`hold on ${hr.hook} has no ${rule.requestType} event to answer (its emit produced none): answering neutral bytes`);
       return { wait: Promise.resolve(neutral) };
     }
-    const o: HoldParts = { kind: hr.kind, hook: hr.hook, session: hr.session, key: hr.key, rule, request, payload: hr.payload, neutral, timeoutMs: this.timeoutFor(hr.timeoutMs) };
+    const o: HoldParts = {
+      kind: hr.kind,
+      hook: hr.hook,
+      session: hr.session,
+      key: hr.key,
+      rule,
+      request,
+      payload: hr.payload,
+      neutral,
+      timeoutMs: this.timeoutFor(hr.timeoutMs),
+    };
     const ruled = o.kind === 'form' || !this.opts.rules ? undefined : await decideByRules(core, this.opts.rules, o);
     if (ruled && (ruled.decision.verb === 'allow' || ruled.decision.verb === 'deny')) {
       const wait = this.hold(o, signal);
@@ -238,7 +255,16 @@ export class HoldLifecycle {
   /** The bindings of a hold's templates for an interpreted answer (an ask's own; a hook's: the answer, then the descriptor's vars). */
   private async bindings(h: PendingHold, it: Answered, answer: unknown): Promise<Record<string, unknown>> {
     if (h.hook === ASK_HOOK) return askBindings(h, it);
-    return answerBindings(this.core.d, { hook: h.hook, session: h.session, request: h.request, payload: h.payload, config: this.core.config, applied: it.applied, answer, always: h.always });
+    return answerBindings(this.core.d, {
+      hook: h.hook,
+      session: h.session,
+      request: h.request,
+      payload: h.payload,
+      config: this.core.config,
+      applied: it.applied,
+      answer,
+      always: h.always,
+    });
   }
 
   /** A human's allow on a request marked "always, natively": the agent's own always option, or its `allow_always` decision. */
@@ -264,7 +290,9 @@ export class HoldLifecycle {
     const res = core.events.resolved(h.request, ans.id, 'answered', core.now() - h.openedAt);
     const outs = prepared.outcome.map((o) => core.events.make({ ...o, cause: o.cause ?? ans.id }));
     core.publish([ans, res, ...outs]);
-    core.say(`hold ${h.id} (${h.hook}) answered by ${by ?? '(no authenticated sender)'} (command ${cmd.id}): ${it.decision ?? 'no decision template: neutral bytes'}`);
+    core.say(
+      `hold ${h.id} (${h.hook}) answered by ${by ?? '(no authenticated sender)'} (command ${cmd.id}): ${it.decision ?? 'no decision template: neutral bytes'}`,
+    );
     this.finish(h, 'answered', { ...h.neutral, body: prepared.body, contentType: core.contentTypeOf(prepared.body) });
   }
 

@@ -114,13 +114,14 @@ export abstract class RelayLinkState {
     this.say(`event ${info.id ?? '(no id)'} (${info.type ?? '?'}, ${bytes} bytes) set aside in ${path}: ${reason}`);
     const cb = this.o.onDropped;
     // after the current send loop: the notice is an ordinary event appended to the log
-    if (cb) queueMicrotask(() => {
-      try {
-        cb(info);
-      } catch (e) {
-        this.say(`onDropped failed: ${(e as Error).message}`);
-      }
-    });
+    if (cb)
+      queueMicrotask(() => {
+        try {
+          cb(info);
+        } catch (e) {
+          this.say(`onDropped failed: ${(e as Error).message}`);
+        }
+      });
   }
 
   // --- confirmation ---------------------------------------------------------

@@ -147,7 +147,10 @@ export class RelayLink extends RelayLinkState implements EventLink {
         this.attempt = 0;
         const adv = Number(msg.capabilities?.limits?.frame_bytes);
         this.frameLimit = Math.min(Number.isSafeInteger(adv) && adv > 0 ? adv : Number.POSITIVE_INFINITY, this.learnedLimit);
-        this.say(`relay link up: ${socketUrlOf(this.relays.current).replace(/\?.*$/, '')} (hello as ${this.o.identity.agent}${this.o.token ? ', control on' : ', no token: watch-only'})`);
+        this.say(
+          `relay link up: ${socketUrlOf(this.relays.current).replace(/\?.*$/, '')} (hello as ` +
+            `${this.o.identity.agent}${this.o.token ? ', control on' : ', no token: watch-only'})`,
+        );
         this.state = 'replaying';
         void this.pump();
         return;
@@ -167,7 +170,8 @@ export class RelayLink extends RelayLinkState implements EventLink {
     if (this.state === 'closed') return;
     const from = this.relays.current;
     const delay = this.relays.failover(this.attempt, this.o.backoffMs ?? { initial: 200, max: 5_000 });
-    if (why !== this.lastDownReason || this.attempt === 0) this.say(`relay link down (${this.relays.many ? `${from}: ` : ''}${why}); ${this.relays.many ? `failing over to ${this.relays.current}` : 'retrying'}`);
+    if (why !== this.lastDownReason || this.attempt === 0)
+      this.say(`relay link down (${this.relays.many ? `${from}: ` : ''}${why}); ${this.relays.many ? `failing over to ${this.relays.current}` : 'retrying'}`);
     this.lastDownReason = why;
     this.state = 'down';
     this.attempt++;
@@ -181,14 +185,16 @@ export class RelayLink extends RelayLinkState implements EventLink {
     if (msg.type === 'error') {
       this.say(`relay error frame: ${msg.code}${msg.cause ? ` (event ${msg.cause})` : ''}${msg.detail ? `: ${msg.detail}` : ''}`);
       // refused for good: set it aside (the link already moved on; the log keeps it too)
-      if (msg.code === 'invalid-event' && typeof msg.cause === 'string') this.refused(msg.cause, `refused by the relay: invalid-event${msg.detail ? `: ${String(msg.detail).slice(0, 300)}` : ''}`);
+      if (msg.code === 'invalid-event' && typeof msg.cause === 'string')
+        this.refused(msg.cause, `refused by the relay: invalid-event${msg.detail ? `: ${String(msg.detail).slice(0, 300)}` : ''}`);
       return;
     }
     if (msg.type === ROUTED_FRAME) {
       if (typeof msg.cause === 'string' && typeof msg.by === 'string') this.routed = { cause: msg.cause, by: msg.by };
       return;
     }
-    const command = (msg.type.startsWith('control.') && msg.type !== 'control.accepted' && msg.type !== 'control.rejected') || /^x\.[^.]+\.control\./.test(msg.type);
+    const command =
+      (msg.type.startsWith('control.') && msg.type !== 'control.accepted' && msg.type !== 'control.rejected') || /^x\.[^.]+\.control\./.test(msg.type);
     if (command) {
       const by = this.routed && this.routed.cause === msg.id ? this.routed.by : undefined;
       this.routed = undefined;
@@ -199,7 +205,6 @@ export class RelayLink extends RelayLinkState implements EventLink {
       }
     }
   }
-
 
   // --- replay from the log ----------------------------------------------------
 
@@ -250,5 +255,4 @@ export class RelayLink extends RelayLinkState implements EventLink {
     }
     if (this.dirty.size && this.state === 'ready') void this.pump();
   }
-
 }

@@ -15,7 +15,12 @@ export type { Plugin as PluginSpec } from '../generated/descriptor-types.ts';
 export type Provenance = NonNullable<HookmapDescriptor['provenance']>;
 
 /** Shim bounds and the generated in-process plugin (schema `shim`). */
-export interface ShimSpec { boundMs?: number; connectTimeoutMs?: number; marginMs?: number; plugin?: Plugin }
+export interface ShimSpec {
+  boundMs?: number;
+  connectTimeoutMs?: number;
+  marginMs?: number;
+  plugin?: Plugin;
+}
 
 export interface CompiledEmit {
   /** The AEP type (always literal). */
@@ -34,7 +39,10 @@ export interface CompiledEmit {
   gates?: Record<string, CaptureLevel>;
   capture?: CaptureLevel;
   on?: 'added' | 'entered' | 'removed' | 'changed';
-  /** The emit's `when`, compiled on its own (JSONata truth): the event is drafted only when it holds; a snapshot `entered` emit also reads it against the previous item. */
+  /**
+   * The emit's `when`, compiled on its own (JSONata truth): the event is drafted only when it holds; a snapshot
+   * `entered` emit also reads it against the previous item.
+   */
   whenExpr?: Expr;
   path: string;
 }
@@ -146,7 +154,12 @@ export interface CompiledCommand {
   queueCap: number;
 }
 
-export interface CapabilityClaim { state: CapabilityState; why?: string; evidence?: string[]; live?: string }
+export interface CapabilityClaim {
+  state: CapabilityState;
+  why?: string;
+  evidence?: string[];
+  live?: string;
+}
 
 export interface Descriptor {
   file: string;

@@ -36,7 +36,10 @@ export interface Actor {
 }
 
 export class RuleError extends Error {
-  constructor(readonly code: 'not-plain' | 'prefix-mismatch' | 'floor' | 'nothing-to-match' | 'no-project' | 'no-such-rule' | 'not-revocable' | 'learned-broken', message: string) {
+  constructor(
+    readonly code: 'not-plain' | 'prefix-mismatch' | 'floor' | 'nothing-to-match' | 'no-project' | 'no-such-rule' | 'not-revocable' | 'learned-broken',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -85,7 +88,12 @@ export function proposePrefixes(command: string): string[] {
   return [preferred, ...out.filter((x) => x !== preferred)];
 }
 
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'rule';
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 40) || 'rule';
 
 export class RuleBook {
   readonly learned: LearnedRules | undefined;
@@ -113,7 +121,11 @@ export class RuleBook {
     const st = this.learned?.current() ?? { errors: [] };
     if (st.errors.length) {
       const key = st.errors.map(formatPolicyError).join('\n');
-      if (key !== this.reported) this.o.say?.(`rules: ${this.learned!.file} does not compile, so none of its rules answers anything:\n${st.errors.map((e) => `  ${formatPolicyError(e)}`).join('\n')}`);
+      if (key !== this.reported)
+        this.o.say?.(
+          `rules: ${this.learned!.file} does not compile, so none of its rules answers anything:\n` +
+            `${st.errors.map((e) => `  ${formatPolicyError(e)}`).join('\n')}`,
+        );
       this.reported = key;
     } else this.reported = '';
     return [...(this.o.policy?.()?.answers ?? []), ...(st.policy?.answers ?? [])];
@@ -130,7 +142,17 @@ export class RuleBook {
     const at = this.now();
     u[r.id] = { uses: (u[r.id]?.uses ?? 0) + 1, last: at };
     this.writeUsage(u);
-    this.record({ at, action: 'applied', rule: r.id, verb: d.verb, origin: r.origin.learned ? 'learned' : 'policy', digest: r.origin.digest, agent: subject.agent, session: subject.session, request: request.id });
+    this.record({
+      at,
+      action: 'applied',
+      rule: r.id,
+      verb: d.verb,
+      origin: r.origin.learned ? 'learned' : 'policy',
+      digest: r.origin.digest,
+      agent: subject.agent,
+      session: subject.session,
+      request: request.id,
+    });
   }
 
   /** A rule from an "Allow always" on this request; throws RuleError when it cannot be one. */
@@ -144,7 +166,8 @@ export class RuleBook {
       label = subject.tool;
     } else if (subject.command !== undefined) {
       const plain = readPlainCommand(subject.command);
-      if ('refused' in plain) throw new RuleError('not-plain', `the command ${plain.refused}: a rule matches one plain command only (allow this tool instead, or answer once)`);
+      if ('refused' in plain)
+        throw new RuleError('not-plain', `the command ${plain.refused}: a rule matches one plain command only (allow this tool instead, or answer once)`);
       if (subject.tool) doc.tool = subject.tool;
       if (spec.match === 'exact') {
         const hit = floorOf(subject, this.userHome);
@@ -165,9 +188,11 @@ export class RuleBook {
       if (subject.tool) doc.tool = subject.tool;
       doc.path = subject.paths.length === 1 ? subject.paths[0] : subject.paths;
       label = `${subject.tool ?? 'path'} ${subject.paths[0]}`;
-    } else throw new RuleError('nothing-to-match', `the request runs no shell command${spec.match === 'exact' ? ' and names no path' : ''}: choose "this tool"`);
+    } else
+      throw new RuleError('nothing-to-match', `the request runs no shell command${spec.match === 'exact' ? ' and names no path' : ''}: choose "this tool"`);
     if (spec.scope === 'project') {
-      if (!subject.project) throw new RuleError('no-project', 'the request says no folder it runs in, so "this project" cannot be told: choose this session or everywhere');
+      if (!subject.project)
+        throw new RuleError('no-project', 'the request says no folder it runs in, so "this project" cannot be told: choose this session or everywhere');
       doc.project = subject.project;
     } else if (spec.scope === 'session') doc.session = subject.session;
     const existing = this.rules().find((r) => r.origin.learned && sameMatch(r, doc));
@@ -189,7 +214,14 @@ export class RuleBook {
     } catch (e) {
       throw new RuleError('learned-broken', (e as Error).message);
     }
-    const data = { rule: doc.id, by: who.by, via: who.via, scope: doc.session ? 'session' : doc.project ? 'project' : 'user', ...(who.request ? { request: who.request } : {}), ...(who.native ? { native: who.native } : {}) };
+    const data = {
+      rule: doc.id,
+      by: who.by,
+      via: who.via,
+      scope: doc.session ? 'session' : doc.project ? 'project' : 'user',
+      ...(who.request ? { request: who.request } : {}),
+      ...(who.native ? { native: who.native } : {}),
+    };
     this.record({ at: this.now(), action: 'added', ...data });
     this.o.audit?.('added', data);
     this.o.say?.(`rules: ${String(doc.id)} added by ${who.by} (${who.via})`);

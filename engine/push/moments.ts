@@ -55,12 +55,34 @@ export interface MomentSink {
   alert(a: Alert): void | Promise<void>;
 }
 
-const TYPES = ['control.accepted', 'control.rejected', 'attention.requested', 'attention.answered', 'attention.resolved', 'attention.timeout', 'run.failed', 'session.ended', 'run.finished', 'progress.status'];
+const TYPES = [
+  'control.accepted',
+  'control.rejected',
+  'attention.requested',
+  'attention.answered',
+  'attention.resolved',
+  'attention.timeout',
+  'run.failed',
+  'session.ended',
+  'run.finished',
+  'progress.status',
+];
 const DEFAULT_WINDOW_MS = 55_000;
-const WORDS: Record<AlertKind, string> = { permission: 'is waiting for you', question: 'has a question', run_failed: 'a run failed', idle: 'is waiting for your input', session_error: 'the session ended on an error', turn_finished: 'finished its turn' };
+const WORDS: Record<AlertKind, string> = {
+  permission: 'is waiting for you',
+  question: 'has a question',
+  run_failed: 'a run failed',
+  idle: 'is waiting for your input',
+  session_error: 'the session ended on an error',
+  turn_finished: 'finished its turn',
+};
 
 /** A form a chat can answer with one button per choice: one single-select field, at most 8 choices, labels real (never placeholders). */
-export function singleChoice(view: { kind: string; labelsReal: boolean; fields?: { id: string; type: string; label?: string; multi?: boolean; choices?: { id: string; label?: string }[] }[] }): Moment['form'] {
+export function singleChoice(view: {
+  kind: string;
+  labelsReal: boolean;
+  fields?: { id: string; type: string; label?: string; multi?: boolean; choices?: { id: string; label?: string }[] }[];
+}): Moment['form'] {
   const f = view.fields;
   if (view.kind !== 'form' || !view.labelsReal || f?.length !== 1) return undefined;
   const q = f[0];

@@ -8,7 +8,6 @@ import { corkForTick } from './cork.ts';
 import type { Held, Position } from './store.ts';
 import { admit, REPLAY_HIGH_WATER, type Sink } from './subscription.ts';
 
-
 export function wsSink(ws: WebSocket, core: RelayCore, subId: string, positions: Map<string, Position>, overflow: (why: string) => void): Sink {
   const maxPending = core.limits.maxPending;
   return {

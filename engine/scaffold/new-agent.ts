@@ -37,7 +37,11 @@ const up = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 
 /** The like's text with its agent's names replaced by the new one's. */
 function renamed(text: string, like: string, agent: string): string {
-  return text.split(`x.${like}.`).join(`x.${agent}.`).split(`HOOKMAP_${up(like)}_`).join(`HOOKMAP_${up(agent)}_`);
+  return text
+    .split(`x.${like}.`)
+    .join(`x.${agent}.`)
+    .split(`HOOKMAP_${up(like)}_`)
+    .join(`HOOKMAP_${up(agent)}_`);
 }
 
 function mark(doc: Document, path: string[], what: string): void {
@@ -47,7 +51,10 @@ function mark(doc: Document, path: string[], what: string): void {
 /** The descriptor skeleton: the like's rules under the new name, the like's own facts taken out or marked. */
 export function descriptorSkeleton(likeText: string, like: Descriptor, agent: string): string {
   const doc = parseDocument(renamed(likeText, like.vendor, agent));
-  doc.commentBefore = ` ${agent}: started by \`hookmap new ${agent} --like ${like.vendor}\` from ${like.file}.\n Every placeholder and every claim below needs this agent's own facts:\n \`hookmap check ${agent}\` lists what is left, in order (docs/authoring.md).`;
+  doc.commentBefore =
+    ` ${agent}: started by \`hookmap new ${agent} --like ${like.vendor}\` from ${like.file}.\n ` +
+    `Every placeholder and every claim below needs this agent's own facts:\n \`hookmap check ${agent}\` ` +
+    `lists what is left, in order (docs/authoring.md).`;
   doc.set('vendor', agent);
   mark(doc, ['name'], "the agent's display name");
   mark(doc, ['surface', 'pin'], "where this mapping comes from (the agent's hooks docs and version, live payloads)");
@@ -61,8 +68,8 @@ export function descriptorSkeleton(likeText: string, like: Descriptor, agent: st
     item.value?.delete?.('evidence');
   }
   if (doc.has('setup')) {
-    mark(doc, ['setup', 'scopes', 'user'], 'the agent\'s user-level config file');
-    mark(doc, ['setup', 'scopes', 'project'], 'the agent\'s project-level config file');
+    mark(doc, ['setup', 'scopes', 'user'], "the agent's user-level config file");
+    mark(doc, ['setup', 'scopes', 'project'], "the agent's project-level config file");
     for (const k of ['docs', 'notes', 'requires', 'mcp', 'timeouts']) doc.deleteIn(['setup', k]);
   }
   return doc.toString({ lineWidth: 0 });
@@ -72,7 +79,10 @@ export function descriptorSkeleton(likeText: string, like: Descriptor, agent: st
 export function fixtureSkeleton(text: string, like: string, agent: string): string {
   const doc = parseDocument(renamed(text, like, agent).split(`/hooks/${like}`).join(`/hooks/${agent}`));
   if (doc.has('agent')) doc.set('agent', agent);
-  doc.set('provenance', `${FILL_IN}: where these cases come from (\`hookmap record ${agent}\` payloads, the agent's docs); the payloads below are ${like}'s until replaced`);
+  doc.set(
+    'provenance',
+    `${FILL_IN}: where these cases come from (\`hookmap record ${agent}\` payloads, the agent's docs); the payloads below are ${like}'s until replaced`,
+  );
   return doc.toString({ lineWidth: 0 });
 }
 
@@ -105,7 +115,16 @@ export function placeholders(text: string): { line: number; col: number; what: s
   const out: { line: number; col: number; what: string }[] = [];
   text.split('\n').forEach((l, i) => {
     const at = l.indexOf(FILL_IN);
-    if (at >= 0) out.push({ line: i + 1, col: at + 1, what: l.slice(at + FILL_IN.length).replace(/^[:\s]+/, '').replace(/["']\s*$/, '').trim() });
+    if (at >= 0)
+      out.push({
+        line: i + 1,
+        col: at + 1,
+        what: l
+          .slice(at + FILL_IN.length)
+          .replace(/^[:\s]+/, '')
+          .replace(/["']\s*$/, '')
+          .trim(),
+      });
   });
   return out;
 }

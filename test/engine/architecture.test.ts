@@ -30,7 +30,10 @@ const PENDING_ENV = new Map<string, string>([]);
 /** Unit cycles not broken yet: none (the composition root lives in engine/app/, the home paths in engine/io/). */
 const PENDING_CYCLES = new Map<string, string>([]);
 
-/** Engine files over the budget, to be split along their concerns: none now (an entry marked `in flight: <helper>` would belong to work on that helper's branch). */
+/**
+ * Engine files over the budget, to be split along their concerns: none now (an entry marked `in flight:
+ * <helper>` would belong to work on that helper's branch).
+ */
 const PENDING_SIZE = new Map<string, string>([]);
 
 /** Entries that must leave their list once they meet the rule (not work in flight elsewhere). */

@@ -25,35 +25,43 @@ const SHORT_TIMEOUT_MS = 1_500;
 
 /** Every function_call_output the model was sent, newest last. */
 const outputs = (reqs: { body: any; step?: number }[]) =>
-  reqs.filter((r) => r.step !== undefined).flatMap((r) => (Array.isArray(r.body?.input) ? r.body.input : [])).filter((i: any) => i?.type === 'function_call_output');
+  reqs
+    .filter((r) => r.step !== undefined)
+    .flatMap((r) => (Array.isArray(r.body?.input) ? r.body.input : []))
+    .filter((i: any) => i?.type === 'function_call_output');
 const outText = (o: any) => (typeof o?.output === 'string' ? o.output : JSON.stringify(o?.output ?? ''));
 
 function writeConfig(codexHome: string, modelUrl: string) {
   mkdirSync(codexHome, { recursive: true });
-  writeFileSync(join(codexHome, 'config.toml'), [
-    'model = "scripted"',
-    'model_provider = "live"',
-    'approval_policy = "on-request"',
-    'sandbox_mode = "read-only"',
-    '',
-    '[model_providers.live]',
-    'name = "hookmap live scripted model"',
-    `base_url = "${modelUrl}/v1"`,
-    'wire_api = "responses"',
-    'env_key = "HOOKMAP_LIVE_API_KEY"',
-    'request_max_retries = 0',
-    'stream_max_retries = 0',
-    '',
-    '[features]',
-    'hooks = true',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    join(codexHome, 'config.toml'),
+    [
+      'model = "scripted"',
+      'model_provider = "live"',
+      'approval_policy = "on-request"',
+      'sandbox_mode = "read-only"',
+      '',
+      '[model_providers.live]',
+      'name = "hookmap live scripted model"',
+      `base_url = "${modelUrl}/v1"`,
+      'wire_api = "responses"',
+      'env_key = "HOOKMAP_LIVE_API_KEY"',
+      'request_max_retries = 0',
+      'stream_max_retries = 0',
+      '',
+      '[features]',
+      'hooks = true',
+      '',
+    ].join('\n'),
+  );
 }
 
 describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   const live = new Live(ID, (cmd) => ({
     tool: 'exec_command',
-    args: /^(touch|rm|mkdir) /.test(cmd) ? { cmd, sandbox_permissions: 'require_escalated', justification: `run ${cmd.split(' ')[0]} outside the sandbox` } : { cmd },
+    args: /^(touch|rm|mkdir) /.test(cmd)
+      ? { cmd, sandbox_permissions: 'require_escalated', justification: `run ${cmd.split(' ')[0]} outside the sandbox` }
+      : { cmd },
   }));
   let codexHome = '';
 
@@ -78,37 +86,70 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   it('permission answered with guidance text: the command does not run and the model receives the text', async () => {
     const GUIDANCE = 'Do not create marker.txt; write notes.md instead (codex live guidance 91c2)';
     const taken = new Set<string>();
-    const o = await live.play('permission-guidance', (p) => codex(p), async ({ sessionEvents }) => {
-      const req = await live.nextAttention(sessionEvents, taken);
-      expect(req.data).toMatchObject({ kind: 'permission', respond_via: ['control'] });
-      await live.answer(req.id, ['--text', GUIDANCE]);
-    });
+    const o = await live.play(
+      'permission-guidance',
+      (p) => codex(p),
+      async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        expect(req.data).toMatchObject({ kind: 'permission', respond_via: ['control'] });
+        await live.answer(req.id, ['--text', GUIDANCE]);
+      },
+    );
     expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
     expect(existsSync(join(live.s.project, 'marker.txt'))).toBe(false);
     expect(outText(outputs(o.requests).at(-1))).toContain(GUIDANCE);
     expect(o.sessions).toHaveLength(1);
     const events = await live.checkSession(o.sessions[0]);
-    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'run.finished', 'session.ended']);
+    expect(events.map((e) => e.type)).toEqual([
+      'session.started',
+      'run.started',
+      'tool.requested',
+      'attention.requested',
+      'control.accepted',
+      'attention.answered',
+      'attention.resolved',
+      'run.finished',
+      'session.ended',
+    ]);
   }, 180_000);
 
   it('permission answered allow: the command runs and its output reaches the model', async () => {
     const taken = new Set<string>();
-    const o = await live.play('permission-allow', (p) => codex(p), async ({ sessionEvents }) => {
-      const req = await live.nextAttention(sessionEvents, taken);
-      await live.answer(req.id, ['--allow']);
-    });
+    const o = await live.play(
+      'permission-allow',
+      (p) => codex(p),
+      async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        await live.answer(req.id, ['--allow']);
+      },
+    );
     expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
     expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(true);
     const events = await live.checkSession(o.sessions[0]);
-    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'tool.completed', 'run.finished', 'session.ended']);
+    expect(events.map((e) => e.type)).toEqual([
+      'session.started',
+      'run.started',
+      'tool.requested',
+      'attention.requested',
+      'control.accepted',
+      'attention.answered',
+      'attention.resolved',
+      'tool.completed',
+      'run.finished',
+      'session.ended',
+    ]);
   }, 180_000);
 
   it('permission answered deny: the command does not run; the model is told', async () => {
     const taken = new Set<string>();
-    const o = await live.play('permission-deny', (p) => codex(p), async ({ sessionEvents }) => {
-      const req = await live.nextAttention(sessionEvents, taken);
-      await live.answer(req.id, ['--deny']);
-    });
+    const o = await live.play(
+      'permission-deny',
+      (p) => codex(p),
+      async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        await live.answer(req.id, ['--deny']);
+      },
+    );
     expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
     expect(existsSync(join(live.s.project, 'denied.txt'))).toBe(false);
     expect(outText(outputs(o.requests).at(-1))).toContain('Denied via hookmap attention loop');
@@ -159,10 +200,14 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     await live.restartUp(ANSWER_TIMEOUT_MS, { env: { HOOKMAP_CODEX_INSTRUCT: 'true' } });
     const TEXT = 'Also run the unit tests before you finish (codex live steer 4e8a)';
     let steered: Awaited<ReturnType<typeof command>> | undefined;
-    const o = await live.play('steer', (p) => codex(p), async ({ sessionEvents }) => {
-      const started = await until('the run', () => sessionEvents().find((e) => e.type === 'run.started'), 60_000);
-      steered = await command(live.up.url, ['steer', started.session, TEXT, '--wait', '30'], live.s);
-    });
+    const o = await live.play(
+      'steer',
+      (p) => codex(p),
+      async ({ sessionEvents }) => {
+        const started = await until('the run', () => sessionEvents().find((e) => e.type === 'run.started'), 60_000);
+        steered = await command(live.up.url, ['steer', started.session, TEXT, '--wait', '30'], live.s);
+      },
+    );
     expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
     expect(steered!.code, steered!.stdout + steered!.stderr).toBe(0);
     expect(steered!.stdout).toMatch(/outcome: x\.codex\.instruction\.delivered/);
@@ -190,33 +235,46 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(events.filter((e) => e.type === 'run.finished')).toHaveLength(1);
   }, 180_000);
 
-  it('ASK_HUMAN: `hookmap setup codex --mcp` adds [mcp_servers.hookmap] to $CODEX_HOME/config.toml; the model calls ask_human; `hookmap answer --text` answers; the model receives the answer', async () => {
-    const ANSWER = 'Hold the deploy until Monday (codex live ask 7e21)';
-    await live.restartUp(ANSWER_TIMEOUT_MS); // no policy, no steering
-    const env = { ...live.agentEnv, CODEX_HOME: codexHome };
-    const wired = await live.setup(['--mcp'], env);
-    const config = join(codexHome, 'config.toml');
-    expect(wired).toMatch(new RegExp(`the hookmap MCP server "hookmap" (is )?registered in ${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
-    const toml = readFileSync(config, 'utf8');
-    expect(toml).toContain(`[mcp_servers.hookmap]\ntool_timeout_sec = 3600\ncommand = ${JSON.stringify(join(live.s.hookmapHome, 'bin', 'hookmap'))}\nargs = ${JSON.stringify(['mcp', '--agent', 'codex', '--url', live.agentEnv.HOOKMAP_URL]).replace(/,/g, ', ')}\n`);
-    expect(toml.startsWith('model = "scripted"\n')).toBe(true);
-    const taken = new Set<string>();
-    let ask: any;
-    const o = await live.play('ask-human-codex', (p) => codex(p), async ({ sessionEvents }) => {
-      // Codex may first ask to approve the MCP tool call (a permission request): allow it
-      for (;;) {
-        const req = await live.nextAttention(sessionEvents, taken);
-        if (req.data?.kind === 'input') {
-          ask = req;
-          await live.answer(req.id, ['--text', ANSWER]);
-          return;
-        }
-        await live.answer(req.id, ['--allow']);
-      }
-    });
-    expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
-    expect(ask.data).toMatchObject({ kind: 'input', prompt: 'Deploy the release to production now?' });
-    expect(outText(outputs(o.requests).at(-1))).toContain(ANSWER);
-    await live.checkSession(o.sessions[0]);
-  }, 180_000);
+  it(
+    'ASK_HUMAN: `hookmap setup codex --mcp` adds [mcp_servers.hookmap] to ' +
+      '$CODEX_HOME/config.toml; the model calls ask_human; `hookmap answer --text` answers; the ' +
+      'model receives the answer',
+    async () => {
+      const ANSWER = 'Hold the deploy until Monday (codex live ask 7e21)';
+      await live.restartUp(ANSWER_TIMEOUT_MS); // no policy, no steering
+      const env = { ...live.agentEnv, CODEX_HOME: codexHome };
+      const wired = await live.setup(['--mcp'], env);
+      const config = join(codexHome, 'config.toml');
+      expect(wired).toMatch(new RegExp(`the hookmap MCP server "hookmap" (is )?registered in ${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      const toml = readFileSync(config, 'utf8');
+      expect(toml).toContain(
+        `[mcp_servers.hookmap]\ntool_timeout_sec = 3600\ncommand = ${JSON.stringify(join(live.s.hookmapHome, 'bin', 'hookmap'))}\nargs ` +
+          `= ${JSON.stringify(['mcp', '--agent', 'codex', '--url', live.agentEnv.HOOKMAP_URL]).replace(/,/g, ', ')}\n`,
+      );
+      expect(toml.startsWith('model = "scripted"\n')).toBe(true);
+      const taken = new Set<string>();
+      let ask: any;
+      const o = await live.play(
+        'ask-human-codex',
+        (p) => codex(p),
+        async ({ sessionEvents }) => {
+          // Codex may first ask to approve the MCP tool call (a permission request): allow it
+          for (;;) {
+            const req = await live.nextAttention(sessionEvents, taken);
+            if (req.data?.kind === 'input') {
+              ask = req;
+              await live.answer(req.id, ['--text', ANSWER]);
+              return;
+            }
+            await live.answer(req.id, ['--allow']);
+          }
+        },
+      );
+      expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
+      expect(ask.data).toMatchObject({ kind: 'input', prompt: 'Deploy the release to production now?' });
+      expect(outText(outputs(o.requests).at(-1))).toContain(ANSWER);
+      await live.checkSession(o.sessions[0]);
+    },
+    180_000,
+  );
 });

@@ -46,7 +46,13 @@ describe('the npm package', () => {
   const prefix = join(tmp, 'prefix');
   const hookmapHome = join(home, '.hookmap');
   // only this Node and the prefix's bin on PATH: no `hookmap` from anywhere else
-  const env: NodeJS.ProcessEnv = { PATH: `${join(prefix, 'bin')}:${dirname(process.execPath)}:/usr/bin:/bin`, HOME: home, npm_config_cache: npmCache, HOOKMAP_HOME: hookmapHome, HOOKMAP_AUTOSTART: '0' };
+  const env: NodeJS.ProcessEnv = {
+    PATH: `${join(prefix, 'bin')}:${dirname(process.execPath)}:/usr/bin:/bin`,
+    HOME: home,
+    npm_config_cache: npmCache,
+    HOOKMAP_HOME: hookmapHome,
+    HOOKMAP_AUTOSTART: '0',
+  };
   let tarball = '';
   let pkgDir = '';
 
@@ -57,8 +63,21 @@ describe('the npm package', () => {
     const [info] = JSON.parse(r.stdout.slice(r.stdout.indexOf('[')));
     tarball = join(tmp, info.filename);
     const listed: string[] = info.files.map((f: { path: string }) => f.path);
-    expect(listed.filter((f) => /^(test|bench|fixtures|web|codegen|\.ci)\//.test(f) || /\.(ts|mts)$/.test(f) || /(^|\/)\.|tsconfig|vitest|eslint/.test(f))).toEqual([]);
-    for (const f of ['bin/hookmap.mjs', 'engine/cli/main.js', 'engine/shim/node-shim.mjs', 'engine/inbox/assets/index.html', 'vendors/claude-code.yaml', 'schemas/descriptor.schema.json', 'capabilities/README.md', 'LICENSE', 'package.json']) expect(listed).toContain(f);
+    expect(
+      listed.filter((f) => /^(test|bench|fixtures|web|codegen|\.ci)\//.test(f) || /\.(ts|mts)$/.test(f) || /(^|\/)\.|tsconfig|vitest|eslint/.test(f)),
+    ).toEqual([]);
+    for (const f of [
+      'bin/hookmap.mjs',
+      'engine/cli/main.js',
+      'engine/shim/node-shim.mjs',
+      'engine/inbox/assets/index.html',
+      'vendors/claude-code.yaml',
+      'schemas/descriptor.schema.json',
+      'capabilities/README.md',
+      'LICENSE',
+      'package.json',
+    ])
+      expect(listed).toContain(f);
     // every compiled module the entry can reach is in it: a .js beside each engine .ts (generated types and codegen aside)
     const sources = files(join(ROOT, 'engine')).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
     expect(sources.filter((f) => !listed.includes(`engine/${f.replace(/\.ts$/, '.js')}`))).toEqual([]);
@@ -104,17 +123,38 @@ describe('the npm package', () => {
     expect(settings).toContain(sh);
     expect(settings).not.toContain(ROOT);
     expect(readFileSync(join(hookmapHome, 'bin', 'hookmap'), 'utf8')).toContain(join(pkgDir, 'bin', 'hookmap.mjs'));
-    const fired = await runProcess('sh', [sh, 'SessionStart'], JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'pk1', cwd: tmp, transcript_path: '/dev/null', source: 'startup' }), withUrl);
+    const fired = await runProcess(
+      'sh',
+      [sh, 'SessionStart'],
+      JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'pk1', cwd: tmp, transcript_path: '/dev/null', source: 'startup' }),
+      withUrl,
+    );
     expect(fired.code).toBe(0);
     const held = fetch(`${url}/hooks/claude-code`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: 'pk1', transcript_path: '/dev/null', cwd: tmp, permission_mode: 'default', tool_name: 'Bash', tool_input: { command: 'touch x' }, permission_suggestions: [] }),
+      body: JSON.stringify({
+        hook_event_name: 'PermissionRequest',
+        session_id: 'pk1',
+        transcript_path: '/dev/null',
+        cwd: tmp,
+        permission_mode: 'default',
+        tool_name: 'Bash',
+        tool_input: { command: 'touch x' },
+        permission_suggestions: [],
+      }),
     }).then((r) => r.text());
     const stream = await runProcess(hookmap, ['tail', '--json', '--from', 'all', '--count', '2'], '', withUrl);
     expect(stream.code, stream.stderr).toBe(0);
-    const events = stream.stdout.toString().trim().split('\n').map((l) => JSON.parse(l));
-    expect(events.map((e) => [e.type, e.session])).toEqual([['session.started', 'pk1'], ['attention.requested', 'pk1']]);
+    const events = stream.stdout
+      .toString()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(events.map((e) => [e.type, e.session])).toEqual([
+      ['session.started', 'pk1'],
+      ['attention.requested', 'pk1'],
+    ]);
     const answer = await runProcess(hookmap, ['answer', events[1].id, '--allow'], '', withUrl);
     expect(answer.code, answer.stderr.toString()).toBe(0);
     expect(await held).toBe('{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}');

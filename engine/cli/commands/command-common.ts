@@ -9,7 +9,11 @@ import type { AepEvent } from '../../relay/store.ts';
 
 export const ENDPOINT_FLAGS = { url: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' } } as const;
 
-export interface Endpoint { url: string; token?: string; /** where the token came from (messages only) */ from?: ClientToken['from'] }
+export interface Endpoint {
+  url: string;
+  token?: string;
+  /** where the token came from (messages only) */ from?: ClientToken['from'];
+}
 
 /**
  * Where the relay is and which token to present: found without the user
@@ -96,7 +100,8 @@ export async function runCommand(ep: Endpoint, cmd: AepEvent, opts: CommandOptio
       const why = await opts.explainRejection?.(r.ack).catch(() => undefined);
       if (opts.json) {
         if (why) json({ rejected: d.reason ?? 'unknown', code: d.code, why: why.why });
-      } else out(`rejected by the target: ${d.reason ?? 'unknown'}${d.code ? ` [${d.code}]` : ''}${why ? `: ${why.why}` : ''}${d.detail ? ` (${d.detail})` : ''}`);
+      } else
+        out(`rejected by the target: ${d.reason ?? 'unknown'}${d.code ? ` [${d.code}]` : ''}${why ? `: ${why.why}` : ''}${d.detail ? ` (${d.detail})` : ''}`);
       return why?.exit ?? 1;
     }
     if (!opts.json) {

@@ -17,7 +17,10 @@ import { candidates, promote, recordedDir, startRecord } from '../../record/reco
 import { discoverToken } from '../../auth/discover.ts';
 import { followTokenFile } from '../../auth/tokens.ts';
 
-/** The token for --relay, found like every client finds it (engine/auth/discover.ts); read from a file, the file is followed (a replaced token is used from the next reconnect). */
+/**
+ * The token for --relay, found like every client finds it (engine/auth/discover.ts); read from a file, the file
+ * is followed (a replaced token is used from the next reconnect).
+ */
 function relayToken(flags: Record<string, unknown>, say: (l: string) => void): string | (() => string | undefined) | undefined {
   const url = flags.relay as string | undefined;
   if (!url) return undefined;
@@ -27,8 +30,16 @@ function relayToken(flags: Record<string, unknown>, say: (l: string) => void): s
 }
 
 const SPEC = {
-  port: { type: 'string' }, host: { type: 'string' }, out: { type: 'string' }, relay: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' },
-  'log-dir': { type: 'string' }, 'agent-version': { type: 'string' }, 'dry-run': { type: 'boolean' }, from: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  out: { type: 'string' },
+  relay: { type: 'string' },
+  token: { type: 'string' },
+  'token-file': { type: 'string' },
+  'log-dir': { type: 'string' },
+  'agent-version': { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  from: { type: 'string' },
 } as const;
 
 function scanPaths(paths: string[], config: RuntimeConfig): number {
@@ -73,7 +84,10 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
       const agent = loadVendor(positionals[1]).vendor;
       const from = (flags.from as string | undefined) ?? recordedDir(config.home, agent);
       const files = positionals.length > 2 ? positionals.slice(2) : candidates(from);
-      if (!files.length) { process.stderr.write(`hookmap record promote: no candidates in ${from}\n`); return 0; }
+      if (!files.length) {
+        process.stderr.write(`hookmap record promote: no candidates in ${from}\n`);
+        return 0;
+      }
       const dryRun = !!flags['dry-run'];
       const results = promote(agent, files, { dryRun, env: process.env });
       for (const r of results) {
@@ -82,12 +96,18 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
         else process.stdout.write(r.diff);
       }
       const n = (s: string) => results.filter((r) => r.status === s).length;
-      process.stderr.write(`hookmap record promote: ${n('new')} new, ${n('changed')} changed, ${n('same')} unchanged, ${n('refused')} refused${dryRun ? ' (dry run: nothing written)' : ''}\n`);
+      process.stderr.write(
+        `hookmap record promote: ${n('new')} new, ${n('changed')} changed, ${n('same')} unchanged, ${n('refused')} ` +
+          `refused${dryRun ? ' (dry run: nothing written)' : ''}\n`,
+      );
       return n('refused') ? 1 : 0;
     }
     if (positionals.length !== 1) throw new ArgError('record takes exactly one agent id or descriptor path (or: record promote <agent>, record scan <path>)');
   } catch (e) {
-    if (e instanceof ArgError) { process.stderr.write(`hookmap record: ${e.message}\n${commandHelp(COMMAND)}`); return 2; }
+    if (e instanceof ArgError) {
+      process.stderr.write(`hookmap record: ${e.message}\n${commandHelp(COMMAND)}`);
+      return 2;
+    }
     process.stderr.write(`hookmap record: ${(e as Error).message}\n`);
     return 2;
   }
@@ -116,6 +136,9 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
   process.stdout.write(`${rec.url}\n`);
   return waitForSignal(async () => {
     await rec.close();
-    say(`recorded ${rec.files.length} payload(s) into ${rec.out}${rec.refused ? `; refused ${rec.refused} the scanner still flagged` : ''}; next: hookmap record promote ${rec.daemon.vendor} --dry-run`);
+    say(
+      `recorded ${rec.files.length} payload(s) into ${rec.out}${rec.refused ? `; refused ${rec.refused} the scanner still flagged` : ''}; ` +
+        `next: hookmap record promote ${rec.daemon.vendor} --dry-run`,
+    );
   });
 }

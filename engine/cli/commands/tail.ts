@@ -30,8 +30,15 @@ import { ensureParent } from '../../io/paths.ts';
 
 const SPEC = {
   ...ENDPOINT_FLAGS,
-  filter: { type: 'string', multiple: true }, session: { type: 'string' }, capture: { type: 'string' }, json: { type: 'boolean' },
-  from: { type: 'string' }, 'no-resume': { type: 'boolean' }, 'no-follow': { type: 'boolean' }, count: { type: 'string' }, state: { type: 'string' },
+  filter: { type: 'string', multiple: true },
+  session: { type: 'string' },
+  capture: { type: 'string' },
+  json: { type: 'boolean' },
+  from: { type: 'string' },
+  'no-resume': { type: 'boolean' },
+  'no-follow': { type: 'boolean' },
+  count: { type: 'string' },
+  state: { type: 'string' },
 } as const;
 
 const MAX_POSITIONS = 500; // the relay's default maxFrom
@@ -43,7 +50,8 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     flags = parseArgs(argv, SPEC).flags;
     filter = buildFilter((flags.filter as string[] | undefined) ?? [], flags.session as string | undefined);
     count = intFlag(flags.count, 'count', 0);
-    if (flags.from !== undefined && flags.from !== 'all' && flags.from !== 'now') throw new ArgError(`--from '${flags.from}': use all (everything the relay holds) or now (only what comes next)`);
+    if (flags.from !== undefined && flags.from !== 'all' && flags.from !== 'now')
+      throw new ArgError(`--from '${flags.from}': use all (everything the relay holds) or now (only what comes next)`);
   } catch (e) {
     if (e instanceof ArgError) {
       process.stderr.write(`hookmap tail: ${e.message}\n`);
@@ -67,7 +75,10 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
   // an explicit --from says where to start; a saved position only stands in for it
   const resume = !flags['no-resume'] && flags.from === undefined;
   const saved: Positions = resume ? (loadState(statePath)[stateKey] ?? (flags.state === undefined ? legacyState()[stateKey] : undefined) ?? {}) : {};
-  const state = new ResumeState({ history: flags.from === 'all', positions: Object.fromEntries(Object.entries(saved).map(([s, [epoch, seq]]) => [s, { epoch, seq }])) });
+  const state = new ResumeState({
+    history: flags.from === 'all',
+    positions: Object.fromEntries(Object.entries(saved).map(([s, [epoch, seq]]) => [s, { epoch, seq }])),
+  });
   let printed = 0;
   let dirty = false;
   const save = () => {
@@ -102,27 +113,32 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
       let done = false;
       let closedBecause: string | undefined;
       try {
-        await readSse(u.toString(), authHeaders(ep.token), (m) => {
-          if (m.comment === 'subscribed' && resumed) {
-            say(`connected again; resuming from ${state.positions.size} session position(s)`);
-            outage = undefined;
-          }
-          if (m.comment?.startsWith('replay-exhausted')) {
-            say(`${m.comment} (older events are gone from the relay's buffer; the agents' logs keep them)`);
-            return;
-          }
-          if (m.comment?.startsWith('closing')) closedBecause = m.comment.slice('closing'.length).trim();
-          if (m.comment === 'shutting-down') closedBecause = 'the relay is shutting down';
-          const ev = sseJson<AepEvent>(m);
-          if (!ev) return;
-          if (!state.accept(ev, resumed)) return; // at-least-once delivery: each event printed once
-          if (ev.session !== undefined && ev.seq !== undefined) dirty = true;
-          process.stdout.write(flags.json ? `${m.data}\n` : view.lines(ev));
-          if (count && ++printed >= count) {
-            done = true;
-            return false;
-          }
-        }, abort.signal);
+        await readSse(
+          u.toString(),
+          authHeaders(ep.token),
+          (m) => {
+            if (m.comment === 'subscribed' && resumed) {
+              say(`connected again; resuming from ${state.positions.size} session position(s)`);
+              outage = undefined;
+            }
+            if (m.comment?.startsWith('replay-exhausted')) {
+              say(`${m.comment} (older events are gone from the relay's buffer; the agents' logs keep them)`);
+              return;
+            }
+            if (m.comment?.startsWith('closing')) closedBecause = m.comment.slice('closing'.length).trim();
+            if (m.comment === 'shutting-down') closedBecause = 'the relay is shutting down';
+            const ev = sseJson<AepEvent>(m);
+            if (!ev) return;
+            if (!state.accept(ev, resumed)) return; // at-least-once delivery: each event printed once
+            if (ev.session !== undefined && ev.seq !== undefined) dirty = true;
+            process.stdout.write(flags.json ? `${m.data}\n` : view.lines(ev));
+            if (count && ++printed >= count) {
+              done = true;
+              return false;
+            }
+          },
+          abort.signal,
+        );
       } catch (e) {
         if (abort.signal.aborted) return 0;
         const msg = (e as Error).message;
@@ -168,8 +184,16 @@ export function buildFilter(specs: string[], session: string | undefined): Recor
     const eq = s.indexOf('=');
     if (eq <= 0) throw new ArgError(`--filter '${s}' must be JSON or key=value`);
     const key = s.slice(0, eq);
-    const vals = s.slice(eq + 1).split(',').map((v) => (/^\d+$/.test(v) && (key === 'epoch') ? Number(v) : v));
-    out[key] = key === 'severity' && vals.length === 1 && /^[a-z]+\+$/.test(String(vals[0])) ? { gte: String(vals[0]).slice(0, -1) } : vals.length === 1 ? vals[0] : vals;
+    const vals = s
+      .slice(eq + 1)
+      .split(',')
+      .map((v) => (/^\d+$/.test(v) && key === 'epoch' ? Number(v) : v));
+    out[key] =
+      key === 'severity' && vals.length === 1 && /^[a-z]+\+$/.test(String(vals[0]))
+        ? { gte: String(vals[0]).slice(0, -1) }
+        : vals.length === 1
+          ? vals[0]
+          : vals;
   }
   if (session) out.session = session;
   return out;

@@ -153,7 +153,15 @@ class AepSocket {
     this.ws = ws;
     this.openedAt = now();
     ws.onopen = () => {
-      ws.send(JSON.stringify({ type: 'hello', versions: [AEP_VERSION], role: 'consumer', identity: { agent: 'hookmap-inbox', instance: this.instance }, capabilities: {} }));
+      ws.send(
+        JSON.stringify({
+          type: 'hello',
+          versions: [AEP_VERSION],
+          role: 'consumer',
+          identity: { agent: 'hookmap-inbox', instance: this.instance },
+          capabilities: {},
+        }),
+      );
     };
     ws.onmessage = (m) => {
       let msg: any;
@@ -216,7 +224,11 @@ class SseFeed {
   private retry?: unknown;
   private stopped = true;
 
-  constructor(private readonly o: Opts, private readonly name: string, private readonly h: SseHandlers) {}
+  constructor(
+    private readonly o: Opts,
+    private readonly name: string,
+    private readonly h: SseHandlers,
+  ) {}
 
   start(): void {
     this.stopped = false;
@@ -356,7 +368,12 @@ export class Connection {
     this.store = opts.store;
     this.instance = `browser-${Math.random().toString(36).slice(2, 10)}`;
     const stream = (q: Record<string, string>) => `${this.o.base}/stream?${new URLSearchParams(q)}`;
-    this.watch = new AepSocket(this.o, this.instance, () => this.watchReady(), (m) => this.onWatch(m));
+    this.watch = new AepSocket(
+      this.o,
+      this.instance,
+      () => this.watchReady(),
+      (m) => this.onWatch(m),
+    );
     this.summary = new SseFeed(this.o, 'summary', {
       url: () => stream({ filter: JSON.stringify({ type: SUMMARY_TYPES }), from: 'all' }),
       event: (ev) => this.enqueue(ev, false),

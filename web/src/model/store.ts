@@ -214,8 +214,17 @@ export class Store {
     let s = this.sessions.get(id);
     if (!s) {
       s = {
-        id, agent, rev: signal(0), events: [], keys: new Set(), firstAt: Infinity, lastAt: 0,
-        runsStarted: new Map(), runsEnded: new Map(), attention: new Set(), history: 'partial',
+        id,
+        agent,
+        rev: signal(0),
+        events: [],
+        keys: new Set(),
+        firstAt: Infinity,
+        lastAt: 0,
+        runsStarted: new Map(),
+        runsEnded: new Map(),
+        attention: new Set(),
+        history: 'partial',
       };
       this.sessions.set(id, s);
       this.listDirty = true;

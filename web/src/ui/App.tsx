@@ -243,7 +243,15 @@ function Shell({ onOut }: { onOut: (reason?: string) => void }) {
         ) : null}
         <main id="main" tabIndex={-1}>
           {(route.name === 'home' && !wide) || route.name === 'devices' ? <InstallHint /> : null}
-          {route.name === 'session' ? <SessionView id={route.id} wide={wide} key={route.id} /> : route.name === 'rules' ? <RulesView focus={route.id} /> : route.name === 'devices' ? <DevicesView /> : <Home wide={wide} />}
+          {route.name === 'session' ? (
+            <SessionView id={route.id} wide={wide} key={route.id} />
+          ) : route.name === 'rules' ? (
+            <RulesView focus={route.id} />
+          ) : route.name === 'devices' ? (
+            <DevicesView />
+          ) : (
+            <Home wide={wide} />
+          )}
         </main>
       </div>
     </>
@@ -277,4 +285,3 @@ function shortcut(e: KeyboardEvent): void {
   if (key === 't') target.focus();
   else target.click();
 }
-

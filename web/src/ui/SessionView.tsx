@@ -22,7 +22,11 @@ export function SessionView({ id, wide }: { id: string; wide: boolean }) {
   if (!s) {
     return (
       <section class="session-view">
-        {wide ? null : <a href="#/" class="back">← Inbox</a>}
+        {wide ? null : (
+          <a href="#/" class="back">
+            ← Inbox
+          </a>
+        )}
         <p class="empty">Session {id} is not held by the relay (yet).</p>
       </section>
     );
@@ -131,7 +135,11 @@ function Controls({ s, running }: { s: SessionModel; running: boolean }) {
               type="button"
               class="btn btn-deny"
               onClick={() => {
-                const c = conn.send('control.cancel', { session: s.id, run: openRun, data: { scope: openRun ? 'run' : 'session', reason: 'stopped from the inbox' } });
+                const c = conn.send('control.cancel', {
+                  session: s.id,
+                  run: openRun,
+                  data: { scope: openRun ? 'run' : 'session', reason: 'stopped from the inbox' },
+                });
                 setStopCmd(c.id);
                 setConfirmStop(false);
               }}
