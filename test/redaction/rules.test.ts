@@ -1,7 +1,7 @@
 // The rule table (engine/capture/redaction/): every row names its source and
 // carries positive and negative examples, which hold; the key-name and
 // entropy classifiers behave on the names and values that matter.
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../engine/descriptor/registry.ts';
@@ -116,5 +116,21 @@ describe('home paths keep their shape (issue 28: record turned <home>/.factory/s
     ['/home/operator', '/home/.shared/x', '/home/.shared/x'],
   ])('home %s: %s -> %s', (home, input, want) => {
     expect(new Redactor({ home, env: {}, strict: true }).text(input)).toBe(want);
+  });
+});
+
+describe('recorded fixtures carry home paths in their shape', () => {
+  it('no fixtures/*/recorded payload has a home placeholder in the middle of a path (the 2026-11-29 recorder cut the agent folder)', () => {
+    const dir = join(ROOT, 'fixtures');
+    const cut: string[] = [];
+    for (const agent of readdirSync(dir)) {
+      const rec = join(dir, agent, 'recorded');
+      if (!existsSync(rec)) continue;
+      for (const f of readdirSync(rec)) {
+        const body = readFileSync(join(rec, f), 'utf8');
+        for (const m of body.matchAll(/[\w.-]~\/\S*/g)) cut.push(`${agent}/recorded/${f}: ${m[0]}`);
+      }
+    }
+    expect(cut).toEqual([]);
   });
 });
