@@ -242,3 +242,19 @@ export async function answersHealthz(url: string): Promise<boolean> {
     return false;
   }
 }
+
+/** What `up --verbose` says of one daemon: where it listens, its logs, and every option in effect. */
+export function daemonLines(d: Daemon, url: string): string[] {
+  const out = [`  ${d.vendor}: ${surfaceLine(d, url)}  logs ${d.logDir} (epoch ${d.epoch})`];
+  for (const x of d.optIns())
+    out.push(
+      `    ${x.key}: ${x.on ? 'ON' : 'off'} (${x.env}=${x.on ? 'false' : 'true'} to turn it ${x.on ? 'off' : 'on'}; ` +
+        `${x.commands.join(', ')})${x.doc ? `: ${x.doc}` : ''}`,
+    );
+  for (const x of d.options().filter((o) => !o.optIn))
+    out.push(
+      `    ${x.key}: ${JSON.stringify(x.value)} (${x.changed ? `set; default ${JSON.stringify(x.default)}` : 'default'}; ` +
+        `${x.env})${x.doc ? `: ${x.doc}` : ''}`,
+    );
+  return out;
+}

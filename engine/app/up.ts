@@ -32,15 +32,14 @@ import { agentLogDir, defaultHome } from '../io/paths.ts';
 import type { RedactionSettings } from '../capture/redact.ts';
 import { DEFAULT_HOST, urlOf } from './serve.ts';
 import type { AgentEntry, UpConfig } from './up-config.ts';
-import { basename } from 'node:path';
-import { formatPolicyError } from '../policy/policy.ts';
 import { PolicySource } from '../policy/source.ts';
 import { OperatorLog } from '../daemon/operator-log.ts';
 import { RuleBook } from '../policy/rulebook.ts';
 import { registerRulesRoutes } from './rules-routes.ts';
 import { warmValidators } from '../aep/schemas.ts';
 import { compilePending } from '../expr/compile.ts';
-import { addDaemonHealth, auditTo, authFor, linksReady, recordRunning, startBridges, summaryHead, surfaceLine } from './up-parts.ts';
+import { addDaemonHealth, auditTo, authFor, daemonLines, linksReady, recordRunning, startBridges, summaryHead } from './up-parts.ts';
+import { announcePolicy } from './up-policy.ts';
 
 export const DEFAULT_UP_PORT = 8787;
 
@@ -263,32 +262,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   await away?.start(o.publicUrl ?? url);
   // up's own credential, as the daemons' links have it
   operator.connectRelay(self, linkToken, o.tls ? { tls: o.tls } : undefined);
-  if (policy) {
-    const file = basename(policy.file);
-    const loaded = (p: typeof policy.current) => {
-      const n = p.rules.length + p.answers.length;
-      say(
-        `policy: ${n} rule${n === 1 ? '' : 's'} in force from ${policy.file} (digest ${p.digest})` +
-          `${p.answers.length ? `, ${p.answers.length} of them answering held requests` : ''}`,
-      );
-      operator.publish('x.hookmap.policy.loaded', { file, digest: p.digest, rules: n });
-    };
-    loaded(policy.current);
-    policy.watch({
-      loaded,
-      rejected: (errors, digest) => {
-        say(
-          `policy: ${policy.file} changed and is REFUSED (the previous policy stays in force):\n${errors.map((e) => `  ${formatPolicyError(e)}`).join('\n')}`,
-        );
-        operator.publish('x.hookmap.policy.rejected', {
-          file,
-          ...(digest ? { digest } : {}),
-          in_force: policy.current.digest,
-          errors: errors.map((e) => ({ code: e.code, line: e.line, col: e.col, path: e.path })),
-        });
-      },
-    });
-  }
+  if (policy) announcePolicy(policy, operator, say);
   // the first hook would otherwise compile the AEP validators while an agent waits; descriptors built from the
   // validated cache compile each expression on first use: the rest now. Both once the links are up (they would slow them).
   void linksReady(daemons).then(() => Promise.all([warmValidators(), compilePending()]));
@@ -299,19 +273,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   missed = takeFailedOpen(home);
   if (missed.count) say(`  missed:   ${describeFailedOpen(missed)}, while hookmap was not answering: their events were not recorded (hookmap doctor)`);
   detail(`  relay: ${url}/events (POST, discovery, SSE) ${url}/stream (SSE) ${url.replace(/^http/, 'ws')}/socket (WebSocket)`);
-  for (const d of daemons.values()) {
-    detail(`  ${d.vendor}: ${surfaceLine(d, url)}  logs ${d.logDir} (epoch ${d.epoch})`);
-    for (const x of d.optIns())
-      detail(
-        `    ${x.key}: ${x.on ? 'ON' : 'off'} (${x.env}=${x.on ? 'false' : 'true'} to turn it ${x.on ? 'off' : 'on'}; ` +
-          `${x.commands.join(', ')})${x.doc ? `: ${x.doc}` : ''}`,
-      );
-    for (const x of d.options().filter((o) => !o.optIn))
-      detail(
-        `    ${x.key}: ${JSON.stringify(x.value)} (${x.changed ? `set; default ${JSON.stringify(x.default)}` : 'default'}; ` +
-          `${x.env})${x.doc ? `: ${x.doc}` : ''}`,
-      );
-  }
+  for (const d of daemons.values()) for (const l of daemonLines(d, url)) detail(l);
   const bridges = await startBridges(o.bridges ?? [], { self, linkToken, tls: o.tls, stateDir: o.stateDir ?? join(o.home ?? defaultHome(), 'state'), say });
   let closing: Promise<void> | undefined;
   return {

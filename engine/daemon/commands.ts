@@ -7,6 +7,7 @@
 // the next eligible hook reply: instructions.ts, the steering design
 // record), and a surface command (bytes written on a live surface
 // connection, surface-writers.ts).
+import { cancelBody, prepareAnswer, withAlways } from './hold-render.ts';
 import type { CompiledCommand } from '../descriptor/types.ts';
 import { commandApplies, commandBindings, renderCommandWrite } from '../map/decide.ts';
 import type { AepEvent } from '../map/envelope.ts';
@@ -87,10 +88,10 @@ export class CommandProtocol {
     const answer = (cmd.data as Record<string, unknown> | undefined)?.answer;
     const read = interpretAnswer(answer, h.view);
     if (!read.ok) return this.nack(cmd, session, read.reason, read.detail, h.request.run); // stays pending
-    const it = this.holds.withAlways(h, read);
-    let prepared: Awaited<ReturnType<HoldLifecycle['prepareAnswer']>>;
+    const it = withAlways(h, read);
+    let prepared: Awaited<ReturnType<typeof prepareAnswer>>;
     try {
-      prepared = await this.holds.prepareAnswer(h, it, answer);
+      prepared = await prepareAnswer(this.core, h, it, answer);
     } catch (e) {
       core.say(`decision for ${h.id} could not be built: ${(e as Error).message}`);
       core.publish([core.mapper.diagnostic(new MapError('mapping-error', `decision ${it.decision}: ${(e as Error).message}`, h.hook), session, h.hook)]);
@@ -167,7 +168,7 @@ export class CommandProtocol {
     const reason = q.reason ?? 'cancelled over hookmap';
     let body: string;
     try {
-      body = await this.holds.cancelBody(h, reason);
+      body = await cancelBody(this.core, h, reason);
     } catch (e) {
       this.core.say(`cancel for ${h.id} could not be built: ${(e as Error).message}`);
       return this.nack(cmd, session, 'refused', 'decision-failed: the cancel reply could not be built; the request stays pending', run);

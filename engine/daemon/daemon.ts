@@ -17,10 +17,9 @@ import { Redactor } from '../capture/redact.ts';
 import type { CompiledStream, Descriptor } from '../descriptor/types.ts';
 import type { Decider } from '../map/decide.ts';
 import { sourceHost, type AepEvent } from '../map/envelope.ts';
-import { MapError, Mapper } from '../map/mapper.ts';
+import { Mapper } from '../map/mapper.ts';
 import { EngineState } from '../map/state.ts';
 import type { TlsFiles } from '../auth/tls.ts';
-import { wellFormedDeep } from '../io/well-formed.ts';
 import type { AskRequest, EmitRequest } from './asks.ts';
 import { CommandProtocol } from './commands.ts';
 import { DaemonCore, realTimers } from './core.ts';
@@ -38,7 +37,7 @@ import { openRelayLink } from './relay-attach.ts';
 import type { EventLink, RelayLink } from './relay-link.ts';
 import { DurableSeq } from './seq.ts';
 import { Serial } from './serial.ts';
-import { parseBody, type DaemonOptions, type HookInput } from './options.ts';
+import { durableReply, readPayload, type DaemonOptions, type HookInput } from './options.ts';
 import { SessionLog } from './session-log.ts';
 import type { SurfaceWriter } from './surface-writers.ts';
 
@@ -200,21 +199,10 @@ export class Daemon {
     // stopping: the agent still gets its neutral bytes, coded, since nothing was recorded
     if (this.core.closed) return { ...this.core.neutralReply(inp.hook), error: 'daemon-stopping' };
     const out = await this.core.serial.run(async (): Promise<{ reply: HookReply; held?: Promise<HookReply> }> => {
-      let payload = inp.payload;
+      const read: { payload?: unknown } = { payload: inp.payload };
       let mapped = false;
       try {
-        if (inp.badPath !== undefined) {
-          // the diagnostic still lands in the payload's session when the body names one
-          try {
-            payload ??= wellFormedDeep(parseBody(inp.body, undefined));
-          } catch {
-            /* the path is the error reported */
-          }
-          throw new MapError('bad-hook-path', `malformed hook path: ${inp.badPath}`, inp.hook);
-        }
-        if (inp.oversize !== undefined) throw new MapError('body-too-large', `the hook body (${inp.oversize} bytes) exceeds the daemon's limit`, inp.hook);
-        if (payload === undefined) payload = parseBody(inp.body, inp.hook);
-        payload = wellFormedDeep(payload);
+        const payload = readPayload(inp, read);
         // one pass: the mapper identifies the firing once (hook, session, run) and closes the requests held in a session it ends
         mapped = true;
         const result = await this.mapper.map(inp.hook, payload, inp.surface, { decide: this.decider, open: (s) => this.holds.openIn(s), wellFormed: true });
@@ -239,21 +227,10 @@ export class Daemon {
         if (result.hold) return { reply: neutral, held: (await this.holds.open(result, neutral, inp.signal)).wait };
         return { reply: neutral };
       } catch (err) {
-        return { reply: await this.core.diagnose(err, payload, inp.hook, inp.surface, mapped) };
+        return { reply: await this.core.diagnose(err, read.payload, inp.hook, inp.surface, mapped) };
       }
     });
-    const reply = await (out.held ?? out.reply);
-    // durability fsync: the agent hears back only once what this firing logged is on disk (group commit)
-    const durable = this.log.commit();
-    if (durable) {
-      try {
-        await durable;
-      } catch (e) {
-        this.core.say(`the session log could not be flushed to disk: ${(e as Error).message} (the agent was answered; its events may not survive power loss)`);
-        return { ...reply, error: reply.error ?? 'not-durable' };
-      }
-    }
-    return reply;
+    return durableReply(this.log, await (out.held ?? out.reply), this.core.say);
   }
 
   /** The neutral reply of `hook` (the descriptor default when the hook is unknown or absent). */
