@@ -70,3 +70,18 @@ export function sessionSource(source: string): string {
   const i = source.indexOf('/session/');
   return i >= 0 ? source.slice(0, i) : source;
 }
+
+/** The open nodes below `key`, deepest first (closed before their parent). */
+export function openChildren(st: SessionState, key: string): SessionNode[] {
+  const out: SessionNode[] = [];
+  const walk = (k: string) => {
+    for (const n of Object.values(st.open)) {
+      if (n.parent === k) {
+        walk(n.key);
+        out.push(n);
+      }
+    }
+  };
+  walk(key);
+  return out;
+}

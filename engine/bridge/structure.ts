@@ -7,7 +7,8 @@
 // parent's end and marked (`closedBy`), never left open forever: a session
 // idle past a bound, an eviction (bounded memory) or the end of the input
 // closes it too. The OTLP trace projection turns closed nodes into spans;
-// `hookmap timeline` prints the same nodes as a tree.// The node types live in session-node.ts, the attribute tables in
+// `hookmap timeline` prints the same nodes as a tree.
+// The node types live in session-node.ts, the attribute tables in
 // structure-attrs.ts.
 import type { AepEvent } from './projection/common.ts';
 import {
@@ -25,7 +26,7 @@ import {
   TOOL_END_ATTRS,
   type Obj,
 } from './structure-attrs.ts';
-import { sessionKey, type Scalar, type SessionNode, type SessionState, type TrackerOptions } from './session-node.ts';
+import { openChildren, sessionKey, type Scalar, type SessionNode, type SessionState, type TrackerOptions } from './session-node.ts';
 
 export {
   sessionKey,
@@ -83,7 +84,7 @@ export class SessionTracker {
     this.ensureSession(st, ev);
     if (ev.type === 'session.ended') {
       const s = st.open.session;
-      for (const n of this.children(st, 'session')) this.close(st, n, ev.time, undefined, 'session.ended');
+      for (const n of openChildren(st, 'session')) this.close(st, n, ev.time, undefined, 'session.ended');
       s.endType = ev.type;
       s.endId = ev.id;
       s.outcome = str(data.reason) ?? 'ended';
@@ -102,7 +103,7 @@ export class SessionTracker {
     }
     if (RUN_END[ev.type]) {
       const n = this.ensureRun(st, ev) ?? this.open(st, { kind: 'run', key: `run:${ev.id}`, parent: 'session', label: ev.agent, start: ev.time });
-      for (const c of this.children(st, n.key)) this.close(st, c, ev.time, undefined, 'run.ended');
+      for (const c of openChildren(st, n.key)) this.close(st, c, ev.time, undefined, 'run.ended');
       n.endType = ev.type;
       n.endId = ev.id;
       copy(n.attrs, data, RUN_END_ATTRS);
@@ -140,7 +141,7 @@ export class SessionTracker {
         if (callId) n.attrs.call_id = callId;
         n.attrs.request_seen = false;
       }
-      for (const c of this.children(st, n.key)) this.close(st, c, ev.time, undefined, 'run.ended');
+      for (const c of openChildren(st, n.key)) this.close(st, c, ev.time, undefined, 'run.ended');
       n.endType = ev.type;
       n.endId = ev.id;
       copy(n.attrs, data, TOOL_END_ATTRS);
@@ -247,20 +248,6 @@ export class SessionTracker {
     if (!ev.subject) return undefined;
     const tools = Object.values(st.open).filter((n) => n.kind === 'tool' && n.label === ev.subject && (ev.run === undefined || n.parent === `run:${ev.run}`));
     return tools[tools.length - 1];
-  }
-
-  private children(st: SessionState, key: string): SessionNode[] {
-    const out: SessionNode[] = [];
-    const walk = (k: string) => {
-      for (const n of Object.values(st.open)) {
-        if (n.parent === k) {
-          walk(n.key);
-          out.push(n);
-        }
-      }
-    };
-    walk(key);
-    return out; // deepest first
   }
 
   private open(st: SessionState, n: Omit<SessionNode, 'session' | 'agent' | 'attrs' | 'events' | 'droppedEvents'>): SessionNode {
