@@ -4,7 +4,9 @@
 // hoped would happen. Also the words for an answer and for a command's state.
 import type { Ev } from './aep.ts';
 import { ruleOf } from './rules.ts';
-import { answerableHere, isStale, terminalOf, type Attn, type CmdState, type Store } from './store.ts';
+import { answerableHere, isStale, terminalOf } from './attention.ts';
+import type { Attn, CmdState } from './session-model.ts';
+import type { Store } from './store.ts';
 
 export type Phase = 'pending' | 'sending' | 'accepted' | 'answered' | 'resolved' | 'dismissed' | 'timeout' | 'refused' | 'stale' | 'elsewhere';
 

@@ -7,7 +7,8 @@
 import { useRef, useState } from 'preact/hooks';
 import { checkForm, fieldsOf, type FieldInput } from '../model/forms.ts';
 import { outcomeOf } from '../model/outcome.ts';
-import { answerableHere, deadlineOf, type Attn } from '../model/store.ts';
+import { answerableHere, deadlineOf } from '../model/attention.ts';
+import type { Attn } from '../model/session-model.ts';
 import { formatDuration } from '../model/timeline.ts';
 import { longId, sessionLabel } from '../model/label.ts';
 import { AgentIcon, clockTime, sessionHref } from './bits.tsx';

@@ -5,8 +5,8 @@
 import { Component } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { useSignal } from '@preact/signals';
-import type { SessionState } from '../model/store.ts';
-import { isWaiting } from '../model/store.ts';
+import type { SessionState } from '../model/session-model.ts';
+import { isWaiting } from '../model/attention.ts';
 import { longId, sessionLabel } from '../model/label.ts';
 import { AgentIcon, STATE_LABEL, StatePill, dayTime, roughly, sessionHref, span } from './bits.tsx';
 import { useApp } from './context.ts';

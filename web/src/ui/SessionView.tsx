@@ -4,7 +4,8 @@
 // requests waiting in it as cards, then its live timeline.
 import { useEffect, useState } from 'preact/hooks';
 import { commandText } from '../model/outcome.ts';
-import { isWaiting, type CmdState, type SessionModel } from '../model/store.ts';
+import { isWaiting } from '../model/attention.ts';
+import type { CmdState, SessionModel } from '../model/session-model.ts';
 import { sessionLabel } from '../model/label.ts';
 import { AgentIcon, StatePill, ago, span, dayTime } from './bits.tsx';
 import { Card } from './Card.tsx';

@@ -10,7 +10,7 @@ import type { Ev } from '../model/aep.ts';
 import { callOutcome, runStatus } from '../model/calls.ts';
 import { outcomeOf } from '../model/outcome.ts';
 import { ruleOf } from '../model/rules.ts';
-import type { SessionModel } from '../model/store.ts';
+import type { SessionModel } from '../model/session-model.ts';
 import { buildTimeline, durationMs, formatDuration, toolDetail, type Row, type ToolRow } from '../model/timeline.ts';
 import { clockTime } from './bits.tsx';
 import { useApp } from './context.ts';

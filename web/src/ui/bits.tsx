@@ -3,7 +3,7 @@
 // durations in words (ages rounded as a person says them: "active 1 min
 // ago", never "1 min 0 s ago").
 import { formatDuration } from '../model/timeline.ts';
-import type { SessionState } from '../model/store.ts';
+import type { SessionState } from '../model/session-model.ts';
 
 export function AgentIcon({ agent, size = 'md' }: { agent: string; size?: 'sm' | 'md' }) {
   const initials =
