@@ -32,6 +32,18 @@ const OWN_PROGRAMS: Record<string, string> = {
 /** Files below engine/cli/ still reading process.env: none (the configuration is resolved at the edge, engine/cli/config.ts, and passed down). */
 const PENDING_ENV = new Map<string, string>([]);
 
+/**
+ * Files below engine/cli/ still reading HOOKMAP_* from an environment handed down to them (the client token
+ * sources moved to engine/cli/config.ts tokenSources; these remain). They only shrink.
+ */
+const PENDING_ENV_BAG = new Map<string, string>([
+  ['engine/io/paths.ts', 'hookmapHome(env): the setup, shim and doctor paths below still hand it their environment'],
+  ['engine/doctor/index.ts', "runDoctor takes the environment it inspects (the agent's HOME) and finds the home in it"],
+  ['engine/shim/generate.ts', 'writeShims renders the shim for the environment setup targets, its home included'],
+  ['engine/setup/apply.ts', 'the launcher is written into the home of the environment setup targets'],
+  ['engine/setup/mcp.ts', 'the MCP entry carries HOOKMAP_HOME/HOOKMAP_URL from the environment setup targets'],
+]);
+
 /** Unit cycles not broken yet: none (the composition root lives in engine/app/, the home paths in engine/io/). */
 const PENDING_CYCLES = new Map<string, string>([]);
 
@@ -144,6 +156,21 @@ describe('the engine architecture', () => {
     expect(unexpected, 'read the value in engine/cli/ and pass it down').toEqual([]);
     const done = [...PENDING_ENV.keys()].filter((f) => settled(PENDING_ENV, f) && text.has(f) && !readers.includes(f));
     expect(done, 'no longer reads process.env: remove it from PENDING_ENV').toEqual([]);
+  });
+
+  it("reads hookmap's own variables (HOOKMAP_*) only at the CLI edge, even from an environment passed down", () => {
+    // an `env` bag handed below the CLI and read for HOOKMAP_* is the same read as process.env, one call later
+    const own = (f: string) =>
+      f in OWN_PROGRAMS || /^engine\/shim\/[^/]+\.mjs$/.test(f) || /^engine\/surface\/tee[^/]*\.mjs$/.test(f) || f === 'engine/fixtures/plugin-host.mjs';
+    const readers = FILES.filter(
+      (f) => f.startsWith('engine/') && !f.startsWith('engine/cli/') && !own(f) && /\benv\??\.HOOKMAP_|env\[['"]HOOKMAP_|\bhookmapHome\(/.test(code(f)),
+    );
+    expect(
+      readers.filter((f) => !PENDING_ENV_BAG.has(f)),
+      'resolve it in engine/cli/config.ts and pass the value down',
+    ).toEqual([]);
+    const done = [...PENDING_ENV_BAG.keys()].filter((f) => !readers.includes(f));
+    expect(done, 'no longer reads HOOKMAP_* from a bag: remove it from PENDING_ENV_BAG').toEqual([]);
   });
 
   it('has no import cycles between files (type-only imports aside: they are erased)', () => {

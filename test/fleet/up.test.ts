@@ -13,6 +13,7 @@ import { renderReport } from '../../engine/doctor/render.ts';
 import { ConfigError, loadUpConfig } from '../../engine/app/up-config.ts';
 import { WsClient } from '../relay/helpers.ts';
 import { NATS_MISSING, NatsServer } from './nats.ts';
+import { tokenSources } from '../../engine/cli/config.ts';
 
 const TOKEN = 'fleet-up-token';
 const stops: (() => Promise<void> | void)[] = [];
@@ -98,7 +99,7 @@ describe.skipIf(!!NATS_MISSING)('up --backplane (nats-server -js)', () => {
     const home = temp();
     writeFileSync(join(home, 'token'), `${TOKEN}\n`, { mode: 0o600 });
     const env = { HOOKMAP_HOME: home };
-    const found = discoverToken({ url: ups[1].url, env });
+    const found = discoverToken({ url: ups[1].url, from: tokenSources(env) });
     expect(found.from).toBe('home');
     const report = await runDoctor({ env, dir: home, url: ups[1].url, agents: [], token: found.token });
     const bp = report.findings.filter((f) => f.area === 'backplane');

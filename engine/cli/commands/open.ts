@@ -13,6 +13,7 @@ import { authHeaders } from '../../relay/client.ts';
 import { TokenFileError } from '../../auth/tokens.ts';
 import { missingTokenHint } from '../../auth/discover.ts';
 import { ENDPOINT_FLAGS, endpoint, type Endpoint } from './command-common.ts';
+import { tokenSources } from '../config.ts';
 
 const SPEC = { ...ENDPOINT_FLAGS, 'no-browser': { type: 'boolean' }, qr: { type: 'boolean' } } as const;
 const LOOPBACK = /^https?:\/\/(127\.|localhost[:/]|\[::1\])/;
@@ -41,7 +42,7 @@ export async function run(argv: string[]): Promise<number> {
   const base = ep.url.replace(/\/+$/, '');
   if (!ep.token) {
     process.stderr.write(
-      `hookmap open: ${missingTokenHint(ep.url, process.env)}\nthe inbox itself is at ${base}/ (it signs in with one of the server's tokens)\n`,
+      `hookmap open: ${missingTokenHint(ep.url, tokenSources(process.env))}\nthe inbox itself is at ${base}/ (it signs in with one of the server's tokens)\n`,
     );
     return 2;
   }
@@ -54,7 +55,9 @@ export async function run(argv: string[]): Promise<number> {
   }
   const body = (await res.json().catch(() => ({}))) as { code?: string; path?: string; expires_in?: number; detail?: string };
   if (res.status === 401) {
-    process.stderr.write(`hookmap open: ${base} refused the token (${body.detail ?? 'unauthorized'})\n  ${missingTokenHint(ep.url, process.env)}\n`);
+    process.stderr.write(
+      `hookmap open: ${base} refused the token (${body.detail ?? 'unauthorized'})\n  ${missingTokenHint(ep.url, tokenSources(process.env))}\n`,
+    );
     return 2;
   }
   if (!res.ok || typeof body.path !== 'string') {

@@ -16,6 +16,7 @@ import { formatFindings, SecretScanner } from '../../capture/redaction/scanner.t
 import { candidates, promote, recordedDir, startRecord } from '../../record/recorder.ts';
 import { discoverToken } from '../../auth/discover.ts';
 import { followTokenFile } from '../../auth/tokens.ts';
+import { tokenSources } from '../config.ts';
 
 /**
  * The token for --relay, found like every client finds it (engine/auth/discover.ts); read from a file, the file
@@ -24,7 +25,12 @@ import { followTokenFile } from '../../auth/tokens.ts';
 function relayToken(flags: Record<string, unknown>, say: (l: string) => void): string | (() => string | undefined) | undefined {
   const url = flags.relay as string | undefined;
   if (!url) return undefined;
-  const t = discoverToken({ url, flagToken: flags.token as string | undefined, tokenFile: flags['token-file'] as string | undefined, env: process.env });
+  const t = discoverToken({
+    url,
+    flagToken: flags.token as string | undefined,
+    tokenFile: flags['token-file'] as string | undefined,
+    from: tokenSources(process.env),
+  });
   if (t.warning) say(`warning: ${t.warning}`);
   return t.token && t.file ? followTokenFile(t.file, t.token, (m) => say(`${m}: still presenting the token read before`)) : t.token;
 }

@@ -12,6 +12,7 @@ import { discoverToken } from '../../auth/discover.ts';
 import { BindError } from '../../auth/bind.ts';
 import type { RuntimeConfig } from '../../config/schema.ts';
 import { resolveConfig } from '../config.ts';
+import { tokenSources } from '../config.ts';
 
 const SPEC = {
   port: { type: 'string' },
@@ -49,7 +50,12 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     const timeout = flags['attention-timeout-ms'] === undefined ? config.attentionTimeoutMs : intFlag(flags['attention-timeout-ms'], 'attention-timeout-ms', 0);
     const relay = flags['no-relay'] ? undefined : ((flags.relay as string | undefined) ?? config.relay);
     const t = relay
-      ? discoverToken({ url: relay, flagToken: flags.token as string | undefined, tokenFile: flags['token-file'] as string | undefined, env: process.env })
+      ? discoverToken({
+          url: relay,
+          flagToken: flags.token as string | undefined,
+          tokenFile: flags['token-file'] as string | undefined,
+          from: tokenSources(process.env),
+        })
       : { from: 'none' as const };
     if (t.warning) say(`warning: ${t.warning}`);
     served = await startServe({
