@@ -49,15 +49,18 @@ export function readmeAgentProblems(readme: string, descriptors: Descriptor[]): 
   const problems: string[] = [];
   for (const t of TABLES) {
     const cells = firstCells(readme, t.header);
+    const at = readme.split('\n').findIndex((l) => l.startsWith(t.header));
+    const where = at >= 0 ? `README.md:${at + 1}` : 'README.md';
     if (!cells) {
       problems.push(`README.md: the agent table \`${t.header}\` is gone (codegen/readme-agents.ts checks it)`);
       continue;
     }
     for (const d of descriptors.filter(t.covers)) {
-      if (!cells.some((c) => names(c, d))) problems.push(`README.md: the table \`${t.header}\` has no row for ${d.name} (${d.file}): add one`);
+      if (!cells.some((c) => names(c, d)))
+        problems.push(`${where}: the table \`${t.header}\` has no row for ${d.name} (${d.file}): add one like its neighbours'`);
     }
     for (const c of cells) {
-      if (!descriptors.some((d) => names(c, d))) problems.push(`README.md: the table \`${t.header}\` has a row for "${c}", which no descriptor in vendors/ is`);
+      if (!descriptors.some((d) => names(c, d))) problems.push(`${where}: the table \`${t.header}\` has a row for "${c}", which no descriptor in vendors/ is`);
     }
   }
   return problems;

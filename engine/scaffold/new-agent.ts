@@ -10,7 +10,7 @@
 // claim no fixture proves yet.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parseDocument, type Document } from 'yaml';
+import { isScalar, parseDocument, visit, type Document } from 'yaml';
 import type { Descriptor } from '../descriptor/types.ts';
 
 /** What a placeholder says; `hookmap check` reports every line carrying it (`to-fill-in`). */
@@ -44,15 +44,26 @@ function renamed(text: string, like: string, agent: string): string {
     .join(`HOOKMAP_${up(agent)}_`);
 }
 
+/** A value that is the like's own name (a `client: { name: <like> }`, an expected `agent: <like>`) becomes the new one's. */
+function renameValues(doc: Document, like: string, agent: string): void {
+  visit(doc, {
+    Pair(_k, pair) {
+      if (isScalar(pair.value) && pair.value.value === like) pair.value.value = agent;
+    },
+  });
+}
+
 function mark(doc: Document, path: string[], what: string): void {
   if (doc.hasIn(path)) doc.setIn(path, `${FILL_IN}: ${what}`);
 }
 
 /** The descriptor skeleton: the like's rules under the new name, the like's own facts taken out or marked. */
-export function descriptorSkeleton(likeText: string, like: Descriptor, agent: string): string {
+export function descriptorSkeleton(likeText: string, like: Descriptor, agent: string, surface?: string): string {
   const doc = parseDocument(renamed(likeText, like.vendor, agent));
+  renameValues(doc, like.vendor, agent);
+  const how = surface ? `--surface ${surface}\` (the closest: ${like.vendor})` : `--like ${like.vendor}\``;
   doc.commentBefore =
-    ` ${agent}: started by \`hookmap new ${agent} --like ${like.vendor}\` from ${like.file}.\n ` +
+    ` ${agent}: started by \`hookmap new ${agent} ${how} from ${like.file}.\n ` +
     `Every placeholder and every claim below needs this agent's own facts:\n \`hookmap check ${agent}\` ` +
     `lists what is left, in order (docs/authoring.md).`;
   doc.set('vendor', agent);
@@ -78,7 +89,7 @@ export function descriptorSkeleton(likeText: string, like: Descriptor, agent: st
 /** A fixture file of the like's, for the new agent: renamed (its agent, the hook endpoint it names), its provenance marked. */
 export function fixtureSkeleton(text: string, like: string, agent: string): string {
   const doc = parseDocument(renamed(text, like, agent).split(`/hooks/${like}`).join(`/hooks/${agent}`));
-  if (doc.has('agent')) doc.set('agent', agent);
+  renameValues(doc, like, agent);
   doc.set(
     'provenance',
     `${FILL_IN}: where these cases come from (\`hookmap record ${agent}\` payloads, the agent's docs); the payloads below are ${like}'s until replaced`,
@@ -90,8 +101,16 @@ export function fixtureSkeleton(text: string, like: string, agent: string): stri
 const STAYS = new Set(['pins.yaml', 'pin-setup.yaml']);
 
 /** Everything `hookmap new` writes: the descriptor at `descriptorPath`, the fixtures in `fixturesDir`. */
-export function scaffold(like: Descriptor, likeText: string, likeFixtures: string, agent: string, descriptorPath: string, fixturesDir: string): Scaffold {
-  const files = new Map<string, string>([[descriptorPath, descriptorSkeleton(likeText, like, agent)]]);
+export function scaffold(
+  like: Descriptor,
+  likeText: string,
+  likeFixtures: string,
+  agent: string,
+  descriptorPath: string,
+  fixturesDir: string,
+  surface?: string,
+): Scaffold {
+  const files = new Map<string, string>([[descriptorPath, descriptorSkeleton(likeText, like, agent, surface)]]);
   for (const f of existsSync(likeFixtures) ? readdirSync(likeFixtures).sort() : []) {
     if (!f.endsWith('.yaml') || STAYS.has(f)) continue;
     files.set(join(fixturesDir, f), fixtureSkeleton(readFileSync(join(likeFixtures, f), 'utf8'), like.vendor, agent));
