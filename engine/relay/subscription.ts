@@ -70,13 +70,7 @@ export interface AdmitCounters {
  * The bound applied, for a sink's `event()`: `'write'` to write it; otherwise the answer `event()` returns
  * (true: shed and counted, the consumer stays; false: `overflow` was called and the consumer is being cut).
  */
-export function admitted(
-  pending: number,
-  maxPending: number,
-  held: Held,
-  counters: AdmitCounters,
-  overflow: (why: string) => void,
-): 'write' | boolean {
+export function admitted(pending: number, maxPending: number, held: Held, counters: AdmitCounters, overflow: (why: string) => void): 'write' | boolean {
   const verdict = admit(pending, maxPending, held);
   if (verdict === 'write') return 'write';
   if (verdict === 'shed') {
