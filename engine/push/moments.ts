@@ -120,6 +120,8 @@ interface Open {
 export class Moments {
   private readonly sinks: MomentSink[] = [];
   private readonly open = new Map<string, Open>();
+  /** Requests whose subject is being read (askOf): one settled meanwhile leaves this set and is never pushed. */
+  private readonly preparing = new Set<string>();
   private readonly answeredBy = new Map<string, string>();
   private readonly acks = new Map<string, (ev: AepEvent) => void>();
   private readonly settledHooks: ((id: string) => void)[] = [];
@@ -199,7 +201,10 @@ export class Moments {
     const kind = hold?.kind ?? (d.kind === 'form' ? 'form' : 'permission');
     const w = escalate(this.o.config, kind === 'form' ? 'question' : 'permission', agent, { now: new Date(this.now()), inboxVisible: this.o.presence.visible });
     if (!w.push || !this.sinks.length) return;
+    // settled while its subject is read (an answer at once, a rule): never pushed with buttons that answer nothing
+    this.preparing.add(ev.id);
     const asked = hold && hold.kind !== 'form' ? await daemon!.askOf(ev.id) : undefined;
+    if (!this.preparing.delete(ev.id)) return;
     const s = asked?.subject;
     const m: Moment = {
       id: ev.id,
@@ -228,6 +233,7 @@ export class Moments {
 
   private settled(ev: AepEvent): void {
     const id = String(ev.subject ?? ev.cause ?? '');
+    this.preparing.delete(id);
     for (const fn of this.settledHooks) fn(id);
     const r = this.open.get(id);
     const by = this.answeredBy.get(id);
