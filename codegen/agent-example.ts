@@ -12,14 +12,19 @@ import type { AepEvent } from '../engine/map/envelope.ts';
 import { Mapper } from '../engine/map/mapper.ts';
 import type { LoadedFixtureFile } from '../engine/fixtures/load.ts';
 
-interface Pick { file: LoadedFixtureFile; c: any }
+interface Pick {
+  file: LoadedFixtureFile;
+  c: any;
+}
 
 function choose(r: AgentReport): Pick | undefined {
   const passed = (f: LoadedFixtureFile, c: any) => r.cases.some((x) => x.file === f.file && x.name === c.name && x.passed);
   const from = (kind: string, pins: boolean) => {
     for (const f of r.fixtureFiles) {
       if (f.kind !== kind || f.file.endsWith('/pins.yaml') !== pins) continue;
-      const c = f.cases.find((x: any) => passed(f, x) && !isCommandCase(x) && (kind !== 'events' || x.steps?.some((s: any) => s.expect?.length)));
+      // a decisions file also holds command, delivery and policy cases: only a held request answered is an example of one
+      const shows = (x: any) => (kind === 'events' ? x.steps?.some((s: any) => s.expect?.length) : x.input !== undefined && x.hold !== undefined);
+      const c = f.cases.find((x: any) => passed(f, x) && !isCommandCase(x) && shows(x));
       if (c) return { file: f, c };
     }
     return undefined;
@@ -52,9 +57,11 @@ const bytes = (s: string | undefined) => (s === undefined || s === '' ? '(empty:
 
 async function decisionExample(d: Descriptor, f: LoadedFixtureFile, c: DecisionCase): Promise<string> {
   const out = await runDecisionCase(d, c);
+  // the hook as the engine identifies it (a plugin's event names it inside the payload)
+  const hook = c.hook ?? (await new Mapper(d, { config: c.config }).map(undefined, c.input).catch(() => undefined))?.hook ?? 'its hook';
   return [
     `From [${f.file.slice(f.file.lastIndexOf('/') + 1)}#${c.name}](../${f.file}), executed when this page was generated.`,
-    `**1. ${d.name} fires \`${c.hook ?? (c.input as any)?.hook_event_name ?? 'its hook'}\`** with this payload:`,
+    `**1. ${d.name} fires \`${hook}\`** with this payload:`,
     fence('json', JSON.stringify(c.input, null, 2)),
     `**2. hookmap holds it (${c.hold}) and emits**, then a human answers \`${JSON.stringify(c.answer)}\` over the relay:`,
     fence('jsonl', render(out.events)),
@@ -69,7 +76,10 @@ async function eventsExample(d: Descriptor, f: LoadedFixtureFile, c: any): Promi
   const names = new Map<string, string>();
   for (const step of c.steps ?? []) {
     const r = await m.map(step.hook, step.input, step.surface);
-    if (!step.expect) { render(r.events, names); continue; }
+    if (!step.expect) {
+      render(r.events, names);
+      continue;
+    }
     parts.push(`**${d.name} fires \`${r.hook}\`** with this payload:`, fence('json', JSON.stringify(step.input, null, 2)));
     parts.push('**hookmap emits:**', fence('jsonl', render(r.events, names)));
     parts.push(`**${d.name} receives** (exit ${r.exitCode}):`, fence('json', bytes(r.reply)));

@@ -4,7 +4,10 @@ import { stringify } from 'yaml';
 
 /** Inline code; multi-line expressions collapse to one line, pipes escaped for tables. */
 export function code(text: string): string {
-  const one = text.replace(/\s*\n\s*/g, ' ').trim().replace(/\|/g, '\\|');
+  const one = text
+    .replace(/\s*\n\s*/g, ' ')
+    .trim()
+    .replace(/\|/g, '\\|');
   if (!one) return '` `';
   const fence = one.includes('`') ? '``' : '`';
   const pad = one.startsWith('`') || one.endsWith('`') ? ' ' : '';
@@ -13,7 +16,12 @@ export function code(text: string): string {
 
 /** Plain text in a table cell: one line, pipes escaped, `<x>` shown literally instead of read as HTML. */
 export function cell(text: string | undefined): string {
-  return (text ?? '').replace(/\s*\n\s*/g, ' ').trim().replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return (text ?? '')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim()
+    .replace(/\|/g, '\\|')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
 }
 
 export function table(head: string[], rows: string[][]): string {

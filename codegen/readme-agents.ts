@@ -13,12 +13,22 @@ const TABLES: { header: string; covers: (d: Descriptor) => boolean }[] = [
 ];
 
 /** A name as a README row writes it: no parentheticals, no code, one space. */
-const norm = (s: string) => s.replace(/\([^)]*\)/g, ' ').replace(/`[^`]*`/g, ' ').replace(/\s+/g, ' ').trim().toLowerCase();
+const norm = (s: string) =>
+  s
+    .replace(/\([^)]*\)/g, ' ')
+    .replace(/`[^`]*`/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
 
 /** Does a row's agent cell (several names split by commas) name this descriptor? Its name, or the start of it (`Kimi Code` for `Kimi Code CLI`). */
 function names(cell: string, d: Descriptor): boolean {
   const name = norm(d.name);
-  return cell.replace(/\([^)]*\)/g, ' ').split(',').map(norm).some((n) => n !== '' && (n === name || name.startsWith(`${n} `) || n === d.vendor));
+  return cell
+    .replace(/\([^)]*\)/g, ' ')
+    .split(',')
+    .map(norm)
+    .some((n) => n !== '' && (n === name || name.startsWith(`${n} `) || n === d.vendor));
 }
 
 /** The first cells of the rows of the table under `header`, or undefined when the README has no such table. */
@@ -39,12 +49,18 @@ export function readmeAgentProblems(readme: string, descriptors: Descriptor[]): 
   const problems: string[] = [];
   for (const t of TABLES) {
     const cells = firstCells(readme, t.header);
-    if (!cells) { problems.push(`README.md: the agent table \`${t.header}\` is gone (codegen/readme-agents.ts checks it)`); continue; }
+    const at = readme.split('\n').findIndex((l) => l.startsWith(t.header));
+    const where = at >= 0 ? `README.md:${at + 1}` : 'README.md';
+    if (!cells) {
+      problems.push(`README.md: the agent table \`${t.header}\` is gone (codegen/readme-agents.ts checks it)`);
+      continue;
+    }
     for (const d of descriptors.filter(t.covers)) {
-      if (!cells.some((c) => names(c, d))) problems.push(`README.md: the table \`${t.header}\` has no row for ${d.name} (${d.file}): add one`);
+      if (!cells.some((c) => names(c, d)))
+        problems.push(`${where}: the table \`${t.header}\` has no row for ${d.name} (${d.file}): add one like its neighbours'`);
     }
     for (const c of cells) {
-      if (!descriptors.some((d) => names(c, d))) problems.push(`README.md: the table \`${t.header}\` has a row for "${c}", which no descriptor in vendors/ is`);
+      if (!descriptors.some((d) => names(c, d))) problems.push(`${where}: the table \`${t.header}\` has a row for "${c}", which no descriptor in vendors/ is`);
     }
   }
   return problems;

@@ -5,9 +5,17 @@
 import { stringify } from 'yaml';
 import { cell, table } from './markdown.ts';
 
-interface Section { title: string; anchor: string; node: any }
+interface Section {
+  title: string;
+  anchor: string;
+  node: any;
+}
 
-const anchorOf = (title: string) => title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const anchorOf = (title: string) =>
+  title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 /** Render `schema` as Markdown sections: the root first, then every object it names, in first-seen order. */
 export function schemaReference(schema: any, rootTitle: string): string {
@@ -48,7 +56,8 @@ export function schemaReference(schema: any, rootTitle: string): string {
     if (t.includes('array')) return `list of ${n.items ? typeOf(n.items, `${path}[]`) : 'any'}`;
     if (isObject(n)) return `[${path}](#${section(path, n).anchor})`;
     if (t.includes('object')) {
-      if (n.additionalProperties && typeof n.additionalProperties === 'object') return `map of ${n.propertyNames?.pattern ? `keys matching \`${n.propertyNames.pattern}\`` : 'keys'} to ${typeOf(n.additionalProperties, `${path}.*`)}`;
+      if (n.additionalProperties && typeof n.additionalProperties === 'object')
+        return `map of ${n.propertyNames?.pattern ? `keys matching \`${n.propertyNames.pattern}\`` : 'keys'} to ${typeOf(n.additionalProperties, `${path}.*`)}`;
       return 'mapping';
     }
     const base = t.join(' or ') || 'any';
@@ -72,7 +81,8 @@ export function schemaReference(schema: any, rootTitle: string): string {
     if (rows.length) parts.push(table(['key', 'type', 'required', 'description'], rows));
     if (closed) parts.push(closed);
     // a schema's `examples`: how the object is written in the YAML itself
-    for (const ex of n.examples ?? []) parts.push(`Example (\`${s.title}\`):\n\n\`\`\`yaml\n${stringify(ex, { flowCollectionPadding: false }).trimEnd()}\n\`\`\``);
+    for (const ex of n.examples ?? [])
+      parts.push(`Example (\`${s.title}\`):\n\n\`\`\`yaml\n${stringify(ex, { flowCollectionPadding: false }).trimEnd()}\n\`\`\``);
     // the conditional parts (allOf of if/then): what the rest of the object is, by the value of a key
     const conditions = conditionalParts(n, typeOf);
     if (conditions.length) parts.push(conditions.join('\n'));
@@ -93,11 +103,18 @@ export function schemaReference(schema: any, rootTitle: string): string {
 function conditionalParts(n: any, typeOf: (n: any, path: string) => string): string[] {
   const entries = [...(n.allOf ?? []), ...(n.if ? [n] : [])].filter((e: any) => e?.if?.properties && e.then);
   return entries.map((e: any, i: number) => {
-    const when = Object.entries<any>(e.if.properties).map(([k, v]) => `\`${k}\` is ${v.const !== undefined ? `\`${JSON.stringify(v.const).replace(/^"|"$/g, '')}\`` : typeOf(v, k)}`).join(' and ');
+    const when = Object.entries<any>(e.if.properties)
+      .map(([k, v]) => `\`${k}\` is ${v.const !== undefined ? `\`${JSON.stringify(v.const).replace(/^"|"$/g, '')}\`` : typeOf(v, k)}`)
+      .join(' and ');
     const then: string[] = [];
     if (e.then.$ref) then.push(`the rest is ${typeOf(e.then, `when-${i}`)}`);
     if (e.then.required?.length) then.push(`requires ${e.then.required.map((k: string) => `\`${k}\``).join(', ')}`);
-    if (e.then.properties) then.push(Object.entries<any>(e.then.properties).map(([k, p]) => `\`${k}\`: ${typeOf(p, k)}`).join('; '));
+    if (e.then.properties)
+      then.push(
+        Object.entries<any>(e.then.properties)
+          .map(([k, p]) => `\`${k}\`: ${typeOf(p, k)}`)
+          .join('; '),
+      );
     return `- when ${when}: ${then.join('; ') || 'no further rule'}`;
   });
 }

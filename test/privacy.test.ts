@@ -28,14 +28,22 @@ const S = {
 const PEM = `-----BEGIN RSA PRIVATE KEY-----\n${S.pemBody}\n-----END RSA PRIVATE KEY-----`;
 const HOME = `/home/${S.user}/work/nightingale`;
 const PROMPT = 'Please deploy Project Nightingale to prod using the staging credentials';
-const BLOB = `export OPENAI_API_KEY=${S.openai}\ncurl -H "Authorization: Bearer ${S.jwt}" https://api.example.com\n# aws ${S.aws} gh ${S.github} anthropic ${S.anthropic}\npassword=${S.password}\nmail ${S.email}\n${PEM}\ncd ${HOME}`;
+const BLOB =
+  `export OPENAI_API_KEY=${S.openai}\ncurl -H "Authorization: Bearer ${S.jwt}" ` +
+  `https://api.example.com\n# aws ${S.aws} gh ${S.github} anthropic ${S.anthropic}\npassword=${S.password}\nmail ` +
+  `${S.email}\n${PEM}\ncd ${HOME}`;
 
 const SECRETS = [S.openai, S.anthropic, S.aws, S.github, S.jwt, S.pemBody, S.password, S.email, S.user];
 /** At metadata, not even the content itself (prompt text, paths) may appear. */
 const EVERYTHING = [...SECRETS, 'Nightingale', HOME, 'staging credentials'];
 
 type Step = { hook?: string; input: Record<string, unknown> };
-const common = (hook: string, session: string) => ({ session_id: session, transcript_path: `${HOME}/.transcripts/${session}.jsonl`, cwd: HOME, hook_event_name: hook });
+const common = (hook: string, session: string) => ({
+  session_id: session,
+  transcript_path: `${HOME}/.transcripts/${session}.jsonl`,
+  cwd: HOME,
+  hook_event_name: hook,
+});
 
 function codexSteps(): Step[] {
   const c = (hook: string, extra: Record<string, unknown>) => ({ input: { ...common(hook, 'p_codex'), turn_id: 't1', ...extra } });
@@ -60,7 +68,11 @@ function geminiSteps(): Step[] {
     g('AfterModel', { llm_request: { model: 'gemini-2.5-pro' }, llm_response: { candidates: [{ content: { role: 'model', parts: [BLOB] } }] } }),
     g('BeforeTool', { tool_name: 'run_shell_command', tool_input: { command: BLOB } }),
     g('AfterTool', { tool_name: 'run_shell_command', tool_input: { command: BLOB }, tool_response: { llmContent: BLOB, returnDisplay: BLOB } }),
-    g('AfterTool', { tool_name: 'read_file', tool_input: { absolute_path: `${HOME}/.env` }, tool_response: { llmContent: '', error: { type: 'file_not_found', message: `no such file ${HOME}/.env (${S.email})` } } }),
+    g('AfterTool', {
+      tool_name: 'read_file',
+      tool_input: { absolute_path: `${HOME}/.env` },
+      tool_response: { llmContent: '', error: { type: 'file_not_found', message: `no such file ${HOME}/.env (${S.email})` } },
+    }),
     g('Notification', { notification_type: 'ToolPermission', message: `run_shell_command wants to run: ${BLOB}`, details: { command: BLOB } }),
     g('PreCompress', { trigger: 'auto' }),
     g('AfterAgent', { prompt: PROMPT, prompt_response: BLOB, stop_hook_active: false }),
@@ -76,16 +88,52 @@ function claudeSteps(): Step[] {
     c('UserPromptSubmit', { prompt: `${PROMPT}\n${BLOB}`, prompt_id: 'p1' }),
     c('PreToolUse', { tool_name: 'Bash', tool_input: { command: BLOB, description: PROMPT }, tool_use_id: 'toolu_1' }),
     c('PermissionRequest', { tool_name: 'Bash', tool_input: { command: BLOB, description: PROMPT } }),
-    c('PostToolUse', { tool_name: 'Bash', tool_input: { command: BLOB }, tool_response: { stdout: BLOB, stderr: BLOB, interrupted: false }, tool_use_id: 'toolu_1', duration_ms: 5 }),
+    c('PostToolUse', {
+      tool_name: 'Bash',
+      tool_input: { command: BLOB },
+      tool_response: { stdout: BLOB, stderr: BLOB, interrupted: false },
+      tool_use_id: 'toolu_1',
+      duration_ms: 5,
+    }),
     c('PostToolUseFailure', { tool_name: 'Bash', tool_input: { command: BLOB }, tool_use_id: 'toolu_2', error: BLOB, is_interrupt: false }),
     c('PermissionDenied', { tool_name: 'Bash', tool_input: { command: BLOB }, tool_use_id: 'toolu_3', reason: BLOB }),
-    c('PermissionRequest', { tool_name: 'AskUserQuestion', tool_input: { questions: [{ question: `${PROMPT}? token ${S.openai}`, header: `Deploy ${S.email}`, multiSelect: false, options: [{ label: `yes, with ${S.github}`, description: BLOB }, { label: `no, keep ${HOME}` }] }] } }),
-    c('Elicitation', { mcp_server_name: 'deploy', message: `${PROMPT} ${BLOB}`, mode: 'form', requested_schema: { type: 'object', properties: { target: { type: 'string', title: `Target for ${S.email}`, enum: ['a', 'b'], enumNames: [S.aws, HOME] }, note: { type: 'string', title: BLOB } }, required: ['target'] } }),
+    c('PermissionRequest', {
+      tool_name: 'AskUserQuestion',
+      tool_input: {
+        questions: [
+          {
+            question: `${PROMPT}? token ${S.openai}`,
+            header: `Deploy ${S.email}`,
+            multiSelect: false,
+            options: [{ label: `yes, with ${S.github}`, description: BLOB }, { label: `no, keep ${HOME}` }],
+          },
+        ],
+      },
+    }),
+    c('Elicitation', {
+      mcp_server_name: 'deploy',
+      message: `${PROMPT} ${BLOB}`,
+      mode: 'form',
+      requested_schema: {
+        type: 'object',
+        properties: {
+          target: { type: 'string', title: `Target for ${S.email}`, enum: ['a', 'b'], enumNames: [S.aws, HOME] },
+          note: { type: 'string', title: BLOB },
+        },
+        required: ['target'],
+      },
+    }),
     c('ElicitationResult', { mcp_server_name: 'deploy', action: 'accept', content: { note: BLOB } }),
     c('Elicitation', { mcp_server_name: 'github', message: `${PROMPT} ${BLOB}`, mode: 'url', url: `https://auth.example.com/?token=${S.jwt}` }),
     c('Notification', { notification_type: 'idle_prompt', message: BLOB, title: PROMPT }),
     c('SubagentStart', { agent_id: 'agent-1', agent_type: 'Explore' }),
-    c('SubagentStop', { agent_id: 'agent-1', agent_type: 'Explore', agent_transcript_path: `${HOME}/sub.jsonl`, last_assistant_message: BLOB, stop_hook_active: false }),
+    c('SubagentStop', {
+      agent_id: 'agent-1',
+      agent_type: 'Explore',
+      agent_transcript_path: `${HOME}/sub.jsonl`,
+      last_assistant_message: BLOB,
+      stop_hook_active: false,
+    }),
     c('TaskCreated', { task_id: 'task-1', task_subject: PROMPT, task_description: BLOB }),
     c('TaskCompleted', { task_id: 'task-1', task_subject: PROMPT }),
     c('InstructionsLoaded', { file_path: `${HOME}/CLAUDE.md`, memory_type: 'Project', load_reason: 'session_start' }),
@@ -101,7 +149,11 @@ function claudeSteps(): Step[] {
   ];
 }
 
-const AGENTS: [string, () => Step[]][] = [['codex', codexSteps], ['gemini-cli', geminiSteps], ['claude-code', claudeSteps]];
+const AGENTS: [string, () => Step[]][] = [
+  ['codex', codexSteps],
+  ['gemini-cli', geminiSteps],
+  ['claude-code', claudeSteps],
+];
 
 /** `hookmap map <agent> [--capture L]` semantics, in process: one state, one NDJSON result line per step. */
 async function mapAll(agent: string, steps: Step[], capture?: CaptureLevel): Promise<string[]> {
@@ -192,8 +244,16 @@ describe('privacy: the detector itself', () => {
 
 describe('privacy: through the real CLI', () => {
   it('`hookmap map claude-code --capture metadata` prints no secret', () => {
-    const stdin = claudeSteps().map((s) => JSON.stringify(s)).join('\n') + '\n';
-    const r = spawnSync(process.execPath, ['bin/hookmap.mjs', 'map', 'claude-code', '--capture', 'metadata'], { cwd: ROOT, input: stdin, encoding: 'utf8', timeout: 30_000 });
+    const stdin =
+      claudeSteps()
+        .map((s) => JSON.stringify(s))
+        .join('\n') + '\n';
+    const r = spawnSync(process.execPath, ['bin/hookmap.mjs', 'map', 'claude-code', '--capture', 'metadata'], {
+      cwd: ROOT,
+      input: stdin,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(r.status, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines.length).toBe(claudeSteps().length);

@@ -11,7 +11,9 @@ import { Mapper } from '../engine/map/mapper.ts';
 for (const agent of listVendors()) {
   const dir = join(FIXTURES_DIR, agent, 'recorded');
   if (!existsSync(dir)) continue;
-  const files = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort();
+  const files = readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort();
   describe(`recorded payloads of ${agent}`, () => {
     for (const f of files) {
       it(f, async () => {
@@ -25,7 +27,11 @@ for (const agent of listVendors()) {
           expect(formatAjvErrors(validatePayload(ev.type, ev.data)), `${ev.type} payload`).toBe('');
         }
         // a hook the descriptor names maps through its rule, not the fallback
-        if (d.hooks.has(doc.hook)) expect(r.events.every((e) => !e.type.startsWith(`x.${agent}.session.`) || d.hooks.get(doc.hook)!.emit.some((x) => x.typeText.startsWith('x.'))), 'not the fallback').toBe(true);
+        if (d.hooks.has(doc.hook))
+          expect(
+            r.events.every((e) => !e.type.startsWith(`x.${agent}.session.`) || d.hooks.get(doc.hook)!.emit.some((x) => x.typeText.startsWith('x.'))),
+            'not the fallback',
+          ).toBe(true);
       });
     }
   });

@@ -14,7 +14,12 @@ const SHELL = ['/', '/inbox/assets/inbox.js', '/inbox/assets/inbox.css', '/manif
 const ICON = '/inbox/assets/icon-192.png';
 
 self.addEventListener('install', (event) => {
-  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(SHELL)).then(() => self.skipWaiting()));
+  event.waitUntil(
+    caches
+      .open(CACHE)
+      .then((c) => c.addAll(SHELL))
+      .then(() => self.skipWaiting()),
+  );
 });
 
 self.addEventListener('activate', (event) => {
@@ -82,7 +87,12 @@ const DONE = { allow: 'Allowed from this device', deny: 'Denied from this device
 async function act(data, action, tag) {
   let text;
   try {
-    const res = await fetch('/push/action', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ credential: data.credential, action, request: data.request }), credentials: 'omit' });
+    const res = await fetch('/push/action', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ credential: data.credential, action, request: data.request }),
+      credentials: 'omit',
+    });
     const body = await res.json().catch(() => ({}));
     text = res.ok ? DONE[action] : `Not answered: ${body.detail || res.status}`;
   } catch {

@@ -29,7 +29,19 @@ function sessionFile(path: string, total: number): number {
     let seq = 0;
     let t = t0 + s * 1000;
     const ev = (type: string, extra: Record<string, unknown> = {}) => {
-      const e = { aep: '0.1', id: `${session}-${seq}`, type, time: new Date((t += 37)).toISOString(), source, agent: 'bench-agent', session, seq: seq++, epoch: 0, capture: 'metadata', ...extra };
+      const e = {
+        aep: '0.1',
+        id: `${session}-${seq}`,
+        type,
+        time: new Date((t += 37)).toISOString(),
+        source,
+        agent: 'bench-agent',
+        session,
+        seq: seq++,
+        epoch: 0,
+        capture: 'metadata',
+        ...extra,
+      };
       lines.push(JSON.stringify(e));
       return e;
     };
@@ -39,9 +51,28 @@ function sessionFile(path: string, total: number): number {
       const rs = ev('run.started', { run, cause: start.id, data: { trigger: 'user' } });
       for (let c = 0; c < 8; c++) {
         const call = `${run}-c${c}`;
-        const req = ev('tool.requested', { run, subject: 'Bash', cause: rs.id, data: { tool: { name: 'Bash', call_id: call }, args_digest: '0f1e2d3c4b5a69780f1e2d3c4b5a6978' } });
+        const req = ev('tool.requested', {
+          run,
+          subject: 'Bash',
+          cause: rs.id,
+          data: { tool: { name: 'Bash', call_id: call }, args_digest: '0f1e2d3c4b5a69780f1e2d3c4b5a6978' },
+        });
         if (c === 3) {
-          const a = ev('attention.requested', { run, subject: 'Bash', cause: req.id, capture: 'redacted', data: { kind: 'permission', prompt: 'Permission requested: Bash', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }], respond_via: ['control'] } });
+          const a = ev('attention.requested', {
+            run,
+            subject: 'Bash',
+            cause: req.id,
+            capture: 'redacted',
+            data: {
+              kind: 'permission',
+              prompt: 'Permission requested: Bash',
+              options: [
+                { id: 'allow', label: 'Allow' },
+                { id: 'deny', label: 'Deny' },
+              ],
+              respond_via: ['control'],
+            },
+          });
           ev('attention.answered', { subject: a.id, cause: a.id, data: { answer: { option: 'allow' }, via: 'control' } });
           ev('attention.resolved', { subject: a.id, cause: a.id, data: { resolution: 'answered', latency_ms: 900 } });
         }

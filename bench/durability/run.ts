@@ -26,12 +26,22 @@ async function server(durability: Durability) {
   let i = 0;
   const fire = () =>
     new Promise<number>((resolve, reject) => {
-      const body = JSON.stringify({ hook_event_name: 'PreToolUse', session_id: `bench-${i % 8}`, turn_id: 't', tool_name: 'Bash', tool_input: { command: 'ls -la' }, tool_use_id: `c${++i}` });
-      const t0 = performance.now();
-      const req = http.request({ host: '127.0.0.1', port: s.port, path: '/hooks/codex', method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(performance.now() - t0));
+      const body = JSON.stringify({
+        hook_event_name: 'PreToolUse',
+        session_id: `bench-${i % 8}`,
+        turn_id: 't',
+        tool_name: 'Bash',
+        tool_input: { command: 'ls -la' },
+        tool_use_id: `c${++i}`,
       });
+      const t0 = performance.now();
+      const req = http.request(
+        { host: '127.0.0.1', port: s.port, path: '/hooks/codex', method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(performance.now() - t0));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -54,9 +64,11 @@ for (const inflight of [1, 16]) {
       const before = s.daemon.log.flushes;
       let left = N / ROUNDS;
       const t0 = performance.now();
-      await Promise.all(Array.from({ length: inflight }, async () => {
-        while (left-- > 0) acc.lat.push(await fire());
-      }));
+      await Promise.all(
+        Array.from({ length: inflight }, async () => {
+          while (left-- > 0) acc.lat.push(await fire());
+        }),
+      );
       acc.ms += performance.now() - t0;
       acc.n += N / ROUNDS;
       acc.flushes += s.daemon.log.flushes - before;
@@ -67,14 +79,22 @@ for (const { s, agent } of Object.values(servers)) {
   agent.destroy();
   await s.close();
 }
-console.log(`Durability cost: ${N} PreToolUse firings per row (${ROUNDS} alternating rounds), codex daemon in-process, loopback HTTP, logs on ${root.split('/')[1] === 'tmp' ? '/tmp' : root}, Node ${process.version}\n`);
+console.log(
+  `Durability cost: ${N} PreToolUse firings per row (${ROUNDS} alternating rounds), codex ` +
+    `daemon in-process, loopback HTTP, logs on ${root.split('/')[1] === 'tmp' ? '/tmp' : root}, ` +
+    `Node ${process.version}\n`,
+);
 console.log('| durability | in flight | firings/s | p50 | p99 | flushes per firing | p50 vs none |');
 console.log('|---|---:|---:|---:|---:|---:|---:|');
 for (const inflight of [1, 16]) {
   const base = results[`none/${inflight}`];
   for (const d of ['none', 'fsync']) {
     const r = results[`${d}/${inflight}`];
-    console.log(`| ${d} | ${inflight} | ${Math.round((r.n / r.ms) * 1000).toLocaleString('en-US')} | ${q(r.lat, 0.5).toFixed(2)} ms | ${q(r.lat, 0.99).toFixed(2)} ms | ${d === 'fsync' ? (r.flushes / r.n).toFixed(2) : '-'} | ${(q(r.lat, 0.5) / q(base.lat, 0.5)).toFixed(2)} |`);
+    console.log(
+      `| ${d} | ${inflight} | ${Math.round((r.n / r.ms) * 1000).toLocaleString('en-US')} | ${q(r.lat, 0.5).toFixed(2)} ` +
+        `ms | ${q(r.lat, 0.99).toFixed(2)} ms | ${d === 'fsync' ? (r.flushes / r.n).toFixed(2) : '-'} ` +
+        `| ${(q(r.lat, 0.5) / q(base.lat, 0.5)).toFixed(2)} |`,
+    );
   }
 }
 process.exit(0);

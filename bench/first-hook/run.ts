@@ -23,7 +23,10 @@ const WARM = 20;
 
 function startDaemon(home: string): Promise<{ url: string; child: ChildProcess }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', 'codex', '--port', '0', '--no-relay'], { env: { ...process.env, HOME: home, HOOKMAP_HOME: home }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [BIN, 'serve', 'codex', '--port', '0', '--no-relay'], {
+      env: { ...process.env, HOME: home, HOOKMAP_HOME: home },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     let buf = '';
     const t = setTimeout(() => {
       child.kill('SIGKILL'); // never left running behind a failed bench
@@ -45,15 +48,28 @@ const agent = new http.Agent({ keepAlive: false });
 function post(url: string, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const req = http.request(`${url}/hooks/codex/PreToolUse`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(Number(process.hrtime.bigint() - t0) / 1e6));
-    });
+    const req = http.request(
+      `${url}/hooks/codex/PreToolUse`,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(Number(process.hrtime.bigint() - t0) / 1e6));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
-const payload = (session: string, i: number) => JSON.stringify({ session_id: session, turn_id: 't1', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: `ls ${i}` }, tool_use_id: `call-${i}`, cwd: '/work' });
+const payload = (session: string, i: number) =>
+  JSON.stringify({
+    session_id: session,
+    turn_id: 't1',
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: `ls ${i}` },
+    tool_use_id: `call-${i}`,
+    cwd: '/work',
+  });
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const rows: { first: number; warm: number }[] = [];
@@ -76,4 +92,7 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 const f = median(rows.map((x) => x.first));
 const w = median(rows.map((x) => x.warm));
-console.log(`\nmedian of ${ROUNDS} rounds (settle ${SETTLE_MS} ms): first hook ${f.toFixed(1)} ms, warm ${w.toFixed(1)} ms: the first hook costs ${(f / w).toFixed(1)}x a warm one`);
+console.log(
+  `\nmedian of ${ROUNDS} rounds (settle ${SETTLE_MS} ms): first hook ${f.toFixed(1)} ms, warm ` +
+    `${w.toFixed(1)} ms: the first hook costs ${(f / w).toFixed(1)}x a warm one`,
+);

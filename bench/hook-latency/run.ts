@@ -24,7 +24,15 @@ const BIN = fileURLToPath(new URL('../../bin/hookmap.mjs', import.meta.url));
 const args = process.argv.slice(2);
 const N = Number(args[args.indexOf('--n') + 1]) || 1000;
 const FORCE_STUB = args.includes('--stub');
-const PAYLOAD = JSON.stringify({ session_id: 'bench-session', turn_id: 'bench-turn', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls -la' }, tool_use_id: 'call-1', cwd: '/work' });
+const PAYLOAD = JSON.stringify({
+  session_id: 'bench-session',
+  turn_id: 'bench-turn',
+  hook_event_name: 'PreToolUse',
+  tool_name: 'Bash',
+  tool_input: { command: 'ls -la' },
+  tool_use_id: 'call-1',
+  cwd: '/work',
+});
 
 const home = mkdtempSync(join(tmpdir(), 'hookmap-bench-'));
 const env = { ...process.env, HOME: home, HOOKMAP_HOME: home };
@@ -127,7 +135,10 @@ async function main() {
   for (const r of rows) console.log(`| ${r.name} | ${f1(r.median)} | ${f1(r.p99)} | ${f1(r.max)} | ${(r.median / base).toFixed(2)}x |`);
   const shRow = rows[2];
   const nodeRow = rows[3];
-  console.log(`\nsh shim median / Node shim median = ${(shRow.median / nodeRow.median).toFixed(3)} (bar: <= 0.25): ${shRow.median <= nodeRow.median / 4 ? 'MET' : 'NOT MET'}`);
+  console.log(
+    `\nsh shim median / Node shim median = ${(shRow.median / nodeRow.median).toFixed(3)} (bar: ` +
+      `<= 0.25): ${shRow.median <= nodeRow.median / 4 ? 'MET' : 'NOT MET'}`,
+  );
   console.log(`sh shim overhead over native HTTP: +${f1(shRow.median - rows[1].median)} ms median`);
 
   // Fail-open: a stopped daemon (a port that refuses) and a hung one.
@@ -165,9 +176,15 @@ async function main() {
       okAll &&= r.code === 0 && r.out === '';
     }
     const s = stats(xs);
-    console.log(`| ${v.name.replace(' -> daemon', '')} | hung (bound ${bound} ms) | ${s.n} | ${f1(s.median)} | ${f1(s.p99)} | ${f1(s.max)} | ${okAll ? 'yes' : 'NO'} |`);
+    console.log(
+      `| ${v.name.replace(' -> daemon', '')} | hung (bound ${bound} ms) | ${s.n} | ${f1(s.median)} | ${f1(s.p99)} | ${f1(s.max)} | ${okAll ? 'yes' : 'NO'} |`,
+    );
   }
-  console.log(`\nGenerated bounds (codex): non-held hooks ${plan.bound_ms} ms, PermissionRequest ${boundFor(plan, 'PermissionRequest')} ms (hold 55000 + 2000 grace), connect ${plan.connect_ms} ms; agent timeout ${plan.agent_timeout_ms} ms.`);
+  console.log(
+    `\nGenerated bounds (codex): non-held hooks ${plan.bound_ms} ms, PermissionRequest ${boundFor(plan, 'PermissionRequest')} ` +
+      `ms (hold 55000 + 2000 grace), connect ${plan.connect_ms} ms; agent timeout ${plan.agent_timeout_ms} ` +
+      `ms.`,
+  );
   process.exit(0);
 }
 

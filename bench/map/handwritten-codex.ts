@@ -6,7 +6,15 @@ import { defaultRedactor } from '../../engine/capture/redact.ts';
 import { buildEnvelope, type AepEvent } from '../../engine/map/envelope.ts';
 
 const seqs = new Map<string, number>();
-function env(host: string, p: any, type: string, data: Record<string, unknown>, subject?: string, capture = 'metadata', extensions?: Record<string, string>): AepEvent {
+function env(
+  host: string,
+  p: any,
+  type: string,
+  data: Record<string, unknown>,
+  subject?: string,
+  capture = 'metadata',
+  extensions?: Record<string, string>,
+): AepEvent {
   const session = String(p.session_id);
   const seq = seqs.get(session) ?? 0;
   seqs.set(session, seq + 1);
@@ -25,21 +33,47 @@ export function mapCodexByHand(host: string, p: any): AepEvent[] {
       const project = typeof p.cwd === 'string' && p.cwd ? p.cwd.replace(/\/+$/, '').split('/').pop() : undefined;
       return [env(host, p, 'session.started', data, undefined, 'metadata', project ? { hookmapproject: project } : undefined)];
     }
-    case 'UserPromptSubmit': return [env(host, p, 'run.started', { trigger: 'user' })];
-    case 'Stop': return [env(host, p, 'run.finished', {})];
-    case 'PreToolUse': return [env(host, p, 'tool.requested', { tool: tool(), args_digest: aepDigest(p.tool_input) }, p.tool_name)];
-    case 'PostToolUse': return [env(host, p, 'tool.completed', { tool: tool(), result_digest: aepDigest(p.tool_response) }, p.tool_name)];
+    case 'UserPromptSubmit':
+      return [env(host, p, 'run.started', { trigger: 'user' })];
+    case 'Stop':
+      return [env(host, p, 'run.finished', {})];
+    case 'PreToolUse':
+      return [env(host, p, 'tool.requested', { tool: tool(), args_digest: aepDigest(p.tool_input) }, p.tool_name)];
+    case 'PostToolUse':
+      return [env(host, p, 'tool.completed', { tool: tool(), result_digest: aepDigest(p.tool_response) }, p.tool_name)];
     case 'PermissionRequest': {
       const cmd = p.tool_input?.command;
       let prompt = `Permission requested: ${p.tool_name}`;
       if (cmd !== undefined) prompt += ` — ${Array.isArray(cmd) ? cmd.join(' ') : cmd}`;
       if (p.tool_input?.description !== undefined) prompt += ` (${p.tool_input.description})`;
-      return [env(host, p, 'attention.requested', { kind: 'permission', prompt: defaultRedactor.text(prompt), options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }], respond_via: ['control'] }, p.tool_name, 'redacted')];
+      return [
+        env(
+          host,
+          p,
+          'attention.requested',
+          {
+            kind: 'permission',
+            prompt: defaultRedactor.text(prompt),
+            options: [
+              { id: 'allow', label: 'Allow' },
+              { id: 'deny', label: 'Deny' },
+            ],
+            respond_via: ['control'],
+          },
+          p.tool_name,
+          'redacted',
+        ),
+      ];
     }
-    case 'SubagentStart': return [env(host, p, 'delegation.subagent.started', p.agent_type === undefined ? {} : { agent_type: p.agent_type }, p.agent_id)];
-    case 'SubagentStop': return [env(host, p, 'delegation.subagent.stopped', {}, p.agent_id)];
-    case 'PreCompact': return [];
-    case 'PostCompact': return [env(host, p, 'session.compacted', p.trigger === undefined ? {} : { trigger: p.trigger })];
-    default: return [env(host, p, `x.codex.session.${snake(p.hook_event_name)}`, {})];
+    case 'SubagentStart':
+      return [env(host, p, 'delegation.subagent.started', p.agent_type === undefined ? {} : { agent_type: p.agent_type }, p.agent_id)];
+    case 'SubagentStop':
+      return [env(host, p, 'delegation.subagent.stopped', {}, p.agent_id)];
+    case 'PreCompact':
+      return [];
+    case 'PostCompact':
+      return [env(host, p, 'session.compacted', p.trigger === undefined ? {} : { trigger: p.trigger })];
+    default:
+      return [env(host, p, `x.codex.session.${snake(p.hook_event_name)}`, {})];
   }
 }

@@ -43,7 +43,8 @@ for (let r = 0; r < 3; r++) {
   hand.push(await measure('hand', (p) => mapCodexByHand(host, p)));
 }
 const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const e = med(engine), h = med(hand);
+const e = med(engine),
+  h = med(hand);
 console.log(`| mapping | payloads/s (median of 3 × ${seconds}s) | per payload |`);
 console.log('|---|---:|---:|');
 console.log(`| hand-written TypeScript (baseline) | ${Math.round(h).toLocaleString('en-US')} | ${(1e6 / h).toFixed(1)} µs |`);

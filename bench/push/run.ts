@@ -23,16 +23,36 @@ process.on('exit', () => rmSync(home, { recursive: true, force: true }));
 
 const owner = ensureOwnerToken(home);
 const ps = await startPushService();
-const up = await startUp({ port: 0, home, logDir: join(home, 'logs'), stateDir: join(home, 'state'), tokenFile: owner.path, agents: [{ descriptor: 'claude-code', attentionTimeoutMs: 30_000 }], push: { delayMs: 0 } });
+const up = await startUp({
+  port: 0,
+  home,
+  logDir: join(home, 'logs'),
+  stateDir: join(home, 'state'),
+  tokenFile: owner.path,
+  agents: [{ descriptor: 'claude-code', attentionTimeoutMs: 30_000 }],
+  push: { delayMs: 0 },
+});
 const auth = { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' };
-await fetch(`${up.url}/push/devices`, { method: 'POST', headers: auth, body: JSON.stringify({ subscription: ps.device('phone').subscription, name: 'phone' }) });
+await fetch(`${up.url}/push/devices`, {
+  method: 'POST',
+  headers: auth,
+  body: JSON.stringify({ subscription: ps.device('phone').subscription, name: 'phone' }),
+});
 while (!(await (await fetch(`${up.url}/healthz`, { headers: auth })).json()).relay) await new Promise((r) => setTimeout(r, 50));
 
-const post = (body: object) => fetch(`${up.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (body: object) =>
+  fetch(`${up.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 async function hookOnce(i: number): Promise<number> {
   const t0 = performance.now();
-  const r = await post({ hook_event_name: 'PreToolUse', session_id: `bench-hook-${i}`, cwd: '/tmp', tool_name: 'Read', tool_input: { file_path: '/tmp/x' }, tool_use_id: `t${i}` });
+  const r = await post({
+    hook_event_name: 'PreToolUse',
+    session_id: `bench-hook-${i}`,
+    cwd: '/tmp',
+    tool_name: 'Read',
+    tool_input: { file_path: '/tmp/x' },
+    tool_use_id: `t${i}`,
+  });
   await r.text();
   return performance.now() - t0;
 }
@@ -40,12 +60,24 @@ async function hookOnce(i: number): Promise<number> {
 async function pushOnce(i: number): Promise<number> {
   const seen = ps.received.length;
   const wall0 = Date.now();
-  const held = post({ hook_event_name: 'PermissionRequest', session_id: `bench-push-${i}`, cwd: '/tmp', permission_mode: 'default', tool_name: 'Bash', tool_input: { command: `ls ${i}` }, permission_suggestions: [] });
+  const held = post({
+    hook_event_name: 'PermissionRequest',
+    session_id: `bench-push-${i}`,
+    cwd: '/tmp',
+    permission_mode: 'default',
+    tool_name: 'Bash',
+    tool_input: { command: `ls ${i}` },
+    permission_suggestions: [],
+  });
   let got;
   while (!(got = ps.received.slice(seen).find((r) => r.message.type === 'request'))) await new Promise((r) => setImmediate(r));
   // the push service stamps the arrival (ms, the same clock): measured to that, not to this loop noticing it
   const arrived = got.at - wall0;
-  await fetch(`${up.url}/push/action`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ credential: got.message.credential, action: 'allow' }) });
+  await fetch(`${up.url}/push/action`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ credential: got.message.credential, action: 'allow' }),
+  });
   await (await held).text();
   return Math.max(arrived, 0);
 }
@@ -61,8 +93,14 @@ for (let i = 0; i < N; i++) {
   hook.push(await hookOnce(i));
   push.push(await pushOnce(i));
 }
-const row = (name: string, xs: number[]) => `| ${name} | ${q(xs, 0.5).toFixed(1)} ms | ${q(xs, 0.99).toFixed(1)} ms | ${(q(xs, 0.5) / q(hook, 0.5)).toFixed(2)} |`;
-console.log(`bench/push: ${N} rounds, interleaved; load average ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+const row = (name: string, xs: number[]) =>
+  `| ${name} | ${q(xs, 0.5).toFixed(1)} ms | ${q(xs, 0.99).toFixed(1)} ms | ${(q(xs, 0.5) / q(hook, 0.5)).toFixed(2)} |`;
+console.log(
+  `bench/push: ${N} rounds, interleaved; load average ${(await import('node:os'))
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`,
+);
 console.log('| what | median | p99 | ratio to the hook reply |');
 console.log('|---|---:|---:|---:|');
 console.log(row("a PreToolUse hook's own reply (baseline)", hook));

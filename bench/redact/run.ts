@@ -26,41 +26,81 @@ const code = ['engine/map/mapper.ts', 'engine/daemon/daemon.ts', 'engine/relay/c
   .map((f) => readFileSync(join(ROOT, f), 'utf8'))
   .join('\n');
 const toMB = (s: string, n: number) => s.repeat(Math.ceil(n / s.length)).slice(0, n);
-const commands = toMB([
-  'cd ~/proj && npm test -- --reporter=dot',
-  'git log --oneline -20 && git diff HEAD~3 -- src/',
-  'DATABASE_URL=postgres://app:S3cretPw@db.internal:5432/app npm run migrate',
-  "curl -sS -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.SflKxwRJSMeKKF2QT4fwpM' https://api.example.test/v1/items",
-  'docker build -t app:latest . && docker run --rm -p 8080:8080 app:latest',
-  'export STRIPE_KEY=sk_live_51HqLyjWDarjtT1zdp7dcABCDEF && node scripts/charge.js',
-  'rg -n "TODO|FIXME" src | head -50',
-  'python -m pytest -q tests/ -k "not slow"',
-].join('\n') + '\n', 1_000_000);
-const blob = `curl -d '${Buffer.from(Array.from({ length: 750_000 }, (_, i) => (i * 7919 + (i >> 5)) & 255)).toString('base64url')}' https://upload.example.test`;
+const commands = toMB(
+  [
+    'cd ~/proj && npm test -- --reporter=dot',
+    'git log --oneline -20 && git diff HEAD~3 -- src/',
+    'DATABASE_URL=postgres://app:S3cretPw@db.internal:5432/app npm run migrate',
+    "curl -sS -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.SflKxwRJSMeKKF2QT4fwpM' https://api.example.test/v1/items",
+    'docker build -t app:latest . && docker run --rm -p 8080:8080 app:latest',
+    'export STRIPE_KEY=sk_live_51HqLyjWDarjtT1zdp7dcABCDEF && node scripts/charge.js',
+    'rg -n "TODO|FIXME" src | head -50',
+    'python -m pytest -q tests/ -k "not slow"',
+  ].join('\n') + '\n',
+  1_000_000,
+);
+const blob =
+  `curl -d '${Buffer.from(Array.from({ length: 750_000 }, (_, i) => (i * 7919 + (i >> 5)) & 255)).toString('base64url')}' ` + `https://upload.example.test`;
 const tool = toMB(code, 1_000_000);
 
 const naive = /password|secret|token|bearer/gi;
-const scan = (s: string) => { naive.lastIndex = 0; let n = 0; while (naive.exec(s)) n++; return n; };
+const scan = (s: string) => {
+  naive.lastIndex = 0;
+  let n = 0;
+  while (naive.exec(s)) n++;
+  return n;
+};
 
 function rate(fn: () => void, bytes: number): number {
   fn();
   let n = 0;
   const t0 = performance.now();
   const until = t0 + seconds * 1000;
-  while (performance.now() < until) { fn(); n++; }
+  while (performance.now() < until) {
+    fn();
+    n++;
+  }
   return (n * bytes) / ((performance.now() - t0) / 1000) / 1e6;
 }
 
 const json = JSON.stringify(payloads);
 const cases: { name: string; bytes: number; redact: () => void; base: () => void; stringify: () => void }[] = [
-  { name: `recorded hook payloads (${payloads.length}, deep)`, bytes: json.length, redact: () => redactor.deep(payloads), base: () => scan(json), stringify: () => JSON.stringify(payloads) },
-  { name: 'shell commands, 1 MB', bytes: commands.length, redact: () => redactor.text(commands), base: () => scan(commands), stringify: () => JSON.stringify(commands) },
-  { name: 'tool output (source code), 1 MB', bytes: tool.length, redact: () => redactor.text(tool), base: () => scan(tool), stringify: () => JSON.stringify(tool) },
-  { name: 'base64url blob in a command, 1 MB', bytes: blob.length, redact: () => redactor.text(blob), base: () => scan(blob), stringify: () => JSON.stringify(blob) },
+  {
+    name: `recorded hook payloads (${payloads.length}, deep)`,
+    bytes: json.length,
+    redact: () => redactor.deep(payloads),
+    base: () => scan(json),
+    stringify: () => JSON.stringify(payloads),
+  },
+  {
+    name: 'shell commands, 1 MB',
+    bytes: commands.length,
+    redact: () => redactor.text(commands),
+    base: () => scan(commands),
+    stringify: () => JSON.stringify(commands),
+  },
+  {
+    name: 'tool output (source code), 1 MB',
+    bytes: tool.length,
+    redact: () => redactor.text(tool),
+    base: () => scan(tool),
+    stringify: () => JSON.stringify(tool),
+  },
+  {
+    name: 'base64url blob in a command, 1 MB',
+    bytes: blob.length,
+    redact: () => redactor.text(blob),
+    base: () => scan(blob),
+    stringify: () => JSON.stringify(blob),
+  },
   {
     name: 'tool output streamed in 40-char fragments, 1 MB',
     bytes: tool.length,
-    redact: () => { const st = redactor.stream(); for (let i = 0; i < tool.length; i += 40) st.push(tool.slice(i, i + 40)); st.flush(); },
+    redact: () => {
+      const st = redactor.stream();
+      for (let i = 0; i < tool.length; i += 40) st.push(tool.slice(i, i + 40));
+      st.flush();
+    },
     base: () => scan(tool),
     stringify: () => JSON.stringify(tool),
   },

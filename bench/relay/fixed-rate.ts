@@ -29,11 +29,26 @@ const SERVER = fileURLToPath(new URL('./fixed-rate-server.ts', import.meta.url))
 const MARK = Buffer.from('"t0":');
 const PING = Buffer.from('{"type":"ping"');
 
-export interface FixedRateResult { kind: Kind; sent: number; delivered: number; expected: number; p50: number; p99: number; p999: number; max: number; cpuUsPerEvent: number; closed: number }
+export interface FixedRateResult {
+  kind: Kind;
+  sent: number;
+  delivered: number;
+  expected: number;
+  p50: number;
+  p99: number;
+  p999: number;
+  max: number;
+  cpuUsPerEvent: number;
+  closed: number;
+}
 type Kind = 'relay' | 'bare';
 
 function startServer(kind: Kind): Promise<{ child: ChildProcess; port: number; cpu: () => Promise<number> }> {
-  const child = spawn(process.execPath, [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROF] : []), '--import', 'tsx', SERVER, kind], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROF] : []), '--import', 'tsx', SERVER, kind],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
   const waiting: ((line: string) => void)[] = [];
   let buf = '';
   child.stdout!.on('data', (c) => {
@@ -125,7 +140,20 @@ async function rig(kind: Kind) {
   let seq = 0;
   const emit = (r: number) => {
     seq++;
-    emitter.send(JSON.stringify({ aep: '0.1', id: `f${seq}`, type: 'tool.completed', subject: 'Bash', time: new Date().toISOString(), source: 'aep://bench/agent/bench/session/s', agent: 'bench', session: `s${seq % 10}`, seq, data: { tool: { name: 'Bash', call_id: `c${seq}` }, status: 'success', pad, r, t0: performance.now() } }));
+    emitter.send(
+      JSON.stringify({
+        aep: '0.1',
+        id: `f${seq}`,
+        type: 'tool.completed',
+        subject: 'Bash',
+        time: new Date().toISOString(),
+        source: 'aep://bench/agent/bench/session/s',
+        agent: 'bench',
+        session: `s${seq % 10}`,
+        seq,
+        data: { tool: { name: 'Bash', call_id: `c${seq}` }, status: 'success', pad, r, t0: performance.now() },
+      }),
+    );
   };
   const pace = async (ms: number, r: number) => {
     const start = performance.now();
@@ -169,7 +197,10 @@ export async function runFixedRate(seconds = SECONDS, rounds = ROUNDS): Promise<
   const rigs = { bare: await rig('bare'), relay: await rig('relay') };
   await rigs.bare.warm();
   await rigs.relay.warm();
-  const acc: Record<Kind, { sent: number; delivered: number; lat: number[]; cpuUs: number }> = { bare: { sent: 0, delivered: 0, lat: [], cpuUs: 0 }, relay: { sent: 0, delivered: 0, lat: [], cpuUs: 0 } };
+  const acc: Record<Kind, { sent: number; delivered: number; lat: number[]; cpuUs: number }> = {
+    bare: { sent: 0, delivered: 0, lat: [], cpuUs: 0 },
+    relay: { sent: 0, delivered: 0, lat: [], cpuUs: 0 },
+  };
   let r = 0;
   for (let i = 0; i < rounds; i++) {
     for (const kind of (i % 2 ? ['relay', 'bare'] : ['bare', 'relay']) as Kind[]) {
@@ -189,7 +220,18 @@ export async function runFixedRate(seconds = SECONDS, rounds = ROUNDS): Promise<
     const sorted = Float64Array.from(a.lat).sort();
     const n = sorted.length;
     const q = (p: number) => (n ? sorted[Math.min(n - 1, Math.floor(p * n))] : NaN);
-    result[kind] = { kind, sent: a.sent, delivered: a.delivered, expected: a.sent * SUBSCRIBERS, p50: q(0.5), p99: q(0.99), p999: q(0.999), max: n ? sorted[n - 1] : NaN, cpuUsPerEvent: a.cpuUs / a.sent, closed: closed[kind] };
+    result[kind] = {
+      kind,
+      sent: a.sent,
+      delivered: a.delivered,
+      expected: a.sent * SUBSCRIBERS,
+      p50: q(0.5),
+      p99: q(0.99),
+      p999: q(0.999),
+      max: n ? sorted[n - 1] : NaN,
+      cpuUsPerEvent: a.cpuUs / a.sent,
+      closed: closed[kind],
+    };
   }
   return result;
 }
@@ -197,11 +239,22 @@ export async function runFixedRate(seconds = SECONDS, rounds = ROUNDS): Promise<
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { bare, relay } = await runFixedRate();
   const f = (x: number) => x.toFixed(1);
-  console.log(`Fixed rate: ${RATE} events/s, ${SUBSCRIBERS} WebSocket subscribers, ${SECONDS} s per server in ${ROUNDS} alternating rounds (after ${WARMUP_MS / 1000} s warm-up each), every delivery sampled, Node ${process.version}`);
+  console.log(
+    `Fixed rate: ${RATE} events/s, ${SUBSCRIBERS} WebSocket subscribers, ${SECONDS} s per ` +
+      `server in ${ROUNDS} alternating rounds (after ${WARMUP_MS / 1000} s warm-up each), every ` +
+      `delivery sampled, Node ${process.version}`,
+  );
   console.log('Baseline: a bare `ws` broadcast server, same clients and pacing, same run; each server in its own process.\n');
-  console.log('| server | delivered | subscribers closed | p50 (ms) | p99 (ms) | p99.9 (ms) | max (ms) | p99 vs bare p99 | server CPU per event | CPU vs bare |');
+  console.log(
+    '| server | delivered | subscribers closed | p50 (ms) | p99 (ms) | p99.9 (ms) | max (ms) | p99 vs bare p99 | server CPU per event | CPU vs bare |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of [bare, relay]) {
-    console.log(`| ${r.kind === 'bare' ? 'bare `ws` broadcast' : 'hookmap relay'} | ${((100 * r.delivered) / r.expected).toFixed(2)}% | ${r.closed} | ${f(r.p50)} | ${f(r.p99)} | ${f(r.p999)} | ${f(r.max)} | ${(r.p99 / bare.p99).toFixed(2)} | ${Math.round(r.cpuUsPerEvent)} µs | ${(r.cpuUsPerEvent / bare.cpuUsPerEvent).toFixed(2)} |`);
+    console.log(
+      `| ${r.kind === 'bare' ? 'bare `ws` broadcast' : 'hookmap relay'} | ${((100 * r.delivered) / r.expected).toFixed(2)}% ` +
+        `| ${r.closed} | ${f(r.p50)} | ${f(r.p99)} | ${f(r.p999)} | ${f(r.max)} | ${(r.p99 / bare.p99).toFixed(2)} ` +
+        `| ${Math.round(r.cpuUsPerEvent)} µs | ${(r.cpuUsPerEvent / bare.cpuUsPerEvent).toFixed(2)} ` +
+        `|`,
+    );
   }
 }

@@ -45,7 +45,11 @@ function bareFanout(): { listen(): Promise<{ port: number }>; close(): Promise<v
   });
   return {
     listen: () => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ port: (server.address() as any).port }))),
-    close: () => new Promise((resolve) => { for (const s of subs) s.destroy(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of subs) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -56,49 +60,72 @@ async function scenario(subscribers: number, kind: 'relay' | 'baseline') {
   const latencies: number[] = [];
   let delivered = 0;
   const reqs: http.ClientRequest[] = [];
-  await Promise.all(Array.from({ length: subscribers }, (_, i) => new Promise<void>((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/events', headers: { accept: 'text/event-stream' } }, (res) => {
-      res.setEncoding('utf8');
-      let buf = '';
-      res.on('data', (chunk: string) => {
-        if (buf === '' && chunk.startsWith(': subscribed')) resolve();
-        buf += chunk;
-        let at: number;
-        const now = performance.now();
-        while ((at = buf.indexOf('\n\n')) >= 0) {
-          const msg = buf.slice(0, at);
-          buf = buf.slice(at + 2);
-          const m = /"t0":([\d.]+)/.exec(msg);
-          if (!m) continue;
-          delivered++;
-          // Sample latency on one subscriber per scenario to keep bookkeeping off the hot path.
-          if (i === 0) latencies.push(now - Number(m[1]));
-        }
-      });
-    });
-    reqs.push(req);
-  })));
+  await Promise.all(
+    Array.from(
+      { length: subscribers },
+      (_, i) =>
+        new Promise<void>((resolve) => {
+          const req = http.get({ host: '127.0.0.1', port, path: '/events', headers: { accept: 'text/event-stream' } }, (res) => {
+            res.setEncoding('utf8');
+            let buf = '';
+            res.on('data', (chunk: string) => {
+              if (buf === '' && chunk.startsWith(': subscribed')) resolve();
+              buf += chunk;
+              let at: number;
+              const now = performance.now();
+              while ((at = buf.indexOf('\n\n')) >= 0) {
+                const msg = buf.slice(0, at);
+                buf = buf.slice(at + 2);
+                const m = /"t0":([\d.]+)/.exec(msg);
+                if (!m) continue;
+                delivered++;
+                // Sample latency on one subscriber per scenario to keep bookkeeping off the hot path.
+                if (i === 0) latencies.push(now - Number(m[1]));
+              }
+            });
+          });
+          reqs.push(req);
+        }),
+    ),
+  );
 
   let seq = 0;
   let posted = 0;
   const agent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
-  const postBatch = () => new Promise<void>((resolve, reject) => {
-    const t0 = performance.now();
-    const lines: string[] = [];
-    for (let i = 0; i < BATCH; i++) {
-      seq++;
-      lines.push(JSON.stringify({ aep: '0.1', id: `b${seq}`, type: 'tool.completed', subject: 'Bash', time: new Date().toISOString(), source: 'aep://bench/agent/bench/session/s', agent: 'bench', session: `s${seq % 20}`, seq, data: { tool: { name: 'Bash', call_id: `c${seq}` }, status: 'success', t0 } }));
-    }
-    const req = http.request({ host: '127.0.0.1', port, path: '/events', method: 'POST', agent, headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1' } }, (res) => {
-      res.resume();
-      res.on('end', () => {
-        posted += BATCH;
-        resolve();
-      });
+  const postBatch = () =>
+    new Promise<void>((resolve, reject) => {
+      const t0 = performance.now();
+      const lines: string[] = [];
+      for (let i = 0; i < BATCH; i++) {
+        seq++;
+        lines.push(
+          JSON.stringify({
+            aep: '0.1',
+            id: `b${seq}`,
+            type: 'tool.completed',
+            subject: 'Bash',
+            time: new Date().toISOString(),
+            source: 'aep://bench/agent/bench/session/s',
+            agent: 'bench',
+            session: `s${seq % 20}`,
+            seq,
+            data: { tool: { name: 'Bash', call_id: `c${seq}` }, status: 'success', t0 },
+          }),
+        );
+      }
+      const req = http.request(
+        { host: '127.0.0.1', port, path: '/events', method: 'POST', agent, headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            posted += BATCH;
+            resolve();
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(lines.join('\n'));
     });
-    req.on('error', reject);
-    req.end(lines.join('\n'));
-  });
 
   // Warm-up (ajv compiles the envelope validator on first use, the JIT settles); not measured.
   for (let i = 0; i < 20; i++) await postBatch();
@@ -109,9 +136,11 @@ async function scenario(subscribers: number, kind: 'relay' | 'baseline') {
   latencies.length = 0;
   const start = performance.now();
   const end = start + DURATION_MS;
-  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-    while (performance.now() < end) await postBatch();
-  }));
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (performance.now() < end) await postBatch();
+    }),
+  );
   // Let delivery catch up (bounded), then measure.
   const target = posted * subscribers;
   const drainUntil = performance.now() + 10_000;
@@ -121,7 +150,16 @@ async function scenario(subscribers: number, kind: 'relay' | 'baseline') {
   agent.destroy();
   await relay.close();
   latencies.sort((a, b) => a - b);
-  return { subscribers, posted, delivered, complete: delivered === target, ingestPerSec: posted / elapsed, deliveriesPerSec: delivered / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  return {
+    subscribers,
+    posted,
+    delivered,
+    complete: delivered === target,
+    ingestPerSec: posted / elapsed,
+    deliveriesPerSec: delivered / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
 }
 
 const rows = [];
@@ -131,12 +169,24 @@ for (const n of [1, 50]) {
   rows.push({ base, relay });
 }
 const f = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-console.log(`Relay ingest-to-delivery, loopback, ${DURATION_MS / 1000}s per scenario, NDJSON batches of ${BATCH}, ${IN_FLIGHT} POSTs in flight, Node ${process.version}`);
+console.log(
+  `Relay ingest-to-delivery, loopback, ${DURATION_MS / 1000}s per scenario, NDJSON batches of ${BATCH}, ${IN_FLIGHT} POSTs in flight, Node ${process.version}`,
+);
 console.log('Baseline: a bare node:http NDJSON-to-SSE fan-out in the same process (no validation, dedupe, buffer or filters).\n');
-console.log('| SSE subscribers | server | events ingested/s | deliveries/s (all subscribers) | p50 latency (ms) | p99 latency (ms) | all delivered | throughput vs baseline |');
+console.log(
+  '| SSE subscribers | server | events ingested/s | deliveries/s (all subscribers) | p50 ' +
+    'latency (ms) | p99 latency (ms) | all delivered | throughput vs baseline |',
+);
 console.log('|---:|---|---:|---:|---:|---:|:---:|---:|');
 for (const { base, relay } of rows) {
-  for (const [name, r] of [['baseline', base], ['hookmap relay', relay]] as const) {
-    console.log(`| ${r.subscribers} | ${name} | ${f(r.ingestPerSec)} | ${f(r.deliveriesPerSec)} | ${f(r.p50, 1)} | ${f(r.p99, 1)} | ${r.complete ? 'yes' : 'no'} | ${(r.deliveriesPerSec / base.deliveriesPerSec).toFixed(2)} |`);
+  for (const [name, r] of [
+    ['baseline', base],
+    ['hookmap relay', relay],
+  ] as const) {
+    console.log(
+      `| ${r.subscribers} | ${name} | ${f(r.ingestPerSec)} | ${f(r.deliveriesPerSec)} | ${f(r.p50, 1)} ` +
+        `| ${f(r.p99, 1)} | ${r.complete ? 'yes' : 'no'} | ${(r.deliveriesPerSec / base.deliveriesPerSec).toFixed(2)} ` +
+        `|`,
+    );
   }
 }

@@ -57,7 +57,15 @@ function variant(name: string, rules: number | undefined, matching: boolean): Va
     daemon,
     times: [],
     async once(i) {
-      const payload = { hook_event_name: 'PermissionRequest', session_id: `bench-${name}-${i}`, cwd: '/work/app', permission_mode: 'default', tool_name: 'Bash', tool_input: { command: `ls -la src/${i}` }, permission_suggestions: [] };
+      const payload = {
+        hook_event_name: 'PermissionRequest',
+        session_id: `bench-${name}-${i}`,
+        cwd: '/work/app',
+        permission_mode: 'default',
+        tool_name: 'Bash',
+        tool_input: { command: `ls -la src/${i}` },
+        permission_suggestions: [],
+      };
       const t0 = process.hrtime.bigint();
       if (matching) {
         await daemon.handle({ hook: 'PermissionRequest', payload });

@@ -82,7 +82,11 @@ async function main(): Promise<void> {
   for (const bin of bins) {
     const upHome = mkdtempSync(join(home, 'tail-'));
     const up = await upReady(bin, upHome);
-    await fetch(`${up.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'bench', cwd: home, transcript_path: '/dev/null', source: 'startup' }) });
+    await fetch(`${up.url}/hooks/claude-code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'bench', cwd: home, transcript_path: '/dev/null', source: 'startup' }),
+    });
     running.set(bin, { url: up.url, home: upHome, stop: up.stop });
   }
   try {
@@ -93,7 +97,10 @@ async function main(): Promise<void> {
         add(`hookmap --version${tag}`, await timed([bin, '--version']));
         add(`hookmap answer --help${tag}`, await timed([bin, 'answer', '--help']));
         const run = running.get(bin)!;
-        add(`hookmap tail (first event, exit)${tag}`, await timed([bin, 'tail', '--json', '--from', 'all', '--count', '1', '--url', run.url], { HOOKMAP_HOME: run.home }));
+        add(
+          `hookmap tail (first event, exit)${tag}`,
+          await timed([bin, 'tail', '--json', '--from', 'all', '--count', '1', '--url', run.url], { HOOKMAP_HOME: run.home }),
+        );
         add(`hookmap capabilities claude-code --json${tag}`, await timed([bin, 'capabilities', 'claude-code', '--json']));
         const warm = await upReady(bin, upHomes.get(bin)!);
         add(`hookmap up until /healthz ready (same home)${tag}`, warm.ms);

@@ -31,12 +31,34 @@ const cleanup = () => {
 process.on('exit', cleanup);
 
 const LINES = [
-  JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 'bench-s1', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'x'.repeat(500) } } } }),
-  JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 'bench-s1', update: { sessionUpdate: 'tool_call', toolCallId: 'call_1', title: 'run tests', kind: 'execute', status: 'pending', rawInput: { command: 'npm test' } } } }),
-  JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'session/prompt', params: { sessionId: 'bench-s1', prompt: [{ type: 'text', text: 'fix the failing build' }] } }),
+  JSON.stringify({
+    jsonrpc: '2.0',
+    method: 'session/update',
+    params: { sessionId: 'bench-s1', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'x'.repeat(500) } } },
+  }),
+  JSON.stringify({
+    jsonrpc: '2.0',
+    method: 'session/update',
+    params: {
+      sessionId: 'bench-s1',
+      update: { sessionUpdate: 'tool_call', toolCallId: 'call_1', title: 'run tests', kind: 'execute', status: 'pending', rawInput: { command: 'npm test' } },
+    },
+  }),
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 7,
+    method: 'session/prompt',
+    params: { sessionId: 'bench-s1', prompt: [{ type: 'text', text: 'fix the failing build' }] },
+  }),
 ];
 
-interface Variant { name: string; p: ChildProcessWithoutNullStreams; buf: string; wait?: () => void; rtt: number[] }
+interface Variant {
+  name: string;
+  p: ChildProcessWithoutNullStreams;
+  buf: string;
+  wait?: () => void;
+  rtt: number[];
+}
 
 function variant(name: string, cmd: string, argv: string[]): Variant {
   const p = spawn(cmd, argv, { env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -73,7 +95,10 @@ async function startUp(): Promise<string> {
     p.stdout.on('data', (c) => {
       out += c;
       const m = /^(http:\/\/\S+)\n/.exec(out);
-      if (m) { clearTimeout(t); resolve(m[1]); }
+      if (m) {
+        clearTimeout(t);
+        resolve(m[1]);
+      }
     });
   });
 }
@@ -90,13 +115,18 @@ const variants = [
 for (let i = 0; i < 50; i++) for (const v of variants) await roundTrip(v, LINES[i % LINES.length]);
 for (let i = 0; i < N; i++) for (const v of variants) v.rtt.push(await roundTrip(v, LINES[i % LINES.length]));
 const base = q(variants[0].rtt, 0.5);
-console.log(`hookmap tee pass-through, ${N} lines per variant (round trip editor -> agent command -> editor, agent = cat), ${new Date().toISOString().slice(0, 10)}`);
+console.log(
+  `hookmap tee pass-through, ${N} lines per variant (round trip editor -> agent command -> editor, agent = cat), ${new Date().toISOString().slice(0, 10)}`,
+);
 console.log('| variant | median round trip | p99 | added per line (one crossing) | median vs bare cat |');
 console.log('|---|---:|---:|---:|---:|');
 for (const v of variants) {
   const med = q(v.rtt, 0.5);
   const added = (med - base) / 2;
-  console.log(`| ${v.name} | ${med.toFixed(3)} ms | ${q(v.rtt, 0.99).toFixed(3)} ms | ${v === variants[0] ? '—' : `${added.toFixed(3)} ms`} | ${(med / base).toFixed(2)} |`);
+  console.log(
+    `| ${v.name} | ${med.toFixed(3)} ms | ${q(v.rtt, 0.99).toFixed(3)} ms | ${v === variants[0] ? '—' : `${added.toFixed(3)} ms`} ` +
+      `| ${(med / base).toFixed(2)} |`,
+  );
 }
 for (const v of variants) v.p.stdin.end();
 await new Promise((r) => setTimeout(r, 1500));

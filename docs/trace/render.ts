@@ -22,7 +22,13 @@ const SESSION = 'cc-demo-7f3a';
 const home = mkdtempSync(join(tmpdir(), 'hookmap-render-'));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const up = await startUp({ agents: [{ descriptor: 'claude-code', attentionTimeoutMs: 30_000 }], logDir: join(home, 'logs'), stateDir: join(home, 'state'), port: 0, token: TOKEN });
+const up = await startUp({
+  agents: [{ descriptor: 'claude-code', attentionTimeoutMs: 30_000 }],
+  logDir: join(home, 'logs'),
+  stateDir: join(home, 'state'),
+  port: 0,
+  token: TOKEN,
+});
 for (let i = 0; i < 100 && !(await (await fetch(`${up.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay; i++) await sleep(50);
 const human = await openSocket(up.url, TOKEN, 'both');
 await new Promise<void>((resolve) => {
@@ -30,7 +36,11 @@ await new Promise<void>((resolve) => {
   human.send({ type: 'subscribe', id: 'w', filter: { session: SESSION } });
 });
 const hook = (body: Record<string, unknown>) =>
-  fetch(`${up.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: SESSION, transcript_path: '/tmp/t.jsonl', cwd: '/work/app', ...body }) }).then((r) => r.text());
+  fetch(`${up.url}/hooks/claude-code`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ session_id: SESSION, transcript_path: '/tmp/t.jsonl', cwd: '/work/app', ...body }),
+  }).then((r) => r.text());
 const tool = async (name: string, id: string, input: Record<string, unknown>, ms: number) => {
   await hook({ hook_event_name: 'PreToolUse', tool_name: name, tool_use_id: id, tool_input: input });
   await sleep(ms);
@@ -43,7 +53,11 @@ const permission = async (name: string, id: string, input: Record<string, unknow
   const held = hook({ hook_event_name: 'PermissionRequest', tool_name: name, tool_use_id: id, tool_input: input });
   const req = await asked;
   await sleep(waitMs); // the human reads the prompt
-  await sendCommand(human, makeCommand('control.attention.respond', SESSION, { subject: req.id, data: { answer: { option } } }), { ackWindowMs: 5000, outcomeWindowMs: 5000, isFinal: (e) => e.type === 'attention.resolved' });
+  await sendCommand(human, makeCommand('control.attention.respond', SESSION, { subject: req.id, data: { answer: { option } } }), {
+    ackWindowMs: 5000,
+    outcomeWindowMs: 5000,
+    isFinal: (e) => e.type === 'attention.resolved',
+  });
   await held;
 };
 
@@ -77,7 +91,14 @@ human.close();
 await up.close();
 
 const logDir = join(home, 'logs', 'claude-code');
-const events = readdirSync(logDir).filter((f) => f.endsWith('.jsonl')).flatMap((f) => readFileSync(join(logDir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+const events = readdirSync(logDir)
+  .filter((f) => f.endsWith('.jsonl'))
+  .flatMap((f) =>
+    readFileSync(join(logDir, f), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l)),
+  );
 rmSync(home, { recursive: true, force: true });
 const p = new TraceProjector({ ceiling: 'metadata' });
 const spans = [...events.flatMap((e) => p.add(e)), ...p.closeAll()];
@@ -118,13 +139,21 @@ function waterfall(list: any[]): string {
     const b = Number(BigInt(s.endTimeUnixNano) / 1000n) / 1000;
     const op = attr(s, 'gen_ai.operation.name');
     const outcome = attr(s, 'aep.tool.outcome') ?? attr(s, 'aep.run.outcome') ?? attr(s, 'aep.attention.outcome') ?? attr(s, 'aep.session.outcome');
-    const kind = `${s.name.startsWith('session') ? 'session' : op === 'invoke_agent' ? 'run' : op === 'execute_tool' ? (s.status?.code === 2 ? 'error' : 'tool') : 'attention'}${attr(s, 'aep.unterminated') ? ' open' : ''}`;
+    const kind =
+      `${s.name.startsWith('session') ? 'session' : op === 'invoke_agent' ? 'run' : op === 'execute_tool' ? (s.status?.code === 2 ? 'error' : 'tool') : 'attention'}` +
+      `${attr(s, 'aep.unterminated') ? ' open' : ''}`;
     const details = [
       attr(s, 'gen_ai.tool.call.id'),
       attr(s, 'aep.attention.answer.option') ? `answer: ${attr(s, 'aep.attention.answer.option')}` : undefined,
       attr(s, 'aep.tool.denied_by') ? `denied by ${attr(s, 'aep.tool.denied_by')}` : undefined,
-      attr(s, 'aep.closed_by') ? `no terminal event: ended with its ${String(attr(s, 'aep.closed_by')).replace('.ended', '')}` : attr(s, 'aep.tool.denied_by') ? undefined : outcome,
-    ].filter(Boolean).join(' · ');
+      attr(s, 'aep.closed_by')
+        ? `no terminal event: ended with its ${String(attr(s, 'aep.closed_by')).replace('.ended', '')}`
+        : attr(s, 'aep.tool.denied_by')
+          ? undefined
+          : outcome,
+    ]
+      .filter(Boolean)
+      .join(' · ');
     const ms = b - a;
     return `<div class="row"><div class="name" style="padding-left:${depth * 18 + 8}px"><b>${esc(s.name)}</b><span>${esc(details)}</span></div>
       <div class="lane"><div class="bar ${kind}" style="left:${((a - t0) / span) * 90}%;width:max(3px,${(ms / span) * 90}%)"></div><div class="dur" style="left:calc(${((b - t0) / span) * 90}% + 6px)">${ms >= 1000 ? (ms / 1000).toFixed(2) + ' s' : Math.round(ms) + ' ms'}</div></div></div>`;

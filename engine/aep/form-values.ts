@@ -4,7 +4,10 @@
 // (`control.rejected{reason:"invalid"}`) and `hookmap validate` checks the
 // recorded `attention.answered` with the same code, so the two never disagree.
 
-export interface FieldChoice { id: string; label?: string }
+export interface FieldChoice {
+  id: string;
+  label?: string;
+}
 export interface FieldSpec {
   id: string;
   type: 'string' | 'number' | 'boolean' | 'select' | string;
@@ -18,7 +21,11 @@ export interface FieldSpec {
 }
 
 export type FormIssueCode = 'required' | 'choice' | 'multi' | 'type' | 'range' | 'unknown';
-export interface FormIssue { code: FormIssueCode; field: string; message: string }
+export interface FormIssue {
+  code: FormIssueCode;
+  field: string;
+  message: string;
+}
 
 function show(v: unknown): string {
   const s = JSON.stringify(v) ?? String(v);

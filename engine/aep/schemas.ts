@@ -35,7 +35,13 @@ export function captureRank(level: string | undefined): number {
   return i < 0 ? 1 : i;
 }
 
-export interface RegistryType { type: string; status: string; scope: 'session' | 'agent' | 'command'; schema: string | null; summary: string }
+export interface RegistryType {
+  type: string;
+  status: string;
+  scope: 'session' | 'agent' | 'command';
+  schema: string | null;
+  summary: string;
+}
 
 function readJson(rel: string): any {
   return JSON.parse(readFileSync(join(SCHEMA_DIR, rel), 'utf8'));
@@ -46,7 +52,7 @@ export const REGISTRY_BY_TYPE = new Map(REGISTRY_TYPES.map((t) => [t.type, t]));
 export const CATEGORIES: { name: string; scope: string }[] = readJson('registry/categories.json').categories;
 export const NACK_REASONS: string[] = (() => {
   const n = readJson('registry/nack-reasons.json');
-  return Array.isArray(n.reasons) ? n.reasons.map((r: any) => (typeof r === 'string' ? r : r.reason ?? r.name)) : n.enum ?? [];
+  return Array.isArray(n.reasons) ? n.reasons.map((r: any) => (typeof r === 'string' ? r : (r.reason ?? r.name))) : (n.enum ?? []);
 })();
 export { AEP_VERSION, SUPPORTED_VERSIONS } from './version.ts';
 
@@ -129,13 +135,15 @@ export function validatePayload(type: string, data: unknown): ErrorObject[] {
 }
 
 export function formatAjvErrors(errors: ErrorObject[]): string {
-  return errors.map((e) => `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${(e.params as any).additionalProperty})` : ''}`).join('; ');
+  return errors
+    .map((e) => `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${(e.params as any).additionalProperty})` : ''}`)
+    .join('; ');
 }
 
 /** The category of a type: its first token, or for x.* types the token after the vendor. */
 export function typeCategory(type: string): string {
   const parts = type.split('.');
-  return parts[0] === 'x' ? parts[2] ?? '' : parts[0];
+  return parts[0] === 'x' ? (parts[2] ?? '') : parts[0];
 }
 
 /** Is this a type the envelope grammar accepts (core category or x.vendor.category.rest)? */

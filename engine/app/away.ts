@@ -55,7 +55,14 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
   const live = (p: DevicePrincipal) => o.inbox.creds.isLive(p);
   // the service's acks come from the moments' watcher, made right after it (it needs the service's presence)
   const ref: { moments?: Moments } = {};
-  const push = new PushService({ home: o.home, capture: o.config.capture, live: (d) => live(d.principal), ack: (c, ms) => ref.moments!.ack(c, ms), say: o.say, sent: o.sent });
+  const push = new PushService({
+    home: o.home,
+    capture: o.config.capture,
+    live: (d) => live(d.principal),
+    ack: (c, ms) => ref.moments!.ack(c, ms),
+    say: o.say,
+    sent: o.sent,
+  });
   const moments = (ref.moments = new Moments({ relay: o.relay, daemons: o.daemons, config: o.config, presence: push.presence, rules: !!o.rules, say: o.say }));
   moments.add(push);
   moments.onSettled((id) => push.credentials.settle(id));
@@ -65,7 +72,8 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
     return undefined;
   };
   // a channel's action credentials (ntfy, the webhook) answer as the principal its config names, while it is configured
-  const channelPrincipal = (name: string): string | undefined => (name === 'ntfy' ? o.channels?.ntfy?.principal : name === 'webhook' ? o.channels?.webhook?.principal : undefined);
+  const channelPrincipal = (name: string): string | undefined =>
+    name === 'ntfy' ? o.channels?.ntfy?.principal : name === 'webhook' ? o.channels?.webhook?.principal : undefined;
   const holders: NonNullable<PushRoutesOptions['holders']>[] = [
     (g) => {
       if (!g.device.startsWith('channel:')) return undefined;
@@ -105,7 +113,8 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
         const deps = (name: string) => ({
           answer: { relay: o.relay, daemons: o.daemons, rules: o.rules, ack: (c: string, ms: number) => m.ack(c, ms) },
           moments: m,
-          credential: (x: { id: string; session: string; expires: number }) => push.credentials.issue({ request: x.id, session: x.session, device: `channel:${name}`, expires: x.expires }),
+          credential: (x: { id: string; session: string; expires: number }) =>
+            push.credentials.issue({ request: x.id, session: x.session, device: `channel:${name}`, expires: x.expires }),
           say: (l: string) => o.say?.(l),
         });
         channels.push(...openChannels(o.channels, deps, base.replace(/\/+$/, '')));

@@ -25,7 +25,16 @@ import { jsonOnly } from '../inbox/json-scope.ts';
 const MAX_BODY = 4096;
 const MATCHES = ['exact', 'prefix', 'tool'];
 const SCOPES = ['session', 'project', 'user'];
-const STATUS: Record<RuleError['code'], number> = { 'not-plain': 422, 'prefix-mismatch': 422, floor: 422, 'nothing-to-match': 422, 'no-project': 422, 'no-such-rule': 404, 'not-revocable': 409, 'learned-broken': 409 };
+const STATUS: Record<RuleError['code'], number> = {
+  'not-plain': 422,
+  'prefix-mismatch': 422,
+  floor: 422,
+  'nothing-to-match': 422,
+  'no-project': 422,
+  'no-such-rule': 404,
+  'not-revocable': 409,
+  'learned-broken': 409,
+};
 
 export interface RulesRoutesOptions {
   book: RuleBook;
@@ -56,7 +65,13 @@ export function registerRulesRoutes(app: FastifyInstance, o: RulesRoutesOptions)
         return undefined;
       }
       if (!can(r.principal, scopeNeeded)) {
-        refuse(reply, 403, 'forbidden', `${r.principal.name} has no ${scopeNeeded} scope: ${scopeNeeded === 'control' ? 'a read-only token cannot add or revoke rules' : 'it cannot read the rules'}`);
+        refuse(
+          reply,
+          403,
+          'forbidden',
+          `${r.principal.name} has no ${scopeNeeded} scope: ` +
+            (scopeNeeded === 'control' ? 'a read-only token cannot add or revoke rules' : 'it cannot read the rules'),
+        );
         return undefined;
       }
       return r.principal;
@@ -73,7 +88,11 @@ export function registerRulesRoutes(app: FastifyInstance, o: RulesRoutesOptions)
     scope.get('/rules', async (req, reply) => {
       if (!who(req, reply, 'read')) return reply;
       const st = o.book.learned?.current() ?? { errors: [] };
-      return reply.send({ rules: o.book.list(), learned_file: o.book.learned?.file ?? null, errors: st.errors.map((e) => ({ code: e.code, line: e.line, col: e.col, path: e.path, message: e.message })) });
+      return reply.send({
+        rules: o.book.list(),
+        learned_file: o.book.learned?.file ?? null,
+        errors: st.errors.map((e) => ({ code: e.code, line: e.line, col: e.col, path: e.path, message: e.message })),
+      });
     });
 
     scope.get('/rules/propose', async (req, reply) => {
@@ -105,18 +124,32 @@ export function registerRulesRoutes(app: FastifyInstance, o: RulesRoutesOptions)
       const b = (req.body ?? {}) as Record<string, unknown>;
       if (!MATCHES.includes(b.match as string)) return refuse(reply, 400, 'bad-request', `match is one of ${MATCHES.join(', ')}`);
       if (!SCOPES.includes(b.scope as string)) return refuse(reply, 400, 'bad-request', `scope is one of ${SCOPES.join(', ')}`);
-      if (b.prefix !== undefined && (typeof b.prefix !== 'string' || b.prefix.length > 500)) return refuse(reply, 400, 'bad-request', 'prefix is the words a command must start with');
+      if (b.prefix !== undefined && (typeof b.prefix !== 'string' || b.prefix.length > 500))
+        return refuse(reply, 400, 'bad-request', 'prefix is the words a command must start with');
       if (b.native !== undefined && typeof b.native !== 'boolean') return refuse(reply, 400, 'bad-request', 'native is true or false');
       const a = await pendingAsk(b.request);
-      if (!a) return refuse(reply, 404, 'no-such-request', 'no pending request with that id (it was answered, timed out, or is a form): a rule is made from a request still waiting');
+      if (!a)
+        return refuse(
+          reply,
+          404,
+          'no-such-request',
+          'no pending request with that id (it was answered, timed out, or is a form): a rule is made from a request still waiting',
+        );
       const spec: AlwaysSpec = { match: b.match as AlwaysSpec['match'], prefix: b.prefix as string | undefined, scope: b.scope as AlwaysSpec['scope'] };
       const native = b.native === true ? a.native : undefined;
-      if (b.native === true && !native) return refuse(reply, 422, 'no-native', `${a.subject.agent} cannot persist an allow itself: hookmap's rule is the one that persists`);
+      if (b.native === true && !native)
+        return refuse(reply, 422, 'no-native', `${a.subject.agent} cannot persist an allow itself: hookmap's rule is the one that persists`);
       try {
         const r = o.book.learn(a.subject, spec, { by: p.name, via: surfaceOf(p, req), request: a.hold.id, native });
         if (native) {
           const c = r.rule.command;
-          a.daemon.markAlways(a.hold.id, { match: spec.match, scope: spec.scope, tool: a.subject.tool, command: c?.kind === 'exact' ? c.text : a.subject.command, prefix: c?.kind === 'prefix' ? c.text : undefined });
+          a.daemon.markAlways(a.hold.id, {
+            match: spec.match,
+            scope: spec.scope,
+            tool: a.subject.tool,
+            command: c?.kind === 'exact' ? c.text : a.subject.command,
+            prefix: c?.kind === 'prefix' ? c.text : undefined,
+          });
         }
         return reply.send({ rule: o.book.list().find((x) => x.id === r.rule.id), existed: r.existed, note: r.note, native: native ?? null });
       } catch (e) {

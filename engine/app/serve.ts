@@ -34,7 +34,10 @@ export interface ServeOptions {
   relay?: string;
   /** The relay token; also what a peer off this machine must present to the hook endpoint (with `home`'s named tokens). */
   token?: string;
-  /** The file `token` was read from: followed while serve runs (a replaced token is presented from the link's next reconnect and accepted at the hook endpoint). */
+  /**
+   * The file `token` was read from: followed while serve runs (a replaced token is presented from the link's next
+   * reconnect and accepted at the hook endpoint).
+   */
   tokenFile?: string;
   /** $HOOKMAP_HOME, for named tokens accepted from off-machine hook senders. */
   home?: string;
@@ -71,10 +74,22 @@ export async function startServe(o: ServeOptions): Promise<Served> {
   const say = o.say ?? (() => {});
   const host = o.host ?? DEFAULT_HOST;
   // peers off this machine (a non-loopback bind) need a token; none at all means loopback only
-  const auth = o.token ? new Authorizer([new TokenSource({ ownerToken: o.tokenFile ? undefined : o.token, ownerTokenFile: o.tokenFile, home: o.home, say })]) : undefined;
+  const auth = o.token
+    ? new Authorizer([new TokenSource({ ownerToken: o.tokenFile ? undefined : o.token, ownerTokenFile: o.tokenFile, home: o.home, say })])
+    : undefined;
   assertBindAllowed(host, Boolean(auth));
   const logDir = o.logDir ?? agentLogDir(o.home ?? defaultHome(), o.descriptor.vendor);
-  const daemon = Daemon.open({ descriptor: o.descriptor, logDir, host: o.hostId, attentionTimeoutMs: o.attentionTimeoutMs, config: o.config, optionVars: o.optionVars, redaction: o.redaction, durability: o.durability, say: (l) => say(`[${o.descriptor.vendor}] ${l}`) });
+  const daemon = Daemon.open({
+    descriptor: o.descriptor,
+    logDir,
+    host: o.hostId,
+    attentionTimeoutMs: o.attentionTimeoutMs,
+    config: o.config,
+    optionVars: o.optionVars,
+    redaction: o.redaction,
+    durability: o.durability,
+    say: (l) => say(`[${o.descriptor.vendor}] ${l}`),
+  });
   const daemons = new Map([[daemon.vendor, daemon]]);
   const app = Fastify({ ...serverOptions(), frameworkErrors: hookFrameworkErrors(daemons, say) });
   applyServerLimits(app.server);
@@ -83,7 +98,16 @@ export async function startServe(o: ServeOptions): Promise<Served> {
   installHookGuard(app, { daemons, auth, say });
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
   registerOtlpRoutes(app, { daemons, auth, maxBody: o.maxBody, say });
-  registerToolRoutes(app, { daemons, say, authorize: auth ? (req) => { const r = auth.authenticate(req.raw); return r.ok && can(r.principal, 'emit'); } : undefined });
+  registerToolRoutes(app, {
+    daemons,
+    say,
+    authorize: auth
+      ? (req) => {
+          const r = auth.authenticate(req.raw);
+          return r.ok && can(r.principal, 'emit');
+        }
+      : undefined,
+  });
   const tee = attachTeeEndpoint(app.server, { daemons, say, guard });
   app.get('/healthz', async () => ({ ok: true, relay: daemon.relayReady }));
   try {
@@ -95,11 +119,19 @@ export async function startServe(o: ServeOptions): Promise<Served> {
   }
   const { url } = urlOf(app.server.address() as AddressInfo);
   for (const l of exposureNotice(host, url, false)) say(l);
-  if (o.relay) daemon.connectRelay(o.relay, o.token && o.tokenFile ? followTokenFile(o.tokenFile, o.token, (m) => say(`${m}: still presenting the token read before`)) : o.token);
+  if (o.relay)
+    daemon.connectRelay(
+      o.relay,
+      o.token && o.tokenFile ? followTokenFile(o.tokenFile, o.token, (m) => say(`${m}: still presenting the token read before`)) : o.token,
+    );
   void warmValidators(); // compiled now, not while the first hook waits
   void compilePending(); // so are the expressions of a descriptor built from the validated cache
   say(`${daemon.vendor} daemon listening on ${url}/hooks/${daemon.vendor} (epoch ${daemon.epoch}, logs ${daemon.logDir})`);
-  say(o.relay ? `relay ${o.relay}: ${o.token ? 'token set, control on' : 'no token: watch-only, holds fail open at once'}` : 'no relay: events are logged only, holds fail open at once');
+  say(
+    o.relay
+      ? `relay ${o.relay}: ${o.token ? 'token set, control on' : 'no token: watch-only, holds fail open at once'}`
+      : 'no relay: events are logged only, holds fail open at once',
+  );
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -101,7 +101,8 @@ function projectsOf(v: unknown, base: string, file: string): ProjectLabels | und
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ConfigError(`${file}: projects must be a mapping { label, names }`);
   const o = v as Record<string, unknown>;
   for (const k of Object.keys(o)) if (k !== 'label' && k !== 'names') throw new ConfigError(`${file}: projects: unknown key '${k}' (known: label, names)`);
-  if (o.label !== undefined && !PROJECT_LABEL_MODES.includes(o.label as ProjectLabelMode)) throw new ConfigError(`${file}: projects.label must be one of ${PROJECT_LABEL_MODES.join(', ')} (got ${JSON.stringify(o.label)})`);
+  if (o.label !== undefined && !PROJECT_LABEL_MODES.includes(o.label as ProjectLabelMode))
+    throw new ConfigError(`${file}: projects.label must be one of ${PROJECT_LABEL_MODES.join(', ')} (got ${JSON.stringify(o.label)})`);
   let names: Record<string, string> | undefined;
   if (o.names !== undefined) {
     if (!o.names || typeof o.names !== 'object' || Array.isArray(o.names)) throw new ConfigError(`${file}: projects.names maps a folder to the name to show`);
@@ -119,7 +120,8 @@ export class ConfigError extends Error {}
 /** `durability: none|fsync`; the older `fsync: true|false` still means the same. */
 function durabilityOf(doc: Record<string, unknown>, file: string): Durability | undefined {
   if (doc.durability !== undefined) {
-    if (!DURABILITY.includes(doc.durability as Durability)) throw new ConfigError(`${file}: durability must be one of ${DURABILITY.join(', ')} (got ${JSON.stringify(doc.durability)})`);
+    if (!DURABILITY.includes(doc.durability as Durability))
+      throw new ConfigError(`${file}: durability must be one of ${DURABILITY.join(', ')} (got ${JSON.stringify(doc.durability)})`);
     return doc.durability as Durability;
   }
   if (doc.fsync !== undefined) return doc.fsync ? 'fsync' : 'none';
@@ -140,7 +142,8 @@ function instancesOf(v: unknown, where: string, file: string, env: Readonly<Reco
   return v.map((x: any, i: number) => {
     const at = `${where}[${i}]`;
     if (!x || typeof x !== 'object' || Array.isArray(x)) throw new ConfigError(`${file}: ${at} must be a mapping`);
-    for (const k of Object.keys(x)) if (!['url', 'key', 'key_env', 'streams'].includes(k)) throw new ConfigError(`${file}: ${at}: unknown key '${k}' (known: url, key, key_env, streams)`);
+    for (const k of Object.keys(x))
+      if (!['url', 'key', 'key_env', 'streams'].includes(k)) throw new ConfigError(`${file}: ${at}: unknown key '${k}' (known: url, key, key_env, streams)`);
     let url: URL;
     try {
       url = new URL(String(x.url));
@@ -155,7 +158,8 @@ function instancesOf(v: unknown, where: string, file: string, env: Readonly<Reco
       key = env[String(x.key_env)];
       if (key === undefined || key === '') throw new ConfigError(`${file}: ${at}.key_env names ${x.key_env}, which is not set`);
     } else if (x.key !== undefined) key = String(x.key);
-    if (x.streams !== undefined && (!Array.isArray(x.streams) || !x.streams.every((s: unknown) => typeof s === 'string' && s))) throw new ConfigError(`${file}: ${at}.streams must be a list of stream ids`);
+    if (x.streams !== undefined && (!Array.isArray(x.streams) || !x.streams.every((s: unknown) => typeof s === 'string' && s)))
+      throw new ConfigError(`${file}: ${at}.streams must be a list of stream ids`);
     return { url: url.toString().replace(/\/+$/, ''), key, streams: x.streams };
   });
 }
@@ -169,7 +173,23 @@ export function loadUpConfig(file: string, env: Readonly<Record<string, string |
     throw new ConfigError(`${file}: ${(e as Error).message}`);
   }
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`${file}: the config is a mapping`);
-  const known = new Set(['port', 'host', 'attention_timeout_ms', 'max_body', 'log_dir', 'durability', 'fsync', 'policy', 'capture', 'projects', 'agents', 'bridges', 'backplane', 'push', 'channels']);
+  const known = new Set([
+    'port',
+    'host',
+    'attention_timeout_ms',
+    'max_body',
+    'log_dir',
+    'durability',
+    'fsync',
+    'policy',
+    'capture',
+    'projects',
+    'agents',
+    'bridges',
+    'backplane',
+    'push',
+    'channels',
+  ]);
   for (const k of Object.keys(doc)) if (!known.has(k)) throw new ConfigError(`${file}: unknown key '${k}' (known: ${[...known].join(', ')})`);
   const base = dirname(resolve(file));
   const out: UpConfig = {
@@ -183,7 +203,8 @@ export function loadUpConfig(file: string, env: Readonly<Record<string, string |
     projects: projectsOf(doc.projects, base, file),
   };
   if (doc.capture !== undefined) {
-    if (!UP_CAPTURE.includes(doc.capture)) throw new ConfigError(`${file}: capture must be one of ${UP_CAPTURE.join(', ')} (got ${JSON.stringify(doc.capture)})`);
+    if (!UP_CAPTURE.includes(doc.capture))
+      throw new ConfigError(`${file}: capture must be one of ${UP_CAPTURE.join(', ')} (got ${JSON.stringify(doc.capture)})`);
     out.capture = doc.capture;
   }
   if (doc.policy !== undefined && typeof doc.policy !== 'string') throw new ConfigError(`${file}: policy is the path of a policy file`);

@@ -32,7 +32,10 @@ export function authFor(o: UpCredentials, say: (line: string) => void): { auth: 
   if (!o.token && !o.tokenFile) throw new Error('hookmap up needs a token (token or tokenFile), or noAuth for an explicitly watch-only relay');
   // asked first: a replaced owner token file revokes clients, never up's own links
   const own = new InProcessSource();
-  return { auth: new Authorizer([own, new TokenSource({ ownerToken: o.token, ownerTokenFile: o.token ? undefined : o.tokenFile, home: o.home, say })]), linkToken: own.token };
+  return {
+    auth: new Authorizer([own, new TokenSource({ ownerToken: o.token, ownerTokenFile: o.token ? undefined : o.tokenFile, home: o.home, say })]),
+    linkToken: own.token,
+  };
 }
 
 /** The audit trail: one JSON line per command routed or refused, with the authenticated sender. */
@@ -61,17 +64,24 @@ export function linksReady(daemons: Map<string, Daemon>, boundMs = 2000): Promis
 }
 
 /** The relay answers /healthz; add what only the daemons know (to a reader: a bare `ok` stays bare). */
-export function addDaemonHealth(app: FastifyInstance, daemons: Map<string, Daemon>, subscribers: { agent: string; sub: StreamSubscriber }[], channels: () => Record<string, unknown> = () => ({})): void {
+export function addDaemonHealth(
+  app: FastifyInstance,
+  daemons: Map<string, Daemon>,
+  subscribers: { agent: string; sub: StreamSubscriber }[],
+  channels: () => Record<string, unknown> = () => ({}),
+): void {
   app.addHook('onSend', async (req, _reply, payload) => {
     if (req.method !== 'GET' || req.url.split('?')[0] !== '/healthz' || typeof payload !== 'string') return payload;
     try {
       const body = JSON.parse(payload);
       if (!('sessions' in body)) return payload;
       body.relay = daemons.size > 0 && [...daemons.values()].every((d) => d.relayReady);
-      body.agents = Object.fromEntries([...daemons].map(([k, d]) => {
-        const streams = subscribers.filter((x) => x.agent === k).map((x) => x.sub.status());
-        return [k, { relay: d.relayReady, control: d.controlOn, epoch: d.epoch, ...(streams.length ? { streams } : {}) }];
-      }));
+      body.agents = Object.fromEntries(
+        [...daemons].map(([k, d]) => {
+          const streams = subscribers.filter((x) => x.agent === k).map((x) => x.sub.status());
+          return [k, { relay: d.relayReady, control: d.controlOn, epoch: d.epoch, ...(streams.length ? { streams } : {}) }];
+        }),
+      );
       const ch = channels();
       if (Object.keys(ch).length) body.channels = ch;
       return JSON.stringify(body);
@@ -82,7 +92,10 @@ export function addDaemonHealth(app: FastifyInstance, daemons: Map<string, Daemo
 }
 
 /** Bridges are ordinary consumers of this relay over loopback (AEP-0005 §3.5), checkpointed per bridge. */
-export async function startBridges(list: BridgeConfig[], o: { self: string; linkToken?: string; tls?: TlsFiles; stateDir: string; say: (line: string) => void }): Promise<BridgeHandle[]> {
+export async function startBridges(
+  list: BridgeConfig[],
+  o: { self: string; linkToken?: string; tls?: TlsFiles; stateDir: string; say: (line: string) => void },
+): Promise<BridgeHandle[]> {
   const bridges: BridgeHandle[] = [];
   if (!list.length) return bridges;
   // loaded only when a bridge is configured: the OpenTelemetry packages are not `up`'s start-up cost otherwise
@@ -92,7 +105,16 @@ export async function startBridges(list: BridgeConfig[], o: { self: string; link
     const tag = `[bridge ${b.kind}]`;
     const h = runBridge({
       target: makeTarget(b),
-      input: { kind: 'relay', url: o.self, token: o.linkToken, tls: o.tls ? tlsClientOptions(o.tls) : undefined, filter: b.filter, capture: b.capture, start: 'all', statePath: bridgeStatePath(b, 'up', o.stateDir) },
+      input: {
+        kind: 'relay',
+        url: o.self,
+        token: o.linkToken,
+        tls: o.tls ? tlsClientOptions(o.tls) : undefined,
+        filter: b.filter,
+        capture: b.capture,
+        start: 'all',
+        statePath: bridgeStatePath(b, 'up', o.stateDir),
+      },
       batchMax: b.batchMax,
       batchMs: b.batchMs,
       delivery: { timeoutMs: b.timeoutMs, maxRetries: b.retries, headers: b.headers },
@@ -134,16 +156,23 @@ export function summaryHead(s: SummaryInput): string[] {
       : 'given by --token / HOOKMAP_TOKEN (clients need the same HOOKMAP_TOKEN)';
   const more = `${optIns.length - on.length} off; --verbose lists each with the variable that turns it on`;
   // every other descriptor option in effect: the ones set away from their defaults by name, the rest counted
-  const options = [...s.daemons.values()].flatMap((d) => d.options().filter((x) => !x.optIn).map((x) => ({ agent: d.vendor, ...x })));
+  const options = [...s.daemons.values()].flatMap((d) =>
+    d
+      .options()
+      .filter((x) => !x.optIn)
+      .map((x) => ({ agent: d.vendor, ...x })),
+  );
   const changed = options.filter((x) => x.changed);
   const atDefault = `${options.length - changed.length} at their defaults; --verbose lists each`;
+  const changedList = changed.map((x) => `${x.agent} ${x.key}=${JSON.stringify(x.value)} (${x.env})`).join(', ');
+  const allDefault = `all ${options.length} at their defaults (--verbose lists each)`;
   return [
     `hookmap up: listening on ${s.url} (relay + every agent's hooks, one port)`,
     `  inbox:    ${s.url}/${s.noAuth ? ' (nobody can sign in: --no-auth)' : ' (hookmap open prints a one-time sign-in link)'}`,
     `  token:    ${token}`,
     `  agents:   ${agents.length} ready: ${agents.join(', ') || 'none'}${s.failed.length ? `; NOT started: ${s.failed.join(', ')} (see above)` : ''}`,
     `  opt-ins:  ${on.length ? `${on.map((x) => `${x.agent} ${x.key} (${x.env})`).join(', ')} on; ${more}` : `none on (${more})`}`,
-    `  options:  ${changed.length ? `${changed.map((x) => `${x.agent} ${x.key}=${JSON.stringify(x.value)} (${x.env})`).join(', ')}; ${atDefault}` : `all ${options.length} at their defaults (--verbose lists each)`}`,
+    `  options:  ${changed.length ? `${changedList}; ${atDefault}` : allDefault}`,
   ];
 }
 
@@ -213,4 +242,20 @@ export async function answersHealthz(url: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** What `up --verbose` says of one daemon: where it listens, its logs, and every option in effect. */
+export function daemonLines(d: Daemon, url: string): string[] {
+  const out = [`  ${d.vendor}: ${surfaceLine(d, url)}  logs ${d.logDir} (epoch ${d.epoch})`];
+  for (const x of d.optIns())
+    out.push(
+      `    ${x.key}: ${x.on ? 'ON' : 'off'} (${x.env}=${x.on ? 'false' : 'true'} to turn it ${x.on ? 'off' : 'on'}; ` +
+        `${x.commands.join(', ')})${x.doc ? `: ${x.doc}` : ''}`,
+    );
+  for (const x of d.options().filter((o) => !o.optIn))
+    out.push(
+      `    ${x.key}: ${JSON.stringify(x.value)} (${x.changed ? `set; default ${JSON.stringify(x.default)}` : 'default'}; ` +
+        `${x.env})${x.doc ? `: ${x.doc}` : ''}`,
+    );
+  return out;
 }

@@ -28,13 +28,12 @@ import { can } from '../auth/principal.ts';
 import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
 import { registerOtlpRoutes, type OtlpReceiver } from '../surface/otlp-receiver.ts';
 import { restoreFromLogs } from '../daemon/relay-restore.ts';
-import { StreamSubscriber, streamStateFile, type StreamInstance } from '../surface/stream-subscriber.ts';
+import type { StreamInstance, StreamSubscriber } from '../surface/stream-subscriber.ts';
+import { startSubscribers } from './up-streams.ts';
 import { agentLogDir, defaultHome } from '../io/paths.ts';
 import type { RedactionSettings } from '../capture/redact.ts';
 import { DEFAULT_HOST, urlOf } from './serve.ts';
 import type { AgentEntry, UpConfig } from './up-config.ts';
-import { basename } from 'node:path';
-import { formatPolicyError } from '../policy/policy.ts';
 import { PolicySource } from '../policy/source.ts';
 import { OperatorLog } from '../daemon/operator-log.ts';
 import { RuleBook } from '../policy/rulebook.ts';
@@ -42,7 +41,8 @@ import { registerRulesRoutes } from './rules-routes.ts';
 import { pricesOf, startHistory } from './history-routes.ts';
 import { warmValidators } from '../aep/schemas.ts';
 import { compilePending } from '../expr/compile.ts';
-import { addDaemonHealth, auditTo, authFor, linksReady, recordRunning, startBridges, summaryHead, surfaceLine } from './up-parts.ts';
+import { addDaemonHealth, auditTo, authFor, daemonLines, linksReady, recordRunning, startBridges, summaryHead } from './up-parts.ts';
+import { announcePolicy } from './up-policy.ts';
 
 export const DEFAULT_UP_PORT = 8787;
 
@@ -118,11 +118,20 @@ export async function startUp(o: UpOptions): Promise<Up> {
   app.server.prependListener('upgrade', (_req: IncomingMessage, socket: Duplex) => socket.on('error', () => socket.destroy()));
   const pub = o.publicUrl ? new URL(o.publicUrl) : undefined;
   const publicOrigins = pub ? [pub.origin.toLowerCase()] : [];
-  const guard = new Guard({ bind: host, allowedHosts: [...(o.allowedHosts ?? []), ...(pub ? [pub.host] : [])], allowedOrigins: [...(o.allowedOrigins ?? []), ...publicOrigins] });
+  const guard = new Guard({
+    bind: host,
+    allowedHosts: [...(o.allowedHosts ?? []), ...(pub ? [pub.host] : [])],
+    allowedOrigins: [...(o.allowedOrigins ?? []), ...publicOrigins],
+  });
   installGuard(app, guard);
   // with a backplane the relay's store is the shared JetStream stream (opened, and caught up, before anything listens),
   // its messages signed with a key derived from the owner token
-  const store = o.backplane ? await openBackplane({ ...o.backplane, token: ownerToken, tokenFile: o.token ? undefined : o.tokenFile }, resolveLimits({}), say).catch((e) => { auth.close(); throw e; }) : undefined;
+  const store = o.backplane
+    ? await openBackplane({ ...o.backplane, token: ownerToken, tokenFile: o.token ? undefined : o.tokenFile }, resolveLimits({}), say).catch((e) => {
+        auth.close();
+        throw e;
+      })
+    : undefined;
   const relay = createRelay({ app, guard, auth, prefix: '', audit: o.auditFile ? auditTo(o.auditFile, say) : undefined, log: (l) => say(redactUrl(l)), store });
   const home = o.home ?? defaultHome();
   // what the shims wrote while nothing answered: taken (reported once, below) only once this up listens
@@ -181,19 +190,47 @@ export async function startUp(o: UpOptions): Promise<Up> {
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
   const otlp = registerOtlpRoutes(app, { daemons, auth, maxBody: o.maxBody, maxPending: o.otlpMaxPending, say });
   // asking a human and appending events are emits: the emit scope (a --no-auth up: the anonymous principal)
-  registerToolRoutes(app, { daemons, say, authorize: (req) => {
-    const r = auth.authenticate(req.raw);
-    return r.ok && can(r.principal, 'emit');
-  } });
+  registerToolRoutes(app, {
+    daemons,
+    say,
+    authorize: (req) => {
+      const r = auth.authenticate(req.raw);
+      return r.ok && can(r.principal, 'emit');
+    },
+  });
   registerRulesRoutes(app, { book: rules, daemons, auth, say: tagged('rules') });
   // the history database (an embedding without a home of its own has none): indexed from the logs in the background
   const history = o.home ? startHistory(app, { home: o.home, logRoot: o.logDir ?? join(o.home, 'logs'), auth, say: tagged('history') }) : undefined;
   // Web Push (engine/push): only where someone can sign in and answer
-  const away = auth.controlPossible ? mountPush(app, { home, config: o.push ?? {}, relay, daemons, auth, inbox, rules, secure: Boolean(o.tls), publicOrigins, channels: o.channels, say: tagged('away'), sent: o.pushSent }) : undefined;
+  const away = auth.controlPossible
+    ? mountPush(app, {
+        home,
+        config: o.push ?? {},
+        relay,
+        daemons,
+        auth,
+        inbox,
+        rules,
+        secure: Boolean(o.tls),
+        publicOrigins,
+        channels: o.channels,
+        say: tagged('away'),
+        sent: o.pushSent,
+      })
+    : undefined;
   const tee = attachTeeEndpoint(app.server, { daemons, say, guard });
   // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
-  const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), [...[...daemons.values()].map((d) => d.logDir), operator.logDir], relay.core.limits);
-  if (restored.events) detail(`relay: replay buffer refilled from the session logs: ${restored.events} events in ${restored.sessions} sessions (${(restored.bytes / 2 ** 20).toFixed(1)} MiB, ${restored.ms} ms)${restored.skipped ? `, ${restored.skipped} unreadable lines skipped` : ''}`);
+  const restored = restoreFromLogs(
+    relay.core.store,
+    (line) => relay.core.prepare(line),
+    [...[...daemons.values()].map((d) => d.logDir), operator.logDir],
+    relay.core.limits,
+  );
+  if (restored.events)
+    detail(
+      `relay: replay buffer refilled from the session logs: ${restored.events} events in ${restored.sessions} ` +
+        `sessions (${(restored.bytes / 2 ** 20).toFixed(1)} MiB, ${restored.ms} ms)${restored.skipped ? `, ${restored.skipped} unreadable lines skipped` : ''}`,
+    );
   addDaemonHealth(app, daemons, subscribers, () => Object.fromEntries((away?.channels ?? []).map((c) => [c.name, c.health.view()])));
   try {
     await app.listen({ host, port: o.port ?? DEFAULT_UP_PORT });
@@ -216,38 +253,11 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const self = wildcard ? `${o.tls ? 'https' : 'http'}://${addr.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${addr.port}` : url;
   for (const d of daemons.values()) d.connectRelay(self, linkToken, o.tls ? { tls: o.tls } : undefined);
   // stream-subscriber agents: the daemon attaches to each configured instance's event stream
-  for (const d of daemons.values()) {
-    if (d.surfaceKind !== 'stream-subscriber') continue;
-    const list = instances.get(d.vendor);
-    if (!list?.length) {
-      detail(`  ${d.vendor}: no instances configured: nothing to subscribe to (hookmap up --config: agents.${d.vendor}.instances)`);
-      continue;
-    }
-    for (const inst of list) {
-      const sub = new StreamSubscriber({ daemon: d, spec: d.streamSpec!, instance: inst, stateFile: streamStateFile(d.logDir), say: (l) => say(`[${d.vendor}] ${l}`) });
-      subscribers.push({ agent: d.vendor, sub });
-      sub.start();
-    }
-  }
+  subscribers.push(...startSubscribers(daemons, instances, say, detail));
   await away?.start(o.publicUrl ?? url);
   // up's own credential, as the daemons' links have it
   operator.connectRelay(self, linkToken, o.tls ? { tls: o.tls } : undefined);
-  if (policy) {
-    const file = basename(policy.file);
-    const loaded = (p: typeof policy.current) => {
-      const n = p.rules.length + p.answers.length;
-      say(`policy: ${n} rule${n === 1 ? '' : 's'} in force from ${policy.file} (digest ${p.digest})${p.answers.length ? `, ${p.answers.length} of them answering held requests` : ''}`);
-      operator.publish('x.hookmap.policy.loaded', { file, digest: p.digest, rules: n });
-    };
-    loaded(policy.current);
-    policy.watch({
-      loaded,
-      rejected: (errors, digest) => {
-        say(`policy: ${policy.file} changed and is REFUSED (the previous policy stays in force):\n${errors.map((e) => `  ${formatPolicyError(e)}`).join('\n')}`);
-        operator.publish('x.hookmap.policy.rejected', { file, ...(digest ? { digest } : {}), in_force: policy.current.digest, errors: errors.map((e) => ({ code: e.code, line: e.line, col: e.col, path: e.path })) });
-      },
-    });
-  }
+  if (policy) announcePolicy(policy, operator, say);
   // the first hook would otherwise compile the AEP validators while an agent waits; descriptors built from the
   // validated cache compile each expression on first use: the rest now. Both once the links are up (they would slow them).
   void linksReady(daemons).then(() => Promise.all([warmValidators(), compilePending()]));
@@ -258,11 +268,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   missed = takeFailedOpen(home);
   if (missed.count) say(`  missed:   ${describeFailedOpen(missed)}, while hookmap was not answering: their events were not recorded (hookmap doctor)`);
   detail(`  relay: ${url}/events (POST, discovery, SSE) ${url}/stream (SSE) ${url.replace(/^http/, 'ws')}/socket (WebSocket)`);
-  for (const d of daemons.values()) {
-    detail(`  ${d.vendor}: ${surfaceLine(d, url)}  logs ${d.logDir} (epoch ${d.epoch})`);
-    for (const x of d.optIns()) detail(`    ${x.key}: ${x.on ? 'ON' : 'off'} (${x.env}=${x.on ? 'false' : 'true'} to turn it ${x.on ? 'off' : 'on'}; ${x.commands.join(', ')})${x.doc ? `: ${x.doc}` : ''}`);
-    for (const x of d.options().filter((o) => !o.optIn)) detail(`    ${x.key}: ${JSON.stringify(x.value)} (${x.changed ? `set; default ${JSON.stringify(x.default)}` : 'default'}; ${x.env})${x.doc ? `: ${x.doc}` : ''}`);
-  }
+  for (const d of daemons.values()) for (const l of daemonLines(d, url)) detail(l);
   const bridges = await startBridges(o.bridges ?? [], { self, linkToken, tls: o.tls, stateDir: o.stateDir ?? join(o.home ?? defaultHome(), 'state'), say });
   let closing: Promise<void> | undefined;
   return {

@@ -42,7 +42,10 @@ export class Authorizer {
   private readonly listeners = new Set<() => void>();
 
   /** `anonymous`: the principal of a request without credentials (only `--no-auth`); absent: such a request is refused. */
-  constructor(sources: CredentialSource[], private readonly anonymous?: Principal) {
+  constructor(
+    sources: CredentialSource[],
+    private readonly anonymous?: Principal,
+  ) {
     for (const s of sources) this.use(s);
   }
 
@@ -64,7 +67,12 @@ export class Authorizer {
       if (p) return { ok: true, principal: p };
     }
     if (this.anonymous) return { ok: true, principal: this.anonymous };
-    return { ok: false, status: 401, code: 'unauthorized', detail: 'a token is required (Authorization: Bearer <token>; the owner token is in $HOOKMAP_HOME/token)' };
+    return {
+      ok: false,
+      status: 401,
+      code: 'unauthorized',
+      detail: 'a token is required (Authorization: Bearer <token>; the owner token is in $HOOKMAP_HOME/token)',
+    };
   }
 
   isLive(p: Principal): boolean {
@@ -121,7 +129,10 @@ export interface TokenSourceOptions {
   pollMs?: number;
 }
 
-interface Known { name: string; scopes: readonly Scope[] }
+interface Known {
+  name: string;
+  scopes: readonly Scope[];
+}
 
 /**
  * Bearer tokens: the owner token and the named tokens. Files are watched

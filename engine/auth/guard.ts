@@ -27,7 +27,11 @@ export interface GuardOptions {
   allowedOrigins?: readonly string[];
 }
 
-export interface Refusal { status: number; code: string; detail: string }
+export interface Refusal {
+  status: number;
+  code: string;
+  detail: string;
+}
 
 const LOOPBACK = ['127.0.0.1', 'localhost', '::1'];
 const WILDCARD = new Set(['0.0.0.0', '::', '']);
@@ -77,7 +81,14 @@ export class Guard {
     if (hostHeader !== undefined) {
       const h = hostOf(hostHeader);
       if (!h || !this.hosts.has(h)) {
-        return { status: 421, code: 'foreign-host', detail: `Host '${String(hostHeader).slice(0, 100)}' is not a name of this server (allowed: ${[...this.hosts].slice(0, 6).join(', ')}${this.hosts.size > 6 ? ', ...' : ''}; add one with --allow-host)` };
+        return {
+          status: 421,
+          code: 'foreign-host',
+          detail:
+            `Host '${String(hostHeader).slice(0, 100)}' is not a name of this server (allowed: ` +
+            `${[...this.hosts].slice(0, 6).join(', ')}${this.hosts.size > 6 ? ', ...' : ''}; ` +
+            `add one with --allow-host)`,
+        };
       }
     }
     const origin = req.headers.origin;
@@ -91,7 +102,12 @@ export class Guard {
       } catch {
         same = false;
       }
-      if (!same) return { status: 403, code: 'cross-origin', detail: `Origin '${String(origin).slice(0, 100)}' may not use this server (allow one with --allow-origin)` };
+      if (!same)
+        return {
+          status: 403,
+          code: 'cross-origin',
+          detail: `Origin '${String(origin).slice(0, 100)}' may not use this server (allow one with --allow-origin)`,
+        };
     }
     return null;
   }
@@ -111,10 +127,20 @@ export function refuseRaw(socket: Duplex, r: Refusal, extraHeaders = ''): void {
   const text = STATUS_TEXT[r.status] ?? 'Refused';
   // an upgrading socket comes with no 'error' listener: a peer resetting after this answer must not be uncaught
   socket.on('error', () => socket.destroy());
-  socket.end(`HTTP/1.1 ${r.status} ${text}\r\nConnection: close\r\nContent-Type: application/json\r\n${extraHeaders}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${r.status} ${text}\r\nConnection: close\r\nContent-Type: application/json\r\n${extraHeaders}Content-Length: ` +
+      `${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }
 
-const STATUS_TEXT: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 413: 'Payload Too Large', 421: 'Misdirected Request', 503: 'Service Unavailable' };
+const STATUS_TEXT: Record<number, string> = {
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  413: 'Payload Too Large',
+  421: 'Misdirected Request',
+  503: 'Service Unavailable',
+};
 
 const installed = new WeakSet<FastifyInstance>();
 

@@ -32,7 +32,20 @@
 //   connection cap; assertBindAllowed(host, tokensRequired) before listen.
 export { Authorizer, TokenSource, ANONYMOUS, presentedToken, type AuthResult, type CredentialSource, type TokenSourceOptions } from './authorizer.ts';
 export { can, makePrincipal, parseScopes, SCOPES, type Principal, type Scope } from './principal.ts';
-export { addToken, ensureOwnerToken, generateToken, loadTokens, OWNER, ownerTokenPath, readTokenFile, revokeToken, tokenDigest, TokenFileError, tokensFilePath, type TokenEntry } from './tokens.ts';
+export {
+  addToken,
+  ensureOwnerToken,
+  generateToken,
+  loadTokens,
+  OWNER,
+  ownerTokenPath,
+  readTokenFile,
+  revokeToken,
+  tokenDigest,
+  TokenFileError,
+  tokensFilePath,
+  type TokenEntry,
+} from './tokens.ts';
 export { Guard, installGuard, hostOf, isLoopbackHost, refuseRaw, type GuardOptions, type Refusal } from './guard.ts';
 export { applyServerLimits, serverOptions, DEFAULT_SERVER_LIMITS, type ServerLimits, type TlsFiles } from './server-limits.ts';
 export { assertBindAllowed, BindError, exposureNotice, isLoopbackBind } from './bind.ts';

@@ -12,7 +12,10 @@
 // they need. WebSocket liveness is the relay's ping/idle bound.
 import type { Server } from 'node:http';
 
-export interface TlsFiles { cert: string | Buffer; key: string | Buffer }
+export interface TlsFiles {
+  cert: string | Buffer;
+  key: string | Buffer;
+}
 
 export interface ServerLimits {
   headersTimeoutMs: number;

@@ -41,7 +41,10 @@ export function tokenDigest(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-/** A token (or another secret) read from a file: one line, non-empty, not readable by group/others; `kind` names it in errors (a NATS password file is not a token file). */
+/**
+ * A token (or another secret) read from a file: one line, non-empty, not readable by group/others; `kind` names
+ * it in errors (a NATS password file is not a token file).
+ */
 export function readTokenFile(path: string, kind = 'token file'): string {
   let st;
   try {
@@ -154,7 +157,8 @@ function saveTokens(home: string, tokens: TokenEntry[]): void {
 
 /** Add a named token; returns the token itself (shown once, never stored). */
 export function addToken(home: string, name: string, scopes: string | readonly string[], now = new Date()): { token: string; entry: TokenEntry } {
-  if (!NAME.test(name)) throw new TokenFileError(`token name '${name}' must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit`);
+  if (!NAME.test(name))
+    throw new TokenFileError(`token name '${name}' must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit`);
   if (name === OWNER) throw new TokenFileError(`'${OWNER}' is the name of $HOOKMAP_HOME/token; choose another name`);
   const tokens = loadTokens(home);
   if (tokens.some((t) => t.name === name)) throw new TokenFileError(`a token named '${name}' exists already (revoke it first to replace it)`);

@@ -20,7 +20,12 @@ export interface AskFate {
   via?: string;
 }
 
-export interface Answer { option?: string; text?: string; by?: string; via?: string }
+export interface Answer {
+  option?: string;
+  text?: string;
+  by?: string;
+  via?: string;
+}
 
 /** The answer an attention.answered event carries (what survived the ceiling). */
 export function answerOf(ev: AepEvent): Answer {
@@ -50,7 +55,14 @@ export function isDenial(f: Pick<AskFate, 'kind' | 'option' | 'text'>): boolean 
 }
 
 /** ` by owner`, ` in the agent's own dialog`, or nothing when the stream does not say. */
-const by = (f: AskFate) => (f.by?.startsWith('rule:') ? ` by rule ${f.by.slice(5)} (hookmap rules show ${f.by.slice(5)})` : f.by ? ` by ${f.by}` : f.via === 'oob' ? " in the agent's own dialog" : '');
+const by = (f: AskFate) =>
+  f.by?.startsWith('rule:')
+    ? ` by rule ${f.by.slice(5)} (hookmap rules show ${f.by.slice(5)})`
+    : f.by
+      ? ` by ${f.by}`
+      : f.via === 'oob'
+        ? " in the agent's own dialog"
+        : '';
 const guidance = (f: AskFate) => (f.text !== undefined ? `: ${JSON.stringify(f.text)}` : '');
 
 /** An answer in words: `deny by owner: "use the test database"`, `allow by alex`. */

@@ -7,7 +7,13 @@ import { answerOf, askFate, unreportedCall, type Answer, type AskFate } from './
 import type { AepEvent } from './projection/common.ts';
 import { SessionTracker, sessionKey, type SessionNode, type SessionState } from './structure.ts';
 
-export interface UnreportedCall { session: string; agent: string; tool: string; callId?: string; outcome: string }
+export interface UnreportedCall {
+  session: string;
+  agent: string;
+  tool: string;
+  callId?: string;
+  outcome: string;
+}
 
 const MAX_ANSWERS = 1000;
 
@@ -41,7 +47,13 @@ export class CallWatch {
     const asks = this.asks.get(at(n.key)) ?? [];
     this.asks.delete(at(n.key));
     if (n.closedBy === 'run.ended' || n.closedBy === 'session.ended') {
-      this.found.push({ session: n.session, agent: n.agent, tool: n.label, callId: typeof n.attrs.call_id === 'string' ? n.attrs.call_id : undefined, outcome: unreportedCall(asks) });
+      this.found.push({
+        session: n.session,
+        agent: n.agent,
+        tool: n.label,
+        callId: typeof n.attrs.call_id === 'string' ? n.attrs.call_id : undefined,
+        outcome: unreportedCall(asks),
+      });
     }
   }
 }

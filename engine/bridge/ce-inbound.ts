@@ -18,9 +18,20 @@ export interface CeInboundOptions {
   say?: (line: string) => void;
 }
 
-export interface CeInbound { url: string; close(): Promise<void>; stats: { received: number; forwarded: number; refused: number } }
+export interface CeInbound {
+  url: string;
+  close(): Promise<void>;
+  stats: { received: number; forwarded: number; refused: number };
+}
 
-interface EventResult { index: number; id?: unknown; ok: boolean; code?: string; detail?: string; dropped?: string[] }
+interface EventResult {
+  index: number;
+  id?: unknown;
+  ok: boolean;
+  code?: string;
+  detail?: string;
+  dropped?: string[];
+}
 
 export async function startCeInbound(o: CeInboundOptions): Promise<CeInbound> {
   const maxBody = o.maxBody ?? 4 * 1024 * 1024;

@@ -7,7 +7,13 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { PositionMap } from './positions.ts';
 import { ensureParent } from '../io/paths.ts';
 
-export interface Checkpoint { version: 1; target: string; positions: PositionMap; target_state: unknown; saved_at: string }
+export interface Checkpoint {
+  version: 1;
+  target: string;
+  positions: PositionMap;
+  target_state: unknown;
+  saved_at: string;
+}
 
 export function loadCheckpoint(path: string): Checkpoint | undefined {
   let text: string;

@@ -63,7 +63,28 @@ export function checkEndpoint(v: unknown, what = 'endpoint'): string {
 /** From a plain object (the config file's entry, or flags gathered by the CLI). Keys: snake_case or camelCase. */
 export function bridgeConfig(o: Record<string, any>, where = 'bridge'): BridgeConfig {
   const get = (k: string) => o[k] ?? o[k.replace(/_([a-z])/g, (_, c) => c.toUpperCase())];
-  const known = new Set(['kind', 'endpoint', 'capture', 'filter', 'protocol', 'signals', 'service_name', 'serviceName', 'idle_close_ms', 'idleCloseMs', 'mode', 'headers', 'batch', 'batch_max', 'batchMax', 'batch_ms', 'batchMs', 'timeout_ms', 'timeoutMs', 'retries']);
+  const known = new Set([
+    'kind',
+    'endpoint',
+    'capture',
+    'filter',
+    'protocol',
+    'signals',
+    'service_name',
+    'serviceName',
+    'idle_close_ms',
+    'idleCloseMs',
+    'mode',
+    'headers',
+    'batch',
+    'batch_max',
+    'batchMax',
+    'batch_ms',
+    'batchMs',
+    'timeout_ms',
+    'timeoutMs',
+    'retries',
+  ]);
   for (const k of Object.keys(o)) if (!known.has(k)) throw new BridgeConfigError(`${where}: unknown key '${k}'`);
   try {
     const kind = oneOf<TargetKind>(o.kind, TARGET_KINDS, 'kind');
@@ -120,6 +141,9 @@ export function parseBridgeSpec(spec: string): BridgeConfig {
 
 /** A bridge's checkpoint file: one per (where it reads, where it writes, what it selects). */
 export function bridgeStatePath(cfg: BridgeConfig, reads: string, stateDir: string): string {
-  const hash = createHash('sha256').update(JSON.stringify([reads, cfg.endpoint ?? 'stdout', cfg.filter ?? {}, cfg.capture])).digest('hex').slice(0, 12);
+  const hash = createHash('sha256')
+    .update(JSON.stringify([reads, cfg.endpoint ?? 'stdout', cfg.filter ?? {}, cfg.capture]))
+    .digest('hex')
+    .slice(0, 12);
   return join(stateDir, `bridge-${cfg.kind}-${hash}.json`);
 }

@@ -3,7 +3,12 @@
 // 429, timeouts and connection errors are retried, other 4xx are not), or
 // stdout (JSONL). While a batch is being retried the pipeline takes no
 // more events: backpressure reaches the source (engine/bridge/relay-source.ts).
-export interface HttpRequestSpec { url: string; headers: Record<string, string>; body: string | Uint8Array; items: number }
+export interface HttpRequestSpec {
+  url: string;
+  headers: Record<string, string>;
+  body: string | Uint8Array;
+  items: number;
+}
 
 export interface DeliveryOptions {
   timeoutMs?: number;
@@ -16,7 +21,13 @@ export interface DeliveryOptions {
   signal?: AbortSignal;
 }
 
-export interface DeliveryStats { requests: number; delivered: number; retries: number; failed: number; droppedItems: number }
+export interface DeliveryStats {
+  requests: number;
+  delivered: number;
+  retries: number;
+  failed: number;
+  droppedItems: number;
+}
 
 export type DeliveryResult = { ok: true } | { ok: false; reason: string };
 
@@ -59,7 +70,9 @@ export class HttpDelivery {
       return { ok: false, retry, reason: `answered ${res.status}${text ? `: ${text.slice(0, 200)}` : ''}` };
     } catch (e) {
       const err = e as Error;
-      const reason = timeout.aborted ? `no answer within ${this.o.timeoutMs ?? 10_000} ms` : `${err.message}${(err as any).cause?.code ? ` (${(err as any).cause.code})` : ''}`;
+      const reason = timeout.aborted
+        ? `no answer within ${this.o.timeoutMs ?? 10_000} ms`
+        : `${err.message}${(err as any).cause?.code ? ` (${(err as any).cause.code})` : ''}`;
       return { ok: false, retry: true, reason };
     }
   }

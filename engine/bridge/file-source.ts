@@ -9,9 +9,18 @@ import { formatAjvErrors, validateEnvelope } from '../aep/schemas.ts';
 import { readLines } from '../io/lines.ts';
 import type { AepEvent } from './projection/common.ts';
 
-export interface LineProblem { line: number; code: 'invalid-json' | 'invalid-event' | 'line-too-long'; detail: string }
+export interface LineProblem {
+  line: number;
+  code: 'invalid-json' | 'invalid-event' | 'line-too-long';
+  detail: string;
+}
 
-export interface FileSourceStats { lines: number; events: number; duplicates: number; problems: number }
+export interface FileSourceStats {
+  lines: number;
+  events: number;
+  duplicates: number;
+  problems: number;
+}
 
 export const MAX_LINE_BYTES = 8 * 1024 * 1024;
 

@@ -10,7 +10,10 @@ export type PositionMap = Record<string, [epoch: number, seq: number]>;
 export class Positions {
   private map = new Map<string, [number, number]>();
 
-  constructor(init: PositionMap = {}, private readonly max = 20_000) {
+  constructor(
+    init: PositionMap = {},
+    private readonly max = 20_000,
+  ) {
     for (const [k, v] of Object.entries(init)) if (Array.isArray(v) && v.length === 2) this.map.set(k, [v[0], v[1]]);
   }
 

@@ -10,7 +10,8 @@
 // `lowWater`: the stream stays open and TCP carries the backpressure to the
 // relay, whose slow-consumer bound (close with positions, AEP-0003 §8.4)
 // applies from there; a close is one more reconnect. Memory here is bounded.
-import { authHeaders, readSse, ResumeState, sseJson, type SseTrust } from '../relay/client.ts';
+import { ResumeState, type SseTrust } from '../relay/client.ts';
+import { followSse } from '../relay/client-sse-follow.ts';
 import type { CaptureLevel } from '../aep/schemas.ts';
 import type { AepEvent } from './projection/common.ts';
 import { Positions } from './positions.ts';
@@ -42,18 +43,6 @@ export interface RelaySourceStats {
   exhausted: number;
   maxBuffered: number;
 }
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((r) => {
-    if (signal.aborted) return r();
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      r();
-    }
-  });
 
 export class RelaySource implements AsyncIterable<AepEvent> {
   readonly stats: RelaySourceStats = { received: 0, duplicates: 0, connects: 0, pauses: 0, exhausted: 0, maxBuffered: 0 };
@@ -130,55 +119,52 @@ export class RelaySource implements AsyncIterable<AepEvent> {
   private async pump(): Promise<void> {
     const say = this.o.say ?? (() => {});
     let backoff = 250;
-    let first = true;
-    while (!this.stop.signal.aborted) {
-      const u = new URL(`${this.o.url.replace(/\/+$/, '')}/events`);
-      if (this.o.filter && Object.keys(this.o.filter).length) u.searchParams.set('filter', JSON.stringify(this.o.filter));
-      if (this.o.capture) u.searchParams.set('capture', this.o.capture);
+    await followSse({
+      url: this.o.url,
+      token: this.o.token,
+      tls: this.o.tls,
+      filter: this.o.filter,
+      capture: this.o.capture,
+      state: this.received,
+      signal: this.stop.signal,
       // Live-only is right for the very first connect of a `live` start; every other
       // connect replays the relay's buffer and skips what was already received.
-      const resumed = !first || this.received.positions.size > 0;
-      if (resumed || this.o.start !== 'live') u.searchParams.set('from', 'all');
-      first = false;
-      let gotData = false;
-      this.stats.connects++;
-      try {
-        await readSse(u.toString(), authHeaders(this.o.token), (m) => {
-          if (m.comment?.startsWith('replay-exhausted')) {
-            this.stats.exhausted++;
-            say(`relay: ${m.comment}: events before that position are gone from its buffer (read them from the agent's log)`);
-            return;
+      resumedAtStart: this.received.positions.size > 0,
+      from: (resumed) => {
+        this.stats.connects++;
+        return resumed || this.o.start !== 'live' ? 'all' : undefined;
+      },
+      onComment: (comment) => {
+        if (!comment.startsWith('replay-exhausted')) return;
+        this.stats.exhausted++;
+        say(`relay: ${comment}: events before that position are gone from its buffer (read them from the agent's log)`);
+      },
+      onDuplicate: () => void this.stats.duplicates++,
+      onEvent: (ev) => {
+        this.stats.received++;
+        this.buffer.push(ev);
+        if (this.buffer.length > this.stats.maxBuffered) this.stats.maxBuffered = this.buffer.length;
+        this.wake?.();
+        if (this.buffer.length >= this.highWater) return this.pause(); // stop reading until drained
+      },
+      next: ({ error, gotData }) => {
+        if (!error) say(`relay ended the stream (its slow-consumer bound or a restart); resuming from what was received`);
+        else {
+          const cause = (error as { cause?: { code?: string } }).cause?.code;
+          const msg = `${error.message}${cause ? ` (${cause})` : ''}`;
+          if (/ (400|401|403)\b/.test(msg)) {
+            this.error = new Error(`relay refused the stream: ${msg}`);
+            this.o.onFatal?.(this.error);
+            return 'stop';
           }
-          const ev = sseJson<AepEvent>(m);
-          if (!ev) return;
-          gotData = true;
-          if (!this.received.accept(ev, resumed)) {
-            this.stats.duplicates++;
-            return;
-          }
-          this.stats.received++;
-          this.buffer.push(ev);
-          if (this.buffer.length > this.stats.maxBuffered) this.stats.maxBuffered = this.buffer.length;
-          this.wake?.();
-          if (this.buffer.length >= this.highWater) return this.pause(); // stop reading until drained
-        }, this.stop.signal, this.o.tls);
-        if (!this.stop.signal.aborted) say(`relay ended the stream (its slow-consumer bound or a restart); resuming from what was received`);
-      } catch (e) {
-        if (this.stop.signal.aborted) break;
-        const cause = (e as { cause?: { code?: string } }).cause?.code;
-        const msg = `${(e as Error).message}${cause ? ` (${cause})` : ''}`;
-        if (/ (400|401|403)\b/.test(msg)) {
-          this.error = new Error(`relay refused the stream: ${msg}`);
-          this.o.onFatal?.(this.error);
-          break;
+          say(`relay: ${msg}; reconnecting in ${backoff} ms`);
         }
-        say(`relay: ${msg}; reconnecting in ${backoff} ms`);
-      }
-      if (this.stop.signal.aborted) break;
-      if (gotData) backoff = 250;
-      await sleep(backoff, this.stop.signal);
-      backoff = Math.min(backoff * 2, 10_000);
-    }
+        if (gotData) backoff = 250;
+        const wait = backoff;
+        backoff = Math.min(backoff * 2, 10_000);
+        return wait;
+      },
+    });
     this.ended = true;
     this.wake?.();
   }

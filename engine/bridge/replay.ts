@@ -19,17 +19,35 @@ export interface ReplayOptions {
   now?: number;
 }
 
-export interface ReplayGroup { from: { source: string; session: string }; session: string; events: AepEvent[] }
-export interface ReplayPlan { replayId: string; groups: ReplayGroup[]; /** every event with its due time (ms from start), interleaved by recorded time */ schedule: { at: number; ev: AepEvent }[]; skipped: { commands: number; agentScoped: number; unsequenced: number } }
+export interface ReplayGroup {
+  from: { source: string; session: string };
+  session: string;
+  events: AepEvent[];
+}
+export interface ReplayPlan {
+  replayId: string;
+  groups: ReplayGroup[];
+  /** every event with its due time (ms from start), interleaved by recorded time */ schedule: { at: number; ev: AepEvent }[];
+  skipped: { commands: number; agentScoped: number; unsequenced: number };
+}
 
 export function planReplay(events: AepEvent[], o: ReplayOptions = {}): ReplayPlan {
   const replayId = ulid();
   const skipped = { commands: 0, agentScoped: 0, unsequenced: 0 };
   const groups = new Map<string, AepEvent[]>();
   for (const ev of events) {
-    if (isCommand(ev.type)) { skipped.commands++; continue; }
-    if (ev.session === undefined) { skipped.agentScoped++; continue; }
-    if (typeof ev.seq !== 'number') { skipped.unsequenced++; continue; } // a foreign emitter's event (attention.routed): not the session's to re-emit
+    if (isCommand(ev.type)) {
+      skipped.commands++;
+      continue;
+    }
+    if (ev.session === undefined) {
+      skipped.agentScoped++;
+      continue;
+    }
+    if (typeof ev.seq !== 'number') {
+      skipped.unsequenced++;
+      continue;
+    } // a foreign emitter's event (attention.routed): not the session's to re-emit
     const i = ev.source.indexOf('/session/');
     const key = `${i >= 0 ? ev.source.slice(0, i) : ev.source}\u0000${ev.session}`;
     const l = groups.get(key) ?? [];
@@ -73,7 +91,7 @@ export function planReplay(events: AepEvent[], o: ReplayOptions = {}): ReplayPla
     }
     if (pick < 0) break;
     const x = byGroup[pick][heads[pick]++];
-    const t = Number.isFinite(x.t) ? Math.max(x.t, prevT ?? x.t) : prevT ?? 0;
+    const t = Number.isFinite(x.t) ? Math.max(x.t, prevT ?? x.t) : (prevT ?? 0);
     if (prevT !== undefined) at += speed > 0 ? Math.min(t - prevT, maxGap) / speed : 0;
     prevT = t;
     x.ev.time = new Date(base + Math.round(at)).toISOString();

@@ -13,7 +13,16 @@ import type { CaptureLevel } from '../aep/schemas.ts';
 import type { SseTrust } from '../relay/client.ts';
 
 export type BridgeInput =
-  | { kind: 'relay'; url: string; token?: string; tls?: SseTrust; filter?: Record<string, unknown>; capture?: CaptureLevel; start?: 'all' | 'live'; statePath?: string }
+  | {
+      kind: 'relay';
+      url: string;
+      token?: string;
+      tls?: SseTrust;
+      filter?: Record<string, unknown>;
+      capture?: CaptureLevel;
+      start?: 'all' | 'live';
+      statePath?: string;
+    }
   | { kind: 'file'; path: string };
 
 export interface BridgeRunOptions {
@@ -114,8 +123,16 @@ export function runBridge(o: BridgeRunOptions): BridgeHandle {
     if (cp) o.target.restore(cp.target_state);
     let fatal: Error | undefined;
     source = new RelaySource({
-      url: input.url, token: input.token, tls: input.tls, filter: input.filter, capture: input.capture, start: input.start,
-      positions: consumed, highWater: o.queueMax ?? 2048, say, onFatal: (e) => (fatal = e),
+      url: input.url,
+      token: input.token,
+      tls: input.tls,
+      filter: input.filter,
+      capture: input.capture,
+      start: input.start,
+      positions: consumed,
+      highWater: o.queueMax ?? 2048,
+      say,
+      onFatal: (e) => (fatal = e),
     });
     stats.source = source.stats;
     const src = source;

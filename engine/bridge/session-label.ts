@@ -11,6 +11,9 @@ export function sessionLabel(started: AepEvent): string | undefined {
   if (typeof project === 'string' && project.trim() !== '') return project.trim();
   const cwd = started.data?.cwd;
   if (typeof cwd !== 'string') return undefined;
-  const base = cwd.replace(/[\\/]+$/, '').split(/[\\/]/).pop();
+  const base = cwd
+    .replace(/[\\/]+$/, '')
+    .split(/[\\/]/)
+    .pop();
   return base || undefined;
 }

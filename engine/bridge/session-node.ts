@@ -7,7 +7,11 @@
 export type NodeKind = 'session' | 'run' | 'tool' | 'attention';
 export type Scalar = string | number | boolean;
 
-export interface NodeEvent { time: string; name: string; attrs: Record<string, Scalar> }
+export interface NodeEvent {
+  time: string;
+  name: string;
+  attrs: Record<string, Scalar>;
+}
 
 export interface SessionNode {
   kind: NodeKind;
@@ -65,4 +69,19 @@ export function sessionKey(ev: { source: string; session?: string }): string {
 export function sessionSource(source: string): string {
   const i = source.indexOf('/session/');
   return i >= 0 ? source.slice(0, i) : source;
+}
+
+/** The open nodes below `key`, deepest first (closed before their parent). */
+export function openChildren(st: SessionState, key: string): SessionNode[] {
+  const out: SessionNode[] = [];
+  const walk = (k: string) => {
+    for (const n of Object.values(st.open)) {
+      if (n.parent === k) {
+        walk(n.key);
+        out.push(n);
+      }
+    }
+  };
+  walk(key);
+  return out;
 }

@@ -9,7 +9,20 @@
 // duplicates nor skips. Disk is bounded: day folders older than the
 // retention, or over the size budget (oldest first, never today's), are
 // deleted.
-import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { sessionFileName } from '../io/paths.ts';
 import { loadCheckpoint, saveCheckpoint } from './checkpoint.ts';
@@ -28,12 +41,23 @@ export interface SinkStoreOptions {
   now?: () => number;
 }
 
-export interface SinkStats { written: number; files: number; flushes: number; recovered: number; tornLines: number; deletedDays: number }
+export interface SinkStats {
+  written: number;
+  files: number;
+  flushes: number;
+  recovered: number;
+  tornLines: number;
+  deletedDays: number;
+}
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const STATE = '.sink-state.json';
 
-const slug = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_').slice(0, 64) || '_';
+const slug = (s: string) =>
+  s
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .replace(/^\.+/, '_')
+    .slice(0, 64) || '_';
 
 export class SinkStore {
   readonly positions: Positions;
@@ -100,10 +124,11 @@ export class SinkStore {
     const today = new Date((this.o.now ?? Date.now)()).toISOString().slice(0, 10);
     const deleted: string[] = [];
     const drop = (d: string) => {
-      for (const [p, fd] of this.fds) if (p.startsWith(join(this.o.dir, d))) {
-        closeSync(fd);
-        this.fds.delete(p);
-      }
+      for (const [p, fd] of this.fds)
+        if (p.startsWith(join(this.o.dir, d))) {
+          closeSync(fd);
+          this.fds.delete(p);
+        }
       rmSync(join(this.o.dir, d), { recursive: true, force: true });
       deleted.push(d);
     };
@@ -128,7 +153,9 @@ export class SinkStore {
   }
 
   private days(): string[] {
-    return readdirSync(this.o.dir).filter((d) => DAY.test(d)).sort();
+    return readdirSync(this.o.dir)
+      .filter((d) => DAY.test(d))
+      .sort();
   }
 
   private fd(p: string): number {
@@ -203,7 +230,12 @@ export interface SinkRunOptions extends SinkStoreOptions {
   retentionEveryMs?: number;
 }
 
-export interface SinkHandle { store: SinkStore; source: import('./relay-source.ts').RelaySource; done: Promise<void>; stop(): Promise<void> }
+export interface SinkHandle {
+  store: SinkStore;
+  source: import('./relay-source.ts').RelaySource;
+  done: Promise<void>;
+  stop(): Promise<void>;
+}
 
 /** `hookmap sink`: the relay (replay-all, then live) into a SinkStore, flushed in batches. */
 export async function runSink(o: SinkRunOptions): Promise<SinkHandle> {
@@ -211,7 +243,16 @@ export async function runSink(o: SinkRunOptions): Promise<SinkHandle> {
   const { applyCeiling } = await import('./projection/common.ts');
   const store = new SinkStore(o);
   let fatal: Error | undefined;
-  const source = new RelaySource({ url: o.url, token: o.token, filter: o.filter, capture: o.capture, positions: store.positions, start: 'all', say: o.say, onFatal: (e) => (fatal = e) });
+  const source = new RelaySource({
+    url: o.url,
+    token: o.token,
+    filter: o.filter,
+    capture: o.capture,
+    positions: store.positions,
+    start: 'all',
+    say: o.say,
+    onFatal: (e) => (fatal = e),
+  });
   let stopped = false;
   const done = (async () => {
     let lastFlush = Date.now();

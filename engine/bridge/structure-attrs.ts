@@ -7,16 +7,38 @@ import type { Scalar } from './session-node.ts';
 export const RUN_END: Record<string, string> = { 'run.finished': 'finished', 'run.failed': 'failed', 'run.cancelled': 'cancelled' };
 export const TOOL_END: Record<string, string> = { 'tool.completed': 'completed', 'tool.failed': 'failed', 'tool.denied': 'denied' };
 
-export const SESSION_START_ATTRS: Record<string, string> = { 'gen_ai.request.model': 'gen_ai.request.model', 'client.name': 'client.name', 'client.version': 'client.version' };
+export const SESSION_START_ATTRS: Record<string, string> = {
+  'gen_ai.request.model': 'gen_ai.request.model',
+  'client.name': 'client.name',
+  'client.version': 'client.version',
+};
 export const SESSION_END_ATTRS: Record<string, string> = { reason: 'end_reason', runs: 'runs', duration_ms: 'duration_ms' };
-export const RUN_START_ATTRS: Record<string, string> = { trigger: 'trigger', 'gen_ai.request.model': 'gen_ai.request.model', 'gen_ai.usage.input_tokens': 'gen_ai.usage.input_tokens', 'gen_ai.usage.output_tokens': 'gen_ai.usage.output_tokens' };
-export const TOOL_END_ATTRS: Record<string, string> = { 'error.type': 'error.type', 'error.message': 'error.message', by: 'denied_by', rule: 'rule', status: 'status', duration_ms: 'duration_ms' };
+export const RUN_START_ATTRS: Record<string, string> = {
+  trigger: 'trigger',
+  'gen_ai.request.model': 'gen_ai.request.model',
+  'gen_ai.usage.input_tokens': 'gen_ai.usage.input_tokens',
+  'gen_ai.usage.output_tokens': 'gen_ai.usage.output_tokens',
+};
+export const TOOL_END_ATTRS: Record<string, string> = {
+  'error.type': 'error.type',
+  'error.message': 'error.message',
+  by: 'denied_by',
+  rule: 'rule',
+  status: 'status',
+  duration_ms: 'duration_ms',
+};
 export const ANSWER_ATTRS: Record<string, string> = { 'answer.option': 'answer.option', via: 'via', by: 'answered_by' };
 export const TIMEOUT_ATTRS: Record<string, string> = { after_ms: 'after_ms' };
 export const RESOLVED_ATTRS: Record<string, string> = { latency_ms: 'latency_ms' };
 export const RUN_END_ATTRS: Record<string, string> = {
-  'gen_ai.usage.input_tokens': 'gen_ai.usage.input_tokens', 'gen_ai.usage.output_tokens': 'gen_ai.usage.output_tokens', duration_ms: 'duration_ms',
-  reason: 'reason', 'error.type': 'error.type', by: 'by', 'cost.total': 'cost.total', 'cost.currency': 'cost.currency',
+  'gen_ai.usage.input_tokens': 'gen_ai.usage.input_tokens',
+  'gen_ai.usage.output_tokens': 'gen_ai.usage.output_tokens',
+  duration_ms: 'duration_ms',
+  reason: 'reason',
+  'error.type': 'error.type',
+  by: 'by',
+  'cost.total': 'cost.total',
+  'cost.currency': 'cost.currency',
 };
 export type Obj = Record<string, any>;
 export const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);

@@ -7,13 +7,37 @@
 // parent's end and marked (`closedBy`), never left open forever: a session
 // idle past a bound, an eviction (bounded memory) or the end of the input
 // closes it too. The OTLP trace projection turns closed nodes into spans;
-// `hookmap timeline` prints the same nodes as a tree.// The node types live in session-node.ts, the attribute tables in
+// `hookmap timeline` prints the same nodes as a tree.
+// The node types live in session-node.ts, the attribute tables in
 // structure-attrs.ts.
 import type { AepEvent } from './projection/common.ts';
-import { ANSWER_ATTRS, copy, RESOLVED_ATTRS, RUN_END, RUN_END_ATTRS, RUN_START_ATTRS, SESSION_END_ATTRS, SESSION_START_ATTRS, str, TIMEOUT_ATTRS, TOOL_END, TOOL_END_ATTRS, type Obj } from './structure-attrs.ts';
-import { sessionKey, type Scalar, type SessionNode, type SessionState, type TrackerOptions } from './session-node.ts';
+import {
+  ANSWER_ATTRS,
+  copy,
+  RESOLVED_ATTRS,
+  RUN_END,
+  RUN_END_ATTRS,
+  RUN_START_ATTRS,
+  SESSION_END_ATTRS,
+  SESSION_START_ATTRS,
+  str,
+  TIMEOUT_ATTRS,
+  TOOL_END,
+  TOOL_END_ATTRS,
+  type Obj,
+} from './structure-attrs.ts';
+import { openChildren, sessionKey, type Scalar, type SessionNode, type SessionState, type TrackerOptions } from './session-node.ts';
 
-export { sessionKey, sessionSource, type NodeEvent, type NodeKind, type Scalar, type SessionNode, type SessionState, type TrackerOptions } from './session-node.ts';
+export {
+  sessionKey,
+  sessionSource,
+  type NodeEvent,
+  type NodeKind,
+  type Scalar,
+  type SessionNode,
+  type SessionState,
+  type TrackerOptions,
+} from './session-node.ts';
 
 export class SessionTracker {
   readonly sessions = new Map<string, SessionState>();
@@ -21,7 +45,10 @@ export class SessionTracker {
   private readonly maxOpen: number;
   private readonly maxEvents: number;
 
-  constructor(private readonly onClose: (node: SessionNode, state: SessionState) => void, opts: TrackerOptions = {}) {
+  constructor(
+    private readonly onClose: (node: SessionNode, state: SessionState) => void,
+    opts: TrackerOptions = {},
+  ) {
     this.maxSessions = opts.maxSessions ?? 1000;
     this.maxOpen = opts.maxOpenPerSession ?? 256;
     this.maxEvents = opts.maxEventsPerNode ?? 64;
@@ -57,7 +84,7 @@ export class SessionTracker {
     this.ensureSession(st, ev);
     if (ev.type === 'session.ended') {
       const s = st.open.session;
-      for (const n of this.children(st, 'session')) this.close(st, n, ev.time, undefined, 'session.ended');
+      for (const n of openChildren(st, 'session')) this.close(st, n, ev.time, undefined, 'session.ended');
       s.endType = ev.type;
       s.endId = ev.id;
       s.outcome = str(data.reason) ?? 'ended';
@@ -76,7 +103,7 @@ export class SessionTracker {
     }
     if (RUN_END[ev.type]) {
       const n = this.ensureRun(st, ev) ?? this.open(st, { kind: 'run', key: `run:${ev.id}`, parent: 'session', label: ev.agent, start: ev.time });
-      for (const c of this.children(st, n.key)) this.close(st, c, ev.time, undefined, 'run.ended');
+      for (const c of openChildren(st, n.key)) this.close(st, c, ev.time, undefined, 'run.ended');
       n.endType = ev.type;
       n.endId = ev.id;
       copy(n.attrs, data, RUN_END_ATTRS);
@@ -87,7 +114,15 @@ export class SessionTracker {
       const callId = str(data.tool?.call_id);
       const k = `tool:${callId ?? ev.id}`;
       if (st.open[k]) return; // a repeated request for the same call: one span
-      const n = this.open(st, { kind: 'tool', key: k, parent: this.ensureRun(st, ev)?.key ?? 'session', label: str(data.tool?.name) ?? ev.subject ?? 'tool', start: ev.time, startType: ev.type, startId: ev.id });
+      const n = this.open(st, {
+        kind: 'tool',
+        key: k,
+        parent: this.ensureRun(st, ev)?.key ?? 'session',
+        label: str(data.tool?.name) ?? ev.subject ?? 'tool',
+        start: ev.time,
+        startType: ev.type,
+        startId: ev.id,
+      });
       if (callId) n.attrs.call_id = callId;
       return;
     }
@@ -96,11 +131,17 @@ export class SessionTracker {
       if (!n) {
         // terminal without a request (denied before it ran, or the request predates us): an instant node
         const callId = str(data.tool?.call_id);
-        n = this.open(st, { kind: 'tool', key: `tool:${callId ?? ev.id}`, parent: this.ensureRun(st, ev)?.key ?? 'session', label: str(data.tool?.name) ?? ev.subject ?? 'tool', start: ev.time });
+        n = this.open(st, {
+          kind: 'tool',
+          key: `tool:${callId ?? ev.id}`,
+          parent: this.ensureRun(st, ev)?.key ?? 'session',
+          label: str(data.tool?.name) ?? ev.subject ?? 'tool',
+          start: ev.time,
+        });
         if (callId) n.attrs.call_id = callId;
         n.attrs.request_seen = false;
       }
-      for (const c of this.children(st, n.key)) this.close(st, c, ev.time, undefined, 'run.ended');
+      for (const c of openChildren(st, n.key)) this.close(st, c, ev.time, undefined, 'run.ended');
       n.endType = ev.type;
       n.endId = ev.id;
       copy(n.attrs, data, TOOL_END_ATTRS);
@@ -128,7 +169,7 @@ export class SessionTracker {
       n.endId = ev.id;
       if (ev.type === 'attention.timeout') copy(n.attrs, data, TIMEOUT_ATTRS);
       else copy(n.attrs, data, RESOLVED_ATTRS);
-      return this.close(st, n, ev.time, ev.type === 'attention.timeout' ? 'timeout' : str(data.resolution) ?? 'resolved');
+      return this.close(st, n, ev.time, ev.type === 'attention.timeout' ? 'timeout' : (str(data.resolution) ?? 'resolved'));
     }
     this.note(st, ev);
   }
@@ -197,7 +238,9 @@ export class SessionTracker {
     if (ev.cause && st.open[`tool:${ev.cause}`]) return st.open[`tool:${ev.cause}`];
     const name = str(data.tool?.name) ?? ev.subject;
     // oldest open call of that tool in the same run
-    return Object.values(st.open).find((n) => n.kind === 'tool' && n.label === name && !n.attrs.call_id && (ev.run === undefined || n.parent === `run:${ev.run}`));
+    return Object.values(st.open).find(
+      (n) => n.kind === 'tool' && n.label === name && !n.attrs.call_id && (ev.run === undefined || n.parent === `run:${ev.run}`),
+    );
   }
 
   /** The open call an attention request is about: same tool name, same run, most recent. */
@@ -205,20 +248,6 @@ export class SessionTracker {
     if (!ev.subject) return undefined;
     const tools = Object.values(st.open).filter((n) => n.kind === 'tool' && n.label === ev.subject && (ev.run === undefined || n.parent === `run:${ev.run}`));
     return tools[tools.length - 1];
-  }
-
-  private children(st: SessionState, key: string): SessionNode[] {
-    const out: SessionNode[] = [];
-    const walk = (k: string) => {
-      for (const n of Object.values(st.open)) {
-        if (n.parent === k) {
-          walk(n.key);
-          out.push(n);
-        }
-      }
-    };
-    walk(key);
-    return out; // deepest first
   }
 
   private open(st: SessionState, n: Omit<SessionNode, 'session' | 'agent' | 'attrs' | 'events' | 'droppedEvents'>): SessionNode {

@@ -80,8 +80,20 @@ export function otlpTarget(o: OtlpTargetOptions): BridgeTarget<OtlpItem> {
       const sp = items.flatMap((i) => ('span' in i ? [i.span] : []));
       const reqs: HttpRequestSpec[] = [];
       const headers = { 'content-type': json ? 'application/json' : 'application/x-protobuf' };
-      if (logs.length) reqs.push({ url: signalUrl(o.endpoint!, 'logs'), headers, body: (json ? JsonLogsSerializer : ProtobufLogsSerializer).serializeRequest(logs)!, items: logs.length });
-      if (sp.length) reqs.push({ url: signalUrl(o.endpoint!, 'traces'), headers, body: (json ? JsonTraceSerializer : ProtobufTraceSerializer).serializeRequest(sp)!, items: sp.length });
+      if (logs.length)
+        reqs.push({
+          url: signalUrl(o.endpoint!, 'logs'),
+          headers,
+          body: (json ? JsonLogsSerializer : ProtobufLogsSerializer).serializeRequest(logs)!,
+          items: logs.length,
+        });
+      if (sp.length)
+        reqs.push({
+          url: signalUrl(o.endpoint!, 'traces'),
+          headers,
+          body: (json ? JsonTraceSerializer : ProtobufTraceSerializer).serializeRequest(sp)!,
+          items: sp.length,
+        });
       return reqs;
     },
     lines(items) {
@@ -135,7 +147,14 @@ export function ocsfTarget(o: CommonTargetOptions): BridgeTarget<OcsfRecord> {
     },
     tick: () => [],
     end: () => [],
-    requests: (items) => [{ url: o.endpoint!, headers: { 'content-type': 'application/x-ndjson' }, body: items.map((r) => JSON.stringify(r)).join('\n') + '\n', items: items.length }],
+    requests: (items) => [
+      {
+        url: o.endpoint!,
+        headers: { 'content-type': 'application/x-ndjson' },
+        body: items.map((r) => JSON.stringify(r)).join('\n') + '\n',
+        items: items.length,
+      },
+    ],
     lines: (items) => items.map((r) => JSON.stringify(r)),
     snapshot: () => null,
     restore: () => {},
@@ -144,7 +163,14 @@ export function ocsfTarget(o: CommonTargetOptions): BridgeTarget<OcsfRecord> {
 
 export function makeTarget(cfg: BridgeConfig): BridgeTarget {
   if (cfg.kind === 'otlp') {
-    return otlpTarget({ endpoint: cfg.endpoint, ceiling: cfg.capture, protocol: cfg.protocol, signals: cfg.signals, serviceName: cfg.serviceName, idleCloseMs: cfg.idleCloseMs }) as BridgeTarget;
+    return otlpTarget({
+      endpoint: cfg.endpoint,
+      ceiling: cfg.capture,
+      protocol: cfg.protocol,
+      signals: cfg.signals,
+      serviceName: cfg.serviceName,
+      idleCloseMs: cfg.idleCloseMs,
+    }) as BridgeTarget;
   }
   if (cfg.kind === 'cloudevents') return cloudEventsTarget({ endpoint: cfg.endpoint, ceiling: cfg.capture, mode: cfg.mode }) as BridgeTarget;
   return ocsfTarget({ endpoint: cfg.endpoint, ceiling: cfg.capture }) as BridgeTarget;

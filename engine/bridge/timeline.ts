@@ -14,7 +14,9 @@ import { SessionTracker, type SessionNode } from './structure.ts';
 
 /** (epoch, seq) order within a session; events without seq keep their time order after. */
 export function sortSession(events: AepEvent[]): AepEvent[] {
-  return [...events].sort((a, b) => (a.epoch ?? 0) - (b.epoch ?? 0) || (a.seq ?? Infinity) - (b.seq ?? Infinity) || (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
+  return [...events].sort(
+    (a, b) => (a.epoch ?? 0) - (b.epoch ?? 0) || (a.seq ?? Infinity) - (b.seq ?? Infinity) || (a.time < b.time ? -1 : a.time > b.time ? 1 : 0),
+  );
 }
 
 export function sessionNodes(events: AepEvent[]): SessionNode[] {
@@ -40,7 +42,11 @@ export function duration(a: string, b: string): string {
 }
 
 /** What the tree needs beyond the nodes: each request's answer (its text is not a node attribute), the session's label. */
-interface Context { answers: Map<string, Answer>; asks: Map<string, SessionNode[]>; label?: string }
+interface Context {
+  answers: Map<string, Answer>;
+  asks: Map<string, SessionNode[]>;
+  label?: string;
+}
 
 function describeNode(n: SessionNode, cx: Context): string {
   const a = n.attrs;
@@ -48,7 +54,10 @@ function describeNode(n: SessionNode, cx: Context): string {
   const span = open ? `${clock(n.start)} → (open)` : `${clock(n.start)} → ${clock(n.end!)} (${duration(n.start, n.end!)})`;
   const bits: string[] = [];
   // no terminal event came: say what the rest of the stream tells, not "unterminated"
-  if (n.closedBy && !open) bits.push(n.kind === 'tool' ? unreportedCall((cx.asks.get(n.key) ?? []).map((q) => askFate(q, cx.answers.get(String(q.attrs.id))))) : 'no outcome reported');
+  if (n.closedBy && !open)
+    bits.push(
+      n.kind === 'tool' ? unreportedCall((cx.asks.get(n.key) ?? []).map((q) => askFate(q, cx.answers.get(String(q.attrs.id))))) : 'no outcome reported',
+    );
   else if (!open && n.outcome) bits.push(n.outcome);
   switch (n.kind) {
     case 'session':
@@ -88,7 +97,12 @@ export function renderTree(events: AepEvent[], opts: { verbose?: boolean } = {})
   for (const e of events) if (e.type === 'attention.answered' && e.subject) answers.set(e.subject, answerOf(e));
   const started = events.find((e) => e.type === 'session.started');
   const asks = new Map<string, SessionNode[]>();
-  for (const n of nodes) if (n.kind === 'attention' && n.parent) asks.set(n.parent, [...(asks.get(n.parent) ?? []), n].sort((x, y) => (x.start < y.start ? -1 : 1)));
+  for (const n of nodes)
+    if (n.kind === 'attention' && n.parent)
+      asks.set(
+        n.parent,
+        [...(asks.get(n.parent) ?? []), n].sort((x, y) => (x.start < y.start ? -1 : 1)),
+      );
   const cx: Context = { answers, asks, label: started && sessionLabel(started) };
   const hidden = new Map<string, number>();
   const out: string[] = [];
@@ -129,7 +143,8 @@ export function renderDag(events: AepEvent[]): string[] {
   }
   const out: string[] = [];
   const seen = new Set<string>();
-  const line = (e: AepEvent) => `${clock(e.time)} ${e.type}${e.subject ? ` ${e.subject}` : ''}${e.run ? `  run ${e.run}` : ''}${e.seq !== undefined ? `  #${e.seq}` : ''}`;
+  const line = (e: AepEvent) =>
+    `${clock(e.time)} ${e.type}${e.subject ? ` ${e.subject}` : ''}${e.run ? `  run ${e.run}` : ''}${e.seq !== undefined ? `  #${e.seq}` : ''}`;
   const walk = (e: AepEvent, prefix: string, last: boolean, root: boolean) => {
     if (seen.has(e.id)) return;
     seen.add(e.id);

@@ -6,7 +6,9 @@ import { createHash } from 'node:crypto';
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
-  const keys = Object.keys(value as object).filter((k) => (value as any)[k] !== undefined).sort();
+  const keys = Object.keys(value as object)
+    .filter((k) => (value as any)[k] !== undefined)
+    .sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as any)[k])}`).join(',')}}`;
 }
 

@@ -34,7 +34,12 @@ export function gateData(type: string, data: Obj | undefined, opts: GateOptions)
   return walkObject(data, note, '', ctx, data);
 }
 
-interface Ctx { opts: GateOptions; redactor: Redactor; rank: number; mint: boolean }
+interface Ctx {
+  opts: GateOptions;
+  redactor: Redactor;
+  rank: number;
+  mint: boolean;
+}
 
 function levelOf(note: FieldNote | undefined, path: string, ctx: Ctx): CaptureLevel {
   const gate = ctx.opts.gates?.[path];
@@ -105,10 +110,7 @@ function byException(v: unknown, path: string, ctx: Ctx, parent: Obj, key: strin
  * never up; a `full` event asked for at `redacted` becomes `metadata`
  * (a hop cannot mint the redaction claim mechanically, AEP-0001 §8.2(e)).
  */
-export function downLevelEvent<E extends { type: string; capture?: string; data?: Obj; agent?: string; subject?: string }>(
-  event: E,
-  ceiling: CaptureLevel,
-): E {
+export function downLevelEvent<E extends { type: string; capture?: string; data?: Obj; agent?: string; subject?: string }>(event: E, ceiling: CaptureLevel): E {
   const current = (event.capture ?? 'metadata') as CaptureLevel;
   if (captureRank(current) <= captureRank(ceiling)) return event;
   let effective: CaptureLevel = ceiling;
@@ -141,7 +143,13 @@ function structuralValuesOnly(data: Obj | undefined): Obj | undefined {
   return { ...data, answer: { ...answer, values: kept } };
 }
 
-export interface FormFieldSpec { id: string; type: string; other?: boolean; multi?: boolean; choices?: { id: string }[] }
+export interface FormFieldSpec {
+  id: string;
+  type: string;
+  other?: boolean;
+  multi?: boolean;
+  choices?: { id: string }[];
+}
 
 /**
  * Type-dependent gating of `answer.values` (AEP-0006): structural values

@@ -138,7 +138,10 @@ export class Redactor {
     if (value && typeof value === 'object') {
       const out: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(value)) {
-        if (secret) { out[k] = this.walk(v, true); continue; }
+        if (secret) {
+          out[k] = this.walk(v, true);
+          continue;
+        }
         const cls = classifyKey(k);
         if (cls === 'secret' || (cls === 'maybe' && this.strict && typeof v === 'string' && v.length >= 8)) {
           out[k] = typeof v === 'number' ? SECRET : this.walk(v, true);
@@ -187,7 +190,10 @@ export class Redactor {
   async prepare(value: unknown): Promise<void> {
     const big: string[] = [];
     const seen = (v: unknown, depth: number) => {
-      if (typeof v === 'string') { if (v.length >= PREPARE_MIN && !this.prepared.has(v)) big.push(v); return; }
+      if (typeof v === 'string') {
+        if (v.length >= PREPARE_MIN && !this.prepared.has(v)) big.push(v);
+        return;
+      }
       if (!v || typeof v !== 'object' || depth > 64) return;
       for (const x of Array.isArray(v) ? v : Object.values(v)) seen(x, depth + 1);
     };

@@ -28,7 +28,10 @@ export class ChannelHealth {
   private readonly said = new Set<string>();
   last?: { at: string; problem: string };
 
-  constructor(private readonly say: (line: string) => void, private readonly prefix: string) {}
+  constructor(
+    private readonly say: (line: string) => void,
+    private readonly prefix: string,
+  ) {}
 
   problem(key: string, line: string): void {
     this.last = { at: new Date().toISOString(), problem: line };

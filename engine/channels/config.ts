@@ -26,12 +26,33 @@ export interface TelegramConfig {
   users: Record<string, string>;
   apiRoot: string;
   capture?: CaptureLevel;
-  /** Webhook mode: Telegram POSTs updates to `url` (this up's /channels/telegram, as the Bot API reaches it), with the secret token from the file in a header; absent: long polling. */
+  /**
+   * Webhook mode: Telegram POSTs updates to `url` (this up's /channels/telegram, as the Bot API reaches it), with
+   * the secret token from the file in a header; absent: long polling.
+   */
   webhook?: { url: string; secretFile: string };
 }
-export interface SlackConfig { appTokenFile: string; botTokenFile: string; channel: string; users: Record<string, string>; apiUrl?: string; capture?: CaptureLevel }
-export interface NtfyConfig { server: string; topic: string; tokenFile?: string; principal: string; capture?: CaptureLevel }
-export interface WebhookConfig { url: string; secretFile: string; principal: string; capture?: CaptureLevel }
+export interface SlackConfig {
+  appTokenFile: string;
+  botTokenFile: string;
+  channel: string;
+  users: Record<string, string>;
+  apiUrl?: string;
+  capture?: CaptureLevel;
+}
+export interface NtfyConfig {
+  server: string;
+  topic: string;
+  tokenFile?: string;
+  principal: string;
+  capture?: CaptureLevel;
+}
+export interface WebhookConfig {
+  url: string;
+  secretFile: string;
+  principal: string;
+  capture?: CaptureLevel;
+}
 
 export interface ChannelsConfig {
   telegram?: TelegramConfig;
@@ -73,7 +94,9 @@ const ids = (v: unknown, where: string): number[] => {
 const names = (v: unknown, where: string): Record<string, string> => {
   if (v === undefined) return {};
   const m = mapping(v, where, Object.keys((v as object) ?? {}));
-  for (const [k, n] of Object.entries(m)) if (typeof n !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._:@-]{0,63}$/.test(n)) throw new ChannelConfigError(`${where}.${k} must be a principal name (letters, digits, . _ : @ -)`);
+  for (const [k, n] of Object.entries(m))
+    if (typeof n !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._:@-]{0,63}$/.test(n))
+      throw new ChannelConfigError(`${where}.${k} must be a principal name (letters, digits, . _ : @ -)`);
   return m as Record<string, string>;
 };
 const capture = (v: unknown, where: string): CaptureLevel | undefined => {
@@ -95,28 +118,57 @@ export function channelsConfigOf(doc: unknown, base: string, where = 'channels')
     if (t.webhook !== undefined) {
       const h = mapping(t.webhook, `${w}.webhook`, ['url', 'secret_token_file']);
       webhook = { url: url(h.url, `${w}.webhook.url`), secretFile: expand(str(h.secret_token_file, `${w}.webhook.secret_token_file`), base) };
-      if (!/\/channels\/telegram$/.test(webhook.url)) throw new ChannelConfigError(`${w}.webhook.url is where Telegram reaches this up's /channels/telegram (e.g. https://laptop.tail1234.ts.net/channels/telegram)`);
+      if (!/\/channels\/telegram$/.test(webhook.url))
+        throw new ChannelConfigError(
+          `${w}.webhook.url is where Telegram reaches this up's /channels/telegram (e.g. https://laptop.tail1234.ts.net/channels/telegram)`,
+        );
     }
-    out.telegram = { tokenFile: expand(str(t.token_file, `${w}.token_file`), base), chatIds: ids(t.chat_ids, `${w}.chat_ids`), userIds: ids(t.user_ids, `${w}.user_ids`), users: names(t.users, `${w}.users`), apiRoot: t.api_root === undefined ? 'https://api.telegram.org' : url(t.api_root, `${w}.api_root`), capture: capture(t.capture, w), webhook };
+    out.telegram = {
+      tokenFile: expand(str(t.token_file, `${w}.token_file`), base),
+      chatIds: ids(t.chat_ids, `${w}.chat_ids`),
+      userIds: ids(t.user_ids, `${w}.user_ids`),
+      users: names(t.users, `${w}.users`),
+      apiRoot: t.api_root === undefined ? 'https://api.telegram.org' : url(t.api_root, `${w}.api_root`),
+      capture: capture(t.capture, w),
+      webhook,
+    };
   }
   if (o.slack !== undefined) {
     const w = `${where}.slack`;
     const s = mapping(o.slack, w, ['app_token_file', 'bot_token_file', 'channel', 'users', 'api_url', 'capture']);
     const users = names(s.users, `${w}.users`);
     if (!Object.keys(users).length) throw new ChannelConfigError(`${w}.users maps each Slack user id that may answer to a principal name (nobody else can)`);
-    out.slack = { appTokenFile: expand(str(s.app_token_file, `${w}.app_token_file`), base), botTokenFile: expand(str(s.bot_token_file, `${w}.bot_token_file`), base), channel: str(s.channel, `${w}.channel`), users, apiUrl: s.api_url === undefined ? undefined : `${url(s.api_url, `${w}.api_url`)}/`, capture: capture(s.capture, w) };
+    out.slack = {
+      appTokenFile: expand(str(s.app_token_file, `${w}.app_token_file`), base),
+      botTokenFile: expand(str(s.bot_token_file, `${w}.bot_token_file`), base),
+      channel: str(s.channel, `${w}.channel`),
+      users,
+      apiUrl: s.api_url === undefined ? undefined : `${url(s.api_url, `${w}.api_url`)}/`,
+      capture: capture(s.capture, w),
+    };
   }
   if (o.ntfy !== undefined) {
     const w = `${where}.ntfy`;
     const n = mapping(o.ntfy, w, ['server', 'topic', 'token_file', 'principal', 'capture']);
     const topic = str(n.topic, `${w}.topic`);
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(topic)) throw new ChannelConfigError(`${w}.topic is 1-64 letters, digits, '_' or '-'`);
-    out.ntfy = { server: url(n.server, `${w}.server`), topic, tokenFile: n.token_file === undefined ? undefined : expand(str(n.token_file, `${w}.token_file`), base), principal: principal(n.principal, 'ntfy', w), capture: capture(n.capture, w) };
+    out.ntfy = {
+      server: url(n.server, `${w}.server`),
+      topic,
+      tokenFile: n.token_file === undefined ? undefined : expand(str(n.token_file, `${w}.token_file`), base),
+      principal: principal(n.principal, 'ntfy', w),
+      capture: capture(n.capture, w),
+    };
   }
   if (o.webhook !== undefined) {
     const w = `${where}.webhook`;
     const h = mapping(o.webhook, w, ['url', 'secret_file', 'principal', 'capture']);
-    out.webhook = { url: url(h.url, `${w}.url`), secretFile: expand(str(h.secret_file, `${w}.secret_file`), base), principal: principal(h.principal, 'webhook', w), capture: capture(h.capture, w) };
+    out.webhook = {
+      url: url(h.url, `${w}.url`),
+      secretFile: expand(str(h.secret_file, `${w}.secret_file`), base),
+      principal: principal(h.principal, 'webhook', w),
+      capture: capture(h.capture, w),
+    };
   }
   return out;
 }

@@ -3,7 +3,11 @@
 import type { Retryable } from './retry.ts';
 
 export class PostError extends Error {
-  constructor(readonly status: number | undefined, readonly retryAfterS: number | undefined, message: string) {
+  constructor(
+    readonly status: number | undefined,
+    readonly retryAfterS: number | undefined,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -13,7 +17,11 @@ export async function post(url: string, body: string, headers: Record<string, st
   try {
     res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
   } catch (e) {
-    throw new PostError(undefined, undefined, (e as Error).name === 'TimeoutError' ? `${new URL(url).host} did not answer in ${timeoutMs} ms` : `${new URL(url).host}: ${(e as Error).message}`);
+    throw new PostError(
+      undefined,
+      undefined,
+      (e as Error).name === 'TimeoutError' ? `${new URL(url).host} did not answer in ${timeoutMs} ms` : `${new URL(url).host}: ${(e as Error).message}`,
+    );
   }
   await res.arrayBuffer().catch(() => undefined);
   if (res.ok) return;

@@ -17,7 +17,11 @@ export class NtfyChannel implements Channel {
   private token?: string;
   readonly health: ChannelHealth;
 
-  constructor(private readonly c: NtfyConfig, private readonly d: ChannelDeps, private readonly base: string) {
+  constructor(
+    private readonly c: NtfyConfig,
+    private readonly d: ChannelDeps,
+    private readonly base: string,
+  ) {
     this.health = new ChannelHealth(d.say, 'ntfy');
   }
 
@@ -45,7 +49,15 @@ export class NtfyChannel implements Channel {
         : (['allow', 'deny'] as const).map((action) => {
             // one credential per button: pressing one spends it, the other still answers nothing twice (the request settles)
             const credential = this.d.credential(m);
-            return { action: 'http', label: action === 'allow' ? 'Allow' : 'Deny', url: `${this.base}/push/action`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ credential, action, request: m.id }), clear: true };
+            return {
+              action: 'http',
+              label: action === 'allow' ? 'Allow' : 'Deny',
+              url: `${this.base}/push/action`,
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ credential, action, request: m.id }),
+              clear: true,
+            };
           });
     try {
       await this.publish({ title: t.title, message: `${t.body}\n${t.meta}`, priority: 4, tags: ['hookmap'], actions }, m.expires);

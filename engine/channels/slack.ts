@@ -24,7 +24,10 @@ interface Card {
   text: CardText;
 }
 
-const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text: text.replace(/[<>&]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;' })[c]!) } });
+const section = (text: string) => ({
+  type: 'section',
+  text: { type: 'mrkdwn', text: text.replace(/[<>&]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;' })[c]!) },
+});
 const context = (text: string) => ({ type: 'context', elements: [{ type: 'plain_text', text }] });
 
 export class SlackChannel implements Channel {
@@ -37,13 +40,24 @@ export class SlackChannel implements Channel {
   private readonly fields = new Map<string, string>();
   readonly health: ChannelHealth;
 
-  constructor(private readonly c: SlackConfig, private readonly d: ChannelDeps) {
+  constructor(
+    private readonly c: SlackConfig,
+    private readonly d: ChannelDeps,
+  ) {
     this.health = new ChannelHealth(d.say, 'slack');
   }
 
   async start(): Promise<void> {
     const { App, LogLevel } = await import('@slack/bolt');
-    const quiet = { debug() {}, info() {}, warn() {}, error: (...m: unknown[]) => this.health.problem(`log:${String(m[0])}`, m.map(String).join(' ')), setLevel() {}, getLevel: () => LogLevel.ERROR, setName() {} };
+    const quiet = {
+      debug() {},
+      info() {},
+      warn() {},
+      error: (...m: unknown[]) => this.health.problem(`log:${String(m[0])}`, m.map(String).join(' ')),
+      setLevel() {},
+      getLevel: () => LogLevel.ERROR,
+      setName() {},
+    };
     const app = new App({
       token: readTokenFile(this.c.botTokenFile, 'Slack bot token file'),
       appToken: readTokenFile(this.c.appTokenFile, 'Slack app token file'),
@@ -57,7 +71,13 @@ export class SlackChannel implements Channel {
       await ack();
       const b = body as { user?: { id?: string }; channel?: { id?: string }; message?: { ts?: string } };
       const id = (action as { action_id: string }).action_id.replace('hookmap_', '');
-      await this.tapped(b.user?.id, b.channel?.id, b.message?.ts, id.startsWith('choice_') ? 'choice' : (id as PushAction), String((action as { value?: string }).value ?? ''));
+      await this.tapped(
+        b.user?.id,
+        b.channel?.id,
+        b.message?.ts,
+        id.startsWith('choice_') ? 'choice' : (id as PushAction),
+        String((action as { value?: string }).value ?? ''),
+      );
     });
     app.message(async ({ message }) => {
       const m = message as { user?: string; text?: string; channel?: string; thread_ts?: string; ts?: string };
@@ -82,8 +102,18 @@ export class SlackChannel implements Channel {
     try {
       // the Web API alone (no second Socket Mode connection beside a running up's)
       const { webApi } = await import('@slack/bolt');
-      const client = this.app?.client ?? new webApi.WebClient(readTokenFile(this.c.botTokenFile, 'Slack bot token file'), { ...(this.c.apiUrl ? { slackApiUrl: this.c.apiUrl } : {}), retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 10_000 });
-      await this.call(() => client.chat.postMessage({ channel: this.c.channel, text: 'hookmap: cards for held requests come to this channel.' }), Date.now() + 15_000);
+      const client =
+        this.app?.client ??
+        new webApi.WebClient(readTokenFile(this.c.botTokenFile, 'Slack bot token file'), {
+          ...(this.c.apiUrl ? { slackApiUrl: this.c.apiUrl } : {}),
+          retryConfig: { retries: 0 },
+          rejectRateLimitedCalls: true,
+          timeout: 10_000,
+        });
+      await this.call(
+        () => client.chat.postMessage({ channel: this.c.channel, text: 'hookmap: cards for held requests come to this channel.' }),
+        Date.now() + 15_000,
+      );
       return { ok: true, detail: `posted to ${this.c.channel}` };
     } catch (e) {
       return { ok: false, detail: (e as Error).message };
@@ -98,15 +128,58 @@ export class SlackChannel implements Channel {
     if (choices.length) this.fields.set(m.id, m.form!.field);
     const buttons =
       m.kind === 'form'
-        ? choices.map((c, i) => ({ type: 'button', text: { type: 'plain_text', text: c.label }, action_id: `hookmap_choice_${i}`, value: this.buttons.issue(m.id, m.expires, c.id, m.id) }))
+        ? choices.map((c, i) => ({
+            type: 'button',
+            text: { type: 'plain_text', text: c.label },
+            action_id: `hookmap_choice_${i}`,
+            value: this.buttons.issue(m.id, m.expires, c.id, m.id),
+          }))
         : [
-            { type: 'button', text: { type: 'plain_text', text: 'Allow' }, style: 'primary', action_id: 'hookmap_allow', value: this.buttons.issue(m.id, m.expires) },
-            { type: 'button', text: { type: 'plain_text', text: 'Deny' }, style: 'danger', action_id: 'hookmap_deny', value: this.buttons.issue(m.id, m.expires) },
-            ...(m.rulable ? [{ type: 'button', text: { type: 'plain_text', text: 'Allow always' }, action_id: 'hookmap_always', value: this.buttons.issue(m.id, m.expires) }] : []),
+            {
+              type: 'button',
+              text: { type: 'plain_text', text: 'Allow' },
+              style: 'primary',
+              action_id: 'hookmap_allow',
+              value: this.buttons.issue(m.id, m.expires),
+            },
+            {
+              type: 'button',
+              text: { type: 'plain_text', text: 'Deny' },
+              style: 'danger',
+              action_id: 'hookmap_deny',
+              value: this.buttons.issue(m.id, m.expires),
+            },
+            ...(m.rulable
+              ? [
+                  {
+                    type: 'button',
+                    text: { type: 'plain_text', text: 'Allow always' },
+                    action_id: 'hookmap_always',
+                    value: this.buttons.issue(m.id, m.expires),
+                  },
+                ]
+              : []),
           ];
-    const hint = m.kind === 'form' ? (choices.length ? 'Press a choice (or answer it in the inbox).' : 'Answer it in the inbox (a form needs its fields).') : 'Reply in the thread to deny with guidance the agent reads.';
+    const hint =
+      m.kind === 'form'
+        ? choices.length
+          ? 'Press a choice (or answer it in the inbox).'
+          : 'Answer it in the inbox (a form needs its fields).'
+        : 'Reply in the thread to deny with guidance the agent reads.';
     try {
-      const r = await this.call(() => app.client.chat.postMessage({ channel: this.c.channel, text: `${text.title}: ${text.body}`, blocks: [section(`*${text.title}*\n${text.body}`), context(`${text.meta} · ${hint}`), ...(buttons.length ? [{ type: 'actions', elements: buttons }] : [])] as never }), m.expires);
+      const r = await this.call(
+        () =>
+          app.client.chat.postMessage({
+            channel: this.c.channel,
+            text: `${text.title}: ${text.body}`,
+            blocks: [
+              section(`*${text.title}*\n${text.body}`),
+              context(`${text.meta} · ${hint}`),
+              ...(buttons.length ? [{ type: 'actions', elements: buttons }] : []),
+            ] as never,
+          }),
+        m.expires,
+      );
       const ts = String(r.ts);
       for (const b of buttons) this.buttons.bind(b.value, `${this.c.channel}:${ts}`);
       const card: Card = { request: m.id, session: m.session, agent: m.agent, ts, text };
@@ -125,7 +198,16 @@ export class SlackChannel implements Channel {
     if (!card || !this.app) return;
     const app = this.app;
     try {
-      await this.call(() => app.client.chat.update({ channel: this.c.channel, ts: card.ts, text: `${card.text.title}: ${s.text}`, blocks: [section(`*${card.text.title}*\n${card.text.body}`), context(s.text)] }), Date.now() + 60_000);
+      await this.call(
+        () =>
+          app.client.chat.update({
+            channel: this.c.channel,
+            ts: card.ts,
+            text: `${card.text.title}: ${s.text}`,
+            blocks: [section(`*${card.text.title}*\n${card.text.body}`), context(s.text)],
+          }),
+        Date.now() + 60_000,
+      );
     } catch (e) {
       this.health.problem(`update:${(e as Error).message}`, `could not update the card of ${m.id}: ${(e as Error).message}`);
     }
@@ -135,8 +217,20 @@ export class SlackChannel implements Channel {
     const app = this.app;
     if (!app) return;
     try {
-      const r = await this.call(() => app.client.chat.postMessage({ channel: this.c.channel, text: a.title, blocks: [section(`*${a.title}*`), context(a.session ? `session ${a.session.slice(0, 12)} · reply in the thread to steer it` : 'open the inbox for the details')] }), Date.now() + 60_000);
-      if (a.session) this.byTs.set(String(r.ts), { request: '', session: a.session, agent: a.agent, ts: String(r.ts), text: { title: a.title, body: '', meta: '' } });
+      const r = await this.call(
+        () =>
+          app.client.chat.postMessage({
+            channel: this.c.channel,
+            text: a.title,
+            blocks: [
+              section(`*${a.title}*`),
+              context(a.session ? `session ${a.session.slice(0, 12)} · reply in the thread to steer it` : 'open the inbox for the details'),
+            ],
+          }),
+        Date.now() + 60_000,
+      );
+      if (a.session)
+        this.byTs.set(String(r.ts), { request: '', session: a.session, agent: a.agent, ts: String(r.ts), text: { title: a.title, body: '', meta: '' } });
     } catch (e) {
       this.health.problem(`alert:${(e as Error).message}`, `could not post an alert: ${(e as Error).message}`);
     }
@@ -151,14 +245,23 @@ export class SlackChannel implements Channel {
     return { name, scopes: ['read', 'control'], via: 'slack', key: user! };
   }
 
-  private async tapped(user: string | undefined, channel: string | undefined, ts: string | undefined, action: PushAction | 'choice', value: string): Promise<void> {
+  private async tapped(
+    user: string | undefined,
+    channel: string | undefined,
+    ts: string | undefined,
+    action: PushAction | 'choice',
+    value: string,
+  ): Promise<void> {
     const who = this.who(user, channel);
     if (!who) return;
     const t = this.buttons.take(value, `${channel}:${ts}`);
     if ('refused' in t) return void this.health.note(`tap:${t.refused}:${value}`, `a button was refused: ${t.refused}`);
     const field = this.fields.get(t.request);
     if (action === 'choice' && (t.choice === undefined || !field)) return;
-    const r = action === 'choice' ? await answerAs(this.d.answer, who, t.request, { values: { [field!]: t.choice } }) : await answerAs(this.d.answer, who, t.request, { action });
+    const r =
+      action === 'choice'
+        ? await answerAs(this.d.answer, who, t.request, { values: { [field!]: t.choice } })
+        : await answerAs(this.d.answer, who, t.request, { action });
     if (!r.ok) this.health.note(`answer:${r.error}:${t.request}`, `${who.name}'s ${action} of ${t.request} was not sent: ${r.detail}`);
   }
 
@@ -169,7 +272,11 @@ export class SlackChannel implements Channel {
     if (!who || !this.app) return;
     const open = card.request && this.d.moments.isOpen(card.request);
     const r = open ? await answerAs(this.d.answer, who, card.request, { text }) : steerAs(this.d.answer, who, card.agent, card.session, text);
-    const said = r.ok ? (open ? 'Sent to the agent as guidance (the request is denied with it).' : 'Sent to the session as steering.') : `Not sent: ${r.detail}`;
+    const said = r.ok
+      ? open
+        ? 'Sent to the agent as guidance (the request is denied with it).'
+        : 'Sent to the session as steering.'
+      : `Not sent: ${r.detail}`;
     const app = this.app;
     await this.call(() => app.client.chat.postMessage({ channel: this.c.channel, thread_ts: thread, text: said }), Date.now() + 30_000).catch(() => undefined);
   }

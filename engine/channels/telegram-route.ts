@@ -21,7 +21,8 @@ export function registerTelegramWebhook(app: FastifyInstance, channel: () => Tel
       if (!ch || !secret) return reply.code(503).send({ error: 'not-ready', detail: 'the Telegram channel has not started' });
       const got = Buffer.from(String(req.headers['x-telegram-bot-api-secret-token'] ?? ''));
       const want = Buffer.from(secret);
-      if (got.length !== want.length || !timingSafeEqual(got, want)) return reply.code(401).send({ error: 'unauthorized', detail: 'not from Telegram (no or a wrong X-Telegram-Bot-Api-Secret-Token)' });
+      if (got.length !== want.length || !timingSafeEqual(got, want))
+        return reply.code(401).send({ error: 'unauthorized', detail: 'not from Telegram (no or a wrong X-Telegram-Bot-Api-Secret-Token)' });
       // answered at once: Telegram retries a slow webhook, and an answer runs its own course
       void ch.receive(req.body).catch((e) => say?.(`telegram webhook: an update failed: ${(e as Error).message}`));
       return reply.send({ ok: true });

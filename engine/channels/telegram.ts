@@ -38,7 +38,11 @@ export class TelegramChannel implements Channel {
   private readonly fields = new Map<string, string>();
   readonly health: ChannelHealth;
 
-  constructor(private readonly c: TelegramConfig, private readonly d: ChannelDeps, private readonly o: { pollTimeoutS?: number } = {}) {
+  constructor(
+    private readonly c: TelegramConfig,
+    private readonly d: ChannelDeps,
+    private readonly o: { pollTimeoutS?: number } = {},
+  ) {
     this.health = new ChannelHealth(d.say, 'telegram');
   }
 
@@ -73,14 +77,19 @@ export class TelegramChannel implements Channel {
       this.webhookSecret = readTokenFile(hook.secretFile, 'Telegram webhook secret token file');
       try {
         await bot.init();
-        await this.call(() => bot.api.setWebhook(hook.url, { secret_token: this.webhookSecret, allowed_updates: ['message', 'callback_query'] }), Date.now() + 30_000);
+        await this.call(
+          () => bot.api.setWebhook(hook.url, { secret_token: this.webhookSecret, allowed_updates: ['message', 'callback_query'] }),
+          Date.now() + 30_000,
+        );
       } catch (e) {
         this.health.problem(`webhook:${(e as Error).message}`, `could not set the webhook ${hook.url}: ${redactToken((e as Error).message)}`);
       }
       return;
     }
     // long polling runs until close(); a failed start (a wrong token, the server down) is said once, never thrown at up
-    this.polling = bot.start({ timeout: this.o.pollTimeoutS ?? 25, allowed_updates: ['message', 'callback_query'] }).catch((e) => this.health.problem(`start:${(e as Error).message}`, `long polling stopped: ${redactToken((e as Error).message)}`));
+    this.polling = bot
+      .start({ timeout: this.o.pollTimeoutS ?? 25, allowed_updates: ['message', 'callback_query'] })
+      .catch((e) => this.health.problem(`start:${(e as Error).message}`, `long polling stopped: ${redactToken((e as Error).message)}`));
   }
 
   async close(): Promise<void> {
@@ -93,7 +102,8 @@ export class TelegramChannel implements Channel {
   async test(): Promise<{ ok: boolean; detail: string }> {
     try {
       const bot = await this.ensureBot();
-      for (const chat of this.c.chatIds) await this.call(() => bot.api.sendMessage(chat, 'hookmap: cards for held requests come to this chat.'), Date.now() + 15_000);
+      for (const chat of this.c.chatIds)
+        await this.call(() => bot.api.sendMessage(chat, 'hookmap: cards for held requests come to this chat.'), Date.now() + 15_000);
       return { ok: true, detail: `sent to ${this.c.chatIds.length} chat(s)` };
     } catch (e) {
       return { ok: false, detail: redactToken((e as Error).message) };
@@ -116,9 +126,16 @@ export class TelegramChannel implements Channel {
           const n = this.buttons.issue(m.id, m.expires, c.id, `${m.id}:${chat}`);
           return { nonce: n, row: [{ text: c.label, callback_data: `c:${n}` }] };
         });
-        const row = [{ text: 'Allow', callback_data: `a:${nonces.a}` }, { text: 'Deny', callback_data: `d:${nonces.d}` }];
-        const keyboard = m.kind === 'form' ? choiceRows.map((x) => x.row) : [row, ...(m.rulable ? [[{ text: 'Allow always', callback_data: `w:${nonces.w}` }]] : [])];
-        const body = m.kind === 'form' ? `${text}\n${choices.length ? 'Tap a choice (or answer it in the inbox).' : 'Answer it in the inbox (a form needs its fields).'}` : `${text}\nReply to this message to deny with guidance the agent reads.`;
+        const row = [
+          { text: 'Allow', callback_data: `a:${nonces.a}` },
+          { text: 'Deny', callback_data: `d:${nonces.d}` },
+        ];
+        const keyboard =
+          m.kind === 'form' ? choiceRows.map((x) => x.row) : [row, ...(m.rulable ? [[{ text: 'Allow always', callback_data: `w:${nonces.w}` }]] : [])];
+        const body =
+          m.kind === 'form'
+            ? `${text}\n${choices.length ? 'Tap a choice (or answer it in the inbox).' : 'Answer it in the inbox (a form needs its fields).'}`
+            : `${text}\nReply to this message to deny with guidance the agent reads.`;
         try {
           const sent = await this.call(() => bot.api.sendMessage(chat, body, { reply_markup: { inline_keyboard: keyboard } }), m.expires);
           const card: Card = { request: m.id, session: m.session, agent: m.agent, chat, message: sent.message_id, text: body };
@@ -126,7 +143,10 @@ export class TelegramChannel implements Channel {
           list.push(card);
           this.byMessage.set(`${chat}:${sent.message_id}`, card);
         } catch (e) {
-          this.health.problem(`send:${chat}:${(e as Error).message}`, `could not send the card for ${m.id} to chat ${chat}: ${redactToken((e as Error).message)}`);
+          this.health.problem(
+            `send:${chat}:${(e as Error).message}`,
+            `could not send the card for ${m.id} to chat ${chat}: ${redactToken((e as Error).message)}`,
+          );
         }
       }),
     );
@@ -139,7 +159,13 @@ export class TelegramChannel implements Channel {
     for (const card of this.cards.get(m.id) ?? []) {
       if (!bot) break;
       try {
-        await this.call(() => bot.api.editMessageText(card.chat, card.message, `${card.text.split(/\n(Reply to this message|Tap a choice)/)[0]}\n\n${s.text}`, { reply_markup: { inline_keyboard: [] } }), Date.now() + 60_000);
+        await this.call(
+          () =>
+            bot.api.editMessageText(card.chat, card.message, `${card.text.split(/\n(Reply to this message|Tap a choice)/)[0]}\n\n${s.text}`, {
+              reply_markup: { inline_keyboard: [] },
+            }),
+          Date.now() + 60_000,
+        );
       } catch (e) {
         this.health.problem(`edit:${(e as Error).message}`, `could not edit the card of ${m.id}: ${redactToken((e as Error).message)}`);
       }
@@ -152,8 +178,12 @@ export class TelegramChannel implements Channel {
     if (!bot) return;
     for (const chat of this.c.chatIds) {
       try {
-        const sent = await this.call(() => bot.api.sendMessage(chat, `${a.title}${a.session ? `\nsession ${a.session.slice(0, 12)}: reply to this message to steer it` : ''}`), Date.now() + 60_000);
-        if (a.session) this.byMessage.set(`${chat}:${sent.message_id}`, { request: '', session: a.session, agent: a.agent, chat, message: sent.message_id, text: a.title });
+        const sent = await this.call(
+          () => bot.api.sendMessage(chat, `${a.title}${a.session ? `\nsession ${a.session.slice(0, 12)}: reply to this message to steer it` : ''}`),
+          Date.now() + 60_000,
+        );
+        if (a.session)
+          this.byMessage.set(`${chat}:${sent.message_id}`, { request: '', session: a.session, agent: a.agent, chat, message: sent.message_id, text: a.title });
       } catch (e) {
         this.health.problem(`alert:${(e as Error).message}`, `could not send an alert: ${redactToken((e as Error).message)}`);
       }
@@ -179,7 +209,10 @@ export class TelegramChannel implements Channel {
     const t = (action || verb === 'c') && nonce ? this.buttons.take(nonce, `${chat}:${q.message?.message_id}`) : { refused: 'not a hookmap button' };
     if ('refused' in t) return void (await ctx.answerCallbackQuery({ text: t.refused }).catch(() => undefined));
     const field = this.fields.get(t.request);
-    const r = verb === 'c' && t.choice !== undefined && field ? await answerAs(this.d.answer, who, t.request, { values: { [field]: t.choice } }) : await answerAs(this.d.answer, who, t.request, { action });
+    const r =
+      verb === 'c' && t.choice !== undefined && field
+        ? await answerAs(this.d.answer, who, t.request, { values: { [field]: t.choice } })
+        : await answerAs(this.d.answer, who, t.request, { action });
     const done = verb === 'c' ? 'Answered' : action === 'deny' ? 'Denied' : 'Allowed';
     await ctx.answerCallbackQuery({ text: r.ok ? `${done}${r.rule ? `, rule ${r.rule}` : ''}` : r.detail.slice(0, 190) }).catch(() => undefined);
   }
@@ -195,7 +228,11 @@ export class TelegramChannel implements Channel {
     const text = msg.text ?? '';
     const open = card.request && this.d.moments.isOpen(card.request);
     const r = open ? await answerAs(this.d.answer, who, card.request, { text }) : steerAs(this.d.answer, who, card.agent, card.session, text);
-    const said = r.ok ? (open ? 'Sent to the agent as guidance (the request is denied with it).' : 'Sent to the session as steering.') : `Not sent: ${r.detail}`;
+    const said = r.ok
+      ? open
+        ? 'Sent to the agent as guidance (the request is denied with it).'
+        : 'Sent to the session as steering.'
+      : `Not sent: ${r.detail}`;
     await ctx.reply(said, { reply_parameters: { message_id: msg.message_id } }).catch(() => undefined);
   }
 

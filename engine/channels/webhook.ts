@@ -29,7 +29,11 @@ export class WebhookChannel implements Channel {
   private secret?: string;
   readonly health: ChannelHealth;
 
-  constructor(private readonly c: WebhookConfig, private readonly d: ChannelDeps, private readonly base: string) {
+  constructor(
+    private readonly c: WebhookConfig,
+    private readonly d: ChannelDeps,
+    private readonly base: string,
+  ) {
     this.health = new ChannelHealth(d.say, 'webhook');
   }
 
@@ -52,13 +56,40 @@ export class WebhookChannel implements Channel {
   async request(m: Moment): Promise<void> {
     const t = cardText(m, this.c.capture ?? 'metadata');
     const actions =
-      m.kind === 'form' ? [] : (['allow', 'deny'] as const).map((action) => ({ action, method: 'POST', url: `${this.base}/push/action`, body: { credential: this.d.credential(m), action, request: m.id } }));
-    const doc = { type: 'hookmap.request', request: { id: m.id, session: m.session, agent: m.agent, kind: m.kind, tool: m.tool ?? null, project: m.project ?? null, expires_at: new Date(m.expires).toISOString() }, title: t.title, text: t.body, meta: t.meta, inbox: `${this.base}/#/s/${encodeURIComponent(m.session)}`, actions };
+      m.kind === 'form'
+        ? []
+        : (['allow', 'deny'] as const).map((action) => ({
+            action,
+            method: 'POST',
+            url: `${this.base}/push/action`,
+            body: { credential: this.d.credential(m), action, request: m.id },
+          }));
+    const doc = {
+      type: 'hookmap.request',
+      request: {
+        id: m.id,
+        session: m.session,
+        agent: m.agent,
+        kind: m.kind,
+        tool: m.tool ?? null,
+        project: m.project ?? null,
+        expires_at: new Date(m.expires).toISOString(),
+      },
+      title: t.title,
+      text: t.body,
+      meta: t.meta,
+      inbox: `${this.base}/#/s/${encodeURIComponent(m.session)}`,
+      actions,
+    };
     await this.deliver(doc, m.expires, m.id);
   }
 
   async settled(m: Moment, s: Settlement): Promise<void> {
-    await this.deliver({ type: 'hookmap.settled', request: { id: m.id, session: m.session, agent: m.agent }, how: s.how, by: s.by ?? null, text: s.text }, Date.now() + 60_000, m.id);
+    await this.deliver(
+      { type: 'hookmap.settled', request: { id: m.id, session: m.session, agent: m.agent }, how: s.how, by: s.by ?? null, text: s.text },
+      Date.now() + 60_000,
+      m.id,
+    );
   }
 
   async alert(a: Alert): Promise<void> {
@@ -78,9 +109,13 @@ export class WebhookChannel implements Channel {
     if (!secret) return Promise.reject(new Error('not started'));
     const body = JSON.stringify(doc);
     // each attempt signs anew: a retry minutes later must still fall inside the receiver's replay window
-    return withRetry(() => {
-      const ts = String(Math.floor(Date.now() / 1000));
-      return post(this.c.url, body, { 'content-type': 'application/json', 'x-hookmap-timestamp': ts, 'x-hookmap-signature': signature(secret, ts, body) });
-    }, classifyPost, deadline);
+    return withRetry(
+      () => {
+        const ts = String(Math.floor(Date.now() / 1000));
+        return post(this.c.url, body, { 'content-type': 'application/json', 'x-hookmap-timestamp': ts, 'x-hookmap-signature': signature(secret, ts, body) });
+      },
+      classifyPost,
+      deadline,
+    );
   }
 }

@@ -27,7 +27,16 @@ export interface AgentJson {
   errors: string[];
   pins: { file: string; passed: number; total: number } | null;
   cases: { passed: number; total: number; not_run?: number };
-  capabilities: { id: string; description: string; state: string; proven: boolean; why: string | null; evidence: string[]; proven_by: string; live: string | null }[];
+  capabilities: {
+    id: string;
+    description: string;
+    state: string;
+    proven: boolean;
+    why: string | null;
+    evidence: string[];
+    proven_by: string;
+    live: string | null;
+  }[];
 }
 
 export const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');

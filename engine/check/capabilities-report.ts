@@ -37,6 +37,6 @@ export function renderCapabilitiesJson(reports: AgentReport[]): string {
       const file = vendorFile(r.target.agent);
       return { ...toJson(r), descriptor_sha256: file ? sha(readFileSync(file)) : null };
     });
-  return `${JSON.stringify({ generated: 'by `hookmap docs` from vendors/ and fixtures/ (what `hookmap capabilities --json` prints); do not edit', format: FORMAT, agents }, null, 2)}\n`;
+  const generated = 'by `hookmap docs` from vendors/ and fixtures/ (what `hookmap capabilities --json` prints); do not edit';
+  return `${JSON.stringify({ generated, format: FORMAT, agents }, null, 2)}\n`;
 }
-

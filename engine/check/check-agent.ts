@@ -20,6 +20,8 @@ import { ShimRun, type ShimCase, type ShimRunEnv } from '../fixtures/run-shim.ts
 import { placeholders } from '../scaffold/new-agent.ts';
 import type { CheckTarget } from './targets.ts';
 
+export { summaryLine } from './summary-line.ts';
+
 export interface CaseResult {
   file: string;
   name: string;
@@ -72,7 +74,10 @@ export async function checkAgent(target: CheckTarget, opts: CheckOptions = {}): 
   // the fixtures are checked on their own even when the descriptor does not load: every phase reports
   const fx = loadFixtureDir(target.fixturesDir, target.fixturesLabel, target.agent);
   report.fixtureFiles = fx.files;
-  if (!loaded.descriptor) { report.errors = sortErrors([...loaded.errors, ...fx.errors]); return report; }
+  if (!loaded.descriptor) {
+    report.errors = sortErrors([...loaded.errors, ...fx.errors]);
+    return report;
+  }
   const d = (report.descriptor = loaded.descriptor);
   // the load's own parse (one per load): errors are located in it
   const src = loaded.src ?? parseYamlSource(target.display, readFileSync(target.path, 'utf8'));
@@ -81,7 +86,14 @@ export async function checkAgent(target: CheckTarget, opts: CheckOptions = {}): 
   for (const f of fx.files) errors.push(...toFillIn(f.file, f.src.text));
   const missing = !fx.errors.length && !fx.files.some((f) => f.kind === 'events');
   if (missing) {
-    errors.push({ code: 'fixtures-missing', file: target.display, line: 1, col: 1, path: '', message: `no normalized-event fixtures: add ${target.fixturesLabel}/*.yaml with kind: events cases` });
+    errors.push({
+      code: 'fixtures-missing',
+      file: target.display,
+      line: 1,
+      col: 1,
+      path: '',
+      message: `no normalized-event fixtures: add ${target.fixturesLabel}/*.yaml with kind: events cases`,
+    });
   }
 
   const evidence: EvidenceCase[] = [];
@@ -92,7 +104,8 @@ export async function checkAgent(target: CheckTarget, opts: CheckOptions = {}): 
       for (const [i, c] of f.cases.entries()) {
         const ref = `${f.file}#${c.name}`;
         const at = f.src.locate(['cases', i]);
-        const fail = (code: DescriptorError['code'], message: string) => errors.push({ code, file: f.file, line: at.line, col: at.col, path: `cases[${i}]`, message: `${c.name}: ${message}` });
+        const fail = (code: DescriptorError['code'], message: string) =>
+          errors.push({ code, file: f.file, line: at.line, col: at.col, path: `cases[${i}]`, message: `${c.name}: ${message}` });
         let passed = true;
         if (f.kind === 'events') {
           const out = await runEventCase(d, c, f.capture);
@@ -103,7 +116,14 @@ export async function checkAgent(target: CheckTarget, opts: CheckOptions = {}): 
             const rejected = /^(.*?): payload-rejected: rule (.+?) produced (.*)$/s.exec(failure);
             if (rejected) {
               const pos = locatePath(src, rejected[2]);
-              problems.push({ code: 'payload-rejected', file: d.file, line: pos.line, col: pos.col, path: rejected[2], message: `produced ${rejected[3]} (${ref} ${rejected[1]})` });
+              problems.push({
+                code: 'payload-rejected',
+                file: d.file,
+                line: pos.line,
+                col: pos.col,
+                path: rejected[2],
+                message: `produced ${rejected[3]} (${ref} ${rejected[1]})`,
+              });
             } else problems.push(caseError(f, i, c.name, 'fixture-mismatch', failure));
           }
           out.events.forEach((ev, j) => {
@@ -121,23 +141,59 @@ export async function checkAgent(target: CheckTarget, opts: CheckOptions = {}): 
             problems.push(caseError(f, i, c.name, 'invalid-stream', `${ev ? out.places.get(ev.id) : `event ${v.line}`} ${v.rule}: ${message}`));
           }
           passed = problems.length === 0;
-          if (known && passed) errors.push(caseError(f, i, c.name, 'fixture-mismatch', `marked known not reproduced (${c.known}) but it passes now: remove \`known\` from its pin-setup entry`));
+          if (known && passed)
+            errors.push(
+              caseError(
+                f,
+                i,
+                c.name,
+                'fixture-mismatch',
+                `marked known not reproduced (${c.known}) but it passes now: remove \`known\` from its pin-setup entry`,
+              ),
+            );
           if (!known) errors.push(...problems);
           evidence.push({ ref, kind: f.kind, passed, events: out.checkedEvents });
         } else if (f.kind === 'decisions') {
           // Run through the daemon's real hold machinery: the exact reply bytes
           // are the evidence for the hold kind and answer shape the case names.
-          if (c.hold !== undefined && !holdKinds.has(c.hold)) { fail('fixture-mismatch', `holds '${c.hold}' but no hook of ${d.file} holds that kind`); passed = false; }
+          if (c.hold !== undefined && !holdKinds.has(c.hold)) {
+            fail('fixture-mismatch', `holds '${c.hold}' but no hook of ${d.file} holds that kind`);
+            passed = false;
+          }
           const out = isDeliveryCase(c) ? await runDeliveryCase(d, c) : isCommandCase(c) ? await runCommandCase(d, c) : await runDecisionCase(d, c);
           for (const failure of out.failures) fail('fixture-mismatch', failure);
           passed &&= out.failures.length === 0;
           const delivery = out as { delivered?: string; command?: string };
-          evidence.push({ ref, kind: f.kind, passed, events: out.events, hold: c.hold, answer: answerShape(c.answer), delivered: delivery.delivered, command: delivery.command ?? (isCommandCase(c) ? c.command.type : undefined) });
+          evidence.push({
+            ref,
+            kind: f.kind,
+            passed,
+            events: out.events,
+            hold: c.hold,
+            answer: answerShape(c.answer),
+            delivered: delivery.delivered,
+            command: delivery.command ?? (isCommandCase(c) ? c.command.type : undefined),
+          });
         } else if (f.kind === 'shim') {
           // an in-process shim case needs the generated plugin it loads; a script case, a command shim
           const plugin = !!d.shim.plugin;
-          if ((c.shim === 'tee') !== (d.surface.kind === 'stdio-tee')) { fail('fixture-mismatch', c.shim === 'tee' ? `a tee case, but ${d.file} is not a stdio-tee surface` : `a ${c.shim} case, but ${d.file} is a stdio-tee surface (its shim cases are tee cases)`); passed = false; }
-          else if ((c.shim === 'plugin') !== plugin) { fail('fixture-mismatch', c.shim === 'plugin' ? `a plugin case, but ${d.file} generates no plugin (shim.plugin)` : `a ${c.shim} script case, but ${d.file} is wired by its generated plugin`); passed = false; }
+          if ((c.shim === 'tee') !== (d.surface.kind === 'stdio-tee')) {
+            fail(
+              'fixture-mismatch',
+              c.shim === 'tee'
+                ? `a tee case, but ${d.file} is not a stdio-tee surface`
+                : `a ${c.shim} case, but ${d.file} is a stdio-tee surface (its shim cases are tee cases)`,
+            );
+            passed = false;
+          } else if ((c.shim === 'plugin') !== plugin) {
+            fail(
+              'fixture-mismatch',
+              c.shim === 'plugin'
+                ? `a plugin case, but ${d.file} generates no plugin (shim.plugin)`
+                : `a ${c.shim} script case, but ${d.file} is wired by its generated plugin`,
+            );
+            passed = false;
+          }
           // run for real (the generated shim against a daemon in the case's mood), or said not to have run: never passing unrun
           let notRun: string | undefined;
           if (passed && !shims) notRun = SHIMS_RUN_BY_CHECK;
@@ -148,7 +204,14 @@ export async function checkAgent(target: CheckTarget, opts: CheckOptions = {}): 
             passed = out.failures.length === 0;
           }
           if (notRun !== undefined) passed = false;
-          evidence.push({ ref, kind: f.kind, passed, unrun: notRun === SHIMS_RUN_BY_CHECK, mood: typeof c.daemon === 'string' ? c.daemon : undefined, events: [] });
+          evidence.push({
+            ref,
+            kind: f.kind,
+            passed,
+            unrun: notRun === SHIMS_RUN_BY_CHECK,
+            mood: typeof c.daemon === 'string' ? c.daemon : undefined,
+            events: [],
+          });
           report.cases.push({ file: f.file, name: c.name, kind: f.kind, passed, notRun });
           continue;
         }
@@ -164,8 +227,17 @@ export async function checkAgent(target: CheckTarget, opts: CheckOptions = {}): 
     // upstream pins only: hand-written cases appended by pin-setup.yaml are fixtures, not pins
     const upstream = new Set(pinsFile.cases.filter((c: any) => String(c?.provenance ?? '').startsWith('aep conformance')).map((c: any) => c.name));
     const cs = report.cases.filter((c) => c.file === pinsFile.file && upstream.has(c.name));
-    const known = Object.fromEntries(pinsFile.cases.filter((c: any) => upstream.has(c.name) && typeof c.known === 'string').map((c: any) => [c.name, c.known as string]));
-    report.pins = { file: pinsFile.file, passed: cs.filter((c) => c.passed).length, total: cs.length, known, skipped: pinsFile.skipped ?? {}, notReproducible: pinsFile.notReproducible ?? {} };
+    const known = Object.fromEntries(
+      pinsFile.cases.filter((c: any) => upstream.has(c.name) && typeof c.known === 'string').map((c: any) => [c.name, c.known as string]),
+    );
+    report.pins = {
+      file: pinsFile.file,
+      passed: cs.filter((c) => c.passed).length,
+      total: cs.length,
+      known,
+      skipped: pinsFile.skipped ?? {},
+      notReproducible: pinsFile.notReproducible ?? {},
+    };
   }
 
   const refs = new Set(evidence.map((e) => e.ref));
@@ -178,7 +250,11 @@ export async function checkAgent(target: CheckTarget, opts: CheckOptions = {}): 
   };
   const judged = judgeCapabilities(d, evidence, (p) => src.locate(p), resolveRef);
   // no fixtures (or unreadable ones) already says why nothing is proven: one line, not one per claim
-  errors.push(...(missing || fx.errors.length ? judged.errors.filter((e) => e.code !== 'capability-without-evidence' && !(e.code === 'unknown-reference' && e.path.includes('evidence'))) : judged.errors));
+  errors.push(
+    ...(missing || fx.errors.length
+      ? judged.errors.filter((e) => e.code !== 'capability-without-evidence' && !(e.code === 'unknown-reference' && e.path.includes('evidence')))
+      : judged.errors),
+  );
   report.capabilities = judged.rows;
   report.errors = sortErrors(errors, d.file); // the descriptor's own lines first: the order an author fills things in
   return report;
@@ -186,7 +262,14 @@ export async function checkAgent(target: CheckTarget, opts: CheckOptions = {}): 
 
 /** The placeholders `hookmap new` wrote and nobody has replaced yet: in line order, what each one asks. */
 function toFillIn(file: string, text: string): DescriptorError[] {
-  return placeholders(text).map((p) => ({ code: 'to-fill-in' as const, file, line: p.line, col: p.col, path: '', message: `${p.what || 'fill this in'} (written by hookmap new: replace it with this agent's own)` }));
+  return placeholders(text).map((p) => ({
+    code: 'to-fill-in' as const,
+    file,
+    line: p.line,
+    col: p.col,
+    path: '',
+    message: `${p.what || 'fill this in'} (written by hookmap new: replace it with this agent's own)`,
+  }));
 }
 
 function caseError(f: LoadedFixtureFile, i: number, name: string, code: DescriptorError['code'], message: string): DescriptorError {
@@ -202,26 +285,4 @@ function locatePath(src: YamlSource, path: string): { line: number; col: number 
     if (!/(\.[^.[\]]*|\[\d+\])$/.test(p)) break;
   }
   return { line: 1, col: 1 };
-}
-
-/** One line per agent: `<agent>: 11/11 pin cases, 11/11 fixture cases, 1 fixture file, 7 capabilities supported` */
-export function summaryLine(r: AgentReport): string {
-  if (!r.descriptor) return `${r.target.agent}: descriptor does not load (${r.errors.length} error${r.errors.length === 1 ? '' : 's'})`;
-  const parts: string[] = [];
-  if (r.pins) {
-    const k = Object.keys(r.pins.known).length;
-    const partial = Object.keys(r.pins.notReproducible).length;
-    const notes = [k ? `${k} known not reproduced` : '', partial ? `${partial} with a pinned field not reproducible, stated` : ''].filter(Boolean);
-    parts.push(`${r.pins.passed}/${r.pins.total} pin cases${notes.length ? ` (${notes.join('; ')})` : ''}`);
-  }
-  const passed = r.cases.filter((c) => c.passed).length;
-  const notRun = new Map<string, number>();
-  for (const c of r.cases) if (c.notRun !== undefined) notRun.set(c.notRun, (notRun.get(c.notRun) ?? 0) + 1);
-  const unrun = [...notRun].map(([why, n]) => `${n} not run: ${why}`).join('; ');
-  parts.push(`${passed}/${r.cases.length} fixture cases${unrun ? ` (${unrun})` : ''}`);
-  parts.push(`${r.fixtureFiles.length} fixture file${r.fixtureFiles.length === 1 ? '' : 's'}`);
-  const sup = r.capabilities.filter((c) => c.state === 'supported');
-  parts.push(`${sup.filter((c) => c.proven).length}${sup.length !== sup.filter((c) => c.proven).length ? `/${sup.length}` : ''} capabilities supported`);
-  if (r.errors.length) parts.push(`${r.errors.length} error${r.errors.length === 1 ? '' : 's'}`);
-  return `${r.target.agent}: ${parts.join(', ')}`;
 }

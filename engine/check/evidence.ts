@@ -91,7 +91,8 @@ export function proofOf(def: CapabilityDef, cases: EvidenceCase[]): string[] | u
   }
   if (def.delivery) {
     const { verb, command } = def.delivery;
-    const commandMatches = (t: string | undefined) => !command || (t !== undefined && (command.startsWith('*.') ? t.endsWith(command.slice(1)) : t === command));
+    const commandMatches = (t: string | undefined) =>
+      !command || (t !== undefined && (command.startsWith('*.') ? t.endsWith(command.slice(1)) : t === command));
     const hits = passing.filter((c) => c.kind === 'decisions' && (!verb || c.delivered === verb) && commandMatches(c.command) && (verb || c.command));
     return hits.length ? hits.slice(0, 3).map((c) => c.ref) : undefined;
   }
@@ -100,16 +101,31 @@ export function proofOf(def: CapabilityDef, cases: EvidenceCase[]): string[] | u
 
 /** What would prove `def`, for error messages and docs. */
 export function provenBy(def: CapabilityDef): string {
-  const m = def.match ? ` with ${Object.entries(def.match).map(([k, v]) => `data.${k} ${v.join('|')}`).join(', ')}` : '';
+  const m = def.match
+    ? ` with ${Object.entries(def.match)
+        .map(([k, v]) => `data.${k} ${v.join('|')}`)
+        .join(', ')}`
+    : '';
   if (def.events) return `a kind: events case producing ${def.events.join(' and ')}${m}`;
   if (def.anyEvents) return `a kind: events case producing ${def.anyEvents.join(' or ')}${m}`;
-  if (def.codec) return `a kind: decisions case with hold: ${def.codec.hold === '*' ? '<any kind>' : def.codec.hold}${def.codec.answer ? ` and an answer of shape ${def.codec.answer}` : ''}`;
+  if (def.codec)
+    return (
+      `a kind: decisions case with hold: ${def.codec.hold === '*' ? '<any kind>' : def.codec.hold}` +
+      `${def.codec.answer ? ` and an answer of shape ${def.codec.answer}` : ''}`
+    );
   if (def.shim) return `a kind: shim case with the daemon ${def.shim.moods.join(', ')}`;
-  if (def.delivery) return `a kind: decisions case${def.delivery.command ? ` sending ${def.delivery.command}` : ''}${def.delivery.verb ? ` whose reply carries ${def.delivery.verb}` : ''}`;
+  if (def.delivery)
+    return (
+      `a kind: decisions case${def.delivery.command ? ` sending ${def.delivery.command}` : ''}` +
+      `${def.delivery.verb ? ` whose reply carries ${def.delivery.verb}` : ''}`
+    );
   return 'a fixture case named in the claim (evidence: [file#case]); no fixture kind proves it on its own';
 }
 
-export interface Judgement { rows: CapabilityRow[]; errors: DescriptorError[] }
+export interface Judgement {
+  rows: CapabilityRow[];
+  errors: DescriptorError[];
+}
 
 /**
  * Judge every claim of `d` against the cases. `locate` maps a descriptor path
@@ -133,7 +149,12 @@ export function judgeCapabilities(
     const explicit: string[] = [];
     (claim?.evidence ?? []).forEach((ref, i) => {
       const known = resolveRef(ref);
-      if (!known) err('unknown-reference', ['capabilities', def.id, 'evidence', i], `evidence '${ref}' names no fixture case (write file#case, e.g. ${exampleRef(cases)})`);
+      if (!known)
+        err(
+          'unknown-reference',
+          ['capabilities', def.id, 'evidence', i],
+          `evidence '${ref}' names no fixture case (write file#case, e.g. ${exampleRef(cases)})`,
+        );
       else explicit.push(known);
     });
     const found = proofOf(def, cases);

@@ -2,6 +2,7 @@
 // typed runtime configuration (engine/config/schema.ts), checked as its zod schema would (checkCandidate),
 // once per command; every layer below takes it (or the values it needs) as
 // arguments. A command's flags override it where they name the same thing.
+import type { TokenSources } from '../auth/discover.ts';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import type { RuntimeConfig } from '../config/schema.ts';
@@ -102,4 +103,9 @@ export function agentOptionOverrides(cfg: RuntimeConfig, names: Record<string, s
     }
   }
   return out;
+}
+
+/** Where a client's token may come from, as the environment says (engine/auth/discover.ts takes the values). */
+export function tokenSources(env: NodeJS.ProcessEnv): TokenSources {
+  return { envTokenFile: blank(env.HOOKMAP_TOKEN_FILE), envToken: blank(env.HOOKMAP_TOKEN), home: blank(env.HOOKMAP_HOME) ?? join(homedir(), '.hookmap') };
 }

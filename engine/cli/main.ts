@@ -48,7 +48,8 @@ export async function main(argv: string[]): Promise<number> {
   cacheDescriptorsIn(join(config.home, 'cache', 'descriptors'), hookmapStamp(EXT === '.ts'));
   if (!config.fastExpr) (await import('../expr/compile.ts')).useFastExpressions(false);
   // the operator's redaction settings reach code that is handed no redactor (gate defaults, relay watcher copies, bridges)
-  if (config.redaction.secretNames.length || !config.redaction.pii) (await import('../capture/redact.ts')).configureDefaultRedaction({ ...config.redaction, env: process.env });
+  if (config.redaction.secretNames.length || !config.redaction.pii)
+    (await import('../capture/redact.ts')).configureDefaultRedaction({ ...config.redaction, env: process.env });
   const mod = await import(`./commands/${entry.module}${EXT}`);
   try {
     return await mod.run(rest, config);

@@ -8,7 +8,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DECIDING = ['engine/descriptor', 'engine/expr', 'engine/aep', 'engine/capabilities', 'engine/generated', 'schemas', 'schemas/aep', 'schemas/aep/types', 'schemas/aep/registry'];
+const DECIDING = [
+  'engine/descriptor',
+  'engine/expr',
+  'engine/aep',
+  'engine/capabilities',
+  'engine/generated',
+  'schemas',
+  'schemas/aep',
+  'schemas/aep/types',
+  'schemas/aep/registry',
+];
 
 export function hookmapStamp(clone: boolean): string {
   let version = '?';

@@ -2,7 +2,8 @@
 // several entries share.
 
 /** The token, host/origin and TLS flags `up` and `relay` share (one listener guard, engine/auth). */
-export const LISTENER_AUTH_HELP = `  --token-file F            the owner token in a file (or HOOKMAP_TOKEN_FILE); default $HOOKMAP_HOME/token, created on first start (0600)
+export const LISTENER_AUTH_HELP = `  --token-file F            the owner token in a file (or HOOKMAP_TOKEN_FILE)
+                            default $HOOKMAP_HOME/token, created on first start (0600)
   --token T                 the owner token itself (or HOOKMAP_TOKEN); works, but argv is visible in ps
   --no-auth                 no token: anyone on this machine may read the stream, nobody may answer (loopback only)
   --allow-host H            also accept this Host name (repeatable; loopback names and the bound address always are)

@@ -6,13 +6,21 @@
 import { wrapSynopsis, wrapText, wrapWords } from '../text/wrap.ts';
 import { BACKPLANE_HELP } from '../relay/backplane/config.ts';
 import { GROUPS, LISTENER_AUTH_HELP, type CommandEntry, type Group } from './usage-entry.ts';
+import { MORE } from './usage-more.ts';
 import { PLUMBING } from './usage-plumbing.ts';
 
 export { GROUPS, type CommandEntry, type Group } from './usage-entry.ts';
 
-
 export const COMMANDS: CommandEntry[] = [
-  { name: 'up', group: 'daily', module: 'up', synopsis: 'up [--port N] [--host H] [--config F] [--policy F] [--bridge kind=URL ...] [--token-file F | --no-auth] [--tls-cert F --tls-key K] [--backplane nats://H:P] [--verbose]', summary: 'relay + every enabled daemon (+ bridges), one process, one port', help: `  --port N                  one port for the relay and every hook endpoint (default 8787; 0 = ephemeral)
+  {
+    name: 'up',
+    group: 'daily',
+    module: 'up',
+    synopsis:
+      'up [--port N] [--host H] [--config F] [--policy F] [--bridge kind=URL ...] [--token-file F ' +
+      '| --no-auth] [--tls-cert F --tls-key K] [--backplane nats://H:P] [--verbose]',
+    summary: 'relay + every enabled daemon (+ bridges), one process, one port',
+    help: `  --port N                  one port for the relay and every hook endpoint (default 8787; 0 = ephemeral)
   --host H                  listen address (default 127.0.0.1; anything but loopback needs a token, and TLS is advised)
   --config F                YAML/JSON: agents to enable and their options (default: every descriptor in vendors/)
   --policy F                operator policy rules (docs/policy.md): loaded now (a broken file refuses the start), then watched
@@ -35,8 +43,15 @@ ${BACKPLANE_HELP.replace('(default: --buffer-bytes; per session: --buffer events
 Prints where it listens, the inbox, the token file, the agents ready, the opt-ins on and what to
 run next (stderr; on stdout, when it is not a terminal, the base URL). Ctrl-C stops it.
 Exit: 0 stopped, 1 failed to start, 2 usage, a refused configuration, or an up already running
-for this HOOKMAP_HOME or address (it says where).` },
-  { name: 'setup', group: 'daily', module: 'setup', synopsis: 'setup <agent> [--user|--project] [--dir D] [--mcp] [--otel] [--uninstall] [--dry-run] [--shim sh|node] [--no-autostart] [--wrap CMD --name N]', summary: "write/merge the agent's own hook config (--mcp: and its MCP server entry)", help: `  --user | --project     where the agent's config is written (default: the descriptor's setup scope)
+for this HOOKMAP_HOME or address (it says where).`,
+  },
+  {
+    name: 'setup',
+    group: 'daily',
+    module: 'setup',
+    synopsis: 'setup <agent> [--user|--project] [--dir D] [--mcp] [--otel] [--uninstall] [--dry-run] [--shim sh|node] [--no-autostart] [--wrap CMD --name N]',
+    summary: "write/merge the agent's own hook config (--mcp: and its MCP server entry)",
+    help: `  --user | --project     where the agent's config is written (default: the descriptor's setup scope)
   --dir D                the project folder (with --project; default the current directory)
   --mcp                  also register the hookmap MCP server (hookmap mcp) in the agent's MCP config (same scope; with --uninstall: remove it)
   --otel                 instead: point the agent's own OpenTelemetry log exporter at hookmap's receiver for it (a fenced block in its config,
@@ -47,8 +62,15 @@ for this HOOKMAP_HOME or address (it says where).` },
   --no-autostart         shims never start hookmap up when none answers (on by default; --autostart turns it back on;
                          HOOKMAP_AUTOSTART=0 in the agent's environment turns it off there)
   --wrap CMD             a stdio-tee agent: add an editor entry running hookmap tee <agent> -- CMD (repeatable)
-  --name N               the name the editor lists that entry under` },
-  { name: 'tail', group: 'daily', module: 'tail', synopsis: 'tail [--filter F] [--session S] [--json] [--count N]', summary: 'watch the stream (resumes where it left off)', help: `  --url U                the relay (default $HOOKMAP_URL or http://127.0.0.1:8787)
+  --name N               the name the editor lists that entry under`,
+  },
+  {
+    name: 'tail',
+    group: 'daily',
+    module: 'tail',
+    synopsis: 'tail [--filter F] [--session S] [--json] [--count N]',
+    summary: 'watch the stream (resumes where it left off)',
+    help: `  --url U                the relay (default $HOOKMAP_URL or http://127.0.0.1:8787)
   --token-file F         the token in a file (default $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN,
                          then $HOOKMAP_HOME/token, the owner token hookmap up made)
   --token T              the token itself (works, but argv is visible in ps)
@@ -61,8 +83,15 @@ for this HOOKMAP_HOME or address (it says where).` },
   --no-resume            ignore the saved position (default: resume where the last tail of this view stopped)
   --no-follow            stop at the end of what the relay holds
   --count N              stop after N events
-  --state F              where positions are saved (default $HOOKMAP_HOME/state/tail.json)` },
-  { name: 'answer', group: 'daily', module: 'answer', synopsis: 'answer <attention-id> --allow [--always]|--deny|--option ID|--text T|--values J', summary: 'answer an attention request', help: `  <attention-id>         the request's id, or any unique prefix of it
+  --state F              where positions are saved (default $HOOKMAP_HOME/state/tail.json)`,
+  },
+  {
+    name: 'answer',
+    group: 'daily',
+    module: 'answer',
+    synopsis: 'answer <attention-id> --allow [--always]|--deny|--option ID|--text T|--values J',
+    summary: 'answer an attention request',
+    help: `  <attention-id>         the request's id, or any unique prefix of it
   --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
   --token-file F         the token in a file (default $HOOKMAP_TOKEN_FILE, else $HOOKMAP_HOME/token)
   --allow | --deny | --option ID   the chosen option
@@ -78,14 +107,29 @@ for this HOOKMAP_HOME or address (it says where).` },
   --json                 the ack and outcome as JSON
 The request's fate is read first: one already settled is not sent again.
 Exit: 0 answered, 1 refused, 2 usage (or an ambiguous prefix), 3 already answered or closed
-(its session ended included), 4 timed out.` },
-  { name: 'steer', group: 'daily', module: 'steer', synopsis: 'steer <session> "text" [--agent A] [--wait N]', summary: 'steer a running agent: text its next eligible hook reply carries (opt-in per agent)', help: `  <session>              the session's id, or any unique prefix of it
-  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
+(its session ended included), 4 timed out.`,
+  },
+  {
+    name: 'steer',
+    group: 'daily',
+    module: 'steer',
+    synopsis: 'steer <session> "text" [--agent A] [--wait N]',
+    summary: 'steer a running agent: text its next eligible hook reply carries (opt-in per agent)',
+    help: `  <session>              the session's id, or any unique prefix of it
+  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787)
+                         token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token
   --token-file F         the token in a file
   --agent A              the agent that owns the session (default: found in the relay's roster)
   --wait N               seconds to wait for x.<agent>.instruction.delivered / .dropped (default 30)
-  --json                 the ack and outcome as JSON` },
-  { name: 'open', group: 'daily', module: 'open', synopsis: 'open [--url U] [--token-file F] [--no-browser] [--qr]', summary: 'the web inbox, signed in (one-time link)', help: `  Prints a one-time sign-in link to the web inbox of a running hookmap up
+  --json                 the ack and outcome as JSON`,
+  },
+  {
+    name: 'open',
+    group: 'daily',
+    module: 'open',
+    synopsis: 'open [--url U] [--token-file F] [--no-browser] [--qr]',
+    summary: 'the web inbox, signed in (one-time link)',
+    help: `  Prints a one-time sign-in link to the web inbox of a running hookmap up
   (single use, valid 2 minutes) and opens it in a browser where one can be started.
   The link signs in as the token it was made with (a read-only token: no answer buttons).
   --url U          where hookmap up listens (default $HOOKMAP_URL or http://127.0.0.1:8787)
@@ -94,63 +138,81 @@ Exit: 0 answered, 1 refused, 2 usage (or an ambiguous prefix), 3 already answere
   --token T        the token itself (works, but argv is visible in ps)
   --no-browser     only print the link
   --qr             print the link as a QR code too, for a phone's camera (no browser is opened); give
-                   the address the phone reaches as --url (README, "Reach from the phone")` },
-  { name: 'sessions', group: 'daily', module: 'sessions', synopsis: 'sessions [--agent A] [--project P] [--since D] [--state S] [--limit N] [--json]', summary: 'every logged session, newest first, with its tokens and cost (the history database)', help: `  --agent A              one agent's sessions
+                   the address the phone reaches as --url (README, "Reach from the phone")`,
+  },
+  {
+    name: 'sessions',
+    group: 'daily',
+    module: 'sessions',
+    synopsis: 'sessions [--agent A] [--project P] [--since D] [--state S] [--limit N] [--json]',
+    summary: 'every logged session, newest first, with its tokens and cost (the history database)',
+    help: `  --agent A              one agent's sessions
   --project P            one project's (the folder name a session's start carries)
   --since D              active since D: YYYY-MM-DD, an ISO time, or 7d / 12h
   --state S              active, waiting (a request open) or ended
   --limit N              at most N sessions (default 50)
   --json                 the rows as JSON (token counts, cost_usd: null when a price is unknown)
-Reads $HOOKMAP_HOME/history.db, brought up to the JSONL logs first (up need not run).` },
-  { name: 'search', group: 'daily', module: 'search', synopsis: 'search TEXT [--limit N] [--json]', summary: 'the sessions whose logged events hold every word of TEXT, with those events', help: `  Full-text search (SQLite FTS5) over the text the logs hold: only what the capture ceiling let in
+Reads $HOOKMAP_HOME/history.db, brought up to the JSONL logs first (up need not run).`,
+  },
+  {
+    name: 'search',
+    group: 'daily',
+    module: 'search',
+    synopsis: 'search TEXT [--limit N] [--json]',
+    summary: 'the sessions whose logged events hold every word of TEXT, with those events',
+    help: `  Full-text search (SQLite FTS5) over the text the logs hold: only what the capture ceiling let in
   (at the default metadata: tool names and ids, not prompts or commands; up's capture option raises it).
   --limit N              at most N sessions (default 50)
   --json                 [{session, events: [{id, type, time, run, subject, event}]}]
-Exit: 0 found, 1 nothing found, 2 usage.` },
-  { name: 'usage', group: 'daily', module: 'usage-report', synopsis: 'usage [--since D] [--by agent|project|day|model|session] [--agent A] [--json]', summary: 'tokens and cost per agent, project, day or model (and per session in --json)', help: `  --since D              usage since D: YYYY-MM-DD, an ISO time, or 7d / 12h
+Exit: 0 found, 1 nothing found, 2 usage.`,
+  },
+  {
+    name: 'usage',
+    group: 'daily',
+    module: 'usage-report',
+    synopsis: 'usage [--since D] [--by agent|project|day|model|session] [--agent A] [--json]',
+    summary: 'tokens and cost per agent, project, day or model (and per session in --json)',
+    help: `  --since D              usage since D: YYYY-MM-DD, an ISO time, or 7d / 12h
   --by K                 group by agent (default), project, day (UTC), model or session
   --agent A              one agent only
   --json                 {by, groups, sessions: [{agent, session, project, models, input_tokens, output_tokens,
                          cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd}], prices}
   Cost in USD from @pydantic/genai-prices (its version and date printed) or $HOOKMAP_HOME/prices.yaml;
-  a model neither prices has cost_usd null, never a guess (docs/usage.md).` },
-  { name: 'doctor', group: 'daily', module: 'doctor', synopsis: 'doctor [agent...] [--json] [--dir D] [--url U]', summary: 'what is wired, running, stale or duplicated', help: `  [agent...]             the agents to look at (default: every descriptor)
+  a model neither prices has cost_usd null, never a guess (docs/usage.md).`,
+  },
+  {
+    name: 'doctor',
+    group: 'daily',
+    module: 'doctor',
+    synopsis: 'doctor [agent...] [--json] [--dir D] [--url U]',
+    summary: 'what is wired, running, stale or duplicated',
+    help: `  [agent...]             the agents to look at (default: every descriptor)
   --json                 the findings as JSON
   --dir D                the project folder whose config is inspected too (default the current directory)
   --url U                where hookmap should answer (default $HOOKMAP_URL or http://127.0.0.1:8787)
-Exit: 0 healthy, 1 problems, 2 usage.` },
-  { name: 'service', group: 'daily', module: 'service', synopsis: 'service install|uninstall|status [--dry-run]', summary: 'hookmap up as a user service that survives a reboot (systemd user unit, launchd agent)', help: `  install      write the unit (Linux: ~/.config/systemd/user/hookmap.service) or agent (macOS:
+Exit: 0 healthy, 1 problems, 2 usage.`,
+  },
+  {
+    name: 'service',
+    group: 'daily',
+    module: 'service',
+    synopsis: 'service install|uninstall|status [--dry-run]',
+    summary: 'hookmap up as a user service that survives a reboot (systemd user unit, launchd agent)',
+    help: `  install      write the unit (Linux: ~/.config/systemd/user/hookmap.service) or agent (macOS:
                ~/Library/LaunchAgents/dev.hookmap.up.plist) running this hookmap's up on $HOOKMAP_URL's port, with
                this HOOKMAP_HOME and HOOKMAP_* settings (never a token), restarted on failure; then enable and start it
   uninstall    stop and disable it, and remove exactly the file install wrote
   status       whether it is installed, what it runs, and what the service manager says
   -n, --dry-run      print the file (or what uninstall would do), write and start nothing
-  --platform P       with --dry-run: render for linux or darwin (win32: not automated; the README shows Task Scheduler)` },
-  { name: 'capabilities', group: 'agents', module: 'capabilities', synopsis: 'capabilities [agent] [--evidence] [--json]', summary: 'what each agent proves, and what not', help: `  Each capability under its state (supported, unsupported, not implemented, ...), each state
-  explained in words, the agent's reason where it has one.
-  --evidence             also the fixture cases behind each claim, and the live runs
-  --json                 the reports as JSON (evidence included)
-Exit: 0 every agent checks out, 1 any error (as hookmap check reports it), 2 usage.` },
-  { name: 'timeline', group: 'agents', module: 'timeline', synopsis: 'timeline <session> [--file F] [--dag] [--json]', summary: 'a session as a tree of runs, tool calls and attention', help: `  A session (any unique prefix of its id) as a tree: runs, tool calls (with outcome and duration)
-  and attention waits, other events where they happened. A call with no outcome event of its own
-  says what its permission came to ("denied by owner", "not answered; the agent decided") or
-  "no outcome reported". --dag: the tree of cause links instead. --json: the nodes (or events).
-  --verbose           every row, vendor x.* events and answers included (folded by default)
-  --file F            read a JSONL file (an agent's log, a sink file, - for stdin) instead of the relay
-  --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)` },
-  { name: 'history', group: 'agents', module: 'history', synopsis: 'history reindex | status [--json]', summary: 'rebuild the history database from the JSONL logs, or say what it holds', help: `  reindex                delete $HOOKMAP_HOME/history.db and index every log again (the logs are the record)
-  status                 its file, sessions, events and usage records
-  --json                 the same as JSON` },
-  { name: 'cancel', group: 'agents', module: 'cancel', synopsis: 'cancel <session> [--run R] [--reason TEXT]', summary: 'stop the running turn (a held hook at once, else its next eligible reply)', help: `  <session>              the session's id, or any unique prefix of it
-  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
-  --token-file F         the token in a file (or $HOOKMAP_TOKEN_FILE)
-  --run R                cancel this run only (default: the session's current work)
-  --reason TEXT          why, carried on the command
-  --wait N               seconds to wait for the outcome (default 10)
-  --json                 the ack and outcome as JSON` },
-  { name: 'policy', group: 'agents', module: 'policy', synopsis: 'policy check <file> [--json]', summary: 'check an operator policy file the way hookmap up --policy loads it (coded errors)', help: `  --json                 the result as JSON ({ok, digest, rules} or {ok: false, errors})
-Exit: 0 the file loads, 1 it is refused (every error printed with its code and position), 2 usage.` },
-  { name: 'push', group: 'daily', module: 'push', synopsis: 'push key | list [--json] | revoke NAME | test [NAME] | add --subscription FILE [--name N]', summary: 'the devices Web Push reaches, with Allow/Deny on the lock screen (docs/push.md)', help: `  key                    the VAPID public key devices subscribe with ($HOOKMAP_HOME/push/vapid.json, 0600)
+  --platform P       with --dry-run: render for linux or darwin (win32: not automated; the README shows Task Scheduler)`,
+  },
+  {
+    name: 'push',
+    group: 'daily',
+    module: 'push',
+    synopsis: 'push key | list [--json] | revoke NAME | test [NAME] | add --subscription FILE [--name N]',
+    summary: 'the devices Web Push reaches, with Allow/Deny on the lock screen (docs/push.md)',
+    help: `  key                    the VAPID public key devices subscribe with ($HOOKMAP_HOME/push/vapid.json, 0600)
   list [--json]          each device: its name, push service, who registered it, since when
   revoke NAME            remove a device: nothing more reaches it, its buttons answer nothing
   test [NAME]            send a test notification to every device (or NAME); exit 1 when one failed
@@ -158,13 +220,27 @@ Exit: 0 the file loads, 1 it is refused (every error printed with its code and p
                          keys.auth) under the owner token; --name N names it
 Devices register themselves with "Notify me" in the inbox. Works whether or not hookmap up runs.
 When a push goes out: the up config's push: block (delay_ms, quiet_hours, kinds, capture);
-hookmap up's own flag overrides the delay (hookmap up --help).` },
-  { name: 'channels', group: 'daily', module: 'channels', synopsis: 'channels list | test NAME --config F', summary: 'chat channels cards go to: Telegram, Slack, ntfy, a signed webhook (docs/channels.md)', help: `  list                   the channels the up config's channels: block names, where each goes, who may answer
+hookmap up's own flag overrides the delay (hookmap up --help).`,
+  },
+  {
+    name: 'channels',
+    group: 'daily',
+    module: 'channels',
+    synopsis: 'channels list | test NAME --config F',
+    summary: 'chat channels cards go to: Telegram, Slack, ntfy, a signed webhook (docs/channels.md)',
+    help: `  list                   the channels the up config's channels: block names, where each goes, who may answer
   test NAME              send one test message through telegram, slack, ntfy or webhook, as up would
                          (no polling: works beside a running up); exit 1 when it could not
   --config F             the up config (hookmap up --config F) holding the channels: block
-Cards follow the same escalation as Web Push (the push: block) and the capture ceiling.` },
-  { name: 'rules', group: 'daily', module: 'rules', synopsis: 'rules list | show ID | revoke ID | test --agent A --command "..." | preset [NAME] [--enable]', summary: 'the rules that answer held requests: "Allow always", presets, the floor (docs/rules.md)', help: `  list [--json]          every rule in force: what it matches, its scope, who added it, how often it answered
+Cards follow the same escalation as Web Push (the push: block) and the capture ceiling.`,
+  },
+  {
+    name: 'rules',
+    group: 'daily',
+    module: 'rules',
+    synopsis: 'rules list | show ID | revoke ID | test --agent A --command "..." | preset [NAME] [--enable]',
+    summary: 'the rules that answer held requests: "Allow always", presets, the floor (docs/rules.md)',
+    help: `  list [--json]          every rule in force: what it matches, its scope, who added it, how often it answered
   show ID                one rule whole (an id prefix is enough)
   revoke ID              through the running up (audited as the token's principal), else in the file (--offline)
   test                   what a request would get, as its first word: allow, deny or ask; then the deciding
@@ -175,52 +251,9 @@ Cards follow the same escalation as Web Push (the push: block) and the capture c
   --policy F             also read this operator policy file (as hookmap up --policy F does)
   --url U --token T      revoke through this up (default $HOOKMAP_URL; --token-file F, else $HOOKMAP_HOME/token)
 Learned rules: $HOOKMAP_HOME/rules.yaml (0600). A rules file inside a project grants nothing.
-Exit: 0 done (test: whatever the decision), 1 refused (no such rule), 2 usage.` },
-  { name: 'tokens', group: 'agents', module: 'tokens', synopsis: 'tokens add <name> [--scope S] [--out FILE] | list [--json] | revoke <name>', summary: 'named relay tokens with scopes', help: `  add <name>     a new named token: --scope read,emit,control (default read); --out FILE writes it there (0600)
-  list [--json]  names, scopes, created (never the tokens)
-  revoke <name>  refused at once, open connections closed
-Scopes: read (the stream), emit (publish events: daemons), control (answer, cancel; implies read).
-The token is printed once (or written to --out, 0600) and never stored: only its SHA-256 is kept.` },
-  { name: 'mcp', group: 'agents', module: 'mcp', synopsis: 'mcp --agent A [--session S] [--timeout S]', summary: 'an MCP server over stdio for an agent to start: ask_human, emit_event', help: `  --agent A        the agent whose daemon carries the calls (or HOOKMAP_AGENT)
-  --url U          hookmap up (default $HOOKMAP_URL, http://127.0.0.1:8787)
-  --token T        the relay token (found as the other clients find it); --token-file F: in a file
-  --session S      the agent's session (or HOOKMAP_SESSION); default: the session
-                   that just announced the tool call on its pre-tool hook
-  --timeout S      how long ask_human waits for a human, seconds (default 300)
-Register it in the agent's MCP server list as the command: hookmap mcp --agent <agent>` },
-  { name: 'check', group: 'authoring', module: 'check', synopsis: 'check [agent]', summary: 'descriptors + fixtures + capability evidence', help: `  [agent] is an agent id or a descriptor path; absent: every descriptor in vendors/.
-Prints every error as one located line (file:line:col code: path: message), then one summary
-line per agent.
-Exit: 0 everything holds, 1 any error, 2 usage.` },
-  { name: 'map', group: 'authoring', module: 'map', synopsis: 'map <agent> [--capture L] [--set KEY=VALUE] [--max-step-bytes N]', summary: 'pure mapping: NDJSON steps in, NDJSON results out', help: `  --capture L            capture ceiling of the produced events: none|metadata|redacted|full (default: the descriptor's)
-  --set KEY=VALUE        a descriptor config option for this run (repeatable; JSON values accepted), e.g. --set primary=true
-  --max-step-bytes N     longest input line accepted, bytes (default 8 MiB); a longer one is answered with an error line
-Exit: 0 every step mapped, 1 a step errored (its line says why), 2 usage or descriptor error.` },
-  { name: 'docs', group: 'authoring', module: 'docs', synopsis: 'docs [--check]', summary: "regenerate capabilities/, docs/reference/, the README's CLI section (--check: drift)", help: `  --check                write nothing; exit 1 listing every drifted, missing, stray or untracked generated file` },
-  { name: 'codegen', group: 'authoring', module: 'codegen', synopsis: 'codegen [--check]', summary: 'regenerate schema types and imported AEP pins (or fail on drift)', help: `  --check                write nothing; exit 1 listing every drifted generated file` },
-  { name: 'new', group: 'authoring', module: 'new', synopsis: 'new <agent> [--like <existing>] [--surface command-hook|http-hook|plugin|extension|stdio-tee|stream-subscriber] [--dir D]', summary: 'start a new agent from the closest existing one: a descriptor and a fixture folder, then check lists what to fill in', help: `  --like A       start from this agent's descriptor and fixtures (never over an existing file)
-  --surface K    start from the closest agent of this surface kind (default command-hook)
-  --dir D        write D/<agent>.yaml and D/<agent>/, not vendors/ and fixtures/ (guide: docs/authoring.md)` },
-  { name: 'record', group: 'authoring', module: 'record', synopsis: 'record <agent> | record promote <agent> | record scan <path>', summary: 'save real payloads, strictly redacted, as fixture candidates; promote, scan', help: `  --out DIR            where candidates go (default $HOOKMAP_HOME/recorded/<agent>, HOOKMAP_HOME=~/.hookmap)
-  --port N             listen port (default 8788; 0 = ephemeral)
-  --host H             listen address (default 127.0.0.1)
-  --relay URL          also emit to a relay (default: none; held hooks fail open at once)
-  --token-file F       the relay token in a file (default: HOOKMAP_TOKEN_FILE, HOOKMAP_TOKEN, then $HOOKMAP_HOME/token
-                       for a loopback relay; --token T works but warns: argv is visible in ps)
-  --log-dir D          the daemon's log folder
-  --agent-version V    the agent's version when payloads do not state it (or HOOKMAP_AGENT_VERSION)
-Every POST /hooks/<agent>[/<hook>] is answered exactly as 'hookmap serve' answers it and its
-body saved as one 'kind: recorded' YAML file (mode 0600), redacted with the strictest settings
-(secrets, secret-named keys, PII, home paths, values of secret-named environment variables).
-A file in which the secret scanner still finds anything is refused, not written.
-
-hookmap record promote <agent> [file...] [--from DIR] [--dry-run]
-  copy candidates (default: every file in --from, default $HOOKMAP_HOME/recorded/<agent>) into
-  fixtures/<agent>/recorded/, printing the diff of each; a candidate the scanner flags is refused.
-  --dry-run prints the diffs and copies nothing. Exit 1 if any candidate was refused.
-
-hookmap record scan <file|dir>...
-  run the secret scanner; prints file:line:column: rule for each finding, exit 1 if any.` },
+Exit: 0 done (test: whatever the decision), 1 refused (no such rule), 2 usage.`,
+  },
+  ...MORE,
   ...PLUMBING,
 ];
 

@@ -21,7 +21,10 @@
 // agent's own dialog decides, e.g. an `ask` option).
 import { formValuesError, type FieldSpec } from '../aep/form-values.ts';
 
-export interface OptionView { id: string; label?: string }
+export interface OptionView {
+  id: string;
+  label?: string;
+}
 
 export interface RequestView {
   kind: 'permission' | 'form' | 'gate';
@@ -34,11 +37,13 @@ export interface RequestView {
   decisions: ReadonlySet<string>;
 }
 
-export interface Applied { option?: string; text?: string; values?: Record<string, unknown> }
+export interface Applied {
+  option?: string;
+  text?: string;
+  values?: Record<string, unknown>;
+}
 
-export type Interpretation =
-  | { ok: true; decision: string | undefined; applied: Applied }
-  | { ok: false; reason: 'invalid'; detail: string };
+export type Interpretation = { ok: true; decision: string | undefined; applied: Applied } | { ok: false; reason: 'invalid'; detail: string };
 
 /** Option ids that refuse. Descriptors mint option ids; `deny` is the AEP convention (Annex A). */
 const REFUSING = ['deny', 'reject'];

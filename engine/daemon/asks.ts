@@ -21,10 +21,25 @@ const SEVERITIES: Severity[] = ['debug', 'info', 'notice', 'warning', 'error', '
 /** The hold's pseudo hook name (never a descriptor hook: `@` is not in any agent's hook names). */
 export const ASK_HOOK = '@ask_human';
 
-export type AskErrorCode = 'bad-request' | 'unknown-session' | 'no-session' | 'session-ended' | 'control-off' | 'control-refused' | 'reserved-type' | 'foreign-namespace' | 'invalid-type' | 'invalid-event' | 'daemon-stopping';
+export type AskErrorCode =
+  | 'bad-request'
+  | 'unknown-session'
+  | 'no-session'
+  | 'session-ended'
+  | 'control-off'
+  | 'control-refused'
+  | 'reserved-type'
+  | 'foreign-namespace'
+  | 'invalid-type'
+  | 'invalid-event'
+  | 'daemon-stopping';
 
 export class AskError extends Error {
-  constructor(readonly code: AskErrorCode, message: string, readonly status = 400) {
+  constructor(
+    readonly code: AskErrorCode,
+    message: string,
+    readonly status = 400,
+  ) {
     super(message);
   }
 }
@@ -61,12 +76,24 @@ export function parseAsk(body: unknown): AskRequest {
   const { question, options, session, tool, timeout_ms } = body;
   if (typeof question !== 'string' || question.trim() === '') throw new AskError('bad-request', '`question` is a non-empty string');
   if (question.length > MAX_QUESTION) throw new AskError('bad-request', `\`question\` is ${question.length} characters (at most ${MAX_QUESTION})`);
-  if (options !== undefined && (!Array.isArray(options) || options.length > MAX_OPTIONS || !options.every((o) => typeof o === 'string' && o.trim() !== '' && o.length <= 200))) throw new AskError('bad-request', `\`options\` is a list of at most ${MAX_OPTIONS} non-empty strings (200 characters each)`);
+  if (
+    options !== undefined &&
+    (!Array.isArray(options) || options.length > MAX_OPTIONS || !options.every((o) => typeof o === 'string' && o.trim() !== '' && o.length <= 200))
+  )
+    throw new AskError('bad-request', `\`options\` is a list of at most ${MAX_OPTIONS} non-empty strings (200 characters each)`);
   if (options && new Set(options.map((o) => o.trim().toLowerCase())).size !== options.length) throw new AskError('bad-request', '`options` repeat a label');
-  if (session !== undefined && (typeof session !== 'string' || session === '' || session.length > 512)) throw new AskError('bad-request', '`session` is a session id');
+  if (session !== undefined && (typeof session !== 'string' || session === '' || session.length > 512))
+    throw new AskError('bad-request', '`session` is a session id');
   if (tool !== undefined && (typeof tool !== 'string' || tool.length > 200)) throw new AskError('bad-request', '`tool` is the MCP tool name');
-  if (timeout_ms !== undefined && (!Number.isSafeInteger(timeout_ms) || (timeout_ms as number) < 1_000 || (timeout_ms as number) > MAX_ASK_TIMEOUT_MS)) throw new AskError('bad-request', `\`timeout_ms\` is an integer from 1000 to ${MAX_ASK_TIMEOUT_MS}`);
-  return { question, options: options as string[] | undefined, session: session as string | undefined, tool: tool as string | undefined, timeoutMs: timeout_ms as number | undefined };
+  if (timeout_ms !== undefined && (!Number.isSafeInteger(timeout_ms) || (timeout_ms as number) < 1_000 || (timeout_ms as number) > MAX_ASK_TIMEOUT_MS))
+    throw new AskError('bad-request', `\`timeout_ms\` is an integer from 1000 to ${MAX_ASK_TIMEOUT_MS}`);
+  return {
+    question,
+    options: options as string[] | undefined,
+    session: session as string | undefined,
+    tool: tool as string | undefined,
+    timeoutMs: timeout_ms as number | undefined,
+  };
 }
 
 export function parseEmit(body: unknown, vendor: string): EmitRequest {
@@ -74,17 +101,30 @@ export function parseEmit(body: unknown, vendor: string): EmitRequest {
   const { type, data, subject, severity, session, tool } = body;
   if (typeof type !== 'string' || !TYPE_PATTERN.test(type)) throw new AskError('invalid-type', `\`type\` ${JSON.stringify(type)} is not an AEP event type`);
   // commands are never emitted by a model: control flows only from authenticated senders (AEP-0004 §4.1)
-  if (type.startsWith('control.') || /^x\.[^.]+\.control\./.test(type)) throw new AskError('control-refused', `${type} is a command: emit_event never sends control.*`);
+  if (type.startsWith('control.') || /^x\.[^.]+\.control\./.test(type))
+    throw new AskError('control-refused', `${type} is a command: emit_event never sends control.*`);
   // the daemon owns the lifecycles: a model-fired session/run/attention event would forge them
-  if (/^(session|run|attention)\./.test(type)) throw new AskError('reserved-type', `${type}: session.*, run.* and attention.* are the daemon's own lifecycle; emit_event does not forge them`);
-  if (type.startsWith('x.') && type.split('.')[1] !== vendor) throw new AskError('foreign-namespace', `${type} is outside this agent's namespace x.${vendor}.*`);
-  if (!type.startsWith('x.') && !REGISTRY_BY_TYPE.has(type)) throw new AskError('invalid-type', `${type} is not a registered AEP type (use x.${vendor}.<name> for your own)`);
+  if (/^(session|run|attention)\./.test(type))
+    throw new AskError('reserved-type', `${type}: session.*, run.* and attention.* are the daemon's own lifecycle; emit_event does not forge them`);
+  if (type.startsWith('x.') && type.split('.')[1] !== vendor)
+    throw new AskError('foreign-namespace', `${type} is outside this agent's namespace x.${vendor}.*`);
+  if (!type.startsWith('x.') && !REGISTRY_BY_TYPE.has(type))
+    throw new AskError('invalid-type', `${type} is not a registered AEP type (use x.${vendor}.<name> for your own)`);
   if (data !== undefined && !isObj(data)) throw new AskError('bad-request', '`data` is a JSON object');
   if (subject !== undefined && (typeof subject !== 'string' || subject.length > 512)) throw new AskError('bad-request', '`subject` is a string');
-  if (severity !== undefined && !SEVERITIES.includes(severity as Severity)) throw new AskError('bad-request', `\`severity\` is one of ${SEVERITIES.join(', ')}`);
-  if (session !== undefined && (typeof session !== 'string' || session === '' || session.length > 512)) throw new AskError('bad-request', '`session` is a session id');
+  if (severity !== undefined && !SEVERITIES.includes(severity as Severity))
+    throw new AskError('bad-request', `\`severity\` is one of ${SEVERITIES.join(', ')}`);
+  if (session !== undefined && (typeof session !== 'string' || session === '' || session.length > 512))
+    throw new AskError('bad-request', '`session` is a session id');
   if (tool !== undefined && (typeof tool !== 'string' || tool.length > 200)) throw new AskError('bad-request', '`tool` is the MCP tool name');
-  return { type, data: data as Record<string, unknown> | undefined, subject: subject as string | undefined, severity: severity as EmitRequest['severity'], session: session as string | undefined, tool: tool as string | undefined };
+  return {
+    type,
+    data: data as Record<string, unknown> | undefined,
+    subject: subject as string | undefined,
+    severity: severity as EmitRequest['severity'],
+    session: session as string | undefined,
+    tool: tool as string | undefined,
+  };
 }
 
 /** The option ids of an ask: `1`..`n`, the human's labels beside them (the AEP-0006 structural ids). */
@@ -157,7 +197,10 @@ export class SessionHints {
   resolve(tool: string | undefined, suffix: string, now: number, windowMs = 120_000): string | undefined {
     let best: { session: string; at: number } | undefined;
     for (const [name, v] of this.byTool) {
-      const match = tool !== undefined ? name === tool : name === suffix || name.endsWith(`__${suffix}`) || name.endsWith(`.${suffix}`) || (name.startsWith('mcp_') && name.endsWith(`_${suffix}`));
+      const match =
+        tool !== undefined
+          ? name === tool
+          : name === suffix || name.endsWith(`__${suffix}`) || name.endsWith(`.${suffix}`) || (name.startsWith('mcp_') && name.endsWith(`_${suffix}`));
       if (match && now - v.at <= windowMs && (!best || v.at > best.at)) best = v;
     }
     if (best) return best.session;
@@ -168,7 +211,7 @@ export class SessionHints {
 
 /** The bindings of an ask's reply: the applied option with its label, the free text. */
 export function askBindings(h: PendingHold, it: Extract<Interpretation, { ok: true }>): Record<string, unknown> {
-  const options = ((h.payload as { options?: { id: string; label: string }[] }).options ?? []);
+  const options = (h.payload as { options?: { id: string; label: string }[] }).options ?? [];
   const label = it.applied.option === undefined ? undefined : options.find((o) => o.id === it.applied.option)?.label;
   return { option: it.applied.option, label, text: it.applied.text };
 }

@@ -7,6 +7,7 @@
 // the next eligible hook reply: instructions.ts, the steering design
 // record), and a surface command (bytes written on a live surface
 // connection, surface-writers.ts).
+import { cancelBody, prepareAnswer, withAlways } from './hold-render.ts';
 import type { CompiledCommand } from '../descriptor/types.ts';
 import { commandApplies, commandBindings, renderCommandWrite } from '../map/decide.ts';
 import type { AepEvent } from '../map/envelope.ts';
@@ -58,7 +59,12 @@ export class CommandProtocol {
     if (surfaceCmd?.deliver && this.accepts.includes(surfaceCmd.type)) return this.deliveredCommand(cmd, surfaceCmd, session, source, id);
     if (surfaceCmd && this.accepts.includes(surfaceCmd.type)) return this.surfaceCommand(cmd, surfaceCmd, session, source, id);
     if (cmd.type !== RESPOND || !this.accepts.includes(cmd.type)) {
-      return this.nack(cmd, session, 'unsupported', `not-accepted: ${cmd.type} is not accepted by the ${core.vendor} daemon (accepts: ${this.accepts.join(', ') || 'none'})`);
+      return this.nack(
+        cmd,
+        session,
+        'unsupported',
+        `not-accepted: ${cmd.type} is not accepted by the ${core.vendor} daemon (accepts: ${this.accepts.join(', ') || 'none'})`,
+      );
     }
     return this.answer(cmd, session, source, id, by);
   }
@@ -70,15 +76,22 @@ export class CommandProtocol {
     const h = subject ? this.holds.get(subject) : undefined;
     if (!h || h.session !== session) {
       const how = subject ? this.holds.howEnded(subject) : undefined;
-      return this.nack(cmd, session, 'invalid', how ? `already-closed: attention request ${subject} was already ${how}` : `no-such-request: no pending attention request ${subject ?? '(subject missing)'} in this session`);
+      return this.nack(
+        cmd,
+        session,
+        'invalid',
+        how
+          ? `already-closed: attention request ${subject} was already ${how}`
+          : `no-such-request: no pending attention request ${subject ?? '(subject missing)'} in this session`,
+      );
     }
     const answer = (cmd.data as Record<string, unknown> | undefined)?.answer;
     const read = interpretAnswer(answer, h.view);
     if (!read.ok) return this.nack(cmd, session, read.reason, read.detail, h.request.run); // stays pending
-    const it = this.holds.withAlways(h, read);
-    let prepared: Awaited<ReturnType<HoldLifecycle['prepareAnswer']>>;
+    const it = withAlways(h, read);
+    let prepared: Awaited<ReturnType<typeof prepareAnswer>>;
     try {
-      prepared = await this.holds.prepareAnswer(h, it, answer);
+      prepared = await prepareAnswer(this.core, h, it, answer);
     } catch (e) {
       core.say(`decision for ${h.id} could not be built: ${(e as Error).message}`);
       core.publish([core.mapper.diagnostic(new MapError('mapping-error', `decision ${it.decision}: ${(e as Error).message}`, h.hook), session, h.hook)]);
@@ -114,8 +127,10 @@ export class CommandProtocol {
       const text = data.text;
       if (typeof text !== 'string' || text.trim() === '') return this.nack(cmd, session, 'invalid', 'text-required: data.text must be a non-empty string', run);
       const n = chars(text);
-      if (spec.maxChars !== undefined && n > spec.maxChars) return this.nack(cmd, session, 'invalid', `text-too-long: the instruction is ${n} characters; ${core.vendor} takes at most ${spec.maxChars}`, run);
-      if (this.queue.count(session, spec.type) >= spec.queueCap) return this.nack(cmd, session, 'invalid', `queue-full: ${spec.queueCap} instructions already wait for session ${session}`, run);
+      if (spec.maxChars !== undefined && n > spec.maxChars)
+        return this.nack(cmd, session, 'invalid', `text-too-long: the instruction is ${n} characters; ${core.vendor} takes at most ${spec.maxChars}`, run);
+      if (this.queue.count(session, spec.type) >= spec.queueCap)
+        return this.nack(cmd, session, 'invalid', `queue-full: ${spec.queueCap} instructions already wait for session ${session}`, run);
       q.text = text;
       this.accept(cmd, session, source, id, run);
       this.queue.add(session, q);
@@ -126,10 +141,19 @@ export class CommandProtocol {
     const target = typeof cmd.run === 'string' && cmd.run ? cmd.run : undefined;
     if (target !== undefined && target !== run) {
       const st = core.mapper.state.session(session);
-      return this.nack(cmd, session, 'invalid', st.closedRuns?.has(target) ? `run-ended: run ${target} of session ${session} has already ended` : `unknown-run: run ${target} is not running in session ${session}${run ? ` (running: ${run})` : ''}`, run);
+      return this.nack(
+        cmd,
+        session,
+        'invalid',
+        st.closedRuns?.has(target)
+          ? `run-ended: run ${target} of session ${session} has already ended`
+          : `unknown-run: run ${target} is not running in session ${session}${run ? ` (running: ${run})` : ''}`,
+        run,
+      );
     }
     if (run === undefined) return this.nack(cmd, session, 'refused', `no-run: nothing is running in session ${session}`);
-    if (this.queue.list(session).some((x) => x.spec.deliver === 'cancel' && x.run === run)) return this.nack(cmd, session, 'refused', `cancel-queued: a cancel of run ${run} already waits for the agent's next reply`, run);
+    if (this.queue.list(session).some((x) => x.spec.deliver === 'cancel' && x.run === run))
+      return this.nack(cmd, session, 'refused', `cancel-queued: a cancel of run ${run} already waits for the agent's next reply`, run);
     q.run = run;
     q.reason = typeof data.reason === 'string' && data.reason.trim() ? data.reason : undefined;
     const held = this.holds.inSession(session).find((h) => h.rule.decisions.has('cancel') && (h.request.run === undefined || h.request.run === run));
@@ -144,7 +168,7 @@ export class CommandProtocol {
     const reason = q.reason ?? 'cancelled over hookmap';
     let body: string;
     try {
-      body = await this.holds.cancelBody(h, reason);
+      body = await cancelBody(this.core, h, reason);
     } catch (e) {
       this.core.say(`cancel for ${h.id} could not be built: ${(e as Error).message}`);
       return this.nack(cmd, session, 'refused', 'decision-failed: the cancel reply could not be built; the request stays pending', run);
@@ -163,7 +187,8 @@ export class CommandProtocol {
     const b = commandBindings(core.d, cmd, session, run, core.mapper.effectiveConfig);
     let bytes: string;
     try {
-      if (spec.when && !(await commandApplies(spec, cmd, b))) return this.nack(cmd, session, 'refused', `not-applicable: ${spec.refuse ?? `${cmd.type} does not apply to session ${session} now`}`, run);
+      if (spec.when && !(await commandApplies(spec, cmd, b)))
+        return this.nack(cmd, session, 'refused', `not-applicable: ${spec.refuse ?? `${cmd.type} does not apply to session ${session} now`}`, run);
       const v = await renderCommandWrite(spec, cmd, b);
       if (v === undefined) return this.nack(cmd, session, 'refused', `decision-failed: the ${cmd.type} template produced no bytes`, run);
       bytes = v;
@@ -172,18 +197,30 @@ export class CommandProtocol {
       return this.nack(cmd, session, 'refused', `decision-failed: the ${cmd.type} bytes could not be built`, run);
     }
     const writer = this.writers.get(session);
-    if (!writer) return this.nack(cmd, session, 'refused', `no-surface: no live ${core.d.surface.kind} connection carries session ${session} (is the agent running behind hookmap?)`, run);
+    if (!writer)
+      return this.nack(
+        cmd,
+        session,
+        'refused',
+        `no-surface: no live ${core.d.surface.kind} connection carries session ${session} (is the agent running behind hookmap?)`,
+        run,
+      );
     this.inflight.add(key);
     // the write happens outside the serial queue: firings keep flowing while the surface confirms
-    void writer.write(id, bytes).then(
-      (r) => r,
-      (e: Error) => ({ ok: false, why: e.message }),
-    ).then((r) => core.serial.run(() => {
-      this.inflight.delete(key);
-      if (!r.ok) return this.nack(cmd, session, 'busy', `write-failed: the bytes could not be written: ${r.why ?? 'unknown reason'}`, run);
-      this.accept(cmd, session, source, id, run);
-      core.say(`${cmd.type} ${id} written on ${writer.id} for session ${session}`);
-    }));
+    void writer
+      .write(id, bytes)
+      .then(
+        (r) => r,
+        (e: Error) => ({ ok: false, why: e.message }),
+      )
+      .then((r) =>
+        core.serial.run(() => {
+          this.inflight.delete(key);
+          if (!r.ok) return this.nack(cmd, session, 'busy', `write-failed: the bytes could not be written: ${r.why ?? 'unknown reason'}`, run);
+          this.accept(cmd, session, source, id, run);
+          core.say(`${cmd.type} ${id} written on ${writer.id} for session ${session}`);
+        }),
+      );
   }
 
   private accept(cmd: AepEvent, session: string, source: string, id: string, run?: string): void {

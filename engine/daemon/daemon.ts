@@ -15,10 +15,9 @@ import { Redactor } from '../capture/redact.ts';
 import type { CompiledStream, Descriptor } from '../descriptor/types.ts';
 import type { Decider } from '../map/decide.ts';
 import { sourceHost, type AepEvent } from '../map/envelope.ts';
-import { MapError, Mapper } from '../map/mapper.ts';
+import { Mapper } from '../map/mapper.ts';
 import { EngineState } from '../map/state.ts';
 import type { TlsFiles } from '../auth/tls.ts';
-import { wellFormedDeep } from '../io/well-formed.ts';
 import type { AskRequest, EmitRequest } from './asks.ts';
 import { CommandProtocol } from './commands.ts';
 import { DaemonCore, realTimers } from './core.ts';
@@ -36,7 +35,7 @@ import { openRelayLink } from './relay-attach.ts';
 import type { EventLink, RelayLink } from './relay-link.ts';
 import { DurableSeq } from './seq.ts';
 import { Serial } from './serial.ts';
-import { parseBody, type DaemonOptions, type HookInput } from './options.ts';
+import { durableReply, readPayload, type DaemonOptions, type HookInput } from './options.ts';
 import { SessionLog } from './session-log.ts';
 import type { SurfaceWriter } from './surface-writers.ts';
 import { UsageWatch } from './usage-watch.ts';
@@ -92,7 +91,16 @@ export class Daemon {
       throw e;
     }
     const redactor = (this.redactor = new Redactor({ ...opts.redaction, secretNames: [...d.capture.secretNames, ...(opts.redaction?.secretNames ?? [])] }));
-    this.mapper = new Mapper(d, { state: new EngineState(new DurableSeq(this.epoch, this.log), { history: (s) => this.log.sessionHistory(s) }), host, redactor, config: opts.config, optionVars: opts.optionVars, now, captureAtLeast: opts.capture, projects: opts.projects });
+    this.mapper = new Mapper(d, {
+      state: new EngineState(new DurableSeq(this.epoch, this.log), { history: (s) => this.log.sessionHistory(s) }),
+      host,
+      redactor,
+      config: opts.config,
+      optionVars: opts.optionVars,
+      now,
+      captureAtLeast: opts.capture,
+      projects: opts.projects,
+    });
     const events = new LifecycleEvents(this.mapper, host, redactor);
     // the one resolved options object (descriptor, HOOKMAP_<AGENT>_<KEY>, overrides): decisions see $config as the mapping did
     const config = this.mapper.effectiveConfig;
@@ -130,7 +138,15 @@ export class Daemon {
 
   /** Connect to a relay as an AEP emitter (hello, outbox, reconnect). */
   connectRelay(url: string, token?: string | (() => string | undefined), o: { tls?: TlsFiles } = {}): RelayLink {
-    const link = openRelayLink(this.core, { url, token, tls: o.tls, capabilities: this.capabilities(), logDir: this.logDir, onCommand: (cmd, raw, by) => void this.onCommand(cmd, raw, by), onReady: () => this.holds.reclaim() });
+    const link = openRelayLink(this.core, {
+      url,
+      token,
+      tls: o.tls,
+      capabilities: this.capabilities(),
+      logDir: this.logDir,
+      onCommand: (cmd, raw, by) => void this.onCommand(cmd, raw, by),
+      onReady: () => this.holds.reclaim(),
+    });
     this.attach(link, Boolean(typeof token === 'function' ? token() : token));
     link.start();
     return link;
@@ -184,21 +200,10 @@ export class Daemon {
     // stopping: the agent still gets its neutral bytes, coded, since nothing was recorded
     if (this.core.closed) return { ...this.core.neutralReply(inp.hook), error: 'daemon-stopping' };
     const out = await this.core.serial.run(async (): Promise<{ reply: HookReply; held?: Promise<HookReply>; after?: () => void }> => {
-      let payload = inp.payload;
+      const read: { payload?: unknown } = { payload: inp.payload };
       let mapped = false;
       try {
-        if (inp.badPath !== undefined) {
-          // the diagnostic still lands in the payload's session when the body names one
-          try {
-            payload ??= wellFormedDeep(parseBody(inp.body, undefined));
-          } catch {
-            /* the path is the error reported */
-          }
-          throw new MapError('bad-hook-path', `malformed hook path: ${inp.badPath}`, inp.hook);
-        }
-        if (inp.oversize !== undefined) throw new MapError('body-too-large', `the hook body (${inp.oversize} bytes) exceeds the daemon's limit`, inp.hook);
-        if (payload === undefined) payload = parseBody(inp.body, inp.hook);
-        payload = wellFormedDeep(payload);
+        const payload = readPayload(inp, read);
         // one pass: the mapper identifies the firing once (hook, session, run) and closes the requests held in a session it ends
         mapped = true;
         const result = await this.mapper.map(inp.hook, payload, inp.surface, { decide: this.decider, open: (s) => this.holds.openIn(s), wellFormed: true });
@@ -224,22 +229,12 @@ export class Daemon {
         if (result.hold) return { reply: neutral, held: (await this.holds.open(result, neutral, inp.signal)).wait, after };
         return { reply: neutral, after };
       } catch (err) {
-        return { reply: await this.core.diagnose(err, payload, inp.hook, inp.surface, mapped) };
+        return { reply: await this.core.diagnose(err, read.payload, inp.hook, inp.surface, mapped) };
       }
     });
     const reply = await (out.held ?? out.reply);
     out.after?.(); // the transcript is read once the agent has its reply, never before
-    // durability fsync: the agent hears back only once what this firing logged is on disk (group commit)
-    const durable = this.log.commit();
-    if (durable) {
-      try {
-        await durable;
-      } catch (e) {
-        this.core.say(`the session log could not be flushed to disk: ${(e as Error).message} (the agent was answered; its events may not survive power loss)`);
-        return { ...reply, error: reply.error ?? 'not-durable' };
-      }
-    }
-    return reply;
+    return durableReply(this.log, reply, this.core.say);
   }
 
   /** The neutral reply of `hook` (the descriptor default when the hook is unknown or absent). */

@@ -14,7 +14,10 @@ export function readEpoch(dir: string): number | undefined {
   const p = join(dir, EPOCH_FILE);
   if (!existsSync(p)) return undefined;
   const n = Number(readFileSync(p, 'utf8').trim());
-  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${p} is corrupt (${JSON.stringify(readFileSync(p, 'utf8').slice(0, 40))}); remove it only if no consumer resumes from this agent's positions`);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new Error(
+      `${p} is corrupt (${JSON.stringify(readFileSync(p, 'utf8').slice(0, 40))}); remove it only if no consumer resumes from this agent's positions`,
+    );
   return n;
 }
 

@@ -31,22 +31,40 @@ export function helloCapabilities(d: Descriptor, accepts: string[], captureAtLea
   cats.add('control');
   return {
     emits: [...cats].filter((c) => c !== 'x').sort(),
-    capture: ['none', 'metadata', 'redacted', 'full'].filter((l) => captureRank(l) <= Math.max(captureRank(d.capture.ceiling), captureRank(captureAtLeast)) || Object.values(d.capture.overrides).some((o) => captureRank(l) <= captureRank(o))),
+    capture: ['none', 'metadata', 'redacted', 'full'].filter(
+      (l) =>
+        captureRank(l) <= Math.max(captureRank(d.capture.ceiling), captureRank(captureAtLeast)) ||
+        Object.values(d.capture.overrides).some((o) => captureRank(l) <= captureRank(o)),
+    ),
     control: { accepts, ack_window_ms: 10_000 },
   };
 }
 
 /** The options that switch commands on (a command's `opt_in`): each one's state as resolved, its variable, and what it does. */
 /** Every descriptor option as this daemon runs it (`up` prints them): its value, whether that is the default, the variable that sets it. */
-export function optionStates(d: Descriptor, configValue: (key: string) => unknown): { key: string; value: unknown; default: unknown; changed: boolean; env: string; doc: string; optIn: boolean }[] {
+export function optionStates(
+  d: Descriptor,
+  configValue: (key: string) => unknown,
+): { key: string; value: unknown; default: unknown; changed: boolean; env: string; doc: string; optIn: boolean }[] {
   const optIns = new Set([...d.commands.values()].map((c) => c.optIn).filter((k) => k !== undefined));
   return d.options.map((o) => {
     const value = configValue(o.key);
-    return { key: o.key, value, default: o.default, changed: JSON.stringify(value) !== JSON.stringify(o.default), env: o.env, doc: o.doc, optIn: optIns.has(o.key) };
+    return {
+      key: o.key,
+      value,
+      default: o.default,
+      changed: JSON.stringify(value) !== JSON.stringify(o.default),
+      env: o.env,
+      doc: o.doc,
+      optIn: optIns.has(o.key),
+    };
   });
 }
 
-export function optInStates(d: Descriptor, configValue: (key: string) => unknown): { key: string; on: boolean; env: string; doc: string; commands: string[] }[] {
+export function optInStates(
+  d: Descriptor,
+  configValue: (key: string) => unknown,
+): { key: string; on: boolean; env: string; doc: string; commands: string[] }[] {
   const byKey = new Map<string, string[]>();
   for (const c of d.commands.values()) if (c.optIn) byKey.set(c.optIn, [...(byKey.get(c.optIn) ?? []), c.type]);
   return [...byKey].map(([key, commands]) => {

@@ -10,24 +10,25 @@
 import { holdWindowMaxMs } from '../shim/plan.mjs';
 import type { FormFieldSpec } from '../capture/gate.ts';
 import { captureRank } from '../aep/schemas.ts';
-import { answerBindings, renderHoldDecision, renderOutcomes, type OutcomeDraft } from '../map/decide.ts';
+import type { OutcomeDraft } from '../map/decide.ts';
+import { prepareAnswer, type Answered } from './hold-render.ts';
 import type { AepEvent } from '../map/envelope.ts';
 import type { MapResult } from '../map/mapper.ts';
-import { interpretAnswer, refusingOption, type Interpretation, type OptionView } from './answer.ts';
-import { ASK_HOOK, askBindings } from './asks.ts';
+import { interpretAnswer, refusingOption, type OptionView } from './answer.ts';
 import type { DaemonCore } from './core.ts';
 import { HoldTable, type HookReply, type PendingHold, type Terminal } from './holds.ts';
 import { OpenHoldFile } from './open-holds.ts';
 import type { AnswerDecision } from '../policy/decide-answer.ts';
 import type { AskSubject } from '../policy/subject.ts';
-import { alwaysOption, decideByRules, permissiveOption, ruleRecord, type AnswerRules } from './rule-answer.ts';
+import { decideByRules, permissiveOption, ruleRecord, type AnswerRules } from './rule-answer.ts';
 
 export const DEFAULT_ATTENTION_TIMEOUT_MS = 55_000;
 
-type Answered = Extract<Interpretation, { ok: true }>;
-
 export interface HoldOptions {
-  /** Hold timeout for every hold of this agent (flag, config file, HOOKMAP_ATTENTION_TIMEOUT_MS: resolved at the CLI edge); default: the hold's timeout_ms, else 55 s. */
+  /**
+   * Hold timeout for every hold of this agent (flag, config file, HOOKMAP_ATTENTION_TIMEOUT_MS: resolved at the
+   * CLI edge); default: the hold's timeout_ms, else 55 s.
+   */
   attentionTimeoutMs?: number;
   /** A hold opened (tests, the fixture runner). */
   onHold?: (hold: PendingHold) => void;
@@ -75,7 +76,11 @@ export class HoldLifecycle {
     }
     const t = this.opts.attentionTimeoutMs;
     if (t !== undefined && t > this.maxWindowMs) {
-      core.say(`warning: attention timeout ${t} ms is longer than ${core.d.vendor} allows a hook to wait (its hook timeout ${core.d.surface.hookTimeoutMs ?? 'unknown'} ms): holds fail open after ${this.maxWindowMs} ms instead`);
+      core.say(
+        `warning: attention timeout ${t} ms is longer than ${core.d.vendor} allows a hook to wait ` +
+          `(its hook timeout ${core.d.surface.hookTimeoutMs ?? 'unknown'} ms): holds fail open after ${this.maxWindowMs} ` +
+          `ms instead`,
+      );
     }
   }
 
@@ -112,7 +117,17 @@ export class HoldLifecycle {
       core.say(`hold on ${hr.hook} has no ${rule.requestType} event to answer (its emit produced none): answering neutral bytes`);
       return { wait: Promise.resolve(neutral) };
     }
-    const o: HoldParts = { kind: hr.kind, hook: hr.hook, session: hr.session, key: hr.key, rule, request, payload: hr.payload, neutral, timeoutMs: this.timeoutFor(hr.timeoutMs) };
+    const o: HoldParts = {
+      kind: hr.kind,
+      hook: hr.hook,
+      session: hr.session,
+      key: hr.key,
+      rule,
+      request,
+      payload: hr.payload,
+      neutral,
+      timeoutMs: this.timeoutFor(hr.timeoutMs),
+    };
     const ruled = o.kind === 'form' || !this.opts.rules ? undefined : await decideByRules(core, this.opts.rules, o);
     if (ruled && (ruled.decision.verb === 'allow' || ruled.decision.verb === 'deny')) {
       const wait = this.hold(o, signal);
@@ -146,7 +161,7 @@ export class HoldLifecycle {
     }
     let prepared: { body: string; outcome: OutcomeDraft[] };
     try {
-      prepared = await this.prepareAnswer(h, it, answer);
+      prepared = await prepareAnswer(core, h, it, answer);
     } catch (e) {
       core.say(`rule ${id}: the decision for ${h.id} could not be built (${(e as Error).message}); a human is asked`);
       return false;
@@ -235,28 +250,6 @@ export class HoldLifecycle {
     }
   }
 
-  /** The bindings of a hold's templates for an interpreted answer (an ask's own; a hook's: the answer, then the descriptor's vars). */
-  private async bindings(h: PendingHold, it: Answered, answer: unknown): Promise<Record<string, unknown>> {
-    if (h.hook === ASK_HOOK) return askBindings(h, it);
-    return answerBindings(this.core.d, { hook: h.hook, session: h.session, request: h.request, payload: h.payload, config: this.core.config, applied: it.applied, answer, always: h.always });
-  }
-
-  /** A human's allow on a request marked "always, natively": the agent's own always option, or its `allow_always` decision. */
-  withAlways(h: PendingHold, it: Answered): Answered {
-    if (!h.always || it.applied.option === undefined || it.applied.option !== permissiveOption(h.view.options)) return it;
-    const opt = alwaysOption(h.view.options);
-    if (opt) return { ok: true, decision: h.rule.decisions.has(opt) ? opt : undefined, applied: { option: opt } };
-    return h.rule.decisions.has('allow_always') ? { ...it, decision: 'allow_always' } : it;
-  }
-
-  /** An answer's reply bytes and outcome drafts; throws when a template fails (the request stays pending). */
-  async prepareAnswer(h: PendingHold, it: Answered, answer: unknown): Promise<{ body: string; outcome: OutcomeDraft[] }> {
-    const b = await this.bindings(h, it, answer);
-    const body = it.decision === undefined ? h.neutral.body : await renderHoldDecision(h.rule, it.decision, h.payload, b, h.neutral.body);
-    const outcome = await renderOutcomes(h.rule, h.payload, b, h.session, h.request.run);
-    return { body, outcome };
-  }
-
   /** The accepted answer's events (answered, resolved, outcomes), then the hook's reply. */
   answered(h: PendingHold, cmd: AepEvent, it: Answered, by: string | undefined, prepared: { body: string; outcome: OutcomeDraft[] }): void {
     const { core } = this;
@@ -264,15 +257,10 @@ export class HoldLifecycle {
     const res = core.events.resolved(h.request, ans.id, 'answered', core.now() - h.openedAt);
     const outs = prepared.outcome.map((o) => core.events.make({ ...o, cause: o.cause ?? ans.id }));
     core.publish([ans, res, ...outs]);
-    core.say(`hold ${h.id} (${h.hook}) answered by ${by ?? '(no authenticated sender)'} (command ${cmd.id}): ${it.decision ?? 'no decision template: neutral bytes'}`);
+    core.say(
+      `hold ${h.id} (${h.hook}) answered by ${by ?? '(no authenticated sender)'} (command ${cmd.id}): ${it.decision ?? 'no decision template: neutral bytes'}`,
+    );
     this.finish(h, 'answered', { ...h.neutral, body: prepared.body, contentType: core.contentTypeOf(prepared.body) });
-  }
-
-  /** The hold's `cancel` decision bytes, `$reason` bound; throws when the template fails. */
-  async cancelBody(h: PendingHold, reason: string): Promise<string> {
-    const b = await this.bindings(h, { ok: true, decision: 'cancel', applied: {} }, undefined);
-    b.reason = reason;
-    return renderHoldDecision(h.rule, 'cancel', h.payload, b, h.neutral.body);
   }
 
   /** A delivered cancel answered the hold: the request is dismissed, the run cancelled, the hook gets the cancel bytes. */

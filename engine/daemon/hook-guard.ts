@@ -30,7 +30,10 @@ export interface HookGuardOptions {
 const EMPTY: HookReply = { body: '', exit: 0, contentType: 'text/plain; charset=utf-8' };
 
 export function mediaType(header: string | undefined): string {
-  return String(header ?? '').split(';')[0].trim().toLowerCase();
+  return String(header ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
 }
 
 export function installHookGuard(app: FastifyInstance, o: HookGuardOptions): void {
@@ -50,7 +53,10 @@ export function installHookGuard(app: FastifyInstance, o: HookGuardOptions): voi
     if (req.method !== 'POST') return;
     const type = mediaType(req.headers['content-type']);
     if (type !== 'application/json') {
-      say(`POST ${path}: refused [unsupported-media-type]: content-type '${type || '(none)'}' (hooks take application/json); answered the neutral bytes, body not read`);
+      say(
+        `POST ${path}: refused [unsupported-media-type]: content-type '${type || '(none)'}' (hooks ` +
+          `take application/json); answered the neutral bytes, body not read`,
+      );
       return refuse(reply, 415, 'unsupported-media-type', neutral());
     }
   });
@@ -70,5 +76,11 @@ function neutralOf(daemons: Map<string, Daemon>, path: string): HookReply {
 }
 
 function refuse(reply: FastifyReply, status: number, code: string, r: HookReply): FastifyReply {
-  return reply.code(status).header('x-hookmap-exit', String(r.exit)).header('x-hookmap-error', code).header('content-type', r.contentType).header('connection', 'close').send(r.body);
+  return reply
+    .code(status)
+    .header('x-hookmap-exit', String(r.exit))
+    .header('x-hookmap-error', code)
+    .header('content-type', r.contentType)
+    .header('connection', 'close')
+    .send(r.body);
 }

@@ -73,14 +73,16 @@ export function parseHookPath(url: string): HookPath {
   const segs = rest.split('/');
   const agent = decode(segs[0]);
   if (agent === undefined) return { agent: '', bad: 'the agent segment is not valid percent-encoding' };
-  if (segs.length > 2 && !(segs.length === 3 && segs[2] === '')) return { agent, bad: `the hook path has ${segs.length - 1} segments after the agent (one hook name at most)` };
+  if (segs.length > 2 && !(segs.length === 3 && segs[2] === ''))
+    return { agent, bad: `the hook path has ${segs.length - 1} segments after the agent (one hook name at most)` };
   const raw = segs[1] ?? '';
   if (raw === '') return { agent };
   const hook = decode(raw);
   if (hook === undefined) return { agent, bad: 'the hook segment is not valid percent-encoding' };
   if (hook.length > MAX_HOOK_NAME) return { agent, bad: `the hook name is ${hook.length} characters (at most ${MAX_HOOK_NAME})` };
   // eslint-disable-next-line no-control-regex -- a hook name with a control character is refused
-  if (hook === '.' || hook === '..' || hook.includes('/') || /[\u0000-\u001f\u007f]/.test(hook)) return { agent, bad: `the hook name ${JSON.stringify(hook.slice(0, 40))} is not a name` };
+  if (hook === '.' || hook === '..' || hook.includes('/') || /[\u0000-\u001f\u007f]/.test(hook))
+    return { agent, bad: `the hook name ${JSON.stringify(hook.slice(0, 40))} is not a name` };
   return { agent, hook: wellFormed(hook) };
 }
 
@@ -98,7 +100,10 @@ export function registerHookRoutes(app: FastifyInstance, o: HookRoutesOptions): 
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_req, payload, done) => {
-      readBody(payload as unknown as Readable, limit).then((b) => done(null, b), (e) => done(e as Error));
+      readBody(payload as unknown as Readable, limit).then(
+        (b) => done(null, b),
+        (e) => done(e as Error),
+      );
     });
     scope.setErrorHandler((err: any, req, reply) => {
       // a body we could not read: still neutral bytes for a known agent

@@ -125,7 +125,13 @@ export function makeDecider(o: DeciderOptions): Decider {
       }
       if (taken.length) {
         const now = o.now();
-        for (const q of taken) authored.push({ type: `x.${o.vendor}.instruction.delivered`, cause: q.id, data: { queued_ms: Math.max(0, Math.round(now - q.at)), hook: view.hook }, gates: { queued_ms: METADATA, hook: METADATA } });
+        for (const q of taken)
+          authored.push({
+            type: `x.${o.vendor}.instruction.delivered`,
+            cause: q.id,
+            data: { queued_ms: Math.max(0, Math.round(now - q.at)), hook: view.hook },
+            gates: { queued_ms: METADATA, hook: METADATA },
+          });
         consumed.push(...taken);
         decision = { verb: 'context', text: taken.map((q) => q.text).join('\n\n'), authored };
       }
@@ -156,7 +162,8 @@ async function policyDecision(o: DeciderOptions, view: FiringView, fired: Map<st
       try {
         if (rule.when && !(await evaluate(rule.when, ev, b))) continue;
         const said = 'literal' in rule.say ? rule.say.literal : await evaluate(rule.say.expr, ev, b);
-        if (typeof said !== 'string' || said.trim() === '') throw new Error(`${rule.decide === 'context' ? 'text' : 'reason'} evaluated to ${JSON.stringify(said)}`);
+        if (typeof said !== 'string' || said.trim() === '')
+          throw new Error(`${rule.decide === 'context' ? 'text' : 'reason'} evaluated to ${JSON.stringify(said)}`);
         return applied(o, rule, policy, view, ev.id, said, fired, key, authored);
       } catch (e) {
         o.say?.(`policy rule ${rule.id} could not be evaluated on ${ev.type} (${view.hook}): ${(e as Error).message}; skipped`);
@@ -166,8 +173,23 @@ async function policyDecision(o: DeciderOptions, view: FiringView, fired: Map<st
   return undefined;
 }
 
-function applied(o: DeciderOptions, rule: PolicyRule, policy: Policy, view: FiringView, cause: string, said: string, fired: Map<string, number>, key: string, authored: Authored[]): Decision {
-  authored.push({ type: `x.${o.vendor}.policy.applied`, cause, data: { rule: rule.id, verb: rule.decide, policy: policy.digest, hook: view.hook }, gates: { rule: METADATA, verb: METADATA, policy: METADATA, hook: METADATA } });
+function applied(
+  o: DeciderOptions,
+  rule: PolicyRule,
+  policy: Policy,
+  view: FiringView,
+  cause: string,
+  said: string,
+  fired: Map<string, number>,
+  key: string,
+  authored: Authored[],
+): Decision {
+  authored.push({
+    type: `x.${o.vendor}.policy.applied`,
+    cause,
+    data: { rule: rule.id, verb: rule.decide, policy: policy.digest, hook: view.hook },
+    gates: { rule: METADATA, verb: METADATA, policy: METADATA, hook: METADATA },
+  });
   if (rule.decide === 'cancel') authored.push({ type: 'run.cancelled', cause, data: { by: 'policy', reason: said }, closesRun: true });
   const verb: Verb = rule.decide;
   return {

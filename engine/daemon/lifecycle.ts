@@ -55,12 +55,22 @@ export function invalidity(ev: AepEvent): string | undefined {
 }
 
 export class LifecycleEvents {
-  constructor(private readonly mapper: Mapper, private readonly host: string, private readonly redactor: Redactor) {}
+  constructor(
+    private readonly mapper: Mapper,
+    private readonly host: string,
+    private readonly redactor: Redactor,
+  ) {}
 
   make(p: EventParts): AepEvent {
     const d = this.mapper.descriptor;
     const ceiling = this.mapper.ceilingFor(p.type);
-    const data = gateData(p.type, p.data, { ceiling, gates: { ...d.capture.gates, ...(p.gates ?? {}) }, redactor: this.redactor, agent: d.agent, subject: p.subject });
+    const data = gateData(p.type, p.data, {
+      ceiling,
+      gates: { ...d.capture.gates, ...(p.gates ?? {}) },
+      redactor: this.redactor,
+      agent: d.agent,
+      subject: p.subject,
+    });
     if (data && REGISTRY_BY_TYPE.has(p.type)) {
       const errs = validatePayload(p.type, data);
       if (errs.length) throw new Error(`daemon built a ${p.type} payload its schema rejects: ${formatAjvErrors(errs)}`);
@@ -100,7 +110,18 @@ export class LifecycleEvents {
     const session = typeof orig.session === 'string' && orig.session ? orig.session : 'unknown';
     const sequenced = Number.isSafeInteger(orig.seq) && session === orig.session;
     const pos = sequenced ? { seq: orig.seq as number, epoch: (orig.epoch ?? 0) as number } : this.mapper.state.seq.next(session);
-    return buildEnvelope({ type: INVALID_EVENT_TYPE, host: this.host, agent: d.agent, channel: d.channel, session, seq: pos.seq, epoch: pos.epoch, severity: 'warning', capture: ceiling, data: data ?? (ceiling === 'none' ? undefined : {}) });
+    return buildEnvelope({
+      type: INVALID_EVENT_TYPE,
+      host: this.host,
+      agent: d.agent,
+      channel: d.channel,
+      session,
+      seq: pos.seq,
+      epoch: pos.epoch,
+      severity: 'warning',
+      capture: ceiling,
+      data: data ?? (ceiling === 'none' ? undefined : {}),
+    });
   }
 
   /** The notice for a logged event the relay link set aside (dead-letter file): its id, type and size, in its own session. */
@@ -108,7 +129,14 @@ export class LifecycleEvents {
     const data: Record<string, unknown> = { code: 'event-dropped', bytes: info.bytes, reason: info.reason, file: info.file, offset: info.offset };
     if (info.id) data.id = boundId(info.id);
     if (info.type && TYPE_PATTERN.test(info.type)) data.type = info.type;
-    return this.make({ type: DROPPED_EVENT_TYPE, session: info.session ? boundId(info.session) : 'unknown', cause: info.id, severity: 'warning', data, gates: HOOKMAP_TYPES[DROPPED_EVENT_TYPE] });
+    return this.make({
+      type: DROPPED_EVENT_TYPE,
+      session: info.session ? boundId(info.session) : 'unknown',
+      cause: info.id,
+      severity: 'warning',
+      data,
+      gates: HOOKMAP_TYPES[DROPPED_EVENT_TYPE],
+    });
   }
 
   accepted(session: string, command: AepEvent, run?: string): AepEvent {
@@ -124,7 +152,14 @@ export class LifecycleEvents {
    */
   rejected(session: string, command: AepEvent, reason: string, detail?: string, run?: string): AepEvent {
     const code = detail ? NACK_CODE.exec(detail)?.[1] : undefined;
-    return this.make({ type: 'control.rejected', session, cause: command.id, run, data: { reason, ...(code ? { code } : {}), ...(detail ? { detail } : {}) }, gates: code ? { code: 'metadata' } : undefined });
+    return this.make({
+      type: 'control.rejected',
+      session,
+      cause: command.id,
+      run,
+      data: { reason, ...(code ? { code } : {}), ...(detail ? { detail } : {}) },
+      gates: code ? { code: 'metadata' } : undefined,
+    });
   }
 
   /** attention.answered: the APPLIED answer (AEP-0008); text and free-text values gated like answer.text. */
@@ -146,10 +181,24 @@ export class LifecycleEvents {
   }
 
   resolved(request: AepEvent, cause: string, resolution: 'answered' | 'dismissed' | 'auto', latencyMs: number): AepEvent {
-    return this.make({ type: 'attention.resolved', session: request.session!, subject: request.id, cause, run: request.run, data: { resolution, latency_ms: Math.max(0, Math.round(latencyMs)) } });
+    return this.make({
+      type: 'attention.resolved',
+      session: request.session!,
+      subject: request.id,
+      cause,
+      run: request.run,
+      data: { resolution, latency_ms: Math.max(0, Math.round(latencyMs)) },
+    });
   }
 
   timeout(request: AepEvent, afterMs: number): AepEvent {
-    return this.make({ type: 'attention.timeout', session: request.session!, subject: request.id, cause: request.id, run: request.run, data: { after_ms: Math.max(0, Math.round(afterMs)) } });
+    return this.make({
+      type: 'attention.timeout',
+      session: request.session!,
+      subject: request.id,
+      cause: request.id,
+      run: request.run,
+      data: { after_ms: Math.max(0, Math.round(afterMs)) },
+    });
   }
 }

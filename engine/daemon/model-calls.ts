@@ -6,7 +6,18 @@
 // call belongs to is named, or found from the agent's own announcement of
 // the tool call (SessionHints, fed by every logged event).
 import type { AepEvent } from '../map/envelope.ts';
-import { ASK_HOOK, AskError, askResult, askRule, DEFAULT_ASK_TIMEOUT_MS, optionIds, SessionHints, UNANSWERED, type AskRequest, type EmitRequest } from './asks.ts';
+import {
+  ASK_HOOK,
+  AskError,
+  askResult,
+  askRule,
+  DEFAULT_ASK_TIMEOUT_MS,
+  optionIds,
+  SessionHints,
+  UNANSWERED,
+  type AskRequest,
+  type EmitRequest,
+} from './asks.ts';
 import type { CommandProtocol } from './commands.ts';
 import type { DaemonCore } from './core.ts';
 import type { HoldLifecycle } from './hold-lifecycle.ts';
@@ -36,7 +47,13 @@ export class ModelCalls {
   private toolSession(session: string | undefined, tool: string | undefined, suffix: string): string {
     const { core } = this;
     const s = session ?? this.hints.resolve(tool, suffix, core.now());
-    if (s === undefined) throw new AskError('no-session', `no session of ${core.vendor} announced ${tool ?? suffix} lately and more than one (or none) is active: pass the session (hookmap mcp --session, or HOOKMAP_SESSION)`, 409);
+    if (s === undefined)
+      throw new AskError(
+        'no-session',
+        `no session of ${core.vendor} announced ${tool ?? suffix} lately and more than one (or ` +
+          `none) is active: pass the session (hookmap mcp --session, or HOOKMAP_SESSION)`,
+        409,
+      );
     if (this.commands.hasEnded(s)) throw new AskError('session-ended', `session ${s} has ended`, 409);
     if (!core.mapper.state.has(s)) throw new AskError('unknown-session', `this ${core.vendor} daemon has seen no firing of session ${s}`, 404);
     return s;
@@ -70,7 +87,22 @@ export class ModelCalls {
       }
       core.say(`ask_human ${request.id} raised in session ${session}${options.length ? ` (${options.length} options)` : ''}`);
       const neutral = { body: UNANSWERED, exit: 0, contentType: 'application/json' };
-      return { id: request.id, held: this.holds.hold({ kind: 'permission', hook: ASK_HOOK, session, rule: askRule(options), request, payload: { options }, neutral, timeoutMs: req.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS }, signal) };
+      return {
+        id: request.id,
+        held: this.holds.hold(
+          {
+            kind: 'permission',
+            hook: ASK_HOOK,
+            session,
+            rule: askRule(options),
+            request,
+            payload: { options },
+            neutral,
+            timeoutMs: req.timeoutMs ?? DEFAULT_ASK_TIMEOUT_MS,
+          },
+          signal,
+        ),
+      };
     });
     const reply = await out.held;
     const why = reply.body === UNANSWERED ? this.holds.howEnded(out.id) : undefined;
@@ -85,12 +117,20 @@ export class ModelCalls {
       const session = this.toolSession(req.session, req.tool, 'emit_event');
       let ev: AepEvent;
       try {
-        ev = core.events.make({ type: req.type, session, run: core.mapper.openRun(session), subject: req.subject, severity: req.severity, data: req.data ?? {} });
+        ev = core.events.make({
+          type: req.type,
+          session,
+          run: core.mapper.openRun(session),
+          subject: req.subject,
+          severity: req.severity,
+          data: req.data ?? {},
+        });
       } catch (e) {
         throw new AskError('invalid-event', (e as Error).message.replace(/^daemon built/, 'the event is'));
       }
       const { invalid } = core.publishChecked([ev]);
-      if (invalid) throw new AskError('invalid-event', `the ${req.type} event failed its schema check (logged as x.hookmap.error.invalid_event at its position)`);
+      if (invalid)
+        throw new AskError('invalid-event', `the ${req.type} event failed its schema check (logged as x.hookmap.error.invalid_event at its position)`);
       core.say(`emit_event ${req.type} ${ev.id} in session ${session}`);
       return ev;
     });

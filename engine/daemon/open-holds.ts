@@ -26,7 +26,11 @@ export class OpenHoldFile {
     } catch {
       // a torn write: nothing recoverable, and nothing to close twice
     }
-    try { unlinkSync(this.path); } catch { /* gone */ }
+    try {
+      unlinkSync(this.path);
+    } catch {
+      /* gone */
+    }
     return list;
   }
 
@@ -45,7 +49,11 @@ export class OpenHoldFile {
 
   private write(): void {
     if (this.open.size === 0) {
-      try { unlinkSync(this.path); } catch { /* gone */ }
+      try {
+        unlinkSync(this.path);
+      } catch {
+        /* gone */
+      }
       return;
     }
     const tmp = `${this.path}.tmp`;

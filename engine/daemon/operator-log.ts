@@ -28,7 +28,11 @@ export class OperatorLog {
   private readonly host: string;
   private link?: RelayLink;
 
-  constructor(readonly logDir: string, private readonly say: (line: string) => void = () => {}, hostId?: string) {
+  constructor(
+    readonly logDir: string,
+    private readonly say: (line: string) => void = () => {},
+    hostId?: string,
+  ) {
     this.host = sourceHost(hostId);
     this.session = `operator@${this.host}`;
     this.log = new SessionLog(logDir);
@@ -45,7 +49,16 @@ export class OperatorLog {
   /** One metadata-only record (structural fields only: the operator's words stay on stderr). */
   publish(type: string, data: Record<string, unknown>): AepEvent {
     const pos = this.seq.next(this.session);
-    const ev = buildEnvelope({ type, host: this.host, agent: OPERATOR_AGENT, session: this.session, seq: pos.seq, epoch: pos.epoch, capture: 'metadata', data });
+    const ev = buildEnvelope({
+      type,
+      host: this.host,
+      agent: OPERATOR_AGENT,
+      session: this.session,
+      seq: pos.seq,
+      epoch: pos.epoch,
+      capture: 'metadata',
+      data,
+    });
     const errs = validateEnvelope(ev);
     if (errs.length) throw new Error(`operator record ${type} fails the envelope schema: ${formatAjvErrors(errs)}`);
     const rec = this.log.append(ev);

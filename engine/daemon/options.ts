@@ -7,12 +7,13 @@ import type { RedactionSettings } from '../capture/redact.ts';
 import type { Descriptor } from '../descriptor/types.ts';
 import type { AepEvent } from '../map/envelope.ts';
 import { MapError } from '../map/mapper.ts';
+import { wellFormedDeep } from '../io/well-formed.ts';
 import type { Policy } from '../policy/policy.ts';
 import type { PriceBook } from '../usage/prices.ts';
 import type { AnswerRules } from './rule-answer.ts';
 import type { Timers } from './core.ts';
-import type { PendingHold } from './holds.ts';
-import type { Durability } from './session-log.ts';
+import type { HookReply, PendingHold } from './holds.ts';
+import type { Durability, SessionLog } from './session-log.ts';
 import type { SurfaceWriter } from './surface-writers.ts';
 
 export interface DaemonOptions {
@@ -81,5 +82,36 @@ export function parseBody(body: string | Buffer | undefined, hook: string | unde
     return JSON.parse(text);
   } catch (e) {
     throw new MapError('malformed-json', `the hook body is not JSON (${text.length} bytes): ${(e as Error).message}`, hook);
+  }
+}
+
+/**
+ * A firing's payload, parsed and well-formed; throws the coded MapError of a bad hook path, an oversize or a
+ * malformed body. `read.payload` keeps whatever could be read, so the diagnostic lands in the payload's session.
+ */
+export function readPayload(inp: HookInput, read: { payload?: unknown }): unknown {
+  if (inp.badPath !== undefined) {
+    try {
+      read.payload ??= wellFormedDeep(parseBody(inp.body, undefined));
+    } catch {
+      /* the path is the error reported */
+    }
+    throw new MapError('bad-hook-path', `malformed hook path: ${inp.badPath}`, inp.hook);
+  }
+  if (inp.oversize !== undefined) throw new MapError('body-too-large', `the hook body (${inp.oversize} bytes) exceeds the daemon's limit`, inp.hook);
+  if (read.payload === undefined) read.payload = parseBody(inp.body, inp.hook);
+  return (read.payload = wellFormedDeep(read.payload));
+}
+
+/** Durability fsync: the agent hears back only once what its firing logged is on disk (group commit). */
+export async function durableReply(log: SessionLog, reply: HookReply, say: (line: string) => void): Promise<HookReply> {
+  const durable = log.commit();
+  if (!durable) return reply;
+  try {
+    await durable;
+    return reply;
+  } catch (e) {
+    say(`the session log could not be flushed to disk: ${(e as Error).message} (the agent was answered; its events may not survive power loss)`);
+    return { ...reply, error: reply.error ?? 'not-durable' };
   }
 }

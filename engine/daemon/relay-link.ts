@@ -13,7 +13,9 @@
 // Reconnect is armed on whichever of `error`/`close` fires first, once per
 // attempt (on some Node versions a refused connection only emits `error`).
 //
-// Lines the relay cannot take go to a dead-letter file: relay-link-state.ts.
+// Composed of two parts: the positions (sent, confirmed, persisted:
+// link-cursors.ts) and the lines the relay cannot take (the frame limit and
+// the dead-letter file: link-dead-letter.ts).
 //
 // Failover: `url` may list several relays (engine/daemon/relay-urls.ts);
 // the re-send from the confirmed offsets is as after any reconnect.
@@ -21,25 +23,37 @@ import WebSocket from 'ws';
 import { AEP_VERSION } from '../aep/schemas.ts';
 import type { AepEvent } from '../map/envelope.ts';
 import { ROUTED_FRAME } from '../relay/socket.ts';
-import type { EventLink } from './relay-link-types.ts';
-import { RelayLinkState } from './relay-link-state.ts';
-import { socketUrlOf } from './relay-urls.ts';
+import { LinkCursors } from './link-cursors.ts';
+import { DeadLetters } from './link-dead-letter.ts';
+import type { EventLink, RelayLinkOptions, State } from './relay-link-types.ts';
+import { RelayUrls, socketUrlOf } from './relay-urls.ts';
 import type { AppendRecord } from './session-log.ts';
 
-// The bookkeeping (offsets, cursors, dead letters) is the base class, relay-link-state.ts.
 export type { DroppedLine, EventLink, RelayLinkOptions } from './relay-link-types.ts';
-export { DEAD_LETTER_FILE } from './relay-link-state.ts';
+export { DEAD_LETTER_FILE } from './link-dead-letter.ts';
 
 const HIGH_WATER = 1 << 20;
 
-export class RelayLink extends RelayLinkState implements EventLink {
+export class RelayLink implements EventLink {
+  /** The relays it dials, in turn after a failure. */
+  readonly relays: RelayUrls;
+  private ws?: WebSocket;
+  private state: State = 'down';
+  private readonly cursors: LinkCursors;
+  private readonly deadLetters: DeadLetters;
   private retryTimer?: NodeJS.Timeout;
   private attempt = 0;
   private pumping = false;
   private lastDownReason = '';
   /** The relay's `x-hookmap-routed` frame for the command that follows it (same connection, in order). */
   private routed?: { cause: string; by: string };
-  private learnedLimit = Number.POSITIVE_INFINITY;
+
+  constructor(private readonly o: RelayLinkOptions) {
+    this.relays = new RelayUrls(o.url);
+    const say = (line: string) => this.say(line);
+    this.cursors = new LinkCursors({ log: o.log, cursorFile: o.cursorFile, say, ping: (t) => this.sendPing(t) });
+    this.deadLetters = new DeadLetters({ log: o.log, file: o.deadLetterFile, onDropped: o.onDropped, say });
+  }
 
   get ready(): boolean {
     return this.state === 'replaying' || this.state === 'ready';
@@ -51,14 +65,13 @@ export class RelayLink extends RelayLinkState implements EventLink {
   }
 
   deliver(rec: AppendRecord): void {
-    // a file we hold no cursor for is new, or was pruned as fully confirmed: either way confirmed up to here
-    if (!this.confirmed.has(rec.file)) this.confirmed.set(rec.file, rec.start);
-    if (this.state === 'ready' && this.position(rec.file) === rec.start && this.ws) {
+    this.cursors.known(rec.file, rec.start);
+    if (this.state === 'ready' && this.cursors.position(rec.file) === rec.start && this.ws) {
       this.sendLine(rec.file, rec.start, rec.line);
-      this.markSent(rec.file, rec.end);
+      this.cursors.markSent(rec.file, rec.end);
       return;
     }
-    this.dirty.add(rec.file);
+    this.cursors.dirty.add(rec.file);
     if (this.state === 'ready') void this.pump();
   }
 
@@ -70,9 +83,7 @@ export class RelayLink extends RelayLinkState implements EventLink {
     if (this.state === 'closed') return;
     this.state = 'closed';
     clearTimeout(this.retryTimer);
-    clearTimeout(this.pingTimer);
-    clearTimeout(this.persistTimer);
-    this.persist();
+    this.cursors.stop();
     const ws = this.ws;
     this.ws = undefined;
     if (!ws || ws.readyState === WebSocket.CLOSED) return;
@@ -98,8 +109,7 @@ export class RelayLink extends RelayLinkState implements EventLink {
     const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
     const ws = new WebSocket(socketUrlOf(this.relays.current), { headers, perMessageDeflate: false, ...(this.o.tls ?? {}) });
     this.routed = undefined;
-    this.largestSent = 0;
-    this.largestChars = 0;
+    this.deadLetters.connecting();
     this.ws = ws;
     let settled = false;
     const down = (why: string) => {
@@ -116,11 +126,8 @@ export class RelayLink extends RelayLinkState implements EventLink {
     });
     ws.on('error', (e) => down((e as Error).message || 'socket error'));
     ws.on('close', (code, reason) => {
-      if (code === 1009 && this.largestSent > 0) {
-        // the relay found a frame too big without advertising its limit: the largest line sent here is at fault
-        this.learnedLimit = Math.min(this.learnedLimit, this.largestSent - 1);
-        this.frameLimit = Math.min(this.frameLimit, this.learnedLimit);
-      }
+      // the relay found a frame too big without advertising its limit: the largest line sent here is at fault
+      if (code === 1009) this.deadLetters.tooBig();
       down(`closed ${code}${reason.length ? ` ${reason.toString()}` : ''}`);
     });
     ws.on('open', () => {
@@ -145,9 +152,11 @@ export class RelayLink extends RelayLinkState implements EventLink {
         }
         helloSeen = true;
         this.attempt = 0;
-        const adv = Number(msg.capabilities?.limits?.frame_bytes);
-        this.frameLimit = Math.min(Number.isSafeInteger(adv) && adv > 0 ? adv : Number.POSITIVE_INFINITY, this.learnedLimit);
-        this.say(`relay link up: ${socketUrlOf(this.relays.current).replace(/\?.*$/, '')} (hello as ${this.o.identity.agent}${this.o.token ? ', control on' : ', no token: watch-only'})`);
+        this.deadLetters.hello(msg.capabilities?.limits?.frame_bytes);
+        this.say(
+          `relay link up: ${socketUrlOf(this.relays.current).replace(/\?.*$/, '')} (hello as ` +
+            `${this.o.identity.agent}${this.o.token ? ', control on' : ', no token: watch-only'})`,
+        );
         this.state = 'replaying';
         void this.pump();
         return;
@@ -158,16 +167,12 @@ export class RelayLink extends RelayLinkState implements EventLink {
 
   private onDown(why: string): void {
     // Nothing past the confirmed offsets is known to have arrived.
-    this.sent.clear();
-    this.sinceLastPing.clear();
-    this.pings.clear();
-    clearTimeout(this.pingTimer);
-    this.pingTimer = undefined;
-    for (const f of this.confirmed.keys()) if (this.o.log.size(f) > this.confirmed.get(f)!) this.dirty.add(f);
+    this.cursors.lost();
     if (this.state === 'closed') return;
     const from = this.relays.current;
     const delay = this.relays.failover(this.attempt, this.o.backoffMs ?? { initial: 200, max: 5_000 });
-    if (why !== this.lastDownReason || this.attempt === 0) this.say(`relay link down (${this.relays.many ? `${from}: ` : ''}${why}); ${this.relays.many ? `failing over to ${this.relays.current}` : 'retrying'}`);
+    if (why !== this.lastDownReason || this.attempt === 0)
+      this.say(`relay link down (${this.relays.many ? `${from}: ` : ''}${why}); ${this.relays.many ? `failing over to ${this.relays.current}` : 'retrying'}`);
     this.lastDownReason = why;
     this.state = 'down';
     this.attempt++;
@@ -175,20 +180,26 @@ export class RelayLink extends RelayLinkState implements EventLink {
   }
 
   private onFrame(msg: any, raw: string): void {
-    if (msg.type === 'pong') return this.confirm(Number(msg.t));
+    if (msg.type === 'pong') return this.cursors.confirm(Number(msg.t));
     // the relay's liveness probe (AEP-0003 §3.5 rule 5): echo it
     if (msg.type === 'ping') return void this.ws?.send(JSON.stringify({ type: 'pong', t: msg.t }));
     if (msg.type === 'error') {
       this.say(`relay error frame: ${msg.code}${msg.cause ? ` (event ${msg.cause})` : ''}${msg.detail ? `: ${msg.detail}` : ''}`);
       // refused for good: set it aside (the link already moved on; the log keeps it too)
-      if (msg.code === 'invalid-event' && typeof msg.cause === 'string') this.refused(msg.cause, `refused by the relay: invalid-event${msg.detail ? `: ${String(msg.detail).slice(0, 300)}` : ''}`);
+      if (msg.code === 'invalid-event' && typeof msg.cause === 'string')
+        this.deadLetters.refused(
+          msg.cause,
+          `refused by the relay: invalid-event${msg.detail ? `: ${String(msg.detail).slice(0, 300)}` : ''}`,
+          this.cursors.unconfirmed(),
+        );
       return;
     }
     if (msg.type === ROUTED_FRAME) {
       if (typeof msg.cause === 'string' && typeof msg.by === 'string') this.routed = { cause: msg.cause, by: msg.by };
       return;
     }
-    const command = (msg.type.startsWith('control.') && msg.type !== 'control.accepted' && msg.type !== 'control.rejected') || /^x\.[^.]+\.control\./.test(msg.type);
+    const command =
+      (msg.type.startsWith('control.') && msg.type !== 'control.accepted' && msg.type !== 'control.rejected') || /^x\.[^.]+\.control\./.test(msg.type);
     if (command) {
       const by = this.routed && this.routed.cause === msg.id ? this.routed.by : undefined;
       this.routed = undefined;
@@ -200,7 +211,6 @@ export class RelayLink extends RelayLinkState implements EventLink {
     }
   }
 
-
   // --- replay from the log ----------------------------------------------------
 
   private async pump(): Promise<void> {
@@ -208,12 +218,13 @@ export class RelayLink extends RelayLinkState implements EventLink {
     this.pumping = true;
     const ws = this.ws;
     try {
-      while (this.dirty.size && this.ws === ws && ws && ws.readyState === WebSocket.OPEN) {
-        const file = this.dirty.values().next().value as string;
-        const from = this.position(file);
+      const dirty = this.cursors.dirty;
+      while (dirty.size && this.ws === ws && ws && ws.readyState === WebSocket.OPEN) {
+        const file = dirty.values().next().value as string;
+        const from = this.cursors.position(file);
         const to = this.o.log.size(file);
         if (from >= to) {
-          this.dirty.delete(file);
+          dirty.delete(file);
           continue;
         }
         const chunk = this.o.log.read(file, from, Math.min(to, from + HIGH_WATER));
@@ -224,7 +235,7 @@ export class RelayLink extends RelayLinkState implements EventLink {
           bytes = this.o.log.read(file, from, to);
           nl = bytes.indexOf(10);
           if (nl < 0) {
-            this.dirty.delete(file);
+            dirty.delete(file);
             continue;
           }
         }
@@ -234,7 +245,7 @@ export class RelayLink extends RelayLinkState implements EventLink {
           if (line) this.sendLine(file, at, line);
           at += Buffer.byteLength(line, 'utf8') + 1;
         }
-        this.markSent(file, from + nl + 1);
+        this.cursors.markSent(file, from + nl + 1);
         while (ws.readyState === WebSocket.OPEN && ws.bufferedAmount > HIGH_WATER) await new Promise((r) => setTimeout(r, 5));
       }
       if (this.ws === ws && ws && ws.readyState === WebSocket.OPEN && this.state === 'replaying') {
@@ -248,7 +259,23 @@ export class RelayLink extends RelayLinkState implements EventLink {
     } finally {
       this.pumping = false;
     }
-    if (this.dirty.size && this.state === 'ready') void this.pump();
+    if (this.cursors.dirty.size && this.state === 'ready') void this.pump();
   }
 
+  // --- sending ------------------------------------------------------------------
+
+  /** Send one logged line, unless it exceeds the relay's frame limit (then it is set aside). */
+  private sendLine(file: string, offset: number, line: string): void {
+    if (this.deadLetters.admit(file, offset, line)) this.ws!.send(line);
+  }
+
+  private sendPing(t: number): boolean {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify({ type: 'ping', t }));
+    return true;
+  }
+
+  private say(line: string): void {
+    this.o.say?.(line);
+  }
 }

@@ -16,11 +16,22 @@ import { chargeOf, type Held, type RelayStore } from '../relay/store.ts';
 import type { RelayLimits } from '../relay/options.ts';
 import { AGENT_FILE } from './session-log.ts';
 
-export interface RestoreReport { files: number; sessions: number; events: number; bytes: number; skipped: number; ms: number }
+export interface RestoreReport {
+  files: number;
+  sessions: number;
+  events: number;
+  bytes: number;
+  skipped: number;
+  ms: number;
+}
 
 type Prepare = (line: string) => Held | { code: string; detail: string };
 
-interface Candidate { path: string; mtime: number; size: number }
+interface Candidate {
+  path: string;
+  mtime: number;
+  size: number;
+}
 
 export function restoreFromLogs(store: RelayStore, prepare: Prepare, logDirs: string[], limits: RelayLimits): RestoreReport {
   const t0 = Date.now();

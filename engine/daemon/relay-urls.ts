@@ -19,7 +19,10 @@ export class RelayUrls {
 
   /** `list`: one relay base URL, or several, comma-separated. */
   constructor(list: string) {
-    this.urls = list.split(',').map((u) => u.trim()).filter(Boolean);
+    this.urls = list
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean);
     if (!this.urls.length) throw new Error('relay link: no relay URL');
   }
 

@@ -50,11 +50,22 @@ export function alwaysOption(options: OptionView[]): string | undefined {
  * unreadable: `undefined`, and no rule answers it (a tool-wide allow must
  * never answer a command nobody could read).
  */
-export async function subjectOfHold(core: DaemonCore, o: { hook: string; session: string; rule: CompiledHold; request: AepEvent; payload: Record<string, unknown> }): Promise<AskSubject | undefined> {
+export async function subjectOfHold(
+  core: DaemonCore,
+  o: { hook: string; session: string; rule: CompiledHold; request: AepEvent; payload: Record<string, unknown> },
+): Promise<AskSubject | undefined> {
   const base = { agent: core.vendor, session: o.session, hook: o.hook, fallbackTool: typeof o.request.subject === 'string' ? o.request.subject : undefined };
   const m = o.rule.match;
   if (!m) return subjectOf(base, {});
-  const b = await answerBindings(core.d, { hook: o.hook, session: o.session, request: o.request, payload: o.payload, config: core.config, applied: {}, answer: undefined });
+  const b = await answerBindings(core.d, {
+    hook: o.hook,
+    session: o.session,
+    request: o.request,
+    payload: o.payload,
+    config: core.config,
+    applied: {},
+    answer: undefined,
+  });
   const raw: RawSubject = {};
   try {
     for (const [k, e] of Object.entries(m) as [keyof RawSubject, NonNullable<(typeof m)[keyof typeof m]>][]) raw[k] = await evaluate(e, o.payload, b);
@@ -71,14 +82,34 @@ export function ruleRecord(core: DaemonCore, request: AepEvent, d: AnswerDecisio
   if (!r) return undefined;
   const origin = r.origin.learned ? 'learned' : 'policy';
   if (d.floor) {
-    return core.events.make({ type: RULE_FLOOR_TYPE, session: request.session!, subject: request.id, cause: request.id, run: request.run, data: { rule: r.id, row: d.floor.row, policy: r.origin.digest, origin, hook }, gates: { rule: METADATA, row: METADATA, policy: METADATA, origin: METADATA, hook: METADATA } });
+    return core.events.make({
+      type: RULE_FLOOR_TYPE,
+      session: request.session!,
+      subject: request.id,
+      cause: request.id,
+      run: request.run,
+      data: { rule: r.id, row: d.floor.row, policy: r.origin.digest, origin, hook },
+      gates: { rule: METADATA, row: METADATA, policy: METADATA, origin: METADATA, hook: METADATA },
+    });
   }
   if (d.verb !== 'allow' && d.verb !== 'deny') return undefined;
-  return core.events.make({ type: RULE_APPLIED_TYPE, session: request.session!, subject: request.id, cause: request.id, run: request.run, data: { rule: r.id, verb: d.verb, policy: r.origin.digest, origin, hook }, gates: { rule: METADATA, verb: METADATA, policy: METADATA, origin: METADATA, hook: METADATA } });
+  return core.events.make({
+    type: RULE_APPLIED_TYPE,
+    session: request.session!,
+    subject: request.id,
+    cause: request.id,
+    run: request.run,
+    data: { rule: r.id, verb: d.verb, policy: r.origin.digest, origin, hook },
+    gates: { rule: METADATA, verb: METADATA, policy: METADATA, origin: METADATA, hook: METADATA },
+  });
 }
 
 /** What the rules say of a request about to be held; undefined when nothing could be read (a human is asked). */
-export async function decideByRules(core: DaemonCore, rules: AnswerRules, o: { hook: string; session: string; rule: CompiledHold; request: AepEvent; payload: Record<string, unknown> }): Promise<{ decision: AnswerDecision; subject: AskSubject } | undefined> {
+export async function decideByRules(
+  core: DaemonCore,
+  rules: AnswerRules,
+  o: { hook: string; session: string; rule: CompiledHold; request: AepEvent; payload: Record<string, unknown> },
+): Promise<{ decision: AnswerDecision; subject: AskSubject } | undefined> {
   try {
     const subject = await subjectOfHold(core, o);
     if (!subject) return undefined;
@@ -91,7 +122,10 @@ export async function decideByRules(core: DaemonCore, rules: AnswerRules, o: { h
   }
 }
 
-/** How the agent itself can persist an allow ("Allow always, natively"): its own always option, or an `allow_always` decision; undefined: only hookmap's rule persists. */
+/**
+ * How the agent itself can persist an allow ("Allow always, natively"): its own always option, or an
+ * `allow_always` decision; undefined: only hookmap's rule persists.
+ */
 export function nativeAlways(h: { view: { options: OptionView[] }; rule: CompiledHold }): string | undefined {
   const opt = alwaysOption(h.view.options);
   if (opt) return `the card's own ${opt} option`;

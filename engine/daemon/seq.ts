@@ -12,7 +12,11 @@ import type { SessionLog } from './session-log.ts';
 export class DurableSeq implements SeqAllocator {
   private readonly next_ = new Map<string, number>(); // LRU by Map order
 
-  constructor(readonly epoch: number, private readonly log: SessionLog, private readonly maxSessions = 10_000) {}
+  constructor(
+    readonly epoch: number,
+    private readonly log: SessionLog,
+    private readonly maxSessions = 10_000,
+  ) {}
 
   next(session: string): { epoch: number; seq: number } {
     let seq = this.next_.get(session);

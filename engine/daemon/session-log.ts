@@ -54,7 +54,10 @@ export class SessionLog {
   /** Flushes run so far (bench/durability reports group commit with it). */
   flushes = 0;
 
-  constructor(readonly dir: string, private readonly opts: SessionLogOptions = {}) {
+  constructor(
+    readonly dir: string,
+    private readonly opts: SessionLogOptions = {},
+  ) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.maxOpen = opts.maxOpenFiles ?? 64;
   }

@@ -44,9 +44,15 @@ export function registerToolRoutes(app: FastifyInstance, o: ToolRoutesOptions): 
       }
     });
     scope.setErrorHandler((err: any, _req, reply) => {
-      if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || err.statusCode === 415) return refuse(reply, 415, 'unsupported-media-type', 'only application/json bodies are read');
+      if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || err.statusCode === 415)
+        return refuse(reply, 415, 'unsupported-media-type', 'only application/json bodies are read');
       if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return refuse(reply, 413, 'bad-request', `the body is over ${TOOL_ROUTE_MAX_BODY} bytes`);
-      return refuse(reply, err.statusCode && err.statusCode < 500 ? err.statusCode : 400, err.code === 'bad-request' ? 'bad-request' : 'bad-request', err.message);
+      return refuse(
+        reply,
+        err.statusCode && err.statusCode < 500 ? err.statusCode : 400,
+        err.code === 'bad-request' ? 'bad-request' : 'bad-request',
+        err.message,
+      );
     });
     const daemonOf = (req: FastifyRequest, reply: FastifyReply): Daemon | undefined => {
       if (o.authorize && !o.authorize(req)) {
@@ -55,7 +61,13 @@ export function registerToolRoutes(app: FastifyInstance, o: ToolRoutesOptions): 
       }
       const agent = (req.params as { agent: string }).agent;
       const d = o.daemons.get(agent);
-      if (!d) refuse(reply, 404, 'unknown-agent', `no daemon for agent '${String(agent).slice(0, 60)}' here (serving: ${[...o.daemons.keys()].join(', ') || 'none'})`);
+      if (!d)
+        refuse(
+          reply,
+          404,
+          'unknown-agent',
+          `no daemon for agent '${String(agent).slice(0, 60)}' here (serving: ${[...o.daemons.keys()].join(', ') || 'none'})`,
+        );
       return d;
     };
     const fail = (reply: FastifyReply, what: string, e: unknown): FastifyReply => {
@@ -84,7 +96,10 @@ export function registerToolRoutes(app: FastifyInstance, o: ToolRoutesOptions): 
       if (!d) return reply;
       try {
         const ev = await d.emitFromTool(parseEmit(req.body, d.vendor));
-        return reply.code(200).header('content-type', 'application/json').send(JSON.stringify({ id: ev.id, type: ev.type, session: ev.session, epoch: ev.epoch, seq: ev.seq }));
+        return reply
+          .code(200)
+          .header('content-type', 'application/json')
+          .send(JSON.stringify({ id: ev.id, type: ev.type, session: ev.session, epoch: ev.epoch, seq: ev.seq }));
       } catch (e) {
         return fail(reply, `emit_event for ${d.vendor}`, e);
       }

@@ -18,13 +18,19 @@ import { compileTranscript } from './transcript.ts';
 import type { CapabilityClaim, CompiledCommand, CompiledHook, CompiledStream, Descriptor, OtelExport, ShimSpec } from './types.ts';
 import type { Hold, Hook, HookmapDescriptor, Surface } from '../generated/descriptor-types.ts';
 import type { YamlSource } from './yaml-source.ts';
+import { deepFreeze, present } from './list-helpers.ts';
 
 export class DescriptorBuilder {
   private readonly x: Expressions;
   private readonly stored = new Set<string>();
   private readonly varNames: string[];
 
-  constructor(src: YamlSource, private readonly spec: HookmapDescriptor, errors: DescriptorError[], private readonly opts: { pruned?: boolean; trusted?: boolean } = {}) {
+  constructor(
+    src: YamlSource,
+    private readonly spec: HookmapDescriptor,
+    errors: DescriptorError[],
+    private readonly opts: { pruned?: boolean; trusted?: boolean } = {},
+  ) {
     this.x = new Expressions(src, errors, spec.config ? new Set(Object.keys(spec.config)) : undefined, opts.trusted);
     this.varNames = Object.keys(spec.vars ?? {});
   }
@@ -55,7 +61,13 @@ export class DescriptorBuilder {
       stores: present(h.store).map(([s, i]) => {
         this.stored.add(s.table);
         const sp = [...p, 'store', i];
-        return { table: s.table, key: x.expr(s.key, [...sp, 'key'], at('store'))!, value: x.template(s.value, [...sp, 'value'], at('store'))!, when: x.expr(s.when, [...sp, 'when'], at('store')), ttlMs: s.ttl_ms };
+        return {
+          table: s.table,
+          key: x.expr(s.key, [...sp, 'key'], at('store'))!,
+          value: x.template(s.value, [...sp, 'value'], at('store'))!,
+          when: x.expr(s.when, [...sp, 'when'], at('store')),
+          ttlMs: s.ttl_ms,
+        };
       }),
       deviation: h.deviation,
       reply: h.reply,
@@ -67,9 +79,19 @@ export class DescriptorBuilder {
     if (h.snapshot) {
       const s = h.snapshot;
       const sp = [...p, 'snapshot'];
-      hook.snapshot = { name: s.name, items: x.expr(s.items, [...sp, 'items'], at('snapshot'))!, id: x.expr(s.id, [...sp, 'id'], at('snapshot'))!, emit: compileEmits(x, s.emit, [...sp, 'emit'], this.emitCtx('snapshot_emit', names)) };
+      hook.snapshot = {
+        name: s.name,
+        items: x.expr(s.items, [...sp, 'items'], at('snapshot'))!,
+        id: x.expr(s.id, [...sp, 'id'], at('snapshot'))!,
+        emit: compileEmits(x, s.emit, [...sp, 'emit'], this.emitCtx('snapshot_emit', names)),
+      };
     }
-    if (h.suppress) hook.suppress = { key: x.expr(h.suppress.key, [...p, 'suppress', 'key'], at('suppress'))!, windowMs: h.suppress.window_ms, when: x.expr(h.suppress.when, [...p, 'suppress', 'when'], at('suppress')) };
+    if (h.suppress)
+      hook.suppress = {
+        key: x.expr(h.suppress.key, [...p, 'suppress', 'key'], at('suppress'))!,
+        windowMs: h.suppress.window_ms,
+        when: x.expr(h.suppress.when, [...p, 'suppress', 'when'], at('suppress')),
+      };
     const holds = h.hold === undefined ? [] : Array.isArray(h.hold) ? h.hold : [h.hold];
     hook.holds = holds.map((hd: Hold, i: number) => {
       const hp = Array.isArray(h.hold) ? [...p, 'hold', i] : [...p, 'hold'];
@@ -91,7 +113,12 @@ export class DescriptorBuilder {
         match: hd.match && compileHoldMatch(hd.match, (v: unknown, k: string) => x.expr(v as string | undefined, [...hp, 'match', k], this.site('decision'))),
       };
     });
-    if (h.settle) hook.settle = { key: x.expr(h.settle.key, [...p, 'settle', 'key'], at('settle'))!, as: h.settle.as, answer: x.template(h.settle.answer, [...p, 'settle', 'answer'], at('settle')) };
+    if (h.settle)
+      hook.settle = {
+        key: x.expr(h.settle.key, [...p, 'settle', 'key'], at('settle'))!,
+        as: h.settle.as,
+        answer: x.template(h.settle.answer, [...p, 'settle', 'answer'], at('settle')),
+      };
     return hook;
   }
 
@@ -105,7 +132,8 @@ export class DescriptorBuilder {
   private exportSpec(surface: Surface): OtelExport | undefined {
     const e = surface.export;
     if (!e) return undefined;
-    if (surface.kind !== 'otlp-receiver') this.x.err('schema-violation', ['surface', 'export'], `surface.export applies to kind otlp-receiver, not ${surface.kind}`, { key: true });
+    if (surface.kind !== 'otlp-receiver')
+      this.x.err('schema-violation', ['surface', 'export'], `surface.export applies to kind otlp-receiver, not ${surface.kind}`, { key: true });
     if (e.format === 'toml' && !e.file) this.x.err('schema-violation', ['surface', 'export', 'file'], 'a toml export names the file it is written to');
     return deepFreeze({ format: e.format, file: e.file, table: e.table, block: e.block, notes: e.notes ?? [], docs: e.docs ?? [] });
   }
@@ -113,9 +141,11 @@ export class DescriptorBuilder {
   /** A stream-subscriber surface: how to attach (all literal data; field paths are dotted JSON paths). */
   private stream(surface: Partial<Surface>): CompiledStream | undefined {
     const st = surface.stream;
-    if (surface.kind === 'stream-subscriber' && !st) this.x.err('schema-violation', ['surface', 'kind'], 'a stream-subscriber surface needs surface.stream (how to attach)');
+    if (surface.kind === 'stream-subscriber' && !st)
+      this.x.err('schema-violation', ['surface', 'kind'], 'a stream-subscriber surface needs surface.stream (how to attach)');
     if (!st) return undefined;
-    if (surface.kind !== 'stream-subscriber') this.x.err('schema-violation', ['surface', 'stream'], `surface.stream applies to kind stream-subscriber, not ${surface.kind}`, { key: true });
+    if (surface.kind !== 'stream-subscriber')
+      this.x.err('schema-violation', ['surface', 'stream'], `surface.stream applies to kind stream-subscriber, not ${surface.kind}`, { key: true });
     const path = (p: string | undefined) => (p === undefined ? undefined : p.split('.').filter(Boolean));
     const d = st.streams;
     return {
@@ -125,7 +155,9 @@ export class DescriptorBuilder {
       resumeQuery: st.resume_query,
       cursor: path(st.cursor),
       dedupe: path(st.dedupe),
-      discover: d ? { path: d.path, items: path(d.items)!, id: path(d.id)!, next: path(d.next), pageParam: d.page_param, everyMs: d.every_ms ?? 15_000 } : undefined,
+      discover: d
+        ? { path: d.path, items: path(d.items)!, id: path(d.id)!, next: path(d.next), pageParam: d.page_param, everyMs: d.every_ms ?? 15_000 }
+        : undefined,
       auth: { firstMessage: st.auth?.first_message, header: st.auth?.header ?? {} },
       closeCodes: st.close_codes ?? {},
     };
@@ -135,7 +167,17 @@ export class DescriptorBuilder {
     const out = new Map<string, CapabilityClaim>();
     for (const [id, v] of Object.entries(this.spec.capabilities ?? {})) {
       const claim: CapabilityClaim = typeof v === 'string' ? { state: v } : { state: v.state, why: v.why, evidence: v.evidence, live: v.live };
-      if (!CAPABILITY_BY_ID.has(id)) this.x.err('unknown-capability', ['capabilities', id], explain(`'${id}' is not in the capability vocabulary`, { name: id, candidates: CAPABILITY_BY_ID.keys(), hint: 'The vocabulary: `hookmap capabilities --json`.' }), { key: true });
+      if (!CAPABILITY_BY_ID.has(id))
+        this.x.err(
+          'unknown-capability',
+          ['capabilities', id],
+          explain(`'${id}' is not in the capability vocabulary`, {
+            name: id,
+            candidates: CAPABILITY_BY_ID.keys(),
+            hint: 'The vocabulary: `hookmap capabilities --json`.',
+          }),
+          { key: true },
+        );
       if (claim.state !== 'supported' && !claim.why) this.x.err('missing-reason', ['capabilities', id], `state '${claim.state}' needs a 'why'`);
       out.set(id, claim);
     }
@@ -157,10 +199,18 @@ export class DescriptorBuilder {
     const plugin = sh.plugin;
     if (plugin) {
       const p: Path = ['shim', 'plugin'];
-      if (plugin.host === 'hooks' && !Object.keys(plugin.hooks ?? {}).length) this.x.err('schema-violation', p, 'host: hooks needs `hooks:` (each registered hook and the moment it POSTs)');
-      if (plugin.host === 'bus' && !plugin.events?.length && !Object.keys(plugin.optin ?? {}).length) this.x.err('schema-violation', p, 'host: bus needs `events:` (or `optin:`): the names it registers');
-      if (plugin.host === 'bus' && !plugin.session && JSON.stringify(plugin.moment ?? null).includes('"$session')) this.x.err('schema-violation', [...p, 'moment'], 'the moment reads $session but `session:` does not say where the host keeps it (arg, path, accessors)');
-      if (plugin.host === 'hooks' && plugin.session) this.x.err('schema-violation', [...p, 'session'], 'host: hooks has no per-call session object: `session` applies to host: bus', { key: true });
+      if (plugin.host === 'hooks' && !Object.keys(plugin.hooks ?? {}).length)
+        this.x.err('schema-violation', p, 'host: hooks needs `hooks:` (each registered hook and the moment it POSTs)');
+      if (plugin.host === 'bus' && !plugin.events?.length && !Object.keys(plugin.optin ?? {}).length)
+        this.x.err('schema-violation', p, 'host: bus needs `events:` (or `optin:`): the names it registers');
+      if (plugin.host === 'bus' && !plugin.session && JSON.stringify(plugin.moment ?? null).includes('"$session'))
+        this.x.err(
+          'schema-violation',
+          [...p, 'moment'],
+          'the moment reads $session but `session:` does not say where the host keeps it (arg, path, accessors)',
+        );
+      if (plugin.host === 'hooks' && plugin.session)
+        this.x.err('schema-violation', [...p, 'session'], 'host: hooks has no per-call session object: `session` applies to host: bus', { key: true });
     }
     return { boundMs: sh.bound_ms, connectTimeoutMs: sh.connect_timeout_ms, marginMs: sh.margin_ms, plugin };
   }
@@ -175,7 +225,12 @@ export class DescriptorBuilder {
     // a pruned descriptor may have lost the store a lookup reads: not reported on its own
     for (const [name, h] of this.opts.pruned ? [] : Object.entries(s.hooks ?? {})) {
       present(h?.lookup).forEach(([l, i]) => {
-        if (!this.stored.has(l.table)) x.err('unknown-reference', ['hooks', name, 'lookup', i, 'table'], explain(`no hook stores into table '${l.table}'`, { name: l.table, candidates: this.stored, label: 'Tables stored' }));
+        if (!this.stored.has(l.table))
+          x.err(
+            'unknown-reference',
+            ['hooks', name, 'lookup', i, 'table'],
+            explain(`no hook stores into table '${l.table}'`, { name: l.table, candidates: this.stored, label: 'Tables stored' }),
+          );
       });
     }
     const fb = s.fallback;
@@ -188,19 +243,44 @@ export class DescriptorBuilder {
       channel: s.channel,
       namespace: `x.${namespaceOf(s)}`,
       name: s.name,
-      surface: { kind: s.surface?.kind, pin: s.surface?.pin, docs: s.surface?.docs, notes: s.surface?.notes, hookTimeoutMs: s.surface?.hook_timeout_ms, hookNameText: s.surface?.hook_name, stream: this.stream(s.surface ?? {}), export: this.exportSpec(s.surface ?? {}) },
+      surface: {
+        kind: s.surface?.kind,
+        pin: s.surface?.pin,
+        docs: s.surface?.docs,
+        notes: s.surface?.notes,
+        hookTimeoutMs: s.surface?.hook_timeout_ms,
+        hookNameText: s.surface?.hook_name,
+        stream: this.stream(s.surface ?? {}),
+        export: this.exportSpec(s.surface ?? {}),
+      },
       identityText: { session: s.identity?.session, run: s.identity?.run },
       hookName: x.expr(s.surface?.hook_name, ['surface', 'hook_name'], this.site('hook_name', none)),
       session: x.expr(s.identity?.session, ['identity', 'session'], this.site('session', none))!,
       run: x.expr(s.identity?.run, ['identity', 'run'], this.site('run', none)),
       runs: s.identity?.runs ?? (s.identity?.run ? 'vendor' : 'none'),
-      firstSight: fs ? { emit: compileEmits(x, fs.emit, ['identity', 'first_sight', 'emit'], this.emitCtx('emit', this.varNames)), except: new Set<string>(fs.except ?? []) } : undefined,
-      capture: { ceiling: (cap.ceiling ?? 'metadata') as CaptureLevel, overrides: cap.overrides ?? { attention: 'redacted' }, gates: cap.gates ?? {}, secretNames: cap.secret_names ?? [] },
+      firstSight: fs
+        ? { emit: compileEmits(x, fs.emit, ['identity', 'first_sight', 'emit'], this.emitCtx('emit', this.varNames)), except: new Set<string>(fs.except ?? []) }
+        : undefined,
+      capture: {
+        ceiling: (cap.ceiling ?? 'metadata') as CaptureLevel,
+        overrides: cap.overrides ?? { attention: 'redacted' },
+        gates: cap.gates ?? {},
+        secretNames: cap.secret_names ?? [],
+      },
       config: Object.fromEntries(compileOptions(s.vendor, s.config).map((o) => [o.key, o.default])),
       options: compileOptions(s.vendor, s.config),
       vars,
       hooks,
-      fallback: fb ? { type: x.template(fb.type, ['fallback', 'type'], this.site('fallback'))!, typeText: typeof fb.type === 'string' ? fb.type : JSON.stringify(fb.type), dataText: fb.data, data: x.template(fb.data, ['fallback', 'data'], this.site('fallback')), subject: x.template(fb.subject, ['fallback', 'subject'], this.site('fallback')), severity: fb.severity } : undefined,
+      fallback: fb
+        ? {
+            type: x.template(fb.type, ['fallback', 'type'], this.site('fallback'))!,
+            typeText: typeof fb.type === 'string' ? fb.type : JSON.stringify(fb.type),
+            dataText: fb.data,
+            data: x.template(fb.data, ['fallback', 'data'], this.site('fallback')),
+            subject: x.template(fb.subject, ['fallback', 'subject'], this.site('fallback')),
+            severity: fb.severity,
+          }
+        : undefined,
       replies: { neutral: s.replies?.neutral, exitCode: s.replies?.exit_code ?? 0, contentType: s.replies?.content_type },
       capabilities: this.capabilities(),
       posture: s.posture,
@@ -215,17 +295,4 @@ export class DescriptorBuilder {
       transcript: compileTranscript(x, s.transcript, new Set(hooks.keys()), this.opts.pruned),
     });
   }
-}
-
-/** The items of a list with their original indices, items pruned for a schema error (null) left out. */
-function present<T>(list: readonly (T | null | undefined)[] | T | null | undefined): [T, number][] {
-  return Array.isArray(list) ? (list as (T | null | undefined)[]).map((v, i) => [v, i] as [T | null | undefined, number]).filter((e): e is [T, number] => e[0] != null) : [];
-}
-
-export function deepFreeze<T>(o: T): T {
-  if (o && typeof o === 'object' && !Object.isFrozen(o)) {
-    Object.freeze(o);
-    for (const v of Object.values(o as object)) deepFreeze(v);
-  }
-  return o;
 }

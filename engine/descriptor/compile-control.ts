@@ -12,7 +12,13 @@ import type { Expr } from '../expr/compile.ts';
 import { VERBS, type CompiledCommand, type CompiledDecide, type HoldMatch, type Verb } from './types.ts';
 
 /** A hook's decide block: each verb's reply template (and when / replacing emits), over the hook's names. */
-export function compileDecide(x: Expressions, spec: Hook['decide'] | undefined, hookPath: Path, names: readonly string[], emitCtx: EmitContext): Map<Verb, CompiledDecide> {
+export function compileDecide(
+  x: Expressions,
+  spec: Hook['decide'] | undefined,
+  hookPath: Path,
+  names: readonly string[],
+  emitCtx: EmitContext,
+): Map<Verb, CompiledDecide> {
   const out = new Map<Verb, CompiledDecide>();
   const site: Site = { position: 'reply', names };
   for (const [verb, d] of Object.entries(spec ?? {})) {
@@ -22,7 +28,15 @@ export function compileDecide(x: Expressions, spec: Hook['decide'] | undefined, 
     const when = x.expr(d.when, [...p, 'when'], site);
     const emit = d.emit === undefined ? undefined : compileEmits(x, d.emit, [...p, 'emit'], emitCtx);
     if (!reply) continue;
-    out.set(verb as Verb, { verb: verb as Verb, reply, when, emit, exit: d.exit, replyText: structuredClone(d.reply), whenText: d.when === undefined ? undefined : String(d.when) });
+    out.set(verb as Verb, {
+      verb: verb as Verb,
+      reply,
+      when,
+      emit,
+      exit: d.exit,
+      replyText: structuredClone(d.reply),
+      whenText: d.when === undefined ? undefined : String(d.when),
+    });
   }
   return out;
 }
@@ -35,14 +49,32 @@ export function compileCommands(x: Expressions, spec: HookmapDescriptor, site: S
     if (c == null) continue;
     const p: Path = ['commands', type];
     if (!type.startsWith('x.') && !REGISTRY_BY_TYPE.has(type)) x.err('unknown-event-type', p, `'${type}' is not a registered AEP command type`, { key: true });
-    if (type.startsWith('x.') && !type.startsWith(`x.${namespaceOf(spec)}.`)) x.err('unknown-event-type', p, `'${type}' is outside this descriptor's namespace x.${namespaceOf(spec)}.*`, { key: true });
-    if (c.opt_in !== undefined && !pruned && !keys.includes(c.opt_in)) x.err('unknown-reference', [...p, 'opt_in'], explain(`opt_in names config key '${c.opt_in}', which config does not declare`, { name: c.opt_in, candidates: keys, label: 'Config keys' }));
-    if (c.max_chars !== undefined && c.deliver !== 'context') x.err('schema-violation', [...p, 'max_chars'], 'max_chars bounds instruction text: it applies to `deliver: context` only', { key: true });
-    if (c.deliver === 'cancel' && type !== 'control.cancel') x.err('schema-violation', [...p, 'deliver'], `deliver: cancel stops the running turn: it is how control.cancel is delivered, not ${type}`);
+    if (type.startsWith('x.') && !type.startsWith(`x.${namespaceOf(spec)}.`))
+      x.err('unknown-event-type', p, `'${type}' is outside this descriptor's namespace x.${namespaceOf(spec)}.*`, { key: true });
+    if (c.opt_in !== undefined && !pruned && !keys.includes(c.opt_in))
+      x.err(
+        'unknown-reference',
+        [...p, 'opt_in'],
+        explain(`opt_in names config key '${c.opt_in}', which config does not declare`, { name: c.opt_in, candidates: keys, label: 'Config keys' }),
+      );
+    if (c.max_chars !== undefined && c.deliver !== 'context')
+      x.err('schema-violation', [...p, 'max_chars'], 'max_chars bounds instruction text: it applies to `deliver: context` only', { key: true });
+    if (c.deliver === 'cancel' && type !== 'control.cancel')
+      x.err('schema-violation', [...p, 'deliver'], `deliver: cancel stops the running turn: it is how control.cancel is delivered, not ${type}`);
     const write = c.write === undefined ? undefined : x.template(c.write, [...p, 'write'], site);
     const when = x.expr(c.when, [...p, 'when'], site);
     if (c.write !== undefined && !write) continue;
-    out.set(type, { type, summary: c.summary, optIn: c.opt_in, when, refuse: c.refuse, write, deliver: c.deliver, maxChars: c.max_chars, queueCap: c.queue ?? 20 });
+    out.set(type, {
+      type,
+      summary: c.summary,
+      optIn: c.opt_in,
+      when,
+      refuse: c.refuse,
+      write,
+      deliver: c.deliver,
+      maxChars: c.max_chars,
+      queueCap: c.queue ?? 20,
+    });
   }
   return out;
 }
@@ -52,14 +84,22 @@ export function checkDeliveries(x: Expressions, commands: Map<string, CompiledCo
   for (const cmd of commands.values()) {
     if (!cmd.deliver) continue;
     const carriers = [...hooksDecide].filter(([, m]) => m.has(cmd.deliver!)).map(([h]) => h);
-    if (!carriers.length) x.err('unknown-reference', ['commands', cmd.type, 'deliver'], `no hook's decide block carries '${cmd.deliver}': add hooks.<hook>.decide.${cmd.deliver}`);
+    if (!carriers.length)
+      x.err('unknown-reference', ['commands', cmd.type, 'deliver'], `no hook's decide block carries '${cmd.deliver}': add hooks.<hook>.decide.${cmd.deliver}`);
   }
 }
 
 /** A hold's `match` block (what answer rules read: docs/rules.md), each key one expression. */
 export function compileHoldMatch(m: Record<string, unknown>, expr: (v: unknown, key: string) => Expr | undefined): HoldMatch {
   const out: HoldMatch = {};
-  const keys: [keyof HoldMatch, string][] = [['tool', 'tool'], ['command', 'command'], ['paths', 'paths'], ['cwd', 'cwd'], ['mcpServer', 'mcp_server'], ['mcpTool', 'mcp_tool']];
+  const keys: [keyof HoldMatch, string][] = [
+    ['tool', 'tool'],
+    ['command', 'command'],
+    ['paths', 'paths'],
+    ['cwd', 'cwd'],
+    ['mcpServer', 'mcp_server'],
+    ['mcpTool', 'mcp_tool'],
+  ];
   for (const [k, yaml] of keys) if (m[yaml] !== undefined) out[k] = expr(m[yaml], yaml);
   return out;
 }

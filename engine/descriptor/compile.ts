@@ -50,7 +50,14 @@ export function loadDescriptorFile(path: string, opts: { displayPath?: string; c
   const vendor = (src.value as { vendor?: unknown } | null)?.vendor;
   if (typeof vendor === 'string' && vendor !== expected) {
     const { line, col } = src.locate(['vendor']);
-    res.errors.push({ code: 'vendor-mismatch', file: display, line, col, path: 'vendor', message: `vendor '${vendor}' in a file named '${basename(path)}' (rename the file to ${vendor}.yaml, or the vendor to ${expected})` });
+    res.errors.push({
+      code: 'vendor-mismatch',
+      file: display,
+      line,
+      col,
+      path: 'vendor',
+      message: `vendor '${vendor}' in a file named '${basename(path)}' (rename the file to ${vendor}.yaml, or the vendor to ${expected})`,
+    });
     res.descriptor = undefined;
   }
   if (res.descriptor && !res.errors.length) markValidated(text, src.value);
@@ -92,7 +99,8 @@ function prune(value: unknown, problems: SchemaProblem[]): unknown {
   for (const { segs } of problems) {
     if (!segs.length) continue;
     const unit = unitOf(segs);
-    const parent = unit.slice(0, -1).reduce<unknown>((o, k) => (o == null ? undefined : (o as Record<string | number, unknown>)[k]), spec) as Node | null | undefined;
+    const parent = unit.slice(0, -1).reduce<unknown>((o, k) => (o == null ? undefined : (o as Record<string | number, unknown>)[k]), spec) as
+      Node | null | undefined;
     if (parent == null || typeof parent !== 'object') continue;
     const last = unit.at(-1)!;
     if (Array.isArray(parent) && typeof last === 'number') parent[last] = null;
@@ -107,6 +115,18 @@ function unitOf(segs: (string | number)[]): (string | number)[] {
     if ((part === 'emit' || part === 'lookup' || part === 'store') && typeof index === 'number') return segs.slice(0, 4);
     return segs.slice(0, 3);
   }
-  if ((top === 'hooks' || top === 'capabilities' || top === 'vars' || top === 'commands' || top === 'identity' || top === 'surface' || top === 'setup' || top === 'shim' || top === 'provenance') && name !== undefined) return segs.slice(0, 2);
+  if (
+    (top === 'hooks' ||
+      top === 'capabilities' ||
+      top === 'vars' ||
+      top === 'commands' ||
+      top === 'identity' ||
+      top === 'surface' ||
+      top === 'setup' ||
+      top === 'shim' ||
+      top === 'provenance') &&
+    name !== undefined
+  )
+    return segs.slice(0, 2);
   return segs.slice(0, 1);
 }

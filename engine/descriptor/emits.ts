@@ -20,20 +20,36 @@ export function namespaceOf(s: { vendor: string; agent?: string; channel?: strin
 /** `vendor`: the namespace (namespaceOf), one dotted segment or two. */
 export function checkType(x: Expressions, vendor: string, type: string, path: Path): void {
   const hint = `A vendor extension is x.${vendor}.<category>.<name>.`;
-  if (!TYPE_PATTERN.test(type)) { x.err('unknown-event-type', path, explain(`'${type}' is not a well-formed AEP type (lowercase dotted tokens)`, { name: type, candidates: REGISTRY_BY_TYPE.keys(), hint })); return; }
+  if (!TYPE_PATTERN.test(type)) {
+    x.err(
+      'unknown-event-type',
+      path,
+      explain(`'${type}' is not a well-formed AEP type (lowercase dotted tokens)`, { name: type, candidates: REGISTRY_BY_TYPE.keys(), hint }),
+    );
+    return;
+  }
   if (type.startsWith('x.')) {
     if (!type.startsWith(`x.${vendor}.`)) x.err('unknown-event-type', path, `'${type}' is outside this descriptor's namespace x.${vendor}.*`);
     return;
   }
-  if (!REGISTRY_BY_TYPE.has(type)) x.err('unknown-event-type', path, explain(`'${type}' is not a registered AEP type`, { name: type, candidates: REGISTRY_BY_TYPE.keys(), hint }));
+  if (!REGISTRY_BY_TYPE.has(type))
+    x.err('unknown-event-type', path, explain(`'${type}' is not a registered AEP type`, { name: type, candidates: REGISTRY_BY_TYPE.keys(), hint }));
 }
 
-export interface EmitContext { vendor: string; site: Site; gates: Record<string, string> }
+export interface EmitContext {
+  vendor: string;
+  site: Site;
+  gates: Record<string, string>;
+}
 
 export function compileEmit(x: Expressions, e: Emit, path: Path, ctx: EmitContext): CompiledEmit | undefined {
   // an emit's type is always literal: docs, capability evidence and payload checks read it without running anything
   if (isMarked(e.type)) {
-    x.err('unknown-event-type', [...path, 'type'], `an emit's type is a literal AEP type, not an expression: write the type itself (a computed extension type belongs in \`fallback.type\`)`);
+    x.err(
+      'unknown-event-type',
+      [...path, 'type'],
+      `an emit's type is a literal AEP type, not an expression: write the type itself (a computed extension type belongs in \`fallback.type\`)`,
+    );
     return undefined;
   }
   const before = x.errors.length;
@@ -53,7 +69,8 @@ export function compileEmit(x: Expressions, e: Emit, path: Path, ctx: EmitContex
     else x.err(f.code, f.path, f.message, { key: f.key });
   }
   for (const k of x.trusted ? [] : Object.keys(e.standins ?? {})) {
-    for (const f of checkFields({ [k]: null }, [...path, 'standins'], { type: e.type, gated, astAt }).filter((i) => i.code === 'unknown-field')) x.err(f.code, f.path, f.message, { key: true });
+    for (const f of checkFields({ [k]: null }, [...path, 'standins'], { type: e.type, gated, astAt }).filter((i) => i.code === 'unknown-field'))
+      x.err(f.code, f.path, f.message, { key: true });
   }
   if (x.errors.length > before || (e.when !== undefined && when === undefined)) return undefined;
   // two expressions, each compiled once: the condition (JSONata's truth, as its `?` reads it), then the event's parts

@@ -8,7 +8,7 @@ export const ERROR_CODES = {
   'invalid-expression': 'a JSONata expression does not compile',
   'unmarked-expression': 'an expression written without its `=` mark (plain values are literal)',
   'unknown-variable': 'an expression reads a `$variable` its position does not bind',
-  'unknown-function': 'an expression calls a function that is neither a JSONata built-in nor the engine\'s',
+  'unknown-function': "an expression calls a function that is neither a JSONata built-in nor the engine's",
   'function-arity': 'a function is called with too few or too many arguments',
   'unknown-field': 'a rule writes a field its event type does not define, or reads a config key the descriptor does not declare',
   'unknown-event-type': 'an emitted type is not a registered AEP type, or an x.* type outside the vendor namespace',

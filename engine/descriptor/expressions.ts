@@ -11,7 +11,10 @@ import type { YamlSource } from './yaml-source.ts';
 
 export type Path = (string | number)[];
 /** Where an expression sits: its position's bindings and the descriptor names visible there. */
-export interface Site { position: Position; names: readonly string[] }
+export interface Site {
+  position: Position;
+  names: readonly string[];
+}
 
 export class Expressions {
   /** The AST of every marked leaf compiled, by path (field checks read object constructors). */
@@ -41,9 +44,19 @@ export class Expressions {
     const lines = f.source.split('\n');
     let rest = f.index;
     let li = 0;
-    while (li < lines.length - 1 && rest > lines[li].length) { rest -= lines[li].length + 1; li++; }
+    while (li < lines.length - 1 && rest > lines[li].length) {
+      rest -= lines[li].length + 1;
+      li++;
+    }
     const excerpt = `${lines[li]}\n${' '.repeat(Math.max(0, rest))}^`;
-    this.errors.push({ code: 'invalid-expression', file: this.src.file, line: at.line, col: at.col, path: pathString(f.path), message: `${f.message} (at ${li + 1}:${rest + 1} in the expression)\n    ${excerpt.replace(/\n/g, '\n    ')}` });
+    this.errors.push({
+      code: 'invalid-expression',
+      file: this.src.file,
+      line: at.line,
+      col: at.col,
+      path: pathString(f.path),
+      message: `${f.message} (at ${li + 1}:${rest + 1} in the expression)\n    ${excerpt.replace(/\n/g, '\n    ')}`,
+    });
   }
 
   /** Resolve the names of one compiled leaf; false when any does not resolve. */
@@ -61,7 +74,10 @@ export class Expressions {
     if (source === undefined) return undefined;
     if (this.trusted) return lazyCompiled(exprText(source), path);
     const c = compileMarked(source, path);
-    if (isFailure(c)) { this.fail(c); return undefined; }
+    if (isFailure(c)) {
+      this.fail(c);
+      return undefined;
+    }
     return this.names(c, path, site) ? c : undefined;
   }
 
@@ -74,7 +90,10 @@ export class Expressions {
       return true;
     }
     if (Array.isArray(tpl)) return tpl.map((t, i) => this.unmarked(t, [...path, i])).some(Boolean);
-    if (tpl && typeof tpl === 'object') return Object.entries(tpl).map(([k, v]) => this.unmarked(v, [...path, k])).some(Boolean);
+    if (tpl && typeof tpl === 'object')
+      return Object.entries(tpl)
+        .map(([k, v]) => this.unmarked(v, [...path, k]))
+        .some(Boolean);
     return false;
   }
 
@@ -84,7 +103,9 @@ export class Expressions {
     if (this.unmarked(tpl, path)) return undefined;
     const failures: ExprFailure[] = [];
     let ok = true;
-    const source = templateSource(tpl, path, failures, (e, p) => { ok = this.names(e, p, site) && ok; });
+    const source = templateSource(tpl, path, failures, (e, p) => {
+      ok = this.names(e, p, site) && ok;
+    });
     failures.forEach((f) => this.fail(f));
     return failures.length || !ok ? undefined : source;
   }
@@ -99,7 +120,10 @@ export class Expressions {
   compiled(source: string, path: Path): Expr | undefined {
     if (this.trusted) return lazyCompiled(source, path);
     const c = tryCompile(source, path);
-    if (isFailure(c)) { this.fail(c); return undefined; }
+    if (isFailure(c)) {
+      this.fail(c);
+      return undefined;
+    }
     return c;
   }
 }
@@ -110,8 +134,14 @@ export function unmarkedMessage(value: unknown, expressionOnly = false): string 
   const oneLine = text.replace(/\s*\n\s*/g, ' ');
   const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text);
   const fix = `\`=${oneLine.length > 60 ? `${oneLine.slice(0, 57)}...` : oneLine}\``;
-  if (expressionOnly) return `${shown} is a plain (literal) value, but this position takes an expression: write ${fix} (expressions start with \`=\`; docs/expressions.md)`;
+  if (expressionOnly)
+    return `${shown} is a plain (literal) value, but this position takes an expression: write ${fix} (expressions start with \`=\`; docs/expressions.md)`;
   const lit = jsonataLiteral(text);
-  const literal = lit ? `; for the literal, write ${typeof lit.value === 'string' ? `\`${lit.value}\`` : `the YAML value \`${JSON.stringify(lit.value)}\``}` : '';
-  return `${shown} reads as a JSONata expression (${readsAsExpression(text)}), but plain values are literal: write ${fix} for the expression${literal} (docs/expressions.md)`;
+  const literal = lit
+    ? `; for the literal, write ${typeof lit.value === 'string' ? `\`${lit.value}\`` : `the YAML value \`${JSON.stringify(lit.value)}\``}`
+    : '';
+  return (
+    `${shown} reads as a JSONata expression (${readsAsExpression(text)}), but plain values are ` +
+    `literal: write ${fix} for the expression${literal} (docs/expressions.md)`
+  );
 }

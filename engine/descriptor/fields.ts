@@ -48,8 +48,12 @@ function walk(schema: any, tpl: unknown, path: (string | number)[], dotted: stri
     if (!typeOk(schema, 'object')) return reject(schema, tpl, path, ctx, out);
     for (const [k, v] of Object.entries(tpl)) {
       const sub = schema.properties?.[k];
-      if (sub) { walk(sub, v, [...path, k], [...dotted, k], ctx, out); continue; }
-      if (!known(schema, [...dotted, k], ctx)) out.push({ code: 'unknown-field', path: [...path, k], key: true, message: unknownMessage(k, schema, dotted, ctx) });
+      if (sub) {
+        walk(sub, v, [...path, k], [...dotted, k], ctx, out);
+        continue;
+      }
+      if (!known(schema, [...dotted, k], ctx))
+        out.push({ code: 'unknown-field', path: [...path, k], key: true, message: unknownMessage(k, schema, dotted, ctx) });
     }
     return;
   }
@@ -69,7 +73,10 @@ function exprKeys(schema: any, ast: any, path: (string | number)[], dotted: stri
   for (const [k, v] of ast.lhs ?? []) {
     if (k?.type !== 'string') continue;
     const sub = schema.properties?.[k.value];
-    if (sub) { exprKeys(sub, v, path, [...dotted, k.value], ctx, out); continue; }
+    if (sub) {
+      exprKeys(sub, v, path, [...dotted, k.value], ctx, out);
+      continue;
+    }
     if (!known(schema, [...dotted, k.value], ctx)) {
       // a string node's position is just past its closing quote
       out.push({ code: 'unknown-field', path, index: k.position - JSON.stringify(k.value).length, message: unknownMessage(k.value, schema, dotted, ctx) });
@@ -87,10 +94,18 @@ function unknownMessage(key: string, schema: any, dotted: string[], ctx: FieldCo
   const fields = Object.keys(schema.properties ?? {});
   const where = dotted.length ? `\`${dotted.join('.')}\` of ${ctx.type}` : `${ctx.type}'s payload`;
   const gate = [...dotted, key].join('.');
-  return explain(`\`${key}\` is not a field of ${where}`, { name: key, candidates: fields, label: 'Fields', hint: `A deliberate extension field states its capture level: \`gates: { ${gate}: metadata }\`.` });
+  return explain(`\`${key}\` is not a field of ${where}`, {
+    name: key,
+    candidates: fields,
+    label: 'Fields',
+    hint: `A deliberate extension field states its capture level: \`gates: { ${gate}: metadata }\`.`,
+  });
 }
 
-const JSON_TYPE = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v);
+/** 'an array', 'a string': a JSON type with its article. */
+const article = (type: string) => (type === 'array' || type === 'object' || type === 'integer' ? `an ${type}` : `a ${type}`);
+const JSON_TYPE = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v;
 
 function typeOk(schema: any, t: string): boolean {
   if (schema.type === undefined) return true;
@@ -102,7 +117,11 @@ function literal(schema: any, v: unknown, path: (string | number)[], ctx: FieldC
   if (typeof v === 'string' && readsAsExpression(v)) return; // refused as an unmarked expression already
   if (Array.isArray(schema.enum) && !schema.enum.includes(v)) {
     const allowed = schema.enum.map(String);
-    out.push({ code: 'payload-rejected', path, message: explain(`${JSON.stringify(v)} is not a valid \`${path.at(-1)}\` of ${ctx.type}`, { name: String(v), candidates: allowed, label: 'One of' }) });
+    out.push({
+      code: 'payload-rejected',
+      path,
+      message: explain(`${JSON.stringify(v)} is not a valid \`${path.at(-1)}\` of ${ctx.type}`, { name: String(v), candidates: allowed, label: 'One of' }),
+    });
     return;
   }
   if (!typeOk(schema, JSON_TYPE(v))) reject(schema, v, path, ctx, out);
@@ -110,5 +129,9 @@ function literal(schema: any, v: unknown, path: (string | number)[], ctx: FieldC
 
 function reject(schema: any, v: unknown, path: (string | number)[], ctx: FieldContext, out: FieldIssue[]): void {
   const want = Array.isArray(schema.type) ? schema.type.join(' or ') : schema.type;
-  out.push({ code: 'payload-rejected', path, message: `${ctx.type} wants ${want === 'array' || want === 'object' || want === 'integer' ? `an ${want}` : `a ${want}`} at \`${path.at(-1)}\`, the rule writes ${JSON_TYPE(v) === 'array' || JSON_TYPE(v) === 'object' || JSON_TYPE(v) === 'integer' ? `an ${JSON_TYPE(v)}` : `a ${JSON_TYPE(v)}`} (${JSON.stringify(v)})` });
+  out.push({
+    code: 'payload-rejected',
+    path,
+    message: `${ctx.type} wants ${article(want)} at \`${path.at(-1)}\`, the rule writes ${article(JSON_TYPE(v))} (${JSON.stringify(v)})`,
+  });
 }

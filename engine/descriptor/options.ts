@@ -2,7 +2,12 @@
 // does, and the environment variable that overrides it. The one place the
 // HOOKMAP_<AGENT>_<KEY> naming rule lives (the mapper reads it; the agent's
 // generated page shows it), and how the options an agent runs with resolve.
-export interface AgentOption { key: string; default: unknown; doc: string; env: string }
+export interface AgentOption {
+  key: string;
+  default: unknown;
+  doc: string;
+  env: string;
+}
 
 /** HOOKMAP_<AGENT>_<KEY>: upper case, anything outside [A-Z0-9] an underscore. */
 export function optionEnvName(agent: string, key: string): string {

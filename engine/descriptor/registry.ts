@@ -12,7 +12,10 @@ export const VENDORS_DIR = join(ROOT, 'vendors');
 export const FIXTURES_DIR = join(ROOT, 'fixtures');
 
 export function listVendors(): string[] {
-  return readdirSync(VENDORS_DIR).filter((f) => /\.ya?ml$/.test(f)).map((f) => f.replace(/\.ya?ml$/, '')).sort();
+  return readdirSync(VENDORS_DIR)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .map((f) => f.replace(/\.ya?ml$/, ''))
+    .sort();
 }
 
 export function descriptorPath(nameOrPath: string): string {

@@ -16,16 +16,31 @@ import type { YamlSource } from './yaml-source.ts';
 type Seg = string | number;
 
 const segsOf = (instancePath: string): Seg[] =>
-  instancePath.split('/').slice(1).map((x) => x.replace(/~1/g, '/').replace(/~0/g, '~')).map((x) => (/^\d+$/.test(x) ? Number(x) : x));
+  instancePath
+    .split('/')
+    .slice(1)
+    .map((x) => x.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((x) => (/^\d+$/.test(x) ? Number(x) : x));
 
 const JSON_TYPE = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'a sequence' : typeof v === 'object' ? 'a mapping' : `a ${typeof v}`);
-const TYPE_NAME: Record<string, string> = { object: 'a mapping', array: 'a sequence', string: 'a string', number: 'a number', integer: 'an integer', boolean: 'a boolean', null: 'null' };
+const TYPE_NAME: Record<string, string> = {
+  object: 'a mapping',
+  array: 'a sequence',
+  string: 'a string',
+  number: 'a number',
+  integer: 'an integer',
+  boolean: 'a boolean',
+  null: 'null',
+};
 
 /** One validator per schema object (branches of an anyOf are re-validated alone). */
 export class SchemaReporter {
   private readonly cache = new WeakMap<object, (d: unknown) => boolean>();
   private readonly ajv: AjvInstance;
-  constructor(private readonly root: any, ajv?: AjvInstance) {
+  constructor(
+    private readonly root: any,
+    ajv?: AjvInstance,
+  ) {
     this.ajv = ajv ?? verboseAjv();
   }
 
@@ -61,7 +76,12 @@ export class SchemaReporter {
       // the branch the value's JSON type selects (a string: the enum branch; a mapping: the object branch)
       const fits = tried.filter((t) => accepts(resolve(t.b, this.root), u.data, this.root));
       if (!fits.length) {
-        out.push({ keyword: 'union', segs: at, message: `must be ${unionTypes(branches, this.root).join(' or ')}, not ${JSON_TYPE(u.data)}`, data: u.data } as Raw);
+        out.push({
+          keyword: 'union',
+          segs: at,
+          message: `must be ${unionTypes(branches, this.root).join(' or ')}, not ${JSON_TYPE(u.data)}`,
+          data: u.data,
+        } as Raw);
         continue;
       }
       fits.sort((a, b) => a.errs.length - b.errs.length);
@@ -78,7 +98,8 @@ function resolve(s: any, root: any): any {
   return s;
 }
 
-const typeOfValue = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v);
+const typeOfValue = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v;
 
 /** Does this branch accept values of the value's JSON type at all (its `type`, or the types of its enum)? */
 function accepts(b: any, v: unknown, root: any): boolean {
@@ -106,7 +127,10 @@ function unionTypes(branches: any[], root: any): string[] {
 
 const RANK: Record<string, number> = { unmarked: 0, additionalProperties: 1, required: 2, union: 3, enum: 4, type: 5 };
 
-export interface SchemaProblem { error: DescriptorError; /** Where it sits (keys may hold dots: not recoverable from error.path). */ segs: Seg[] }
+export interface SchemaProblem {
+  error: DescriptorError;
+  /** Where it sits (keys may hold dots: not recoverable from error.path). */ segs: Seg[];
+}
 
 /** The descriptor's schema problems as located, coded, de-duplicated errors. */
 export function schemaErrors(reporter: SchemaReporter, schema: object, spec: unknown, src: YamlSource): SchemaProblem[] {
@@ -116,13 +140,16 @@ export function schemaErrors(reporter: SchemaReporter, schema: object, spec: unk
     if (r.keyword !== 'required') return true;
     const missing = String((r.params as any)?.missingProperty);
     const here = pathString(r.segs);
-    return !all.some((o) => o.keyword === 'additionalProperties' && pathString(o.segs) === here && suggest(String((o.params as any)?.additionalProperty), [missing]) === missing);
+    return !all.some(
+      (o) =>
+        o.keyword === 'additionalProperties' && pathString(o.segs) === here && suggest(String((o.params as any)?.additionalProperty), [missing]) === missing,
+    );
   });
   const byPlace = new Map<string, { rank: number; p: SchemaProblem }>();
   for (const r of raws) {
     const p = toError(r, src);
     if (!p) continue;
-    const rank = p.error.code === 'unmarked-expression' ? 0 : RANK[r.keyword] ?? 9;
+    const rank = p.error.code === 'unmarked-expression' ? 0 : (RANK[r.keyword] ?? 9);
     const place = r.keyword === 'additionalProperties' || r.keyword === 'required' ? `${p.error.path}#${p.error.message}` : p.error.path;
     const seen = byPlace.get(place);
     if (!seen || rank < seen.rank) byPlace.set(place, { rank, p });
@@ -161,11 +188,18 @@ function toError(r: Raw, src: YamlSource): SchemaProblem | undefined {
         // a mapping with required keys names them (the fix), e.g. an option's { default, doc }
         const required: string[] = params.type === 'object' ? ((r.parentSchema as any)?.required ?? []) : [];
         const keys = required.length ? ` with ${required.map((k) => `\`${k}\``).join(', ')}` : '';
-        message = `must be ${[params.type].flat().map((t: string) => TYPE_NAME[t] ?? t).join(' or ')}${keys}, not ${JSON_TYPE(r.data)}`;
+        message = `must be ${[params.type]
+          .flat()
+          .map((t: string) => TYPE_NAME[t] ?? t)
+          .join(' or ')}${keys}, not ${JSON_TYPE(r.data)}`;
       }
       break;
     case 'pattern':
-      if (params.pattern === '^=') { code = 'unmarked-expression'; message = unmarkedMessage(r.data, true); break; }
+      if (params.pattern === '^=') {
+        code = 'unmarked-expression';
+        message = unmarkedMessage(r.data, true);
+        break;
+      }
       message = `${JSON.stringify(r.data)} must match ${params.pattern}`;
       break;
     case 'minLength':

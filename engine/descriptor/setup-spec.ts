@@ -7,7 +7,11 @@ import type { HookmapDescriptor, SetupShape } from '../generated/descriptor-type
 export type Scope = 'user' | 'project';
 export type Unit = 's' | 'ms';
 
-export interface Requirement { file: string; match: string; hint: string }
+export interface Requirement {
+  file: string;
+  match: string;
+  hint: string;
+}
 
 /** The setup block's `mcp`: where `hookmap setup --mcp` registers the hookmap MCP server (engine/setup/mcp.ts). */
 export interface McpSetupSpec {

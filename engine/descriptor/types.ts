@@ -15,7 +15,12 @@ export type { Plugin as PluginSpec } from '../generated/descriptor-types.ts';
 export type Provenance = NonNullable<HookmapDescriptor['provenance']>;
 
 /** Shim bounds and the generated in-process plugin (schema `shim`). */
-export interface ShimSpec { boundMs?: number; connectTimeoutMs?: number; marginMs?: number; plugin?: Plugin }
+export interface ShimSpec {
+  boundMs?: number;
+  connectTimeoutMs?: number;
+  marginMs?: number;
+  plugin?: Plugin;
+}
 
 export interface CompiledEmit {
   /** The AEP type (always literal). */
@@ -34,7 +39,10 @@ export interface CompiledEmit {
   gates?: Record<string, CaptureLevel>;
   capture?: CaptureLevel;
   on?: 'added' | 'entered' | 'removed' | 'changed';
-  /** The emit's `when`, compiled on its own (JSONata truth): the event is drafted only when it holds; a snapshot `entered` emit also reads it against the previous item. */
+  /**
+   * The emit's `when`, compiled on its own (JSONata truth): the event is drafted only when it holds; a snapshot
+   * `entered` emit also reads it against the previous item.
+   */
   whenExpr?: Expr;
   path: string;
 }
@@ -109,7 +117,14 @@ export interface CompiledDecide {
 }
 
 /** An otlp-receiver surface's exporter settings (`hookmap setup <agent> --otel`), literal data. */
-export interface OtelExport { format: 'toml' | 'print'; file?: string; table?: string; block: string; notes: string[]; docs: string[] }
+export interface OtelExport {
+  format: 'toml' | 'print';
+  file?: string;
+  table?: string;
+  block: string;
+  notes: string[];
+  docs: string[];
+}
 
 /** A stream-subscriber surface: how the daemon attaches to one stream of an agent instance (all literal data). */
 export interface CompiledStream {
@@ -163,7 +178,12 @@ export interface CompiledTranscript {
   usage: Expr;
 }
 
-export interface CapabilityClaim { state: CapabilityState; why?: string; evidence?: string[]; live?: string }
+export interface CapabilityClaim {
+  state: CapabilityState;
+  why?: string;
+  evidence?: string[];
+  live?: string;
+}
 
 export interface Descriptor {
   file: string;
@@ -176,7 +196,16 @@ export interface Descriptor {
   /** Its own types' prefix: x.<agent> or x.<agent>.<channel>. */
   namespace: string;
   name: string;
-  surface: { kind: string; pin: string; docs?: string[]; notes?: string; hookTimeoutMs?: number; hookNameText?: string; stream?: CompiledStream; export?: OtelExport };
+  surface: {
+    kind: string;
+    pin: string;
+    docs?: string[];
+    notes?: string;
+    hookTimeoutMs?: number;
+    hookNameText?: string;
+    stream?: CompiledStream;
+    export?: OtelExport;
+  };
   /** The identity expressions as written, for docs and messages. */
   identityText: { session: string; run?: string };
   hookName?: Expr;

@@ -6,7 +6,12 @@ import type { DescriptorError } from './errors.ts';
 import { pathString } from './errors.ts';
 import { cachedYamlData } from './yaml-cache.ts';
 
-export interface NodePos { line: number; col: number; /** scalar style, for expression offsets */ style?: string; offset: number }
+export interface NodePos {
+  line: number;
+  col: number;
+  /** scalar style, for expression offsets */ style?: string;
+  offset: number;
+}
 
 export interface YamlSource {
   file: string;
@@ -103,7 +108,10 @@ export function yamlSourceFrom(file: string, text: string, data: YamlData): Yaml
       let consumed = 0;
       for (const l of body.split('\n')) {
         const content = l.slice(indent);
-        if (index <= consumed + content.length) { col = indent + 1 + (index - consumed); break; }
+        if (index <= consumed + content.length) {
+          col = indent + 1 + (index - consumed);
+          break;
+        }
         consumed += content.length + 1;
         line++;
       }

@@ -20,18 +20,44 @@ export function checkAutostart(home: string, version: string): Finding[] {
     out.push({ area: 'shim', subject, status: 'info', message: `off: no launcher at ${launcher} (hookmap setup <agent> writes it)` });
   } else {
     const t = launcherTargets(readFileSync(launcher, 'utf8'));
-    if (t.bin && !existsSync(t.bin)) out.push({ area: 'shim', subject, status: 'warn', message: `${launcher} runs ${t.bin}, which is gone: shims start the hookmap on PATH instead, if there is one`, fix: 'hookmap setup <agent> (or hookmap up) rewrites it for this hookmap' });
-    else if (t.version && t.version !== version) out.push({ area: 'shim', subject, status: 'info', message: `${launcher} was written by hookmap ${t.version} (this is ${version}); the next hookmap up or setup rewrites it` });
-    if (existsSync(join(home, OFF_FILE))) out.push({ area: 'shim', subject, status: 'info', message: `off: ${join(home, OFF_FILE)} (hookmap setup <agent> --autostart turns it back on)` });
-    else out.push({ area: 'shim', subject, status: 'ok', message: `on: a shim that finds no hookmap up starts one (${launcher}; log ${join(home, 'up.log')})` });
+    if (t.bin && !existsSync(t.bin))
+      out.push({
+        area: 'shim',
+        subject,
+        status: 'warn',
+        message: `${launcher} runs ${t.bin}, which is gone: shims start the hookmap on PATH instead, if there is one`,
+        fix: 'hookmap setup <agent> (or hookmap up) rewrites it for this hookmap',
+      });
+    else if (t.version && t.version !== version)
+      out.push({
+        area: 'shim',
+        subject,
+        status: 'info',
+        message: `${launcher} was written by hookmap ${t.version} (this is ${version}); the next hookmap up or setup rewrites it`,
+      });
+    if (existsSync(join(home, OFF_FILE)))
+      out.push({ area: 'shim', subject, status: 'info', message: `off: ${join(home, OFF_FILE)} (hookmap setup <agent> --autostart turns it back on)` });
+    else
+      out.push({ area: 'shim', subject, status: 'ok', message: `on: a shim that finds no hookmap up starts one (${launcher}; log ${join(home, 'up.log')})` });
   }
   const b = readBackoff(home);
   if (b) {
     const when = new Date(b.until).toISOString().slice(11, 16);
     out.push(
       b.active
-        ? { area: 'shim', subject: b.file, status: 'warn', message: `start on demand failed at ${b.time} for ${b.url}: ${b.why}; no shim tries again before ${when} UTC (${BACKOFF_MS / 60_000} min)`, fix: `see ${join(home, 'up.log')}; fix it, then hookmap up (a start that works clears this)` }
-        : { area: 'shim', subject: b.file, status: 'info', message: `start on demand failed at ${b.time} for ${b.url}: ${b.why}; the back-off is over, the next hook tries again` },
+        ? {
+            area: 'shim',
+            subject: b.file,
+            status: 'warn',
+            message: `start on demand failed at ${b.time} for ${b.url}: ${b.why}; no shim tries again before ${when} UTC (${BACKOFF_MS / 60_000} min)`,
+            fix: `see ${join(home, 'up.log')}; fix it, then hookmap up (a start that works clears this)`,
+          }
+        : {
+            area: 'shim',
+            subject: b.file,
+            status: 'info',
+            message: `start on demand failed at ${b.time} for ${b.url}: ${b.why}; the back-off is over, the next hook tries again`,
+          },
     );
   }
   return out;

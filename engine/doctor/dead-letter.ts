@@ -47,7 +47,7 @@ export function summarize(path: string): DeadLetterSummary {
     let lines = 0;
     let lastStart = 0; // start of the last non-empty line
     let lineStart = 0;
-    for (let pos = 0; pos < size; ) {
+    for (let pos = 0; pos < size;) {
       const n = readSync(fd, buf, 0, Math.min(CHUNK, size - pos), pos);
       if (n <= 0) break;
       for (let i = 0; i < n; i++) {
@@ -98,8 +98,10 @@ export function codeOf(rec: Record<string, unknown>): string {
 }
 
 const WHAT_TO_DO: Record<string, string> = {
-  'over-frame-limit': 'the event is larger than the relay\'s frame limit: lower the agent\'s capture ceiling (content is what makes events large) or, on a relay that lets you, raise its limit',
-  'invalid-event': 'the relay refused the envelope: the record\'s reason carries the relay\'s detail (often a relay that speaks another AEP version)',
+  'over-frame-limit':
+    "the event is larger than the relay's frame limit: lower the agent's capture ceiling " +
+    '(content is what makes events large) or, on a relay that lets you, raise its limit',
+  'invalid-event': "the relay refused the envelope: the record's reason carries the relay's detail (often a relay that speaks another AEP version)",
 };
 
 export function checkDeadLetters(logsDir: string): Finding[] {
@@ -110,11 +112,18 @@ export function checkDeadLetters(logsDir: string): Finding[] {
     try {
       s = summarize(path);
     } catch (err) {
-      return { area: 'logs', subject: path, status: 'warn', message: `${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): it holds events the relay refused`, fix: `check the permissions of ${path}` };
+      return {
+        area: 'logs',
+        subject: path,
+        status: 'warn',
+        message: `${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): it holds events the relay refused`,
+        fix: `check the permissions of ${path}`,
+      };
     }
     const code = s.newest ? codeOf(s.newest) : undefined;
     const newest = s.newest
-      ? `newest ${typeof s.newest.time === 'string' ? s.newest.time : '(no time)'} ${code}${typeof s.newest.type === 'string' ? ` (${s.newest.type}${typeof s.newest.id === 'string' ? ` ${s.newest.id}` : ''})` : ''}`
+      ? `newest ${typeof s.newest.time === 'string' ? s.newest.time : '(no time)'} ${code}` +
+        `${typeof s.newest.type === 'string' ? ` (${s.newest.type}${typeof s.newest.id === 'string' ? ` ${s.newest.id}` : ''})` : ''}`
       : 'newest entry unreadable';
     const n = `${s.lines} event${s.lines === 1 ? '' : 's'}`;
     return {
@@ -122,7 +131,9 @@ export function checkDeadLetters(logsDir: string): Finding[] {
       subject: path,
       status: 'warn',
       message: `${path}: ${n} the relay refused, set aside (still in the session logs, never seen on the stream); ${newest}`,
-      fix: `${(code && WHAT_TO_DO[code]) ?? 'read the reason in each record'}; each record names its session log file and offset. Then move ${path} away: doctor reports it while it is there`,
+      fix:
+        `${(code && WHAT_TO_DO[code]) ?? 'read the reason in each record'}; each record names its ` +
+        `session log file and offset. Then move ${path} away: doctor reports it while it is there`,
     };
   });
 }

@@ -13,10 +13,18 @@ export function checkFailedOpen(home: string): Finding[] {
       area: 'shim',
       subject,
       status: 'warn',
-      message: `hooks that got no answer from hookmap: ${describeFailedOpen(pending)}; the agents went on with their neutral reply and those moments left no events`,
+      message:
+        `hooks that got no answer from hookmap: ${describeFailedOpen(pending)}; the agents went on ` +
+        `with their neutral reply and those moments left no events`,
       fix: 'keep hookmap up running (hookmap up); the next start reports and clears this list',
     });
   const seen = readSeenFailedOpen(home);
-  if (seen.count) out.push({ area: 'shim', subject: failedOpenPaths(home).seen, status: 'info', message: `reported at the last hookmap up start: ${describeFailedOpen(seen)}` });
+  if (seen.count)
+    out.push({
+      area: 'shim',
+      subject: failedOpenPaths(home).seen,
+      status: 'info',
+      message: `reported at the last hookmap up start: ${describeFailedOpen(seen)}`,
+    });
   return out;
 }

@@ -52,7 +52,11 @@ export function checkLogs(dir: string): Finding[] {
   try {
     rmSync(mkdtempSync(join(dir, '.doctor-')), { recursive: true, force: true });
   } catch (err) {
-    add('problem', `${dir} is not writable (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): events are not recorded`, `check the permissions of ${dir}`);
+    add(
+      'problem',
+      `${dir} is not writable (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): events are not recorded`,
+      `check the permissions of ${dir}`,
+    );
     return out;
   }
   const { files, bytes } = walk(dir);

@@ -59,7 +59,13 @@ export function inspectMcp(d: Descriptor, env: NodeJS.ProcessEnv, dir: string, s
     const launcher = argv ? argv.slice(0, Math.max(0, argv.indexOf('mcp'))) : [];
     const gone = launcher.filter((a) => isAbsolute(a) && !existsSync(a));
     if (gone.length) {
-      add({ status: 'problem', message: `${where}: the MCP server "${m.name}" runs ${gone.map((g) => tilde(g, env)).join(' and ')}, which does not exist: the agent cannot start it (ask_human fails)`, fix });
+      add({
+        status: 'problem',
+        message:
+          `${where}: the MCP server "${m.name}" runs ${gone.map((g) => tilde(g, env)).join(' and ')}, ` +
+          `which does not exist: the agent cannot start it (ask_human fails)`,
+        fix,
+      });
       continue;
     }
     let current: boolean;
@@ -71,10 +77,26 @@ export function inspectMcp(d: Descriptor, env: NodeJS.ProcessEnv, dir: string, s
     if (current) add({ status: 'ok', message: `${where}: MCP server "${m.name}" registered (ask_human, emit_event)` });
     else if (launcher.length && !launcher.includes(launcherArgv(env)[0]) && launcher.some((a) => /(^|\/)hookmap\.mjs$/.test(a))) {
       // an older setup named the checkout or package itself: an upgrade, a move or a removed clone breaks it
-      add({ status: 'warn', message: `${where}: MCP server "${m.name}" runs ${launcher.map((a) => tilde(a, env)).join(' ')} directly (a path into a checkout or package, which an upgrade or a move breaks); setup now registers the launcher ${tilde(launcherArgv(env)[0], env)}`, fix });
-    } else add({ status: 'warn', message: `${where}: MCP server "${m.name}" registered, but not as setup writes it today (another hookmap checkout, HOOKMAP_URL or HOOKMAP_HOME): ${argv?.join(' ') ?? 'unreadable entry'}`, fix });
+      add({
+        status: 'warn',
+        message:
+          `${where}: MCP server "${m.name}" runs ${launcher.map((a) => tilde(a, env)).join(' ')} ` +
+          `directly (a path into a checkout or package, which an upgrade or a move breaks); setup now ` +
+          `registers the launcher ${tilde(launcherArgv(env)[0], env)}`,
+        fix,
+      });
+    } else
+      add({
+        status: 'warn',
+        message:
+          `${where}: MCP server "${m.name}" registered, but not as setup writes it today (another ` +
+          `hookmap checkout, HOOKMAP_URL or HOOKMAP_HOME): ${argv?.join(' ') ?? 'unreadable entry'}`,
+        fix,
+      });
   }
-  if (registered.length > 1) add({ status: 'info', message: `MCP server "${m.name}" registered in both the user and the project config; the agent may start it twice` });
-  if (!registered.length && hooksWired) add({ status: 'info', message: 'MCP server not registered: the model cannot ask a human through hookmap (ask_human)', fix: `${setupCommand} --mcp` });
+  if (registered.length > 1)
+    add({ status: 'info', message: `MCP server "${m.name}" registered in both the user and the project config; the agent may start it twice` });
+  if (!registered.length && hooksWired)
+    add({ status: 'info', message: 'MCP server not registered: the model cannot ask a human through hookmap (ask_human)', fix: `${setupCommand} --mcp` });
   return out;
 }

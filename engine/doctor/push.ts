@@ -26,17 +26,38 @@ export function pushReach(url: string): Finding {
       subject: url,
       status: 'info',
       message: `${u.origin} is loopback: Web Push works in a browser on this machine only; a phone needs an https address`,
-      fix: 'tailscale serve --bg 8787 (then hookmap up --allow-host <name>.ts.net), a Cloudflare tunnel, or the LAN: hookmap up --host 0.0.0.0 --tls-cert F --tls-key K (README, "Reach from the phone")',
+      fix:
+        'tailscale serve --bg 8787 (then hookmap up --allow-host <name>.ts.net), a Cloudflare ' +
+        'tunnel, or the LAN: hookmap up --host 0.0.0.0 --tls-cert F --tls-key K (README, "Reach ' +
+        'from the phone")',
     };
-  return { area: 'push', subject: url, status: 'warn', message: `${u.origin} is plain http off loopback: browsers refuse Web Push there (not a secure context), and the sign-in travels unencrypted`, fix: 'serve the inbox over https: hookmap up --tls-cert F --tls-key K, or Tailscale serve, or a tunnel' };
+  return {
+    area: 'push',
+    subject: url,
+    status: 'warn',
+    message: `${u.origin} is plain http off loopback: browsers refuse Web Push there (not a secure context), and the sign-in travels unencrypted`,
+    fix: 'serve the inbox over https: hookmap up --tls-cert F --tls-key K, or Tailscale serve, or a tunnel',
+  };
 }
 
 export function checkPush(home: string, url: string): Finding[] {
   const out: Finding[] = [];
   try {
-    if (!readVapidKeys(home)) out.push({ area: 'push', subject: vapidPath(home), status: 'info', message: 'no Web Push key pair yet: hookmap up makes one at its first start (hookmap push key prints it)' });
+    if (!readVapidKeys(home))
+      out.push({
+        area: 'push',
+        subject: vapidPath(home),
+        status: 'info',
+        message: 'no Web Push key pair yet: hookmap up makes one at its first start (hookmap push key prints it)',
+      });
   } catch (e) {
-    out.push({ area: 'push', subject: vapidPath(home), status: 'problem', message: `the Web Push key pair is unusable: ${(e as Error).message}`, fix: 'delete the file and start hookmap up (every device then subscribes again)' });
+    out.push({
+      area: 'push',
+      subject: vapidPath(home),
+      status: 'problem',
+      message: `the Web Push key pair is unusable: ${(e as Error).message}`,
+      fix: 'delete the file and start hookmap up (every device then subscribes again)',
+    });
   }
   let devices;
   try {
@@ -45,12 +66,33 @@ export function checkPush(home: string, url: string): Finding[] {
     out.push({ area: 'push', subject: 'devices', status: 'problem', message: (e as Error).message });
     return out;
   }
-  if (!devices.length) out.push({ area: 'push', subject: 'devices', status: 'info', message: 'no device gets pushes: press "Notify me" in the inbox on the phone (hookmap open --qr signs it in)' });
+  if (!devices.length)
+    out.push({
+      area: 'push',
+      subject: 'devices',
+      status: 'info',
+      message: 'no device gets pushes: press "Notify me" in the inbox on the phone (hookmap open --qr signs it in)',
+    });
   else {
     const keys = liveKeys(home);
     for (const d of devices) {
       const live = keys.has(d.principal.key);
-      out.push(live ? { area: 'push', subject: d.name, status: 'ok', message: `${d.name} gets pushes (${new URL(d.subscription.endpoint).host}, registered by ${d.principal.name})` } : { area: 'push', subject: d.name, status: 'warn', message: `${d.name}: the token ${d.principal.name} registered it with is revoked or replaced, so it gets nothing and its buttons answer nothing`, fix: `sign in again on that device and press "Notify me", or hookmap push revoke ${d.name}` });
+      out.push(
+        live
+          ? {
+              area: 'push',
+              subject: d.name,
+              status: 'ok',
+              message: `${d.name} gets pushes (${new URL(d.subscription.endpoint).host}, registered by ${d.principal.name})`,
+            }
+          : {
+              area: 'push',
+              subject: d.name,
+              status: 'warn',
+              message: `${d.name}: the token ${d.principal.name} registered it with is revoked or replaced, so it gets nothing and its buttons answer nothing`,
+              fix: `sign in again on that device and press "Notify me", or hookmap push revoke ${d.name}`,
+            },
+      );
     }
   }
   out.push(pushReach(url));

@@ -4,7 +4,14 @@ import type { DoctorReport } from './index.ts';
 import type { Finding } from './types.ts';
 
 const MARK: Record<Finding['status'], string> = { ok: ' ok ', info: ' -- ', warn: 'WARN', problem: 'FAIL' };
-const TITLE: Record<Finding['area'], string> = { agent: 'agents', shim: 'shims', daemon: 'daemon', backplane: 'backplane', push: 'web push and channels', logs: 'logs' };
+const TITLE: Record<Finding['area'], string> = {
+  agent: 'agents',
+  shim: 'shims',
+  daemon: 'daemon',
+  backplane: 'backplane',
+  push: 'web push and channels',
+  logs: 'logs',
+};
 
 export function renderReport(r: DoctorReport): string {
   const lines: string[] = [];
@@ -18,6 +25,10 @@ export function renderReport(r: DoctorReport): string {
     }
   }
   lines.push('');
-  lines.push(r.healthy ? `healthy${r.warnings ? ` (${r.warnings} warning${r.warnings > 1 ? 's' : ''})` : ''}; wired: ${r.wired.join(', ') || 'none'}` : `${r.problems} problem${r.problems > 1 ? 's' : ''}, ${r.warnings} warning${r.warnings === 1 ? '' : 's'}`);
+  lines.push(
+    r.healthy
+      ? `healthy${r.warnings ? ` (${r.warnings} warning${r.warnings > 1 ? 's' : ''})` : ''}; wired: ${r.wired.join(', ') || 'none'}`
+      : `${r.problems} problem${r.problems > 1 ? 's' : ''}, ${r.warnings} warning${r.warnings === 1 ? '' : 's'}`,
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -4,33 +4,39 @@
 // scopes: each firing would reach the daemon twice), other products' hooks
 // on the same events, shims that vanished or came from an older descriptor.
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { Descriptor } from '../descriptor/types.ts';
-import { configPathFor, formatOptions, launcherArgv, readEntries, stampedPlugin } from '../setup/apply.ts';
-import { splitCommand } from '../setup/registrations.ts';
+import { configPathFor, formatOptions, readEntries } from '../setup/apply.ts';
 import { FORMATS } from '../setup/formats/index.ts';
-import { readPluginStamp } from '../setup/formats/plugin-file.ts';
 import type { Entry } from '../setup/formats/types.ts';
 import { anyHookmap, commandOf, hookmapMatcher, shimPathOf, type Handler } from '../setup/recognize.ts';
 import { checkRequirements } from '../setup/requirements.ts';
 import { setupSpec, type Scope } from '../setup/spec.ts';
 import type { Wiring } from '../setup/wirings.ts';
-import { currentShShim, descriptorFile, planFor } from '../shim/generate.ts';
-import { baseUrl, descriptorHash, SHIM_VERSION } from '../shim/plan.mjs';
+import { currentShShim, planFor } from '../shim/generate.ts';
+import { baseUrl, SHIM_VERSION } from '../shim/plan.mjs';
 import { stampLine, WRITTEN_BY } from '../shim/sh.ts';
 import { hookmapVersion } from '../io/version.ts';
+import type { Finding } from './types.ts';
+import { inspectPlugin, inspectTee, launcherProblem, tilde } from './wiring-surfaces.ts';
 
 /** A shim's text without the line naming who wrote it (a version bump alone changes nothing it does). */
-const shimBody = (text: string) => text.split('\n').filter((l) => !l.startsWith(WRITTEN_BY)).join('\n');
-import type { Finding } from './types.ts';
+const shimBody = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => !l.startsWith(WRITTEN_BY))
+    .join('\n');
 
-export interface AgentWiring { agent: string; wired: boolean; usesShShim: boolean; findings: Finding[]; /** Where hookmap entries were found, by scope. */ wiredAt: { scope: Scope; path: string }[]; /** The setup command of the first scope found wired (its --project --dir included): fix hints build on it. */ setupCommand?: string }
-
-const tilde = (p: string, env: NodeJS.ProcessEnv) => {
-  const home = env.HOME || homedir();
-  return p.startsWith(`${home}/`) ? `~${p.slice(home.length)}` : p;
-};
+export interface AgentWiring {
+  agent: string;
+  wired: boolean;
+  usesShShim: boolean;
+  findings: Finding[];
+  /** Where hookmap entries were found, by scope. */
+  wiredAt: { scope: Scope; path: string }[];
+  /** The setup command of the first scope found wired (its --project --dir included): fix hints build on it. */
+  setupCommand?: string;
+}
 
 /** A path as one shell word in a fix hint (quoted only when it must be). */
 const shellWord = (p: string) => (/^[\w./~:@%+-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`);
@@ -51,7 +57,8 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string,
   const format = FORMATS[spec.strategy];
   const opts = formatOptions(d, spec);
   const owned = format.kind === 'text' && !!format.owned;
-  const setupCmdAt = (scope: Scope, at = dir) => `hookmap setup ${agent}${scope === 'project' ? ` --project${resolve(at) === resolve(dir) ? '' : ` --dir ${shellWord(tilde(at, env))}`}` : ' --user'}`;
+  const setupCmdAt = (scope: Scope, at = dir) =>
+    `hookmap setup ${agent}${scope === 'project' ? ` --project${resolve(at) === resolve(dir) ? '' : ` --dir ${shellWord(tilde(at, env))}`}` : ' --user'}`;
   const fields = spec.handler.recognize;
   const ours = hookmapMatcher(agent, fields);
   const wanted = [...d.hooks.values()].filter((h) => h.register).map((h) => h.name);
@@ -73,7 +80,12 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string,
     const { scope, path } = t;
     const setupCmd = (s: Scope) => setupCmdAt(s, t.dir);
     if (!existsSync(path)) {
-      if (t.recorded) add({ status: 'warn', message: `${scope} ${tilde(path, env)}: \`hookmap setup\` wired it on ${t.recorded.at.slice(0, 10)}; the file is gone now`, fix: setupCmd(scope) });
+      if (t.recorded)
+        add({
+          status: 'warn',
+          message: `${scope} ${tilde(path, env)}: \`hookmap setup\` wired it on ${t.recorded.at.slice(0, 10)}; the file is gone now`,
+          fix: setupCmd(scope),
+        });
       continue;
     }
     const where = `${scope} ${tilde(path, env)}`;
@@ -106,14 +118,31 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string,
     const extra = [...perHook.keys()].filter((h) => !wanted.includes(h));
     const dups = [...perHook].filter(([, n]) => n > 1).map(([h, n]) => `${h} x${n}`);
     add({ status: 'ok', message: `${where}: ${wanted.length - missing.length}/${wanted.length} hooks wired` });
-    if (dups.length) add({ status: 'problem', message: `${where}: duplicate hookmap entries (each firing reaches the daemon more than once): ${dups.join(', ')}`, fix: `${setupCmd(scope)} (keeps one)` });
+    if (dups.length)
+      add({
+        status: 'problem',
+        message: `${where}: duplicate hookmap entries (each firing reaches the daemon more than once): ${dups.join(', ')}`,
+        fix: `${setupCmd(scope)} (keeps one)`,
+      });
     if (missing.length) add({ status: 'warn', message: `${where}: hooks not wired: ${missing.join(', ')}`, fix: setupCmd(scope) });
-    if (extra.length) add({ status: 'warn', message: `${where}: hookmap entries for hooks the descriptor no longer registers: ${extra.join(', ')}`, fix: setupCmd(scope) });
+    if (extra.length)
+      add({ status: 'warn', message: `${where}: hookmap entries for hooks the descriptor no longer registers: ${extra.join(', ')}`, fix: setupCmd(scope) });
     const foreign = entries.filter((e) => !ours(e.handler) && perHook.has(e.hook));
     const otherAgents = foreign.filter((e) => anyHookmap(e.handler, fields));
     const products = foreign.filter((e) => !anyHookmap(e.handler, fields));
-    if (otherAgents.length) add({ status: 'problem', message: `${where}: hookmap entries of another agent: ${otherAgents.map((e) => `${e.hook}: ${describe(e.handler, fields)}`).join('; ')}`, fix: 'remove them by hand' });
-    if (products.length) add({ status: 'warn', message: `${where}: other hooks share hookmap's events (they run too; their replies may compete): ${products.map((e) => `${e.hook}: ${describe(e.handler, fields)}`).join('; ')}` });
+    if (otherAgents.length)
+      add({
+        status: 'problem',
+        message: `${where}: hookmap entries of another agent: ${otherAgents.map((e) => `${e.hook}: ${describe(e.handler, fields)}`).join('; ')}`,
+        fix: 'remove them by hand',
+      });
+    if (products.length)
+      add({
+        status: 'warn',
+        message:
+          `${where}: other hooks share hookmap's events (they run too; their replies may compete): ` +
+          `${products.map((e) => `${e.hook}: ${describe(e.handler, fields)}`).join('; ')}`,
+      });
     const shims = new Set<string>();
     for (const e of mine) {
       if (typeof e.handler.url === 'string' && !e.handler.url.startsWith(`${base}/`)) {
@@ -128,7 +157,11 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string,
     for (const shim of shims) {
       out.usesShShim = true;
       if (!existsSync(shim)) {
-        add({ status: 'problem', message: `${where}: the shim ${tilde(shim, env)} does not exist: the agent's hook fails on every firing`, fix: setupCmd(scope) });
+        add({
+          status: 'problem',
+          message: `${where}: the shim ${tilde(shim, env)} does not exist: the agent's hook fails on every firing`,
+          fix: setupCmd(scope),
+        });
         continue;
       }
       const text = readFileSync(shim, 'utf8');
@@ -136,13 +169,24 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string,
       if (stamp !== expectedStamp) {
         add({
           status: 'problem',
-          message: `${where}: the shim ${tilde(shim, env)} is stale (${stamp ? stamp.replace('# hookmap-shim: ', '') : 'no stamp'}; want v${SHIM_VERSION} from the current descriptor)`,
+          message:
+            `${where}: the shim ${tilde(shim, env)} is stale (${stamp ? stamp.replace('# hookmap-shim: ', '') : 'no stamp'}; ` +
+            `want v${SHIM_VERSION} from the current descriptor)`,
           fix: setupCmd(scope),
         });
       } else if (shimBody(text) !== shimBody(currentShShim(d, env))) {
         // same plan, other lines: written by another hookmap (an upgrade since), or edited by hand
-        const by = text.split('\n').find((l) => l.startsWith(WRITTEN_BY))?.slice(WRITTEN_BY.length);
-        add({ status: 'warn', message: `${where}: the shim ${tilde(shim, env)} was written by ${by ? `hookmap ${by}` : 'an older hookmap'} (this is ${hookmapVersion()}) and setup would change it`, fix: setupCmd(scope) });
+        const by = text
+          .split('\n')
+          .find((l) => l.startsWith(WRITTEN_BY))
+          ?.slice(WRITTEN_BY.length);
+        add({
+          status: 'warn',
+          message:
+            `${where}: the shim ${tilde(shim, env)} was written by ${by ? `hookmap ${by}` : 'an older hookmap'} ` +
+            `(this is ${hookmapVersion()}) and setup would change it`,
+          fix: setupCmd(scope),
+        });
       }
     }
   }
@@ -152,79 +196,20 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string,
   const first = targets.find((t) => out.wiredAt.some((w) => w.path === t.path));
   if (first) out.setupCommand = setupCmdAt(first.scope, first.dir);
   // (a plugin counts as its one pseudo-hook)
-  if (both.length) add({ status: 'problem', message: `wired in both the user and the project config (each firing reaches the daemon twice): ${both.join(', ')}`, fix: `${setupCmdAt('project', projectDir)} --uninstall (or --user)` });
+  if (both.length)
+    add({
+      status: 'problem',
+      message: `wired in both the user and the project config (each firing reaches the daemon twice): ${both.join(', ')}`,
+      fix: `${setupCmdAt('project', projectDir)} --uninstall (or --user)`,
+    });
   if (out.wired) {
     for (const r of checkRequirements(spec, env)) if (!r.met) add({ status: 'warn', message: `${tilde(r.path, env)}: ${r.req.hint}` });
   } else if (!out.findings.length) {
-    add({ status: 'info', message: 'not wired (no hook config found in the user scope, this folder, or any folder `hookmap setup` wired)', fix: `hookmap setup ${agent}` });
+    add({
+      status: 'info',
+      message: 'not wired (no hook config found in the user scope, this folder, or any folder `hookmap setup` wired)',
+      fix: `hookmap setup ${agent}`,
+    });
   }
   return out;
-}
-
-/** An editor's agent entries wrapped in `hookmap tee`: which, and does the hookmap they run still exist? */
-function inspectTee(mine: Entry[], where: string, add: (f: Omit<Finding, 'area' | 'subject'>) => void, out: AgentWiring, scope: Scope, path: string, fix: string, env: NodeJS.ProcessEnv): void {
-  if (!mine.length) {
-    add({ status: 'info', message: `${where}: config present, no agent entry runs hookmap tee`, fix: `${fix} --wrap "<agent command>"` });
-    return;
-  }
-  out.wired = true;
-  out.wiredAt.push({ scope, path });
-  add({ status: 'ok', message: `${where}: ${mine.length} agent entr${mine.length === 1 ? 'y runs' : 'ies run'} behind hookmap tee: ${mine.map((e) => e.hook).join(', ')}` });
-  for (const e of mine) {
-    const p = launcherProblem(e.handler, 'tee', env);
-    if (p) add({ ...p, message: `${where}: "${e.hook}" ${p.message}`, fix: `${fix} --wrap "<agent command>"` });
-  }
-}
-
-/**
- * A Node shim or tee entry's launcher (the words before `hook`/`tee`): the
- * launcher in $HOOKMAP_HOME/bin/hookmap is what setup writes (it follows
- * upgrades and moves); anything else is a path into a checkout or package
- * an older setup named (warn), or gone (problem: every firing fails).
- */
-function launcherProblem(h: Handler, verb: 'hook' | 'tee', env: NodeJS.ProcessEnv): { status: 'warn' | 'problem'; message: string } | undefined {
-  const argv = Array.isArray(h.args) && typeof h.command === 'string' ? [h.command, ...h.args.map(String)] : typeof h.command === 'string' ? splitCommand(h.command) : undefined;
-  const i = argv?.indexOf(verb) ?? -1;
-  if (!argv || i < 1) return undefined;
-  const words = argv.slice(0, i);
-  const stable = launcherArgv(env)[0];
-  const gone = words.filter((w) => w.startsWith('/') && !existsSync(w));
-  if (gone.length) return { status: 'problem', message: `runs ${gone.map((g) => tilde(g, env)).join(' and ')}, which does not exist: ${verb === 'hook' ? "the agent's hook fails on every firing" : 'the editor cannot start that agent'}` };
-  if (words.length === 1 && words[0] === stable) return undefined;
-  if (!words.some((w) => /(^|\/)hookmap(\.mjs)?$/.test(w) && w.startsWith('/'))) return undefined; // `hookmap` on PATH, npx: the user's choice
-  return { status: 'warn', message: `runs ${words.map((w) => tilde(w, env)).join(' ')} (a path into a checkout or package, which an upgrade or a move breaks); setup now writes the launcher ${tilde(stable, env)}` };
-}
-
-/** A generated plugin/extension file: ours? current? */
-function inspectPlugin(
-  d: Descriptor,
-  scope: Scope,
-  path: string,
-  where: string,
-  env: NodeJS.ProcessEnv,
-  add: (f: Omit<Finding, 'area' | 'subject'>) => void,
-  out: AgentWiring,
-  wiredIn: Map<string, Scope[]>,
-  fix: string,
-): void {
-  const text = readFileSync(path, 'utf8');
-  const stamp = readPluginStamp(text);
-  if (!stamp || stamp.agent !== d.vendor) {
-    add({ status: 'warn', message: `${where}: a file of hookmap's plugin name exists but is not hookmap's${stamp ? ` (stamped for ${stamp.agent})` : ''}; setup will not overwrite it` });
-    return;
-  }
-  out.wired = true;
-  out.wiredAt.push({ scope, path });
-  wiredIn.set('(plugin)', [...(wiredIn.get('(plugin)') ?? []), scope]);
-  const want = descriptorHash(readFileSync(descriptorFile(d)));
-  if (stamp.descriptor !== want || stamp.version !== String(SHIM_VERSION)) {
-    add({ status: 'problem', message: `${where}: the plugin is stale (v${stamp.version} descriptor=${stamp.descriptor}; want v${SHIM_VERSION} descriptor=${want})`, fix });
-    return;
-  }
-  if (text !== stampedPlugin(d)) {
-    add({ status: 'warn', message: `${where}: the plugin differs from what setup generates today (edited by hand, or an older hookmap)`, fix });
-    return;
-  }
-  add({ status: 'ok', message: `${where}: plugin installed (descriptor ${want.slice(0, 12)})` });
-  void env;
 }

@@ -6,8 +6,25 @@
 
 /** Where in a descriptor an expression sits; each position has its own bindings. */
 export type Position =
-  | 'hook_name' | 'defer' | 'session' | 'run' | 'vars' | 'lookup' | 'suppress' | 'emit' | 'snapshot' | 'snapshot_emit'
-  | 'hold' | 'settle' | 'store' | 'fallback' | 'decision' | 'command' | 'reply' | 'policy' | 'transcript';
+  | 'hook_name'
+  | 'defer'
+  | 'session'
+  | 'run'
+  | 'vars'
+  | 'lookup'
+  | 'suppress'
+  | 'emit'
+  | 'snapshot'
+  | 'snapshot_emit'
+  | 'hold'
+  | 'settle'
+  | 'store'
+  | 'fallback'
+  | 'decision'
+  | 'command'
+  | 'reply'
+  | 'policy'
+  | 'transcript';
 
 export interface Binding {
   name: string;
@@ -23,13 +40,38 @@ const AFTER_EMITS: Position[] = ['emit', 'snapshot', 'snapshot_emit', 'hold', 's
 
 export const BINDINGS: readonly Binding[] = [
   { name: 'hook', doc: 'the name of the hook that fired', positions: ['defer', 'session', 'run', ...MAPPING, 'decision', 'reply', 'policy'] },
-  { name: 'agent', doc: "this descriptor's agent id (its `vendor`)", positions: ['defer', 'run', ...MAPPING, 'decision', 'command', 'reply', 'policy', 'transcript'] },
-  { name: 'config', doc: "the agent's configuration: the descriptor's `config` with operator overrides applied", positions: ['defer', 'run', ...MAPPING, 'decision', 'command', 'reply', 'transcript'] },
-  { name: 'surface', doc: 'what the surface knows beside the payload (a tee connection, a subscribed stream id), when it says anything', positions: ['hook_name', 'defer', 'session', 'run', ...MAPPING, 'reply'] },
-  { name: 'known_session', doc: '`$known_session(id)`: true when this engine has already seen a session with that id (join a foreign key onto a known session, never mint one)', fn: true, positions: ['session'] },
-  { name: 'session', doc: 'the session id of this firing (commands: the session the command addresses)', positions: ['run', ...MAPPING, 'decision', 'command', 'reply', 'policy'] },
+  {
+    name: 'agent',
+    doc: "this descriptor's agent id (its `vendor`)",
+    positions: ['defer', 'run', ...MAPPING, 'decision', 'command', 'reply', 'policy', 'transcript'],
+  },
+  {
+    name: 'config',
+    doc: "the agent's configuration: the descriptor's `config` with operator overrides applied",
+    positions: ['defer', 'run', ...MAPPING, 'decision', 'command', 'reply', 'transcript'],
+  },
+  {
+    name: 'surface',
+    doc: 'what the surface knows beside the payload (a tee connection, a subscribed stream id), when it says anything',
+    positions: ['hook_name', 'defer', 'session', 'run', ...MAPPING, 'reply'],
+  },
+  {
+    name: 'known_session',
+    doc: '`$known_session(id)`: true when this engine has already seen a session with that id (join a foreign key onto a known session, never mint one)',
+    fn: true,
+    positions: ['session'],
+  },
+  {
+    name: 'session',
+    doc: 'the session id of this firing (commands: the session the command addresses)',
+    positions: ['run', ...MAPPING, 'decision', 'command', 'reply', 'policy'],
+  },
   { name: 'first_sight', doc: 'true on the first firing of a session this engine has seen', positions: ['run', ...MAPPING, 'reply'] },
-  { name: 'run', doc: 'the current run id (the agent\'s own, or the synthesized one), if a run is open (policy: the run open before the firing)', positions: [...MAPPING, 'decision', 'command', 'reply', 'policy'] },
+  {
+    name: 'run',
+    doc: "the current run id (the agent's own, or the synthesized one), if a run is open (policy: the run open before the firing)",
+    positions: [...MAPPING, 'decision', 'command', 'reply', 'policy'],
+  },
   { name: 'run_open', doc: 'true while a run is open (updated as this firing opens and closes runs)', positions: [...MAPPING, 'command', 'reply'] },
   { name: 'run_start', doc: "the id of the current run's opening event (a `cause` for its terminal)", positions: [...MAPPING, 'reply'] },
   { name: 'previous', doc: 'the id of the event this firing emitted last (a `cause` for the next one)', positions: AFTER_EMITS },
@@ -39,14 +81,30 @@ export const BINDINGS: readonly Binding[] = [
   { name: 'events', doc: 'store: the events this firing emitted, `[{id, type}]`', positions: ['store'] },
   { name: 'event_id', doc: 'store: the id of the first event this firing emitted', positions: ['store'] },
   { name: 'option', doc: 'decisions: the option the answer applied (allow, deny, ...), if any', positions: ['decision'] },
-  { name: 'text', doc: 'decisions: the guidance text of the answer, if any; decide replies: the instructions to add as context, joined', positions: ['decision', 'reply'] },
+  {
+    name: 'text',
+    doc: 'decisions: the guidance text of the answer, if any; decide replies: the instructions to add as context, joined',
+    positions: ['decision', 'reply'],
+  },
   { name: 'values', doc: 'decisions: the form values of the answer, if any', positions: ['decision'] },
   { name: 'answer', doc: 'decisions: the whole answer command payload', positions: ['decision'] },
   { name: 'request', doc: 'decisions: the attention.requested event the answer settles', positions: ['decision'] },
-  { name: 'always', doc: 'decisions: the "allow always" an answer asked to persist natively (`{ match: exact|prefix|tool, tool, command, prefix, scope: session|project|user }`), else undefined', positions: ['decision'] },
+  {
+    name: 'always',
+    doc:
+      'decisions: the "allow always" an answer asked to persist natively (`{ match: ' +
+      'exact|prefix|tool, tool, command, prefix, scope: session|project|user }`), else undefined',
+    positions: ['decision'],
+  },
   { name: 'command', doc: 'commands: the whole control command event', positions: ['command'] },
   { name: 'verb', doc: 'decide replies: the verb the reply carries (context, cancel, block, continue)', positions: ['reply'] },
-  { name: 'reason', doc: 'decide replies: why (cancel, block, continue), the text the agent shows the model; hold decisions: the reason of a `cancel` decision (a control.cancel answering a held hook)', positions: ['reply', 'decision'] },
+  {
+    name: 'reason',
+    doc:
+      'decide replies: why (cancel, block, continue), the text the agent shows the model; hold ' +
+      'decisions: the reason of a `cancel` decision (a control.cancel answering a held hook)',
+    positions: ['reply', 'decision'],
+  },
   { name: 'data', doc: "commands: the command's `data`", positions: ['command'] },
   { name: 'home', doc: "transcript folders: the user's home folder", positions: ['transcript'] },
 ];

@@ -104,7 +104,13 @@ export function isFailure(x: Expr | ExprFailure): x is ExprFailure {
  * expressions; every other scalar is a literal; mappings and sequences
  * become constructors.
  */
-export function templateSource(tpl: unknown, path: (string | number)[], failures: ExprFailure[], onLeaf?: (e: Expr, path: (string | number)[]) => void, check = true): string {
+export function templateSource(
+  tpl: unknown,
+  path: (string | number)[],
+  failures: ExprFailure[],
+  onLeaf?: (e: Expr, path: (string | number)[]) => void,
+  check = true,
+): string {
   if (isMarked(tpl)) {
     if (!check) return `(${exprText(tpl)}\n)`;
     const c = compileMarked(tpl, path);

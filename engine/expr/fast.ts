@@ -28,7 +28,9 @@ export function compileFast(ast: any): FastFn | null {
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const bail = (): never => { throw BAIL; };
+const bail = (): never => {
+  throw BAIL;
+};
 
 function boolize(v: unknown): boolean {
   if (v === undefined || v === null) return false;
@@ -84,17 +86,26 @@ function node(n: any, env: Env): Fn {
       }
       return (_i, scope) => scope[name];
     }
-    case 'path': return path(n, env);
-    case 'block': return block(n, env);
-    case 'bind': throw new Reject(); // only inside blocks
+    case 'path':
+      return path(n, env);
+    case 'block':
+      return block(n, env);
+    case 'bind':
+      throw new Reject(); // only inside blocks
     case 'condition': {
-      const c = node(n.condition, env), t = node(n.then, env), e = n.else ? node(n.else, env) : undefined;
+      const c = node(n.condition, env),
+        t = node(n.then, env),
+        e = n.else ? node(n.else, env) : undefined;
       return (i, s, f) => (boolize(c(i, s, f)) ? t(i, s, f) : e ? e(i, s, f) : undefined);
     }
-    case 'binary': return binary(n, env);
-    case 'unary': return unary(n, env);
-    case 'function': return call(n, env);
-    default: throw new Reject();
+    case 'binary':
+      return binary(n, env);
+    case 'unary':
+      return unary(n, env);
+    case 'function':
+      return call(n, env);
+    default:
+      throw new Reject();
   }
 }
 
@@ -145,7 +156,10 @@ function block(n: any, env: Env): Fn {
       let last: unknown;
       for (const p of parts) {
         if (typeof p === 'function') last = p(input, scope, frames);
-        else { last = p.fn(input, scope, frames); frame[p.slot] = last; }
+        else {
+          last = p.fn(input, scope, frames);
+          frame[p.slot] = last;
+        }
       }
       return last;
     } finally {
@@ -155,30 +169,41 @@ function block(n: any, env: Env): Fn {
 }
 
 function binary(n: any, env: Env): Fn {
-  const l = node(n.lhs, env), r = node(n.rhs, env);
+  const l = node(n.lhs, env),
+    r = node(n.rhs, env);
   switch (n.value) {
-    case '&': return (i, s, f) => str(l(i, s, f)) + str(r(i, s, f));
-    case 'and': return (i, s, f) => boolize(l(i, s, f)) && boolize(r(i, s, f));
-    case 'or': return (i, s, f) => boolize(l(i, s, f)) || boolize(r(i, s, f));
+    case '&':
+      return (i, s, f) => str(l(i, s, f)) + str(r(i, s, f));
+    case 'and':
+      return (i, s, f) => boolize(l(i, s, f)) && boolize(r(i, s, f));
+    case 'or':
+      return (i, s, f) => boolize(l(i, s, f)) || boolize(r(i, s, f));
     case '=':
     case '!=': {
       const neg = n.value === '!=';
       return (i, s, f) => {
-        const a = l(i, s, f), b = r(i, s, f);
+        const a = l(i, s, f),
+          b = r(i, s, f);
         if (a === undefined || b === undefined) return false;
         if (!primitive(a) || !primitive(b)) return bail();
         return neg ? a !== b : a === b;
       };
     }
-    case 'in': return (i, s, f) => {
-      const a = l(i, s, f), b = r(i, s, f);
-      if (a === undefined || b === undefined) return false;
-      if (!primitive(a)) return bail();
-      if (Array.isArray(b)) { if (!b.every(primitive)) return bail(); return b.includes(a); }
-      if (!primitive(b)) return bail();
-      return a === b;
-    };
-    default: throw new Reject();
+    case 'in':
+      return (i, s, f) => {
+        const a = l(i, s, f),
+          b = r(i, s, f);
+        if (a === undefined || b === undefined) return false;
+        if (!primitive(a)) return bail();
+        if (Array.isArray(b)) {
+          if (!b.every(primitive)) return bail();
+          return b.includes(a);
+        }
+        if (!primitive(b)) return bail();
+        return a === b;
+      };
+    default:
+      throw new Reject();
   }
 }
 

@@ -19,17 +19,71 @@ export interface FunctionInfo {
 
 /** JSONata 2.x built-ins and their signatures (`staticFrame.bind` plus the per-evaluation `$now`, `$millis`). */
 export const JSONATA_SIGNATURES: Record<string, string> = {
-  sum: '<a<n>:n>', count: '<a:n>', max: '<a<n>:n>', min: '<a<n>:n>', average: '<a<n>:n>', string: '<x-b?:s>', substring: '<s-nn?:s>',
-  substringBefore: '<s-s:s>', substringAfter: '<s-s:s>', lowercase: '<s-:s>', uppercase: '<s-:s>', length: '<s-:n>', trim: '<s-:s>',
-  pad: '<s-ns?:s>', match: '<s-f<s:o>n?:a<o>>', contains: '<s-(sf):b>', replace: '<s-(sf)(sf)n?:s>', split: '<s-(sf)n?:a<s>>',
-  join: '<a<s>s?:s>', formatNumber: '<n-so?:s>', formatBase: '<n-n?:s>', formatInteger: '<n-s:s>', parseInteger: '<s-s:n>',
-  number: '<(nsb)-:n>', floor: '<n-:n>', ceil: '<n-:n>', round: '<n-n?:n>', abs: '<n-:n>', sqrt: '<n-:n>', power: '<n-n:n>',
-  random: '<:n>', boolean: '<x-:b>', not: '<x-:b>', map: '<af>', zip: '<a+>', filter: '<af>', single: '<af?>', reduce: '<afj?:j>',
-  sift: '<o-f?:o>', keys: '<x-:a<s>>', lookup: '<x-s:x>', append: '<xx:a>', exists: '<x:b>', spread: '<x-:a<o>>', merge: '<a<o>:o>',
-  reverse: '<a:a>', each: '<o-f:a>', error: '<s?:x>', assert: '<bs?:x>', type: '<x:s>', sort: '<af?:a>', shuffle: '<a:a>',
-  distinct: '<x:x>', base64encode: '<s-:s>', base64decode: '<s-:s>', encodeUrlComponent: '<s-:s>', encodeUrl: '<s-:s>',
-  decodeUrlComponent: '<s-:s>', decodeUrl: '<s-:s>', eval: '<sx?:x>', toMillis: '<s-s?:n>', fromMillis: '<n-s?s?:s>',
-  clone: '<(oa)-:o>', now: '<s?s?:s>', millis: '<:n>',
+  sum: '<a<n>:n>',
+  count: '<a:n>',
+  max: '<a<n>:n>',
+  min: '<a<n>:n>',
+  average: '<a<n>:n>',
+  string: '<x-b?:s>',
+  substring: '<s-nn?:s>',
+  substringBefore: '<s-s:s>',
+  substringAfter: '<s-s:s>',
+  lowercase: '<s-:s>',
+  uppercase: '<s-:s>',
+  length: '<s-:n>',
+  trim: '<s-:s>',
+  pad: '<s-ns?:s>',
+  match: '<s-f<s:o>n?:a<o>>',
+  contains: '<s-(sf):b>',
+  replace: '<s-(sf)(sf)n?:s>',
+  split: '<s-(sf)n?:a<s>>',
+  join: '<a<s>s?:s>',
+  formatNumber: '<n-so?:s>',
+  formatBase: '<n-n?:s>',
+  formatInteger: '<n-s:s>',
+  parseInteger: '<s-s:n>',
+  number: '<(nsb)-:n>',
+  floor: '<n-:n>',
+  ceil: '<n-:n>',
+  round: '<n-n?:n>',
+  abs: '<n-:n>',
+  sqrt: '<n-:n>',
+  power: '<n-n:n>',
+  random: '<:n>',
+  boolean: '<x-:b>',
+  not: '<x-:b>',
+  map: '<af>',
+  zip: '<a+>',
+  filter: '<af>',
+  single: '<af?>',
+  reduce: '<afj?:j>',
+  sift: '<o-f?:o>',
+  keys: '<x-:a<s>>',
+  lookup: '<x-s:x>',
+  append: '<xx:a>',
+  exists: '<x:b>',
+  spread: '<x-:a<o>>',
+  merge: '<a<o>:o>',
+  reverse: '<a:a>',
+  each: '<o-f:a>',
+  error: '<s?:x>',
+  assert: '<bs?:x>',
+  type: '<x:s>',
+  sort: '<af?:a>',
+  shuffle: '<a:a>',
+  distinct: '<x:x>',
+  base64encode: '<s-:s>',
+  base64decode: '<s-:s>',
+  encodeUrlComponent: '<s-:s>',
+  encodeUrl: '<s-:s>',
+  decodeUrlComponent: '<s-:s>',
+  decodeUrl: '<s-:s>',
+  eval: '<sx?:x>',
+  toMillis: '<s-s?:n>',
+  fromMillis: '<n-s?s?:s>',
+  clone: '<(oa)-:o>',
+  now: '<s?s?:s>',
+  millis: '<:n>',
 };
 
 /** Arity from a JSONata signature: `?` optional, `+` one or more, `-` may come from the context. */
@@ -68,6 +122,11 @@ export function arityOk(f: FunctionInfo, given: number, partial = false): boolea
 }
 
 export function arityText(f: FunctionInfo): string {
-  const n = f.min === f.max ? `${f.min} argument${f.min === 1 ? '' : 's'}` : f.max === Infinity ? `at least ${f.min} argument${f.min === 1 ? '' : 's'}` : `${f.min} to ${f.max} arguments`;
+  const n =
+    f.min === f.max
+      ? `${f.min} argument${f.min === 1 ? '' : 's'}`
+      : f.max === Infinity
+        ? `at least ${f.min} argument${f.min === 1 ? '' : 's'}`
+        : `${f.min} to ${f.max} arguments`;
   return f.context ? `${n} (in a path the first may be left out: the context value is used)` : n;
 }

@@ -15,7 +15,12 @@ export function snake(s: unknown): string | undefined {
 /** A token safe inside an AEP type segment: [a-z0-9_]. */
 export function token(s: unknown): string | undefined {
   if (typeof s !== 'string') return undefined;
-  return s.toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '') || undefined;
+  return (
+    s
+      .toLowerCase()
+      .replace(/[^a-z0-9_]+/g, '_')
+      .replace(/^_+|_+$/g, '') || undefined
+  );
 }
 
 export const EXPR_FUNCTIONS: Record<string, (...args: any[]) => unknown> = {
@@ -36,6 +41,10 @@ export const EXPR_FUNCTIONS: Record<string, (...args: any[]) => unknown> = {
   /** `$parsejson(s)`: the JSON value a string holds, or undefined when it holds none (never throws) */
   parsejson: (s: unknown) => {
     if (typeof s !== 'string') return undefined;
-    try { return JSON.parse(s); } catch { return undefined; }
+    try {
+      return JSON.parse(s);
+    } catch {
+      return undefined;
+    }
   },
 };

@@ -11,7 +11,11 @@ import { explain } from '../text/suggest.ts';
 
 export type NameCode = 'unknown-variable' | 'unknown-function' | 'function-arity' | 'unknown-field';
 
-export interface NameIssue { code: NameCode; index: number; message: string }
+export interface NameIssue {
+  code: NameCode;
+  index: number;
+  message: string;
+}
 
 export interface NameContext {
   position: Position;
@@ -52,7 +56,12 @@ class NameWalker {
     if (scope.has(name) || this.ctx.names.includes(name) || this.engine.has(name) || this.engineFns.has(name) || functionTable().has(name)) return;
     const index = n.position - name.length - 1;
     const elsewhere = BINDINGS.find((b) => b.name === name);
-    const where = elsewhere ? ` (\`$${name}\` is bound in ${elsewhere.positions.map((p) => POSITION_LABEL[p]).filter((v, i, a) => a.indexOf(v) === i).join(', ')}, not in ${POSITION_LABEL[this.ctx.position]})` : '';
+    const where = elsewhere
+      ? ` (\`$${name}\` is bound in ${elsewhere.positions
+          .map((p) => POSITION_LABEL[p])
+          .filter((v, i, a) => a.indexOf(v) === i)
+          .join(', ')}, not in ${POSITION_LABEL[this.ctx.position]})`
+      : '';
     const seen = this.visible(scope);
     this.issues.push({
       code: 'unknown-variable',
@@ -71,12 +80,24 @@ class NameWalker {
     if (!f) {
       const bound = this.engine.has(name) ? ` (\`$${name}\` is a value here, not a function)` : '';
       const fns = [...functionTable().keys(), ...this.engineFns].map((x) => `$${x}`);
-      this.issues.push({ code: 'unknown-function', index, message: explain(`\`$${name}\` is not a function${bound}`, { name: `$${name}`, candidates: fns, hint: "Functions: JSONata's built-ins and the engine's (docs/expressions.md)." }) });
+      this.issues.push({
+        code: 'unknown-function',
+        index,
+        message: explain(`\`$${name}\` is not a function${bound}`, {
+          name: `$${name}`,
+          candidates: fns,
+          hint: "Functions: JSONata's built-ins and the engine's (docs/expressions.md).",
+        }),
+      });
       return;
     }
     const given = (n.arguments?.length ?? 0) + extra;
     if (!arityOk(f, given, n.type === 'partial')) {
-      this.issues.push({ code: 'function-arity', index, message: `\`$${name}\` takes ${arityText(f)}, given ${given}${f.signature ? ` (JSONata signature ${f.signature})` : ''}.` });
+      this.issues.push({
+        code: 'function-arity',
+        index,
+        message: `\`$${name}\` takes ${arityText(f)}, given ${given}${f.signature ? ` (JSONata signature ${f.signature})` : ''}.`,
+      });
     }
   }
 
@@ -87,11 +108,22 @@ class NameWalker {
       if (typeof s.index === 'string') inner.add(s.index);
     }
     const [first, second] = n.steps ?? [];
-    if (first?.type === 'variable' && first.value === 'config' && !scope.has('config') && second?.type === 'name' && this.ctx.config && this.engine.has('config')) {
+    if (
+      first?.type === 'variable' &&
+      first.value === 'config' &&
+      !scope.has('config') &&
+      second?.type === 'name' &&
+      this.ctx.config &&
+      this.engine.has('config')
+    ) {
       const key: string = second.value;
       if (!this.ctx.config.has(key)) {
         const keys = [...this.ctx.config];
-        this.issues.push({ code: 'unknown-field', index: second.position - key.length, message: explain(`\`$config.${key}\`: the descriptor's \`config\` has no key \`${key}\``, { name: key, candidates: keys, label: 'Config keys' }) });
+        this.issues.push({
+          code: 'unknown-field',
+          index: second.position - key.length,
+          message: explain(`\`$config.${key}\`: the descriptor's \`config\` has no key \`${key}\``, { name: key, candidates: keys, label: 'Config keys' }),
+        });
       }
     }
     for (const s of n.steps ?? []) this.walk(s, inner);
@@ -100,7 +132,10 @@ class NameWalker {
 
   private walk(n: any, scope: Scope): void {
     if (!n || typeof n !== 'object') return;
-    if (Array.isArray(n)) { for (const x of n) this.walk(x, scope); return; }
+    if (Array.isArray(n)) {
+      for (const x of n) this.walk(x, scope);
+      return;
+    }
     switch (n.type) {
       case 'variable':
         this.readVar(n, scope);
@@ -113,8 +148,10 @@ class NameWalker {
         return;
       case 'apply':
         this.walk(n.lhs, scope);
-        if (n.rhs?.type === 'function' || n.rhs?.type === 'partial') { this.call(n.rhs, scope, 1); this.walk(n.rhs.arguments, scope); }
-        else this.walk(n.rhs, scope);
+        if (n.rhs?.type === 'function' || n.rhs?.type === 'partial') {
+          this.call(n.rhs, scope, 1);
+          this.walk(n.rhs.arguments, scope);
+        } else this.walk(n.rhs, scope);
         return;
       case 'lambda': {
         const inner = new Set(scope);

@@ -134,6 +134,9 @@ export interface HookmapDescriptor {
   capabilities: {
     [k: string]: CapabilityState;
   };
+  /**
+   * what hookmap does with the agent: `control` (it holds hooks for a human's answer or answers them by policy: decide.* capabilities), `observe-opt-in` (observe by default; holding is an opt-in the user turns on, e.g. a gate), `observe-only` (events only: the agent's hooks cannot carry an answer back)
+   */
   posture: "control" | "observe-opt-in" | "observe-only";
   /**
    * Descriptor-wide documented deviations and deliberate absences

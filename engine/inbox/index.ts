@@ -71,7 +71,9 @@ export function mountInbox(app: FastifyInstance, o: InboxOptions): Inbox {
     secure,
     failedOpen: o.failedOpen,
     publicOrigins: o.publicOrigins,
-    disabledReason: tokensExist ? undefined : 'hookmap up was started with --no-auth, so nobody can sign in: start it without --no-auth (it makes a token in $HOOKMAP_HOME/token)',
+    disabledReason: tokensExist
+      ? undefined
+      : 'hookmap up was started with --no-auth, so nobody can sign in: start it without --no-auth (it makes a token in $HOOKMAP_HOME/token)',
   });
   if (!tokensExist) return { sessions, creds };
   const source: CredentialSource = {

@@ -56,13 +56,20 @@ const asset = (body: Buffer, type: string): Asset => ({ body, type, etag: `"${cr
 
 function loadAssets(): Map<string, Asset> {
   const out = new Map<string, Asset>();
-  const types: Record<string, string> = { 'index.html': 'text/html; charset=utf-8', 'inbox.js': 'text/javascript; charset=utf-8', 'inbox.css': 'text/css; charset=utf-8', 'sw.js': 'text/javascript; charset=utf-8' };
+  const types: Record<string, string> = {
+    'index.html': 'text/html; charset=utf-8',
+    'inbox.js': 'text/javascript; charset=utf-8',
+    'inbox.css': 'text/css; charset=utf-8',
+    'sw.js': 'text/javascript; charset=utf-8',
+  };
   for (const [name, type] of Object.entries(types)) {
     let body: Buffer;
     try {
       body = readFileSync(join(ROOT, ASSET_DIR, name));
     } catch {
-      body = Buffer.from(name === 'index.html' ? '<!doctype html><title>hookmap inbox</title><p>The inbox assets are missing: run <code>npx hookmap codegen</code>.</p>' : '');
+      body = Buffer.from(
+        name === 'index.html' ? '<!doctype html><title>hookmap inbox</title><p>The inbox assets are missing: run <code>npx hookmap codegen</code>.</p>' : '',
+      );
     }
     out.set(name, asset(body, type));
   }
@@ -117,7 +124,8 @@ export function registerInbox(app: FastifyInstance, o: InboxRoutesOptions): void
   const secure = !!o.secure;
   const setCookie = (reply: FastifyReply, id: string, maxAgeS: number) =>
     reply.header('set-cookie', `${COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure ? '; Secure' : ''}`);
-  const clearCookie = (reply: FastifyReply) => reply.header('set-cookie', `${COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`);
+  const clearCookie = (reply: FastifyReply) =>
+    reply.header('set-cookie', `${COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`);
   const me = (req: FastifyRequest) => {
     const id = cookieValue(req.raw);
     return id && sameOriginRequest(req.raw, secure, o.publicOrigins) ? o.sessions.resolve(id) : undefined;
@@ -155,7 +163,11 @@ export function registerInbox(app: FastifyInstance, o: InboxRoutesOptions): void
       if (typeof body.token === 'string' && body.token) p = o.creds.byToken(body.token);
       else if (typeof body.code === 'string' && body.code) p = o.sessions.redeem(body.code);
       else return reply.code(400).send({ error: 'bad-request', detail: 'send { "token": "..." } or { "code": "..." }' });
-      if (!p) return reply.code(401).send({ error: 'unauthorized', detail: typeof body.code === 'string' ? 'that sign-in link has expired or was already used' : 'that token is not valid here' });
+      if (!p)
+        return reply.code(401).send({
+          error: 'unauthorized',
+          detail: typeof body.code === 'string' ? 'that sign-in link has expired or was already used' : 'that token is not valid here',
+        });
       const s = o.sessions.create(p);
       setCookie(reply, s.id, s.maxAgeS);
       return reply.send({ name: p.name, scopes: p.scopes });
@@ -173,7 +185,11 @@ export function registerInbox(app: FastifyInstance, o: InboxRoutesOptions): void
       // only a bearer token mints a link: a cookie (a browser) never can
       const m = /^Bearer\s+(.+)$/i.exec(String(req.headers.authorization ?? '').trim());
       const p = m ? o.creds.byToken(m[1]) : undefined;
-      if (!p) return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'unauthorized', detail: 'present the hookmap token as Authorization: Bearer' });
+      if (!p)
+        return reply
+          .code(401)
+          .header('www-authenticate', 'Bearer')
+          .send({ error: 'unauthorized', detail: 'present the hookmap token as Authorization: Bearer' });
       const c = o.sessions.issueCode(p);
       return reply.send({ code: c.code, path: `/#login=${c.code}`, expires_in: c.expiresInS });
     });

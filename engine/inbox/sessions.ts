@@ -50,7 +50,11 @@ export class InboxSessions {
   private codes = new Map<string, { p: TokenPrincipal; expires: number }>();
   private readonly listeners: (() => void)[] = [];
 
-  constructor(private readonly creds: CredentialCheck, private readonly file?: string, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly creds: CredentialCheck,
+    private readonly file?: string,
+    private readonly now: () => number = Date.now,
+  ) {
     this.load();
   }
 
@@ -150,7 +154,16 @@ export class InboxSessions {
     if (!doc || typeof doc !== 'object') return;
     for (const [k, v] of Object.entries(doc as Record<string, any>)) {
       // a row of an older format (no scopes or key) is dropped: that person signs in again
-      if (/^[0-9a-f]{64}$/.test(k) && v && typeof v.name === 'string' && typeof v.key === 'string' && Array.isArray(v.scopes) && v.scopes.every((x: unknown) => typeof x === 'string') && Number.isFinite(v.expires) && Number.isFinite(v.created)) {
+      if (
+        /^[0-9a-f]{64}$/.test(k) &&
+        v &&
+        typeof v.name === 'string' &&
+        typeof v.key === 'string' &&
+        Array.isArray(v.scopes) &&
+        v.scopes.every((x: unknown) => typeof x === 'string') &&
+        Number.isFinite(v.expires) &&
+        Number.isFinite(v.created)
+      ) {
         this.sessions.set(k, { name: v.name, scopes: v.scopes, key: v.key, created: v.created, expires: v.expires });
       }
     }

@@ -14,11 +14,14 @@ export async function* readLines(stream: Readable, maxBytes: number): AsyncGener
     lineNo++;
     if (dropped > 0) {
       const total = size + dropped;
-      parts = []; size = 0; dropped = 0;
+      parts = [];
+      size = 0;
+      dropped = 0;
       return { lineNo, oversize: total };
     }
     const text = Buffer.concat(parts, size).toString('utf8').replace(/\r$/, '');
-    parts = []; size = 0;
+    parts = [];
+    size = 0;
     return { lineNo, text };
   };
   for await (const chunk of stream) {
@@ -36,7 +39,9 @@ export async function* readLines(stream: Readable, maxBytes: number): AsyncGener
   function take(b: Buffer) {
     if (dropped > 0 || size + b.length > maxBytes) {
       dropped += b.length + (dropped === 0 ? size : 0);
-      if (parts.length) { parts = []; }
+      if (parts.length) {
+        parts = [];
+      }
       if (dropped === b.length + size) size = 0;
       return;
     }

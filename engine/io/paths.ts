@@ -51,11 +51,12 @@ const MAX_SLUG = 64;
 
 /** `<slug>-<12 hex of sha256(raw)>.jsonl`: readable, bounded, collision-free in practice. */
 export function sessionFileName(session: string): string {
-  const slug = session
-    .normalize('NFKC')
-    .replace(/[^A-Za-z0-9._-]+/g, '_')
-    .replace(/^[._-]+/, '')
-    .slice(0, MAX_SLUG) || 'session';
+  const slug =
+    session
+      .normalize('NFKC')
+      .replace(/[^A-Za-z0-9._-]+/g, '_')
+      .replace(/^[._-]+/, '')
+      .slice(0, MAX_SLUG) || 'session';
   const hash = createHash('sha256').update(session, 'utf8').digest('hex').slice(0, 12);
   return `${slug}-${hash}.jsonl`;
 }

@@ -62,7 +62,11 @@ export function truncationMarker(s: string): string {
 /** True when a string is a truncation marker (tests, consumers). */
 export const TRUNCATED_RE = /…\[truncated: (\d+) bytes, sha256:([0-9a-f]{32})\]$/;
 
-interface Leaf { holder: Record<string, unknown> | unknown[]; key: string | number; len: number }
+interface Leaf {
+  holder: Record<string, unknown> | unknown[];
+  key: string | number;
+  len: number;
+}
 
 /**
  * Bound identifier-named strings in `data` (in place on a copy-on-write
@@ -99,10 +103,18 @@ function sizeBound(v: unknown, stop: number): number {
     else if (depth > 64) n += stop + 1;
     else if (Array.isArray(x)) {
       n += 2;
-      for (const e of x) { n += 1; walk(e, depth + 1); if (n > stop) return; }
+      for (const e of x) {
+        n += 1;
+        walk(e, depth + 1);
+        if (n > stop) return;
+      }
     } else {
       n += 2;
-      for (const k of Object.keys(x)) { n += k.length * 3 + 4; walk((x as Record<string, unknown>)[k], depth + 1); if (n > stop) return; }
+      for (const k of Object.keys(x)) {
+        n += k.length * 3 + 4;
+        walk((x as Record<string, unknown>)[k], depth + 1);
+        if (n > stop) return;
+      }
     }
   };
   walk(v, 0);
@@ -116,7 +128,9 @@ function deepCopy<T>(v: T): T {
 function collectStrings(v: unknown, out: Leaf[], depth: number): void {
   if (!v || typeof v !== 'object' || depth > 64) return;
   if (Array.isArray(v)) {
-    v.forEach((e, i) => (typeof e === 'string' ? e.length >= MIN_REPLACED_CHARS && out.push({ holder: v, key: i, len: e.length }) : collectStrings(e, out, depth + 1)));
+    v.forEach((e, i) =>
+      typeof e === 'string' ? e.length >= MIN_REPLACED_CHARS && out.push({ holder: v, key: i, len: e.length }) : collectStrings(e, out, depth + 1),
+    );
     return;
   }
   for (const [k, e] of Object.entries(v as Record<string, unknown>)) {

@@ -69,7 +69,22 @@ export async function chooseDecision(m: MapContext, f: Firing, builder: DraftBui
   // the decision's own events: before the session's end when the firing ends it (nothing follows session.ended)
   const authored: Draft[] = [];
   for (const a of decision?.authored ?? []) {
-    authored.push({ emit: { type: a.type, typeText: a.type, expr: undefined as unknown as CompiledEmit['expr'], path: `decide.${verb ?? 'audit'}`, severity: a.severity, gates: a.gates }, type: a.type, data: a.data, cause: a.cause, subject: a.subject, run: run.id, id: newId() });
+    authored.push({
+      emit: {
+        type: a.type,
+        typeText: a.type,
+        expr: undefined as unknown as CompiledEmit['expr'],
+        path: `decide.${verb ?? 'audit'}`,
+        severity: a.severity,
+        gates: a.gates,
+      },
+      type: a.type,
+      data: a.data,
+      cause: a.cause,
+      subject: a.subject,
+      run: run.id,
+      id: newId(),
+    });
     if (a.closesRun) {
       run.id = undefined;
       run.startId = undefined;
@@ -81,7 +96,10 @@ export async function chooseDecision(m: MapContext, f: Firing, builder: DraftBui
   return { holdIndex, decision, decidedReply };
 }
 
-/** AEP-0002 §7 rule 2: a session never ends with a request still open; the engine closes them (dismissed) first. A resumed session's start names the one it resumes. */
+/**
+ * AEP-0002 §7 rule 2: a session never ends with a request still open; the engine closes them (dismissed) first.
+ * A resumed session's start names the one it resumes.
+ */
 export function closeAtSessionEnd(f: Firing, opts: MapOptions): void {
   const { drafts, now } = f;
   const endAt = drafts.findIndex((dr) => dr.emit.sessionEnd);
@@ -94,7 +112,15 @@ export function closeAtSessionEnd(f: Firing, opts: MapOptions): void {
       if (dr.type === 'attention.requested') open.set(dr.id, { run: dr.run, at: now });
       else if ((dr.type === 'attention.resolved' || dr.type === 'attention.timeout') && dr.subject) open.delete(dr.subject);
     }
-    const dismissals: Draft[] = [...open].map(([id, a]) => ({ emit: DISMISS_AT_END, type: 'attention.resolved', subject: id, cause: id, run: a.run, data: { resolution: 'dismissed', latency_ms: Math.max(0, now - a.at) }, id: newId() }));
+    const dismissals: Draft[] = [...open].map(([id, a]) => ({
+      emit: DISMISS_AT_END,
+      type: 'attention.resolved',
+      subject: id,
+      cause: id,
+      run: a.run,
+      data: { resolution: 'dismissed', latency_ms: Math.max(0, now - a.at) },
+      id: newId(),
+    }));
     // before the run this firing closes (if any), else right before the end
     const runEnd = drafts.findIndex((dr, i) => i < endAt && dr.emit.run === 'close');
     drafts.splice(runEnd >= 0 ? runEnd : endAt, 0, ...dismissals);
@@ -105,4 +131,10 @@ export function closeAtSessionEnd(f: Firing, opts: MapOptions): void {
 }
 
 /** The engine's own rule (no descriptor wrote it): open attention closed as dismissed when its session ends. */
-const DISMISS_AT_END: CompiledEmit = { type: 'attention.resolved', typeText: 'attention.resolved', expr: undefined as unknown as Expr, run: 'none', path: 'engine: session end closes open attention (AEP-0002 §7 rule 2)' };
+const DISMISS_AT_END: CompiledEmit = {
+  type: 'attention.resolved',
+  typeText: 'attention.resolved',
+  expr: undefined as unknown as Expr,
+  run: 'none',
+  path: 'engine: session end closes open attention (AEP-0002 §7 rule 2)',
+};

@@ -70,7 +70,16 @@ export function outcome(f: Firing, events: AepEvent[], choice: Choice, last: Las
     const hold = hook!.holds[choice.holdIndex];
     const request = events.find((e) => e.type === hold.requestType);
     const key = last.holdKey;
-    result.hold = { kind: hold.kind, index: choice.holdIndex, hook: f.hookName, session: f.session, request, timeoutMs: hold.timeoutMs, key: key === undefined ? undefined : String(key), payload: input };
+    result.hold = {
+      kind: hold.kind,
+      index: choice.holdIndex,
+      hook: f.hookName,
+      session: f.session,
+      request,
+      timeoutMs: hold.timeoutMs,
+      key: key === undefined ? undefined : String(key),
+      payload: input,
+    };
   }
   if (choice.decidedReply) {
     result.reply = choice.decidedReply.body;
@@ -81,7 +90,15 @@ export function outcome(f: Firing, events: AepEvent[], choice: Choice, last: Las
 }
 
 /** Commit: the draft applied in one step (nothing here evaluates an expression or can fail on a descriptor's account). */
-export function commit(m: MapContext, f: Firing, events: AepEvent[], frag: Fragments, looked: { table: string; key: string; consume: boolean }[], decision: Decision | undefined, last: LastValues): void {
+export function commit(
+  m: MapContext,
+  f: Firing,
+  events: AepEvent[],
+  frag: Fragments,
+  looked: { table: string; key: string; consume: boolean }[],
+  decision: Decision | undefined,
+  last: LastValues,
+): void {
   const d = m.descriptor;
   const { st, run, drafts, now } = f;
   const state = m.state;

@@ -133,7 +133,13 @@ export async function answerBindings(d: Pick<Descriptor, 'vendor' | 'vars'>, a: 
 }
 
 /** A held request's decision bytes (`holds[].decisions.<decision>`); an undefined result: the neutral bytes. */
-export async function renderHoldDecision(rule: Pick<CompiledHold, 'decisions'>, decision: string, payload: unknown, b: Record<string, unknown>, neutral: string): Promise<string> {
+export async function renderHoldDecision(
+  rule: Pick<CompiledHold, 'decisions'>,
+  decision: string,
+  payload: unknown,
+  b: Record<string, unknown>,
+  neutral: string,
+): Promise<string> {
   const v = await evaluate(rule.decisions.get(decision)!, payload, b);
   if (v === undefined) return neutral;
   return templateBytes(v);
@@ -153,20 +159,41 @@ export interface OutcomeDraft {
 }
 
 /** The hold's `outcome` emits over the payload and the answer's bindings. */
-export async function renderOutcomes(rule: Pick<CompiledHold, 'outcome'>, payload: unknown, b: Record<string, unknown>, session: string, run: string | undefined): Promise<OutcomeDraft[]> {
+export async function renderOutcomes(
+  rule: Pick<CompiledHold, 'outcome'>,
+  payload: unknown,
+  b: Record<string, unknown>,
+  session: string,
+  run: string | undefined,
+): Promise<OutcomeDraft[]> {
   const out: OutcomeDraft[] = [];
   for (const e of rule.outcome) {
     if (e.whenExpr && !(await evaluate(e.whenExpr, payload, b))) continue;
     const o = (await evaluate(e.expr, payload, b)) as { subject?: unknown; cause?: unknown; data?: Record<string, unknown> } | undefined;
     if (!o) continue;
     // `type:` is always literal (the schema requires it): the result carries subject, cause and data
-    out.push({ type: e.type, session, subject: o.subject === undefined ? undefined : String(o.subject), cause: o.cause === undefined || o.cause === null ? undefined : String(o.cause), run, severity: e.severity, gates: e.gates, data: o.data ?? {} });
+    out.push({
+      type: e.type,
+      session,
+      subject: o.subject === undefined ? undefined : String(o.subject),
+      cause: o.cause === undefined || o.cause === null ? undefined : String(o.cause),
+      run,
+      severity: e.severity,
+      gates: e.gates,
+      data: o.data ?? {},
+    });
   }
   return out;
 }
 
 /** What a command's `when` and `write` templates see. */
-export function commandBindings(d: Pick<Descriptor, 'vendor'>, cmd: { data?: unknown }, session: string, run: string | undefined, config: Record<string, unknown>): Record<string, unknown> {
+export function commandBindings(
+  d: Pick<Descriptor, 'vendor'>,
+  cmd: { data?: unknown },
+  session: string,
+  run: string | undefined,
+  config: Record<string, unknown>,
+): Record<string, unknown> {
   return { session, run, run_open: run !== undefined, command: cmd, data: cmd.data ?? {}, config, agent: d.vendor };
 }
 

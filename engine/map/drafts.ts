@@ -77,7 +77,8 @@ export class DraftBuilder {
     for (const e of emits) await this.emit(e, f.input);
     if (snapshot && f.hook?.snapshot) await this.snapshotDiff();
     // one terminal per run: a run that already ended (a delivered cancel) is not finished again
-    for (let i = drafts.length - 1; i >= 0; i--) if (RUN_TERMINALS.has(drafts[i].type) && drafts[i].run !== undefined && st.closedRuns?.has(drafts[i].run!)) drafts.splice(i, 1);
+    for (let i = drafts.length - 1; i >= 0; i--)
+      if (RUN_TERMINALS.has(drafts[i].type) && drafts[i].run !== undefined && st.closedRuns?.has(drafts[i].run!)) drafts.splice(i, 1);
   }
 
   /** A hook without a rule: first-sight emits, then the descriptor's fallback event. */
@@ -86,10 +87,18 @@ export class DraftBuilder {
     await this.firstSight();
     const fb = m.descriptor.fallback!;
     const type = await m.eval(fb.type, f.input, f.b);
-    if (typeof type !== 'string' || !TYPE_PATTERN.test(type)) throw new MapError('invalid-type', `fallback produced type ${JSON.stringify(type)} for hook '${f.hookName}'`);
+    if (typeof type !== 'string' || !TYPE_PATTERN.test(type))
+      throw new MapError('invalid-type', `fallback produced type ${JSON.stringify(type)} for hook '${f.hookName}'`);
     const data = fb.data ? ((await m.eval(fb.data, f.input, f.b)) as Record<string, unknown>) : {};
     const subject = fb.subject ? await m.eval(fb.subject, f.input, f.b) : undefined;
-    f.drafts.push({ emit: { type, typeText: type, expr: fb.type, path: 'fallback', severity: fb.severity }, type, data: data ?? {}, subject: subject === undefined ? undefined : String(subject), run: f.run.id, id: newId() });
+    f.drafts.push({
+      emit: { type, typeText: type, expr: fb.type, path: 'fallback', severity: fb.severity },
+      type,
+      data: data ?? {},
+      subject: subject === undefined ? undefined : String(subject),
+      run: f.run.id,
+      id: newId(),
+    });
   }
 
   /** The hook's snapshot against the one seen last in this session: an emit per added, entered, changed or removed item. */

@@ -12,7 +12,27 @@ import { boundData, boundOptId, DEFAULT_MAX_EVENT_BYTES } from './bounds.ts';
 /** The envelope extension attribute (AEP-0001 §5.4) a truncated event carries: its size before truncation, bytes. */
 export const TRUNCATED_ATTR = 'hookmaptruncated';
 
-const CORE_ATTRS = new Set(['aep', 'id', 'type', 'subject', 'time', 'source', 'agent', 'session', 'run', 'step', 'seq', 'epoch', 'cause', 'traceparent', 'tracestate', 'severity', 'capture', 'data', TRUNCATED_ATTR]);
+const CORE_ATTRS = new Set([
+  'aep',
+  'id',
+  'type',
+  'subject',
+  'time',
+  'source',
+  'agent',
+  'session',
+  'run',
+  'step',
+  'seq',
+  'epoch',
+  'cause',
+  'traceparent',
+  'tracestate',
+  'severity',
+  'capture',
+  'data',
+  TRUNCATED_ATTR,
+]);
 
 /** An AEP event: the envelope type generated from schemas/aep/aep-event.schema.json. */
 export type AepEvent = AepEnvelope;
@@ -79,7 +99,13 @@ export function buildEnvelope(p: EnvelopeParts): AepEvent {
   if (p.capture !== undefined) ev.capture = p.capture;
   for (const [k, v] of Object.entries(p.extensions ?? {})) {
     // refused at the source, never merged over a core attribute (AEP-0001 §5.4)
-    if (!/^[a-z0-9]{1,20}$/.test(k) || CORE_ATTRS.has(k) || !['string', 'number', 'boolean'].includes(typeof v) || (typeof v === 'number' && !Number.isInteger(v))) throw new Error(`extension attribute ${JSON.stringify(k)} is not allowed (AEP-0001 §5.4)`);
+    if (
+      !/^[a-z0-9]{1,20}$/.test(k) ||
+      CORE_ATTRS.has(k) ||
+      !['string', 'number', 'boolean'].includes(typeof v) ||
+      (typeof v === 'number' && !Number.isInteger(v))
+    )
+      throw new Error(`extension attribute ${JSON.stringify(k)} is not allowed (AEP-0001 §5.4)`);
     (ev as Record<string, unknown>)[k] = v;
   }
   if (p.data !== undefined) {

@@ -76,9 +76,25 @@ export interface MapContext {
 }
 
 /** One event as a rule produced it, before capture gating and its envelope. */
-export interface Draft { emit: CompiledEmit; type: string; subject?: string; step?: string; cause?: string; data?: Record<string, unknown>; standins?: Record<string, unknown>; run?: string; runStart?: boolean; id: string; fragmentOf?: string }
+export interface Draft {
+  emit: CompiledEmit;
+  type: string;
+  subject?: string;
+  step?: string;
+  cause?: string;
+  data?: Record<string, unknown>;
+  standins?: Record<string, unknown>;
+  run?: string;
+  runStart?: boolean;
+  id: string;
+  fragmentOf?: string;
+}
 
-export interface RunState { id?: string; startId?: string; count: number }
+export interface RunState {
+  id?: string;
+  startId?: string;
+  count: number;
+}
 
 export interface Firing {
   hookName: string;
@@ -114,14 +130,27 @@ export function resolveHook(d: Descriptor, hookName: string): CompiledHook | und
 }
 
 /** The session (bounded; a resumed one's successor), the run, and the bindings: `$hook`, `$session`, `$run`, ..., then the descriptor's vars. */
-export async function identify(m: MapContext, hookName: string, hook: CompiledHook | undefined, input: Record<string, unknown>, surface: Record<string, unknown> | undefined, now: number, seen: { tried?: boolean; session?: string }): Promise<Firing> {
+export async function identify(
+  m: MapContext,
+  hookName: string,
+  hook: CompiledHook | undefined,
+  input: Record<string, unknown>,
+  surface: Record<string, unknown> | undefined,
+  now: number,
+  seen: { tried?: boolean; session?: string },
+): Promise<Firing> {
   const d = m.descriptor;
   const state = m.state;
   seen.tried = true;
   // $known_session(id): has this engine already seen that session? (join a foreign key onto a known lane, never mint one)
-  const sessionRaw = await m.eval(d.session, input, { hook: hookName, surface, known_session: (id: unknown) => (typeof id === 'string' || typeof id === 'number') && id !== '' && state.has(state.aepOf(String(id))) });
+  const sessionRaw = await m.eval(d.session, input, {
+    hook: hookName,
+    surface,
+    known_session: (id: unknown) => (typeof id === 'string' || typeof id === 'number') && id !== '' && state.has(state.aepOf(String(id))),
+  });
   const rawSession = typeof sessionRaw === 'number' ? String(sessionRaw) : (sessionRaw as string | undefined);
-  if (typeof rawSession !== 'string' || rawSession === '') throw new MapError('missing-session', `no session id in the payload (${d.identityText.session})`, hookName);
+  if (typeof rawSession !== 'string' || rawSession === '')
+    throw new MapError('missing-session', `no session id in the payload (${d.identityText.session})`, hookName);
   // bounded before anything keys on it (state, log file, seq, envelope): the same long id always bounds alike (bounds.ts)
   const vendorSession = boundId(rawSession);
   seen.session = vendorSession;
@@ -148,7 +177,25 @@ export async function identify(m: MapContext, hookName: string, hook: CompiledHo
   const initialRun = { ...run };
   for (const [name, e] of d.vars) b[name] = await m.eval(e, input, b);
   const result: MapResult = { hook: hookName, session, events: [], reply: hook?.reply ?? d.replies.neutral, exitCode: d.replies.exitCode };
-  return { hookName, hook, input, now, vendorSession, session, route, resumedFrom, firstSight, st, writes: [], run, initialRun, runBefore, b, drafts: [], result };
+  return {
+    hookName,
+    hook,
+    input,
+    now,
+    vendorSession,
+    session,
+    route,
+    resumedFrom,
+    firstSight,
+    st,
+    writes: [],
+    run,
+    initialRun,
+    runBefore,
+    b,
+    drafts: [],
+    result,
+  };
 }
 
 /** `$run`, `$run_open`, `$run_start` as the run stands now. */

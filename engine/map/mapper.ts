@@ -53,7 +53,10 @@ export class Mapper {
   /** What the mapping stages read of this mapper (firing.ts). */
   private readonly ctx: MapContext;
 
-  constructor(readonly descriptor: Descriptor, private readonly opts: MapperOptions = {}) {
+  constructor(
+    readonly descriptor: Descriptor,
+    private readonly opts: MapperOptions = {},
+  ) {
     this.state = opts.state ?? new EngineState();
     this.host = opts.host ?? sourceHost();
     this.redactor = opts.redactor ?? new Redactor({ secretNames: descriptor.capture.secretNames });
@@ -92,7 +95,10 @@ export class Mapper {
       let best = -1;
       const cat = typeCategory(type);
       for (const [k, v] of Object.entries(this.descriptor.capture.overrides)) {
-        if ((k === cat || type === k || type.startsWith(`${k}.`)) && k.length > best) { best = k.length; level = v; }
+        if ((k === cat || type === k || type.startsWith(`${k}.`)) && k.length > best) {
+          best = k.length;
+          level = v;
+        }
       }
       if (this.opts.captureAtLeast && captureRank(this.opts.captureAtLeast) > captureRank(level)) level = this.opts.captureAtLeast;
     }
@@ -122,7 +128,11 @@ export class Mapper {
   private eval(e: Expr, input: unknown, b: Bindings): unknown {
     try {
       const r = evaluate(e, input, b);
-      return r instanceof Promise ? r.catch((err) => { throw asMapError(err); }) : r;
+      return r instanceof Promise
+        ? r.catch((err) => {
+            throw asMapError(err);
+          })
+        : r;
     } catch (err) {
       throw asMapError(err);
     }
@@ -137,7 +147,11 @@ export class Mapper {
     // every string from a payload is well-formed before use (a lone surrogate would break URIs and UTF-8)
     const payload = opts.wellFormed ? rawPayload : wellFormedDeep(rawPayload);
     if (hookArg !== undefined) hookArg = wellFormed(hookArg);
-    if (!payload || typeof payload !== 'object' || Array.isArray(payload)) throw new MapError('invalid-payload', `the hook payload must be a JSON object, got ${Array.isArray(payload) ? 'an array' : payload === null ? 'null' : typeof payload}`);
+    if (!payload || typeof payload !== 'object' || Array.isArray(payload))
+      throw new MapError(
+        'invalid-payload',
+        `the hook payload must be a JSON object, got ${Array.isArray(payload) ? 'an array' : payload === null ? 'null' : typeof payload}`,
+      );
     const input = payload as Record<string, unknown>;
     // attribution first: a firing another agent delivered through our hooks is theirs, whatever it names
     for (const rule of d.defer) {
@@ -147,7 +161,12 @@ export class Mapper {
     }
     const hookName = hookArg ?? (await this.hookNameOf(input, surface));
     if (!hookName) {
-      const err = new MapError('no-hook-name', d.hookName ? `the payload does not name its hook (${d.surface.hookNameText})` : 'this agent does not name hooks in its payloads: pass the hook name (argv or URL path)');
+      const err = new MapError(
+        'no-hook-name',
+        d.hookName
+          ? `the payload does not name its hook (${d.surface.hookNameText})`
+          : 'this agent does not name hooks in its payloads: pass the hook name (argv or URL path)',
+      );
       err.session = await this.vendorSessionOf(input, undefined, surface); // its diagnostic still lands in the payload's session
       throw err;
     }
@@ -174,7 +193,10 @@ export class Mapper {
     if (!this.state.has(session)) return;
     const st = this.state.session(session);
     markClosed(st, run);
-    if (st.runId === run) { st.runId = undefined; st.runStartId = undefined; }
+    if (st.runId === run) {
+      st.runId = undefined;
+      st.runStartId = undefined;
+    }
     if (st.openRun === run) st.openRun = undefined;
   }
 
@@ -186,7 +208,13 @@ export class Mapper {
    * commit. Everything before the commit works on the firing's draft; only
    * the commit changes engine state, and nothing fails after it starts.
    */
-  private async mapHook(hookName: string, input: Record<string, unknown>, surface: Record<string, unknown> | undefined, opts: MapOptions, seen: { tried?: boolean; session?: string }): Promise<MapResult> {
+  private async mapHook(
+    hookName: string,
+    input: Record<string, unknown>,
+    surface: Record<string, unknown> | undefined,
+    opts: MapOptions,
+    seen: { tried?: boolean; session?: string },
+  ): Promise<MapResult> {
     const m = this.ctx;
     const hook = resolveHook(this.descriptor, hookName);
     const f = await identify(m, hookName, hook, input, surface, this.now(), seen);
@@ -211,8 +239,21 @@ export class Mapper {
   diagnostic(err: MapError, session: string | undefined, hook: string | undefined): AepEvent {
     const type = `${this.descriptor.namespace}.error.mapping_failed`;
     const ceiling = this.ceilingFor(type);
-    const data = gateData(type, { code: err.code, hook, message: err.message }, { ceiling, gates: { code: 'metadata', hook: 'metadata', message: 'redacted' }, redactor: this.redactor });
-    const ev = buildEnvelope({ type, host: this.host, agent: this.descriptor.agent, channel: this.descriptor.channel, session: session ?? 'unknown', severity: 'warning', capture: ceiling, data: data ?? {} });
+    const data = gateData(
+      type,
+      { code: err.code, hook, message: err.message },
+      { ceiling, gates: { code: 'metadata', hook: 'metadata', message: 'redacted' }, redactor: this.redactor },
+    );
+    const ev = buildEnvelope({
+      type,
+      host: this.host,
+      agent: this.descriptor.agent,
+      channel: this.descriptor.channel,
+      session: session ?? 'unknown',
+      severity: 'warning',
+      capture: ceiling,
+      data: data ?? {},
+    });
     const pos = this.state.seq.next(session ?? 'unknown');
     ev.seq = pos.seq;
     ev.epoch = pos.epoch;
@@ -220,7 +261,24 @@ export class Mapper {
   }
 }
 
-const ORDER = ['aep', 'id', 'type', 'subject', 'time', 'source', 'agent', 'session', 'run', 'step', 'seq', 'epoch', 'cause', 'traceparent', 'severity', 'capture'];
+const ORDER = [
+  'aep',
+  'id',
+  'type',
+  'subject',
+  'time',
+  'source',
+  'agent',
+  'session',
+  'run',
+  'step',
+  'seq',
+  'epoch',
+  'cause',
+  'traceparent',
+  'severity',
+  'capture',
+];
 function reorder(ev: AepEvent): AepEvent {
   const out: Record<string, unknown> = {};
   for (const k of ORDER) if (ev[k] !== undefined) out[k] = ev[k];
@@ -228,4 +286,3 @@ function reorder(ev: AepEvent): AepEvent {
   if (ev.data !== undefined) out.data = ev.data;
   return out as AepEvent;
 }
-

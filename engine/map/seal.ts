@@ -57,14 +57,23 @@ function gate(m: MapContext, f: Firing, ceilings: CaptureLevel[]): { gated: Gate
     if (streamKey) frag.noteEvent(streamKey, { type: dr.type, subject: dr.subject, step: dr.step, run: dr.run, data: data ?? {}, meta: dr });
     if (data && REGISTRY_BY_TYPE.has(dr.type)) {
       const errs = validatePayload(dr.type, data);
-      if (errs.length) throw new MapError('payload-rejected', `rule ${dr.emit.path} produced a ${dr.type} payload its schema rejects: ${formatAjvErrors(errs)}`);
+      if (errs.length)
+        throw new MapError('payload-rejected', `rule ${dr.emit.path} produced a ${dr.type} payload its schema rejects: ${formatAjvErrors(errs)}`);
     }
     // only core agent.* types are agent-scoped; x.<vendor>.agent.* is session-scoped (the envelope schema)
     gated.push({ dr, ceiling, data, agentScoped: dr.type.startsWith('agent.') });
   }
   // streams closed by this firing (or past the per-session bound) release their held tails first, as closing fragments
   closing.push(...frag.close(false));
-  if (closing.length) gated.unshift(...closing.map((ev) => ({ dr: { ...(ev.meta as Draft), id: newId(), cause: undefined }, ceiling: 'redacted' as CaptureLevel, data: ev.data, agentScoped: false })));
+  if (closing.length)
+    gated.unshift(
+      ...closing.map((ev) => ({
+        dr: { ...(ev.meta as Draft), id: newId(), cause: undefined },
+        ceiling: 'redacted' as CaptureLevel,
+        data: ev.data,
+        agentScoped: false,
+      })),
+    );
   return { gated, frag };
 }
 

@@ -46,7 +46,11 @@ export interface SessionState {
 }
 
 /** Where a payload's session id maps: its current AEP session, that session's generation, and whether it ended. */
-export interface SessionRoute { aep: string; gen: number; ended: boolean }
+export interface SessionRoute {
+  aep: string;
+  gen: number;
+  ended: boolean;
+}
 
 /** A durable record's answer for one AEP session: never seen, open, or ended. */
 export type SessionHistory = (aepSession: string) => 'none' | 'open' | 'ended';
@@ -61,7 +65,11 @@ export function newSessionState(): SessionState {
   return { runCount: 0, tables: new Map(), snapshots: new Map(), suppress: new Map(), attention: new Map() };
 }
 
-export interface EngineStateOptions { maxSessions?: number; maxEntries?: number; history?: SessionHistory }
+export interface EngineStateOptions {
+  maxSessions?: number;
+  maxEntries?: number;
+  history?: SessionHistory;
+}
 
 export class EngineState {
   private readonly sessions = new Map<string, SessionState>();
@@ -70,7 +78,10 @@ export class EngineState {
   readonly maxEntries: number;
   private readonly history?: SessionHistory;
 
-  constructor(readonly seq: SeqAllocator = new MemorySeq(), opts: EngineStateOptions = {}) {
+  constructor(
+    readonly seq: SeqAllocator = new MemorySeq(),
+    opts: EngineStateOptions = {},
+  ) {
     this.maxSessions = opts.maxSessions ?? 10_000;
     this.maxEntries = opts.maxEntries ?? 4_096;
     this.history = opts.history;
@@ -116,7 +127,6 @@ export class EngineState {
   aepOf(id: string): string {
     return this.routes.get(id)?.aep ?? id;
   }
-
 
   /** The AEP session `id` maps to has ended. */
   markEnded(id: string): void {

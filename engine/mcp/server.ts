@@ -34,7 +34,10 @@ export interface McpOptions {
   progressEveryMs?: number;
 }
 
-export interface PostResult { status: number; body: any }
+export interface PostResult {
+  status: number;
+  body: any;
+}
 
 /** POST JSON to the daemon without a client-side timeout (an ask waits as long as its own timeout says). */
 export function postJson(url: string, token: string | undefined, body: unknown, signal?: AbortSignal): Promise<PostResult> {
@@ -42,25 +45,29 @@ export function postJson(url: string, token: string | undefined, body: unknown, 
   const mod = u.protocol === 'https:' ? https : http;
   const data = Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
-    const req = mod.request(u, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': data.length, ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      signal,
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = { error: 'bad-reply', message: text.slice(0, 300) };
-        }
-        resolve({ status: res.statusCode ?? 0, body: parsed });
-      });
-      res.on('error', reject);
-    });
+    const req = mod.request(
+      u,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': data.length, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        signal,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            parsed = { error: 'bad-reply', message: text.slice(0, 300) };
+          }
+          resolve({ status: res.statusCode ?? 0, body: parsed });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(data);
   });
@@ -102,7 +109,13 @@ export function createMcpServer(o: McpOptions): McpServer {
       inputSchema: {
         question: z.string().min(1).max(MAX_QUESTION).describe('The question, self-contained: the human may not see the rest of the conversation.'),
         options: z.array(z.string().min(1).max(200)).max(MAX_OPTIONS).optional().describe('Suggested answers; the human may still answer in their own words.'),
-        timeout_seconds: z.number().int().min(1).max(MAX_ASK_TIMEOUT_MS / 1000).optional().describe('How long to wait for the answer.'),
+        timeout_seconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_ASK_TIMEOUT_MS / 1000)
+          .optional()
+          .describe('How long to wait for the answer.'),
       },
     },
     async (args, extra) => {
@@ -111,9 +124,14 @@ export function createMcpServer(o: McpOptions): McpServer {
       // progress while waiting, when the client asked for it: its request timeout restarts on each
       const token = extra._meta?.progressToken;
       let n = 0;
-      const tick = token === undefined ? undefined : setInterval(() => {
-        void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++n, message: 'waiting for the human' } }).catch(() => {});
-      }, o.progressEveryMs ?? 15_000);
+      const tick =
+        token === undefined
+          ? undefined
+          : setInterval(() => {
+              void extra
+                .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++n, message: 'waiting for the human' } })
+                .catch(() => {});
+            }, o.progressEveryMs ?? 15_000);
       try {
         const r = await postJson(`${base}/ask_human`, o.token, body, extra.signal);
         if (r.status !== 200) return refusal('ask_human', r);

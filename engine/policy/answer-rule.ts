@@ -67,7 +67,11 @@ const isStrList = (v: unknown): v is string[] => Array.isArray(v) && v.length > 
 const list = (v: unknown): string[] | undefined => (typeof v === 'string' && v !== '' ? [v] : isStrList(v) ? v : undefined);
 
 /** The match keys of one rule; undefined (and reports) when one is broken. */
-export function compileAnswerKeys(r: Record<string, any>, p: (string | number)[], report: Report): Omit<AnswerRule, 'id' | 'verb' | 'agents' | 'when' | 'origin'> | undefined {
+export function compileAnswerKeys(
+  r: Record<string, any>,
+  p: (string | number)[],
+  report: Report,
+): Omit<AnswerRule, 'id' | 'verb' | 'agents' | 'when' | 'origin'> | undefined {
   let ok = true;
   const bad = (k: (string | number)[], m: string) => {
     ok = false;
@@ -82,7 +86,8 @@ export function compileAnswerKeys(r: Record<string, any>, p: (string | number)[]
   if (r.command !== undefined) {
     const c = r.command;
     const keys = c && typeof c === 'object' && !Array.isArray(c) ? Object.keys(c) : [];
-    if (!keys.length || keys.some((k) => !['exact', 'prefix', 'allow_env'].includes(k)) || (c.exact === undefined) === (c.prefix === undefined)) bad(['command'], '`command` is `{ exact: "…" }` or `{ prefix: "…" }` (and optionally `allow_env: true`)');
+    if (!keys.length || keys.some((k) => !['exact', 'prefix', 'allow_env'].includes(k)) || (c.exact === undefined) === (c.prefix === undefined))
+      bad(['command'], '`command` is `{ exact: "…" }` or `{ prefix: "…" }` (and optionally `allow_env: true`)');
     else if (c.allow_env !== undefined && typeof c.allow_env !== 'boolean') bad(['command', 'allow_env'], '`allow_env` is true or false');
     else {
       const compiled = compileCommandRule({ exact: c.exact, prefix: c.prefix, allowEnv: c.allow_env === true });
@@ -107,7 +112,8 @@ export function compileAnswerKeys(r: Record<string, any>, p: (string | number)[]
   if (r.mcp !== undefined) {
     const m = r.mcp;
     const keys = m && typeof m === 'object' && !Array.isArray(m) ? Object.keys(m) : [];
-    if (!keys.length || keys.some((k) => !['server', 'tool'].includes(k)) || keys.some((k) => typeof m[k] !== 'string' || m[k] === '')) bad(['mcp'], '`mcp` is `{ server: name }`, `{ tool: name }` or both');
+    if (!keys.length || keys.some((k) => !['server', 'tool'].includes(k)) || keys.some((k) => typeof m[k] !== 'string' || m[k] === ''))
+      bad(['mcp'], '`mcp` is `{ server: name }`, `{ tool: name }` or both');
     else out.mcp = { server: m.server, tool: m.tool };
   }
   if (r.project !== undefined) {
@@ -120,8 +126,16 @@ export function compileAnswerKeys(r: Record<string, any>, p: (string | number)[]
   }
   if (r.added !== undefined) {
     const a = r.added;
-    if (!a || typeof a !== 'object' || Array.isArray(a) || typeof a.by !== 'string' || typeof a.via !== 'string' || typeof a.at !== 'string') bad(['added'], '`added` is `{ by, via, at }` (who added the rule, from which surface, when)');
-    else out.added = { by: a.by, via: a.via, at: a.at, request: typeof a.request === 'string' ? a.request : undefined, native: typeof a.native === 'string' ? a.native : undefined };
+    if (!a || typeof a !== 'object' || Array.isArray(a) || typeof a.by !== 'string' || typeof a.via !== 'string' || typeof a.at !== 'string')
+      bad(['added'], '`added` is `{ by, via, at }` (who added the rule, from which surface, when)');
+    else
+      out.added = {
+        by: a.by,
+        via: a.via,
+        at: a.at,
+        request: typeof a.request === 'string' ? a.request : undefined,
+        native: typeof a.native === 'string' ? a.native : undefined,
+      };
   }
   if (r.reason !== undefined) {
     if (typeof r.reason !== 'string' || r.reason.trim() === '') bad(['reason'], '`reason` is text (deny: what the model reads)');
@@ -149,7 +163,8 @@ export function readSubject(s: AskSubject): ReadSubject {
 export function matchAnswerRule(rule: AnswerRule, s: ReadSubject): RuleMatch {
   if (rule.agents && !rule.agents.has(s.agent)) return no(`agent ${s.agent} is not ${[...rule.agents].join(', ')}`);
   if (rule.session !== undefined && rule.session !== s.session) return no('another session');
-  if (rule.tools && (s.tool === undefined || !rule.tools.has(s.tool))) return no(s.tool === undefined ? 'the request names no tool' : `tool ${s.tool} is not ${[...rule.tools].join(', ')}`);
+  if (rule.tools && (s.tool === undefined || !rule.tools.has(s.tool)))
+    return no(s.tool === undefined ? 'the request names no tool' : `tool ${s.tool} is not ${[...rule.tools].join(', ')}`);
   if (rule.mcp) {
     if (!s.mcp) return no('not an MCP tool call');
     if (rule.mcp.server !== undefined && rule.mcp.server !== s.mcp.server) return no(`MCP server ${s.mcp.server ?? '(none)'} is not ${rule.mcp.server}`);

@@ -68,7 +68,13 @@ export async function decideAnswer(rules: readonly AnswerRule[], subject: AskSub
     if (!matchAnswerRule(r, s).match) continue;
     if (!(await whenHolds(r, subject, ctx))) continue;
     if (r.verb === 'allow' && !r.origin.learned && (r.origin.repo || (subject.project && inside(posix.normalize(r.origin.file), subject.project)))) {
-      skipped.push({ rule: r, why: `written in ${r.origin.file}, inside the repository ${r.origin.repo ?? subject.project}: a rules file that comes with a repository grants nothing (keep allow rules outside any repository, or learn them: docs/rules.md)` });
+      skipped.push({
+        rule: r,
+        why:
+          `written in ${r.origin.file}, inside the repository ${r.origin.repo ?? subject.project}: a ` +
+          `rules file that comes with a repository grants nothing (keep allow rules outside any ` +
+          `repository, or learn them: docs/rules.md)`,
+      });
       continue;
     }
     best = r;
@@ -76,6 +82,7 @@ export async function decideAnswer(rules: readonly AnswerRule[], subject: AskSub
   if (!best) return { verb: 'none', why: 'no rule matches', skipped };
   if (best.verb !== 'allow') return { verb: best.verb, rule: best, why: `rule ${best.id} ${best.verb === 'deny' ? 'denies' : 'asks a human'}`, skipped };
   const floor = floorOf(subject, ctx.home ?? homedir());
-  if (floor) return { verb: 'ask', rule: best, floor, why: `rule ${best.id} would allow this; the floor keeps it for you (${floor.row}: ${floor.why})`, skipped };
+  if (floor)
+    return { verb: 'ask', rule: best, floor, why: `rule ${best.id} would allow this; the floor keeps it for you (${floor.row}: ${floor.why})`, skipped };
   return { verb: 'allow', rule: best, why: `rule ${best.id} allows`, skipped };
 }

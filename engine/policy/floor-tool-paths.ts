@@ -13,9 +13,12 @@ const hasRun = (parts: string[], seq: readonly string[]) => parts.some((_, i) =>
 export function floorPathHit(path: string): FloorHit | undefined {
   const p = posix.normalize(path);
   const parts = p.split('/').filter(Boolean);
-  if (hasRun(parts, ['.ssh']) || parts.at(-1) === 'authorized_keys') return { row: 'ssh', why: `touches ~/.ssh (keys, authorized_keys, ssh config): names ${p}` };
-  if (parts.some(isEnvFile) || CREDENTIALS.some((seq) => hasRun(parts, seq))) return { row: 'credentials', why: `touches a credential or token file: names ${p}` };
-  if (STARTUP_FILES.includes(posix.basename(p)) || SYSTEM_STARTUP.some((s) => inside(p, s))) return { row: 'startup-file', why: `a shell start-up file (it runs in every new shell): ${p}` };
+  if (hasRun(parts, ['.ssh']) || parts.at(-1) === 'authorized_keys')
+    return { row: 'ssh', why: `touches ~/.ssh (keys, authorized_keys, ssh config): names ${p}` };
+  if (parts.some(isEnvFile) || CREDENTIALS.some((seq) => hasRun(parts, seq)))
+    return { row: 'credentials', why: `touches a credential or token file: names ${p}` };
+  if (STARTUP_FILES.includes(posix.basename(p)) || SYSTEM_STARTUP.some((s) => inside(p, s)))
+    return { row: 'startup-file', why: `a shell start-up file (it runs in every new shell): ${p}` };
   if (hasRun(parts, ['.git', 'hooks'])) return { row: 'git-hooks', why: `touches git hooks: ${p}` };
   return undefined;
 }

@@ -32,7 +32,10 @@ export class LearnedRules {
   private stamp = '';
   private state: LearnedState = EMPTY;
 
-  constructor(readonly home: string, private readonly knownAgents?: readonly string[]) {
+  constructor(
+    readonly home: string,
+    private readonly knownAgents?: readonly string[],
+  ) {
     this.file = join(home, LEARNED_FILE);
   }
 
@@ -65,7 +68,10 @@ export class LearnedRules {
   private document() {
     const text = existsSync(this.file) ? readFileSync(this.file, 'utf8') : `${BANNER}rules: []\n`;
     const st = this.current();
-    if (st.errors.length) throw new Error(`${this.file} does not compile, so nothing is added to it until it is fixed:\n${st.errors.map((e) => `  ${formatPolicyError(e)}`).join('\n')}`);
+    if (st.errors.length)
+      throw new Error(
+        `${this.file} does not compile, so nothing is added to it until it is fixed:\n${st.errors.map((e) => `  ${formatPolicyError(e)}`).join('\n')}`,
+      );
     const { isMap, isSeq, parseDocument } = yaml();
     const doc = parseDocument(text);
     if (!isMap(doc.contents)) throw new Error(`${this.file} is not a mapping with \`rules\``);
@@ -100,7 +106,8 @@ export class LearnedRules {
 
   private write(text: string): void {
     const check = compilePolicy(this.file, text, { knownAgents: this.knownAgents, learned: true });
-    if (!check.policy) throw new Error(`the learned rules would not compile (nothing written):\n${check.errors.map((e) => `  ${formatPolicyError(e)}`).join('\n')}`);
+    if (!check.policy)
+      throw new Error(`the learned rules would not compile (nothing written):\n${check.errors.map((e) => `  ${formatPolicyError(e)}`).join('\n')}`);
     ensureDir(this.home);
     writeAtomic(this.file, text);
     chmodSync(this.file, 0o600);

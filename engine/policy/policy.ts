@@ -45,7 +45,14 @@ export const POLICY_ERROR_CODES = {
 
 export type PolicyErrorCode = keyof typeof POLICY_ERROR_CODES;
 
-export interface PolicyError { code: PolicyErrorCode; file: string; line: number; col: number; path: string; message: string }
+export interface PolicyError {
+  code: PolicyErrorCode;
+  file: string;
+  line: number;
+  col: number;
+  path: string;
+  message: string;
+}
 
 export const formatPolicyError = (e: PolicyError): string => `${e.file}:${e.line}:${e.col} ${e.code}: ${e.path ? `${e.path}: ` : ''}${e.message}`;
 
@@ -81,7 +88,11 @@ export interface CompileOptions {
 }
 
 /** Compile a policy document; `knownAgents` (when given) checks `agent`. */
-export function compilePolicy(file: string, text: string, opts: CompileOptions | readonly string[] = {}): { policy?: Policy; errors: PolicyError[]; digest: string } {
+export function compilePolicy(
+  file: string,
+  text: string,
+  opts: CompileOptions | readonly string[] = {},
+): { policy?: Policy; errors: PolicyError[]; digest: string } {
   const o: CompileOptions = Array.isArray(opts) ? { knownAgents: opts as readonly string[] } : (opts as CompileOptions);
   const knownAgents = o.knownAgents;
   const digest = createHash('sha256').update(text).digest('hex').slice(0, 16);
@@ -96,9 +107,15 @@ export function compilePolicy(file: string, text: string, opts: CompileOptions |
     return { errors, digest };
   }
   const doc = src.value as any;
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) { err('policy-yaml', [], 'a policy file is a mapping with a `rules` list'); return { errors, digest }; }
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) {
+    err('policy-yaml', [], 'a policy file is a mapping with a `rules` list');
+    return { errors, digest };
+  }
   for (const k of Object.keys(doc)) if (k !== 'rules') err('policy-unknown-key', [k], `unknown key '${k}' (a policy file has \`rules\`)`);
-  if (!Array.isArray(doc.rules)) { err('policy-invalid-rule', ['rules'], '`rules` must be a list of rules'); return { errors, digest }; }
+  if (!Array.isArray(doc.rules)) {
+    err('policy-invalid-rule', ['rules'], '`rules` must be a list of rules');
+    return { errors, digest };
+  }
   const rules: PolicyRule[] = [];
   const answers: AnswerRule[] = [];
   const origin: RuleOrigin = { file, digest, learned: o.learned === true, repo: o.learned ? undefined : o.repo };
@@ -126,24 +143,42 @@ type Err = (code: PolicyErrorCode, path: (string | number)[], message: string, a
 /** `agent:` of any rule: an id or a list, each one hookmap knows. */
 function agentsOf(r: any, p: (string | number)[], err: Err, knownAgents?: readonly string[]): Set<string> | undefined {
   if (r.agent === undefined) return undefined;
-  const list = typeof r.agent === 'string' ? [r.agent] : Array.isArray(r.agent) && r.agent.every((a: unknown) => typeof a === 'string') ? (r.agent as string[]) : undefined;
+  const list =
+    typeof r.agent === 'string'
+      ? [r.agent]
+      : Array.isArray(r.agent) && r.agent.every((a: unknown) => typeof a === 'string')
+        ? (r.agent as string[])
+        : undefined;
   if (!list) {
     err('policy-invalid-rule', [...p, 'agent'], '`agent` is an agent id or a list of them');
     return undefined;
   }
-  for (const a of list) if (knownAgents && !knownAgents.includes(a)) err('policy-unknown-agent', [...p, 'agent'], `'${a}' is not an agent hookmap knows (${knownAgents.join(', ')})`);
+  for (const a of list)
+    if (knownAgents && !knownAgents.includes(a))
+      err('policy-unknown-agent', [...p, 'agent'], `'${a}' is not an agent hookmap knows (${knownAgents.join(', ')})`);
   return new Set(list);
 }
 
 /** A rule that answers a held request: `on` (when given) is attention.requested; no reply verb keys. */
-function compileAnswer(r: any, p: (string | number)[], src: YamlSource, err: Err, errors: readonly PolicyError[], origin: RuleOrigin, knownAgents?: readonly string[]): AnswerRule | undefined {
+function compileAnswer(
+  r: any,
+  p: (string | number)[],
+  src: YamlSource,
+  err: Err,
+  errors: readonly PolicyError[],
+  origin: RuleOrigin,
+  knownAgents?: readonly string[],
+): AnswerRule | undefined {
   const start = errors.length;
   for (const k of Object.keys(r)) {
     if (!RULE_KEYS.has(k)) err('policy-unknown-key', [...p, k], `unknown rule key '${k}' (known: ${[...RULE_KEYS].join(', ')})`);
-    else if (k === 'text' || k === 'max_per_run') err('policy-invalid-rule', [...p, k], `decide: ${r.decide} takes no \`${k}\` (it answers a held request: see docs/rules.md)`);
+    else if (k === 'text' || k === 'max_per_run')
+      err('policy-invalid-rule', [...p, k], `decide: ${r.decide} takes no \`${k}\` (it answers a held request: see docs/rules.md)`);
   }
-  if (typeof r.id !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(r.id)) err('policy-invalid-rule', [...p, 'id'], 'a rule needs an `id`: letters, digits, `_ . -`, at most 64');
-  if (r.on !== undefined && r.on !== 'attention.requested' && !(Array.isArray(r.on) && r.on.length === 1 && r.on[0] === 'attention.requested')) err('policy-invalid-rule', [...p, 'on'], `decide: ${r.decide} answers a held request: \`on\` is attention.requested (or left out)`);
+  if (typeof r.id !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(r.id))
+    err('policy-invalid-rule', [...p, 'id'], 'a rule needs an `id`: letters, digits, `_ . -`, at most 64');
+  if (r.on !== undefined && r.on !== 'attention.requested' && !(Array.isArray(r.on) && r.on.length === 1 && r.on[0] === 'attention.requested'))
+    err('policy-invalid-rule', [...p, 'on'], `decide: ${r.decide} answers a held request: \`on\` is attention.requested (or left out)`);
   const agents = agentsOf(r, p, err, knownAgents);
   const keys = compileAnswerKeys(r, p, (path, message) => err('policy-invalid-match', path, message));
   let when: Expr | undefined;
@@ -155,27 +190,53 @@ function compileAnswer(r: any, p: (string | number)[], src: YamlSource, err: Err
   return { id: r.id, verb: r.decide, agents, when, ...keys, origin };
 }
 
-function compileRule(r: any, p: (string | number)[], src: YamlSource, err: Err, errors: readonly PolicyError[], knownAgents?: readonly string[]): PolicyRule | undefined {
-  if (!r || typeof r !== 'object' || Array.isArray(r)) { err('policy-invalid-rule', p, 'a rule is a mapping (id, on, decide, reason)'); return undefined; }
+function compileRule(
+  r: any,
+  p: (string | number)[],
+  src: YamlSource,
+  err: Err,
+  errors: readonly PolicyError[],
+  knownAgents?: readonly string[],
+): PolicyRule | undefined {
+  if (!r || typeof r !== 'object' || Array.isArray(r)) {
+    err('policy-invalid-rule', p, 'a rule is a mapping (id, on, decide, reason)');
+    return undefined;
+  }
   const start = errors.length;
   for (const k of Object.keys(r)) if (!RULE_KEYS.has(k)) err('policy-unknown-key', [...p, k], `unknown rule key '${k}' (known: ${[...RULE_KEYS].join(', ')})`);
-  if (typeof r.id !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(r.id)) err('policy-invalid-rule', [...p, 'id'], 'a rule needs an `id`: letters, digits, `_ . -`, at most 64');
-  const on = typeof r.on === 'string' ? [r.on] : Array.isArray(r.on) && r.on.length && r.on.every((t: unknown) => typeof t === 'string') ? (r.on as string[]) : undefined;
+  if (typeof r.id !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(r.id))
+    err('policy-invalid-rule', [...p, 'id'], 'a rule needs an `id`: letters, digits, `_ . -`, at most 64');
+  const on =
+    typeof r.on === 'string'
+      ? [r.on]
+      : Array.isArray(r.on) && r.on.length && r.on.every((t: unknown) => typeof t === 'string')
+        ? (r.on as string[])
+        : undefined;
   if (!on) err('policy-invalid-rule', [...p, 'on'], '`on` is an AEP event type or a list of them');
-  else on.forEach((t, j) => {
-    const at = [...p, 'on', ...(typeof r.on === 'string' ? [] : [j])];
-    if (!TYPE_PATTERN.test(t) || (!t.startsWith('x.') && !REGISTRY_BY_TYPE.has(t))) err('policy-unknown-type', at, `'${t}' is not a registered AEP event type (nor x.<vendor>.*)`);
-  });
+  else
+    on.forEach((t, j) => {
+      const at = [...p, 'on', ...(typeof r.on === 'string' ? [] : [j])];
+      if (!TYPE_PATTERN.test(t) || (!t.startsWith('x.') && !REGISTRY_BY_TYPE.has(t)))
+        err('policy-unknown-type', at, `'${t}' is not a registered AEP event type (nor x.<vendor>.*)`);
+    });
   const agents = agentsOf(r, p, err, knownAgents);
-  for (const k of ANSWER_KEYS) if (r[k] !== undefined) err('policy-invalid-rule', [...p, k], `\`${k}\` is a key of rules that answer a held request (decide: allow | deny | ask)`);
-  if (!VERBS.includes(r.decide)) err('policy-unknown-verb', [...p, 'decide'], `decide must be one of ${VERBS.join(', ')} (a reply's verb) or allow, deny, ask (an answer), got ${JSON.stringify(r.decide)}`);
+  for (const k of ANSWER_KEYS)
+    if (r[k] !== undefined) err('policy-invalid-rule', [...p, k], `\`${k}\` is a key of rules that answer a held request (decide: allow | deny | ask)`);
+  if (!VERBS.includes(r.decide))
+    err(
+      'policy-unknown-verb',
+      [...p, 'decide'],
+      `decide must be one of ${VERBS.join(', ')} (a reply's verb) or allow, deny, ask (an answer), got ${JSON.stringify(r.decide)}`,
+    );
   const sayKey = r.decide === 'context' ? 'text' : 'reason';
   const otherKey = sayKey === 'text' ? 'reason' : 'text';
-  if (r[otherKey] !== undefined && VERBS.includes(r.decide)) err('policy-invalid-rule', [...p, otherKey], `decide: ${r.decide} takes \`${sayKey}\`, not \`${otherKey}\``);
+  if (r[otherKey] !== undefined && VERBS.includes(r.decide))
+    err('policy-invalid-rule', [...p, otherKey], `decide: ${r.decide} takes \`${sayKey}\`, not \`${otherKey}\``);
   const sayRaw = r[sayKey];
   let say: PolicyRule['say'] | undefined;
   if (VERBS.includes(r.decide)) {
-    if (typeof sayRaw !== 'string' || sayRaw.trim() === '' || sayRaw.trim() === '=') err('policy-missing-reason', [...p, sayKey], `decide: ${r.decide} needs \`${sayKey}\`: what the model is told`);
+    if (typeof sayRaw !== 'string' || sayRaw.trim() === '' || sayRaw.trim() === '=')
+      err('policy-missing-reason', [...p, sayKey], `decide: ${r.decide} needs \`${sayKey}\`: what the model is told`);
     else if (isMarked(sayRaw)) {
       const e = expr(sayRaw, [...p, sayKey], src, err);
       if (e) say = { expr: e };
@@ -183,10 +244,12 @@ function compileRule(r: any, p: (string | number)[], src: YamlSource, err: Err, 
   }
   let when: Expr | undefined;
   if (r.when !== undefined) {
-    if (typeof r.when !== 'string' || !isMarked(r.when)) err('policy-invalid-expression', [...p, 'when'], '`when` is a JSONata expression marked with `=` (e.g. `=data.by = "user"`)');
+    if (typeof r.when !== 'string' || !isMarked(r.when))
+      err('policy-invalid-expression', [...p, 'when'], '`when` is a JSONata expression marked with `=` (e.g. `=data.by = "user"`)');
     else when = expr(r.when, [...p, 'when'], src, err);
   }
-  if (r.max_per_run !== undefined && (!Number.isSafeInteger(r.max_per_run) || r.max_per_run < 1)) err('policy-invalid-rule', [...p, 'max_per_run'], '`max_per_run` is a positive integer');
+  if (r.max_per_run !== undefined && (!Number.isSafeInteger(r.max_per_run) || r.max_per_run < 1))
+    err('policy-invalid-rule', [...p, 'max_per_run'], '`max_per_run` is a positive integer');
   if (errors.length > start || !on || !say) return undefined;
   return { id: r.id, on: new Set(on), agents, when, decide: r.decide, say, maxPerRun: r.max_per_run ?? (r.decide === 'continue' ? 1 : undefined) };
 }

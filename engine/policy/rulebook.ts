@@ -15,6 +15,9 @@ import { LearnedRules } from './learned.ts';
 import { formatPolicyError, type Policy } from './policy.ts';
 import { compileCommandRule, matchPlainCommand, readPlainCommand } from './shell/match.ts';
 import type { AskSubject } from './subject.ts';
+import { proposePrefixes, sameMatch, slug } from './rule-words.ts';
+
+export { proposePrefixes } from './rule-words.ts';
 
 export type AlwaysMatch = 'exact' | 'prefix' | 'tool';
 
@@ -36,7 +39,10 @@ export interface Actor {
 }
 
 export class RuleError extends Error {
-  constructor(readonly code: 'not-plain' | 'prefix-mismatch' | 'floor' | 'nothing-to-match' | 'no-project' | 'no-such-rule' | 'not-revocable' | 'learned-broken', message: string) {
+  constructor(
+    readonly code: 'not-plain' | 'prefix-mismatch' | 'floor' | 'nothing-to-match' | 'no-project' | 'no-such-rule' | 'not-revocable' | 'learned-broken',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -73,20 +79,6 @@ interface Usage {
   last: string;
 }
 
-/** The words of a command a prefix rule proposes: the command and its first word that is not an option, or one word. */
-export function proposePrefixes(command: string): string[] {
-  const plain = readPlainCommand(command);
-  if ('refused' in plain) return [];
-  const w = plain.words;
-  const out: string[] = [];
-  for (let n = Math.min(w.length, 3); n >= 1; n--) out.push(w.slice(0, n).join(' '));
-  // the default first: two words (`npm test`, `git status`) when the second is not an option
-  const preferred = w.length >= 2 && !w[1].startsWith('-') ? w.slice(0, 2).join(' ') : w[0];
-  return [preferred, ...out.filter((x) => x !== preferred)];
-}
-
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'rule';
-
 export class RuleBook {
   readonly learned: LearnedRules | undefined;
   private readonly usageFile: string | undefined;
@@ -113,7 +105,11 @@ export class RuleBook {
     const st = this.learned?.current() ?? { errors: [] };
     if (st.errors.length) {
       const key = st.errors.map(formatPolicyError).join('\n');
-      if (key !== this.reported) this.o.say?.(`rules: ${this.learned!.file} does not compile, so none of its rules answers anything:\n${st.errors.map((e) => `  ${formatPolicyError(e)}`).join('\n')}`);
+      if (key !== this.reported)
+        this.o.say?.(
+          `rules: ${this.learned!.file} does not compile, so none of its rules answers anything:\n` +
+            `${st.errors.map((e) => `  ${formatPolicyError(e)}`).join('\n')}`,
+        );
       this.reported = key;
     } else this.reported = '';
     return [...(this.o.policy?.()?.answers ?? []), ...(st.policy?.answers ?? [])];
@@ -130,7 +126,17 @@ export class RuleBook {
     const at = this.now();
     u[r.id] = { uses: (u[r.id]?.uses ?? 0) + 1, last: at };
     this.writeUsage(u);
-    this.record({ at, action: 'applied', rule: r.id, verb: d.verb, origin: r.origin.learned ? 'learned' : 'policy', digest: r.origin.digest, agent: subject.agent, session: subject.session, request: request.id });
+    this.record({
+      at,
+      action: 'applied',
+      rule: r.id,
+      verb: d.verb,
+      origin: r.origin.learned ? 'learned' : 'policy',
+      digest: r.origin.digest,
+      agent: subject.agent,
+      session: subject.session,
+      request: request.id,
+    });
   }
 
   /** A rule from an "Allow always" on this request; throws RuleError when it cannot be one. */
@@ -144,7 +150,8 @@ export class RuleBook {
       label = subject.tool;
     } else if (subject.command !== undefined) {
       const plain = readPlainCommand(subject.command);
-      if ('refused' in plain) throw new RuleError('not-plain', `the command ${plain.refused}: a rule matches one plain command only (allow this tool instead, or answer once)`);
+      if ('refused' in plain)
+        throw new RuleError('not-plain', `the command ${plain.refused}: a rule matches one plain command only (allow this tool instead, or answer once)`);
       if (subject.tool) doc.tool = subject.tool;
       if (spec.match === 'exact') {
         const hit = floorOf(subject, this.userHome);
@@ -165,9 +172,11 @@ export class RuleBook {
       if (subject.tool) doc.tool = subject.tool;
       doc.path = subject.paths.length === 1 ? subject.paths[0] : subject.paths;
       label = `${subject.tool ?? 'path'} ${subject.paths[0]}`;
-    } else throw new RuleError('nothing-to-match', `the request runs no shell command${spec.match === 'exact' ? ' and names no path' : ''}: choose "this tool"`);
+    } else
+      throw new RuleError('nothing-to-match', `the request runs no shell command${spec.match === 'exact' ? ' and names no path' : ''}: choose "this tool"`);
     if (spec.scope === 'project') {
-      if (!subject.project) throw new RuleError('no-project', 'the request says no folder it runs in, so "this project" cannot be told: choose this session or everywhere');
+      if (!subject.project)
+        throw new RuleError('no-project', 'the request says no folder it runs in, so "this project" cannot be told: choose this session or everywhere');
       doc.project = subject.project;
     } else if (spec.scope === 'session') doc.session = subject.session;
     const existing = this.rules().find((r) => r.origin.learned && sameMatch(r, doc));
@@ -189,7 +198,14 @@ export class RuleBook {
     } catch (e) {
       throw new RuleError('learned-broken', (e as Error).message);
     }
-    const data = { rule: doc.id, by: who.by, via: who.via, scope: doc.session ? 'session' : doc.project ? 'project' : 'user', ...(who.request ? { request: who.request } : {}), ...(who.native ? { native: who.native } : {}) };
+    const data = {
+      rule: doc.id,
+      by: who.by,
+      via: who.via,
+      scope: doc.session ? 'session' : doc.project ? 'project' : 'user',
+      ...(who.request ? { request: who.request } : {}),
+      ...(who.native ? { native: who.native } : {}),
+    };
     this.record({ at: this.now(), action: 'added', ...data });
     this.o.audit?.('added', data);
     this.o.say?.(`rules: ${String(doc.id)} added by ${who.by} (${who.via})`);
@@ -262,14 +278,4 @@ export class RuleBook {
       this.o.say?.(`rules: could not write the audit record (${(e as Error).message})`);
     }
   }
-}
-
-function sameMatch(r: AnswerRule, doc: Record<string, unknown>): boolean {
-  const c = doc.command as { exact?: string; prefix?: string } | undefined;
-  const tool = doc.tool as string | undefined;
-  if (r.verb !== 'allow' || (r.session ?? undefined) !== doc.session || (r.project ?? undefined) !== doc.project) return false;
-  if ((r.tools ? [...r.tools].join('|') : undefined) !== tool) return false;
-  if (r.agents && !r.agents.has(String(doc.agent))) return false;
-  if (!c) return !r.command && !doc.path && !r.paths;
-  return !!r.command && r.command.kind === (c.exact !== undefined ? 'exact' : 'prefix') && r.command.text === (c.exact ?? c.prefix);
 }

@@ -23,7 +23,10 @@ export class PolicySource {
   private watching = false;
 
   /** Load `file` now; a broken file throws PolicyLoadError (nothing takes effect). */
-  constructor(readonly file: string, private readonly knownAgents: readonly string[]) {
+  constructor(
+    readonly file: string,
+    private readonly knownAgents: readonly string[],
+  ) {
     this.file = resolve(file);
     const r = loadPolicyFile(this.file, knownAgents);
     if (!r.policy) throw new PolicyLoadError(r.errors);

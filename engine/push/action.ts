@@ -38,7 +38,8 @@ export async function answerAction(o: ActionDeps, credential: unknown, action: u
   else {
     const device = o.service.devices.byId(g.device);
     if (!device) return refuse(403, 'device-revoked', 'this device was revoked: its actions answer nothing');
-    if (!o.service.isLive(device)) return refuse(403, 'principal-revoked', `the token ${device.principal.name} registered this device with was revoked: its actions answer nothing`);
+    if (!o.service.isLive(device))
+      return refuse(403, 'principal-revoked', `the token ${device.principal.name} registered this device with was revoked: its actions answer nothing`);
     who = { name: device.principal.name, scopes: device.principal.scopes, via: 'push', key: device.id };
   }
   const a = await answerAs({ ...o, ack: (id, ms) => o.service.ack(id, ms) }, who, g.request, { action: action as PushAction });

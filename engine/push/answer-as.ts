@@ -48,7 +48,13 @@ export function heldBy(daemons: ReadonlyMap<string, Daemon>, agent: string | und
 }
 
 /** Send `answer` (an action, or guidance text) for `request` as `who`. */
-export async function answerAs(o: AnswerDeps, who: Answerer, request: string, answer: { action: PushAction } | { text: string } | { values: Record<string, unknown> }, agent?: string): Promise<AnswerResult> {
+export async function answerAs(
+  o: AnswerDeps,
+  who: Answerer,
+  request: string,
+  answer: { action: PushAction } | { text: string } | { values: Record<string, unknown> },
+  agent?: string,
+): Promise<AnswerResult> {
   if (!who.scopes.includes('control')) return fail(403, 'forbidden', `${who.name} has no control scope`);
   const held = heldBy(o.daemons, agent, request);
   if (!held) return fail(409, 'already-settled', 'this request was already answered, timed out or dismissed');
@@ -60,7 +66,8 @@ export async function answerAs(o: AnswerDeps, who: Answerer, request: string, an
   else if ('values' in answer) body = { values: answer.values };
   else {
     option = answer.action === 'deny' ? refusingOption(hold.view.options) : permissiveOption(hold.view.options);
-    if (!option) return fail(422, 'no-such-option', `this request offers no ${answer.action === 'deny' ? 'refusing' : 'allowing'} option: open the inbox to answer it`);
+    if (!option)
+      return fail(422, 'no-such-option', `this request offers no ${answer.action === 'deny' ? 'refusing' : 'allowing'} option: open the inbox to answer it`);
     body = { option };
     if (answer.action === 'always') {
       const asked = await daemon.askOf(request);
@@ -84,7 +91,8 @@ export async function answerAs(o: AnswerDeps, who: Answerer, request: string, an
     if (!sent.ok) return fail(409, sent.code, sent.detail);
     const ack = await acked;
     if (!ack) return fail(504, 'no-ack', 'the agent did not acknowledge the answer in time');
-    if (ack.type === 'control.rejected') return fail(409, String((ack.data as any)?.code ?? 'rejected'), String((ack.data as any)?.reason ?? 'the answer was refused'));
+    if (ack.type === 'control.rejected')
+      return fail(409, String((ack.data as any)?.code ?? 'rejected'), String((ack.data as any)?.reason ?? 'the answer was refused'));
     return { ok: true, option, rule };
   } finally {
     conn.close();

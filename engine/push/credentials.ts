@@ -37,7 +37,8 @@ export class ActionCredentials {
 
   /** Spend a credential: the grant it was issued for, once. A used one stays known (so a replay is named as one) until its request settles. */
   redeem(token: unknown): Redeemed {
-    if (typeof token !== 'string' || !token.startsWith(CREDENTIAL_PREFIX) || token.length > 200) return { ok: false, code: 'unknown-credential', detail: 'not an action credential of this hookmap' };
+    if (typeof token !== 'string' || !token.startsWith(CREDENTIAL_PREFIX) || token.length > 200)
+      return { ok: false, code: 'unknown-credential', detail: 'not an action credential of this hookmap' };
     const g = this.grants.get(sha(token));
     if (!g) return { ok: false, code: 'unknown-credential', detail: 'no such action credential (its request was settled, or it never existed)' };
     if (g.used) return { ok: false, code: 'credential-used', detail: 'this action was used already: a credential answers once' };

@@ -33,7 +33,10 @@ export interface Device {
 }
 
 export class DeviceError extends Error {
-  constructor(readonly code: 'bad-subscription' | 'bad-name' | 'exists' | 'no-such-device' | 'unreadable', message: string) {
+  constructor(
+    readonly code: 'bad-subscription' | 'bad-name' | 'exists' | 'no-such-device' | 'unreadable',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -56,11 +59,13 @@ export function parseSubscription(v: unknown): PushSubscriptionJson {
     throw bad(`endpoint ${JSON.stringify(o.endpoint.slice(0, 80))} is not a URL`);
   }
   if (u.username || u.password) throw bad('endpoint must not carry credentials');
-  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && LOOPBACK.has(u.hostname))) throw bad(`endpoint must be https (http only on loopback, for a self-hosted push relay); got ${u.protocol}//${u.host}`);
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && LOOPBACK.has(u.hostname)))
+    throw bad(`endpoint must be https (http only on loopback, for a self-hosted push relay); got ${u.protocol}//${u.host}`);
   const keys = o.keys;
   if (!keys || typeof keys !== 'object') throw bad('keys.p256dh and keys.auth are missing');
   const b64 = (s: unknown, n: number, what: string) => {
-    if (typeof s !== 'string' || !/^[A-Za-z0-9_-]+={0,2}$/.test(s) || Buffer.from(s, 'base64url').length !== n) throw bad(`${what} must be ${n} bytes, base64url`);
+    if (typeof s !== 'string' || !/^[A-Za-z0-9_-]+={0,2}$/.test(s) || Buffer.from(s, 'base64url').length !== n)
+      throw bad(`${what} must be ${n} bytes, base64url`);
     return s.replace(/=+$/, '');
   };
   return { endpoint: u.toString(), keys: { p256dh: b64(keys.p256dh, 65, 'keys.p256dh'), auth: b64(keys.auth, 16, 'keys.auth') } };
@@ -68,7 +73,8 @@ export function parseSubscription(v: unknown): PushSubscriptionJson {
 
 /** A name for a device registered without one: the push service's host and a few random letters. */
 export function defaultName(sub: PushSubscriptionJson, taken: (n: string) => boolean): string {
-  const host = new URL(sub.endpoint).hostname.split('.').filter((p) => !['www', 'com', 'net', 'org', 'googleapis', 'push', 'services'].includes(p))[0] || 'device';
+  const host =
+    new URL(sub.endpoint).hostname.split('.').filter((p) => !['www', 'com', 'net', 'org', 'googleapis', 'push', 'services'].includes(p))[0] || 'device';
   for (;;) {
     const n = `${host.replace(/[^A-Za-z0-9-]/g, '').slice(0, 20) || 'device'}-${randomBytes(2).toString('hex')}`;
     if (!taken(n)) return n;
@@ -97,10 +103,12 @@ export class DeviceBook {
 
   add(sub: PushSubscriptionJson, principal: DevicePrincipal, name?: string, now = new Date()): { device: Device; replaced: boolean } {
     const list = this.list();
-    if (name !== undefined && !NAME.test(name)) throw new DeviceError('bad-name', `device name ${JSON.stringify(name)} must be 1-48 letters, digits, spaces, '.', '_' or '-'`);
+    if (name !== undefined && !NAME.test(name))
+      throw new DeviceError('bad-name', `device name ${JSON.stringify(name)} must be 1-48 letters, digits, spaces, '.', '_' or '-'`);
     // the same browser subscribing again (a new key pair, or "Notify me" pressed twice) replaces its row
     const same = list.find((d) => d.subscription.endpoint === sub.endpoint);
-    if (name !== undefined && list.some((d) => d.name === name && d !== same)) throw new DeviceError('exists', `a device named '${name}' exists already (revoke it first, or choose another name)`);
+    if (name !== undefined && list.some((d) => d.name === name && d !== same))
+      throw new DeviceError('exists', `a device named '${name}' exists already (revoke it first, or choose another name)`);
     if (!same && list.length >= MAX_DEVICES) throw new DeviceError('bad-subscription', `${MAX_DEVICES} devices are registered already: revoke one first`);
     const device: Device = {
       id: same?.id ?? randomBytes(12).toString('base64url'),
@@ -147,7 +155,8 @@ export class DeviceBook {
 function read(f: string): Device[] {
   if (!existsSync(f)) return [];
   const st = statSync(f);
-  if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) throw new DeviceError('unreadable', `${f} is readable by others (mode ${(st.mode & 0o777).toString(8)}): run chmod 600 ${f}`);
+  if (process.platform !== 'win32' && (st.mode & 0o077) !== 0)
+    throw new DeviceError('unreadable', `${f} is readable by others (mode ${(st.mode & 0o777).toString(8)}): run chmod 600 ${f}`);
   let doc: any;
   try {
     doc = JSON.parse(readFileSync(f, 'utf8'));

@@ -65,7 +65,8 @@ export function pushConfigOf(doc: unknown, where = 'push'): PushConfig {
   if (o.capture !== undefined && !CAPTURES.includes(o.capture as CaptureLevel)) throw new PushConfigError(`${where}: capture is one of ${CAPTURES.join(', ')}`);
   const agents: Record<string, AgentPush> = {};
   if (o.agents !== undefined) {
-    if (!o.agents || typeof o.agents !== 'object' || Array.isArray(o.agents)) throw new PushConfigError(`${where}.agents maps an agent id to { delay_ms, kinds }`);
+    if (!o.agents || typeof o.agents !== 'object' || Array.isArray(o.agents))
+      throw new PushConfigError(`${where}.agents maps an agent id to { delay_ms, kinds }`);
     for (const [id, a] of Object.entries(o.agents as Record<string, any>)) {
       const w = `${where}.agents.${id}`;
       if (!a || typeof a !== 'object' || Array.isArray(a)) throw new PushConfigError(`${w} must be a mapping { delay_ms, kinds }`);

@@ -24,7 +24,8 @@ const B64URL = /^[A-Za-z0-9_-]+$/;
 
 function parseKeys(path: string): VapidKeys {
   const st = statSync(path);
-  if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) throw new PushKeyError(`${path} is readable by others (mode ${(st.mode & 0o777).toString(8)}): run chmod 600 ${path}`);
+  if (process.platform !== 'win32' && (st.mode & 0o077) !== 0)
+    throw new PushKeyError(`${path} is readable by others (mode ${(st.mode & 0o777).toString(8)}): run chmod 600 ${path}`);
   let doc: Record<string, unknown>;
   try {
     doc = JSON.parse(readFileSync(path, 'utf8'));
@@ -32,8 +33,10 @@ function parseKeys(path: string): VapidKeys {
     throw new PushKeyError(`${path} is not valid JSON: ${(e as Error).message} (delete it to make a new pair: every device then subscribes again)`);
   }
   const { publicKey, privateKey, subject } = doc;
-  if (typeof publicKey !== 'string' || !B64URL.test(publicKey) || Buffer.from(publicKey, 'base64url').length !== 65) throw new PushKeyError(`${path}: publicKey must be an uncompressed P-256 point, base64url (65 bytes)`);
-  if (typeof privateKey !== 'string' || !B64URL.test(privateKey) || Buffer.from(privateKey, 'base64url').length !== 32) throw new PushKeyError(`${path}: privateKey must be a P-256 scalar, base64url (32 bytes)`);
+  if (typeof publicKey !== 'string' || !B64URL.test(publicKey) || Buffer.from(publicKey, 'base64url').length !== 65)
+    throw new PushKeyError(`${path}: publicKey must be an uncompressed P-256 point, base64url (65 bytes)`);
+  if (typeof privateKey !== 'string' || !B64URL.test(privateKey) || Buffer.from(privateKey, 'base64url').length !== 32)
+    throw new PushKeyError(`${path}: privateKey must be a P-256 scalar, base64url (32 bytes)`);
   return { publicKey, privateKey, subject: typeof subject === 'string' && /^(mailto:|https:)/.test(subject) ? subject : DEFAULT_SUBJECT };
 }
 
@@ -56,7 +59,10 @@ export function ensureVapidKeys(home: string): VapidKeys & { created: boolean; p
     throw e;
   }
   try {
-    writeSync(fd, `${JSON.stringify({ publicKey: k.publicKey, privateKey: k.privateKey, subject: DEFAULT_SUBJECT, created: new Date().toISOString() }, null, 2)}\n`);
+    writeSync(
+      fd,
+      `${JSON.stringify({ publicKey: k.publicKey, privateKey: k.privateKey, subject: DEFAULT_SUBJECT, created: new Date().toISOString() }, null, 2)}\n`,
+    );
   } finally {
     closeSync(fd);
   }

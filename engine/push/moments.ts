@@ -55,12 +55,34 @@ export interface MomentSink {
   alert(a: Alert): void | Promise<void>;
 }
 
-const TYPES = ['control.accepted', 'control.rejected', 'attention.requested', 'attention.answered', 'attention.resolved', 'attention.timeout', 'run.failed', 'session.ended', 'run.finished', 'progress.status'];
+const TYPES = [
+  'control.accepted',
+  'control.rejected',
+  'attention.requested',
+  'attention.answered',
+  'attention.resolved',
+  'attention.timeout',
+  'run.failed',
+  'session.ended',
+  'run.finished',
+  'progress.status',
+];
 const DEFAULT_WINDOW_MS = 55_000;
-const WORDS: Record<AlertKind, string> = { permission: 'is waiting for you', question: 'has a question', run_failed: 'a run failed', idle: 'is waiting for your input', session_error: 'the session ended on an error', turn_finished: 'finished its turn' };
+const WORDS: Record<AlertKind, string> = {
+  permission: 'is waiting for you',
+  question: 'has a question',
+  run_failed: 'a run failed',
+  idle: 'is waiting for your input',
+  session_error: 'the session ended on an error',
+  turn_finished: 'finished its turn',
+};
 
 /** A form a chat can answer with one button per choice: one single-select field, at most 8 choices, labels real (never placeholders). */
-export function singleChoice(view: { kind: string; labelsReal: boolean; fields?: { id: string; type: string; label?: string; multi?: boolean; choices?: { id: string; label?: string }[] }[] }): Moment['form'] {
+export function singleChoice(view: {
+  kind: string;
+  labelsReal: boolean;
+  fields?: { id: string; type: string; label?: string; multi?: boolean; choices?: { id: string; label?: string }[] }[];
+}): Moment['form'] {
   const f = view.fields;
   if (view.kind !== 'form' || !view.labelsReal || f?.length !== 1) return undefined;
   const q = f[0];
@@ -98,6 +120,8 @@ interface Open {
 export class Moments {
   private readonly sinks: MomentSink[] = [];
   private readonly open = new Map<string, Open>();
+  /** Requests whose subject is being read (askOf): one settled meanwhile leaves this set and is never pushed. */
+  private readonly preparing = new Set<string>();
   private readonly answeredBy = new Map<string, string>();
   private readonly acks = new Map<string, (ev: AepEvent) => void>();
   private readonly settledHooks: ((id: string) => void)[] = [];
@@ -177,7 +201,10 @@ export class Moments {
     const kind = hold?.kind ?? (d.kind === 'form' ? 'form' : 'permission');
     const w = escalate(this.o.config, kind === 'form' ? 'question' : 'permission', agent, { now: new Date(this.now()), inboxVisible: this.o.presence.visible });
     if (!w.push || !this.sinks.length) return;
+    // settled while its subject is read (an answer at once, a rule): never pushed with buttons that answer nothing
+    this.preparing.add(ev.id);
     const asked = hold && hold.kind !== 'form' ? await daemon!.askOf(ev.id) : undefined;
+    if (!this.preparing.delete(ev.id)) return;
     const s = asked?.subject;
     const m: Moment = {
       id: ev.id,
@@ -206,6 +233,7 @@ export class Moments {
 
   private settled(ev: AepEvent): void {
     const id = String(ev.subject ?? ev.cause ?? '');
+    this.preparing.delete(id);
     for (const fn of this.settledHooks) fn(id);
     const r = this.open.get(id);
     const by = this.answeredBy.get(id);

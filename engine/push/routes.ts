@@ -57,7 +57,9 @@ export function registerPushRoutes(app: FastifyInstance, o: PushRoutesOptions): 
 
     scope.get('/push/key', async (req, reply) => (who(req, reply, 'read') ? reply.send({ publicKey: service.publicKey }) : reply));
 
-    scope.get('/push/devices', async (req, reply) => (who(req, reply, 'read') ? reply.send({ devices: service.devices.list().map(deviceView), capture: service.capture }) : reply));
+    scope.get('/push/devices', async (req, reply) =>
+      who(req, reply, 'read') ? reply.send({ devices: service.devices.list().map(deviceView), capture: service.capture }) : reply,
+    );
 
     scope.post('/push/devices', async (req, reply) => {
       const p = who(req, reply, 'read');
@@ -95,14 +97,23 @@ export function registerPushRoutes(app: FastifyInstance, o: PushRoutesOptions): 
       if (!who(req, reply, 'read')) return reply;
       const name = ((req.body ?? {}) as Record<string, unknown>).name;
       const results = await service.test(typeof name === 'string' && name ? name : undefined);
-      if (!results.length) return refuse(reply, 404, 'no-such-device', typeof name === 'string' && name ? `no device named '${name}'` : 'no device is registered: press "Notify me" in the inbox on the device');
-      return reply.send({ results: results.map((r) => ({ device: r.device, ok: r.result.ok, status: r.result.status, detail: r.result.ok ? undefined : r.result.detail })) });
+      if (!results.length)
+        return refuse(
+          reply,
+          404,
+          'no-such-device',
+          typeof name === 'string' && name ? `no device named '${name}'` : 'no device is registered: press "Notify me" in the inbox on the device',
+        );
+      return reply.send({
+        results: results.map((r) => ({ device: r.device, ok: r.result.ok, status: r.result.status, detail: r.result.ok ? undefined : r.result.detail })),
+      });
     });
 
     scope.post('/push/presence', async (req, reply) => {
       if (!who(req, reply, 'read')) return reply;
       const b = (req.body ?? {}) as Record<string, unknown>;
-      if (typeof b.tab !== 'string' || !/^[A-Za-z0-9_-]{8,64}$/.test(b.tab) || typeof b.visible !== 'boolean') return refuse(reply, 400, 'bad-request', 'send { "tab": "<8-64 letters>", "visible": true|false }');
+      if (typeof b.tab !== 'string' || !/^[A-Za-z0-9_-]{8,64}$/.test(b.tab) || typeof b.visible !== 'boolean')
+        return refuse(reply, 400, 'bad-request', 'send { "tab": "<8-64 letters>", "visible": true|false }');
       service.presence.report(b.tab, b.visible);
       return reply.code(204).send();
     });

@@ -93,7 +93,13 @@ export class PushSender {
           topic: s.topic,
           contentEncoding: 'aes128gcm',
         });
-        const res = await fetch(d.endpoint, { method: 'POST', headers: d.headers as Record<string, string>, body: new Uint8Array(d.body as Buffer), signal: AbortSignal.timeout(this.o.attemptTimeoutMs ?? 5000), redirect: 'error' });
+        const res = await fetch(d.endpoint, {
+          method: 'POST',
+          headers: d.headers as Record<string, string>,
+          body: new Uint8Array(d.body as Buffer),
+          signal: AbortSignal.timeout(this.o.attemptTimeoutMs ?? 5000),
+          redirect: 'error',
+        });
         status = res.status;
         await res.arrayBuffer().catch(() => undefined);
         if (status >= 200 && status < 300) return { ok: true, status, attempts: attempt };
@@ -101,7 +107,11 @@ export class PushSender {
         if (Number.isFinite(ra) && ra > 0) retryAfterMs = Math.min(ra * 1000, 60_000);
         last = { ok: false, status, attempts: attempt, detail: `the push service answered ${status}` };
       } catch (e) {
-        last = { ok: false, attempts: attempt, detail: (e as Error).name === 'TimeoutError' ? 'the push service did not answer in time' : (e as Error).message };
+        last = {
+          ok: false,
+          attempts: attempt,
+          detail: (e as Error).name === 'TimeoutError' ? 'the push service did not answer in time' : (e as Error).message,
+        };
       } finally {
         this.release();
       }

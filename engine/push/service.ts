@@ -30,7 +30,11 @@ export interface PushServiceOptions {
   backoffMs?: number;
 }
 
-export const ACTIONS: Record<string, Action> = { allow: { action: 'allow', title: 'Allow' }, deny: { action: 'deny', title: 'Deny' }, always: { action: 'always', title: 'Allow always' } };
+export const ACTIONS: Record<string, Action> = {
+  allow: { action: 'allow', title: 'Allow' },
+  deny: { action: 'deny', title: 'Deny' },
+  always: { action: 'always', title: 'Allow always' },
+};
 const topicOf = (tag: string) => createHash('sha256').update(tag).digest('base64url').slice(0, 32);
 
 /** "55 s", "9 min": how long the request still waits (the agent's own dialog decides after). */
@@ -93,7 +97,9 @@ export class PushService implements MomentSink {
   test(name?: string): Promise<{ device: string; result: SendResult }[]> {
     const list = this.devices.list().filter((d) => !name || d.name === name);
     const m: Message = { type: 'test', tag: 'hookmap-test', title: 'hookmap', body: 'Notifications from hookmap reach this device.', url: '/' };
-    return Promise.all(list.map(async (d) => ({ device: d.name, result: await this.sender.send(d, m, { ttlS: 60, urgency: 'normal', deadline: this.now() + 60_000 }) })));
+    return Promise.all(
+      list.map(async (d) => ({ device: d.name, result: await this.sender.send(d, m, { ttlS: 60, urgency: 'normal', deadline: this.now() + 60_000 }) })),
+    );
   }
 
   request(r: Moment): void {
@@ -106,7 +112,18 @@ export class PushService implements MomentSink {
       // a form's answer needs its fields: the tap opens the card; a read-only device gets no buttons
       const actions = control && r.kind !== 'form' ? [ACTIONS.allow, ACTIONS.deny, ...(r.rulable ? [ACTIONS.always] : [])] : [];
       const credential = actions.length ? this.credentials.issue({ request: r.id, session: r.session, device: device.id, expires: r.expires }) : undefined;
-      const m: Message = { type: 'request', tag: r.id, title: text.title, body: `${text.body} · ${timeLeft(r.expires - this.now())} to answer`, request: r.id, session: r.session, actions, credential, expires: r.expires, url: cardUrl(r.session) };
+      const m: Message = {
+        type: 'request',
+        tag: r.id,
+        title: text.title,
+        body: `${text.body} · ${timeLeft(r.expires - this.now())} to answer`,
+        request: r.id,
+        session: r.session,
+        actions,
+        credential,
+        expires: r.expires,
+        url: cardUrl(r.session),
+      };
       to.add(device.id);
       void this.sender.send(device, m, { ttlS: Math.ceil((r.expires - this.now()) / 1000), urgency: 'high', topic: topicOf(r.id), deadline: r.expires });
     }
@@ -117,13 +134,30 @@ export class PushService implements MomentSink {
     const to = this.pushed.get(r.id);
     this.pushed.delete(r.id);
     if (!to?.size) return;
-    const m: Message = { type: 'settled', tag: r.id, title: `${r.agent}: request settled`, body: s.text, request: r.id, session: r.session, url: cardUrl(r.session) };
-    for (const device of this.devices.list()) if (to.has(device.id)) void this.sender.send(device, m, { ttlS: 600, urgency: 'normal', topic: topicOf(r.id), deadline: this.now() + 60_000 });
+    const m: Message = {
+      type: 'settled',
+      tag: r.id,
+      title: `${r.agent}: request settled`,
+      body: s.text,
+      request: r.id,
+      session: r.session,
+      url: cardUrl(r.session),
+    };
+    for (const device of this.devices.list())
+      if (to.has(device.id)) void this.sender.send(device, m, { ttlS: 600, urgency: 'normal', topic: topicOf(r.id), deadline: this.now() + 60_000 });
   }
 
   alert(a: Alert): void {
     const tag = `${a.session ?? a.agent}:${a.kind}`;
-    const m: Message = { type: 'alert', tag, title: a.title, body: a.kind === 'run_failed' || a.kind === 'session_error' ? 'Open the inbox for the details' : 'Open the inbox to continue', session: a.session, url: cardUrl(a.session) };
-    for (const d of this.devices.list()) if (this.o.live(d)) void this.sender.send(d, m, { ttlS: 3600, urgency: 'normal', topic: topicOf(tag), deadline: this.now() + 120_000 });
+    const m: Message = {
+      type: 'alert',
+      tag,
+      title: a.title,
+      body: a.kind === 'run_failed' || a.kind === 'session_error' ? 'Open the inbox for the details' : 'Open the inbox to continue',
+      session: a.session,
+      url: cardUrl(a.session),
+    };
+    for (const d of this.devices.list())
+      if (this.o.live(d)) void this.sender.send(d, m, { ttlS: 3600, urgency: 'normal', topic: topicOf(tag), deadline: this.now() + 120_000 });
   }
 }

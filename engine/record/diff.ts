@@ -15,7 +15,10 @@ function myers(a: string[], b: string[], maxD: number): Op[] | undefined {
     for (let k = -d; k <= d; k += 2) {
       let x = k === -d || (k !== d && (v.get(k - 1) ?? -1) < (v.get(k + 1) ?? -1)) ? (v.get(k + 1) ?? 0) : (v.get(k - 1) ?? 0) + 1;
       let y = x - k;
-      while (x < n && y < m && a[x] === b[y]) { x++; y++; }
+      while (x < n && y < m && a[x] === b[y]) {
+        x++;
+        y++;
+      }
       v.set(k, x);
       if (x >= n && y >= m) {
         // walk back
@@ -28,10 +31,24 @@ function myers(a: string[], b: string[], maxD: number): Op[] | undefined {
           const prevK = kk === -dd || (kk !== dd && (pv.get(kk - 1) ?? -1) < (pv.get(kk + 1) ?? -1)) ? kk + 1 : kk - 1;
           const px = pv.get(prevK) ?? 0;
           const py = px - prevK;
-          while (cx > px && cy > py) { ops.push({ kind: ' ', line: a[cx - 1] }); cx--; cy--; }
-          if (cx === px) { ops.push({ kind: '+', line: b[cy - 1] }); cy--; } else { ops.push({ kind: '-', line: a[cx - 1] }); cx--; }
+          while (cx > px && cy > py) {
+            ops.push({ kind: ' ', line: a[cx - 1] });
+            cx--;
+            cy--;
+          }
+          if (cx === px) {
+            ops.push({ kind: '+', line: b[cy - 1] });
+            cy--;
+          } else {
+            ops.push({ kind: '-', line: a[cx - 1] });
+            cx--;
+          }
         }
-        while (cx > 0 && cy > 0) { ops.push({ kind: ' ', line: a[cx - 1] }); cx--; cy--; }
+        while (cx > 0 && cy > 0) {
+          ops.push({ kind: ' ', line: a[cx - 1] });
+          cx--;
+          cy--;
+        }
         return ops.reverse();
       }
     }
@@ -50,14 +67,21 @@ export function unifiedDiff(before: string, after: string, fromName: string, toN
   let ai = 1;
   let bi = 1;
   const pos: { a: number; b: number }[] = [];
-  for (const op of ops) { pos.push({ a: ai, b: bi }); if (op.kind !== '+') ai++; if (op.kind !== '-') bi++; }
+  for (const op of ops) {
+    pos.push({ a: ai, b: bi });
+    if (op.kind !== '+') ai++;
+    if (op.kind !== '-') bi++;
+  }
   while (i < ops.length) {
     while (i < ops.length && ops[i].kind === ' ') i++;
     if (i >= ops.length) break;
     const start = Math.max(0, i - context);
     let end = i;
     let lastChange = i;
-    while (end < ops.length && end - lastChange <= 2 * context) { if (ops[end].kind !== ' ') lastChange = end; end++; }
+    while (end < ops.length && end - lastChange <= 2 * context) {
+      if (ops[end].kind !== ' ') lastChange = end;
+      end++;
+    }
     end = Math.min(ops.length, lastChange + context + 1);
     const hunk = ops.slice(start, end);
     const aLen = hunk.filter((o) => o.kind !== '+').length;

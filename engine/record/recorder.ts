@@ -48,14 +48,25 @@ export interface RecordOptions {
   secretNames?: string[];
 }
 
-export interface Recording { url: string; port: number; out: string; daemon: Daemon; files: string[]; refused: number; close(): Promise<void> }
+export interface Recording {
+  url: string;
+  port: number;
+  out: string;
+  daemon: Daemon;
+  files: string[];
+  refused: number;
+  close(): Promise<void>;
+}
 
 /** Where `hookmap record <agent>` writes by default: outside any repository. */
 export function recordedDir(home: string, agent: string): string {
   return join(home, 'recorded', agent.replace(/[^A-Za-z0-9._-]/g, '_'));
 }
 
-/** A version the payload states about its agent: the first `version` / `*_version` / `*.version` (OTel's service.version; never an SDK's: telemetry.sdk.version) string field (breadth-first, shallow). */
+/**
+ * A version the payload states about its agent: the first `version` / `*_version` / `*.version` (OTel's
+ * service.version; never an SDK's: telemetry.sdk.version) string field (breadth-first, shallow).
+ */
 export function versionOf(payload: unknown, maxDepth = 4): string | undefined {
   let level: unknown[] = [payload];
   for (let depth = 0; depth <= maxDepth && level.length; depth++) {
@@ -90,7 +101,13 @@ export class Recorder {
   constructor(
     private readonly d: Descriptor,
     readonly out: string,
-    private readonly opts: { agentVersion?: string; now?: () => Date; say?: (l: string) => void; env?: Readonly<Record<string, string | undefined>>; secretNames?: string[] } = {},
+    private readonly opts: {
+      agentVersion?: string;
+      now?: () => Date;
+      say?: (l: string) => void;
+      env?: Readonly<Record<string, string | undefined>>;
+      secretNames?: string[];
+    } = {},
   ) {
     const secretNames = [...d.capture.secretNames, ...(opts.secretNames ?? [])];
     this.redactor = new Redactor({ secretNames, strict: true, env: opts.env });
@@ -102,13 +119,21 @@ export class Recorder {
     const text = raw?.toString('utf8') ?? '';
     let payload: unknown;
     let parsed = true;
-    try { payload = JSON.parse(text); } catch { parsed = false; payload = text; }
+    try {
+      payload = JSON.parse(text);
+    } catch {
+      parsed = false;
+      payload = text;
+    }
     const version = (parsed ? versionOf(payload) : undefined) ?? this.opts.agentVersion;
     const doc: Record<string, unknown> = {
       kind: 'recorded',
       agent: this.d.vendor,
       recorded_at: at.toISOString(),
-      provenance: `hookmap record, ${this.d.vendor}${version ? ` ${version}` : ''}, ${at.toISOString().slice(0, 10)}; redacted (strict: secrets, secret-named keys, PII, home paths)`,
+      provenance:
+        `hookmap record, ${this.d.vendor}${version ? ` ${version}` : ''}, ` +
+        `${at.toISOString().slice(0, 10)}; redacted (strict: secrets, secret-named keys, PII, home ` +
+        `paths)`,
     };
     if (version) doc.agent_version = version;
     if (hook ?? hookArg) doc.hook = hook ?? hookArg;
@@ -123,14 +148,20 @@ export class Recorder {
     try {
       let hook = hookArg;
       if (!hook) {
-        try { hook = await mapperHookName(JSON.parse(raw?.toString('utf8') ?? '')).catch(() => undefined); } catch { hook = undefined; }
+        try {
+          hook = await mapperHookName(JSON.parse(raw?.toString('utf8') ?? '')).catch(() => undefined);
+        } catch {
+          hook = undefined;
+        }
       }
       const at = (this.opts.now ?? (() => new Date()))();
       const { text, findings } = this.render(hookArg, raw, hook, at);
       const name = `${at.toISOString().replace(/[:.]/g, '-')}-${String(++this.seq).padStart(4, '0')}-${slug(hook ?? 'unknown')}.yaml`;
       if (findings.length) {
         this.refused++;
-        this.opts.say?.(`record: refused to write ${name}: the secret scanner still finds ${findings.length} secret(s) after redaction:\n${formatFindings(name, findings)}`);
+        this.opts.say?.(
+          `record: refused to write ${name}: the secret scanner still finds ${findings.length} secret(s) after redaction:\n${formatFindings(name, findings)}`,
+        );
         return undefined;
       }
       const file = join(this.out, name);
@@ -160,7 +191,12 @@ export async function startRecord(o: RecordOptions): Promise<Recording> {
   const d = o.descriptor;
   const home = o.home ?? defaultHome();
   const out = o.out ?? recordedDir(home, d.vendor);
-  const daemon = Daemon.open({ descriptor: d, logDir: o.logDir ?? agentLogDir(home, d.vendor), attentionTimeoutMs: o.attentionTimeoutMs, say: (l) => say(`[${d.vendor}] ${l}`) });
+  const daemon = Daemon.open({
+    descriptor: d,
+    logDir: o.logDir ?? agentLogDir(home, d.vendor),
+    attentionTimeoutMs: o.attentionTimeoutMs,
+    say: (l) => say(`[${d.vendor}] ${l}`),
+  });
   const rec = new Recorder(d, out, { agentVersion: o.agentVersion, now: o.now, say, env: o.env, secretNames: o.secretNames });
   const daemons = new Map([[d.vendor, daemon]]);
   const app = Fastify({ logger: false, frameworkErrors: hookFrameworkErrors(daemons, say) });
@@ -185,7 +221,11 @@ export async function startRecord(o: RecordOptions): Promise<Recording> {
   }
   const { url } = urlOf(app.server.address() as AddressInfo);
   if (o.relay) daemon.connectRelay(o.relay, o.token);
-  say(`${d.vendor} recording daemon on ${url}/${d.surface.kind === OTLP_KIND ? `otlp/${d.vendor}/v1/logs` : `hooks/${d.vendor}`}: every payload, redacted, -> ${out} (0600); copy into fixtures with \`hookmap record promote ${d.vendor}\``);
+  say(
+    `${d.vendor} recording daemon on ${url}/${d.surface.kind === OTLP_KIND ? `otlp/${d.vendor}/v1/logs` : `hooks/${d.vendor}`}: ` +
+      `every payload, redacted, -> ${out} (0600); copy into fixtures with \`hookmap record ` +
+      `promote ${d.vendor}\``,
+  );
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -193,19 +233,35 @@ export async function startRecord(o: RecordOptions): Promise<Recording> {
     out,
     daemon,
     files: rec.files,
-    get refused() { return rec.refused; },
-    close: () => (closing ??= (async () => { await daemon.close(); await app.close(); })()),
+    get refused() {
+      return rec.refused;
+    },
+    close: () =>
+      (closing ??= (async () => {
+        await daemon.close();
+        await app.close();
+      })()),
   };
 }
 
-export interface PromoteResult { file: string; target: string; status: 'new' | 'changed' | 'same' | 'refused'; diff: string; findings: Finding[] }
+export interface PromoteResult {
+  file: string;
+  target: string;
+  status: 'new' | 'changed' | 'same' | 'refused';
+  diff: string;
+  findings: Finding[];
+}
 
 /**
  * Copy recorded candidates into fixtures/<agent>/recorded/: each is scanned
  * again (a finding refuses it) and its diff against the fixture it would
  * create or replace is returned; nothing is written under `dryRun`.
  */
-export function promote(agent: string, files: string[], opts: { fixtures?: string; dryRun?: boolean; env?: Readonly<Record<string, string | undefined>> } = {}): PromoteResult[] {
+export function promote(
+  agent: string,
+  files: string[],
+  opts: { fixtures?: string; dryRun?: boolean; env?: Readonly<Record<string, string | undefined>> } = {},
+): PromoteResult[] {
   const targetDir = join(opts.fixtures ?? FIXTURES_DIR, agent, 'recorded');
   const scanner = new SecretScanner({ env: opts.env });
   const out: PromoteResult[] = [];
@@ -228,5 +284,8 @@ export function promote(agent: string, files: string[], opts: { fixtures?: strin
 /** The candidate files of a recording folder, oldest first. */
 export function candidates(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => join(dir, f));
+  return readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
+    .map((f) => join(dir, f));
 }

@@ -5,7 +5,10 @@
 import type { SocketSession } from './client-socket.ts';
 import type { AepEvent } from './store.ts';
 
-export interface Pos { epoch: number; seq: number }
+export interface Pos {
+  epoch: number;
+  seq: number;
+}
 
 /**
  * What a resuming consumer has delivered, so a reconnect neither loses nor
@@ -67,7 +70,10 @@ export class ResumeState {
 
   /** The most recently touched positions, at most `max` (a relay's from_positions bound). */
   list(max = 500): { session: string; epoch: number; seq: number }[] {
-    return [...this.positions].sort((a, b) => b[1].touched - a[1].touched).slice(0, max).map(([session, p]) => ({ session, epoch: p.epoch, seq: p.seq }));
+    return [...this.positions]
+      .sort((a, b) => b[1].touched - a[1].touched)
+      .slice(0, max)
+      .map(([session, p]) => ({ session, epoch: p.epoch, seq: p.seq }));
   }
 }
 
@@ -110,7 +116,10 @@ export interface ResumingSubscription {
  * inbox's server side and any long-running hookmap consumer.
  */
 export function subscribeResuming(o: ResumingOptions): ResumingSubscription {
-  const state = new ResumeState({ history: o.from === 'all', positions: Array.isArray(o.from) ? Object.fromEntries(o.from.map((p) => [p.session, p])) : undefined });
+  const state = new ResumeState({
+    history: o.from === 'all',
+    positions: Array.isArray(o.from) ? Object.fromEntries(o.from.map((p) => [p.session, p])) : undefined,
+  });
   let closed = false;
   let current: SocketSession | undefined;
   let attempt = 0;

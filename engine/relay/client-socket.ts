@@ -43,7 +43,15 @@ export function openSocket(httpUrl: string, token: string | undefined, role: 'co
       reject(e);
     });
     ws.on('open', () => {
-      ws.send(JSON.stringify({ type: 'hello', versions: [AEP_VERSION], role, identity: { agent: 'hookmap-cli', instance: `${hostname()}/${process.pid}` }, capabilities: {} }));
+      ws.send(
+        JSON.stringify({
+          type: 'hello',
+          versions: [AEP_VERSION],
+          role,
+          identity: { agent: 'hookmap-cli', instance: `${hostname()}/${process.pid}` },
+          capabilities: {},
+        }),
+      );
     });
     ws.on('message', (data) => {
       let msg: any;
@@ -98,9 +106,7 @@ export function makeCommand(type: string, session: string, fields: { subject?: s
 }
 
 export type CommandResult =
-  | { kind: 'refused'; code: string; detail?: string }
-  | { kind: 'timeout' }
-  | { kind: 'acked'; ack: AepEvent; outcomes: AepEvent[]; outcomeTimedOut: boolean };
+  { kind: 'refused'; code: string; detail?: string } | { kind: 'timeout' } | { kind: 'acked'; ack: AepEvent; outcomes: AepEvent[]; outcomeTimedOut: boolean };
 
 /**
  * Send one command and follow it: a cause-matched `error` frame is the
@@ -109,7 +115,11 @@ export type CommandResult =
  * events cause-linked to the command or the ack are its outcome, until
  * `isFinal` says the outcome is complete or the outcome window passes.
  */
-export async function sendCommand(s: SocketSession, cmd: AepEvent, opts: { ackWindowMs: number; outcomeWindowMs: number; isFinal: (ev: AepEvent) => boolean; onEvent?: (ev: AepEvent) => void }): Promise<CommandResult> {
+export async function sendCommand(
+  s: SocketSession,
+  cmd: AepEvent,
+  opts: { ackWindowMs: number; outcomeWindowMs: number; isFinal: (ev: AepEvent) => boolean; onEvent?: (ev: AepEvent) => void },
+): Promise<CommandResult> {
   // Watch the session first, so neither the ack nor the outcome can slip past.
   const subId = `cmd-${cmd.id}`;
   await new Promise<void>((resolve, reject) => {

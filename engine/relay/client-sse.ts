@@ -15,7 +15,12 @@ export function authHeaders(token: string | undefined): Record<string, string> {
   return token ? { authorization: `Bearer ${token}` } : {};
 }
 
-export interface SseMessage { event?: string; id?: string; data?: string; comment?: string }
+export interface SseMessage {
+  event?: string;
+  id?: string;
+  data?: string;
+  comment?: string;
+}
 
 /** The JSON a data message carries (an event), or undefined for a comment or a message that is not JSON. */
 export function sseJson<T = Record<string, any>>(m: SseMessage): T | undefined {
@@ -32,9 +37,19 @@ export function sseJson<T = Record<string, any>>(m: SseMessage): T | undefined {
  * onMessage may return a promise: reading pauses until it settles (backpressure
  * reaches the relay through TCP instead of piling up in this process).
  */
-export async function readSse(url: string, headers: Record<string, string>, onMessage: (m: SseMessage) => boolean | void | Promise<boolean | void>, signal?: AbortSignal, tls?: SseTrust): Promise<void> {
+export async function readSse(
+  url: string,
+  headers: Record<string, string>,
+  onMessage: (m: SseMessage) => boolean | void | Promise<boolean | void>,
+  signal?: AbortSignal,
+  tls?: SseTrust,
+): Promise<void> {
   const h = { ...headers, accept: 'text/event-stream' };
-  const body = url.startsWith('http:') ? await openPlain(url, h, signal) : tls && url.startsWith('https:') ? await openPinned(url, h, tls, signal) : await openFetch(url, h, signal);
+  const body = url.startsWith('http:')
+    ? await openPlain(url, h, signal)
+    : tls && url.startsWith('https:')
+      ? await openPinned(url, h, tls, signal)
+      : await openFetch(url, h, signal);
   const decoder = new TextDecoder();
   let buf = '';
   let cur: SseMessage = {};
@@ -92,7 +107,10 @@ function openPinned(url: string, headers: Record<string, string>, tls: SseTrust,
   return openNode(httpsRequest, url, { headers, ca: tls.ca, servername: tls.servername, signal });
 }
 
-/** http: one connection of its own (no agent, no keep-alive): closed when the reader stops. A connection that fails says `fetch failed`, as fetch does, cause attached. */
+/**
+ * http: one connection of its own (no agent, no keep-alive): closed when the reader stops. A connection that
+ * fails says `fetch failed`, as fetch does, cause attached.
+ */
 function openPlain(url: string, headers: Record<string, string>, signal?: AbortSignal): Promise<AsyncIterable<Uint8Array>> {
   return openNode(httpRequest, url, { headers, signal, agent: false }, (e) => (signal?.aborted ? e : new Error('fetch failed', { cause: e })));
 }

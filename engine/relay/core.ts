@@ -33,12 +33,14 @@ export interface ConnInfo {
 
 export class Conn {
   readonly claims = new Set<string>();
-  constructor(readonly id: number, readonly info: ConnInfo) {}
+  constructor(
+    readonly id: number,
+    readonly info: ConnInfo,
+  ) {}
 }
 
 export type IngestOutcome =
-  | { ok: true; admitted: boolean; routed?: boolean; /** forwarded to this relay of the fleet */ via?: string }
-  | { ok: false; code: string; detail: string };
+  { ok: true; admitted: boolean; routed?: boolean; /** forwarded to this relay of the fleet */ via?: string } | { ok: false; code: string; detail: string };
 
 const ACK_TYPES = new Set(['control.accepted', 'control.rejected']);
 const VENDOR_COMMAND = /^x\.[a-z0-9_-]+\.control\./;
@@ -55,8 +57,14 @@ const acceptsAny = (c: Conn): boolean => {
 };
 
 export interface RelayCounters {
-  received: number; admitted: number; duplicates: number; invalid: number;
-  routed: number; refused: number; droppedConsumers: number; droppedEvents: number;
+  received: number;
+  admitted: number;
+  duplicates: number;
+  invalid: number;
+  routed: number;
+  refused: number;
+  droppedConsumers: number;
+  droppedEvents: number;
 }
 
 export class RelayCore {
@@ -72,8 +80,14 @@ export class RelayCore {
   /** Receives one record per command routed or refused (set by the host). */
   audit?: (record: AuditRecord) => void;
 
-  constructor(readonly limits: RelayLimits, readonly controlEnabled: boolean, store?: RelayStore) {
-    this.store = store ?? new MemoryStore({ perSession: limits.buffer, maxSessions: limits.maxSessions, sessionBytes: limits.sessionBufferBytes, totalBytes: limits.bufferBytes });
+  constructor(
+    readonly limits: RelayLimits,
+    readonly controlEnabled: boolean,
+    store?: RelayStore,
+  ) {
+    this.store =
+      store ??
+      new MemoryStore({ perSession: limits.buffer, maxSessions: limits.maxSessions, sessionBytes: limits.sessionBufferBytes, totalBytes: limits.bufferBytes });
     this.store.onPublish((held) => {
       for (const sub of this.subs) sub.offer(held);
     });
@@ -116,7 +130,11 @@ export class RelayCore {
     if (isCommand(ev.type)) return this.route(held, origin);
     if (origin && !can(origin.info.principal, 'emit')) {
       this.counters.refused++;
-      return { ok: false, code: 'unauthorized', detail: `'${origin.info.principal.name}' may not emit events (its scopes: ${origin.info.principal.scopes.join(', ')})` };
+      return {
+        ok: false,
+        code: 'unauthorized',
+        detail: `'${origin.info.principal.name}' may not emit events (its scopes: ${origin.info.principal.scopes.join(', ')})`,
+      };
     }
     if (ev.type.startsWith('agent.') || ev.seq === undefined) {
       // Agent-scoped and foreign-emitter (seq-less) events have no position: live only.
@@ -160,7 +178,8 @@ export class RelayCore {
     if (!this.controlEnabled) return this.refuse('unauthorized', 'relay is watch-only (--no-auth): commands are never routed');
     if (!origin) return this.refuse('unauthorized', 'commands flow only on an authenticated WebSocket (AEP-0004 §4.1)');
     const who = origin.info.principal;
-    if (!can(who, 'control')) return this.refuse('unauthorized', `'${who.name}' may not send commands (its scopes: ${who.scopes.join(', ')}; a control token is needed)`);
+    if (!can(who, 'control'))
+      return this.refuse('unauthorized', `'${who.name}' may not send commands (its scopes: ${who.scopes.join(', ')}; a control token is needed)`);
     // a claimant that declares no command (a telemetry channel beside the agent's hook channel) is in the roster, never a target
     const all = this.claimsBySession.get(ev.session!);
     const claimants = all && [...all].filter(acceptsAny);

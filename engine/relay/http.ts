@@ -42,7 +42,8 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
 
   const wantsStream = (req: FastifyRequest) => String(req.headers.accept ?? '').includes('text/event-stream');
   const deny = (reply: FastifyReply, detail: string) => reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'unauthorized', detail });
-  const forbid = (reply: FastifyReply, p: Principal, scope: Scope) => reply.code(403).send({ error: 'unauthorized', detail: `'${p.name}' lacks the ${scope} scope` });
+  const forbid = (reply: FastifyReply, p: Principal, scope: Scope) =>
+    reply.code(403).send({ error: 'unauthorized', detail: `'${p.name}' lacks the ${scope} scope` });
   /** Who is asking (set by the onRequest hook below, before any body is read). */
   const principals = new WeakMap<FastifyRequest['raw'], Principal>();
   const principalOf = (req: FastifyRequest) => principals.get(req.raw);
@@ -66,7 +67,11 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
    */
   const admit = async (req: FastifyRequest, reply: FastifyReply) => {
     const len = Number(req.headers['content-length']);
-    if (Number.isFinite(len) && len > limits.maxBody) return reply.code(413).header('connection', 'close').send({ error: 'payload-too-large', detail: `body exceeds ${limits.maxBody} bytes` });
+    if (Number.isFinite(len) && len > limits.maxBody)
+      return reply
+        .code(413)
+        .header('connection', 'close')
+        .send({ error: 'payload-too-large', detail: `body exceeds ${limits.maxBody} bytes` });
     const a = ctx.authenticate(req.raw);
     if (a.ok) principals.set(req.raw, a.principal);
     else if (req.url.split('?')[0] !== `${ctx.prefix}/healthz`) return deny(reply, a.detail);
@@ -77,14 +82,21 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
       scope.addHook('onRequest', admit);
       scope.removeAllContentTypeParsers();
       // bytes, split here: each held event's text is its own string, never a slice pinning the whole batch
-      scope.addContentTypeParser(['application/json', 'application/x-ndjson'], { parseAs: 'buffer', bodyLimit: limits.maxBody }, (_req, body, done) => done(null, body));
+      scope.addContentTypeParser(['application/json', 'application/x-ndjson'], { parseAs: 'buffer', bodyLimit: limits.maxBody }, (_req, body, done) =>
+        done(null, body),
+      );
       scope.setErrorHandler((err: any, _req, reply) => {
         const status = err.statusCode ?? 500;
         // Fastify marks the connection close here; closing while the client is still
         // uploading resets it before it reads the 413. Node discards the rest of
         // the body instead (bounded memory), so the emitter learns why.
-        if (status === 413) return reply.code(413).removeHeader('connection').send({ error: 'payload-too-large', detail: `body exceeds ${limits.maxBody} bytes` });
-        if (status === 415) return reply.code(415).send({ error: 'unsupported-media-type', detail: 'use application/json (one event) or application/x-ndjson (a batch)' });
+        if (status === 413)
+          return reply
+            .code(413)
+            .removeHeader('connection')
+            .send({ error: 'payload-too-large', detail: `body exceeds ${limits.maxBody} bytes` });
+        if (status === 415)
+          return reply.code(415).send({ error: 'unsupported-media-type', detail: 'use application/json (one event) or application/x-ndjson (a batch)' });
         if (status < 500) return reply.code(status).send({ error: 'bad-request', detail: err.message });
         return reply.code(500).send({ error: 'internal' });
       });
@@ -96,7 +108,8 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
         const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
         const ndjson = String(req.headers['content-type'] ?? '').includes('ndjson');
         const lines = ndjson ? splitLines(body) : [body.toString('utf8')];
-        if (lines.length > limits.maxBatch) return reply.code(413).send({ error: 'too-many-events', detail: `batch has ${lines.length} events; maxBatch is ${limits.maxBatch}` });
+        if (lines.length > limits.maxBatch)
+          return reply.code(413).send({ error: 'too-many-events', detail: `batch has ${lines.length} events; maxBatch is ${limits.maxBatch}` });
         if (lines.length === 0) return reply.code(400).send({ error: 'invalid-event', detail: 'empty body' });
         // Validate the whole batch first: a batch is rejected whole, nothing ingested.
         const held: Held[] = [];
@@ -104,7 +117,8 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
           const h = core.prepare(lines[i]);
           const where = ndjson ? { line: i } : {};
           if (!('ev' in h)) return reply.code(400).send({ error: h.code, ...where, detail: h.detail });
-          if (isCommand(h.ev.type)) return reply.code(403).send({ error: 'unauthorized', ...where, detail: 'commands flow only on an authenticated WebSocket (AEP-0004 §4.1)' });
+          if (isCommand(h.ev.type))
+            return reply.code(403).send({ error: 'unauthorized', ...where, detail: 'commands flow only on an authenticated WebSocket (AEP-0004 §4.1)' });
           held.push(h);
         }
         let admitted = 0;
@@ -117,7 +131,10 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
           try {
             await core.store.barrier();
           } catch (e) {
-            return reply.code(503).send({ error: 'backplane-unavailable', detail: `events were not stored on the backplane: ${(e as Error).message}; send the batch again (duplicates are dropped)` });
+            return reply.code(503).send({
+              error: 'backplane-unavailable',
+              detail: `events were not stored on the backplane: ${(e as Error).message}; send the batch again (duplicates are dropped)`,
+            });
           }
         }
         return reply.code(202).send({ accepted: held.length, admitted, duplicates: held.filter((h) => h.ev.seq !== undefined).length - admitted });
@@ -165,7 +182,8 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
 
   function stream(req: FastifyRequest, reply: FastifyReply, principal: Principal) {
     if (ctx.isClosing()) return reply.code(503).send({ error: 'shutting-down' });
-    if (ctx.connectionCount() >= limits.maxConnections) return reply.code(503).send({ error: 'limit-exceeded', detail: `maxConnections is ${limits.maxConnections}` });
+    if (ctx.connectionCount() >= limits.maxConnections)
+      return reply.code(503).send({ error: 'limit-exceeded', detail: `maxConnections is ${limits.maxConnections}` });
     const q = req.query as Record<string, unknown>;
     let spec;
     try {
@@ -184,7 +202,12 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
     }
     reply.hijack();
     const res = reply.raw;
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
     res.write(': subscribed\n\n');
     ctx.streams.add(res);
     const sub = core.subscribe(spec, sseSink(res, core));

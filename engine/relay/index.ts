@@ -60,7 +60,9 @@ export type { AepEvent, RelayStore, Held, Position, StoredEvent, StoreStats } fr
 export { MemoryStore } from './store.ts';
 export type { NatsStore, BackplaneError } from './backplane/index.ts';
 /** The fleet backplane (backplane/open.ts), loaded only by a relay that has one: NATS is most of a relay's module graph. */
-export async function openBackplane(...args: Parameters<typeof import('./backplane/open.ts').openBackplane>): ReturnType<typeof import('./backplane/open.ts').openBackplane> {
+export async function openBackplane(
+  ...args: Parameters<typeof import('./backplane/open.ts').openBackplane>
+): ReturnType<typeof import('./backplane/open.ts').openBackplane> {
   return (await import('./backplane/open.ts')).openBackplane(...args);
 }
 export type { IngestOutcome } from './core.ts';
@@ -107,7 +109,11 @@ export interface Relay {
   auth: Authorizer;
   ingest(ev: object | string): IngestOutcome;
   connect(opts: InProcessOptions): InProcessConnection;
-  subscribe(spec: InProcessSubscribeSpec, onEvent: (ev: AepEvent, raw: string) => void, onExhausted?: (session: string, earliest: Position) => void): { close(): void };
+  subscribe(
+    spec: InProcessSubscribeSpec,
+    onEvent: (ev: AepEvent, raw: string) => void,
+    onExhausted?: (session: string, earliest: Position) => void,
+  ): { close(): void };
   /** Only for a relay that owns its server. Resolves with the bound address. */
   listen(): Promise<{ host: string; port: number; url: string }>;
   /** Drain: SSE streams end cleanly, sockets close 1001; closes the server when owned. */
@@ -251,7 +257,10 @@ export function createRelay(opts: CreateRelayOptions = {}): Relay {
       const h = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
       const scheme = opts.tls ? 'https' : 'http';
       void warmValidators([]); // the envelope validator, compiled before the first POST needs it
-      log(`relay listening on ${scheme}://${h}:${addr.port}${prefix} (${core.controlEnabled ? 'tokens required: control routing on' : '--no-auth: watch-only, commands refused'})`);
+      log(
+        `relay listening on ${scheme}://${h}:${addr.port}${prefix} (` +
+          `${core.controlEnabled ? 'tokens required: control routing on' : '--no-auth: watch-only, commands refused'})`,
+      );
       return { host: addr.address, port: addr.port, url: `${scheme}://${h}:${addr.port}${prefix}` };
     },
     async close() {

@@ -86,6 +86,7 @@ export function resolveLimits(opts: Partial<RelayLimits>): RelayLimits {
     if (!Number.isSafeInteger(v) || v < 1) throw new Error(`relay option ${k} must be a positive integer (got ${v})`);
     out[k] = v;
   }
-  if (out.sessionBufferBytes > out.bufferBytes) throw new Error(`relay option sessionBufferBytes (${out.sessionBufferBytes}) must not exceed bufferBytes (${out.bufferBytes})`);
+  if (out.sessionBufferBytes > out.bufferBytes)
+    throw new Error(`relay option sessionBufferBytes (${out.sessionBufferBytes}) must not exceed bufferBytes (${out.bufferBytes})`);
   return out;
 }

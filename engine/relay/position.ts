@@ -4,7 +4,10 @@
 // fleet backplane's mirror. Moved out of store.ts.
 import type { AepEvent } from './store.ts';
 
-export interface Position { epoch: number; seq: number }
+export interface Position {
+  epoch: number;
+  seq: number;
+}
 
 export function comparePos(a: Position, b: Position): number {
   return a.epoch - b.epoch || a.seq - b.seq;

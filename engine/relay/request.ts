@@ -6,7 +6,10 @@ import { compileFilter, FilterError } from './attr-match.ts';
 import type { SubscriptionSpec } from './subscription.ts';
 
 export class RequestError extends Error {
-  constructor(readonly code: 'invalid-filter' | 'limit-exceeded', detail: string) {
+  constructor(
+    readonly code: 'invalid-filter' | 'limit-exceeded',
+    detail: string,
+  ) {
     super(detail);
   }
 }
@@ -31,7 +34,8 @@ export function parseFrom(v: unknown, maxFrom: number): Pos[] | 'all' | undefine
 
 export function parseCapture(v: unknown): CaptureLevel | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string' || !CAPTURE_ORDER.includes(v as CaptureLevel)) throw new RequestError('invalid-filter', `capture must be one of ${CAPTURE_ORDER.join(', ')}`);
+  if (typeof v !== 'string' || !CAPTURE_ORDER.includes(v as CaptureLevel))
+    throw new RequestError('invalid-filter', `capture must be one of ${CAPTURE_ORDER.join(', ')}`);
   return v as CaptureLevel;
 }
 

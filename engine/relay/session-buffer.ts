@@ -49,7 +49,10 @@ export class SessionBuffer {
   /** Highest position trimmed away; resuming below it means a gap (replay-exhausted). */
   evictedHigh: Position | null;
 
-  constructor(evictedHigh: Position | null, private readonly maxChunk: number) {
+  constructor(
+    evictedHigh: Position | null,
+    private readonly maxChunk: number,
+  ) {
     this.evictedHigh = evictedHigh;
     this.nextChunk = Math.min(FIRST_CHUNK, maxChunk);
   }

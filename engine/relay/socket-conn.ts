@@ -98,11 +98,16 @@ export function serve(ws: WebSocket, ctx: SocketContext, principal: Principal): 
     if (!conn) return msg.type === 'hello' ? hello(msg) : helloRequired();
     if (msg.type.includes('.')) return event(text, msg);
     switch (msg.type) {
-      case 'subscribe': return subscribe(msg);
-      case 'unsubscribe': return unsubscribe(msg);
-      case 'roster': return roster(msg);
-      case 'ping': return pongWhenStored(core.store, msg.t, send, closeInOrder);
-      default: return; // unknown frame types (and a repeated hello) are ignored (§2)
+      case 'subscribe':
+        return subscribe(msg);
+      case 'unsubscribe':
+        return unsubscribe(msg);
+      case 'roster':
+        return roster(msg);
+      case 'ping':
+        return pongWhenStored(core.store, msg.t, send, closeInOrder);
+      default:
+        return; // unknown frame types (and a repeated hello) are ignored (§2)
     }
   });
 
@@ -147,7 +152,13 @@ export function serve(ws: WebSocket, ctx: SocketContext, principal: Principal): 
       },
       refused: (code, detail, ev) => send({ type: 'error', code, detail, cause: ev.id }),
     });
-    send({ type: 'hello', versions: [version], role: 'both', identity: { agent: 'hookmap-relay', instance: ctx.instance }, capabilities: capabilities(core.limits, core.controlEnabled) });
+    send({
+      type: 'hello',
+      versions: [version],
+      role: 'both',
+      identity: { agent: 'hookmap-relay', instance: ctx.instance },
+      capabilities: capabilities(core.limits, core.controlEnabled),
+    });
   }
 
   function event(text: string, msg: any) {
@@ -164,7 +175,8 @@ export function serve(ws: WebSocket, ctx: SocketContext, principal: Principal): 
     if (conn!.info.role === 'emitter') return send({ type: 'error', id, code: 'unauthorized', detail: 'emitter-role connections may not subscribe' });
     if (!can(principal, 'read')) return send({ type: 'error', id, code: 'unauthorized', detail: `'${principal.name}' may not read the stream` });
     if (subs.has(id)) return send({ type: 'error', id, code: 'invalid-filter', detail: `subscription '${id}' already exists` });
-    if (subs.size >= core.limits.maxSubscriptions) return send({ type: 'error', id, code: 'limit-exceeded', detail: `maxSubscriptions is ${core.limits.maxSubscriptions}` });
+    if (subs.size >= core.limits.maxSubscriptions)
+      return send({ type: 'error', id, code: 'limit-exceeded', detail: `maxSubscriptions is ${core.limits.maxSubscriptions}` });
     let spec;
     try {
       spec = buildSpec(msg.filter, msg.capture, msg.from, core.limits.maxFrom);

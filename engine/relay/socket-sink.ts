@@ -6,24 +6,15 @@ import type { WebSocket } from 'ws';
 import type { RelayCore } from './core.ts';
 import { corkForTick } from './cork.ts';
 import type { Held, Position } from './store.ts';
-import { admit, REPLAY_HIGH_WATER, type Sink } from './subscription.ts';
-
+import { admitted, REPLAY_HIGH_WATER, type Sink } from './subscription.ts';
 
 export function wsSink(ws: WebSocket, core: RelayCore, subId: string, positions: Map<string, Position>, overflow: (why: string) => void): Sink {
   const maxPending = core.limits.maxPending;
   return {
     event(text: string, held: Held): boolean {
       if (ws.readyState !== ws.OPEN) return false;
-      const pending = ws.bufferedAmount;
-      const verdict = admit(pending, maxPending, held);
-      if (verdict === 'overflow') {
-        overflow(`more than ${maxPending} bytes pending (pending_bytes_per_consumer)`);
-        return false;
-      }
-      if (verdict === 'shed') {
-        core.counters.droppedEvents++;
-        return true;
-      }
+      const verdict = admitted(ws.bufferedAmount, maxPending, held, core.counters, overflow);
+      if (verdict !== 'write') return verdict;
       corkForTick(ws);
       // encoded once per event, shared by every WebSocket subscriber (a text frame either way)
       ws.send(text === held.raw ? (held.bytes ??= Buffer.from(text)) : text, { binary: false });

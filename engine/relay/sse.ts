@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import type { RelayCore } from './core.ts';
 import type { Held, Position } from './store.ts';
-import { admit, REPLAY_HIGH_WATER, type Sink } from './subscription.ts';
+import { admitted, REPLAY_HIGH_WATER, type Sink } from './subscription.ts';
 
 /** How long an ended stream may take to drain before the socket is destroyed. */
 export const CLOSE_GRACE_MS = 10_000;
@@ -26,16 +26,8 @@ export function sseSink(res: ServerResponse, core: RelayCore): Sink {
   return {
     event(text: string, held: Held): boolean {
       if (ended || res.destroyed || res.writableEnded) return false;
-      const pending = res.writableLength;
-      const verdict = admit(pending, maxPending, held);
-      if (verdict === 'overflow') {
-        overflow(`more than ${maxPending} bytes pending (pending_bytes_per_consumer)`);
-        return false;
-      }
-      if (verdict === 'shed') {
-        core.counters.droppedEvents++;
-        return true;
-      }
+      const verdict = admitted(res.writableLength, maxPending, held, core.counters, overflow);
+      if (verdict !== 'write') return verdict;
       res.write(frame(text, held));
       return true;
     },

@@ -26,8 +26,20 @@ import type { Position } from './position.ts';
 export { comparePos, positionOf, type Position } from './position.ts';
 
 export type AepEvent = Record<string, unknown> & {
-  aep: string; id: string; type: string; time: string; source: string; agent: string;
-  session?: string; seq?: number; epoch?: number; severity?: string; capture?: string; cause?: string; subject?: string; run?: string;
+  aep: string;
+  id: string;
+  type: string;
+  time: string;
+  source: string;
+  agent: string;
+  session?: string;
+  seq?: number;
+  epoch?: number;
+  severity?: string;
+  capture?: string;
+  cause?: string;
+  subject?: string;
+  run?: string;
   data?: Record<string, unknown>;
 };
 
@@ -56,7 +68,13 @@ export interface ReplayResult {
   exhausted?: Position;
 }
 
-export interface StoreStats { sessions: number; events: number; bytes: number; evictedSessions: number; evictedEvents: number }
+export interface StoreStats {
+  sessions: number;
+  events: number;
+  bytes: number;
+  evictedSessions: number;
+  evictedEvents: number;
+}
 
 export interface StoreBounds {
   /** Events held per session. */
@@ -89,7 +107,6 @@ export interface RelayStore extends NetworkedStore {
   sessions(): string[];
   stats(): StoreStats;
 }
-
 
 export { chargeOf } from './session-buffer.ts';
 export { MemoryStore } from './memory-store.ts';

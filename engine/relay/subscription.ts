@@ -61,6 +61,26 @@ export function admit(pending: number, maxPending: number, held: Held): 'write' 
   return 'write';
 }
 
+/** What every transport's sink counts when it applies the bound: shed events and cut consumers. */
+export interface AdmitCounters {
+  droppedEvents: number;
+}
+
+/**
+ * The bound applied, for a sink's `event()`: `'write'` to write it; otherwise the answer `event()` returns
+ * (true: shed and counted, the consumer stays; false: `overflow` was called and the consumer is being cut).
+ */
+export function admitted(pending: number, maxPending: number, held: Held, counters: AdmitCounters, overflow: (why: string) => void): 'write' | boolean {
+  const verdict = admit(pending, maxPending, held);
+  if (verdict === 'write') return 'write';
+  if (verdict === 'shed') {
+    counters.droppedEvents++;
+    return true;
+  }
+  overflow(`more than ${maxPending} bytes pending (pending_bytes_per_consumer)`);
+  return false;
+}
+
 /**
  * Replay is paced by the consumer (sink.ready), so resuming 10,000 events
  * never needs 10,000 events of memory at once; held events are parsed one

@@ -10,7 +10,7 @@
 // claim no fixture proves yet.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parseDocument, type Document } from 'yaml';
+import { isScalar, parseDocument, visit, type Document } from 'yaml';
 import type { Descriptor } from '../descriptor/types.ts';
 
 /** What a placeholder says; `hookmap check` reports every line carrying it (`to-fill-in`). */
@@ -37,7 +37,20 @@ const up = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 
 /** The like's text with its agent's names replaced by the new one's. */
 function renamed(text: string, like: string, agent: string): string {
-  return text.split(`x.${like}.`).join(`x.${agent}.`).split(`HOOKMAP_${up(like)}_`).join(`HOOKMAP_${up(agent)}_`);
+  return text
+    .split(`x.${like}.`)
+    .join(`x.${agent}.`)
+    .split(`HOOKMAP_${up(like)}_`)
+    .join(`HOOKMAP_${up(agent)}_`);
+}
+
+/** A value that is the like's own name (a `client: { name: <like> }`, an expected `agent: <like>`) becomes the new one's. */
+function renameValues(doc: Document, like: string, agent: string): void {
+  visit(doc, {
+    Pair(_k, pair) {
+      if (isScalar(pair.value) && pair.value.value === like) pair.value.value = agent;
+    },
+  });
 }
 
 function mark(doc: Document, path: string[], what: string): void {
@@ -45,9 +58,14 @@ function mark(doc: Document, path: string[], what: string): void {
 }
 
 /** The descriptor skeleton: the like's rules under the new name, the like's own facts taken out or marked. */
-export function descriptorSkeleton(likeText: string, like: Descriptor, agent: string): string {
+export function descriptorSkeleton(likeText: string, like: Descriptor, agent: string, surface?: string): string {
   const doc = parseDocument(renamed(likeText, like.vendor, agent));
-  doc.commentBefore = ` ${agent}: started by \`hookmap new ${agent} --like ${like.vendor}\` from ${like.file}.\n Every placeholder and every claim below needs this agent's own facts:\n \`hookmap check ${agent}\` lists what is left, in order (docs/authoring.md).`;
+  renameValues(doc, like.vendor, agent);
+  const how = surface ? `--surface ${surface}\` (the closest: ${like.vendor})` : `--like ${like.vendor}\``;
+  doc.commentBefore =
+    ` ${agent}: started by \`hookmap new ${agent} ${how} from ${like.file}.\n ` +
+    `Every placeholder and every claim below needs this agent's own facts:\n \`hookmap check ${agent}\` ` +
+    `lists what is left, in order (docs/authoring.md).`;
   doc.set('vendor', agent);
   mark(doc, ['name'], "the agent's display name");
   mark(doc, ['surface', 'pin'], "where this mapping comes from (the agent's hooks docs and version, live payloads)");
@@ -61,8 +79,8 @@ export function descriptorSkeleton(likeText: string, like: Descriptor, agent: st
     item.value?.delete?.('evidence');
   }
   if (doc.has('setup')) {
-    mark(doc, ['setup', 'scopes', 'user'], 'the agent\'s user-level config file');
-    mark(doc, ['setup', 'scopes', 'project'], 'the agent\'s project-level config file');
+    mark(doc, ['setup', 'scopes', 'user'], "the agent's user-level config file");
+    mark(doc, ['setup', 'scopes', 'project'], "the agent's project-level config file");
     for (const k of ['docs', 'notes', 'requires', 'mcp', 'timeouts']) doc.deleteIn(['setup', k]);
   }
   return doc.toString({ lineWidth: 0 });
@@ -71,8 +89,11 @@ export function descriptorSkeleton(likeText: string, like: Descriptor, agent: st
 /** A fixture file of the like's, for the new agent: renamed (its agent, the hook endpoint it names), its provenance marked. */
 export function fixtureSkeleton(text: string, like: string, agent: string): string {
   const doc = parseDocument(renamed(text, like, agent).split(`/hooks/${like}`).join(`/hooks/${agent}`));
-  if (doc.has('agent')) doc.set('agent', agent);
-  doc.set('provenance', `${FILL_IN}: where these cases come from (\`hookmap record ${agent}\` payloads, the agent's docs); the payloads below are ${like}'s until replaced`);
+  renameValues(doc, like, agent);
+  doc.set(
+    'provenance',
+    `${FILL_IN}: where these cases come from (\`hookmap record ${agent}\` payloads, the agent's docs); the payloads below are ${like}'s until replaced`,
+  );
   return doc.toString({ lineWidth: 0 });
 }
 
@@ -80,8 +101,16 @@ export function fixtureSkeleton(text: string, like: string, agent: string): stri
 const STAYS = new Set(['pins.yaml', 'pin-setup.yaml']);
 
 /** Everything `hookmap new` writes: the descriptor at `descriptorPath`, the fixtures in `fixturesDir`. */
-export function scaffold(like: Descriptor, likeText: string, likeFixtures: string, agent: string, descriptorPath: string, fixturesDir: string): Scaffold {
-  const files = new Map<string, string>([[descriptorPath, descriptorSkeleton(likeText, like, agent)]]);
+export function scaffold(
+  like: Descriptor,
+  likeText: string,
+  likeFixtures: string,
+  agent: string,
+  descriptorPath: string,
+  fixturesDir: string,
+  surface?: string,
+): Scaffold {
+  const files = new Map<string, string>([[descriptorPath, descriptorSkeleton(likeText, like, agent, surface)]]);
   for (const f of existsSync(likeFixtures) ? readdirSync(likeFixtures).sort() : []) {
     if (!f.endsWith('.yaml') || STAYS.has(f)) continue;
     files.set(join(fixturesDir, f), fixtureSkeleton(readFileSync(join(likeFixtures, f), 'utf8'), like.vendor, agent));
@@ -105,7 +134,16 @@ export function placeholders(text: string): { line: number; col: number; what: s
   const out: { line: number; col: number; what: string }[] = [];
   text.split('\n').forEach((l, i) => {
     const at = l.indexOf(FILL_IN);
-    if (at >= 0) out.push({ line: i + 1, col: at + 1, what: l.slice(at + FILL_IN.length).replace(/^[:\s]+/, '').replace(/["']\s*$/, '').trim() });
+    if (at >= 0)
+      out.push({
+        line: i + 1,
+        col: at + 1,
+        what: l
+          .slice(at + FILL_IN.length)
+          .replace(/^[:\s]+/, '')
+          .replace(/["']\s*$/, '')
+          .trim(),
+      });
   });
   return out;
 }

@@ -16,7 +16,12 @@ export interface ServiceContext {
   uid: number;
 }
 
-export interface ManagerCall { argv: string[]; ok: boolean; missing: boolean; output: string }
+export interface ManagerCall {
+  argv: string[];
+  ok: boolean;
+  missing: boolean;
+  output: string;
+}
 
 export function servicePath(c: ServiceContext): string {
   const home = c.env.HOME || homedir();
@@ -30,7 +35,10 @@ export function render(c: ServiceContext, s: ServiceSpec): string {
 
 /** Is the file at `path` one we wrote (its banner in the first lines)? */
 export function ours(text: string): boolean {
-  return text.split('\n').slice(0, 4).some((l) => l.includes(BANNER));
+  return text
+    .split('\n')
+    .slice(0, 4)
+    .some((l) => l.includes(BANNER));
 }
 
 function call(c: ServiceContext, argv: string[]): ManagerCall {
@@ -52,7 +60,12 @@ function steps(c: ServiceContext, list: string[][], all = false): ManagerCall[] 
 
 export class ServiceError extends Error {}
 
-export interface InstallResult { path: string; text: string; changed: boolean; calls: ManagerCall[] }
+export interface InstallResult {
+  path: string;
+  text: string;
+  changed: boolean;
+  calls: ManagerCall[];
+}
 
 export function install(c: ServiceContext, s: ServiceSpec): InstallResult {
   const path = servicePath(c);
@@ -66,12 +79,27 @@ export function install(c: ServiceContext, s: ServiceSpec): InstallResult {
   }
   const calls =
     c.platform === 'darwin'
-      ? steps(c, [...(before !== null && changed ? [['launchctl', 'bootout', `gui/${c.uid}/${LAUNCHD_LABEL}`]] : []), ['launchctl', 'bootstrap', `gui/${c.uid}`, path]], true)
-      : steps(c, [['systemctl', '--user', 'daemon-reload'], ['systemctl', '--user', 'enable', SYSTEMD_UNIT], [...(changed ? ['systemctl', '--user', 'restart'] : ['systemctl', '--user', 'start']), SYSTEMD_UNIT]]);
+      ? steps(
+          c,
+          [
+            ...(before !== null && changed ? [['launchctl', 'bootout', `gui/${c.uid}/${LAUNCHD_LABEL}`]] : []),
+            ['launchctl', 'bootstrap', `gui/${c.uid}`, path],
+          ],
+          true,
+        )
+      : steps(c, [
+          ['systemctl', '--user', 'daemon-reload'],
+          ['systemctl', '--user', 'enable', SYSTEMD_UNIT],
+          [...(changed ? ['systemctl', '--user', 'restart'] : ['systemctl', '--user', 'start']), SYSTEMD_UNIT],
+        ]);
   return { path, text, changed, calls };
 }
 
-export interface UninstallResult { path: string; removed: boolean; calls: ManagerCall[] }
+export interface UninstallResult {
+  path: string;
+  removed: boolean;
+  calls: ManagerCall[];
+}
 
 export function uninstall(c: ServiceContext): UninstallResult {
   const path = servicePath(c);
@@ -87,13 +115,20 @@ export function uninstall(c: ServiceContext): UninstallResult {
   return { path, removed: true, calls };
 }
 
-export interface StatusResult { path: string; installed: boolean; ours: boolean; runs?: string; state?: ManagerCall }
+export interface StatusResult {
+  path: string;
+  installed: boolean;
+  ours: boolean;
+  runs?: string;
+  state?: ManagerCall;
+}
 
 export function status(c: ServiceContext): StatusResult {
   const path = servicePath(c);
   if (!existsSync(path)) return { path, installed: false, ours: false };
   const text = readFileSync(path, 'utf8');
   const runs = c.platform === 'darwin' ? [...text.matchAll(/^ {4}<string>(.*)<\/string>$/gm)].map((m) => m[1]).join(' ') : /^ExecStart=(.*)$/m.exec(text)?.[1];
-  const state = c.platform === 'darwin' ? call(c, ['launchctl', 'print', `gui/${c.uid}/${LAUNCHD_LABEL}`]) : call(c, ['systemctl', '--user', 'is-active', SYSTEMD_UNIT]);
+  const state =
+    c.platform === 'darwin' ? call(c, ['launchctl', 'print', `gui/${c.uid}/${LAUNCHD_LABEL}`]) : call(c, ['systemctl', '--user', 'is-active', SYSTEMD_UNIT]);
   return { path, installed: true, ours: ours(text), runs, state };
 }

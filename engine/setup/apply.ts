@@ -84,8 +84,6 @@ export function formatOptions(d: Descriptor, spec: SetupSpec, withArtifact = fal
   };
 }
 
-
-
 /** Every handler of the agent's config at `path`, in the format's view (doctor). */
 export function readEntries(format: ConfigFormat, path: string, opts: FormatOptions): Entry[] {
   if (format.kind === 'json') return format.entries(readJsonFile(path).doc);
@@ -97,14 +95,18 @@ export function planSetup(d: Descriptor, o: SetupOptions): SetupPlan {
   const spec = setupSpec(d);
   if (!spec) throw new SetupError(`${d.vendor}: its descriptor has no \`setup\` block (nothing to wire)`);
   const configPath = configPathFor(d, o.scope, o.dir, o.env);
-  if (!configPath) throw new SetupError(`${d.vendor}: no ${o.scope} config is known (setup.scopes.${o.scope}); try --${o.scope === 'user' ? 'project' : 'user'}`);
+  if (!configPath)
+    throw new SetupError(`${d.vendor}: no ${o.scope} config is known (setup.scopes.${o.scope}); try --${o.scope === 'user' ? 'project' : 'user'}`);
   const format = configFormat(spec.strategy);
   const owned = format.kind === 'text' && !!format.owned;
   const ours = hookmapMatcher(d.vendor, spec.handler.recognize);
   const opts = formatOptions(d, spec, owned && !o.uninstall);
   let regs: Registration[] = [];
   if (!o.uninstall && d.surface.kind === 'stdio-tee') {
-    if (!o.wrap?.length) throw new SetupError(`${d.vendor}: a stdio-tee agent is wired by wrapping the agent command the editor starts: pass --wrap "<agent command>" (e.g. --wrap "my-agent --acp")`);
+    if (!o.wrap?.length)
+      throw new SetupError(
+        `${d.vendor}: a stdio-tee agent is wired by wrapping the agent command the editor starts: pass --wrap "<agent command>" (e.g. --wrap "my-agent --acp")`,
+      );
     try {
       regs = teeRegistrations(d, o.wrap, o.name, launcherArgv(o.env));
     } catch (e) {
@@ -152,7 +154,8 @@ export function commitSetup(d: Descriptor, plan: SetupPlan, env: NodeJS.ProcessE
   if (!plan.uninstall && d.surface.kind !== 'stdio-tee' && plan.registrations.some((r) => r.kind === 'command')) wrote.push(...writeShims(d, env).changed);
   // what the Node shim, tee and MCP registrations run (launcherArgv): there before the agent first runs them
   const launcher = launcherArgv(env)[0];
-  if (!plan.uninstall && (plan.mcp || plan.registrations.some((r) => r.kind === 'command' && r.target.includes(launcher)))) writeLauncher(hookmapHome(env), hookmapVersion());
+  if (!plan.uninstall && (plan.mcp || plan.registrations.some((r) => r.kind === 'command' && r.target.includes(launcher))))
+    writeLauncher(hookmapHome(env), hookmapVersion());
   for (const f of plan.files) {
     if (f.after === null) rmSync(f.path, { force: true });
     else {

@@ -4,7 +4,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Json } from './formats/types.ts';
 
-export interface JsonFile { path: string; exists: boolean; text: string; doc: Json; indent: string | number; newline: boolean }
+export interface JsonFile {
+  path: string;
+  exists: boolean;
+  text: string;
+  doc: Json;
+  indent: string | number;
+  newline: boolean;
+}
 
 export class ConfigParseError extends Error {}
 
@@ -41,7 +48,12 @@ export function sameJsonIgnoringEmpty(a: unknown, b: unknown): boolean {
 
 function prune(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(prune).filter((x) => !isEmpty(x));
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, prune(x)] as const).filter(([, x]) => !isEmpty(x)));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v)
+        .map(([k, x]) => [k, prune(x)] as const)
+        .filter(([, x]) => !isEmpty(x)),
+    );
   return v;
 }
 
@@ -49,6 +61,10 @@ const isEmpty = (v: unknown) => (Array.isArray(v) ? v.length === 0 : !!v && type
 
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Json)[k])}`).join(',')}}`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Json)[k])}`)
+      .join(',')}}`;
   return JSON.stringify(v);
 }

@@ -15,9 +15,13 @@ import type { SetupSpec } from './spec.ts';
 /** Where `setup.mcp` puts the agent's MCP config for this run's scope. */
 function mcpPath(d: Descriptor, o: SetupOptions, spec: SetupSpec): string {
   const m = spec.mcp;
-  if (!m) throw new SetupError(`${d.vendor}: its MCP config is not known (no setup.mcp in its descriptor): register \`hookmap mcp --agent ${d.vendor}\` in the agent by hand`);
+  if (!m)
+    throw new SetupError(
+      `${d.vendor}: its MCP config is not known (no setup.mcp in its descriptor): register \`hookmap mcp --agent ${d.vendor}\` in the agent by hand`,
+    );
   const template = m.scopes[o.scope];
-  if (!template) throw new SetupError(`${d.vendor}: no ${o.scope} MCP config is known (setup.mcp.scopes.${o.scope}); try --${o.scope === 'user' ? 'project' : 'user'}`);
+  if (!template)
+    throw new SetupError(`${d.vendor}: no ${o.scope} MCP config is known (setup.mcp.scopes.${o.scope}); try --${o.scope === 'user' ? 'project' : 'user'}`);
   return expandPath(template, o.env, o.scope === 'project' ? o.dir : o.env.HOME || homedir());
 }
 
@@ -45,7 +49,17 @@ export function addMcp(d: Descriptor, o: SetupOptions, spec: SetupSpec, plan: Se
     if (e instanceof FormatError) throw new SetupError(`${path}: ${e.message}`);
     throw e;
   };
-  const mp: McpPlan = { path, name: m.name, argv, changed: false, sameFile: path === plan.configPath, backupPath: `${path}.hookmap.bak`, createsBackup: false, restoresBackup: false, notes: o.uninstall ? [] : m.notes };
+  const mp: McpPlan = {
+    path,
+    name: m.name,
+    argv,
+    changed: false,
+    sameFile: path === plan.configPath,
+    backupPath: `${path}.hookmap.bak`,
+    createsBackup: false,
+    restoresBackup: false,
+    notes: o.uninstall ? [] : m.notes,
+  };
   plan.mcp = mp;
   if (mp.sameFile) {
     // one file holds hooks and servers: the MCP edit applies to what the hook plan leaves

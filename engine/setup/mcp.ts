@@ -79,7 +79,11 @@ function servers(text: string, key: string): Json {
 }
 
 function foreign(spec: McpSetupSpec, agent: string, entry: unknown): FormatError {
-  return new FormatError(`\`${spec.key}\` already has a server named "${spec.name}" that is not hookmap's MCP server for ${agent} (it runs: ${describe(entry)}); hookmap does not overwrite it: remove or rename it, then run again (or wire without --mcp)`);
+  return new FormatError(
+    `\`${spec.key}\` already has a server named "${spec.name}" that is not hookmap's MCP server ` +
+      `for ${agent} (it runs: ${describe(entry)}); hookmap does not overwrite it: remove or ` +
+      `rename it, then run again (or wire without --mcp)`,
+  );
 }
 
 function jsonFormat(spec: McpSetupSpec, agent: string, entry: Json): TextFormat {
@@ -89,7 +93,10 @@ function jsonFormat(spec: McpSetupSpec, agent: string, entry: Json): TextFormat 
       const cur = servers(text, spec.key)[spec.name];
       if (cur !== undefined && !isHookmapMcp(cur, agent)) throw foreign(spec, agent, cur);
       // the user's additions to our entry's environment stay (ours win on our own keys)
-      const next = isObj(cur) && isObj(cur[spec.envField]) ? { ...entry, [spec.envField]: { ...(cur[spec.envField] as Json), ...((entry[spec.envField] as Json | undefined) ?? {}) } } : entry;
+      const next =
+        isObj(cur) && isObj(cur[spec.envField])
+          ? { ...entry, [spec.envField]: { ...(cur[spec.envField] as Json), ...((entry[spec.envField] as Json | undefined) ?? {}) } }
+          : entry;
       if (cur !== undefined && canonicalJson(cur) === canonicalJson(next)) return text;
       return editMember(text, spec.key, spec.name, next);
     },
@@ -100,7 +107,7 @@ function jsonFormat(spec: McpSetupSpec, agent: string, entry: Json): TextFormat 
     entries(text) {
       return Object.entries(servers(text, spec.key)).map(([name, e]) => ({ hook: name, handler: { type: 'mcp', command: describe(e) } as Handler }));
     },
-    canonical: (text) => canonicalJson(text.trim() === '' ? {} : parseJsonc(text) ?? {}),
+    canonical: (text) => canonicalJson(text.trim() === '' ? {} : (parseJsonc(text) ?? {})),
     empty: (text) => {
       if (text.trim() === '') return true;
       const doc = parseJsonc(text);
@@ -123,7 +130,10 @@ function tomlValue(v: unknown): string {
   if (typeof v === 'string') return tomlString(v);
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) return `[${v.map(tomlValue).join(', ')}]`;
-  if (isObj(v)) return `{ ${Object.entries(v).map(([k, x]) => `${bareKey(k)} = ${tomlValue(x)}`).join(', ')} }`;
+  if (isObj(v))
+    return `{ ${Object.entries(v)
+      .map(([k, x]) => `${bareKey(k)} = ${tomlValue(x)}`)
+      .join(', ')} }`;
   throw new FormatError(`cannot write ${JSON.stringify(v)} as TOML`);
 }
 
@@ -138,7 +148,10 @@ function tomlBlock(spec: McpSetupSpec, agent: string, entry: Json): string {
   return `${lines.join('\n')}\n`;
 }
 
-interface Span { start: number; end: number }
+interface Span {
+  start: number;
+  end: number;
+}
 
 /** Index of a line equal to `line` (trailing blanks/CR allowed) at or after `from`, else -1. */
 function findLine(text: string, line: string, from: number): number {
@@ -183,7 +196,10 @@ function withoutBlocks(text: string, spans: Span[]): string {
 /** A bare, "quoted" or 'literal' TOML key (schema: [A-Za-z0-9_-]+, nothing to escape). */
 const keyPattern = (k: string) => `(?:${k}|"${k}"|'${k}')`;
 
-/** Why our table cannot be appended: a definition of `<key>.<name>` outside our block (a table header, a dotted key), or `<key>` as an inline table (closed to additions); undefined: none. */
+/**
+ * Why our table cannot be appended: a definition of `<key>.<name>` outside our block (a table header, a dotted
+ * key), or `<key>` as an inline table (closed to additions); undefined: none.
+ */
 function tomlClash(text: string, spec: McpSetupSpec): string | undefined {
   const k = keyPattern(spec.key);
   const n = keyPattern(spec.name);
@@ -195,9 +211,16 @@ function tomlClash(text: string, spec: McpSetupSpec): string | undefined {
   let table: 'key' | 'other' | undefined;
   for (const line of text.split('\n')) {
     if (/^\s*\[/.test(line)) table = inKey.test(line) ? 'key' : 'other';
-    if (table === undefined && inline.test(line)) return `\`${spec.key}\` is an inline table (\`${line.trim()}\`), which TOML closes to additions: write it as [${spec.key}.<name>] tables, then run again (or wire without --mcp)`;
+    if (table === undefined && inline.test(line))
+      return (
+        `\`${spec.key}\` is an inline table (\`${line.trim()}\`), which TOML closes to additions: ` +
+        `write it as [${spec.key}.<name>] tables, then run again (or wire without --mcp)`
+      );
     if (header.test(line) || (table === undefined && dotted.test(line)) || (table === 'key' && member.test(line))) {
-      return `the file already defines the server "${spec.name}" outside hookmap's block (\`${line.trim()}\`); hookmap does not overwrite it: remove it, then run again (or wire without --mcp)`;
+      return (
+        `the file already defines the server "${spec.name}" outside hookmap's block (\`${line.trim()}\`); ` +
+        `hookmap does not overwrite it: remove it, then run again (or wire without --mcp)`
+      );
     }
   }
   return undefined;

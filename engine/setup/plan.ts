@@ -14,7 +14,11 @@ import type { Registration, ShimKind } from './registrations.ts';
 import type { Scope } from './spec.ts';
 
 export interface SetupOptions {
-  scope: Scope; dir: string; uninstall: boolean; shim: ShimKind; env: NodeJS.ProcessEnv;
+  scope: Scope;
+  dir: string;
+  uninstall: boolean;
+  shim: ShimKind;
+  env: NodeJS.ProcessEnv;
   /** stdio-tee agents: the agent commands to wrap in `hookmap tee` (each becomes one entry of the editor's config). */
   wrap?: string[];
   /** stdio-tee agents: the entry's display name (default: `<command> (hookmap)`). */
@@ -24,7 +28,12 @@ export interface SetupOptions {
 }
 
 /** One file this run writes (after: text) or deletes (after: null); before null = it does not exist. */
-export interface FileChange { path: string; before: string | null; after: string | null; mode?: number }
+export interface FileChange {
+  path: string;
+  before: string | null;
+  after: string | null;
+  mode?: number;
+}
 
 export interface SetupPlan {
   agent: string;
@@ -110,7 +119,15 @@ export function finish(plan: SetupPlan, exists: boolean): SetupPlan {
   return plan;
 }
 
-export function planJson(d: Descriptor, o: SetupOptions, configPath: string, format: Extract<ConfigFormat, { kind: 'json' }>, regs: Registration[], ours: Ours, opts: FormatOptions): SetupPlan {
+export function planJson(
+  d: Descriptor,
+  o: SetupOptions,
+  configPath: string,
+  format: Extract<ConfigFormat, { kind: 'json' }>,
+  regs: Registration[],
+  ours: Ours,
+  opts: FormatOptions,
+): SetupPlan {
   const file = readJsonFile(configPath);
   const plan = newPlan(d, o, configPath, file.text);
   if (o.uninstall) {
@@ -138,7 +155,15 @@ export function planJson(d: Descriptor, o: SetupOptions, configPath: string, for
   return plan;
 }
 
-export function planText(d: Descriptor, o: SetupOptions, configPath: string, format: Extract<ConfigFormat, { kind: 'text' }>, regs: Registration[], ours: Ours, opts: FormatOptions): SetupPlan {
+export function planText(
+  d: Descriptor,
+  o: SetupOptions,
+  configPath: string,
+  format: Extract<ConfigFormat, { kind: 'text' }>,
+  regs: Registration[],
+  ours: Ours,
+  opts: FormatOptions,
+): SetupPlan {
   const current = readText(configPath);
   const exists = current !== null;
   const text = current ?? '';
@@ -166,7 +191,15 @@ export function planText(d: Descriptor, o: SetupOptions, configPath: string, for
   return plan;
 }
 
-export function planDir(d: Descriptor, o: SetupOptions, dirPath: string, format: Extract<ConfigFormat, { kind: 'dir' }>, regs: Registration[], ours: Ours, opts: FormatOptions): SetupPlan {
+export function planDir(
+  d: Descriptor,
+  o: SetupOptions,
+  dirPath: string,
+  format: Extract<ConfigFormat, { kind: 'dir' }>,
+  regs: Registration[],
+  ours: Ours,
+  opts: FormatOptions,
+): SetupPlan {
   const files = readDir(dirPath);
   const plan = newPlan(d, o, dirPath, '');
   plan.backupPath = '';

@@ -4,7 +4,12 @@
 // `hookmap tee <agent> -- ...`) or an
 // HTTP hook posting to our daemon route (`/hooks/<agent>`). Recognition is by
 // shape, not by a marker field, because the agents reject or drop unknown keys.
-export interface Handler { type?: unknown; command?: unknown; url?: unknown; [k: string]: unknown }
+export interface Handler {
+  type?: unknown;
+  command?: unknown;
+  url?: unknown;
+  [k: string]: unknown;
+}
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

@@ -18,7 +18,12 @@ export interface Registration {
   argv?: string[];
 }
 
-export interface RegistrationOptions { shim: ShimKind; shPath: string; nodeCommand: string[]; baseUrl: string }
+export interface RegistrationOptions {
+  shim: ShimKind;
+  shPath: string;
+  nodeCommand: string[];
+  baseUrl: string;
+}
 
 const safeWord = (s: string) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : shQuote(s));
 
@@ -52,10 +57,20 @@ export function splitCommand(line: string): string[] {
       if (c === q) q = undefined;
       else if (c === '\\' && q === '"' && i + 1 < line.length) cur += line[++i];
       else cur += c;
-    } else if (c === '"' || c === "'") { q = c; has = true; }
-    else if (c === '\\' && i + 1 < line.length) { cur += line[++i]; has = true; }
-    else if (/\s/.test(c)) { if (has || cur) out.push(cur); cur = ''; has = false; }
-    else { cur += c; has = true; }
+    } else if (c === '"' || c === "'") {
+      q = c;
+      has = true;
+    } else if (c === '\\' && i + 1 < line.length) {
+      cur += line[++i];
+      has = true;
+    } else if (/\s/.test(c)) {
+      if (has || cur) out.push(cur);
+      cur = '';
+      has = false;
+    } else {
+      cur += c;
+      has = true;
+    }
   }
   if (q) throw new Error(`unbalanced ${q} quote in: ${line}`);
   if (has || cur) out.push(cur);

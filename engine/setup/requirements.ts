@@ -6,7 +6,11 @@ import { homedir } from 'node:os';
 import { expandPath } from './expand.ts';
 import type { Requirement, SetupSpec } from './spec.ts';
 
-export interface RequirementState { req: Requirement; path: string; met: boolean }
+export interface RequirementState {
+  req: Requirement;
+  path: string;
+  met: boolean;
+}
 
 export function checkRequirements(spec: SetupSpec, env: NodeJS.ProcessEnv): RequirementState[] {
   return spec.requires.map((req) => {

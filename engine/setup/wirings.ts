@@ -33,7 +33,12 @@ export function readWirings(home: string): Wiring[] {
     if (!Array.isArray(v?.wirings)) return [];
     return v.wirings.filter(
       (w: Partial<Wiring>) =>
-        w && typeof w.agent === 'string' && (w.scope === 'user' || w.scope === 'project') && typeof w.path === 'string' && typeof w.at === 'string' && (w.dir === undefined || typeof w.dir === 'string'),
+        w &&
+        typeof w.agent === 'string' &&
+        (w.scope === 'user' || w.scope === 'project') &&
+        typeof w.path === 'string' &&
+        typeof w.at === 'string' &&
+        (w.dir === undefined || typeof w.dir === 'string'),
     );
   } catch {
     return [];
@@ -47,7 +52,8 @@ function write(home: string, list: Wiring[]): void {
   renameSync(tmp, file(home));
 }
 
-const same = (a: Pick<Wiring, 'agent' | 'scope' | 'path'>, b: Pick<Wiring, 'agent' | 'scope' | 'path'>) => a.agent === b.agent && a.scope === b.scope && resolve(a.path) === resolve(b.path);
+const same = (a: Pick<Wiring, 'agent' | 'scope' | 'path'>, b: Pick<Wiring, 'agent' | 'scope' | 'path'>) =>
+  a.agent === b.agent && a.scope === b.scope && resolve(a.path) === resolve(b.path);
 
 /** Remembers (or refreshes) one wiring; the newest last. */
 export function recordWiring(home: string, w: Omit<Wiring, 'at'>, now = new Date()): void {

@@ -11,7 +11,14 @@ export function autostartOff(env: NodeJS.ProcessEnv): boolean;
 export function autostartEnabled(home: string): boolean;
 export function setAutostart(home: string, on: boolean): void;
 export function listenAddress(url: string): { host: string; port: number } | null;
-export interface Backoff { file: string; time: string; url: string; why: string; until: number; active: boolean }
+export interface Backoff {
+  file: string;
+  time: string;
+  url: string;
+  why: string;
+  until: number;
+  active: boolean;
+}
 export function readBackoff(home: string, now?: number): Backoff | null;
 export function clearBackoff(home: string): void;
 export function takeLock(home: string, now?: number): boolean;

@@ -53,7 +53,10 @@ export function autostartEnabled(home) {
 export function setAutostart(home, on) {
   const file = join(home, OFF_FILE);
   if (on) rmSync(file, { force: true });
-  else writeFileSync(file, 'hookmap setup --no-autostart: shims of this home never start hookmap up (hookmap setup <agent> --autostart turns it back on)\n', { mode: 0o600 });
+  else
+    writeFileSync(file, 'hookmap setup --no-autostart: shims of this home never start hookmap up (hookmap setup <agent> --autostart turns it back on)\n', {
+      mode: 0o600,
+    });
 }
 
 /** The address a started `up` listens on: a plain-http loopback URL only (anything else was not ours to start). */
@@ -173,7 +176,10 @@ function rotate(home) {
 
 function lastLine(home) {
   try {
-    const lines = readFileSync(join(home, UP_LOG), 'utf8').trim().split('\n').filter((l) => !/^\S+ autostart: /.test(l));
+    const lines = readFileSync(join(home, UP_LOG), 'utf8')
+      .trim()
+      .split('\n')
+      .filter((l) => !/^\S+ autostart: /.test(l));
     return lines.at(-1) ?? '';
   } catch {
     return '';
@@ -209,7 +215,11 @@ export function kickAutostart(home, url, env) {
   try {
     if (autostartOff(env) || !autostartEnabled(home) || !listenAddress(url)) return false;
     if (readBackoff(home)?.active || !takeLock(home)) return false;
-    const child = spawn(process.execPath, [BIN, 'autostart', '--locked'], { detached: true, stdio: 'ignore', env: { ...env, HOOKMAP_URL: url, HOOKMAP_HOME: home } });
+    const child = spawn(process.execPath, [BIN, 'autostart', '--locked'], {
+      detached: true,
+      stdio: 'ignore',
+      env: { ...env, HOOKMAP_URL: url, HOOKMAP_HOME: home },
+    });
     child.on('error', () => releaseLock(home));
     child.unref();
     return true;
@@ -229,7 +239,13 @@ export async function main(argv, env = process.env) {
   const url = String(env.HOOKMAP_URL || 'http://127.0.0.1:8787').replace(/\/+$/, '');
   const locked = argv.includes('--locked');
   const addr = listenAddress(url);
-  const off = autostartOff(env) ? 'HOOKMAP_AUTOSTART turns it off' : !autostartEnabled(home) ? `off for ${home} (no ${LAUNCHER}: run hookmap setup, or ${OFF_FILE} is there)` : !addr ? `${url} is not a plain-http loopback address` : '';
+  const off = autostartOff(env)
+    ? 'HOOKMAP_AUTOSTART turns it off'
+    : !autostartEnabled(home)
+      ? `off for ${home} (no ${LAUNCHER}: run hookmap setup, or ${OFF_FILE} is there)`
+      : !addr
+        ? `${url} is not a plain-http loopback address`
+        : '';
   if (off) {
     if (locked) releaseLock(home);
     process.stderr.write(`hookmap autostart: ${off}: nothing started\n`);

@@ -45,7 +45,11 @@ export function currentShShim(d: Descriptor, env: NodeJS.ProcessEnv): string {
   return renderShShim(planFor(d, env), { home: hookmapHome(env), version: hookmapVersion() });
 }
 
-export interface ShimFiles { sh: string; table: string; changed: string[] }
+export interface ShimFiles {
+  sh: string;
+  table: string;
+  changed: string[];
+}
 
 export function writeShims(d: Descriptor, env: NodeJS.ProcessEnv, opts: { dryRun?: boolean } = {}): ShimFiles {
   const plan = planFor(d, env);

@@ -1,5 +1,8 @@
 // Types for plan.mjs (plain JS so the Node shim never loads TypeScript).
-export interface ShimHookPlan { bound_ms: number; neutral?: string }
+export interface ShimHookPlan {
+  bound_ms: number;
+  neutral?: string;
+}
 export interface ShimPlan {
   v: number;
   agent: string;

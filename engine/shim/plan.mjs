@@ -76,7 +76,11 @@ export function planInputFromSpec(spec) {
     marginMs: shim.margin_ms,
     timeoutUnit: typeof setup.timeout_unit === 'string' ? setup.timeout_unit : setup.timeout_unit?.command,
     timeouts: setup.timeouts ?? {},
-    hooks: Object.entries(spec.hooks ?? {}).map(([name, hook]) => ({ name, holdTimeouts: holdsOf(hook).map((h) => h.timeout_ms), reply: typeof hook?.reply === 'string' ? hook.reply : undefined })),
+    hooks: Object.entries(spec.hooks ?? {}).map(([name, hook]) => ({
+      name,
+      holdTimeouts: holdsOf(hook).map((h) => h.timeout_ms),
+      reply: typeof hook?.reply === 'string' ? hook.reply : undefined,
+    })),
     // `=field` (a marked expression, docs/expressions.md): the payload names its hook there
     hookName: typeof spec.surface?.hook_name === 'string' ? spec.surface.hook_name : undefined,
   };

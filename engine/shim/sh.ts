@@ -54,7 +54,10 @@ function autostartLines(plan: ShimPlan, home: string): string[] {
   // how long a hook waits for a start under way (autostart.mjs startWaitMs: long enough for a cold `up`, within the agent's timeout)
   const tenths = (bound: number) => Math.floor(startWaitMs(plan.agent_timeout_ms, bound) / 100);
   const plain = tenths(plan.bound_ms);
-  const waits = Object.entries(plan.hooks).filter(([, h]) => tenths(h.bound_ms) !== plain).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([n, h]) => `    ${shQuote(n)}) w=${tenths(h.bound_ms)} ;;`);
+  const waits = Object.entries(plan.hooks)
+    .filter(([, h]) => tenths(h.bound_ms) !== plain)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([n, h]) => `    ${shQuote(n)}) w=${tenths(h.bound_ms)} ;;`);
   return [
     '# A start under way (its lock): wait for it, bounded (tenths of a second), rather than miss this hook too; then connect as usual.',
     'waitstart() {',
@@ -146,7 +149,7 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
     '',
     '# Body, then one last line "<status> <x-hookmap-exit>": one capture keeps the',
     "# body's bytes exact (trailing newlines survive because the status line follows).",
-    'nl=\'',
+    "nl='",
     "'",
     // -q first: ignore ~/.curlrc. `Expect:` off: no 1 s 100-continue stall on big payloads.
     `out=$(curl -q -s --noproxy 127.0.0.1,localhost,::1 -H 'content-type: application/json' -H 'Expect:' \\`,
@@ -159,8 +162,8 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
     "  '200 '*) code=${meta#200 } ;;",
     '  *) neutral error ;;',
     'esac',
-    "case $code in *[!0-9]*|????*) neutral error ;; esac",
-    "printf '%s' \"$body\"",
+    'case $code in *[!0-9]*|????*) neutral error ;; esac',
+    'printf \'%s\' "$body"',
     'exit "$code"',
     '',
   ].join('\n');

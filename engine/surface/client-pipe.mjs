@@ -24,7 +24,11 @@ export class ClientPipe {
   /**
    * @param {{ write(buf: Buffer): boolean, end(): void }} dest  the agent's stdin
    * @param {{ push(buf: Buffer): void, end(): void, readonly midLine: boolean }} framer  frames what was written
-   * @param {{ onPressure?: (paused: boolean) => void, isResponseTo?: (line: Buffer, ids: Set<string>) => string | undefined, setOrigin?: (origin: unknown) => void }} [o]
+   * @param {{
+   *   onPressure?: (paused: boolean) => void,
+   *   isResponseTo?: (line: Buffer, ids: Set<string>) => string | undefined,
+   *   setOrigin?: (origin: unknown) => void,
+   * }} [o]
    */
   constructor(dest, framer, o = {}) {
     this.dest = dest;
@@ -84,7 +88,8 @@ export class ClientPipe {
       const line = this.hold.length ? Buffer.concat([...this.hold, piece]) : piece;
       this.clearHold();
       const id = this.o.isResponseTo?.(line, this.swallowing);
-      if (id !== undefined) this.swallowing.delete(id); // not passed on: the agent already has its answer
+      if (id !== undefined)
+        this.swallowing.delete(id); // not passed on: the agent already has its answer
       else this.write(line);
       this.flushInjections();
     }

@@ -45,19 +45,34 @@ export class RpcJoin {
   }
 
   one(from, m, out) {
-    if (!isObj(m)) { out.problems.push({ code: 'not-jsonrpc', message: `a ${m === null ? 'null' : typeof m} is not a JSON-RPC message` }); return; }
+    if (!isObj(m)) {
+      out.problems.push({ code: 'not-jsonrpc', message: `a ${m === null ? 'null' : typeof m} is not a JSON-RPC message` });
+      return;
+    }
     const hasId = 'id' in m && m.id !== null && m.id !== undefined;
     if (typeof m.method === 'string') {
-      if (!hasId) { out.moments.push(withPayload({ kind: 'notification', from, method: m.method }, m, 'params')); return; }
-      if (!validId(m.id)) { out.problems.push({ code: 'not-jsonrpc', message: `request ${m.method} has an id that is neither a string nor a number` }); return; }
+      if (!hasId) {
+        out.moments.push(withPayload({ kind: 'notification', from, method: m.method }, m, 'params'));
+        return;
+      }
+      if (!validId(m.id)) {
+        out.problems.push({ code: 'not-jsonrpc', message: `request ${m.method} has an id that is neither a string nor a number` });
+        return;
+      }
       const key = idKey(from, m.id);
-      if (this.pending.has(key)) out.problems.push({ code: 'duplicate-id', message: `${from} reused request id ${JSON.stringify(m.id)} (${m.method}) while it was still pending` });
+      if (this.pending.has(key))
+        out.problems.push({ code: 'duplicate-id', message: `${from} reused request id ${JSON.stringify(m.id)} (${m.method}) while it was still pending` });
       this.pending.delete(key);
       this.pending.set(key, { from, id: m.id, method: m.method, params: m.params });
       if (this.pending.size > this.maxPending) {
         const [oldKey, old] = this.pending.entries().next().value;
         this.pending.delete(oldKey);
-        out.problems.push({ code: 'join-table-full', message: `more than ${this.maxPending} requests pending: forgot ${old.from} request ${JSON.stringify(old.id)} (${old.method}); its response will be unmatched` });
+        out.problems.push({
+          code: 'join-table-full',
+          message:
+            `more than ${this.maxPending} requests pending: forgot ${old.from} request ${JSON.stringify(old.id)} ` +
+            `(${old.method}); its response will be unmatched`,
+        });
       }
       out.moments.push(withPayload({ kind: 'request', from, id: m.id, method: m.method }, m, 'params'));
       return;
@@ -66,7 +81,10 @@ export class RpcJoin {
       const key = validId(m.id) ? idKey(other(from), m.id) : undefined;
       const req = key === undefined ? undefined : this.pending.get(key);
       if (!req) {
-        out.problems.push({ code: 'unmatched-response', message: `${from} answered id ${JSON.stringify(m.id ?? null)}, which no pending ${other(from)} request has` });
+        out.problems.push({
+          code: 'unmatched-response',
+          message: `${from} answered id ${JSON.stringify(m.id ?? null)}, which no pending ${other(from)} request has`,
+        });
         out.moments.push(result({ kind: 'response', from, id: m.id ?? null, unmatched: true }, m));
         return;
       }
@@ -97,7 +115,15 @@ export class RpcJoin {
   abandon(exit) {
     const out = [];
     for (const req of this.pending.values()) {
-      out.push({ kind: 'response', from: other(req.from), id: req.id, method: req.method, request: req.params === undefined ? {} : { params: req.params }, error: { code: -32099, message: 'the agent process exited before this request was answered' }, exit });
+      out.push({
+        kind: 'response',
+        from: other(req.from),
+        id: req.id,
+        method: req.method,
+        request: req.params === undefined ? {} : { params: req.params },
+        error: { code: -32099, message: 'the agent process exited before this request was answered' },
+        exit,
+      });
     }
     this.pending.clear();
     return out;

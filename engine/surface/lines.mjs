@@ -53,7 +53,10 @@ export class LineFramer {
   take(chunk, from, to) {
     const n = to - from;
     if (n === 0) return;
-    if (this.dropped > 0) { this.dropped += n; return; }
+    if (this.dropped > 0) {
+      this.dropped += n;
+      return;
+    }
     if (this.size + n > this.maxBytes) {
       this.dropped = this.size + n;
       this.parts = [];

@@ -10,7 +10,10 @@
 // the byte offset, never a partial result.
 
 export class ProtobufError extends Error {
-  constructor(message: string, readonly offset: number) {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
     super(`${message} (at byte ${offset})`);
   }
 }
@@ -20,7 +23,11 @@ type Obj = Record<string, unknown>;
 
 class Reader {
   pos: number;
-  constructor(readonly buf: Uint8Array, start: number, readonly end: number) {
+  constructor(
+    readonly buf: Uint8Array,
+    start: number,
+    readonly end: number,
+  ) {
     this.pos = start;
   }
 
@@ -129,14 +136,28 @@ function anyValue(r: Reader, depth: number): Obj {
   if (depth > MAX_DEPTH) throw new ProtobufError('values nested too deep', r.pos);
   let v: Obj = {};
   r.fields((f, w, at) => {
-    if (f === 1) { want(w, 2, at, 'AnyValue.string_value'); v = { stringValue: str(r.bytes()) }; }
-    else if (f === 2) { want(w, 0, at, 'AnyValue.bool_value'); v = { boolValue: r.varint() !== 0n }; }
-    else if (f === 3) { want(w, 0, at, 'AnyValue.int_value'); v = { intValue: BigInt.asIntN(64, r.varint()).toString() }; }
-    else if (f === 4) { want(w, 1, at, 'AnyValue.double_value'); v = { doubleValue: r.double() }; }
-    else if (f === 5) { want(w, 2, at, 'AnyValue.array_value'); v = { arrayValue: { values: repeated(r.bytes(), 1, (x) => anyValue(x, depth + 1)) } }; }
-    else if (f === 6) { want(w, 2, at, 'AnyValue.kvlist_value'); v = { kvlistValue: { values: repeated(r.bytes(), 1, (x) => keyValue(x, depth + 1)) } }; }
-    else if (f === 7) { want(w, 2, at, 'AnyValue.bytes_value'); v = { bytesValue: base64(r.bytes()) }; }
-    else return false;
+    if (f === 1) {
+      want(w, 2, at, 'AnyValue.string_value');
+      v = { stringValue: str(r.bytes()) };
+    } else if (f === 2) {
+      want(w, 0, at, 'AnyValue.bool_value');
+      v = { boolValue: r.varint() !== 0n };
+    } else if (f === 3) {
+      want(w, 0, at, 'AnyValue.int_value');
+      v = { intValue: BigInt.asIntN(64, r.varint()).toString() };
+    } else if (f === 4) {
+      want(w, 1, at, 'AnyValue.double_value');
+      v = { doubleValue: r.double() };
+    } else if (f === 5) {
+      want(w, 2, at, 'AnyValue.array_value');
+      v = { arrayValue: { values: repeated(r.bytes(), 1, (x) => anyValue(x, depth + 1)) } };
+    } else if (f === 6) {
+      want(w, 2, at, 'AnyValue.kvlist_value');
+      v = { kvlistValue: { values: repeated(r.bytes(), 1, (x) => keyValue(x, depth + 1)) } };
+    } else if (f === 7) {
+      want(w, 2, at, 'AnyValue.bytes_value');
+      v = { bytesValue: base64(r.bytes()) };
+    } else return false;
     return true;
   });
   return v;
@@ -156,9 +177,13 @@ function repeated<T>(r: Reader, field: number, read: (x: Reader) => T): T[] {
 function keyValue(r: Reader, depth: number): Obj {
   const kv: Obj = { key: '' };
   r.fields((f, w, at) => {
-    if (f === 1) { want(w, 2, at, 'KeyValue.key'); kv.key = str(r.bytes()); }
-    else if (f === 2) { want(w, 2, at, 'KeyValue.value'); kv.value = anyValue(r.bytes(), depth + 1); }
-    else return false;
+    if (f === 1) {
+      want(w, 2, at, 'KeyValue.key');
+      kv.key = str(r.bytes());
+    } else if (f === 2) {
+      want(w, 2, at, 'KeyValue.value');
+      kv.value = anyValue(r.bytes(), depth + 1);
+    } else return false;
     return true;
   });
   return kv;
@@ -177,16 +202,34 @@ function logRecord(r: Reader): Obj {
   const rec: Obj = {};
   const attrs = attributesOf(r, 6, rec);
   r.fields((f, w, at) => {
-    if (f === 1) { want(w, 1, at, 'LogRecord.time_unix_nano'); rec.timeUnixNano = r.fixed(8).toString(); }
-    else if (f === 11) { want(w, 1, at, 'LogRecord.observed_time_unix_nano'); rec.observedTimeUnixNano = r.fixed(8).toString(); }
-    else if (f === 2) { want(w, 0, at, 'LogRecord.severity_number'); rec.severityNumber = r.uint(); }
-    else if (f === 3) { want(w, 2, at, 'LogRecord.severity_text'); rec.severityText = str(r.bytes()); }
-    else if (f === 5) { want(w, 2, at, 'LogRecord.body'); rec.body = anyValue(r.bytes(), 0); }
-    else if (f === 8) { want(w, 5, at, 'LogRecord.flags'); rec.flags = Number(r.fixed(4)); }
-    else if (f === 9) { want(w, 2, at, 'LogRecord.trace_id'); rec.traceId = hex(r.bytes()); }
-    else if (f === 10) { want(w, 2, at, 'LogRecord.span_id'); rec.spanId = hex(r.bytes()); }
-    else if (f === 12) { want(w, 2, at, 'LogRecord.event_name'); rec.eventName = str(r.bytes()); }
-    else return attrs(f, w, at);
+    if (f === 1) {
+      want(w, 1, at, 'LogRecord.time_unix_nano');
+      rec.timeUnixNano = r.fixed(8).toString();
+    } else if (f === 11) {
+      want(w, 1, at, 'LogRecord.observed_time_unix_nano');
+      rec.observedTimeUnixNano = r.fixed(8).toString();
+    } else if (f === 2) {
+      want(w, 0, at, 'LogRecord.severity_number');
+      rec.severityNumber = r.uint();
+    } else if (f === 3) {
+      want(w, 2, at, 'LogRecord.severity_text');
+      rec.severityText = str(r.bytes());
+    } else if (f === 5) {
+      want(w, 2, at, 'LogRecord.body');
+      rec.body = anyValue(r.bytes(), 0);
+    } else if (f === 8) {
+      want(w, 5, at, 'LogRecord.flags');
+      rec.flags = Number(r.fixed(4));
+    } else if (f === 9) {
+      want(w, 2, at, 'LogRecord.trace_id');
+      rec.traceId = hex(r.bytes());
+    } else if (f === 10) {
+      want(w, 2, at, 'LogRecord.span_id');
+      rec.spanId = hex(r.bytes());
+    } else if (f === 12) {
+      want(w, 2, at, 'LogRecord.event_name');
+      rec.eventName = str(r.bytes());
+    } else return attrs(f, w, at);
     return true;
   });
   return rec;
@@ -201,17 +244,20 @@ function scopeLogs(r: Reader): Obj {
       const sr = r.bytes();
       const attrs = attributesOf(sr, 3, scope);
       sr.fields((g, gw, gat) => {
-        if (g === 1) { want(gw, 2, gat, 'scope.name'); scope.name = str(sr.bytes()); }
-        else if (g === 2) { want(gw, 2, gat, 'scope.version'); scope.version = str(sr.bytes()); }
-        else return attrs(g, gw, gat);
+        if (g === 1) {
+          want(gw, 2, gat, 'scope.name');
+          scope.name = str(sr.bytes());
+        } else if (g === 2) {
+          want(gw, 2, gat, 'scope.version');
+          scope.version = str(sr.bytes());
+        } else return attrs(g, gw, gat);
         return true;
       });
       sl.scope = scope;
     } else if (f === 2) {
       want(w, 2, at, 'ScopeLogs.log_records');
       (sl.logRecords as Obj[]).push(logRecord(r.bytes()));
-    }
-    else return false;
+    } else return false;
     return true;
   });
   return sl;
@@ -229,8 +275,7 @@ function resourceLogs(r: Reader): Obj {
     } else if (f === 2) {
       want(w, 2, at, 'ResourceLogs.scope_logs');
       (rl.scopeLogs as Obj[]).push(scopeLogs(r.bytes()));
-    }
-    else return false;
+    } else return false;
     return true;
   });
   return rl;

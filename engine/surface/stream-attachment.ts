@@ -40,7 +40,11 @@ export class Attachment {
   private badFrames = 0;
   private readonly recent: RecentFrames;
 
-  constructor(readonly id: string, private readonly st: StreamState, private readonly sub: AttachmentHost) {
+  constructor(
+    readonly id: string,
+    private readonly st: StreamState,
+    private readonly sub: AttachmentHost,
+  ) {
     this.backoff = sub.retryMs;
     this.recent = new RecentFrames(st);
   }
@@ -87,12 +91,20 @@ export class Attachment {
     this.abort = new AbortController();
     try {
       let opened = false;
-      await readSse(url.toString(), headers, (m) => {
-        if (!opened) { opened = true; this.up(); }
-        if (m.data === undefined) return;
-        if (m.id !== undefined) this.st.lastEventId = m.id;
-        this.frame(m.data);
-      }, this.abort.signal);
+      await readSse(
+        url.toString(),
+        headers,
+        (m) => {
+          if (!opened) {
+            opened = true;
+            this.up();
+          }
+          if (m.data === undefined) return;
+          if (m.id !== undefined) this.st.lastEventId = m.id;
+          this.frame(m.data);
+        },
+        this.abort.signal,
+      );
     } catch (e) {
       if (this.stopped) return;
       const status = /answered (\d{3})/.exec((e as Error).message)?.[1];
@@ -141,7 +153,11 @@ export class Attachment {
       f = undefined;
     }
     if (!f || typeof f !== 'object' || Array.isArray(f)) {
-      if (this.badFrames++ === 0) this.sub.daemon.problem('stream-frame', `stream ${this.id}: a frame that is not a JSON object (${text.length} bytes) was skipped; later ones are counted only`);
+      if (this.badFrames++ === 0)
+        this.sub.daemon.problem(
+          'stream-frame',
+          `stream ${this.id}: a frame that is not a JSON object (${text.length} bytes) was skipped; later ones are counted only`,
+        );
       return;
     }
     if (!this.recent.admit(f, this.sub.spec)) return; // the replay's overlap: mapped before

@@ -8,7 +8,11 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** One stream's resume position. */
-export interface StreamState { cursor?: string | number; ids: string[]; lastEventId?: string }
+export interface StreamState {
+  cursor?: string | number;
+  ids: string[];
+  lastEventId?: string;
+}
 
 /** The file a daemon keeps its stream positions in. */
 export const streamStateFile = (logDir: string) => join(logDir, 'streams.json');
@@ -17,7 +21,11 @@ export class StreamPositions {
   private readonly state: Record<string, StreamState>;
   private saveTimer?: NodeJS.Timeout;
 
-  constructor(private readonly file: string, private readonly origin: string, private readonly say: (line: string) => void) {
+  constructor(
+    private readonly file: string,
+    private readonly origin: string,
+    private readonly say: (line: string) => void,
+  ) {
     this.state = loadState(file)[origin] ?? {};
   }
 

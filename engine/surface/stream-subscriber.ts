@@ -106,11 +106,21 @@ export class StreamSubscriber implements AttachmentHost {
 
   // --- what an attachment needs from its subscriber (AttachmentHost) ------------------
 
-  /** @internal */ get spec(): CompiledStream { return this.o.spec; }
-  /** @internal */ get daemon(): Daemon { return this.o.daemon; }
-  /** @internal */ get key(): string | undefined { return this.o.instance.key; }
-  /** @internal */ get retryMs(): number { return this.o.retryMs ?? 500; }
-  /** @internal */ note(line: string): void { this.say(`${this.origin}: ${line}`); }
+  /** @internal */ get spec(): CompiledStream {
+    return this.o.spec;
+  }
+  /** @internal */ get daemon(): Daemon {
+    return this.o.daemon;
+  }
+  /** @internal */ get key(): string | undefined {
+    return this.o.instance.key;
+  }
+  /** @internal */ get retryMs(): number {
+    return this.o.retryMs ?? 500;
+  }
+  /** @internal */ note(line: string): void {
+    this.say(`${this.origin}: ${line}`);
+  }
   /** @internal */ url(id: string, st: StreamState): URL {
     const s = this.o.spec;
     const url = new URL(this.base + fill(s.path, { id: encodeURIComponent(id) }));
@@ -118,8 +128,12 @@ export class StreamSubscriber implements AttachmentHost {
     for (const [k, v] of Object.entries(q)) url.searchParams.set(k, v);
     return url;
   }
-  /** @internal */ headersFor(): Record<string, string> { return this.headers(); }
-  /** @internal */ changed(): void { this.positions.changed(); }
+  /** @internal */ headersFor(): Record<string, string> {
+    return this.headers();
+  }
+  /** @internal */ changed(): void {
+    this.positions.changed();
+  }
 
   async close(): Promise<void> {
     this.closed = true;

@@ -106,7 +106,12 @@ class TeeConnection implements SurfaceWriter {
   private ackScheduled = false;
   private ended = false;
 
-  constructor(readonly ws: WebSocket, private readonly daemon: Daemon, readonly agent: string, private readonly say: (l: string) => void) {
+  constructor(
+    readonly ws: WebSocket,
+    private readonly daemon: Daemon,
+    readonly agent: string,
+    private readonly say: (l: string) => void,
+  ) {
     ws.on('message', (data) => this.onFrame(String(data)));
     ws.on('error', () => {});
     ws.on('close', () => this.end());

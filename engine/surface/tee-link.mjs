@@ -75,7 +75,13 @@ export class TeeLink {
   start() {
     const W = this.o.WebSocket;
     if (typeof W === 'function' && !W.prototype?.send) {
-      Promise.resolve(W()).then((cls) => { this.o.WebSocket = cls; this.connect(); }, (e) => this.o.say?.(`cannot load the WebSocket client: ${e.message}; nothing will be mapped`));
+      Promise.resolve(W()).then(
+        (cls) => {
+          this.o.WebSocket = cls;
+          this.connect();
+        },
+        (e) => this.o.say?.(`cannot load the WebSocket client: ${e.message}; nothing will be mapped`),
+      );
       return;
     }
     this.connect();
@@ -106,7 +112,14 @@ export class TeeLink {
       const lost = this.dropped;
       this.dropped = 0;
       // said first, so the daemon knows the gap before the frames after it
-      this.ws.send(JSON.stringify({ t: 'p', n: 0, code: 'frames-dropped', message: `${lost} moment(s) were dropped while the daemon could not take them (the tee's queue is bounded)` }));
+      this.ws.send(
+        JSON.stringify({
+          t: 'p',
+          n: 0,
+          code: 'frames-dropped',
+          message: `${lost} moment(s) were dropped while the daemon could not take them (the tee's queue is bounded)`,
+        }),
+      );
     }
     for (const f of this.queue) {
       if (f.n <= this.sentUpTo) continue;

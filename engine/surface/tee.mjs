@@ -121,7 +121,8 @@ export function runTee(opts, io = {}) {
       }
     }
   };
-  const oversize = (from) => (bytes, lineNo) => report('line-too-large', `line ${lineNo}: ${bytes} bytes, over the ${opts.maxLine}-byte mapping bound (passed through, not mapped)`, from);
+  const oversize = (from) => (bytes, lineNo) =>
+    report('line-too-large', `line ${lineNo}: ${bytes} bytes, over the ${opts.maxLine}-byte mapping bound (passed through, not mapped)`, from);
 
   const outFramer = new LineFramer(opts.maxLine, frame('agent'), oversize('agent'));
   const inFramer = new LineFramer(opts.maxLine, frame('client'), oversize('client'));
@@ -170,10 +171,15 @@ export function runTee(opts, io = {}) {
       const pending = () => rpc.isPending('agent', id);
       if (!pending()) return say(`a decision for request ${JSON.stringify(id)} arrived after the editor answered it: not written`);
       // framed like any line the agent receives (it answers the request), then the editor's late answer is dropped
-      pipe.inject(bytes.replace(/\n+$/, ''), { answered_by: 'hookmap' }, (ok, why) => {
-        if (ok) pipe.swallow(`${typeof id}:${id}`);
-        else say(`the decision for request ${JSON.stringify(id)} was not written: ${why}`);
-      }, pending);
+      pipe.inject(
+        bytes.replace(/\n+$/, ''),
+        { answered_by: 'hookmap' },
+        (ok, why) => {
+          if (ok) pipe.swallow(`${typeof id}:${id}`);
+          else say(`the decision for request ${JSON.stringify(id)} was not written: ${why}`);
+        },
+        pending,
+      );
     },
     onWrite: (id, bytes) => {
       pipe.inject(bytes.replace(/\n+$/, ''), { command: id }, (ok, why) => link.sendNow({ t: 'written', id, ok, ...(why ? { why } : {}) }));
@@ -211,7 +217,8 @@ export function runTee(opts, io = {}) {
       }
       // transparency outranks delivery: a short, bounded wait, and none when no daemon answers
       const delivered = await link.drain(EXIT_DRAIN_MS);
-      if (!delivered) say(`exiting with ${link.pending()} moment(s) the daemon did not take (${link.open ? 'it was slow' : 'not connected'}): they are not in the stream`);
+      if (!delivered)
+        say(`exiting with ${link.pending()} moment(s) the daemon did not take (${link.open ? 'it was slow' : 'not connected'}): they are not in the stream`);
       link.close();
       resolve(how);
     };

@@ -53,7 +53,8 @@ export function wrapText(text: string, width = COLUMNS): string {
   for (const line of text.split('\n')) {
     const lead = /^\s*/.exec(line)![0].length;
     const o = optionParts(line);
-    const joins = line.trim() && !o && logical.length && (col > 0 ? Math.abs(lead - col) <= 2 && !line.trimStart().startsWith('-') : lead >= 2 && lead === prose);
+    const joins =
+      line.trim() && !o && logical.length && (col > 0 ? Math.abs(lead - col) <= 2 && !line.trimStart().startsWith('-') : lead >= 2 && lead === prose);
     if (joins) {
       logical[logical.length - 1] += ` ${line.trim()}`;
       continue;

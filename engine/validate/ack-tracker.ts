@@ -21,7 +21,12 @@ export class AckTracker {
     const k = subKey(sessionKey(ev) ?? String(ev.source), ev.cause);
     const prior = this.decisions.get(k);
     if (prior) {
-      return [{ rule: 'control/ack-duplicate', message: `second ack decision ${ev.type} for command ${ev.cause}, already answered by ${prior.type} ${String(prior.id)} (line ${prior.line})` }];
+      return [
+        {
+          rule: 'control/ack-duplicate',
+          message: `second ack decision ${ev.type} for command ${ev.cause}, already answered by ${prior.type} ${String(prior.id)} (line ${prior.line})`,
+        },
+      ];
     }
     this.decisions.set(k, { type: ev.type, id: ev.id, line });
     return [];

@@ -3,21 +3,42 @@
 // errors into the rule ids of rules.ts and words them for a human.
 import type { ErrorObject } from 'ajv';
 import {
-  validateEnvelope, validatePayload, formatAjvErrors, ENVELOPE_SCHEMA, REGISTRY_BY_TYPE, CATEGORIES, TYPE_PATTERN,
-  SUPPORTED_VERSIONS, typeCategory,
+  validateEnvelope,
+  validatePayload,
+  formatAjvErrors,
+  ENVELOPE_SCHEMA,
+  REGISTRY_BY_TYPE,
+  CATEGORIES,
+  TYPE_PATTERN,
+  SUPPORTED_VERSIONS,
+  typeCategory,
 } from '../aep/schemas.ts';
 import type { RuleId } from './rules.ts';
 import { duplicateTopLevelKeys } from './json-keys.ts';
 
-export interface Finding { rule: RuleId; message: string }
+export interface Finding {
+  rule: RuleId;
+  message: string;
+}
 
 const CORE_ATTRIBUTES = new Set(Object.keys(ENVELOPE_SCHEMA.properties));
 // Names the CloudEvents bridge produces (AEP-0005 §1 B1/B4): an extension
 // carrying one of them would be overwritten or misread on the CE side, which
 // breaks the bridge's round-trip identity, the same harm as a core collision.
 const CE_RESERVED = new Set([
-  'specversion', 'datacontenttype', 'dataschema',
-  'aepversion', 'aepagentid', 'aepsessionid', 'aeprunid', 'aepstep', 'aepsequence', 'aepepoch', 'aepcausationid', 'aepseverity', 'aepcapture',
+  'specversion',
+  'datacontenttype',
+  'dataschema',
+  'aepversion',
+  'aepagentid',
+  'aepsessionid',
+  'aeprunid',
+  'aepstep',
+  'aepsequence',
+  'aepepoch',
+  'aepcausationid',
+  'aepseverity',
+  'aepcapture',
 ]);
 const CATEGORY_NAMES = new Set(CATEGORIES.map((c) => c.name).filter((n) => n !== 'x'));
 // Looser than TYPE_PATTERN on purpose: it accepts any first token so an
@@ -56,7 +77,8 @@ export function envelopeFindings(ev: Record<string, unknown>, raw?: string): Fin
     else if (sp.startsWith('#/propertyNames')) {
       if (e.keyword === 'propertyNames') extNames.push((e.params as { propertyName: string }).propertyName);
     } else if (sp.startsWith('#/additionalProperties')) extValues.push(attr);
-    else if (e.instancePath === '/aep' || e.instancePath === '/type' || (e.keyword === 'required' && attr === 'aep')) continue; // own checks
+    else if (e.instancePath === '/aep' || e.instancePath === '/type' || (e.keyword === 'required' && attr === 'aep'))
+      continue; // own checks
     else if (e.instancePath && ev[attr] === null) nulls.add(attr);
     else rest.push(e);
   }
@@ -71,16 +93,22 @@ export function envelopeFindings(ev: Record<string, unknown>, raw?: string): Fin
   const type = typeof ev.type === 'string' ? ev.type : '?';
   if (scope.agent.size) out.push({ rule: 'envelope/agent-scoped', message: `agent-scoped ${type} must omit ${[...scope.agent].join(', ')}` });
   if (scope.foreignMissing || scope.foreignSeq) {
-    const what = [scope.foreignMissing && 'must carry session', scope.foreignSeq && 'must omit seq (the sender does not own the session order)'].filter(Boolean);
+    const what = [scope.foreignMissing && 'must carry session', scope.foreignSeq && 'must omit seq (the sender does not own the session order)'].filter(
+      Boolean,
+    );
     out.push({ rule: 'envelope/foreign-emitter', message: `foreign-emitter ${type} ${what.join(' and ')}` });
   }
-  if (scope.sessionMissing.length) out.push({ rule: 'envelope/session-scoped', message: `session-scoped ${type} must carry ${scope.sessionMissing.join(' and ')}` });
+  if (scope.sessionMissing.length)
+    out.push({ rule: 'envelope/session-scoped', message: `session-scoped ${type} must carry ${scope.sessionMissing.join(' and ')}` });
 
   for (const name of extNames) {
     out.push({ rule: 'envelope/extension-name', message: `extension attribute ${quote(name)} is not [a-z0-9]{1,20}` });
   }
   for (const name of extValues) {
-    out.push({ rule: 'envelope/extension-value', message: `extension attribute ${name} must be a string, integer or boolean, got ${JSON.stringify(ev[name])?.slice(0, 40)}` });
+    out.push({
+      rule: 'envelope/extension-value',
+      message: `extension attribute ${name} must be a string, integer or boolean, got ${JSON.stringify(ev[name])?.slice(0, 40)}`,
+    });
   }
   for (const name of Object.keys(ev)) {
     if (!CORE_ATTRIBUTES.has(name) && ENVELOPE_EXTENSION_NAME.test(name) && CE_RESERVED.has(name)) {

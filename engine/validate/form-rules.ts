@@ -20,7 +20,11 @@ const RULE_OF: Record<FormIssueCode, RuleId> = {
   unknown: 'form/unknown-field',
 };
 
-interface Request { kind: unknown; fields: FieldSpec[] | undefined; line: number }
+interface Request {
+  kind: unknown;
+  fields: FieldSpec[] | undefined;
+  line: number;
+}
 
 export class FormRules {
   private requests = new Map<string, Request>();
@@ -30,7 +34,9 @@ export class FormRules {
     const data = ev.data as Record<string, any> | undefined;
     if (!sk || !data || typeof data !== 'object') return [];
     if (ev.type === 'attention.requested' && typeof ev.id === 'string') {
-      const fields = Array.isArray(data.fields) ? data.fields.filter((f: unknown) => f && typeof f === 'object' && typeof (f as FieldSpec).id === 'string') : undefined;
+      const fields = Array.isArray(data.fields)
+        ? data.fields.filter((f: unknown) => f && typeof f === 'object' && typeof (f as FieldSpec).id === 'string')
+        : undefined;
       if (!this.requests.has(subKey(sk, ev.id))) this.requests.set(subKey(sk, ev.id), { kind: data.kind, fields, line });
       return [];
     }
@@ -40,7 +46,12 @@ export class FormRules {
     const req = this.requests.get(subKey(sk, ev.subject));
     if (!req) return [];
     if (req.kind !== 'form' || !req.fields) {
-      return [{ rule: 'form/not-a-form', message: `answer.values answers ${ev.subject} (line ${req.line}), a kind ${JSON.stringify(req.kind)} request; values answer only kind "form"` }];
+      return [
+        {
+          rule: 'form/not-a-form',
+          message: `answer.values answers ${ev.subject} (line ${req.line}), a kind ${JSON.stringify(req.kind)} request; values answer only kind "form"`,
+        },
+      ];
     }
     const out: Finding[] = formValuesIssues(req.fields, values).map((i) => ({
       rule: RULE_OF[i.code],

@@ -7,5 +7,9 @@ export function formatViolation(file: string, v: Violation): string {
 }
 
 export function violationsJson(file: string, vs: Violation[]): string {
-  return JSON.stringify(vs.map((v) => ({ file, ...v })), null, 2);
+  return JSON.stringify(
+    vs.map((v) => ({ file, ...v })),
+    null,
+    2,
+  );
 }

@@ -1,7 +1,10 @@
 // Per-session state is keyed by (source, session), never by bare session:
 // session names are unique only within their emitter (AEP-0001 §5.2).
 
-export interface Position { epoch: number; seq: number }
+export interface Position {
+  epoch: number;
+  seq: number;
+}
 
 const SEP = '\u0000';
 

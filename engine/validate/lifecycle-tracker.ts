@@ -16,15 +16,33 @@ const ATTENTION_FOLLOWERS = new Set(['attention.routed', 'attention.answered', '
 // after session.ended. error.raised reports a fault (teardown errors land
 // late), and x.* types are vendor-defined, so neither is treated as new work.
 const LATE_COMPLETIONS = new Set([
-  'run.finished', 'run.failed', 'run.cancelled', 'run.step.finished',
-  'tool.completed', 'tool.failed', 'tool.denied',
-  'delegation.subagent.stopped', 'progress.task.completed', 'resource.retrieval.returned',
-  'attention.answered', 'attention.resolved', 'attention.timeout',
-  'control.accepted', 'control.rejected', 'error.raised', 'session.ended',
+  'run.finished',
+  'run.failed',
+  'run.cancelled',
+  'run.step.finished',
+  'tool.completed',
+  'tool.failed',
+  'tool.denied',
+  'delegation.subagent.stopped',
+  'progress.task.completed',
+  'resource.retrieval.returned',
+  'attention.answered',
+  'attention.resolved',
+  'attention.timeout',
+  'control.accepted',
+  'control.rejected',
+  'error.raised',
+  'session.ended',
 ]);
 
-interface Seen { line: number; id: string | undefined; pos: Position | undefined }
-interface Request extends Seen { terminal?: Seen & { type: string } }
+interface Seen {
+  line: number;
+  id: string | undefined;
+  pos: Position | undefined;
+}
+interface Request extends Seen {
+  terminal?: Seen & { type: string };
+}
 
 function idOf(ev: Record<string, unknown>): string | undefined {
   return typeof ev.id === 'string' ? ev.id : undefined;
@@ -58,16 +76,27 @@ export class LifecycleTracker {
 
     const end = this.ended.get(sk);
     if (end && sequenced && !LATE_COMPLETIONS.has(type) && !type.startsWith('x.') && before(end, here)) {
-      out.push({ rule: 'lifecycle/after-session-end', message: `${type} sequenced after session.ended ${end.id ?? ''} (line ${end.line}) of session ${end.session}` });
+      out.push({
+        rule: 'lifecycle/after-session-end',
+        message: `${type} sequenced after session.ended ${end.id ?? ''} (line ${end.line}) of session ${end.session}`,
+      });
     }
 
     if (RUN_TERMINALS.has(type) && typeof ev.run === 'string') {
       const k = subKey(sk, ev.run);
       const prior = this.runTerminals.get(k);
-      if (prior) out.push({ rule: 'lifecycle/run-terminal-duplicate', message: `${type} for run ${ev.run}, which already ended with ${prior.type} ${prior.id ?? ''} (line ${prior.line})` });
+      if (prior)
+        out.push({
+          rule: 'lifecycle/run-terminal-duplicate',
+          message: `${type} for run ${ev.run}, which already ended with ${prior.type} ${prior.id ?? ''} (line ${prior.line})`,
+        });
       else this.runTerminals.set(k, { ...here, type });
     } else if (type === 'session.ended') {
-      if (end) out.push({ rule: 'lifecycle/session-end-duplicate', message: `second session.ended for session ${String(ev.session)} (first: ${end.id ?? ''}, line ${end.line})` });
+      if (end)
+        out.push({
+          rule: 'lifecycle/session-end-duplicate',
+          message: `second session.ended for session ${String(ev.session)} (first: ${end.id ?? ''}, line ${end.line})`,
+        });
       else this.ended.set(sk, { ...here, session: ev.session as string });
     } else if (type === 'attention.requested' && here.id) {
       const k = subKey(sk, here.id);
@@ -82,7 +111,10 @@ export class LifecycleTracker {
       const req = this.requests.get(k);
       const prior = req ? req.terminal : this.orphanTerminals.get(k);
       if (prior) {
-        out.push({ rule: 'lifecycle/attention-terminal-duplicate', message: `${type} for attention ${ev.subject}, which already ended with ${prior.type} ${prior.id ?? ''} (line ${prior.line})` });
+        out.push({
+          rule: 'lifecycle/attention-terminal-duplicate',
+          message: `${type} for attention ${ev.subject}, which already ended with ${prior.type} ${prior.id ?? ''} (line ${prior.line})`,
+        });
       } else if (req) req.terminal = { ...here, type };
       // a terminal for a request raised before this capture began: still one terminal per request
       else this.orphanTerminals.set(k, { ...here, type });
@@ -101,7 +133,9 @@ export class LifecycleTracker {
         if (t && before(t, end)) continue;
         const why = t ? `its ${t.type} (line ${t.line}) comes after the end` : 'it has no attention.resolved or attention.timeout';
         out.push({
-          line: end.line, id: end.id, rule: 'lifecycle/attention-dangling',
+          line: end.line,
+          id: end.id,
+          rule: 'lifecycle/attention-dangling',
           message: `session ${end.session} ends with attention ${req.id} (line ${req.line}) still pending: ${why}`,
         });
       }

@@ -5,7 +5,10 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 
-export interface NumberedLine { line: number; text: string }
+export interface NumberedLine {
+  line: number;
+  text: string;
+}
 
 export async function* readLines(input: Readable): AsyncGenerator<NumberedLine> {
   // crlfDelay: a \r\n split across chunks still counts as one line break

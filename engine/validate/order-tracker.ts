@@ -5,7 +5,10 @@
 import type { Finding } from './envelope-rules.ts';
 import { comparePositions, positionOf, sessionKey, showPosition, type Position } from './keys.ts';
 
-interface SessionOrder { high: Position; highLine: number }
+interface SessionOrder {
+  high: Position;
+  highLine: number;
+}
 
 export class OrderTracker {
   private sessions = new Map<string, SessionOrder>();
@@ -23,7 +26,12 @@ export class OrderTracker {
     if (holder) {
       // same id: a redelivery (never reaches here) or an id/conflict, reported once there
       if (holder.id === ev.id) return [];
-      return [{ rule: 'order/position-conflict', message: `${showPosition(pos)} in session ${session} is already held by ${String(holder.id)} (line ${holder.line})` }];
+      return [
+        {
+          rule: 'order/position-conflict',
+          message: `${showPosition(pos)} in session ${session} is already held by ${String(holder.id)} (line ${holder.line})`,
+        },
+      ];
     }
     this.held.set(posKey, { id: ev.id, line });
     const st = this.sessions.get(sk);

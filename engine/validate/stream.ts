@@ -58,20 +58,11 @@ export class StreamValidator {
     const identity = this.identities.observe(ev, line);
     // at-least-once delivery: the identical Event again is legal and already judged
     if (identity.kind === 'redelivery') return;
-    const findings: Finding[] = [
-      ...envelopeFindings(ev, raw),
-      ...typeAndPayloadFindings(ev),
-      ...captureFindings(ev),
-    ];
+    const findings: Finding[] = [...envelopeFindings(ev, raw), ...typeAndPayloadFindings(ev), ...captureFindings(ev)];
     if (identity.kind === 'conflict') {
       findings.push({ rule: 'id/conflict', message: `(source, id) already names a different event at line ${identity.firstLine}` });
     }
-    findings.push(
-      ...this.order.observe(ev, line),
-      ...this.lifecycle.observe(ev, line),
-      ...this.acks.observe(ev, line),
-      ...this.forms.observe(ev, line),
-    );
+    findings.push(...this.order.observe(ev, line), ...this.lifecycle.observe(ev, line), ...this.acks.observe(ev, line), ...this.forms.observe(ev, line));
     this.add(line, id, findings);
   }
 

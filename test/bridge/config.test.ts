@@ -11,7 +11,12 @@ import { ConfigError, loadUpConfig } from '../../engine/app/up-config.ts';
 describe('up --bridge kind=URL[,key=value]', () => {
   it('parses the kind, the endpoint and options; the ceiling defaults to metadata', () => {
     expect(parseBridgeSpec('otlp=http://collector:4318')).toMatchObject({ kind: 'otlp', endpoint: 'http://collector:4318', capture: 'metadata' });
-    expect(parseBridgeSpec('otlp=http://c:4318,protocol=http/json,signals=traces,service-name=fleet,capture=redacted')).toMatchObject({ protocol: 'http/json', signals: ['traces'], serviceName: 'fleet', capture: 'redacted' });
+    expect(parseBridgeSpec('otlp=http://c:4318,protocol=http/json,signals=traces,service-name=fleet,capture=redacted')).toMatchObject({
+      protocol: 'http/json',
+      signals: ['traces'],
+      serviceName: 'fleet',
+      capture: 'redacted',
+    });
     expect(parseBridgeSpec('cloudevents=https://broker.example/events,mode=binary')).toMatchObject({ kind: 'cloudevents', mode: 'binary' });
   });
 
@@ -34,7 +39,11 @@ describe('the up config file: bridges', () => {
   const dir = mkdtempSync(join(tmpdir(), 'hookmap-upcfg-'));
   const file = join(dir, 'up.yaml');
   it('reads a list of bridges', () => {
-    writeFileSync(file, 'bridges:\n  - { kind: otlp, endpoint: "http://collector:4318", signals: [logs, traces] }\n  - kind: ocsf\n    endpoint: http://siem:8088/ingest\n    capture: none\n');
+    writeFileSync(
+      file,
+      'bridges:\n  - { kind: otlp, endpoint: "http://collector:4318", signals: [logs, traces] }\n ' +
+        ' - kind: ocsf\n    endpoint: http://siem:8088/ingest\n    capture: none\n',
+    );
     expect(loadUpConfig(file, {}).bridges).toEqual([
       expect.objectContaining({ kind: 'otlp', endpoint: 'http://collector:4318', signals: ['logs', 'traces'], capture: 'metadata' }),
       expect.objectContaining({ kind: 'ocsf', endpoint: 'http://siem:8088/ingest', capture: 'none' }),

@@ -33,7 +33,9 @@ afterAll(async () => {
 describe('CloudEvents inbound → relay', () => {
   it('binary, structured and batch modes become the original AEP events on the relay; a foreign type is refused alone', async () => {
     const sub = await SseClient.open(url, { from: 'all' }, { authorization: `Bearer ${TOKEN}` });
-    const evs = ['session.started', 'run.started', 'tool.completed'].map((n) => fixtureEvent(n, { session: 'inb-1', source: 'aep://devbox/agent/claude-code/session/inb-1' }));
+    const evs = ['session.started', 'run.started', 'tool.completed'].map((n) =>
+      fixtureEvent(n, { session: 'inb-1', source: 'aep://devbox/agent/claude-code/session/inb-1' }),
+    );
     const bin = toHttp(toCloudEvent(evs[0], 'full'), 'binary');
     const r1 = await fetch(inbound.url, { method: 'POST', headers: bin.headers, body: bin.body });
     expect(r1.status).toBe(202);
@@ -42,7 +44,11 @@ describe('CloudEvents inbound → relay', () => {
     expect(r2.status).toBe(202);
     const foreign = { specversion: '1.0', id: 'gh-9', source: 'https://github.com/acme/app', type: 'com.github.push', time: '2026-11-30T09:00:00Z' };
     const withIllegal = { ...toCloudEvent(evs[2], 'full'), bad_name: 'x' };
-    const r3 = await fetch(inbound.url, { method: 'POST', headers: { 'content-type': 'application/cloudevents-batch+json' }, body: JSON.stringify([foreign, withIllegal]) });
+    const r3 = await fetch(inbound.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/cloudevents-batch+json' },
+      body: JSON.stringify([foreign, withIllegal]),
+    });
     expect(r3.status).toBe(202);
     const body = await r3.json();
     expect(body).toMatchObject({ accepted: 1, refused: 1 });
@@ -113,6 +119,11 @@ describe('hookmap bridge (command)', () => {
     const c2 = capture();
     expect(await bridgeCmd(['cloudevents', '--from-file', file, '--capture', 'full'])).toBe(0);
     c2.done();
-    expect(c2.out.map((l) => JSON.parse(l).type)).toEqual(['dev.aep.session.started', 'dev.aep.tool.requested', 'dev.aep.tool.denied', 'dev.aep.session.ended']);
+    expect(c2.out.map((l) => JSON.parse(l).type)).toEqual([
+      'dev.aep.session.started',
+      'dev.aep.tool.requested',
+      'dev.aep.tool.denied',
+      'dev.aep.session.ended',
+    ]);
   });
 });

@@ -27,7 +27,11 @@ const SESSION = 'cc-otlp-e2e';
 const SECRET_PROMPT = 'deploy with the key sk_live_51Hx0TOPSECRET please';
 const SECRET_COMMAND = 'rm -rf /srv/prod-data';
 
-interface Received { path: string; contentType: string; bytes: Buffer }
+interface Received {
+  path: string;
+  contentType: string;
+  bytes: Buffer;
+}
 
 let up: Up;
 let tmp: { dir: string; done: () => void };
@@ -57,7 +61,10 @@ beforeAll(async () => {
     token: TOKEN,
     bridges: [{ ...parseBridgeSpec(`otlp=${receiverUrl}`), batchMs: 50 }],
   });
-  await until('the daemon to say hello to the relay', async () => (await (await fetch(`${up.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay === true);
+  await until(
+    'the daemon to say hello to the relay',
+    async () => (await (await fetch(`${up.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay === true,
+  );
   human = await openSocket(up.url, TOKEN, 'both');
 }, 60_000);
 
@@ -69,13 +76,18 @@ afterAll(async () => {
 });
 
 async function hook(body: Record<string, unknown>): Promise<string> {
-  const r = await fetch(`${up.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: SESSION, transcript_path: '/tmp/t.jsonl', cwd: '/work/app', ...body }) });
+  const r = await fetch(`${up.url}/hooks/claude-code`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ session_id: SESSION, transcript_path: '/tmp/t.jsonl', cwd: '/work/app', ...body }),
+  });
   return r.text();
 }
 
 const hex = (b: Uint8Array | undefined) => (b && b.length ? Buffer.from(b).toString('hex') : undefined);
 function attrs(kvs: any[] = []): Record<string, unknown> {
-  const val = (v: any): unknown => v?.stringValue ?? (v?.intValue !== undefined && v?.intValue !== null ? Number(v.intValue) : undefined) ?? v?.boolValue ?? v?.doubleValue;
+  const val = (v: any): unknown =>
+    v?.stringValue ?? (v?.intValue !== undefined && v?.intValue !== null ? Number(v.intValue) : undefined) ?? v?.boolValue ?? v?.doubleValue;
   return Object.fromEntries(kvs.map((kv) => [kv.key, val(kv.value)]));
 }
 
@@ -83,8 +95,23 @@ function decodedSpans(): any[] {
   return received
     .filter((r) => r.path === '/v1/traces')
     .flatMap((r) => TraceRequest.decode(r.bytes).resourceSpans)
-    .flatMap((rs: any) => rs.scopeSpans.flatMap((ss: any) => ss.spans.map((s: any) => ({ ...s, resource: attrs(rs.resource.attributes), scope: ss.scope.name }))))
-    .map((s: any) => ({ name: s.name, traceId: hex(s.traceId), spanId: hex(s.spanId), parentSpanId: hex(s.parentSpanId), kind: s.kind, start: BigInt(s.startTimeUnixNano.toString()), end: BigInt(s.endTimeUnixNano.toString()), status: s.status, attributes: attrs(s.attributes), events: s.events.map((e: any) => e.name), resource: s.resource, scope: s.scope }));
+    .flatMap((rs: any) =>
+      rs.scopeSpans.flatMap((ss: any) => ss.spans.map((s: any) => ({ ...s, resource: attrs(rs.resource.attributes), scope: ss.scope.name }))),
+    )
+    .map((s: any) => ({
+      name: s.name,
+      traceId: hex(s.traceId),
+      spanId: hex(s.spanId),
+      parentSpanId: hex(s.parentSpanId),
+      kind: s.kind,
+      start: BigInt(s.startTimeUnixNano.toString()),
+      end: BigInt(s.endTimeUnixNano.toString()),
+      status: s.status,
+      attributes: attrs(s.attributes),
+      events: s.events.map((e: any) => e.name),
+      resource: s.resource,
+      scope: s.scope,
+    }));
 }
 
 function decodedLogs(): any[] {
@@ -100,7 +127,13 @@ describe('a simulated Claude Code session exported over OTLP/HTTP protobuf', () 
     await hook({ hook_event_name: 'SessionStart', source: 'startup', model: 'claude-opus-5' });
     await hook({ hook_event_name: 'UserPromptSubmit', prompt: SECRET_PROMPT });
     await hook({ hook_event_name: 'PreToolUse', tool_name: 'Read', tool_use_id: 'toolu_read', tool_input: { file_path: '/work/app/README.md' } });
-    await hook({ hook_event_name: 'PostToolUse', tool_name: 'Read', tool_use_id: 'toolu_read', tool_input: { file_path: '/work/app/README.md' }, tool_response: { content: 'hello' } });
+    await hook({
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Read',
+      tool_use_id: 'toolu_read',
+      tool_input: { file_path: '/work/app/README.md' },
+      tool_response: { content: 'hello' },
+    });
     await hook({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_use_id: 'toolu_bash', tool_input: { command: SECRET_COMMAND } });
     // the held permission: the human sees attention.requested on the relay and denies it
     const watch = new Promise<any>((resolve) => {
@@ -122,7 +155,13 @@ describe('a simulated Claude Code session exported over OTLP/HTTP protobuf', () 
     expect(r.kind).toBe('acked');
     expect(await held).toContain('"behavior":"deny"');
     await hook({ hook_event_name: 'PreToolUse', tool_name: 'Write', tool_use_id: 'toolu_write', tool_input: { file_path: '/work/app/.env', content: 'X=1' } });
-    await hook({ hook_event_name: 'PermissionDenied', tool_name: 'Write', tool_use_id: 'toolu_write', tool_input: { file_path: '/work/app/.env' }, reason: 'writes to secrets' });
+    await hook({
+      hook_event_name: 'PermissionDenied',
+      tool_name: 'Write',
+      tool_use_id: 'toolu_write',
+      tool_input: { file_path: '/work/app/.env' },
+      reason: 'writes to secrets',
+    });
     await hook({ hook_event_name: 'Stop' });
     await hook({ hook_event_name: 'SessionEnd', reason: 'other' });
     await until('the session span at the receiver', () => decodedSpans().some((s) => s.name === 'session claude-code'), 20_000);
@@ -152,7 +191,13 @@ describe('a simulated Claude Code session exported over OTLP/HTTP protobuf', () 
     for (const t of [read, bash, write]) expect(t.parentSpanId, t.name).toBe(run.spanId);
     expect(wait.parentSpanId).toBe(bash.spanId);
     // closed by their terminal events, inside their parents
-    for (const [child, parent] of [[run, session], [read, run], [bash, run], [write, run], [wait, bash]]) {
+    for (const [child, parent] of [
+      [run, session],
+      [read, run],
+      [bash, run],
+      [write, run],
+      [wait, bash],
+    ]) {
       expect(child.start >= parent.start, `${child.name} starts inside ${parent.name}`).toBe(true);
       expect(child.end <= parent.end, `${child.name} ends inside ${parent.name}`).toBe(true);
     }
@@ -165,11 +210,27 @@ describe('a simulated Claude Code session exported over OTLP/HTTP protobuf', () 
   it('GenAI semantic-convention attribute names and values', () => {
     const spans = decodedSpans();
     const by = (n: string) => spans.find((s) => s.name === n)!;
-    expect(by('invoke_agent claude-code').attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'claude-code', 'gen_ai.conversation.id': SESSION, 'aep.run.outcome': 'finished' });
-    expect(by('execute_tool Read').attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'Read', 'gen_ai.tool.call.id': 'toolu_read', 'aep.tool.outcome': 'completed' });
+    expect(by('invoke_agent claude-code').attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'claude-code',
+      'gen_ai.conversation.id': SESSION,
+      'aep.run.outcome': 'finished',
+    });
+    expect(by('execute_tool Read').attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'Read',
+      'gen_ai.tool.call.id': 'toolu_read',
+      'aep.tool.outcome': 'completed',
+    });
     expect(by('session claude-code').attributes).toMatchObject({ 'session.id': SESSION, 'gen_ai.conversation.id': SESSION });
     const write = by('execute_tool Write');
-    expect(write.attributes).toMatchObject({ 'gen_ai.tool.name': 'Write', 'gen_ai.tool.call.id': 'toolu_write', 'aep.tool.outcome': 'denied', 'error.type': 'denied', 'aep.tool.denied_by': 'policy' });
+    expect(write.attributes).toMatchObject({
+      'gen_ai.tool.name': 'Write',
+      'gen_ai.tool.call.id': 'toolu_write',
+      'aep.tool.outcome': 'denied',
+      'error.type': 'denied',
+      'aep.tool.denied_by': 'policy',
+    });
     expect(write.status.code).toBe(2); // STATUS_CODE_ERROR
     const wait = by('attention permission');
     expect(wait.attributes).toMatchObject({ 'aep.attention.kind': 'permission', 'aep.attention.outcome': 'answered', 'aep.attention.answer.option': 'deny' });
@@ -180,7 +241,18 @@ describe('a simulated Claude Code session exported over OTLP/HTTP protobuf', () 
   it('LogRecords: one per event, AEP-0005 §3 names', () => {
     const logs = decodedLogs();
     const names = logs.map((l) => l.eventName);
-    for (const t of ['session.started', 'run.started', 'tool.requested', 'tool.completed', 'attention.requested', 'attention.answered', 'attention.resolved', 'tool.denied', 'run.finished', 'session.ended']) {
+    for (const t of [
+      'session.started',
+      'run.started',
+      'tool.requested',
+      'tool.completed',
+      'attention.requested',
+      'attention.answered',
+      'attention.resolved',
+      'tool.denied',
+      'run.finished',
+      'session.ended',
+    ]) {
       expect(names, t).toContain(`dev.aep.${t}`);
     }
     const denied = logs.find((l) => l.eventName === 'dev.aep.tool.denied')!;

@@ -115,25 +115,34 @@ describe('a sink that fails', () => {
     await sink.close();
   });
 
-  it('hangs: requests time out and are retried; meanwhile the bridge stops reading (backpressure) and its buffer stays bounded; nothing lost when it answers again', async () => {
-    const sink = await ScriptedSink.start();
-    sink.mode = 'hang';
-    const ev = [...sessionEvents('hang-a', 1500), ...sessionEvents('hang-b', 1500)];
-    const h = bridge(sink, relayUrl, { filter: { session: ['hang-a', 'hang-b'] }, queueMax: 100, batchMax: 20, delivery: { ...FAST, maxRetries: 1000, timeoutMs: 400 } });
-    await until(() => h.stats.source!.connects >= 1);
-    for (let i = 0; i < ev.length; i += 500) await post(relayUrl, ev.slice(i, i + 500));
-    await until(() => h.stats.source!.pauses >= 1 && sink.requests >= 2, 'paused while the sink hangs');
-    // bounded: read-ahead stops at the high water mark, no matter how much the relay holds
-    expect(h.stats.source!.maxBuffered).toBeLessThanOrEqual(100);
-    expect(h.stats.events).toBeLessThan(200);
-    sink.mode = 'ok';
-    await until(() => sink.ceIds().length >= ev.length, 'all 3000 delivered');
-    exactlyOnce(sink.ceIds(), ev);
-    expect(h.stats.source!.maxBuffered).toBeLessThanOrEqual(100);
-    expect(h.stats.source!.pauses).toBeGreaterThan(5);
-    expect(h.stats.source!.connects).toBe(1); // paused by not reading (TCP backpressure), never by reconnecting
-    await sink.close();
-  });
+  it(
+    'hangs: requests time out and are retried; meanwhile the bridge stops reading ' +
+      '(backpressure) and its buffer stays bounded; nothing lost when it answers again',
+    async () => {
+      const sink = await ScriptedSink.start();
+      sink.mode = 'hang';
+      const ev = [...sessionEvents('hang-a', 1500), ...sessionEvents('hang-b', 1500)];
+      const h = bridge(sink, relayUrl, {
+        filter: { session: ['hang-a', 'hang-b'] },
+        queueMax: 100,
+        batchMax: 20,
+        delivery: { ...FAST, maxRetries: 1000, timeoutMs: 400 },
+      });
+      await until(() => h.stats.source!.connects >= 1);
+      for (let i = 0; i < ev.length; i += 500) await post(relayUrl, ev.slice(i, i + 500));
+      await until(() => h.stats.source!.pauses >= 1 && sink.requests >= 2, 'paused while the sink hangs');
+      // bounded: read-ahead stops at the high water mark, no matter how much the relay holds
+      expect(h.stats.source!.maxBuffered).toBeLessThanOrEqual(100);
+      expect(h.stats.events).toBeLessThan(200);
+      sink.mode = 'ok';
+      await until(() => sink.ceIds().length >= ev.length, 'all 3000 delivered');
+      exactlyOnce(sink.ceIds(), ev);
+      expect(h.stats.source!.maxBuffered).toBeLessThanOrEqual(100);
+      expect(h.stats.source!.pauses).toBeGreaterThan(5);
+      expect(h.stats.source!.connects).toBe(1); // paused by not reading (TCP backpressure), never by reconnecting
+      await sink.close();
+    },
+  );
 });
 
 describe('restart', () => {
@@ -160,14 +169,35 @@ describe('restart', () => {
 describe('--from-file with broken lines', () => {
   it('reports each bad line with its number and processes the rest', async () => {
     const good = sessionEvents('file', 6);
-    const lines = [JSON.stringify(good[0]), '{"aep": "0.1", "id": ', JSON.stringify(good[1]), '', 'not json at all', JSON.stringify({ ...good[2], type: 'Not A Type' }), JSON.stringify(good[2]), JSON.stringify(good[3]), JSON.stringify(good[3]), JSON.stringify(good[4]), JSON.stringify(good[5])];
+    const lines = [
+      JSON.stringify(good[0]),
+      '{"aep": "0.1", "id": ',
+      JSON.stringify(good[1]),
+      '',
+      'not json at all',
+      JSON.stringify({ ...good[2], type: 'Not A Type' }),
+      JSON.stringify(good[2]),
+      JSON.stringify(good[3]),
+      JSON.stringify(good[3]),
+      JSON.stringify(good[4]),
+      JSON.stringify(good[5]),
+    ];
     const file = join(dir, 'broken.jsonl');
     writeFileSync(file, lines.join('\n'));
     const out: string[] = [];
     const problems: any[] = [];
-    const h = runBridge({ target: cloudEventsTarget({ ceiling: 'metadata' }), input: { kind: 'file', path: file }, out: (l) => out.push(l), onProblem: (p) => problems.push(p) });
+    const h = runBridge({
+      target: cloudEventsTarget({ ceiling: 'metadata' }),
+      input: { kind: 'file', path: file },
+      out: (l) => out.push(l),
+      onProblem: (p) => problems.push(p),
+    });
     const stats = await h.done;
-    expect(problems.map((p) => [p.line, p.code])).toEqual([[2, 'invalid-json'], [5, 'invalid-json'], [6, 'invalid-event']]);
+    expect(problems.map((p) => [p.line, p.code])).toEqual([
+      [2, 'invalid-json'],
+      [5, 'invalid-json'],
+      [6, 'invalid-event'],
+    ]);
     expect(out.map((l) => JSON.parse(l).id)).toEqual(good.map((e) => e.id));
     expect(stats.file).toMatchObject({ events: 6, duplicates: 1, problems: 3 });
   });

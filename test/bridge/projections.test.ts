@@ -110,7 +110,32 @@ describe('OTLP LogRecord export (AEP-0005 §3)', () => {
   }
 
   it('§3.4 inverse buckets the 24 OTLP levels back to six', () => {
-    const want = ['debug', 'debug', 'debug', 'debug', 'debug', 'debug', 'debug', 'debug', 'info', 'notice', 'notice', 'notice', 'warning', 'warning', 'warning', 'warning', 'error', 'error', 'error', 'error', 'critical', 'critical', 'critical', 'critical'];
+    const want = [
+      'debug',
+      'debug',
+      'debug',
+      'debug',
+      'debug',
+      'debug',
+      'debug',
+      'debug',
+      'info',
+      'notice',
+      'notice',
+      'notice',
+      'warning',
+      'warning',
+      'warning',
+      'warning',
+      'error',
+      'error',
+      'error',
+      'error',
+      'critical',
+      'critical',
+      'critical',
+      'critical',
+    ];
     expect(Array.from({ length: 24 }, (_, i) => severityFromNumber(i + 1))).toEqual(want);
   });
 
@@ -166,9 +191,36 @@ function checkAgainstClass(rec: Record<string, any>): void {
 
 describe('every AEP-0005 rule letter is cited by at least one case', () => {
   const RULES = [
-    'B1', 'B2', 'B3', 'B4', 'B5', '§2 rule 1', '§2 rule 2', '§2 rule 3', '§6 CE hop ceiling',
-    '§3.2 time', '§3.2 type', '§3.2 traceparent', '§3.2 agent', '§3.2 session/run/step', '§3.2 id/seq/epoch/cause/capture', '§3.2 subject/source', '§3.2 gen_ai', '§3.2 body', '§3.3', '§3.4',
-    '§4.1', '§4.2', '§4.3 common', '§4.3 Authentication', '§4.3 Process Activity', '§4.3 Detection Finding', '§4.3 fidelity', '§4.4', '§4.5', '§4.6',
+    'B1',
+    'B2',
+    'B3',
+    'B4',
+    'B5',
+    '§2 rule 1',
+    '§2 rule 2',
+    '§2 rule 3',
+    '§6 CE hop ceiling',
+    '§3.2 time',
+    '§3.2 type',
+    '§3.2 traceparent',
+    '§3.2 agent',
+    '§3.2 session/run/step',
+    '§3.2 id/seq/epoch/cause/capture',
+    '§3.2 subject/source',
+    '§3.2 gen_ai',
+    '§3.2 body',
+    '§3.3',
+    '§3.4',
+    '§4.1',
+    '§4.2',
+    '§4.3 common',
+    '§4.3 Authentication',
+    '§4.3 Process Activity',
+    '§4.3 Detection Finding',
+    '§4.3 fidelity',
+    '§4.4',
+    '§4.5',
+    '§4.6',
   ];
   const cited = new Set([...CE.forward, ...CE.inverse, ...OTLP.cases, ...OCSF.cases].flatMap((c: any) => c.rules));
   for (const r of RULES) it(r, () => expect(cited.has(r)).toBe(true));

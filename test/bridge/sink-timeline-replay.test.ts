@@ -38,7 +38,11 @@ function capture() {
   return { out, err, done: () => vi.restoreAllMocks() };
 }
 
-const lines = (f: string) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const lines = (f: string) =>
+  readFileSync(f, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 describe('hookmap sink', () => {
   it('one JSONL file per day and session; a restart resumes without duplicates or gaps', async () => {
@@ -46,7 +50,15 @@ describe('hookmap sink', () => {
     const day1 = sessionEvents('sk-a', 30).map((e) => ({ ...e, time: `2026-11-29T23:59:${String(Math.min(59, e.seq + 20)).padStart(2, '0')}.000Z` }));
     const day2 = sessionEvents('sk-a', 20, 30).map((e) => ({ ...e, time: `2026-11-30T00:00:${String(e.seq - 30).padStart(2, '0')}.000Z` }));
     const other = sessionEvents('sk-b', 10);
-    let sink = await runSink({ dir: out, url, token: TOKEN, filter: { session: ['sk-a', 'sk-b'] }, flushMs: 20, fsync: true, now: () => Date.parse('2026-11-30T12:00:00Z') });
+    let sink = await runSink({
+      dir: out,
+      url,
+      token: TOKEN,
+      filter: { session: ['sk-a', 'sk-b'] },
+      flushMs: 20,
+      fsync: true,
+      now: () => Date.parse('2026-11-30T12:00:00Z'),
+    });
     await post(url, [...day1, ...other], { token: TOKEN });
     await until(() => sink.store.stats.written >= 40, 'first 40 written');
     await sink.stop();
@@ -94,7 +106,11 @@ describe('hookmap sink', () => {
       writeFileSync(join(out, d, 'a', 'x.jsonl'), `${'x'.repeat(999)}\n`);
     }
     const store = new SinkStore({ dir: out, retainDays: 30, maxBytes: 2500, now: () => Date.parse('2026-11-30T12:00:00Z') });
-    expect(readdirSync(out).filter((d) => d.startsWith('2026')).sort()).toEqual(['2026-11-29', '2026-11-30']);
+    expect(
+      readdirSync(out)
+        .filter((d) => d.startsWith('2026'))
+        .sort(),
+    ).toEqual(['2026-11-29', '2026-11-30']);
     expect(store.stats.deletedDays).toBe(3);
     expect(existsSync(join(out, '2026-11-30'))).toBe(true);
   });
@@ -103,7 +119,12 @@ describe('hookmap sink', () => {
 describe('hookmap timeline', () => {
   const file = () => join(dir, 'session.jsonl');
   beforeAll(() => {
-    writeFileSync(file(), Object.values(fixtureEvents()).map((e) => JSON.stringify(e)).join('\n') + '\n');
+    writeFileSync(
+      file(),
+      Object.values(fixtureEvents())
+        .map((e) => JSON.stringify(e))
+        .join('\n') + '\n',
+    );
   });
 
   it('a session as a tree: runs, tool calls with outcome and duration, attention under the call it asks about', async () => {
@@ -156,7 +177,17 @@ describe('hookmap timeline', () => {
 describe('hookmap replay', () => {
   it('re-emits a capture as a new session: new ids, same shape, causes rewritten, commands skipped; the validator sees the same stream', async () => {
     const src = Object.values(fixtureEvents()).filter((e: any) => e.session === 's-cc-7');
-    const cmd = { aep: '0.1', id: '01JZBR0000000000000000CM01', type: 'control.attention.respond', subject: '01JZBR0000000000000000AR01', time: '2026-11-30T09:00:09.000Z', source: 'aep://phone/agent/hookmap-cli', agent: 'hookmap-cli', session: 's-cc-7', data: { answer: { option: 'deny' } } };
+    const cmd = {
+      aep: '0.1',
+      id: '01JZBR0000000000000000CM01',
+      type: 'control.attention.respond',
+      subject: '01JZBR0000000000000000AR01',
+      time: '2026-11-30T09:00:09.000Z',
+      source: 'aep://phone/agent/hookmap-cli',
+      agent: 'hookmap-cli',
+      session: 's-cc-7',
+      data: { answer: { option: 'deny' } },
+    };
     const file = join(dir, 'replay-src.jsonl');
     writeFileSync(file, [...src, cmd].map((e) => JSON.stringify(e)).join('\n') + '\n');
     const sub = await SseClient.open(url, {}, { authorization: `Bearer ${TOKEN}` }); // live: the new session is not named yet
@@ -167,7 +198,9 @@ describe('hookmap replay', () => {
     const newSession = c.out[0];
     expect(newSession).toMatch(/^replay-/);
     expect(c.err.join('\n')).toMatch(/skipped: 1 command\(s\)/);
-    const got = (await until(() => sub.events.filter((e) => e.session === newSession).length >= src.length).then(() => sub.events)).filter((e) => e.session === newSession);
+    const got = (await until(() => sub.events.filter((e) => e.session === newSession).length >= src.length).then(() => sub.events)).filter(
+      (e) => e.session === newSession,
+    );
     sub.close();
     expect(got.map((e) => e.type)).toEqual(src.map((e: any) => e.type)); // same shape
     expect(got.map((e) => e.seq)).toEqual(src.map((_, i) => i)); // contiguous, one epoch

@@ -10,9 +10,26 @@ import { SessionTracker, type SessionNode } from '../../engine/bridge/structure.
 import { fixtureEvent } from './fixtures.ts';
 
 const ORDER = [
-  'session.started', 'run.started', 'tool.requested', 'attention.requested', 'attention.answered', 'attention.resolved', 'tool.denied',
-  'tool.requested.read', 'tool.completed', 'tool.completed.full', 'tool.failed', 'run.finished', 'attention.requested.form', 'attention.answered.form',
-  'attention.resolved.dismissed', 'attention.timeout', 'error.raised.critical', 'x.vendor.debug', 'session.ended', 'agent.presence',
+  'session.started',
+  'run.started',
+  'tool.requested',
+  'attention.requested',
+  'attention.answered',
+  'attention.resolved',
+  'tool.denied',
+  'tool.requested.read',
+  'tool.completed',
+  'tool.completed.full',
+  'tool.failed',
+  'run.finished',
+  'attention.requested.form',
+  'attention.answered.form',
+  'attention.resolved.dismissed',
+  'attention.timeout',
+  'error.raised.critical',
+  'x.vendor.debug',
+  'session.ended',
+  'agent.presence',
 ];
 
 function project(names: string[], p = new TraceProjector()) {
@@ -44,8 +61,12 @@ describe('trace projection of a session', () => {
   it('GenAI semantic-convention names and values', () => {
     const [run] = byName('invoke_agent claude-code');
     expect(run.attributes).toMatchObject({
-      'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'claude-code', 'gen_ai.conversation.id': 's-cc-7',
-      'gen_ai.usage.input_tokens': 5120, 'gen_ai.usage.output_tokens': 801, 'aep.run.outcome': 'finished',
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'claude-code',
+      'gen_ai.conversation.id': 's-cc-7',
+      'gen_ai.usage.input_tokens': 5120,
+      'gen_ai.usage.output_tokens': 801,
+      'aep.run.outcome': 'finished',
     });
     const read = byName('execute_tool Read').find((s) => s.attributes['gen_ai.tool.call.id'] === 'toolu_02')!;
     expect(read.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'Read', 'aep.tool.outcome': 'completed' });
@@ -68,7 +89,12 @@ describe('trace projection of a session', () => {
 
   it('the attention wait carries its outcome; answered text never becomes an attribute', () => {
     const perm = byName('attention permission')[0];
-    expect(perm.attributes).toMatchObject({ 'aep.attention.kind': 'permission', 'aep.attention.outcome': 'answered', 'aep.attention.answer.option': 'deny', 'aep.attention.latency_ms': 6550 });
+    expect(perm.attributes).toMatchObject({
+      'aep.attention.kind': 'permission',
+      'aep.attention.outcome': 'answered',
+      'aep.attention.answer.option': 'deny',
+      'aep.attention.latency_ms': 6550,
+    });
     expect(perm.events.map((e) => e.name)).toEqual(['attention.answered']);
     expect(JSON.stringify(spans.map((s) => s.attributes))).not.toMatch(/force-push|never force|billing db/);
   });

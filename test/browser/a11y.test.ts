@@ -12,11 +12,17 @@ const AGENT = 'claude-code';
 /** In the page: controls without an accessible name, and text below 4.5:1 (both as descriptions). */
 async function audit(page: Page): Promise<{ unnamed: string[]; lowContrast: string[] }> {
   return page.evaluate(() => {
-    const describe = (el: Element) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.split(' ').join('.')}` : ''} "${(el.textContent ?? '').trim().slice(0, 30)}"`;
+    const describe = (el: Element) =>
+      `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.split(' ').join('.')}` : ''} ` +
+      `"${(el.textContent ?? '').trim().slice(0, 30)}"`;
     const unnamed: string[] = [];
     for (const el of document.querySelectorAll('input, textarea, select, button, a[href], summary')) {
       const h = el as HTMLInputElement;
-      const named = (h.labels && h.labels.length > 0) || el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') || (el.tagName !== 'INPUT' && el.tagName !== 'TEXTAREA' && el.tagName !== 'SELECT' && (el.textContent ?? '').trim());
+      const named =
+        (h.labels && h.labels.length > 0) ||
+        el.getAttribute('aria-label') ||
+        el.getAttribute('aria-labelledby') ||
+        (el.tagName !== 'INPUT' && el.tagName !== 'TEXTAREA' && el.tagName !== 'SELECT' && (el.textContent ?? '').trim());
       if (!named) unnamed.push(describe(el));
     }
     const rgb = (c: string) => (c.match(/[\d.]+/g) ?? ['0', '0', '0', '1']).map(Number);
@@ -61,7 +67,9 @@ describe.skipIf(!!skipBrowser)('web inbox: accessibility', () => {
     s = await stack({ attentionTimeoutMs: 60_000 });
     held.push(fire(s, AGENT, withSession(decisionCase(AGENT, 'permission allow').input, 'a11y-perm')));
     held.push(fire(s, AGENT, withSession(decisionCase(AGENT, 'question form answered with values (choice ids, multi, Other text)').input, 'a11y-form')));
-    held.push(fire(s, AGENT, withSession(decisionCase(AGENT, 'elicitation accepted with values (content = values verbatim)').input, 'a11y-elicit'), 'Elicitation'));
+    held.push(
+      fire(s, AGENT, withSession(decisionCase(AGENT, 'elicitation accepted with values (content = values verbatim)').input, 'a11y-elicit'), 'Elicitation'),
+    );
     for (const h of held) h.catch(() => {});
   }, 60_000);
 
@@ -89,7 +97,10 @@ describe.skipIf(!!skipBrowser)('web inbox: accessibility', () => {
         });
         const probed = await audit(page);
         expect(probed.unnamed).toEqual(['input ""']);
-        expect(probed.lowContrast.some((x) => x.startsWith('p "faint"')), JSON.stringify(probed)).toBe(true);
+        expect(
+          probed.lowContrast.some((x) => x.startsWith('p "faint"')),
+          JSON.stringify(probed),
+        ).toBe(true);
         await page.evaluate(() => document.getElementById('probe')!.remove());
         const home = await audit(page);
         expect(home.unnamed).toEqual([]);
@@ -118,7 +129,11 @@ describe.skipIf(!!skipBrowser)('web inbox: accessibility', () => {
         const f = await page.evaluate(() => {
           const el = document.activeElement as HTMLElement;
           const st = getComputedStyle(el);
-          return { text: (el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 24), option: el.getAttribute('data-option'), outline: st.outlineStyle !== 'none' && parseFloat(st.outlineWidth) >= 2 };
+          return {
+            text: (el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 24),
+            option: el.getAttribute('data-option'),
+            outline: st.outlineStyle !== 'none' && parseFloat(st.outlineWidth) >= 2,
+          };
         });
         order.push(f.text);
         if (f.option === 'allow') {

@@ -115,7 +115,12 @@ describe.skipIf(!!skipBrowser)('web inbox: cards answered in a browser reach the
     await k.waitFor();
     await k.getByLabel('Replica count').fill('three');
     await k.getByRole('button', { name: 'Send answer' }).click();
-    const errs = async () => Object.fromEntries(await k.locator('[data-field]').evaluateAll((els) => els.map((e) => [e.getAttribute('data-field'), e.querySelector('.field-error')?.textContent ?? ''])));
+    const errs = async () =>
+      Object.fromEntries(
+        await k
+          .locator('[data-field]')
+          .evaluateAll((els) => els.map((e) => [e.getAttribute('data-field'), e.querySelector('.field-error')?.textContent ?? ''])),
+      );
     await expect.poll(errs).toEqual({ environment: 'Choose one.', replicas: 'Enter a number.', reason: '', confirm: 'Answer yes or no.' });
     // c.answer.values: { environment: staging, replicas: 3, reason: "hotfix for the login bug", confirm: true }
     await k.getByRole('radio', { name: 'Staging' }).check();
@@ -142,11 +147,14 @@ describe.skipIf(!!skipBrowser)('web inbox: cards answered in a browser reach the
       await page.waitForTimeout(200); // both pages idle, so both presses land before either sees an answer
       // both press at the same moment; a page that already shows the other's answer has no button left to press
       const press = (p: Page, option: string) =>
-        p.evaluate(([sel, opt]) => {
-          const btn = document.querySelector(`main [data-card][data-session="${sel}"] [data-option="${opt}"]`) as HTMLButtonElement | null;
-          btn?.click();
-          return !!btn;
-        }, ['two-people', option]);
+        p.evaluate(
+          ([sel, opt]) => {
+            const btn = document.querySelector(`main [data-card][data-session="${sel}"] [data-option="${opt}"]`) as HTMLButtonElement | null;
+            btn?.click();
+            return !!btn;
+          },
+          ['two-people', option],
+        );
       const [pressedA, pressedB] = await Promise.all([press(page, 'allow'), press(other.page, 'deny')]);
       expect(pressedA || pressedB).toBe(true);
       const reply = (await held).text;
@@ -217,7 +225,15 @@ describe.skipIf(!!skipBrowser)('web inbox: cards answered in a browser reach the
       const held = fire(s, AGENT, withSession(c.input, 'notify'));
       const k = card(p, 'notify');
       await k.waitFor();
-      await expect.poll(() => p.evaluate(() => (window as any).__notes)).toEqual([{ title: 'claude-code is waiting for you', body: 'Permission requested: Bash — touch notes.txt (create the notes file)', tag: await k.getAttribute('data-card') }]);
+      await expect
+        .poll(() => p.evaluate(() => (window as any).__notes))
+        .toEqual([
+          {
+            title: 'claude-code is waiting for you',
+            body: 'Permission requested: Bash — touch notes.txt (create the notes file)',
+            tag: await k.getAttribute('data-card'),
+          },
+        ]);
       await k.locator('[data-option="allow"]').click();
       expect((await held).text).toBe(c.reply);
     } finally {
@@ -268,7 +284,7 @@ describe.skipIf(!!skipBrowser)('web inbox: the countdown', () => {
   });
 
   it("runs down, then the card says the agent's own dialog decides (from attention.timeout) and the hook gets the neutral bytes", async () => {
-    const c = decisionCase(AGENT, 'permission timeout fails open to Claude Code\'s own dialog');
+    const c = decisionCase(AGENT, "permission timeout fails open to Claude Code's own dialog");
     const { page } = await signedIn(browser, s);
     const held = fire(s, AGENT, withSession(c.input, 'countdown'));
     const k = page.locator('main [data-card][data-session="countdown"]').first();

@@ -16,12 +16,25 @@ const INSTRUCT = `x.${AGENT}.control.instruct`;
 class FakeEmitter {
   readonly commands: any[] = [];
   private seq = 0;
-  private constructor(private readonly ws: WebSocket, private readonly session: string) {}
+  private constructor(
+    private readonly ws: WebSocket,
+    private readonly session: string,
+  ) {}
 
   static async open(url: string, session: string, accepts: string[]): Promise<FakeEmitter> {
     const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/socket`, { headers: { authorization: `Bearer ${TOKEN}` } });
     await new Promise<void>((resolve, reject) => {
-      ws.on('open', () => ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'emitter', identity: { agent: AGENT, instance: `test/${session}` }, capabilities: { control: { accepts, ack_window_ms: 10_000 } } })));
+      ws.on('open', () =>
+        ws.send(
+          JSON.stringify({
+            type: 'hello',
+            versions: ['0.1'],
+            role: 'emitter',
+            identity: { agent: AGENT, instance: `test/${session}` },
+            capabilities: { control: { accepts, ack_window_ms: 10_000 } },
+          }),
+        ),
+      );
       ws.once('message', () => resolve());
       ws.on('error', reject);
     });
@@ -37,7 +50,19 @@ class FakeEmitter {
   }
 
   emit(type: string, data: object, extra: object = {}): any {
-    const ev = { aep: '0.1', id: `${this.session}-${this.seq}`, type, time: new Date().toISOString(), source: `aep://test/agent/${AGENT}/session/${this.session}`, agent: AGENT, session: this.session, seq: this.seq++, epoch: 0, data, ...extra };
+    const ev = {
+      aep: '0.1',
+      id: `${this.session}-${this.seq}`,
+      type,
+      time: new Date().toISOString(),
+      source: `aep://test/agent/${AGENT}/session/${this.session}`,
+      agent: AGENT,
+      session: this.session,
+      seq: this.seq++,
+      epoch: 0,
+      data,
+      ...extra,
+    };
     this.ws.send(JSON.stringify(ev));
     return ev;
   }
@@ -95,8 +120,25 @@ describe.skipIf(!!skipBrowser)('web inbox: steer and stop', () => {
   it('a card carries the agent’s last words (AEP-0007) and the task where captured, and works with any AEP emitter', async () => {
     const e = await FakeEmitter.open(s.url, 'said-1', ['control.attention.respond']);
     emitters.push(e);
-    e.emit('message.agent.replied', { message_id: 'm1', text: 'The schema is ready; next I apply the migration to staging.' }, { subject: 'm1', run: 'r1', capture: 'redacted' });
-    const req = e.emit('attention.requested', { kind: 'permission', prompt: 'Permission requested: migrate staging', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }], respond_via: ['control'], expires_at: new Date(Date.now() + 60_000).toISOString() }, { subject: 'migrate', run: 'r1', capture: 'redacted' });
+    e.emit(
+      'message.agent.replied',
+      { message_id: 'm1', text: 'The schema is ready; next I apply the migration to staging.' },
+      { subject: 'm1', run: 'r1', capture: 'redacted' },
+    );
+    const req = e.emit(
+      'attention.requested',
+      {
+        kind: 'permission',
+        prompt: 'Permission requested: migrate staging',
+        options: [
+          { id: 'allow', label: 'Allow' },
+          { id: 'deny', label: 'Deny' },
+        ],
+        respond_via: ['control'],
+        expires_at: new Date(Date.now() + 60_000).toISOString(),
+      },
+      { subject: 'migrate', run: 'r1', capture: 'redacted' },
+    );
     await page.goto(`${s.url}/#/`);
     const card = page.locator(`main [data-card="${req.id}"]`);
     await card.waitFor();

@@ -11,7 +11,10 @@ import { CHROMIUM_TOOL, skipReason } from '../helpers/optional-tools.ts';
 export { until } from '../daemon/helpers.ts';
 
 export const CHROMIUM = CHROMIUM_TOOL.candidates[0];
-/** Without Chromium the browser tests are skipped with the reason, unless CI requires them (.ci/run sets HOOKMAP_REQUIRE_BROWSER; test/helpers/optional-tools.ts). */
+/**
+ * Without Chromium the browser tests are skipped with the reason, unless CI requires them (.ci/run sets
+ * HOOKMAP_REQUIRE_BROWSER; test/helpers/optional-tools.ts).
+ */
 export const skipBrowser = skipReason(CHROMIUM_TOOL) ? `no Chromium at ${CHROMIUM} (install Debian's chromium, or set HOOKMAP_CHROMIUM)` : undefined;
 if (skipBrowser) console.log(`[browser] SKIPPED: ${skipBrowser}`);
 
@@ -28,7 +31,16 @@ export const bound = (strictMs: number, sharedMs: number) => (strictTiming ? str
 export function launch(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -56,7 +68,14 @@ export async function stack(o: StackOptions = {}): Promise<Stack> {
   const tmp = tempDir('hookmap-inbox-');
   // null: an explicitly watch-only (--no-auth) server; named tokens go into `home` (addToken) like `hookmap tokens add`
   const auth = o.token === null ? { noAuth: true } : { token: o.token ?? TOKEN };
-  const opts = { ...auth, home: tmp.dir, logDir: tmp.dir, attentionTimeoutMs: o.attentionTimeoutMs, agents: o.agents ?? [{ descriptor: 'claude-code' }], push: o.push };
+  const opts = {
+    ...auth,
+    home: tmp.dir,
+    logDir: tmp.dir,
+    attentionTimeoutMs: o.attentionTimeoutMs,
+    agents: o.agents ?? [{ descriptor: 'claude-code' }],
+    push: o.push,
+  };
   let up = await startUp({ ...opts, port: 0 });
   const port = up.port;
   const s: Stack = {
@@ -81,7 +100,10 @@ export async function stack(o: StackOptions = {}): Promise<Stack> {
 
 async function ready(s: Stack): Promise<void> {
   if (s.up.daemons.size === 0) return;
-  await until('every daemon to finish its relay hello', async () => (await (await fetch(`${s.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay === true);
+  await until(
+    'every daemon to finish its relay hello',
+    async () => (await (await fetch(`${s.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay === true,
+  );
 }
 
 /** A new browser context (its own cookies), signed in with the token through the login form. */
@@ -98,14 +120,22 @@ export async function signedIn(browser: Browser, s: Stack, opts: BrowserContextO
 
 /** POST one hook firing as the agent does; resolves with the exact reply bytes once the daemon answers. */
 export async function fire(s: Stack, agent: string, input: unknown, hook?: string): Promise<{ status: number; text: string }> {
-  const r = await fetch(`${s.url}/hooks/${agent}${hook ? `/${encodeURIComponent(hook)}` : ''}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
+  const r = await fetch(`${s.url}/hooks/${agent}${hook ? `/${encodeURIComponent(hook)}` : ''}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(input),
+  });
   return { status: r.status, text: await r.text() };
 }
 
 /** POST AEP envelopes to the relay as a foreign emitter does (NDJSON, the owner token). */
 export async function postEvents(s: Stack, events: object[]): Promise<void> {
   const body = events.map((e) => JSON.stringify(e)).join('\n');
-  const r = await fetch(`${s.url}/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1', authorization: `Bearer ${TOKEN}` }, body });
+  const r = await fetch(`${s.url}/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1', authorization: `Bearer ${TOKEN}` },
+    body,
+  });
   if (r.status !== 202) throw new Error(`POST /events: ${r.status} ${await r.text()}`);
 }
 

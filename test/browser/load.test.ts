@@ -21,13 +21,41 @@ function sessionEvents(i: number): object[] {
   const run = `run-${i}`;
   let seq = 0;
   const at = () => new Date(T0 + i * 1000 + seq * 10).toISOString();
-  const ev = (type: string, data: object, extra: object = {}) => ({ aep: '0.1', id: `${session}-${seq}`, type, time: at(), source, agent, session, seq: seq++, epoch: 0, data, ...extra });
+  const ev = (type: string, data: object, extra: object = {}) => ({
+    aep: '0.1',
+    id: `${session}-${seq}`,
+    type,
+    time: at(),
+    source,
+    agent,
+    session,
+    seq: seq++,
+    epoch: 0,
+    data,
+    ...extra,
+  });
   const out: object[] = [ev('session.started', { cwd: `/home/dev/project-${i}` }, { capture: 'redacted' }), ev('run.started', { trigger: 'user' }, { run })];
   for (let k = 0; out.length < PER_SESSION - 2; k++) {
     out.push(ev('tool.requested', { tool: { name: 'Bash', call_id: `t${k}` } }, { run, subject: 'Bash' }));
     out.push(ev('tool.completed', { tool: { name: 'Bash', call_id: `t${k}` }, duration_ms: 40 }, { run, subject: 'Bash' }));
   }
-  if (i < WAITING) out.push(ev('attention.requested', { kind: 'permission', prompt: `Permission requested: Bash — make test ${i}`, options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }], respond_via: ['control'], expires_at: new Date(Date.now() + 3600_000).toISOString() }, { run, subject: 'Bash', capture: 'redacted' }));
+  if (i < WAITING)
+    out.push(
+      ev(
+        'attention.requested',
+        {
+          kind: 'permission',
+          prompt: `Permission requested: Bash — make test ${i}`,
+          options: [
+            { id: 'allow', label: 'Allow' },
+            { id: 'deny', label: 'Deny' },
+          ],
+          respond_via: ['control'],
+          expires_at: new Date(Date.now() + 3600_000).toISOString(),
+        },
+        { run, subject: 'Bash', capture: 'redacted' },
+      ),
+    );
   else out.push(ev('message.agent.replied', { message_id: `m${i}`, chars: 120 }, { run, subject: `m${i}` }));
   out.push(ev('run.finished', {}, { run, cause: `${session}-1` }));
   return out;
@@ -35,8 +63,15 @@ function sessionEvents(i: number): object[] {
 
 async function postAll(s: Stack, events: object[]): Promise<void> {
   for (let i = 0; i < events.length; i += 2000) {
-    const body = events.slice(i, i + 2000).map((e) => JSON.stringify(e)).join('\n');
-    const r = await fetch(`${s.url}/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1', authorization: `Bearer ${TOKEN}` }, body });
+    const body = events
+      .slice(i, i + 2000)
+      .map((e) => JSON.stringify(e))
+      .join('\n');
+    const r = await fetch(`${s.url}/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1', authorization: `Bearer ${TOKEN}` },
+      body,
+    });
     expect(r.status).toBe(202);
   }
 }
@@ -50,7 +85,13 @@ async function loadTime(page: Page, url: string, sessions: number, waiting: numb
       const list = document.querySelector('.session-list');
       const live = document.querySelector('[data-conn="live"]');
       const count = document.querySelector('[data-waiting]');
-      return live && list && list.getAttribute('data-count') === String(n) && count?.getAttribute('data-waiting') === String(w) && document.querySelectorAll('main [data-card]').length === w ? performance.now() : false;
+      return live &&
+        list &&
+        list.getAttribute('data-count') === String(n) &&
+        count?.getAttribute('data-waiting') === String(w) &&
+        document.querySelectorAll('main [data-card]').length === w
+        ? performance.now()
+        : false;
     },
     [sessions, waiting],
     { polling: 'raf', timeout: 20_000 },
@@ -95,7 +136,11 @@ describe.skipIf(!!skipBrowser)('web inbox under load', () => {
     }
     const me = median(e);
     const mf = median(f);
-    console.log(`[browser] page load, median of 3: empty relay ${me.toFixed(0)} ms; ${SESSIONS} sessions / ${SESSIONS * PER_SESSION} events ${mf.toFixed(0)} ms; ratio ${(mf / me).toFixed(2)} (runs: empty ${e.map((x) => x.toFixed(0)).join(', ')}; loaded ${f.map((x) => x.toFixed(0)).join(', ')})`);
+    console.log(
+      `[browser] page load, median of 3: empty relay ${me.toFixed(0)} ms; ${SESSIONS} sessions / ${SESSIONS * PER_SESSION} ` +
+        `events ${mf.toFixed(0)} ms; ratio ${(mf / me).toFixed(2)} (runs: empty ${e.map((x) => x.toFixed(0)).join(', ')}; ` +
+        `loaded ${f.map((x) => x.toFixed(0)).join(', ')})`,
+    );
     expect(mf).toBeLessThan(bound(1_000, 3_000));
     expect(mf / me).toBeLessThan(5);
     // the list is ordered newest activity first and the cards are the 20 waiting requests
@@ -133,21 +178,41 @@ describe.skipIf(!!skipBrowser)('web inbox under load', () => {
     const RATE = 100;
     const SECONDS = 5;
     const start = Date.now();
-    for (let tick = 0; tick < RATE * SECONDS / 10; tick++) {
+    for (let tick = 0; tick < (RATE * SECONDS) / 10; tick++) {
       const batch: string[] = [];
       for (let j = 0; j < 10; j++) {
         const k = Math.floor(seq / 2);
         const type = seq % 2 === 0 ? 'tool.requested' : 'tool.completed';
         if (type === 'tool.requested') posted.set(`0:${seq}`, Date.now());
-        batch.push(JSON.stringify({ aep: '0.1', id: `${session}-live-${seq}`, type, time: new Date().toISOString(), source, agent: 'gemini-cli', session, run: 'run-live', seq: seq++, epoch: 0, data: { tool: { name: 'Bash', call_id: `live${k}` }, ...(type === 'tool.completed' ? { duration_ms: 5 } : {}) } }));
+        batch.push(
+          JSON.stringify({
+            aep: '0.1',
+            id: `${session}-live-${seq}`,
+            type,
+            time: new Date().toISOString(),
+            source,
+            agent: 'gemini-cli',
+            session,
+            run: 'run-live',
+            seq: seq++,
+            epoch: 0,
+            data: { tool: { name: 'Bash', call_id: `live${k}` }, ...(type === 'tool.completed' ? { duration_ms: 5 } : {}) },
+          }),
+        );
       }
-      const r = await fetch(`${full.url}/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1', authorization: `Bearer ${TOKEN}` }, body: batch.join('\n') });
+      const r = await fetch(`${full.url}/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson', 'aep-version': '0.1', authorization: `Bearer ${TOKEN}` },
+        body: batch.join('\n'),
+      });
       expect(r.status).toBe(202);
       const next = start + (tick + 1) * 100;
       await new Promise((res) => setTimeout(res, Math.max(0, next - Date.now())));
     }
     const sentFor = Date.now() - start;
-    await pageFull.waitForFunction((n) => Object.keys((window as any).__seen).filter((k) => Number(k.split(':')[1]) >= 100).length >= n, posted.size, { timeout: 10_000 });
+    await pageFull.waitForFunction((n) => Object.keys((window as any).__seen).filter((k) => Number(k.split(':')[1]) >= 100).length >= n, posted.size, {
+      timeout: 10_000,
+    });
     const { gaps, seen } = await pageFull.evaluate(() => {
       const w = window as any;
       w.__stop = true;
@@ -159,7 +224,11 @@ describe.skipIf(!!skipBrowser)('web inbox under load', () => {
     const frameGaps = gaps.slice(1).sort((a, b) => a - b);
     const maxGap = frameGaps[frameGaps.length - 1];
     const p95Gap = frameGaps[Math.floor(frameGaps.length * 0.95)];
-    console.log(`[browser] ${RATE} events/s for ${(sentFor / 1000).toFixed(1)} s into an open timeline: ${posted.size * 2} events shown; POST -> row p50 ${p50} ms, p95 ${p95} ms; frames: ${gaps.length} rendered, p95 gap ${p95Gap.toFixed(0)} ms, longest ${maxGap.toFixed(0)} ms`);
+    console.log(
+      `[browser] ${RATE} events/s for ${(sentFor / 1000).toFixed(1)} s into an open timeline: ${posted.size * 2} ` +
+        `events shown; POST -> row p50 ${p50} ms, p95 ${p95} ms; frames: ${gaps.length} rendered, ` +
+        `p95 gap ${p95Gap.toFixed(0)} ms, longest ${maxGap.toFixed(0)} ms`,
+    );
     expect(Object.keys(seen).filter((k) => Number(k.split(':')[1]) >= PER_SESSION)).toHaveLength(posted.size);
     expect(p95).toBeLessThan(bound(1_000, 2_000));
     // responsive: frames keep coming (a page busy rendering would show gaps of hundreds of ms)

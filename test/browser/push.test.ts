@@ -22,11 +22,30 @@ describe.skipIf(!!skipBrowser)('web inbox: Web Push through the service worker',
   let cdp: CDPSession;
   let registrationId = '';
   const cc = (session: string, command: string) =>
-    fire(s, 'claude-code', { hook_event_name: 'PermissionRequest', session_id: session, transcript_path: '/tmp/t.jsonl', cwd: '/tmp', permission_mode: 'default', tool_name: 'Bash', tool_input: { command }, permission_suggestions: [] });
-  const pushed = (session: string, type = 'request') => until(`a ${type} push for ${session}`, () => ps.received.find((r) => r.message.session === session && r.message.type === type));
+    fire(s, 'claude-code', {
+      hook_event_name: 'PermissionRequest',
+      session_id: session,
+      transcript_path: '/tmp/t.jsonl',
+      cwd: '/tmp',
+      permission_mode: 'default',
+      tool_name: 'Bash',
+      tool_input: { command },
+      permission_suggestions: [],
+    });
+  const pushed = (session: string, type = 'request') =>
+    until(`a ${type} push for ${session}`, () => ps.received.find((r) => r.message.session === session && r.message.type === type));
   const deliver = (plaintext: Buffer) => cdp.send('ServiceWorker.deliverPushMessage', { origin: s.url, registrationId, data: plaintext.toString('utf8') });
   const notifications = (tag: string) =>
-    page.evaluate(async (t) => (await (await navigator.serviceWorker.ready).getNotifications({ tag: t })).map((n) => ({ title: n.title, body: n.body, tag: n.tag, actions: ((n as any).actions ?? []).map((a: any) => a.action) })), tag);
+    page.evaluate(
+      async (t) =>
+        (await (await navigator.serviceWorker.ready).getNotifications({ tag: t })).map((n) => ({
+          title: n.title,
+          body: n.body,
+          tag: n.tag,
+          actions: ((n as any).actions ?? []).map((a: any) => a.action),
+        })),
+      tag,
+    );
   /** What pressing a notification's button does, asked of the worker (no CDP command presses one). */
   const press = (tag: string, action: string) =>
     page.evaluate(
@@ -47,7 +66,11 @@ describe.skipIf(!!skipBrowser)('web inbox: Web Push through the service worker',
     ps = await startPushService();
     browser = await launch();
     s = await stack({ attentionTimeoutMs: 20_000, push: { delayMs: 0 } });
-    const res = await fetch(`${s.url}/push/devices`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ subscription: ps.device('chromium').subscription, name: 'chromium' }) });
+    const res = await fetch(`${s.url}/push/devices`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ subscription: ps.device('chromium').subscription, name: 'chromium' }),
+    });
     expect(res.status).toBe(200);
     const signed = await signedIn(browser, s);
     page = signed.page;
@@ -86,7 +109,14 @@ describe.skipIf(!!skipBrowser)('web inbox: Web Push through the service worker',
       for (const k of await caches.keys()) for (const r of await (await caches.open(k)).keys()) out.push(new URL(r.url).pathname);
       return out.sort();
     });
-    expect(cached).toEqual(['/', '/inbox/assets/icon-192.png', '/inbox/assets/icon-512.png', '/inbox/assets/inbox.css', '/inbox/assets/inbox.js', '/manifest.webmanifest']);
+    expect(cached).toEqual([
+      '/',
+      '/inbox/assets/icon-192.png',
+      '/inbox/assets/icon-512.png',
+      '/inbox/assets/inbox.css',
+      '/inbox/assets/inbox.js',
+      '/manifest.webmanifest',
+    ]);
   });
 
   it("shows a pushed request with its actions, and its Allow settles the held hook; a replay's Allow is refused", async () => {

@@ -99,11 +99,36 @@ describe.skipIf(!!skipBrowser)('web inbox: what a newcomer reads', () => {
   it('a session is labelled by its project (hookmapproject, else the folder of cwd), rows of one project told apart', async () => {
     const t = Date.now() - 90_000;
     const src = (id: string) => `aep://test/agent/${AGENT}/session/${id}`;
-    const env = (session: string, seq: number, type: string, extra: object = {}) => ({ aep: '0.1', id: `${session}-${seq}`, type, time: new Date(t + seq * 1000 + (session.endsWith('2') ? 30_000 : 0)).toISOString(), source: src(session), agent: AGENT, session, seq, epoch: 0, data: {}, ...extra });
+    const env = (session: string, seq: number, type: string, extra: object = {}) => ({
+      aep: '0.1',
+      id: `${session}-${seq}`,
+      type,
+      time: new Date(t + seq * 1000 + (session.endsWith('2') ? 30_000 : 0)).toISOString(),
+      source: src(session),
+      agent: AGENT,
+      session,
+      seq,
+      epoch: 0,
+      data: {},
+      ...extra,
+    });
     await postEvents(s, [
       env('proj-aaaa1111-0001', 0, 'session.started', { hookmapproject: 'shop-api' }),
       env('proj-aaaa1111-0001', 1, 'run.started', { run: 'ra' }),
-      env('proj-aaaa1111-0001', 2, 'attention.requested', { run: 'ra', subject: 'Bash', data: { kind: 'permission', prompt: 'Permission requested: Bash — make', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }], respond_via: ['control'], expires_at: new Date(Date.now() + 3600_000).toISOString() } }),
+      env('proj-aaaa1111-0001', 2, 'attention.requested', {
+        run: 'ra',
+        subject: 'Bash',
+        data: {
+          kind: 'permission',
+          prompt: 'Permission requested: Bash — make',
+          options: [
+            { id: 'allow', label: 'Allow' },
+            { id: 'deny', label: 'Deny' },
+          ],
+          respond_via: ['control'],
+          expires_at: new Date(Date.now() + 3600_000).toISOString(),
+        },
+      }),
       env('proj-bbbb2222-0002', 0, 'session.started', { hookmapproject: 'shop-api' }),
       env('cwd-cccc3333', 0, 'session.started', { data: { cwd: '/home/dev/billing' } }),
     ]);
@@ -135,12 +160,45 @@ describe.skipIf(!!skipBrowser)('web inbox: what a newcomer reads', () => {
     await cc('quiet-1', { hook_event_name: 'SessionStart', source: 'startup' });
     await cc('quiet-1', { hook_event_name: 'UserPromptSubmit', prompt: 'go' });
     await cc('quiet-1', { hook_event_name: 'PreToolUse', tool_use_id: 'toolu_q', tool_name: 'Read', tool_input: { file_path: 'a.ts' } });
-    await cc('quiet-1', { hook_event_name: 'PostToolUse', tool_use_id: 'toolu_q', tool_name: 'Read', tool_input: { file_path: 'a.ts' }, tool_response: {}, duration_ms: 20 });
+    await cc('quiet-1', {
+      hook_event_name: 'PostToolUse',
+      tool_use_id: 'toolu_q',
+      tool_name: 'Read',
+      tool_input: { file_path: 'a.ts' },
+      tool_response: {},
+      duration_ms: 20,
+    });
     await cc('quiet-1', { hook_event_name: 'PostToolBatch', tool_calls: [{ tool_name: 'Read' }] });
     await cc('quiet-1', { hook_event_name: 'Stop', stop_hook_active: false });
     // a session last active a minute and a bit ago
     const t = Date.now() - 65_000;
-    await postEvents(s, [{ aep: '0.1', id: 'old-1-0', type: 'session.started', time: new Date(t - 60_000).toISOString(), source: `aep://test/agent/${AGENT}/session/old-1`, agent: AGENT, session: 'old-1', seq: 0, epoch: 0, data: {} }, { aep: '0.1', id: 'old-1-1', type: 'run.started', run: 'r', time: new Date(t).toISOString(), source: `aep://test/agent/${AGENT}/session/old-1`, agent: AGENT, session: 'old-1', seq: 1, epoch: 0, data: {} }]);
+    await postEvents(s, [
+      {
+        aep: '0.1',
+        id: 'old-1-0',
+        type: 'session.started',
+        time: new Date(t - 60_000).toISOString(),
+        source: `aep://test/agent/${AGENT}/session/old-1`,
+        agent: AGENT,
+        session: 'old-1',
+        seq: 0,
+        epoch: 0,
+        data: {},
+      },
+      {
+        aep: '0.1',
+        id: 'old-1-1',
+        type: 'run.started',
+        run: 'r',
+        time: new Date(t).toISOString(),
+        source: `aep://test/agent/${AGENT}/session/old-1`,
+        agent: AGENT,
+        session: 'old-1',
+        seq: 1,
+        epoch: 0,
+        data: {},
+      },
+    ]);
     for (const { name, page } of pages) {
       await open(page, 'quiet-1');
       // the whole session is in (the vendor event counted, not shown) before anything is counted
@@ -162,11 +220,36 @@ describe.skipIf(!!skipBrowser)('web inbox: what a newcomer reads', () => {
 
   it('the agent name does not wrap in a waiting row; keyboard badges only where there is a keyboard', async () => {
     const id = '2baadcb5-bae4-4f7e-9a1c-0d3e5f6a7b8c';
-    const env = (seq: number, type: string, extra: object = {}) => ({ aep: '0.1', id: `w-${seq}`, type, time: new Date().toISOString(), source: `aep://test/agent/${AGENT}/session/${id}`, agent: AGENT, session: id, seq, epoch: 0, data: {}, ...extra });
+    const env = (seq: number, type: string, extra: object = {}) => ({
+      aep: '0.1',
+      id: `w-${seq}`,
+      type,
+      time: new Date().toISOString(),
+      source: `aep://test/agent/${AGENT}/session/${id}`,
+      agent: AGENT,
+      session: id,
+      seq,
+      epoch: 0,
+      data: {},
+      ...extra,
+    });
     await postEvents(s, [
       env(0, 'session.started'),
       env(1, 'run.started', { run: 'rw' }),
-      env(2, 'attention.requested', { run: 'rw', subject: 'Bash', data: { kind: 'permission', prompt: 'Permission requested: Bash — make deploy', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }], respond_via: ['control'], expires_at: new Date(Date.now() + 3600_000).toISOString() } }),
+      env(2, 'attention.requested', {
+        run: 'rw',
+        subject: 'Bash',
+        data: {
+          kind: 'permission',
+          prompt: 'Permission requested: Bash — make deploy',
+          options: [
+            { id: 'allow', label: 'Allow' },
+            { id: 'deny', label: 'Deny' },
+          ],
+          respond_via: ['control'],
+          expires_at: new Date(Date.now() + 3600_000).toISOString(),
+        },
+      }),
     ]);
     for (const { name, page } of pages) {
       await page.goto(`${s.url}/#/`);
@@ -189,7 +272,8 @@ describe.skipIf(!!skipBrowser)('web inbox: what a newcomer reads', () => {
     // the sh shim setup generates, fired at a port nobody listens on: the agent gets its neutral reply, a trace is left
     const env = { PATH: process.env.PATH, HOME: s.home, HOOKMAP_HOME: s.home, HOOKMAP_URL: 'http://127.0.0.1:9' };
     const { sh } = writeShims(loadVendor(AGENT), env);
-    const fireDown = (hook: string) => spawnSync('sh', [sh, hook], { input: JSON.stringify({ session_id: 'down-1', cwd: CWD, hook_event_name: hook }), env, timeout: 10_000 });
+    const fireDown = (hook: string) =>
+      spawnSync('sh', [sh, hook], { input: JSON.stringify({ session_id: 'down-1', cwd: CWD, hook_event_name: hook }), env, timeout: 10_000 });
     for (const hook of ['SessionStart', 'UserPromptSubmit', 'Stop']) expect(fireDown(hook).status).toBe(0);
     for (const { name, page } of pages) {
       // a page asks when it connects (hookmap being back is the news): a fresh load
@@ -198,7 +282,9 @@ describe.skipIf(!!skipBrowser)('web inbox: what a newcomer reads', () => {
       const banner = page.locator('section.missed[data-missed]');
       await banner.waitFor();
       expect(await banner.getAttribute('data-missed'), name).toBe('3');
-      expect(await banner.textContent(), name).toMatch(/3 hooks of claude-code got no answer from hookmap .*: their events were not recorded\. See hookmap doctor\./);
+      expect(await banner.textContent(), name).toMatch(
+        /3 hooks of claude-code got no answer from hookmap .*: their events were not recorded\. See hookmap doctor\./,
+      );
       await banner.getByRole('button', { name: 'Dismiss' }).click();
       await banner.waitFor({ state: 'detached' });
       // asked again on the fresh load, answered with the same `last`: it stays dismissed

@@ -12,7 +12,14 @@ const AGENT = 'claude-code';
 const SESSION = 'resume-1';
 const base = { session_id: SESSION, transcript_path: '/tmp/t.jsonl', cwd: '/work/app' };
 const pre = (call: string) => ({ ...base, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: `echo ${call}` }, tool_use_id: call });
-const post = (call: string) => ({ ...base, hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: `echo ${call}` }, tool_use_id: call, tool_response: { stdout: call } });
+const post = (call: string) => ({
+  ...base,
+  hook_event_name: 'PostToolUse',
+  tool_name: 'Bash',
+  tool_input: { command: `echo ${call}` },
+  tool_use_id: call,
+  tool_response: { stdout: call },
+});
 
 describe.skipIf(!!skipBrowser)('web inbox: a relay restart during a session', () => {
   let browser: Browser;

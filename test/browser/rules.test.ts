@@ -23,8 +23,18 @@ describe.skipIf(!!skipBrowser)('web inbox: Allow always and the rules page', () 
   let project: string;
   let other: string;
   const cc = (session: string, command: string, cwd = project) =>
-    fire(s, 'claude-code', { hook_event_name: 'PermissionRequest', session_id: session, transcript_path: '/tmp/t.jsonl', cwd, permission_mode: 'default', tool_name: 'Bash', tool_input: { command, description: 'run it' }, permission_suggestions: [] });
-  const start = (session: string, cwd = project) => fire(s, 'claude-code', { hook_event_name: 'SessionStart', session_id: session, transcript_path: '/tmp/t.jsonl', cwd, source: 'startup' });
+    fire(s, 'claude-code', {
+      hook_event_name: 'PermissionRequest',
+      session_id: session,
+      transcript_path: '/tmp/t.jsonl',
+      cwd,
+      permission_mode: 'default',
+      tool_name: 'Bash',
+      tool_input: { command, description: 'run it' },
+      permission_suggestions: [],
+    });
+  const start = (session: string, cwd = project) =>
+    fire(s, 'claude-code', { hook_event_name: 'SessionStart', session_id: session, transcript_path: '/tmp/t.jsonl', cwd, source: 'startup' });
   const card = (session: string) => page.locator(`main [data-card][data-session="${session}"]`);
 
   beforeAll(async () => {

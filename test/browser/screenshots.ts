@@ -47,10 +47,23 @@ async function scenario(s: Stack, page: Page): Promise<Promise<unknown>[]> {
   await cc('cc-2b91', { hook_event_name: 'UserPromptSubmit', prompt: 'add a notes endpoint' });
   for (const [i, tool] of ['Read', 'Grep', 'Edit'].entries()) {
     await cc('cc-2b91', { hook_event_name: 'PreToolUse', tool_name: tool, tool_use_id: `t${i}`, tool_input: { file_path: 'src/routes.ts' } });
-    await cc('cc-2b91', { hook_event_name: 'PostToolUse', tool_name: tool, tool_use_id: `t${i}`, tool_input: { file_path: 'src/routes.ts' }, tool_response: {}, duration_ms: 40 + i * 30 });
+    await cc('cc-2b91', {
+      hook_event_name: 'PostToolUse',
+      tool_name: tool,
+      tool_use_id: `t${i}`,
+      tool_input: { file_path: 'src/routes.ts' },
+      tool_response: {},
+      duration_ms: 40 + i * 30,
+    });
   }
   await cc('cc-2b91', { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_use_id: 't9', tool_input: { command: 'npm run migrate -- --env staging' } });
-  held.push(cc('cc-2b91', { hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'npm run migrate -- --env staging', description: 'apply the notes migration' } }));
+  held.push(
+    cc('cc-2b91', {
+      hook_event_name: 'PermissionRequest',
+      tool_name: 'Bash',
+      tool_input: { command: 'npm run migrate -- --env staging', description: 'apply the notes migration' },
+    }),
+  );
   // a second Claude Code session asking a question (AskUserQuestion as one form)
   const ask = decisionCase('claude-code', 'question form answered with values (choice ids, multi, Other text)');
   await cc('cc-5c07', { hook_event_name: 'SessionStart', source: 'startup', cwd: '/home/dev/infra' });
@@ -74,7 +87,13 @@ async function main(): Promise<void> {
     const desktop = await signedIn(browser, s, { viewport: { width: 1280, height: 800 } });
     const held = await scenario(s, desktop.page);
     const phone = await signedIn(browser, s, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
-    const phoneDark = await signedIn(browser, s, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, colorScheme: 'dark' });
+    const phoneDark = await signedIn(browser, s, {
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+      deviceScaleFactor: 2,
+      colorScheme: 'dark',
+    });
     for (const p of [desktop.page, phone.page, phoneDark.page]) await until('the cards', async () => (await p.locator('[data-waiting="2"]').count()) === 1);
     await shoot(desktop.page, 'inbox-desktop');
     await desktop.page.goto(`${s.url}/#/s/cc-2b91`);
@@ -106,7 +125,11 @@ async function main(): Promise<void> {
     // Web Push (issue 23): the Devices page on a phone, with the install hint, one device registered
     // (a subscription of the tests' loopback push service: a real browser's goes to its vendor's service)
     const ps = await startPushService();
-    await fetch(`${s.url}/push/devices`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ subscription: ps.device('pixel-8').subscription, name: 'pixel-8' }) });
+    await fetch(`${s.url}/push/devices`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ subscription: ps.device('pixel-8').subscription, name: 'pixel-8' }),
+    });
     await phone.page.goto(`${s.url}/#/devices`);
     await phone.page.locator('[data-device="pixel-8"]').waitFor();
     await shoot(phone.page, 'inbox-devices-phone');

@@ -60,7 +60,11 @@ describe('hookmap channels', () => {
     const d = await runCli(['doctor', '--json', '--url', s.url], { ...process.env, HOOKMAP_HOME: s.home });
     const f = JSON.parse(d.stdout).findings.find((x: any) => x.subject === 'telegram');
     expect(f).toMatchObject({ status: 'warn', fix: expect.stringContaining('hookmap channels test telegram') });
-    const r = await fetch(`${s.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'ch-1', cwd: '/tmp', source: 'startup' }) });
+    const r = await fetch(`${s.url}/hooks/claude-code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'ch-1', cwd: '/tmp', source: 'startup' }),
+    });
     expect(r.status).toBe(200);
   });
 });

@@ -16,9 +16,24 @@ describe('ntfy at the default capture', () => {
   it('publishes no command text, and its actions carry one-time credentials only', async () => {
     const said: string[] = [];
     let n = 0;
-    const ch = new NtfyChannel({ server: ntfy.url, topic: 'hookmap-test', principal: 'alex' }, { answer: undefined as never, moments: undefined as never, credential: () => `hma_credential_${++n}`, say: (l) => said.push(l) }, 'https://laptop.tail1234.ts.net');
+    const ch = new NtfyChannel(
+      { server: ntfy.url, topic: 'hookmap-test', principal: 'alex' },
+      { answer: undefined as never, moments: undefined as never, credential: () => `hma_credential_${++n}`, say: (l) => said.push(l) },
+      'https://laptop.tail1234.ts.net',
+    );
     await ch.start();
-    const m: Moment = { id: 'req-1', session: 'sess-1', agent: 'claude-code', kind: 'permission', expires: Date.now() + 50_000, tool: 'Bash', project: 'notes-app', text: 'curl -H "Authorization: Bearer sk-live-9999" https://api.example.com', redact: (t) => t.replace(/sk-live-\d+/, '[REDACTED]'), rulable: true };
+    const m: Moment = {
+      id: 'req-1',
+      session: 'sess-1',
+      agent: 'claude-code',
+      kind: 'permission',
+      expires: Date.now() + 50_000,
+      tool: 'Bash',
+      project: 'notes-app',
+      text: 'curl -H "Authorization: Bearer sk-live-9999" https://api.example.com',
+      redact: (t) => t.replace(/sk-live-\d+/, '[REDACTED]'),
+      rulable: true,
+    };
     await ch.request(m);
     const got = ntfy.got[0];
     expect(got.body.title).toBe('claude-code wants to run Bash in notes-app');

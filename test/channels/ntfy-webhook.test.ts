@@ -31,7 +31,10 @@ let ntfy: Recorder;
 let hook: Recorder;
 
 beforeAll(async () => {
-  ntfy = await startRecorder((r) => (r.headers.authorization === `Bearer ${NTFY_TOKEN}` ? undefined : 'unauthorized'), (r) => ({ id: 'm1', time: 0, event: 'message', topic: r.body.topic }));
+  ntfy = await startRecorder(
+    (r) => (r.headers.authorization === `Bearer ${NTFY_TOKEN}` ? undefined : 'unauthorized'),
+    (r) => ({ id: 'm1', time: 0, event: 'message', topic: r.body.topic }),
+  );
   hook = await startRecorder(verify);
   s = await upStack({
     prefix: 'hookmap-ntfy-',
@@ -41,7 +44,12 @@ beforeAll(async () => {
     setup: (home) => {
       writeFileSync(join(home, 'ntfy-token'), `${NTFY_TOKEN}\n`, { mode: 0o600 });
       writeFileSync(join(home, 'webhook-secret'), `${SECRET}\n`, { mode: 0o600 });
-      return { channels: { ntfy: { server: ntfy.url, topic: 'hookmap-alex', tokenFile: join(home, 'ntfy-token'), principal: 'alex', capture: 'redacted' as const }, webhook: { url: `${hook.url}/x`, secretFile: join(home, 'webhook-secret'), principal: 'pager' } } };
+      return {
+        channels: {
+          ntfy: { server: ntfy.url, topic: 'hookmap-alex', tokenFile: join(home, 'ntfy-token'), principal: 'alex', capture: 'redacted' as const },
+          webhook: { url: `${hook.url}/x`, secretFile: join(home, 'webhook-secret'), principal: 'pager' },
+        },
+      };
     },
   });
 }, 30_000);
@@ -54,29 +62,49 @@ afterAll(async () => {
 
 const events = () => readLogs(join(s.logDir, 'claude-code'));
 const permission = (session: string, command: string) =>
-  fetch(`${s.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: session, cwd: '/tmp', permission_mode: 'default', tool_name: 'Bash', tool_input: { command }, permission_suggestions: [] }) });
+  fetch(`${s.url}/hooks/claude-code`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      hook_event_name: 'PermissionRequest',
+      session_id: session,
+      cwd: '/tmp',
+      permission_mode: 'default',
+      tool_name: 'Bash',
+      tool_input: { command },
+      permission_suggestions: [],
+    }),
+  });
 const requestOf = (session: string) => until(`request of ${session}`, () => events().find((e) => e.type === 'attention.requested' && e.session === session));
-const press = (a: { url: string; method?: string; headers?: Record<string, string>; body: string | object }) => fetch(a.url, { method: a.method ?? 'POST', headers: { 'content-type': 'application/json' }, body: typeof a.body === 'string' ? a.body : JSON.stringify(a.body) });
+const press = (a: { url: string; method?: string; headers?: Record<string, string>; body: string | object }) =>
+  fetch(a.url, {
+    method: a.method ?? 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof a.body === 'string' ? a.body : JSON.stringify(a.body),
+  });
 
 describe('ntfy', () => {
-  it('publishes the request with http actions; Allow settles the hook as the channel principal, once; the command is redacted at capture redacted', async () => {
-    const held = permission('nt-1', 'curl -H "Authorization: Bearer ghp_0123456789abcdefghijklmnopqrstuvwxyzAB" https://api.github.com');
-    const req = await requestOf('nt-1');
-    const msg = await until('the ntfy message', () => ntfy.got.find((g) => g.body.actions?.length && g.body.message.includes('session nt-1')));
-    expect(msg.body.topic).toBe('hookmap-alex');
-    expect(msg.body.message).toMatch(/^Permission request: curl -H/);
-    expect(msg.raw).not.toContain('ghp_0123456789abcdefghijklmnopqrstuvwxyzAB');
-    expect(msg.raw).not.toContain(s.token);
-    const [allow, deny] = msg.body.actions;
-    expect([allow.label, deny.label]).toEqual(['Allow', 'Deny']);
-    expect(allow.url).toBe(`${s.url}/push/action`);
-    expect((await press(allow)).status).toBe(200);
-    expect(await (await held).text()).toMatch(/"behavior":"allow"/);
-    expect((events().find((e) => e.type === 'attention.answered' && e.subject === req.id)!.data as any).by).toBe('alex');
-    expect([403, 410]).toContain((await press(allow)).status);
-    expect([403, 409, 410]).toContain((await press(deny)).status);
-    await until('the settled message', () => ntfy.got.find((g) => g.body.message === 'Answered by alex'));
-  });
+  it(
+    'publishes the request with http actions; Allow settles the hook as the channel principal, ' + 'once; the command is redacted at capture redacted',
+    async () => {
+      const held = permission('nt-1', 'curl -H "Authorization: Bearer ghp_0123456789abcdefghijklmnopqrstuvwxyzAB" https://api.github.com');
+      const req = await requestOf('nt-1');
+      const msg = await until('the ntfy message', () => ntfy.got.find((g) => g.body.actions?.length && g.body.message.includes('session nt-1')));
+      expect(msg.body.topic).toBe('hookmap-alex');
+      expect(msg.body.message).toMatch(/^Permission request: curl -H/);
+      expect(msg.raw).not.toContain('ghp_0123456789abcdefghijklmnopqrstuvwxyzAB');
+      expect(msg.raw).not.toContain(s.token);
+      const [allow, deny] = msg.body.actions;
+      expect([allow.label, deny.label]).toEqual(['Allow', 'Deny']);
+      expect(allow.url).toBe(`${s.url}/push/action`);
+      expect((await press(allow)).status).toBe(200);
+      expect(await (await held).text()).toMatch(/"behavior":"allow"/);
+      expect((events().find((e) => e.type === 'attention.answered' && e.subject === req.id)!.data as any).by).toBe('alex');
+      expect([403, 410]).toContain((await press(allow)).status);
+      expect([403, 409, 410]).toContain((await press(deny)).status);
+      await until('the settled message', () => ntfy.got.find((g) => g.body.message === 'Answered by alex'));
+    },
+  );
 });
 
 describe('webhook', () => {

@@ -26,7 +26,11 @@ beforeAll(async () => {
     setup: (home) => {
       writeFileSync(join(home, 'slack-app'), `${sl.appToken}\n`, { mode: 0o600 });
       writeFileSync(join(home, 'slack-bot'), `${sl.botToken}\n`, { mode: 0o600 });
-      return { channels: { slack: { appTokenFile: join(home, 'slack-app'), botTokenFile: join(home, 'slack-bot'), channel: CHANNEL, users: { U0ALEX: 'alex' }, apiUrl: sl.url } } };
+      return {
+        channels: {
+          slack: { appTokenFile: join(home, 'slack-app'), botTokenFile: join(home, 'slack-bot'), channel: CHANNEL, users: { U0ALEX: 'alex' }, apiUrl: sl.url },
+        },
+      };
     },
   });
   await until('Socket Mode connected', () => sl.connected() || undefined, 15_000);
@@ -39,9 +43,22 @@ afterAll(async () => {
 
 const events = () => readLogs(join(s.logDir, 'claude-code'));
 const permission = (session: string, command: string) =>
-  fetch(`${s.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: session, cwd: '/tmp', permission_mode: 'default', tool_name: 'Bash', tool_input: { command }, permission_suggestions: [] }) });
+  fetch(`${s.url}/hooks/claude-code`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      hook_event_name: 'PermissionRequest',
+      session_id: session,
+      cwd: '/tmp',
+      permission_mode: 'default',
+      tool_name: 'Bash',
+      tool_input: { command },
+      permission_suggestions: [],
+    }),
+  });
 const requestOf = (session: string) => until(`request of ${session}`, () => events().find((e) => e.type === 'attention.requested' && e.session === session));
-const cardOf = (session: string) => until(`the card of ${session}`, () => sl.posted.find((p) => !p.thread_ts && JSON.stringify(p.blocks).includes(`session ${session}`)));
+const cardOf = (session: string) =>
+  until(`the card of ${session}`, () => sl.posted.find((p) => !p.thread_ts && JSON.stringify(p.blocks).includes(`session ${session}`)));
 const buttonOf = (card: { blocks: any[] }, id: string) => card.blocks.find((b) => b.type === 'actions').elements.find((e: any) => e.action_id === id);
 
 describe('Slack', () => {

@@ -17,7 +17,19 @@ const ask = (session: string) => ({
   transcript_path: '/tmp/t.jsonl',
   cwd: '/tmp',
   tool_name: 'AskUserQuestion',
-  tool_input: { questions: [{ question: 'Which database should the new service use?', header: 'Database', multiSelect: false, options: [{ label: 'PostgreSQL', description: 'relational' }, { label: 'SQLite', description: 'embedded' }] }] },
+  tool_input: {
+    questions: [
+      {
+        question: 'Which database should the new service use?',
+        header: 'Database',
+        multiSelect: false,
+        options: [
+          { label: 'PostgreSQL', description: 'relational' },
+          { label: 'SQLite', description: 'embedded' },
+        ],
+      },
+    ],
+  },
 });
 
 async function stack(tg: TelegramStandIn, capture: 'metadata' | 'redacted'): Promise<UpStack> {
@@ -34,7 +46,8 @@ async function stack(tg: TelegramStandIn, capture: 'metadata' | 'redacted'): Pro
   });
 }
 
-const post = (s: UpStack, body: object) => fetch(`${s.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (s: UpStack, body: object) =>
+  fetch(`${s.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 describe('a question as buttons', () => {
   let tg: TelegramStandIn;
@@ -55,7 +68,14 @@ describe('a question as buttons', () => {
       const reply = JSON.parse(await (await held).text());
       expect(reply.hookSpecificOutput.decision.updatedInput.answers).toEqual({ 'Which database should the new service use?': 'SQLite' });
       tg.tap({ from: 111, chat: 111, message_id: card.message_id, data: buttons[0].callback_data });
-      await until('refused', () => tg.calls.filter((c) => c.method === 'answerCallbackQuery').at(-1)?.body.text.match(/used already|unknown button/) ?? undefined);
+      await until(
+        'refused',
+        () =>
+          tg.calls
+            .filter((c) => c.method === 'answerCallbackQuery')
+            .at(-1)
+            ?.body.text.match(/used already|unknown button/) ?? undefined,
+      );
     } finally {
       await s.done();
     }

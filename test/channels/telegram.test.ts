@@ -30,7 +30,11 @@ beforeAll(async () => {
     push: { delayMs: 0 },
     setup: (home) => {
       writeFileSync(join(home, 'telegram-token'), `${tg.token}\n`, { mode: 0o600 });
-      return { channels: { telegram: { tokenFile: join(home, 'telegram-token'), chatIds: [ALEX, GROUP], userIds: [ALEX], users: { [ALEX]: 'alex' }, apiRoot: tg.url } } };
+      return {
+        channels: {
+          telegram: { tokenFile: join(home, 'telegram-token'), chatIds: [ALEX, GROUP], userIds: [ALEX], users: { [ALEX]: 'alex' }, apiRoot: tg.url },
+        },
+      };
     },
   });
   await until('long polling', () => tg.calls.some((c) => c.method === 'getUpdates') || undefined);
@@ -43,10 +47,23 @@ afterAll(async () => {
 
 const events = () => readLogs(join(s.logDir, 'claude-code'));
 const permission = (session: string, command: string) =>
-  fetch(`${s.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: session, cwd: '/tmp', permission_mode: 'default', tool_name: 'Bash', tool_input: { command }, permission_suggestions: [] }) });
+  fetch(`${s.url}/hooks/claude-code`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      hook_event_name: 'PermissionRequest',
+      session_id: session,
+      cwd: '/tmp',
+      permission_mode: 'default',
+      tool_name: 'Bash',
+      tool_input: { command },
+      permission_suggestions: [],
+    }),
+  });
 const requestOf = (session: string) => until(`request of ${session}`, () => events().find((e) => e.type === 'attention.requested' && e.session === session));
 const cardsFor = (session: string) => tg.sent.filter((m) => m.text.includes(`session ${session.slice(0, 12)}`));
-const button = (card: { reply_markup?: any }, label: string) => card.reply_markup.inline_keyboard.flat().find((b: any) => b.text === label).callback_data as string;
+const button = (card: { reply_markup?: any }, label: string) =>
+  card.reply_markup.inline_keyboard.flat().find((b: any) => b.text === label).callback_data as string;
 const answered = (id: string) => until(`${id} answered`, () => events().find((e) => e.type === 'attention.answered' && e.subject === id));
 const answerCli = (id: string, how: string[]) => runCli(['answer', id, ...how], { ...process.env, HOOKMAP_HOME: s.home, HOOKMAP_URL: s.url });
 
@@ -93,7 +110,9 @@ describe('Telegram', () => {
     tg.tap({ from: ALEX, chat: ALEX, message_id: mine.message_id, data: 'a:forgedforgedforged0' });
     // the group card's button pressed on alex's own card: bound to its message, refused
     tg.tap({ from: ALEX, chat: ALEX, message_id: mine.message_id, data: button(group, 'Allow') });
-    await until('three refusals', () => (tg.calls.filter((c) => c.method === 'answerCallbackQuery' && /may not|unknown button|another message/.test(c.body.text)).length >= 3 ? true : undefined));
+    await until('three refusals', () =>
+      tg.calls.filter((c) => c.method === 'answerCallbackQuery' && /may not|unknown button|another message/.test(c.body.text)).length >= 3 ? true : undefined,
+    );
     expect(events().some((e) => e.type === 'attention.answered' && e.subject === req.id)).toBe(false);
     expect(s.lines.filter((l) => /ignored user 333 in chat -222/.test(l))).toHaveLength(1);
     // answered in the terminal: the card is edited, and alex's button then answers nothing
@@ -101,7 +120,14 @@ describe('Telegram', () => {
     await held;
     await until('edited', () => tg.calls.find((c) => c.method === 'editMessageText' && c.body.message_id === mine.message_id));
     tg.tap({ from: ALEX, chat: ALEX, message_id: mine.message_id, data: button(mine, 'Allow') });
-    await until('refused', () => tg.calls.filter((c) => c.method === 'answerCallbackQuery').at(-1)?.body.text.match(/unknown button/) ?? undefined);
+    await until(
+      'refused',
+      () =>
+        tg.calls
+          .filter((c) => c.method === 'answerCallbackQuery')
+          .at(-1)
+          ?.body.text.match(/unknown button/) ?? undefined,
+    );
   });
 
   it('a quote-reply to a card is guidance text for its request', async () => {
@@ -115,7 +141,7 @@ describe('Telegram', () => {
     await until('the confirmation', () => tg.sent.find((m) => m.reply_parameters && /as guidance/.test(m.text)));
   });
 
-  it("a quote-reply to a settled card steers its session: the next eligible hook reply carries the text", async () => {
+  it('a quote-reply to a settled card steers its session: the next eligible hook reply carries the text', async () => {
     const held = permission('tg-6', 'ls');
     await requestOf('tg-6');
     const mine = await until('the card', () => cardsFor('tg-6').find((c) => c.chat_id === ALEX));
@@ -124,7 +150,19 @@ describe('Telegram', () => {
     await until('edited', () => tg.calls.find((c) => c.method === 'editMessageText' && c.body.message_id === mine.message_id));
     tg.reply({ from: ALEX, chat: ALEX, to: mine.message_id, text: 'also run the linter before you finish' });
     await until('the confirmation', () => tg.sent.find((m) => m.reply_parameters && /as steering/.test(m.text)));
-    const next = await fetch(`${s.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'PostToolUse', session_id: 'tg-6', cwd: '/tmp', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 't6', tool_response: { stdout: '', stderr: '', interrupted: false } }) });
+    const next = await fetch(`${s.url}/hooks/claude-code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        hook_event_name: 'PostToolUse',
+        session_id: 'tg-6',
+        cwd: '/tmp',
+        tool_name: 'Bash',
+        tool_input: { command: 'ls' },
+        tool_use_id: 't6',
+        tool_response: { stdout: '', stderr: '', interrupted: false },
+      }),
+    });
     expect(await next.text()).toContain('also run the linter before you finish');
     const delivered = await until('delivered', () => events().find((e) => e.type === 'x.claude-code.instruction.delivered' && e.session === 'tg-6'));
     expect(delivered).toBeDefined();

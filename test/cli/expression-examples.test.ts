@@ -9,7 +9,11 @@ import { BINDINGS } from '../../engine/expr/bindings.ts';
 import { EXPR_FUNCTIONS } from '../../engine/expr/functions.ts';
 import { JSONATA_SIGNATURES } from '../../engine/expr/functions-table.ts';
 
-const all: [string, Example[]][] = [['binding', BINDING_EXAMPLES], ['engine function', ENGINE_FUNCTION_EXAMPLES], ['JSONata function', JSONATA_EXAMPLES]];
+const all: [string, Example[]][] = [
+  ['binding', BINDING_EXAMPLES],
+  ['engine function', ENGINE_FUNCTION_EXAMPLES],
+  ['JSONata function', JSONATA_EXAMPLES],
+];
 
 describe('expression reference examples', () => {
   for (const [kind, list] of all) {

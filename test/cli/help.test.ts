@@ -31,8 +31,28 @@ describe('hookmap --help', () => {
       if (/^\S.*:$/.test(l)) groups.push([l.slice(0, -1), []]);
       else if (/^ {2}[a-z]/.test(l) && groups.length) groups.at(-1)![1].push(l.trim().split(' ')[0]);
     }
-    expect(groups.map(([g]) => g)).toEqual(['Every day', 'Agents, sessions and access', 'Writing descriptors and fixtures', 'Plumbing: the pieces up runs, and the stream in and out']);
-    expect(groups[0][1]).toEqual(['up', 'setup', 'tail', 'answer', 'steer', 'open', 'sessions', 'search', 'usage', 'doctor', 'service', 'push', 'channels', 'rules']);
+    expect(groups.map(([g]) => g)).toEqual([
+      'Every day',
+      'Agents, sessions and access',
+      'Writing descriptors and fixtures',
+      'Plumbing: the pieces up runs, and the stream in and out',
+    ]);
+    expect(groups[0][1]).toEqual([
+      'up',
+      'setup',
+      'tail',
+      'answer',
+      'steer',
+      'open',
+      'sessions',
+      'search',
+      'usage',
+      'doctor',
+      'service',
+      'push',
+      'channels',
+      'rules',
+    ]);
     expect(groups[1][1]).toEqual(['capabilities', 'timeline', 'history', 'cancel', 'policy', 'tokens', 'mcp']);
     expect(groups[2][1]).toEqual(['check', 'map', 'docs', 'codegen', 'new', 'record']);
     expect(groups[3][1]).toEqual(['relay', 'serve', 'hook', 'autostart', 'tee', 'bridge', 'sink', 'replay', 'validate']);
@@ -43,7 +63,10 @@ describe('hookmap --help', () => {
     const names = COMMANDS.map((c) => c.name);
     const results: [string, Awaited<ReturnType<typeof hookmap>>][] = [];
     // a few at a time: each is a Node start-up
-    for (let i = 0; i < names.length; i += 4) results.push(...(await Promise.all(names.slice(i, i + 4).map(async (n) => [n, await hookmap([n, '--help'])] as [string, Awaited<ReturnType<typeof hookmap>>]))));
+    for (let i = 0; i < names.length; i += 4)
+      results.push(
+        ...(await Promise.all(names.slice(i, i + 4).map(async (n) => [n, await hookmap([n, '--help'])] as [string, Awaited<ReturnType<typeof hookmap>>]))),
+      );
     for (const [name, r] of results) {
       expect({ name, code: r.code, stderr: r.stderr }).toEqual({ name, code: 0, stderr: '' });
       expect(r.stdout, name).toMatch(new RegExp(`^usage: hookmap ${name}\\b`));
@@ -67,7 +90,10 @@ describe('hookmap capabilities <agent>', () => {
     expect(r.stdout).not.toMatch(/undeclared:/);
     const at = lines.indexOf('  not declared (2): the descriptor says nothing about it, so nothing is promised either way');
     expect(at).toBeGreaterThan(0);
-    expect(lines.slice(at + 1, at + 3)).toEqual([expect.stringMatching(/^ {4}observe\.steps +sub-run steps \(model invocations, loop turns\)$/), expect.stringMatching(/^ {4}decide\.toolGate +an opt-in pre-tool gate is held and answered over the relay$/)]);
+    expect(lines.slice(at + 1, at + 3)).toEqual([
+      expect.stringMatching(/^ {4}observe\.steps +sub-run steps \(model invocations, loop turns\)$/),
+      expect.stringMatching(/^ {4}decide\.toolGate +an opt-in pre-tool gate is held and answered over the relay$/),
+    ]);
     expect(lines.at(-2)).toBe('--evidence: the fixture cases behind each claim; --json: all of it, as JSON.');
   }, 60_000);
 
@@ -82,6 +108,9 @@ describe('hookmap capabilities <agent>', () => {
     const j = JSON.parse((await hookmap(['capabilities', 'claude-code', '--json'])).stdout);
     expect(Object.keys(j)).toEqual(['format', 'ok', 'agents']);
     expect(Object.keys(j.agents[0].capabilities[0])).toEqual(['id', 'description', 'state', 'proven', 'why', 'evidence', 'proven_by', 'live']);
-    expect(j.agents[0].capabilities.filter((c: { state: string }) => c.state === 'undeclared').map((c: { id: string }) => c.id)).toEqual(['observe.steps', 'decide.toolGate']);
+    expect(j.agents[0].capabilities.filter((c: { state: string }) => c.state === 'undeclared').map((c: { id: string }) => c.id)).toEqual([
+      'observe.steps',
+      'decide.toolGate',
+    ]);
   }, 60_000);
 });

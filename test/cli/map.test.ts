@@ -42,11 +42,22 @@ describe('hookmap map', () => {
     ];
     const r = await run(['map', 'codex'], lines.join('\n'));
     expect(r.code).toBe(1);
-    const out = r.out.trim().split('\n').map((l) => JSON.parse(l));
+    const out = r.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(out).toHaveLength(11); // the blank line is not a step
     expect(out[0].events.map((e: any) => e.type)).toEqual(['tool.requested']);
     expect(out[0].reply).toBe('');
-    expect(out.slice(1, 8).map((o: any) => o.error?.code)).toEqual(['invalid-json', 'invalid-step', 'invalid-step', 'invalid-step', 'no-hook-name', 'invalid-payload', 'step-too-large']);
+    expect(out.slice(1, 8).map((o: any) => o.error?.code)).toEqual([
+      'invalid-json',
+      'invalid-step',
+      'invalid-step',
+      'invalid-step',
+      'no-hook-name',
+      'invalid-payload',
+      'step-too-large',
+    ]);
     expect(out[8].events.map((e: any) => e.type)).toEqual(['x.codex.session.something_nobody_knows']);
     // a held hook does not wait in `map`: it emits its request and reports the neutral reply
     expect(out[9].events.map((e: any) => e.type)).toEqual(['attention.requested']);
@@ -70,7 +81,24 @@ describe('hookmap map', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hookmap-map-'));
     try {
       const file = join(dir, 'broken.yaml');
-      writeFileSync(file, ['vendor: broken', 'name: Broken', 'surface: { kind: command-hook, pin: test }', 'identity: { session: =session_id }', 'hooks:', '  A:', '    emit:', '      - type: tool.nonsense', '        data: "={ oops: ( }"', 'replies: { neutral: "" }', 'capabilities: {}', 'posture: observe-only', ''].join('\n'));
+      writeFileSync(
+        file,
+        [
+          'vendor: broken',
+          'name: Broken',
+          'surface: { kind: command-hook, pin: test }',
+          'identity: { session: =session_id }',
+          'hooks:',
+          '  A:',
+          '    emit:',
+          '      - type: tool.nonsense',
+          '        data: "={ oops: ( }"',
+          'replies: { neutral: "" }',
+          'capabilities: {}',
+          'posture: observe-only',
+          '',
+        ].join('\n'),
+      );
       const r = await run(['map', file], '');
       expect(r.code).toBe(2);
       expect(r.err).toMatch(/broken\.yaml:8:\d+ unknown-event-type: hooks\.A\.emit\[0\]\.type/);

@@ -23,7 +23,10 @@ describe('hookmap new', () => {
       expect(d.surface.kind, kind).toBe(kind);
       const same = all.filter((x) => x.surface.kind === kind);
       if (same.some((x) => x.posture === 'control')) expect(d.posture, kind).toBe('control');
-      expect(same.filter((x) => x.posture === d.posture).every((x) => lines(x) >= lines(d)), kind).toBe(true);
+      expect(
+        same.filter((x) => x.posture === d.posture).every((x) => lines(x) >= lines(d)),
+        kind,
+      ).toBe(true);
     }
   });
 
@@ -46,17 +49,27 @@ describe('hookmap new', () => {
     // in file and line order: the descriptor first, its lines ascending
     const keys = errors.map((l) => /^(\S+):(\d+):/.exec(l)!).map((m) => [m[1], Number(m[2])] as const);
     expect(keys).toEqual([...keys].sort((a, b) => (a[0] === b[0] ? a[1] - b[1] : a[0] < b[0] ? -1 : 1)));
-    expect(errors.every((l) => / (to-fill-in|capability-without-evidence): /.test(l)), errors.join('\n')).toBe(true);
+    expect(
+      errors.every((l) => / (to-fill-in|capability-without-evidence): /.test(l)),
+      errors.join('\n'),
+    ).toBe(true);
 
     // every placeholder filled in: the claims the copied fixtures do not prove are what is left
     for (const f of [path, ...['decisions', 'deliveries', 'hooks', 'shim'].map((n) => join(dir, 'demo-cli', `${n}.yaml`))]) {
       try {
         writeFileSync(f, readFileSync(f, 'utf8').split(`${FILL_IN}: `).join('filled in: '));
-      } catch { /* a file the start agent does not have */ }
+      } catch {
+        /* a file the start agent does not have */
+      }
     }
     const second = await runCli(['check', path], env, 120_000);
     expect(second.stdout).not.toMatch(/to-fill-in/);
-    expect(second.stdout.split('\n').filter((l) => /^\S+:\d+:\d+ /.test(l)).every((l) => / capability-without-evidence: .* add a kind: /.test(l))).toBe(true);
+    expect(
+      second.stdout
+        .split('\n')
+        .filter((l) => /^\S+:\d+:\d+ /.test(l))
+        .every((l) => / capability-without-evidence: .* add a kind: /.test(l)),
+    ).toBe(true);
 
     const again = await runCli(['new', 'demo-cli', '--dir', dir], env);
     expect(again.code).toBe(1);

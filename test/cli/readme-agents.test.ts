@@ -25,7 +25,9 @@ describe("the README's agent tables", () => {
   });
 
   it('a removed row and a row for an agent vendors/ does not have both fail', () => {
-    const edited = readme.replace(/^\| Cline \| 14\/14 \| control \|\n/m, '').replace(/^\| Codex CLI \| 11\/11 \| control \|\n/m, '$&| Nobody | 1/1 | control |\n');
+    const edited = readme
+      .replace(/^\| Cline \| 14\/14 \| control \|\n/m, '')
+      .replace(/^\| Codex CLI \| 11\/11 \| control \|\n/m, '$&| Nobody | 1/1 | control |\n');
     expect(edited).not.toBe(readme);
     expect(readmeAgentProblems(edited, all)).toEqual([
       'README.md: the table `| agent | upstream pins reproduced | posture |` has no row for Cline (vendors/cline.yaml): add one',

@@ -27,7 +27,10 @@ function freshMachine(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 describe('npm test on a machine without chromium and nats-server', () => {
   it('ends with one line: what was skipped, why, and the apt-get command that installs it', async () => {
-    const r = await vitest(['test/browser/a11y.test.ts', 'test/fleet/control.test.ts'], freshMachine({ HOOKMAP_CHROMIUM: '/nonexistent/chromium', NATS_SERVER: '/nonexistent/nats-server' }));
+    const r = await vitest(
+      ['test/browser/a11y.test.ts', 'test/fleet/control.test.ts'],
+      freshMachine({ HOOKMAP_CHROMIUM: '/nonexistent/chromium', NATS_SERVER: '/nonexistent/nats-server' }),
+    );
     expect(r.code).toBe(0);
     const last = r.stdout.trimEnd().split('\n').pop()!;
     expect(last).toMatch(/^SKIPPED \d+ tests, a program missing: /);

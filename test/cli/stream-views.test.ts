@@ -36,7 +36,10 @@ const hook = (session: string, name: string, extra: Record<string, unknown> = {}
     body: JSON.stringify({ session_id: session, transcript_path: '/tmp/t.jsonl', cwd: '/home/dev/proj-alpha', hook_event_name: name, ...extra }),
   });
 const bash = { tool_name: 'Bash', tool_input: { command: 'touch marker.txt', description: 'run touch' } };
-const request = (session: string) => until(`${session}'s attention.requested`, () => readLogs(join(s.logDir, 'claude-code')).find((e) => e.type === 'attention.requested' && e.session === session));
+const request = (session: string) =>
+  until(`${session}'s attention.requested`, () =>
+    readLogs(join(s.logDir, 'claude-code')).find((e) => e.type === 'attention.requested' && e.session === session),
+  );
 
 /** Run one command with stdout and stderr captured. */
 async function cli(cmd: (argv: string[]) => Promise<number>, argv: string[]): Promise<{ code: number; out: string[]; text: string }> {
@@ -85,7 +88,10 @@ beforeAll(async () => {
   await hook(UNREPORTED, 'PreToolUse', { tool_name: 'Read', tool_input: { file_path: '/home/dev/proj-alpha/a.txt' }, tool_use_id: 'toolu_unr' });
   await hook(UNREPORTED, 'Stop', { stop_hook_active: false });
   await hook(UNREPORTED, 'SessionEnd', { reason: 'other' });
-  const ended = async () => (await cli(tail, [...at(), '--from', 'all', '--no-follow', '--no-resume', '--state', join(xdg, 'probe.json'), '--filter', 'type=session.ended'])).out.filter((l) => l.endsWith('session.ended')).length;
+  const ended = async () =>
+    (
+      await cli(tail, [...at(), '--from', 'all', '--no-follow', '--no-resume', '--state', join(xdg, 'probe.json'), '--filter', 'type=session.ended'])
+    ).out.filter((l) => l.endsWith('session.ended')).length;
   await until('every session ended on the relay', async () => (await ended()) === 3);
 }, 60_000);
 
@@ -107,7 +113,7 @@ describe('item 1: a tool call shows what the stream says became of it', () => {
     for (const r of [d, t, u]) expect(r.text).not.toMatch(/unterminated|running|no terminal event/);
   });
 
-  it('tail: the run that ends without the call\'s own outcome says what became of it', async () => {
+  it("tail: the run that ends without the call's own outcome says what became of it", async () => {
     const r = await cli(tail, [...at(), '--from', 'all', '--no-follow', '--no-resume', '--state', join(xdg, 'one.json')]);
     expect(r.code).toBe(0);
     expect(r.text).toMatch(/tool Bash toolu_den: denied by owner: "use the test database instead"/);
@@ -130,7 +136,7 @@ describe('item 5: tail keeps its position under $HOOKMAP_HOME, and an explicit -
   });
 });
 
-describe('item 6: answer reads the request\'s fate before it sends', () => {
+describe("item 6: answer reads the request's fate before it sends", () => {
   it('an answered request whose session ended: exit 3, who answered, nothing sent', async () => {
     const r = await cli(answer, [denied.id, '--allow', ...at()]);
     expect(r.code, r.text).toBe(3);
@@ -171,7 +177,10 @@ describe('item 7: any unique prefix of a session or attention id', () => {
     expect(c.text).toContain(`session ${UNREPORTED}`); // resolved, then refused as ended
     // a file's sessions too (replay --session), from the agent's own log
     const log = join(s.logDir, 'claude-code');
-    const file = join(log, readdirSync(log).find((f) => f.includes(UNREPORTED))!);
+    const file = join(
+      log,
+      readdirSync(log).find((f) => f.includes(UNREPORTED))!,
+    );
     const r = await cli(replay, [file, '--session', 'f9e8', '--dry-run']);
     expect(r.code, r.text).toBe(0);
     expect(r.text).toContain(`${UNREPORTED} → `);
@@ -190,13 +199,28 @@ describe('item 8: the timeline without noise', () => {
     try {
       const file = join(dir, 's.jsonl');
       const e = (seq: number, type: string, time: string, more: Record<string, unknown> = {}) =>
-        JSON.stringify({ aep: '0.1', id: `e${seq}`, type, time, source: 'aep://h/agent/claude-code/session/long-1', agent: 'claude-code', session: 'long-1', seq, epoch: 0, data: {}, ...more });
-      writeFileSync(file, [
-        e(0, 'session.started', '2026-12-01T09:00:00.000Z'),
-        e(1, 'run.started', '2026-12-01T09:00:00.000Z', { run: 'r1' }),
-        e(2, 'run.finished', '2026-12-01T09:01:05.000Z', { run: 'r1', cause: 'e1' }),
-        e(3, 'session.ended', '2026-12-01T09:02:00.000Z', { data: { reason: 'normal' } }),
-      ].join('\n') + '\n');
+        JSON.stringify({
+          aep: '0.1',
+          id: `e${seq}`,
+          type,
+          time,
+          source: 'aep://h/agent/claude-code/session/long-1',
+          agent: 'claude-code',
+          session: 'long-1',
+          seq,
+          epoch: 0,
+          data: {},
+          ...more,
+        });
+      writeFileSync(
+        file,
+        [
+          e(0, 'session.started', '2026-12-01T09:00:00.000Z'),
+          e(1, 'run.started', '2026-12-01T09:00:00.000Z', { run: 'r1' }),
+          e(2, 'run.finished', '2026-12-01T09:01:05.000Z', { run: 'r1', cause: 'e1' }),
+          e(3, 'session.ended', '2026-12-01T09:02:00.000Z', { data: { reason: 'normal' } }),
+        ].join('\n') + '\n',
+      );
       const f = await cli(timeline, ['long-1', '--file', file]);
       expect(f.text).toContain('(2 min)');
       expect(f.text).toContain('(1 min 5 s)');
@@ -223,14 +247,30 @@ describe('the session label: the project, never the path', () => {
     try {
       const file = join(dir, 's.jsonl');
       const e = (session: string, more: Record<string, unknown>) =>
-        JSON.stringify({ aep: '0.1', id: `e-${session}`, type: 'session.started', time: '2026-12-01T09:00:00.000Z', source: `aep://h/agent/claude-code/session/${session}`, agent: 'claude-code', session, seq: 0, epoch: 0, data: {}, ...more });
+        JSON.stringify({
+          aep: '0.1',
+          id: `e-${session}`,
+          type: 'session.started',
+          time: '2026-12-01T09:00:00.000Z',
+          source: `aep://h/agent/claude-code/session/${session}`,
+          agent: 'claude-code',
+          session,
+          seq: 0,
+          epoch: 0,
+          data: {},
+          ...more,
+        });
       writeFileSync(file, [e('lab-1', { hookmapproject: 'billing-api' }), e('lab-2', { data: { cwd: '/home/dev/work/proj-beta' } })].join('\n') + '\n');
       const one = await cli(timeline, ['lab-1', '--file', file]);
       expect(one.out[0]).toMatch(/^session lab-1 {2}claude-code {2}billing-api {2}/);
       const two = await cli(timeline, ['lab-2', '--file', file]);
       expect(two.out[0]).toMatch(/claude-code {2}proj-beta {2}/);
       expect(two.text).not.toContain('/home/dev/work');
-      const posted = await fetch(`${s.url}/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', authorization: `Bearer ${s.token}` }, body: `${e('lab-3', { id: '01JZLAB0000000000000000003', hookmapproject: 'billing-api' })}\n` });
+      const posted = await fetch(`${s.url}/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson', authorization: `Bearer ${s.token}` },
+        body: `${e('lab-3', { id: '01JZLAB0000000000000000003', hookmapproject: 'billing-api' })}\n`,
+      });
       expect(posted.status).toBe(202);
       const t = await cli(tail, [...at(), '--session', 'lab-3', '--from', 'all', '--no-follow', '--no-resume', '--state', join(dir, 'tail.json')]);
       expect(t.text).toContain('claude-code [billing-api] lab-3#0 session.started');

@@ -48,7 +48,11 @@ const run = runCli;
 /** Every daemon's relay link said hello (healthz, with the owner token). */
 async function linked(url: string, home: string): Promise<void> {
   const token = readFileSync(join(home, 'token'), 'utf8').trim();
-  await until("the daemons' hello", async () => (await (await fetch(`${url}/healthz`, { headers: { authorization: `Bearer ${token}` } })).json()).relay === true, 30_000);
+  await until(
+    "the daemons' hello",
+    async () => (await (await fetch(`${url}/healthz`, { headers: { authorization: `Bearer ${token}` } })).json()).relay === true,
+    30_000,
+  );
 }
 
 describe('hookmap up, every agent, no flags', () => {
@@ -63,7 +67,9 @@ describe('hookmap up, every agent, no flags', () => {
     expect(lines.find((l) => l.startsWith('  token:'))).toContain(join(home, 'token'));
     const agents = lines.filter((l) => /claude-code/.test(l));
     expect(agents).toEqual([`  agents:   ${listVendors().length} ready: ${listVendors().join(', ')}`]);
-    expect(lines.find((l) => l.startsWith('  opt-ins:'))).toMatch(/^ {2}opt-ins: {2}none on \(\d+ off; --verbose lists each with the variable that turns it on\)$/);
+    expect(lines.find((l) => l.startsWith('  opt-ins:'))).toMatch(
+      /^ {2}opt-ins: {2}none on \(\d+ off; --verbose lists each with the variable that turns it on\)$/,
+    );
     expect(lines.find((l) => l.startsWith('  clients:'))).toBe(`  clients:  export HOOKMAP_URL=${u.url} (they look at http://127.0.0.1:8787 unless told)`);
     const next = lines.slice(lines.findIndex((l) => l.startsWith('  next:')));
     expect(next.map((l) => /hookmap \S+/.exec(l)?.[0])).toEqual(['hookmap setup', 'hookmap tail', 'hookmap open', undefined]);
@@ -74,12 +80,17 @@ describe('hookmap up, every agent, no flags', () => {
     // a second up on the same home (another port) and one on another home (same port): one line each, exit 2
     const same = await run(['up', '--port', '0'], envFor(home));
     expect(same.code).toBe(2);
-    expect(same.stderr).toBe(`hookmap up: already running at ${u.url} (pid ${u.child.pid}, HOOKMAP_HOME ${home}): stop it first (Ctrl-C where it runs), or give this one its own --port and HOOKMAP_HOME\n`);
+    expect(same.stderr).toBe(
+      `hookmap up: already running at ${u.url} (pid ${u.child.pid}, HOOKMAP_HOME ${home}): stop ` +
+        `it first (Ctrl-C where it runs), or give this one its own --port and HOOKMAP_HOME\n`,
+    );
     const other = join(scratch, 'b', 'home');
     const port = new URL(u.url).port;
     const elsewhere = await run(['up', '--port', port], envFor(other));
     expect(elsewhere.code).toBe(2);
-    expect(elsewhere.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(new RegExp(`^hookmap up: already running at http://127\\.0\\.0\\.1:${port} \\(pid unknown`))]);
+    expect(elsewhere.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^hookmap up: already running at http://127\\.0\\.0\\.1:${port} \\(pid unknown`)),
+    ]);
 
     u.child.kill('SIGINT');
     expect(await u.exit).toBe(0);
@@ -99,7 +110,9 @@ describe('hookmap up --verbose', () => {
     const err = u.stderr();
     expect(err).toContain('  agents:   2 ready: codex, acp');
     expect(err).toContain('  opt-ins:  codex instruct (HOOKMAP_CODEX_INSTRUCT) on; 1 off');
-    expect(err).toMatch(/^ {2}codex: POST http:\/\/127\.0\.0\.1:\d+\/hooks\/codex\[\/<hook>\] {2}logs .*\n {4}instruct: ON \(HOOKMAP_CODEX_INSTRUCT=false to turn it off/m);
+    expect(err).toMatch(
+      /^ {2}codex: POST http:\/\/127\.0\.0\.1:\d+\/hooks\/codex\[\/<hook>\] {2}logs .*\n {4}instruct: ON \(HOOKMAP_CODEX_INSTRUCT=false to turn it off/m,
+    );
     expect(err).toMatch(/^ {4}control: off \(HOOKMAP_ACP_CONTROL=true to turn it on; control\.cancel\)/m);
     expect(err).toMatch(/^\[codex\] relay link up: /m);
     expect(err).toContain('Ctrl-C stops it.\n');

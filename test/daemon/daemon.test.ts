@@ -26,8 +26,21 @@ function temp() {
   return t.dir;
 }
 
-const pre = (session: string, call: string) => ({ hook_event_name: 'PreToolUse', session_id: session, turn_id: 't1', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: call });
-const perm = (session: string) => ({ hook_event_name: 'PermissionRequest', session_id: session, turn_id: 't1', tool_name: 'Bash', tool_input: { command: 'rm -rf build' } });
+const pre = (session: string, call: string) => ({
+  hook_event_name: 'PreToolUse',
+  session_id: session,
+  turn_id: 't1',
+  tool_name: 'Bash',
+  tool_input: { command: 'ls' },
+  tool_use_id: call,
+});
+const perm = (session: string) => ({
+  hook_event_name: 'PermissionRequest',
+  session_id: session,
+  turn_id: 't1',
+  tool_name: 'Bash',
+  tool_input: { command: 'rm -rf build' },
+});
 
 describe('session file names', () => {
   it('never escape the folder and never collide after slugging', () => {
@@ -67,7 +80,11 @@ describe('epoch, seq and the lock', () => {
     await b.handle({ payload: pre('s1', 'c3') });
     await b.close();
     const evs = readLogs(dir);
-    expect(evs.map((e) => [e.epoch, e.seq])).toEqual([[0, 0], [0, 1], [1, 2]]);
+    expect(evs.map((e) => [e.epoch, e.seq])).toEqual([
+      [0, 0],
+      [0, 1],
+      [1, 2],
+    ]);
     expect(validateStream(evs)).toEqual([]);
   });
 
@@ -83,7 +100,13 @@ describe('epoch, seq and the lock', () => {
 });
 
 describe('lifecycles real agents produce', () => {
-  const cc = (hook: string, extra: Record<string, unknown> = {}) => ({ hook_event_name: hook, session_id: 'cc-r', cwd: '/w', transcript_path: '/t.jsonl', ...extra });
+  const cc = (hook: string, extra: Record<string, unknown> = {}) => ({
+    hook_event_name: hook,
+    session_id: 'cc-r',
+    cwd: '/w',
+    transcript_path: '/t.jsonl',
+    ...extra,
+  });
 
   it('a session resumed after its end, across a daemon restart, is its successor: one session.ended each', async () => {
     const dir = temp();
@@ -101,7 +124,11 @@ describe('lifecycles real agents produce', () => {
     await c.handle({ payload: cc('SessionStart', { source: 'resume' }) });
     await c.close();
     const evs = readLogs(dir);
-    expect(evs.filter((e) => e.type === 'session.started').map((e) => [e.session, e.data?.resumed_from])).toEqual([['cc-r', undefined], ['cc-r~2', 'cc-r'], ['cc-r~3', 'cc-r~2']]);
+    expect(evs.filter((e) => e.type === 'session.started').map((e) => [e.session, e.data?.resumed_from])).toEqual([
+      ['cc-r', undefined],
+      ['cc-r~2', 'cc-r'],
+      ['cc-r~3', 'cc-r~2'],
+    ]);
     expect(evs.filter((e) => e.type === 'session.ended').map((e) => e.session)).toEqual(['cc-r', 'cc-r~2']);
     expect(evs.find((e) => e.type === 'tool.completed')?.session).toBe('cc-r');
     expect(validateStream(evs)).toEqual([]);
@@ -111,7 +138,8 @@ describe('lifecycles real agents produce', () => {
     const dir = temp();
     const kimi = Daemon.open({ descriptor: loadVendor('kimi-code'), logDir: dir });
     cleanups.push(() => kimi.close());
-    const k = (hook: string, extra: Record<string, unknown> = {}) => kimi.handle({ payload: { hook_event_name: hook, session_id: 'k-1', cwd: '/w', ...extra } });
+    const k = (hook: string, extra: Record<string, unknown> = {}) =>
+      kimi.handle({ payload: { hook_event_name: hook, session_id: 'k-1', cwd: '/w', ...extra } });
     await k('SessionStart', { source: 'startup' });
     await k('PermissionRequest', { tool_name: 'Shell', tool_call_id: 'tc-1', tool_input: { command: 'rm -rf build' } });
     await k('SessionEnd', { reason: 'exit' });
@@ -232,7 +260,8 @@ describe('the hook endpoint (real socket)', () => {
     cleanups.push(() => s.close());
     return { ...s, dir, lines };
   }
-  const post = (url: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) => fetch(url, { method: 'POST', body, headers });
+  const post = (url: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+    fetch(url, { method: 'POST', body, headers });
 
   it('answers the exact reply bytes with the exit header; the hook name from the path or the payload', async () => {
     const s = await served();
@@ -263,7 +292,10 @@ describe('the hook endpoint (real socket)', () => {
       expect(await r.text(), code).toBe('');
       expect(r.headers.get('x-hookmap-exit'), code).toBe('0');
       expect(r.headers.get('x-hookmap-error'), code).toBe(code);
-      expect(s.lines.some((l) => l.includes(`[${code}]`)), code).toBe(true);
+      expect(
+        s.lines.some((l) => l.includes(`[${code}]`)),
+        code,
+      ).toBe(true);
     }
     const diags = readLogs(s.dir).filter((e) => e.type === 'x.codex.error.mapping_failed');
     expect(diags.map((e) => e.data?.code)).toEqual(['malformed-json', 'invalid-payload', 'body-too-large', 'missing-session']);
@@ -284,7 +316,7 @@ describe('the hook endpoint (real socket)', () => {
     expect(ok.status).toBe(200);
   });
 
-  it('a malformed hook path still gets the agent\'s neutral bytes, coded (never 414, 404 or an empty 400)', async () => {
+  it("a malformed hook path still gets the agent's neutral bytes, coded (never 414, 404 or an empty 400)", async () => {
     const dir = temp();
     const lines: string[] = [];
     const s = await startServe({ descriptor: loadVendor('gemini-cli'), port: 0, logDir: dir, say: (l) => lines.push(l) });
@@ -332,7 +364,10 @@ describe('the hook endpoint (real socket)', () => {
     expect(r.headers.get('x-hookmap-error')).toBe('invalid-event');
     await post(`${s.url}/hooks/codex`, JSON.stringify(pre('e1', 'c2')));
     const logged = readLogs(s.dir);
-    expect(logged.map((e) => [e.type, e.seq])).toEqual([['x.hookmap.error.invalid_event', 0], ['tool.requested', 1]]);
+    expect(logged.map((e) => [e.type, e.seq])).toEqual([
+      ['x.hookmap.error.invalid_event', 0],
+      ['tool.requested', 1],
+    ]);
     const diag = logged[0];
     expect(diag.data).toMatchObject({ code: 'invalid-event', type: 'tool.requested', detail: expect.stringContaining('/subject') });
     expect(diag.data?.digest).toMatch(/^[0-9a-f]{32}$/);
@@ -341,7 +376,8 @@ describe('the hook endpoint (real socket)', () => {
 
   it('lone surrogates anywhere in a payload are replaced before use (session ids, keys, the hook name)', async () => {
     const s = await served();
-    const body = '{"hook_event_name":"PreToolUse","session_id":"s\\ud800x","turn_id":"t\\udfff","tool_name":"Ba\\ud83dsh","tool_use_id":"c1","tool_input":{"k\\ud800":"v"}}';
+    const body =
+      '{"hook_event_name":"PreToolUse","session_id":"s\\ud800x","turn_id":"t\\udfff","tool_name":"Ba\\ud83dsh","tool_use_id":"c1","tool_input":{"k\\ud800":"v"}}';
     const r = await post(`${s.url}/hooks/codex`, body);
     expect(r.headers.get('x-hookmap-error')).toBeNull();
     const [ev] = readLogs(s.dir);

@@ -35,7 +35,11 @@ for (const agent of listVendors()) {
       for (const c of f.cases) {
         it(`${f.file} ${c.name}`, async () => {
           const d = loadVendor(agent);
-          const out = isDeliveryCase(c) ? await runDeliveryCase(d, c) : isCommandCase(c) ? await runCommandCase(d, c) : await runDecisionCase(d, c as DecisionCase);
+          const out = isDeliveryCase(c)
+            ? await runDeliveryCase(d, c)
+            : isCommandCase(c)
+              ? await runCommandCase(d, c)
+              : await runDecisionCase(d, c as DecisionCase);
           expect(out.failures).toEqual([]);
         });
       }

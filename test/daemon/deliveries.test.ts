@@ -22,7 +22,14 @@ function open(opts: { config?: Record<string, unknown>; policy?: string } = {}) 
   const events: AepEvent[] = [];
   const lines: string[] = [];
   const policy = opts.policy ? compilePolicy('p.yaml', opts.policy).policy : undefined;
-  const daemon = Daemon.open({ descriptor: d, logDir: t.dir, config: opts.config, policy: () => policy, onEvent: (e) => events.push(e), say: (l) => lines.push(l) });
+  const daemon = Daemon.open({
+    descriptor: d,
+    logDir: t.dir,
+    config: opts.config,
+    policy: () => policy,
+    onEvent: (e) => events.push(e),
+    say: (l) => lines.push(l),
+  });
   const link = new MemoryLink();
   daemon.attach(link, true);
   let closed = false;
@@ -34,8 +41,24 @@ function open(opts: { config?: Record<string, unknown>; policy?: string } = {}) 
   return { daemon, events, lines, link, close };
 }
 
-const payload = (hook: string, extra: Record<string, unknown> = {}) => ({ hook_event_name: hook, session_id: 's1', transcript_path: '/tmp/t.jsonl', cwd: '/w', permission_mode: 'default', ...extra });
-const instruct = (text: string, session = 's1'): AepEvent => ({ aep: '0.1', id: newId(), type: 'x.claude-code.control.instruct', time: new Date().toISOString(), source: 'aep://test/agent/t', agent: 't', session, data: { text } });
+const payload = (hook: string, extra: Record<string, unknown> = {}) => ({
+  hook_event_name: hook,
+  session_id: 's1',
+  transcript_path: '/tmp/t.jsonl',
+  cwd: '/w',
+  permission_mode: 'default',
+  ...extra,
+});
+const instruct = (text: string, session = 's1'): AepEvent => ({
+  aep: '0.1',
+  id: newId(),
+  type: 'x.claude-code.control.instruct',
+  time: new Date().toISOString(),
+  source: 'aep://test/agent/t',
+  agent: 't',
+  session,
+  data: { text },
+});
 const ackOf = (events: AepEvent[], cmd: AepEvent) => events.filter((e) => e.cause === cmd.id && e.type.startsWith('control.'));
 
 describe('delivered commands', () => {
@@ -48,7 +71,12 @@ describe('delivered commands', () => {
     expect(ackOf(events, cmds[20])[0].data).toEqual({ reason: 'invalid', code: 'queue-full' });
     // all twenty ride one reply, in order
     const r = await daemon.handle({ payload: payload('PreToolUse', { tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 't1' }) });
-    expect(JSON.parse(r.body).hookSpecificOutput.additionalContext).toBe(cmds.slice(0, 20).map((_, i) => `step ${i}`).join('\n\n'));
+    expect(JSON.parse(r.body).hookSpecificOutput.additionalContext).toBe(
+      cmds
+        .slice(0, 20)
+        .map((_, i) => `step ${i}`)
+        .join('\n\n'),
+    );
     expect(events.filter((e) => e.type === 'x.claude-code.instruction.delivered').map((e) => e.cause)).toEqual(cmds.slice(0, 20).map((c) => c.id));
   });
 

@@ -49,7 +49,14 @@ describe('session log durability', () => {
   it('fsync through the daemon: 40 concurrent firings, each answered after its flush, fewer flushes than firings', async () => {
     const dir = temp();
     const d = Daemon.open({ descriptor: loadVendor('codex'), logDir: dir, durability: 'fsync' });
-    const pre = (i: number) => ({ hook_event_name: 'PreToolUse', session_id: `s${i % 4}`, turn_id: 't', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: `c${i}` });
+    const pre = (i: number) => ({
+      hook_event_name: 'PreToolUse',
+      session_id: `s${i % 4}`,
+      turn_id: 't',
+      tool_name: 'Bash',
+      tool_input: { command: 'ls' },
+      tool_use_id: `c${i}`,
+    });
     const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => d.handle({ payload: pre(i) })));
     expect(replies.every((r) => r.error === undefined)).toBe(true);
     expect(readLogs(dir).filter((e) => e.type === 'tool.requested')).toHaveLength(40);

@@ -27,7 +27,9 @@ export class MemoryLink implements EventLink {
 /** Every event in every session log of a folder, file by file in write order. */
 export function readLogs(dir: string): AepEvent[] {
   const out: AepEvent[] = [];
-  for (const f of readdirSync(dir).filter((x) => x.endsWith('.jsonl')).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((x) => x.endsWith('.jsonl'))
+    .sort()) {
     for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) if (line) out.push(JSON.parse(line));
   }
   return out;

@@ -72,7 +72,11 @@ describe('one pass per firing', () => {
     const unknown = await d.handle({ payload: { hook: 'Nope', sid: 's1' } });
     expect(unknown.error).toBe('unknown-hook');
     expect(sessionOf).toHaveBeenCalledTimes(1);
-    expect(readLogs(dir).filter((e) => e.type === 'x.demo.error.mapping_failed').map((e) => e.session)).toEqual(['s1', 's1']);
+    expect(
+      readLogs(dir)
+        .filter((e) => e.type === 'x.demo.error.mapping_failed')
+        .map((e) => e.session),
+    ).toEqual(['s1', 's1']);
   });
 
   it('a session end closes the held request in its own events; a failed one leaves the hold open', async () => {

@@ -49,7 +49,11 @@ describe('opt-in options', () => {
 
   it('`hookmap up` names the opt-ins on in its summary, and (--verbose) each opt-in with its state and variable under the agent', async () => {
     const detail: string[] = [];
-    const s = await upStack({ agents: [{ descriptor: 'acp' }, { descriptor: 'codex' }], optionVars: { HOOKMAP_CODEX_INSTRUCT: 'true' }, detail: (l) => detail.push(l) });
+    const s = await upStack({
+      agents: [{ descriptor: 'acp' }, { descriptor: 'codex' }],
+      optionVars: { HOOKMAP_CODEX_INSTRUCT: 'true' },
+      detail: (l) => detail.push(l),
+    });
     try {
       expect(s.lines).toContain('  opt-ins:  codex instruct (HOOKMAP_CODEX_INSTRUCT) on; 1 off; --verbose lists each with the variable that turns it on');
       expect(s.lines.join('\n')).not.toMatch(/HOOKMAP_ACP_CONTROL/);
@@ -61,17 +65,22 @@ describe('opt-in options', () => {
     }
   }, 30_000);
 
-  it('`hookmap up` prints every other descriptor option in effect too (an opt-in gate such as pi control): set ones by name, each under its agent with --verbose', async () => {
-    const detail: string[] = [];
-    const s = await upStack({ agents: [{ descriptor: 'pi' }], optionVars: { HOOKMAP_PI_CONTROL: 'true' }, detail: (l) => detail.push(l) });
-    try {
-      expect(s.lines).toContain('  options:  pi control=true (HOOKMAP_PI_CONTROL); 2 at their defaults; --verbose lists each');
-      const out = detail.join('\n');
-      expect(out).toMatch(/^ {4}deltas: false \(default; HOOKMAP_PI_DELTAS\): Emit the stream-shaped family/m);
-      expect(out).toMatch(/^ {4}control: true \(set; default false; HOOKMAP_PI_CONTROL\): The opt-in tool_call gate/m);
-      expect(out).toMatch(/^ {4}gate_tools: ".\*" \(default; HOOKMAP_PI_GATE_TOOLS\)/m);
-    } finally {
-      await s.done();
-    }
-  }, 30_000);
+  it(
+    '`hookmap up` prints every other descriptor option in effect too (an opt-in gate such as pi ' +
+      'control): set ones by name, each under its agent with --verbose',
+    async () => {
+      const detail: string[] = [];
+      const s = await upStack({ agents: [{ descriptor: 'pi' }], optionVars: { HOOKMAP_PI_CONTROL: 'true' }, detail: (l) => detail.push(l) });
+      try {
+        expect(s.lines).toContain('  options:  pi control=true (HOOKMAP_PI_CONTROL); 2 at their defaults; --verbose lists each');
+        const out = detail.join('\n');
+        expect(out).toMatch(/^ {4}deltas: false \(default; HOOKMAP_PI_DELTAS\): Emit the stream-shaped family/m);
+        expect(out).toMatch(/^ {4}control: true \(set; default false; HOOKMAP_PI_CONTROL\): The opt-in tool_call gate/m);
+        expect(out).toMatch(/^ {4}gate_tools: ".\*" \(default; HOOKMAP_PI_GATE_TOOLS\)/m);
+      } finally {
+        await s.done();
+      }
+    },
+    30_000,
+  );
 });

@@ -27,7 +27,14 @@ async function relayOn(port: number): Promise<{ relay: Relay; port: number; url:
   return { relay, port: bound, url, seen };
 }
 
-const pre = (call: string) => ({ hook_event_name: 'PreToolUse', session_id: 'link-s1', turn_id: 't1', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: call });
+const pre = (call: string) => ({
+  hook_event_name: 'PreToolUse',
+  session_id: 'link-s1',
+  turn_id: 't1',
+  tool_name: 'Bash',
+  tool_input: { command: 'ls' },
+  tool_use_id: call,
+});
 
 describe('relay link', () => {
   it('survives a relay restart: nothing logged meanwhile is lost, holds stay answerable', async () => {
@@ -39,7 +46,8 @@ describe('relay link', () => {
     cleanups.push(() => s.close());
     const health = async () => (await (await fetch(`${s.url}/healthz`)).json()).relay;
     await until('the relay hello', health);
-    const post = (body: unknown) => fetch(`${s.url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      fetch(`${s.url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
     await post(pre('c1'));
     await until('c1 at the relay', () => r.seen.some((e) => e.data?.tool?.call_id === 'c1'));
@@ -84,12 +92,24 @@ describe('relay link', () => {
       connections++;
       ws.on('error', () => {});
       // the relay's hello is on the wire when the daemon decides to stop
-      ws.on('message', () => ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'both', capabilities: {} }), () => { closing ??= link.close(); }));
+      ws.on('message', () =>
+        ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'both', capabilities: {} }), () => {
+          closing ??= link.close();
+        }),
+      );
     });
     await new Promise<void>((r) => wss.once('listening', () => r()));
     const log = new SessionLog(t.dir);
     cleanups.push(() => log.close());
-    const link = new RelayLink({ url: `ws://127.0.0.1:${(wss.address() as any).port}`, identity: { agent: 't', instance: 'x' }, capabilities: {}, log, cursorFile: join(t.dir, 'c.json'), onCommand: () => {}, backoffMs: { initial: 10, max: 20 } });
+    const link = new RelayLink({
+      url: `ws://127.0.0.1:${(wss.address() as any).port}`,
+      identity: { agent: 't', instance: 'x' },
+      capabilities: {},
+      log,
+      cursorFile: join(t.dir, 'c.json'),
+      onCommand: () => {},
+      backoffMs: { initial: 10, max: 20 },
+    });
     link.start();
     await until('the close', () => closing !== undefined);
     await closing;

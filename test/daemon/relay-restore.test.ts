@@ -31,7 +31,10 @@ describe('restoreFromLogs', () => {
     const lines: string[] = [];
     for (let q = 0; q < 900; q++) lines.push(JSON.stringify(ev('multi', q, { data: { note: 'é漢字😀'.repeat(60) } })));
     writeFileSync(join(dir, sessionFileName('multi')), `${lines.join('\n')}\n`);
-    writeFileSync(join(dir, '_agent.jsonl'), `${JSON.stringify({ aep: '0.1', id: 'a1', type: 'agent.heartbeat', time: '2026-01-01T00:00:00Z', source: 'aep://h/agent/test', agent: 'test' })}\n`);
+    writeFileSync(
+      join(dir, '_agent.jsonl'),
+      `${JSON.stringify({ aep: '0.1', id: 'a1', type: 'agent.heartbeat', time: '2026-01-01T00:00:00Z', source: 'aep://h/agent/test', agent: 'test' })}\n`,
+    );
     const c = core();
     const r = restoreFromLogs(c.store, (l) => c.prepare(l), [dir, join(dir, 'absent')], c.limits);
     expect(r).toMatchObject({ sessions: 1, events: 900, skipped: 0 });

@@ -19,7 +19,7 @@ describe('rule answers: options', () => {
     expect(permissiveOption(opts('deny'))).toBeUndefined();
   });
 
-  it('the agent\'s own always option, when the card offers one', () => {
+  it("the agent's own always option, when the card offers one", () => {
     expect(alwaysOption(opts('once', 'always', 'reject'))).toBe('always');
     expect(alwaysOption(opts('allow_once', 'allow_always'))).toBe('allow_always');
     expect(alwaysOption(opts('allow', 'deny'))).toBeUndefined();

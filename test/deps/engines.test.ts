@@ -10,7 +10,10 @@ import { ROOT } from '../../engine/descriptor/registry.ts';
 
 type Version = [number, number, number];
 const parse = (v: string): Version => {
-  const [a = 0, b = 0, c = 0] = v.replace(/^v/, '').split('.').map((x) => (x === 'x' || x === '*' ? 0 : Number(x)));
+  const [a = 0, b = 0, c = 0] = v
+    .replace(/^v/, '')
+    .split('.')
+    .map((x) => (x === 'x' || x === '*' ? 0 : Number(x)));
   return [a, b, c];
 };
 const cmp = (a: Version, b: Version) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
@@ -23,20 +26,34 @@ function comparator(v: Version, c: string): boolean {
   const w = parse(raw);
   const parts = raw.split('.').filter((x) => x !== 'x' && x !== '*').length;
   switch (op) {
-    case '>=': return cmp(v, w) >= 0;
-    case '>': return cmp(v, w) > 0;
-    case '<=': return parts === 1 ? v[0] <= w[0] : cmp(v, w) <= 0;
-    case '<': return cmp(v, w) < 0;
-    case '^': return v[0] === w[0] && cmp(v, w) >= 0;
-    case '~': return v[0] === w[0] && v[1] === w[1] && cmp(v, w) >= 0;
-    default: return parts === 1 ? v[0] === w[0] : parts === 2 ? v[0] === w[0] && v[1] === w[1] : cmp(v, w) === 0;
+    case '>=':
+      return cmp(v, w) >= 0;
+    case '>':
+      return cmp(v, w) > 0;
+    case '<=':
+      return parts === 1 ? v[0] <= w[0] : cmp(v, w) <= 0;
+    case '<':
+      return cmp(v, w) < 0;
+    case '^':
+      return v[0] === w[0] && cmp(v, w) >= 0;
+    case '~':
+      return v[0] === w[0] && v[1] === w[1] && cmp(v, w) >= 0;
+    default:
+      return parts === 1 ? v[0] === w[0] : parts === 2 ? v[0] === w[0] && v[1] === w[1] : cmp(v, w) === 0;
   }
 }
 
 /** An npm engines range (`a || b`, each a space-separated set of comparators, `>= 22` allowed). */
 function accepts(range: string, version: string): boolean {
   const v = parse(version);
-  return range.split('||').some((set) => (set.trim().replace(/([<>=^~])\s+/g, '$1').split(/\s+/).filter(Boolean)).every((c) => comparator(v, c)));
+  return range.split('||').some((set) =>
+    set
+      .trim()
+      .replace(/([<>=^~])\s+/g, '$1')
+      .split(/\s+/)
+      .filter(Boolean)
+      .every((c) => comparator(v, c)),
+  );
 }
 
 describe('the installed dependencies accept Node 20 (no EBADENGINE from npm ci)', () => {

@@ -20,7 +20,10 @@ const FREE = new Set([
 
 function openObjects(node: any, at: string, out: string[]): void {
   if (!node || typeof node !== 'object') return;
-  if (Array.isArray(node)) { node.forEach((n, i) => openObjects(n, `${at}/${i}`, out)); return; }
+  if (Array.isArray(node)) {
+    node.forEach((n, i) => openObjects(n, `${at}/${i}`, out));
+    return;
+  }
   const isObject = node.type === 'object' || (node.properties && !node.type);
   if (isObject && node.additionalProperties === undefined && !FREE.has(at)) out.push(at);
   if (node.additionalProperties === true && !FREE.has(at)) out.push(at);

@@ -5,4 +5,8 @@ import { join } from 'node:path';
 import { FIXTURES_DIR } from '../../engine/descriptor/registry.ts';
 
 export const INVALID_DIR = join(FIXTURES_DIR, '_invalid');
-export const invalidNames = () => readdirSync(INVALID_DIR).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, '')).sort();
+export const invalidNames = () =>
+  readdirSync(INVALID_DIR)
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => f.replace(/\.yaml$/, ''))
+    .sort();

@@ -30,7 +30,15 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 const entries = () => readdirSync(cache).filter((f) => f.endsWith('.json'));
 const prompt = { hook_event_name: 'UserPromptSubmit', session_id: 's1', transcript_path: '/t', cwd: '/p', prompt: 'hi' };
-const tool = { hook_event_name: 'PreToolUse', session_id: 's1', transcript_path: '/t', cwd: '/p', tool_name: 'Bash', tool_use_id: 'tu1', tool_input: { command: 'ls' } };
+const tool = {
+  hook_event_name: 'PreToolUse',
+  session_id: 's1',
+  transcript_path: '/t',
+  cwd: '/p',
+  tool_name: 'Bash',
+  tool_use_id: 'tu1',
+  tool_input: { command: 'ls' },
+};
 /** What a descriptor makes of two hooks, without the parts drawn fresh each time (event and run ids, times). */
 async function mapped(d: NonNullable<ReturnType<typeof loadDescriptorFile>['descriptor']>): Promise<unknown> {
   const m = new Mapper(d, { now: () => 0, host: 'h' });
@@ -61,7 +69,14 @@ describe('the validated-descriptor cache', () => {
   it('builds every shipped descriptor from its entry with the same hooks, emits, holds, commands and defaults', () => {
     cacheDescriptorsIn(cache, 'stamp-1');
     const shape = (d: NonNullable<ReturnType<typeof loadDescriptorFile>['descriptor']>) => ({
-      hooks: [...d.hooks].map(([n, h]) => [n, h.emit.map((e) => [e.type, !!e.whenExpr]), h.holds.map((x) => [x.kind, [...x.decisions.keys()]]), h.lookups.length, h.stores.length, !!h.decide]),
+      hooks: [...d.hooks].map(([n, h]) => [
+        n,
+        h.emit.map((e) => [e.type, !!e.whenExpr]),
+        h.holds.map((x) => [x.kind, [...x.decisions.keys()]]),
+        h.lookups.length,
+        h.stores.length,
+        !!h.decide,
+      ]),
       commands: [...d.commands.keys()],
       vars: d.vars.map(([k]) => k),
       config: d.config,
@@ -97,7 +112,13 @@ describe('the validated-descriptor cache', () => {
     const [name] = entries();
     const good = JSON.parse(readFileSync(join(cache, name), 'utf8'));
     const truncated = { ...good, value: { vendor: 'claude-code' } };
-    for (const junk of ['', '{not json', JSON.stringify({ ...good, value: [1] }), JSON.stringify(truncated), JSON.stringify({ ...good, format: 'descriptor-validated/0' })]) {
+    for (const junk of [
+      '',
+      '{not json',
+      JSON.stringify({ ...good, value: [1] }),
+      JSON.stringify(truncated),
+      JSON.stringify({ ...good, format: 'descriptor-validated/0' }),
+    ]) {
       writeFileSync(join(cache, name), junk);
       const before = pendingCompiles();
       const r = loadDescriptorFile(file);

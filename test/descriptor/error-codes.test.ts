@@ -30,7 +30,9 @@ describe('error codes', () => {
   });
   it('docs/errors.md names every corpus case, and only corpus cases', () => {
     const named = new Set([...doc.matchAll(/Fixtures?:([^#]*?)(?:\n\n|$)/g)].flatMap((m) => [...m[1].matchAll(/`([a-z0-9-]+)`/g)].map((x) => x[1])));
-    const corpus = readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, ''));
+    const corpus = readdirSync(dir)
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => f.replace(/\.yaml$/, ''));
     expect([...named].filter((n) => !corpus.includes(n))).toEqual([]);
     expect(corpus.filter((n) => !named.has(n))).toEqual([]);
   });

@@ -11,7 +11,6 @@ import { checkTarget } from '../../engine/check/targets.ts';
 import { ERROR_CODES, formatError } from '../../engine/descriptor/errors.ts';
 import { INVALID_DIR, invalidNames } from './corpus.ts';
 
-
 /** Cases that show several problems reported in one run; every other case gives exactly one located, coded error. */
 const MANY = new Set(['several-errors', 'every-phase']);
 
@@ -32,7 +31,9 @@ describe('fixtures/_invalid', () => {
   }
 
   it('every expect file has its descriptor', () => {
-    const expects = readdirSync(INVALID_DIR).filter((f) => f.endsWith('.expect.txt')).map((f) => f.replace(/\.expect\.txt$/, ''));
+    const expects = readdirSync(INVALID_DIR)
+      .filter((f) => f.endsWith('.expect.txt'))
+      .map((f) => f.replace(/\.expect\.txt$/, ''));
     expect(expects.sort()).toEqual(invalidNames());
   });
 });

@@ -31,30 +31,99 @@ ${top}`;
 const errorsOf = (text: string) => compileDescriptor('t.yaml', text).errors.map(formatError);
 
 const ok: { name: string; hook: string; top?: string }[] = [
-  { name: 'engine bindings of an emit', hook: '    emit:\n      - { type: tool.requested, subject: =$hook & $agent & $session, cause: =$previous, data: { tool: =$tool } }' },
-  { name: 'lambda parameters and := bindings', hook: '    emit:\n      - { type: tool.requested, data: { tool: { name: "=($n := 1; $f := function($x){ $x > 0 ? $f($x - 1) : $string($n) }; $f(2))" } } }' },
-  { name: 'path variables @$ and #$', hook: '    emit:\n      - { type: tool.requested, data: { tool: { name: "=$join(items@$it#$i.($string($i) & $it.name), \\",\\")" } } }' },
+  {
+    name: 'engine bindings of an emit',
+    hook: '    emit:\n      - { type: tool.requested, subject: =$hook & $agent & $session, cause: =$previous, data: { tool: =$tool } }',
+  },
+  {
+    name: 'lambda parameters and := bindings',
+    hook: '    emit:\n      - { type: tool.requested, data: { tool: { name: "=($n := 1; $f := function($x){ $x > 0 ? $f($x - 1) : $string($n) }; $f(2))" } } }',
+  },
+  {
+    name: 'path variables @$ and #$',
+    hook: '    emit:\n      - { type: tool.requested, data: { tool: { name: "=$join(items@$it#$i.($string($i) & $it.name), \\",\\")" } } }',
+  },
   { name: 'a built-in as a value', hook: '    emit:\n      - { type: tool.requested, data: { tool: { name: "=$join($map(xs, $string), \\",\\")" } } }' },
-  { name: 'the ~> operator counts its left side', hook: '    emit:\n      - { type: tool.requested, data: { tool: { name: "=tool_name ~> $substring(1)" } } }' },
-  { name: 'decision bindings in decisions', hook: '    emit: []\n    hold: { kind: permission, decisions: { text: { message: =$text, option: =$option, tool: =$tool } } }' },
-  { name: 'lookups are visible after them', hook: '    lookup: [{ table: t, key: =tool_use_id, as: pending }]\n    emit:\n      - { type: tool.completed, cause: =$pending, data: { tool: =$tool } }\n    store: [{ table: t, key: =tool_use_id, value: =$event_id }]' },
+  {
+    name: 'the ~> operator counts its left side',
+    hook: '    emit:\n      - { type: tool.requested, data: { tool: { name: "=tool_name ~> $substring(1)" } } }',
+  },
+  {
+    name: 'decision bindings in decisions',
+    hook: '    emit: []\n    hold: { kind: permission, decisions: { text: { message: =$text, option: =$option, tool: =$tool } } }',
+  },
+  {
+    name: 'lookups are visible after them',
+    hook:
+      '    lookup: [{ table: t, key: =tool_use_id, as: pending }]\n    emit:\n      - { type: ' +
+      'tool.completed, cause: =$pending, data: { tool: =$tool } }\n    store: [{ table: t, key: ' +
+      '=tool_use_id, value: =$event_id }]',
+  },
   { name: 'a declared config key', hook: '    emit:\n      - { type: tool.requested, when: =$config.gate, data: { tool: =$tool } }' },
   { name: 'a gated extension field', hook: '    emit:\n      - { type: tool.requested, data: { tool: =$tool, origin: =o }, gates: { origin: metadata } }' },
 ];
 
 const bad: { name: string; hook: string; top?: string; want: RegExp }[] = [
-  { name: 'a misspelt function', hook: '    emit:\n      - { type: tool.requested, data: { tool: { name: "=$isstrng(tool_name) ? tool_name : \\"x\\"" } } }', want: /^t\.yaml:11:\d+ unknown-function: hooks\.A\.emit\[0\]\.data\.tool\.name: `\$isstrng` is not a function\. Did you mean `\$isstring`\?/ },
-  { name: 'a misspelt binding', hook: '    emit:\n      - { type: tool.requested, cause: =$previos, data: { tool: =$tool } }', want: /^t\.yaml:11:\d+ unknown-variable: hooks\.A\.emit\[0\]\.cause: `\$previos` is not bound here\. Did you mean `\$previous`\? Bound here: / },
-  { name: 'a binding of another position', hook: '    emit:\n      - { type: tool.requested, subject: =$text, data: { tool: =$tool } }', want: /unknown-variable: hooks\.A\.emit\[0\]\.subject: `\$text` is not bound here \(`\$text` is bound in a hold decision or outcome, a `decide` entry \(`when`, `reply`\), not in an emit\)/ },
-  { name: 'too few arguments', hook: '    emit:\n      - { type: tool.requested, data: { tool: { name: =$substring() } } }', want: /function-arity: hooks\.A\.emit\[0\]\.data\.tool\.name: `\$substring` takes 2 to 3 arguments \(in a path the first may be left out: the context value is used\), given 0 \(JSONata signature <s-nn\?:s>\)/ },
-  { name: 'too many arguments to an engine function', hook: '    emit:\n      - { type: tool.requested, data: { tool: { name: "=$snake(a, b)" } } }', want: /function-arity: .*`\$snake` takes 1 argument, given 2/ },
-  { name: 'a value called as a function', hook: '    emit:\n      - { type: tool.requested, data: { tool: { name: "=$hook()" } } }', want: /unknown-function: .*`\$hook` is not a function \(`\$hook` is a value here, not a function\)/ },
-  { name: 'an undeclared config key', hook: '    emit:\n      - { type: tool.requested, when: =$config.gat, data: { tool: =$tool } }', want: /unknown-field: hooks\.A\.emit\[0\]\.when: `\$config\.gat`: the descriptor's `config` has no key `gat`\. Did you mean `gate`\?/ },
-  { name: 'a misspelt data key', hook: '    emit:\n      - { type: tool.completed, data: { tool: =$tool, reslt: 1 } }', want: /^t\.yaml:11:\d+ unknown-field: hooks\.A\.emit\[0\]\.data\.reslt: `reslt` is not a field of tool\.completed's payload\. Did you mean `result`\?/ },
-  { name: 'a misspelt key inside an expression constructor', hook: '    emit:\n      - { type: tool.completed, data: "={ \\"tool\\": $tool, \\"reslt\\": 1 }" }', want: /unknown-field: hooks\.A\.emit\[0\]\.data: `reslt` is not a field of tool\.completed's payload\. Did you mean `result`\?/ },
-  { name: 'a nested unknown key', hook: '    emit:\n      - { type: tool.completed, data: { tool: { name: x, cal_id: =c } } }', want: /unknown-field: hooks\.A\.emit\[0\]\.data\.tool\.cal_id: `cal_id` is not a field of `tool` of tool\.completed\. Did you mean `call_id`\?/ },
-  { name: 'a literal outside the enum', hook: '    emit:\n      - { type: attention.requested, data: { kind: permision, prompt: p } }', want: /payload-rejected: hooks\.A\.emit\[0\]\.data\.kind: "permision" is not a valid `kind` of attention\.requested\. Did you mean `permission`\? One of: / },
-  { name: 'a literal of the wrong JSON type', hook: '    emit:\n      - { type: tool.completed, data: { tool: =$tool, duration_ms: soon } }', want: /payload-rejected: hooks\.A\.emit\[0\]\.data\.duration_ms: tool\.completed wants an integer at `duration_ms`, the rule writes a string \("soon"\)/ },
+  {
+    name: 'a misspelt function',
+    hook: '    emit:\n      - { type: tool.requested, data: { tool: { name: "=$isstrng(tool_name) ? tool_name : \\"x\\"" } } }',
+    want: /^t\.yaml:11:\d+ unknown-function: hooks\.A\.emit\[0\]\.data\.tool\.name: `\$isstrng` is not a function\. Did you mean `\$isstring`\?/,
+  },
+  {
+    name: 'a misspelt binding',
+    hook: '    emit:\n      - { type: tool.requested, cause: =$previos, data: { tool: =$tool } }',
+    want: /^t\.yaml:11:\d+ unknown-variable: hooks\.A\.emit\[0\]\.cause: `\$previos` is not bound here\. Did you mean `\$previous`\? Bound here: /,
+  },
+  {
+    name: 'a binding of another position',
+    hook: '    emit:\n      - { type: tool.requested, subject: =$text, data: { tool: =$tool } }',
+    want: /unknown-variable: hooks\.A\.emit\[0\]\.subject: `\$text` is not bound here \(`\$text` is bound in a hold decision or outcome, a `decide` entry \(`when`, `reply`\), not in an emit\)/,
+  },
+  {
+    name: 'too few arguments',
+    hook: '    emit:\n      - { type: tool.requested, data: { tool: { name: =$substring() } } }',
+    want: /function-arity: hooks\.A\.emit\[0\]\.data\.tool\.name: `\$substring` takes 2 to 3 arguments \(in a path the first may be left out: the context value is used\), given 0 \(JSONata signature <s-nn\?:s>\)/,
+  },
+  {
+    name: 'too many arguments to an engine function',
+    hook: '    emit:\n      - { type: tool.requested, data: { tool: { name: "=$snake(a, b)" } } }',
+    want: /function-arity: .*`\$snake` takes 1 argument, given 2/,
+  },
+  {
+    name: 'a value called as a function',
+    hook: '    emit:\n      - { type: tool.requested, data: { tool: { name: "=$hook()" } } }',
+    want: /unknown-function: .*`\$hook` is not a function \(`\$hook` is a value here, not a function\)/,
+  },
+  {
+    name: 'an undeclared config key',
+    hook: '    emit:\n      - { type: tool.requested, when: =$config.gat, data: { tool: =$tool } }',
+    want: /unknown-field: hooks\.A\.emit\[0\]\.when: `\$config\.gat`: the descriptor's `config` has no key `gat`\. Did you mean `gate`\?/,
+  },
+  {
+    name: 'a misspelt data key',
+    hook: '    emit:\n      - { type: tool.completed, data: { tool: =$tool, reslt: 1 } }',
+    want: /^t\.yaml:11:\d+ unknown-field: hooks\.A\.emit\[0\]\.data\.reslt: `reslt` is not a field of tool\.completed's payload\. Did you mean `result`\?/,
+  },
+  {
+    name: 'a misspelt key inside an expression constructor',
+    hook: '    emit:\n      - { type: tool.completed, data: "={ \\"tool\\": $tool, \\"reslt\\": 1 }" }',
+    want: /unknown-field: hooks\.A\.emit\[0\]\.data: `reslt` is not a field of tool\.completed's payload\. Did you mean `result`\?/,
+  },
+  {
+    name: 'a nested unknown key',
+    hook: '    emit:\n      - { type: tool.completed, data: { tool: { name: x, cal_id: =c } } }',
+    want: /unknown-field: hooks\.A\.emit\[0\]\.data\.tool\.cal_id: `cal_id` is not a field of `tool` of tool\.completed\. Did you mean `call_id`\?/,
+  },
+  {
+    name: 'a literal outside the enum',
+    hook: '    emit:\n      - { type: attention.requested, data: { kind: permision, prompt: p } }',
+    want: /payload-rejected: hooks\.A\.emit\[0\]\.data\.kind: "permision" is not a valid `kind` of attention\.requested\. Did you mean `permission`\? One of: /,
+  },
+  {
+    name: 'a literal of the wrong JSON type',
+    hook: '    emit:\n      - { type: tool.completed, data: { tool: =$tool, duration_ms: soon } }',
+    want: /payload-rejected: hooks\.A\.emit\[0\]\.data\.duration_ms: tool\.completed wants an integer at `duration_ms`, the rule writes a string \("soon"\)/,
+  },
 ];
 
 describe('names and fields that resolve', () => {

@@ -24,9 +24,19 @@ import { loadPolicyFile } from '../../engine/policy/policy.ts';
 import { parsePriceFile } from '../../engine/usage/prices.ts';
 import { runCli } from '../helpers/cli.ts';
 
-interface Block { file: string; line: number; lang: string; body: string }
+interface Block {
+  file: string;
+  line: number;
+  lang: string;
+  body: string;
+}
 
-const FILES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const FILES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 function blocks(): Block[] {
   const out: Block[] = [];
@@ -43,7 +53,10 @@ const tmp = mkdtempSync(join(tmpdir(), 'hookmap-doc-examples-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** What a descriptor fragment is compiled inside (it names no vendor of its own). */
-const SKELETON = 'vendor: demo\nname: Demo\nsurface: { kind: command-hook, pin: docs, hook_name: =hook_event_name }\nidentity: { session: =session_id }\nreplies: { neutral: "" }\ncapabilities: {}\nposture: observe-only\n';
+const SKELETON =
+  'vendor: demo\nname: Demo\nsurface: { kind: command-hook, pin: docs, hook_name: ' +
+  '=hook_event_name }\nidentity: { session: =session_id }\nreplies: { neutral: "" ' +
+  '}\ncapabilities: {}\nposture: observe-only\n';
 
 type YamlKind = 'descriptor' | 'descriptor fragment' | 'policy' | 'up config' | 'prices' | 'foreign';
 function yamlKind(b: Block): YamlKind | undefined {
@@ -86,12 +99,18 @@ describe('documented YAML examples', () => {
 
 /** A documented error line, and a descriptor (beside the skeleton's keys) that produces it. */
 const ERROR_EXAMPLES: Record<string, string> = {
-  'unknown-function': 'hooks:\n  PreToolUse:\n    emit:\n      - type: tool.requested\n        subject: =tool_name\n        data: { tool: { name: =$isstrng(tool_name) } }\n',
+  'unknown-function':
+    'hooks:\n  PreToolUse:\n    emit:\n      - type: tool.requested\n        subject: =tool_name\n        data: { tool: { name: =$isstrng(tool_name) } }\n',
   'unmarked-expression': 'hooks:\n  Prompt:\n    emit:\n      - type: run.started\n        data: { trigger: \'"user"\' }\n',
 };
 
 describe('documented error lines', () => {
-  const lines = ALL.filter((b) => b.lang === '').flatMap((b) => b.body.split('\n').filter((l) => /^vendors\/x\.yaml:\d+:\d+ [a-z-]+: /.test(l)).map((l) => ({ b, l })));
+  const lines = ALL.filter((b) => b.lang === '').flatMap((b) =>
+    b.body
+      .split('\n')
+      .filter((l) => /^vendors\/x\.yaml:\d+:\d+ [a-z-]+: /.test(l))
+      .map((l) => ({ b, l })),
+  );
   it('there are some', () => expect(lines.length).toBeGreaterThanOrEqual(2));
   for (const { b, l } of lines) {
     const [, code, rest] = /^vendors\/x\.yaml:\d+:\d+ ([a-z-]+): (.*)$/.exec(l)!;
@@ -108,7 +127,13 @@ describe('documented error lines', () => {
   }
 });
 
-interface CommandLine { b: Block; line: string; argv: string[]; env: Record<string, string>; stdin?: string }
+interface CommandLine {
+  b: Block;
+  line: string;
+  argv: string[];
+  env: Record<string, string>;
+  stdin?: string;
+}
 
 /** `hookmap ...` command lines of the sh blocks: comments dropped, continuations joined, `echo '...' |` read as stdin. */
 function commandLines(): CommandLine[] {
@@ -121,10 +146,16 @@ function commandLines(): CommandLine[] {
       let rest = line;
       let stdin: string | undefined;
       const echo = /^echo '([^']*)'\s*\|\s*(.*)$/.exec(rest);
-      if (echo) { stdin = `${echo[1]}\n`; rest = echo[2]; }
+      if (echo) {
+        stdin = `${echo[1]}\n`;
+        rest = echo[2];
+      }
       const env: Record<string, string> = {};
       let m: RegExpExecArray | null;
-      while ((m = /^([A-Z_]+)=(\S+) (.*)$/.exec(rest))) { env[m[1]] = m[2]; rest = m[3]; }
+      while ((m = /^([A-Z_]+)=(\S+) (.*)$/.exec(rest))) {
+        env[m[1]] = m[2];
+        rest = m[3];
+      }
       const argv = (rest.match(/"[^"]*"|'[^']*'|\S+/g) ?? []).map((a) => a.replace(/^["']|["']$/g, ''));
       expect(argv[0], `${at(b)}: ${line}`).toBe('hookmap');
       out.push({ b, line, argv: argv.slice(1), env, stdin });
@@ -135,11 +166,42 @@ function commandLines(): CommandLine[] {
 
 /** Command lines that run here, offline (what their output must say). */
 const OFFLINE: { match: RegExp; expect: (r: { code: number | null; stdout: string; stderr: string }) => void }[] = [
-  { match: /^map codex$/, expect: (r) => { expect(r.code).toBe(0); expect(JSON.parse(r.stdout.trim()).events.map((e: { type: string }) => e.type)).toEqual(['tool.requested']); } },
-  { match: /^map codex-otel$/, expect: (r) => { expect(r.code).toBe(0); expect(JSON.parse(r.stdout.trim()).events.map((e: { type: string; data: { success?: boolean } }) => `${e.type} ${e.data.success}`)).toEqual(['x.codex.otel.tool_result false']); } },
-  { match: /^map codex-otel --set primary=true$/, expect: (r) => { expect(r.code).toBe(0); expect(JSON.parse(r.stdout.trim()).events.map((e: { type: string }) => e.type)).toEqual(['tool.failed']); } },
-  { match: /^policy check policy\.yaml$/, expect: (r) => { expect(r.code).toBe(0); expect(r.stdout).toMatch(/ok: \d+ rules/); } },
-  { match: /^setup \S+ --dry-run$/, expect: (r) => { expect(r.code).toBe(0); } },
+  {
+    match: /^map codex$/,
+    expect: (r) => {
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout.trim()).events.map((e: { type: string }) => e.type)).toEqual(['tool.requested']);
+    },
+  },
+  {
+    match: /^map codex-otel$/,
+    expect: (r) => {
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout.trim()).events.map((e: { type: string; data: { success?: boolean } }) => `${e.type} ${e.data.success}`)).toEqual([
+        'x.codex.otel.tool_result false',
+      ]);
+    },
+  },
+  {
+    match: /^map codex-otel --set primary=true$/,
+    expect: (r) => {
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout.trim()).events.map((e: { type: string }) => e.type)).toEqual(['tool.failed']);
+    },
+  },
+  {
+    match: /^policy check policy\.yaml$/,
+    expect: (r) => {
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/ok: \d+ rules/);
+    },
+  },
+  {
+    match: /^setup \S+ --dry-run$/,
+    expect: (r) => {
+      expect(r.code).toBe(0);
+    },
+  },
 ];
 
 describe('documented CLI examples', () => {
@@ -154,7 +216,8 @@ describe('documented CLI examples', () => {
       expect(entry, `hookmap ${c.argv[0]} is a command`).toBeDefined();
       // every flag the example passes is one the command documents
       const help = commandHelp(entry!);
-      for (const flag of c.argv.filter((a) => /^--[a-z]/.test(a)).map((a) => a.replace(/=.*$/, ''))) expect(help, `hookmap ${c.argv[0]} --help names ${flag}`).toContain(flag);
+      for (const flag of c.argv.filter((a) => /^--[a-z]/.test(a)).map((a) => a.replace(/=.*$/, '')))
+        expect(help, `hookmap ${c.argv[0]} --help names ${flag}`).toContain(flag);
       if (!offline) return;
       const cwd = mkdtempSync(join(tmp, 'cli-'));
       writeFileSync(join(cwd, 'policy.yaml'), policy);

@@ -37,7 +37,14 @@ describe('docs/reference/fixtures.md', () => {
   });
 
   it('renders if/then parts with their required keys and properties', () => {
-    const md = schemaReference({ type: 'object', properties: { shim: { enum: ['sh', 'plugin'] } }, allOf: [{ if: { properties: { shim: { const: 'plugin' } } }, then: { required: ['hook', 'expect'], properties: { hook: { type: 'string' } } } }] }, 'case');
+    const md = schemaReference(
+      {
+        type: 'object',
+        properties: { shim: { enum: ['sh', 'plugin'] } },
+        allOf: [{ if: { properties: { shim: { const: 'plugin' } } }, then: { required: ['hook', 'expect'], properties: { hook: { type: 'string' } } } }],
+      },
+      'case',
+    );
     expect(md).toContain('- when `shim` is `plugin`: requires `hook`, `expect`; `hook`: string');
   });
 });

@@ -62,7 +62,10 @@ describe('hookmap doctor: dead-letter files', () => {
     d.connectRelay(url, TOKEN);
     cleanups.push(() => d.close());
     await until('the relay hello', () => d.relayReady);
-    await d.handle({ hook: 'UserPromptSubmit', payload: { hook_event_name: 'UserPromptSubmit', session_id: 'dl-1', turn_id: 't1', prompt: 'p'.repeat(200_000) } });
+    await d.handle({
+      hook: 'UserPromptSubmit',
+      payload: { hook_event_name: 'UserPromptSubmit', session_id: 'dl-1', turn_id: 't1', prompt: 'p'.repeat(200_000) },
+    });
     const file = join(logDir, DEAD_LETTER_FILE);
     const rec = await until('the dead-letter record', () => {
       try {
@@ -75,7 +78,10 @@ describe('hookmap doctor: dead-letter files', () => {
     const r = await doctor(env, dir);
     const [f] = about(r, file);
     expect(f.status).toBe('warn');
-    expect(f.message).toBe(`${file}: 1 event the relay refused, set aside (still in the session logs, never seen on the stream); newest ${rec.time} over-frame-limit (run.started ${rec.id})`);
+    expect(f.message).toBe(
+      `${file}: 1 event the relay refused, set aside (still in the session logs, never seen on ` +
+        `the stream); newest ${rec.time} over-frame-limit (run.started ${rec.id})`,
+    );
     expect(f.fix).toMatch(/^the event is larger than the relay's frame limit: lower the agent's capture ceiling/);
     expect(f.fix).toContain(`move ${file} away`);
     expect(r.healthy).toBe(true); // the events are in the session logs: worth a look, nothing lost
@@ -83,13 +89,14 @@ describe('hookmap doctor: dead-letter files', () => {
     expect(renderReport(r)).toContain(`[WARN] ${file}: 1 event the relay refused`);
   }, 30_000);
 
-  it('reports each agent\'s file: line counts, the newest record\'s own code or the relay\'s, a torn last line', async () => {
+  it("reports each agent's file: line counts, the newest record's own code or the relay's, a torn last line", async () => {
     const { env, dir, logs } = home();
     const a = join(logs, 'claude-code', DEAD_LETTER_FILE);
     const b = join(logs, 'codex', DEAD_LETTER_FILE);
     const c = join(logs, 'gemini-cli', DEAD_LETTER_FILE);
     for (const p of [a, b, c]) mkdirSync(join(p, '..'), { recursive: true });
-    const rec = (time: string, reason: string, extra: Record<string, unknown> = {}) => `${JSON.stringify({ time, reason, bytes: 10, file: 's.jsonl', offset: 0, id: `id-${time.slice(11, 19)}`, type: 'tool.called', line: '{}', ...extra })}\n`;
+    const rec = (time: string, reason: string, extra: Record<string, unknown> = {}) =>
+      `${JSON.stringify({ time, reason, bytes: 10, file: 's.jsonl', offset: 0, id: `id-${time.slice(11, 19)}`, type: 'tool.called', line: '{}', ...extra })}\n`;
     appendFileSync(a, rec('2026-11-30T10:00:00.000Z', "70000 bytes exceed the relay's frame limit (65536 bytes)"));
     appendFileSync(a, rec('2026-11-30T11:00:00.000Z', 'refused by the relay: invalid-event: data.tool: must be string'));
     appendFileSync(b, rec('2026-11-30T09:00:00.000Z', 'whatever the relay said', { code: 'queue-full' }));

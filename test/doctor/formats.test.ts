@@ -16,7 +16,13 @@ let n = 0;
 
 function sandbox() {
   const dir = join(root, String(n++));
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: join(dir, 'home'), HOOKMAP_HOME: join(dir, 'hm'), KIMI_CODE_HOME: join(dir, 'kimi'), HERMES_HOME: join(dir, 'hermes') };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: join(dir, 'home'),
+    HOOKMAP_HOME: join(dir, 'hm'),
+    KIMI_CODE_HOME: join(dir, 'kimi'),
+    HERMES_HOME: join(dir, 'hermes'),
+  };
   mkdirSync(env.HOME!, { recursive: true });
   const proj = join(dir, 'proj');
   mkdirSync(proj, { recursive: true });
@@ -31,7 +37,10 @@ function setup(agent: string, env: NodeJS.ProcessEnv, proj: string, o: Partial<S
 }
 
 const messages = (r: Awaited<ReturnType<typeof runDoctor>>, status: string, subject?: string) =>
-  r.findings.filter((f) => f.status === status && (!subject || f.subject === subject)).map((f) => f.message).join('\n');
+  r.findings
+    .filter((f) => f.status === status && (!subject || f.subject === subject))
+    .map((f) => f.message)
+    .join('\n');
 
 // [agent, scope, what doctor says when it is wired well]
 const WIRED: [string, 'user' | 'project', RegExp][] = [
@@ -74,7 +83,10 @@ describe('hookmap doctor: every format', () => {
     const hermes = setup('hermes', env, proj);
     const hermesShim = join(env.HOOKMAP_HOME!, 'shims', 'hermes.sh');
     writeFileSync(hermesShim, readFileSync(hermesShim, 'utf8').replace(/descriptor=\w+/, 'descriptor=0123'));
-    writeFileSync(hermes.configPath, readFileSync(hermes.configPath, 'utf8').replace(/(  on_session_start:\n)(    - command: .*\n      timeout: 60\n)/, '$1$2$2'));
+    writeFileSync(
+      hermes.configPath,
+      readFileSync(hermes.configPath, 'utf8').replace(/(  on_session_start:\n)(    - command: .*\n      timeout: 60\n)/, '$1$2$2'),
+    );
     const vs = setup('vscode', env, proj, { scope: 'project' });
     const doc = JSON.parse(readFileSync(vs.configPath, 'utf8'));
     doc.hooks.Stop.push({ type: 'command', command: 'other-product notify' });

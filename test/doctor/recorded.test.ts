@@ -35,7 +35,9 @@ describe('doctor checks every wiring setup recorded', () => {
       const s = w.cli(['setup', 'claude-code', '--project', '--dir', w.project]);
       expect(s.code).toBe(0);
       const recorded = JSON.parse(readFileSync(join(w.env.HOOKMAP_HOME!, 'wirings.json'), 'utf8')).wirings;
-      expect(recorded).toEqual([expect.objectContaining({ agent: 'claude-code', scope: 'project', dir: w.project, path: join(w.project, '.claude', 'settings.json') })]);
+      expect(recorded).toEqual([
+        expect.objectContaining({ agent: 'claude-code', scope: 'project', dir: w.project, path: join(w.project, '.claude', 'settings.json') }),
+      ]);
       const d = w.cli(['doctor', 'claude-code'], w.elsewhere, { HOOKMAP_URL: daemon.url });
       expect(d.out).toMatch(/project .*my project\/\.claude\/settings\.json: \d+\/\d+ hooks wired/);
       expect(d.out).not.toMatch(/not wired/);
@@ -71,7 +73,11 @@ describe('a damaged wirings.json', () => {
     const w = world();
     mkdirSync(w.env.HOOKMAP_HOME!, { recursive: true });
     const file = join(w.env.HOOKMAP_HOME!, 'wirings.json');
-    for (const junk of ['{not json', '{"wirings": 7}', JSON.stringify({ wirings: [{ agent: 'claude-code', scope: 'root', path: '/etc/passwd', at: 'x' }, null, 5] })]) {
+    for (const junk of [
+      '{not json',
+      '{"wirings": 7}',
+      JSON.stringify({ wirings: [{ agent: 'claude-code', scope: 'root', path: '/etc/passwd', at: 'x' }, null, 5] }),
+    ]) {
       writeFileSync(file, junk);
       const d = w.cli(['doctor', 'claude-code']);
       expect(d.out).toMatch(/not wired/);
@@ -86,9 +92,14 @@ describe('doctor reports hooks that failed open', () => {
   it('warns with the count, the agents and the time span, and says what the last up start reported', () => {
     const w = world();
     mkdirSync(w.env.HOOKMAP_HOME!, { recursive: true });
-    writeFileSync(join(w.env.HOOKMAP_HOME!, 'failed-open.log'), '2026-12-01T09:02:00Z\tclaude-code\tSessionStart\tdown\n2026-12-01T09:40:00Z\tclaude-code\tStop\tdown\n');
+    writeFileSync(
+      join(w.env.HOOKMAP_HOME!, 'failed-open.log'),
+      '2026-12-01T09:02:00Z\tclaude-code\tSessionStart\tdown\n2026-12-01T09:40:00Z\tclaude-code\tStop\tdown\n',
+    );
     const d = w.cli(['doctor', 'claude-code']);
-    expect(d.out).toMatch(/hooks that got no answer from hookmap: 2 hooks \(claude-code 2\) between 2026-12-01T09:02:00Z and 2026-12-01T09:40:00Z: nothing listening/);
+    expect(d.out).toMatch(
+      /hooks that got no answer from hookmap: 2 hooks \(claude-code 2\) between 2026-12-01T09:02:00Z and 2026-12-01T09:40:00Z: nothing listening/,
+    );
     writeFileSync(join(w.env.HOOKMAP_HOME!, 'failed-open.seen.log'), readFileSync(join(w.env.HOOKMAP_HOME!, 'failed-open.log')));
     rmSync(join(w.env.HOOKMAP_HOME!, 'failed-open.log'));
     const after = w.cli(['doctor', 'claude-code']);

@@ -27,7 +27,15 @@ describe('hookmap doctor: what a Node shim registration runs', () => {
     const launcher = launcherArgv(env)[0];
     writeFileSync(p.configPath, readFileSync(p.configPath, 'utf8').replaceAll(`${launcher} hook`, `${process.execPath} ${BIN} hook`));
     const f = await launcherFindings(env, dir);
-    expect(f).toEqual([expect.objectContaining({ status: 'warn', message: expect.stringMatching(/the Node shim runs .*bin\/hookmap\.mjs \(a path into a checkout or package, which an upgrade or a move breaks\); setup now writes the launcher .*\/bin\/hookmap$/), fix: 'hookmap setup claude-code --user --shim node' })]);
+    expect(f).toEqual([
+      expect.objectContaining({
+        status: 'warn',
+        message: expect.stringMatching(
+          /the Node shim runs .*bin\/hookmap\.mjs \(a path into a checkout or package, which an upgrade or a move breaks\); setup now writes the launcher .*\/bin\/hookmap$/,
+        ),
+        fix: 'hookmap setup claude-code --user --shim node',
+      }),
+    ]);
   });
 
   it('a launcher that is gone is a problem (every firing fails)', async () => {
@@ -35,6 +43,11 @@ describe('hookmap doctor: what a Node shim registration runs', () => {
     setup('claude-code', env, { shim: 'node' });
     rmSync(launcherArgv(env)[0]);
     const f = await launcherFindings(env, dir);
-    expect(f).toEqual([expect.objectContaining({ status: 'problem', message: expect.stringMatching(/bin\/hookmap, which does not exist: the agent's hook fails on every firing/) })]);
+    expect(f).toEqual([
+      expect.objectContaining({
+        status: 'problem',
+        message: expect.stringMatching(/bin\/hookmap, which does not exist: the agent's hook fails on every firing/),
+      }),
+    ]);
   });
 });

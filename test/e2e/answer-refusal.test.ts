@@ -14,7 +14,14 @@ let s: UpStack;
 let up: UpStack['up'];
 
 beforeAll(async () => {
-  s = await upStack({ prefix: 'hookmap-answer-', hello: true, agents: [{ descriptor: 'codex', attentionTimeoutMs: 30_000 }, { descriptor: 'claude-code', attentionTimeoutMs: 300 }] });
+  s = await upStack({
+    prefix: 'hookmap-answer-',
+    hello: true,
+    agents: [
+      { descriptor: 'codex', attentionTimeoutMs: 30_000 },
+      { descriptor: 'claude-code', attentionTimeoutMs: 300 },
+    ],
+  });
   ({ up, token: TOKEN } = s);
 }, 30_000);
 
@@ -30,11 +37,22 @@ function capture(): string[] {
   return lines;
 }
 
-const request = (agent: string, session: string) => until(`${agent}'s attention.requested`, () => readLogs(join(s.logDir, agent)).find((e) => e.type === 'attention.requested' && e.session === session));
+const request = (agent: string, session: string) =>
+  until(`${agent}'s attention.requested`, () => readLogs(join(s.logDir, agent)).find((e) => e.type === 'attention.requested' && e.session === session));
 
 describe('hookmap answer, too late', () => {
   it('says "already answered" and exits 3 for a second answer', async () => {
-    const held = fetch(`${up.url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: 'late-1', turn_id: 't1', tool_name: 'Bash', tool_input: { command: 'rm -rf build' } }) });
+    const held = fetch(`${up.url}/hooks/codex`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        hook_event_name: 'PermissionRequest',
+        session_id: 'late-1',
+        turn_id: 't1',
+        tool_name: 'Bash',
+        tool_input: { command: 'rm -rf build' },
+      }),
+    });
     const req = await request('codex', 'late-1');
     capture();
     expect(await answer([req.id, '--allow', '--url', up.url, '--token', TOKEN])).toBe(0);
@@ -47,7 +65,11 @@ describe('hookmap answer, too late', () => {
   });
 
   it('says "timed out" and exits 4 for an answer after the window', async () => {
-    const reply = await fetch(`${up.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: 'late-2', tool_name: 'Bash', tool_input: { command: 'rm -rf build' } }) });
+    const reply = await fetch(`${up.url}/hooks/claude-code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: 'late-2', tool_name: 'Bash', tool_input: { command: 'rm -rf build' } }),
+    });
     expect(reply.status).toBe(200); // the hold failed open after 300 ms
     const req = await request('claude-code', 'late-2');
     await until('the timeout', () => readLogs(join(s.logDir, 'claude-code')).some((e) => e.type === 'attention.timeout' && e.subject === req.id));

@@ -62,7 +62,11 @@ async function cli(fn: (argv: string[]) => Promise<number>, argv: string[]): Pro
 
 const ep = () => ['--url', up.url, '--token', TOKEN];
 const hook = async (session: string, name: string, extra: Record<string, unknown> = {}) => {
-  const r = await fetch(`${up.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: name, session_id: session, transcript_path: '/tmp/t.jsonl', cwd: '/w', permission_mode: 'default', ...extra }) });
+  const r = await fetch(`${up.url}/hooks/claude-code`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ hook_event_name: name, session_id: session, transcript_path: '/tmp/t.jsonl', cwd: '/w', permission_mode: 'default', ...extra }),
+  });
   return r.text();
 };
 const pre = (s: string) => hook(s, 'PreToolUse', { tool_name: 'Bash', tool_input: { command: 'sleep 5' }, tool_use_id: 't1' });

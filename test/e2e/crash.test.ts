@@ -38,10 +38,14 @@ function serveChild(relayUrl: string): Promise<{ child: ChildProcess; url: strin
 }
 
 function serveChildIn(relayUrl: string, logDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/hookmap.mjs'), 'serve', 'codex', '--port', '0', '--relay', relayUrl, '--token', TOKEN, '--log-dir', logDir], {
-    env: { ...process.env, HOOKMAP_HOME: tmp.dir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'bin/hookmap.mjs'), 'serve', 'codex', '--port', '0', '--relay', relayUrl, '--token', TOKEN, '--log-dir', logDir],
+    {
+      env: { ...process.env, HOOKMAP_HOME: tmp.dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   children.push(child);
   let err = '';
   child.stderr!.on('data', (c) => (err += c));
@@ -56,7 +60,15 @@ function serveChildIn(relayUrl: string, logDir: string): Promise<{ child: ChildP
   });
 }
 
-const pre = (call: string) => JSON.stringify({ hook_event_name: 'PreToolUse', session_id: SESSION, turn_id: 't1', tool_name: 'Bash', tool_input: { command: `echo ${call}` }, tool_use_id: call });
+const pre = (call: string) =>
+  JSON.stringify({
+    hook_event_name: 'PreToolUse',
+    session_id: SESSION,
+    turn_id: 't1',
+    tool_name: 'Bash',
+    tool_input: { command: `echo ${call}` },
+    tool_use_id: call,
+  });
 const callsIn = (evs: any[]) => new Set(evs.filter((e) => e.type === 'tool.requested').map((e) => e.data?.tool?.call_id));
 
 describe('SIGKILL mid-session', () => {
@@ -64,9 +76,16 @@ describe('SIGKILL mid-session', () => {
     let r = await relayOn(0);
     const port = r.port;
     const first = await serveChild(r.url);
-    const health = (url: string) => fetch(`${url}/healthz`).then((x) => x.json()).then((j) => j.relay, () => false);
+    const health = (url: string) =>
+      fetch(`${url}/healthz`)
+        .then((x) => x.json())
+        .then(
+          (j) => j.relay,
+          () => false,
+        );
     await until('the first hello', () => health(first.url));
-    const fire = (url: string, call: string) => fetch(`${url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: pre(call) });
+    const fire = (url: string, call: string) =>
+      fetch(`${url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: pre(call) });
 
     const acked: string[] = [];
     for (const c of ['c1', 'c2', 'c3']) {
@@ -85,7 +104,12 @@ describe('SIGKILL mid-session', () => {
     }
     // firings in flight when the daemon dies: only the ones answered count as acknowledged
     const inflight = Array.from({ length: 30 }, (_, i) => `f${i}`);
-    const answered = inflight.map((c) => fire(first.url, c).then((res) => (res.status === 200 ? c : undefined), () => undefined));
+    const answered = inflight.map((c) =>
+      fire(first.url, c).then(
+        (res) => (res.status === 200 ? c : undefined),
+        () => undefined,
+      ),
+    );
     await Promise.race(answered);
     first.child.kill('SIGKILL');
     await new Promise((res) => first.child.once('exit', res));
@@ -120,8 +144,25 @@ describe('SIGKILL mid-session', () => {
     const logDir = join(tmp.dir, 'codex-held');
     const start = () => serveChildIn(r.url, logDir);
     const first = await start();
-    await until('the hello', () => fetch(`${first.url}/healthz`).then((x) => x.json()).then((j) => j.relay, () => false));
-    const held = fetch(`${first.url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: 'held-s1', turn_id: 't1', tool_name: 'Bash', tool_input: { command: 'touch x' } }) }).catch(() => undefined);
+    await until('the hello', () =>
+      fetch(`${first.url}/healthz`)
+        .then((x) => x.json())
+        .then(
+          (j) => j.relay,
+          () => false,
+        ),
+    );
+    const held = fetch(`${first.url}/hooks/codex`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        hook_event_name: 'PermissionRequest',
+        session_id: 'held-s1',
+        turn_id: 't1',
+        tool_name: 'Bash',
+        tool_input: { command: 'touch x' },
+      }),
+    }).catch(() => undefined);
     const request = await until('the held request', () => readLogs(logDir).find((e: any) => e.type === 'attention.requested'));
     first.child.kill('SIGKILL');
     await new Promise((res) => first.child.once('exit', res));

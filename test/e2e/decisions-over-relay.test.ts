@@ -13,7 +13,13 @@ import { makeCommand, openSocket, sendCommand, type SocketSession } from '../../
 import { until } from '../daemon/helpers.ts';
 import { upStack, watchAll, type UpStack, type Watcher } from '../helpers/up-stack.ts';
 
-interface Stack { up: UpStack['up']; watcher: Watcher; human: SocketSession; stream: any[]; done: () => Promise<void> }
+interface Stack {
+  up: UpStack['up'];
+  watcher: Watcher;
+  human: SocketSession;
+  stream: any[];
+  done: () => Promise<void>;
+}
 const stacks: Stack[] = [];
 
 async function stack(agent: string, config: Record<string, unknown> | undefined, attentionTimeoutMs: number): Promise<Stack> {
@@ -34,14 +40,22 @@ afterAll(async () => {
 });
 
 async function fire(s: Stack, agent: string, hook: string | undefined, input: unknown) {
-  const r = await fetch(`${s.up.url}/hooks/${agent}${hook ? `/${encodeURIComponent(hook)}` : ''}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
+  const r = await fetch(`${s.up.url}/hooks/${agent}${hook ? `/${encodeURIComponent(hook)}` : ''}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(input),
+  });
   return { status: r.status, exit: Number(r.headers.get('x-hookmap-exit') ?? 0), text: await r.text() };
 }
 
 async function respond(s: Stack, request: any, answer: unknown) {
   const cmd = makeCommand('control.attention.respond', request.session, { subject: request.id, data: { answer } });
   cmd.cause = request.id;
-  const r = await sendCommand(s.human, cmd, { ackWindowMs: 15_000, outcomeWindowMs: 15_000, isFinal: (e) => e.type === 'attention.resolved' || e.type === 'control.rejected' });
+  const r = await sendCommand(s.human, cmd, {
+    ackWindowMs: 15_000,
+    outcomeWindowMs: 15_000,
+    isFinal: (e) => e.type === 'attention.resolved' || e.type === 'control.rejected',
+  });
   if (r.kind !== 'acked') throw new Error(`command not acked: ${JSON.stringify(r)}`);
   return r.ack;
 }
@@ -52,7 +66,10 @@ const TIMEOUT_MS = 400;
 for (const agent of listVendors()) {
   // surface command cases (bytes written on a tee) run end to end in test/surface/tee.test.ts; delivery
   // cases (steering, cancel, policy) in test/e2e/control-verbs.test.ts
-  const cases = fixtureFiles(agent).filter((f) => f.kind === 'decisions').flatMap((f) => f.cases.map((c: any) => ({ ...c, file: f.file }))).filter((c: any) => !('command' in c) && !isDeliveryCase(c));
+  const cases = fixtureFiles(agent)
+    .filter((f) => f.kind === 'decisions')
+    .flatMap((f) => f.cases.map((c: any) => ({ ...c, file: f.file })))
+    .filter((c: any) => !('command' in c) && !isDeliveryCase(c));
   if (cases.length === 0) continue;
   describe(`${agent}: decisions over hookmap up`, () => {
     // a fresh stack per case: descriptors may (rightly) suppress a repeated ask
@@ -63,7 +80,9 @@ for (const agent of listVendors()) {
         try {
           const seen = new Set(s.stream.filter((e) => e.type === 'attention.requested').map((e) => e.id));
           const pending = fire(s, agent, c.hook, c.input);
-          const request = await until(`${c.name}: the attention request`, () => s.stream.find((e) => e.type === 'attention.requested' && e.agent === agent && !seen.has(e.id) && (e.data?.respond_via ?? []).includes('control')));
+          const request = await until(`${c.name}: the attention request`, () =>
+            s.stream.find((e) => e.type === 'attention.requested' && e.agent === agent && !seen.has(e.id) && (e.data?.respond_via ?? []).includes('control')),
+          );
           for (const b of c.before ?? []) {
             const ack = await respond(s, request, b.answer);
             if (b.ack && b.ack !== 'accepted') expect(ack).toMatchObject({ type: 'control.rejected', data: { reason: b.ack.rejected } });

@@ -35,9 +35,15 @@ beforeAll(async () => {
   tmp = tempDir('hookmap-e2e-');
   const cfgFile = join(tmp.dir, 'up.yaml');
   // Codex holds time out fast (the timeout case); Claude Code's are answered, so give them room.
-  writeFileSync(cfgFile, ['log_dir: ./logs', 'agents:', '  claude-code: { attention_timeout_ms: 30000 }', '  codex: { attention_timeout_ms: 800 }', ''].join('\n'));
+  writeFileSync(
+    cfgFile,
+    ['log_dir: ./logs', 'agents:', '  claude-code: { attention_timeout_ms: 30000 }', '  codex: { attention_timeout_ms: 800 }', ''].join('\n'),
+  );
   up = await startUp({ ...loadUpConfig(cfgFile, {}), port: 0, token: TOKEN });
-  await until('both daemons to finish their relay hello', async () => (await (await fetch(`${up.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay === true);
+  await until(
+    'both daemons to finish their relay hello',
+    async () => (await (await fetch(`${up.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).relay === true,
+  );
   watcher = await openSocket(up.url, TOKEN, 'consumer');
   const seen = new Set<string>();
   watcher.on((m) => {
@@ -54,7 +60,9 @@ beforeAll(async () => {
   human = await openSocket(up.url, TOKEN, 'both');
   const bytes = readFileSync(join(ROOT, 'vendors/codex.yaml'));
   shimPath = join(tmp.dir, 'codex-hook.sh');
-  writeFileSync(shimPath, renderShShim(shimPlan(planInputFromSpec(parse(bytes.toString('utf8'))), { hash: descriptorHash(bytes), url: up.url })), { mode: 0o755 });
+  writeFileSync(shimPath, renderShShim(shimPlan(planInputFromSpec(parse(bytes.toString('utf8'))), { hash: descriptorHash(bytes), url: up.url })), {
+    mode: 0o755,
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -65,7 +73,11 @@ afterAll(async () => {
 });
 
 async function cc(body: Record<string, unknown>): Promise<{ status: number; exit: string | null; text: string }> {
-  const r = await fetch(`${up.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session_id: CC, transcript_path: '/tmp/t.jsonl', cwd: '/work/app', ...body }) });
+  const r = await fetch(`${up.url}/hooks/claude-code`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ session_id: CC, transcript_path: '/tmp/t.jsonl', cwd: '/work/app', ...body }),
+  });
   return { status: r.status, exit: r.headers.get('x-hookmap-exit'), text: await r.text() };
 }
 
@@ -82,7 +94,9 @@ function codexHook(hook: string, body: Record<string, unknown>): Promise<{ stdou
 
 /** The next attention.requested of a session that nobody has answered yet. */
 async function nextRequest(session: string, after: Set<string>): Promise<any> {
-  const ev = await until(`an attention request in ${session}`, () => stream.find((e) => e.type === 'attention.requested' && e.session === session && !after.has(e.id)));
+  const ev = await until(`an attention request in ${session}`, () =>
+    stream.find((e) => e.type === 'attention.requested' && e.session === session && !after.has(e.id)),
+  );
   after.add(ev.id);
   return ev;
 }
@@ -108,7 +122,16 @@ describe('a session against hookmap up', () => {
     ok(await cc({ hook_event_name: 'SessionStart', source: 'startup', model: 'claude-test' }));
     ok(await cc({ hook_event_name: 'UserPromptSubmit', prompt: 'tidy up the repo', prompt_id: 'p1', permission_mode: 'default' }));
     ok(await cc({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'echo hi' }, tool_use_id: 'tu1' }));
-    ok(await cc({ hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'echo hi' }, tool_use_id: 'tu1', tool_response: { stdout: 'hi', stderr: '', interrupted: false }, duration_ms: 12 }));
+    ok(
+      await cc({
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Bash',
+        tool_input: { command: 'echo hi' },
+        tool_use_id: 'tu1',
+        tool_response: { stdout: 'hi', stderr: '', interrupted: false },
+        duration_ms: 12,
+      }),
+    );
 
     // --- permission answered allow
     const p1 = cc({ hook_event_name: 'PermissionRequest', tool_name: 'Bash', tool_input: { command: 'touch a.txt' }, permission_suggestions: [] });
@@ -133,11 +156,33 @@ describe('a session against hookmap up', () => {
     const bad = await answer(r3, { values: {} });
     expect(bad.ack).toMatchObject({ type: 'control.rejected', data: { reason: 'invalid' } });
     await answer(r3, { values: { '1': '2' } });
-    ok(await p3, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"questions":${JSON.stringify(questions)},"answers":{"Which license?":"Apache-2.0"}}}}}`);
-    ok(await cc({ hook_event_name: 'PostToolUse', tool_name: 'AskUserQuestion', tool_input: { questions, answers: { 'Which license?': 'Apache-2.0' } }, tool_use_id: 'tu2', tool_response: {} }));
+    ok(
+      await p3,
+      `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"questions":` +
+        `${JSON.stringify(questions)},"answers":{"Which ` +
+        `license?":"Apache-2.0"}}}}}`,
+    );
+    ok(
+      await cc({
+        hook_event_name: 'PostToolUse',
+        tool_name: 'AskUserQuestion',
+        tool_input: { questions, answers: { 'Which license?': 'Apache-2.0' } },
+        tool_use_id: 'tu2',
+        tool_response: {},
+      }),
+    );
 
     // --- MCP elicitation
-    const p4 = cc({ hook_event_name: 'Elicitation', mcp_server_name: 'deployer', message: 'Pick a target', requested_schema: { type: 'object', properties: { env: { type: 'string', enum: ['staging', 'prod'] }, replicas: { type: 'integer' } }, required: ['env'] } });
+    const p4 = cc({
+      hook_event_name: 'Elicitation',
+      mcp_server_name: 'deployer',
+      message: 'Pick a target',
+      requested_schema: {
+        type: 'object',
+        properties: { env: { type: 'string', enum: ['staging', 'prod'] }, replicas: { type: 'integer' } },
+        required: ['env'],
+      },
+    });
     const r4 = await nextRequest(CC, asked);
     await answer(r4, { values: { env: 'staging', replicas: 2 } });
     ok(await p4, '{"hookSpecificOutput":{"hookEventName":"Elicitation","action":"accept","content":{"env":"staging","replicas":2}}}');
@@ -156,7 +201,9 @@ describe('a session against hookmap up', () => {
       expect(await codexHook(hook, body)).toEqual({ stdout: NEUTRAL, code: 0 });
     }
     expect(await codexHook('PermissionRequest', { tool_name: 'Bash', tool_input: { command: 'rm -rf /tmp/x' } })).toEqual({ stdout: NEUTRAL, code: 0 });
-    const timeout = stream.find((e) => e.type === 'attention.timeout' && e.session === CX) ?? (await until('the codex timeout on the stream', () => stream.find((e) => e.type === 'attention.timeout' && e.session === CX)));
+    const timeout =
+      stream.find((e) => e.type === 'attention.timeout' && e.session === CX) ??
+      (await until('the codex timeout on the stream', () => stream.find((e) => e.type === 'attention.timeout' && e.session === CX)));
     expect(timeout.data).toEqual({ after_ms: 800 });
     expect(await codexHook('Stop', { last_assistant_message: 'done' })).toEqual({ stdout: NEUTRAL, code: 0 });
 
@@ -169,7 +216,28 @@ describe('a session against hookmap up', () => {
     expect(validateStream(logged)).toEqual([]);
     expect(validateStream(ours)).toEqual([]);
     const types = (agent: string) => logged.filter((e) => e.agent === agent).map((e) => e.type);
-    expect(types('claude-code')).toEqual(expect.arrayContaining(['session.started', 'run.started', 'tool.requested', 'tool.completed', 'attention.requested', 'control.accepted', 'control.rejected', 'attention.answered', 'attention.resolved', 'session.ended']));
-    expect(types('codex')).toEqual(['session.started', 'run.started', 'tool.requested', 'tool.completed', 'attention.requested', 'attention.timeout', 'run.finished']);
+    expect(types('claude-code')).toEqual(
+      expect.arrayContaining([
+        'session.started',
+        'run.started',
+        'tool.requested',
+        'tool.completed',
+        'attention.requested',
+        'control.accepted',
+        'control.rejected',
+        'attention.answered',
+        'attention.resolved',
+        'session.ended',
+      ]),
+    );
+    expect(types('codex')).toEqual([
+      'session.started',
+      'run.started',
+      'tool.requested',
+      'tool.completed',
+      'attention.requested',
+      'attention.timeout',
+      'run.finished',
+    ]);
   }, 90_000);
 });

@@ -2,18 +2,23 @@
 // concerns"): no untyped `spec: any`; no `process.env` read below the CLI
 // edge (engine/cli/), where one configuration is resolved; no import cycles,
 // between files or between the engine's units (engine/<dir>/, codegen/);
-// no engine file over 300 lines (engine/generated/ aside).
+// no engine or web file over 300 lines (engine/generated/ aside); no line
+// over 160 characters (prettier's printWidth) in the code that ships or
+// builds it (engine/, web/, codegen/, bin/, bench/; tests quote whole
+// messages and payloads, docs/trace renders an image from its HTML).
 //
 // The PENDING lists name what does not meet a rule yet, each with what keeps
 // it there. They only shrink: an entry that meets its rule fails the test
 // until it is removed, except entries marked `in flight`, which belong to
 // work on another branch not landed yet (they may or may not arrive).
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../engine/descriptor/registry.ts';
 
 const MAX_LINES = 300;
+/** prettier's printWidth (.prettierrc): a line past it is one prettier could not break (a long string, a comment). */
+const MAX_LINE_CHARS = 160;
 
 /** Programs of their own: bin/hookmap.mjs runs them without engine/cli, so their entry is their edge. */
 const OWN_PROGRAMS: Record<string, string> = {
@@ -27,20 +32,35 @@ const OWN_PROGRAMS: Record<string, string> = {
 /** Files below engine/cli/ still reading process.env: none (the configuration is resolved at the edge, engine/cli/config.ts, and passed down). */
 const PENDING_ENV = new Map<string, string>([]);
 
+/**
+ * Files below engine/cli/ still reading HOOKMAP_* from an environment handed down to them (the client token
+ * sources moved to engine/cli/config.ts tokenSources; these remain). They only shrink.
+ */
+const PENDING_ENV_BAG = new Map<string, string>([
+  ['engine/io/paths.ts', 'hookmapHome(env): the setup, shim and doctor paths below still hand it their environment'],
+  ['engine/doctor/index.ts', "runDoctor takes the environment it inspects (the agent's HOME) and finds the home in it"],
+  ['engine/shim/generate.ts', 'writeShims renders the shim for the environment setup targets, its home included'],
+  ['engine/setup/apply.ts', 'the launcher is written into the home of the environment setup targets'],
+  ['engine/setup/mcp.ts', 'the MCP entry carries HOOKMAP_HOME/HOOKMAP_URL from the environment setup targets'],
+]);
+
 /** Unit cycles not broken yet: none (the composition root lives in engine/app/, the home paths in engine/io/). */
 const PENDING_CYCLES = new Map<string, string>([]);
 
-/** Engine files over the budget, to be split along their concerns: none now (an entry marked `in flight: <helper>` would belong to work on that helper's branch). */
+/**
+ * Engine files over the budget, to be split along their concerns: none now (an entry marked `in flight:
+ * <helper>` would belong to work on that helper's branch).
+ */
 const PENDING_SIZE = new Map<string, string>([]);
 
 /** Entries that must leave their list once they meet the rule (not work in flight elsewhere). */
 const settled = (list: Map<string, string>, key: string) => !list.get(key)!.startsWith('in flight');
 
-function sources(dir: string, out: string[] = []): string[] {
+function sources(dir: string, out: string[] = [], pattern = /\.(ts|mts|mjs)$/): string[] {
   for (const f of readdirSync(join(ROOT, dir))) {
     const rel = `${dir}/${f}`;
-    if (statSync(join(ROOT, rel)).isDirectory()) sources(rel, out);
-    else if (/\.(ts|mts|mjs)$/.test(f) && !f.endsWith('.d.mts')) out.push(rel);
+    if (statSync(join(ROOT, rel)).isDirectory()) sources(rel, out, pattern);
+    else if (pattern.test(f) && !f.endsWith('.d.mts')) out.push(rel);
   }
   return out;
 }
@@ -138,6 +158,21 @@ describe('the engine architecture', () => {
     expect(done, 'no longer reads process.env: remove it from PENDING_ENV').toEqual([]);
   });
 
+  it("reads hookmap's own variables (HOOKMAP_*) only at the CLI edge, even from an environment passed down", () => {
+    // an `env` bag handed below the CLI and read for HOOKMAP_* is the same read as process.env, one call later
+    const own = (f: string) =>
+      f in OWN_PROGRAMS || /^engine\/shim\/[^/]+\.mjs$/.test(f) || /^engine\/surface\/tee[^/]*\.mjs$/.test(f) || f === 'engine/fixtures/plugin-host.mjs';
+    const readers = FILES.filter(
+      (f) => f.startsWith('engine/') && !f.startsWith('engine/cli/') && !own(f) && /\benv\??\.HOOKMAP_|env\[['"]HOOKMAP_|\bhookmapHome\(/.test(code(f)),
+    );
+    expect(
+      readers.filter((f) => !PENDING_ENV_BAG.has(f)),
+      'resolve it in engine/cli/config.ts and pass the value down',
+    ).toEqual([]);
+    const done = [...PENDING_ENV_BAG.keys()].filter((f) => !readers.includes(f));
+    expect(done, 'no longer reads HOOKMAP_* from a bag: remove it from PENDING_ENV_BAG').toEqual([]);
+  });
+
   it('has no import cycles between files (type-only imports aside: they are erased)', () => {
     expect(cycles(EDGES.filter((e) => !e.typeOnly).map((e) => [e.from, e.to]))).toEqual([]);
   });
@@ -167,6 +202,32 @@ describe('the engine architecture', () => {
     ).toEqual([]);
     const done = [...PENDING_SIZE.keys()].filter((f) => settled(PENDING_SIZE, f) && text.has(f) && !over.includes(f));
     expect(done, 'within budget: remove it from PENDING_SIZE').toEqual([]);
+  });
+
+  it(`has no web file over ${MAX_LINES} lines`, () => {
+    const web = sources('web/src', [], /\.(ts|tsx)$/);
+    expect(web.length).toBeGreaterThan(10);
+    const over = web.map((f) => [f, readFileSync(join(ROOT, f), 'utf8').split('\n').length - 1] as const).filter(([, n]) => n > MAX_LINES);
+    expect(
+      over.map(([f, n]) => `${f}: ${n} lines`),
+      'split it along its concerns',
+    ).toEqual([]);
+  });
+
+  it(`has no line over ${MAX_LINE_CHARS} characters in engine/, web/, codegen/, bin/ and bench/ (engine/generated/ aside)`, () => {
+    const code = /\.(ts|tsx|mts|mjs|js)$/;
+    // compiled output beside a source (npm run build) and generated files are not code anyone writes
+    const written = ['engine', 'web', 'codegen', 'bin', 'bench']
+      .flatMap((d) => sources(d, [], code))
+      .filter((f) => !f.startsWith('engine/generated/') && !f.startsWith('engine/inbox/assets/'))
+      .filter((f) => !(f.endsWith('.js') && existsSync(join(ROOT, f.replace(/\.js$/, '.ts')))));
+    expect(written.length).toBeGreaterThan(300);
+    const long: string[] = [];
+    for (const f of written)
+      readFileSync(join(ROOT, f), 'utf8')
+        .split('\n')
+        .forEach((l, i) => l.length > MAX_LINE_CHARS && long.push(`${f}:${i + 1}: ${l.length} characters`));
+    expect(long, 'break it (prettier cannot break a string or a comment: split the string, wrap the comment)').toEqual([]);
   });
 
   it('finds the imports it judges', () => {

@@ -97,7 +97,26 @@ const compiled = compileDescriptor('demo.yaml', text);
 if (!compiled.descriptor) throw new Error(compiled.errors.map((e) => e.message).join('\n'));
 const d = compiled.descriptor;
 
-const STAGES = ['session', 'first-sight', 'vars', 'schema', 'suppress', 'store-when', 'store-key', 'store-value', 'decide', 'lookup', 'snapshot-items', 'snapshot-id', 'emit', 'hold-when', 'hold-key', 'settle-key', 'settle-answer', 'fallback'];
+const STAGES = [
+  'session',
+  'first-sight',
+  'vars',
+  'schema',
+  'suppress',
+  'store-when',
+  'store-key',
+  'store-value',
+  'decide',
+  'lookup',
+  'snapshot-items',
+  'snapshot-id',
+  'emit',
+  'hold-when',
+  'hold-key',
+  'settle-key',
+  'settle-answer',
+  'fallback',
+];
 /** The hooks whose firing reaches each stage (a failure injected elsewhere does not fire). */
 const REACHES: Record<string, string[]> = {
   session: ['Prompt', 'Tool', 'Done', 'Todo', 'Ask', 'Answered', 'Stop', 'End', 'Other'],
@@ -132,16 +151,22 @@ function queueDecider(queue: string[]) {
 /** Ids (ULIDs, minted run ids) renamed by first appearance, times dropped: two runs compare equal when they did the same. */
 function normalizer() {
   const names = new Map<string, string>();
-  const name = (s: string) => s.replace(/[0-9A-HJKMNP-TV-Z]{26}/g, (id) => {
-    if (!names.has(id)) names.set(id, `<id${names.size}>`);
-    return names.get(id)!;
-  });
+  const name = (s: string) =>
+    s.replace(/[0-9A-HJKMNP-TV-Z]{26}/g, (id) => {
+      if (!names.has(id)) names.set(id, `<id${names.size}>`);
+      return names.get(id)!;
+    });
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return name(v);
     if (v instanceof Map) return [...v].map(([k, x]) => [walk(k), walk(x)]);
     if (v instanceof Set) return [...v].map(walk);
     if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'time').map(([k, x]) => [k, walk(x)]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(
+        Object.entries(v)
+          .filter(([k]) => k !== 'time')
+          .map(([k, x]) => [k, walk(x)]),
+      );
     return v;
   };
   return walk;
@@ -153,7 +178,14 @@ function stateOf(state: EngineState): unknown {
   return { sessions: s.sessions, routes: s.routes, seq: s.seq.seqs };
 }
 
-interface Step { hook: string; sid: string; call: string; fail?: string; todos?: { id: string }[]; t?: number }
+interface Step {
+  hook: string;
+  sid: string;
+  call: string;
+  fail?: string;
+  todos?: { id: string }[];
+  t?: number;
+}
 
 async function run(steps: Step[]): Promise<{ events: AepEvent[]; errors: { step: number; code: string }[]; mapper: Mapper; queue: string[] }> {
   let clock = 0;
@@ -181,9 +213,11 @@ async function run(steps: Step[]): Promise<{ events: AepEvent[]; errors: { step:
 function rng(seed: number) {
   let x = seed >>> 0 || 1;
   return () => {
-    x ^= x << 13; x >>>= 0;
+    x ^= x << 13;
+    x >>>= 0;
     x ^= x >>> 17;
-    x ^= x << 5; x >>>= 0;
+    x ^= x << 5;
+    x >>>= 0;
     return x / 2 ** 32;
   };
 }
@@ -207,14 +241,21 @@ describe('all-or-nothing firings: the probes', () => {
     // (before issue 28: after the failure the retry gave tool.requested#0, the session already recorded)
     const fresh = await run([{ hook: 'Tool', sid: 's1', call: 'c1' }]);
     expect(fresh.events.map((e) => `${e.type}#${e.seq}`)).toEqual(['session.started#0', 'tool.requested#1']);
-    const after = await run([{ hook: 'Tool', sid: 's1', call: 'c1', fail: 'vars' }, { hook: 'Tool', sid: 's1', call: 'c1' }]);
+    const after = await run([
+      { hook: 'Tool', sid: 's1', call: 'c1', fail: 'vars' },
+      { hook: 'Tool', sid: 's1', call: 'c1' },
+    ]);
     expect(after.errors.map((e) => e.code)).toEqual(['mapping-error']);
     expect(after.events.map((e) => `${e.type}#${e.seq}`)).toEqual(['session.started#0', 'tool.requested#1']);
   });
 
   it('a store expression that fails uses up no sequence number', async () => {
     // (before issue 28: the positions were taken before the stores ran, so the next event was #3, a gap)
-    const r = await run([{ hook: 'Prompt', sid: 's1', call: 'c1' }, { hook: 'Tool', sid: 's1', call: 'c1', fail: 'store-value' }, { hook: 'Tool', sid: 's1', call: 'c1' }]);
+    const r = await run([
+      { hook: 'Prompt', sid: 's1', call: 'c1' },
+      { hook: 'Tool', sid: 's1', call: 'c1', fail: 'store-value' },
+      { hook: 'Tool', sid: 's1', call: 'c1' },
+    ]);
     expect(r.errors).toHaveLength(1);
     expect(r.events.map((e) => `${e.type}#${e.seq}`)).toEqual(['session.started#0', 'run.started#1', 'tool.requested#2']);
     expect(validateStream(r.events)).toEqual([]);
@@ -233,8 +274,14 @@ describe('all-or-nothing firings: the probes', () => {
       for (const hook of REACHES[stage]) {
         // first sight fires on a session's first firing only; a settle's answer only when its key names something
         const sid = stage === 'first-sight' ? 's2' : 's1';
-        const r = await run([{ hook: 'Prompt', sid: 's1', call: 'c1' }, { hook, sid, call: 'c1', fail: stage, todos: [{ id: 'a' }] }]);
-        expect(r.errors.map((e) => e.code), `${stage} on ${hook}`).toEqual([stage === 'schema' ? 'payload-rejected' : 'mapping-error']);
+        const r = await run([
+          { hook: 'Prompt', sid: 's1', call: 'c1' },
+          { hook, sid, call: 'c1', fail: stage, todos: [{ id: 'a' }] },
+        ]);
+        expect(
+          r.errors.map((e) => e.code),
+          `${stage} on ${hook}`,
+        ).toEqual([stage === 'schema' ? 'payload-rejected' : 'mapping-error']);
       }
     }
   });
@@ -265,7 +312,8 @@ describe('all-or-nothing firings: a property over random sequences', () => {
       const b = await run(withFailures.filter((_, i) => !thrown.has(i)));
       failures += thrown.size;
       expect(b.errors, `seed ${seed}`).toEqual([]);
-      const na = normalizer(), nb = normalizer();
+      const na = normalizer(),
+        nb = normalizer();
       expect(na(a.events), `seed ${seed}: events`).toEqual(nb(b.events));
       expect(na(stateOf(a.mapper.state)), `seed ${seed}: state`).toEqual(nb(stateOf(b.mapper.state)));
       expect(a.queue, `seed ${seed}: decision queue`).toEqual(b.queue);

@@ -34,11 +34,18 @@ function draft(name: string, edit?: (c: Record<string, unknown>) => void): strin
 
 describe('hookmap check runs the shim cases', () => {
   it('every expected stdout and exit code changed to wrong values: check fails, naming each case', async () => {
-    const path = draft('wrong', (c) => { c.stdout = 'WRONG'; c.exit = 7; });
+    const path = draft('wrong', (c) => {
+      c.stdout = 'WRONG';
+      c.exit = 7;
+    });
     const r = await runCli(['check', path], { PATH: process.env.PATH, HOME: tmp, HOOKMAP_HOME: tmp }, 120_000);
     expect(r.code).toBe(1);
     const shimCases = (parseDocument(readFileSync(join(FIXTURES_DIR, 'codex', 'shim.yaml'), 'utf8')).toJS().cases as unknown[]).length;
-    const mismatches = r.stdout.split('\n').filter((l) => /shim\.yaml:\d+:\d+ fixture-mismatch: cases\[\d+\]: .*: (sh|node) shim, daemon (up|down|hung|error): stdout ".*", expected "WRONG"/.test(l));
+    const mismatches = r.stdout
+      .split('\n')
+      .filter((l) =>
+        /shim\.yaml:\d+:\d+ fixture-mismatch: cases\[\d+\]: .*: (sh|node) shim, daemon (up|down|hung|error): stdout ".*", expected "WRONG"/.test(l),
+      );
     expect(mismatches).toHaveLength(shimCases);
     const total = (await checkAgent(checkTarget(path))).cases.length;
     expect(r.stdout).toContain(`codex: 11/11 pin cases, ${total - shimCases}/${total} fixture cases`);
@@ -46,7 +53,12 @@ describe('hookmap check runs the shim cases', () => {
 
   it('one wrong exit code alone fails check', async () => {
     let first = true;
-    const path = draft('one', (c) => { if (first && c.daemon === 'down') { c.exit = 3; first = false; } });
+    const path = draft('one', (c) => {
+      if (first && c.daemon === 'down') {
+        c.exit = 3;
+        first = false;
+      }
+    });
     const r = await runCli(['check', path], { PATH: process.env.PATH, HOME: tmp, HOOKMAP_HOME: tmp }, 120_000);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/fixture-mismatch: .*daemon down: exit 0, expected 3/);
@@ -67,6 +79,10 @@ describe('hookmap check runs the shim cases', () => {
     expect(report.errors).toEqual([]);
     const row = report.capabilities.find((c) => c.id === 'shim.failOpen')!;
     expect(row.proven).toBe(true);
-    expect(row.evidence.map((r) => r.replace(/^.*#/, ''))).toEqual([expect.stringMatching(/down/), expect.stringMatching(/hung/), expect.stringMatching(/error|500/)]);
+    expect(row.evidence.map((r) => r.replace(/^.*#/, ''))).toEqual([
+      expect.stringMatching(/down/),
+      expect.stringMatching(/hung/),
+      expect.stringMatching(/error|500/),
+    ]);
   });
 });

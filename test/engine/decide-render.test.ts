@@ -6,7 +6,16 @@
 // the fixture runners (through it) render with these functions only.
 import { describe, expect, it } from 'vitest';
 import { compileMarked, isFailure, type Expr } from '../../engine/expr/compile.ts';
-import { answerBindings, commandApplies, commandBindings, contentTypeOf, renderCommandWrite, renderHoldDecision, renderOutcomes, templateBytes } from '../../engine/map/decide.ts';
+import {
+  answerBindings,
+  commandApplies,
+  commandBindings,
+  contentTypeOf,
+  renderCommandWrite,
+  renderHoldDecision,
+  renderOutcomes,
+  templateBytes,
+} from '../../engine/map/decide.ts';
 
 const expr = (src: string): Expr => {
   const e = compileMarked(src, ['test']);
@@ -19,7 +28,12 @@ describe('decision rendering (engine/map/decide.ts)', () => {
   const rows: { name: string; template: string; bindings?: Record<string, unknown>; want: string }[] = [
     { name: 'an object result is its JSON', template: '={"decision": {"behavior": "allow"}}', want: '{"decision":{"behavior":"allow"}}' },
     { name: 'a string result is the bytes, unquoted', template: '="allow"', want: 'allow' },
-    { name: 'the answer text is bound', template: '={"message": $text}', bindings: { text: 'use the staging registry' }, want: '{"message":"use the staging registry"}' },
+    {
+      name: 'the answer text is bound',
+      template: '={"message": $text}',
+      bindings: { text: 'use the staging registry' },
+      want: '{"message":"use the staging registry"}',
+    },
     { name: 'nothing produced: the neutral bytes', template: '=$nothing', want: '<neutral>' },
   ];
   for (const r of rows) {
@@ -35,8 +49,22 @@ describe('decision rendering (engine/map/decide.ts)', () => {
   });
 
   it('answer bindings: the applied answer, then the vars in order (a var sees the ones before it and the payload)', async () => {
-    const d = { vendor: 'agent-x', vars: [['tool', expr('=tool_name')], ['label', expr('=$tool & ":" & $option')]] as [string, Expr][] };
-    const b = await answerBindings(d, { hook: 'Ask', session: 's1', request: { run: 'r1' }, payload: { tool_name: 'Bash' }, config: { k: 1 }, applied: { option: 'allow' }, answer: { option: 'allow' } });
+    const d = {
+      vendor: 'agent-x',
+      vars: [
+        ['tool', expr('=tool_name')],
+        ['label', expr('=$tool & ":" & $option')],
+      ] as [string, Expr][],
+    };
+    const b = await answerBindings(d, {
+      hook: 'Ask',
+      session: 's1',
+      request: { run: 'r1' },
+      payload: { tool_name: 'Bash' },
+      config: { k: 1 },
+      applied: { option: 'allow' },
+      answer: { option: 'allow' },
+    });
     expect(b).toMatchObject({ hook: 'Ask', agent: 'agent-x', session: 's1', run: 'r1', config: { k: 1 }, option: 'allow', tool: 'Bash', label: 'Bash:allow' });
   });
 
@@ -57,7 +85,9 @@ describe('decision rendering (engine/map/decide.ts)', () => {
     const cmd = { type: 'control.cancel', data: { scope: 'session' } };
     const b = commandBindings({ vendor: 'agent-x' }, cmd, 's1', undefined, { on: true });
     expect(b).toEqual({ session: 's1', run: undefined, run_open: false, command: cmd, data: { scope: 'session' }, config: { on: true }, agent: 'agent-x' });
-    expect(await renderCommandWrite({ write: expr('={"method": "session/cancel", "params": {"sessionId": $session}}') }, cmd, b)).toBe('{"method":"session/cancel","params":{"sessionId":"s1"}}');
+    expect(await renderCommandWrite({ write: expr('={"method": "session/cancel", "params": {"sessionId": $session}}') }, cmd, b)).toBe(
+      '{"method":"session/cancel","params":{"sessionId":"s1"}}',
+    );
     expect(await renderCommandWrite({ write: expr('=""') }, cmd, b)).toBeUndefined();
     expect(await renderCommandWrite({ write: expr('=$nothing') }, cmd, b)).toBeUndefined();
     expect(await commandApplies({ when: expr('=$config.on and data.scope = "session"') }, cmd, b)).toBe(true);

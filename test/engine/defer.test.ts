@@ -49,7 +49,12 @@ describe('defer: one moment, one agent', () => {
   });
 
   it('compiles with located errors like every other expression', () => {
-    const bad = compileDescriptor('x.yaml', `vendor: x\nname: X\nsurface: { kind: command-hook, pin: p, hook_name: =h }\nidentity: { session: =s }\nhooks: { A: { emit: [] } }\nreplies: { neutral: "" }\ncapabilities: {}\nposture: observe-only\ndefer:\n  - { to: y, when: '=a ++ b' }\n`);
+    const bad = compileDescriptor(
+      'x.yaml',
+      `vendor: x\nname: X\nsurface: { kind: command-hook, pin: p, hook_name: =h }\nidentity: { ` +
+        `session: =s }\nhooks: { A: { emit: [] } }\nreplies: { neutral: "" }\ncapabilities: ` +
+        `{}\nposture: observe-only\ndefer:\n  - { to: y, when: '=a ++ b' }\n`,
+    );
     expect(bad.errors.map((e) => [e.code, e.path])).toEqual([['invalid-expression', 'defer[0].when']]);
   });
 });

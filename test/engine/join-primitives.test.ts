@@ -69,8 +69,9 @@ describe('descriptor gates on annotated fields', () => {
     expect(gateData('tool.denied', data, { ceiling: 'redacted', gates: { rule: 'redacted' } })).toEqual(data);
   });
   it('a looser gate never lowers the schema level', () => {
-    expect(gateData('tool.failed', { tool: { name: 't' }, error: { type: 'e', message: 'm' } }, { ceiling: 'metadata', gates: { 'error.message': 'metadata' } }))
-      .toEqual({ tool: { name: 't' }, error: { type: 'e' } });
+    expect(
+      gateData('tool.failed', { tool: { name: 't' }, error: { type: 'e', message: 'm' } }, { ceiling: 'metadata', gates: { 'error.message': 'metadata' } }),
+    ).toEqual({ tool: { name: 't' }, error: { type: 'e' } });
   });
   it('without a gate the schema level holds', () => {
     expect(gateData('tool.denied', data, { ceiling: 'metadata' })).toEqual(data);

@@ -11,10 +11,30 @@ import { describe, expect, it } from 'vitest';
 import { listVendors, loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
 
 const COMMON_WORDS = new Set(['cursor']);
-const AGENTS = ['claude', 'codex', 'gemini', 'qwen', 'vscode', 'copilot', 'kimi', 'opencode', 'kilo', 'cline', 'hermes', 'antigravity', 'cursor', 'pi-coding', 'pi'];
+const AGENTS = [
+  'claude',
+  'codex',
+  'gemini',
+  'qwen',
+  'vscode',
+  'copilot',
+  'kimi',
+  'opencode',
+  'kilo',
+  'cline',
+  'hermes',
+  'antigravity',
+  'cursor',
+  'pi-coding',
+  'pi',
+];
 
 function displayName(id: string): string | undefined {
-  try { return loadVendor(id).name; } catch { return undefined; }
+  try {
+    return loadVendor(id).name;
+  } catch {
+    return undefined;
+  }
 }
 
 function forbiddenWords(): string[] {
@@ -40,7 +60,10 @@ const ambiguous = (w: string) => w.length <= 3 || COMMON_WORDS.has(w);
 
 /** Word matcher: separators (space, -, _) inside a name match any separator. */
 function matcher(word: string): RegExp {
-  const w = word.split(/[\s_-]+/).map(escape).join('[\\s_-]+');
+  const w = word
+    .split(/[\s_-]+/)
+    .map(escape)
+    .join('[\\s_-]+');
   if (ambiguous(word)) return new RegExp(`(['"\`])${w}\\1|\\bx\\.${w}\\.`, 'g');
   return new RegExp(`(?<![a-z0-9])${w}(?![a-z0-9])`, 'gi');
 }
@@ -53,7 +76,8 @@ export function vendorNamesIn(text: string, words: string[]): string[] {
   const split = splitIdentifiers(text);
   for (const w of words) {
     const haystack = ambiguous(w) ? text : split;
-    for (const m of haystack.matchAll(matcher(w))) hits.push(`${w} (${JSON.stringify(haystack.slice(Math.max(0, m.index! - 20), m.index! + m[0].length + 20))})`);
+    for (const m of haystack.matchAll(matcher(w)))
+      hits.push(`${w} (${JSON.stringify(haystack.slice(Math.max(0, m.index! - 20), m.index! + m[0].length + 20))})`);
   }
   return hits;
 }

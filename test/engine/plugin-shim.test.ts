@@ -30,7 +30,13 @@ class MemoryLink implements EventLink {
   async close(): Promise<void> {}
 }
 
-interface Live { url: string; events: AepEvent[]; holds: PendingHold[]; daemon: Daemon; close(): Promise<void> }
+interface Live {
+  url: string;
+  events: AepEvent[];
+  holds: PendingHold[];
+  daemon: Daemon;
+  close(): Promise<void>;
+}
 
 /** The real daemon behind the real hook routes, control on (an in-memory relay link). */
 async function liveDaemon(d: Descriptor): Promise<Live> {
@@ -42,7 +48,16 @@ async function liveDaemon(d: Descriptor): Promise<Live> {
   registerHookRoutes(app, { daemons: new Map([[d.vendor, daemon]]) });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  return { url, events, holds, daemon, close: async () => { await daemon.close(); await app.close(); } };
+  return {
+    url,
+    events,
+    holds,
+    daemon,
+    close: async () => {
+      await daemon.close();
+      await app.close();
+    },
+  };
 }
 
 /** A daemon that accepts and never answers. */
@@ -51,7 +66,13 @@ async function hungServer(): Promise<{ url: string; close(): Promise<void> }> {
   const srv: Server = createServer(() => {});
   srv.on('connection', (s) => sockets.add(s));
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`, close: async () => { sockets.forEach((s) => s.destroy()); await new Promise((r) => srv.close(r)); } };
+  return {
+    url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`,
+    close: async () => {
+      sockets.forEach((s) => s.destroy());
+      await new Promise((r) => srv.close(r));
+    },
+  };
 }
 
 async function deadUrl(): Promise<string> {
@@ -114,14 +135,18 @@ describe('generated plugins are host-clean', () => {
 
 describe('OpenCode plugin (default export: async (input) => hooks)', () => {
   let live: Live;
-  beforeAll(async () => { live = await liveDaemon(opencode()); });
+  beforeAll(async () => {
+    live = await liveDaemon(opencode());
+  });
   afterAll(() => live.close());
 
   it('bus and tool moments reach the daemon in order; the host never waits on them', async () => {
     const mod = await load(opencode(), live.url);
     const hooks = await mod.default({ project: {}, client: {}, $: () => {}, directory: '/p', worktree: '/p' });
     const t0 = Date.now();
-    await hooks.event({ event: { type: 'session.created', properties: { info: { id: 's_pl_1', version: '1.17.18', directory: '/p', title: 't', time: { created: 1 } } } } });
+    await hooks.event({
+      event: { type: 'session.created', properties: { info: { id: 's_pl_1', version: '1.17.18', directory: '/p', title: 't', time: { created: 1 } } } },
+    });
     await hooks.event({ event: { type: 'message.updated', properties: { info: { id: 'm1', sessionID: 's_pl_1', role: 'user' } } } });
     await hooks['tool.execute.before']({ tool: 'bash', sessionID: 's_pl_1', callID: 'c1' }, { args: { command: 'npm test' } });
     await hooks['tool.execute.after']({ tool: 'bash', sessionID: 's_pl_1', callID: 'c1' }, { title: 'npm test', output: 'ok', metadata: {} });
@@ -188,12 +213,18 @@ describe('Kilo Code plugin (export default { server })', () => {
     kilo = createServer((req, res) => {
       let b = '';
       req.on('data', (c) => (b += c));
-      req.on('end', () => { replies.push({ url: req.url!, body: JSON.parse(b || 'null') }); res.end('true'); });
+      req.on('end', () => {
+        replies.push({ url: req.url!, body: JSON.parse(b || 'null') });
+        res.end('true');
+      });
     });
     await new Promise<void>((r) => kilo.listen(0, '127.0.0.1', r));
     kiloUrl = `http://127.0.0.1:${(kilo.address() as AddressInfo).port}/`;
   });
-  afterAll(async () => { await live.close(); await new Promise((r) => kilo.close(r)); });
+  afterAll(async () => {
+    await live.close();
+    await new Promise((r) => kilo.close(r));
+  });
 
   it('module shape is { server }', async () => {
     const mod = await load(kilocode(), live.url);
@@ -204,7 +235,9 @@ describe('Kilo Code plugin (export default { server })', () => {
     const mod = await load(kilocode(), live.url);
     const hooks = await mod.default.server({ serverUrl: new URL(kiloUrl) });
     const t0 = Date.now();
-    await hooks.event({ event: { type: 'permission.asked', properties: { id: 'perm_k', type: 'bash', sessionID: 's_k', callID: 'c9', title: 'rm -rf dist' } } });
+    await hooks.event({
+      event: { type: 'permission.asked', properties: { id: 'perm_k', type: 'bash', sessionID: 's_k', callID: 'c9', title: 'rm -rf dist' } },
+    });
     expect(Date.now() - t0).toBeLessThan(100); // the event hook never waits for the human
     await until(() => live.holds.some((h) => h.key === 'perm_k'));
     const hold = live.holds.find((h) => h.key === 'perm_k')!;
@@ -216,9 +249,23 @@ describe('Kilo Code plugin (export default { server })', () => {
   it('bus question.asked: the values come back as the vendor labels', async () => {
     const mod = await load(kilocode(), live.url);
     const hooks = await mod.default.server({ serverUrl: new URL(kiloUrl) });
-    await hooks.event({ event: { type: 'question.asked', properties: { id: 'que_k', sessionID: 's_k', questions: [{ question: 'Which DB?', header: 'DB', options: [{ label: 'PostgreSQL' }, { label: 'SQLite' }] }] } } });
+    await hooks.event({
+      event: {
+        type: 'question.asked',
+        properties: {
+          id: 'que_k',
+          sessionID: 's_k',
+          questions: [{ question: 'Which DB?', header: 'DB', options: [{ label: 'PostgreSQL' }, { label: 'SQLite' }] }],
+        },
+      },
+    });
     await until(() => live.holds.some((h) => h.key === 'que_k'));
-    await live.daemon.onCommand(respondCommand(live.holds.find((h) => h.key === 'que_k')!, { values: { '1': '1' } }));
+    await live.daemon.onCommand(
+      respondCommand(
+        live.holds.find((h) => h.key === 'que_k')!,
+        { values: { '1': '1' } },
+      ),
+    );
     await until(() => replies.some((r) => r.url === '/question/que_k/reply'));
     expect(replies.find((r) => r.url === '/question/que_k/reply')!.body).toEqual({ answers: [['PostgreSQL']] });
   });
@@ -240,7 +287,9 @@ describe('Kilo Code plugin (export default { server })', () => {
 
 describe('pi extension (export default function (pi))', () => {
   let live: Live;
-  beforeAll(async () => { live = await liveDaemon(pi()); });
+  beforeAll(async () => {
+    live = await liveDaemon(pi());
+  });
   afterAll(() => live.close());
 
   function fakePi() {
@@ -266,21 +315,40 @@ describe('pi extension (export default function (pi))', () => {
     const t0 = Date.now();
     expect(await handlers.get('agent_start')!({ type: 'agent_start' }, ctx('s_pi_1'))).toBeUndefined();
     await handlers.get('turn_start')!({ type: 'turn_start', turnIndex: 0, timestamp: 1 }, ctx('s_pi_1'));
-    await handlers.get('agent_end')!({ type: 'agent_end', messages: [{ role: 'assistant', stopReason: 'stop', usage: { input: 1, output: 2 } }] }, ctx('s_pi_1'));
+    await handlers.get('agent_end')!(
+      { type: 'agent_end', messages: [{ role: 'assistant', stopReason: 'stop', usage: { input: 1, output: 2 } }] },
+      ctx('s_pi_1'),
+    );
     expect(Date.now() - t0).toBeLessThan(100);
     await until(() => live.events.filter((e) => e.session === 's_pi_1').length >= 3);
-    expect(live.events.filter((e) => e.session === 's_pi_1').map((e) => [e.type, e.step])).toEqual([['run.started', undefined], ['run.step.started', '0'], ['run.finished', undefined]]);
+    expect(live.events.filter((e) => e.session === 's_pi_1').map((e) => [e.type, e.step])).toEqual([
+      ['run.started', undefined],
+      ['run.step.started', '0'],
+      ['run.finished', undefined],
+    ]);
   });
 
   it('HOOKMAP_PI_CONTROL=1: registration is the opt-in; a deny blocks with the reason', async () => {
     const mod = await load(pi(), live.url);
     const { handlers, api } = fakePi();
     process.env.HOOKMAP_PI_CONTROL = '1';
-    try { mod.default(api); } finally { delete process.env.HOOKMAP_PI_CONTROL; }
+    try {
+      mod.default(api);
+    } finally {
+      delete process.env.HOOKMAP_PI_CONTROL;
+    }
     expect(handlers.has('tool_call')).toBe(true);
-    const r = handlers.get('tool_call')!({ type: 'tool_call', toolCallId: 'tc1', toolName: 'bash', input: { command: 'rm -rf /' } }, ctx('s_pi_2')) as Promise<unknown>;
+    const r = handlers.get('tool_call')!(
+      { type: 'tool_call', toolCallId: 'tc1', toolName: 'bash', input: { command: 'rm -rf /' } },
+      ctx('s_pi_2'),
+    ) as Promise<unknown>;
     await until(() => live.holds.some((h) => h.key === 'tc1'));
-    await live.daemon.onCommand(respondCommand(live.holds.find((h) => h.key === 'tc1')!, { text: 'not on this box' }));
+    await live.daemon.onCommand(
+      respondCommand(
+        live.holds.find((h) => h.key === 'tc1')!,
+        { text: 'not on this box' },
+      ),
+    );
     expect(await r).toEqual({ block: true, reason: 'not on this box' });
   });
 
@@ -288,10 +356,19 @@ describe('pi extension (export default function (pi))', () => {
     const mod = await load(pi(), live.url);
     const { handlers, api } = fakePi();
     process.env.HOOKMAP_PI_CONTROL = 'true';
-    try { mod.default(api); } finally { delete process.env.HOOKMAP_PI_CONTROL; }
+    try {
+      mod.default(api);
+    } finally {
+      delete process.env.HOOKMAP_PI_CONTROL;
+    }
     const r = handlers.get('tool_call')!({ type: 'tool_call', toolCallId: 'tc2', toolName: 'read', input: {} }, ctx('s_pi_2')) as Promise<unknown>;
     await until(() => live.holds.some((h) => h.key === 'tc2'));
-    await live.daemon.onCommand(respondCommand(live.holds.find((h) => h.key === 'tc2')!, { option: 'allow' }));
+    await live.daemon.onCommand(
+      respondCommand(
+        live.holds.find((h) => h.key === 'tc2')!,
+        { option: 'allow' },
+      ),
+    );
     expect(await r).toBeUndefined();
   });
 
@@ -299,7 +376,11 @@ describe('pi extension (export default function (pi))', () => {
     const mod = await load(pi(), await deadUrl());
     const { handlers, api } = fakePi();
     process.env.HOOKMAP_PI_CONTROL = '1';
-    try { mod.default(api); } finally { delete process.env.HOOKMAP_PI_CONTROL; }
+    try {
+      mod.default(api);
+    } finally {
+      delete process.env.HOOKMAP_PI_CONTROL;
+    }
     const t0 = Date.now();
     expect(await handlers.get('tool_call')!({ type: 'tool_call', toolCallId: 'x', toolName: 'bash', input: {} }, ctx('s'))).toBeUndefined();
     expect(await handlers.get('message_end')!({ type: 'message_end', message: {} }, undefined)).toBeUndefined();

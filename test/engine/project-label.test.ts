@@ -63,7 +63,12 @@ describe('on the stream of hookmap up', () => {
     const dir = join(s.logDir, 'claude-code');
     const events = readdirSync(dir)
       .filter((f) => f.endsWith('.jsonl'))
-      .flatMap((f) => readFileSync(join(dir, f), 'utf8').trim().split('\n').map((l) => JSON.parse(l)));
+      .flatMap((f) =>
+        readFileSync(join(dir, f), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l)),
+      );
     return events.filter((e) => e.type === 'session.started' && e.session === id);
   };
 

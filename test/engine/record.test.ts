@@ -19,7 +19,14 @@ describe('hookmap record', () => {
     const out = join(dir, 'cursor');
     const rec = await startRecord({ descriptor: loadVendor('cursor'), port: 0, out, logDir: join(dir, 'logs') });
     try {
-      const payload = { hook_event_name: 'beforeSubmitPrompt', conversation_id: 'conv-1', generation_id: 'gen-1', workspace_roots: ['/p'], cursor_version: '2.0.77', prompt: 'deploy with key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCD' };
+      const payload = {
+        hook_event_name: 'beforeSubmitPrompt',
+        conversation_id: 'conv-1',
+        generation_id: 'gen-1',
+        workspace_roots: ['/p'],
+        cursor_version: '2.0.77',
+        prompt: 'deploy with key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCD',
+      };
       const res = await fetch(`${rec.url}/hooks/cursor`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
       expect(res.status).toBe(200);
       expect(await res.text()).toBe('{}');
@@ -50,12 +57,21 @@ describe('hookmap record', () => {
         "curl -H 'Authorization: Basic YWRtaW46aHVudGVyMg==' -u deploy:Tr0ub4dor https://api.test",
         'echo dt-live-0099887766 from a secret-named env var; mail ops@example.com',
       ].join(' && ');
-      const payload = { hook_event_name: 'PreToolUse', session_id: 's1', turn_id: 't1', tool_name: 'shell', tool_use_id: 'c1', cwd: '/home/alice/proj', tool_input: { command, env: { GITHUB_TOKEN: 'plain-value', API_KEY: 'abc' } } };
+      const payload = {
+        hook_event_name: 'PreToolUse',
+        session_id: 's1',
+        turn_id: 't1',
+        tool_name: 'shell',
+        tool_use_id: 'c1',
+        cwd: '/home/alice/proj',
+        tool_input: { command, env: { GITHUB_TOKEN: 'plain-value', API_KEY: 'abc' } },
+      };
       const res = await fetch(`${rec.url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
       expect(res.status).toBe(200);
       expect(rec.files).toHaveLength(1);
       const text = readFileSync(rec.files[0], 'utf8');
-      for (const s of ['Sup3rS3cret', 'sk_live_51Hq', 'YWRtaW46aHVudGVyMg', 'Tr0ub4dor', 'dt-live-0099887766', 'ops@example.com', 'plain-value', '/home/alice']) expect(text, s).not.toContain(s);
+      for (const s of ['Sup3rS3cret', 'sk_live_51Hq', 'YWRtaW46aHVudGVyMg', 'Tr0ub4dor', 'dt-live-0099887766', 'ops@example.com', 'plain-value', '/home/alice'])
+        expect(text, s).not.toContain(s);
       expect(text).toContain('postgres://admin:[REDACTED:secret]@db.internal:5432/app');
       expect(statSync(rec.files[0]).mode & 0o777).toBe(0o600);
       expect(statSync(rec.out).mode & 0o777).toBe(0o700);
@@ -67,7 +83,9 @@ describe('hookmap record', () => {
   it('refuses to write a file in which the secret scanner still finds a secret (a secret used as an object key)', async () => {
     const said: string[] = [];
     const r = new Recorder(loadVendor('codex'), join(dir, 'refused'), { say: (l) => said.push(l), env: {} });
-    const body = Buffer.from(JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 's1', tool_input: { 'ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789': 'the token is the key' } }));
+    const body = Buffer.from(
+      JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 's1', tool_input: { ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789: 'the token is the key' } }),
+    );
     expect(await r.save('PreToolUse', body, async () => undefined)).toBeUndefined();
     expect(r.refused).toBe(1);
     expect(existsSync(join(dir, 'refused'))).toBe(false);

@@ -4,7 +4,9 @@ import { Redactor } from '../../engine/capture/redact.ts';
 import { resolveConfig } from '../../engine/cli/config.ts';
 
 const saved = { ...process.env };
-afterEach(() => { process.env = { ...saved }; });
+afterEach(() => {
+  process.env = { ...saved };
+});
 
 describe('redaction pipeline', () => {
   const r = new Redactor({ home: '/home/alice' });

@@ -17,12 +17,18 @@ const PENDING = new Map([
 const ANY = /(:\s*any\b|\bas any\b|<any\b|\bany\[\]|\bany>|,\s*any\])/;
 
 function files(dir: string): string[] {
-  return readdirSync(join(ROOT, dir)).filter((f) => f.endsWith('.ts')).map((f) => `${dir}/${f}`);
+  return readdirSync(join(ROOT, dir))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => `${dir}/${f}`);
 }
 
 describe('typed engine units', () => {
   const all = [...files('engine/map'), ...files('engine/descriptor')];
-  const untyped = all.filter((f) => readFileSync(join(ROOT, f), 'utf8').split('\n').some((l) => ANY.test(l.replace(/\/\/.*$/, ''))));
+  const untyped = all.filter((f) =>
+    readFileSync(join(ROOT, f), 'utf8')
+      .split('\n')
+      .some((l) => ANY.test(l.replace(/\/\/.*$/, ''))),
+  );
   it('no `any` in engine/map/ or the descriptor build', () => {
     expect(untyped.filter((f) => !PENDING.has(f))).toEqual([]);
   });

@@ -22,5 +22,4 @@ describe('warmValidators', () => {
     expect(validatePayload('attention.requested', { kind: 42 }).length).toBeGreaterThan(0);
     expect(validateEnvelope({ type: 'session.started' }).length).toBeGreaterThan(0);
   }, 30_000);
-
 });

@@ -36,7 +36,11 @@ const { client, subscriber } = wsClients(AUTH, stops);
 async function fleetRelay(stream: string, extra: { optional?: boolean; url?: string; buffer?: number } = {}): Promise<{ relay: Relay; url: string }> {
   const log = () => {};
   const limits = { buffer: extra.buffer };
-  const store = await openBackplane({ url: extra.url ?? nats.url, stream, prefix: stream.toLowerCase(), optional: extra.optional, token: TOKEN }, resolveLimits(limits), log);
+  const store = await openBackplane(
+    { url: extra.url ?? nats.url, stream, prefix: stream.toLowerCase(), optional: extra.optional, token: TOKEN },
+    resolveLimits(limits),
+    log,
+  );
   const relay = createRelay({ host: '127.0.0.1', port: 0, token: TOKEN, store, ...limits });
   const { url } = await relay.listen();
   stops.push(() => relay.close());
@@ -83,7 +87,12 @@ describe.skipIf(!!NATS_MISSING)('fleet backplane (nats-server -js)', () => {
     const late = ev('s-late', 1);
     emitters[0].send(late);
     for (const s of subs) await until(() => s.events().some((e) => e.id === late.id), 'the marker');
-    for (const s of subs) checkExactlyOnce(s.events().filter((e) => e.session !== 's-late'), sessions, N);
+    for (const s of subs)
+      checkExactlyOnce(
+        s.events().filter((e) => e.session !== 's-late'),
+        sessions,
+        N,
+      );
   });
 
   it('a subscriber moves between relays and resumes; a relay started later replays the stream (from: all)', async () => {
@@ -128,7 +137,12 @@ describe.skipIf(!!NATS_MISSING)('fleet backplane (nats-server -js)', () => {
     const all = await subscriber(b.url, 'all');
     await until(() => all.events().length >= 8, 'the stream replayed');
     await all.sync();
-    expect(all.events().map((e) => `${e.session}:${e.seq}`).sort()).toEqual(['ret-a:10', 'ret-a:11', 'ret-a:12', 'ret-a:8', 'ret-a:9', 'ret-b:1', 'ret-b:2', 'ret-b:3']);
+    expect(
+      all
+        .events()
+        .map((e) => `${e.session}:${e.seq}`)
+        .sort(),
+    ).toEqual(['ret-a:10', 'ret-a:11', 'ret-a:12', 'ret-a:8', 'ret-a:9', 'ret-b:1', 'ret-b:2', 'ret-b:3']);
     const old = await client(b.url, { role: 'consumer' });
     old.send({ type: 'subscribe', id: 'o', filter: {}, from: [{ session: 'ret-a', epoch: 0, seq: 2 }] });
     expect(await old.next((m) => m.type === 'replay-exhausted')).toMatchObject({ session: 'ret-a', earliest: { epoch: 0, seq: 8 } });
@@ -198,7 +212,10 @@ describe.skipIf(!!NATS_MISSING)('fleet backplane (nats-server -js)', () => {
     const forgedEv = ev('sig-s', 2, { id: 'forged-1' });
     await jetstream(nc).publish(`${prefix}.ev.test.sig-s`, enc.encode(JSON.stringify(forgedEv)));
     nc.publish(`${prefix}.live.test`, enc.encode(JSON.stringify({ ...agentEv(), id: 'forged-live' })));
-    nc.publish(`${prefix}.roster.evil`, enc.encode(JSON.stringify({ relay: 'evil', entries: [{ session: 'sig-s', agent: 'evil', control: ACCEPTS.control }] })));
+    nc.publish(
+      `${prefix}.roster.evil`,
+      enc.encode(JSON.stringify({ relay: 'evil', entries: [{ session: 'sig-s', agent: 'evil', control: ACCEPTS.control }] })),
+    );
     const cmd = { ...ev('sig-s', 0, { id: 'forged-cmd', type: 'control.cancel', agent: 'ui', source: 'aep://h/agent/ui', data: { scope: 'session' } }) };
     delete cmd.seq;
     const reply = await nc.request(`${prefix}.ctl.sig-s`, enc.encode(JSON.stringify(cmd)), { timeout: 3000 });
@@ -229,7 +246,9 @@ describe.skipIf(!!NATS_MISSING)('fleet backplane (nats-server -js)', () => {
         if (m.subject !== `${prefix}.roster.sync`) snapshots.push(Date.now());
       },
     });
-    const forged = async () => (await (await fetch(`${a.url}/healthz`, { headers: AUTH })).json()).backplane.forged + (await (await fetch(`${b.url}/healthz`, { headers: AUTH })).json()).backplane.forged;
+    const forged = async () =>
+      (await (await fetch(`${a.url}/healthz`, { headers: AUTH })).json()).backplane.forged +
+      (await (await fetch(`${b.url}/healthz`, { headers: AUTH })).json()).backplane.forged;
     const before = await forged();
     // right after a periodic snapshot, so that the window below holds at most the next periodic ones
     const n0 = snapshots.length;

@@ -44,10 +44,14 @@ function relayEnv(): NodeJS.ProcessEnv {
 
 /** `hookmap relay --backplane` as its own process, so it can be killed for real. */
 async function processRelay(stream: string): Promise<{ proc: ChildProcess; url: string }> {
-  const proc = spawn(process.execPath, [BIN, 'relay', '--port', '0', '--backplane', nats.url, '--backplane-stream', stream, '--backplane-prefix', stream.toLowerCase()], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: relayEnv(),
-  });
+  const proc = spawn(
+    process.execPath,
+    [BIN, 'relay', '--port', '0', '--backplane', nats.url, '--backplane-stream', stream, '--backplane-prefix', stream.toLowerCase()],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: relayEnv(),
+    },
+  );
   stops.push(() => void (proc.exitCode === null && proc.kill('SIGKILL')));
   let err = '';
   proc.stderr!.on('data', (d) => (err += d));
@@ -89,7 +93,17 @@ function daemon(name: string, urls: string[]) {
     link,
     logged,
     emit() {
-      const ev = { aep: '0.1' as const, id: `${name}-${++seq}`, type: 'tool.completed', time: new Date().toISOString(), source: `aep://fleet/agent/fleet/session/${name}`, agent: 'fleet', session: `sess-${name}`, seq, epoch: 1 };
+      const ev = {
+        aep: '0.1' as const,
+        id: `${name}-${++seq}`,
+        type: 'tool.completed',
+        time: new Date().toISOString(),
+        source: `aep://fleet/agent/fleet/session/${name}`,
+        agent: 'fleet',
+        session: `sess-${name}`,
+        seq,
+        epoch: 1,
+      };
       logged.push(ev);
       link.deliver(log.append(ev));
     },
@@ -100,7 +114,10 @@ function daemon(name: string, urls: string[]) {
 function expectExactly(seen: any[], daemons: { logged: any[] }[]): void {
   for (const d of daemons) {
     const session = d.logged[0].session;
-    expect(seen.filter((e) => e.session === session).map((e) => e.id), session).toEqual(d.logged.map((e) => e.id));
+    expect(
+      seen.filter((e) => e.session === session).map((e) => e.id),
+      session,
+    ).toEqual(d.logged.map((e) => e.id));
   }
 }
 
@@ -143,7 +160,8 @@ describe.skipIf(!!NATS_MISSING)('fleet failover (nats-server -js)', () => {
 
   it('hookmap relay --backplane with NATS unreachable: exit 1 naming the URL; --backplane-optional serves local clients', async () => {
     const dead = `nats://127.0.0.1:${await freePort()}`;
-    const run = (extra: string[]) => spawn(process.execPath, [BIN, 'relay', '--port', '0', '--backplane', dead, ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env: relayEnv() });
+    const run = (extra: string[]) =>
+      spawn(process.execPath, [BIN, 'relay', '--port', '0', '--backplane', dead, ...extra], { stdio: ['ignore', 'pipe', 'pipe'], env: relayEnv() });
     const hard = run([]);
     let err = '';
     hard.stderr!.on('data', (d) => (err += d));
@@ -164,7 +182,20 @@ describe.skipIf(!!NATS_MISSING)('fleet failover (nats-server -js)', () => {
       soft.once('exit', (c) => reject(new Error(`exited ${c}: ${softErr}`)));
     });
     expect(softErr).toMatch(/serving local clients only/);
-    const res = await fetch(`${url}/events`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ aep: '0.1', id: 'x1', type: 'tool.completed', time: new Date().toISOString(), source: 'aep://h/agent/a/session/s', agent: 'a', session: 's', seq: 1 }) });
+    const res = await fetch(`${url}/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: JSON.stringify({
+        aep: '0.1',
+        id: 'x1',
+        type: 'tool.completed',
+        time: new Date().toISOString(),
+        source: 'aep://h/agent/a/session/s',
+        agent: 'a',
+        session: 's',
+        seq: 1,
+      }),
+    });
     expect(res.status).toBe(202);
     soft.kill('SIGTERM');
   });

@@ -20,7 +20,11 @@ afterEach(async () => {
 const { client, subscriber } = wsClients(AUTH, stops);
 
 async function relayOn(url: string, stream: string, log: (l: string) => void) {
-  const store = await openBackplane({ url, stream, prefix: stream.toLowerCase(), token: TOKEN, optional: true, connectTimeoutMs: 1000, retryMs: { initial: 100, max: 400 } }, resolveLimits({}), log);
+  const store = await openBackplane(
+    { url, stream, prefix: stream.toLowerCase(), token: TOKEN, optional: true, connectTimeoutMs: 1000, retryMs: { initial: 100, max: 400 } },
+    resolveLimits({}),
+    log,
+  );
   const relay = createRelay({ host: '127.0.0.1', port: 0, token: TOKEN, store });
   const { url: http } = await relay.listen();
   stops.push(() => relay.close());
@@ -49,7 +53,9 @@ describe.skipIf(!!NATS_MISSING)('--backplane-optional: joining the fleet later',
     const nats = await NatsServer.start({ port });
     stops.push(() => nats.stop());
     await until(async () => (await (await fetch(`${a.url}/healthz`, { headers: AUTH })).json()).backplane?.connected === true, 'relay A joined');
-    expect(said.join('\n')).toMatch(/backplane: joined the fleet at nats:\/\/127.0.0.1:\d+ after \d+ s local-only \(\d+ attempts?\): relay \S+, 2 events admitted here meanwhile published to stream/);
+    expect(said.join('\n')).toMatch(
+      /backplane: joined the fleet at nats:\/\/127.0.0.1:\d+ after \d+ s local-only \(\d+ attempts?\): relay \S+, 2 events admitted here meanwhile published to stream/,
+    );
 
     // a second relay replays what A admitted while local-only
     const b = await relayOn(nats.url, stream, () => {});
@@ -62,8 +68,18 @@ describe.skipIf(!!NATS_MISSING)('--backplane-optional: joining the fleet later',
     await until(() => subB.events().some((e) => e.session === 'join-s' && e.seq === 3), 'B gets A live');
     await until(() => subA.events().some((e) => e.session === 'join-b'), 'A gets B live');
     await new Promise((r) => setTimeout(r, 300));
-    expect(subA.events().filter((e) => e.session === 'join-s').map((e) => e.seq)).toEqual([1, 2, 3]);
-    expect(subB.events().filter((e) => e.session === 'join-s').map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect(
+      subA
+        .events()
+        .filter((e) => e.session === 'join-s')
+        .map((e) => e.seq),
+    ).toEqual([1, 2, 3]);
+    expect(
+      subB
+        .events()
+        .filter((e) => e.session === 'join-s')
+        .map((e) => e.seq),
+    ).toEqual([1, 2, 3]);
     const h = await (await fetch(`${b.url}/healthz`, { headers: AUTH })).json();
     expect(h.backplane.relays).toHaveLength(2);
     // the claim A's emitter made while local-only joined the fleet's routes: a command sent on B reaches it

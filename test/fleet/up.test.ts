@@ -13,6 +13,7 @@ import { renderReport } from '../../engine/doctor/render.ts';
 import { ConfigError, loadUpConfig } from '../../engine/app/up-config.ts';
 import { WsClient } from '../relay/helpers.ts';
 import { NATS_MISSING, NatsServer } from './nats.ts';
+import { tokenSources } from '../../engine/cli/config.ts';
 
 const TOKEN = 'fleet-up-token';
 const stops: (() => Promise<void> | void)[] = [];
@@ -33,7 +34,12 @@ describe('the up config backplane key', () => {
     writeFileSync(f, 'backplane: nats://127.0.0.1:4222\n');
     expect(loadUpConfig(f, {}).backplane).toEqual({ url: 'nats://127.0.0.1:4222' });
     writeFileSync(f, 'backplane: { url: "nats://a:4222,nats://b:4222", max_age: 12h, max_bytes: 512MiB, optional: true }\n');
-    expect(loadUpConfig(f, {}).backplane).toMatchObject({ url: 'nats://a:4222,nats://b:4222', maxAgeMs: 12 * 3600_000, maxBytes: 512 * 2 ** 20, optional: true });
+    expect(loadUpConfig(f, {}).backplane).toMatchObject({
+      url: 'nats://a:4222,nats://b:4222',
+      maxAgeMs: 12 * 3600_000,
+      maxBytes: 512 * 2 ** 20,
+      optional: true,
+    });
     writeFileSync(f, 'backplane: http://x\n');
     expect(() => loadUpConfig(f, {})).toThrow(ConfigError);
     expect(() => loadUpConfig(f, {})).toThrow(/backplane must be nats:\/\/host:port/);
@@ -65,13 +71,24 @@ describe.skipIf(!!NATS_MISSING)('up --backplane (nats-server -js)', () => {
     stops.push(() => sub.close());
     sub.send({ type: 'subscribe', id: 's', filter: { type: 'tool.*' } });
     await sub.next((m) => m.type === 'subscribed');
-    const body = { hook_event_name: 'PreToolUse', session_id: 'fleet-up-s1', turn_id: 't1', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'c1' };
+    const body = {
+      hook_event_name: 'PreToolUse',
+      session_id: 'fleet-up-s1',
+      turn_id: 't1',
+      tool_name: 'Bash',
+      tool_input: { command: 'ls' },
+      tool_use_id: 'c1',
+    };
     const res = await fetch(`${ups[0].url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect(res.status).toBe(200);
     const got = await sub.next((m) => m.data?.tool?.call_id === 'c1');
     expect(got.session).toBe('fleet-up-s1');
     // once: a second event through the stream, and still one c1
-    await fetch(`${ups[0].url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, tool_use_id: 'c2' }) });
+    await fetch(`${ups[0].url}/hooks/codex`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...body, tool_use_id: 'c2' }),
+    });
     await sub.next((m) => m.data?.tool?.call_id === 'c2');
     expect(sub.msgs.filter((m) => m.data?.tool?.call_id === 'c1')).toEqual([]);
     const health = await (await fetch(`${ups[1].url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json();
@@ -82,7 +99,7 @@ describe.skipIf(!!NATS_MISSING)('up --backplane (nats-server -js)', () => {
     const home = temp();
     writeFileSync(join(home, 'token'), `${TOKEN}\n`, { mode: 0o600 });
     const env = { HOOKMAP_HOME: home };
-    const found = discoverToken({ url: ups[1].url, env });
+    const found = discoverToken({ url: ups[1].url, from: tokenSources(env) });
     expect(found.from).toBe('home');
     const report = await runDoctor({ env, dir: home, url: ups[1].url, agents: [], token: found.token });
     const bp = report.findings.filter((f) => f.area === 'backplane');

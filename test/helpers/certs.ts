@@ -26,11 +26,43 @@ export interface TestPki {
 /** A CA, a server certificate for 127.0.0.1/localhost, and a client certificate, all signed by the CA, as PEM files in `dir`. */
 export function testPki(dir: string, prefix = ''): TestPki {
   const p = (n: string) => join(dir, `${prefix}${n}`);
-  ssl(['req', '-x509', ...EC, '-keyout', p('ca-key.pem'), '-out', p('ca.pem'), '-days', '2', '-subj', '/CN=hookmap test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  ssl([
+    'req',
+    '-x509',
+    ...EC,
+    '-keyout',
+    p('ca-key.pem'),
+    '-out',
+    p('ca.pem'),
+    '-days',
+    '2',
+    '-subj',
+    '/CN=hookmap test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
   const leaf = (name: string, ext: string) => {
     ssl(['req', ...EC, '-keyout', p(`${name}-key.pem`), '-out', p(`${name}.csr`), '-subj', `/CN=hookmap test ${name}`]);
     writeFileSync(p(`${name}.ext`), ext);
-    ssl(['x509', '-req', '-in', p(`${name}.csr`), '-CA', p('ca.pem'), '-CAkey', p('ca-key.pem'), '-CAcreateserial', '-out', p(`${name}.pem`), '-days', '2', '-extfile', p(`${name}.ext`)]);
+    ssl([
+      'x509',
+      '-req',
+      '-in',
+      p(`${name}.csr`),
+      '-CA',
+      p('ca.pem'),
+      '-CAkey',
+      p('ca-key.pem'),
+      '-CAcreateserial',
+      '-out',
+      p(`${name}.pem`),
+      '-days',
+      '2',
+      '-extfile',
+      p(`${name}.ext`),
+    ]);
     return { cert: p(`${name}.pem`), key: p(`${name}-key.pem`) };
   };
   const server = leaf('server', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');

@@ -5,7 +5,11 @@ import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../../bin/hookmap.mjs', import.meta.url));
 
-export interface CliRun { code: number | null; stdout: string; stderr: string }
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 export function runCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000, o: { cwd?: string; stdin?: string } = {}): Promise<CliRun> {
   return new Promise((resolve) => {

@@ -55,7 +55,8 @@ function verifyVapid(auth: string | undefined, origin: string): { claims: Receiv
   const raw = Buffer.from(m[2], 'base64url');
   if (raw.length !== 65 || raw[0] !== 4) throw new Error('k is not an uncompressed P-256 point');
   const key = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: b64u(raw.subarray(1, 33)), y: b64u(raw.subarray(33)) }, format: 'jwk' });
-  if (!verify('sha256', Buffer.from(`${h}.${p}`), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(s, 'base64url'))) throw new Error('JWT signature does not verify');
+  if (!verify('sha256', Buffer.from(`${h}.${p}`), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(s, 'base64url')))
+    throw new Error('JWT signature does not verify');
   const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
   if (claims.aud !== origin) throw new Error(`aud ${claims.aud} is not ${origin}`);
   const now = Date.now() / 1000;
@@ -87,7 +88,16 @@ export async function startPushService(): Promise<TestPushService> {
         const { claims, key } = verifyVapid(req.headers.authorization, origin);
         const body = Buffer.concat(chunks);
         const plaintext: Buffer = ece.decrypt(body, { version: 'aes128gcm', privateKey: d.ecdh, authSecret: b64u(d.auth) });
-        received.push({ device: name, at: Date.now(), headers: req.headers, claims, vapidKey: key, bodyBytes: body.length, plaintext, message: JSON.parse(plaintext.toString('utf8')) });
+        received.push({
+          device: name,
+          at: Date.now(),
+          headers: req.headers,
+          claims,
+          vapidKey: key,
+          bodyBytes: body.length,
+          plaintext,
+          message: JSON.parse(plaintext.toString('utf8')),
+        });
         res.writeHead(201, { location: `${origin}/msg/${received.length}` }).end();
       } catch (e) {
         errors.push((e as Error).message);
@@ -107,7 +117,12 @@ export async function startPushService(): Promise<TestPushService> {
         const ecdh = createECDH('prime256v1');
         ecdh.generateKeys();
         const auth = randomBytes(16);
-        d = { name, ecdh, auth, subscription: { endpoint: `${origin}/push/${encodeURIComponent(name)}`, keys: { p256dh: b64u(ecdh.getPublicKey()), auth: b64u(auth) } } };
+        d = {
+          name,
+          ecdh,
+          auth,
+          subscription: { endpoint: `${origin}/push/${encodeURIComponent(name)}`, keys: { p256dh: b64u(ecdh.getPublicKey()), auth: b64u(auth) } },
+        };
         devices.set(name, d);
       }
       return d;

@@ -25,6 +25,8 @@ export default class SkipReporter implements Reporter {
       apt.push(t.apt);
     }
     if (!total) return;
-    process.stdout.write(`\nSKIPPED ${total} test${total === 1 ? '' : 's'}, a program missing: ${groups.join(', ')}; to run them: sudo apt-get install ${apt.join(' ')}\n`);
+    process.stdout.write(
+      `\nSKIPPED ${total} test${total === 1 ? '' : 's'}, a program missing: ${groups.join(', ')}; to run them: sudo apt-get install ${apt.join(' ')}\n`,
+    );
   }
 }

@@ -11,7 +11,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 
-export interface SlackCall { method: string; token: string; body: Record<string, any> }
+export interface SlackCall {
+  method: string;
+  token: string;
+  body: Record<string, any>;
+}
 
 export interface SlackStandIn {
   url: string;
@@ -52,13 +56,16 @@ export async function startSlack(): Promise<SlackStandIn> {
       const l = limited.get(method);
       if (l && l.n > 0) {
         l.n--;
-        return void res.writeHead(429, { 'retry-after': String(l.s), 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'ratelimited' }));
+        return void res
+          .writeHead(429, { 'retry-after': String(l.s), 'content-type': 'application/json' })
+          .end(JSON.stringify({ ok: false, error: 'ratelimited' }));
       }
       const send = (doc: object) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc));
       const want = method === 'apps.connections.open' ? appToken : botToken;
       if (token !== want) return send({ ok: false, error: 'invalid_auth' });
       if (method === 'apps.connections.open') return send({ ok: true, url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/link` });
-      if (method === 'auth.test') return send({ ok: true, url: 'https://standin.slack.com/', team: 'stand-in', user: 'hookmap', team_id: 'T1', user_id: 'UBOT', bot_id: 'B1' });
+      if (method === 'auth.test')
+        return send({ ok: true, url: 'https://standin.slack.com/', team: 'stand-in', user: 'hookmap', team_id: 'T1', user_id: 'UBOT', bot_id: 'B1' });
       if (method === 'chat.postMessage') {
         const t = `${++ts}.000100`;
         posted.push({ ts: t, channel: body.channel, text: body.text, blocks: body.blocks ?? [], thread_ts: body.thread_ts });
@@ -71,7 +78,14 @@ export async function startSlack(): Promise<SlackStandIn> {
   const wss = new WebSocketServer({ server, path: '/link' });
   wss.on('connection', (ws) => {
     socket = ws;
-    ws.send(JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'applink-standin', build_number: 1, approximate_connection_time: 18060 }, connection_info: { app_id: 'A1' } }));
+    ws.send(
+      JSON.stringify({
+        type: 'hello',
+        num_connections: 1,
+        debug_info: { host: 'applink-standin', build_number: 1, approximate_connection_time: 18060 },
+        connection_info: { app_id: 'A1' },
+      }),
+    );
     ws.on('message', (d) => {
       try {
         const m = JSON.parse(String(d));
@@ -100,7 +114,19 @@ export async function startSlack(): Promise<SlackStandIn> {
       deliver({
         type: 'interactive',
         accepts_response_payload: false,
-        payload: { type: 'block_actions', user: { id: o.user, username: o.user, team_id: 'T1' }, api_app_id: 'A1', token: 'legacy', container: { type: 'message', message_ts: o.ts, channel_id: o.channel, is_ephemeral: false }, trigger_id: 'tr', team: { id: 'T1', domain: 'standin' }, channel: { id: o.channel, name: 'ops' }, message: { type: 'message', ts: o.ts, text: '' }, response_url: 'http://127.0.0.1:1/unused', actions: [{ action_id: o.action_id, block_id: 'b', value: o.value, type: 'button', action_ts: String(Date.now() / 1000) }] },
+        payload: {
+          type: 'block_actions',
+          user: { id: o.user, username: o.user, team_id: 'T1' },
+          api_app_id: 'A1',
+          token: 'legacy',
+          container: { type: 'message', message_ts: o.ts, channel_id: o.channel, is_ephemeral: false },
+          trigger_id: 'tr',
+          team: { id: 'T1', domain: 'standin' },
+          channel: { id: o.channel, name: 'ops' },
+          message: { type: 'message', ts: o.ts, text: '' },
+          response_url: 'http://127.0.0.1:1/unused',
+          actions: [{ action_id: o.action_id, block_id: 'b', value: o.value, type: 'button', action_ts: String(Date.now() / 1000) }],
+        },
       }),
     threadReply: (o) =>
       deliver({
@@ -108,7 +134,25 @@ export async function startSlack(): Promise<SlackStandIn> {
         accepts_response_payload: false,
         retry_attempt: 0,
         retry_reason: '',
-        payload: { token: 'legacy', team_id: 'T1', api_app_id: 'A1', type: 'event_callback', event_id: `Ev${env}`, event_time: 1, authorizations: [{ enterprise_id: null, team_id: 'T1', user_id: 'UBOT', is_bot: true }], event: { type: 'message', user: o.user, text: o.text, ts: `${++ts}.000200`, thread_ts: o.thread, channel: o.channel, channel_type: 'channel', event_ts: `${ts}.000200` } },
+        payload: {
+          token: 'legacy',
+          team_id: 'T1',
+          api_app_id: 'A1',
+          type: 'event_callback',
+          event_id: `Ev${env}`,
+          event_time: 1,
+          authorizations: [{ enterprise_id: null, team_id: 'T1', user_id: 'UBOT', is_bot: true }],
+          event: {
+            type: 'message',
+            user: o.user,
+            text: o.text,
+            ts: `${++ts}.000200`,
+            thread_ts: o.thread,
+            channel: o.channel,
+            channel_type: 'channel',
+            event_ts: `${ts}.000200`,
+          },
+        },
       }),
     close: async () => {
       for (const c of wss.clients) c.terminate();

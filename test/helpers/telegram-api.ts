@@ -48,7 +48,11 @@ export async function startTelegram(token = '123456:TEST-token-for-the-stand-in_
     if (webhook) {
       const hook = webhook;
       for (const u of updates.splice(0)) {
-        void fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json', ...(hook.secret ? { 'x-telegram-bot-api-secret-token': hook.secret } : {}) }, body: JSON.stringify(u) }).then(
+        void fetch(hook.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(hook.secret ? { 'x-telegram-bot-api-secret-token': hook.secret } : {}) },
+          body: JSON.stringify(u),
+        }).then(
           (r) => deliveries.push(r.status),
           () => deliveries.push(0),
         );
@@ -86,7 +90,15 @@ export async function startTelegram(token = '123456:TEST-token-for-the-stand-in_
       const ok = (result: unknown) => answer(res, 200, { ok: true, result });
       switch (method) {
         case 'getMe':
-          return ok({ id: 4242, is_bot: true, first_name: 'hookmap test', username: 'hookmap_test_bot', can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false });
+          return ok({
+            id: 4242,
+            is_bot: true,
+            first_name: 'hookmap test',
+            username: 'hookmap_test_bot',
+            can_join_groups: true,
+            can_read_all_group_messages: false,
+            supports_inline_queries: false,
+          });
         case 'deleteWebhook':
           webhook = undefined;
           return ok(true);
@@ -105,9 +117,20 @@ export async function startTelegram(token = '123456:TEST-token-for-the-stand-in_
           return;
         }
         case 'sendMessage': {
-          const msg = { message_id: ++messageId, chat_id: Number(body.chat_id), text: String(body.text), reply_markup: body.reply_markup, reply_parameters: body.reply_parameters };
+          const msg = {
+            message_id: ++messageId,
+            chat_id: Number(body.chat_id),
+            text: String(body.text),
+            reply_markup: body.reply_markup,
+            reply_parameters: body.reply_parameters,
+          };
           sent.push(msg);
-          return ok({ message_id: msg.message_id, date: Math.floor(Date.now() / 1000), chat: { id: msg.chat_id, type: msg.chat_id < 0 ? 'group' : 'private' }, text: msg.text });
+          return ok({
+            message_id: msg.message_id,
+            date: Math.floor(Date.now() / 1000),
+            chat: { id: msg.chat_id, type: msg.chat_id < 0 ? 'group' : 'private' },
+            text: msg.text,
+          });
         }
         case 'editMessageText':
           return ok({ message_id: body.message_id, date: Math.floor(Date.now() / 1000), chat: { id: Number(body.chat_id), type: 'private' }, text: body.text });
@@ -130,12 +153,31 @@ export async function startTelegram(token = '123456:TEST-token-for-the-stand-in_
     deliveries,
     tap(o) {
       const msg = sent.find((s) => s.message_id === o.message_id);
-      updates.push({ update_id: updateId++, callback_query: { id: `cb${updateId}`, from: user(o.from), chat_instance: 'ci', data: o.data, message: { message_id: o.message_id, date: 0, chat: chat(o.chat), text: msg?.text ?? '' } } });
+      updates.push({
+        update_id: updateId++,
+        callback_query: {
+          id: `cb${updateId}`,
+          from: user(o.from),
+          chat_instance: 'ci',
+          data: o.data,
+          message: { message_id: o.message_id, date: 0, chat: chat(o.chat), text: msg?.text ?? '' },
+        },
+      });
       wake();
     },
     reply(o) {
       const to = sent.find((s) => s.message_id === o.to);
-      updates.push({ update_id: updateId++, message: { message_id: ++messageId, date: 0, from: user(o.from), chat: chat(o.chat), text: o.text, reply_to_message: { message_id: o.to, date: 0, chat: chat(o.chat), text: to?.text ?? '' } } });
+      updates.push({
+        update_id: updateId++,
+        message: {
+          message_id: ++messageId,
+          date: 0,
+          from: user(o.from),
+          chat: chat(o.chat),
+          text: o.text,
+          reply_to_message: { message_id: o.to, date: 0, chat: chat(o.chat), text: to?.text ?? '' },
+        },
+      });
       wake();
     },
     rateLimit(method, s, n = 1) {

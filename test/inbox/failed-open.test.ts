@@ -26,13 +26,19 @@ describe('hooks that failed open, on up', () => {
     const said: string[] = [];
     const up = await startUp({ port: 0, token: TOKEN, home, logDir: join(home, 'logs'), agents: [], say: (l: string) => said.push(l) });
     ups.push(up);
-    expect(said.join('\n')).toMatch(/missed:   2 hooks \(claude-code 2\) between 2026-12-01T09:02:00Z and 2026-12-01T09:40:00Z: nothing listening, while hookmap was not answering/);
+    expect(said.join('\n')).toMatch(
+      /missed:   2 hooks \(claude-code 2\) between 2026-12-01T09:02:00Z and 2026-12-01T09:40:00Z: nothing listening, while hookmap was not answering/,
+    );
     expect(existsSync(join(home, 'failed-open.log'))).toBe(false);
     expect(existsSync(join(home, 'failed-open.seen.log'))).toBe(true);
     // a hook that times out while up runs: the shim appends again
     writeFileSync(join(home, 'failed-open.log'), '2026-12-01T10:00:00Z\tcodex\tPreToolUse\ttimeout\n');
 
-    const login = await fetch(`${up.url}/inbox/api/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: up.url }, body: JSON.stringify({ token: TOKEN }) });
+    const login = await fetch(`${up.url}/inbox/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: up.url },
+      body: JSON.stringify({ token: TOKEN }),
+    });
     const cookie = /hookmap_inbox=([^;]*)/.exec(login.headers.get('set-cookie') ?? '')?.[1];
     expect(cookie).toBeTruthy();
     const get = (headers: Record<string, string>) => fetch(`${up.url}/inbox/api/failed-open`, { headers });

@@ -71,7 +71,16 @@ describe('store', () => {
 
   it('a card follows the stream: sent, accepted, answered, resolved; never ahead of it', () => {
     const st = new Store();
-    const req = ev('attention.requested', 1, { data: { kind: 'permission', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }], expires_at: new Date(T0 + 55_000).toISOString() } });
+    const req = ev('attention.requested', 1, {
+      data: {
+        kind: 'permission',
+        options: [
+          { id: 'allow', label: 'Allow' },
+          { id: 'deny', label: 'Deny' },
+        ],
+        expires_at: new Date(T0 + 55_000).toISOString(),
+      },
+    });
     st.applyBatch([{ ev: req }], T0);
     const a = st.attn.get(req.id)!;
     expect(outcomeOf(st, a, T0)).toMatchObject({ phase: 'pending', settled: false });
@@ -93,18 +102,29 @@ describe('store', () => {
 
   it('two people: the one whose answer lost is told so, and who answered', () => {
     const st = new Store();
-    const req = ev('attention.requested', 1, { data: { kind: 'permission', options: [{ id: 'allow', label: 'Allow' }, { id: 'deny', label: 'Deny' }] } });
+    const req = ev('attention.requested', 1, {
+      data: {
+        kind: 'permission',
+        options: [
+          { id: 'allow', label: 'Allow' },
+          { id: 'deny', label: 'Deny' },
+        ],
+      },
+    });
     st.applyBatch([{ ev: req }], T0);
     const mine = ev('control.attention.respond', undefined, { id: 'mine', subject: req.id, data: { answer: { option: 'deny' } } });
     st.sent(mine, T0);
     const theirs = ev('control.attention.respond', undefined, { id: 'theirs', subject: req.id, agent: 'phone', data: { answer: { option: 'allow' } } });
     st.applyBatch([{ ev: theirs }], T0);
-    st.applyBatch([
-      { ev: ev('control.accepted', 2, { cause: 'theirs' }) },
-      { ev: ev('attention.answered', 3, { subject: req.id, cause: 'theirs', data: { answer: { option: 'allow' }, via: 'control', by: 'bob' } }) },
-      { ev: ev('attention.resolved', 4, { subject: req.id, data: { resolution: 'answered' } }) },
-      { ev: ev('control.rejected', 5, { cause: 'mine', data: { reason: 'invalid', detail: 'already answered' } }) },
-    ], T0);
+    st.applyBatch(
+      [
+        { ev: ev('control.accepted', 2, { cause: 'theirs' }) },
+        { ev: ev('attention.answered', 3, { subject: req.id, cause: 'theirs', data: { answer: { option: 'allow' }, via: 'control', by: 'bob' } }) },
+        { ev: ev('attention.resolved', 4, { subject: req.id, data: { resolution: 'answered' } }) },
+        { ev: ev('control.rejected', 5, { cause: 'mine', data: { reason: 'invalid', detail: 'already answered' } }) },
+      ],
+      T0,
+    );
     expect(outcomeOf(st, st.attn.get(req.id)!, T0).text).toBe('Answered by bob: Allow. Resolved. Your answer came second and was not applied.');
   });
 
@@ -115,7 +135,11 @@ describe('store', () => {
     const cmd = ev('control.attention.respond', undefined, { id: 'c1', subject: req.id, data: { answer: { option: 'allow' } } });
     st.sent(cmd, T0);
     st.refused('c1', 'no-route', "no live connection claims session 's1'");
-    expect(outcomeOf(st, st.attn.get(req.id)!, T0)).toMatchObject({ phase: 'refused', settled: false, text: "Not delivered (no-route): no live connection claims session 's1'" });
+    expect(outcomeOf(st, st.attn.get(req.id)!, T0)).toMatchObject({
+      phase: 'refused',
+      settled: false,
+      text: "Not delivered (no-route): no live connection claims session 's1'",
+    });
     st.applyBatch([{ ev: ev('attention.timeout', 2, { subject: req.id, data: { after_ms: 55000 } }) }], T0);
     expect(outcomeOf(st, st.attn.get(req.id)!, T0)).toMatchObject({ phase: 'timeout', text: TIMED_OUT, settled: true });
   });
@@ -130,7 +154,16 @@ describe('store', () => {
 
 describe('forms (AEP-0006)', () => {
   const fields = [
-    { id: 'env', type: 'select', label: 'Environment', required: true, choices: [{ id: 'staging', label: 'Staging' }, { id: 'prod', label: 'Production' }] },
+    {
+      id: 'env',
+      type: 'select',
+      label: 'Environment',
+      required: true,
+      choices: [
+        { id: 'staging', label: 'Staging' },
+        { id: 'prod', label: 'Production' },
+      ],
+    },
     { id: 'n', type: 'number', label: 'Replicas', min: 1, max: 5 },
     { id: 'why', type: 'string', label: 'Why' },
     { id: 'ok', type: 'boolean', label: 'Proceed', required: true },
@@ -139,8 +172,17 @@ describe('forms (AEP-0006)', () => {
 
   it('says what is wrong per field before anything is sent', () => {
     const r = checkForm(fields, { n: { ...emptyInput(), text: 'three' }, tags: { ...emptyInput(), chosen: [OTHER] } });
-    expect(Object.fromEntries(r.errors)).toEqual({ n: 'Enter a number.', tags: 'Write your answer, or pick one of the choices.', env: 'Choose one.', ok: 'Answer yes or no.' });
-    expect(Object.fromEntries(checkForm(fields, { env: { ...emptyInput(), chosen: ['staging'] }, ok: { ...emptyInput(), flag: 'no' }, n: { ...emptyInput(), text: '9' } }).errors)).toEqual({ n: 'Enter a number from 1 to 5.' });
+    expect(Object.fromEntries(r.errors)).toEqual({
+      n: 'Enter a number.',
+      tags: 'Write your answer, or pick one of the choices.',
+      env: 'Choose one.',
+      ok: 'Answer yes or no.',
+    });
+    expect(
+      Object.fromEntries(
+        checkForm(fields, { env: { ...emptyInput(), chosen: ['staging'] }, ok: { ...emptyInput(), flag: 'no' }, n: { ...emptyInput(), text: '9' } }).errors,
+      ),
+    ).toEqual({ n: 'Enter a number from 1 to 5.' });
   });
 
   it('builds values exactly as the daemon expects them: ids, numbers, booleans, free text, arrays for multi', () => {
@@ -178,19 +220,32 @@ describe('timeline rows', () => {
 });
 
 describe('what became of a tool call (the permission joined in; views only)', () => {
-  const tool = (seq: number, call: string, extra: Partial<Ev> = {}) => ev('tool.requested', seq, { run: 'r1', subject: 'Bash', data: { tool: { name: 'Bash', call_id: call } }, ...extra });
-  const ask = (seq: number, extra: Partial<Ev> = {}) => ev('attention.requested', seq, { run: 'r1', subject: 'Bash', data: { kind: 'permission', prompt: 'Permission requested: Bash' }, ...extra });
+  const tool = (seq: number, call: string, extra: Partial<Ev> = {}) =>
+    ev('tool.requested', seq, { run: 'r1', subject: 'Bash', data: { tool: { name: 'Bash', call_id: call } }, ...extra });
+  const ask = (seq: number, extra: Partial<Ev> = {}) =>
+    ev('attention.requested', seq, { run: 'r1', subject: 'Bash', data: { kind: 'permission', prompt: 'Permission requested: Bash' }, ...extra });
   const toolRow = (events: Ev[], id: string) => buildTimeline(events).rows.find((r) => r.id === id) as ToolRow;
   const start = () => ev('run.started', 1, { run: 'r1' });
   const fin = (seq: number) => ev('run.finished', seq, { run: 'r1' });
-  const answered = (seq: number, a: Ev, answer: object, extra: object = {}) => ev('attention.answered', seq, { subject: a.id, data: { answer, via: 'control', by: 'alex', ...extra } });
+  const answered = (seq: number, a: Ev, answer: object, extra: object = {}) =>
+    ev('attention.answered', seq, { subject: a.id, data: { answer, via: 'control', by: 'alex', ...extra } });
 
   const cases: { name: string; events: () => [Ev[], string]; want: { status: string; text?: string } }[] = [
     {
       name: 'denied with guidance text: no post-tool event ever comes',
       events: () => {
         const [s0, t, a] = [start(), tool(2, 'c1'), ask(3)];
-        return [[s0, t, a, answered(4, a, { option: 'deny', text: 'use make clean' }), ev('attention.resolved', 5, { subject: a.id, data: { resolution: 'answered' } }), fin(6)], t.id];
+        return [
+          [
+            s0,
+            t,
+            a,
+            answered(4, a, { option: 'deny', text: 'use make clean' }),
+            ev('attention.resolved', 5, { subject: a.id, data: { resolution: 'answered' } }),
+            fin(6),
+          ],
+          t.id,
+        ];
       },
       want: { status: 'denied', text: 'denied by alex: “use make clean”' },
     },
@@ -262,7 +317,17 @@ describe('what became of a tool call (the permission joined in; views only)', ()
       name: 'its own terminal event wins over the permission (allowed in the agent, then completed)',
       events: () => {
         const [s0, t, a] = [start(), tool(2, 'c1'), ask(3)];
-        return [[s0, t, a, ev('attention.timeout', 4, { subject: a.id }), ev('tool.completed', 5, { run: 'r1', data: { tool: { name: 'Bash', call_id: 'c1' } } }), fin(6)], t.id];
+        return [
+          [
+            s0,
+            t,
+            a,
+            ev('attention.timeout', 4, { subject: a.id }),
+            ev('tool.completed', 5, { run: 'r1', data: { tool: { name: 'Bash', call_id: 'c1' } } }),
+            fin(6),
+          ],
+          t.id,
+        ];
       },
       want: { status: 'done' },
     },
@@ -318,7 +383,7 @@ describe('what became of a tool call (the permission joined in; views only)', ()
 });
 
 describe('timeline noise and words', () => {
-  it('vendor x.* rows are quiet unless they carry a steer\'s fate or an error', () => {
+  it("vendor x.* rows are quiet unless they carry a steer's fate or an error", () => {
     const rows: [string, boolean][] = [
       ['x.agent-x.tool.batch', true],
       ['x.agent-x.session.setup', true],
@@ -350,11 +415,14 @@ describe('timeline noise and words', () => {
 describe('session labels', () => {
   it('the project from hookmapproject, else the folder of cwd, else the id; a short id beside a project', () => {
     const st = new Store();
-    st.applyBatch([
-      { ev: { ...ev('session.started', 0, { data: { cwd: '/home/dev/shop-api' } }, 'aaaa1111-bbbb'), hookmapproject: 'shop' } as Ev },
-      { ev: ev('session.started', 0, { data: { cwd: '/home/dev/billing/' } }, 'cccc2222-dddd') },
-      { ev: ev('session.started', 0, {}, 'eeee3333-ffff') },
-    ], T0);
+    st.applyBatch(
+      [
+        { ev: { ...ev('session.started', 0, { data: { cwd: '/home/dev/shop-api' } }, 'aaaa1111-bbbb'), hookmapproject: 'shop' } as Ev },
+        { ev: ev('session.started', 0, { data: { cwd: '/home/dev/billing/' } }, 'cccc2222-dddd') },
+        { ev: ev('session.started', 0, {}, 'eeee3333-ffff') },
+      ],
+      T0,
+    );
     expect(sessionLabel(st.sessions.get('aaaa1111-bbbb')!)).toEqual({ project: 'shop', from: '/home/dev/shop-api', short: 'aaaa1111' });
     expect(sessionLabel(st.sessions.get('cccc2222-dddd')!)).toEqual({ project: 'billing', from: '/home/dev/billing/', short: 'cccc2222' });
     expect(sessionLabel(st.sessions.get('eeee3333-ffff')!)).toEqual({ short: 'eeee3333' });
@@ -372,9 +440,15 @@ describe('hooks that failed open (GET /inbox/api/failed-open)', () => {
   const clock = (iso: string) => iso.slice(11, 16);
 
   it('says how many, of which agent, when and why', () => {
-    expect(missedText(parseMissed(body)!, clock)).toBe('6 hooks of claude-code got no answer from hookmap between 09:02 and 09:40 (hookmap was not running): their events were not recorded');
+    expect(missedText(parseMissed(body)!, clock)).toBe(
+      '6 hooks of claude-code got no answer from hookmap between 09:02 and 09:40 (hookmap was not running): their events were not recorded',
+    );
     const two = parseMissed({ ...body, count: 8, agents: [...body.agents, { agent: 'codex', count: 2, last: body.last, why: { down: 1, timeout: 1 } }] })!;
-    expect(missedText(two, clock)).toBe('6 hooks of claude-code and 2 of codex got no answer from hookmap between 09:02 and 09:40 (7: hookmap was not running; 1: hookmap did not answer in time): their events were not recorded');
+    expect(missedText(two, clock)).toBe(
+      '6 hooks of claude-code and 2 of codex got no answer from hookmap between 09:02 and 09:40 ' +
+        '(7: hookmap was not running; 1: hookmap did not answer in time): their events were not ' +
+        'recorded',
+    );
     const one = parseMissed({ count: 1, first: body.last, last: body.last, agents: [{ agent: 'codex', count: 1, last: body.last, why: { error: 1 } }] })!;
     expect(missedText(one, clock)).toBe('1 hook of codex got no answer from hookmap at 09:40 (hookmap answered with an error): its events were not recorded');
   });

@@ -101,16 +101,28 @@ describe('sign in and out', () => {
 
   it('state changes are JSON POSTs from this origin only: text/plain, another origin and GET are refused', async () => {
     const { url } = await bare();
-    const plain = await fetch(`${url}/inbox/api/login`, { method: 'POST', headers: { 'content-type': 'text/plain', origin: url }, body: JSON.stringify({ token: TOKEN }) });
+    const plain = await fetch(`${url}/inbox/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', origin: url },
+      body: JSON.stringify({ token: TOKEN }),
+    });
     expect(plain.status).toBe(415);
     expect(plain.headers.get('set-cookie')).toBeNull();
-    const form = await fetch(`${url}/inbox/api/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: url }, body: `token=${TOKEN}` });
+    const form = await fetch(`${url}/inbox/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: url },
+      body: `token=${TOKEN}`,
+    });
     expect(form.status).toBe(415);
     const cross = await login(url, { token: TOKEN }, { origin: 'http://evil.example' });
     expect(cross.status).toBe(403);
     expect(cross.set).toBe('');
     for (const path of ['/inbox/api/login', '/inbox/api/logout', '/inbox/api/link']) expect((await fetch(`${url}${path}`)).status).toBe(404);
-    const huge = await fetch(`${url}/inbox/api/login`, { method: 'POST', headers: { ...json, origin: url }, body: JSON.stringify({ token: 'x'.repeat(10_000) }) });
+    const huge = await fetch(`${url}/inbox/api/login`, {
+      method: 'POST',
+      headers: { ...json, origin: url },
+      body: JSON.stringify({ token: 'x'.repeat(10_000) }),
+    });
     expect(huge.status).toBe(413);
     const garbage = await fetch(`${url}/inbox/api/login`, { method: 'POST', headers: { ...json, origin: url }, body: '{"token":' });
     expect(garbage.status).toBe(400);
@@ -140,7 +152,9 @@ describe('one-time links (hookmap open)', () => {
     expect((await fetch(`${url}/inbox/api/link`, { method: 'POST', headers: json, body: '{}' })).status).toBe(401);
     expect((await fetch(`${url}/inbox/api/link`, { method: 'POST', headers: { ...json, authorization: 'Bearer wrong' }, body: '{}' })).status).toBe(401);
     const { cookie } = await login(url, { token: TOKEN });
-    expect((await fetch(`${url}/inbox/api/link`, { method: 'POST', headers: { ...json, origin: url, cookie: `${COOKIE}=${cookie}` }, body: '{}' })).status).toBe(401); // a browser session cannot mint links
+    expect(
+      (await fetch(`${url}/inbox/api/link`, { method: 'POST', headers: { ...json, origin: url, cookie: `${COOKIE}=${cookie}` }, body: '{}' })).status,
+    ).toBe(401); // a browser session cannot mint links
     const r = await fetch(`${url}/inbox/api/link`, { method: 'POST', headers: { ...json, authorization: `Bearer ${TOKEN}` }, body: '{}' });
     expect(r.status).toBe(200);
     const link = (await r.json()) as any;
@@ -272,7 +286,17 @@ describe('named tokens: read-only, revoked', () => {
     const sock = await cookieSocket(url, r.cookie!);
     await waitFor('hello', () => sock.frames.find((f) => f.type === 'hello'));
     // what the page would send if its buttons were there (a hand-made request: the page hides them)
-    sock.send({ aep: '0.1', id: '01JREADONLY00000000000000', type: 'control.attention.respond', time: new Date().toISOString(), source: 'aep://test/agent/hookmap-inbox/x', agent: 'hookmap-inbox', session: 's1', subject: 'att-1', data: { answer: { option: 'allow' } } });
+    sock.send({
+      aep: '0.1',
+      id: '01JREADONLY00000000000000',
+      type: 'control.attention.respond',
+      time: new Date().toISOString(),
+      source: 'aep://test/agent/hookmap-inbox/x',
+      agent: 'hookmap-inbox',
+      session: 's1',
+      subject: 'att-1',
+      data: { answer: { option: 'allow' } },
+    });
     const refusal = await waitFor('the refusal', () => sock.frames.find((f) => f.type !== 'hello'));
     expect(JSON.stringify(refusal)).toMatch(/'alex' may not send commands/);
     sock.close();
@@ -312,7 +336,11 @@ describe('WebSocket upgrades and resets', () => {
     for (const path of ['/socket', '/nowhere', '/surfaces/x/tee']) {
       await new Promise<void>((resolve) => {
         const s = connect(up.port, '127.0.0.1', () => {
-          s.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${up.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+          s.write(
+            `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${up.port}\r\nUpgrade: websocket\r\nConnection: ` +
+              `Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: ` +
+              `13\r\n\r\n`,
+          );
           setTimeout(() => {
             s.resetAndDestroy();
             resolve();

@@ -10,7 +10,10 @@ describe('web/ typechecks', () => {
   it('tsc -p web/tsconfig.json reports nothing', () => {
     let out = '';
     try {
-      execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'web/tsconfig.json')], { encoding: 'utf8', stdio: 'pipe' });
+      execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'web/tsconfig.json')], {
+        encoding: 'utf8',
+        stdio: 'pipe',
+      });
     } catch (e) {
       out = `${(e as { stdout?: string }).stdout ?? ''}${(e as { stderr?: string }).stderr ?? ''}`;
     }

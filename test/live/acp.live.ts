@@ -29,7 +29,19 @@ const RECORD = fileURLToPath(new URL('./acp-record.mjs', import.meta.url));
 
 function writeSettings(home: string) {
   mkdirSync(join(home, '.gemini'), { recursive: true });
-  writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } }, privacy: { usageStatisticsEnabled: false }, general: { disableAutoUpdate: true, disableUpdateNag: true }, telemetry: { enabled: false } }, null, 2));
+  writeFileSync(
+    join(home, '.gemini', 'settings.json'),
+    JSON.stringify(
+      {
+        security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
+        privacy: { usageStatisticsEnabled: false },
+        general: { disableAutoUpdate: true, disableUpdateNag: true },
+        telemetry: { enabled: false },
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 interface Editor {
@@ -50,10 +62,34 @@ interface Editor {
  * as its agent command, initialize, open a session, send one prompt.
  * `permission` decides how the editor's own dialog answers (and when).
  */
-function editor(live: Live, o: { hookmapUrl: string; home: string; project: string; prompt: string; permission: (p: any, turnDone: Promise<void>) => Promise<any>; during?: (e: Editor) => Promise<void> }): Promise<Editor> {
+function editor(
+  live: Live,
+  o: {
+    hookmapUrl: string;
+    home: string;
+    project: string;
+    prompt: string;
+    permission: (p: any, turnDone: Promise<void>) => Promise<any>;
+    during?: (e: Editor) => Promise<void>;
+  },
+): Promise<Editor> {
   const wroteFile = join(live.s.root, `agent-wrote-${Date.now()}.bin`);
-  const env = { ...live.baseEnv(o.hookmapUrl), HOME: o.home, HOOKMAP_HOME: live.s.hookmapHome, HOOKMAP_TOKEN: '', HOOKMAP_TOKEN_FILE: '', GEMINI_API_KEY: 'live-test-not-a-key', GOOGLE_GEMINI_BASE_URL: live.model.url, GEMINI_CLI_NO_RELAUNCH: 'true', NO_BROWSER: '1' };
-  const p = spawn(process.execPath, [BIN, 'tee', 'acp', '--', process.execPath, RECORD, wroteFile, '--', live.bin, '--acp', '-m', 'gemini-2.5-flash'], { cwd: o.project, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const env = {
+    ...live.baseEnv(o.hookmapUrl),
+    HOME: o.home,
+    HOOKMAP_HOME: live.s.hookmapHome,
+    HOOKMAP_TOKEN: '',
+    HOOKMAP_TOKEN_FILE: '',
+    GEMINI_API_KEY: 'live-test-not-a-key',
+    GOOGLE_GEMINI_BASE_URL: live.model.url,
+    GEMINI_CLI_NO_RELAUNCH: 'true',
+    NO_BROWSER: '1',
+  };
+  const p = spawn(process.execPath, [BIN, 'tee', 'acp', '--', process.execPath, RECORD, wroteFile, '--', live.bin, '--acp', '-m', 'gemini-2.5-flash'], {
+    cwd: o.project,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const seen: Buffer[] = [];
   let stderr = '';
   p.stderr.on('data', (c) => (stderr += c));
@@ -64,13 +100,31 @@ function editor(live: Live, o: { hookmapUrl: string; home: string; project: stri
         seen.push(b);
         c.enqueue(new Uint8Array(b));
       });
-      p.stdout.on('end', () => { try { c.close(); } catch { /* closed */ } });
+      p.stdout.on('end', () => {
+        try {
+          c.close();
+        } catch {
+          /* closed */
+        }
+      });
     },
   });
   let turnDone!: () => void;
   const done = new Promise<void>((r) => (turnDone = r));
-  const received = () => (existsSync(`${wroteFile}.in`) ? readFileSync(`${wroteFile}.in`, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
-  const e: Editor = { read: () => Buffer.concat(seen), wrote: () => (existsSync(wroteFile) ? readFileSync(wroteFile) : Buffer.alloc(0)), received, permissions: [], exit };
+  const received = () =>
+    existsSync(`${wroteFile}.in`)
+      ? readFileSync(`${wroteFile}.in`, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l))
+      : [];
+  const e: Editor = {
+    read: () => Buffer.concat(seen),
+    wrote: () => (existsSync(wroteFile) ? readFileSync(wroteFile) : Buffer.alloc(0)),
+    received,
+    permissions: [],
+    exit,
+  };
   const app = client({ name: 'hookmap-live-editor' })
     .onRequest('session/request_permission', async (ctx: any) => {
       e.permissions.push(ctx.params);
@@ -89,20 +143,27 @@ function editor(live: Live, o: { hookmapUrl: string; home: string; project: stri
     // a late dialog answer still in flight reaches the tee before the editor hangs up
     await new Promise((res) => setTimeout(res, 300));
   });
-  return run.then(async () => {
-    p.stdin.end();
-    await Promise.race([exit, new Promise((r) => setTimeout(r, 15_000))]);
-    if (p.exitCode === null) p.kill('SIGTERM');
-    return e;
-  }, (err) => {
-    p.kill('SIGKILL');
-    throw new Error(`the ACP client failed: ${err.message}\nstderr: ${stderr.slice(-2000)}`);
-  });
+  return run.then(
+    async () => {
+      p.stdin.end();
+      await Promise.race([exit, new Promise((r) => setTimeout(r, 15_000))]);
+      if (p.exitCode === null) p.kill('SIGTERM');
+      return e;
+    },
+    (err) => {
+      p.kill('SIGKILL');
+      throw new Error(`the ACP client failed: ${err.message}\nstderr: ${stderr.slice(-2000)}`);
+    },
+  );
 }
 
 const allowOnce = (p: any) => ({ outcome: { outcome: 'selected', optionId: p.options.find((o: any) => o.kind === 'allow_once').optionId } });
 const functionResponses = (reqs: { body: any; step?: number }[]) =>
-  reqs.filter((r) => r.step !== undefined).flatMap((r) => (r.body?.contents ?? []).flatMap((c: any) => c?.parts ?? [])).filter((p: any) => p?.functionResponse).map((p: any) => JSON.stringify(p.functionResponse.response));
+  reqs
+    .filter((r) => r.step !== undefined)
+    .flatMap((r) => (r.body?.contents ?? []).flatMap((c: any) => c?.parts ?? []))
+    .filter((p: any) => p?.functionResponse)
+    .map((p: any) => JSON.stringify(p.functionResponse.response));
 
 describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} --acp behind hookmap tee (live)`, () => {
   const live = new Live(ID, (cmd) => ({ tool: 'run_shell_command', args: { command: cmd, description: `run ${cmd.split(' ')[0]}` } }));
@@ -135,7 +196,12 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} --acp behind hookmap tee 
         return { outcome: { outcome: 'selected', optionId: p.options.find((o: any) => o.kind === 'reject_once').optionId } };
       },
       during: async (ed) => {
-        const req = await until('the held permission request', () => live.stream.events.find((x) => x.type === 'attention.requested' && x.session === ed.sessionId && (x.data?.respond_via ?? []).includes('control')), 60_000);
+        const req = await until(
+          'the held permission request',
+          () =>
+            live.stream.events.find((x) => x.type === 'attention.requested' && x.session === ed.sessionId && (x.data?.respond_via ?? []).includes('control')),
+          60_000,
+        );
         answered = await live.answer(req.id, ['--allow']);
       },
     });
@@ -148,15 +214,38 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} --acp behind hookmap tee 
     // Gemini got exactly one answer to its request: hookmap's allow, written as the editor writes it;
     // the editor's own (late, a reject) was dropped by the tee
     expect(e.permissions).toHaveLength(1);
-    const askId = JSON.parse(e.wrote().toString('utf8').split('\n').find((l) => l.includes('"session/request_permission"'))!).id;
+    const askId = JSON.parse(
+      e
+        .wrote()
+        .toString('utf8')
+        .split('\n')
+        .find((l) => l.includes('"session/request_permission"'))!,
+    ).id;
     const allow = e.permissions[0].options.find((o: any) => o.kind === 'allow_once').optionId;
-    expect(e.received().filter((m) => m.id === askId && !m.method)).toEqual([{ jsonrpc: '2.0', id: askId, result: { outcome: { outcome: 'selected', optionId: allow } } }]);
-    const events = await until('the turn on the stream', async () => {
-      const ev = live.stream.events.filter((x) => x.session === e.sessionId);
-      return ev.some((x) => x.type === 'run.finished') ? ev : undefined;
-    }, 20_000);
+    expect(e.received().filter((m) => m.id === askId && !m.method)).toEqual([
+      { jsonrpc: '2.0', id: askId, result: { outcome: { outcome: 'selected', optionId: allow } } },
+    ]);
+    const events = await until(
+      'the turn on the stream',
+      async () => {
+        const ev = live.stream.events.filter((x) => x.session === e.sessionId);
+        return ev.some((x) => x.type === 'run.finished') ? ev : undefined;
+      },
+      20_000,
+    );
     const types = events.map((x) => x.type);
-    for (const t of ['session.started', 'run.started', 'tool.requested', 'tool.completed', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'run.finished']) expect(types).toContain(t);
+    for (const t of [
+      'session.started',
+      'run.started',
+      'tool.requested',
+      'tool.completed',
+      'attention.requested',
+      'control.accepted',
+      'attention.answered',
+      'attention.resolved',
+      'run.finished',
+    ])
+      expect(types).toContain(t);
     expect(types.filter((t) => t === 'tool.requested')).toHaveLength(2);
     expect(types.filter((t) => t === 'tool.completed')).toHaveLength(2);
     expect(events.find((x) => x.type === 'attention.answered')?.data).toMatchObject({ answer: { option: 'allow' }, via: 'control' });
@@ -165,7 +254,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} --acp behind hookmap tee 
     expect(live.stream.events.filter((x) => x.type === 'x.acp.response.unmatched')).toEqual([]);
   }, 240_000);
 
-  it('`hookmap cancel` stops a running turn with the editor\'s own session/cancel', async () => {
+  it("`hookmap cancel` stops a running turn with the editor's own session/cancel", async () => {
     live.model.play(live.scenario('acp-slow'));
     let cancelled: any;
     const e = await editor(live, {
@@ -177,7 +266,12 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} --acp behind hookmap tee 
       during: async (ed) => {
         await until('the slow tool to start', () => live.stream.events.find((x) => x.type === 'tool.requested' && x.session === ed.sessionId), 60_000);
         // no token typed: cancel finds the one `up` created in the scratch HOOKMAP_HOME
-        cancelled = await hookmap(['cancel', ed.sessionId!, '--url', live.up.url, '--json'], { ...process.env, HOOKMAP_HOME: live.s.hookmapHome, HOOKMAP_TOKEN: '', HOOKMAP_TOKEN_FILE: '' });
+        cancelled = await hookmap(['cancel', ed.sessionId!, '--url', live.up.url, '--json'], {
+          ...process.env,
+          HOOKMAP_HOME: live.s.hookmapHome,
+          HOOKMAP_TOKEN: '',
+          HOOKMAP_TOKEN_FILE: '',
+        });
       },
     });
     expect(cancelled.code, cancelled.stdout + cancelled.stderr).toBe(0);
@@ -196,7 +290,13 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} --acp behind hookmap tee 
     writeSettings(home);
     live.model.play(live.scenario('acp-permission'));
     const t0 = Date.now();
-    const e = await editor(live, { hookmapUrl: `http://127.0.0.1:${port}`, home, project, prompt: live.scenario('acp-permission').prompt, permission: async (p) => allowOnce(p) });
+    const e = await editor(live, {
+      hookmapUrl: `http://127.0.0.1:${port}`,
+      home,
+      project,
+      prompt: live.scenario('acp-permission').prompt,
+      permission: async (p) => allowOnce(p),
+    });
     expect(e.stop).toBe('end_turn');
     expect(e.permissions).toHaveLength(1);
     expect(e.read().equals(e.wrote())).toBe(true);

@@ -41,7 +41,9 @@ export const prefixOf = (a: LiveAgent) => join(CACHE, `${a.pkg.replace(/\//g, '+
 export const binOf = (a: LiveAgent) => join(prefixOf(a), a.binPath ?? join('node_modules', '.bin', a.bin));
 
 /** What run.ts found: per agent, a runnable binary or the reason it is skipped. */
-export interface Manifest { [id: string]: { bin?: string; version?: string; skip?: string } }
+export interface Manifest {
+  [id: string]: { bin?: string; version?: string; skip?: string };
+}
 
 export const MANIFEST = join(CACHE, 'manifest.json');
 

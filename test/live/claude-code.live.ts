@@ -24,7 +24,10 @@ const SHORT_TIMEOUT_MS = 1_500;
 
 /** Every tool_result block the model was sent, newest last. */
 const toolResults = (reqs: { body: any; step?: number }[]) =>
-  reqs.filter((r) => r.step !== undefined).flatMap((r) => (r.body?.messages ?? []).flatMap((m: any) => (Array.isArray(m.content) ? m.content : []))).filter((c: any) => c?.type === 'tool_result');
+  reqs
+    .filter((r) => r.step !== undefined)
+    .flatMap((r) => (r.body?.messages ?? []).flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])))
+    .filter((c: any) => c?.type === 'tool_result');
 const resultText = (c: any) => (typeof c.content === 'string' ? c.content : (c.content ?? []).map((x: any) => x.text ?? '').join(''));
 
 describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
@@ -34,7 +37,14 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     run(live.bin, ['-p', prompt, '--permission-mode', 'default', '--output-format', 'json', ...extra], {
       cwd,
       timeoutMs: 120_000,
-      env: { ...env, ANTHROPIC_BASE_URL: live.model.url, ANTHROPIC_API_KEY: 'sk-ant-live-test-not-a-key', DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
+      env: {
+        ...env,
+        ANTHROPIC_BASE_URL: live.model.url,
+        ANTHROPIC_API_KEY: 'sk-ant-live-test-not-a-key',
+        DISABLE_TELEMETRY: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_AUTOUPDATER: '1',
+      },
     });
 
   /** The inbox signed in as a new user is: `hookmap open` (it reads the owner token `hookmap up` made) prints a one-time link. */
@@ -61,11 +71,15 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const GUIDANCE = 'Do not create marker.txt; write notes.md instead (live guidance 7f3a)';
     const taken = new Set<string>();
     let answered: any[] = [];
-    const o = await live.play('permission-guidance', (p) => claude(p), async ({ sessionEvents }) => {
-      const req = await live.nextAttention(sessionEvents, taken);
-      expect(req.data).toMatchObject({ kind: 'permission', respond_via: ['control'] });
-      answered = (await live.answer(req.id, ['--text', GUIDANCE])).lines;
-    });
+    const o = await live.play(
+      'permission-guidance',
+      (p) => claude(p),
+      async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        expect(req.data).toMatchObject({ kind: 'permission', respond_via: ['control'] });
+        answered = (await live.answer(req.id, ['--text', GUIDANCE])).lines;
+      },
+    );
     expect(o.run.code, o.run.stderr).toBe(0);
     expect(existsSync(join(live.s.project, 'marker.txt'))).toBe(false);
     expect(answered.find((l) => l.type === 'attention.answered')?.data?.answer).toEqual({ option: 'deny', text: GUIDANCE });
@@ -76,7 +90,18 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(last.is_error).toBe(true);
     expect(o.sessions).toHaveLength(1);
     const events = await live.checkSession(o.sessions[0]);
-    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'x.claude-code.tool.batch', 'run.finished', 'session.ended']);
+    expect(events.map((e) => e.type)).toEqual([
+      'session.started',
+      'run.started',
+      'tool.requested',
+      'attention.requested',
+      'control.accepted',
+      'attention.answered',
+      'attention.resolved',
+      'x.claude-code.tool.batch',
+      'run.finished',
+      'session.ended',
+    ]);
     expect(events.find((e) => e.type === 'attention.resolved').data.resolution).toBe('answered');
     // issue 31 items 1, 2, 7: the session is labelled by its folder's name (not its path), and the CLI
     // timeline, asked by an id prefix, says what became of the denied call (Claude Code sends no post-tool hook)
@@ -88,165 +113,238 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(tl.stdout).not.toMatch(/unterminated|running/);
   }, 180_000);
 
-  it.skipIf(!!skipBrowser)('INBOX: the same prompt answered with guidance text in the web inbox (real Chromium); the model receives the text', async () => {
-    const GUIDANCE = 'Not marker.txt: put the note in notes.md (inbox guidance 41c9)';
-    const browser = await launch();
-    try {
-      const page = await openInbox(browser);
-      const taken = new Set<string>();
-      let outcome = '';
-      const o = await live.play('permission-guidance', (p) => claude(p), async ({ sessionEvents }) => {
-        const req = await live.nextAttention(sessionEvents, taken);
-        const card = page.locator(`main [data-card="${req.id}"]`);
-        await card.waitFor({ timeout: 10_000 });
-        expect(await card.locator('.card-prompt').textContent()).toMatch(/^Permission requested: Bash — touch marker\.txt/);
-        await card.locator('textarea[data-key="t"]').fill(GUIDANCE);
-        await card.getByRole('button', { name: /Deny with guidance/ }).click();
-        await expect.poll(() => card.locator('[data-outcome]').textContent(), { timeout: 20_000 }).toMatch(/Resolved\.$/);
-        outcome = (await card.locator('[data-outcome]').textContent()) ?? '';
-      });
-      expect(o.run.code, o.run.stderr).toBe(0);
-      expect(outcome).toBe(`Answered by owner: Deny “${GUIDANCE}”. Resolved.`);
-      expect(existsSync(join(live.s.project, 'marker.txt'))).toBe(false);
-      const last = toolResults(o.requests).at(-1);
-      expect(resultText(last)).toBe(GUIDANCE);
-      expect(last.is_error).toBe(true);
-      const events = await live.checkSession(o.sessions[0]);
-      expect(events.find((e) => e.type === 'attention.answered').data.answer).toEqual({ option: 'deny', text: GUIDANCE });
-    } finally {
-      await browser.close();
-    }
-  }, 180_000);
+  it.skipIf(!!skipBrowser)(
+    'INBOX: the same prompt answered with guidance text in the web inbox (real Chromium); the model receives the text',
+    async () => {
+      const GUIDANCE = 'Not marker.txt: put the note in notes.md (inbox guidance 41c9)';
+      const browser = await launch();
+      try {
+        const page = await openInbox(browser);
+        const taken = new Set<string>();
+        let outcome = '';
+        const o = await live.play(
+          'permission-guidance',
+          (p) => claude(p),
+          async ({ sessionEvents }) => {
+            const req = await live.nextAttention(sessionEvents, taken);
+            const card = page.locator(`main [data-card="${req.id}"]`);
+            await card.waitFor({ timeout: 10_000 });
+            expect(await card.locator('.card-prompt').textContent()).toMatch(/^Permission requested: Bash — touch marker\.txt/);
+            await card.locator('textarea[data-key="t"]').fill(GUIDANCE);
+            await card.getByRole('button', { name: /Deny with guidance/ }).click();
+            await expect.poll(() => card.locator('[data-outcome]').textContent(), { timeout: 20_000 }).toMatch(/Resolved\.$/);
+            outcome = (await card.locator('[data-outcome]').textContent()) ?? '';
+          },
+        );
+        expect(o.run.code, o.run.stderr).toBe(0);
+        expect(outcome).toBe(`Answered by owner: Deny “${GUIDANCE}”. Resolved.`);
+        expect(existsSync(join(live.s.project, 'marker.txt'))).toBe(false);
+        const last = toolResults(o.requests).at(-1);
+        expect(resultText(last)).toBe(GUIDANCE);
+        expect(last.is_error).toBe(true);
+        const events = await live.checkSession(o.sessions[0]);
+        expect(events.find((e) => e.type === 'attention.answered').data.answer).toEqual({ option: 'deny', text: GUIDANCE });
+      } finally {
+        await browser.close();
+      }
+    },
+    180_000,
+  );
 
-  it.skipIf(!!skipBrowser)('ALWAYS: "Allow always, commands starting with npm test, this project" on the inbox card; the next session is answered by the rule; a slip, another folder and a revoke each raise a card; native persistence writes Claude Code\'s settings', async () => {
-    writeFileSync(join(live.s.project, 'package.json'), JSON.stringify({ name: 'shop', private: true, scripts: { test: 'echo tests-ok', lint: 'echo lint-ok' } }));
-    const browser = await launch();
-    const byRule = (events: any[], id: string) => events.find((e) => e.type === 'attention.answered' && e.subject === id)?.data?.by;
-    try {
-      const page = await openInbox(browser);
-      const taken = new Set<string>();
-      // 1. the card: Allow always, the proposed prefix, this project, shown before it is saved
-      const first = await live.play('always-first', (p) => claude(p), async ({ sessionEvents }) => {
-        const req = await live.nextAttention(sessionEvents, taken);
-        const card = page.locator(`main [data-card="${req.id}"]`);
-        await card.locator('[data-always]').click();
-        expect(await card.locator('[data-always-prefix]').inputValue()).toBe('npm test');
-        expect(await card.locator('input[value="project"]').isChecked()).toBe(true);
-        expect(await card.locator('[data-always-preview]').textContent()).toContain('Allow Bash commands starting with `npm test` from claude-code in ');
-        await card.locator('[data-always-save]').click();
-        await expect.poll(() => card.locator('[data-outcome]').textContent(), { timeout: 20_000 }).toMatch(/Resolved\.$/);
-      });
-      expect(first.run.code, first.run.stderr).toBe(0);
-      expect(resultText(toolResults(first.requests).at(-1))).toContain('tests-ok');
-      const rules = readFileSync(join(live.s.hookmapHome, 'rules.yaml'), 'utf8');
-      expect(rules).toContain('prefix: npm test');
-      expect(rules).toContain('via: inbox');
-      const ruleId = /id: (allow-npm-test-[0-9a-f]+)/.exec(rules)![1];
-      // 2. a second session in the project: `npm test -- --runInBand` answered by the rule, no card; `npm test && touch pwned` raises one
-      const second = await live.play('always-second', (p) => claude(p), async ({ sessionEvents }) => {
-        const auto = await live.nextAttention(sessionEvents, taken);
-        await until('the rule\'s answer', () => byRule(sessionEvents(), auto.id));
-        expect(byRule(sessionEvents(), auto.id)).toBe(`rule:${ruleId}`);
-        const slipped = await live.nextAttention(sessionEvents, taken);
-        await page.locator(`main [data-card="${slipped.id}"]`).waitFor({ timeout: 10_000 });
-        await live.answer(slipped.id, ['--deny']);
-      });
-      expect(second.run.code, second.run.stderr).toBe(0);
-      expect(existsSync(join(live.s.project, 'pwned'))).toBe(false);
-      const events2 = await live.checkSession(second.sessions[0]);
-      expect(events2.filter((e) => e.type === 'attention.answered').map((e) => e.data.by)).toEqual([`rule:${ruleId}`, 'owner']);
-      expect(events2.some((e) => e.type === 'x.hookmap.answer.ruled' && e.data.rule === ruleId)).toBe(true);
-      // 3. another folder: the project rule does not apply, a card
-      const other = join(live.s.root, 'elsewhere');
-      await run('mkdir', ['-p', other]);
-      writeFileSync(join(other, 'package.json'), JSON.stringify({ name: 'other', private: true, scripts: { test: 'echo other-ok' } }));
-      await live.setup(['--project', '--dir', other]);
-      const elsewhere = await live.play('always-once-more', (p) => claude(p, [], live.agentEnv, other), async ({ sessionEvents }) => {
-        const req = await live.nextAttention(sessionEvents, taken);
-        await page.locator(`main [data-card="${req.id}"]`).waitFor({ timeout: 10_000 });
-        await live.answer(req.id, ['--allow']);
-      });
-      expect(elsewhere.run.code, elsewhere.run.stderr).toBe(0);
-      expect((await live.checkSession(elsewhere.sessions[0])).find((e) => e.type === 'attention.answered').data.by).toBe('owner');
-      // 4. revoked on the inbox's Rules page: the next npm test in the project raises a card
-      await page.goto(`${live.up.url}/#/rules/${ruleId}`);
-      await page.locator(`[data-revoke="${ruleId}"]`).click();
-      await until('the rule gone', async () => (await page.locator(`[data-rule="${ruleId}"]`).count()) === 0);
-      await page.goto(`${live.up.url}/#/`);
-      const revoked = await live.play('always-once-more', (p) => claude(p), async ({ sessionEvents }) => {
-        const req = await live.nextAttention(sessionEvents, taken);
-        await page.locator(`main [data-card="${req.id}"]`).waitFor({ timeout: 10_000 });
-        await live.answer(req.id, ['--allow']);
-      });
-      expect(revoked.run.code, revoked.run.stderr).toBe(0);
-      expect((await live.checkSession(revoked.sessions[0])).find((e) => e.type === 'attention.answered').data.by).toBe('owner');
-      expect(readFileSync(join(live.s.hookmapHome, 'rules-audit.jsonl'), 'utf8')).toMatch(new RegExp(`"action":"revoked","rule":"${ruleId}","by":"owner","via":"inbox"`));
-      // 5. native: "Claude Code remembers it too": the allow carries updatedPermissions; Claude Code writes its own settings
-      const native = await live.play('always-native', (p) => claude(p), async ({ sessionEvents }) => {
-        const req = await live.nextAttention(sessionEvents, taken);
-        const card = page.locator(`main [data-card="${req.id}"]`);
-        await card.locator('[data-always]').click();
-        await card.locator('[data-always-prefix]').fill('npm run lint');
-        await card.locator('[data-always-native]').check();
-        expect(await card.locator('[data-always-preview]').textContent()).toContain('claude-code also remembers it itself');
-        await card.locator('[data-always-save]').click();
-        await expect.poll(() => card.locator('[data-outcome]').textContent(), { timeout: 20_000 }).toMatch(/Resolved\.$/);
-      });
-      expect(native.run.code, native.run.stderr).toBe(0);
-      const settings = JSON.parse(readFileSync(join(live.s.project, '.claude', 'settings.local.json'), 'utf8'));
-      expect(settings.permissions.allow).toContain('Bash(npm run lint:*)');
-      expect(readFileSync(join(live.s.hookmapHome, 'rules.yaml'), 'utf8')).toMatch(/native: the allow_always decision/);
-    } finally {
-      await browser.close();
-    }
-  }, 420_000);
+  it.skipIf(!!skipBrowser)(
+    'ALWAYS: "Allow always, commands starting with npm test, this project" on the inbox card; ' +
+      'the next session is answered by the rule; a slip, another folder and a revoke each raise a ' +
+      "card; native persistence writes Claude Code's settings",
+    async () => {
+      writeFileSync(
+        join(live.s.project, 'package.json'),
+        JSON.stringify({ name: 'shop', private: true, scripts: { test: 'echo tests-ok', lint: 'echo lint-ok' } }),
+      );
+      const browser = await launch();
+      const byRule = (events: any[], id: string) => events.find((e) => e.type === 'attention.answered' && e.subject === id)?.data?.by;
+      try {
+        const page = await openInbox(browser);
+        const taken = new Set<string>();
+        // 1. the card: Allow always, the proposed prefix, this project, shown before it is saved
+        const first = await live.play(
+          'always-first',
+          (p) => claude(p),
+          async ({ sessionEvents }) => {
+            const req = await live.nextAttention(sessionEvents, taken);
+            const card = page.locator(`main [data-card="${req.id}"]`);
+            await card.locator('[data-always]').click();
+            expect(await card.locator('[data-always-prefix]').inputValue()).toBe('npm test');
+            expect(await card.locator('input[value="project"]').isChecked()).toBe(true);
+            expect(await card.locator('[data-always-preview]').textContent()).toContain('Allow Bash commands starting with `npm test` from claude-code in ');
+            await card.locator('[data-always-save]').click();
+            await expect.poll(() => card.locator('[data-outcome]').textContent(), { timeout: 20_000 }).toMatch(/Resolved\.$/);
+          },
+        );
+        expect(first.run.code, first.run.stderr).toBe(0);
+        expect(resultText(toolResults(first.requests).at(-1))).toContain('tests-ok');
+        const rules = readFileSync(join(live.s.hookmapHome, 'rules.yaml'), 'utf8');
+        expect(rules).toContain('prefix: npm test');
+        expect(rules).toContain('via: inbox');
+        const ruleId = /id: (allow-npm-test-[0-9a-f]+)/.exec(rules)![1];
+        // 2. a second session in the project: `npm test -- --runInBand` answered by the rule, no card; `npm test && touch pwned` raises one
+        const second = await live.play(
+          'always-second',
+          (p) => claude(p),
+          async ({ sessionEvents }) => {
+            const auto = await live.nextAttention(sessionEvents, taken);
+            await until("the rule's answer", () => byRule(sessionEvents(), auto.id));
+            expect(byRule(sessionEvents(), auto.id)).toBe(`rule:${ruleId}`);
+            const slipped = await live.nextAttention(sessionEvents, taken);
+            await page.locator(`main [data-card="${slipped.id}"]`).waitFor({ timeout: 10_000 });
+            await live.answer(slipped.id, ['--deny']);
+          },
+        );
+        expect(second.run.code, second.run.stderr).toBe(0);
+        expect(existsSync(join(live.s.project, 'pwned'))).toBe(false);
+        const events2 = await live.checkSession(second.sessions[0]);
+        expect(events2.filter((e) => e.type === 'attention.answered').map((e) => e.data.by)).toEqual([`rule:${ruleId}`, 'owner']);
+        expect(events2.some((e) => e.type === 'x.hookmap.answer.ruled' && e.data.rule === ruleId)).toBe(true);
+        // 3. another folder: the project rule does not apply, a card
+        const other = join(live.s.root, 'elsewhere');
+        await run('mkdir', ['-p', other]);
+        writeFileSync(join(other, 'package.json'), JSON.stringify({ name: 'other', private: true, scripts: { test: 'echo other-ok' } }));
+        await live.setup(['--project', '--dir', other]);
+        const elsewhere = await live.play(
+          'always-once-more',
+          (p) => claude(p, [], live.agentEnv, other),
+          async ({ sessionEvents }) => {
+            const req = await live.nextAttention(sessionEvents, taken);
+            await page.locator(`main [data-card="${req.id}"]`).waitFor({ timeout: 10_000 });
+            await live.answer(req.id, ['--allow']);
+          },
+        );
+        expect(elsewhere.run.code, elsewhere.run.stderr).toBe(0);
+        expect((await live.checkSession(elsewhere.sessions[0])).find((e) => e.type === 'attention.answered').data.by).toBe('owner');
+        // 4. revoked on the inbox's Rules page: the next npm test in the project raises a card
+        await page.goto(`${live.up.url}/#/rules/${ruleId}`);
+        await page.locator(`[data-revoke="${ruleId}"]`).click();
+        await until('the rule gone', async () => (await page.locator(`[data-rule="${ruleId}"]`).count()) === 0);
+        await page.goto(`${live.up.url}/#/`);
+        const revoked = await live.play(
+          'always-once-more',
+          (p) => claude(p),
+          async ({ sessionEvents }) => {
+            const req = await live.nextAttention(sessionEvents, taken);
+            await page.locator(`main [data-card="${req.id}"]`).waitFor({ timeout: 10_000 });
+            await live.answer(req.id, ['--allow']);
+          },
+        );
+        expect(revoked.run.code, revoked.run.stderr).toBe(0);
+        expect((await live.checkSession(revoked.sessions[0])).find((e) => e.type === 'attention.answered').data.by).toBe('owner');
+        expect(readFileSync(join(live.s.hookmapHome, 'rules-audit.jsonl'), 'utf8')).toMatch(
+          new RegExp(`"action":"revoked","rule":"${ruleId}","by":"owner","via":"inbox"`),
+        );
+        // 5. native: "Claude Code remembers it too": the allow carries updatedPermissions; Claude Code writes its own settings
+        const native = await live.play(
+          'always-native',
+          (p) => claude(p),
+          async ({ sessionEvents }) => {
+            const req = await live.nextAttention(sessionEvents, taken);
+            const card = page.locator(`main [data-card="${req.id}"]`);
+            await card.locator('[data-always]').click();
+            await card.locator('[data-always-prefix]').fill('npm run lint');
+            await card.locator('[data-always-native]').check();
+            expect(await card.locator('[data-always-preview]').textContent()).toContain('claude-code also remembers it itself');
+            await card.locator('[data-always-save]').click();
+            await expect.poll(() => card.locator('[data-outcome]').textContent(), { timeout: 20_000 }).toMatch(/Resolved\.$/);
+          },
+        );
+        expect(native.run.code, native.run.stderr).toBe(0);
+        const settings = JSON.parse(readFileSync(join(live.s.project, '.claude', 'settings.local.json'), 'utf8'));
+        expect(settings.permissions.allow).toContain('Bash(npm run lint:*)');
+        expect(readFileSync(join(live.s.hookmapHome, 'rules.yaml'), 'utf8')).toMatch(/native: the allow_always decision/);
+      } finally {
+        await browser.close();
+      }
+    },
+    420_000,
+  );
 
   it('permission answered allow: the tool runs and its result reaches the model', async () => {
     const taken = new Set<string>();
-    const o = await live.play('permission-allow', (p) => claude(p), async ({ sessionEvents }) => {
-      const req = await live.nextAttention(sessionEvents, taken);
-      await live.answer(req.id, ['--allow']);
-    });
+    const o = await live.play(
+      'permission-allow',
+      (p) => claude(p),
+      async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        await live.answer(req.id, ['--allow']);
+      },
+    );
     expect(o.run.code, o.run.stderr).toBe(0);
     expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(true);
     const last = toolResults(o.requests).at(-1);
     expect(last.is_error ?? false).toBe(false);
     const events = await live.checkSession(o.sessions[0]);
-    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'tool.completed', 'x.claude-code.tool.batch', 'run.finished', 'session.ended']);
+    expect(events.map((e) => e.type)).toEqual([
+      'session.started',
+      'run.started',
+      'tool.requested',
+      'attention.requested',
+      'control.accepted',
+      'attention.answered',
+      'attention.resolved',
+      'tool.completed',
+      'x.claude-code.tool.batch',
+      'run.finished',
+      'session.ended',
+    ]);
     expect(events.find((e) => e.type === 'attention.answered').data.answer).toEqual({ option: 'allow' });
   }, 180_000);
 
-  it('PUSH: with --push-delay-ms 0 the permission prompt reaches the push service within the hold, and the Allow posted with its action credential (what the service worker does) settles it', async () => {
-    const ps = await startPushService();
-    try {
-      await live.restartUp(ANSWER_TIMEOUT_MS, { args: ['--push-delay-ms', '0'] });
-      const owner = readFileSync(join(live.s.hookmapHome, 'token'), 'utf8').trim();
-      const reg = await fetch(`${live.up.url}/push/devices`, { method: 'POST', headers: { authorization: `Bearer ${owner}`, 'content-type': 'application/json' }, body: JSON.stringify({ subscription: ps.device('phone').subscription, name: 'phone' }) });
-      expect(reg.status, await reg.clone().text()).toBe(200);
-      rmSync(join(live.s.project, 'allowed.txt'), { force: true });
-      const taken = new Set<string>();
-      let pushedAfterMs = -1;
-      const o = await live.play('permission-allow', (p) => claude(p), async ({ sessionEvents }) => {
-        const req = await live.nextAttention(sessionEvents, taken);
-        const asked = Date.parse(req.time);
-        const got = await until('the push', () => ps.received.find((r) => r.message.request === req.id), 20_000);
-        pushedAfterMs = got.at - asked;
-        expect(got.message.title).toMatch(/^claude-code wants to run Bash/);
-        expect(got.plaintext.toString()).not.toMatch(/touch|allowed\.txt/);
-        const res = await fetch(`${live.up.url}/push/action`, { method: 'POST', headers: { 'content-type': 'application/json', origin: live.up.url }, body: JSON.stringify({ credential: got.message.credential, action: 'allow', request: req.id }) });
-        expect(res.status, await res.clone().text()).toBe(200);
-      });
-      expect(o.run.code, o.run.stderr).toBe(0);
-      expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(true);
-      expect(pushedAfterMs).toBeLessThan(ANSWER_TIMEOUT_MS);
-      console.log(`[live] claude-code PUSH: the push reached the push service ${pushedAfterMs} ms after attention.requested`);
-      const events = await live.checkSession(o.sessions[0]);
-      expect(events.find((e) => e.type === 'attention.answered').data.by).toBe('owner');
-    } finally {
-      await ps.close();
-      await live.restartUp(ANSWER_TIMEOUT_MS);
-    }
-  }, 180_000);
+  it(
+    'PUSH: with --push-delay-ms 0 the permission prompt reaches the push service within the ' +
+      'hold, and the Allow posted with its action credential (what the service worker does) ' +
+      'settles it',
+    async () => {
+      const ps = await startPushService();
+      try {
+        await live.restartUp(ANSWER_TIMEOUT_MS, { args: ['--push-delay-ms', '0'] });
+        const owner = readFileSync(join(live.s.hookmapHome, 'token'), 'utf8').trim();
+        const reg = await fetch(`${live.up.url}/push/devices`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${owner}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ subscription: ps.device('phone').subscription, name: 'phone' }),
+        });
+        expect(reg.status, await reg.clone().text()).toBe(200);
+        rmSync(join(live.s.project, 'allowed.txt'), { force: true });
+        const taken = new Set<string>();
+        let pushedAfterMs = -1;
+        const o = await live.play(
+          'permission-allow',
+          (p) => claude(p),
+          async ({ sessionEvents }) => {
+            const req = await live.nextAttention(sessionEvents, taken);
+            const asked = Date.parse(req.time);
+            const got = await until('the push', () => ps.received.find((r) => r.message.request === req.id), 20_000);
+            pushedAfterMs = got.at - asked;
+            expect(got.message.title).toMatch(/^claude-code wants to run Bash/);
+            expect(got.plaintext.toString()).not.toMatch(/touch|allowed\.txt/);
+            const res = await fetch(`${live.up.url}/push/action`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', origin: live.up.url },
+              body: JSON.stringify({ credential: got.message.credential, action: 'allow', request: req.id }),
+            });
+            expect(res.status, await res.clone().text()).toBe(200);
+          },
+        );
+        expect(o.run.code, o.run.stderr).toBe(0);
+        expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(true);
+        expect(pushedAfterMs).toBeLessThan(ANSWER_TIMEOUT_MS);
+        console.log(`[live] claude-code PUSH: the push reached the push service ${pushedAfterMs} ms after attention.requested`);
+        const events = await live.checkSession(o.sessions[0]);
+        expect(events.find((e) => e.type === 'attention.answered').data.by).toBe('owner');
+      } finally {
+        await ps.close();
+        await live.restartUp(ANSWER_TIMEOUT_MS);
+      }
+    },
+    180_000,
+  );
 
   it("TELEGRAM: the permission prompt's card reaches the Bot API stand-in; an allowed user's Allow button lets the tool run", async () => {
     const tg = await startTelegram();
@@ -254,19 +352,29 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
       const home = live.s.hookmapHome;
       writeFileSync(join(home, 'telegram-token'), `${tg.token}\n`, { mode: 0o600 });
       const config = join(home, 'up-telegram.yaml');
-      writeFileSync(config, `push: { delay_ms: 0 }\nchannels:\n  telegram:\n    token_file: ./telegram-token\n    chat_ids: [111]\n    user_ids: [111]\n    users: { 111: alex }\n    api_root: ${tg.url}\n`);
+      writeFileSync(
+        config,
+        `push: { delay_ms: 0 }\nchannels:\n  telegram:\n    token_file: ./telegram-token\n    ` +
+          `chat_ids: [111]\n    user_ids: [111]\n    users: { 111: alex }\n    api_root: ${tg.url}\n`,
+      );
       await live.restartUp(ANSWER_TIMEOUT_MS, { args: ['--config', config] });
       rmSync(join(live.s.project, 'allowed.txt'), { force: true });
       const taken = new Set<string>();
-      const o = await live.play('permission-allow', (p) => claude(p), async ({ sessionEvents }) => {
-        const req = await live.nextAttention(sessionEvents, taken);
-        const card = await until('the card', () => tg.sent.find((m) => m.text.includes(`session ${String(req.session).slice(0, 12)}`)), 20_000);
-        expect(card.text).toMatch(/^claude-code wants to run Bash/);
-        expect(card.text).not.toMatch(/touch|allowed\.txt/);
-        console.log(`[live] claude-code TELEGRAM card:\n${card.text}\n${card.reply_markup.inline_keyboard.map((r: any[]) => r.map((b) => `[ ${b.text} ]`).join(' ')).join('\n')}`);
-        const allow = card.reply_markup.inline_keyboard.flat().find((b: any) => b.text === 'Allow').callback_data;
-        tg.tap({ from: 111, chat: 111, message_id: card.message_id, data: allow });
-      });
+      const o = await live.play(
+        'permission-allow',
+        (p) => claude(p),
+        async ({ sessionEvents }) => {
+          const req = await live.nextAttention(sessionEvents, taken);
+          const card = await until('the card', () => tg.sent.find((m) => m.text.includes(`session ${String(req.session).slice(0, 12)}`)), 20_000);
+          expect(card.text).toMatch(/^claude-code wants to run Bash/);
+          expect(card.text).not.toMatch(/touch|allowed\.txt/);
+          console.log(
+            `[live] claude-code TELEGRAM card:\n${card.text}\n${card.reply_markup.inline_keyboard.map((r: any[]) => r.map((b) => `[ ${b.text} ]`).join(' ')).join('\n')}`,
+          );
+          const allow = card.reply_markup.inline_keyboard.flat().find((b: any) => b.text === 'Allow').callback_data;
+          tg.tap({ from: 111, chat: 111, message_id: card.message_id, data: allow });
+        },
+      );
       expect(o.run.code, o.run.stderr).toBe(0);
       expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(true);
       const events = await live.checkSession(o.sessions[0]);
@@ -280,10 +388,14 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
 
   it('permission answered deny: the tool does not run; the model is told it was denied', async () => {
     const taken = new Set<string>();
-    const o = await live.play('permission-deny', (p) => claude(p), async ({ sessionEvents }) => {
-      const req = await live.nextAttention(sessionEvents, taken);
-      await live.answer(req.id, ['--deny']);
-    });
+    const o = await live.play(
+      'permission-deny',
+      (p) => claude(p),
+      async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        await live.answer(req.id, ['--deny']);
+      },
+    );
     expect(o.run.code, o.run.stderr).toBe(0);
     expect(existsSync(join(live.s.project, 'denied.txt'))).toBe(false);
     const last = toolResults(o.requests).at(-1);
@@ -299,7 +411,15 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(o.hooks.map((h) => h.hook)).not.toContain('PermissionRequest');
     expect(resultText(toolResults(o.requests).at(-1))).toContain('hello-from-live');
     const events = await live.checkSession(o.sessions[0]);
-    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'tool.completed', 'x.claude-code.tool.batch', 'run.finished', 'session.ended']);
+    expect(events.map((e) => e.type)).toEqual([
+      'session.started',
+      'run.started',
+      'tool.requested',
+      'tool.completed',
+      'x.claude-code.tool.batch',
+      'run.finished',
+      'session.ended',
+    ]);
   }, 180_000);
 
   it('AskUserQuestion: one form answered over the relay; the chosen answer reaches the model', async () => {
@@ -308,13 +428,35 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     // Plain `-p` hides AskUserQuestion (nothing could answer it); the SDK's
     // bidirectional stream-json mode with a permission-prompt surface offers it.
     const sdk = (prompt: string) =>
-      run(live.bin, ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--permission-prompt-tool', 'stdio', '--permission-mode', 'default'], {
-        cwd: live.s.project,
-        timeoutMs: 120_000,
-        input: `${JSON.stringify({ type: 'user', message: { role: 'user', content: prompt } })}\n`,
-        closeStdinWhen: (out) => /"type":"result"/.test(out),
-        env: { ...live.agentEnv, ANTHROPIC_BASE_URL: live.model.url, ANTHROPIC_API_KEY: 'sk-ant-live-test-not-a-key', DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
-      });
+      run(
+        live.bin,
+        [
+          '-p',
+          '--input-format',
+          'stream-json',
+          '--output-format',
+          'stream-json',
+          '--verbose',
+          '--permission-prompt-tool',
+          'stdio',
+          '--permission-mode',
+          'default',
+        ],
+        {
+          cwd: live.s.project,
+          timeoutMs: 120_000,
+          input: `${JSON.stringify({ type: 'user', message: { role: 'user', content: prompt } })}\n`,
+          closeStdinWhen: (out) => /"type":"result"/.test(out),
+          env: {
+            ...live.agentEnv,
+            ANTHROPIC_BASE_URL: live.model.url,
+            ANTHROPIC_API_KEY: 'sk-ant-live-test-not-a-key',
+            DISABLE_TELEMETRY: '1',
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+            DISABLE_AUTOUPDATER: '1',
+          },
+        },
+      );
     const o = await live.play('ask-user-question', sdk, async ({ sessionEvents }) => {
       form = await live.nextAttention(sessionEvents, taken);
       await live.answer(form.id, ['--values', '{"1":"2"}']);
@@ -333,13 +475,24 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   it('MCP elicitation from a local stdio MCP server, answered over the relay', async () => {
     const mcpLog = join(live.s.root, 'mcp.jsonl');
     const cfg = join(live.s.root, 'mcp.json');
-    writeFileSync(cfg, JSON.stringify({ mcpServers: { deployer: { type: 'stdio', command: process.execPath, args: [join(ROOT, 'test/live/mcp-elicit-server.mjs')], env: { MCP_ELICIT_LOG: mcpLog } } } }));
+    writeFileSync(
+      cfg,
+      JSON.stringify({
+        mcpServers: {
+          deployer: { type: 'stdio', command: process.execPath, args: [join(ROOT, 'test/live/mcp-elicit-server.mjs')], env: { MCP_ELICIT_LOG: mcpLog } },
+        },
+      }),
+    );
     const taken = new Set<string>();
     let form: any;
-    const o = await live.play('mcp-elicitation', (p) => claude(p, ['--mcp-config', cfg, '--allowedTools', 'mcp__deployer__deploy']), async ({ sessionEvents }) => {
-      form = await live.nextAttention(sessionEvents, taken);
-      await live.answer(form.id, ['--values', '{"env":"staging","replicas":2}']);
-    });
+    const o = await live.play(
+      'mcp-elicitation',
+      (p) => claude(p, ['--mcp-config', cfg, '--allowedTools', 'mcp__deployer__deploy']),
+      async ({ sessionEvents }) => {
+        form = await live.nextAttention(sessionEvents, taken);
+        await live.answer(form.id, ['--values', '{"env":"staging","replicas":2}']);
+      },
+    );
     expect(o.run.code, o.run.stderr).toBe(0);
     expect(form.data.kind).toBe('form');
     expect(form.data.fields.map((f: any) => f.id).sort()).toEqual(['env', 'replicas']);
@@ -373,7 +526,13 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const r = await run(live.bin, ['-p', 'Create the file down.txt and say hello.', '--permission-mode', 'default', '--output-format', 'json'], {
       cwd: project,
       timeoutMs: 60_000,
-      env: { ...env, ANTHROPIC_BASE_URL: live.model.url, ANTHROPIC_API_KEY: 'sk-ant-live-test-not-a-key', DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+      env: {
+        ...env,
+        ANTHROPIC_BASE_URL: live.model.url,
+        ANTHROPIC_API_KEY: 'sk-ant-live-test-not-a-key',
+        DISABLE_TELEMETRY: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      },
     });
     expect(r.code, r.stderr).toBe(0);
     expect(r.ms).toBeLessThan(30_000);
@@ -381,7 +540,10 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const results = toolResults(live.model.requests.slice(r0));
     expect(resultText(results.find((c: any) => resultText(c).includes('hello-while-down')))).toContain('hello-while-down');
     // issue 31 item 14: the hooks that ran the shim left their trace (nothing listening); doctor says so
-    const traced = readFileSync(join(downHome, 'failed-open.log'), 'utf8').trim().split('\n').map((l) => l.split('\t'));
+    const traced = readFileSync(join(downHome, 'failed-open.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(traced.map((l) => l[1])).toEqual(traced.map(() => 'claude-code'));
     expect(traced.map((l) => l[2])).toEqual(expect.arrayContaining(['SessionStart', 'UserPromptSubmit', 'Stop']));
     expect(new Set(traced.map((l) => l[3]))).toEqual(new Set(['down']));
@@ -390,66 +552,110 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(doctor.stdout).toMatch(/project-down\/\.claude\/settings\.json: \d+\/\d+ hooks wired/); // found from the recorded wiring, not the cwd
   }, 120_000);
 
-  it('ALWAYS THERE (issue 25): with no `hookmap up` running, the first hook starts one through the launcher; the session reaches the stream from its second hook on and its permission prompt is answered with `hookmap answer`', async () => {
-    const port = await unusedPort();
-    const url = `http://127.0.0.1:${port}`;
-    const home = join(live.s.root, 'hookmap-autostart');
-    const project = join(live.s.root, 'project-autostart');
-    // start on demand on (the suite's own env turns it off), nothing listening at HOOKMAP_URL
-    const env = { ...live.agentEnv, HOOKMAP_HOME: home, HOOKMAP_URL: url, HOOKMAP_AUTOSTART: '' };
-    await run('mkdir', ['-p', project]);
-    expect(await live.setup(['--project', '--dir', project], env)).toMatch(/autostart: on/);
-    const s = { ...live.s, root: join(live.s.root, 'autostart-clients'), hookmapHome: home };
-    live.model.play(live.scenario('permission-allow'));
-    const t0 = Date.now();
-    let stream: ReturnType<typeof tail> | undefined;
-    let answeredAt: number;
-    let listeningAt: number;
-    const agentRun = run(live.bin, ['-p', 'Create the file allowed.txt in this folder.', '--permission-mode', 'default', '--output-format', 'json'], {
-      cwd: project,
-      timeoutMs: 120_000,
-      env: { ...env, ANTHROPIC_BASE_URL: live.model.url, ANTHROPIC_API_KEY: 'sk-ant-live-test-not-a-key', DISABLE_TELEMETRY: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
-    });
-    try {
-      // the started up answers; then `hookmap tail` (with the token that up made) and `hookmap answer`, as a person would
-      await until('the started hookmap up', async () => (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) && existsSync(join(home, 'token')), 60_000);
-      listeningAt = Date.now() - t0;
-      stream = tail(url, s);
-      const req = await until('an attention.requested', () => stream!.events.find((e) => e.type === 'attention.requested'), 60_000).catch((e) => {
-        const file = (f: string) => (existsSync(join(home, f)) ? readFileSync(join(home, f), 'utf8') : '(none)');
-        throw new Error(`${(e as Error).message}; stream: ${stream!.events.map((x) => x.type).join(', ')}\nfailed-open.log: ${file('failed-open.log')}\nup.log: ${file('up.log').slice(-3000)}`);
+  it(
+    'ALWAYS THERE (issue 25): with no `hookmap up` running, the first hook starts one through ' +
+      'the launcher; the session reaches the stream from its second hook on and its permission ' +
+      'prompt is answered with `hookmap answer`',
+    async () => {
+      const port = await unusedPort();
+      const url = `http://127.0.0.1:${port}`;
+      const home = join(live.s.root, 'hookmap-autostart');
+      const project = join(live.s.root, 'project-autostart');
+      // start on demand on (the suite's own env turns it off), nothing listening at HOOKMAP_URL
+      const env = { ...live.agentEnv, HOOKMAP_HOME: home, HOOKMAP_URL: url, HOOKMAP_AUTOSTART: '' };
+      await run('mkdir', ['-p', project]);
+      expect(await live.setup(['--project', '--dir', project], env)).toMatch(/autostart: on/);
+      const s = { ...live.s, root: join(live.s.root, 'autostart-clients'), hookmapHome: home };
+      live.model.play(live.scenario('permission-allow'));
+      const t0 = Date.now();
+      let stream: ReturnType<typeof tail> | undefined;
+      let answeredAt: number;
+      let listeningAt: number;
+      const agentRun = run(live.bin, ['-p', 'Create the file allowed.txt in this folder.', '--permission-mode', 'default', '--output-format', 'json'], {
+        cwd: project,
+        timeoutMs: 120_000,
+        env: {
+          ...env,
+          ANTHROPIC_BASE_URL: live.model.url,
+          ANTHROPIC_API_KEY: 'sk-ant-live-test-not-a-key',
+          DISABLE_TELEMETRY: '1',
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          DISABLE_AUTOUPDATER: '1',
+        },
       });
-      expect(req.data).toMatchObject({ kind: 'permission' });
-      const a = await answer(url, req.id, ['--allow'], s);
-      expect(a.code, a.stdout + a.stderr).toBe(0);
-      answeredAt = Date.now() - t0;
-      const r = await agentRun;
-      expect(r.code, r.stderr).toBe(0);
-      expect(existsSync(join(project, 'allowed.txt'))).toBe(true);
-      const session = req.session;
-      await until('the session end on the stream', () => stream!.events.some((e) => e.session === session && e.type === 'session.ended'), 15_000).catch(() => undefined);
-      const types = stream.events.filter((e) => e.session === session).map((e) => e.type);
-      const upLog = readFileSync(join(home, 'up.log'), 'utf8');
-      // what did not reach it: the hooks that found nothing listening left their trace, which the started up reports once
-      const missed = /missed: +(.*)/.exec(upLog)?.[1] ?? 'none';
-      console.log(`[live] claude-code autostart: up listening ${listeningAt} ms after the agent started, answered at ${answeredAt} ms, agent done in ${r.ms} ms; missed: ${missed}; stream: ${types.join(', ')}`);
-      expect(upLog).toMatch(/autostart: starting hookmap up on http:\/\/127\.0\.0\.1:\d+ \(no daemon answered a hook\)/);
-      // the first hook (SessionStart) got its neutral reply and started up; every later one waited for it and reached it
-      expect(missed).toMatch(/^1 hook \(claude-code 1\)/);
-      expect(readFileSync(failedOpenPaths(home).seen, 'utf8').trim().split('\n').map((l) => l.split('\t').slice(1))).toEqual([['claude-code', 'SessionStart', 'down']]);
-      expect(types).toEqual(expect.arrayContaining(['run.started', 'tool.requested', 'attention.requested', 'attention.answered', 'attention.resolved', 'run.finished', 'session.ended']));
-    } finally {
-      stream?.close();
-      await agentRun;
-      // the started up: stopped by its pid file's owner (recorded as running in this home)
-      const running = existsSync(join(home, 'up.json')) ? JSON.parse(readFileSync(join(home, 'up.json'), 'utf8')) : undefined;
-      if (running?.pid) {
-        try {
-          process.kill(running.pid, 'SIGTERM');
-        } catch {}
+      try {
+        // the started up answers; then `hookmap tail` (with the token that up made) and `hookmap answer`, as a person would
+        await until(
+          'the started hookmap up',
+          async () =>
+            (await fetch(`${url}/healthz`).then(
+              (r) => r.ok,
+              () => false,
+            )) && existsSync(join(home, 'token')),
+          60_000,
+        );
+        listeningAt = Date.now() - t0;
+        stream = tail(url, s);
+        const req = await until('an attention.requested', () => stream!.events.find((e) => e.type === 'attention.requested'), 60_000).catch((e) => {
+          const file = (f: string) => (existsSync(join(home, f)) ? readFileSync(join(home, f), 'utf8') : '(none)');
+          throw new Error(
+            `${(e as Error).message}; stream: ${stream!.events.map((x) => x.type).join(', ')}\nfailed-open.log: ` +
+              `${file('failed-open.log')}\nup.log: ${file('up.log').slice(-3000)}`,
+          );
+        });
+        expect(req.data).toMatchObject({ kind: 'permission' });
+        const a = await answer(url, req.id, ['--allow'], s);
+        expect(a.code, a.stdout + a.stderr).toBe(0);
+        answeredAt = Date.now() - t0;
+        const r = await agentRun;
+        expect(r.code, r.stderr).toBe(0);
+        expect(existsSync(join(project, 'allowed.txt'))).toBe(true);
+        const session = req.session;
+        await until('the session end on the stream', () => stream!.events.some((e) => e.session === session && e.type === 'session.ended'), 15_000).catch(
+          () => undefined,
+        );
+        const types = stream.events.filter((e) => e.session === session).map((e) => e.type);
+        const upLog = readFileSync(join(home, 'up.log'), 'utf8');
+        // what did not reach it: the hooks that found nothing listening left their trace, which the started up reports once
+        const missed = /missed: +(.*)/.exec(upLog)?.[1] ?? 'none';
+        console.log(
+          `[live] claude-code autostart: up listening ${listeningAt} ms after the agent started, ` +
+            `answered at ${answeredAt} ms, agent done in ${r.ms} ms; missed: ${missed}; stream: ${types.join(', ')}`,
+        );
+        expect(upLog).toMatch(/autostart: starting hookmap up on http:\/\/127\.0\.0\.1:\d+ \(no daemon answered a hook\)/);
+        // the first hook (SessionStart) got its neutral reply and started up; every later one waited for it and reached it
+        expect(missed).toMatch(/^1 hook \(claude-code 1\)/);
+        expect(
+          readFileSync(failedOpenPaths(home).seen, 'utf8')
+            .trim()
+            .split('\n')
+            .map((l) => l.split('\t').slice(1)),
+        ).toEqual([['claude-code', 'SessionStart', 'down']]);
+        expect(types).toEqual(
+          expect.arrayContaining([
+            'run.started',
+            'tool.requested',
+            'attention.requested',
+            'attention.answered',
+            'attention.resolved',
+            'run.finished',
+            'session.ended',
+          ]),
+        );
+      } finally {
+        stream?.close();
+        await agentRun;
+        // the started up: stopped by its pid file's owner (recorded as running in this home)
+        const running = existsSync(join(home, 'up.json')) ? JSON.parse(readFileSync(join(home, 'up.json'), 'utf8')) : undefined;
+        if (running?.pid) {
+          try {
+            process.kill(running.pid, 'SIGTERM');
+          } catch {}
+        }
       }
-    }
-  }, 180_000);
+    },
+    180_000,
+  );
 
   // --- control beyond answers (issue 12) ------------------------------------------------
 
@@ -460,10 +666,14 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     await live.restartUp(ANSWER_TIMEOUT_MS, { env: { HOOKMAP_CLAUDE_CODE_INSTRUCT: 'true' } });
     const TEXT = 'Also run the unit tests before you finish (live steer 5c1d)';
     let steered: Awaited<ReturnType<typeof command>> | undefined;
-    const o = await live.play('steer', (p) => claude(p, bypass), async ({ sessionEvents }) => {
-      const started = await until('the run', () => sessionEvents().find((e) => e.type === 'run.started'), 60_000);
-      steered = await command(live.up.url, ['steer', started.session, TEXT, '--wait', '30'], live.s);
-    });
+    const o = await live.play(
+      'steer',
+      (p) => claude(p, bypass),
+      async ({ sessionEvents }) => {
+        const started = await until('the run', () => sessionEvents().find((e) => e.type === 'run.started'), 60_000);
+        steered = await command(live.up.url, ['steer', started.session, TEXT, '--wait', '30'], live.s);
+      },
+    );
     expect(o.run.code, o.run.stderr).toBe(0);
     expect(steered!.code, steered!.stdout + steered!.stderr).toBe(0);
     expect(steered!.stdout).toMatch(/outcome: x\.claude-code\.instruction\.delivered/);
@@ -480,10 +690,14 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   it('CANCEL: `hookmap cancel` mid-run stops the turn at its next eligible hook; the stream shows run.cancelled by control', async () => {
     await live.restartUp(ANSWER_TIMEOUT_MS);
     let cancelled: Awaited<ReturnType<typeof command>> | undefined;
-    const o = await live.play('cancel', (p) => claude(p, bypass), async ({ sessionEvents }) => {
-      const req = await until('the slow command', () => sessionEvents().find((e) => e.type === 'tool.requested'), 60_000);
-      cancelled = await command(live.up.url, ['cancel', req.session, '--run', req.run, '--reason', 'wrong branch (live cancel)', '--wait', '30'], live.s);
-    });
+    const o = await live.play(
+      'cancel',
+      (p) => claude(p, bypass),
+      async ({ sessionEvents }) => {
+        const req = await until('the slow command', () => sessionEvents().find((e) => e.type === 'tool.requested'), 60_000);
+        cancelled = await command(live.up.url, ['cancel', req.session, '--run', req.run, '--reason', 'wrong branch (live cancel)', '--wait', '30'], live.s);
+      },
+    );
     expect(cancelled!.code, cancelled!.stdout + cancelled!.stderr).toBe(0);
     expect(cancelled!.stdout).toMatch(/outcome: run\.cancelled/);
     expect(existsSync(join(live.s.project, 'after-cancel.txt'))).toBe(false);
@@ -512,106 +726,177 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(events.filter((e) => e.type === 'run.finished')).toHaveLength(1);
   }, 180_000);
 
-  it('ASK_HUMAN: `hookmap setup claude-code --mcp` registers the server in the project; the model calls ask_human through it; `hookmap answer --text` answers; the model receives the answer', async () => {
-    const ANSWER = 'Not before the freeze ends on Friday (live ask 3b7e)';
-    await live.restartUp(ANSWER_TIMEOUT_MS); // no policy, no steering
-    // the registration is setup's own (.mcp.json in the scratch project), never a hand-written config
-    const wired = await live.setup(['--project', '--dir', live.s.project, '--mcp']);
-    const mcpJson = join(live.s.project, '.mcp.json');
-    expect(wired).toContain(`the hookmap MCP server "hookmap" registered in ${mcpJson}`);
-    expect(JSON.parse(readFileSync(mcpJson, 'utf8')).mcpServers.hookmap).toEqual({ type: 'stdio', command: join(live.s.hookmapHome, 'bin', 'hookmap'), args: ['mcp', '--agent', 'claude-code', '--url', live.agentEnv.HOOKMAP_URL], env: { HOOKMAP_HOME: live.s.hookmapHome } });
-    expect(await live.setup(['--project', '--dir', live.s.project, '--mcp'])).toMatch(/^no changes: /);
-    const taken = new Set<string>();
-    let req: any;
-    const o = await live.play('ask-human', (p) => claude(p, ['--allowedTools', 'mcp__hookmap__ask_human']), async ({ sessionEvents }) => {
-      req = await live.nextAttention(sessionEvents, taken);
-      await live.answer(req.id, ['--text', ANSWER]);
-    });
-    expect(o.run.code, o.run.stderr).toBe(0);
-    expect(req.data).toMatchObject({ kind: 'input', prompt: 'Deploy the release to production now?', respond_via: ['control'] });
-    const last = toolResults(o.requests).at(-1);
-    expect(resultText(last)).toContain(ANSWER);
-    expect(last.is_error ?? false).toBe(false);
-    const events = await live.checkSession(o.sessions[0]);
-    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'tool.completed', 'x.claude-code.tool.batch', 'run.finished', 'session.ended']);
-    // the question is asked in the run of the tool call that carries it
-    expect(events.find((e) => e.type === 'attention.requested').run).toBe(events.find((e) => e.type === 'tool.requested').run);
-  }, 180_000);
+  it(
+    'ASK_HUMAN: `hookmap setup claude-code --mcp` registers the server in the project; the ' +
+      'model calls ask_human through it; `hookmap answer --text` answers; the model receives the ' +
+      'answer',
+    async () => {
+      const ANSWER = 'Not before the freeze ends on Friday (live ask 3b7e)';
+      await live.restartUp(ANSWER_TIMEOUT_MS); // no policy, no steering
+      // the registration is setup's own (.mcp.json in the scratch project), never a hand-written config
+      const wired = await live.setup(['--project', '--dir', live.s.project, '--mcp']);
+      const mcpJson = join(live.s.project, '.mcp.json');
+      expect(wired).toContain(`the hookmap MCP server "hookmap" registered in ${mcpJson}`);
+      expect(JSON.parse(readFileSync(mcpJson, 'utf8')).mcpServers.hookmap).toEqual({
+        type: 'stdio',
+        command: join(live.s.hookmapHome, 'bin', 'hookmap'),
+        args: ['mcp', '--agent', 'claude-code', '--url', live.agentEnv.HOOKMAP_URL],
+        env: { HOOKMAP_HOME: live.s.hookmapHome },
+      });
+      expect(await live.setup(['--project', '--dir', live.s.project, '--mcp'])).toMatch(/^no changes: /);
+      const taken = new Set<string>();
+      let req: any;
+      const o = await live.play(
+        'ask-human',
+        (p) => claude(p, ['--allowedTools', 'mcp__hookmap__ask_human']),
+        async ({ sessionEvents }) => {
+          req = await live.nextAttention(sessionEvents, taken);
+          await live.answer(req.id, ['--text', ANSWER]);
+        },
+      );
+      expect(o.run.code, o.run.stderr).toBe(0);
+      expect(req.data).toMatchObject({ kind: 'input', prompt: 'Deploy the release to production now?', respond_via: ['control'] });
+      const last = toolResults(o.requests).at(-1);
+      expect(resultText(last)).toContain(ANSWER);
+      expect(last.is_error ?? false).toBe(false);
+      const events = await live.checkSession(o.sessions[0]);
+      expect(events.map((e) => e.type)).toEqual([
+        'session.started',
+        'run.started',
+        'tool.requested',
+        'attention.requested',
+        'control.accepted',
+        'attention.answered',
+        'attention.resolved',
+        'tool.completed',
+        'x.claude-code.tool.batch',
+        'run.finished',
+        'session.ended',
+      ]);
+      // the question is asked in the run of the tool call that carries it
+      expect(events.find((e) => e.type === 'attention.requested').run).toBe(events.find((e) => e.type === 'tool.requested').run);
+    },
+    180_000,
+  );
 
-  it('USAGE (issue 27): `hookmap usage --json` totals equal what the model reported, per session, across an up restart and a transcript read twice', async () => {
-    live.model.reportUsage({ input: 1200, output: 34, cache_read: 500, cache_write: 70, reasoning: 0 });
-    try {
-      type K = 'input' | 'output' | 'cache_read' | 'cache_write';
-      const plays: { session: string; reported: Record<K, number>; responses: number }[] = [];
-      const play = async (extra: string[]) => {
-        const r0 = live.model.requests.length;
-        const o = await live.play('read-only', (p) => claude(p, extra));
-        expect(o.run.code, o.run.stderr).toBe(0);
-        expect(o.sessions).toHaveLength(1);
-        // the responses of the session's own loop (a side request, e.g. a title, is not in its transcript)
-        const reported = live.model.requests.slice(r0).filter((q) => q.family === 'anthropic' && q.usage && q.step !== undefined);
-        const sum = (k: K) => reported.reduce((n, q) => n + q.usage![k], 0);
-        const p = plays.find((x) => x.session === o.sessions[0]) ?? plays[plays.push({ session: o.sessions[0], reported: { input: 0, output: 0, cache_read: 0, cache_write: 0 }, responses: 0 }) - 1];
-        for (const k of ['input', 'output', 'cache_read', 'cache_write'] as K[]) p.reported[k] += sum(k);
-        p.responses += reported.length;
-        return o.sessions[0];
-      };
-      const first = await play([]);
-      // hookmap up (every daemon) restarts between the two turns; the second resumes the session: the same transcript, read again
-      await live.restartUp(ANSWER_TIMEOUT_MS);
-      await play(['--resume', first]);
-      const env = { ...process.env, HOOKMAP_HOME: live.s.hookmapHome };
-      for (const p of plays) {
-        const got = await until(`the usage of ${p.session}`, async () => {
-          const r = await run(process.execPath, [BIN, 'usage', '--json'], { env, timeoutMs: 30_000 });
-          // the agent's session: hookmap's AEP session, and `<id>~2` when this up saw it end before the resume
-          const rows = JSON.parse(r.stdout).sessions.filter((x: any) => x.session === p.session || x.session.startsWith(`${p.session}~`));
-          const s = rows.reduce((a: any, x: any) => {
-            for (const k of ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens']) a[k] = (a[k] ?? 0) + x[k];
-            a.models = [...new Set([...(a.models ?? []), ...x.models])];
-            a.cost_usd = a.cost_usd === null || x.cost_usd === null ? null : (a.cost_usd ?? 0) + x.cost_usd;
-            a.agent = x.agent;
-            a.sessions = (a.sessions ?? 0) + 1;
-            return a;
-          }, {});
-          return rows.length && s.output_tokens >= p.reported.output ? s : undefined;
-        }, 30_000);
-        console.log(`[live] usage ${p.session}: the model reported ${JSON.stringify(p.reported)} over ${p.responses} responses; hookmap usage: ${JSON.stringify(got)}`);
-        expect(got).toMatchObject({ agent: 'claude-code', input_tokens: p.reported.input, output_tokens: p.reported.output, cache_read_tokens: p.reported.cache_read, cache_write_tokens: p.reported.cache_write });
-        expect(got.models).toHaveLength(1);
-        expect(got.cost_usd).toBeGreaterThan(0);
-        // the usage events are in the session's stream
-        const events = await live.checkSession(p.session);
-        expect(events.some((e) => e.type === 'x.hookmap.usage.reported')).toBe(true);
+  it(
+    'USAGE (issue 27): `hookmap usage --json` totals equal what the model reported, per ' + 'session, across an up restart and a transcript read twice',
+    async () => {
+      live.model.reportUsage({ input: 1200, output: 34, cache_read: 500, cache_write: 70, reasoning: 0 });
+      try {
+        type K = 'input' | 'output' | 'cache_read' | 'cache_write';
+        const plays: { session: string; reported: Record<K, number>; responses: number }[] = [];
+        const play = async (extra: string[]) => {
+          const r0 = live.model.requests.length;
+          const o = await live.play('read-only', (p) => claude(p, extra));
+          expect(o.run.code, o.run.stderr).toBe(0);
+          expect(o.sessions).toHaveLength(1);
+          // the responses of the session's own loop (a side request, e.g. a title, is not in its transcript)
+          const reported = live.model.requests.slice(r0).filter((q) => q.family === 'anthropic' && q.usage && q.step !== undefined);
+          const sum = (k: K) => reported.reduce((n, q) => n + q.usage![k], 0);
+          const p =
+            plays.find((x) => x.session === o.sessions[0]) ??
+            plays[plays.push({ session: o.sessions[0], reported: { input: 0, output: 0, cache_read: 0, cache_write: 0 }, responses: 0 }) - 1];
+          for (const k of ['input', 'output', 'cache_read', 'cache_write'] as K[]) p.reported[k] += sum(k);
+          p.responses += reported.length;
+          return o.sessions[0];
+        };
+        const first = await play([]);
+        // hookmap up (every daemon) restarts between the two turns; the second resumes the session: the same transcript, read again
+        await live.restartUp(ANSWER_TIMEOUT_MS);
+        await play(['--resume', first]);
+        const env = { ...process.env, HOOKMAP_HOME: live.s.hookmapHome };
+        for (const p of plays) {
+          const got = await until(
+            `the usage of ${p.session}`,
+            async () => {
+              const r = await run(process.execPath, [BIN, 'usage', '--json'], { env, timeoutMs: 30_000 });
+              // the agent's session: hookmap's AEP session, and `<id>~2` when this up saw it end before the resume
+              const rows = JSON.parse(r.stdout).sessions.filter((x: any) => x.session === p.session || x.session.startsWith(`${p.session}~`));
+              const s = rows.reduce((a: any, x: any) => {
+                for (const k of ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens']) a[k] = (a[k] ?? 0) + x[k];
+                a.models = [...new Set([...(a.models ?? []), ...x.models])];
+                a.cost_usd = a.cost_usd === null || x.cost_usd === null ? null : (a.cost_usd ?? 0) + x.cost_usd;
+                a.agent = x.agent;
+                a.sessions = (a.sessions ?? 0) + 1;
+                return a;
+              }, {});
+              return rows.length && s.output_tokens >= p.reported.output ? s : undefined;
+            },
+            30_000,
+          );
+          console.log(
+            `[live] usage ${p.session}: the model reported ${JSON.stringify(p.reported)} over ${p.responses} responses; hookmap usage: ${JSON.stringify(got)}`,
+          );
+          expect(got).toMatchObject({
+            agent: 'claude-code',
+            input_tokens: p.reported.input,
+            output_tokens: p.reported.output,
+            cache_read_tokens: p.reported.cache_read,
+            cache_write_tokens: p.reported.cache_write,
+          });
+          expect(got.models).toHaveLength(1);
+          expect(got.cost_usd).toBeGreaterThan(0);
+          // the usage events are in the session's stream
+          const events = await live.checkSession(p.session);
+          expect(events.some((e) => e.type === 'x.hookmap.usage.reported')).toBe(true);
+        }
+      } finally {
+        live.model.reportUsage(undefined);
       }
-    } finally {
-      live.model.reportUsage(undefined);
-    }
-  }, 300_000);
+    },
+    300_000,
+  );
 
   // The AEP reference's live checker (a copy outside this repository: HOOKMAP_AEP_LIVE_CHECKER=<path to aep-live.js>)
   const checker = process.env.HOOKMAP_AEP_LIVE_CHECKER;
-  it.skipIf(!checker)('AEP LIVE CHECKER: every check passes, the control checks included (control-cancel against the real run)', async () => {
-    await live.restartUp(90_000);
-    const taken = new Set<string>();
-    let report: any;
-    let out: Awaited<ReturnType<typeof run>> | undefined;
-    const o = await live.play('aep-control', (p) => claude(p), async ({ sessionEvents }) => {
-      const req = await live.nextAttention(sessionEvents, taken);
-      out = await run(process.execPath, ['--experimental-websocket', checker!, live.up.url, '--token', readFileSync(join(live.s.hookmapHome, 'token'), 'utf8').trim(), '--control-session', req.session, '--control-cancel', req.run, '--ack-window', '3000', '--json', '-'], { timeoutMs: 120_000 });
-      report = JSON.parse(out.stdout);
-    });
-    expect(out!.code, out!.stderr.slice(-3000)).toBe(0);
-    const failed = report.checks.filter((c: any) => c.status === 'fail');
-    expect(failed, JSON.stringify(failed)).toEqual([]);
-    const status = Object.fromEntries(report.checks.map((c: any) => [c.id ?? c.name, c.status]));
-    for (const c of ['control-ack', 'control-nack-unsupported', 'control-dedupe', 'control-cancel']) expect(status[c], c).toBe('pass');
-    // the turn was cancelled: `claude -p` ends (exit 1, its interrupted turn), it does not hang
-    expect(o.run.timedOut).toBe(false);
-    console.log(`[live] aep-live checker: ${JSON.stringify(report.summary)}`);
-    expect(existsSync(join(live.s.project, 'checked.txt'))).toBe(false);
-    const events = await live.checkSession(o.sessions[0]);
-    expect(events.find((e) => e.type === 'run.cancelled').data).toMatchObject({ by: 'control' });
-    expect(events.find((e) => e.type === 'attention.resolved').data.resolution).toBe('dismissed');
-  }, 240_000);
+  it.skipIf(!checker)(
+    'AEP LIVE CHECKER: every check passes, the control checks included (control-cancel against the real run)',
+    async () => {
+      await live.restartUp(90_000);
+      const taken = new Set<string>();
+      let report: any;
+      let out: Awaited<ReturnType<typeof run>> | undefined;
+      const o = await live.play(
+        'aep-control',
+        (p) => claude(p),
+        async ({ sessionEvents }) => {
+          const req = await live.nextAttention(sessionEvents, taken);
+          out = await run(
+            process.execPath,
+            [
+              '--experimental-websocket',
+              checker!,
+              live.up.url,
+              '--token',
+              readFileSync(join(live.s.hookmapHome, 'token'), 'utf8').trim(),
+              '--control-session',
+              req.session,
+              '--control-cancel',
+              req.run,
+              '--ack-window',
+              '3000',
+              '--json',
+              '-',
+            ],
+            { timeoutMs: 120_000 },
+          );
+          report = JSON.parse(out.stdout);
+        },
+      );
+      expect(out!.code, out!.stderr.slice(-3000)).toBe(0);
+      const failed = report.checks.filter((c: any) => c.status === 'fail');
+      expect(failed, JSON.stringify(failed)).toEqual([]);
+      const status = Object.fromEntries(report.checks.map((c: any) => [c.id ?? c.name, c.status]));
+      for (const c of ['control-ack', 'control-nack-unsupported', 'control-dedupe', 'control-cancel']) expect(status[c], c).toBe('pass');
+      // the turn was cancelled: `claude -p` ends (exit 1, its interrupted turn), it does not hang
+      expect(o.run.timedOut).toBe(false);
+      console.log(`[live] aep-live checker: ${JSON.stringify(report.summary)}`);
+      expect(existsSync(join(live.s.project, 'checked.txt'))).toBe(false);
+      const events = await live.checkSession(o.sessions[0]);
+      expect(events.find((e) => e.type === 'run.cancelled').data).toMatchObject({ by: 'control' });
+      expect(events.find((e) => e.type === 'attention.resolved').data.resolution).toBe('dismissed');
+    },
+    240_000,
+  );
 });

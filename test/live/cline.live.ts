@@ -26,7 +26,10 @@ class ClineLive extends Live {
   }
 }
 
-/** Cline's own processes (run from its install prefix) whose environment names this HOME: the hub it left behind, by pid. Never hookmap's (they share the scratch HOME). */
+/**
+ * Cline's own processes (run from its install prefix) whose environment names this HOME: the hub it left behind,
+ * by pid. Never hookmap's (they share the scratch HOME).
+ */
 function leftovers(home: string, prefix: string): number[] {
   const out: number[] = [];
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
@@ -43,11 +46,17 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   const homes: string[] = [];
 
   const auth = (env: NodeJS.ProcessEnv) => {
-    const r = spawnSync(live.bin, ['auth', '-p', 'openai-compatible', '-k', 'sk-live-test-not-a-key', '-m', 'scripted', '-b', `${live.model.url}/v1`], { env, cwd: live.s.project, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(live.bin, ['auth', '-p', 'openai-compatible', '-k', 'sk-live-test-not-a-key', '-m', 'scripted', '-b', `${live.model.url}/v1`], {
+      env,
+      cwd: live.s.project,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     if (r.status !== 0) throw new Error(`cline auth exited ${r.status}: ${r.stderr}${r.stdout}`);
     homes.push(env.HOME!);
   };
-  const cline = (prompt: string, env: NodeJS.ProcessEnv = live.agentEnv, cwd = live.s.project) => run(live.bin, ['--json', '-t', '90', prompt], { env, cwd, input: '', timeoutMs: 120_000 });
+  const cline = (prompt: string, env: NodeJS.ProcessEnv = live.agentEnv, cwd = live.s.project) =>
+    run(live.bin, ['--json', '-t', '90', prompt], { env, cwd, input: '', timeoutMs: 120_000 });
 
   beforeAll(async () => {
     await live.start(30_000);
@@ -80,7 +89,18 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
 
   it('setup wired every event: one executable per event name in ~/.cline/hooks', () => {
     const dir = join(live.s.home, '.cline', 'hooks');
-    expect(readdirSync(dir).sort()).toEqual(['PostToolUse', 'PreCompact', 'PreToolUse', 'SessionShutdown', 'TaskCancel', 'TaskComplete', 'TaskError', 'TaskResume', 'TaskStart', 'UserPromptSubmit']);
+    expect(readdirSync(dir).sort()).toEqual([
+      'PostToolUse',
+      'PreCompact',
+      'PreToolUse',
+      'SessionShutdown',
+      'TaskCancel',
+      'TaskComplete',
+      'TaskError',
+      'TaskResume',
+      'TaskStart',
+      'UserPromptSubmit',
+    ]);
     expect(readFileSync(join(dir, 'PreToolUse'), 'utf8')).toContain('shims/cline.sh tool_call');
   });
 
@@ -107,10 +127,14 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
 
   it('CANCEL: `hookmap cancel` mid-run rides the next tool_call reply as {cancel: true}; Cline ends the task before the second command runs', async () => {
     let cancelled: Awaited<ReturnType<typeof command>> | undefined;
-    const o = await live.play('cancel', (p) => cline(p), async ({ sessionEvents }) => {
-      const req = await until('the slow command', () => sessionEvents().find((e) => e.type === 'tool.requested'), 60_000);
-      cancelled = await command(live.up.url, ['cancel', req.session, '--run', req.run, '--reason', 'wrong branch (live cancel)', '--wait', '40'], live.s);
-    });
+    const o = await live.play(
+      'cancel',
+      (p) => cline(p),
+      async ({ sessionEvents }) => {
+        const req = await until('the slow command', () => sessionEvents().find((e) => e.type === 'tool.requested'), 60_000);
+        cancelled = await command(live.up.url, ['cancel', req.session, '--run', req.run, '--reason', 'wrong branch (live cancel)', '--wait', '40'], live.s);
+      },
+    );
     expect(cancelled!.code, cancelled!.stdout + cancelled!.stderr).toBe(0);
     expect(cancelled!.stdout).toMatch(/outcome: run\.cancelled/);
     expect(existsSync(join(live.s.project, 'after-cancel.txt'))).toBe(false);
@@ -127,7 +151,15 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const project = join(live.s.root, 'project-down');
     mkdirSync(project, { recursive: true });
     mkdirSync(home, { recursive: true });
-    const env = { ...live.baseEnv(`http://127.0.0.1:${port}`), HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local/share'), XDG_CACHE_HOME: join(home, '.cache'), XDG_STATE_HOME: join(home, '.local/state'), HOOKMAP_HOME: join(live.s.root, 'hookmap-down') };
+    const env = {
+      ...live.baseEnv(`http://127.0.0.1:${port}`),
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, '.config'),
+      XDG_DATA_HOME: join(home, '.local/share'),
+      XDG_CACHE_HOME: join(home, '.cache'),
+      XDG_STATE_HOME: join(home, '.local/state'),
+      HOOKMAP_HOME: join(live.s.root, 'hookmap-down'),
+    };
     auth(env);
     await live.setup(['--user'], env);
     live.model.play(live.scenario('hookmap-down'));

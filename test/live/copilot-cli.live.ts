@@ -25,9 +25,21 @@ const toolMsgs = chatToolMessages;
 describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   const live = new Live(ID, (cmd) => ({ tool: 'bash', args: { command: cmd, description: `run ${cmd.split(' ')[0]}` } }));
 
-  const offline = (env: NodeJS.ProcessEnv) => ({ ...env, COPILOT_OFFLINE: 'true', COPILOT_PROVIDER_BASE_URL: `${live.model.url}/v1`, COPILOT_PROVIDER_TYPE: 'openai', COPILOT_PROVIDER_API_KEY: 'sk-live-test-not-a-key', COPILOT_MODEL: 'scripted', COPILOT_AUTO_UPDATE: 'false' });
+  const offline = (env: NodeJS.ProcessEnv) => ({
+    ...env,
+    COPILOT_OFFLINE: 'true',
+    COPILOT_PROVIDER_BASE_URL: `${live.model.url}/v1`,
+    COPILOT_PROVIDER_TYPE: 'openai',
+    COPILOT_PROVIDER_API_KEY: 'sk-live-test-not-a-key',
+    COPILOT_MODEL: 'scripted',
+    COPILOT_AUTO_UPDATE: 'false',
+  });
   const copilot = (prompt: string, o: { env?: NodeJS.ProcessEnv; cwd?: string; allowAll?: boolean; timeoutMs?: number } = {}) =>
-    run(live.bin, ['-p', prompt, '--output-format', 'json', ...(o.allowAll ? ['--allow-all-tools'] : [])], { cwd: o.cwd ?? live.s.project, env: offline(o.env ?? live.agentEnv), timeoutMs: o.timeoutMs ?? 120_000 });
+    run(live.bin, ['-p', prompt, '--output-format', 'json', ...(o.allowAll ? ['--allow-all-tools'] : [])], {
+      cwd: o.cwd ?? live.s.project,
+      env: offline(o.env ?? live.agentEnv),
+      timeoutMs: o.timeoutMs ?? 120_000,
+    });
 
   beforeAll(async () => {
     await live.start(ANSWER_TIMEOUT_MS);
@@ -43,7 +55,15 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   it('setup wrote the Copilot CLI hooks file: version 1, bash + powershell, timeoutSec', () => {
     const doc = JSON.parse(readFileSync(join(live.s.home, '.copilot/hooks/hookmap.json'), 'utf8'));
     expect(doc.version).toBe(1);
-    expect(Object.keys(doc.hooks).sort()).toEqual(['agentStop', 'permissionRequest', 'postToolUse', 'preToolUse', 'sessionEnd', 'sessionStart', 'userPromptSubmitted']);
+    expect(Object.keys(doc.hooks).sort()).toEqual([
+      'agentStop',
+      'permissionRequest',
+      'postToolUse',
+      'preToolUse',
+      'sessionEnd',
+      'sessionStart',
+      'userPromptSubmitted',
+    ]);
     const h = doc.hooks.preToolUse[0];
     expect(h).toMatchObject({ type: 'command', timeoutSec: 60 });
     expect(h.bash).toContain('shims/copilot-cli.sh preToolUse');
@@ -52,27 +72,54 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
 
   it('permissionRequest held, answered allow over the relay: the command runs; session, run, tool pair on the stream', async () => {
     const taken = new Set<string>();
-    const o = await live.play('permission-allow', (p) => copilot(p), async ({ sessionEvents }) => {
-      const req = await live.nextAttention(sessionEvents, taken);
-      expect(req.subject).toBe('bash');
-      expect(req.data).toMatchObject({ kind: 'permission', prompt: 'Permission requested: bash — touch allowed.txt', respond_via: ['control'] });
-      await live.answer(req.id, ['--allow']);
-    });
+    const o = await live.play(
+      'permission-allow',
+      (p) => copilot(p),
+      async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        expect(req.subject).toBe('bash');
+        expect(req.data).toMatchObject({ kind: 'permission', prompt: 'Permission requested: bash — touch allowed.txt', respond_via: ['control'] });
+        await live.answer(req.id, ['--allow']);
+      },
+    );
     expect(o.run.code, o.run.stderr.slice(-1500)).toBe(0);
     expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(true);
     expect(o.sessions).toHaveLength(1);
     const events = await live.checkSession(o.sessions[0]);
-    expect(core(events)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'tool.completed', 'run.finished', 'session.ended']);
+    expect(core(events)).toEqual([
+      'session.started',
+      'run.started',
+      'tool.requested',
+      'attention.requested',
+      'control.accepted',
+      'attention.answered',
+      'attention.resolved',
+      'tool.completed',
+      'run.finished',
+      'session.ended',
+    ]);
     expect(events.find((e) => e.type === 'session.started').data.client).toEqual({ name: 'copilot-cli' });
-    expect(o.hooks.map((h) => h.hook)).toEqual(['sessionStart', 'userPromptSubmitted', 'preToolUse', 'permissionRequest', 'postToolUse', 'agentStop', 'sessionEnd']);
+    expect(o.hooks.map((h) => h.hook)).toEqual([
+      'sessionStart',
+      'userPromptSubmitted',
+      'preToolUse',
+      'permissionRequest',
+      'postToolUse',
+      'agentStop',
+      'sessionEnd',
+    ]);
   }, 180_000);
 
   it('answered deny: the command does not run; the model reads the deny message', async () => {
     const taken = new Set<string>();
-    const o = await live.play('permission-deny', (p) => copilot(p), async ({ sessionEvents }) => {
-      const req = await live.nextAttention(sessionEvents, taken);
-      await live.answer(req.id, ['--deny']);
-    });
+    const o = await live.play(
+      'permission-deny',
+      (p) => copilot(p),
+      async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        await live.answer(req.id, ['--deny']);
+      },
+    );
     expect(o.run.code, o.run.stderr.slice(-1500)).toBe(0);
     expect(existsSync(join(live.s.project, 'denied.txt'))).toBe(false);
     expect(toolMsgs(o.requests).at(-1)).toBe('Permission denied by a PermissionRequest hook: Denied via hookmap attention loop');
@@ -84,10 +131,14 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   it('answered with guidance text: the command does not run and the model receives the text', async () => {
     const GUIDANCE = 'Do not create marker.txt; write notes.md instead (copilot live guidance 5c1d)';
     const taken = new Set<string>();
-    const o = await live.play('permission-guidance', (p) => copilot(p), async ({ sessionEvents }) => {
-      const req = await live.nextAttention(sessionEvents, taken);
-      await live.answer(req.id, ['--text', GUIDANCE]);
-    });
+    const o = await live.play(
+      'permission-guidance',
+      (p) => copilot(p),
+      async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        await live.answer(req.id, ['--text', GUIDANCE]);
+      },
+    );
     expect(o.run.code, o.run.stderr.slice(-1500)).toBe(0);
     expect(existsSync(join(live.s.project, 'marker.txt'))).toBe(false);
     expect(toolMsgs(o.requests).at(-1)).toBe(`Permission denied by a PermissionRequest hook: ${GUIDANCE}`);
@@ -112,7 +163,15 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const home = join(live.s.root, 'home-down');
     const project = join(live.s.root, 'project-down');
     mkdirSync(project, { recursive: true });
-    const env = { ...live.baseEnv(`http://127.0.0.1:${port}`), HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local/share'), XDG_CACHE_HOME: join(home, '.cache'), XDG_STATE_HOME: join(home, '.local/state'), HOOKMAP_HOME: join(live.s.root, 'hookmap-down') };
+    const env = {
+      ...live.baseEnv(`http://127.0.0.1:${port}`),
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, '.config'),
+      XDG_DATA_HOME: join(home, '.local/share'),
+      XDG_CACHE_HOME: join(home, '.cache'),
+      XDG_STATE_HOME: join(home, '.local/state'),
+      HOOKMAP_HOME: join(live.s.root, 'hookmap-down'),
+    };
     await live.setup(['--user'], env);
     live.model.play(live.scenario('hookmap-down'));
     const r0 = live.model.requests.length;

@@ -17,11 +17,27 @@ if (skip) console.log(`[live] ${ID}: SKIPPED: ${skip}`);
 const { agent } = resolveAgent(ID);
 
 const responses = (reqs: { body: any; step?: number }[]) =>
-  reqs.filter((r) => r.step !== undefined).flatMap((r) => (r.body?.contents ?? []).flatMap((c: any) => c?.parts ?? [])).filter((p: any) => p?.functionResponse).map((p: any) => JSON.stringify(p.functionResponse.response));
+  reqs
+    .filter((r) => r.step !== undefined)
+    .flatMap((r) => (r.body?.contents ?? []).flatMap((c: any) => c?.parts ?? []))
+    .filter((p: any) => p?.functionResponse)
+    .map((p: any) => JSON.stringify(p.functionResponse.response));
 
 function writeSettings(home: string) {
   mkdirSync(join(home, '.gemini'), { recursive: true });
-  writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } }, privacy: { usageStatisticsEnabled: false }, general: { disableAutoUpdate: true, disableUpdateNag: true }, telemetry: { enabled: false } }, null, 2));
+  writeFileSync(
+    join(home, '.gemini', 'settings.json'),
+    JSON.stringify(
+      {
+        security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
+        privacy: { usageStatisticsEnabled: false },
+        general: { disableAutoUpdate: true, disableUpdateNag: true },
+        telemetry: { enabled: false },
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
@@ -61,43 +77,69 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   // setup --mcp's entry in the same settings.json as the hooks starts the server, the
   // model's call becomes attention.requested in Gemini's own session, and the
   // unanswered ask comes back to the model when its wait ends.
-  it('ASK_HUMAN: `hookmap setup gemini-cli --mcp` adds the server to the same settings.json as the hooks; the model\'s call reaches hookmap as attention.requested in its session; the unanswered ask returns to the model', async () => {
-    const wired = await live.setup(['--user', '--mcp']);
-    const settings = join(live.s.home, '.gemini', 'settings.json');
-    expect(wired).toMatch(new RegExp(`the hookmap MCP server "hookmap" (is )?registered in ${settings.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
-    const doc = JSON.parse(readFileSync(settings, 'utf8'));
-    expect(doc.mcpServers.hookmap).toEqual({ timeout: 3600000, command: join(live.s.hookmapHome, 'bin', 'hookmap'), args: ['mcp', '--agent', 'gemini-cli', '--url', live.agentEnv.HOOKMAP_URL], env: { HOOKMAP_HOME: live.s.hookmapHome } });
-    expect(Object.keys(doc.hooks ?? {}).length).toBeGreaterThan(0);
-    expect(doc.security).toEqual({ auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } });
-    const taken = new Set<string>();
-    let req: any;
-    const o = await live.play('ask-human-gemini', (p) => gemini(p), async ({ sessionEvents }) => {
-      req = await live.nextAttention(sessionEvents, taken);
-    });
-    expect(o.run.code, `${o.run.stdout.slice(-1500)}\n${o.run.stderr.slice(-2500)}`).toBe(0);
-    expect(req.data).toMatchObject({ kind: 'input', prompt: 'Deploy the release to production now?' });
-    expect(o.sessions).toContain(req.session);
-    expect(responses(o.requests).at(-1)).toContain('No human answered');
-    const events = await live.checkSession(o.sessions[0]);
-    // the ask's own wait (3 s) ends it: attention.timeout for that request, in the same session
-    expect(events.filter((e) => e.type.startsWith('attention.')).map((e) => [e.type, e.subject ?? null])).toEqual([['attention.requested', null], ['attention.timeout', req.id]]);
-  }, 180_000);
+  it(
+    'ASK_HUMAN: `hookmap setup gemini-cli --mcp` adds the server to the same settings.json as ' +
+      "the hooks; the model's call reaches hookmap as attention.requested in its session; the " +
+      'unanswered ask returns to the model',
+    async () => {
+      const wired = await live.setup(['--user', '--mcp']);
+      const settings = join(live.s.home, '.gemini', 'settings.json');
+      expect(wired).toMatch(new RegExp(`the hookmap MCP server "hookmap" (is )?registered in ${settings.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      const doc = JSON.parse(readFileSync(settings, 'utf8'));
+      expect(doc.mcpServers.hookmap).toEqual({
+        timeout: 3600000,
+        command: join(live.s.hookmapHome, 'bin', 'hookmap'),
+        args: ['mcp', '--agent', 'gemini-cli', '--url', live.agentEnv.HOOKMAP_URL],
+        env: { HOOKMAP_HOME: live.s.hookmapHome },
+      });
+      expect(Object.keys(doc.hooks ?? {}).length).toBeGreaterThan(0);
+      expect(doc.security).toEqual({ auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } });
+      const taken = new Set<string>();
+      let req: any;
+      const o = await live.play(
+        'ask-human-gemini',
+        (p) => gemini(p),
+        async ({ sessionEvents }) => {
+          req = await live.nextAttention(sessionEvents, taken);
+        },
+      );
+      expect(o.run.code, `${o.run.stdout.slice(-1500)}\n${o.run.stderr.slice(-2500)}`).toBe(0);
+      expect(req.data).toMatchObject({ kind: 'input', prompt: 'Deploy the release to production now?' });
+      expect(o.sessions).toContain(req.session);
+      expect(responses(o.requests).at(-1)).toContain('No human answered');
+      const events = await live.checkSession(o.sessions[0]);
+      // the ask's own wait (3 s) ends it: attention.timeout for that request, in the same session
+      expect(events.filter((e) => e.type.startsWith('attention.')).map((e) => [e.type, e.subject ?? null])).toEqual([
+        ['attention.requested', null],
+        ['attention.timeout', req.id],
+      ]);
+    },
+    180_000,
+  );
 
-  it('ASK_HUMAN answered: the model\'s ask on an observe-only agent is answered with `hookmap answer --text`; the model receives the text', async () => {
+  it("ASK_HUMAN answered: the model's ask on an observe-only agent is answered with `hookmap answer --text`; the model receives the text", async () => {
     const ANSWER = 'Hold the deploy until Monday (gemini live ask 3b9c)';
     const taken = new Set<string>();
     let req: any;
     let answered: Awaited<ReturnType<typeof live.answer>> | undefined;
-    const o = await live.play('ask-human-gemini-answered', (p) => gemini(p), async ({ sessionEvents }) => {
-      req = await live.nextAttention(sessionEvents, taken);
-      answered = await live.answer(req.id, ['--text', ANSWER]);
-    });
+    const o = await live.play(
+      'ask-human-gemini-answered',
+      (p) => gemini(p),
+      async ({ sessionEvents }) => {
+        req = await live.nextAttention(sessionEvents, taken);
+        answered = await live.answer(req.id, ['--text', ANSWER]);
+      },
+    );
     expect(o.run.code, `${o.run.stdout.slice(-1500)}\n${o.run.stderr.slice(-2500)}`).toBe(0);
     expect(req.data).toMatchObject({ kind: 'input', prompt: 'Deploy the release to production now?' });
     expect(answered).toBeDefined();
     expect(responses(o.requests).at(-1)).toContain(ANSWER);
     const events = await live.checkSession(o.sessions[0]);
-    expect(events.filter((e) => e.type.startsWith('attention.')).map((e) => [e.type, e.subject ?? null])).toEqual([['attention.requested', null], ['attention.answered', req.id], ['attention.resolved', req.id]]);
+    expect(events.filter((e) => e.type.startsWith('attention.')).map((e) => [e.type, e.subject ?? null])).toEqual([
+      ['attention.requested', null],
+      ['attention.answered', req.id],
+      ['attention.resolved', req.id],
+    ]);
   }, 180_000);
 
   it('hookmap down (not started): the session completes normally and quickly', async () => {

@@ -15,8 +15,14 @@ import { Recorder } from '../../engine/record/recorder.ts';
 
 export const BIN = join(ROOT, 'bin/hookmap.mjs');
 
-
-export interface Scratch { root: string; home: string; project: string; hookmapHome: string; recorded: string; done(): void }
+export interface Scratch {
+  root: string;
+  home: string;
+  project: string;
+  hookmapHome: string;
+  recorded: string;
+  done(): void;
+}
 
 export function scratch(agent: string): Scratch {
   const root = mkdtempSync(join(tmpdir(), `hookmap-live-${agent}-`));
@@ -25,10 +31,28 @@ export function scratch(agent: string): Scratch {
   return { ...s, done: () => (process.env.HOOKMAP_LIVE_KEEP ? undefined : rmSync(root, { recursive: true, force: true })) };
 }
 
-export interface Run { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; ms: number; timedOut: boolean }
+export interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+  timedOut: boolean;
+}
 
 /** Run a command to completion, bounded: SIGTERM at `timeoutMs`, SIGKILL 3 s later. */
-export function run(cmd: string, args: string[], o: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; input?: string; closeStdinWhen?: (stdout: string) => boolean; onLine?: (line: string, write: (s: string) => void) => void } = {}): Promise<Run> {
+export function run(
+  cmd: string,
+  args: string[],
+  o: {
+    env?: NodeJS.ProcessEnv;
+    cwd?: string;
+    timeoutMs?: number;
+    input?: string;
+    closeStdinWhen?: (stdout: string) => boolean;
+    onLine?: (line: string, write: (s: string) => void) => void;
+  } = {},
+): Promise<Run> {
   const t0 = Date.now();
   return new Promise((resolve) => {
     const p = spawn(cmd, args, { env: o.env ?? process.env, cwd: o.cwd, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
@@ -78,17 +102,31 @@ export function run(cmd: string, args: string[], o: { env?: NodeJS.ProcessEnv; c
 
 export const hookmap = (args: string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000) => run(process.execPath, [BIN, ...args], { env, timeoutMs });
 
-export interface UpHandle { url: string; proc: ChildProcess; stderr: () => string; close(): Promise<void> }
+export interface UpHandle {
+  url: string;
+  proc: ChildProcess;
+  stderr: () => string;
+  close(): Promise<void>;
+}
 
 /** The environment of every hookmap process of a scratch run: its own HOOKMAP_HOME, no token typed anywhere. */
 const hookmapEnv = (s: Scratch) => ({ ...process.env, HOME: s.home, HOOKMAP_HOME: s.hookmapHome, HOOKMAP_TOKEN: '', HOOKMAP_TOKEN_FILE: '' });
 
-export interface UpExtra { args?: string[]; env?: NodeJS.ProcessEnv }
+export interface UpExtra {
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+}
 
-/** `hookmap up --port 0 --attention-timeout-ms N` with a scratch HOOKMAP_HOME: the owner token is created there, as for a new user (plus extra flags / env, e.g. --policy, steering opt-ins). */
+/**
+ * `hookmap up --port 0 --attention-timeout-ms N` with a scratch HOOKMAP_HOME: the owner token is created there,
+ * as for a new user (plus extra flags / env, e.g. --policy, steering opt-ins).
+ */
 export async function startUp(s: Scratch, attentionTimeoutMs: number, extra: UpExtra = {}): Promise<UpHandle> {
   const env = { ...hookmapEnv(s), ...extra.env };
-  const proc = spawn(process.execPath, [BIN, 'up', '--port', '0', '--attention-timeout-ms', String(attentionTimeoutMs), ...(extra.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [BIN, 'up', '--port', '0', '--attention-timeout-ms', String(attentionTimeoutMs), ...(extra.args ?? [])], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   proc.stderr!.on('data', (c) => (err += c));
   const url = await new Promise<string>((resolve, reject) => {
@@ -117,15 +155,16 @@ export async function startUp(s: Scratch, attentionTimeoutMs: number, extra: UpE
     url,
     proc,
     stderr: () => err,
-    close: () => new Promise<void>((resolve) => {
-      if (proc.exitCode !== null) return resolve();
-      const t = setTimeout(() => proc.kill('SIGKILL'), 5000);
-      proc.once('exit', () => {
-        clearTimeout(t);
-        resolve();
-      });
-      proc.kill('SIGTERM');
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (proc.exitCode !== null) return resolve();
+        const t = setTimeout(() => proc.kill('SIGKILL'), 5000);
+        proc.once('exit', () => {
+          clearTimeout(t);
+          resolve();
+        });
+        proc.kill('SIGTERM');
+      }),
   };
 }
 
@@ -145,7 +184,10 @@ export async function until<T>(what: string, fn: () => T | undefined | false | P
 export function tail(url: string, s: Scratch): { events: any[]; close(): void } {
   const events: any[] = [];
   const seen = new Set<string>();
-  const p = spawn(process.execPath, [BIN, 'tail', '--json', '--from', 'all', '--no-resume', '--state', join(s.root, 'tail-state.json'), '--url', url], { env: hookmapEnv(s), stdio: ['ignore', 'pipe', 'pipe'] });
+  const p = spawn(process.execPath, [BIN, 'tail', '--json', '--from', 'all', '--no-resume', '--state', join(s.root, 'tail-state.json'), '--url', url], {
+    env: hookmapEnv(s),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let buf = '';
   p.stdout!.on('data', (c) => {
     buf += c;
@@ -181,15 +223,35 @@ export function answer(url: string, id: string, flags: string[], s: Scratch): Pr
 export function readLogs(s: Scratch, agent: string): { file: string; events: any[] }[] {
   const dir = join(s.hookmapHome, 'logs', agent);
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort().map((f) => ({
-    file: join(dir, f),
-    events: readFileSync(join(dir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)),
-  }));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()
+    .map((f) => ({
+      file: join(dir, f),
+      events: readFileSync(join(dir, f), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+    }));
 }
 
 /** One OTLP/HTTP logs export the agent sent through the tap: how it was encoded, what it carried (flattened), what hookmap answered. */
-export interface TapExport { vendor: string; contentType: string; encoding: string; bytes: number; records: FlatLogRecord[]; status?: number; at: number }
-export interface Tap { url: string; hooks: { hook?: string; body: any; at: number }[]; otlp: TapExport[]; retarget(url: string): void; close(): Promise<void> }
+export interface TapExport {
+  vendor: string;
+  contentType: string;
+  encoding: string;
+  bytes: number;
+  records: FlatLogRecord[];
+  status?: number;
+  at: number;
+}
+export interface Tap {
+  url: string;
+  hooks: { hook?: string; body: any; at: number }[];
+  otlp: TapExport[];
+  retarget(url: string): void;
+  close(): Promise<void>;
+}
 
 /**
  * A loopback tap between the agent and the daemon: every POST /hooks/<agent>
@@ -256,9 +318,10 @@ export async function startTap(target: string, agent: string, out: string): Prom
     retarget: (url: string) => {
       t = new URL(url);
     },
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections?.();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections?.();
+        server.close(() => r());
+      }),
   };
 }

@@ -9,7 +9,22 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ROOT } from '../../engine/descriptor/registry.ts';
 import { resolveAgent, DATE } from './agents.ts';
-import { answer, hookmap, readLogs, run, scratch, startTap, startUp, tail, until, type Run, type Scratch, type Tap, type UpExtra, type UpHandle } from './harness.ts';
+import {
+  answer,
+  hookmap,
+  readLogs,
+  run,
+  scratch,
+  startTap,
+  startUp,
+  tail,
+  until,
+  type Run,
+  type Scratch,
+  type Tap,
+  type UpExtra,
+  type UpHandle,
+} from './harness.ts';
 import { startModelServer, type ModelServer, type Scenario, type Step } from './model-server.ts';
 
 export interface ScenarioFile {
@@ -36,7 +51,10 @@ export class Live {
   agentEnv: NodeJS.ProcessEnv = {};
   readonly log: string[] = [];
 
-  constructor(readonly id: string, readonly shell: (cmd: string) => Step) {}
+  constructor(
+    readonly id: string,
+    readonly shell: (cmd: string) => Step,
+  ) {}
 
   static skipReason(id: string): string | undefined {
     return resolveAgent(id).skip;
@@ -54,11 +72,26 @@ export class Live {
     this.agentEnv = this.baseEnv(this.tap.url);
   }
 
-  /** HOME, HOOKMAP_HOME and the hook URL all scratch; no proxy, loopback only; no start on demand (the suite starts its own up, and "hookmap down" must stay down). */
+  /**
+   * HOME, HOOKMAP_HOME and the hook URL all scratch; no proxy, loopback only; no start on demand (the suite starts
+   * its own up, and "hookmap down" must stay down).
+   */
   baseEnv(hookUrl: string): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {};
     for (const k of ['PATH', 'LANG', 'TERM', 'TMPDIR', 'USER', 'LOGNAME', 'SHELL']) if (process.env[k]) env[k] = process.env[k];
-    return { ...env, HOME: this.s.home, XDG_CONFIG_HOME: join(this.s.home, '.config'), XDG_DATA_HOME: join(this.s.home, '.local/share'), XDG_CACHE_HOME: join(this.s.home, '.cache'), XDG_STATE_HOME: join(this.s.home, '.local/state'), HOOKMAP_HOME: this.s.hookmapHome, HOOKMAP_URL: hookUrl, HOOKMAP_AUTOSTART: '0', NO_PROXY: '127.0.0.1,localhost', CI: '1' };
+    return {
+      ...env,
+      HOME: this.s.home,
+      XDG_CONFIG_HOME: join(this.s.home, '.config'),
+      XDG_DATA_HOME: join(this.s.home, '.local/share'),
+      XDG_CACHE_HOME: join(this.s.home, '.cache'),
+      XDG_STATE_HOME: join(this.s.home, '.local/state'),
+      HOOKMAP_HOME: this.s.hookmapHome,
+      HOOKMAP_URL: hookUrl,
+      HOOKMAP_AUTOSTART: '0',
+      NO_PROXY: '127.0.0.1,localhost',
+      CI: '1',
+    };
   }
 
   /** `hookmap setup <agent> ...` with the scratch env; throws unless it exits 0. */
@@ -92,7 +125,14 @@ export class Live {
     this.model.play(sc);
     const h0 = this.tap.hooks.length;
     const r0 = this.model.requests.length;
-    const sessions = () => [...new Set(this.tap.hooks.slice(h0).map((h) => this.sessionOf(h.body)).filter(Boolean) as string[])];
+    const sessions = () => [
+      ...new Set(
+        this.tap.hooks
+          .slice(h0)
+          .map((h) => this.sessionOf(h.body))
+          .filter(Boolean) as string[],
+      ),
+    ];
     const sessionEvents = () => {
       const ss = sessions();
       return this.stream.events.filter((e) => ss.includes(e.session));
@@ -100,18 +140,33 @@ export class Live {
     const agent = start(sc.prompt);
     let driveErr: unknown;
     let driven = false;
-    const driving = drive?.({ sessionEvents }).then(() => (driven = true), (e) => ((driveErr = e), (driven = true)));
+    const driving = drive?.({ sessionEvents }).then(
+      () => (driven = true),
+      (e) => ((driveErr = e), (driven = true)),
+    );
     const run = await agent;
     // the agent is gone: a driver still waiting for something gets 5 s more, then fails
     if (driving) await Promise.race([driving, new Promise((r) => setTimeout(r, 5_000))]);
     if (driving && !driven) driveErr = new Error('the agent exited while the scenario driver was still waiting');
-    if (driveErr) throw Object.assign(new Error(`${(driveErr as Error).message}\nagent exit ${run.code} after ${run.ms} ms\nstdout: ${run.stdout.slice(-1500)}\nstderr: ${run.stderr.slice(-1500)}`), { run });
+    if (driveErr)
+      throw Object.assign(
+        new Error(
+          `${(driveErr as Error).message}\nagent exit ${run.code} after ${run.ms} ms\nstdout: ${run.stdout.slice(-1500)}\nstderr: ${run.stderr.slice(-1500)}`,
+        ),
+        { run },
+      );
     // the stream catches up with the logs
     const ss = sessions();
-    await until('every logged event on the stream', () => {
-      const logged = readLogs(this.s, this.id).flatMap((f) => f.events).filter((e) => ss.includes(e.session));
-      return logged.every((e) => this.stream.events.some((x) => x.id === e.id)) && logged.length > 0;
-    }, 15_000).catch(() => undefined);
+    await until(
+      'every logged event on the stream',
+      () => {
+        const logged = readLogs(this.s, this.id)
+          .flatMap((f) => f.events)
+          .filter((e) => ss.includes(e.session));
+        return logged.every((e) => this.stream.events.some((x) => x.id === e.id)) && logged.length > 0;
+      },
+      15_000,
+    ).catch(() => undefined);
     return { run, sessions: ss, hooks: this.tap.hooks.slice(h0), requests: this.model.requests.slice(r0), events: sessionEvents() };
   }
 
@@ -128,13 +183,16 @@ export class Live {
 
   async answer(id: string, flags: string[]): Promise<{ code: number | null; lines: any[] }> {
     const r = await answer(this.up.url, id, flags, this.s);
-    const lines = r.stdout.split('\n').filter(Boolean).map((l) => {
-      try {
-        return JSON.parse(l);
-      } catch {
-        return l;
-      }
-    });
+    const lines = r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        try {
+          return JSON.parse(l);
+        } catch {
+          return l;
+        }
+      });
     if (r.code !== 0) throw new Error(`hookmap answer ${id} ${flags.join(' ')} exited ${r.code}: ${r.stdout}${r.stderr}`);
     return { code: r.code, lines };
   }
@@ -161,7 +219,8 @@ export class Live {
       snap = snapshot();
     }
     const waited = 15_000 - (end - Date.now());
-    if (waited > 1_000) console.log(`[live] ${this.id}: session ${session}: log and stream agreed after ${waited} ms${snap.settled ? '' : ' (never: compared as is)'}`);
+    if (waited > 1_000)
+      console.log(`[live] ${this.id}: session ${session}: log and stream agreed after ${waited} ms${snap.settled ? '' : ' (never: compared as is)'}`);
     const { files, streamed } = snap;
     if (files.length !== 1) throw new Error(`expected one log file for session ${session}, found ${files.length}`);
     const logged = files[0].events;
@@ -222,10 +281,15 @@ export class Live {
       if (seen.has(hook)) continue;
       seen.add(hook);
       // scratch paths are stable placeholders in the stored file
-      let text = readFileSync(join(this.s.recorded, f), 'utf8').split(this.s.root).join('/tmp/hookmap-live-scratch').replace(/hookmap-live-[a-z-]+-[A-Za-z0-9]{6}/g, 'hookmap-live-scratch');
+      let text = readFileSync(join(this.s.recorded, f), 'utf8')
+        .split(this.s.root)
+        .join('/tmp/hookmap-live-scratch')
+        .replace(/hookmap-live-[a-z-]+-[A-Za-z0-9]{6}/g, 'hookmap-live-scratch');
       if (!/agent_version:/.test(text)) text = text.replace(/^kind: recorded\n/m, `kind: recorded\nagent_version: "${version}"\n`);
       // a quoted provenance (the recorder quotes one holding `: `) takes the note inside its quotes
-      text = text.replace(/^(provenance: .*?)\n/m, (_m, p: string) => (p.endsWith('"') ? `${p.slice(0, -1)}; live suite (test/live), ${DATE}"\n` : `${p}; live suite (test/live), ${DATE}\n`));
+      text = text.replace(/^(provenance: .*?)\n/m, (_m, p: string) =>
+        p.endsWith('"') ? `${p.slice(0, -1)}; live suite (test/live), ${DATE}"\n` : `${p}; live suite (test/live), ${DATE}\n`,
+      );
       const name = `live-${hook}.yaml`;
       writeFileSync(join(out, name), text);
       saved.push(join('fixtures', this.id, 'recorded', name));
@@ -251,7 +315,11 @@ export class Live {
 
 /** Every tool message a Chat Completions model was sent, newest last. */
 export const chatToolMessages = (reqs: { body: any; step?: number }[]): string[] =>
-  reqs.filter((r) => r.step !== undefined).flatMap((r) => r.body?.messages ?? []).filter((m: any) => m?.role === 'tool').map((m: any) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+  reqs
+    .filter((r) => r.step !== undefined)
+    .flatMap((r) => r.body?.messages ?? [])
+    .filter((m: any) => m?.role === 'tool')
+    .map((m: any) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
 
 /** Run the agent with nothing listening at its hook URL: the "hookmap down" case. */
 export async function unusedPort(): Promise<number> {

@@ -29,11 +29,19 @@ let next = 1;
 function onMessage(m) {
   log('in', m);
   if (m.method === 'initialize') {
-    return send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params?.protocolVersion ?? '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'deployer', version: '0.0.1' } } });
+    return send({
+      jsonrpc: '2.0',
+      id: m.id,
+      result: { protocolVersion: m.params?.protocolVersion ?? '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'deployer', version: '0.0.1' } },
+    });
   }
   if (m.method === 'ping') return send({ jsonrpc: '2.0', id: m.id, result: {} });
   if (m.method === 'tools/list') {
-    return send({ jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'deploy', description: 'Deploy the app; asks the user for the target', inputSchema: { type: 'object', properties: {} } }] } });
+    return send({
+      jsonrpc: '2.0',
+      id: m.id,
+      result: { tools: [{ name: 'deploy', description: 'Deploy the app; asks the user for the target', inputSchema: { type: 'object', properties: {} } }] },
+    });
   }
   if (m.method === 'tools/call') {
     const id = `elicit-${next++}`;
@@ -44,7 +52,10 @@ function onMessage(m) {
     const callId = pending.get(m.id);
     pending.delete(m.id);
     const r = m.result ?? {};
-    const text = r.action === 'accept' ? `deployed to ${r.content?.env} with ${r.content?.replicas ?? 1} replicas` : `deploy not done: elicitation ${r.action ?? JSON.stringify(m.error)}`;
+    const text =
+      r.action === 'accept'
+        ? `deployed to ${r.content?.env} with ${r.content?.replicas ?? 1} replicas`
+        : `deploy not done: elicitation ${r.action ?? JSON.stringify(m.error)}`;
     return send({ jsonrpc: '2.0', id: callId, result: { content: [{ type: 'text', text }] } });
   }
   if (m.id !== undefined && m.method) send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: `no method ${m.method}` } });

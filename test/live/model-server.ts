@@ -14,8 +14,7 @@ import type { AddressInfo } from 'node:net';
 
 export type Step =
   /** namespace: the Responses API's tool namespace (Codex offers an MCP server's tools as namespace `mcp__<server>`). */
-  | { tool: string; args: Record<string, unknown>; namespace?: string }
-  | { say: string };
+  { tool: string; args: Record<string, unknown>; namespace?: string } | { say: string };
 
 export interface Scenario {
   name: string;
@@ -116,7 +115,8 @@ export async function startModelServer(opts: { log?: (l: string) => void } = {})
     if (req.method === 'POST' && /\/chat\/completions$/.test(path)) return chat(res, body, seen);
     if (req.method === 'POST' && /:(stream)?[gG]enerateContent$/.test(path)) return gemini(res, body, seen, /:stream/.test(path));
     if (req.method === 'POST' && /:countTokens$/.test(path)) return json(res, { totalTokens: 42 });
-    if (req.method === 'GET' && /\/models$/.test(path)) return json(res, { object: 'list', data: [{ id: 'scripted', object: 'model', created: 0, owned_by: 'hookmap' }], models: [] });
+    if (req.method === 'GET' && /\/models$/.test(path))
+      return json(res, { object: 'list', data: [{ id: 'scripted', object: 'model', created: 0, owned_by: 'hookmap' }], models: [] });
     json(res, { error: { type: 'not_found_error', message: `scripted model server: no ${req.method} ${path}` } }, 404);
   }
 
@@ -138,18 +138,32 @@ export async function startModelServer(opts: { log?: (l: string) => void } = {})
     const id = nid('msg');
     const ku = nextUsage(seen);
     const usage = ku
-      ? { input_tokens: ku.input - ku.cache_read - ku.cache_write, output_tokens: ku.output, cache_creation_input_tokens: ku.cache_write, cache_read_input_tokens: ku.cache_read }
+      ? {
+          input_tokens: ku.input - ku.cache_read - ku.cache_write,
+          output_tokens: ku.output,
+          cache_creation_input_tokens: ku.cache_write,
+          cache_read_input_tokens: ku.cache_read,
+        }
       : { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-    const block = 'tool' in step
-      ? { type: 'tool_use', id: nid('toolu'), name: step.tool, input: step.args }
-      : { type: 'text', text: step.say };
+    const block = 'tool' in step ? { type: 'tool_use', id: nid('toolu'), name: step.tool, input: step.args } : { type: 'text', text: step.say };
     const stop = 'tool' in step ? 'tool_use' : 'end_turn';
     if (!body?.stream) return json(res, { id, type: 'message', role: 'assistant', model, content: [block], stop_reason: stop, stop_sequence: null, usage });
     const send = sse(res);
-    send('message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
+    send('message_start', {
+      type: 'message_start',
+      message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+    });
     if (block.type === 'tool_use') {
-      send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: (block as any).id, name: (block as any).name, input: {} } });
-      send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify((block as any).input) } });
+      send('content_block_start', {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'tool_use', id: (block as any).id, name: (block as any).name, input: {} },
+      });
+      send('content_block_delta', {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'input_json_delta', partial_json: JSON.stringify((block as any).input) },
+      });
     } else {
       send('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
       send('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: (block as any).text } });
@@ -165,24 +179,50 @@ export async function startModelServer(opts: { log?: (l: string) => void } = {})
     seen.family = 'responses';
     const tools: any[] = body?.tools ?? [];
     const input: any[] = Array.isArray(body?.input) ? body.input : [];
-    const results = input.filter((i) => i?.type === 'function_call_output' || i?.type === 'custom_tool_call_output' || i?.type === 'local_shell_call_output').length;
+    const results = input.filter(
+      (i) => i?.type === 'function_call_output' || i?.type === 'custom_tool_call_output' || i?.type === 'local_shell_call_output',
+    ).length;
     const isMain = tools.length > 0;
     const step: Step = isMain ? stepFor(results) : { say: scenario.aside ?? 'ok' };
     if (isMain) seen.step = Math.min(results, scenario.steps.length - 1);
     const id = nid('resp');
-    const item = 'tool' in step
-      ? { type: 'function_call', id: nid('fc'), call_id: nid('call'), name: step.tool, ...(step.namespace ? { namespace: step.namespace } : {}), arguments: JSON.stringify(step.args), status: 'completed' }
-      : { type: 'message', id: nid('msg'), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: step.say, annotations: [] }] };
+    const item =
+      'tool' in step
+        ? {
+            type: 'function_call',
+            id: nid('fc'),
+            call_id: nid('call'),
+            name: step.tool,
+            ...(step.namespace ? { namespace: step.namespace } : {}),
+            arguments: JSON.stringify(step.args),
+            status: 'completed',
+          }
+        : { type: 'message', id: nid('msg'), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: step.say, annotations: [] }] };
     const ku = nextUsage(seen);
     const usage = ku
-      ? { input_tokens: ku.input, input_tokens_details: { cached_tokens: ku.cache_read }, output_tokens: ku.output, output_tokens_details: { reasoning_tokens: ku.reasoning }, total_tokens: ku.input + ku.output }
+      ? {
+          input_tokens: ku.input,
+          input_tokens_details: { cached_tokens: ku.cache_read },
+          output_tokens: ku.output,
+          output_tokens_details: { reasoning_tokens: ku.reasoning },
+          total_tokens: ku.input + ku.output,
+        }
       : { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
-    const response = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), status: 'completed', model: body?.model ?? 'scripted', output: [item], usage };
+    const response = {
+      id,
+      object: 'response',
+      created_at: Math.floor(Date.now() / 1000),
+      status: 'completed',
+      model: body?.model ?? 'scripted',
+      output: [item],
+      usage,
+    };
     if (body?.stream === false) return json(res, response);
     const send = sse(res);
     send('response.created', { type: 'response.created', response: { ...response, status: 'in_progress', output: [] } });
     send('response.output_item.added', { type: 'response.output_item.added', output_index: 0, item });
-    if (item.type === 'message') send('response.output_text.delta', { type: 'response.output_text.delta', item_id: item.id, output_index: 0, content_index: 0, delta: (step as any).say });
+    if (item.type === 'message')
+      send('response.output_text.delta', { type: 'response.output_text.delta', item_id: item.id, output_index: 0, content_index: 0, delta: (step as any).say });
     send('response.output_item.done', { type: 'response.output_item.done', output_index: 0, item });
     send('response.completed', { type: 'response.completed', response });
     res.end();
@@ -204,7 +244,20 @@ export async function startModelServer(opts: { log?: (l: string) => void } = {})
     const finish = call ? 'tool_calls' : 'stop';
     const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
     if (!body?.stream) {
-      return json(res, { id, object: 'chat.completion', created, model, choices: [{ index: 0, message: { role: 'assistant', content: call ? null : (step as any).say, ...(call ? { tool_calls: [call] } : {}) }, finish_reason: finish }], usage });
+      return json(res, {
+        id,
+        object: 'chat.completion',
+        created,
+        model,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: call ? null : (step as any).say, ...(call ? { tool_calls: [call] } : {}) },
+            finish_reason: finish,
+          },
+        ],
+        usage,
+      });
     }
     const send = sse(res);
     const chunk = (delta: unknown, finish_reason: string | null, extra: Record<string, unknown> = {}) =>
@@ -227,7 +280,11 @@ export async function startModelServer(opts: { log?: (l: string) => void } = {})
     const step: Step = isMain ? stepFor(results) : { say: scenario.aside ?? '{"reasoning":"scripted","next_speaker":"user"}' };
     if (isMain) seen.step = Math.min(results, scenario.steps.length - 1);
     const part = 'tool' in step ? { functionCall: { name: step.tool, args: step.args } } : { text: step.say };
-    const out = { candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 }, modelVersion: 'scripted' };
+    const out = {
+      candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+      modelVersion: 'scripted',
+    };
     if (!stream) return json(res, out);
     const send = sse(res);
     send(undefined, out);
@@ -247,9 +304,10 @@ export async function startModelServer(opts: { log?: (l: string) => void } = {})
     reportUsage(u) {
       known = u;
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections?.();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
   };
 }

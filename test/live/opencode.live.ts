@@ -28,7 +28,13 @@ const SHORT_TIMEOUT_MS = 1_500;
 class OpenCodeLive extends Live {
   sessionOf(b: any): string | undefined {
     const p = b?.event?.properties;
-    return p?.sessionID ?? p?.info?.sessionID ?? (b?.event?.type?.startsWith('session.') ? p?.info?.id : undefined) ?? b?.permission?.sessionID ?? b?.input?.sessionID;
+    return (
+      p?.sessionID ??
+      p?.info?.sessionID ??
+      (b?.event?.type?.startsWith('session.') ? p?.info?.id : undefined) ??
+      b?.permission?.sessionID ??
+      b?.input?.sessionID
+    );
   }
 }
 
@@ -37,15 +43,29 @@ const toolMsgs = chatToolMessages;
 function writeConfig(home: string, modelUrl: string, bash: 'ask' | 'allow') {
   const dir = join(home, '.config', 'opencode');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'opencode.json'), JSON.stringify({
-    $schema: 'https://opencode.ai/config.json',
-    autoupdate: false,
-    share: 'disabled',
-    provider: { scripted: { npm: '@ai-sdk/openai-compatible', name: 'Scripted', options: { baseURL: `${modelUrl}/v1`, apiKey: 'sk-live-test-not-a-key' }, models: { scripted: { name: 'scripted', tool_call: true } } } },
-    model: 'scripted/scripted',
-    small_model: 'scripted/scripted',
-    permission: { bash, edit: 'ask' },
-  }, null, 2));
+  writeFileSync(
+    join(dir, 'opencode.json'),
+    JSON.stringify(
+      {
+        $schema: 'https://opencode.ai/config.json',
+        autoupdate: false,
+        share: 'disabled',
+        provider: {
+          scripted: {
+            npm: '@ai-sdk/openai-compatible',
+            name: 'Scripted',
+            options: { baseURL: `${modelUrl}/v1`, apiKey: 'sk-live-test-not-a-key' },
+            models: { scripted: { name: 'scripted', tool_call: true } },
+          },
+        },
+        model: 'scripted/scripted',
+        small_model: 'scripted/scripted',
+        permission: { bash, edit: 'ask' },
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 const QUIET = { OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_SHARE: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1' };
@@ -73,17 +93,31 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
 
   it('permission (bus permission.asked, held) answered allow over the relay: the command runs; the session stream', async () => {
     const taken = new Set<string>();
-    const o = await live.play('permission-allow', (p) => prompt(p), async ({ sessionEvents }) => {
-      const req = await live.nextAttention(sessionEvents, taken);
-      expect(req.subject).toBe('bash');
-      expect(req.data).toMatchObject({ kind: 'permission', prompt: 'Permission requested: bash — touch allowed.txt', respond_via: ['control'] });
-      await live.answer(req.id, ['--allow']);
-    });
+    const o = await live.play(
+      'permission-allow',
+      (p) => prompt(p),
+      async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        expect(req.subject).toBe('bash');
+        expect(req.data).toMatchObject({ kind: 'permission', prompt: 'Permission requested: bash — touch allowed.txt', respond_via: ['control'] });
+        await live.answer(req.id, ['--allow']);
+      },
+    );
     expect(o.run.code, `${o.run.stdout.slice(-1500)}\n${o.run.stderr}`).toBe(0);
     expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(true);
     expect(o.sessions).toHaveLength(1);
     const events = await live.checkSession(o.sessions[0]);
-    expect(core(events)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'tool.completed', 'run.finished']);
+    expect(core(events)).toEqual([
+      'session.started',
+      'run.started',
+      'tool.requested',
+      'attention.requested',
+      'control.accepted',
+      'attention.answered',
+      'attention.resolved',
+      'tool.completed',
+      'run.finished',
+    ]);
     const req = events.find((e) => e.type === 'tool.requested');
     expect(events.find((e) => e.type === 'tool.completed').data.tool.call_id).toBe(req.data.tool.call_id);
     expect(events.find((e) => e.type === 'session.started').data.client).toEqual({ name: 'opencode', version: agent.version });
@@ -92,16 +126,23 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
 
   it('answered deny: the command does not run; OpenCode halts the loop and the tool part carries the rejection', async () => {
     const taken = new Set<string>();
-    const o = await live.play('permission-deny', (p) => prompt(p), async ({ sessionEvents }) => {
-      const req = await live.nextAttention(sessionEvents, taken);
-      await live.answer(req.id, ['--deny']);
-    });
+    const o = await live.play(
+      'permission-deny',
+      (p) => prompt(p),
+      async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        await live.answer(req.id, ['--deny']);
+      },
+    );
     expect(o.run.code, o.run.stdout.slice(-1500)).toBe(0);
     expect(existsSync(join(live.s.project, 'denied.txt'))).toBe(false);
     // a plain reject halts OpenCode's loop: the model is not called again; the tool part carries the rejection
     expect(o.requests.filter((r) => r.step !== undefined).map((r) => r.step)).toEqual([0]);
     const parts = await api('GET', `/session/${o.sessions[0]}/message`);
-    const tool = parts.json().flatMap((m: any) => m.parts).find((p: any) => p.type === 'tool');
+    const tool = parts
+      .json()
+      .flatMap((m: any) => m.parts)
+      .find((p: any) => p.type === 'tool');
     expect(tool.state).toMatchObject({ status: 'error', error: 'The user rejected permission to use this specific tool call.' });
     const events = await live.checkSession(o.sessions[0]);
     expect(core(events)).not.toContain('tool.completed');
@@ -111,10 +152,14 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   it('answered with guidance text: the command does not run and the model receives the text as the rejection feedback', async () => {
     const GUIDANCE = 'Do not create marker.txt; write notes.md instead (opencode live guidance 2b7e)';
     const taken = new Set<string>();
-    const o = await live.play('permission-guidance', (p) => prompt(p), async ({ sessionEvents }) => {
-      const req = await live.nextAttention(sessionEvents, taken);
-      await live.answer(req.id, ['--text', GUIDANCE]);
-    });
+    const o = await live.play(
+      'permission-guidance',
+      (p) => prompt(p),
+      async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        await live.answer(req.id, ['--text', GUIDANCE]);
+      },
+    );
     expect(o.run.code, o.run.stdout.slice(-1500)).toBe(0);
     expect(existsSync(join(live.s.project, 'marker.txt'))).toBe(false);
     expect(toolMsgs(o.requests).at(-1)).toBe(`The user rejected permission to use this specific tool call with the following feedback: ${GUIDANCE}`);
@@ -124,16 +169,20 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   it("no answer: the attention times out (bounded); OpenCode's own ask stays pending (its prompt decides): aborted here, the tool never runs", async () => {
     await live.restartUp(SHORT_TIMEOUT_MS);
     let sid = '';
-    const o = await live.play('permission-timeout', (p) => prompt(p, { onSession: (id) => (sid = id), timeoutMs: 60_000 }), async ({ sessionEvents }) => {
-      await until('attention.timeout', () => sessionEvents().find((e) => e.type === 'attention.timeout'), 30_000);
-      // the neutral reply applied nothing: OpenCode still waits for its own prompt (no server-side fallback)
-      await sleep(1_500);
-      expect(existsSync(join(live.s.project, 'unanswered.txt'))).toBe(false);
-      const pending = (await api('GET', '/permission')).json();
-      expect(pending.map((p: any) => p.sessionID)).toContain(sid);
-      // the person at OpenCode's own prompt presses Esc: the session is aborted
-      expect((await api('POST', `/session/${sid}/abort`)).status).toBe(200);
-    });
+    const o = await live.play(
+      'permission-timeout',
+      (p) => prompt(p, { onSession: (id) => (sid = id), timeoutMs: 60_000 }),
+      async ({ sessionEvents }) => {
+        await until('attention.timeout', () => sessionEvents().find((e) => e.type === 'attention.timeout'), 30_000);
+        // the neutral reply applied nothing: OpenCode still waits for its own prompt (no server-side fallback)
+        await sleep(1_500);
+        expect(existsSync(join(live.s.project, 'unanswered.txt'))).toBe(false);
+        const pending = (await api('GET', '/permission')).json();
+        expect(pending.map((p: any) => p.sessionID)).toContain(sid);
+        // the person at OpenCode's own prompt presses Esc: the session is aborted
+        expect((await api('POST', `/session/${sid}/abort`)).status).toBe(200);
+      },
+    );
     expect(o.run.ms).toBeLessThan(60_000);
     expect(existsSync(join(live.s.project, 'unanswered.txt'))).toBe(false);
     const events = await live.checkSession(o.sessions[0]);
@@ -156,7 +205,15 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const project = join(live.s.root, 'project-down');
     mkdirSync(project, { recursive: true });
     writeConfig(home, live.model.url, 'allow');
-    const env = { ...live.baseEnv(`http://127.0.0.1:${port}`), HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local/share'), XDG_CACHE_HOME: join(home, '.cache'), XDG_STATE_HOME: join(home, '.local/state'), HOOKMAP_HOME: join(live.s.root, 'hookmap-down') };
+    const env = {
+      ...live.baseEnv(`http://127.0.0.1:${port}`),
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, '.config'),
+      XDG_DATA_HOME: join(home, '.local/share'),
+      XDG_CACHE_HOME: join(home, '.cache'),
+      XDG_STATE_HOME: join(home, '.local/state'),
+      HOOKMAP_HOME: join(live.s.root, 'hookmap-down'),
+    };
     await live.setup(['--user'], env);
     live.model.play(live.scenario('hookmap-down'));
     const r0 = live.model.requests.length;

@@ -24,7 +24,24 @@ const toolMsgs = chatToolMessages;
 function writeModels(home: string, modelUrl: string) {
   const dir = join(home, '.pi', 'agent');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'models.json'), JSON.stringify({ providers: { scripted: { baseUrl: `${modelUrl}/v1`, api: 'openai-completions', apiKey: 'sk-live-test-not-a-key', compat: { supportsDeveloperRole: false, supportsReasoningEffort: false }, models: [{ id: 'scripted' }] } } }, null, 2));
+  writeFileSync(
+    join(dir, 'models.json'),
+    JSON.stringify(
+      {
+        providers: {
+          scripted: {
+            baseUrl: `${modelUrl}/v1`,
+            api: 'openai-completions',
+            apiKey: 'sk-live-test-not-a-key',
+            compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+            models: [{ id: 'scripted' }],
+          },
+        },
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
@@ -55,7 +72,18 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(o.sessions).toHaveLength(1);
     const events = await live.checkSession(o.sessions[0]);
     const types = events.map((e) => e.type).filter((t) => !t.startsWith('x.'));
-    expect(types).toEqual(['session.started', 'run.started', 'run.step.started', 'tool.requested', 'tool.completed', 'run.step.finished', 'run.step.started', 'run.step.finished', 'run.finished', 'session.ended']);
+    expect(types).toEqual([
+      'session.started',
+      'run.started',
+      'run.step.started',
+      'tool.requested',
+      'tool.completed',
+      'run.step.finished',
+      'run.step.started',
+      'run.step.finished',
+      'run.finished',
+      'session.ended',
+    ]);
     const req = events.find((e) => e.type === 'tool.requested');
     const done = events.find((e) => e.type === 'tool.completed');
     expect(req.subject).toBe('bash');
@@ -66,12 +94,16 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
 
   it('HOOKMAP_PI_CONTROL=true: the tool_call gate is held and answered allow: the command runs', async () => {
     const taken = new Set<string>();
-    const o = await live.play('permission-allow', (p) => pi(p, { control: true }), async ({ sessionEvents }) => {
-      const req = await live.nextAttention(sessionEvents, taken);
-      expect(req.subject).toBe('bash');
-      expect(req.data).toMatchObject({ kind: 'permission', respond_via: ['control'] });
-      await live.answer(req.id, ['--allow']);
-    });
+    const o = await live.play(
+      'permission-allow',
+      (p) => pi(p, { control: true }),
+      async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        expect(req.subject).toBe('bash');
+        expect(req.data).toMatchObject({ kind: 'permission', respond_via: ['control'] });
+        await live.answer(req.id, ['--allow']);
+      },
+    );
     expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
     expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(true);
     const events = await live.checkSession(o.sessions[0]);
@@ -82,10 +114,14 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
 
   it('HOOKMAP_PI_CONTROL=true, answered deny: the command does not run, the model is told, tool.failed', async () => {
     const taken = new Set<string>();
-    const o = await live.play('permission-deny', (p) => pi(p, { control: true }), async ({ sessionEvents }) => {
-      const req = await live.nextAttention(sessionEvents, taken);
-      await live.answer(req.id, ['--deny']);
-    });
+    const o = await live.play(
+      'permission-deny',
+      (p) => pi(p, { control: true }),
+      async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        await live.answer(req.id, ['--deny']);
+      },
+    );
     expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
     expect(existsSync(join(live.s.project, 'denied.txt'))).toBe(false);
     expect(toolMsgs(o.requests).at(-1)).toBe('Denied via hookmap attention loop');
@@ -97,10 +133,14 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   it('HOOKMAP_PI_CONTROL=true, answered with guidance text: the command does not run and the model receives the text', async () => {
     const GUIDANCE = 'Do not create marker.txt; write notes.md instead (pi live guidance 9c4d)';
     const taken = new Set<string>();
-    const o = await live.play('permission-guidance', (p) => pi(p, { control: true }), async ({ sessionEvents }) => {
-      const req = await live.nextAttention(sessionEvents, taken);
-      await live.answer(req.id, ['--text', GUIDANCE]);
-    });
+    const o = await live.play(
+      'permission-guidance',
+      (p) => pi(p, { control: true }),
+      async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        await live.answer(req.id, ['--text', GUIDANCE]);
+      },
+    );
     expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
     expect(existsSync(join(live.s.project, 'marker.txt'))).toBe(false);
     expect(toolMsgs(o.requests).at(-1)).toBe(GUIDANCE);

@@ -23,7 +23,19 @@ const toolMsgs = chatToolMessages;
 
 function writeSettings(home: string) {
   mkdirSync(join(home, '.qwen'), { recursive: true });
-  writeFileSync(join(home, '.qwen', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'openai' }, folderTrust: { enabled: false } }, privacy: { usageStatisticsEnabled: false }, general: { disableAutoUpdate: true }, telemetry: { enabled: false } }, null, 2));
+  writeFileSync(
+    join(home, '.qwen', 'settings.json'),
+    JSON.stringify(
+      {
+        security: { auth: { selectedType: 'openai' }, folderTrust: { enabled: false } },
+        privacy: { usageStatisticsEnabled: false },
+        general: { disableAutoUpdate: true },
+        telemetry: { enabled: false },
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
@@ -40,7 +52,9 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     }
     if (m?.type !== 'control_request' || m.request?.subtype !== 'can_use_tool') return;
     asked.push(m);
-    write(`${JSON.stringify({ type: 'control_response', response: { subtype: 'success', request_id: m.request_id, response: { behavior: 'deny', message: 'live SDK host: no human here' } } })}\n`);
+    write(
+      `${JSON.stringify({ type: 'control_response', response: { subtype: 'success', request_id: m.request_id, response: { behavior: 'deny', message: 'live SDK host: no human here' } } })}\n`,
+    );
   };
 
   // Plain `-p` denies the shell outright ("Matching deny rule"), no hook
@@ -70,11 +84,15 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   it('permission answered with guidance text: the command does not run and the model receives the text', async () => {
     const GUIDANCE = 'Do not create marker.txt; write notes.md instead (qwen live guidance 5e1b)';
     const taken = new Set<string>();
-    const o = await live.play('permission-guidance', (p) => qwen(p), async ({ sessionEvents }) => {
-      const req = await live.nextAttention(sessionEvents, taken);
-      expect(req.data).toMatchObject({ kind: 'permission', respond_via: ['control'] });
-      await live.answer(req.id, ['--text', GUIDANCE]);
-    });
+    const o = await live.play(
+      'permission-guidance',
+      (p) => qwen(p),
+      async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        expect(req.data).toMatchObject({ kind: 'permission', respond_via: ['control'] });
+        await live.answer(req.id, ['--text', GUIDANCE]);
+      },
+    );
     expect(o.run.code, `${o.run.stdout.slice(-1500)}\n${o.run.stderr.slice(-2500)}`).toBe(0);
     expect(existsSync(join(live.s.project, 'marker.txt'))).toBe(false);
     expect(toolMsgs(o.requests).at(-1)).toContain(GUIDANCE);
@@ -82,15 +100,28 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const events = await live.checkSession(o.sessions[0]);
     // PermissionRequest comes before PreToolUse in Qwen Code; a denied call never reaches PreToolUse
     expect(o.hooks.map((h) => h.hook)).not.toContain('PreToolUse');
-    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'x.qwen-code.tool.batch', 'run.finished']);
+    expect(events.map((e) => e.type)).toEqual([
+      'session.started',
+      'run.started',
+      'attention.requested',
+      'control.accepted',
+      'attention.answered',
+      'attention.resolved',
+      'x.qwen-code.tool.batch',
+      'run.finished',
+    ]);
   }, 180_000);
 
   it('permission answered allow: the command runs', async () => {
     const taken = new Set<string>();
-    const o = await live.play('permission-allow', (p) => qwen(p), async ({ sessionEvents }) => {
-      const req = await live.nextAttention(sessionEvents, taken);
-      await live.answer(req.id, ['--allow']);
-    });
+    const o = await live.play(
+      'permission-allow',
+      (p) => qwen(p),
+      async ({ sessionEvents }) => {
+        const req = await live.nextAttention(sessionEvents, taken);
+        await live.answer(req.id, ['--allow']);
+      },
+    );
     expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
     expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(true);
     const events = await live.checkSession(o.sessions[0]);
@@ -144,10 +175,14 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const TEXT = 'Also run the unit tests before you finish (qwen live steer 7d2f)';
     let steered: Awaited<ReturnType<typeof command>> | undefined;
     // yolo: no permission prompt holds the slow command (a held reply never carries an instruction)
-    const o = await live.play('steer', (p) => qwen(p, live.agentEnv, live.s.project, 120_000, 'yolo'), async ({ sessionEvents }) => {
-      const started = await until('the run', () => sessionEvents().find((e) => e.type === 'run.started'), 60_000);
-      steered = await command(live.up.url, ['steer', started.session, TEXT, '--wait', '30'], live.s);
-    });
+    const o = await live.play(
+      'steer',
+      (p) => qwen(p, live.agentEnv, live.s.project, 120_000, 'yolo'),
+      async ({ sessionEvents }) => {
+        const started = await until('the run', () => sessionEvents().find((e) => e.type === 'run.started'), 60_000);
+        steered = await command(live.up.url, ['steer', started.session, TEXT, '--wait', '30'], live.s);
+      },
+    );
     expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
     expect(steered!.code, steered!.stdout + steered!.stderr).toBe(0);
     expect(steered!.stdout).toMatch(/outcome: x\.qwen-code\.instruction\.delivered/);

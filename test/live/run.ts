@@ -40,7 +40,12 @@ for (const a of AGENTS) {
   }
   if (!existsSync(join(ROOT, 'test/live', `${a.id}.live.ts`))) {
     const d = loadVendor(a.id);
-    manifest[a.id] = { skip: d.setup ? `no live scenarios written for ${a.id} yet (test/live/${a.id}.live.ts)` : `\`hookmap setup ${a.id}\` cannot wire it yet (its descriptor has no setup block: the ${d.surface.kind} shim is not installed by setup), so there is nothing to drive live` };
+    manifest[a.id] = {
+      skip: d.setup
+        ? `no live scenarios written for ${a.id} yet (test/live/${a.id}.live.ts)`
+        : `\`hookmap setup ${a.id}\` cannot wire it yet (its descriptor has no setup block: the ${d.surface.kind} ` +
+          `shim is not installed by setup), so there is nothing to drive live`,
+    };
     continue;
   }
   const prefix = prefixOf(a);
@@ -53,7 +58,11 @@ for (const a of AGENTS) {
     mkdirSync(prefix, { recursive: true });
     console.error(`test:live: installing ${a.pkg}@${a.version} into ${prefix}`);
     // cwd = the prefix: a folder named like the spec must not be taken for a local package
-    const r = spawnSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', '--loglevel', 'error', `${a.pkg}@${a.version}`], { cwd: prefix, encoding: 'utf8', timeout: 540_000 });
+    const r = spawnSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', '--loglevel', 'error', `${a.pkg}@${a.version}`], {
+      cwd: prefix,
+      encoding: 'utf8',
+      timeout: 540_000,
+    });
     if (r.status !== 0 || !existsSync(bin)) {
       const why = (r.stderr || r.error?.message || '').trim().split('\n').slice(-3).join(' | ');
       manifest[a.id] = { skip: `${a.pkg}@${a.version} could not be installed here: ${why || `npm exited ${r.status}`}` };
@@ -63,7 +72,11 @@ for (const a of AGENTS) {
   const v = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, HOME: join(CACHE, '.probe-home'), CI: '1' } });
   const out = `${v.stdout ?? ''}${v.stderr ?? ''}`.trim();
   if (v.status !== 0 || !out.includes(a.version)) {
-    manifest[a.id] = { skip: `${a.pkg}@${a.version} does not start here: \`${a.bin} --version\` exited ${v.status}${v.error ? ` (${v.error.message})` : ''}: ${out.split('\n').slice(-2).join(' | ')}` };
+    manifest[a.id] = {
+      skip:
+        `${a.pkg}@${a.version} does not start here: \`${a.bin} --version\` exited ${v.status}${v.error ? ` (${v.error.message})` : ''}: ` +
+        `${out.split('\n').slice(-2).join(' | ')}`,
+    };
     continue;
   }
   manifest[a.id] = { bin, version: a.version };

@@ -22,7 +22,12 @@ export function served(live: Live, name: string, quiet: Record<string, string>):
   let serverUrl = '';
   let serverErr = '';
   const api: Served['api'] = async (method, path, body, timeoutMs = 15_000) => {
-    const r = await fetch(`${serverUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    const r = await fetch(`${serverUrl}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     const text = await r.text();
     return { status: r.status, text, json: () => JSON.parse(text) };
   };
@@ -36,7 +41,12 @@ export function served(live: Live, name: string, quiet: Record<string, string>):
       let out: string;
       let timedOut = false;
       try {
-        const r = await api('POST', `/session/${s.id}/message`, { parts: [{ type: 'text', text }], model: { providerID: 'scripted', modelID: 'scripted' } }, o.timeoutMs ?? 90_000);
+        const r = await api(
+          'POST',
+          `/session/${s.id}/message`,
+          { parts: [{ type: 'text', text }], model: { providerID: 'scripted', modelID: 'scripted' } },
+          o.timeoutMs ?? 90_000,
+        );
         status = r.status;
         out = r.text;
       } catch (e) {
@@ -44,19 +54,42 @@ export function served(live: Live, name: string, quiet: Record<string, string>):
         out = String(e);
       }
       // the loop's last bus moments (session.idle) reach the daemon after the reply
-      await until('session.idle through the plugin', () => live.tap.hooks.some((h) => h.body?.event?.type === 'session.idle' && h.body.event.properties?.sessionID === s.id), 30_000).catch(() => undefined);
+      await until(
+        'session.idle through the plugin',
+        () => live.tap.hooks.some((h) => h.body?.event?.type === 'session.idle' && h.body.event.properties?.sessionID === s.id),
+        30_000,
+      ).catch(() => undefined);
       // ...and the run it closes is mapped, logged and on the stream before anyone reads them
-      await until('the run closed on the stream', () => live.stream.events.some((e: any) => e.session === s.id && ['run.finished', 'run.failed', 'run.cancelled'].includes(e.type)), 15_000).catch(() => undefined);
+      await until(
+        'the run closed on the stream',
+        () => live.stream.events.some((e: any) => e.session === s.id && ['run.finished', 'run.failed', 'run.cancelled'].includes(e.type)),
+        15_000,
+      ).catch(() => undefined);
       let reply: any;
       try {
         reply = JSON.parse(out);
       } catch {}
-      return { code: status === 200 ? 0 : status, signal: null, stdout: out, stderr: serverErr.slice(-3000), ms: Date.now() - t0, timedOut, session: s.id, reply };
+      return {
+        code: status === 200 ? 0 : status,
+        signal: null,
+        stdout: out,
+        stderr: serverErr.slice(-3000),
+        ms: Date.now() - t0,
+        timedOut,
+        session: s.id,
+        reply,
+      };
     },
-    oneShot: (text, env, cwd, timeoutMs = 90_000) => run(live.bin, ['run', '--format', 'json', '-m', 'scripted/scripted', text], { cwd, env: { ...env, ...quiet }, timeoutMs }),
+    oneShot: (text, env, cwd, timeoutMs = 90_000) =>
+      run(live.bin, ['run', '--format', 'json', '-m', 'scripted/scripted', text], { cwd, env: { ...env, ...quiet }, timeoutMs }),
     async start() {
       const port = await unusedPort();
-      server = spawn(live.bin, ['serve', '--hostname', '127.0.0.1', '--port', String(port)], { cwd: live.s.project, env: live.agentEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      server = spawn(live.bin, ['serve', '--hostname', '127.0.0.1', '--port', String(port)], {
+        cwd: live.s.project,
+        env: live.agentEnv,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       server.stdout!.on('data', (c) => (out += c));
       server.stderr!.on('data', (c) => (serverErr = (serverErr + c).slice(-20_000)));

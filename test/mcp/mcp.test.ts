@@ -53,7 +53,11 @@ async function mcpClient(extra: string[] = [], token = TOKEN): Promise<Client> {
 }
 
 const hook = async (session: string, name: string, extra: Record<string, unknown> = {}) => {
-  const r = await fetch(`${up.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: name, session_id: session, transcript_path: '/tmp/t.jsonl', cwd: '/w', permission_mode: 'default', ...extra }) });
+  const r = await fetch(`${up.url}/hooks/claude-code`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ hook_event_name: name, session_id: session, transcript_path: '/tmp/t.jsonl', cwd: '/w', permission_mode: 'default', ...extra }),
+  });
   return r.text();
 };
 const MCP_TOOL = 'mcp__hookmap__ask_human';
@@ -167,7 +171,13 @@ describe('hookmap mcp', () => {
     expect(ok.isError, text(ok)).toBeFalsy();
     const ev = await seen((e) => e.type === 'x.claude-code.milestone.reached' && e.session === 'm6', 'the event');
     expect(ok.structuredContent).toMatchObject({ id: ev.id, seq: ev.seq, session: 'm6' });
-    for (const [type, code] of [['control.cancel', 'control-refused'], ['x.claude-code.control.instruct', 'control-refused'], ['run.finished', 'reserved-type'], ['x.codex.milestone.reached', 'foreign-namespace'], ['Not A Type', 'invalid-type']]) {
+    for (const [type, code] of [
+      ['control.cancel', 'control-refused'],
+      ['x.claude-code.control.instruct', 'control-refused'],
+      ['run.finished', 'reserved-type'],
+      ['x.codex.milestone.reached', 'foreign-namespace'],
+      ['Not A Type', 'invalid-type'],
+    ]) {
       const r = await c.callTool({ name: 'emit_event', arguments: { type } });
       expect(r.isError, type).toBe(true);
       expect(text(r)).toContain(`[${code}]`);
@@ -189,7 +199,8 @@ describe('hookmap mcp', () => {
   });
 
   it('the route reads only JSON and refuses bad bodies, coded', async () => {
-    const post = (body: string, type = 'application/json') => fetch(`${up.url}/mcp/claude-code/ask_human`, { method: 'POST', headers: { 'content-type': type, authorization: `Bearer ${TOKEN}` }, body });
+    const post = (body: string, type = 'application/json') =>
+      fetch(`${up.url}/mcp/claude-code/ask_human`, { method: 'POST', headers: { 'content-type': type, authorization: `Bearer ${TOKEN}` }, body });
     const form = await post('question=hi', 'application/x-www-form-urlencoded');
     expect(form.status).toBe(415);
     expect((await form.json()).error).toBe('unsupported-media-type');
@@ -198,12 +209,18 @@ describe('hookmap mcp', () => {
     expect((await bad.json()).error).toBe('bad-request');
     const big = await post(JSON.stringify({ question: 'x'.repeat(5000), session: 'm1' }));
     expect((await big.json()).message).toMatch(/at most 4000/);
-    const other = await fetch(`${up.url}/mcp/nobody/ask_human`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: '{}' });
+    const other = await fetch(`${up.url}/mcp/nobody/ask_human`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: '{}',
+    });
     expect(other.status).toBe(404);
   });
 
   it('describes answers for the model', () => {
-    expect(describeAnswer({ status: 'answered', option: '1', label: 'Yes', text: 'and hurry' })).toBe('The human chose option 1 ("Yes"). The human answered: and hurry');
+    expect(describeAnswer({ status: 'answered', option: '1', label: 'Yes', text: 'and hurry' })).toBe(
+      'The human chose option 1 ("Yes"). The human answered: and hurry',
+    );
     expect(describeAnswer({ status: 'unanswered', why: 'timed out' })).toMatch(/No human answered \(timed out\)/);
   });
 });

@@ -31,7 +31,11 @@ afterAll(async () => {
 });
 
 const hook = async (name: string, extra: Record<string, unknown> = {}) => {
-  const r = await fetch(`${s.up.url}/hooks/${AGENT}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: name, session_id: 'g1', transcript_path: '/tmp/t.json', cwd: '/w', timestamp: new Date().toISOString(), ...extra }) });
+  const r = await fetch(`${s.up.url}/hooks/${AGENT}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ hook_event_name: name, session_id: 'g1', transcript_path: '/tmp/t.json', cwd: '/w', timestamp: new Date().toISOString(), ...extra }),
+  });
   return r.status;
 };
 

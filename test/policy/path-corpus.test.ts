@@ -13,7 +13,13 @@ import { compilePolicy } from '../../engine/policy/policy.ts';
 import { matchAnswerRule, readSubject } from '../../engine/policy/answer-rule.ts';
 import { subjectOf } from '../../engine/policy/subject.ts';
 
-interface Case { rule: Record<string, unknown>; cwd?: string; paths: string[]; expect: 'match' | 'no-match'; why: string }
+interface Case {
+  rule: Record<string, unknown>;
+  cwd?: string;
+  paths: string[];
+  expect: 'match' | 'no-match';
+  why: string;
+}
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'hookmap-paths-')));
 const P = join(base, 'project');
@@ -31,7 +37,8 @@ const cases = (parse(readFileSync(join(ROOT, 'fixtures/policy/path-corpus.yaml')
 describe('path-rule corpus', () => {
   it('is well formed: each case has a rule, the paths, an expectation and why', () => {
     expect(cases.length).toBeGreaterThanOrEqual(40);
-    for (const c of cases) expect([typeof c.why, Array.isArray(c.paths), ['match', 'no-match'].includes(c.expect)], JSON.stringify(c)).toEqual(['string', true, true]);
+    for (const c of cases)
+      expect([typeof c.why, Array.isArray(c.paths), ['match', 'no-match'].includes(c.expect)], JSON.stringify(c)).toEqual(['string', true, true]);
   });
 
   it.each(cases.map((c, i) => [i, c] as const))('case %i', (_i, raw) => {

@@ -9,7 +9,9 @@ const codes = (text: string) => compilePolicy('p.yaml', text, AGENTS).errors.map
 
 describe('policy file', () => {
   it('compiles rules with literal and expression reasons; continue defaults to once per run', () => {
-    const r = compilePolicy('p.yaml', `rules:
+    const r = compilePolicy(
+      'p.yaml',
+      `rules:
   - id: red
     on: run.finished
     decide: continue
@@ -20,9 +22,14 @@ describe('policy file', () => {
     when: '=data.trigger = "user"'
     decide: context
     text: '="house style for " & $agent'
-`, AGENTS);
+`,
+      AGENTS,
+    );
     expect(r.errors).toEqual([]);
-    expect(r.policy!.rules.map((x) => [x.id, x.decide, x.maxPerRun])).toEqual([['red', 'continue', 1], ['ctx', 'context', undefined]]);
+    expect(r.policy!.rules.map((x) => [x.id, x.decide, x.maxPerRun])).toEqual([
+      ['red', 'continue', 1],
+      ['ctx', 'context', undefined],
+    ]);
     expect(r.policy!.digest).toMatch(/^[0-9a-f]{16}$/);
   });
 
@@ -51,7 +58,17 @@ describe('policy file', () => {
 `;
     const r = compilePolicy('p.yaml', text, AGENTS);
     expect(r.policy).toBeUndefined();
-    expect(r.errors.map((e) => e.code).sort()).toEqual(['policy-duplicate-id', 'policy-invalid-expression', 'policy-missing-reason', 'policy-unknown-agent', 'policy-unknown-key', 'policy-unknown-type', 'policy-unknown-verb'].sort());
+    expect(r.errors.map((e) => e.code).sort()).toEqual(
+      [
+        'policy-duplicate-id',
+        'policy-invalid-expression',
+        'policy-missing-reason',
+        'policy-unknown-agent',
+        'policy-unknown-key',
+        'policy-unknown-type',
+        'policy-unknown-verb',
+      ].sort(),
+    );
     const first = r.errors.find((e) => e.code === 'policy-unknown-type')!;
     expect([first.line, first.col]).toEqual([3, 9]);
     expect(formatPolicyError(first)).toMatch(/^p\.yaml:3:9 policy-unknown-type: rules\[0\]\.on: 'run\.finishd'/);
@@ -66,7 +83,12 @@ describe('policy file', () => {
   });
 
   it('names are resolved at load: an unknown $variable or function is refused', () => {
-    const r = compilePolicy('p.yaml', `rules:\n  - { id: a, on: run.finished, when: '=$sesion = "x"', decide: block, reason: r }\n  - { id: b, on: run.finished, decide: block, reason: '=$upper(data.x)' }\n`, AGENTS);
+    const r = compilePolicy(
+      'p.yaml',
+      `rules:\n  - { id: a, on: run.finished, when: '=$sesion = "x"', decide: block, reason: r ` +
+        `}\n  - { id: b, on: run.finished, decide: block, reason: '=$upper(data.x)' }\n`,
+      AGENTS,
+    );
     expect(r.errors.map((e) => e.code)).toEqual(['policy-invalid-expression', 'policy-invalid-expression']);
     expect(r.errors[0].message).toMatch(/\$sesion.*\$session/s);
     expect(r.errors[1].message).toMatch(/`\$upper` is not a function/);

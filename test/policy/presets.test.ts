@@ -26,7 +26,10 @@ describe('rule presets', () => {
     expect(testCommands(dir({ Makefile: 'build:\n\tcc x.c\ntest: build\n\t./run\n' })).map((x) => x.command)).toEqual(['make test']);
     expect(testCommands(dir({ Makefile: 'build:\n\tcc x.c\n' }))).toEqual([]);
     expect(testCommands(dir({ 'pyproject.toml': '[tool.pytest.ini_options]\naddopts = "-q"\n' })).map((x) => x.command)).toEqual(['pytest']);
-    expect(testCommands(dir({ 'Cargo.toml': '[package]\nname = "x"\n', 'go.mod': 'module x\n' })).map((x) => x.command)).toEqual(['cargo test', 'go test ./...']);
+    expect(testCommands(dir({ 'Cargo.toml': '[package]\nname = "x"\n', 'go.mod': 'module x\n' })).map((x) => x.command)).toEqual([
+      'cargo test',
+      'go test ./...',
+    ]);
     expect(testCommands(dir({ 'package.json': '{ not json' }))).toEqual([]);
   });
 

@@ -12,7 +12,9 @@ import { EXAMPLE_CONTEXT, FLOOR, UNREADABLE } from '../../engine/policy/shell/fl
 import type { AskSubject } from '../../engine/policy/subject.ts';
 import { readShell } from '../../engine/policy/shell/commands.ts';
 
-const allowAll = compilePolicy('learned.yaml', 'rules:\n  - { id: allow-everything, decide: allow }\n  - { id: allow-bash, decide: allow, tool: Bash }\n', { learned: true }).policy!.answers;
+const allowAll = compilePolicy('learned.yaml', 'rules:\n  - { id: allow-everything, decide: allow }\n  - { id: allow-bash, decide: allow, tool: Bash }\n', {
+  learned: true,
+}).policy!.answers;
 const { cwd, home } = EXAMPLE_CONTEXT;
 const bash = (command: string): AskSubject => ({ agent: 'claude-code', session: 's', tool: 'Bash', command, paths: [], cwd, project: cwd });
 
@@ -63,7 +65,13 @@ describe('the floor under a rule that allows everything', () => {
   });
 
   it('deny beats ask beats allow, wherever each is written', async () => {
-    const rules = compilePolicy('l.yaml', 'rules:\n  - { id: a, decide: allow, tool: Bash }\n  - { id: k, decide: ask, command: { prefix: npm publish } }\n  - { id: d, decide: deny, command: { prefix: npm publish --force } }\n', { learned: true }).policy!.answers;
+    const rules = compilePolicy(
+      'l.yaml',
+      'rules:\n  - { id: a, decide: allow, tool: Bash }\n  - { id: k, decide: ask, command: { ' +
+        'prefix: npm publish } }\n  - { id: d, decide: deny, command: { prefix: npm publish --force ' +
+        '} }\n',
+      { learned: true },
+    ).policy!.answers;
     expect((await decideAnswer(rules, bash('npm test'), { home })).rule?.id).toBe('a');
     expect((await decideAnswer(rules, bash('npm publish'), { home })).verb).toBe('ask');
     expect((await decideAnswer(rules, bash('npm publish --force'), { home })).verb).toBe('deny');

@@ -32,7 +32,10 @@ describe('shell-command corpus', () => {
     expect(cases.length).toBeGreaterThanOrEqual(200);
     for (const c of cases) {
       const label = JSON.stringify(c);
-      expect(Object.keys(c).filter((k) => !KEYS.has(k)), label).toEqual([]);
+      expect(
+        Object.keys(c).filter((k) => !KEYS.has(k)),
+        label,
+      ).toEqual([]);
       expect(typeof c.command, label).toBe('string');
       expect(c.why, label).toMatch(/\S/);
       if (c.rule) expect(['match', 'no-match'], label).toContain(c.expect);

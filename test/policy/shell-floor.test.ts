@@ -42,7 +42,10 @@ describe('the floor', () => {
   });
 
   it('says which row and why', () => {
-    expect(floorHit('npm test && rm -rf ~', ctx)).toEqual({ row: 'recursive-delete', why: 'a recursive delete of home, / or outside the project: deletes /home/dev, which holds home' });
+    expect(floorHit('npm test && rm -rf ~', ctx)).toEqual({
+      row: 'recursive-delete',
+      why: 'a recursive delete of home, / or outside the project: deletes /home/dev, which holds home',
+    });
     expect(floorHit('npm test', ctx)).toBeUndefined();
   });
 });

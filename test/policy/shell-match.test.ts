@@ -13,8 +13,12 @@ describe('command matcher', () => {
   });
 
   it('refuses to compile a rule that could not be one plain command, and says why', () => {
-    expect(compileCommandRule({ prefix: 'npm test && x' })).toEqual({ error: 'the rule cannot be read as one plain command: it is not a plain command (a && or || list)' });
-    expect(compileCommandRule({ prefix: 'FOO=1 npm test' })).toEqual({ error: 'the rule cannot be read as one plain command: it sets the environment (say allowEnv instead)' });
+    expect(compileCommandRule({ prefix: 'npm test && x' })).toEqual({
+      error: 'the rule cannot be read as one plain command: it is not a plain command (a && or || list)',
+    });
+    expect(compileCommandRule({ prefix: 'FOO=1 npm test' })).toEqual({
+      error: 'the rule cannot be read as one plain command: it sets the environment (say allowEnv instead)',
+    });
     expect(compileCommandRule({ exact: 'xargs rm' })).toMatchObject({ error: expect.stringContaining('runs another command through xargs') });
     expect(compileCommandRule({})).toEqual({ error: 'the rule needs exactly one of exact or prefix' });
   });

@@ -10,7 +10,10 @@ import { checkPush, pushReach } from '../../engine/doctor/push.ts';
 import { DeviceBook } from '../../engine/push/devices.ts';
 import { ensureVapidKeys, vapidPath } from '../../engine/push/keys.ts';
 
-const sub = (n: number) => ({ endpoint: `https://fcm.googleapis.com/fcm/send/dev${n}`, keys: { p256dh: Buffer.alloc(65, 4).toString('base64url'), auth: Buffer.alloc(16, 1).toString('base64url') } });
+const sub = (n: number) => ({
+  endpoint: `https://fcm.googleapis.com/fcm/send/dev${n}`,
+  keys: { p256dh: Buffer.alloc(65, 4).toString('base64url'), auth: Buffer.alloc(16, 1).toString('base64url') },
+});
 
 describe('doctor: Web Push', () => {
   it('says whether Web Push can work from the address in use', () => {

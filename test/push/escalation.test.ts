@@ -53,7 +53,13 @@ describe('escalation', () => {
 });
 
 describe('what a notification says', () => {
-  const facts = { kind: 'permission' as const, agent: 'claude-code', tool: 'Bash', project: 'notes-app', text: 'curl -H "Authorization: Bearer sk-abc123" https://x' };
+  const facts = {
+    kind: 'permission' as const,
+    agent: 'claude-code',
+    tool: 'Bash',
+    project: 'notes-app',
+    text: 'curl -H "Authorization: Bearer sk-abc123" https://x',
+  };
   const redact = (s: string) => s.replace(/sk-\w+/, '[REDACTED]');
 
   it('at metadata: agent, tool, project folder and kind; no command', () => {

@@ -6,7 +6,12 @@ import jsQRModule from 'jsqr';
 import { upStack, type UpStack } from '../helpers/up-stack.ts';
 
 // jsqr is CommonJS with a default export: under Node's ESM interop it arrives as the module object
-const jsQR = ((jsQRModule as unknown as { default?: typeof jsQRModule }).default ?? jsQRModule) as unknown as (d: Uint8ClampedArray, w: number, h: number, o?: { inversionAttempts?: string }) => { data: string } | null;
+const jsQR = ((jsQRModule as unknown as { default?: typeof jsQRModule }).default ?? jsQRModule) as unknown as (
+  d: Uint8ClampedArray,
+  w: number,
+  h: number,
+  o?: { inversionAttempts?: string },
+) => { data: string } | null;
 import { runCli } from '../helpers/cli.ts';
 
 let s: UpStack;

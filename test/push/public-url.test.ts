@@ -19,11 +19,20 @@ function viaProxy(path: string, body: unknown, origin: string, host = 'laptop.ta
   const u = new URL(s.url);
   return new Promise((resolve, reject) => {
     const data = JSON.stringify(body);
-    const req = request({ host: u.hostname, port: u.port, path, method: 'POST', headers: { host, origin, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, text, cookie: String(res.headers['set-cookie'] ?? '') }));
-    });
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path,
+        method: 'POST',
+        headers: { host, origin, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, text, cookie: String(res.headers['set-cookie'] ?? '') }));
+      },
+    );
     req.on('error', reject);
     req.end(data);
   });

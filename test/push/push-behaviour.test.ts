@@ -16,9 +16,18 @@ let ps: TestPushService;
 
 beforeAll(async () => {
   ps = await startPushService();
-  s = await upStack({ prefix: 'hookmap-push-b-', hello: true, agents: [{ descriptor: 'claude-code', attentionTimeoutMs: 20_000 }], push: { delayMs: 1500, capture: 'redacted' } });
+  s = await upStack({
+    prefix: 'hookmap-push-b-',
+    hello: true,
+    agents: [{ descriptor: 'claude-code', attentionTimeoutMs: 20_000 }],
+    push: { delayMs: 1500, capture: 'redacted' },
+  });
   for (const name of ['desk', 'slow']) {
-    const res = await fetch(`${s.url}/push/devices`, { method: 'POST', headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ subscription: ps.device(name).subscription, name }) });
+    const res = await fetch(`${s.url}/push/devices`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ subscription: ps.device(name).subscription, name }),
+    });
     expect(res.status).toBe(200);
   }
 }, 30_000);
@@ -30,10 +39,27 @@ afterAll(async () => {
 
 const events = () => readLogs(join(s.logDir, 'claude-code'));
 const permission = (session: string, command: string) =>
-  fetch(`${s.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: session, cwd: '/tmp', permission_mode: 'default', tool_name: 'Bash', tool_input: { command }, permission_suggestions: [] }) });
+  fetch(`${s.url}/hooks/claude-code`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      hook_event_name: 'PermissionRequest',
+      session_id: session,
+      cwd: '/tmp',
+      permission_mode: 'default',
+      tool_name: 'Bash',
+      tool_input: { command },
+      permission_suggestions: [],
+    }),
+  });
 const requestOf = (session: string) => until(`request of ${session}`, () => events().find((e) => e.type === 'attention.requested' && e.session === session));
 const answer = (id: string, how: string) => runCli(['answer', id, how], { ...process.env, HOOKMAP_HOME: s.home, HOOKMAP_URL: s.url });
-const visible = (tab: string, v: boolean) => fetch(`${s.url}/push/presence`, { method: 'POST', headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ tab, visible: v }) });
+const visible = (tab: string, v: boolean) =>
+  fetch(`${s.url}/push/presence`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ tab, visible: v }),
+  });
 
 describe('when a push goes out', () => {
   it('with a visible inbox tab: nothing for a request answered within push.delay_ms, a push after it otherwise', async () => {

@@ -34,11 +34,24 @@ afterAll(async () => {
 });
 
 const auth = (token = s.token) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
-const post = (path: string, body: unknown, headers: Record<string, string> = auth()) => fetch(`${s.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+const post = (path: string, body: unknown, headers: Record<string, string> = auth()) =>
+  fetch(`${s.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
 const events = () => readLogs(join(s.logDir, 'claude-code'));
 
 function permission(session: string, command: string): Promise<Response> {
-  return fetch(`${s.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: session, cwd: project, permission_mode: 'default', tool_name: 'Bash', tool_input: { command }, permission_suggestions: [] }) });
+  return fetch(`${s.url}/hooks/claude-code`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      hook_event_name: 'PermissionRequest',
+      session_id: session,
+      cwd: project,
+      permission_mode: 'default',
+      tool_name: 'Bash',
+      tool_input: { command },
+      permission_suggestions: [],
+    }),
+  });
 }
 const requestOf = (session: string) => until(`request of ${session}`, () => events().find((e) => e.type === 'attention.requested' && e.session === session));
 const pushesFor = (id: string, type = 'request') => ps.received.filter((r) => r.message.request === id && r.message.type === type);
@@ -112,7 +125,11 @@ describe('Web Push', () => {
     const r1 = await requestOf('cc-push-2');
     const m1 = (await until('push 2', () => pushesFor(r1.id)[0])).message;
     // a credential presented for another request answers nothing (and is spent)
-    const other = await post('/push/action', { credential: m1.credential, action: 'allow', request: 'some-other-request' }, { 'content-type': 'application/json' });
+    const other = await post(
+      '/push/action',
+      { credential: m1.credential, action: 'allow', request: 'some-other-request' },
+      { 'content-type': 'application/json' },
+    );
     expect(other.status).toBe(403);
     expect((await other.json()).error).toBe('wrong-request');
     // forged: the right shape, never issued

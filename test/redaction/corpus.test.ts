@@ -8,7 +8,15 @@ import { describe, expect, it } from 'vitest';
 import { Redactor, type RedactionConfig } from '../../engine/capture/redact.ts';
 import { ROOT } from '../../engine/descriptor/registry.ts';
 
-interface Case { name: string; source: string; input: any; gone?: string[]; kept?: string[]; unchanged?: boolean; opts?: RedactionConfig }
+interface Case {
+  name: string;
+  source: string;
+  input: any;
+  gone?: string[];
+  kept?: string[];
+  unchanged?: boolean;
+  opts?: RedactionConfig;
+}
 const corpus = parse(readFileSync(join(ROOT, 'fixtures/redaction/corpus.yaml'), 'utf8')) as { text_cases: Case[]; value_cases: Case[] };
 
 const redactor = (opts: RedactionConfig = {}) => new Redactor({ home: '/home/operator', env: {}, ...opts });

@@ -44,12 +44,23 @@ const post = async (agent: string, body: string): Promise<number> => {
   expect(res.status).toBe(200);
   return performance.now() - t0;
 };
-const small = (i: number) => JSON.stringify({ session_id: 'gem-1', hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command: `echo ${i}` }, cwd: '/srv', timestamp: new Date().toISOString(), transcript_path: '/srv/t.json' });
+const small = (i: number) =>
+  JSON.stringify({
+    session_id: 'gem-1',
+    hook_event_name: 'BeforeTool',
+    tool_name: 'run_shell_command',
+    tool_input: { command: `echo ${i}` },
+    cwd: '/srv',
+    timestamp: new Date().toISOString(),
+    transcript_path: '/srv/t.json',
+  });
 
-describe('one agent\'s huge payload does not stall another agent\'s hooks', () => {
+describe("one agent's huge payload does not stall another agent's hooks", () => {
   it('big strings are redacted in slices: the event loop is never blocked for more than a small share of the work', async () => {
     const r = new Redactor();
-    const text = `curl -d '${Buffer.from(Array.from({ length: 3_000_000 }, (_, i) => (i * 7919 + (i >> 5)) & 255)).toString('base64url')}' -H 'Authorization: Bearer abc.def-123' https://x`;
+    const text =
+      `curl -d '${Buffer.from(Array.from({ length: 3_000_000 }, (_, i) => (i * 7919 + (i >> 5)) & 255)).toString('base64url')}' ` +
+      `-H 'Authorization: Bearer abc.def-123' https://x`;
     await r.prepare(text.slice(0, 300_000)); // warm
     const gaps: number[] = [];
     let last = performance.now();
@@ -70,13 +81,24 @@ describe('one agent\'s huge payload does not stall another agent\'s hooks', () =
   it('a 3 MB Claude Code PermissionRequest: Gemini CLI hooks are answered while it is mapped, none waits for the whole firing', async () => {
     const blob = Buffer.from(Array.from({ length: 2_250_000 }, (_, i) => (i * 7919 + (i >> 5)) & 255)).toString('base64url');
     const command = `curl -H 'content-type: application/octet-stream' -d '${blob}' https://upload.example.test/v1`;
-    const huge = JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: 'cc-huge', transcript_path: '/srv/t.jsonl', cwd: '/srv', permission_mode: 'default', tool_name: 'Bash', tool_input: { command, description: 'upload' } });
+    const huge = JSON.stringify({
+      hook_event_name: 'PermissionRequest',
+      session_id: 'cc-huge',
+      transcript_path: '/srv/t.jsonl',
+      cwd: '/srv',
+      permission_mode: 'default',
+      tool_name: 'Bash',
+      tool_input: { command, description: 'upload' },
+    });
     // warm both paths (a different blob: redaction results are cached by content)
     for (let i = 0; i < 3; i++) await post('gemini-cli', small(i));
     await post('claude-code', huge.replace('cc-huge', 'cc-warm').replace(blob, blob.slice(0, 200_000)));
 
     let done = false;
-    const hugeDone = post('claude-code', huge).then((ms) => { done = true; return ms; });
+    const hugeDone = post('claude-code', huge).then((ms) => {
+      done = true;
+      return ms;
+    });
     const during: number[] = [];
     while (!done) during.push(await post('gemini-cli', small(during.length)));
     const hugeMs = await hugeDone;

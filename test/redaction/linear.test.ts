@@ -48,7 +48,10 @@ describe('redaction is linear in its input', () => {
     it(`${rule.id}: 1 MB adversarial inputs`, { timeout: 120_000 }, () => {
       const out: Match[] = [];
       for (const seed of rule.adversarial) {
-        const r = ratio((s) => { out.length = 0; rule.find(s, out); }, seed);
+        const r = ratio((s) => {
+          out.length = 0;
+          rule.find(s, out);
+        }, seed);
         expect(r, `${rule.id} on '${seed}' repeated: per-char cost ratio 1 MB / 100 KB`).toBeLessThan(MAX_RATIO);
       }
     });
@@ -57,7 +60,9 @@ describe('redaction is linear in its input', () => {
   it('the whole pipeline on generic hostile runs and every rule seed', { timeout: 180_000 }, () => {
     const red = new Redactor({ home: '/home/operator', env: {}, secretValues: ['configured-secret-value'] });
     // every rule's seeds at once, interleaved, plus the generic runs
-    const mixed = ruleTable().flatMap((x) => x.adversarial).join(' ');
+    const mixed = ruleTable()
+      .flatMap((x) => x.adversarial)
+      .join(' ');
     for (const seed of [...GENERIC, mixed]) {
       const r = ratio((s) => red.text(s), seed);
       expect(r, `pipeline on '${seed}' repeated`).toBeLessThan(MAX_RATIO);

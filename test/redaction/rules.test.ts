@@ -1,7 +1,7 @@
 // The rule table (engine/capture/redaction/): every row names its source and
 // carries positive and negative examples, which hold; the key-name and
 // entropy classifiers behave on the names and values that matter.
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../engine/descriptor/registry.ts';
@@ -25,7 +25,8 @@ describe('redaction rule table', () => {
   });
   it('docs/redaction.md lists every row with its source', () => {
     const doc = readFileSync(join(ROOT, 'docs/redaction.md'), 'utf8');
-    for (const row of rows) expect(doc, row.id).toContain(`| \`${row.id}\` | ${row.stage} | ${row.description.replace(/\|/g, '\\|')} | ${row.source.replace(/\|/g, '\\|')} |`);
+    for (const row of rows)
+      expect(doc, row.id).toContain(`| \`${row.id}\` | ${row.stage} | ${row.description.replace(/\|/g, '\\|')} | ${row.source.replace(/\|/g, '\\|')} |`);
   });
   for (const row of rows) {
     it(`${row.id}: positives redacted, negatives untouched`, () => {
@@ -43,13 +44,42 @@ describe('redaction rule table', () => {
 
 describe('secret-looking names', () => {
   it.each([
-    ['password', 'secret'], ['DB_PASSWORD', 'secret'], ['Password', 'secret'], ['api_key', 'secret'], ['API_KEY', 'secret'], ['x-api-key', 'secret'],
-    ['clientSecret', 'secret'], ['_authToken', 'secret'], ['AWS_SECRET_ACCESS_KEY', 'secret'], ['authorization', 'secret'], ['token', 'secret'],
-    ['mytoken', 'secret'], ['password_value', 'secret'], ['DB_PASS', 'secret'], ['credentials', 'secret'], ['Cookie', 'secret'],
-    ['STRIPE_KEY', 'maybe'], ['sig', 'maybe'], ['key', 'maybe'], ['SECRET_KEY_BASE', 'maybe'],
-    ['max_tokens', undefined], ['input_tokens', undefined], ['token_count', undefined], ['password_hash', undefined], ['secret_name', undefined],
-    ['api_key_id', undefined], ['public_key', undefined], ['primary_key', undefined], ['PWD', undefined], ['OLDPWD', undefined], ['session_id', undefined],
-    ['tool_use_id', undefined], ['passwordless', undefined], ['tokenizer', undefined], ['keyboard', undefined], ['commit_sha', undefined],
+    ['password', 'secret'],
+    ['DB_PASSWORD', 'secret'],
+    ['Password', 'secret'],
+    ['api_key', 'secret'],
+    ['API_KEY', 'secret'],
+    ['x-api-key', 'secret'],
+    ['clientSecret', 'secret'],
+    ['_authToken', 'secret'],
+    ['AWS_SECRET_ACCESS_KEY', 'secret'],
+    ['authorization', 'secret'],
+    ['token', 'secret'],
+    ['mytoken', 'secret'],
+    ['password_value', 'secret'],
+    ['DB_PASS', 'secret'],
+    ['credentials', 'secret'],
+    ['Cookie', 'secret'],
+    ['STRIPE_KEY', 'maybe'],
+    ['sig', 'maybe'],
+    ['key', 'maybe'],
+    ['SECRET_KEY_BASE', 'maybe'],
+    ['max_tokens', undefined],
+    ['input_tokens', undefined],
+    ['token_count', undefined],
+    ['password_hash', undefined],
+    ['secret_name', undefined],
+    ['api_key_id', undefined],
+    ['public_key', undefined],
+    ['primary_key', undefined],
+    ['PWD', undefined],
+    ['OLDPWD', undefined],
+    ['session_id', undefined],
+    ['tool_use_id', undefined],
+    ['passwordless', undefined],
+    ['tokenizer', undefined],
+    ['keyboard', undefined],
+    ['commit_sha', undefined],
   ])('%s -> %s', (name, cls) => {
     expect(classifyKey(name)).toBe(cls);
   });
@@ -57,9 +87,16 @@ describe('secret-looking names', () => {
 
 describe('random-looking values (next to maybe-secret names)', () => {
   it.each([
-    ['9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c', true], ['q8Wz2LmN4pRt6VxY', true], ['key-801f72b002729fbc2f36b3c9def8249a', true],
-    ['550e8400-e29b-41d4-a716-446655440000', false], ['2fd4e1c67a2d28fced849ee1bb76e7391b93eb12', false], ['v1-build-cache-linux', false],
-    ['created_at', false], ['abcdefghijklmnop', false], ['/usr/local/bin/node', false], ['release-2026-11-29', false],
+    ['9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c', true],
+    ['q8Wz2LmN4pRt6VxY', true],
+    ['key-801f72b002729fbc2f36b3c9def8249a', true],
+    ['550e8400-e29b-41d4-a716-446655440000', false],
+    ['2fd4e1c67a2d28fced849ee1bb76e7391b93eb12', false],
+    ['v1-build-cache-linux', false],
+    ['created_at', false],
+    ['abcdefghijklmnop', false],
+    ['/usr/local/bin/node', false],
+    ['release-2026-11-29', false],
   ])('%s -> %s', (v, want) => {
     expect(looksRandom(v)).toBe(want);
   });
@@ -79,5 +116,21 @@ describe('home paths keep their shape (issue 28: record turned <home>/.factory/s
     ['/home/operator', '/home/.shared/x', '/home/.shared/x'],
   ])('home %s: %s -> %s', (home, input, want) => {
     expect(new Redactor({ home, env: {}, strict: true }).text(input)).toBe(want);
+  });
+});
+
+describe('recorded fixtures carry home paths in their shape', () => {
+  it('no fixtures/*/recorded payload has a home placeholder in the middle of a path (the 2026-11-29 recorder cut the agent folder)', () => {
+    const dir = join(ROOT, 'fixtures');
+    const cut: string[] = [];
+    for (const agent of readdirSync(dir)) {
+      const rec = join(dir, agent, 'recorded');
+      if (!existsSync(rec)) continue;
+      for (const f of readdirSync(rec)) {
+        const body = readFileSync(join(rec, f), 'utf8');
+        for (const m of body.matchAll(/[\w.-]~\/\S*/g)) cut.push(`${agent}/recorded/${f}: ${m[0]}`);
+      }
+    }
+    expect(cut).toEqual([]);
   });
 });

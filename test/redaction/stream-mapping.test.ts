@@ -9,8 +9,14 @@ import { loadVendor } from '../../engine/descriptor/registry.ts';
 import { Mapper } from '../../engine/map/mapper.ts';
 
 const session = { id: 's_stream_1', cwd: '/srv/p' };
-const delta = (text: string, kind = 'text_delta') => ({ session, event: { type: 'message_update', message: { role: 'assistant', content: [] }, assistantMessageEvent: { type: kind, delta: text } } });
-const end = (text: string) => ({ session, event: { type: 'message_end', message: { role: 'assistant', content: [{ type: 'text', text }], stopReason: 'stop', usage: { input: 1, output: 2 } } } });
+const delta = (text: string, kind = 'text_delta') => ({
+  session,
+  event: { type: 'message_update', message: { role: 'assistant', content: [] }, assistantMessageEvent: { type: kind, delta: text } },
+});
+const end = (text: string) => ({
+  session,
+  event: { type: 'message_end', message: { role: 'assistant', content: [{ type: 'text', text }], stopReason: 'stop', usage: { input: 1, output: 2 } } },
+});
 const SECRET = 'sk_live_4eC39HqLyjWDarjtT1zdp7dcXYZ123';
 
 async function run(mapper: Mapper, steps: unknown[]): Promise<any[]> {
@@ -52,7 +58,11 @@ describe('fragment_of: redaction across streamed deltas', () => {
       delta('GhIjKlMnOpQrStUvWxYz012345 done'),
       end('x'),
     ]);
-    const of = (s: string, kind: string) => events.filter((e) => e.session === s && e.type === 'x.pi.message.delta' && e.data.kind === kind).map((e) => e.data.delta).join('');
+    const of = (s: string, kind: string) =>
+      events
+        .filter((e) => e.session === s && e.type === 'x.pi.message.delta' && e.data.kind === kind)
+        .map((e) => e.data.delta)
+        .join('');
     expect(of('s_stream_1', 'thinking_delta')).toBe('thinking about [REDACTED:secret] is it');
     expect(of('s_stream_1', 'text_delta')).toBe('answer: token [REDACTED:secret] done');
     expect(of('s_stream_2', 'text_delta')).toBe(''); // still held: its session has not moved on
@@ -71,6 +81,11 @@ describe('fragment_of: redaction across streamed deltas', () => {
     await run(mapper, [delta('key ghp_AbCdEf')]);
     await expect(mapper.map(undefined, { session: {}, event: { type: 'message_update' } })).rejects.toThrow();
     const events = await run(mapper, [delta('GhIjKlMnOpQrStUvWxYz0123 x'), end('y')]);
-    expect(events.filter((e) => e.type === 'x.pi.message.delta').map((e) => e.data.delta).join('')).toContain('[REDACTED:secret] x');
+    expect(
+      events
+        .filter((e) => e.type === 'x.pi.message.delta')
+        .map((e) => e.data.delta)
+        .join(''),
+    ).toContain('[REDACTED:secret] x');
   });
 });

@@ -43,7 +43,15 @@ async function relayWithDaemon() {
       const ack = ev('s1', ++seq, { agent: 'daemon', type: 'control.accepted', cause: cmd.id, data: {} });
       daemon.emit(ack);
       if (cmd.type === 'control.attention.respond') {
-        daemon.emit(ev('s1', ++seq, { agent: 'daemon', type: 'attention.answered', subject: cmd.subject, cause: cmd.id, data: { answer: cmd.data!.answer, via: 'control' } }));
+        daemon.emit(
+          ev('s1', ++seq, {
+            agent: 'daemon',
+            type: 'attention.answered',
+            subject: cmd.subject,
+            cause: cmd.id,
+            data: { answer: cmd.data!.answer, via: 'control' },
+          }),
+        );
         daemon.emit(ev('s1', ++seq, { agent: 'daemon', type: 'attention.resolved', subject: cmd.subject, cause: cmd.id, data: { resolution: 'answered' } }));
       } else {
         daemon.emit(ev('s1', ++seq, { agent: 'daemon', type: 'run.cancelled', run: cmd.run ?? 'r1', cause: cmd.id, data: {} }));
@@ -87,13 +95,19 @@ describe('hookmap tail', () => {
     const dir = mkdtempSync(join(tmpdir(), 'hookmap-tail-'));
     stop.push(() => rmSync(dir, { recursive: true, force: true }));
     const state = join(dir, 'tail.json');
-    await post(r.url, [1, 2, 3].map((i) => ev('s', i)));
+    await post(
+      r.url,
+      [1, 2, 3].map((i) => ev('s', i)),
+    );
     let out = captureStdout();
     expect(await tail(['--url', r.url, '--json', '--from', 'all', '--no-follow', '--state', state])).toBe(0);
     expect(out.map((l) => JSON.parse(l).seq)).toEqual([1, 2, 3]);
     expect((Object.values(JSON.parse(readFileSync(state, 'utf8')))[0] as any).s.slice(0, 2)).toEqual([0, 3]);
     vi.restoreAllMocks();
-    await post(r.url, [4, 5].map((i) => ev('s', i)));
+    await post(
+      r.url,
+      [4, 5].map((i) => ev('s', i)),
+    );
     out = captureStdout();
     expect(await tail(['--url', r.url, '--json', '--no-follow', '--state', state])).toBe(0);
     expect(out.map((l) => JSON.parse(l).seq)).toEqual([4, 5]);
@@ -118,7 +132,11 @@ describe('hookmap relay (process)', () => {
     const home = mkdtempSync(join(tmpdir(), 'hookmap-relay-home-'));
     stop.push(() => rmSync(home, { recursive: true, force: true }));
     const env = { ...process.env, HOOKMAP_HOME: home, HOOKMAP_TOKEN: '', HOOKMAP_TOKEN_FILE: '' };
-    const child = spawn(process.execPath, ['bin/hookmap.mjs', 'relay', '--port', '0', '--buffer', '5'], { cwd: new URL('../../', import.meta.url).pathname, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/hookmap.mjs', 'relay', '--port', '0', '--buffer', '5'], {
+      cwd: new URL('../../', import.meta.url).pathname,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     stop.push(() => void child.kill('SIGKILL'));
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -147,7 +147,12 @@ describe('graceful shutdown', () => {
     await r.relay.close();
     const closing = await w.next((m) => m.type === 'closing');
     expect(closing.reason).toBe('relay shutting down');
-    expect(closing.delivered).toEqual(expect.arrayContaining([{ sub: 'all', session: 's1', epoch: 0, seq: 1 }, { sub: 'all', session: 's2', epoch: 0, seq: 0 }]));
+    expect(closing.delivered).toEqual(
+      expect.arrayContaining([
+        { sub: 'all', session: 's1', epoch: 0, seq: 1 },
+        { sub: 'all', session: 's2', epoch: 0, seq: 0 },
+      ]),
+    );
     expect(closing.delivered).toHaveLength(2);
     expect(await w.waitClosed()).toBe(1001);
   });

@@ -34,7 +34,15 @@ export function ev(session: string, seq: number, extra: Record<string, unknown> 
 }
 
 export function agentEv(extra: Record<string, unknown> = {}): Record<string, any> {
-  return { aep: '0.1', id: `a-${++idn}`, type: 'agent.heartbeat', time: '2026-07-03T10:15:04.221Z', source: 'aep://host-a/agent/test', agent: 'test', ...extra };
+  return {
+    aep: '0.1',
+    id: `a-${++idn}`,
+    type: 'agent.heartbeat',
+    time: '2026-07-03T10:15:04.221Z',
+    source: 'aep://host-a/agent/test',
+    agent: 'test',
+    ...extra,
+  };
 }
 
 export async function until(cond: () => boolean | Promise<boolean>, what = 'condition'): Promise<void> {
@@ -45,7 +53,11 @@ export async function until(cond: () => boolean | Promise<boolean>, what = 'cond
   }
 }
 
-export async function post(url: string, events: unknown[] | string, opts: { token?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any }> {
+export async function post(
+  url: string,
+  events: unknown[] | string,
+  opts: { token?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: any }> {
   const ndjson = Array.isArray(events);
   const body = ndjson ? (events as unknown[]).map((e) => JSON.stringify(e)).join('\n') : (events as string);
   const res = await fetch(`${url}/events`, {
@@ -66,7 +78,13 @@ export async function post(url: string, events: unknown[] | string, opts: { toke
   return { status: res.status, body: parsed };
 }
 
-export interface SseMsg { id?: string; event?: string; data?: any; raw?: string; comment?: string }
+export interface SseMsg {
+  id?: string;
+  event?: string;
+  data?: any;
+  raw?: string;
+  comment?: string;
+}
 
 /** An SSE client over a raw http request: collects messages and comments in order. */
 export class SseClient {
@@ -119,7 +137,7 @@ export class SseClient {
         }
         until(() => c.msgs.length > 0 && c.msgs[0].comment === 'subscribed').then(() => resolve(c), reject);
       });
-      c.req.on('error', (e) => (c.ended = true, c.status ? undefined : reject(e)));
+      c.req.on('error', (e) => ((c.ended = true), c.status ? undefined : reject(e)));
     });
   }
 

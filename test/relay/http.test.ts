@@ -62,7 +62,10 @@ describe('POST /events', () => {
 
   it('answers 413 to a batch over the event-count cap, ingesting nothing', async () => {
     const { url, relay: rl } = await relay({ maxBatch: 3 });
-    const r = await post(url, [1, 2, 3, 4].map((i) => ev('s', i)));
+    const r = await post(
+      url,
+      [1, 2, 3, 4].map((i) => ev('s', i)),
+    );
     expect(r.status).toBe(413);
     expect(r.body.error).toBe('too-many-events');
     expect(rl.core.store.stats().events).toBe(0);
@@ -89,11 +92,14 @@ describe('hostile bodies', () => {
   it('answers 413 to a 100 MB body announced by Content-Length, and keeps serving', async () => {
     const { url, port } = await relay();
     const status = await new Promise<number>((resolve) => {
-      const req = http.request({ host: '127.0.0.1', port, path: '/events', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': 100 * 1024 * 1024 } }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-        req.destroy();
-      });
+      const req = http.request(
+        { host: '127.0.0.1', port, path: '/events', method: 'POST', headers: { 'content-type': 'application/json', 'content-length': 100 * 1024 * 1024 } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+          req.destroy();
+        },
+      );
       req.on('error', () => {});
       req.write(Buffer.alloc(64 * 1024, 0x20));
     });

@@ -92,7 +92,13 @@ describe('subscribe (AEP-0003 §6.5)', () => {
     c.send({ type: 'subscribe', id: 'keep', filter: {} });
     const codes: Record<string, string> = {};
     for (const id of ['big', 'bad-from', 'bad-entry', 'bad-key', 'keep']) codes[id] = (await c.next((m) => m.id === id && m.type === 'error')).code;
-    expect(codes).toEqual({ big: 'limit-exceeded', 'bad-from': 'invalid-filter', 'bad-entry': 'invalid-filter', 'bad-key': 'invalid-filter', keep: 'invalid-filter' });
+    expect(codes).toEqual({
+      big: 'limit-exceeded',
+      'bad-from': 'invalid-filter',
+      'bad-entry': 'invalid-filter',
+      'bad-key': 'invalid-filter',
+      keep: 'invalid-filter',
+    });
     for (const code of Object.values(codes)) expect(['invalid-filter', 'unknown-dialect', 'unauthorized', 'limit-exceeded']).toContain(code);
     await post(url, [ev('s', 1)]);
     expect((await c.next((m) => m.type === 'tool.completed')).seq).toBe(1);
@@ -109,7 +115,10 @@ describe('subscribe (AEP-0003 §6.5)', () => {
 
   it('resumes over subscribe.from, with the replay-exhausted frame under eviction', async () => {
     const { url } = await relay({ buffer: 3 });
-    await post(url, [1, 2, 3, 4, 5, 6].map((i) => ev('s', i)));
+    await post(
+      url,
+      [1, 2, 3, 4, 5, 6].map((i) => ev('s', i)),
+    );
     const c = await hello(url);
     c.send({ type: 'subscribe', id: 'r', from: [{ session: 's', epoch: 0, seq: 1 }] });
     await c.next((m) => m.type === 'subscribed');

@@ -30,7 +30,13 @@ describe('ingest + SSE fan-out', () => {
 
   it('refuses an invalid filter or capture with 400 before any stream starts (fail closed)', async () => {
     const { url } = await relay();
-    for (const q of <Record<string, string>[]>[{ filter: '{"seq":5}' }, { filter: '{"type":"*"}' }, { filter: 'nope' }, { capture: 'everything' }, { from: '{"x":1}' }]) {
+    for (const q of <Record<string, string>[]>[
+      { filter: '{"seq":5}' },
+      { filter: '{"type":"*"}' },
+      { filter: 'nope' },
+      { capture: 'everything' },
+      { from: '{"x":1}' },
+    ]) {
       const c = await sse(url, q);
       expect(c.status).toBe(400);
       expect(c.msgs[0].data.error).toBe('invalid-filter');
@@ -41,9 +47,20 @@ describe('ingest + SSE fan-out', () => {
 describe('resume (AEP-0003 §7)', () => {
   it('replays strictly after `from` then goes live: no gaps, no duplicates', async () => {
     const { url } = await relay();
-    await post(url, [1, 2, 3, 4, 5].map((i) => ev('s', i)));
-    await post(url, [1, 2].map((i) => ev('t', i)));
-    const c = await sse(url, { from: JSON.stringify([{ session: 's', epoch: 0, seq: 2 }, { session: 't', epoch: 0, seq: 0 }]) });
+    await post(
+      url,
+      [1, 2, 3, 4, 5].map((i) => ev('s', i)),
+    );
+    await post(
+      url,
+      [1, 2].map((i) => ev('t', i)),
+    );
+    const c = await sse(url, {
+      from: JSON.stringify([
+        { session: 's', epoch: 0, seq: 2 },
+        { session: 't', epoch: 0, seq: 0 },
+      ]),
+    });
     await c.waitEvents(5);
     await post(url, [ev('s', 6)]);
     const got = await c.waitEvents(6);
@@ -53,7 +70,10 @@ describe('resume (AEP-0003 §7)', () => {
 
   it('resumes from Last-Event-ID; `from` takes precedence over it', async () => {
     const { url } = await relay();
-    await post(url, [1, 2, 3].map((i) => ev('s:x', i))); // a session containing a colon
+    await post(
+      url,
+      [1, 2, 3].map((i) => ev('s:x', i)),
+    ); // a session containing a colon
     const a = await sse(url, { live: '0' }, { 'last-event-id': 's:x:0:1' });
     await until(() => a.ended);
     expect(a.events.map((e) => e.seq)).toEqual([2, 3]);
@@ -72,7 +92,10 @@ describe('resume (AEP-0003 §7)', () => {
 
   it('marks replay-exhausted when the asked position was evicted, then delivers from the earliest held', async () => {
     const { url } = await relay({ buffer: 4 });
-    await post(url, [1, 2, 3, 4, 5, 6, 7, 8].map((i) => ev('s', i)));
+    await post(
+      url,
+      [1, 2, 3, 4, 5, 6, 7, 8].map((i) => ev('s', i)),
+    );
     const c = await sse(url, { live: '0', from: JSON.stringify([{ session: 's', epoch: 0, seq: 2 }]) });
     await until(() => c.ended);
     const firstEvent = c.msgs.findIndex((m) => m.raw);
@@ -112,7 +135,11 @@ describe('resume (AEP-0003 §7)', () => {
 describe('capture ceiling at subscribe (AEP-0003 §6.4)', () => {
   it('down-levels above the ceiling, never up-levels, and maps full→redacted to metadata', async () => {
     const { url } = await relay();
-    const full = ev('s', 1, { type: 'tool.requested', capture: 'full', data: { tool: { name: 'Bash', call_id: 't1' }, args: { command: 'cat ~/.ssh/id_rsa' } } });
+    const full = ev('s', 1, {
+      type: 'tool.requested',
+      capture: 'full',
+      data: { tool: { name: 'Bash', call_id: 't1' }, args: { command: 'cat ~/.ssh/id_rsa' } },
+    });
     const meta = ev('s', 2, { type: 'tool.requested', capture: 'metadata', data: { tool: { name: 'Bash', call_id: 't2' } } });
     const m = await sse(url, { capture: 'metadata' });
     const r = await sse(url, { capture: 'redacted' });
@@ -148,7 +175,10 @@ describe('slow consumers (AEP-0003 §8.4)', () => {
     let seq = 0;
     // notice severity: never shed silently, so the relay must disconnect the slow reader.
     while (rl.core.subs.size === 2) {
-      await post(url, Array.from({ length: 20 }, () => ev('s', ++seq, { severity: 'notice', data: { pad } })));
+      await post(
+        url,
+        Array.from({ length: 20 }, () => ev('s', ++seq, { severity: 'notice', data: { pad } })),
+      );
       if (seq > 200_000) throw new Error('slow consumer was never dropped');
     }
     expect(rl.core.counters.droppedConsumers).toBe(1);

@@ -79,11 +79,19 @@ describe('MemoryStore', () => {
 
   it('restore refills from a durable record; a record cut short marks the gap before its first event', () => {
     const s = store();
-    s.restore('r', [3, 4, 5].map((q) => held(ev('r', q))), true);
+    s.restore(
+      'r',
+      [3, 4, 5].map((q) => held(ev('r', q))),
+      true,
+    );
     expect(seqs(s, 'r')).toEqual([3, 4, 5]);
     expect(s.replay('r', { epoch: 0, seq: 1 }).exhausted).toEqual({ epoch: 0, seq: 3 });
     expect(s.replay('r', { epoch: 0, seq: 2 }).exhausted).toBeUndefined();
-    s.restore('whole', [0, 1].map((q) => held(ev('whole', q))), false);
+    s.restore(
+      'whole',
+      [0, 1].map((q) => held(ev('whole', q))),
+      false,
+    );
     expect(s.replay('whole', { epoch: 0, seq: 0 }).exhausted).toBeUndefined();
   });
 });

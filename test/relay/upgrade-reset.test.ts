@@ -12,7 +12,11 @@ function upgradeThenReset(port: number, path: string, headers = '', host = `127.
   return new Promise((resolve) => {
     let got = '';
     const s = connect(port, '127.0.0.1', () => {
-      s.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\n${headers}Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+      s.write(
+        `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n${headers}Upgrade: websocket\r\nConnection: ` +
+          `Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: ` +
+          `13\r\n\r\n`,
+      );
     });
     s.on('data', (d) => {
       got += String(d);

@@ -52,9 +52,33 @@ function rng(seed: number) {
 type Rng = ReturnType<typeof rng>;
 
 const HOSTILE: unknown[] = [
-  '', ' ', null, 0, -1, 1e308, 1.5, true, false, [], {}, [[[]]], { '': '' },
-  '\ud800', 'a\udfffb', '\u0000', '../../etc/passwd', '%ZZ', 'x'.repeat(70_000), '\u202e\u2066', '😀'.repeat(500),
-  { __proto__: { polluted: true } }, { constructor: { prototype: { x: 1 } } }, 'toString', '$eval', '{{7*7}}', "'; DROP TABLE x;--",
+  '',
+  ' ',
+  null,
+  0,
+  -1,
+  1e308,
+  1.5,
+  true,
+  false,
+  [],
+  {},
+  [[[]]],
+  { '': '' },
+  '\ud800',
+  'a\udfffb',
+  '\u0000',
+  '../../etc/passwd',
+  '%ZZ',
+  'x'.repeat(70_000),
+  '\u202e\u2066',
+  '😀'.repeat(500),
+  { __proto__: { polluted: true } },
+  { constructor: { prototype: { x: 1 } } },
+  'toString',
+  '$eval',
+  '{{7*7}}',
+  "'; DROP TABLE x;--",
 ];
 
 function hostile(r: Rng): unknown {
@@ -79,14 +103,22 @@ function mutate(value: unknown, r: Rng, depth = 0): unknown {
 
 function garbage(r: Rng): string | Buffer {
   switch (r.int(8)) {
-    case 0: return Buffer.from(Array.from({ length: 1 + r.int(400) }, () => r.int(256)));
-    case 1: return '{"a":';
-    case 2: return JSON.stringify(r.pick([1, 'str', null, true, [1, 2], Number.POSITIVE_INFINITY]));
-    case 3: return '['.repeat(20_000) + ']'.repeat(20_000);
-    case 4: return `{"k":"${'\\ud800'.repeat(50)}"`;
-    case 5: return '';
-    case 6: return '\ufeff{}}';
-    default: return `{${'"x":1,'.repeat(r.int(50))}`;
+    case 0:
+      return Buffer.from(Array.from({ length: 1 + r.int(400) }, () => r.int(256)));
+    case 1:
+      return '{"a":';
+    case 2:
+      return JSON.stringify(r.pick([1, 'str', null, true, [1, 2], Number.POSITIVE_INFINITY]));
+    case 3:
+      return '['.repeat(20_000) + ']'.repeat(20_000);
+    case 4:
+      return `{"k":"${'\\ud800'.repeat(50)}"`;
+    case 5:
+      return '';
+    case 6:
+      return '\ufeff{}}';
+    default:
+      return `{${'"x":1,'.repeat(r.int(50))}`;
   }
 }
 
@@ -97,7 +129,9 @@ function rawPost(path: string, body: string | Buffer): Promise<{ status: number;
     const req = http.request({ host: u.hostname, port: u.port, path, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8'), error: res.headers['x-hookmap-error'] as string | undefined }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8'), error: res.headers['x-hookmap-error'] as string | undefined }),
+      );
     });
     req.on('error', reject);
     req.end(body);
@@ -108,7 +142,8 @@ function seeds(agent: string): { hook?: string; input: Record<string, unknown> }
   const out: { hook?: string; input: Record<string, unknown> }[] = [];
   for (const f of fixtureFiles(agent)) {
     if (f.kind !== 'events') continue;
-    for (const c of f.cases) for (const s of c.steps ?? []) if (s.input && typeof s.input === 'object' && !Array.isArray(s.input)) out.push({ hook: s.hook, input: s.input });
+    for (const c of f.cases)
+      for (const s of c.steps ?? []) if (s.input && typeof s.input === 'object' && !Array.isArray(s.input)) out.push({ hook: s.hook, input: s.input });
   }
   return out;
 }
@@ -116,34 +151,38 @@ function seeds(agent: string): { hook?: string; input: Record<string, unknown> }
 const HOOK_PATHS = ['', '/..', '/.', `/${'H'.repeat(300)}`, '/a/b', '/%ZZ', '/%00', '/%F0%9F%98%80'];
 
 describe(`fuzz every agent's hook endpoint (seed ${SEED.toString(16)}, ${PER_AGENT} bodies each)`, () => {
-  it.each(agents)('%s: no crash, 200 always, neutral bytes for garbage, only valid events logged', async (agent) => {
-    const r = rng(SEED ^ agent.split('').reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619), 2166136261));
-    const base = seeds(agent);
-    const daemon = up.daemons.get(agent)!;
-    expect(daemon, `${agent} started`).toBeDefined();
-    const wrong: string[] = [];
-    for (let i = 0; i < PER_AGENT; i++) {
-      const isGarbage = base.length === 0 || r.next() < 0.3;
-      const seed = base.length ? r.pick(base) : undefined;
-      const hookPath = r.next() < 0.1 ? r.pick(HOOK_PATHS) : seed?.hook ? `/${encodeURIComponent(seed.hook)}` : '';
-      const body = isGarbage ? garbage(r) : JSON.stringify(mutate(seed!.input, r));
-      const res = await rawPost(`/hooks/${agent}${hookPath}`, body);
-      const text = res.text;
-      if (res.status !== 200) wrong.push(`#${i} ${hookPath} -> HTTP ${res.status}`);
-      if (isGarbage) {
-        const named = hookPath && !HOOK_PATHS.includes(hookPath) ? decodeURIComponent(hookPath.slice(1)) : undefined;
-        const neutral = daemon.neutralReply(named).body;
-        if (text !== neutral) wrong.push(`#${i} garbage ${hookPath} -> ${JSON.stringify(text.slice(0, 80))}, not the neutral ${JSON.stringify(neutral)}`);
-        if (!res.error) wrong.push(`#${i} garbage answered without an error code`);
+  it.each(agents)(
+    '%s: no crash, 200 always, neutral bytes for garbage, only valid events logged',
+    async (agent) => {
+      const r = rng(SEED ^ agent.split('').reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619), 2166136261));
+      const base = seeds(agent);
+      const daemon = up.daemons.get(agent)!;
+      expect(daemon, `${agent} started`).toBeDefined();
+      const wrong: string[] = [];
+      for (let i = 0; i < PER_AGENT; i++) {
+        const isGarbage = base.length === 0 || r.next() < 0.3;
+        const seed = base.length ? r.pick(base) : undefined;
+        const hookPath = r.next() < 0.1 ? r.pick(HOOK_PATHS) : seed?.hook ? `/${encodeURIComponent(seed.hook)}` : '';
+        const body = isGarbage ? garbage(r) : JSON.stringify(mutate(seed!.input, r));
+        const res = await rawPost(`/hooks/${agent}${hookPath}`, body);
+        const text = res.text;
+        if (res.status !== 200) wrong.push(`#${i} ${hookPath} -> HTTP ${res.status}`);
+        if (isGarbage) {
+          const named = hookPath && !HOOK_PATHS.includes(hookPath) ? decodeURIComponent(hookPath.slice(1)) : undefined;
+          const neutral = daemon.neutralReply(named).body;
+          if (text !== neutral) wrong.push(`#${i} garbage ${hookPath} -> ${JSON.stringify(text.slice(0, 80))}, not the neutral ${JSON.stringify(neutral)}`);
+          if (!res.error) wrong.push(`#${i} garbage answered without an error code`);
+        }
       }
-    }
-    expect(wrong).toEqual([]);
-    expect(crashes).toEqual([]);
-    const logged = readLogs(join(tmp.dir, 'logs', agent));
-    expect(logged.length).toBeGreaterThan(0);
-    const invalid = logged.map((e) => [e.type, invalidity(e)]).filter(([, why]) => why !== undefined);
-    expect(invalid).toEqual([]);
-  }, 120_000);
+      expect(wrong).toEqual([]);
+      expect(crashes).toEqual([]);
+      const logged = readLogs(join(tmp.dir, 'logs', agent));
+      expect(logged.length).toBeGreaterThan(0);
+      const invalid = logged.map((e) => [e.type, invalidity(e)]).filter(([, why]) => why !== undefined);
+      expect(invalid).toEqual([]);
+    },
+    120_000,
+  );
 
   it('hookmap up still answers after the whole run', async () => {
     const h = await (await fetch(`${up.url}/healthz`)).json();

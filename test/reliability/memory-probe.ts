@@ -18,6 +18,8 @@ for await (const line of createInterface({ input: process.stdin })) {
   await new Promise((r) => setTimeout(r, 50));
   gc?.();
   const m = process.memoryUsage();
-  process.stdout.write(`${JSON.stringify({ rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, store: relay.core.store.stats() })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, store: relay.core.store.stats() })}\n`,
+  );
 }
 await relay.close();

@@ -58,10 +58,13 @@ async function feed(port: number): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
   const postBatch = (lines: string) =>
     new Promise<void>((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port, path: '/events', method: 'POST', agent, headers: { 'content-type': 'application/x-ndjson' } }, (res) => {
-        res.resume();
-        res.on('end', () => (res.statusCode === 202 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
-      });
+      const req = http.request(
+        { host: '127.0.0.1', port, path: '/events', method: 'POST', agent, headers: { 'content-type': 'application/x-ndjson' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => (res.statusCode === 202 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
+        },
+      );
       req.on('error', reject);
       req.end(lines);
     });
@@ -69,7 +72,20 @@ async function feed(port: number): Promise<void> {
     const lines: string[] = [];
     for (let j = i; j < i + BATCH; j++) {
       const s = `mem-${j % 400}`;
-      lines.push(JSON.stringify({ aep: '0.1', id: `m${j}`, type: 'tool.completed', subject: 'Bash', time: '2026-11-30T10:00:00.000Z', source: `aep://bench/agent/mem/session/${s}`, agent: 'mem', session: s, seq: j, data: { tool: { name: 'Bash', call_id: `c${j}` }, status: 'success', pad } }));
+      lines.push(
+        JSON.stringify({
+          aep: '0.1',
+          id: `m${j}`,
+          type: 'tool.completed',
+          subject: 'Bash',
+          time: '2026-11-30T10:00:00.000Z',
+          source: `aep://bench/agent/mem/session/${s}`,
+          agent: 'mem',
+          session: s,
+          seq: j,
+          data: { tool: { name: 'Bash', call_id: `c${j}` }, status: 'success', pad },
+        }),
+      );
     }
     await postBatch(lines.join('\n'));
   }
@@ -93,7 +109,12 @@ describe('relay memory bounded in bytes', () => {
     const [held, ctl] = [await probe.measure(), await control.measure()];
     const budget = probe.limits.bufferBytes;
     const over = held.rss - ctl.rss;
-    console.log(`300k events: buffer ${held.store.events} events, ${MiB(held.store.bytes)} MiB charged (budget ${MiB(budget)} MiB); RSS ${MiB(held.rss)} MiB vs control ${MiB(ctl.rss)} MiB (+${MiB(over)}); JS heap ${MiB(held.heapUsed)} vs ${MiB(ctl.heapUsed)} MiB, external ${MiB(held.external)} vs ${MiB(ctl.external)} MiB`);
+    console.log(
+      `300k events: buffer ${held.store.events} events, ${MiB(held.store.bytes)} MiB charged ` +
+        `(budget ${MiB(budget)} MiB); RSS ${MiB(held.rss)} MiB vs control ${MiB(ctl.rss)} MiB (+${MiB(over)}); ` +
+        `JS heap ${MiB(held.heapUsed)} vs ${MiB(ctl.heapUsed)} MiB, external ${MiB(held.external)} ` +
+        `vs ${MiB(ctl.external)} MiB`,
+    );
     expect(held.store.bytes).toBeLessThanOrEqual(budget);
     expect(held.store.events).toBeLessThan(TOTAL); // the byte budget, not the count caps, decided
     expect(held.store.evictedSessions + held.store.evictedEvents).toBeGreaterThan(0);

@@ -28,7 +28,10 @@ function upChild(home: string, port: number): Promise<{ child: ChildProcess; url
   mkdirSync(home, { recursive: true });
   const cfg = join(home, 'up.yaml');
   writeFileSync(cfg, 'agents: [codex]\n');
-  const child = spawn(process.execPath, [BIN, 'up', '--port', String(port), '--token', TOKEN, '--config', cfg], { env: { ...process.env, HOOKMAP_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'up', '--port', String(port), '--token', TOKEN, '--config', cfg], {
+    env: { ...process.env, HOOKMAP_HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let err = '';
   child.stderr!.on('data', (c) => (err += c));
@@ -50,7 +53,14 @@ function producer(getUrl: () => string) {
   const loops = Array.from({ length: 3 }, async () => {
     while (!stop) {
       const call = `c${++n}`;
-      const body = JSON.stringify({ hook_event_name: 'PreToolUse', session_id: `rs-${n % 3}`, turn_id: 't1', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: call });
+      const body = JSON.stringify({
+        hook_event_name: 'PreToolUse',
+        session_id: `rs-${n % 3}`,
+        turn_id: 't1',
+        tool_name: 'Bash',
+        tool_input: { command: 'ls' },
+        tool_use_id: call,
+      });
       try {
         const r = await fetch(`${getUrl()}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
         await r.text();
@@ -60,20 +70,37 @@ function producer(getUrl: () => string) {
       }
     }
   });
-  return { acked, stop: async () => { stop = true; await Promise.all(loops); } };
+  return {
+    acked,
+    stop: async () => {
+      stop = true;
+      await Promise.all(loops);
+    },
+  };
 }
 
 const exited = (c: ChildProcess) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r(null) : c.once('exit', r)));
 
-interface Watcher { got: Map<string, number>; notices: string[]; stop(): Promise<void> }
+interface Watcher {
+  got: Map<string, number>;
+  notices: string[];
+  stop(): Promise<void>;
+}
 
 /** hookmap's resuming WebSocket client; `from`: positions to resume from (a second run), else live. */
-async function clientWatcher(url: string, from?: { session: string; epoch: number; seq: number }[]): Promise<Watcher & { positions: () => { session: string; epoch: number; seq: number }[] }> {
+async function clientWatcher(
+  url: string,
+  from?: { session: string; epoch: number; seq: number }[],
+): Promise<Watcher & { positions: () => { session: string; epoch: number; seq: number }[] }> {
   const got = new Map<string, number>();
   const notices: string[] = [];
   const sub = subscribeResuming({
-    url, token: TOKEN, from,
-    onEvent: (ev: any) => { if (ev.type === 'tool.requested') got.set(ev.data.tool.call_id, (got.get(ev.data.tool.call_id) ?? 0) + 1); },
+    url,
+    token: TOKEN,
+    from,
+    onEvent: (ev: any) => {
+      if (ev.type === 'tool.requested') got.set(ev.data.tool.call_id, (got.get(ev.data.tool.call_id) ?? 0) + 1);
+    },
     onNotice: (n: ResumeNotice) => notices.push(n.kind),
   });
   await until('the client connected', () => notices.includes('connected'));
@@ -98,7 +125,14 @@ async function tailWatcher(url: string, state: string): Promise<Watcher> {
   });
   tail.stderr!.on('data', (c) => notices.push(String(c)));
   await until('tail subscribed', () => notices.length > 0 || got.size > 0 || tail.exitCode !== null, 2_000).catch(() => undefined);
-  return { got, notices, stop: async () => { tail.kill('SIGTERM'); await exited(tail); } };
+  return {
+    got,
+    notices,
+    stop: async () => {
+      tail.kill('SIGTERM');
+      await exited(tail);
+    },
+  };
 }
 
 const merged = (...ws: Watcher[]) => {
@@ -136,7 +170,9 @@ async function scenario(signal: 'SIGKILL' | 'SIGTERM', kind: 'client' | 'tail') 
   await p.stop();
   const back = kind === 'client' ? await clientWatcher(url, awayFrom) : await tailWatcher(url, state);
   const missing = (w: Map<string, number>) => p.acked.filter((c) => !w.has(c));
-  await until('every acknowledged event delivered', () => missing(live.got).length === 0 && missing(merged(away, back)).length === 0, 30_000).catch(() => undefined);
+  await until('every acknowledged event delivered', () => missing(live.got).length === 0 && missing(merged(away, back)).length === 0, 30_000).catch(
+    () => undefined,
+  );
   // the watcher that stayed connected: every acknowledged event, exactly once
   expect(missing(live.got)).toEqual([]);
   expect([...live.got].filter(([, n]) => n > 1)).toEqual([]);
@@ -145,9 +181,15 @@ async function scenario(signal: 'SIGKILL' | 'SIGTERM', kind: 'client' | 'tail') 
   expect(missing(both)).toEqual([]);
   expect([...both].filter(([, n]) => n > 1)).toEqual([]);
   // it said it resumed
-  expect(live.notices.join('\n')).toMatch(kind === 'client' ? /disconnected/ : /(reconnecting to resume|resuming where this stopped)[^]*connected again; resuming from/);
+  expect(live.notices.join('\n')).toMatch(
+    kind === 'client' ? /disconnected/ : /(reconnecting to resume|resuming where this stopped)[^]*connected again; resuming from/,
+  );
   // nothing delivered that the log does not hold
-  const logged = new Set(readLogs(join(home, 'logs', 'codex')).filter((e) => e.type === 'tool.requested').map((e: any) => e.data.tool.call_id));
+  const logged = new Set(
+    readLogs(join(home, 'logs', 'codex'))
+      .filter((e) => e.type === 'tool.requested')
+      .map((e: any) => e.data.tool.call_id),
+  );
   expect([...live.got.keys()].filter((c) => !logged.has(c))).toEqual([]);
   await live.stop();
   await back.stop();
@@ -157,7 +199,7 @@ async function scenario(signal: 'SIGKILL' | 'SIGTERM', kind: 'client' | 'tail') 
 }
 
 describe('durable resume across restarts of hookmap up', () => {
-  it('SIGKILL mid-stream: hookmap\'s resuming client, connected through it or away, gets every acknowledged event exactly once', async () => {
+  it("SIGKILL mid-stream: hookmap's resuming client, connected through it or away, gets every acknowledged event exactly once", async () => {
     const r = await scenario('SIGKILL', 'client');
     expect(r.acked).toBeGreaterThanOrEqual(300);
   }, 120_000);

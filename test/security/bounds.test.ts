@@ -24,7 +24,13 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hookmap-bounds-desc-'));
   const agents = LEVELS.map((level) => {
     const path = join(dir, `codex-${level}.yaml`);
-    writeFileSync(path, codex.replace(/^vendor: codex$/m, `vendor: codex-${level}`).replace(/x\.codex\./g, `x.codex-${level}.`).replace(/ceiling: metadata\n\s+overrides: \{ attention: redacted \}/, `ceiling: ${level}\n  overrides: { attention: ${level} }`));
+    writeFileSync(
+      path,
+      codex
+        .replace(/^vendor: codex$/m, `vendor: codex-${level}`)
+        .replace(/x\.codex\./g, `x.codex-${level}.`)
+        .replace(/ceiling: metadata\n\s+overrides: \{ attention: redacted \}/, `ceiling: ${level}\n  overrides: { attention: ${level} }`),
+    );
     return { descriptor: path };
   });
   s = await upStack({ agents, attentionTimeoutMs: 60_000 });
@@ -130,39 +136,43 @@ describe('a 7 MB session id', () => {
 
 describe('a 5 MiB prompt', () => {
   for (const level of LEVELS) {
-    it(`at capture ${level}: mapped, logged and delivered within the bound, marked when cut; the next event arrives; a held 5 MiB command is answered`, async () => {
-      const agent = `codex-${level}`;
-      const session = `big-${level}`;
-      const prompt = `cat <<'EOF' > notes.txt\n${'a line of an ordinary heredoc, nothing secret in it\n'.repeat(105_000)}EOF`;
-      expect(prompt.length).toBeGreaterThan(5 * 1024 * 1024);
-      const watch = await SseClient.open(s.up.url, { filter: JSON.stringify({ agent, session }) }, auth());
-      try {
-        await hook(agent, { hook_event_name: 'UserPromptSubmit', session_id: session, turn_id: 't1', prompt });
-        const [started] = await watch.waitEvents(1);
-        expect(started.type).toBe('run.started');
-        expect(started.capture).toBe(level);
-        const size = Buffer.byteLength(JSON.stringify(started));
-        expect(size).toBeLessThanOrEqual(DEFAULT_MAX_EVENT_BYTES);
-        if (level === 'metadata') {
-          // the prompt is above the level: nothing large to cut, nothing marked
-          expect(started.data.prompt).toBeUndefined();
-          expect(started.hookmaptruncated).toBeUndefined();
-        } else {
-          const m = TRUNCATED_RE.exec(started.data.prompt);
-          expect(m, 'the prompt is replaced by its marker').not.toBeNull();
-          expect(Number(m![1])).toBeGreaterThan(5 * 1024 * 1024);
-          expect(started.hookmaptruncated).toBeGreaterThan(5 * 1024 * 1024);
+    it(
+      `at capture ${level}: mapped, logged and delivered within the bound, marked when cut; the ` + `next event arrives; a held 5 MiB command is answered`,
+      async () => {
+        const agent = `codex-${level}`;
+        const session = `big-${level}`;
+        const prompt = `cat <<'EOF' > notes.txt\n${'a line of an ordinary heredoc, nothing secret in it\n'.repeat(105_000)}EOF`;
+        expect(prompt.length).toBeGreaterThan(5 * 1024 * 1024);
+        const watch = await SseClient.open(s.up.url, { filter: JSON.stringify({ agent, session }) }, auth());
+        try {
+          await hook(agent, { hook_event_name: 'UserPromptSubmit', session_id: session, turn_id: 't1', prompt });
+          const [started] = await watch.waitEvents(1);
+          expect(started.type).toBe('run.started');
+          expect(started.capture).toBe(level);
+          const size = Buffer.byteLength(JSON.stringify(started));
+          expect(size).toBeLessThanOrEqual(DEFAULT_MAX_EVENT_BYTES);
+          if (level === 'metadata') {
+            // the prompt is above the level: nothing large to cut, nothing marked
+            expect(started.data.prompt).toBeUndefined();
+            expect(started.hookmaptruncated).toBeUndefined();
+          } else {
+            const m = TRUNCATED_RE.exec(started.data.prompt);
+            expect(m, 'the prompt is replaced by its marker').not.toBeNull();
+            expect(Number(m![1])).toBeGreaterThan(5 * 1024 * 1024);
+            expect(started.hookmaptruncated).toBeGreaterThan(5 * 1024 * 1024);
+          }
+          await hook(agent, { hook_event_name: 'Stop', session_id: session, turn_id: 't1' });
+          await until('the next event', () => watch.events.some((e) => e.type === 'run.finished'));
+          const { reply, request } = await answerHeld(agent, session, prompt);
+          expect(Buffer.byteLength(JSON.stringify(request))).toBeLessThanOrEqual(DEFAULT_MAX_EVENT_BYTES);
+          if (level !== 'metadata') expect(request.data.prompt).toMatch(TRUNCATED_RE);
+          expect(JSON.parse(reply).hookSpecificOutput.decision.behavior).toBe('allow');
+          for (const l of logged(agent)) expect(l.bytes).toBeLessThanOrEqual(DEFAULT_MAX_EVENT_BYTES);
+        } finally {
+          watch.close();
         }
-        await hook(agent, { hook_event_name: 'Stop', session_id: session, turn_id: 't1' });
-        await until('the next event', () => watch.events.some((e) => e.type === 'run.finished'));
-        const { reply, request } = await answerHeld(agent, session, prompt);
-        expect(Buffer.byteLength(JSON.stringify(request))).toBeLessThanOrEqual(DEFAULT_MAX_EVENT_BYTES);
-        if (level !== 'metadata') expect(request.data.prompt).toMatch(TRUNCATED_RE);
-        expect(JSON.parse(reply).hookSpecificOutput.decision.behavior).toBe('allow');
-        for (const l of logged(agent)) expect(l.bytes).toBeLessThanOrEqual(DEFAULT_MAX_EVENT_BYTES);
-      } finally {
-        watch.close();
-      }
-    }, 90_000);
+      },
+      90_000,
+    );
   }
 });

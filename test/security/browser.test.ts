@@ -19,8 +19,19 @@ afterAll(async () => {
 });
 
 const EVIL = 'https://evil.example';
-const pre = (id: string) => JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 'browser-s1', turn_id: 't1', tool_name: 'Bash', tool_use_id: id, tool_input: { command: 'ls' } });
-const aepEvent = JSON.stringify({ aep: '0.1', id: 'forged-1', type: 'session.started', time: '2026-11-30T00:00:00Z', source: 'aep://evil/agent/x/session/f', agent: 'x', session: 'forged', seq: 0, data: {} });
+const pre = (id: string) =>
+  JSON.stringify({ hook_event_name: 'PreToolUse', session_id: 'browser-s1', turn_id: 't1', tool_name: 'Bash', tool_use_id: id, tool_input: { command: 'ls' } });
+const aepEvent = JSON.stringify({
+  aep: '0.1',
+  id: 'forged-1',
+  type: 'session.started',
+  time: '2026-11-30T00:00:00Z',
+  source: 'aep://evil/agent/x/session/f',
+  agent: 'x',
+  session: 'forged',
+  seq: 0,
+  data: {},
+});
 
 /** Every HTTP endpoint, as a request a page could send (its body, its content type). */
 const ENDPOINTS: { name: string; method: string; path: string; headers?: Record<string, string>; body?: string }[] = [
@@ -31,7 +42,13 @@ const ENDPOINTS: { name: string; method: string; path: string; headers?: Record<
   { name: 'GET /healthz', method: 'GET', path: '/healthz' },
   { name: 'POST /events', method: 'POST', path: '/events', headers: { 'content-type': 'application/json', 'aep-version': '0.1' }, body: aepEvent },
   { name: 'POST /hooks/codex', method: 'POST', path: '/hooks/codex', headers: { 'content-type': 'application/json' }, body: pre('c-host') },
-  { name: 'POST /hooks/codex/PreToolUse', method: 'POST', path: '/hooks/codex/PreToolUse', headers: { 'content-type': 'application/json' }, body: pre('c-host2') },
+  {
+    name: 'POST /hooks/codex/PreToolUse',
+    method: 'POST',
+    path: '/hooks/codex/PreToolUse',
+    headers: { 'content-type': 'application/json' },
+    body: pre('c-host2'),
+  },
   { name: 'OPTIONS preflight /hooks/codex', method: 'OPTIONS', path: '/hooks/codex', headers: { 'access-control-request-method': 'POST' } },
 ];
 
@@ -47,12 +64,22 @@ describe('every endpoint refuses a foreign Host and a cross-site Origin, with an
       const label = `${e.name} ${tokened ? 'with' : 'without'} a token`;
       it(`${label}: foreign Host (DNS rebinding) -> 421`, async () => {
         const port = new URL(s.up.url).port;
-        const r = await raw(s.up.url, { method: e.method, path: e.path, body: e.body, headers: { ...e.headers, ...(tokened ? withToken() : {}), host: `rebind.evil.example:${port}`, origin: `http://rebind.evil.example:${port}` } });
+        const r = await raw(s.up.url, {
+          method: e.method,
+          path: e.path,
+          body: e.body,
+          headers: { ...e.headers, ...(tokened ? withToken() : {}), host: `rebind.evil.example:${port}`, origin: `http://rebind.evil.example:${port}` },
+        });
         expect(r.status).toBe(421);
         expect(JSON.parse(r.body).error).toBe('foreign-host');
       });
       it(`${label}: cross-site Origin -> 403`, async () => {
-        const r = await raw(s.up.url, { method: e.method, path: e.path, body: e.body, headers: { ...e.headers, ...(tokened ? withToken() : {}), origin: EVIL } });
+        const r = await raw(s.up.url, {
+          method: e.method,
+          path: e.path,
+          body: e.body,
+          headers: { ...e.headers, ...(tokened ? withToken() : {}), origin: EVIL },
+        });
         expect(r.status).toBe(403);
         expect(JSON.parse(r.body).error).toBe('cross-origin');
       });
@@ -106,7 +133,9 @@ describe('what still works (the controls of the tests above)', () => {
       const port = new URL(t.up.url).port;
       expect((await raw(t.up.url, { path: '/events', headers: { origin: 'https://inbox.example', authorization: `Bearer ${t.token}` } })).status).toBe(200);
       expect((await raw(t.up.url, { path: '/events', headers: { host: `my-box.lan:${port}`, authorization: `Bearer ${t.token}` } })).status).toBe(200);
-      expect((await raw(t.up.url, { path: '/events', headers: { origin: 'https://inbox.example.evil', authorization: `Bearer ${t.token}` } })).status).toBe(403);
+      expect((await raw(t.up.url, { path: '/events', headers: { origin: 'https://inbox.example.evil', authorization: `Bearer ${t.token}` } })).status).toBe(
+        403,
+      );
     } finally {
       await t.done();
     }

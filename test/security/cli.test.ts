@@ -42,7 +42,8 @@ async function up(args: string[], env: NodeJS.ProcessEnv): Promise<{ url: string
   return { url: out.trim(), child, stderr: () => err };
 }
 
-const stop = (c: ChildProcess) => new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : (c.once('exit', () => r()), c.kill('SIGTERM'))));
+const stop = (c: ChildProcess) =>
+  new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : (c.once('exit', () => r()), c.kill('SIGTERM'))));
 
 describe('a token from the first start', () => {
   it('up creates $HOOKMAP_HOME/token (0600); tail and answer work with no token typed', async () => {
@@ -54,12 +55,31 @@ describe('a token from the first start', () => {
       expect(u.stderr()).toMatch(/created the owner token/);
       expect((await fetch(`${u.url}/events`)).status).toBe(401);
       // a held permission request, then tail sees it and answer settles it, nobody typing a token
-      const reply = fetch(`${u.url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: 'cli-s1', turn_id: 't1', tool_name: 'Bash', tool_input: { command: 'make deploy' } }) }).then((r) => r.text());
+      const reply = fetch(`${u.url}/hooks/codex`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          hook_event_name: 'PermissionRequest',
+          session_id: 'cli-s1',
+          turn_id: 't1',
+          tool_name: 'Bash',
+          tool_input: { command: 'make deploy' },
+        }),
+      }).then((r) => r.text());
       const token = readFileSync(tokenFile, 'utf8').trim();
-      await until('the request in the relay', async () => (await fetch(`${u.url}/events?from=all&live=0&filter=${encodeURIComponent(JSON.stringify({ type: 'attention.requested' }))}`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` } }).then((r) => r.text())).includes('attention.requested'));
+      await until('the request in the relay', async () =>
+        (
+          await fetch(`${u.url}/events?from=all&live=0&filter=${encodeURIComponent(JSON.stringify({ type: 'attention.requested' }))}`, {
+            headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` },
+          }).then((r) => r.text())
+        ).includes('attention.requested'),
+      );
       const t = await run(['tail', '--json', '--from', 'all', '--no-follow', '--no-resume', '--url', u.url, '--filter', 'type=attention.requested'], h.env);
       expect(t.stderr).toBe('');
-      const request = t.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l))[0];
+      const request = t.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))[0];
       expect(request.data.prompt).toMatch(/make deploy/);
       const a = await run(['answer', request.id, '--allow', '--url', u.url], h.env);
       expect(a.stderr).toBe('');
@@ -67,7 +87,10 @@ describe('a token from the first start', () => {
       expect(a.stdout).toMatch(/accepted by the target/);
       expect(await reply).toContain('"behavior":"allow"');
       // the audit trail names the owner token's principal
-      const rec = readFileSync(join(h.dir, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const rec = readFileSync(join(h.dir, 'audit.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(rec).toEqual([expect.objectContaining({ principal: 'owner', outcome: 'routed' })]);
       // a second start reuses the same token
       await stop(u.child);

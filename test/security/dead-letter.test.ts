@@ -44,8 +44,17 @@ function daemonAt(relayUrl: string): { d: Daemon; logDir: string } {
   return { d, logDir };
 }
 
-const deadLetters = (logDir: string) => (existsSync(join(logDir, DEAD_LETTER_FILE)) ? readFileSync(join(logDir, DEAD_LETTER_FILE), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
-const prompt = (session: string, text: string) => ({ hook: 'UserPromptSubmit', payload: { hook_event_name: 'UserPromptSubmit', session_id: session, turn_id: 't1', prompt: text } });
+const deadLetters = (logDir: string) =>
+  existsSync(join(logDir, DEAD_LETTER_FILE))
+    ? readFileSync(join(logDir, DEAD_LETTER_FILE), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
+const prompt = (session: string, text: string) => ({
+  hook: 'UserPromptSubmit',
+  payload: { hook_event_name: 'UserPromptSubmit', session_id: session, turn_id: 't1', prompt: text },
+});
 const stop = (session: string) => ({ hook: 'Stop', payload: { hook_event_name: 'Stop', session_id: session, turn_id: 't1' } });
 
 describe('the dead-letter file', () => {
@@ -85,7 +94,8 @@ describe('the dead-letter file', () => {
       ws.on('error', () => {}); // the oversize frame: ws closes the connection with 1009 after this
       ws.on('message', (data) => {
         const m = JSON.parse(String(data));
-        if (m.type === 'hello') return ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'both', identity: { agent: 'fake-relay' }, capabilities: {} }));
+        if (m.type === 'hello')
+          return ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'both', identity: { agent: 'fake-relay' }, capabilities: {} }));
         if (m.type === 'ping') return ws.send(JSON.stringify({ type: 'pong', t: m.t }));
         got.push(m);
       });
@@ -112,7 +122,16 @@ describe('the dead-letter file', () => {
     wss.on('connection', (ws: WebSocket) => {
       ws.on('message', (data) => {
         const m = JSON.parse(String(data));
-        if (m.type === 'hello') return ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'both', identity: { agent: 'fake-relay' }, capabilities: { limits: { frame_bytes: 4 * 1024 * 1024 } } }));
+        if (m.type === 'hello')
+          return ws.send(
+            JSON.stringify({
+              type: 'hello',
+              versions: ['0.1'],
+              role: 'both',
+              identity: { agent: 'fake-relay' },
+              capabilities: { limits: { frame_bytes: 4 * 1024 * 1024 } },
+            }),
+          );
         if (m.type === 'ping') return ws.send(JSON.stringify({ type: 'pong', t: m.t }));
         got.push(m);
         // this relay refuses any run.started (a stricter schema, say)

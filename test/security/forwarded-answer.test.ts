@@ -35,7 +35,22 @@ describe('the command copy watchers get', () => {
     const low = downLevelEvent(watcherCopy({ ev: c, raw: JSON.stringify(c) }, {}).ev as any, 'metadata') as any;
     expect(low.capture).toBe('metadata');
     expect(low.data).toEqual({ answer: { option: 'deny', values: { staged: true, replicas: 3 } } });
-    const answered = { aep: '0.1', id: 'DL1', type: 'attention.answered', subject: 'R1', time: '2026-07-03T10:00:00Z', source: 'aep://h/agent/a', agent: 'a', session: 's1', seq: 0, capture: 'redacted', data: { answer: { option: '2', text: 'SECRET free text', values: { name: 'billing-api', staged: true, replicas: 3, regions: ['1', '3'], db: 'MariaDB' } }, via: 'control' } };
+    const answered = {
+      aep: '0.1',
+      id: 'DL1',
+      type: 'attention.answered',
+      subject: 'R1',
+      time: '2026-07-03T10:00:00Z',
+      source: 'aep://h/agent/a',
+      agent: 'a',
+      session: 's1',
+      seq: 0,
+      capture: 'redacted',
+      data: {
+        answer: { option: '2', text: 'SECRET free text', values: { name: 'billing-api', staged: true, replicas: 3, regions: ['1', '3'], db: 'MariaDB' } },
+        via: 'control',
+      },
+    };
     expect(downLevelEvent(answered, 'metadata').data).toEqual({ answer: { option: '2', values: { staged: true, replicas: 3 } }, via: 'control' });
     expect(downLevelEvent(answered, 'none').data).toBeUndefined();
   });
@@ -55,7 +70,10 @@ describe('a free-text answer through hookmap up', () => {
   let s: UpStack;
   beforeAll(async () => {
     s = await upStack({ attentionTimeoutMs: 60_000 });
-    await until('the daemon hello', async () => (await (await fetch(`${s.up.url}/healthz`, { headers: { authorization: `Bearer ${s.token}` } })).json()).relay === true);
+    await until(
+      'the daemon hello',
+      async () => (await (await fetch(`${s.up.url}/healthz`, { headers: { authorization: `Bearer ${s.token}` } })).json()).relay === true,
+    );
   });
   afterAll(() => s?.done());
 
@@ -70,7 +88,13 @@ describe('a free-text answer through hookmap up', () => {
       const reply = fetch(`${s.up.url}/hooks/codex`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: session, turn_id: 't1', tool_name: 'Bash', tool_input: { command: 'deploy' } }),
+        body: JSON.stringify({
+          hook_event_name: 'PermissionRequest',
+          session_id: session,
+          turn_id: 't1',
+          tool_name: 'Bash',
+          tool_input: { command: 'deploy' },
+        }),
       }).then((r) => r.text());
       const request = await until('the request', () => subs[3].events.find((e) => e.type === 'attention.requested'));
       const sock = await openSocket(s.up.url, s.token, 'consumer');

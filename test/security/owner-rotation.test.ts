@@ -23,13 +23,15 @@ afterEach(async () => {
   while (stops.length) await stops.pop()!();
 });
 
-const hook = (url: string, body: Record<string, unknown>) => fetch(`${url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const hook = (url: string, body: Record<string, unknown>) =>
+  fetch(`${url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const start = (session: string) => ({ hook_event_name: 'SessionStart', session_id: session, source: 'startup', model: 'gpt-5', cwd: '/w' });
 
-const filesUnder = (dir: string): string[] => readdirSync(dir).flatMap((n) => {
-  const p = join(dir, n);
-  return statSync(p).isDirectory() ? filesUnder(p) : [p];
-});
+const filesUnder = (dir: string): string[] =>
+  readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
 
 /** What a careful operator does: a new file renamed over the old one (0600). */
 function replaceToken(home: string, token: string): void {
@@ -68,7 +70,11 @@ describe('owner token replaced while up runs', () => {
     // nothing from before was lost either: a reader from `all` with the new token has both
     expect(after.stream.some((e) => e.session === 'before-rotation')).toBe(true);
     // a guessed credential of the in-process shape is nobody's: refused like any unknown token
-    const forged = await fetch(`${s.url}/events`, { method: 'POST', headers: { authorization: 'Bearer hmk_up_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'content-type': 'application/json' }, body: '{}' });
+    const forged = await fetch(`${s.url}/events`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer hmk_up_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(forged.status).toBe(401);
     // up's own credential is nowhere a reader could find it: not in what up said, not in any file of its home
     expect(s.lines.join('\n')).not.toContain('hmk_up_');
@@ -83,7 +89,16 @@ describe('owner token replaced while up runs', () => {
     const { url } = await relay.listen();
     stops.push(() => relay.close());
     const said: string[] = [];
-    const served = await startServe({ descriptor: loadVendor('codex'), port: 0, relay: url, token: owner.token, tokenFile: owner.path, home, logDir: join(home, 'logs'), say: (l) => said.push(l) });
+    const served = await startServe({
+      descriptor: loadVendor('codex'),
+      port: 0,
+      relay: url,
+      token: owner.token,
+      tokenFile: owner.path,
+      home,
+      logDir: join(home, 'logs'),
+      say: (l) => said.push(l),
+    });
     stops.push(() => served.close());
     const relayUp = async () => (await (await fetch(`${served.url}/healthz`)).json()).relay === true;
     await until("serve's relay hello", relayUp);
@@ -99,4 +114,3 @@ describe('owner token replaced while up runs', () => {
     await w.seen((e) => e.session === 'serve-after-rotation' && e.type === 'session.started', 'the session started after the rotation, on the stream');
   }, 30_000);
 });
-

@@ -22,11 +22,14 @@ const selfSigned = () => makeSelfSigned(dir);
 function get(url: string, ca: Buffer | string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
-    const req = https.request({ host: u.hostname, port: u.port, path: u.pathname, ca, servername: 'hookmap-test.lan', headers: { host: `hookmap-test.lan:${u.port}`, ...headers } }, (res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = https.request(
+      { host: u.hostname, port: u.port, path: u.pathname, ca, servername: 'hookmap-test.lan', headers: { host: `hookmap-test.lan:${u.port}`, ...headers } },
+      (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -46,10 +49,17 @@ describe('hookmap up with TLS', () => {
       // a client that does not trust the certificate never gets to send its token
       await expect(get(`${s.up.url}/events`, '', auth)).rejects.toThrow();
       // plain HTTP on the TLS port is no way in
-      const plain = await fetch(s.up.url.replace(/^https:/, 'http:') + '/healthz').then((r) => r.status, () => 'refused');
+      const plain = await fetch(s.up.url.replace(/^https:/, 'http:') + '/healthz').then(
+        (r) => r.status,
+        () => 'refused',
+      );
       expect(plain).not.toBe(200);
       // a WebSocket consumer over wss
-      const ws = new WebSocket(`${s.up.url.replace(/^https/, 'wss')}/socket`, { ca: tls.cert, servername: 'hookmap-test.lan', headers: { ...auth, host: `hookmap-test.lan:${new URL(s.up.url).port}` } } as WebSocket.ClientOptions);
+      const ws = new WebSocket(`${s.up.url.replace(/^https/, 'wss')}/socket`, {
+        ca: tls.cert,
+        servername: 'hookmap-test.lan',
+        headers: { ...auth, host: `hookmap-test.lan:${new URL(s.up.url).port}` },
+      } as WebSocket.ClientOptions);
       const hello = await new Promise<any>((resolve, reject) => {
         ws.on('open', () => ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer' })));
         ws.on('message', (d) => resolve(JSON.parse(d.toString())));
@@ -73,7 +83,11 @@ describe('hookmap up with TLS', () => {
     };
     const s = await upStack({ tls, allowedHosts: ['hookmap-test.lan'], setup: policyIn });
     try {
-      const ws = new WebSocket(`${s.up.url.replace(/^https/, 'wss')}/socket`, { ca: tls.cert, servername: 'hookmap-test.lan', headers: { authorization: `Bearer ${s.token}`, host: `hookmap-test.lan:${new URL(s.up.url).port}` } } as WebSocket.ClientOptions);
+      const ws = new WebSocket(`${s.up.url.replace(/^https/, 'wss')}/socket`, {
+        ca: tls.cert,
+        servername: 'hookmap-test.lan',
+        headers: { authorization: `Bearer ${s.token}`, host: `hookmap-test.lan:${new URL(s.up.url).port}` },
+      } as WebSocket.ClientOptions);
       const seen: any[] = [];
       ws.on('open', () => ws.send(JSON.stringify({ type: 'hello', versions: ['0.1'], role: 'consumer' })));
       ws.on('message', (d) => {
@@ -89,7 +103,7 @@ describe('hookmap up with TLS', () => {
     }
   }, 30_000);
 
-  it("a bridge under `up --tls-*` reads its own relay over the pinned certificate (no NODE_EXTRA_CA_CERTS needed)", async () => {
+  it('a bridge under `up --tls-*` reads its own relay over the pinned certificate (no NODE_EXTRA_CA_CERTS needed)', async () => {
     const files = selfSigned();
     const tls = loadTlsFiles(files.cert, files.key);
     const got: any[] = [];
@@ -107,15 +121,39 @@ describe('hookmap up with TLS', () => {
     try {
       const hook = await new Promise<number>((resolve, reject) => {
         const u = new URL(`${s.up.url}/hooks/codex`);
-        const req = https.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', ca: tls.cert, servername: 'hookmap-test.lan', headers: { host: `hookmap-test.lan:${u.port}`, 'content-type': 'application/json' } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
+        const req = https.request(
+          {
+            host: u.hostname,
+            port: u.port,
+            path: u.pathname,
+            method: 'POST',
+            ca: tls.cert,
+            servername: 'hookmap-test.lan',
+            headers: { host: `hookmap-test.lan:${u.port}`, 'content-type': 'application/json' },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
         req.on('error', reject);
-        req.end(JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'tls-bridge-1', cwd: '/tmp', source: 'startup', model: 'gpt-5', transcript_path: null }));
+        req.end(
+          JSON.stringify({
+            hook_event_name: 'SessionStart',
+            session_id: 'tls-bridge-1',
+            cwd: '/tmp',
+            source: 'startup',
+            model: 'gpt-5',
+            transcript_path: null,
+          }),
+        );
       });
       expect(hook).toBe(200);
-      const ce = await until('the session.started CloudEvent at the sink', () => got.flat().find((e) => e.type === 'dev.aep.session.started' || String(e.type).endsWith('session.started')), 15_000);
+      const ce = await until(
+        'the session.started CloudEvent at the sink',
+        () => got.flat().find((e) => e.type === 'dev.aep.session.started' || String(e.type).endsWith('session.started')),
+        15_000,
+      );
       expect(ce).toBeTruthy();
       expect(s.lines.join('\n')).not.toMatch(/self.signed|unable to verify|CERT/i);
     } finally {

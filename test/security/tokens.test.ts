@@ -14,7 +14,10 @@ let s: UpStack;
 const sockets: SocketSession[] = [];
 beforeAll(async () => {
   s = await upStack({ attentionTimeoutMs: 60_000 });
-  await until('the daemon hello', async () => (await (await fetch(`${s.up.url}/healthz`, { headers: { authorization: `Bearer ${s.token}` } })).json()).relay === true);
+  await until(
+    'the daemon hello',
+    async () => (await (await fetch(`${s.up.url}/healthz`, { headers: { authorization: `Bearer ${s.token}` } })).json()).relay === true,
+  );
 });
 afterAll(async () => {
   for (const x of sockets) x.close();
@@ -29,7 +32,13 @@ async function held(): Promise<{ request: any; reply: Promise<string> }> {
   const reply = fetch(`${s.up.url}/hooks/codex`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: session, turn_id: 't1', tool_name: 'Bash', tool_input: { command: 'rm -rf build' } }),
+    body: JSON.stringify({
+      hook_event_name: 'PermissionRequest',
+      session_id: session,
+      turn_id: 't1',
+      tool_name: 'Bash',
+      tool_input: { command: 'rm -rf build' },
+    }),
   }).then((r) => r.text());
   const [request] = await watch.waitEvents(1);
   watch.close();
@@ -47,8 +56,13 @@ const respond = (request: any, answer: Record<string, unknown>) => {
   cmd.cause = request.id;
   return cmd;
 };
-const follow = (x: SocketSession, cmd: any, outcomeWindowMs = 10_000) => sendCommand(x, cmd, { ackWindowMs: 10_000, outcomeWindowMs, isFinal: (e) => e.type === 'attention.resolved' });
-const audit = () => readFileSync(join(s.home, 'audit.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const follow = (x: SocketSession, cmd: any, outcomeWindowMs = 10_000) =>
+  sendCommand(x, cmd, { ackWindowMs: 10_000, outcomeWindowMs, isFinal: (e) => e.type === 'attention.resolved' });
+const audit = () =>
+  readFileSync(join(s.home, 'audit.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 describe('/healthz', () => {
   it('says only ok without a token; details to a reader', async () => {
@@ -81,7 +95,22 @@ describe('a stolen read token', () => {
     const x = await socketAs(readTok);
     const r = await follow(x, respond(request, { option: 'allow' }));
     expect(r).toMatchObject({ kind: 'refused', code: 'unauthorized' });
-    const post = await raw(s.up.url, { method: 'POST', path: '/events', headers: { authorization: `Bearer ${readTok}`, 'content-type': 'application/json', 'aep-version': '0.1' }, body: JSON.stringify({ aep: '0.1', id: 'x1', type: 'session.started', time: '2026-11-30T00:00:00Z', source: 'aep://x/agent/x', agent: 'x', session: 'forged', seq: 0, data: {} }) });
+    const post = await raw(s.up.url, {
+      method: 'POST',
+      path: '/events',
+      headers: { authorization: `Bearer ${readTok}`, 'content-type': 'application/json', 'aep-version': '0.1' },
+      body: JSON.stringify({
+        aep: '0.1',
+        id: 'x1',
+        type: 'session.started',
+        time: '2026-11-30T00:00:00Z',
+        source: 'aep://x/agent/x',
+        agent: 'x',
+        session: 'forged',
+        seq: 0,
+        data: {},
+      }),
+    });
     expect(post.status).toBe(403);
     // the request is still pending and the owner can still answer it
     const owner = await socketAs(s.token);
@@ -107,7 +136,11 @@ describe('attribution', () => {
     expect(JSON.stringify(answered)).not.toContain('root-admin');
     expect(await reply).toContain('"behavior":"allow"');
     const rec = audit().find((a) => a.command.id === cmd.id);
-    expect(rec).toMatchObject({ principal: 'phone', outcome: 'routed', command: { type: 'control.attention.respond', agent: 'root-admin', subject: request.id } });
+    expect(rec).toMatchObject({
+      principal: 'phone',
+      outcome: 'routed',
+      command: { type: 'control.attention.respond', agent: 'root-admin', subject: request.id },
+    });
   });
 });
 
@@ -135,7 +168,11 @@ describe('a replayed answer', () => {
     const r4 = await follow(await socketAs(reader), { ...cmd, id: `${cmd.id}-reader` });
     expect(r4).toMatchObject({ kind: 'refused', code: 'unauthorized' });
     // exactly one answer in the session's history
-    const sse = await SseClient.open(s.up.url, { from: JSON.stringify([{ session: request.session, epoch: request.epoch, seq: 0 }]), live: '0', filter: JSON.stringify({ type: 'attention.answered' }) }, { authorization: `Bearer ${s.token}` });
+    const sse = await SseClient.open(
+      s.up.url,
+      { from: JSON.stringify([{ session: request.session, epoch: request.epoch, seq: 0 }]), live: '0', filter: JSON.stringify({ type: 'attention.answered' }) },
+      { authorization: `Bearer ${s.token}` },
+    );
     await until('the replay to end', () => sse.ended);
     expect(sse.events.filter((e) => e.subject === request.id)).toHaveLength(1);
   });

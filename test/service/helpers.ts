@@ -6,7 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 
-export function serviceScratch(prefix: string): { tmp: string; envFor: (name: string, extra?: Record<string, string>) => { home: string; env: NodeJS.ProcessEnv } } {
+export function serviceScratch(prefix: string): {
+  tmp: string;
+  envFor: (name: string, extra?: Record<string, string>) => { home: string; env: NodeJS.ProcessEnv };
+} {
   const tmp = mkdtempSync(join(tmpdir(), prefix));
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
   const envFor = (name: string, extra: Record<string, string> = {}) => {
@@ -17,4 +20,11 @@ export function serviceScratch(prefix: string): { tmp: string; envFor: (name: st
   return { tmp, envFor };
 }
 
-export const printed = (stdout: string) => stdout.split('\n').slice(1, stdout.split('\n').findIndex((l) => l.startsWith('dry run:'))).join('\n') + '\n';
+export const printed = (stdout: string) =>
+  stdout
+    .split('\n')
+    .slice(
+      1,
+      stdout.split('\n').findIndex((l) => l.startsWith('dry run:')),
+    )
+    .join('\n') + '\n';

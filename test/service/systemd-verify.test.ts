@@ -33,5 +33,4 @@ describe.skipIf(skipReason(SYSTEMD_TOOL))('hookmap service install --dry-run, ve
     writeFileSync(join(dir, 'hookmap.service'), unit.replace(`ExecStart=${process.execPath}`, 'ExecStart=/nonexistent/node'));
     expect(spawnSync('systemd-analyze', ['verify', join(dir, 'hookmap.service')], { encoding: 'utf8' }).status).not.toBe(0);
   });
-
 });

@@ -47,7 +47,7 @@ const ZED = `// Zed settings
 `;
 
 describe('setup acp: Zed agent_servers', () => {
-  it('adds the wrapped agent beside the user\'s own, keeps every other byte, is idempotent, and uninstall restores the exact bytes', () => {
+  it("adds the wrapped agent beside the user's own, keeps every other byte, is idempotent, and uninstall restores the exact bytes", () => {
     const { env, file } = sandbox();
     writeFileSync(file, ZED);
     const p1 = setup(env, { wrap: ['gemini --acp'], name: 'Gemini CLI (hookmap)' });
@@ -58,7 +58,12 @@ describe('setup acp: Zed agent_servers', () => {
     expect(text).toContain('"theme": "One Dark",\n}');
     const doc = parseJsonc(text) as any;
     expect(doc.agent_servers['My Agent']).toEqual({ type: 'custom', command: 'my-agent', args: ['--acp'] });
-    expect(doc.agent_servers['Gemini CLI (hookmap)']).toEqual({ type: 'custom', command: join(env.HOOKMAP_HOME!, 'bin', 'hookmap'), args: ['tee', 'acp', '--', 'gemini', '--acp'], env: {} });
+    expect(doc.agent_servers['Gemini CLI (hookmap)']).toEqual({
+      type: 'custom',
+      command: join(env.HOOKMAP_HOME!, 'bin', 'hookmap'),
+      args: ['tee', 'acp', '--', 'gemini', '--acp'],
+      env: {},
+    });
     expect(setup(env, { wrap: ['gemini --acp'], name: 'Gemini CLI (hookmap)' }).changed).toBe(false);
     // a second agent is added; the user's env on ours survives a re-wrap
     setup(env, { wrap: ["npx -y '@zed-industries/claude-code-acp'"] });
@@ -70,7 +75,10 @@ describe('setup acp: Zed agent_servers', () => {
     expect(doc2.agent_servers['npx (hookmap)'].args).toEqual(['tee', 'acp', '--', 'npx', '-y', '@zed-industries/claude-code-acp']);
     // the launcher the entries name is written, and runs this hookmap
     expect(readFileSync(join(env.HOOKMAP_HOME!, 'bin', 'hookmap'), 'utf8')).toContain(`bin='${BIN}'`);
-    expect(doc2.agent_servers['Gemini CLI (hookmap)']).toMatchObject({ args: ['tee', 'acp', '--', 'gemini', '--acp', '--debug'], env: { GEMINI_API_KEY: 'k' } });
+    expect(doc2.agent_servers['Gemini CLI (hookmap)']).toMatchObject({
+      args: ['tee', 'acp', '--', 'gemini', '--acp', '--debug'],
+      env: { GEMINI_API_KEY: 'k' },
+    });
     const un = setup(env, { uninstall: true });
     expect(un.restoresBackup).toBe(true);
     expect(readFileSync(file, 'utf8')).toBe(ZED);
@@ -85,11 +93,19 @@ describe('setup acp: Zed agent_servers', () => {
   }
 }
 `;
-    const reg = (hook: string, ...argv: string[]) => ({ hook, kind: 'command' as const, target: argv.join(' '), argv: ['node', 'hookmap.mjs', 'tee', 'acp', '--', ...argv] });
+    const reg = (hook: string, ...argv: string[]) => ({
+      hook,
+      kind: 'command' as const,
+      target: argv.join(' '),
+      argv: ['node', 'hookmap.mjs', 'tee', 'acp', '--', ...argv],
+    });
     const opts = { agent: 'acp' } as any;
     const ours = () => true;
     const a = agentServersFormat.install(USER, [reg('G (hookmap)', 'gemini', '--acp')], ours, opts);
-    expect(a).toContain('    // my goose, do not touch\n    "Goose": { "command": "goose", "args": ["acp"] }, // trailing note\n    /* and a block */ "Other": {"command":"other"},\n    "G (hookmap)": {');
+    expect(a).toContain(
+      '    // my goose, do not touch\n    "Goose": { "command": "goose", "args": ["acp"] }, // ' +
+        'trailing note\n    /* and a block */ "Other": {"command":"other"},\n    "G (hookmap)": {',
+    );
     const b = agentServersFormat.install(a, [reg('C (hookmap)', 'claude-acp')], ours, opts);
     const c = agentServersFormat.install(b, [reg('G (hookmap)', 'gemini', '--acp', '--debug')], ours, opts);
     expect(Object.keys((parseJsonc(c) as any).agent_servers)).toEqual(['Goose', 'Other', 'G (hookmap)', 'C (hookmap)']);
@@ -108,7 +124,11 @@ describe('setup acp: Zed agent_servers', () => {
   it('creates the file when Zed has none, and uninstall deletes it again', () => {
     const { env, file } = sandbox();
     setup(env, { wrap: ['gemini --acp'] });
-    expect(parseJsonc(readFileSync(file, 'utf8'))).toEqual({ agent_servers: { 'gemini (hookmap)': { type: 'custom', command: join(env.HOOKMAP_HOME!, 'bin', 'hookmap'), args: ['tee', 'acp', '--', 'gemini', '--acp'], env: {} } } });
+    expect(parseJsonc(readFileSync(file, 'utf8'))).toEqual({
+      agent_servers: {
+        'gemini (hookmap)': { type: 'custom', command: join(env.HOOKMAP_HOME!, 'bin', 'hookmap'), args: ['tee', 'acp', '--', 'gemini', '--acp'], env: {} },
+      },
+    });
     setup(env, { uninstall: true });
     expect(existsSync(file)).toBe(false);
   });

@@ -16,7 +16,11 @@ const root = mkdtempSync(join(tmpdir(), 'hookmap-formats-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
 
-interface Box { dir: string; proj: string; env: NodeJS.ProcessEnv }
+interface Box {
+  dir: string;
+  proj: string;
+  env: NodeJS.ProcessEnv;
+}
 
 function sandbox(): Box {
   const dir = join(root, String(n++));
@@ -79,7 +83,12 @@ const CASES: Case[] = [
     agent: 'vscode',
     format: 'hook-lists',
     scope: 'project',
-    seed: (b) => [[join(b.proj, '.github/hooks/hookmap.json'), '{\n\t"hooks": {\n\t\t"PreToolUse": [\n\t\t\t{ "type": "command", "command": "lint-guard", "timeout": 5 }\n\t\t]\n\t}\n}\n']],
+    seed: (b) => [
+      [
+        join(b.proj, '.github/hooks/hookmap.json'),
+        '{\n\t"hooks": {\n\t\t"PreToolUse": [\n\t\t\t{ "type": "command", "command": "lint-guard", "timeout": 5 }\n\t\t]\n\t}\n}\n',
+      ],
+    ],
     merged: (b) => {
       const doc = JSON.parse(read(join(b.proj, '.github/hooks/hookmap.json')));
       expect(doc.hooks.PreToolUse[0]).toEqual({ type: 'command', command: 'lint-guard', timeout: 5 });
@@ -106,7 +115,13 @@ const CASES: Case[] = [
     agent: 'antigravity',
     format: 'named-hook-groups',
     scope: 'project',
-    seed: (b) => [[join(b.proj, '.agents/hooks.json'), '{\n  "my-linter": {\n    "PostToolUse": [\n      { "matcher": "run_command", "hooks": [{ "type": "command", "command": "./lint.sh", "timeout": 10 }] }\n    ]\n  }\n}\n']],
+    seed: (b) => [
+      [
+        join(b.proj, '.agents/hooks.json'),
+        '{\n  "my-linter": {\n    "PostToolUse": [\n      { "matcher": "run_command", "hooks": [{ ' +
+          '"type": "command", "command": "./lint.sh", "timeout": 10 }] }\n    ]\n  }\n}\n',
+      ],
+    ],
     merged: (b) => {
       const doc = JSON.parse(read(join(b.proj, '.agents/hooks.json')));
       expect(doc['my-linter'].PostToolUse[0].hooks[0].command).toBe('./lint.sh');
@@ -119,10 +134,22 @@ const CASES: Case[] = [
     agent: 'kimi-code',
     format: 'toml-hook-tables',
     scope: 'user',
-    seed: (b) => [[join(b.env.KIMI_CODE_HOME!, 'config.toml'), '# my kimi config\ndefault_model = "k2"   # the model\n\n[[hooks]]\nevent = "PreToolUse"\nmatcher = "Bash"\ncommand = "node ~/check-bash.mjs"\ntimeout = 5\n']],
+    seed: (b) => [
+      [
+        join(b.env.KIMI_CODE_HOME!, 'config.toml'),
+        '# my kimi config\ndefault_model = "k2"   # the model\n\n[[hooks]]\nevent = ' +
+          '"PreToolUse"\nmatcher = "Bash"\ncommand = "node ~/check-bash.mjs"\ntimeout = 5\n',
+      ],
+    ],
     merged: (b) => {
       const text = read(join(b.env.KIMI_CODE_HOME!, 'config.toml'));
-      expect(text.startsWith('# my kimi config\ndefault_model = "k2"   # the model\n\n[[hooks]]\nevent = "PreToolUse"\nmatcher = "Bash"\ncommand = "node ~/check-bash.mjs"\ntimeout = 5\n\n# >>> hookmap kimi-code >>>\n')).toBe(true);
+      expect(
+        text.startsWith(
+          '# my kimi config\ndefault_model = "k2"   # the model\n\n[[hooks]]\nevent = ' +
+            '"PreToolUse"\nmatcher = "Bash"\ncommand = "node ~/check-bash.mjs"\ntimeout = 5\n\n# >>> ' +
+            'hookmap kimi-code >>>\n',
+        ),
+      ).toBe(true);
       expect(text).toContain(`[[hooks]]\nevent = "PreToolUse"\ncommand = "${shim(b, 'kimi-code')} PreToolUse"\ntimeout = 60\n`);
       expect(text.endsWith('# <<< hookmap kimi-code <<<\n')).toBe(true);
     },
@@ -131,12 +158,22 @@ const CASES: Case[] = [
     agent: 'hermes',
     format: 'yaml-hook-list',
     scope: 'user',
-    seed: (b) => [[join(b.env.HERMES_HOME!, 'config.yaml'), '# my hermes config\nmodel: hermes-4   # the model\n\nhooks:\n  # guard the terminal\n  pre_tool_call:\n    - matcher: terminal\n      command: ~/guard.sh   # mine\n      timeout: 5\n  outbound:\n    - url: https://example.test/hook\nhooks_auto_accept: true\n']],
+    seed: (b) => [
+      [
+        join(b.env.HERMES_HOME!, 'config.yaml'),
+        '# my hermes config\nmodel: hermes-4   # the model\n\nhooks:\n  # guard the terminal\n  ' +
+          'pre_tool_call:\n    - matcher: terminal\n      command: ~/guard.sh   # mine\n      ' +
+          'timeout: 5\n  outbound:\n    - url: https://example.test/hook\nhooks_auto_accept: true\n',
+      ],
+    ],
     merged: (b) => {
       const text = read(join(b.env.HERMES_HOME!, 'config.yaml'));
       // comments survive (the yaml printer may normalize the spacing before an inline one)
-      for (const c of ['# my hermes config', '# the model', '# guard the terminal', '# mine', 'url: https://example.test/hook', 'hooks_auto_accept: true']) expect(text).toContain(c);
-      expect(text).toMatch(/pre_tool_call:\n {4}- matcher: terminal\n {6}command: ~\/guard\.sh +# mine\n {6}timeout: 5\n {4}- command: \S+hermes\.sh pre_tool_call\n {6}timeout: 60\n/);
+      for (const c of ['# my hermes config', '# the model', '# guard the terminal', '# mine', 'url: https://example.test/hook', 'hooks_auto_accept: true'])
+        expect(text).toContain(c);
+      expect(text).toMatch(
+        /pre_tool_call:\n {4}- matcher: terminal\n {6}command: ~\/guard\.sh +# mine\n {6}timeout: 5\n {4}- command: \S+hermes\.sh pre_tool_call\n {6}timeout: 60\n/,
+      );
       expect(text).toContain(`on_session_start:\n    - command: ${shim(b, 'hermes')} on_session_start\n      timeout: 60\n`);
     },
   },
@@ -154,14 +191,31 @@ const CASES: Case[] = [
       expect(s).toContain('# hookmap-hook: agent=cline hook=tool_call');
       expect(s).toContain(`exec ${shim(b, 'cline')} tool_call "$@"`);
       expect(statSync(join(dir, 'PreToolUse')).mode & 0o777).toBe(0o755);
-      expect(readdirSync(dir).sort()).toEqual(['PostToolUse', 'PreCompact', 'PreToolUse', 'README', 'SessionShutdown', 'TaskCancel', 'TaskComplete', 'TaskError', 'TaskResume', 'TaskStart', 'UserPromptSubmit']);
+      expect(readdirSync(dir).sort()).toEqual([
+        'PostToolUse',
+        'PreCompact',
+        'PreToolUse',
+        'README',
+        'SessionShutdown',
+        'TaskCancel',
+        'TaskComplete',
+        'TaskError',
+        'TaskResume',
+        'TaskStart',
+        'UserPromptSubmit',
+      ]);
     },
   },
   {
     agent: 'qwen-code',
     format: 'hook-groups (native http)',
     scope: 'project',
-    seed: (b) => [[join(b.proj, '.qwen/settings.json'), '{\n  "model": { "name": "qwen3-coder" },\n  "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "notify-me" } ] } ] }\n}\n']],
+    seed: (b) => [
+      [
+        join(b.proj, '.qwen/settings.json'),
+        '{\n  "model": { "name": "qwen3-coder" },\n  "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "notify-me" } ] } ] }\n}\n',
+      ],
+    ],
     merged: (b) => {
       const doc = JSON.parse(read(join(b.proj, '.qwen/settings.json')));
       expect(doc.model).toEqual({ name: 'qwen3-coder' });
@@ -188,7 +242,7 @@ const CASES: Case[] = [
 ];
 
 describe.each(CASES)('setup $agent ($format)', (c) => {
-  it('merges into an existing config keeping the user\'s entries; a second run changes nothing; uninstall restores it exactly', () => {
+  it("merges into an existing config keeping the user's entries; a second run changes nothing; uninstall restores it exactly", () => {
     const b = sandbox();
     for (const [p, text] of c.seed(b)) put(p, text);
     const original = snapshot(b);
@@ -230,7 +284,7 @@ describe.each(CASES)('setup $agent ($format)', (c) => {
 });
 
 describe('setup: format specifics', () => {
-  it('toml: a file without a trailing newline, and the user\'s later edits outside the block, survive uninstall', () => {
+  it("toml: a file without a trailing newline, and the user's later edits outside the block, survive uninstall", () => {
     const b = sandbox();
     const file = join(b.env.KIMI_CODE_HOME!, 'config.toml');
     put(file, 'default_model = "k2"');
@@ -252,7 +306,7 @@ describe('setup: format specifics', () => {
     expect(read(file)).toBe(`${once}\n`);
   });
 
-  it('yaml: the user\'s later comment and keys survive uninstall; only hookmap\'s entries go', () => {
+  it("yaml: the user's later comment and keys survive uninstall; only hookmap's entries go", () => {
     const b = sandbox();
     const file = join(b.env.HERMES_HOME!, 'config.yaml');
     put(file, '# mine\nmodel: a\n');
@@ -270,7 +324,7 @@ describe('setup: format specifics', () => {
     expect(read(file)).toBe('hooks: [unclosed\n');
   });
 
-  it('hooks-dir and plugin-file refuse to overwrite a file that is not hookmap\'s', () => {
+  it("hooks-dir and plugin-file refuse to overwrite a file that is not hookmap's", () => {
     const b = sandbox();
     put(join(b.proj, '.cline/hooks/PreToolUse'), '#!/bin/sh\necho mine\n');
     expect(() => setup('cline', b, { scope: 'project' })).toThrow(/not hookmap's.*PreToolUse/);
@@ -280,7 +334,7 @@ describe('setup: format specifics', () => {
     expect(read(join(b.env.HOME!, '.config/opencode/plugins/hookmap-opencode.js'))).toBe('export default {}\n');
   });
 
-  it('named-hook-groups: keeps the user\'s `enabled: false` on hookmap\'s entry', () => {
+  it("named-hook-groups: keeps the user's `enabled: false` on hookmap's entry", () => {
     const b = sandbox();
     setup('antigravity', b);
     const file = join(b.env.HOME!, '.gemini/config/hooks.json');

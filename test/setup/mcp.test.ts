@@ -47,18 +47,42 @@ const put = (path: string, text: string) => {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, text);
 };
-/** The file with the launcher setup registers ($HOOKMAP_HOME/bin/hookmap, wherever that home is) and the temp HOME replaced by placeholders (what the golden files hold). */
+/**
+ * The file with the launcher setup registers ($HOOKMAP_HOME/bin/hookmap, wherever that home is) and the temp
+ * HOME replaced by placeholders (what the golden files hold).
+ */
 const normal = (text: string, home: string, env: NodeJS.ProcessEnv) => text.split(launcherArgv(env)[0]).join('<launcher>').split(home).join('<home>');
 const golden = (name: string) => readFileSync(join(GOLDEN, name), 'utf8');
 
-interface Case { agent: string; scope: 'user' | 'project'; file: string; before: string; after: string; extra?: NodeJS.ProcessEnv }
+interface Case {
+  agent: string;
+  scope: 'user' | 'project';
+  file: string;
+  before: string;
+  after: string;
+  extra?: NodeJS.ProcessEnv;
+}
 const CASES: Case[] = [
   { agent: 'claude-code', scope: 'user', file: '.claude.json', before: 'claude-code.user.before.json', after: 'claude-code.user.after.json' },
   { agent: 'claude-code', scope: 'project', file: '.mcp.json', before: 'claude-code.project.before.json', after: 'claude-code.project.after.json' },
   { agent: 'codex', scope: 'user', file: '.codex/config.toml', before: 'codex.before.toml', after: 'codex.after.toml', extra: { HOOKMAP_HOME: '<home>/hm' } },
-  { agent: 'opencode', scope: 'project', file: 'opencode.json', before: 'opencode.before.jsonc', after: 'opencode.after.jsonc', extra: { HOOKMAP_HOME: '<home>/hm', HOOKMAP_URL: 'http://127.0.0.1:9911/' } },
+  {
+    agent: 'opencode',
+    scope: 'project',
+    file: 'opencode.json',
+    before: 'opencode.before.jsonc',
+    after: 'opencode.after.jsonc',
+    extra: { HOOKMAP_HOME: '<home>/hm', HOOKMAP_URL: 'http://127.0.0.1:9911/' },
+  },
   { agent: 'cursor', scope: 'user', file: '.cursor/mcp.json', before: 'cursor.user.before.json', after: 'cursor.user.after.json' },
-  { agent: 'vscode', scope: 'project', file: '.vscode/mcp.json', before: 'vscode.project.before.json', after: 'vscode.project.after.json', extra: { HOOKMAP_HOME: '<home>/hm' } },
+  {
+    agent: 'vscode',
+    scope: 'project',
+    file: '.vscode/mcp.json',
+    before: 'vscode.project.before.json',
+    after: 'vscode.project.after.json',
+    extra: { HOOKMAP_HOME: '<home>/hm' },
+  },
 ];
 
 describe('setup --mcp: golden before/after per format', () => {
@@ -103,7 +127,7 @@ describe('setup --mcp: golden before/after per format', () => {
     const left = readFileSync(path, 'utf8');
     const doc = parseJsonc(left) as any;
     expect(Object.keys(doc.mcp).sort()).toEqual(['added-later', 'docs']);
-    expect(left).toContain('// the user\'s own server, with a comment');
+    expect(left).toContain("// the user's own server, with a comment");
   });
 
   it('a config file the run created is deleted again by uninstall (nothing else was in it)', () => {
@@ -162,7 +186,9 @@ describe('setup --mcp: a server named hookmap that is not ours', () => {
     put(path, text);
     const d = loadVendor('claude-code');
     expect(() => planSetup(d, { scope: 'project', dir: s.project, uninstall: false, shim: 'sh', env: s.env, mcp: true })).toThrow(SetupError);
-    expect(() => planSetup(d, { scope: 'project', dir: s.project, uninstall: false, shim: 'sh', env: s.env, mcp: true })).toThrow(/already has a server named "hookmap" that is not hookmap's MCP server for claude-code \(it runs: my-own-tool serve\)/);
+    expect(() => planSetup(d, { scope: 'project', dir: s.project, uninstall: false, shim: 'sh', env: s.env, mcp: true })).toThrow(
+      /already has a server named "hookmap" that is not hookmap's MCP server for claude-code \(it runs: my-own-tool serve\)/,
+    );
     expect(readFileSync(path, 'utf8')).toBe(text);
     expect(existsSync(join(s.project, '.claude/settings.json'))).toBe(false);
     // uninstall leaves it alone too
@@ -170,17 +196,20 @@ describe('setup --mcp: a server named hookmap that is not ours', () => {
     expect(readFileSync(path, 'utf8')).toBe(text);
   });
 
-  it('json: hookmap\'s MCP server for ANOTHER agent under our name is foreign too', () => {
+  it("json: hookmap's MCP server for ANOTHER agent under our name is foreign too", () => {
     const s = sandbox();
     const path = join(s.home, '.claude.json');
     put(path, JSON.stringify({ mcpServers: { hookmap: { command: 'npx', args: ['hookmap', 'mcp', '--agent', 'codex'] } } }));
     expect(() => setup('claude-code', s.env)).toThrow(/not hookmap's MCP server for claude-code/);
   });
 
-  it('json: a hand-registered `npx hookmap mcp --agent <id>` (the README\'s old way) is ours: replaced in place by the launcher', () => {
+  it("json: a hand-registered `npx hookmap mcp --agent <id>` (the README's old way) is ours: replaced in place by the launcher", () => {
     const s = sandbox();
     const path = join(s.home, '.claude.json');
-    put(path, `${JSON.stringify({ mcpServers: { hookmap: { type: 'stdio', command: 'npx', args: ['hookmap', 'mcp', '--agent', 'claude-code'], env: { MINE: '1' } } } }, null, 2)}\n`);
+    put(
+      path,
+      `${JSON.stringify({ mcpServers: { hookmap: { type: 'stdio', command: 'npx', args: ['hookmap', 'mcp', '--agent', 'claude-code'], env: { MINE: '1' } } } }, null, 2)}\n`,
+    );
     setup('claude-code', s.env);
     const doc = JSON.parse(readFileSync(path, 'utf8'));
     expect(doc.mcpServers.hookmap).toEqual({ type: 'stdio', command: launcherArgv(s.env)[0], args: ['mcp', '--agent', 'claude-code'], env: { MINE: '1' } });
@@ -206,11 +235,13 @@ describe('setup --mcp: a server named hookmap that is not ours', () => {
     const path = join(s.home, '.codex', 'config.toml');
     const text = 'mcp_servers = { other = { command = "x" } }\n';
     put(path, text);
-    expect(() => setup('codex', s.env)).toThrow(/`mcp_servers` is an inline table \(`mcp_servers = \{ other = \{ command = "x" \} \}`\), which TOML closes to additions/);
+    expect(() => setup('codex', s.env)).toThrow(
+      /`mcp_servers` is an inline table \(`mcp_servers = \{ other = \{ command = "x" \} \}`\), which TOML closes to additions/,
+    );
     expect(readFileSync(path, 'utf8')).toBe(text);
   });
 
-  it('toml: another server\'s table and a key merely named like ours in another table are not a clash', () => {
+  it("toml: another server's table and a key merely named like ours in another table are not a clash", () => {
     const s = sandbox();
     const path = join(s.home, '.codex', 'config.toml');
     put(path, '[mcp_servers.hookmapper]\ncommand = "x"\n\n[profiles.fast]\nhookmap = "not a server"\n');
@@ -222,7 +253,9 @@ describe('setup --mcp: a server named hookmap that is not ours', () => {
 describe('setup --mcp: what it refuses and how it reads', () => {
   it('an agent whose MCP config is not known says so (and names the manual way)', () => {
     const s = sandbox();
-    expect(() => setup('kimi-code', s.env)).toThrow(/kimi-code: its MCP config is not known \(no setup.mcp in its descriptor\): register `hookmap mcp --agent kimi-code` in the agent by hand/);
+    expect(() => setup('kimi-code', s.env)).toThrow(
+      /kimi-code: its MCP config is not known \(no setup.mcp in its descriptor\): register `hookmap mcp --agent kimi-code` in the agent by hand/,
+    );
   });
 
   it('a config that is not JSON (even with comments) is refused with its path, nothing written', () => {
@@ -263,7 +296,9 @@ describe('setup --mcp: what it refuses and how it reads', () => {
     expect(existsSync(join(s.project, '.mcp.json'))).toBe(false);
     const real = await runCli(['setup', 'claude-code', '--project', '--dir', s.project, '--mcp'], { env });
     expect(real.code, real.stderr).toBe(0);
-    expect(real.stdout).toContain(`the hookmap MCP server "hookmap" registered in ${join(s.project, '.mcp.json')}: ${join(s.home, '.hookmap', 'bin', 'hookmap')} mcp --agent claude-code`);
+    expect(real.stdout).toContain(
+      `the hookmap MCP server "hookmap" registered in ${join(s.project, '.mcp.json')}: ${join(s.home, '.hookmap', 'bin', 'hookmap')} mcp --agent claude-code`,
+    );
     // the launcher it names is there, and runs this hookmap
     expect(readFileSync(join(s.home, '.hookmap', 'bin', 'hookmap'), 'utf8')).toContain(`bin='${BIN}'`);
     const again = await runCli(['setup', 'claude-code', '--project', '--dir', s.project, '--mcp'], { env });

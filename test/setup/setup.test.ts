@@ -17,7 +17,13 @@ let n = 0;
 
 function sandbox() {
   const dir = join(root, String(n++));
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: join(dir, 'home'), HOOKMAP_HOME: join(dir, 'hm'), CODEX_HOME: join(dir, 'codex'), HOOKMAP_URL: 'http://127.0.0.1:8787' };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: join(dir, 'home'),
+    HOOKMAP_HOME: join(dir, 'hm'),
+    CODEX_HOME: join(dir, 'codex'),
+    HOOKMAP_URL: 'http://127.0.0.1:8787',
+  };
   mkdirSync(env.HOME!, { recursive: true });
   return { dir, env };
 }
@@ -57,7 +63,10 @@ describe('setup: codex (hooks.json under $CODEX_HOME)', () => {
 });
 
 describe('setup: claude-code (settings.json with other keys and hooks)', () => {
-  const original = '{\n    "model": "opus",\n    "hooks": {\n        "PreToolUse": [\n            {"matcher": "Bash", "hooks": [{"type": "command", "command": "other-product check"}]}\n        ],\n        "Stop": []\n    },\n    "z": 1\n}\n';
+  const original =
+    '{\n    "model": "opus",\n    "hooks": {\n        "PreToolUse": [\n            {"matcher": ' +
+    '"Bash", "hooks": [{"type": "command", "command": "other-product check"}]}\n        ],\n    ' +
+    '    "Stop": []\n    },\n    "z": 1\n}\n';
 
   function seeded() {
     const s = sandbox();
@@ -76,7 +85,11 @@ describe('setup: claude-code (settings.json with other keys and hooks)', () => {
     expect(doc.hooks.PreToolUse[0]).toEqual({ matcher: 'Bash', hooks: [{ type: 'command', command: 'other-product check' }] });
     expect(doc.hooks.PreToolUse[1]).toEqual({ hooks: [{ type: 'http', url: 'http://127.0.0.1:8787/hooks/claude-code', timeout: 600 }] });
     expect(doc.hooks.PermissionRequest[0].hooks[0].type).toBe('http');
-    expect(doc.hooks.SessionStart[0].hooks[0]).toEqual({ type: 'command', command: `${join(env.HOOKMAP_HOME!, 'shims', 'claude-code.sh')} SessionStart`, timeout: 600 });
+    expect(doc.hooks.SessionStart[0].hooks[0]).toEqual({
+      type: 'command',
+      command: `${join(env.HOOKMAP_HOME!, 'shims', 'claude-code.sh')} SessionStart`,
+      timeout: 600,
+    });
     expect(doc.hooks.WorktreeCreate).toBeUndefined(); // register: false
     expect(read(`${file}.hookmap.bak`)).toBe(original);
     expect(read(file)).toMatch(/^\{\n {4}"model"/); // the file's 4-space indent is kept
@@ -146,20 +159,28 @@ describe('setup: claude-code (settings.json with other keys and hooks)', () => {
     expect(existsSync(join(env.HOME!, '.claude', 'settings.json'))).toBe(false);
   });
 
-  it('registers the Node shim with --shim node through the launcher in $HOOKMAP_HOME/bin (never a path into the checkout), and that launcher runs it', async () => {
-    const { env } = sandbox();
-    const p = setup('claude-code', env, { shim: 'node' });
-    const doc = JSON.parse(read(p.configPath));
-    const launcher = join(env.HOOKMAP_HOME!, 'bin', 'hookmap');
-    const command: string = doc.hooks.SessionStart[0].hooks[0].command;
-    expect(command).toBe(`${launcher} hook claude-code SessionStart`);
-    expect(JSON.stringify(doc)).not.toContain('hookmap.mjs');
-    // the launcher names this Node and this hookmap; run as the agent would (no daemon: the shim fails open, neutral, exit 0)
-    expect(read(launcher)).toContain(`bin='${BIN}'`);
-    const r = await runProcess(launcher, ['hook', 'claude-code', 'SessionStart'], JSON.stringify({ hook_event_name: 'SessionStart', session_id: 's', cwd: '/', transcript_path: '/dev/null', source: 'startup' }), { ...env, HOOKMAP_URL: 'http://127.0.0.1:9' });
-    expect(r.code).toBe(0);
-    expect(setup('claude-code', env, { shim: 'node', uninstall: true }).after).toBeNull();
-  });
+  it(
+    'registers the Node shim with --shim node through the launcher in $HOOKMAP_HOME/bin (never ' + 'a path into the checkout), and that launcher runs it',
+    async () => {
+      const { env } = sandbox();
+      const p = setup('claude-code', env, { shim: 'node' });
+      const doc = JSON.parse(read(p.configPath));
+      const launcher = join(env.HOOKMAP_HOME!, 'bin', 'hookmap');
+      const command: string = doc.hooks.SessionStart[0].hooks[0].command;
+      expect(command).toBe(`${launcher} hook claude-code SessionStart`);
+      expect(JSON.stringify(doc)).not.toContain('hookmap.mjs');
+      // the launcher names this Node and this hookmap; run as the agent would (no daemon: the shim fails open, neutral, exit 0)
+      expect(read(launcher)).toContain(`bin='${BIN}'`);
+      const r = await runProcess(
+        launcher,
+        ['hook', 'claude-code', 'SessionStart'],
+        JSON.stringify({ hook_event_name: 'SessionStart', session_id: 's', cwd: '/', transcript_path: '/dev/null', source: 'startup' }),
+        { ...env, HOOKMAP_URL: 'http://127.0.0.1:9' },
+      );
+      expect(r.code).toBe(0);
+      expect(setup('claude-code', env, { shim: 'node', uninstall: true }).after).toBeNull();
+    },
+  );
 });
 
 describe('setup: gemini-cli (settings.json, ms timeouts, named entries)', () => {
@@ -167,7 +188,12 @@ describe('setup: gemini-cli (settings.json, ms timeouts, named entries)', () => 
     const { env } = sandbox();
     const p = setup('gemini-cli', env);
     const doc = JSON.parse(read(p.configPath));
-    expect(doc.hooks.BeforeTool[0].hooks[0]).toEqual({ type: 'command', command: `${join(env.HOOKMAP_HOME!, 'shims', 'gemini-cli.sh')} BeforeTool`, timeout: 60000, name: 'hookmap' });
+    expect(doc.hooks.BeforeTool[0].hooks[0]).toEqual({
+      type: 'command',
+      command: `${join(env.HOOKMAP_HOME!, 'shims', 'gemini-cli.sh')} BeforeTool`,
+      timeout: 60000,
+      name: 'hookmap',
+    });
     expect(doc.hooks.AfterModel).toBeUndefined(); // register: false
   });
 });

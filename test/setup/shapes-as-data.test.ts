@@ -34,7 +34,8 @@ const read = (p: string) => readFileSync(p, 'utf8');
 
 describe('setup shapes as data: GitHub Copilot CLI from its descriptor alone', () => {
   it('engine/setup names no Copilot CLI field: bash, powershell, timeoutSec come from the descriptor', () => {
-    const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
     for (const f of files(join(ROOT, 'engine/setup'))) expect(read(f), f).not.toMatch(/timeoutSec|powershell|copilot|['"]bash['"]/);
     expect(loadVendor('copilot-cli').setup?.handler).toEqual({ command: ['bash', 'powershell'], timeout: 'timeoutSec', recognize: ['bash'] });
   });
@@ -44,7 +45,9 @@ describe('setup shapes as data: GitHub Copilot CLI from its descriptor alone', (
     const file = join(env.HOME!, '.copilot', 'hooks', 'hookmap.json');
     mkdirSync(join(env.HOME!, '.copilot', 'hooks'), { recursive: true });
     // a user's own entries in the same file, with its own indent and key order
-    const original = '{\n    "hooks": {\n        "preToolUse": [\n            { "type": "command", "bash": "./audit.sh", "timeoutSec": 5 }\n        ]\n    },\n    "version": 1\n}\n';
+    const original =
+      '{\n    "hooks": {\n        "preToolUse": [\n            { "type": "command", "bash": ' +
+      '"./audit.sh", "timeoutSec": 5 }\n        ]\n    },\n    "version": 1\n}\n';
     writeFileSync(file, original);
     const p1 = setup('copilot-cli', env);
     expect(p1.configPath).toBe(file);
@@ -113,7 +116,14 @@ describe('shared .github/hooks/: the VS Code agent and Copilot CLI wired in one 
     const vscode = new Mapper(loadVendor('vscode'));
     const copilot = new Mapper(loadVendor('copilot-cli'));
     // what Copilot CLI 1.0.102 sent to a PascalCase .github/hooks entry (seen live)
-    const copied = await vscode.map(undefined, { hook_event_name: 'PreToolUse', session_id: 's1', timestamp: '2026-12-01T14:38:43.730Z', cwd: '/ws', tool_name: 'Bash', tool_input: { command: 'touch x' } });
+    const copied = await vscode.map(undefined, {
+      hook_event_name: 'PreToolUse',
+      session_id: 's1',
+      timestamp: '2026-12-01T14:38:43.730Z',
+      cwd: '/ws',
+      tool_name: 'Bash',
+      tool_input: { command: 'touch x' },
+    });
     expect(copied.deferredTo).toBe('copilot-cli');
     expect(copied.events).toEqual([]);
     // ...and to its own camelCase entry
@@ -121,7 +131,16 @@ describe('shared .github/hooks/: the VS Code agent and Copilot CLI wired in one 
     expect(own.events.map((e) => e.type)).toEqual(['tool.requested']);
     expect(own.events[0].agent).toBe('copilot-cli');
     // VS Code's own envelope still maps under vscode
-    const mine = await vscode.map(undefined, { hook_event_name: 'PreToolUse', session_id: 's2', transcript_path: '/home/u/.vscode/t.md', timestamp: '2026-12-01T14:38:43.730Z', cwd: '/ws', tool_name: 'runInTerminal', tool_use_id: 'c1', tool_input: { command: 'ls' } });
+    const mine = await vscode.map(undefined, {
+      hook_event_name: 'PreToolUse',
+      session_id: 's2',
+      transcript_path: '/home/u/.vscode/t.md',
+      timestamp: '2026-12-01T14:38:43.730Z',
+      cwd: '/ws',
+      tool_name: 'runInTerminal',
+      tool_use_id: 'c1',
+      tool_input: { command: 'ls' },
+    });
     expect(mine.deferredTo).toBeUndefined();
     expect(mine.events[0].agent).toBe('vscode');
     // a VS Code envelope reaching a Copilot CLI entry belongs to VS Code

@@ -46,7 +46,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-interface Home { home: string; url: string; env: NodeJS.ProcessEnv; sh: string }
+interface Home {
+  home: string;
+  url: string;
+  env: NodeJS.ProcessEnv;
+  sh: string;
+}
 
 /** A home as `hookmap setup` leaves it: the claude-code shims and the launcher; nothing listening at its URL. */
 async function wiredHome(name: string, extra: Record<string, string> = {}): Promise<Home> {
@@ -58,7 +63,14 @@ async function wiredHome(name: string, extra: Record<string, string> = {}): Prom
   return { home, url, env, sh };
 }
 
-const payload = (hook: string, session: string) => JSON.stringify({ hook_event_name: hook, session_id: session, cwd: tmp, transcript_path: '/dev/null', ...(hook === 'UserPromptSubmit' ? { prompt: 'hi' } : { source: 'startup' }) });
+const payload = (hook: string, session: string) =>
+  JSON.stringify({
+    hook_event_name: hook,
+    session_id: session,
+    cwd: tmp,
+    transcript_path: '/dev/null',
+    ...(hook === 'UserPromptSubmit' ? { prompt: 'hi' } : { source: 'startup' }),
+  });
 const fireSh = (h: Home, hook: string, session: string, env: NodeJS.ProcessEnv = h.env) => runProcess('sh', [h.sh, hook], payload(hook, session), env);
 const fireNode = (h: Home, hook: string, session: string) => runProcess(process.execPath, [BIN, 'hook', 'claude-code', hook], payload(hook, session), h.env);
 
@@ -79,7 +91,12 @@ async function upStarted(h: Home): Promise<void> {
   started.push(rec!.pid);
 }
 
-const starts = (h: Home) => (existsSync(join(h.home, UP_LOG)) ? readFileSync(join(h.home, UP_LOG), 'utf8').split('\n').filter((l) => / autostart: starting hookmap up /.test(l)).length : 0);
+const starts = (h: Home) =>
+  existsSync(join(h.home, UP_LOG))
+    ? readFileSync(join(h.home, UP_LOG), 'utf8')
+        .split('\n')
+        .filter((l) => / autostart: starting hookmap up /.test(l)).length
+    : 0;
 
 describe.each(['sh', 'node'] as const)('start on demand, %s shim', (kind) => {
   it('the first firing starts up and answers neutral; the next firings of two sessions reach the stream', async () => {
@@ -94,7 +111,10 @@ describe.each(['sh', 'node'] as const)('start on demand, %s shim', (kind) => {
     // the started up keeps the hand-started one's token (the home's) and address
     const tail = await runCli(['tail', '--json', '--from', 'all', '--count', '2'], h.env, 20_000);
     expect(tail.code, tail.stderr).toBe(0);
-    const sessions = tail.stdout.trim().split('\n').map((l) => JSON.parse(l).session);
+    const sessions = tail.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).session);
     expect(new Set(sessions)).toEqual(new Set(['s1', 's2']));
     expect(starts(h)).toBe(1);
     expect(existsSync(join(h.home, BACKOFF_FILE))).toBe(false);
@@ -105,7 +125,16 @@ describe.each(['sh', 'node'] as const)('start on demand, %s shim', (kind) => {
     const held = fetch(`${h.url}/hooks/claude-code`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ hook_event_name: 'PermissionRequest', session_id: 's1', transcript_path: '/dev/null', cwd: tmp, permission_mode: 'default', tool_name: 'Bash', tool_input: { command: 'touch x' }, permission_suggestions: [] }),
+      body: JSON.stringify({
+        hook_event_name: 'PermissionRequest',
+        session_id: 's1',
+        transcript_path: '/dev/null',
+        cwd: tmp,
+        permission_mode: 'default',
+        tool_name: 'Bash',
+        tool_input: { command: 'touch x' },
+        permission_suggestions: [],
+      }),
     }).then((r) => r.text());
     const ask = await runCli(['tail', '--json', '--from', 'all', '--count', '1', '--filter', 'type=attention.requested'], h.env, 20_000);
     const id = JSON.parse(ask.stdout.trim()).id;
@@ -137,7 +166,11 @@ describe('start on demand', () => {
     expect(b.url).toBe(h.url);
     expect(b.why).toMatch(/HOOKMAP_ATTENTION_TIMEOUT_MS must be a positive integer/);
     const again = await Promise.all([fireSh(h, 'SessionStart', 's2'), fireNode(h, 'SessionStart', 's3'), fireSh(h, 'UserPromptSubmit', 's1')]);
-    expect(again.map((r) => [r.code, r.stdout.toString()])).toEqual([[0, ''], [0, ''], [0, '']]);
+    expect(again.map((r) => [r.code, r.stdout.toString()])).toEqual([
+      [0, ''],
+      [0, ''],
+      [0, ''],
+    ]);
     expect(existsSync(join(h.home, LOCK_DIR))).toBe(false); // nobody took the lock to try again
     expect(starts(h)).toBe(1);
     // doctor names it, with the reason
@@ -188,42 +221,46 @@ describe('start on demand', () => {
     expect(starts(h)).toBe(1);
   });
 
-  it.each(['sh', 'node'] as const)('a %s hook that finds a start under way (the lock) waits for it and reaches the daemon, instead of failing open too; HOOKMAP_AUTOSTART=0 does not wait', async (kind) => {
-    const h = await wiredHome(`wait-for-start-${kind}`);
-    const fire = (hook: string, session: string, env: NodeJS.ProcessEnv = h.env) => (kind === 'sh' ? fireSh(h, hook, session, env) : runProcess(process.execPath, [BIN, 'hook', 'claude-code', hook], payload(hook, session), env));
-    expect(takeLock(h.home)).toBe(true); // the first hook's start, under way
-    const port = Number(new URL(h.url).port);
-    const bodies: string[] = [];
-    const server = createHttpServer((req, res) => {
-      let b = '';
-      req.on('data', (c) => (b += c));
-      req.on('end', () => {
-        bodies.push(b);
-        res.setHeader('content-type', 'application/json');
-        res.end('{"ok":true}');
+  it.each(['sh', 'node'] as const)(
+    'a %s hook that finds a start under way (the lock) waits for it and reaches the daemon, instead of failing open too; HOOKMAP_AUTOSTART=0 does not wait',
+    async (kind) => {
+      const h = await wiredHome(`wait-for-start-${kind}`);
+      const fire = (hook: string, session: string, env: NodeJS.ProcessEnv = h.env) =>
+        kind === 'sh' ? fireSh(h, hook, session, env) : runProcess(process.execPath, [BIN, 'hook', 'claude-code', hook], payload(hook, session), env);
+      expect(takeLock(h.home)).toBe(true); // the first hook's start, under way
+      const port = Number(new URL(h.url).port);
+      const bodies: string[] = [];
+      const server = createHttpServer((req, res) => {
+        let b = '';
+        req.on('data', (c) => (b += c));
+        req.on('end', () => {
+          bodies.push(b);
+          res.setHeader('content-type', 'application/json');
+          res.end('{"ok":true}');
+        });
       });
-    });
-    // the started daemon listens a little later, then the start releases its lock
-    const later = setTimeout(() => server.listen(port, '127.0.0.1', () => rmSync(join(h.home, LOCK_DIR), { recursive: true, force: true })), 700);
-    try {
-      const r = await fire('UserPromptSubmit', 'wait-1');
-      expect(r.code).toBe(0);
-      expect(bodies).toHaveLength(1);
-      expect(JSON.parse(bodies[0]).session_id).toBe('wait-1');
-      expect(existsSync(join(h.home, 'failed-open.log'))).toBe(false);
-      // turned off for the firing: no wait, fail-open at once (nothing listens now)
-      await new Promise<void>((r2) => server.close(() => r2()));
-      expect(takeLock(h.home)).toBe(true);
-      const t0 = Date.now();
-      const off = await fire('UserPromptSubmit', 'wait-2', { ...h.env, HOOKMAP_AUTOSTART: '0' });
-      expect(off.code).toBe(0);
-      expect(Date.now() - t0).toBeLessThan(5_000);
-      expect(bodies).toHaveLength(1);
-    } finally {
-      clearTimeout(later);
-      server.close();
-    }
-  });
+      // the started daemon listens a little later, then the start releases its lock
+      const later = setTimeout(() => server.listen(port, '127.0.0.1', () => rmSync(join(h.home, LOCK_DIR), { recursive: true, force: true })), 700);
+      try {
+        const r = await fire('UserPromptSubmit', 'wait-1');
+        expect(r.code).toBe(0);
+        expect(bodies).toHaveLength(1);
+        expect(JSON.parse(bodies[0]).session_id).toBe('wait-1');
+        expect(existsSync(join(h.home, 'failed-open.log'))).toBe(false);
+        // turned off for the firing: no wait, fail-open at once (nothing listens now)
+        await new Promise<void>((r2) => server.close(() => r2()));
+        expect(takeLock(h.home)).toBe(true);
+        const t0 = Date.now();
+        const off = await fire('UserPromptSubmit', 'wait-2', { ...h.env, HOOKMAP_AUTOSTART: '0' });
+        expect(off.code).toBe(0);
+        expect(Date.now() - t0).toBeLessThan(5_000);
+        expect(bodies).toHaveLength(1);
+      } finally {
+        clearTimeout(later);
+        server.close();
+      }
+    },
+  );
 
   it('a lock left by a start that died is broken once it is stale, a fresh one is respected', () => {
     const home = mkdtempSync(join(tmp, 'lock-'));

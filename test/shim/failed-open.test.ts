@@ -22,7 +22,12 @@ function home(name: string): string {
 
 function lines(h: string): string[][] {
   const f = join(h, 'failed-open.log');
-  return existsSync(f) ? readFileSync(f, 'utf8').trim().split('\n').map((l) => l.split('\t')) : [];
+  return existsSync(f)
+    ? readFileSync(f, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t'))
+    : [];
 }
 
 const PAYLOAD = '{"hook_event_name":"PreToolUse","session_id":"s1"}';
@@ -92,7 +97,9 @@ describe('failed-open readers', () => {
       ['claude-code', 2, { down: 2 }],
       ['codex', 1, { timeout: 1 }],
     ]);
-    expect(describeFailedOpen(s)).toBe('3 hooks (claude-code 2, codex 1) between 2026-12-01T09:02:00Z and 2026-12-01T09:40:00Z: nothing listening 2, no answer in time 1');
+    expect(describeFailedOpen(s)).toBe(
+      '3 hooks (claude-code 2, codex 1) between 2026-12-01T09:02:00Z and 2026-12-01T09:40:00Z: nothing listening 2, no answer in time 1',
+    );
     expect(takeFailedOpen(h).count).toBe(3);
     expect(readFailedOpen(h).count).toBe(0); // reported once
     expect(readSeenFailedOpen(h).count).toBe(3); // doctor can still say what the last start reported

@@ -15,11 +15,15 @@ import { pluginSpec, renderPlugin } from '../../engine/shim/plugin/generate.ts';
 /** Run `fn` with these environment variables set, restoring the previous values after. */
 export async function withEnv<T>(env: Record<string, string | undefined>, fn: () => T | Promise<T>): Promise<T> {
   const prev = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  for (const [k, v] of Object.entries(env)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+  for (const [k, v] of Object.entries(env))
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
   try {
     return await fn();
   } finally {
-    for (const [k, v] of Object.entries(prev)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    for (const [k, v] of Object.entries(prev))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
   }
 }
 
@@ -31,7 +35,11 @@ export async function importPlugin(d: Descriptor, dir: string, env: Record<strin
   return withEnv(env, () => import(pathToFileURL(file).href));
 }
 
-export interface SessionIdentity { id?: string; file?: string; cwd?: string }
+export interface SessionIdentity {
+  id?: string;
+  file?: string;
+  cwd?: string;
+}
 
 /** A bus host's handler context carrying this session identity. */
 export function busContext(s: SessionIdentity): unknown {
@@ -43,7 +51,12 @@ export function busContext(s: SessionIdentity): unknown {
  * argument for a hooks host; `env`: the environment at registration, where
  * opt-in switches are read) and return its registered hook handlers.
  */
-export async function hostHandlers(d: Descriptor, mod: any, input: unknown, env: Record<string, string | undefined> = {}): Promise<Map<string, (...a: unknown[]) => unknown>> {
+export async function hostHandlers(
+  d: Descriptor,
+  mod: any,
+  input: unknown,
+  env: Record<string, string | undefined> = {},
+): Promise<Map<string, (...a: unknown[]) => unknown>> {
   const spec = pluginSpec(d);
   if (!spec) throw new Error(`${d.file}: no shim.plugin`);
   const handlers = new Map<string, (...a: unknown[]) => unknown>();

@@ -12,14 +12,20 @@ import { hostHandlers, importPlugin } from './plugin-harness.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookmap-skip-'));
 let server: Server | undefined;
-afterAll(() => { server?.close(); rmSync(dir, { recursive: true, force: true }); });
+afterAll(() => {
+  server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 it('skips the listed bus members and forwards the rest', async () => {
   const seen: string[] = [];
   server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
-    req.on('end', () => { seen.push(JSON.parse(body).event?.type); res.end('{}'); });
+    req.on('end', () => {
+      seen.push(JSON.parse(body).event?.type);
+      res.end('{}');
+    });
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

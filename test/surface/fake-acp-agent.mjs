@@ -30,7 +30,10 @@ if (process.argv.includes('--echo')) {
     const sessionId = m.params.sessionId;
     let cancelled = false;
     let wake = () => {};
-    cancel = () => { cancelled = true; wake(); };
+    cancel = () => {
+      cancelled = true;
+      wake();
+    };
     for (const st of script) {
       if (cancelled) break;
       if (st.raw !== undefined) write(st.raw);
@@ -38,14 +41,44 @@ if (process.argv.includes('--echo')) {
       else if (st.exit !== undefined) process.exit(st.exit);
       else if (st.sleep !== undefined) await Promise.race([sleep(st.sleep), new Promise((r) => (wake = r))]);
       else if (st.tool) {
-        out({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: 'tool_call', toolCallId: st.tool, title: st.title ?? st.tool, kind: 'execute', status: 'in_progress' } } });
-        out({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId: st.tool, status: st.status ?? 'completed' } } });
+        out({
+          jsonrpc: '2.0',
+          method: 'session/update',
+          params: {
+            sessionId,
+            update: { sessionUpdate: 'tool_call', toolCallId: st.tool, title: st.title ?? st.tool, kind: 'execute', status: 'in_progress' },
+          },
+        });
+        out({
+          jsonrpc: '2.0',
+          method: 'session/update',
+          params: { sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId: st.tool, status: st.status ?? 'completed' } },
+        });
       } else if (st.permission) {
         const id = next++;
         const answer = new Promise((r) => waiting.set(id, r));
-        out({ jsonrpc: '2.0', id, method: 'session/request_permission', params: { sessionId, toolCall: { toolCallId: st.permission, title: st.title ?? 'touch x', kind: 'execute', status: 'pending' }, options: [ { optionId: 'yes', name: 'Allow', kind: 'allow_once' }, { optionId: 'no', name: 'Reject', kind: 'reject_once' } ] } });
+        out({
+          jsonrpc: '2.0',
+          id,
+          method: 'session/request_permission',
+          params: {
+            sessionId,
+            toolCall: { toolCallId: st.permission, title: st.title ?? 'touch x', kind: 'execute', status: 'pending' },
+            options: [
+              { optionId: 'yes', name: 'Allow', kind: 'allow_once' },
+              { optionId: 'no', name: 'Reject', kind: 'reject_once' },
+            ],
+          },
+        });
         const r = await answer;
-        out({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId: st.permission, status: r?.result?.outcome?.optionId === 'yes' ? 'completed' : 'failed' } } });
+        out({
+          jsonrpc: '2.0',
+          method: 'session/update',
+          params: {
+            sessionId,
+            update: { sessionUpdate: 'tool_call_update', toolCallId: st.permission, status: r?.result?.outcome?.optionId === 'yes' ? 'completed' : 'failed' },
+          },
+        });
       }
     }
     out({ jsonrpc: '2.0', id: m.id, result: { stopReason: cancelled ? 'cancelled' : 'end_turn' } });
@@ -53,12 +86,19 @@ if (process.argv.includes('--echo')) {
   rl.on('line', (line) => {
     if (process.env.FAKE_ACP_RECORD) appendFileSync(process.env.FAKE_ACP_RECORD, `${line}\n`);
     let m;
-    try { m = JSON.parse(line); } catch { return; }
+    try {
+      m = JSON.parse(line);
+    } catch {
+      return;
+    }
     if (m.method === 'initialize') out({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: 1, agentInfo: { name: 'fake-acp', version: '0.0.0' } } });
     else if (m.method === 'session/new') out({ jsonrpc: '2.0', id: m.id, result: { sessionId: process.env.FAKE_ACP_SESSION || 'fake-session-1' } });
     else if (m.method === 'session/prompt') void prompt(m);
     else if (m.method === 'session/cancel') cancel?.();
-    else if (m.id !== undefined && !m.method && waiting.has(m.id)) { waiting.get(m.id)(m); waiting.delete(m.id); }
+    else if (m.id !== undefined && !m.method && waiting.has(m.id)) {
+      waiting.get(m.id)(m);
+      waiting.delete(m.id);
+    }
   });
   rl.on('close', () => process.exit(Number(process.env.FAKE_ACP_EXIT || 0)));
 }

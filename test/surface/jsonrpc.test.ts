@@ -12,7 +12,11 @@ const b = (s: string) => Buffer.from(s, 'utf8');
 function framer(max = 1024) {
   const lines: string[] = [];
   const over: [number, number][] = [];
-  const f = new LineFramer(max, (l, n) => lines.push(`${n}:${l.toString('utf8')}`), (bytes, n) => over.push([n, bytes]));
+  const f = new LineFramer(
+    max,
+    (l, n) => lines.push(`${n}:${l.toString('utf8')}`),
+    (bytes, n) => over.push([n, bytes]),
+  );
   return { f, lines, over };
 }
 
@@ -42,10 +46,17 @@ describe('LineFramer', () => {
 describe('RpcJoin', () => {
   it('joins a response to the request that travelled the other way, by id (numbers and strings apart)', () => {
     const j = new RpcJoin();
-    expect(j.accept('client', { jsonrpc: '2.0', id: 1, method: 'session/prompt', params: { sessionId: 's' } }).moments).toEqual([{ kind: 'request', from: 'client', id: 1, method: 'session/prompt', params: { sessionId: 's' } }]);
+    expect(j.accept('client', { jsonrpc: '2.0', id: 1, method: 'session/prompt', params: { sessionId: 's' } }).moments).toEqual([
+      { kind: 'request', from: 'client', id: 1, method: 'session/prompt', params: { sessionId: 's' } },
+    ]);
     j.accept('agent', { jsonrpc: '2.0', id: '1', method: 'session/request_permission', params: { sessionId: 's' } });
     const r = j.accept('agent', { jsonrpc: '2.0', id: 1, result: { stopReason: 'end_turn' } });
-    expect(r).toEqual({ moments: [{ kind: 'response', from: 'agent', id: 1, method: 'session/prompt', request: { params: { sessionId: 's' } }, result: { stopReason: 'end_turn' } }], problems: [] });
+    expect(r).toEqual({
+      moments: [
+        { kind: 'response', from: 'agent', id: 1, method: 'session/prompt', request: { params: { sessionId: 's' } }, result: { stopReason: 'end_turn' } },
+      ],
+      problems: [],
+    });
     expect(j.isPending('agent', '1')).toBe(true);
     expect(j.isPending('client', 1)).toBe(false);
   });
@@ -60,7 +71,12 @@ describe('RpcJoin', () => {
 
   it('notifications, errors, batches, reuse of a pending id, garbage', () => {
     const j = new RpcJoin();
-    expect(j.accept('agent', { jsonrpc: '2.0', method: 'session/update', params: { u: 1 } }).moments[0]).toEqual({ kind: 'notification', from: 'agent', method: 'session/update', params: { u: 1 } });
+    expect(j.accept('agent', { jsonrpc: '2.0', method: 'session/update', params: { u: 1 } }).moments[0]).toEqual({
+      kind: 'notification',
+      from: 'agent',
+      method: 'session/update',
+      params: { u: 1 },
+    });
     j.accept('client', { id: 2, method: 'a' });
     expect(j.accept('client', { id: 2, method: 'b' }).problems[0].code).toBe('duplicate-id');
     expect(j.accept('agent', { id: 2, error: { code: -1, message: 'no' } }).moments[0]).toMatchObject({ kind: 'response', method: 'b', error: { code: -1 } });
@@ -85,7 +101,10 @@ describe('RpcJoin', () => {
     j.accept('client', { id: 1, method: 'session/prompt', params: { sessionId: 's' } });
     j.accept('agent', { id: 9, method: 'session/request_permission', params: { sessionId: 's' } });
     const out = j.abandon({ code: 1, signal: null });
-    expect(out.map((m) => [m.from, m.id, m.method])).toEqual([['agent', 1, 'session/prompt'], ['client', 9, 'session/request_permission']]);
+    expect(out.map((m) => [m.from, m.id, m.method])).toEqual([
+      ['agent', 1, 'session/prompt'],
+      ['client', 9, 'session/request_permission'],
+    ]);
     expect(out[0]).toMatchObject({ error: { code: -32099 }, exit: { code: 1, signal: null }, request: { params: { sessionId: 's' } } });
     expect(j.abandon({}).length).toBe(0);
   });
@@ -104,7 +123,14 @@ describe('ClientPipe', () => {
     const lines: string[] = [];
     const origins: unknown[] = [];
     let origin: unknown;
-    const f = new LineFramer(1 << 20, (l) => { lines.push(l.toString('utf8')); origins.push(origin); }, () => {});
+    const f = new LineFramer(
+      1 << 20,
+      (l) => {
+        lines.push(l.toString('utf8'));
+        origins.push(origin);
+      },
+      () => {},
+    );
     const p = new ClientPipe(dest, f, {
       setOrigin: (o) => (origin = o),
       isResponseTo: (line, ids) => {
@@ -141,7 +167,12 @@ describe('ClientPipe', () => {
     p.push(b('{"partial":'));
     let wanted = true;
     const done: unknown[] = [];
-    p.inject('{"answer":1}', undefined, (ok, why) => done.push([ok, why]), () => wanted);
+    p.inject(
+      '{"answer":1}',
+      undefined,
+      (ok, why) => done.push([ok, why]),
+      () => wanted,
+    );
     wanted = false; // the editor's own answer got there first
     p.push(b('1}\n'));
     expect(all()).toBe('{"partial":1}\n');

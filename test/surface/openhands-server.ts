@@ -74,13 +74,24 @@ export async function startFakeAgentServer(o: { keys?: string[]; pageSize?: numb
     ws.on('message', (d) => {
       const f = String(d);
       rec.frames.push(f);
-      if (waiter) { const w = waiter; waiter = undefined; w(f); } else frames.push(f);
+      if (waiter) {
+        const w = waiter;
+        waiter = undefined;
+        w(f);
+      } else frames.push(f);
     });
-    const next = (ms: number) => new Promise<string | undefined>((resolve) => {
-      if (frames.length) return resolve(frames.shift());
-      const t = setTimeout(() => { waiter = undefined; resolve(undefined); }, ms);
-      waiter = (f) => { clearTimeout(t); resolve(f); };
-    });
+    const next = (ms: number) =>
+      new Promise<string | undefined>((resolve) => {
+        if (frames.length) return resolve(frames.shift());
+        const t = setTimeout(() => {
+          waiter = undefined;
+          resolve(undefined);
+        }, ms);
+        waiter = (f) => {
+          clearTimeout(t);
+          resolve(f);
+        };
+      });
     if (keys.length) {
       const header = req.headers['x-session-api-key'] as string | undefined;
       if (header !== undefined) {
@@ -88,7 +99,11 @@ export async function startFakeAgentServer(o: { keys?: string[]; pageSize?: numb
       } else {
         const first = await next(10_000);
         let data: any;
-        try { data = JSON.parse(first ?? ''); } catch { data = undefined; }
+        try {
+          data = JSON.parse(first ?? '');
+        } catch {
+          data = undefined;
+        }
         if (!data || data.type !== 'auth' || !keys.includes(data.session_api_key)) return ws.close(4001, 'Authentication failed');
       }
     }
@@ -120,11 +135,12 @@ export async function startFakeAgentServer(o: { keys?: string[]; pageSize?: numb
     dropAll() {
       for (const set of live.values()) for (const ws of set) ws.close(1012, 'Service Restart');
     },
-    close: () => new Promise<void>((r) => {
-      for (const set of live.values()) for (const ws of set) ws.terminate();
-      wss.close();
-      server.closeAllConnections?.();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        for (const set of live.values()) for (const ws of set) ws.terminate();
+        wss.close();
+        server.closeAllConnections?.();
+        server.close(() => r());
+      }),
   };
 }

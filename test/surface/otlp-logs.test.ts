@@ -18,7 +18,13 @@ const kv = (key: string, value: Record<string, unknown>) => ({ key, value });
 const JSON_REQUEST = {
   resourceLogs: [
     {
-      resource: { attributes: [kv('service.name', { stringValue: 'codex-app-server' }), kv('service.version', { stringValue: '0.169.0' }), kv('host.name', { stringValue: 'devbox' })] },
+      resource: {
+        attributes: [
+          kv('service.name', { stringValue: 'codex-app-server' }),
+          kv('service.version', { stringValue: '0.169.0' }),
+          kv('host.name', { stringValue: 'devbox' }),
+        ],
+      },
       scopeLogs: [
         {
           scope: { name: 'codex_otel', version: '0.169.0' },
@@ -38,13 +44,24 @@ const JSON_REQUEST = {
                 kv('huge', { intValue: '9007199254740993' }),
                 kv('negative', { intValue: '-42' }),
                 kv('ratio', { doubleValue: 0.25 }),
-                kv('arguments', { kvlistValue: { values: [kv('command', { arrayValue: { values: [{ stringValue: 'bash' }, { stringValue: '-lc' }, { stringValue: 'false' }] } })] } }),
+                kv('arguments', {
+                  kvlistValue: {
+                    values: [kv('command', { arrayValue: { values: [{ stringValue: 'bash' }, { stringValue: '-lc' }, { stringValue: 'false' }] } })],
+                  },
+                }),
                 kv('blob', { bytesValue: Buffer.from('hi').toString('base64') }),
               ],
               traceId: '5b8efff798038103d269b633813fc60c',
               spanId: 'eee19b7ec3c1b174',
             },
-            { timeUnixNano: '1764590401000000000', attributes: [kv('event.name', { stringValue: 'codex.tool_decision' }), kv('decision', { stringValue: 'denied' }), kv('source', { stringValue: 'config' })] },
+            {
+              timeUnixNano: '1764590401000000000',
+              attributes: [
+                kv('event.name', { stringValue: 'codex.tool_decision' }),
+                kv('decision', { stringValue: 'denied' }),
+                kv('source', { stringValue: 'config' }),
+              ],
+            },
           ],
         },
       ],
@@ -55,7 +72,8 @@ const JSON_REQUEST = {
 /** protobufjs reads bytes fields from base64; OTLP/JSON writes trace and span ids as hex: hand it the bytes. */
 const protobufOf = (obj: any): Buffer => {
   const copy = structuredClone(obj);
-  for (const rl of copy.resourceLogs) for (const sl of rl.scopeLogs) for (const lr of sl.logRecords) for (const k of ['traceId', 'spanId']) if (lr[k]) lr[k] = Buffer.from(lr[k], 'hex');
+  for (const rl of copy.resourceLogs)
+    for (const sl of rl.scopeLogs) for (const lr of sl.logRecords) for (const k of ['traceId', 'spanId']) if (lr[k]) lr[k] = Buffer.from(lr[k], 'hex');
   return Buffer.from(LogsRequest.encode(LogsRequest.fromObject(copy)).finish());
 };
 
@@ -68,7 +86,18 @@ describe('OTLP logs in', () => {
     expect(fromJson[0]).toEqual({
       resource: { 'service.name': 'codex-app-server', 'service.version': '0.169.0', 'host.name': 'devbox' },
       scope: { name: 'codex_otel', version: '0.169.0' },
-      attributes: { 'event.name': 'codex.tool_result', 'conversation.id': '0199a7c2-5d1e-7b40-9c3f-2f6a8e1d4b77', tool_name: 'shell', success: false, duration_ms: 1520, huge: '9007199254740993', negative: -42, ratio: 0.25, arguments: { command: ['bash', '-lc', 'false'] }, blob: 'aGk=' },
+      attributes: {
+        'event.name': 'codex.tool_result',
+        'conversation.id': '0199a7c2-5d1e-7b40-9c3f-2f6a8e1d4b77',
+        tool_name: 'shell',
+        success: false,
+        duration_ms: 1520,
+        huge: '9007199254740993',
+        negative: -42,
+        ratio: 0.25,
+        arguments: { command: ['bash', '-lc', 'false'] },
+        blob: 'aGk=',
+      },
       body: 'tool result',
       event_name: 'codex.tool_result',
       time: '2025-12-01T12:00:00.123Z',
@@ -82,7 +111,10 @@ describe('OTLP logs in', () => {
   });
 
   it('reads gzip bodies of both encodings', () => {
-    for (const [type, body] of [['application/json', Buffer.from(JSON.stringify(JSON_REQUEST))], ['application/x-protobuf', protobufOf(JSON_REQUEST)]] as const) {
+    for (const [type, body] of [
+      ['application/json', Buffer.from(JSON.stringify(JSON_REQUEST))],
+      ['application/x-protobuf', protobufOf(JSON_REQUEST)],
+    ] as const) {
       const recs = readLogsBody({ contentType: `${type}; charset=utf-8`, contentEncoding: 'gzip', body: gzipSync(body), maxBytes: 1 << 20 });
       expect(recs.map((r) => r.event_name)).toEqual(['codex.tool_result', 'codex.tool_decision']);
     }
@@ -129,7 +161,9 @@ describe('OTLP logs in', () => {
     const scope = [0x12, rec.length, ...rec];
     const rl = [0x12, scope.length, ...scope];
     const body = Buffer.from([0x0a, rl.length, ...rl]);
-    expect(readLogsBody({ contentType: 'application/x-protobuf', body, maxBytes: 1024 })).toEqual([{ resource: {}, attributes: { 'event.name': '' }, event_name: 'x.y' }]);
+    expect(readLogsBody({ contentType: 'application/x-protobuf', body, maxBytes: 1024 })).toEqual([
+      { resource: {}, attributes: { 'event.name': '' }, event_name: 'x.y' },
+    ]);
   });
 
   it('answers partial success in the encoding it was sent, read back by the official definitions', () => {
@@ -143,4 +177,3 @@ describe('OTLP logs in', () => {
     expect(JSON.parse(logsResponse('application/json', 1, 'x').body.toString())).toEqual({ partialSuccess: { rejectedLogRecords: '1', errorMessage: 'x' } });
   });
 });
-

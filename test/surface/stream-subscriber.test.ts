@@ -40,7 +40,14 @@ async function rig(o: { server?: FakeAgentServer; logDir?: string; key?: string;
   const said: string[] = [];
   const d = loadVendor('openhands');
   const daemon = Daemon.open({ descriptor: d, logDir: logs, onEvent: (e) => events.push(e), say: (l) => said.push(l) });
-  const sub = new StreamSubscriber({ daemon, spec: d.surface.stream!, instance: { url: server.url, key: o.key ?? KEY, streams: o.streams }, stateFile: streamStateFile(logs), say: (l) => said.push(l), retryMs: 50 });
+  const sub = new StreamSubscriber({
+    daemon,
+    spec: d.surface.stream!,
+    instance: { url: server.url, key: o.key ?? KEY, streams: o.streams },
+    stateFile: streamStateFile(logs),
+    say: (l) => said.push(l),
+    retryMs: 50,
+  });
   sub.start();
   const stop = async () => {
     await sub.close();
@@ -59,7 +66,11 @@ describe('stream subscriber (OpenHands agent server protocol)', () => {
     server.publish('conv-a', status('e1', 'running'));
     server.publish('conv-b', status('e2', 'idle'));
     const r = await rig({ server });
-    await until('both conversations replayed', () => r.events.some((e) => e.session === 'conv-a' && e.type === 'run.started') && r.events.some((e) => e.session === 'conv-b' && e.type === 'state.delta'));
+    await until(
+      'both conversations replayed',
+      () =>
+        r.events.some((e) => e.session === 'conv-a' && e.type === 'run.started') && r.events.some((e) => e.session === 'conv-b' && e.type === 'state.delta'),
+    );
     // paging followed; the key went as the header on REST, as the first frame on the socket, nowhere else
     expect(server.searches.map((s) => s.query.get('page_id'))).toContain('1');
     expect(server.searches.every((s) => s.key === KEY)).toBe(true);
@@ -67,19 +78,44 @@ describe('stream subscriber (OpenHands agent server protocol)', () => {
       expect(s.query.get('resend_mode')).toBe('all');
       expect(s.frames).toEqual([JSON.stringify({ type: 'auth', session_api_key: KEY })]);
     }
-    server.publish('conv-a', ev('ActionEvent', 'e3', { source: 'agent', tool_name: 'execute_bash', tool_call_id: 'c1', action: { kind: 'ExecuteBashAction', command: 'ls' }, llm_response_id: 'r1', security_risk: 'LOW' }));
+    server.publish(
+      'conv-a',
+      ev('ActionEvent', 'e3', {
+        source: 'agent',
+        tool_name: 'execute_bash',
+        tool_call_id: 'c1',
+        action: { kind: 'ExecuteBashAction', command: 'ls' },
+        llm_response_id: 'r1',
+        security_risk: 'LOW',
+      }),
+    );
     await until('the live action', () => r.events.find((e) => e.type === 'tool.requested'));
     expect(types(r.events, 'conv-a')).toEqual(['session.started', 'state.delta', 'run.started', 'tool.requested']);
     expect(r.events.find((e) => e.type === 'session.started')?.data).toEqual({ client: { name: 'openhands-agent-server' }, server: server.url });
   });
 
   it('a dropped socket re-attaches from the last vendor timestamp; the overlap is not mapped twice, nothing is lost', async () => {
-    const r = await rig({ streams: ['conv-a'], server: await (async () => { const s = await startFakeAgentServer({ keys: [KEY] }); cleanup.push(() => s.close()); s.publish('conv-a', status('e1', 'running')); return s; })() });
+    const r = await rig({
+      streams: ['conv-a'],
+      server: await (async () => {
+        const s = await startFakeAgentServer({ keys: [KEY] });
+        cleanup.push(() => s.close());
+        s.publish('conv-a', status('e1', 'running'));
+        return s;
+      })(),
+    });
     await until('run.started', () => r.events.find((e) => e.type === 'run.started'));
     const last = r.server.conversations.get('conv-a')!.at(-1)!.timestamp;
     r.server.dropAll();
     // published while nobody listens
-    r.server.publish('conv-a', ev('ObservationEvent', 'e2', { tool_name: 'execute_bash', tool_call_id: 'c1', observation: { kind: 'ExecuteBashObservation', content: [{ type: 'text', text: 'ok' }], is_error: false } }));
+    r.server.publish(
+      'conv-a',
+      ev('ObservationEvent', 'e2', {
+        tool_name: 'execute_bash',
+        tool_call_id: 'c1',
+        observation: { kind: 'ExecuteBashObservation', content: [{ type: 'text', text: 'ok' }], is_error: false },
+      }),
+    );
     await until('the missed observation', () => r.events.find((e) => e.type === 'tool.completed'), 10_000);
     const again = r.server.sockets.at(-1)!;
     expect(again.query.get('resend_mode')).toBe('since');
@@ -141,10 +177,22 @@ describe('stream subscriber (OpenHands agent server protocol)', () => {
       ev('SystemPromptEvent', 'f1', { source: 'agent', system_prompt: { type: 'text', text: 'You are an agent.' }, tools: [] }),
       ev('MessageEvent', 'f2', { source: 'user', llm_message: { role: 'user', content: [{ type: 'text', text: 'fix it' }] } }),
       status('f3', 'running'),
-      ev('ActionEvent', 'f4', { source: 'agent', tool_name: 'execute_bash', tool_call_id: 'c1', action: { kind: 'ExecuteBashAction', command: 'rm -rf build' }, llm_response_id: 'r1', security_risk: 'HIGH' }),
+      ev('ActionEvent', 'f4', {
+        source: 'agent',
+        tool_name: 'execute_bash',
+        tool_call_id: 'c1',
+        action: { kind: 'ExecuteBashAction', command: 'rm -rf build' },
+        llm_response_id: 'r1',
+        security_risk: 'HIGH',
+      }),
       status('f5', 'waiting_for_confirmation'),
       status('f6', 'running'),
-      ev('ObservationEvent', 'f7', { tool_name: 'execute_bash', tool_call_id: 'c1', action_id: 'f4', observation: { kind: 'ExecuteBashObservation', content: [{ type: 'text', text: 'done' }], is_error: false } }),
+      ev('ObservationEvent', 'f7', {
+        tool_name: 'execute_bash',
+        tool_call_id: 'c1',
+        action_id: 'f4',
+        observation: { kind: 'ExecuteBashObservation', content: [{ type: 'text', text: 'done' }], is_error: false },
+      }),
       ev('Condensation', 'f8', { forgotten_event_ids: ['f1', 'f2'], summary: 'earlier work' }),
       ev('TokenEvent', 'f9', { prompt_token_ids: [1], response_token_ids: [2] }),
       status('f10', 'finished'),
@@ -153,22 +201,35 @@ describe('stream subscriber (OpenHands agent server protocol)', () => {
     const r = await rig({ server, streams: [c] });
     await until('the run to finish', () => r.events.find((e) => e.type === 'run.finished'));
     expect(types(r.events, c)).toEqual([
-      'session.started', 'x.openhands.system.prompt', 'x.openhands.message.event',
-      'state.delta', 'run.started',
+      'session.started',
+      'x.openhands.system.prompt',
+      'x.openhands.message.event',
+      'state.delta',
+      'run.started',
       'tool.requested',
-      'state.delta', 'attention.requested',
-      'state.delta', 'attention.resolved',
-      'tool.completed', 'session.compacted',
-      'state.delta', 'run.finished',
+      'state.delta',
+      'attention.requested',
+      'state.delta',
+      'attention.resolved',
+      'tool.completed',
+      'session.compacted',
+      'state.delta',
+      'run.finished',
     ]);
     const req = r.events.find((e) => e.type === 'attention.requested')!;
     expect(req.data).toEqual({ kind: 'permission', prompt: 'Awaiting confirmation for a pending action' }); // no options: observe-only
     expect(r.events.find((e) => e.type === 'attention.resolved')).toMatchObject({ subject: req.id, data: { resolution: 'answered' } });
     const tool = r.events.find((e) => e.type === 'tool.requested')!;
-    expect(tool).toMatchObject({ subject: 'execute_bash', step: 'r1', data: { tool: { name: 'execute_bash', call_id: 'c1' }, risk: 'HIGH', vendor_event_id: 'f4' } });
+    expect(tool).toMatchObject({
+      subject: 'execute_bash',
+      step: 'r1',
+      data: { tool: { name: 'execute_bash', call_id: 'c1' }, risk: 'HIGH', vendor_event_id: 'f4' },
+    });
     expect(JSON.stringify(r.events)).not.toContain('rm -rf'); // content stays below the metadata ceiling
     const run = r.events.find((e) => e.type === 'run.started')!.run;
-    expect(r.events.filter((e) => e.session === c && ['tool.requested', 'tool.completed', 'run.finished'].includes(e.type)).every((e) => e.run === run)).toBe(true);
+    expect(r.events.filter((e) => e.session === c && ['tool.requested', 'tool.completed', 'run.finished'].includes(e.type)).every((e) => e.run === run)).toBe(
+      true,
+    );
     // the observer wrote its auth frame and nothing else
     expect(server.sockets.flatMap((s) => s.frames)).toEqual([JSON.stringify({ type: 'auth', session_api_key: KEY })]);
     expect(join(r.logs, 'streams.json')).toBeTruthy();
@@ -189,7 +250,9 @@ describe('stream subscriber (OpenHands agent server protocol)', () => {
     const consumer = await openSocket(up.url, 'tok', 'consumer');
     cleanup.push(() => consumer.close());
     const seen: any[] = [];
-    consumer.on((m) => { if (m.type && m.seq !== undefined) seen.push(m); });
+    consumer.on((m) => {
+      if (m.type && m.seq !== undefined) seen.push(m);
+    });
     consumer.send({ type: 'subscribe', id: 'all', from: 'all' });
     await until('the conversation on the relay', () => seen.find((e) => e.type === 'run.started' && e.session === 'conv-up'), 15_000);
     const health = await (await fetch(`${up.url}/healthz`, { headers: { authorization: 'Bearer tok' } })).json();
@@ -204,10 +267,16 @@ describe('stream subscriber (OpenHands agent server protocol)', () => {
         return e instanceof ConfigError ? e.message.replace(file, 'F') : String(e);
       }
     };
-    expect(bad('agents:\n  openhands:\n    instances:\n      - url: http://h\n        key_env: NOPE\n')).toBe('F: agents.openhands.instances[0].key_env names NOPE, which is not set');
+    expect(bad('agents:\n  openhands:\n    instances:\n      - url: http://h\n        key_env: NOPE\n')).toBe(
+      'F: agents.openhands.instances[0].key_env names NOPE, which is not set',
+    );
     expect(bad('agents:\n  openhands:\n    instances:\n      - url: ftp://h\n')).toBe('F: agents.openhands.instances[0].url must be an http(s) URL');
-    expect(bad('agents:\n  openhands:\n    instances:\n      - url: http://u:p@h\n')).toBe('F: agents.openhands.instances[0].url must not carry credentials (use key or key_env)');
-    expect(bad('agents:\n  openhands:\n    instances:\n      - url: http://h\n        token: x\n')).toBe("F: agents.openhands.instances[0]: unknown key 'token' (known: url, key, key_env, streams)");
+    expect(bad('agents:\n  openhands:\n    instances:\n      - url: http://u:p@h\n')).toBe(
+      'F: agents.openhands.instances[0].url must not carry credentials (use key or key_env)',
+    );
+    expect(bad('agents:\n  openhands:\n    instances:\n      - url: http://h\n        token: x\n')).toBe(
+      "F: agents.openhands.instances[0]: unknown key 'token' (known: url, key, key_env, streams)",
+    );
   });
 
   it('SSE transport: frames by data lines, resume with Last-Event-ID after a drop, no duplicates, the key as a header', async () => {
@@ -217,7 +286,10 @@ describe('stream subscriber (OpenHands agent server protocol)', () => {
     const seenHeaders: Record<string, string | undefined>[] = [];
     const srv = createServer((req, res) => {
       seenHeaders.push({ key: req.headers['x-api-key'] as string | undefined, last: req.headers['last-event-id'] as string | undefined, path: req.url });
-      if (req.headers['x-api-key'] !== 'k1') { res.writeHead(401); return res.end(); }
+      if (req.headers['x-api-key'] !== 'k1') {
+        res.writeHead(401);
+        return res.end();
+      }
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       const after = req.headers['last-event-id'];
       const from = after === undefined ? 0 : events.findIndex((e) => e.id === after); // replays the last one too: an overlap
@@ -226,15 +298,39 @@ describe('stream subscriber (OpenHands agent server protocol)', () => {
       req.on('close', () => clients.delete(res));
     });
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-    cleanup.push(() => new Promise<void>((r) => { for (const c of clients) c.destroy(); srv.close(() => r()); }));
-    const push = (id: string, data: any) => { events.push({ id, data }); for (const c of clients) c.write(`id: ${id}\ndata: ${JSON.stringify(data)}\n\n`); };
+    cleanup.push(
+      () =>
+        new Promise<void>((r) => {
+          for (const c of clients) c.destroy();
+          srv.close(() => r());
+        }),
+    );
+    const push = (id: string, data: any) => {
+      events.push({ id, data });
+      for (const c of clients) c.write(`id: ${id}\ndata: ${JSON.stringify(data)}\n\n`);
+    };
     const yaml = [
-      'vendor: ssedemo', 'name: SSE demo',
-      'surface:', '  kind: stream-subscriber', '  pin: test', '  hook_name: =kind',
-      '  stream:', '    transport: sse', '    path: /streams/{id}/events', '    dedupe: id', '    auth: { header: { X-Api-Key: "{key}" } }',
+      'vendor: ssedemo',
+      'name: SSE demo',
+      'surface:',
+      '  kind: stream-subscriber',
+      '  pin: test',
+      '  hook_name: =kind',
+      '  stream:',
+      '    transport: sse',
+      '    path: /streams/{id}/events',
+      '    dedupe: id',
+      '    auth: { header: { X-Api-Key: "{key}" } }',
       'identity: { session: =$surface.stream }',
-      'hooks:', '  tick:', '    emit:', '      - type: x.ssedemo.tick.seen', '        data: { n: =n }', '        gates: { n: metadata }',
-      'replies: { neutral: "" }', 'capabilities: {}', 'posture: observe-only',
+      'hooks:',
+      '  tick:',
+      '    emit:',
+      '      - type: x.ssedemo.tick.seen',
+      '        data: { n: =n }',
+      '        gates: { n: metadata }',
+      'replies: { neutral: "" }',
+      'capabilities: {}',
+      'posture: observe-only',
     ].join('\n');
     const res = compileDescriptor('ssedemo.yaml', yaml);
     expect(res.errors).toEqual([]);
@@ -245,7 +341,13 @@ describe('stream subscriber (OpenHands agent server protocol)', () => {
     const daemon = Daemon.open({ descriptor: d, logDir: logs.dir, onEvent: (e) => seen.push(e) });
     cleanup.push(() => daemon.close());
     push('1', { kind: 'tick', id: 'a', n: 1 });
-    const sub = new StreamSubscriber({ daemon, spec: d.surface.stream!, instance: { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`, key: 'k1', streams: ['s1'] }, stateFile: join(logs.dir, 'streams.json'), retryMs: 50 });
+    const sub = new StreamSubscriber({
+      daemon,
+      spec: d.surface.stream!,
+      instance: { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`, key: 'k1', streams: ['s1'] },
+      stateFile: join(logs.dir, 'streams.json'),
+      retryMs: 50,
+    });
     sub.start();
     cleanup.push(() => sub.close());
     await until('the first frame', () => seen.find((e) => e.type === 'x.ssedemo.tick.seen'));

@@ -27,7 +27,12 @@ const tmp = tempDir('hookmap-tee-');
 afterAll(() => tmp.done());
 let n = 0;
 
-interface Stack { up: Up; stream: any[]; watcher: SocketSession; close(): Promise<void> }
+interface Stack {
+  up: Up;
+  stream: any[];
+  watcher: SocketSession;
+  close(): Promise<void>;
+}
 const stacks: Stack[] = [];
 afterEach(async () => {
   for (const s of stacks.splice(0)) await s.close();
@@ -44,12 +49,23 @@ async function stack(config?: Record<string, unknown>, port = 0, logDir = join(t
   });
   const watcher = await openSocket(up.url, TOKEN, 'consumer');
   const stream: any[] = [];
-  watcher.on((m) => { if (typeof m.type === 'string' && m.seq !== undefined && !stream.some((e) => e.id === m.id)) stream.push(m); });
+  watcher.on((m) => {
+    if (typeof m.type === 'string' && m.seq !== undefined && !stream.some((e) => e.id === m.id)) stream.push(m);
+  });
   await new Promise<void>((resolve) => {
     const off = watcher.on((m) => m.type === 'subscribed' && (off(), resolve()));
     watcher.send({ type: 'subscribe', id: 'all', from: 'all' });
   });
-  const s = { up, stream, watcher, logDir, close: async () => { watcher.close(); await up.close(); } };
+  const s = {
+    up,
+    stream,
+    watcher,
+    logDir,
+    close: async () => {
+      watcher.close();
+      await up.close();
+    },
+  };
   stacks.push(s);
   return s;
 }
@@ -66,7 +82,10 @@ interface Editor {
 /** Spawn `cmd args` as an editor would its agent command, with files recording what the agent got and wrote. */
 function editor(args: string[], env: NodeJS.ProcessEnv): Editor {
   const t0 = Date.now();
-  const proc = spawn(process.execPath, args, { env: { PATH: process.env.PATH, HOME: tmp.dir, HOOKMAP_HOME: join(tmp.dir, 'home'), HOOKMAP_TOKEN: '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, args, {
+    env: { PATH: process.env.PATH, HOME: tmp.dir, HOOKMAP_HOME: join(tmp.dir, 'home'), HOOKMAP_TOKEN: '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const out: Buffer[] = [];
   let err = '';
   let pending = '';
@@ -78,12 +97,18 @@ function editor(args: string[], env: NodeJS.ProcessEnv): Editor {
     while ((i = pending.indexOf('\n')) >= 0) {
       const l = pending.slice(0, i);
       pending = pending.slice(i + 1);
-      try { lines.push(JSON.parse(l)); } catch { lines.push(l); }
+      try {
+        lines.push(JSON.parse(l));
+      } catch {
+        lines.push(l);
+      }
     }
   });
   proc.stderr.on('data', (c) => (err += c));
   proc.stdin.on('error', () => {});
-  const done = new Promise<any>((resolve) => proc.on('close', (code, signal) => resolve({ code, signal, stdout: Buffer.concat(out), stderr: err, ms: Date.now() - t0 })));
+  const done = new Promise<any>((resolve) =>
+    proc.on('close', (code, signal) => resolve({ code, signal, stdout: Buffer.concat(out), stderr: err, ms: Date.now() - t0 })),
+  );
   return {
     proc,
     lines,
@@ -110,44 +135,72 @@ async function openSession(e: Editor, sessionId = 'fake-session-1'): Promise<voi
   e.send({ jsonrpc: '2.0', id: 2, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'make a file' }] } });
 }
 
-const LONG = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"fake-session-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"${'x'.repeat(600)}"}}}}\n`;
-const SCRIPT = JSON.stringify([{ tool: 't1', title: 'echo hello' }, { raw: 'not json at all\n' }, { raw: LONG }, { stderr: 'a log line on stderr\n' }, { raw: '{"jsonrpc":"2.0","id":4242,"result":{}}\n' }, { tool: 't2', status: 'failed' }]);
+const LONG =
+  `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"fake-session-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` +
+  `${'x'.repeat(600)}"}}}}\n`;
+const SCRIPT = JSON.stringify([
+  { tool: 't1', title: 'echo hello' },
+  { raw: 'not json at all\n' },
+  { raw: LONG },
+  { stderr: 'a log line on stderr\n' },
+  { raw: '{"jsonrpc":"2.0","id":4242,"result":{}}\n' },
+  { tool: 't2', status: 'failed' },
+]);
 
 describe('hookmap tee', () => {
-  it('daemon up: every byte the agent wrote reaches the editor unchanged; the stream has the session, the turn, its tools; bad lines reported once', async () => {
-    const s = await stack();
-    const f = files();
-    const e = editor(tee(s.up.url, ['--max-line', '300']), { ...f, FAKE_ACP_SCRIPT: SCRIPT, FAKE_ACP_EXIT: '3' });
-    await openSession(e);
-    await e.line((m) => m.id === 2 && m.result, 'the turn to end');
-    e.send('this editor line is not json either\n');
-    e.end();
-    const r = await e.done;
-    expect(r.code).toBe(3);
-    expect(r.stdout.equals(read(f.FAKE_ACP_WROTE))).toBe(true);
-    expect(r.stderr).toBe('a log line on stderr\n');
-    const sent = read(f.FAKE_ACP_RECORD).toString('utf8').split('\n').filter(Boolean).map((l) => { try { return JSON.parse(l).method; } catch { return l; } });
-    expect(sent).toEqual(['initialize', 'session/new', 'session/prompt', 'this editor line is not json either']);
-    const events = await until('the exit event', () => (s.stream.some((x) => x.type === 'x.acp.agent.exited') ? s.stream : undefined));
-    const ses = events.filter((x) => x.session === 'fake-session-1').map((x) => x.type);
-    expect(ses).toEqual(['session.started', 'run.started', 'tool.requested', 'tool.completed', 'tool.requested', 'tool.failed', 'run.finished']);
-    const run = events.find((x) => x.type === 'run.started');
-    expect(run.run).toMatch(/^acp:.+:2$/);
-    expect(events.filter((x) => x.session === 'fake-session-1' && x.type !== 'session.started').every((x) => x.run === run.run)).toBe(true);
-    const problems = events.filter((x) => x.type === 'x.acp.error.mapping_failed').map((x) => x.data.code);
-    // once per problem and direction: the agent's non-JSON line, its oversize line, the editor's non-JSON line
-    expect(problems.sort()).toEqual(['line-too-large', 'malformed-json', 'malformed-json']);
-    expect(events.filter((x) => x.type === 'x.acp.response.unmatched')).toHaveLength(1);
-    expect(events.find((x) => x.type === 'x.acp.agent.exited').data).toEqual({ code: 3 });
-  }, 60_000);
+  it(
+    'daemon up: every byte the agent wrote reaches the editor unchanged; the stream has the ' + 'session, the turn, its tools; bad lines reported once',
+    async () => {
+      const s = await stack();
+      const f = files();
+      const e = editor(tee(s.up.url, ['--max-line', '300']), { ...f, FAKE_ACP_SCRIPT: SCRIPT, FAKE_ACP_EXIT: '3' });
+      await openSession(e);
+      await e.line((m) => m.id === 2 && m.result, 'the turn to end');
+      e.send('this editor line is not json either\n');
+      e.end();
+      const r = await e.done;
+      expect(r.code).toBe(3);
+      expect(r.stdout.equals(read(f.FAKE_ACP_WROTE))).toBe(true);
+      expect(r.stderr).toBe('a log line on stderr\n');
+      const sent = read(f.FAKE_ACP_RECORD)
+        .toString('utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => {
+          try {
+            return JSON.parse(l).method;
+          } catch {
+            return l;
+          }
+        });
+      expect(sent).toEqual(['initialize', 'session/new', 'session/prompt', 'this editor line is not json either']);
+      const events = await until('the exit event', () => (s.stream.some((x) => x.type === 'x.acp.agent.exited') ? s.stream : undefined));
+      const ses = events.filter((x) => x.session === 'fake-session-1').map((x) => x.type);
+      expect(ses).toEqual(['session.started', 'run.started', 'tool.requested', 'tool.completed', 'tool.requested', 'tool.failed', 'run.finished']);
+      const run = events.find((x) => x.type === 'run.started');
+      expect(run.run).toMatch(/^acp:.+:2$/);
+      expect(events.filter((x) => x.session === 'fake-session-1' && x.type !== 'session.started').every((x) => x.run === run.run)).toBe(true);
+      const problems = events.filter((x) => x.type === 'x.acp.error.mapping_failed').map((x) => x.data.code);
+      // once per problem and direction: the agent's non-JSON line, its oversize line, the editor's non-JSON line
+      expect(problems.sort()).toEqual(['line-too-large', 'malformed-json', 'malformed-json']);
+      expect(events.filter((x) => x.type === 'x.acp.response.unmatched')).toHaveLength(1);
+      expect(events.find((x) => x.type === 'x.acp.agent.exited').data).toEqual({ code: 3 });
+    },
+    60_000,
+  );
 
   it('bad input again and again: every byte passes untouched, each kind of problem is reported once, every good line after it is mapped', async () => {
     const s = await stack();
     const f = files();
     const bad = [
-      { raw: 'not json 1\n' }, { raw: LONG }, { raw: '{"jsonrpc":"2.0","id":4242,"result":{}}\n' },
+      { raw: 'not json 1\n' },
+      { raw: LONG },
+      { raw: '{"jsonrpc":"2.0","id":4242,"result":{}}\n' },
       { tool: 't1' },
-      { raw: 'not json 2\n' }, { raw: LONG }, { raw: '{"jsonrpc":"2.0","id":4243,"error":{"code":-1,"message":"x"}}\n' }, { raw: 'not json 3\n' },
+      { raw: 'not json 2\n' },
+      { raw: LONG },
+      { raw: '{"jsonrpc":"2.0","id":4243,"error":{"code":-1,"message":"x"}}\n' },
+      { raw: 'not json 3\n' },
       { tool: 't2' },
     ];
     const e = editor(tee(s.up.url, ['--max-line', '300']), { ...f, FAKE_ACP_SCRIPT: JSON.stringify(bad) });
@@ -183,7 +236,10 @@ describe('hookmap tee', () => {
 
   it('never holds a line back: a partial line (no newline yet) crosses both ways at once', async () => {
     const s = await stack();
-    const p = spawn(process.execPath, [BIN, 'tee', 'acp', '--url', s.up.url, '--', 'cat'], { env: { PATH: process.env.PATH, HOME: tmp.dir, HOOKMAP_HOME: join(tmp.dir, 'home') }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, [BIN, 'tee', 'acp', '--url', s.up.url, '--', 'cat'], {
+      env: { PATH: process.env.PATH, HOME: tmp.dir, HOOKMAP_HOME: join(tmp.dir, 'home') },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let got = '';
     p.stdout.on('data', (c) => (got += c));
     p.stdin.write('{"jsonrpc":"2.0","method":"session/upd');
@@ -236,11 +292,17 @@ describe('hookmap tee', () => {
     const e = editor(tee('http://127.0.0.1:9'), { FAKE_ACP_SCRIPT: '[]' });
     await openSession(e);
     await e.line((m) => m.id === 2, 'the turn');
-    const pid = Number(readFileSync('/proc/' + e.proc.pid + '/task/' + e.proc.pid + '/children', 'utf8').trim().split(/\s+/)[0]);
+    const pid = Number(
+      readFileSync('/proc/' + e.proc.pid + '/task/' + e.proc.pid + '/children', 'utf8')
+        .trim()
+        .split(/\s+/)[0],
+    );
     process.kill(pid, 'SIGTERM');
     const r = await e.done;
     expect(r.signal).toBe('SIGTERM');
-    const missing = spawn(process.execPath, [BIN, 'tee', 'acp', '--url', 'http://127.0.0.1:9', '--', join(tmp.dir, 'no-such-agent')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const missing = spawn(process.execPath, [BIN, 'tee', 'acp', '--url', 'http://127.0.0.1:9', '--', join(tmp.dir, 'no-such-agent')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     missing.stderr.on('data', (c) => (err += c));
     const code = await new Promise((r) => missing.on('close', r));
@@ -257,47 +319,73 @@ describe('hookmap tee', () => {
     expect(r.code).toBe(7);
     expect(r.stdout.equals(read(f.FAKE_ACP_WROTE))).toBe(true);
     const events = await until('the exit event', () => (s.stream.some((x) => x.type === 'x.acp.agent.exited') ? s.stream : undefined));
-    expect(events.filter((x) => x.session === 'fake-session-1').map((x) => x.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'tool.completed', 'run.failed']);
+    expect(events.filter((x) => x.session === 'fake-session-1').map((x) => x.type)).toEqual([
+      'session.started',
+      'run.started',
+      'tool.requested',
+      'tool.completed',
+      'run.failed',
+    ]);
     expect(events.find((x) => x.type === 'run.failed').data).toEqual({ reason: 'agent_exited', error: { type: 'agent_exited', code: '-32099' } });
   }, 60_000);
 
-  it('opt-in control: a permission request answered over the relay reaches the agent as the editor would answer; the editor sees every agent byte; its late answer is dropped', async () => {
-    const s = await stack({ control: true });
-    const f = files();
-    const e = editor(tee(s.up.url), { ...f, FAKE_ACP_SCRIPT: JSON.stringify([{ permission: 'tc1', title: 'touch x' }]) });
-    await openSession(e);
-    const ask = await e.line((m) => m.method === 'session/request_permission', 'the permission request');
-    const request = await until('the held attention request', () => s.stream.find((x) => x.type === 'attention.requested' && (x.data?.respond_via ?? []).includes('control')));
-    expect(request.data.options.map((o: any) => o.id)).toEqual(['allow', 'deny']);
-    const human = await openSocket(s.up.url, TOKEN, 'both');
-    try {
-      const cmd = makeCommand('control.attention.respond', request.session, { subject: request.id, data: { answer: { option: 'allow' } } });
-      const res = await sendCommand(human, cmd, { ackWindowMs: 10_000, outcomeWindowMs: 10_000, isFinal: (x) => x.type === 'attention.resolved' });
-      expect(res.kind === 'acked' && res.ack.type).toBe('control.accepted');
-    } finally {
-      human.close();
-    }
-    await e.line((m) => m.id === 2 && m.result, 'the turn to end');
-    // the editor's own answer, late: dropped (the agent already has one)
-    e.send({ jsonrpc: '2.0', id: ask.id, result: { outcome: { outcome: 'selected', optionId: 'no' } } });
-    e.send({ jsonrpc: '2.0', method: '$/ping', params: {} });
-    await until('the next line to reach the agent', () => read(f.FAKE_ACP_RECORD).toString('utf8').includes('$/ping'));
-    e.end();
-    const r = await e.done;
-    expect(r.stdout.equals(read(f.FAKE_ACP_WROTE))).toBe(true);
-    const got = read(f.FAKE_ACP_RECORD).toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-    const answers = got.filter((m) => m.id === ask.id && !m.method);
-    expect(answers).toEqual([{ jsonrpc: '2.0', id: ask.id, result: { outcome: { outcome: 'selected', optionId: 'yes' } } }]);
-    expect(got.at(-1)).toMatchObject({ method: '$/ping' });
-    const events = await until('the tool to complete', () => (s.stream.some((x) => x.type === 'tool.completed') ? s.stream : undefined));
-    const types = events.filter((x) => x.session === 'fake-session-1').map((x) => x.type);
-    expect(types.slice(0, 8)).toEqual(['session.started', 'run.started', 'tool.requested', 'attention.requested', 'control.accepted', 'attention.answered', 'attention.resolved', 'tool.completed']);
-    // hookmap's answer was framed as the answer it is; the editor's dropped one left no trace as a stray response
-    await new Promise((res) => setTimeout(res, 300));
-    expect(s.stream.filter((x) => x.type === 'x.acp.response.unmatched')).toEqual([]);
-  }, 60_000);
+  it(
+    'opt-in control: a permission request answered over the relay reaches the agent as the ' +
+      'editor would answer; the editor sees every agent byte; its late answer is dropped',
+    async () => {
+      const s = await stack({ control: true });
+      const f = files();
+      const e = editor(tee(s.up.url), { ...f, FAKE_ACP_SCRIPT: JSON.stringify([{ permission: 'tc1', title: 'touch x' }]) });
+      await openSession(e);
+      const ask = await e.line((m) => m.method === 'session/request_permission', 'the permission request');
+      const request = await until('the held attention request', () =>
+        s.stream.find((x) => x.type === 'attention.requested' && (x.data?.respond_via ?? []).includes('control')),
+      );
+      expect(request.data.options.map((o: any) => o.id)).toEqual(['allow', 'deny']);
+      const human = await openSocket(s.up.url, TOKEN, 'both');
+      try {
+        const cmd = makeCommand('control.attention.respond', request.session, { subject: request.id, data: { answer: { option: 'allow' } } });
+        const res = await sendCommand(human, cmd, { ackWindowMs: 10_000, outcomeWindowMs: 10_000, isFinal: (x) => x.type === 'attention.resolved' });
+        expect(res.kind === 'acked' && res.ack.type).toBe('control.accepted');
+      } finally {
+        human.close();
+      }
+      await e.line((m) => m.id === 2 && m.result, 'the turn to end');
+      // the editor's own answer, late: dropped (the agent already has one)
+      e.send({ jsonrpc: '2.0', id: ask.id, result: { outcome: { outcome: 'selected', optionId: 'no' } } });
+      e.send({ jsonrpc: '2.0', method: '$/ping', params: {} });
+      await until('the next line to reach the agent', () => read(f.FAKE_ACP_RECORD).toString('utf8').includes('$/ping'));
+      e.end();
+      const r = await e.done;
+      expect(r.stdout.equals(read(f.FAKE_ACP_WROTE))).toBe(true);
+      const got = read(f.FAKE_ACP_RECORD)
+        .toString('utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
+      const answers = got.filter((m) => m.id === ask.id && !m.method);
+      expect(answers).toEqual([{ jsonrpc: '2.0', id: ask.id, result: { outcome: { outcome: 'selected', optionId: 'yes' } } }]);
+      expect(got.at(-1)).toMatchObject({ method: '$/ping' });
+      const events = await until('the tool to complete', () => (s.stream.some((x) => x.type === 'tool.completed') ? s.stream : undefined));
+      const types = events.filter((x) => x.session === 'fake-session-1').map((x) => x.type);
+      expect(types.slice(0, 8)).toEqual([
+        'session.started',
+        'run.started',
+        'tool.requested',
+        'attention.requested',
+        'control.accepted',
+        'attention.answered',
+        'attention.resolved',
+        'tool.completed',
+      ]);
+      // hookmap's answer was framed as the answer it is; the editor's dropped one left no trace as a stray response
+      await new Promise((res) => setTimeout(res, 300));
+      expect(s.stream.filter((x) => x.type === 'x.acp.response.unmatched')).toEqual([]);
+    },
+    60_000,
+  );
 
-  it('opt-in control: control.cancel is written as the editor\'s session/cancel and the run ends cancelled by control', async () => {
+  it("opt-in control: control.cancel is written as the editor's session/cancel and the run ends cancelled by control", async () => {
     const s = await stack({ control: true });
     const f = files();
     const e = editor(tee(s.up.url), { ...f, FAKE_ACP_SCRIPT: JSON.stringify([{ tool: 't1' }, { sleep: 20_000 }, { tool: 'never' }]) });
@@ -317,7 +405,11 @@ describe('hookmap tee', () => {
     expect(done.result.stopReason).toBe('cancelled');
     e.end();
     await e.done;
-    const got = read(f.FAKE_ACP_RECORD).toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const got = read(f.FAKE_ACP_RECORD)
+      .toString('utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(got.find((m) => m.method === 'session/cancel')).toEqual({ jsonrpc: '2.0', method: 'session/cancel', params: { sessionId: 'fake-session-1' } });
     const cancelled = await until('run.cancelled', () => s.stream.find((x) => x.type === 'run.cancelled'));
     expect(cancelled).toMatchObject({ cause: cmdId, run: started.run, data: { by: 'control' } });
@@ -339,9 +431,27 @@ describe('hookmap tee', () => {
     e.end();
     await e.done;
     await until('t2 after the restart', () => s2.stream.find((x) => x.type === 'tool.completed' && x.subject === 't2'), 15_000);
-    const logged = readFileSync(join(logDir, 'acp', readdirSafe(join(logDir, 'acp')).find((x) => x.startsWith('fake-session-1'))!), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const logged = readFileSync(
+      join(
+        logDir,
+        'acp',
+        readdirSafe(join(logDir, 'acp')).find((x) => x.startsWith('fake-session-1'))!,
+      ),
+      'utf8',
+    )
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     const keys = logged.map((x) => `${x.type}/${x.subject ?? ''}`);
-    expect(keys).toEqual(['session.started/', 'run.started/', 'tool.requested/t1', 'tool.completed/t1', 'tool.requested/t2', 'tool.completed/t2', 'run.finished/']);
+    expect(keys).toEqual([
+      'session.started/',
+      'run.started/',
+      'tool.requested/t1',
+      'tool.completed/t1',
+      'tool.requested/t2',
+      'tool.completed/t2',
+      'run.finished/',
+    ]);
   }, 60_000);
 
   it('a browser page or another machine cannot pose as a tee (an upgrade with an Origin, or from a non-loopback peer, is refused)', async () => {
@@ -365,7 +475,8 @@ describe('hookmap tee', () => {
     const fake = new EventEmitter();
     const endpoint = attachTeeEndpoint(fake as any, { daemons: s.up.daemons });
     const written: string[] = [];
-    const upgrade = (remoteAddress: string, headers: Record<string, string> = {}) => fake.emit('upgrade', { url: '/surfaces/acp/tee', headers, socket: { remoteAddress } }, { end: (x: string) => written.push(x) }, Buffer.alloc(0));
+    const upgrade = (remoteAddress: string, headers: Record<string, string> = {}) =>
+      fake.emit('upgrade', { url: '/surfaces/acp/tee', headers, socket: { remoteAddress } }, { end: (x: string) => written.push(x) }, Buffer.alloc(0));
     upgrade('10.1.2.3');
     upgrade('::ffff:192.168.1.9');
     upgrade('127.0.0.1', { origin: 'http://localhost:3000' });
@@ -373,7 +484,15 @@ describe('hookmap tee', () => {
     endpoint.close();
     // the server's Host/Origin guard is asked first: a Host this server does not go by (DNS rebinding) never reaches a daemon
     const asked: (string | undefined)[] = [];
-    const guarded = attachTeeEndpoint(fake as any, { daemons: s.up.daemons, guard: { upgrade: (req: any, socket: any) => (asked.push(req.headers.host), req.headers.host === 'rebound.example' ? (socket.end('HTTP/1.1 421 Misdirected Request\r\n\r\n'), false) : true) } });
+    const guarded = attachTeeEndpoint(fake as any, {
+      daemons: s.up.daemons,
+      guard: {
+        upgrade: (req: any, socket: any) => (
+          asked.push(req.headers.host),
+          req.headers.host === 'rebound.example' ? (socket.end('HTTP/1.1 421 Misdirected Request\r\n\r\n'), false) : true
+        ),
+      },
+    });
     written.length = 0;
     upgrade('127.0.0.1', { host: 'rebound.example' });
     expect(asked).toEqual(['rebound.example']);

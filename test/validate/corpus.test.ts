@@ -12,10 +12,17 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DIR = join(ROOT, 'fixtures/validate');
 const BIN = join(ROOT, 'bin/hookmap.mjs');
 
-interface Expect { why: string; violations: { line: number; rule: string }[] }
+interface Expect {
+  why: string;
+  violations: { line: number; rule: string }[];
+}
 
-const invalid = readdirSync(join(DIR, 'invalid')).filter((f) => f.endsWith('.jsonl')).sort();
-const valid = readdirSync(join(DIR, 'valid')).filter((f) => f.endsWith('.jsonl')).sort();
+const invalid = readdirSync(join(DIR, 'invalid'))
+  .filter((f) => f.endsWith('.jsonl'))
+  .sort();
+const valid = readdirSync(join(DIR, 'valid'))
+  .filter((f) => f.endsWith('.jsonl'))
+  .sort();
 
 function expectationOf(file: string): Expect {
   return JSON.parse(readFileSync(join(DIR, 'invalid', file.replace(/\.jsonl$/, '.expect.json')), 'utf8'));
@@ -97,10 +104,12 @@ describe('hookmap validate (subprocess)', () => {
   it('non-JSON input is a violation, not a crash', () => {
     const r = cli(['-'], 'hello\n{"a":\n');
     expect(r.status).toBe(1);
-    expect(r.stdout.trim().split('\n').map((l) => l.split(' ').slice(0, 3).join(' '))).toEqual([
-      '<stdin>:1 - syntax/not-json:',
-      '<stdin>:2 - syntax/not-json:',
-    ]);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ').slice(0, 3).join(' ')),
+    ).toEqual(['<stdin>:1 - syntax/not-json:', '<stdin>:2 - syntax/not-json:']);
   });
 
   it('usage and I/O errors exit 2', () => {

@@ -4,9 +4,27 @@ import { formValuesError, formValuesIssues, isFreeTextValue, type FieldSpec } fr
 const FIELDS: FieldSpec[] = [
   { id: 'name', type: 'string', label: '1', required: true },
   { id: 'ok', type: 'boolean', label: '2' },
-  { id: 'langs', type: 'select', label: '3', multi: true, required: true, choices: [{ id: 'ts', label: '1' }, { id: 'go', label: '2' }] },
+  {
+    id: 'langs',
+    type: 'select',
+    label: '3',
+    multi: true,
+    required: true,
+    choices: [
+      { id: 'ts', label: '1' },
+      { id: 'go', label: '2' },
+    ],
+  },
   { id: 'color', type: 'select', label: '4', other: true, choices: [{ id: 'red', label: '1' }] },
-  { id: 'size', type: 'select', label: '5', choices: [{ id: 's', label: '1' }, { id: 'm', label: '2' }] },
+  {
+    id: 'size',
+    type: 'select',
+    label: '5',
+    choices: [
+      { id: 's', label: '1' },
+      { id: 'm', label: '2' },
+    ],
+  },
   { id: 'n', type: 'number', label: '6', min: 1, max: 10 },
 ];
 const GOOD = { name: 'x', ok: false, langs: ['ts'], color: 'teal', size: 'm', n: 10 };

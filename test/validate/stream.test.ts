@@ -9,7 +9,17 @@ const SRC = 'aep://host-a/agent/demo/session/s1';
 let n = 0;
 function ev(type: string, seq: number | undefined, extra: Record<string, unknown> = {}) {
   n++;
-  return { aep: '0.1', id: `e${n}`, type, time: '2026-07-03T10:00:00Z', source: SRC, agent: 'demo', session: 's1', ...(seq === undefined ? {} : { seq }), ...extra };
+  return {
+    aep: '0.1',
+    id: `e${n}`,
+    type,
+    time: '2026-07-03T10:00:00Z',
+    source: SRC,
+    agent: 'demo',
+    session: 's1',
+    ...(seq === undefined ? {} : { seq }),
+    ...extra,
+  };
 }
 const rules = (vs: { rule: string; line: number }[]) => vs.map((v) => `${v.line} ${v.rule}`);
 

@@ -65,7 +65,13 @@ export function fromCloudEvent(input: Record<string, unknown>): InverseResult {
   const diagnostics: string[] = [];
   const type = ce.type;
   if (typeof type !== 'string' || !type.startsWith(TYPE_ROOT)) {
-    return { diagnostics, error: { code: 'foreign-type', detail: `CE type '${String(type)}' is outside ${TYPE_ROOT}* (AEP-0005 §2 rule 3: lifting foreign CloudEvents is an adapter's job)` } };
+    return {
+      diagnostics,
+      error: {
+        code: 'foreign-type',
+        detail: `CE type '${String(type)}' is outside ${TYPE_ROOT}* (AEP-0005 §2 rule 3: lifting foreign CloudEvents is an adapter's job)`,
+      },
+    };
   }
   if (ce.data_base64 !== undefined) return { diagnostics, error: { code: 'unsupported-data', detail: 'data_base64: AEP data is a JSON object' } };
   const dct = ce.datacontenttype;

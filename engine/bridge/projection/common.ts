@@ -15,7 +15,23 @@ export const DEFAULT_CEILING: CaptureLevel = 'metadata';
 export const TYPE_ROOT = 'dev.aep.';
 
 export const CORE_ATTRIBUTES = new Set([
-  'aep', 'id', 'type', 'subject', 'time', 'source', 'agent', 'session', 'run', 'step', 'seq', 'epoch', 'cause', 'traceparent', 'severity', 'capture', 'data',
+  'aep',
+  'id',
+  'type',
+  'subject',
+  'time',
+  'source',
+  'agent',
+  'session',
+  'run',
+  'step',
+  'seq',
+  'epoch',
+  'cause',
+  'traceparent',
+  'severity',
+  'capture',
+  'data',
 ]);
 
 /** AEP-0001 §5.4: extension attribute names. */

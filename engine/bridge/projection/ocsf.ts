@@ -10,7 +10,13 @@ import { applyCeiling, timeToMillis, type AepEvent } from './common.ts';
 
 export const OCSF_VERSION = '1.8.0';
 
-interface ClassRow { class_uid: number; category_uid: number; activity_id: number; status_id?: number; disposition_id?: number }
+interface ClassRow {
+  class_uid: number;
+  category_uid: number;
+  activity_id: number;
+  status_id?: number;
+  disposition_id?: number;
+}
 
 /** §4.2 class mapping (attention.resolved's disposition is decided by §4.5 below). */
 export const OCSF_CLASS: Record<string, ClassRow> = {

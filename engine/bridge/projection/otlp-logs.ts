@@ -79,7 +79,8 @@ export function toLogRecord(input: AepEvent, opts: OtlpLogOptions = {}): Readabl
   let body: Record<string, unknown> | undefined;
   if (ev.capture !== 'none' && ev.data) {
     for (const [k, v] of Object.entries(ev.data)) {
-      if (k.startsWith('gen_ai.')) attributes[k] = v; // hoisted verbatim (§3.2)
+      if (k.startsWith('gen_ai.'))
+        attributes[k] = v; // hoisted verbatim (§3.2)
       else (body ??= {})[k] = v; // the rest stays the body, wholesale
     }
   }

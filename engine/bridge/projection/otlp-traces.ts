@@ -181,7 +181,8 @@ function describe(n: SessionNode): { name: string; attributes: Attributes; statu
     }
     case 'attention': {
       // a human's wait has no GenAI operation: AEP names it
-      for (const k of ['id', 'kind', 'subject', 'answer.option', 'via', 'latency_ms', 'after_ms'] as const) if (a[k] !== undefined) attributes[`aep.attention.${k}`] = a[k];
+      for (const k of ['id', 'kind', 'subject', 'answer.option', 'via', 'latency_ms', 'after_ms'] as const)
+        if (a[k] !== undefined) attributes[`aep.attention.${k}`] = a[k];
       return { name: `attention ${n.label}`, attributes, status };
     }
   }

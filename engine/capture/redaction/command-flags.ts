@@ -87,7 +87,15 @@ function commandFlagRule(d: CommandFlagDef): Rule {
           vs = c + 1;
         }
         if (ve <= vs || text.startsWith('[REDACTED', vs)) continue;
-        out.push({ start: vs, end: ve, ctx: cmds[ci], stage: 'secret', rule: d.id, rep: SECRET, cont: ve === text.length && q !== '"' && q !== "'" ? { kind: 'class', test: (c) => !ARG_STOP(c) } : undefined });
+        out.push({
+          start: vs,
+          end: ve,
+          ctx: cmds[ci],
+          stage: 'secret',
+          rule: d.id,
+          rep: SECRET,
+          cont: ve === text.length && q !== '"' && q !== "'" ? { kind: 'class', test: (c) => !ARG_STOP(c) } : undefined,
+        });
         flagRe.lastIndex = Math.max(ve, next);
       }
     },

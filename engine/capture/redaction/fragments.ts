@@ -33,16 +33,27 @@ export interface FragmentEvent {
   meta?: unknown;
 }
 
-interface Open { state: StreamState; event?: FragmentEvent; eventKey: string; path: string }
+interface Open {
+  state: StreamState;
+  event?: FragmentEvent;
+  eventKey: string;
+  path: string;
+}
 
-export interface FragmentOptions { sessions?: number; perSession?: number }
+export interface FragmentOptions {
+  sessions?: number;
+  perSession?: number;
+}
 
 export class FragmentStreams {
   private readonly bySession = new Map<string, Map<string, Open>>();
   private readonly maxSessions: number;
   private readonly perSession: number;
 
-  constructor(private readonly src: FragmentSource, opts: FragmentOptions = {}) {
+  constructor(
+    private readonly src: FragmentSource,
+    opts: FragmentOptions = {},
+  ) {
     this.maxSessions = opts.sessions ?? 1024;
     this.perSession = opts.perSession ?? 16;
   }
@@ -76,7 +87,7 @@ const setPath = (obj: Record<string, unknown>, path: string, v: unknown) => {
   for (const p of parts.slice(0, -1)) {
     const next = o[p];
     if (!next || typeof next !== 'object' || Array.isArray(next)) return;
-    o = (o[p] = { ...(next as Record<string, unknown>) });
+    o = o[p] = { ...(next as Record<string, unknown>) };
   }
   o[parts[parts.length - 1]] = v;
 };
@@ -86,7 +97,11 @@ export class FragmentTxn {
   private readonly work: Map<string, Open>;
   private readonly live = new Map<string, StreamRedactor>();
 
-  constructor(private readonly owner: FragmentStreams, private readonly session: string, committed: Map<string, Open> | undefined) {
+  constructor(
+    private readonly owner: FragmentStreams,
+    private readonly session: string,
+    committed: Map<string, Open> | undefined,
+  ) {
     this.work = new Map([...(committed ?? [])].map(([k, o]) => [k, { ...o, state: { ...o.state } }]));
   }
 

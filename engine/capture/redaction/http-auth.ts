@@ -10,7 +10,8 @@ export const BEARER_RULE = patternRule({
   id: 'bearer-token',
   anchor: ci('bearer'),
   source: 'AEP-0003 §9.4(a) floor (`Bearer `-prefixed tokens); RFC 6750 b64token, scheme case-insensitive (RFC 7235 §2.1); gitleaks:curl-auth-header',
-  description: 'Bearer tokens: `Bearer <t>` always (the floor); other casings (`bearer`, `BEARER`) when <t> looks like a token (8+ chars with a digit or symbol, or 20+)',
+  description:
+    'Bearer tokens: `Bearer <t>` always (the floor); other casings (`bearer`, `BEARER`) when <t> looks like a token (8+ chars with a digit or symbol, or 20+)',
   pattern: `(?<b>[Bb][Ee][Aa][Rr][Ee][Rr])[ \\t]+(?<s>[${TOKEN68}]{1,4096}=*)`,
   tail: `${TOKEN68}=`,
   accept: (t, text, start) => {

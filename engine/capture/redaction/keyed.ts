@@ -16,14 +16,36 @@ import { charClass, fake } from './regex-rule.ts';
 import type { Continuation, Match, Rule } from './types.ts';
 import { SECRET } from './types.ts';
 
-const STEM_WORDS = ['pass', 'pwd', 'secret', 'token', 'key', 'auth', 'cred', 'cookie', 'sig', 'salt', 'seed', 'dsn', 'pin', 'otp', 'mfa', 'bearer', 'jwt', 'pat', 'access', 'connection'];
+const STEM_WORDS = [
+  'pass',
+  'pwd',
+  'secret',
+  'token',
+  'key',
+  'auth',
+  'cred',
+  'cookie',
+  'sig',
+  'salt',
+  'seed',
+  'dsn',
+  'pin',
+  'otp',
+  'mfa',
+  'bearer',
+  'jwt',
+  'pat',
+  'access',
+  'connection',
+];
 const STEMS = new RegExp(STEM_WORDS.join('|'), 'gi');
 const IDENT = charClass('A-Za-z0-9_.-');
 const SPACE = charClass(' \\t');
 const WS = charClass('\\s');
 /** Where an unquoted value ends. */
 const VALUE_STOP = charClass('\\s"\'`,;&)}\\]<>');
-const SCHEME_WORD = /^(?:Bearer|Basic|Token|Digest|Negotiate|NTLM|Bot|ApiKey|Key|SSWS|AWS4-HMAC-SHA256|GoogleLogin|OAuth|MAC|HOBA|Mutual|SCRAM-SHA-256|vapid)[ \t]+/i;
+const SCHEME_WORD =
+  /^(?:Bearer|Basic|Token|Digest|Negotiate|NTLM|Bot|ApiKey|Key|SSWS|AWS4-HMAC-SHA256|GoogleLogin|OAuth|MAC|HOBA|Mutual|SCRAM-SHA-256|vapid)[ \t]+/i;
 const NON_VALUES = new Set(['null', 'true', 'false', 'none', 'nil', 'undefined', 'yes', 'no']);
 const MAX_NAME = 64;
 const MAX_QUOTED = 4096;
@@ -79,10 +101,14 @@ function findKeyed(text: string, out: Match[], rule: string, strict: boolean): v
     while (r > l && (text[r - 1] === '.' || text[r - 1] === '-')) r--;
     let nameFrom = l;
     let dashes = 0;
-    while (nameFrom < r && text[nameFrom] === '-') { nameFrom++; dashes++; }
+    while (nameFrom < r && text[nameFrom] === '-') {
+      nameFrom++;
+      dashes++;
+    }
     const name = text.slice(nameFrom, r);
     if (!name) continue;
-    const isFlag = (dashes >= 2 || (dashes === 1 && /^[a-z][a-z-]*$/.test(name))) && (l === 0 || WS(text.charCodeAt(l - 1)) || text[l - 1] === '"' || text[l - 1] === "'");
+    const isFlag =
+      (dashes >= 2 || (dashes === 1 && /^[a-z][a-z-]*$/.test(name))) && (l === 0 || WS(text.charCodeAt(l - 1)) || text[l - 1] === '"' || text[l - 1] === "'");
     // a quote right before the name (a JSON key, a quoted header)
     let openQuote = '';
     if (l > 0 && (text[l - 1] === '"' || text[l - 1] === "'")) openQuote = text[l - 1];
@@ -126,7 +152,10 @@ function findKeyed(text: string, out: Match[], rule: string, strict: boolean): v
     if (op === ':' && isCredentialHeader(name)) {
       header = true;
       let stopAt = openQuote || '\n';
-      if (text[vs] === '"' || text[vs] === "'") { stopAt = text[vs]; vs++; } // a quoted header value ("Authorization": "token ...")
+      if (text[vs] === '"' || text[vs] === "'") {
+        stopAt = text[vs];
+        vs++;
+      } // a quoted header value ("Authorization": "token ...")
       ve = vs;
       const lim = Math.min(text.length, vs + MAX_QUOTED);
       while (ve < lim && text[ve] !== stopAt && text[ve] !== '\n' && text[ve] !== '\r' && !(text[ve] === '\\' && /[nr"']/.test(text[ve + 1] ?? ''))) ve++;
@@ -171,8 +200,14 @@ export function keyedRule(strict = false): Rule {
 export const KEYED_RULE: Rule = {
   id: 'keyed-secret',
   stage: 'secret',
-  source: 'AEP-0003 §9.4(a) floor ((password|passwd|secret|api[_-]?key|token)\\s*[=:]\\s*\\S+); gitleaks:generic-api-key (keywords + entropy); gitleaks:curl-auth-header; AEP conformance fixtures/redaction (quoted keys, next-line values)',
-  description: 'Values of secret-named assignments (`KEY=value`, `key: value`, JSON `"token": "..."`), `--flag value` options and credential headers (`Authorization:`, `Cookie:`); maybe-secret names (`STRIPE_KEY`, `sig`) only with a random-looking value',
+  source:
+    'AEP-0003 §9.4(a) floor ((password|passwd|secret|api[_-]?key|token)\\s*[=:]\\s*\\S+); ' +
+    'gitleaks:generic-api-key (keywords + entropy); gitleaks:curl-auth-header; AEP conformance ' +
+    'fixtures/redaction (quoted keys, next-line values)',
+  description:
+    'Values of secret-named assignments (`KEY=value`, `key: value`, JSON `"token": "..."`), ' +
+    '`--flag value` options and credential headers (`Authorization:`, `Cookie:`); maybe-secret ' +
+    'names (`STRIPE_KEY`, `sig`) only with a random-looking value',
   window: 600,
   find: (text, out) => findKeyed(text, out, 'keyed-secret', false),
   positive: [
@@ -191,7 +226,10 @@ export const KEYED_RULE: Rule = {
     { input: 'DB_PASS=letmein ./migrate', gone: ['letmein'], kept: ['./migrate'] },
     { input: 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', gone: ['wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'] },
     { input: 'spring.datasource.password=tiger', gone: ['tiger'] },
-    { input: `STRIPE_KEY=${fake(24, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 211)}`, gone: [fake(24, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 211)] },
+    {
+      input: `STRIPE_KEY=${fake(24, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 211)}`,
+      gone: [fake(24, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', 211)],
+    },
     { input: 'https://blob.core.windows.net/c/x?sv=2022-11-02&sig=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA%3D&se=2030', gone: ['Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA'] },
     { input: '//registry.npmjs.org/:_authToken=abcdef-0123-4567', gone: ['abcdef-0123-4567'] },
     { input: 'API key: q8Wz2LmN4pRt6VxY', gone: ['q8Wz2LmN4pRt6VxY'] },

@@ -21,7 +21,10 @@ export const PEM_RULE: Rule = {
       let j = i + 11;
       const stop = Math.min(text.length, j + 100);
       while (j < stop && PEM_LABEL(text.charCodeAt(j))) j++;
-      if (!text.startsWith('-----', j) || j === i + 11) { i += 11; continue; }
+      if (!text.startsWith('-----', j) || j === i + 11) {
+        i += 11;
+        continue;
+      }
       const label = text.slice(i + 11, j);
       const bodyFrom = j + 5;
       const isPrivate = /PRIVATE KEY|ENCRYPTED/.test(label);
@@ -45,10 +48,22 @@ export const PEM_RULE: Rule = {
     }
   },
   positive: [
-    { input: 'config follows\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq\nZzz999\n-----END RSA PRIVATE KEY-----\ndone', gone: ['MIIEowIBAAKCAQEA7bq', 'BEGIN RSA'], kept: ['config follows', 'done'] },
+    {
+      input: 'config follows\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq\nZzz999\n-----END RSA PRIVATE KEY-----\ndone',
+      gone: ['MIIEowIBAAKCAQEA7bq', 'BEGIN RSA'],
+      kept: ['config follows', 'done'],
+    },
     { input: '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----', gone: ['b3BlbnNzaC1rZXk'] },
-    { input: '{"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\\n-----END PRIVATE KEY-----\\n", "client_email": "svc"}', gone: ['MIIEvQIBADANBgkqhkiG9w0BAQEFAASC'], kept: ['client_email'] },
-    { input: 'cat key.pem\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oAI4\n(truncated)', gone: ['MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oAI4'], kept: ['cat key.pem'] },
+    {
+      input: '{"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\\n-----END PRIVATE KEY-----\\n", "client_email": "svc"}',
+      gone: ['MIIEvQIBADANBgkqhkiG9w0BAQEFAASC'],
+      kept: ['client_email'],
+    },
+    {
+      input: 'cat key.pem\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oAI4\n(truncated)',
+      gone: ['MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oAI4'],
+      kept: ['cat key.pem'],
+    },
     { input: '-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF0\n-----END PGP PRIVATE KEY BLOCK-----', gone: ['lQOYBF0'] },
     { input: '-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIE\n-----END CERTIFICATE-----', gone: ['MIIDdzCCAl+gAwIBAgIE'] },
   ],

@@ -72,13 +72,19 @@ export function patternRule(d: PatternDef): Rule {
         let end = start + m[0].length;
         if (hasGroup) {
           const g = m.groups?.s;
-          if (!g) { re.lastIndex = end > m.index ? end : m.index + 1; continue; }
+          if (!g) {
+            re.lastIndex = end > m.index ? end : m.index + 1;
+            continue;
+          }
           start = end - g.length; // the group ends the match
         }
         if (tail) while (end < text.length && tail(text.charCodeAt(end))) end++;
         if (d.startOf) start = d.startOf(text, start);
         const next = Math.max(end, m.index + m[0].length, m.index + 1);
-        if (d.accept && !d.accept(text.slice(start, end), text, start)) { re.lastIndex = next; continue; }
+        if (d.accept && !d.accept(text.slice(start, end), text, start)) {
+          re.lastIndex = next;
+          continue;
+        }
         out.push({ start, end, ctx: Math.min(start, m.index), stage, rule: d.id, rep, cont: end === text.length ? cont : undefined });
         re.lastIndex = next;
       }

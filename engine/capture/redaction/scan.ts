@@ -7,7 +7,11 @@ import type { Match, Rule } from './types.ts';
 
 const CLASS: Record<Match['stage'], number> = { secret: 0, name: 0, home: 1, pii: 2 };
 
-interface Plan { always: Rule[]; anchored: { rule: Rule; at: RegExp }[]; any?: RegExp }
+interface Plan {
+  always: Rule[];
+  anchored: { rule: Rule; at: RegExp }[];
+  any?: RegExp;
+}
 const plans = new WeakMap<readonly Rule[], Plan>();
 /** Past this many anchor hits the prefilter stops deciding and every rule runs (bounded work either way). */
 const MAX_ANCHOR_HITS = 256;
@@ -16,7 +20,11 @@ function planOf(rules: readonly Rule[]): Plan {
   let p = plans.get(rules);
   if (p) return p;
   const anchored = rules.filter((r) => r.anchor).map((rule) => ({ rule, at: new RegExp(`(?:${rule.anchor})`, 'y') }));
-  p = { always: rules.filter((r) => !r.anchor), anchored, any: anchored.length ? new RegExp(anchored.map((a) => `(?:${a.rule.anchor})`).join('|'), 'g') : undefined };
+  p = {
+    always: rules.filter((r) => !r.anchor),
+    anchored,
+    any: anchored.length ? new RegExp(anchored.map((a) => `(?:${a.rule.anchor})`).join('|'), 'g') : undefined,
+  };
   plans.set(rules, p);
   return p;
 }
@@ -72,7 +80,10 @@ export function resolve(all: Match[]): Match[] {
     for (const m of group) {
       const last = merged[merged.length - 1];
       if (last && m.start < last.end) {
-        if (m.end > last.end) { last.end = m.end; last.cont = m.cont; }
+        if (m.end > last.end) {
+          last.end = m.end;
+          last.cont = m.cont;
+        }
         if (m.ctx < last.ctx) last.ctx = m.ctx;
         if (m.stage === 'secret') last.stage = 'secret';
       } else merged.push({ ...m });
@@ -136,7 +147,7 @@ export function guardPlaceholders(text: string, ms: Match[]): Match[] {
     if (end <= start) continue;
     // anything but placeholders and punctuation left?
     let real = false;
-    for (let p = start; p < end && !real; ) {
+    for (let p = start; p < end && !real;) {
       k = firstEndingAfter(p);
       const next = k < marks.length && marks[k][0] < end ? marks[k] : undefined;
       const stop = next ? Math.max(p, next[0]) : end;

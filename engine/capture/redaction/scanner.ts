@@ -30,7 +30,11 @@ export class SecretScanner {
     let at = 0;
     for (const m of this.r.resolvedMatches(text)) {
       if (m.stage !== 'secret' && m.stage !== 'name') continue;
-      for (; at < m.start; at++) if (text.charCodeAt(at) === 10) { line++; lineStart = at + 1; }
+      for (; at < m.start; at++)
+        if (text.charCodeAt(at) === 10) {
+          line++;
+          lineStart = at + 1;
+        }
       out.push({ rule: m.rule, line, column: m.start - lineStart + 1, excerpt: mask(text.slice(m.start, m.end)) });
     }
     return out;

@@ -43,7 +43,10 @@ export class StreamRedactor {
   private s: StreamState = { pending: '', left: '' };
   private readonly hold: number;
 
-  constructor(private readonly src: MatchSource, hold?: number) {
+  constructor(
+    private readonly src: MatchSource,
+    hold?: number,
+  ) {
     this.hold = Math.max(hold ?? src.holdBack, 16);
   }
 
@@ -79,7 +82,10 @@ export class StreamRedactor {
     let forced: Match | undefined;
     for (let changed = true, passes = 0; changed; passes++) {
       changed = false;
-      if (passes > 16) { cut = off; break; } // never reached with resolved matches; holding is the safe answer
+      if (passes > 16) {
+        cut = off;
+        break;
+      } // never reached with resolved matches; holding is the safe answer
       for (const m of ms) {
         if (!(m.ctx < cut && m.end > cut)) continue;
         let next: number;
@@ -91,7 +97,10 @@ export class StreamRedactor {
           next = buf.length; // still growing past the bound: emit the replacement, swallow the rest later
           forced = m;
         }
-        if (next !== cut) { cut = next; changed = true; }
+        if (next !== cut) {
+          cut = next;
+          changed = true;
+        }
       }
     }
     if (cut <= off) {

@@ -87,7 +87,10 @@ export const FORGE_RULES: Rule[] = [
   patternRule({
     id: 'gitlab-other-tokens',
     anchor: String.raw`gl(?:dt|rt|cbt|ft|oas|soat|imt|agent|ffct|ptt)-`,
-    source: 'gitleaks:gitlab-deploy-token, gitlab-runner-authentication-token, gitlab-cicd-job-token, gitlab-feed-token, gitlab-oauth-app-secret, gitlab-scim-token, gitlab-incoming-mail-token, gitlab-kubernetes-agent-token, gitlab-feature-flag-client-token, gitlab-ptt',
+    source:
+      'gitleaks:gitlab-deploy-token, gitlab-runner-authentication-token, gitlab-cicd-job-token, ' +
+      'gitlab-feed-token, gitlab-oauth-app-secret, gitlab-scim-token, gitlab-incoming-mail-token, ' +
+      'gitlab-kubernetes-agent-token, gitlab-feature-flag-client-token, gitlab-ptt',
     description: 'GitLab deploy / runner / CI job / feed / OAuth app / SCIM / mail / agent / feature-flag / trigger tokens',
     pattern: `gl(?:dt|rt|cbt|ft|oas|soat|imt|agent|ffct|ptt)-[${A}_-]{20,300}`,
     tail: `${A}_-`,

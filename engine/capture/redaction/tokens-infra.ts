@@ -43,7 +43,10 @@ export const INFRA_RULES: Rule[] = [
   patternRule({
     id: 'shopify-token',
     anchor: String.raw`shp(?:at|ca|pa|ss)_`,
-    source: 'gitleaks:shopify-access-token, shopify-custom-access-token, shopify-private-app-access-token, shopify-shared-secret; secretlint:@secretlint/secretlint-rule-shopify',
+    source:
+      'gitleaks:shopify-access-token, shopify-custom-access-token, ' +
+      'shopify-private-app-access-token, shopify-shared-secret; ' +
+      'secretlint:@secretlint/secretlint-rule-shopify',
     description: 'Shopify access tokens and shared secret',
     pattern: 'shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![a-fA-F0-9])',
     positive: [`X-Shopify-Access-Token: shpat_${fake(32, HEXL, 81)}`],

@@ -10,11 +10,18 @@ export const PLATFORM_RULES: Rule[] = [
   patternRule({
     id: 'slack-token',
     anchor: String.raw`xox[abposre]`,
-    source: 'gitleaks:slack-bot-token, slack-user-token, slack-legacy-token, slack-legacy-workspace-token, slack-config-access-token, slack-config-refresh-token; secretlint:@secretlint/secretlint-rule-slack',
+    source:
+      'gitleaks:slack-bot-token, slack-user-token, slack-legacy-token, ' +
+      'slack-legacy-workspace-token, slack-config-access-token, slack-config-refresh-token; ' +
+      'secretlint:@secretlint/secretlint-rule-slack',
     description: 'Slack bot / user / workspace / legacy / configuration tokens (xoxb-, xoxp-, xoxa-, xoxr-, xoxo-, xoxs-, xoxe-)',
     pattern: `xox[abposre](?:\\.xox[bp])?-[${A}-]{8,300}`,
     tail: `${A}-`,
-    positive: ['notify via xoxb-123456789012-ABCDEFabcdef', `SLACK_TOKEN=xoxp-1234567890-1234567890-1234567890-${fake(32, HEXL)}`, `xoxe.xoxp-1-${fake(40, UPPER_NUM)}`],
+    positive: [
+      'notify via xoxb-123456789012-ABCDEFabcdef',
+      `SLACK_TOKEN=xoxp-1234567890-1234567890-1234567890-${fake(32, HEXL)}`,
+      `xoxe.xoxp-1-${fake(40, UPPER_NUM)}`,
+    ],
     negative: ['xoxb-123', 'the xoxb- prefix', 'boxoxb-123456789012'],
     adversarial: ['xoxb-', 'xoxb-xoxb-'],
   }),
@@ -82,7 +89,10 @@ export const PLATFORM_RULES: Rule[] = [
     description: 'PyPI / TestPyPI API token (a macaroon)',
     pattern: `pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[${A}_-]{50,1000}`,
     tail: `${A}_-`,
-    positive: [`twine upload -u __token__ -p pypi-AgEIcHlwaS5vcmc${fake(70, B64URL, 27)} dist/*`, `password = pypi-AgENdGVzdC5weXBpLm9yZw${fake(60, B64URL, 29)}`],
+    positive: [
+      `twine upload -u __token__ -p pypi-AgEIcHlwaS5vcmc${fake(70, B64URL, 27)} dist/*`,
+      `password = pypi-AgENdGVzdC5weXBpLm9yZw${fake(60, B64URL, 29)}`,
+    ],
     negative: ['pypi-AgEIcHlwaS5vcmcshort', 'pip install pypi-simple'],
     adversarial: ['pypi-AgEIcHlwaS5vcmc'],
   }),
@@ -132,12 +142,18 @@ export const PLATFORM_RULES: Rule[] = [
   patternRule({
     id: 'azure-storage-account-key',
     anchor: `${ci('accountkey=')}|${ci('sharedaccesskey=')}`,
-    source: 'Azure Storage connection string format (AccountKey=<88 base64>, Microsoft Learn "Configure Azure Storage connection strings"); secretlint:@secretlint/secretlint-rule-azure (same family)',
+    source:
+      'Azure Storage connection string format (AccountKey=<88 base64>, Microsoft Learn "Configure ' +
+      'Azure Storage connection strings"); secretlint:@secretlint/secretlint-rule-azure (same ' +
+      'family)',
     description: 'Azure Storage account key / shared access key inside a connection string',
     pattern: `(?:AccountKey|SharedAccessKey)=(?<s>[A-Za-z0-9+/]{20,255}={0,2})`,
     flags: 'i',
     tail: 'A-Za-z0-9+/=',
-    positive: [`DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=${fake(86, ALNUM + '+/', 43)}==;EndpointSuffix=core.windows.net`, `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${fake(43, ALNUM + '+/', 45)}=`],
+    positive: [
+      `DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=${fake(86, ALNUM + '+/', 43)}==;EndpointSuffix=core.windows.net`,
+      `Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=${fake(43, ALNUM + '+/', 45)}=`,
+    ],
     negative: ['AccountKey=;EndpointSuffix=core.windows.net', 'AccountName=acct;'],
     adversarial: ['AccountKey=', 'AccountKey=AccountKey='],
   }),

@@ -17,10 +17,7 @@ export const PII = '[REDACTED:pii]';
  * emitting it): a run of characters of one class, or everything up to a
  * terminator (exclusive) / a marker (inclusive).
  */
-export type Continuation =
-  | { kind: 'class'; test: (code: number) => boolean }
-  | { kind: 'until'; chars: string }
-  | { kind: 'marker'; marker: string };
+export type Continuation = { kind: 'class'; test: (code: number) => boolean } | { kind: 'until'; chars: string } | { kind: 'marker'; marker: string };
 
 export interface Match {
   /** The span replaced. */

@@ -12,7 +12,10 @@ const SCHEME = charClass('A-Za-z0-9+.-');
 export const URL_CREDENTIALS_RULE: Rule = {
   id: 'url-credentials',
   stage: 'secret',
-  source: 'secretlint:@secretlint/secretlint-rule-basicauth (scheme://user:password@host), secretlint:@secretlint/secretlint-rule-database-connection-string (postgres/mysql/mongodb URIs); RFC 3986 §3.2.1 userinfo',
+  source:
+    'secretlint:@secretlint/secretlint-rule-basicauth (scheme://user:password@host), ' +
+    'secretlint:@secretlint/secretlint-rule-database-connection-string (postgres/mysql/mongodb ' +
+    'URIs); RFC 3986 §3.2.1 userinfo',
   description: 'The password of `scheme://user:password@host` (any scheme); a user part alone when it looks like a random token',
   keywords: ['://'],
   window: 600,
@@ -23,7 +26,10 @@ export const URL_CREDENTIALS_RULE: Rule = {
       let s = i;
       while (s > 0 && i - s < 32 && SCHEME(text.charCodeAt(s - 1))) s--;
       const from = i + 3;
-      if (s === i) { i = from; continue; }
+      if (s === i) {
+        i = from;
+        continue;
+      }
       let e = from;
       const stop = Math.min(text.length, from + 512);
       while (e < stop && !AUTH_STOP(text.charCodeAt(e))) e++;
@@ -49,6 +55,12 @@ export const URL_CREDENTIALS_RULE: Rule = {
     { input: 'amqp://guest:guest@localhost:5672/', gone: [':guest@'] },
     { input: `https://${fake(32, '0123456789abcdef', 3)}@o123.ingest.sentry.io/42`, gone: [fake(32, '0123456789abcdef', 3)] },
   ],
-  negative: ['https://github.com/org/repo', 'ssh://git@github.com/org/repo.git', 'https://example.com/user/path', 'mailto:someone at host', 'http://localhost:8787/hooks/x'],
+  negative: [
+    'https://github.com/org/repo',
+    'ssh://git@github.com/org/repo.git',
+    'https://example.com/user/path',
+    'mailto:someone at host',
+    'http://localhost:8787/hooks/x',
+  ],
   adversarial: ['://', 'a://', 'a://b:c', 'postgres://a:b', 'x://@@@@', 'a://:'],
 };

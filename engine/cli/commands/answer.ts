@@ -20,12 +20,25 @@ export const EXIT_TIMED_OUT = 4;
 
 const SPEC = {
   ...ENDPOINT_FLAGS,
-  session: { type: 'string' }, allow: { type: 'boolean' }, deny: { type: 'boolean' }, option: { type: 'string' },
-  text: { type: 'string' }, values: { type: 'string' }, wait: { type: 'string' }, json: { type: 'boolean' },
-  always: { type: 'boolean' }, match: { type: 'string' }, prefix: { type: 'string' }, scope: { type: 'string' }, native: { type: 'boolean' },
+  session: { type: 'string' },
+  allow: { type: 'boolean' },
+  deny: { type: 'boolean' },
+  option: { type: 'string' },
+  text: { type: 'string' },
+  values: { type: 'string' },
+  wait: { type: 'string' },
+  json: { type: 'boolean' },
+  always: { type: 'boolean' },
+  match: { type: 'string' },
+  prefix: { type: 'string' },
+  scope: { type: 'string' },
+  native: { type: 'boolean' },
 } as const;
 
-const USAGE = 'usage: hookmap answer <attention-id> --allow [--always [--match exact|prefix|tool] [--prefix "words"] [--scope session|project|user] [--native]] | --deny | --option ID | --text "..." | --values \'{...}\' [--session S]';
+const USAGE =
+  'usage: hookmap answer <attention-id> --allow [--always [--match exact|prefix|tool] ' +
+  '[--prefix "words"] [--scope session|project|user] [--native]] | --deny | --option ID | ' +
+  '--text "..." | --values \'{...}\' [--session S]';
 
 export async function run(argv: string[]): Promise<number> {
   let flags, attentionId: string, answer: Record<string, unknown>, always: AlwaysFlags | undefined;
@@ -145,7 +158,13 @@ async function learnRule(ep: Endpoint, request: string, a: AlwaysFlags): Promise
     res = await fetch(`${ep.url.replace(/\/$/, '')}/rules`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-hookmap-surface': 'cli', ...(ep.token ? { authorization: `Bearer ${ep.token}` } : {}) },
-      body: JSON.stringify({ request, match: a.match, scope: a.scope, ...(a.prefix !== undefined ? { prefix: a.prefix } : {}), ...(a.native ? { native: true } : {}) }),
+      body: JSON.stringify({
+        request,
+        match: a.match,
+        scope: a.scope,
+        ...(a.prefix !== undefined ? { prefix: a.prefix } : {}),
+        ...(a.native ? { native: true } : {}),
+      }),
       signal: AbortSignal.timeout(10_000),
     });
   } catch (e) {
@@ -155,5 +174,11 @@ async function learnRule(ep: Endpoint, request: string, a: AlwaysFlags): Promise
   if (!res.ok) return { ok: false, detail: `${body.error ?? res.status}: ${body.detail ?? res.statusText}` };
   const r = body.rule ?? {};
   const how = body.existed ? 'already in force' : 'added';
-  return { ok: true, line: `rule ${r.id} ${how}: allow ${r.matches} (${r.scope === 'user' ? 'everywhere' : `this ${r.scope}`})${body.native ? `; the agent persists it too (${body.native})` : ''}${body.note ? `; ${body.note}` : ''}` };
+  return {
+    ok: true,
+    line:
+      `rule ${r.id} ${how}: allow ${r.matches} (${r.scope === 'user' ? 'everywhere' : `this ${r.scope}`})` +
+      `${body.native ? `; the agent persists it too (${body.native})` : ''}` +
+      `${body.note ? `; ${body.note}` : ''}`,
+  };
 }

@@ -18,12 +18,29 @@ import { buildFilter } from './tail.ts';
 
 const SPEC = {
   ...ENDPOINT_FLAGS,
-  endpoint: { type: 'string' }, sink: { type: 'string' }, 'from-file': { type: 'string' }, capture: { type: 'string' },
-  filter: { type: 'string', multiple: true }, session: { type: 'string' }, state: { type: 'string' }, 'no-resume': { type: 'boolean' }, live: { type: 'boolean' },
-  protocol: { type: 'string' }, signals: { type: 'string' }, 'service-name': { type: 'string' }, 'idle-close-ms': { type: 'string' },
-  mode: { type: 'string' }, header: { type: 'string', multiple: true },
-  batch: { type: 'string' }, 'batch-ms': { type: 'string' }, 'timeout-ms': { type: 'string' }, retries: { type: 'string' }, queue: { type: 'string' },
-  inbound: { type: 'boolean' }, port: { type: 'string' }, host: { type: 'string' },
+  endpoint: { type: 'string' },
+  sink: { type: 'string' },
+  'from-file': { type: 'string' },
+  capture: { type: 'string' },
+  filter: { type: 'string', multiple: true },
+  session: { type: 'string' },
+  state: { type: 'string' },
+  'no-resume': { type: 'boolean' },
+  live: { type: 'boolean' },
+  protocol: { type: 'string' },
+  signals: { type: 'string' },
+  'service-name': { type: 'string' },
+  'idle-close-ms': { type: 'string' },
+  mode: { type: 'string' },
+  header: { type: 'string', multiple: true },
+  batch: { type: 'string' },
+  'batch-ms': { type: 'string' },
+  'timeout-ms': { type: 'string' },
+  retries: { type: 'string' },
+  queue: { type: 'string' },
+  inbound: { type: 'boolean' },
+  port: { type: 'string' },
+  host: { type: 'string' },
 } as const;
 
 export async function run(argv: string[], config: RuntimeConfig = resolveConfig(process.env)): Promise<number> {
@@ -46,10 +63,16 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     if (flags['idle-close-ms'] !== undefined) o.idle_close_ms = flags['idle-close-ms'];
     if (flags.mode !== undefined) o.mode = flags.mode;
     const headers: Record<string, string> = {};
-    if (kind === 'otlp' && env.OTEL_EXPORTER_OTLP_HEADERS) Object.assign(headers, parseHeaders(env.OTEL_EXPORTER_OTLP_HEADERS.split(','), 'OTEL_EXPORTER_OTLP_HEADERS'));
+    if (kind === 'otlp' && env.OTEL_EXPORTER_OTLP_HEADERS)
+      Object.assign(headers, parseHeaders(env.OTEL_EXPORTER_OTLP_HEADERS.split(','), 'OTEL_EXPORTER_OTLP_HEADERS'));
     Object.assign(headers, parseHeaders((flags.header as string[] | undefined) ?? [], '--header'));
     if (Object.keys(headers).length) o.headers = headers;
-    for (const [flag, key] of [['batch', 'batch'], ['batch-ms', 'batch_ms'], ['timeout-ms', 'timeout_ms'], ['retries', 'retries']] as const) {
+    for (const [flag, key] of [
+      ['batch', 'batch'],
+      ['batch-ms', 'batch_ms'],
+      ['timeout-ms', 'timeout_ms'],
+      ['retries', 'retries'],
+    ] as const) {
       if (flags[flag] !== undefined) o[key] = flags[flag];
     }
     cfg = bridgeConfig(o, `bridge ${kind}`);
@@ -69,7 +92,13 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
       process.stderr.write('hookmap bridge: --inbound is the CloudEvents → AEP direction: bridge cloudevents --inbound\n');
       return 2;
     }
-    const inbound = await startCeInbound({ relayUrl: relay.url, token: relay.token, host: flags.host as string | undefined, port: intFlag(flags.port, 'port', 0), say });
+    const inbound = await startCeInbound({
+      relayUrl: relay.url,
+      token: relay.token,
+      host: flags.host as string | undefined,
+      port: intFlag(flags.port, 'port', 0),
+      say,
+    });
     process.stdout.write(`${inbound.url}\n`);
     say(`receiving CloudEvents (binary, structured, batch) on ${inbound.url}; AEP events go to ${relay.url}/events`);
     return waitForSignal(() => inbound.close());
@@ -78,7 +107,8 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
   const target = makeTarget(cfg);
   const fromFile = flags['from-file'] as string | undefined;
   let problems = 0;
-  const statePath = flags['no-resume'] || fromFile ? undefined : ((flags.state as string | undefined) ?? bridgeStatePath(cfg, relay.url, join(config.home, 'state')));
+  const statePath =
+    flags['no-resume'] || fromFile ? undefined : ((flags.state as string | undefined) ?? bridgeStatePath(cfg, relay.url, join(config.home, 'state')));
   let handle;
   try {
     handle = runBridge({
@@ -110,7 +140,11 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     const stats = await handle.done;
     if (fromFile) {
       const f = stats.file!;
-      say(`${f.events} event(s) from ${f.lines} line(s)${f.problems ? `, ${f.problems} bad line(s) skipped` : ''}${f.duplicates ? `, ${f.duplicates} duplicate(s)` : ''} → ${stats.items} item(s)${stats.droppedItems ? `, ${stats.droppedItems} NOT delivered` : ''}`);
+      say(
+        `${f.events} event(s) from ${f.lines} line(s)${f.problems ? `, ${f.problems} bad line(s) skipped` : ''}` +
+          `${f.duplicates ? `, ${f.duplicates} duplicate(s)` : ''} ` +
+          `→ ${stats.items} item(s)${stats.droppedItems ? `, ${stats.droppedItems} NOT delivered` : ''}`,
+      );
     }
     return problems || stats.droppedItems ? 1 : 0;
   } catch (e) {

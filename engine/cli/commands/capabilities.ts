@@ -49,7 +49,10 @@ export async function run(argv: string[]): Promise<number> {
   }
   const ok = reports.every((r) => r.errors.length === 0);
   if (json) process.stdout.write(`${JSON.stringify({ format: FORMAT, ok, agents: reports }, null, 2)}\n`);
-  else process.stdout.write(`${reports.map((r) => toText(r, evidence)).join('\n')}${evidence ? '' : '\n--evidence: the fixture cases behind each claim; --json: all of it, as JSON.\n'}`);
+  else
+    process.stdout.write(
+      reports.map((r) => toText(r, evidence)).join('\n') + (evidence ? '' : '\n--evidence: the fixture cases behind each claim; --json: all of it, as JSON.\n'),
+    );
   return ok ? 0 : 1;
 }
 
@@ -58,7 +61,11 @@ type Capability = AgentJson['capabilities'][number];
 /** The groups, in the order shown, each with what its state means (one line of words). */
 const GROUPS: { title: string; means: string; has: (c: Capability) => boolean }[] = [
   { title: 'supported', means: 'the descriptor claims it and a fixture case proves it', has: (c) => c.state === 'supported' && c.proven },
-  { title: 'supported, NOT PROVEN', means: 'claimed, but no fixture case shows it yet (hookmap check fails)', has: (c) => c.state === 'supported' && !c.proven },
+  {
+    title: 'supported, NOT PROVEN',
+    means: 'claimed, but no fixture case shows it yet (hookmap check fails)',
+    has: (c) => c.state === 'supported' && !c.proven,
+  },
   { title: 'unsupported', means: 'the agent offers no way to do it (why: what it lacks)', has: (c) => c.state === 'unsupported' },
   { title: 'not implemented', means: 'the agent could, hookmap does not do it yet', has: (c) => c.state === 'not-implemented' },
   { title: 'unverified', means: "not known either way: the agent's sources do not pin it down yet", has: (c) => c.state === 'unverified' },

@@ -30,7 +30,10 @@ export async function run(argv: string[]): Promise<number> {
   for (const path of untracked(generated)) if (!driftPaths.has(path)) drift.push({ path, why: 'untracked' });
 
   if (check) {
-    if (!drift.length) { process.stdout.write(`hookmap codegen: ${generated.length} generated files up to date\n`); return 0; }
+    if (!drift.length) {
+      process.stdout.write(`hookmap codegen: ${generated.length} generated files up to date\n`);
+      return 0;
+    }
     process.stdout.write(`hookmap codegen: generated files drifted:\n${drift.map(formatDrift).join('\n')}\nrun \`npx hookmap codegen\` and commit\n`);
     return 1;
   }

@@ -6,10 +6,15 @@
 import { discoverToken, missingTokenHint, type ClientToken } from '../../auth/discover.ts';
 import { authHeaders, DEFAULT_URL, readSse, sseJson } from '../../relay/client-sse.ts';
 import type { AepEvent } from '../../relay/store.ts';
+import { tokenSources } from '../config.ts';
 
 export const ENDPOINT_FLAGS = { url: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' } } as const;
 
-export interface Endpoint { url: string; token?: string; /** where the token came from (messages only) */ from?: ClientToken['from'] }
+export interface Endpoint {
+  url: string;
+  token?: string;
+  /** where the token came from (messages only) */ from?: ClientToken['from'];
+}
 
 /**
  * Where the relay is and which token to present: found without the user
@@ -19,14 +24,14 @@ export interface Endpoint { url: string; token?: string; /** where the token cam
  */
 export function endpoint(flags: Record<string, unknown>, name = 'hookmap', env: NodeJS.ProcessEnv = process.env): Endpoint {
   const url = (flags.url as string | undefined) ?? env.HOOKMAP_URL ?? DEFAULT_URL;
-  const t = discoverToken({ url, flagToken: flags.token as string | undefined, tokenFile: flags['token-file'] as string | undefined, env });
+  const t = discoverToken({ url, flagToken: flags.token as string | undefined, tokenFile: flags['token-file'] as string | undefined, from: tokenSources(env) });
   if (t.warning) process.stderr.write(`${name}: warning: ${t.warning}\n`);
   return { url, token: t.token, from: t.from };
 }
 
 /** A relay refusal made readable: a 401 says where tokens are found. */
 export function explainRefusal(ep: Endpoint, message: string): string {
-  return / 401\b/.test(message) ? `${message}\n  ${missingTokenHint(ep.url, process.env, ep.from)}` : message;
+  return / 401\b/.test(message) ? `${message}\n  ${missingTokenHint(ep.url, tokenSources(process.env), ep.from)}` : message;
 }
 
 export interface Explanation {
@@ -96,7 +101,8 @@ export async function runCommand(ep: Endpoint, cmd: AepEvent, opts: CommandOptio
       const why = await opts.explainRejection?.(r.ack).catch(() => undefined);
       if (opts.json) {
         if (why) json({ rejected: d.reason ?? 'unknown', code: d.code, why: why.why });
-      } else out(`rejected by the target: ${d.reason ?? 'unknown'}${d.code ? ` [${d.code}]` : ''}${why ? `: ${why.why}` : ''}${d.detail ? ` (${d.detail})` : ''}`);
+      } else
+        out(`rejected by the target: ${d.reason ?? 'unknown'}${d.code ? ` [${d.code}]` : ''}${why ? `: ${why.why}` : ''}${d.detail ? ` (${d.detail})` : ''}`);
       return why?.exit ?? 1;
     }
     if (!opts.json) {

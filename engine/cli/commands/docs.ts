@@ -38,18 +38,24 @@ export async function run(argv: string[]): Promise<number> {
   }
   plan.files.set('README.md', readme);
   // the README's hand-kept agent tables must name every agent vendors/ has (and none it has not)
-  const tables = readmeAgentProblems(readme, reports.flatMap((r) => (r.descriptor ? [r.descriptor] : [])));
+  const tables = readmeAgentProblems(
+    readme,
+    reports.flatMap((r) => (r.descriptor ? [r.descriptor] : [])),
+  );
   for (const p of tables) process.stderr.write(`hookmap docs: ${p}\n`);
   const drift = syncFiles(plan.files, check, plan.stray);
   const seen = new Set(drift.map((d) => d.path));
   const fresh = untracked(GENERATED_DIRS).filter((p) => !seen.has(p));
   if (check) {
     for (const path of fresh) drift.push({ path, why: 'untracked' });
-    if (drift.length) process.stdout.write(`hookmap docs: generated docs drifted:\n${drift.map(formatDrift).join('\n')}\nrun \`npx hookmap docs\` and commit\n`);
+    if (drift.length)
+      process.stdout.write(`hookmap docs: generated docs drifted:\n${drift.map(formatDrift).join('\n')}\nrun \`npx hookmap docs\` and commit\n`);
     else process.stdout.write(`hookmap docs: ${plan.files.size} files up to date\n`);
     return drift.length || broken.length || tables.length ? 1 : 0;
   }
-  process.stdout.write(`hookmap docs: ${drift.length ? drift.map((d) => `${d.why === 'stray' ? 'removed' : 'wrote'} ${d.path}`).join(', ') : 'nothing changed'}\n`);
+  process.stdout.write(
+    `hookmap docs: ${drift.length ? drift.map((d) => `${d.why === 'stray' ? 'removed' : 'wrote'} ${d.path}`).join(', ') : 'nothing changed'}\n`,
+  );
   const uncommitted = [...fresh, ...drift.filter((d) => d.why === 'missing').map((d) => d.path)];
   if (uncommitted.length) process.stdout.write(`new files to commit: ${uncommitted.join(', ')}\n`);
   return broken.length || tables.length ? 1 : 0;

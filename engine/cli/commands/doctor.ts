@@ -8,6 +8,7 @@ import { baseUrl } from '../../shim/plan.mjs';
 import { ArgError, parseArgs } from '../args.ts';
 import { discoverToken } from '../../auth/discover.ts';
 import { hookmapVersion } from '../../io/version.ts';
+import { tokenSources } from '../config.ts';
 
 export async function run(argv: string[]): Promise<number> {
   let flags: Record<string, unknown>;
@@ -23,7 +24,7 @@ export async function run(argv: string[]): Promise<number> {
   const url = ((flags.url as string | undefined) ?? baseUrl(process.env)).replace(/\/+$/, '');
   let token: string | undefined;
   try {
-    token = discoverToken({ url, env: process.env }).token;
+    token = discoverToken({ url, from: tokenSources(process.env) }).token;
   } catch (e) {
     process.stderr.write(`hookmap doctor: ${(e as Error).message} (relay state not checked)\n`);
   }

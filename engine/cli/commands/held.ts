@@ -14,17 +14,27 @@ export async function replayHeld(ep: Endpoint, filter: Record<string, unknown>, 
   u.searchParams.set('live', '0');
   u.searchParams.set('filter', JSON.stringify(filter));
   const seen = new Set<string>();
-  await readSse(u.toString(), authHeaders(ep.token), (m) => {
-    const ev = sseJson<AepEvent>(m);
-    if (!ev) return;
-    const k = `${ev.source}\u0000${ev.id}`;
-    if (seen.has(k)) return;
-    seen.add(k);
-    return onEvent(ev);
-  }, AbortSignal.timeout(30_000));
+  await readSse(
+    u.toString(),
+    authHeaders(ep.token),
+    (m) => {
+      const ev = sseJson<AepEvent>(m);
+      if (!ev) return;
+      const k = `${ev.source}\u0000${ev.id}`;
+      if (seen.has(k)) return;
+      seen.add(k);
+      return onEvent(ev);
+    },
+    AbortSignal.timeout(30_000),
+  );
 }
 
-export interface KnownSession { id: string; agent: string; label?: string; first: string }
+export interface KnownSession {
+  id: string;
+  agent: string;
+  label?: string;
+  first: string;
+}
 
 /** The sessions in a list of events: agent, project label, first event's time. */
 export function sessionsOf(events: Iterable<AepEvent>): Map<string, KnownSession> {
@@ -78,15 +88,23 @@ const clock = (t: string | undefined) => (typeof t === 'string' && t.length >= 1
 
 /** A request's fate in words, from its terminal event, its answer and its session's end. */
 export function describeFate(terminal: AepEvent | undefined, answered: AepEvent | undefined, ended: AepEvent | undefined): Fate | undefined {
-  if (terminal?.type === 'attention.timeout') return { kind: 'timed-out', why: `timed out at ${clock(terminal.time)} (nobody answered; the agent's own dialog decided)` };
+  if (terminal?.type === 'attention.timeout')
+    return { kind: 'timed-out', why: `timed out at ${clock(terminal.time)} (nobody answered; the agent's own dialog decided)` };
   const resolution = terminal?.data?.resolution;
   if (answered || resolution === 'answered') {
     const d = (answered?.data ?? {}) as { answer?: { option?: string; text?: string; values?: unknown }; by?: string; via?: string };
-    const what = [d.answer?.option, typeof d.answer?.text === 'string' ? JSON.stringify(d.answer.text) : undefined, d.answer?.values !== undefined ? 'form values' : undefined].filter(Boolean).join(': ');
+    const what = [
+      d.answer?.option,
+      typeof d.answer?.text === 'string' ? JSON.stringify(d.answer.text) : undefined,
+      d.answer?.values !== undefined ? 'form values' : undefined,
+    ]
+      .filter(Boolean)
+      .join(': ');
     const who = d.by ? ` by ${d.by}` : d.via === 'oob' ? ' out of band (in the agent itself)' : '';
     return { kind: 'answered', why: `already answered${who}${what ? ` (${what})` : ''} at ${clock(answered?.time ?? terminal?.time)}` };
   }
-  if (resolution === 'dismissed') return { kind: 'closed', why: `already closed at ${clock(terminal!.time)} (dismissed: the agent moved on without an answer)` };
+  if (resolution === 'dismissed')
+    return { kind: 'closed', why: `already closed at ${clock(terminal!.time)} (dismissed: the agent moved on without an answer)` };
   if (terminal) return { kind: 'closed', why: `already closed at ${clock(terminal.time)} (${String(resolution ?? 'resolved')})` };
   if (ended) return { kind: 'closed', why: `closed: its session ended at ${clock(ended.time)} without an answer` };
   return undefined;

@@ -28,7 +28,10 @@ const MAX_LISTED = 20;
 
 function ambiguous(what: string, prefix: string, lines: string[]): AmbiguousId {
   const more = lines.length > MAX_LISTED ? [`  ... and ${lines.length - MAX_LISTED} more`] : [];
-  return new AmbiguousId(`${what} '${prefix}' is ambiguous; it starts ${lines.length} ids (give more of it):\n${[...lines.slice(0, MAX_LISTED).map((l) => `  ${l}`), ...more].join('\n')}`);
+  return new AmbiguousId(
+    `${what} '${prefix}' is ambiguous; it starts ${lines.length} ids (give more of it):\n` +
+      `${[...lines.slice(0, MAX_LISTED).map((l) => `  ${l}`), ...more].join('\n')}`,
+  );
 }
 
 export const describeSession = (s: KnownSession) => `${s.id}  ${s.agent}${s.label ? `  ${s.label}` : ''}  since ${s.first.slice(0, 19).replace('T', ' ')}`;
@@ -36,7 +39,12 @@ export const describeSession = (s: KnownSession) => `${s.id}  ${s.agent}${s.labe
 /** The session `prefix` names among `known`: its full id (or the prefix itself when it names none). */
 export function pickSession(prefix: string, known: Map<string, KnownSession>): string {
   const m = matchPrefix(prefix, known);
-  if (m.kind === 'ambiguous') throw ambiguous('session', prefix, m.ids.map((id) => describeSession(known.get(id)!)));
+  if (m.kind === 'ambiguous')
+    throw ambiguous(
+      'session',
+      prefix,
+      m.ids.map((id) => describeSession(known.get(id)!)),
+    );
   return m.kind === 'one' ? m.id : prefix;
 }
 
@@ -60,10 +68,17 @@ export async function resolveRequest(ep: Endpoint, prefix: string): Promise<{ id
   const known = await heldRequests(ep);
   const m = matchPrefix(prefix, known);
   if (m.kind === 'ambiguous') {
-    throw ambiguous('attention id', prefix, m.ids.map((id) => {
-      const r = known.get(id)!;
-      return `${id}  ${r.agent} ${r.session ?? ''}  ${String(r.data?.kind ?? '')}${r.subject ? ` (${r.subject})` : ''}  ${r.time.slice(0, 19).replace('T', ' ')}`;
-    }));
+    throw ambiguous(
+      'attention id',
+      prefix,
+      m.ids.map((id) => {
+        const r = known.get(id)!;
+        return (
+          `${id}  ${r.agent} ${r.session ?? ''}  ${String(r.data?.kind ?? '')}${r.subject ? ` (${r.subject})` : ''} ` +
+          ` ${r.time.slice(0, 19).replace('T', ' ')}`
+        );
+      }),
+    );
   }
   return m.kind === 'one' ? { id: m.id, request: m.item } : { id: prefix };
 }

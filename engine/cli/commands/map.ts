@@ -21,7 +21,11 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
   let maxBytes: number;
   let sets: unknown;
   try {
-    const { flags, positionals } = parseArgs(argv, { capture: { type: 'string' }, 'max-step-bytes': { type: 'string' }, set: { type: 'string', multiple: true } });
+    const { flags, positionals } = parseArgs(argv, {
+      capture: { type: 'string' },
+      'max-step-bytes': { type: 'string' },
+      set: { type: 'string', multiple: true },
+    });
     if (positionals.length !== 1) throw new ArgError('usage: hookmap map <agent|descriptor.yaml> [--capture none|metadata|redacted|full] [--set KEY=VALUE]');
     agent = positionals[0];
     if (flags.capture !== undefined) {
@@ -49,7 +53,11 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     return 2;
   }
   let failed = false;
-  const out = (obj: unknown) => new Promise<void>((res) => { if (!process.stdout.write(`${JSON.stringify(obj)}\n`)) process.stdout.once('drain', res); else res(); });
+  const out = (obj: unknown) =>
+    new Promise<void>((res) => {
+      if (!process.stdout.write(`${JSON.stringify(obj)}\n`)) process.stdout.once('drain', res);
+      else res();
+    });
   for await (const line of readLines(process.stdin, maxBytes)) {
     if (line.oversize !== undefined) {
       failed = true;
@@ -64,15 +72,21 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
   return failed ? 1 : 0;
 }
 
-export async function mapStep(mapper: Mapper, text: string, lineNo: number): Promise<{ events: unknown[]; reply: string } | { error: { code: string; message: string } }> {
+export async function mapStep(
+  mapper: Mapper,
+  text: string,
+  lineNo: number,
+): Promise<{ events: unknown[]; reply: string } | { error: { code: string; message: string } }> {
   let step: any;
   try {
     step = JSON.parse(text);
   } catch (err) {
     return { error: { code: 'invalid-json', message: `line ${lineNo}: ${(err as Error).message}` } };
   }
-  if (!step || typeof step !== 'object' || Array.isArray(step)) return { error: { code: 'invalid-step', message: `line ${lineNo}: a step is an object {"hook"?: string, "input": object}` } };
-  if (step.hook !== undefined && (typeof step.hook !== 'string' || step.hook === '')) return { error: { code: 'invalid-step', message: `line ${lineNo}: "hook" must be a non-empty string` } };
+  if (!step || typeof step !== 'object' || Array.isArray(step))
+    return { error: { code: 'invalid-step', message: `line ${lineNo}: a step is an object {"hook"?: string, "input": object}` } };
+  if (step.hook !== undefined && (typeof step.hook !== 'string' || step.hook === ''))
+    return { error: { code: 'invalid-step', message: `line ${lineNo}: "hook" must be a non-empty string` } };
   if (!('input' in step)) return { error: { code: 'invalid-step', message: `line ${lineNo}: missing "input"` } };
   try {
     const r = await mapper.map(step.hook, step.input);

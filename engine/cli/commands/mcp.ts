@@ -15,11 +15,19 @@ export async function run(argv: string[]): Promise<number> {
   try {
     flags = parseArgs(argv, SPEC).flags;
     const agent = (flags.agent as string | undefined) ?? process.env.HOOKMAP_AGENT;
-    if (!agent || !/^[a-z0-9-]+$/.test(agent)) throw new ArgError(agent ? `--agent: '${agent}' is not an agent id` : '--agent is required (or HOOKMAP_AGENT): the agent whose daemon carries the calls');
+    if (!agent || !/^[a-z0-9-]+$/.test(agent))
+      throw new ArgError(agent ? `--agent: '${agent}' is not an agent id` : '--agent is required (or HOOKMAP_AGENT): the agent whose daemon carries the calls');
     const timeoutMs = flags.timeout === undefined ? undefined : intFlag(flags.timeout, 'timeout', 300) * 1000;
     const ep = endpoint(flags);
     const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
-    const server = createMcpServer({ url: ep.url, token: ep.token, agent, session: (flags.session as string | undefined) ?? (process.env.HOOKMAP_SESSION || undefined), timeoutMs, version: pkg.version });
+    const server = createMcpServer({
+      url: ep.url,
+      token: ep.token,
+      agent,
+      session: (flags.session as string | undefined) ?? (process.env.HOOKMAP_SESSION || undefined),
+      timeoutMs,
+      version: pkg.version,
+    });
     const transport = new StdioServerTransport();
     const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
     process.stdin.on('end', () => void server.close());

@@ -25,25 +25,45 @@ export async function run(argv: string[]): Promise<number> {
   } catch (e) {
     return err((e as Error).message, 2);
   }
-  if (!/^[a-z][a-z0-9-]{0,39}$/.test(agent)) return err(`'${agent}' is not an agent id: lower-case letters, digits and -, starting with a letter (it becomes the x.${agent}.* namespace)`, 2);
+  if (!/^[a-z][a-z0-9-]{0,39}$/.test(agent))
+    return err(`'${agent}' is not an agent id: lower-case letters, digits and -, starting with a letter (it becomes the x.${agent}.* namespace)`, 2);
   const vendors = listVendors();
-  if (vendors.includes(agent) && !dir) return err(`vendors/${agent}.yaml exists already`, 1);
-  if (surface !== undefined && !(SURFACE_KINDS as readonly string[]).includes(surface)) return err(`--surface ${surface}: not a surface kind (one of ${SURFACE_KINDS.join(', ')})`, 2);
+  if (vendors.includes(agent) && !dir)
+    return err(`vendors/${agent}.yaml exists already (to start over: remove vendors/${agent}.yaml and fixtures/${agent}/)`, 1);
+  if (surface !== undefined && !(SURFACE_KINDS as readonly string[]).includes(surface))
+    return err(`--surface ${surface}: not a surface kind (one of ${SURFACE_KINDS.join(', ')})`, 2);
   if (like !== undefined && !vendors.includes(like)) return err(`--like ${like}: no such agent (one of ${vendors.join(', ')})`, 2);
   const all = vendors.map((v) => loadVendor(v));
   const lines = (d: (typeof all)[number]) => readFileSync(descriptorFile(d), 'utf8').split('\n').length;
   const base = like ? all.find((d) => d.vendor === like)! : closestAgent(surface ?? 'command-hook', all, lines);
   if (!base) return err(`no existing agent has surface ${surface}: start from one of another kind with --like`, 2);
   const say = (l: string) => process.stdout.write(`${l}\n`);
-  if (!like) say(`hookmap new: starting from ${base.vendor} (${base.name}), the closest ${base.surface.kind} agent (${base.posture === 'control' ? 'control posture, ' : ''}the shortest descriptor); --like <agent> starts from another`);
-  else if (surface && surface !== base.surface.kind) say(`hookmap new: note: ${like} is a ${base.surface.kind} agent, not ${surface}: its surface is what you start from`);
+  if (!like)
+    say(
+      `hookmap new: starting from ${base.vendor} (${base.name}), the closest ${base.surface.kind} ` +
+        `agent (${base.posture === 'control' ? 'control posture, ' : ''}the shortest descriptor); ` +
+        `--like <agent> starts from another`,
+    );
+  else if (surface && surface !== base.surface.kind)
+    say(`hookmap new: note: ${like} is a ${base.surface.kind} agent, not ${surface}: its surface is what you start from`);
   const descriptorPath = dir ? join(dir, `${agent}.yaml`) : join(VENDORS_DIR, `${agent}.yaml`);
   const fixturesDir = dir ? join(dir, agent) : join(FIXTURES_DIR, agent);
-  const s = scaffold(base, readFileSync(descriptorFile(base), 'utf8'), join(FIXTURES_DIR, base.vendor), agent, descriptorPath, fixturesDir);
+  const s = scaffold(
+    base,
+    readFileSync(descriptorFile(base), 'utf8'),
+    join(FIXTURES_DIR, base.vendor),
+    agent,
+    descriptorPath,
+    fixturesDir,
+    like ? undefined : (surface ?? 'command-hook'),
+  );
   const exists = writeScaffold(s);
-  if (exists) return err(`${exists} exists already: nothing written`, 1);
+  if (exists) return err(`${exists} exists already: nothing written (to start over, remove it)`, 1);
   const rel = (p: string) => relative(process.cwd(), p) || p;
-  say(`wrote ${rel(descriptorPath)} and ${rel(fixturesDir)}/ (${s.files.size - 2} fixture file${s.files.size === 3 ? '' : 's'} from ${base.vendor}'s; its upstream pins and recorded payloads stay behind)`);
+  say(
+    `wrote ${rel(descriptorPath)} and ${rel(fixturesDir)}/ (${s.files.size - 2} fixture file${s.files.size === 3 ? '' : 's'} ` +
+      `from ${base.vendor}'s; its upstream pins and recorded payloads stay behind)`,
+  );
   const target = dir ? rel(descriptorPath) : agent;
   say(`next:  hookmap check ${target}     lists, in order, every placeholder to fill in and every claim no fixture proves yet`);
   say(`       hookmap record ${agent}       ${dir ? '(once the descriptor is in vendors/) ' : ''}real payloads, redacted, to turn into cases`);

@@ -13,6 +13,7 @@ import { authHeaders } from '../../relay/client.ts';
 import { TokenFileError } from '../../auth/tokens.ts';
 import { missingTokenHint } from '../../auth/discover.ts';
 import { ENDPOINT_FLAGS, endpoint, type Endpoint } from './command-common.ts';
+import { tokenSources } from '../config.ts';
 
 const SPEC = { ...ENDPOINT_FLAGS, 'no-browser': { type: 'boolean' }, qr: { type: 'boolean' } } as const;
 const LOOPBACK = /^https?:\/\/(127\.|localhost[:/]|\[::1\])/;
@@ -40,7 +41,9 @@ export async function run(argv: string[]): Promise<number> {
   }
   const base = ep.url.replace(/\/+$/, '');
   if (!ep.token) {
-    process.stderr.write(`hookmap open: ${missingTokenHint(ep.url, process.env)}\nthe inbox itself is at ${base}/ (it signs in with one of the server's tokens)\n`);
+    process.stderr.write(
+      `hookmap open: ${missingTokenHint(ep.url, tokenSources(process.env))}\nthe inbox itself is at ${base}/ (it signs in with one of the server's tokens)\n`,
+    );
     return 2;
   }
   let res: Response;
@@ -52,7 +55,9 @@ export async function run(argv: string[]): Promise<number> {
   }
   const body = (await res.json().catch(() => ({}))) as { code?: string; path?: string; expires_in?: number; detail?: string };
   if (res.status === 401) {
-    process.stderr.write(`hookmap open: ${base} refused the token (${body.detail ?? 'unauthorized'})\n  ${missingTokenHint(ep.url, process.env)}\n`);
+    process.stderr.write(
+      `hookmap open: ${base} refused the token (${body.detail ?? 'unauthorized'})\n  ${missingTokenHint(ep.url, tokenSources(process.env))}\n`,
+    );
     return 2;
   }
   if (!res.ok || typeof body.path !== 'string') {
@@ -65,8 +70,14 @@ export async function run(argv: string[]): Promise<number> {
     const { renderUnicodeCompact } = await import('uqr');
     process.stdout.write(`${renderUnicodeCompact(link, { border: 2 })}\n${link}\n`);
     process.stderr.write(`one-time sign-in link, valid ${body.expires_in ?? 120} s: scan it with the phone's camera\n`);
-    if (LOOPBACK.test(base)) process.stderr.write(`note: ${base} is this machine's loopback address, which a phone cannot reach: pass the address the phone reaches as --url (a Tailscale name, a tunnel, the LAN with --tls-cert; README, "Reach from the phone")\n`);
-    else if (base.startsWith('http:')) process.stderr.write(`note: ${base} is plain http: the inbox works there, but a phone's browser allows notifications only over https\n`);
+    if (LOOPBACK.test(base))
+      process.stderr.write(
+        `note: ${base} is this machine's loopback address, which a phone cannot reach: pass the ` +
+          `address the phone reaches as --url (a Tailscale name, a tunnel, the LAN with --tls-cert; ` +
+          `README, "Reach from the phone")\n`,
+      );
+    else if (base.startsWith('http:'))
+      process.stderr.write(`note: ${base} is plain http: the inbox works there, but a phone's browser allows notifications only over https\n`);
     return 0;
   }
   process.stdout.write(`${link}\n`);
@@ -77,7 +88,14 @@ export async function run(argv: string[]): Promise<number> {
 
 /** Start the desktop's browser on `link` where there is one; silently nothing otherwise. */
 function openInBrowser(link: string): void {
-  const cmd = process.platform === 'darwin' ? ['open', link] : process.platform === 'win32' ? ['cmd', '/c', 'start', '""', link] : process.env.DISPLAY || process.env.WAYLAND_DISPLAY ? ['xdg-open', link] : undefined;
+  const cmd =
+    process.platform === 'darwin'
+      ? ['open', link]
+      : process.platform === 'win32'
+        ? ['cmd', '/c', 'start', '""', link]
+        : process.env.DISPLAY || process.env.WAYLAND_DISPLAY
+          ? ['xdg-open', link]
+          : undefined;
   if (!cmd) return;
   try {
     const child = spawn(cmd[0], cmd.slice(1), { stdio: 'ignore', detached: true });

@@ -25,7 +25,11 @@ export async function run(argv: string[]): Promise<number> {
   }
   const r = loadPolicyFile(file, listVendors());
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify(r.policy ? { ok: true, digest: r.policy.digest, rules: [...r.policy.rules.map((x) => ({ id: x.id, on: [...x.on], decide: x.decide })), ...r.policy.answers.map((x) => ({ id: x.id, on: ['attention.requested'], decide: x.verb, matches: describeMatch(x) }))] } : { ok: false, errors: r.errors })}\n`);
+    const rules = r.policy && [
+      ...r.policy.rules.map((x) => ({ id: x.id, on: [...x.on], decide: x.decide })),
+      ...r.policy.answers.map((x) => ({ id: x.id, on: ['attention.requested'], decide: x.verb, matches: describeMatch(x) })),
+    ];
+    process.stdout.write(`${JSON.stringify(r.policy ? { ok: true, digest: r.policy.digest, rules } : { ok: false, errors: r.errors })}\n`);
     return r.policy ? 0 : 1;
   }
   if (!r.policy) {
@@ -35,7 +39,12 @@ export async function run(argv: string[]): Promise<number> {
   }
   const n = r.policy.rules.length + r.policy.answers.length;
   process.stdout.write(`ok: ${n} rule${n === 1 ? '' : 's'} (digest ${r.policy.digest})\n`);
-  for (const x of r.policy.rules) process.stdout.write(`  ${x.id}: on ${[...x.on].join(', ')} -> ${x.decide}${x.agents ? ` (${[...x.agents].join(', ')})` : ''}\n`);
-  for (const x of r.policy.answers) process.stdout.write(`  ${x.id}: a held request, ${describeMatch(x)} -> ${x.verb}${x.origin.repo && x.verb === 'allow' ? ` (grants nothing: the file lies in the repository ${x.origin.repo})` : ''}\n`);
+  for (const x of r.policy.rules)
+    process.stdout.write(`  ${x.id}: on ${[...x.on].join(', ')} -> ${x.decide}${x.agents ? ` (${[...x.agents].join(', ')})` : ''}\n`);
+  for (const x of r.policy.answers)
+    process.stdout.write(
+      `  ${x.id}: a held request, ${describeMatch(x)} -> ${x.verb}` +
+        `${x.origin.repo && x.verb === 'allow' ? ` (grants nothing: the file lies in the repository ${x.origin.repo})` : ''}\n`,
+    );
   return 0;
 }

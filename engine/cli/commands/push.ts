@@ -100,12 +100,20 @@ async function test(home: string, argv: string[]): Promise<number> {
   const name = positionals[0];
   const book = new DeviceBook(home);
   const devices = book.list().filter((d) => !name || d.name === name);
-  if (!devices.length) throw new DeviceError('no-such-device', name ? `no device named '${name}' (hookmap push list)` : 'no device is registered: press "Notify me" in the inbox on the device');
+  if (!devices.length)
+    throw new DeviceError(
+      'no-such-device',
+      name ? `no device named '${name}' (hookmap push list)` : 'no device is registered: press "Notify me" in the inbox on the device',
+    );
   const keys = ensureVapidKeys(home);
   const sender = new PushSender({ keys: () => keys, gone: (d) => void book.revoke(d.id), maxAttempts: 2, backoffMs: 300 });
   let failed = 0;
   for (const d of devices) {
-    const r = await sender.send(d, { type: 'test', tag: 'hookmap-test', title: 'hookmap', body: 'Notifications from hookmap reach this device.', url: '/' }, { ttlS: 60, urgency: 'normal', deadline: Date.now() + 15_000 });
+    const r = await sender.send(
+      d,
+      { type: 'test', tag: 'hookmap-test', title: 'hookmap', body: 'Notifications from hookmap reach this device.', url: '/' },
+      { ttlS: 60, urgency: 'normal', deadline: Date.now() + 15_000 },
+    );
     if (r.ok) process.stdout.write(`${d.name}: sent (the push service answered ${r.status})\n`);
     else {
       failed++;

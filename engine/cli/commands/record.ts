@@ -16,19 +16,36 @@ import { formatFindings, SecretScanner } from '../../capture/redaction/scanner.t
 import { candidates, promote, recordedDir, startRecord } from '../../record/recorder.ts';
 import { discoverToken } from '../../auth/discover.ts';
 import { followTokenFile } from '../../auth/tokens.ts';
+import { tokenSources } from '../config.ts';
 
-/** The token for --relay, found like every client finds it (engine/auth/discover.ts); read from a file, the file is followed (a replaced token is used from the next reconnect). */
+/**
+ * The token for --relay, found like every client finds it (engine/auth/discover.ts); read from a file, the file
+ * is followed (a replaced token is used from the next reconnect).
+ */
 function relayToken(flags: Record<string, unknown>, say: (l: string) => void): string | (() => string | undefined) | undefined {
   const url = flags.relay as string | undefined;
   if (!url) return undefined;
-  const t = discoverToken({ url, flagToken: flags.token as string | undefined, tokenFile: flags['token-file'] as string | undefined, env: process.env });
+  const t = discoverToken({
+    url,
+    flagToken: flags.token as string | undefined,
+    tokenFile: flags['token-file'] as string | undefined,
+    from: tokenSources(process.env),
+  });
   if (t.warning) say(`warning: ${t.warning}`);
   return t.token && t.file ? followTokenFile(t.file, t.token, (m) => say(`${m}: still presenting the token read before`)) : t.token;
 }
 
 const SPEC = {
-  port: { type: 'string' }, host: { type: 'string' }, out: { type: 'string' }, relay: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' },
-  'log-dir': { type: 'string' }, 'agent-version': { type: 'string' }, 'dry-run': { type: 'boolean' }, from: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  out: { type: 'string' },
+  relay: { type: 'string' },
+  token: { type: 'string' },
+  'token-file': { type: 'string' },
+  'log-dir': { type: 'string' },
+  'agent-version': { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  from: { type: 'string' },
 } as const;
 
 function scanPaths(paths: string[], config: RuntimeConfig): number {
@@ -73,7 +90,10 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
       const agent = loadVendor(positionals[1]).vendor;
       const from = (flags.from as string | undefined) ?? recordedDir(config.home, agent);
       const files = positionals.length > 2 ? positionals.slice(2) : candidates(from);
-      if (!files.length) { process.stderr.write(`hookmap record promote: no candidates in ${from}\n`); return 0; }
+      if (!files.length) {
+        process.stderr.write(`hookmap record promote: no candidates in ${from}\n`);
+        return 0;
+      }
       const dryRun = !!flags['dry-run'];
       const results = promote(agent, files, { dryRun, env: process.env });
       for (const r of results) {
@@ -82,12 +102,18 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
         else process.stdout.write(r.diff);
       }
       const n = (s: string) => results.filter((r) => r.status === s).length;
-      process.stderr.write(`hookmap record promote: ${n('new')} new, ${n('changed')} changed, ${n('same')} unchanged, ${n('refused')} refused${dryRun ? ' (dry run: nothing written)' : ''}\n`);
+      process.stderr.write(
+        `hookmap record promote: ${n('new')} new, ${n('changed')} changed, ${n('same')} unchanged, ${n('refused')} ` +
+          `refused${dryRun ? ' (dry run: nothing written)' : ''}\n`,
+      );
       return n('refused') ? 1 : 0;
     }
     if (positionals.length !== 1) throw new ArgError('record takes exactly one agent id or descriptor path (or: record promote <agent>, record scan <path>)');
   } catch (e) {
-    if (e instanceof ArgError) { process.stderr.write(`hookmap record: ${e.message}\n${commandHelp(COMMAND)}`); return 2; }
+    if (e instanceof ArgError) {
+      process.stderr.write(`hookmap record: ${e.message}\n${commandHelp(COMMAND)}`);
+      return 2;
+    }
     process.stderr.write(`hookmap record: ${(e as Error).message}\n`);
     return 2;
   }
@@ -116,6 +142,9 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
   process.stdout.write(`${rec.url}\n`);
   return waitForSignal(async () => {
     await rec.close();
-    say(`recorded ${rec.files.length} payload(s) into ${rec.out}${rec.refused ? `; refused ${rec.refused} the scanner still flagged` : ''}; next: hookmap record promote ${rec.daemon.vendor} --dry-run`);
+    say(
+      `recorded ${rec.files.length} payload(s) into ${rec.out}${rec.refused ? `; refused ${rec.refused} the scanner still flagged` : ''}; ` +
+        `next: hookmap record promote ${rec.daemon.vendor} --dry-run`,
+    );
   });
 }

@@ -16,10 +16,19 @@ import { resolveServerAuth, SERVER_AUTH_FLAGS } from './server-auth.ts';
 
 const SPEC = {
   ...SERVER_AUTH_FLAGS,
-  port: { type: 'string' }, host: { type: 'string' }, buffer: { type: 'string' },
-  'buffer-bytes': { type: 'string' }, 'session-buffer-bytes': { type: 'string' },
-  'max-sessions': { type: 'string' }, 'max-body': { type: 'string' }, 'max-batch': { type: 'string' }, 'max-from': { type: 'string' },
-  'max-subscriptions': { type: 'string' }, 'max-connections': { type: 'string' }, 'max-pending': { type: 'string' }, prefix: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  buffer: { type: 'string' },
+  'buffer-bytes': { type: 'string' },
+  'session-buffer-bytes': { type: 'string' },
+  'max-sessions': { type: 'string' },
+  'max-body': { type: 'string' },
+  'max-batch': { type: 'string' },
+  'max-from': { type: 'string' },
+  'max-subscriptions': { type: 'string' },
+  'max-connections': { type: 'string' },
+  'max-pending': { type: 'string' },
+  prefix: { type: 'string' },
   ...BACKPLANE_FLAGS,
 } as const;
 
@@ -37,7 +46,9 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     const options: CreateRelayOptions = {
       host,
       port: intFlag(flags.port, 'port', DEFAULT_PORT),
-      auth: sec.noAuth ? new Authorizer([], ANONYMOUS) : new Authorizer([new TokenSource({ ownerToken: sec.token, ownerTokenFile: sec.token ? undefined : sec.tokenFile, home: sec.home, say })]),
+      auth: sec.noAuth
+        ? new Authorizer([], ANONYMOUS)
+        : new Authorizer([new TokenSource({ ownerToken: sec.token, ownerTokenFile: sec.token ? undefined : sec.tokenFile, home: sec.home, say })]),
       allowedHosts: sec.allowedHosts,
       allowedOrigins: sec.allowedOrigins,
       tls: sec.tls,
@@ -58,7 +69,9 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     const bp = backplaneFromFlags(flags, { password: config.backplanePassword, token: config.backplaneToken });
     // the fleet's messages are signed with a key derived from the owner token, as resolveServerAuth found it
     const ownerToken = sec.noAuth ? undefined : (sec.token ?? readTokenFile(sec.tokenFile!));
-    const store = bp ? await openBackplane({ ...bp, token: ownerToken, tokenFile: sec.noAuth || sec.token ? undefined : sec.tokenFile }, resolveLimits(options), say) : undefined;
+    const store = bp
+      ? await openBackplane({ ...bp, token: ownerToken, tokenFile: sec.noAuth || sec.token ? undefined : sec.tokenFile }, resolveLimits(options), say)
+      : undefined;
     relay = createRelay({ ...options, store });
   } catch (e) {
     if (e instanceof BackplaneError) {

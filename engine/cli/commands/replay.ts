@@ -15,7 +15,11 @@ import { AmbiguousId, pickSession } from './id-prefix.ts';
 
 const SPEC = {
   ...ENDPOINT_FLAGS,
-  session: { type: 'string', multiple: true }, speed: { type: 'string' }, 'max-gap': { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' },
+  session: { type: 'string', multiple: true },
+  speed: { type: 'string' },
+  'max-gap': { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  json: { type: 'boolean' },
 } as const;
 
 export async function run(argv: string[]): Promise<number> {
@@ -51,7 +55,8 @@ export async function run(argv: string[]): Promise<number> {
   const say = (l: string) => process.stderr.write(`hookmap replay: ${l}\n`);
   for (const g of plan.groups) say(`${g.from.session} → ${g.session}: ${g.events.length} event(s)`);
   const sk = plan.skipped;
-  if (sk.commands || sk.agentScoped || sk.unsequenced) say(`skipped: ${sk.commands} command(s), ${sk.agentScoped} agent-scoped, ${sk.unsequenced} unsequenced event(s)`);
+  if (sk.commands || sk.agentScoped || sk.unsequenced)
+    say(`skipped: ${sk.commands} command(s), ${sk.agentScoped} agent-scoped, ${sk.unsequenced} unsequenced event(s)`);
   for (const { ev } of plan.schedule) {
     const errs = validateEnvelope(ev);
     if (errs.length) {
@@ -60,13 +65,16 @@ export async function run(argv: string[]): Promise<number> {
     }
   }
   if (flags['dry-run']) {
-    for (const { at, ev } of plan.schedule) process.stdout.write(flags.json ? `${JSON.stringify(ev)}\n` : `+${(at / 1000).toFixed(3)}s ${ev.session}#${ev.seq} ${ev.type}${ev.subject ? ` ${ev.subject}` : ''}\n`);
+    for (const { at, ev } of plan.schedule)
+      process.stdout.write(
+        flags.json ? `${JSON.stringify(ev)}\n` : `+${(at / 1000).toFixed(3)}s ${ev.session}#${ev.seq} ${ev.type}${ev.subject ? ` ${ev.subject}` : ''}\n`,
+      );
     return problems ? 1 : 0;
   }
   const ep = endpoint(flags);
   const start = Date.now();
   let sent = 0;
-  for (let i = 0; i < plan.schedule.length; ) {
+  for (let i = 0; i < plan.schedule.length;) {
     const wait = start + plan.schedule[i].at - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const due: AepEvent[] = [];
@@ -88,7 +96,10 @@ export async function run(argv: string[]): Promise<number> {
     }
     sent += due.length;
   }
-  if (flags.json) process.stdout.write(`${JSON.stringify({ replay: plan.replayId, sessions: plan.groups.map((g) => ({ from: g.from.session, to: g.session, events: g.events.length })) })}\n`);
+  if (flags.json)
+    process.stdout.write(
+      `${JSON.stringify({ replay: plan.replayId, sessions: plan.groups.map((g) => ({ from: g.from.session, to: g.session, events: g.events.length })) })}\n`,
+    );
   else for (const g of plan.groups) process.stdout.write(`${g.session}\n`);
   say(`${sent} event(s) emitted in ${((Date.now() - start) / 1000).toFixed(1)} s`);
   return problems ? 1 : 0;

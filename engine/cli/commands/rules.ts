@@ -17,9 +17,22 @@ import { subjectOf } from '../../policy/subject.ts';
 import { endpoint } from './command-common.ts';
 
 const SPEC = {
-  json: { type: 'boolean' }, policy: { type: 'string' }, agent: { type: 'string' }, tool: { type: 'string' }, command: { type: 'string' },
-  path: { type: 'string', multiple: true }, cwd: { type: 'string' }, session: { type: 'string' }, 'mcp-server': { type: 'string' }, 'mcp-tool': { type: 'string' },
-  enable: { type: 'boolean' }, dir: { type: 'string' }, url: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' }, offline: { type: 'boolean' },
+  json: { type: 'boolean' },
+  policy: { type: 'string' },
+  agent: { type: 'string' },
+  tool: { type: 'string' },
+  command: { type: 'string' },
+  path: { type: 'string', multiple: true },
+  cwd: { type: 'string' },
+  session: { type: 'string' },
+  'mcp-server': { type: 'string' },
+  'mcp-tool': { type: 'string' },
+  enable: { type: 'boolean' },
+  dir: { type: 'string' },
+  url: { type: 'string' },
+  token: { type: 'string' },
+  'token-file': { type: 'string' },
+  offline: { type: 'boolean' },
 } as const;
 
 const USAGE = `usage: hookmap rules list [--json] [--policy F]
@@ -119,7 +132,12 @@ async function revoke(book: RuleBook, id: string, flags: Record<string, unknown>
     // through a running up: attributed to the token's principal and put on the stream
     const ep = endpoint(flags, 'hookmap rules');
     try {
-      const res = await fetch(`${ep.url.replace(/\/$/, '')}/rules/revoke`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hookmap-surface': 'cli', ...(ep.token ? { authorization: `Bearer ${ep.token}` } : {}) }, body: JSON.stringify({ id }), signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(`${ep.url.replace(/\/$/, '')}/rules/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-hookmap-surface': 'cli', ...(ep.token ? { authorization: `Bearer ${ep.token}` } : {}) },
+        body: JSON.stringify({ id }),
+        signal: AbortSignal.timeout(10_000),
+      });
       const body = (await res.json().catch(() => ({}))) as Record<string, string>;
       if (res.ok) {
         out(`revoked ${id} (through ${ep.url}): the next request asks again`);
@@ -148,9 +166,13 @@ async function test(book: RuleBook, flags: Record<string, unknown>, usage: (m: s
   const agent = flags.agent as string | undefined;
   if (!agent) return usage('test needs --agent (the agent that would ask)');
   if (!listVendors().includes(agent)) return usage(`unknown agent '${agent}' (known: ${listVendors().join(', ')})`);
-  if (flags.tool === undefined && flags.command === undefined && flags.path === undefined && flags['mcp-server'] === undefined) return usage('say what is asked: --tool, --command, --path or --mcp-server');
+  if (flags.tool === undefined && flags.command === undefined && flags.path === undefined && flags['mcp-server'] === undefined)
+    return usage('say what is asked: --tool, --command, --path or --mcp-server');
   const cwd = resolve(String(flags.cwd ?? process.cwd()));
-  const s = subjectOf({ agent, session: String(flags.session ?? 'rules-test') }, { tool: flags.tool, command: flags.command, paths: flags.path, cwd, mcpServer: flags['mcp-server'], mcpTool: flags['mcp-tool'] });
+  const s = subjectOf(
+    { agent, session: String(flags.session ?? 'rules-test') },
+    { tool: flags.tool, command: flags.command, paths: flags.path, cwd, mcpServer: flags['mcp-server'], mcpTool: flags['mcp-tool'] },
+  );
   const d = await book.decide(s);
   const word = d.verb === 'none' ? 'ask' : d.verb;
   if (d.floor) out(`ask  floor ${d.floor.row}: rule ${d.rule!.id} would allow this; the floor keeps it for you (${d.floor.why})`);

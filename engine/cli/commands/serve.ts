@@ -11,12 +11,21 @@ import { waitForSignal } from '../../app/signals.ts';
 import { discoverToken } from '../../auth/discover.ts';
 import { BindError } from '../../auth/bind.ts';
 import type { RuntimeConfig } from '../../config/schema.ts';
-import { resolveConfig } from '../config.ts';
+import { resolveConfig, tokenSources } from '../config.ts';
 import { configSets } from '../config-sets.ts';
 
 const SPEC = {
-  port: { type: 'string' }, host: { type: 'string' }, relay: { type: 'string' }, 'no-relay': { type: 'boolean' }, token: { type: 'string' }, 'token-file': { type: 'string' },
-  'log-dir': { type: 'string' }, 'attention-timeout-ms': { type: 'string' }, 'max-body': { type: 'string' }, fsync: { type: 'boolean' }, durability: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  relay: { type: 'string' },
+  'no-relay': { type: 'boolean' },
+  token: { type: 'string' },
+  'token-file': { type: 'string' },
+  'log-dir': { type: 'string' },
+  'attention-timeout-ms': { type: 'string' },
+  'max-body': { type: 'string' },
+  fsync: { type: 'boolean' },
+  durability: { type: 'string' },
   set: { type: 'string', multiple: true },
 } as const;
 
@@ -41,7 +50,14 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     const descriptor = loadVendor(positionals[0]);
     const timeout = flags['attention-timeout-ms'] === undefined ? config.attentionTimeoutMs : intFlag(flags['attention-timeout-ms'], 'attention-timeout-ms', 0);
     const relay = flags['no-relay'] ? undefined : ((flags.relay as string | undefined) ?? config.relay);
-    const t = relay ? discoverToken({ url: relay, flagToken: flags.token as string | undefined, tokenFile: flags['token-file'] as string | undefined, env: process.env }) : { from: 'none' as const };
+    const t = relay
+      ? discoverToken({
+          url: relay,
+          flagToken: flags.token as string | undefined,
+          tokenFile: flags['token-file'] as string | undefined,
+          from: tokenSources(process.env),
+        })
+      : { from: 'none' as const };
     if (t.warning) say(`warning: ${t.warning}`);
     served = await startServe({
       descriptor,

@@ -14,9 +14,13 @@ import { join } from 'node:path';
 import { ArgError } from '../args.ts';
 
 export const SERVER_AUTH_FLAGS = {
-  token: { type: 'string' }, 'token-file': { type: 'string' }, 'no-auth': { type: 'boolean' },
-  'allow-host': { type: 'string', multiple: true }, 'allow-origin': { type: 'string', multiple: true },
-  'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' },
+  token: { type: 'string' },
+  'token-file': { type: 'string' },
+  'no-auth': { type: 'boolean' },
+  'allow-host': { type: 'string', multiple: true },
+  'allow-origin': { type: 'string', multiple: true },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
 } as const;
 
 export interface ServerAuth {
@@ -41,7 +45,8 @@ export function resolveServerAuth(flags: Record<string, unknown>, env: NodeJS.Pr
   };
   if (flags['no-auth']) {
     if (flags.token || flags['token-file']) throw new ArgError('--no-auth cannot be combined with --token or --token-file');
-    if (env.HOOKMAP_TOKEN || env.HOOKMAP_TOKEN_FILE) throw new ArgError('--no-auth while HOOKMAP_TOKEN / HOOKMAP_TOKEN_FILE is set: unset it, or drop --no-auth');
+    if (env.HOOKMAP_TOKEN || env.HOOKMAP_TOKEN_FILE)
+      throw new ArgError('--no-auth while HOOKMAP_TOKEN / HOOKMAP_TOKEN_FILE is set: unset it, or drop --no-auth');
     return { ...base, noAuth: true };
   }
   if (flags['token-file']) return { ...base, noAuth: false, tokenFile: flags['token-file'] as string };

@@ -14,7 +14,8 @@ import { hookmapVersion } from '../../io/version.ts';
 
 const USAGE = 'usage: hookmap service install|uninstall|status [--dry-run] [--platform linux|darwin]';
 const BIN = fileURLToPath(new URL('../../../bin/hookmap.mjs', import.meta.url));
-const WINDOWS = 'not automated on Windows: create a Task Scheduler task that runs `hookmap up` at log-on (the README, "hookmap as a service", shows the command)';
+const WINDOWS =
+  'not automated on Windows: create a Task Scheduler task that runs `hookmap up` at log-on (the README, "hookmap as a service", shows the command)';
 
 export async function run(argv: string[], config: RuntimeConfig = resolveConfig(process.env)): Promise<number> {
   let action: string;
@@ -23,8 +24,10 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     const p = parseArgs(argv, { 'dry-run': { type: 'boolean', short: 'n' }, platform: { type: 'string' } });
     flags = p.flags;
     if (p.positionals.length !== 1 || !['install', 'uninstall', 'status'].includes(p.positionals[0])) throw new ArgError(USAGE);
-    if (flags.platform !== undefined && !['linux', 'darwin', 'win32'].includes(flags.platform as string)) throw new ArgError('--platform must be linux, darwin or win32');
-    if (flags.platform !== undefined && !flags['dry-run'] && flags.platform !== process.platform) throw new ArgError('--platform other than this one only with --dry-run (print what it would write there)');
+    if (flags.platform !== undefined && !['linux', 'darwin', 'win32'].includes(flags.platform as string))
+      throw new ArgError('--platform must be linux, darwin or win32');
+    if (flags.platform !== undefined && !flags['dry-run'] && flags.platform !== process.platform)
+      throw new ArgError('--platform other than this one only with --dry-run (print what it would write there)');
     action = p.positionals[0];
   } catch (err) {
     process.stderr.write(`hookmap service: ${(err as Error).message}\n`);
@@ -42,7 +45,15 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     return 2;
   }
   const c: ServiceContext = { platform: platform as ServicePlatform, env: process.env, uid: process.getuid?.() ?? 0 };
-  const spec: ServiceSpec = { node: process.execPath, bin: BIN, host: addr.host, port: addr.port, env: carriedEnv(process.env, config.home), home: config.home, version: hookmapVersion() };
+  const spec: ServiceSpec = {
+    node: process.execPath,
+    bin: BIN,
+    host: addr.host,
+    port: addr.port,
+    env: carriedEnv(process.env, config.home),
+    home: config.home,
+    version: hookmapVersion(),
+  };
   const manager = platform === 'darwin' ? 'launchctl' : 'systemctl --user';
   const report = (calls: ManagerCall[], hint: string): number => {
     for (const r of calls) out(`  ${r.ok ? 'ran' : 'failed'}: ${r.argv.join(' ')}${r.ok || !r.output ? '' : `: ${r.output.split('\n')[0]}`}`);
@@ -61,9 +72,13 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
       }
       const r = install(c, spec);
       out(`${r.changed ? 'wrote' : 'unchanged:'} ${r.path}: hookmap up on http://${addr.host}:${addr.port}, HOOKMAP_HOME ${config.home}, restarted on failure`);
-      const start = platform === 'darwin' ? `launchctl bootstrap gui/${c.uid} ${r.path}` : 'systemctl --user daemon-reload && systemctl --user enable --now hookmap.service';
+      const start =
+        platform === 'darwin'
+          ? `launchctl bootstrap gui/${c.uid} ${r.path}`
+          : 'systemctl --user daemon-reload && systemctl --user enable --now hookmap.service';
       const code = report(r.calls, `start it with \`${start}\` in a log-in session`);
-      if (!code && r.calls.every((x) => x.ok)) out(`  enabled and started with ${manager}; logs: ${platform === 'darwin' ? `${config.home}/up.log` : 'journalctl --user -u hookmap'}`);
+      if (!code && r.calls.every((x) => x.ok))
+        out(`  enabled and started with ${manager}; logs: ${platform === 'darwin' ? `${config.home}/up.log` : 'journalctl --user -u hookmap'}`);
       return code;
     }
     if (action === 'uninstall') {

@@ -28,7 +28,10 @@ import { autostartEnabled, OFF_FILE, setAutostart, UP_LOG, writeLauncher } from 
 import { hookmapVersion } from '../../io/version.ts';
 import type { RuntimeConfig } from '../../config/schema.ts';
 
-const USAGE = 'usage: hookmap setup <agent> [--user | --project] [--dir D] [--mcp] [--otel] [--uninstall] [--dry-run] [--shim sh|node] [--no-autostart | --autostart] [--wrap "<agent command>" [--name N]]';
+const USAGE =
+  'usage: hookmap setup <agent> [--user | --project] [--dir D] [--mcp] [--otel] [--uninstall] ' +
+  '[--dry-run] [--shim sh|node] [--no-autostart | --autostart] [--wrap "<agent command>" ' +
+  '[--name N]]';
 
 /**
  * Start on demand (engine/shim/autostart.mjs): the launcher the shims start
@@ -40,9 +43,14 @@ function autostartSetup(d: Descriptor, plan: SetupPlan, flags: Record<string, un
   if (flags['no-autostart']) setAutostart(home, false);
   else if (flags.autostart) setAutostart(home, true);
   const shimmed = !!plan.plugin || plan.registrations.some((r) => r.kind === 'command');
-  if (!shimmed) return `autostart: not for ${d.vendor}: its hooks POST straight to the daemon (no shim to start it); keep hookmap up running (hookmap service install)`;
+  if (!shimmed)
+    return `autostart: not for ${d.vendor}: its hooks POST straight to the daemon (no shim to start it); keep hookmap up running (hookmap service install)`;
   if (!autostartEnabled(home)) return `autostart: off (${join(home, OFF_FILE)}; --autostart turns it back on)`;
-  return `autostart: on: a hook that finds no hookmap up at ${url} starts one in the background (log: ${join(home, UP_LOG)}; off: --no-autostart, or HOOKMAP_AUTOSTART=0 in the agent's environment)`;
+  return (
+    `autostart: on: a hook that finds no hookmap up at ${url} starts one in the background ` +
+    `(log: ${join(home, UP_LOG)}; off: --no-autostart, or HOOKMAP_AUTOSTART=0 in the agent's ` +
+    `environment)`
+  );
 }
 
 export async function run(argv: string[], config?: RuntimeConfig): Promise<number> {
@@ -78,12 +86,20 @@ export async function run(argv: string[], config?: RuntimeConfig): Promise<numbe
   try {
     const d = loadVendor(agent);
     const env = process.env;
-    if (flags.otel) return setupOtel(d, { uninstall: !!flags.uninstall, dryRun: !!flags['dry-run'], url: config?.url ?? baseUrl(env), env, dir: (flags.dir as string | undefined) ?? process.cwd(), out });
+    if (flags.otel)
+      return setupOtel(d, {
+        uninstall: !!flags.uninstall,
+        dryRun: !!flags['dry-run'],
+        url: config?.url ?? baseUrl(env),
+        env,
+        dir: (flags.dir as string | undefined) ?? process.cwd(),
+        out,
+      });
     const plan = planSetup(d, {
       scope: flags.project ? 'project' : flags.user ? 'user' : (setupSpec(d)?.defaultScope ?? 'user'),
       dir: (flags.dir as string | undefined) ?? process.cwd(),
       uninstall: !!flags.uninstall,
-      shim: ((flags.shim as ShimKind | undefined) ?? 'sh'),
+      shim: (flags.shim as ShimKind | undefined) ?? 'sh',
       env,
       wrap: flags.wrap as string[] | undefined,
       name: flags.name as string | undefined,
@@ -91,7 +107,11 @@ export async function run(argv: string[], config?: RuntimeConfig): Promise<numbe
     });
     const where = `${plan.configPath} (${plan.scope})`;
     const tee = d.surface.kind === 'stdio-tee';
-    const what = plan.plugin ? 'the generated plugin' : tee ? plan.registrations.map((r) => `"${r.hook}"`).join(', ') || 'its agent entries' : `${plan.registrations.length} hooks`;
+    const what = plan.plugin
+      ? 'the generated plugin'
+      : tee
+        ? plan.registrations.map((r) => `"${r.hook}"`).join(', ') || 'its agent entries'
+        : `${plan.registrations.length} hooks`;
     const mcp = plan.mcp;
     const server = mcp && `the hookmap MCP server "${mcp.name}"`;
     // did the hook config change (beside the MCP registration, when that is another file)?
@@ -100,12 +120,22 @@ export async function run(argv: string[], config?: RuntimeConfig): Promise<numbe
     const remember = () => {
       const home = hookmapHome(env);
       if (plan.uninstall) forgetWiring(home, { agent: plan.agent, scope: plan.scope, path: plan.configPath });
-      else recordWiring(home, { agent: plan.agent, scope: plan.scope, path: plan.configPath, ...(plan.scope === 'project' ? { dir: resolve((flags.dir as string | undefined) ?? process.cwd()) } : {}) });
+      else
+        recordWiring(home, {
+          agent: plan.agent,
+          scope: plan.scope,
+          path: plan.configPath,
+          ...(plan.scope === 'project' ? { dir: resolve((flags.dir as string | undefined) ?? process.cwd()) } : {}),
+        });
     };
     if (!plan.changed && !plan.shimChanges.length) {
       const auto = !flags['dry-run'] && !plan.uninstall ? autostartSetup(d, plan, flags, hookmapHome(env), config?.url ?? baseUrl(env)) : undefined;
       if (!flags['dry-run']) remember();
-      out(plan.uninstall ? `no changes: no hookmap entries for ${plan.agent} in ${where}${mcp ? ` nor an MCP server in ${mcp.path}` : ''}` : `no changes: ${plan.agent} is already wired in ${where} (${what})${mcp ? `; ${server} is registered in ${mcp.path}` : ''}`);
+      out(
+        plan.uninstall
+          ? `no changes: no hookmap entries for ${plan.agent} in ${where}${mcp ? ` nor an MCP server in ${mcp.path}` : ''}`
+          : `no changes: ${plan.agent} is already wired in ${where} (${what})${mcp ? `; ${server} is registered in ${mcp.path}` : ''}`,
+      );
       if (auto) out(auto);
       for (const w of plan.warnings) out(`warning: ${w}`);
       return 0;
@@ -128,7 +158,7 @@ export async function run(argv: string[], config?: RuntimeConfig): Promise<numbe
     if (plan.uninstall) {
       out(hooksChanged ? `removed hookmap's ${plan.agent} entries from ${where}` : `no hookmap entries for ${plan.agent} in ${where}`);
       if (plan.files.length > 1 || plan.removesDir) for (const f of plan.files) out(`  ${f.after === null ? 'deleted' : 'rewrote'} ${f.path}`);
-      else if (plan.after === null) out('  nothing but hookmap\'s was in it: deleted');
+      else if (plan.after === null) out("  nothing but hookmap's was in it: deleted");
       else if (plan.restoresBackup) out(`  restored the original bytes from ${plan.backupPath} (backup removed)`);
       if (mcp?.changed) out(`  removed ${server} from ${mcp.path}${mcp.restoresBackup ? ` (restored the original bytes from ${mcp.backupPath})` : ''}`);
       if (d.surface.kind !== 'stdio-tee') out(`  shims stay in ${shimPaths(plan.agent, env).dir} (harmless; delete by hand if unused)`);

@@ -11,8 +11,13 @@ import { buildFilter } from './tail.ts';
 
 const SPEC = {
   ...ENDPOINT_FLAGS,
-  filter: { type: 'string', multiple: true }, session: { type: 'string' }, capture: { type: 'string' },
-  'retain-days': { type: 'string' }, 'max-mb': { type: 'string' }, 'flush-ms': { type: 'string' }, 'no-fsync': { type: 'boolean' },
+  filter: { type: 'string', multiple: true },
+  session: { type: 'string' },
+  capture: { type: 'string' },
+  'retain-days': { type: 'string' },
+  'max-mb': { type: 'string' },
+  'flush-ms': { type: 'string' },
+  'no-fsync': { type: 'boolean' },
 } as const;
 
 export async function run(argv: string[]): Promise<number> {
@@ -50,7 +55,10 @@ export async function run(argv: string[]): Promise<number> {
     fsync: !flags['no-fsync'],
     say,
   });
-  say(`capturing ${ep.url} into ${positionals[0]} (capture ceiling ${capture}; ${sink.store.positions.size} session position(s) resumed${sink.store.stats.recovered ? `, ${sink.store.stats.recovered} event(s) recovered from the files` : ''})`);
+  say(
+    `capturing ${ep.url} into ${positionals[0]} (capture ceiling ${capture}; ${sink.store.positions.size} ` +
+      `session position(s) resumed${sink.store.stats.recovered ? `, ${sink.store.stats.recovered} event(s) recovered from the files` : ''})`,
+  );
   const stop = () => void sink.stop();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -52,7 +52,7 @@ export async function run(argv: string[]): Promise<number> {
     outcomeWindowMs: intFlag(flags.wait, 'wait', 30) * 1000,
     json: Boolean(flags.json),
     isFinal: (ev) => ev.type === `x.${agent}.instruction.delivered` || ev.type === `x.${agent}.instruction.dropped`,
-    pending: 'queued: it rides the agent\'s next eligible hook reply',
+    pending: "queued: it rides the agent's next eligible hook reply",
     explainRefusal: (code) => endedSession(ep, session, code),
   });
 }

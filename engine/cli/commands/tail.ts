@@ -20,7 +20,7 @@ import type { RuntimeConfig } from '../../config/schema.ts';
 import { answerOf, answerWords } from '../../bridge/call-outcome.ts';
 import { CallWatch } from '../../bridge/call-watch.ts';
 import { sessionLabel } from '../../bridge/session-label.ts';
-import { authHeaders, readSse, sseJson } from '../../relay/client-sse.ts';
+import { followSse } from '../../relay/client-sse-follow.ts';
 import { ResumeState } from '../../relay/client-resume.ts';
 import type { AepEvent } from '../../relay/store.ts';
 import { ENDPOINT_FLAGS, endpoint, explainRefusal, type Endpoint } from './command-common.ts';
@@ -30,8 +30,15 @@ import { ensureParent } from '../../io/paths.ts';
 
 const SPEC = {
   ...ENDPOINT_FLAGS,
-  filter: { type: 'string', multiple: true }, session: { type: 'string' }, capture: { type: 'string' }, json: { type: 'boolean' },
-  from: { type: 'string' }, 'no-resume': { type: 'boolean' }, 'no-follow': { type: 'boolean' }, count: { type: 'string' }, state: { type: 'string' },
+  filter: { type: 'string', multiple: true },
+  session: { type: 'string' },
+  capture: { type: 'string' },
+  json: { type: 'boolean' },
+  from: { type: 'string' },
+  'no-resume': { type: 'boolean' },
+  'no-follow': { type: 'boolean' },
+  count: { type: 'string' },
+  state: { type: 'string' },
 } as const;
 
 const MAX_POSITIONS = 500; // the relay's default maxFrom
@@ -43,7 +50,8 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     flags = parseArgs(argv, SPEC).flags;
     filter = buildFilter((flags.filter as string[] | undefined) ?? [], flags.session as string | undefined);
     count = intFlag(flags.count, 'count', 0);
-    if (flags.from !== undefined && flags.from !== 'all' && flags.from !== 'now') throw new ArgError(`--from '${flags.from}': use all (everything the relay holds) or now (only what comes next)`);
+    if (flags.from !== undefined && flags.from !== 'all' && flags.from !== 'now')
+      throw new ArgError(`--from '${flags.from}': use all (everything the relay holds) or now (only what comes next)`);
   } catch (e) {
     if (e instanceof ArgError) {
       process.stderr.write(`hookmap tail: ${e.message}\n`);
@@ -67,7 +75,10 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
   // an explicit --from says where to start; a saved position only stands in for it
   const resume = !flags['no-resume'] && flags.from === undefined;
   const saved: Positions = resume ? (loadState(statePath)[stateKey] ?? (flags.state === undefined ? legacyState()[stateKey] : undefined) ?? {}) : {};
-  const state = new ResumeState({ history: flags.from === 'all', positions: Object.fromEntries(Object.entries(saved).map(([s, [epoch, seq]]) => [s, { epoch, seq }])) });
+  const state = new ResumeState({
+    history: flags.from === 'all',
+    positions: Object.fromEntries(Object.entries(saved).map(([s, [epoch, seq]]) => [s, { epoch, seq }])),
+  });
   let printed = 0;
   let dirty = false;
   const save = () => {
@@ -85,64 +96,61 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
   const view = new View();
   // history is replayed in order, so a request comes before whatever settled it: learn those first
   if (!flags.json && (flags.from === 'all' || Object.keys(saved).length)) await view.learnSettled(ep, filter).catch(() => undefined);
-  let connects = 0;
   let outage: string | undefined;
+  let closedBecause: string | undefined;
+  let code = 0;
   const say = (line: string) => process.stderr.write(`hookmap tail: ${line}\n`);
   try {
-    for (;;) {
-      const resumed = connects++ > 0;
-      const u = new URL(`${ep.url.replace(/\/+$/, '')}/events`);
-      if (Object.keys(filter).length) u.searchParams.set('filter', JSON.stringify(filter));
-      if (capture) u.searchParams.set('capture', capture);
-      const from = state.list(MAX_POSITIONS);
+    await followSse({
+      url: ep.url,
+      token: ep.token,
+      filter,
+      capture,
+      state,
+      signal: abort.signal,
+      live: follow,
       // after a drop: everything held, minus what was already printed (new sessions included)
-      if (resumed || flags.from === 'all') u.searchParams.set('from', 'all');
-      else if (from.length) u.searchParams.set('from', JSON.stringify(from));
-      if (!follow) u.searchParams.set('live', '0');
-      let done = false;
-      let closedBecause: string | undefined;
-      try {
-        await readSse(u.toString(), authHeaders(ep.token), (m) => {
-          if (m.comment === 'subscribed' && resumed) {
-            say(`connected again; resuming from ${state.positions.size} session position(s)`);
-            outage = undefined;
-          }
-          if (m.comment?.startsWith('replay-exhausted')) {
-            say(`${m.comment} (older events are gone from the relay's buffer; the agents' logs keep them)`);
-            return;
-          }
-          if (m.comment?.startsWith('closing')) closedBecause = m.comment.slice('closing'.length).trim();
-          if (m.comment === 'shutting-down') closedBecause = 'the relay is shutting down';
-          const ev = sseJson<AepEvent>(m);
-          if (!ev) return;
-          if (!state.accept(ev, resumed)) return; // at-least-once delivery: each event printed once
-          if (ev.session !== undefined && ev.seq !== undefined) dirty = true;
-          process.stdout.write(flags.json ? `${m.data}\n` : view.lines(ev));
-          if (count && ++printed >= count) {
-            done = true;
-            return false;
-          }
-        }, abort.signal);
-      } catch (e) {
-        if (abort.signal.aborted) return 0;
-        const msg = (e as Error).message;
-        if (/ 4\d\d/.test(msg)) {
-          say(explainRefusal(ep, msg));
-          return 2;
+      from: (resumed) => {
+        const from = state.list(MAX_POSITIONS);
+        return resumed || flags.from === 'all' ? 'all' : from.length ? JSON.stringify(from) : undefined;
+      },
+      onComment: (comment, resumed) => {
+        if (comment === 'subscribed' && resumed) {
+          say(`connected again; resuming from ${state.positions.size} session position(s)`);
+          outage = undefined;
         }
-        // one line per outage, not one per retry
-        const why = msg === 'fetch failed' ? `the relay at ${ep.url} is not reachable` : `the relay connection dropped (${msg})`;
-        if (outage !== why) say(`${why}; retrying every second, resuming where this stopped`);
-        outage = why;
-      }
-      if (done || !follow || abort.signal.aborted) return 0;
-      if (!outage) {
-        say(`the stream ended${closedBecause ? ` (${closedBecause})` : ''}; reconnecting to resume from ${state.positions.size} session position(s)`);
-        outage = 'ended';
-      }
-      await new Promise((r) => setTimeout(r, 1000)); // then reconnect and resume
-      if (abort.signal.aborted) return 0;
-    }
+        if (comment.startsWith('replay-exhausted')) say(`${comment} (older events are gone from the relay's buffer; the agents' logs keep them)`);
+        if (comment.startsWith('closing')) closedBecause = comment.slice('closing'.length).trim();
+        if (comment === 'shutting-down') closedBecause = 'the relay is shutting down';
+      },
+      onEvent: (ev, m) => {
+        if (ev.session !== undefined && ev.seq !== undefined) dirty = true;
+        process.stdout.write(flags.json ? `${m.data}\n` : view.lines(ev));
+        if (count && ++printed >= count) return false;
+      },
+      next: ({ error }) => {
+        const because = closedBecause;
+        closedBecause = undefined;
+        if (error) {
+          if (/ 4\d\d/.test(error.message)) {
+            say(explainRefusal(ep, error.message));
+            code = 2;
+            return 'stop';
+          }
+          // one line per outage, not one per retry
+          const why = error.message === 'fetch failed' ? `the relay at ${ep.url} is not reachable` : `the relay connection dropped (${error.message})`;
+          if (outage !== why) say(`${why}; retrying every second, resuming where this stopped`);
+          outage = why;
+        }
+        if (!follow) return 'stop';
+        if (!outage) {
+          say(`the stream ended${because ? ` (${because})` : ''}; reconnecting to resume from ${state.positions.size} session position(s)`);
+          outage = 'ended';
+        }
+        return 1000; // then reconnect and resume
+      },
+    });
+    return code;
   } finally {
     clearInterval(saver);
     save();
@@ -168,8 +176,16 @@ export function buildFilter(specs: string[], session: string | undefined): Recor
     const eq = s.indexOf('=');
     if (eq <= 0) throw new ArgError(`--filter '${s}' must be JSON or key=value`);
     const key = s.slice(0, eq);
-    const vals = s.slice(eq + 1).split(',').map((v) => (/^\d+$/.test(v) && (key === 'epoch') ? Number(v) : v));
-    out[key] = key === 'severity' && vals.length === 1 && /^[a-z]+\+$/.test(String(vals[0])) ? { gte: String(vals[0]).slice(0, -1) } : vals.length === 1 ? vals[0] : vals;
+    const vals = s
+      .slice(eq + 1)
+      .split(',')
+      .map((v) => (/^\d+$/.test(v) && key === 'epoch' ? Number(v) : v));
+    out[key] =
+      key === 'severity' && vals.length === 1 && /^[a-z]+\+$/.test(String(vals[0]))
+        ? { gte: String(vals[0]).slice(0, -1) }
+        : vals.length === 1
+          ? vals[0]
+          : vals;
   }
   if (session) out.session = session;
   return out;

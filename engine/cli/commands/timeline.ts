@@ -46,7 +46,7 @@ export async function run(argv: string[]): Promise<number> {
     return e instanceof AmbiguousId ? e.exit : 2;
   }
   if (!events.length) {
-    process.stderr.write(`hookmap timeline: no events for session ${session}${file ? ` in ${file}` : ' in the relay\'s buffer (try --file with its log)'}\n`);
+    process.stderr.write(`hookmap timeline: no events for session ${session}${file ? ` in ${file}` : " in the relay's buffer (try --file with its log)"}\n`);
     return 1;
   }
   events = sortSession(events);

@@ -51,7 +51,9 @@ function add(home: string, argv: string[]): number {
     process.stderr.write(`token '${entry.name}' (${entry.scopes.join(', ')}) written to ${out} (0600); give it to its holder as HOOKMAP_TOKEN_FILE\n`);
   } else {
     process.stdout.write(`${token}\n`);
-    process.stderr.write(`token '${entry.name}' (${entry.scopes.join(', ')}): shown once, only its digest is kept. Its holder sets HOOKMAP_TOKEN (or HOOKMAP_TOKEN_FILE).\n`);
+    process.stderr.write(
+      `token '${entry.name}' (${entry.scopes.join(', ')}): shown once, only its digest is kept. Its holder sets HOOKMAP_TOKEN (or HOOKMAP_TOKEN_FILE).\n`,
+    );
   }
   return 0;
 }
@@ -60,7 +62,10 @@ function list(home: string, argv: string[]): number {
   const { flags } = parseArgs(argv, { json: { type: 'boolean' } });
   const tokens = loadTokens(home);
   const owner = existsSync(ownerTokenPath(home));
-  const rows = [...(owner ? [{ name: OWNER, scopes: [...SCOPES], created: '', file: ownerTokenPath(home) }] : []), ...tokens.map((t) => ({ name: t.name, scopes: t.scopes, created: t.created }))];
+  const rows = [
+    ...(owner ? [{ name: OWNER, scopes: [...SCOPES], created: '', file: ownerTokenPath(home) }] : []),
+    ...tokens.map((t) => ({ name: t.name, scopes: t.scopes, created: t.created })),
+  ];
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(rows)}\n`);
     return 0;
@@ -74,7 +79,12 @@ function revoke(home: string, argv: string[]): number {
   const { positionals } = parseArgs(argv, {});
   if (positionals.length !== 1) throw new ArgError('usage: hookmap tokens revoke <name>');
   const name = positionals[0];
-  if (name === OWNER) throw new ArgError(`the owner token is ${ownerTokenPath(home)}: to replace it, write a new token over that file (one line, 0600): a running up refuses the old one at once and keeps its own links; or delete it and start up again (a new one is created)`);
+  if (name === OWNER)
+    throw new ArgError(
+      `the owner token is ${ownerTokenPath(home)}: to replace it, write a new token over that ` +
+        `file (one line, 0600): a running up refuses the old one at once and keeps its own links; ` +
+        `or delete it and start up again (a new one is created)`,
+    );
   if (!revokeToken(home, name)) {
     process.stderr.write(`hookmap tokens: no token named '${name}'\n`);
     return 1;

@@ -27,9 +27,17 @@ import { hookmapVersion } from '../../io/version.ts';
 import { BACKPLANE_FLAGS, backplaneFromFlags, finishAuth } from '../../relay/backplane/config.ts';
 
 const SPEC = {
-  port: { type: 'string' }, host: { type: 'string' }, config: { type: 'string' }, policy: { type: 'string' },
-  'attention-timeout-ms': { type: 'string' }, durability: { type: 'string' }, bridge: { type: 'string', multiple: true },
-  capture: { type: 'string' }, 'project-label': { type: 'string' }, 'push-delay-ms': { type: 'string' }, 'public-url': { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  config: { type: 'string' },
+  policy: { type: 'string' },
+  'attention-timeout-ms': { type: 'string' },
+  durability: { type: 'string' },
+  bridge: { type: 'string', multiple: true },
+  capture: { type: 'string' },
+  'project-label': { type: 'string' },
+  'push-delay-ms': { type: 'string' },
+  'public-url': { type: 'string' },
   verbose: { type: 'boolean', short: 'v' },
   ...SERVER_AUTH_FLAGS,
   ...BACKPLANE_FLAGS,
@@ -50,11 +58,13 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
       cfg = { ...cfg, capture: flags.capture as CaptureLevel };
     }
     if (flags['project-label'] !== undefined) {
-      if (!PROJECT_LABEL_MODES.includes(flags['project-label'] as ProjectLabelMode)) throw new ArgError(`--project-label must be one of ${PROJECT_LABEL_MODES.join(', ')}`);
+      if (!PROJECT_LABEL_MODES.includes(flags['project-label'] as ProjectLabelMode))
+        throw new ArgError(`--project-label must be one of ${PROJECT_LABEL_MODES.join(', ')}`);
       cfg = { ...cfg, projects: { ...cfg.projects, mode: flags['project-label'] as ProjectLabelMode } };
     }
     const pub = flags['public-url'] as string | undefined;
-    if (pub !== undefined && !/^https:\/\/[^/\s]+\/?$/.test(pub)) throw new ArgError(`--public-url must be an https origin such as https://laptop.tail1234.ts.net (got ${pub})`);
+    if (pub !== undefined && !/^https:\/\/[^/\s]+\/?$/.test(pub))
+      throw new ArgError(`--public-url must be an https origin such as https://laptop.tail1234.ts.net (got ${pub})`);
     if (flags['push-delay-ms'] !== undefined) {
       // the flag is the delay everywhere: it overrides the config's and each agent's own
       const delayMs = intFlag(flags['push-delay-ms'], 'push-delay-ms', 0);
@@ -114,7 +124,10 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      say(`hookmap up: ${(e as Error).message.replace(/^listen EADDRINUSE: address already in use /, '')} is taken by another program (no hookmap answers there): --port N picks another`);
+      say(
+        `hookmap up: ${(e as Error).message.replace(/^listen EADDRINUSE: address already in use /, '')} ` +
+          `is taken by another program (no hookmap answers there): --port N picks another`,
+      );
       return 2;
     }
     process.stderr.write(`hookmap up: ${(e as Error).message}\n`);
@@ -151,6 +164,7 @@ async function alreadyRunning(home: string, host: string, port: number, tls: boo
   if (rec && (await answersHealthz(rec.url))) return `already running at ${rec.url} (pid ${rec.pid}, HOOKMAP_HOME ${home}): ${fix}`;
   if (port === 0 || tls) return undefined;
   const probe = `http://${host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host}:${port}`;
-  if (await answersHealthz(probe)) return `already running at ${probe} (pid unknown: it was started with another HOOKMAP_HOME, or it is a hookmap relay): ${fix}`;
+  if (await answersHealthz(probe))
+    return `already running at ${probe} (pid unknown: it was started with another HOOKMAP_HOME, or it is a hookmap relay): ${fix}`;
   return undefined;
 }

@@ -10,12 +10,17 @@
 //    credential the message carried to /push/action, without opening the
 //    page, and replaces the notification with the outcome. A later message
 //    with the same tag (answered elsewhere, timed out) replaces it too.
-const CACHE = 'hookmap-shell-e9a277b233ff';
+const CACHE = 'hookmap-shell-09a94fadb45d';
 const SHELL = ['/', '/inbox/assets/inbox.js', '/inbox/assets/inbox.css', '/manifest.webmanifest', '/inbox/assets/icon-192.png', '/inbox/assets/icon-512.png'];
 const ICON = '/inbox/assets/icon-192.png';
 
 self.addEventListener('install', (event) => {
-  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(SHELL)).then(() => self.skipWaiting()));
+  event.waitUntil(
+    caches
+      .open(CACHE)
+      .then((c) => c.addAll(SHELL))
+      .then(() => self.skipWaiting()),
+  );
 });
 
 self.addEventListener('activate', (event) => {
@@ -83,7 +88,12 @@ const DONE = { allow: 'Allowed from this device', deny: 'Denied from this device
 async function act(data, action, tag) {
   let text;
   try {
-    const res = await fetch('/push/action', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ credential: data.credential, action, request: data.request }), credentials: 'omit' });
+    const res = await fetch('/push/action', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ credential: data.credential, action, request: data.request }),
+      credentials: 'omit',
+    });
     const body = await res.json().catch(() => ({}));
     text = res.ok ? DONE[action] : `Not answered: ${body.detail || res.status}`;
   } catch {

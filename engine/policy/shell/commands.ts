@@ -45,13 +45,19 @@ export interface ShellReading {
 const MAX_DEPTH = 4;
 const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
 
-interface Context { redirects: ShellRedirect[]; pipe?: { id: number; stage: number } }
+interface Context {
+  redirects: ShellRedirect[];
+  pipe?: { id: number; stage: number };
+}
 
 class Reader {
   commands: ReadCommand[] = [];
   unreadable?: string;
   private pipes = 0;
-  constructor(private readonly home: string, private readonly depth: number) {}
+  constructor(
+    private readonly home: string,
+    private readonly depth: number,
+  ) {}
 
   walk(node: ShellNode, ctx: Context, into: ReadCommand[]): void {
     if (node.type === 'command') return this.command(node, ctx, into);
@@ -189,7 +195,13 @@ class Reader {
     if (this.depth >= MAX_DEPTH) return this.cannot('scripts nested too deep to read');
     const inner = readShell(script, this.home, this.depth + 1);
     if (inner.unreadable) this.cannot(`${outer.name} runs a script that ${inner.unreadable}`);
-    for (const c of inner.commands) this.commands.push({ ...c, via: c.via ?? outer.name, pipe: c.pipe ?? outer.pipe, redirects: [...outer.redirects.filter((r) => !r.op.startsWith('<')), ...c.redirects] });
+    for (const c of inner.commands)
+      this.commands.push({
+        ...c,
+        via: c.via ?? outer.name,
+        pipe: c.pipe ?? outer.pipe,
+        redirects: [...outer.redirects.filter((r) => !r.op.startsWith('<')), ...c.redirects],
+      });
   }
 
   private cannot(why: string): void {

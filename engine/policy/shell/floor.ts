@@ -18,11 +18,34 @@ export type { FloorContext } from './paths.ts';
 export const UNREADABLE = {
   id: 'unreadable',
   why: 'cannot be read: a person decides',
-  hits: ['npm test &&', 'if true', "echo 'unterminated", 'sh -c "$SCRIPT"', 'eval "$(cat f)"', 'echo ls | sh', 'bash -c "echo (("', '$(echo rm) -rf x', '$CMD x', '/bin/s? -c x'],
+  hits: [
+    'npm test &&',
+    'if true',
+    "echo 'unterminated",
+    'sh -c "$SCRIPT"',
+    'eval "$(cat f)"',
+    'echo ls | sh',
+    'bash -c "echo (("',
+    '$(echo rm) -rf x',
+    '$CMD x',
+    '/bin/s? -c x',
+  ],
   misses: ['npm test', 'bash -c "npm test"', "eval 'echo hi'"],
 } as const;
 
-export const FLOOR: readonly FloorRow[] = [privilege, fetchExecute, recursiveDelete, startupFile, sshFolder, credentials, gitHooks, forcePush, chmodWorld, agentSandbox, writeOutside];
+export const FLOOR: readonly FloorRow[] = [
+  privilege,
+  fetchExecute,
+  recursiveDelete,
+  startupFile,
+  sshFolder,
+  credentials,
+  gitHooks,
+  forcePush,
+  chmodWorld,
+  agentSandbox,
+  writeOutside,
+];
 
 export interface FloorHit {
   row: string;

@@ -28,9 +28,7 @@ export interface CommandMatch {
  * A command line read once for every rule: the words of exactly one plain
  * simple command and its `NAME=value` prefixes, or why it is not one.
  */
-export type PlainCommand =
-  | { text: string; words: string[]; env: string[]; envRefused?: string }
-  | { text: string; refused: string };
+export type PlainCommand = { text: string; words: string[]; env: string[]; envRefused?: string } | { text: string; refused: string };
 
 export function readPlainCommand(command: string): PlainCommand {
   const refuse = (refused: string) => ({ text: command, refused });
@@ -126,7 +124,8 @@ export function matchPlainCommand(rule: CompiledCommandRule, command: PlainComma
   const odd = nonAscii(command.text, rule.text);
   if (odd !== undefined) return { match: false, why: `the command has a non-ASCII character (U+${hex(odd.codePointAt(0)!)}) the rule does not` };
   if ('refused' in command) return { match: false, why: `the command ${command.refused}` };
-  if (command.env.length && !rule.allowEnv) return { match: false, why: `the command sets the environment (${command.env.join(' ')}) and the rule does not allow that` };
+  if (command.env.length && !rule.allowEnv)
+    return { match: false, why: `the command sets the environment (${command.env.join(' ')}) and the rule does not allow that` };
   if (command.envRefused) return { match: false, why: `the command ${command.envRefused}` };
   const want = rule.words;
   const words = command.words;

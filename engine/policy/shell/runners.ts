@@ -8,8 +8,29 @@ export const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'fish
 
 /** run the rest of their words as a command, after their own options */
 export const WRAPPERS = new Set([
-  'env', 'command', 'exec', 'xargs', 'nohup', 'builtin', 'time', 'nice', 'ionice', 'timeout',
-  'stdbuf', 'setsid', 'chroot', 'unbuffer', 'watch', 'sudo', 'doas', 'su', 'pkexec', 'run0', 'flock', 'caffeinate', 'coproc',
+  'env',
+  'command',
+  'exec',
+  'xargs',
+  'nohup',
+  'builtin',
+  'time',
+  'nice',
+  'ionice',
+  'timeout',
+  'stdbuf',
+  'setsid',
+  'chroot',
+  'unbuffer',
+  'watch',
+  'sudo',
+  'doas',
+  'su',
+  'pkexec',
+  'run0',
+  'flock',
+  'caffeinate',
+  'coproc',
 ]);
 
 /** read their arguments (or a file) as shell code; `trap` runs its first argument later */
@@ -23,11 +44,48 @@ export function runsOtherCommands(name: string): boolean {
 const VALUE_OPTIONS: Record<string, Set<string>> = {
   env: new Set(['-u', '--unset', '-C', '--chdir', '-S', '--split-string']),
   exec: new Set(['-a']),
-  xargs: new Set(['-a', '-d', '-E', '-e', '-I', '-i', '-L', '-l', '-n', '-P', '-s', '--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-lines', '--max-chars', '--replace']),
+  xargs: new Set([
+    '-a',
+    '-d',
+    '-E',
+    '-e',
+    '-I',
+    '-i',
+    '-L',
+    '-l',
+    '-n',
+    '-P',
+    '-s',
+    '--arg-file',
+    '--delimiter',
+    '--max-args',
+    '--max-procs',
+    '--max-lines',
+    '--max-chars',
+    '--replace',
+  ]),
   nice: new Set(['-n', '--adjustment']),
   ionice: new Set(['-c', '-n', '-p']),
   timeout: new Set(['-s', '--signal', '-k', '--kill-after']),
-  sudo: new Set(['-u', '--user', '-g', '--group', '-C', '-D', '--chdir', '-h', '--host', '-p', '--prompt', '-r', '--role', '-t', '--type', '-U', '--other-user']),
+  sudo: new Set([
+    '-u',
+    '--user',
+    '-g',
+    '--group',
+    '-C',
+    '-D',
+    '--chdir',
+    '-h',
+    '--host',
+    '-p',
+    '--prompt',
+    '-r',
+    '--role',
+    '-t',
+    '--type',
+    '-U',
+    '--other-user',
+  ]),
   doas: new Set(['-u', '-C']),
   su: new Set(['-c', '--command', '-s', '--shell', '-g', '--group']),
   pkexec: new Set(['--user']),
@@ -47,8 +105,14 @@ export function wrappedStart(words: string[]): number | undefined {
   let i = 1;
   while (i < words.length) {
     const w = words[i]!;
-    if (w === '--') { i++; break; }
-    if (name === 'env' && isAssignment(w)) { i++; continue; }
+    if (w === '--') {
+      i++;
+      break;
+    }
+    if (name === 'env' && isAssignment(w)) {
+      i++;
+      continue;
+    }
     if (!w.startsWith('-') || w === '-') break;
     i += values.has(w) ? 2 : 1;
   }

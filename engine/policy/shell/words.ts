@@ -109,4 +109,17 @@ function doubleQuoted(text: string): string {
 }
 
 /** The word types a command's argument can be (anything else is an operator, a redirect, a comment). */
-export const WORD_TYPES = new Set(['word', 'number', 'raw_string', 'string', 'concatenation', 'simple_expansion', 'expansion', 'command_substitution', 'process_substitution', 'arithmetic_expansion', 'ansi_c_string', 'translated_string']);
+export const WORD_TYPES = new Set([
+  'word',
+  'number',
+  'raw_string',
+  'string',
+  'concatenation',
+  'simple_expansion',
+  'expansion',
+  'command_substitution',
+  'process_substitution',
+  'arithmetic_expansion',
+  'ansi_c_string',
+  'translated_string',
+]);

@@ -38,7 +38,8 @@ export function parseBytes(v: string | number, what: string): number {
 
 export function checkBackplaneUrl(url: string, what: string): string {
   for (const u of url.split(',')) {
-    if (!/^(nats|tls|wss?):\/\/[^\s/]+/.test(u.trim())) throw new Error(`${what} must be nats://host:port (comma-separated for several servers), got ${JSON.stringify(u)}`);
+    if (!/^(nats|tls|wss?):\/\/[^\s/]+/.test(u.trim()))
+      throw new Error(`${what} must be nats://host:port (comma-separated for several servers), got ${JSON.stringify(u)}`);
   }
   return url;
 }
@@ -65,11 +66,16 @@ function secretFile(file: string, what: string, kind: string): string {
  */
 export function finishAuth(auth: BackplaneAuth | undefined, env: BackplaneSecrets, what: string): BackplaneAuth | undefined {
   const a: BackplaneAuth = { ...auth };
-  if (a.user !== undefined && a.pass === undefined && env.password !== undefined) Object.assign(a, { pass: env.password, source: 'HOOKMAP_BACKPLANE_PASSWORD' });
-  if (a.user !== undefined && a.pass === undefined) throw new Error(`${what}: a NATS user needs a password: --backplane-password-file F (password_file in the config) or HOOKMAP_BACKPLANE_PASSWORD`);
-  if (a.user === undefined && a.token === undefined && !a.creds && env.token !== undefined) Object.assign(a, { token: env.token, source: 'HOOKMAP_BACKPLANE_TOKEN' });
-  if ([a.creds, a.user, a.token].filter((x) => x !== undefined).length > 1) throw new Error(`${what}: give one of a creds file, a user and password, or a token`);
-  if (Boolean(a.tlsCert) !== Boolean(a.tlsKey)) throw new Error(`${what}: mutual TLS needs both the client certificate and its key (--backplane-tls-cert and --backplane-tls-key)`);
+  if (a.user !== undefined && a.pass === undefined && env.password !== undefined)
+    Object.assign(a, { pass: env.password, source: 'HOOKMAP_BACKPLANE_PASSWORD' });
+  if (a.user !== undefined && a.pass === undefined)
+    throw new Error(`${what}: a NATS user needs a password: --backplane-password-file F (password_file in the config) or HOOKMAP_BACKPLANE_PASSWORD`);
+  if (a.user === undefined && a.token === undefined && !a.creds && env.token !== undefined)
+    Object.assign(a, { token: env.token, source: 'HOOKMAP_BACKPLANE_TOKEN' });
+  if ([a.creds, a.user, a.token].filter((x) => x !== undefined).length > 1)
+    throw new Error(`${what}: give one of a creds file, a user and password, or a token`);
+  if (Boolean(a.tlsCert) !== Boolean(a.tlsKey))
+    throw new Error(`${what}: mutual TLS needs both the client certificate and its key (--backplane-tls-cert and --backplane-tls-key)`);
   return Object.values(a).some((v) => v !== undefined) ? a : undefined;
 }
 
@@ -84,7 +90,11 @@ function authFromDoc(d: Record<string, unknown>, where: string, base: string, en
     if (v === undefined || v === '') throw new Error(`${where}.${k} names ${d[k]}, which is not set`);
     return v;
   };
-  for (const [a, b] of [['password_file', 'password_env'], ['token_file', 'token_env']]) if (d[a] !== undefined && d[b] !== undefined) throw new Error(`${where}: ${a} and ${b} are exclusive`);
+  for (const [a, b] of [
+    ['password_file', 'password_env'],
+    ['token_file', 'token_env'],
+  ])
+    if (d[a] !== undefined && d[b] !== undefined) throw new Error(`${where}: ${a} and ${b} are exclusive`);
   const pf = path('password_file');
   const tf = path('token_file');
   const auth: BackplaneAuth = {
@@ -92,7 +102,15 @@ function authFromDoc(d: Record<string, unknown>, where: string, base: string, en
     user: d.user === undefined ? undefined : String(d.user),
     pass: pf ? secretFile(pf, `${where}.password_file`, 'NATS password file') : fromEnv('password_env'),
     token: tf ? secretFile(tf, `${where}.token_file`, 'NATS token file') : fromEnv('token_env'),
-    source: pf ? `${where}.password_file ${pf}` : tf ? `${where}.token_file ${tf}` : d.password_env ? `${where}.password_env ${d.password_env}` : d.token_env ? `${where}.token_env ${d.token_env}` : undefined,
+    source: pf
+      ? `${where}.password_file ${pf}`
+      : tf
+        ? `${where}.token_file ${tf}`
+        : d.password_env
+          ? `${where}.password_env ${d.password_env}`
+          : d.token_env
+            ? `${where}.token_env ${d.token_env}`
+            : undefined,
     tlsCa: path('tls_ca'),
     tlsCert: path('tls_cert'),
     tlsKey: path('tls_key'),
@@ -103,7 +121,11 @@ function authFromDoc(d: Record<string, unknown>, where: string, base: string, en
 /** The `backplane:` key of the up config: a URL string, or a mapping. */
 export function backplaneFromDoc(doc: unknown, where: string, base = '.', env: Readonly<Record<string, string | undefined>> = {}): BackplaneConfig {
   if (typeof doc === 'string') return { url: checkBackplaneUrl(doc, where) };
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new Error(`${where} must be a URL or a mapping { url, stream, prefix, max_age, max_bytes, optional, creds, user, password_file, token_file, tls_ca, tls_cert, tls_key }`);
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc))
+    throw new Error(
+      `${where} must be a URL or a mapping { url, stream, prefix, max_age, max_bytes, optional, ` +
+        `creds, user, password_file, token_file, tls_ca, tls_cert, tls_key }`,
+    );
   const d = doc as Record<string, unknown>;
   const known = new Set(['url', 'stream', 'prefix', 'max_age', 'max_bytes', 'duplicate_window', 'optional', ...AUTH_KEYS]);
   for (const k of Object.keys(d)) if (!known.has(k)) throw new Error(`${where}: unknown key '${k}' (known: ${[...known].join(', ')})`);

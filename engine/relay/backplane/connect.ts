@@ -41,7 +41,10 @@ export function maskNatsUrl(url: string): string {
 /** The servers without credentials, and the credentials the URL carried (the NATS client ignores them there). */
 function splitUrl(url: string): { servers: string[]; user?: string; pass?: string; token?: string; tls: boolean } {
   const out: ReturnType<typeof splitUrl> = { servers: [], tls: false };
-  for (const raw of url.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of url
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const m = /^([a-z]+):\/\/(?:([^@/]*)@)?(.*)$/i.exec(raw);
     if (!m) {
       out.servers.push(raw);
@@ -71,15 +74,26 @@ export function connectOptions(url: string, auth: BackplaneAuth, timeout: number
   const u = splitUrl(url);
   // ignoreAuthErrorAbort: credentials refused on a reconnect (revoked, rotated on the server) are retried like any
   // other failure instead of closing the connection for good, so fixing them on the server brings the relay back
-  const o: ConnectionOptions = { servers: u.servers, timeout, reconnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 250, ignoreAuthErrorAbort: true, name: `hookmap-relay ${hostname()}/${process.pid}` };
+  const o: ConnectionOptions = {
+    servers: u.servers,
+    timeout,
+    reconnect: true,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    ignoreAuthErrorAbort: true,
+    name: `hookmap-relay ${hostname()}/${process.pid}`,
+  };
   if (auth.creds) {
     let creds: Uint8Array;
     try {
       creds = readFileSync(auth.creds);
     } catch (e) {
-      throw new ConnectError(`cannot read the NATS credentials file ${auth.creds} (--backplane-creds): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new ConnectError(
+        `cannot read the NATS credentials file ${auth.creds} (--backplane-creds): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
-    if (!/-----BEGIN NATS USER JWT-----/.test(Buffer.from(creds).toString('utf8'))) throw new ConnectError(`${auth.creds} (--backplane-creds) is not a NATS .creds file (no "BEGIN NATS USER JWT" block)`);
+    if (!/-----BEGIN NATS USER JWT-----/.test(Buffer.from(creds).toString('utf8')))
+      throw new ConnectError(`${auth.creds} (--backplane-creds) is not a NATS .creds file (no "BEGIN NATS USER JWT" block)`);
     o.authenticator = credsAuthenticator(creds);
   }
   const user = auth.user ?? u.user;
@@ -88,7 +102,11 @@ export function connectOptions(url: string, auth: BackplaneAuth, timeout: number
   if (token !== undefined && user === undefined) o.token = token;
   if (u.tls || auth.tlsCa || auth.tlsCert || auth.tlsKey) {
     if (Boolean(auth.tlsCert) !== Boolean(auth.tlsKey)) throw new ConnectError('mutual TLS needs both --backplane-tls-cert and --backplane-tls-key');
-    for (const [f, flag] of [[auth.tlsCa, 'ca'], [auth.tlsCert, 'cert'], [auth.tlsKey, 'key']] as const) {
+    for (const [f, flag] of [
+      [auth.tlsCa, 'ca'],
+      [auth.tlsCert, 'cert'],
+      [auth.tlsKey, 'key'],
+    ] as const) {
       if (!f) continue;
       try {
         readFileSync(f);
@@ -107,19 +125,34 @@ export function explainConnectError(e: Error, url: string, auth: BackplaneAuth):
   const mode = authModeOf(url, auth);
   const msg = e.message ?? String(e);
   if (e.name === 'AuthorizationError' || /authorization violation/i.test(msg)) {
-    const check = { none: 'the server requires credentials: give --backplane-creds, --backplane-user with --backplane-password-file (or HOOKMAP_BACKPLANE_PASSWORD), or --backplane-token-file (or HOOKMAP_BACKPLANE_TOKEN)', creds: `check the credentials file ${auth.creds} (--backplane-creds)`, user: `check the user and password (${auth.source ?? 'the URL'})`, token: `check the token (${auth.source ?? 'the URL'})` }[mode.auth];
+    const check = {
+      none:
+        'the server requires credentials: give --backplane-creds, --backplane-user with ' +
+        '--backplane-password-file (or HOOKMAP_BACKPLANE_PASSWORD), or --backplane-token-file (or ' +
+        'HOOKMAP_BACKPLANE_TOKEN)',
+      creds: `check the credentials file ${auth.creds} (--backplane-creds)`,
+      user: `check the user and password (${auth.source ?? 'the URL'})`,
+      token: `check the token (${auth.source ?? 'the URL'})`,
+    }[mode.auth];
     return `backplane ${where}: authorization violation: the NATS server refused this relay's credentials (auth ${mode.auth}); ${check}`;
   }
   const code = String((e as { code?: string }).code ?? (e.cause as { code?: string } | undefined)?.code ?? '');
   if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL/.test(code) || /certificate|ssl|tls/i.test(msg)) {
-    if (/does not support 'tls'/.test(msg)) return `backplane ${where}: TLS was asked for (tls:// or --backplane-tls-*) but the server does not offer it: use nats:// or enable tls on the server`;
+    if (/does not support 'tls'/.test(msg))
+      return `backplane ${where}: TLS was asked for (tls:// or --backplane-tls-*) but the server does not offer it: use nats:// or enable tls on the server`;
     const why = `TLS failed (${msg}${code && !msg.includes(code) ? `, ${code}` : ''})`;
     const check = auth.tlsCa
       ? `check that the CA file ${auth.tlsCa} (--backplane-tls-ca) signed the server's certificate and that the certificate names the host you connect to`
-      : "no --backplane-tls-ca was given, so the system CAs were asked: give the CA that signed the server's certificate with --backplane-tls-ca F, and check that the certificate names the host you connect to";
+      : 'no --backplane-tls-ca was given, so the system CAs were asked: give the CA that signed the ' +
+        "server's certificate with --backplane-tls-ca F, and check that the certificate names the " +
+        'host you connect to';
     return `backplane ${where}: ${why}: ${check}${auth.tlsCert ? `; client certificate ${auth.tlsCert}` : ''}`;
   }
-  if (e.name === 'TimeoutError' && mode.tls && !auth.tlsCert) return `backplane ${where}: no answer in time over TLS; if the server verifies clients (tls { verify: true }), give --backplane-tls-cert and --backplane-tls-key`;
+  if (e.name === 'TimeoutError' && mode.tls && !auth.tlsCert)
+    return (
+      `backplane ${where}: no answer in time over TLS; if the server verifies clients (tls { ` +
+      `verify: true }), give --backplane-tls-cert and --backplane-tls-key`
+    );
   return `backplane ${where} unreachable: ${msg}`;
 }
 

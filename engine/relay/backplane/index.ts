@@ -130,7 +130,8 @@ export class NatsStore implements RelayStore, FleetHooks {
         this.disconnected = s.type === 'disconnect';
         this.outbox.connection(!this.disconnected);
         if (this.disconnected === was) continue;
-        if (this.disconnected) this.log(`backplane: disconnected from ${this.where}; reconnecting (publishes wait, unconfirmed events are re-sent by their emitters)`);
+        if (this.disconnected)
+          this.log(`backplane: disconnected from ${this.where}; reconnecting (publishes wait, unconfirmed events are re-sent by their emitters)`);
         else {
           this.lastError = '';
           this.log(`backplane: reconnected to ${this.where}`);
@@ -224,18 +225,58 @@ export class NatsStore implements RelayStore, FleetHooks {
     const lastSeen = Math.max(this.feed.lastSeqSeen, this.outbox.lastSeq);
     const error = this.signer.lastError || this.outbox.lastError || this.feed.lastError || this.lastError;
     const base = {
-      url: this.where, ...this.auth, connected: !this.nc.isClosed() && !this.disconnected, stream: this.o.stream, relay: this.relayId,
-      consumed_seq: this.feed.consumedSeq, relays: this.roster.relays(), max_age_ms: this.o.maxAgeMs, max_bytes: this.o.maxBytes,
-      published: this.outbox.published, publish_failures: this.outbox.failures, duplicates: this.feed.duplicates, forged: this.signer.forged,
-      forwarded: this.routes.forwarded, live_in: this.live.received, ...(error ? { error } : {}),
+      url: this.where,
+      ...this.auth,
+      connected: !this.nc.isClosed() && !this.disconnected,
+      stream: this.o.stream,
+      relay: this.relayId,
+      consumed_seq: this.feed.consumedSeq,
+      relays: this.roster.relays(),
+      max_age_ms: this.o.maxAgeMs,
+      max_bytes: this.o.maxBytes,
+      published: this.outbox.published,
+      publish_failures: this.outbox.failures,
+      duplicates: this.feed.duplicates,
+      forged: this.signer.forged,
+      forwarded: this.routes.forwarded,
+      live_in: this.live.received,
+      ...(error ? { error } : {}),
     };
     // down: what is known now, not a stream query that can only time out
-    if (!base.connected) return { ...base, messages: 0, bytes: 0, first_seq: 0, last_seq: lastSeen, lag: Math.max(0, lastSeen - this.feed.consumedSeq), consumers: 0, error: error || 'disconnected; reconnecting' };
+    if (!base.connected)
+      return {
+        ...base,
+        messages: 0,
+        bytes: 0,
+        first_seq: 0,
+        last_seq: lastSeen,
+        lag: Math.max(0, lastSeen - this.feed.consumedSeq),
+        consumers: 0,
+        error: error || 'disconnected; reconnecting',
+      };
     try {
       const s = (await this.jsm.streams.info(this.o.stream)).state;
-      return { ...base, messages: s.messages, bytes: s.bytes, first_seq: s.first_seq, last_seq: s.last_seq, lag: Math.max(0, s.last_seq - this.feed.consumedSeq), consumers: s.consumer_count };
+      return {
+        ...base,
+        messages: s.messages,
+        bytes: s.bytes,
+        first_seq: s.first_seq,
+        last_seq: s.last_seq,
+        lag: Math.max(0, s.last_seq - this.feed.consumedSeq),
+        consumers: s.consumer_count,
+      };
     } catch (e) {
-      return { ...base, connected: false, messages: 0, bytes: 0, first_seq: 0, last_seq: lastSeen, lag: Math.max(0, lastSeen - this.feed.consumedSeq), consumers: 0, error: error || `stream info: ${(e as Error).message}` };
+      return {
+        ...base,
+        connected: false,
+        messages: 0,
+        bytes: 0,
+        first_seq: 0,
+        last_seq: lastSeen,
+        lag: Math.max(0, lastSeen - this.feed.consumedSeq),
+        consumers: 0,
+        error: error || `stream info: ${(e as Error).message}`,
+      };
     }
   }
 
@@ -248,7 +289,10 @@ export class NatsStore implements RelayStore, FleetHooks {
     await this.outbox.close(2000);
     this.feed.stop();
     // drain waits for the server; with NATS down, give up after a bound and close
-    const drained = this.nc.drain().then(() => true, () => false);
+    const drained = this.nc.drain().then(
+      () => true,
+      () => false,
+    );
     if (!(await Promise.race([drained, new Promise<boolean>((r) => setTimeout(() => r(false), 2000).unref())]))) await this.nc.close().catch(() => {});
   }
 }

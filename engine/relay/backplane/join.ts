@@ -133,7 +133,11 @@ export class JoiningStore implements RelayStore, FleetHooks {
       nats.attach(this.core);
       for (const [session, conns] of this.core.claimsBySession) if (conns.size) nats.claimsChanged(session, true);
     }
-    this.o.log(`backplane: joined the fleet at ${this.o.describe.url} after ${Math.round((Date.now() - this.since) / 1000)} s local-only (${this.attempts} attempt${this.attempts === 1 ? '' : 's'}): relay ${nats.relayId}, ${published} events admitted here meanwhile published to stream ${this.o.describe.stream}`);
+    this.o.log(
+      `backplane: joined the fleet at ${this.o.describe.url} after ${Math.round((Date.now() - this.since) / 1000)} ` +
+        `s local-only (${this.attempts} attempt${this.attempts === 1 ? '' : 's'}): relay ${nats.relayId}, ` +
+        `${published} events admitted here meanwhile published to stream ${this.o.describe.stream}`,
+    );
   }
 
   // --- RelayStore: the local store until joined, then the NatsStore -------------
@@ -194,8 +198,30 @@ export class JoiningStore implements RelayStore, FleetHooks {
     const d = this.o.describe;
     const s = this.local.stats();
     const zero = { max_age_ms: 0, max_bytes: 0, published: 0, publish_failures: 0, duplicates: 0, forged: 0, forwarded: 0, live_in: 0 };
-    const error = `local-only since start (${this.attempts} attempt${this.attempts === 1 ? '' : 's'}; last: ${this.lastError}); retrying in the background (at most ${Math.round((this.o.backoffMs?.max ?? 30_000) / 1000)} s apart); events admitted here are published to the stream when it joins`;
-    return { url: d.url, auth: d.auth, tls: d.tls, connected: false, joining: true, stream: d.stream, relay: '', relays: [], messages: 0, bytes: 0, first_seq: 0, last_seq: 0, consumed_seq: 0, lag: 0, consumers: 0, ...zero, local_events: s.events, error };
+    const error =
+      `local-only since start (${this.attempts} attempt${this.attempts === 1 ? '' : 's'}; last: ${this.lastError}); ` +
+      `retrying in the background (at most ${Math.round((this.o.backoffMs?.max ?? 30_000) / 1000)} ` +
+      `s apart); events admitted here are published to the stream when it joins`;
+    return {
+      url: d.url,
+      auth: d.auth,
+      tls: d.tls,
+      connected: false,
+      joining: true,
+      stream: d.stream,
+      relay: '',
+      relays: [],
+      messages: 0,
+      bytes: 0,
+      first_seq: 0,
+      last_seq: 0,
+      consumed_seq: 0,
+      lag: 0,
+      consumers: 0,
+      ...zero,
+      local_events: s.events,
+      error,
+    };
   }
 
   async close(): Promise<void> {

@@ -25,15 +25,28 @@ export async function openBackplane(
   const maxBytes = cfg.maxBytes ?? limits.bufferBytes;
   const open = async () => {
     const store = await NatsStore.open({ ...cfg, maxBytes, maxPerSession: cfg.maxPerSession ?? limits.buffer, log }, boundsOf(limits, maxBytes));
-    log(`backplane: ${store.where} (NATS auth ${store.auth.auth}${store.auth.tls ? ', TLS' : ''}) stream ${store.o.stream} as relay ${store.relayId} (${store.stats().events} events caught up${cfg.token ? '' : '; no relay token: nothing is signed'})`);
+    log(
+      `backplane: ${store.where} (NATS auth ${store.auth.auth}${store.auth.tls ? ', TLS' : ''}) ` +
+        `stream ${store.o.stream} as relay ${store.relayId} (${store.stats().events} events caught ` +
+        `up${cfg.token ? '' : '; no relay token: nothing is signed'})`,
+    );
     return store;
   };
   try {
     return await open();
   } catch (e) {
     if (!cfg.optional || !(e instanceof BackplaneError)) throw e;
-    log(`${e.message}; backplane optional: serving local clients only (no fleet: other relays' events, roster and routes are not seen) and retrying in the background; events admitted meanwhile are published to the stream when it joins`);
-    const local = new MemoryStore({ perSession: limits.buffer, maxSessions: limits.maxSessions, sessionBytes: limits.sessionBufferBytes, totalBytes: limits.bufferBytes });
+    log(
+      `${e.message}; backplane optional: serving local clients only (no fleet: other relays' ` +
+        `events, roster and routes are not seen) and retrying in the background; events admitted ` +
+        `meanwhile are published to the stream when it joins`,
+    );
+    const local = new MemoryStore({
+      perSession: limits.buffer,
+      maxSessions: limits.maxSessions,
+      sessionBytes: limits.sessionBufferBytes,
+      totalBytes: limits.bufferBytes,
+    });
     const describe = { url: maskNatsUrl(cfg.url), ...authModeOf(cfg.url, cfg.auth), stream: resolveOptions(cfg).stream };
     return new JoiningStore(local, { open, describe, log, backoffMs: cfg.retryMs, firstError: e.message });
   }

@@ -73,7 +73,11 @@ export class CommandRoutes {
     this.forwarded++;
     const msg: Forwarded = { from: this.signer.relayId, by: { name: sender.name, scopes: [...sender.scopes] }, raw: held.raw };
     const body = enc.encode(JSON.stringify(msg));
-    const noAnswer = (why: string): Verdict => ({ ok: false, code: 'no-route', detail: `the relay holding session '${ev.session}' (${target.relay}) did not answer over the backplane: ${why}` });
+    const noAnswer = (why: string): Verdict => ({
+      ok: false,
+      code: 'no-route',
+      detail: `the relay holding session '${ev.session}' (${target.relay}) did not answer over the backplane: ${why}`,
+    });
     void this.nc
       .request(subjectOf(this.prefix, 'ctl', ev.session!), body, { timeout: CTL_TIMEOUT_MS, headers: this.signer.headers(body) })
       .then(
@@ -95,7 +99,11 @@ export class CommandRoutes {
     if (!core) return;
     let out: Verdict;
     if (!this.signer.verify(m.data, m.headers)) {
-      out = { ok: false, code: 'unauthorized', detail: 'the forwarded command is not signed with the fleet key of the relay holding the session (every relay of a fleet needs the same owner token)' };
+      out = {
+        ok: false,
+        code: 'unauthorized',
+        detail: 'the forwarded command is not signed with the fleet key of the relay holding the session (every relay of a fleet needs the same owner token)',
+      };
     } else {
       const fwd = readForwarded(m.data);
       const held = fwd ? core.prepare(fwd.raw) : { code: 'invalid-event', detail: 'unreadable forwarded command' };

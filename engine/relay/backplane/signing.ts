@@ -116,7 +116,12 @@ export function watchTokenFile(file: string, signer: Signer, log: (line: string)
   const current = followTokenFile(file, undefined, (m) => log(`backplane: ${m}: still signing with the key from the token read before`));
   const t = setInterval(() => {
     const token = current();
-    if (token !== undefined && signer.rekey(fleetKey(token)!)) log(`backplane: the owner token in ${file} changed: signing with the key derived from the new one; messages signed with the old key are accepted (and also signed) for ${Math.round(signer.graceMs / 1000)} s more`);
+    if (token !== undefined && signer.rekey(fleetKey(token)!))
+      log(
+        `backplane: the owner token in ${file} changed: signing with the key derived from the new ` +
+          `one; messages signed with the old key are accepted (and also signed) for ${Math.round(signer.graceMs / 1000)} ` +
+          `s more`,
+      );
   }, everyMs);
   t.unref();
   return () => clearInterval(t);

@@ -59,7 +59,9 @@ export class BackplaneError extends Error {}
 const NS = 1_000_000;
 
 export function resolveOptions(o: BackplaneOptions): ResolvedOptions {
-  const set = Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && !['log', 'relayId', 'token', 'auth', 'tokenFile', 'keyGraceMs'].includes(k)));
+  const set = Object.fromEntries(
+    Object.entries(o).filter(([k, v]) => v !== undefined && !['log', 'relayId', 'token', 'auth', 'tokenFile', 'keyGraceMs'].includes(k)),
+  );
   const r = { ...BACKPLANE_DEFAULTS, ...set } as ResolvedOptions;
   if (!/^[A-Za-z0-9_-]+$/.test(r.prefix)) throw new BackplaneError(`backplane prefix '${r.prefix}' must be one NATS token ([A-Za-z0-9_-])`);
   if (!/^[A-Za-z0-9_-]+$/.test(r.stream)) throw new BackplaneError(`backplane stream name '${r.stream}' must be [A-Za-z0-9_-]`);
@@ -79,7 +81,10 @@ export function subjectOf(prefix: string, kind: 'ev' | 'live' | 'ctl' | 'roster'
  * no session-count cap of its own: the bytes bound it), so `from: all` and a
  * resume replay what the stream holds, on any relay.
  */
-export function boundsOf(l: { buffer: number; maxSessions: number; sessionBufferBytes: number; bufferBytes: number }, streamBytes = l.bufferBytes): StoreBounds {
+export function boundsOf(
+  l: { buffer: number; maxSessions: number; sessionBufferBytes: number; bufferBytes: number },
+  streamBytes = l.bufferBytes,
+): StoreBounds {
   const totalBytes = Math.max(l.bufferBytes, Math.ceil(streamBytes * 1.25));
   return { perSession: l.buffer, maxSessions: Math.max(l.maxSessions, 1_000_000), sessionBytes: Math.min(l.sessionBufferBytes, totalBytes), totalBytes };
 }
@@ -97,8 +102,18 @@ export async function ensureStream(jsm: JetStreamManager, o: ResolvedOptions, lo
   const what = `max age ${o.maxAgeMs} ms, max bytes ${o.maxBytes}, ${o.maxPerSession} per session`;
   try {
     const c = (await jsm.streams.info(o.stream)).config;
-    if (c.max_age !== cfg.max_age || c.max_bytes !== cfg.max_bytes || c.max_msgs_per_subject !== cfg.max_msgs_per_subject || c.duplicate_window !== cfg.duplicate_window) {
-      await jsm.streams.update(o.stream, { max_age: cfg.max_age, max_bytes: cfg.max_bytes, max_msgs_per_subject: cfg.max_msgs_per_subject, duplicate_window: cfg.duplicate_window });
+    if (
+      c.max_age !== cfg.max_age ||
+      c.max_bytes !== cfg.max_bytes ||
+      c.max_msgs_per_subject !== cfg.max_msgs_per_subject ||
+      c.duplicate_window !== cfg.duplicate_window
+    ) {
+      await jsm.streams.update(o.stream, {
+        max_age: cfg.max_age,
+        max_bytes: cfg.max_bytes,
+        max_msgs_per_subject: cfg.max_msgs_per_subject,
+        duplicate_window: cfg.duplicate_window,
+      });
       log(`backplane: stream ${o.stream} retention updated (${what})`);
     }
   } catch (e) {

@@ -42,13 +42,15 @@ export const agentServersFormat: TextFormat = {
   install(text, regs, _ours, opts) {
     const servers = agentServers(text);
     // each run wraps its commands; other wrapped agents stay (one entry per name, one per command)
-    const sameCommand = (e: unknown) => regs.some((r) => isObj(e) && JSON.stringify([e.command, ...(Array.isArray(e.args) ? e.args : [])]) === JSON.stringify(r.argv));
+    const sameCommand = (e: unknown) =>
+      regs.some((r) => isObj(e) && JSON.stringify([e.command, ...(Array.isArray(e.args) ? e.args : [])]) === JSON.stringify(r.argv));
     const replaced = (name: string, e: unknown) => isTeeEntry(e, opts.agent) && (regs.some((r) => r.hook === name) || sameCommand(e));
     const next: Json = {};
     for (const [name, e] of Object.entries(servers)) if (!replaced(name, e)) next[name] = e;
     for (const r of regs) {
       if (!r.argv?.length) throw new FormatError(`registration ${r.hook} has no command to run`);
-      if (next[r.hook] !== undefined) throw new FormatError(`agent_servers already has an entry named "${r.hook}" that is not hookmap's; choose another --name`);
+      if (next[r.hook] !== undefined)
+        throw new FormatError(`agent_servers already has an entry named "${r.hook}" that is not hookmap's; choose another --name`);
       const prev = servers[r.hook];
       const env = isObj(prev) && isObj(prev.env) ? prev.env : {};
       next[r.hook] = { type: 'custom', command: r.argv[0], args: r.argv.slice(1), env };

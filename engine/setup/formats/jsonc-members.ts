@@ -5,7 +5,12 @@
 // and by `hookmap setup --mcp` (engine/setup/mcp.ts).
 import { FormatError, type Json } from './types.ts';
 
-interface Tok { t: 'str' | 'punct' | 'atom'; s: number; e: number; v: string }
+interface Tok {
+  t: 'str' | 'punct' | 'atom';
+  s: number;
+  e: number;
+  v: string;
+}
 
 /** Tokens of a JSONC text (comments and whitespace skipped). */
 function tokens(text: string): Tok[] {
@@ -13,8 +18,14 @@ function tokens(text: string): Tok[] {
   let i = 0;
   while (i < text.length) {
     const c = text[i];
-    if (c === ' ' || c === '\t' || c === '\n' || c === '\r') { i++; continue; }
-    if (c === '/' && text[i + 1] === '/') { while (i < text.length && text[i] !== '\n') i++; continue; }
+    if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
+      i++;
+      continue;
+    }
+    if (c === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+      continue;
+    }
     if (c === '/' && text[i + 1] === '*') {
       const end = text.indexOf('*/', i + 2);
       if (end < 0) throw new FormatError('an unterminated /* comment');
@@ -29,7 +40,11 @@ function tokens(text: string): Tok[] {
       i = j + 1;
       continue;
     }
-    if ('{}[]:,'.includes(c)) { out.push({ t: 'punct', s: i, e: i + 1, v: c }); i++; continue; }
+    if ('{}[]:,'.includes(c)) {
+      out.push({ t: 'punct', s: i, e: i + 1, v: c });
+      i++;
+      continue;
+    }
     let j = i;
     while (j < text.length && !' \t\r\n{}[]:,"/'.includes(text[j])) j++;
     if (j === i) throw new FormatError(`unexpected '${c}' at offset ${i}`);
@@ -42,7 +57,10 @@ function tokens(text: string): Tok[] {
 /** Parse JSON with comments and trailing commas (what Zed accepts). */
 export function parseJsonc(text: string): unknown {
   const toks = tokens(text);
-  const plain = toks.filter((tk, k) => !(tk.v === ',' && tk.t === 'punct' && (toks[k + 1]?.v === '}' || toks[k + 1]?.v === ']'))).map((tk) => tk.v).join('');
+  const plain = toks
+    .filter((tk, k) => !(tk.v === ',' && tk.t === 'punct' && (toks[k + 1]?.v === '}' || toks[k + 1]?.v === ']')))
+    .map((tk) => tk.v)
+    .join('');
   if (plain === '') return undefined;
   try {
     return JSON.parse(plain);
@@ -51,8 +69,18 @@ export function parseJsonc(text: string): unknown {
   }
 }
 
-interface Member { key: string; keyStart: number; valueStart: number; valueEnd: number; /** the comma after the value, if any */ comma?: Tok }
-interface Obj { open: Tok; close: Tok; members: Member[] }
+interface Member {
+  key: string;
+  keyStart: number;
+  valueStart: number;
+  valueEnd: number;
+  /** the comma after the value, if any */ comma?: Tok;
+}
+interface Obj {
+  open: Tok;
+  close: Tok;
+  members: Member[];
+}
 
 /** The members (with their byte spans) of the object whose `{` is toks[at]. */
 function objectAt(toks: Tok[], at: number): Obj {
@@ -72,8 +100,15 @@ function objectAt(toks: Tok[], at: number): Obj {
     for (; m < toks.length; m++) {
       const x = toks[m];
       if (x.v === '{' || x.v === '[') d++;
-      else if (x.v === '}' || x.v === ']') { if (d === 0) break; d--; if (d === 0) { last = x; m++; break; } }
-      else if (x.v === ',' && d === 0) break;
+      else if (x.v === '}' || x.v === ']') {
+        if (d === 0) break;
+        d--;
+        if (d === 0) {
+          last = x;
+          m++;
+          break;
+        }
+      } else if (x.v === ',' && d === 0) break;
       last = x;
     }
     const comma = toks[m]?.v === ',' ? toks[m] : undefined;
@@ -97,7 +132,10 @@ function containerObject(text: string, container: string): Obj | undefined {
   const cur = top?.members.find((m) => m.key === container);
   if (!cur) return undefined;
   const toks = tokens(text);
-  return objectAt(toks, toks.findIndex((t) => t.s === cur.valueStart));
+  return objectAt(
+    toks,
+    toks.findIndex((t) => t.s === cur.valueStart),
+  );
 }
 
 export const isObj = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -185,6 +223,10 @@ export function pruned(v: unknown): unknown {
 /** Key-order-independent JSON text. */
 export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (isObj(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(',')}}`;
+  if (isObj(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`)
+      .join(',')}}`;
   return JSON.stringify(v);
 }

@@ -23,7 +23,8 @@ export const pluginFile: TextFormat = {
   owned: true,
   install(text, _regs, _ours, opts) {
     if (!opts.artifact) throw new FormatError('no generated plugin to install');
-    if (text !== '' && readPluginStamp(text)?.agent !== opts.agent) throw new FormatError('a file of that name exists and is not hookmap\'s; move it aside first');
+    if (text !== '' && readPluginStamp(text)?.agent !== opts.agent)
+      throw new FormatError("a file of that name exists and is not hookmap's; move it aside first");
     return opts.artifact;
   },
   remove(text, _ours, opts) {

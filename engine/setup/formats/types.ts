@@ -14,7 +14,10 @@ import type { Registration } from '../registrations.ts';
 
 export type Json = Record<string, unknown>;
 
-export interface Entry { hook: string; handler: Handler }
+export interface Entry {
+  hook: string;
+  handler: Handler;
+}
 
 export interface FormatOptions {
   /** The agent id (markers and fences name it; never compared against a literal). */

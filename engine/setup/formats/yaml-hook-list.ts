@@ -74,7 +74,8 @@ function reconcile(doc: Document.Parsed, wanted: Map<string, Handler>, ours: (h:
     map.flow = false;
     for (const [ev, h] of missing) {
       const cur = map.get(ev, true);
-      if (cur !== undefined && cur !== null && !isSeq(cur) && (cur as { value?: unknown }).value !== null) throw new FormatError(`\`hooks.${ev}\` is not a list; refusing to touch it`);
+      if (cur !== undefined && cur !== null && !isSeq(cur) && (cur as { value?: unknown }).value !== null)
+        throw new FormatError(`\`hooks.${ev}\` is not a list; refusing to touch it`);
       if (isSeq(cur)) {
         cur.flow = false;
         cur.items.push(doc.createNode(h));
@@ -114,7 +115,8 @@ export const yamlHookList: TextFormat = {
     const js = parse(text).toJS() as { hooks?: unknown } | null;
     const out: { hook: string; handler: Handler }[] = [];
     if (!js || !isObj(js.hooks)) return out;
-    for (const [ev, list] of Object.entries(js.hooks)) if (Array.isArray(list)) for (const h of list) if (isObj(h)) out.push({ hook: ev, handler: h as Handler });
+    for (const [ev, list] of Object.entries(js.hooks))
+      if (Array.isArray(list)) for (const h of list) if (isObj(h)) out.push({ hook: ev, handler: h as Handler });
     return out;
   },
 };

@@ -53,23 +53,37 @@ function refExpr(ref: string): string {
   const m = /^\$(\d+|input|session)((?:\.[A-Za-z_$][\w$]*)*)$/.exec(ref);
   if (!m) throw new PluginSpecError(`bad reference ${J(ref)} (use $1, $2, $input, $session, with .path)`);
   const root = /^\d+$/.test(m[1]) ? `a[${Number(m[1]) - 1}]` : m[1] === 'input' ? 'input' : 'session';
-  return root + m[2].split('.').filter(Boolean).map((k) => `?.[${J(k)}]`).join('');
+  return (
+    root +
+    m[2]
+      .split('.')
+      .filter(Boolean)
+      .map((k) => `?.[${J(k)}]`)
+      .join('')
+  );
 }
 
 /** The moment template as a JS expression. */
 function momentExpr(t: unknown): string {
   if (typeof t === 'string') return t.startsWith('$') ? `wire(${refExpr(t)})` : J(t);
   if (Array.isArray(t)) return `[${t.map(momentExpr).join(', ')}]`;
-  if (t && typeof t === 'object') return `{ ${Object.entries(t).map(([k, v]) => `${J(k)}: ${momentExpr(v)}`).join(', ')} }`;
+  if (t && typeof t === 'object')
+    return `{ ${Object.entries(t)
+      .map(([k, v]) => `${J(k)}: ${momentExpr(v)}`)
+      .join(', ')} }`;
   return J(t ?? null);
 }
 
 /** The JS (inside an async handler with reply `r`) applying a reply. */
 function applyCode(apply: Apply, momentVar: string): string {
   if (apply === 'return') return 'return isEmpty(r) ? undefined : r;';
-  if ('assign' in apply) return `if (!isEmpty(r)) { const o = ${refExpr(apply.assign)}; if (o && typeof o === "object") Object.assign(o, r); } return undefined;`;
+  if ('assign' in apply)
+    return `if (!isEmpty(r)) { const o = ${refExpr(apply.assign)}; if (o && typeof o === "object") Object.assign(o, r); } return undefined;`;
   if ('rest' in apply) {
-    const parts = apply.rest.path.split(/(\{[^}]+\})/).filter(Boolean).map((p) => (p.startsWith('{') ? `encodeURIComponent(String(pick(${momentVar}, ${J(p.slice(1, -1))}) ?? ""))` : J(p)));
+    const parts = apply.rest.path
+      .split(/(\{[^}]+\})/)
+      .filter(Boolean)
+      .map((p) => (p.startsWith('{') ? `encodeURIComponent(String(pick(${momentVar}, ${J(p.slice(1, -1))}) ?? ""))` : J(p)));
     return `if (!isEmpty(r)) await restApply(${J(apply.rest.method ?? 'POST')}, ${refExpr(apply.rest.base)}, ${parts.join(' + ')}, r); return undefined;`;
   }
   throw new PluginSpecError(`bad apply ${J(apply)}`);
@@ -81,7 +95,8 @@ const ENV = (globalThis.process && globalThis.process.env) || {};
 const BASE = String(ENV.HOOKMAP_URL || ${J(DEFAULT_URL)}).replace(/\\/+$/, "");
 const ENDPOINT = BASE + "/hooks/" + encodeURIComponent(AGENT);
 // HOOKMAP_SHIM_TIMEOUT_MS (a positive integer) overrides every bound, as it does for the command shims
-const FORCED_MS = /^[0-9]+$/.test(String(ENV.HOOKMAP_SHIM_TIMEOUT_MS || "")) && Number(ENV.HOOKMAP_SHIM_TIMEOUT_MS) > 0 ? Number(ENV.HOOKMAP_SHIM_TIMEOUT_MS) : 0;
+const FORCED = String(ENV.HOOKMAP_SHIM_TIMEOUT_MS || "");
+const FORCED_MS = /^[0-9]+$/.test(FORCED) && Number(FORCED) > 0 ? Number(FORCED) : 0;
 const TIMEOUT_MS = FORCED_MS || ${timeoutMs};
 const QUEUE_MAX = ${queueMax};
 
@@ -160,7 +175,9 @@ async function restApply(method, base, path, body) {
   if (!base) return;
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), TIMEOUT_MS);
-  try { await fetch(new URL(path, String(base)), { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: ac.signal }); } catch {} finally { clearTimeout(timer); }
+  const headers = { "content-type": "application/json" };
+  try { await fetch(new URL(path, String(base)), { method, headers, body: JSON.stringify(body), signal: ac.signal }); }
+  catch {} finally { clearTimeout(timer); }
 }
 `;
 
@@ -174,8 +191,10 @@ function renderHooksHost(spec: PluginSpec): string {
     if (h.apply) {
       body = `const moment = ${m}; const r = await hold(moment, ${h.timeout_ms ?? DEFAULT_TIMEOUT_MS}); ${applyCode(h.apply, 'moment')}`;
     } else if (h.holds) {
-      const cases = Object.entries(h.holds.values).map(([value, held]) =>
-        `if (key === ${J(value)}) { void hold(moment, ${held.timeout_ms ?? DEFAULT_TIMEOUT_MS}).then(async (r) => { ${applyCode(held.apply, 'moment')} }).catch(() => undefined); return undefined; }`,
+      const cases = Object.entries(h.holds.values).map(
+        ([value, held]) =>
+          `if (key === ${J(value)}) { void hold(moment, ${held.timeout_ms ?? DEFAULT_TIMEOUT_MS}).then(async ` +
+          `(r) => { ${applyCode(held.apply, 'moment')} }).catch(() => undefined); return undefined; }`,
       );
       body = `const moment = ${m}; ${skip}const key = pick(moment, ${J(h.holds.field)}); ${cases.join(' ')} void send(moment); return undefined;`;
     } else {
@@ -191,11 +210,18 @@ function renderBusHost(spec: PluginSpec): string {
   const m = momentExpr(spec.moment ?? { event: '$1' });
   // $session: the host's session identity, read per call from the handler argument the descriptor names
   const ses = spec.session;
-  const fields = Object.entries(ses?.accessors ?? {}).map(([k, f]) => `${J(k)}: call(${J(f)})`).join(', ');
+  const fields = Object.entries(ses?.accessors ?? {})
+    .map(([k, f]) => `${J(k)}: call(${J(f)})`)
+    .join(', ');
   const lines = [
     'function identity(a) {',
     ses ? `  const o = ${ses.path ? `pick(a[${ses.arg - 1}], ${J(ses.path)})` : `a[${ses.arg - 1}]`};` : '  return undefined;',
-    ...(ses ? ['  const call = (f) => { try { return o && typeof o[f] === "function" ? o[f]() : undefined; } catch { return undefined; } };', `  return { ${fields} };`] : []),
+    ...(ses
+      ? [
+          '  const call = (f) => { try { return o && typeof o[f] === "function" ? o[f]() : undefined; } catch { return undefined; } };',
+          `  return { ${fields} };`,
+        ]
+      : []),
     '}',
     'function factory(api) {',
     `  const NOTIFY = ${J(events)};`,
@@ -206,7 +232,9 @@ function renderBusHost(spec: PluginSpec): string {
   for (const [name, o] of Object.entries(spec.optin ?? {})) {
     lines.push(
       `  if (/^(1|true|yes|on)$/i.test(String(ENV[${J(o.env)}] ?? ""))) {`,
-      `    api.on(${J(name)}, async (...a) => { try { const session = identity(a); const moment = ${m}; const r = await hold(moment, ${o.timeout_ms ?? DEFAULT_TIMEOUT_MS}); ${applyCode(o.apply, 'moment')} } catch { return undefined; } });`,
+      `    api.on(${J(name)}, async (...a) => { try { const session = identity(a); const moment = ` +
+        `${m}; const r = await hold(moment, ${o.timeout_ms ?? DEFAULT_TIMEOUT_MS}); ${applyCode(o.apply, 'moment')} ` +
+        `} catch { return undefined; } });`,
       '  }',
     );
   }
@@ -218,8 +246,18 @@ function renderBusHost(spec: PluginSpec): string {
 export function renderPlugin(d: Descriptor): string {
   const spec = pluginSpec(d);
   if (!spec) throw new PluginSpecError(`${d.vendor}: no shim.plugin in ${d.file}`);
-  const head = `// GENERATED by hookmap (engine/shim/plugin/generate.ts) from ${d.file}: do not edit.\n// ${d.name} ${spec.host === 'bus' ? 'extension' : 'plugin'}: forwards moments to the hookmap daemon; fail-open.\n// Install: ${spec.install ?? '(see the descriptor)'}\n`;
-  const body = spec.host === 'bus' ? renderBusHost(spec) : spec.host === 'hooks' ? renderHooksHost(spec) : (() => { throw new PluginSpecError(`unknown host ${J(spec.host)}`); })();
+  const head =
+    `// GENERATED by hookmap (engine/shim/plugin/generate.ts) from ${d.file}: do not edit.\n// ${d.name} ` +
+    `${spec.host === 'bus' ? 'extension' : 'plugin'}: forwards moments to the hookmap daemon; ` +
+    `fail-open.\n// Install: ${spec.install ?? '(see the descriptor)'}\n`;
+  const body =
+    spec.host === 'bus'
+      ? renderBusHost(spec)
+      : spec.host === 'hooks'
+        ? renderHooksHost(spec)
+        : (() => {
+            throw new PluginSpecError(`unknown host ${J(spec.host)}`);
+          })();
   // a local-file plugin of the server shape names itself (`{ id, server }`) where its host asks for an id
   const id = spec.id ? `id: ${JSON.stringify(spec.id)}, ` : '';
   const exp = spec.export === 'server' ? `export const server = factory;\nexport default { ${id}server: factory };\n` : 'export default factory;\n';

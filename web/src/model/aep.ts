@@ -81,3 +81,21 @@ export function makeCommand(type: string, parts: CommandParts, host: string, ins
   if (parts.cause) ev.cause = parts.cause;
   return ev;
 }
+
+/** Events nearly always arrive in order: the common case is one comparison and a push. */
+export function insertSorted(events: Ev[], ev: Ev): void {
+  const p = posOf(ev);
+  const n = events.length;
+  if (n === 0 || comparePos(posOf(events[n - 1]), p) <= 0) {
+    events.push(ev);
+    return;
+  }
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (comparePos(posOf(events[mid]), p) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  events.splice(lo, 0, ev);
+}

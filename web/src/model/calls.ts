@@ -41,7 +41,10 @@ function endOutcome(end: Ev): CallOutcome {
     const why = d.error?.message ?? d.error?.type;
     return { status: 'failed', text: why ? String(why) : undefined };
   }
-  return { status: 'denied', text: `denied${typeof d.by === 'string' && d.by ? ` by ${d.by}` : ''}${typeof d.reason === 'string' && d.reason ? `: ${d.reason}` : ''}` };
+  return {
+    status: 'denied',
+    text: `denied${typeof d.by === 'string' && d.by ? ` by ${d.by}` : ''}${typeof d.reason === 'string' && d.reason ? `: ${d.reason}` : ''}`,
+  };
 }
 
 /** A guidance text answers a permission as a deny the agent reads (AEP-0008); so do deny-like options. */

@@ -20,316 +20,21 @@
 // All three reconnect with backoff and authenticate with the inbox's
 // HttpOnly cookie (same origin); no token is ever held in script.
 import { computed, signal, type ReadonlySignal } from '@preact/signals';
-import { AEP_VERSION, makeCommand, type CommandParts, type Ev, type Position } from './aep.ts';
-import type { CmdState, Store } from './store.ts';
+import { makeCommand, type CommandParts, type Ev } from './aep.ts';
+import { browserScheduler, measure, now, type ConnectionOptions, type LinkStatus, type Opts, type RosterEntry } from './links.ts';
+import { AepSocket } from './socket.ts';
+import { SseFeed } from './sse-feed.ts';
+import type { CmdState } from './session-model.ts';
+import type { Store } from './store.ts';
 
-export type LinkStatus = 'connecting' | 'live' | 'down';
-
-export interface RosterEntry {
-  session: string;
-  agent?: string;
-  instance?: string;
-  control?: { accepts?: string[]; ack_window_ms?: number };
-}
-
-export interface Scheduler {
-  /** Run `fn` soon, batched with other work (a frame when visible). */
-  soon(fn: () => void): void;
-  after(fn: () => void, ms: number): unknown;
-  cancel(handle: unknown): void;
-}
-
-export interface ConnectionOptions {
-  /** The relay's base URL, this page's origin (http(s)://host). */
-  base: string;
-  /** The page's host, for command `source` URIs. */
-  host: string;
-  store: Store;
-  /** A link failed and the session cookie may be gone: the app checks and shows the login. */
-  onFailure?: () => void;
-  scheduler?: Scheduler;
-  WebSocketImpl?: typeof WebSocket;
-  fetchImpl?: typeof fetch;
-}
+export type { ConnectionOptions, LinkStatus, RosterEntry, Scheduler } from './links.ts';
+export type { SseHandlers } from './sse-feed.ts';
 
 const SUMMARY_TYPES = ['session.*', 'run.*', 'attention.*', 'message.*', 'control.*', 'x.hookmap.answer.*'];
 const DEFAULT_ACK_WINDOW_MS = 10_000;
 /** A batch this large is a replay or a flood: the next render waits BULK_GAP_MS for more. */
 const BULK = 50;
 const BULK_GAP_MS = 150;
-/** The relay sends an SSE comment at least every 30 s (AEP-0003 §3.3); silence past this is a dead stream. */
-const SSE_SILENCE_MS = 45_000;
-
-const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
-
-/** User Timing entries (visible in the browser's performance tools and to the browser tests). */
-function measure(name: string, start: number, items: number): void {
-  if (typeof performance === 'undefined' || typeof performance.measure !== 'function') return;
-  try {
-    performance.measure(name, { start, end: now(), detail: { items } });
-  } catch {
-    // an old browser without the options form: no timing, nothing else changes
-  }
-}
-
-const browserScheduler: Scheduler = {
-  soon(fn) {
-    if (typeof document !== 'undefined' && !document.hidden && typeof requestAnimationFrame === 'function') requestAnimationFrame(() => fn());
-    else setTimeout(fn, 50);
-  },
-  after: (fn, ms) => setTimeout(fn, ms),
-  cancel: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
-
-type Opts = ConnectionOptions & { scheduler: Scheduler };
-
-/** Backoff shared by the links: 250 ms doubling to 4 s, reset by a success. */
-class Backoff {
-  private ms = 250;
-  next(): number {
-    const v = this.ms;
-    this.ms = Math.min(this.ms * 2, 4_000);
-    return v;
-  }
-  reset(): void {
-    this.ms = 250;
-  }
-}
-
-/** One WebSocket with the hello exchange, liveness answers and reconnect. */
-class AepSocket {
-  readonly status = signal<LinkStatus>('connecting');
-  hello: any;
-  private ws?: WebSocket;
-  private readonly backoff = new Backoff();
-  private retry?: unknown;
-  private stopped = true;
-  private openedAt = 0;
-
-  constructor(
-    private readonly o: Opts,
-    private readonly instance: string,
-    private readonly onReady: () => void,
-    private readonly onMessage: (msg: any) => void,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    if (!this.ws) this.connect();
-  }
-
-  stop(): void {
-    this.stopped = true;
-    this.o.scheduler.cancel(this.retry);
-    const ws = this.ws;
-    this.ws = undefined;
-    if (ws && ws.readyState <= 1) ws.close(1000, 'inbox closed');
-    this.status.value = 'down';
-  }
-
-  /** Reconnect now (the page became visible, the network came back). */
-  nudge(): void {
-    if (this.stopped || this.ws) return;
-    this.o.scheduler.cancel(this.retry);
-    this.backoff.reset();
-    this.connect();
-  }
-
-  send(msg: unknown): boolean {
-    if (this.status.value !== 'live' || !this.ws || this.ws.readyState !== 1) return false;
-    this.ws.send(typeof msg === 'string' ? msg : JSON.stringify(msg));
-    return true;
-  }
-
-  private connect(): void {
-    const WS = this.o.WebSocketImpl ?? WebSocket;
-    this.status.value = 'connecting';
-    let ws: WebSocket;
-    try {
-      ws = new WS(`${this.o.base.replace(/^http/, 'ws')}/socket`);
-    } catch {
-      return this.down();
-    }
-    this.ws = ws;
-    this.openedAt = now();
-    ws.onopen = () => {
-      ws.send(JSON.stringify({ type: 'hello', versions: [AEP_VERSION], role: 'consumer', identity: { agent: 'hookmap-inbox', instance: this.instance }, capabilities: {} }));
-    };
-    ws.onmessage = (m) => {
-      let msg: any;
-      try {
-        msg = JSON.parse(String(m.data));
-      } catch {
-        return;
-      }
-      if (!msg || typeof msg !== 'object') return;
-      if (msg.type === 'ping') {
-        ws.send(JSON.stringify({ type: 'pong', t: msg.t })); // AEP-0003 §3.5 rule 5
-        return;
-      }
-      if (!this.hello) {
-        if (msg.type !== 'hello') return;
-        this.hello = msg;
-        measure('inbox:hello', this.openedAt, 0);
-        this.backoff.reset();
-        this.status.value = 'live';
-        this.onReady();
-        return;
-      }
-      this.onMessage(msg);
-    };
-    ws.onclose = () => {
-      if (this.ws !== ws) return;
-      this.ws = undefined;
-      this.down();
-    };
-    ws.onerror = () => {
-      /* onclose follows */
-    };
-  }
-
-  private down(): void {
-    this.hello = undefined;
-    this.status.value = this.stopped ? 'down' : 'connecting';
-    if (this.stopped) return;
-    this.o.onFailure?.();
-    this.retry = this.o.scheduler.after(() => {
-      if (!this.ws && !this.stopped) this.connect();
-    }, this.backoff.next());
-  }
-}
-
-export interface SseHandlers {
-  /** The URL to open now (it carries the resume position); undefined: nothing to follow. */
-  url(): string | undefined;
-  event(ev: Ev): void;
-  exhausted(session: string, earliest: Position): void;
-  opened(): void;
-}
-
-/** One SSE subscription read with fetch (AEP-0003 §3.3), reopened after a drop. */
-class SseFeed {
-  readonly status = signal<LinkStatus>('down');
-  private ctl?: AbortController;
-  private gen = 0;
-  private readonly backoff = new Backoff();
-  private retry?: unknown;
-  private stopped = true;
-
-  constructor(private readonly o: Opts, private readonly name: string, private readonly h: SseHandlers) {}
-
-  start(): void {
-    this.stopped = false;
-    if (!this.ctl) this.open();
-  }
-
-  stop(): void {
-    this.stopped = true;
-    this.o.scheduler.cancel(this.retry);
-    this.ctl?.abort();
-    this.ctl = undefined;
-    this.gen++;
-    this.status.value = 'down';
-  }
-
-  /** Drop the current stream and open the one `url()` names now. */
-  reopen(): void {
-    if (this.stopped) return;
-    this.o.scheduler.cancel(this.retry);
-    this.ctl?.abort();
-    this.ctl = undefined;
-    this.gen++;
-    this.backoff.reset();
-    this.open();
-  }
-
-  nudge(): void {
-    if (this.stopped || this.ctl) return;
-    this.reopen();
-  }
-
-  private open(): void {
-    const url = this.h.url();
-    if (!url) {
-      this.status.value = 'down';
-      return;
-    }
-    const gen = ++this.gen;
-    const ctl = new AbortController();
-    this.ctl = ctl;
-    this.status.value = 'connecting';
-    const t = now();
-    void this.read(url, gen, ctl, t).then(
-      (why) => this.ended(gen, why),
-      () => this.ended(gen, 'error'),
-    );
-  }
-
-  private async read(url: string, gen: number, ctl: AbortController, t: number): Promise<string> {
-    const f = this.o.fetchImpl ?? fetch;
-    const res = await f(url, { headers: { accept: 'text/event-stream' }, credentials: 'same-origin', cache: 'no-store', signal: ctl.signal });
-    if (!res.ok || !res.body) return `http ${res.status}`;
-    const reader = res.body.getReader();
-    const decoder = new TextDecoder();
-    let buf = '';
-    let data: string | undefined;
-    let silence: unknown;
-    const arm = () => {
-      this.o.scheduler.cancel(silence);
-      silence = this.o.scheduler.after(() => ctl.abort(), SSE_SILENCE_MS);
-    };
-    arm();
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done || gen !== this.gen) return 'ended';
-        arm();
-        if (this.status.value !== 'live') {
-          this.status.value = 'live';
-          this.backoff.reset();
-          measure(`inbox:${this.name}-open`, t, 0);
-          this.h.opened();
-        }
-        buf += decoder.decode(value, { stream: true });
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.charCodeAt(nl - 1) === 13 ? buf.slice(0, nl - 1) : buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          if (line === '') {
-            if (data !== undefined) {
-              try {
-                this.h.event(JSON.parse(data));
-              } catch {
-                // a malformed event costs that event only
-              }
-            }
-            data = undefined;
-          } else if (line.charCodeAt(0) === 58 /* ':' */) {
-            const m = /^: replay-exhausted (.+) (\d+):(\d+)$/.exec(line);
-            if (m) this.h.exhausted(m[1], { epoch: Number(m[2]), seq: Number(m[3]) });
-          } else if (line.startsWith('data:')) {
-            const v = line.slice(line.charCodeAt(5) === 32 ? 6 : 5);
-            data = data === undefined ? v : `${data}\n${v}`;
-          }
-        }
-      }
-    } finally {
-      this.o.scheduler.cancel(silence);
-      reader.cancel().catch(() => {});
-    }
-  }
-
-  private ended(gen: number, why: string): void {
-    if (gen !== this.gen) return; // replaced or stopped on purpose
-    this.ctl = undefined;
-    if (this.stopped) return;
-    this.status.value = 'connecting';
-    if (why !== 'ended') this.o.onFailure?.();
-    this.retry = this.o.scheduler.after(() => {
-      if (!this.ctl && !this.stopped) this.open();
-    }, this.backoff.next());
-  }
-}
 
 export class Connection {
   readonly store: Store;
@@ -356,7 +61,12 @@ export class Connection {
     this.store = opts.store;
     this.instance = `browser-${Math.random().toString(36).slice(2, 10)}`;
     const stream = (q: Record<string, string>) => `${this.o.base}/stream?${new URLSearchParams(q)}`;
-    this.watch = new AepSocket(this.o, this.instance, () => this.watchReady(), (m) => this.onWatch(m));
+    this.watch = new AepSocket(
+      this.o,
+      this.instance,
+      () => this.watchReady(),
+      (m) => this.onWatch(m),
+    );
     this.summary = new SseFeed(this.o, 'summary', {
       url: () => stream({ filter: JSON.stringify({ type: SUMMARY_TYPES }), from: 'all' }),
       event: (ev) => this.enqueue(ev, false),

@@ -78,7 +78,13 @@ export function checkForm(fields: FieldSpec[], inputs: Record<string, FieldInput
 function say(code: string, f: FieldSpec | undefined, fallback: string): string {
   switch (code) {
     case 'required':
-      return f?.type === 'select' ? (f.multi ? 'Choose at least one.' : 'Choose one.') : f?.type === 'boolean' ? 'Answer yes or no.' : 'This field is required.';
+      return f?.type === 'select'
+        ? f.multi
+          ? 'Choose at least one.'
+          : 'Choose one.'
+        : f?.type === 'boolean'
+          ? 'Answer yes or no.'
+          : 'This field is required.';
     case 'range':
       if (typeof f?.min === 'number' && typeof f?.max === 'number') return `Enter a number from ${f.min} to ${f.max}.`;
       if (typeof f?.min === 'number') return `Enter ${f.min} or more.`;

@@ -29,7 +29,12 @@ export function parseMissed(body: unknown): Missed | undefined {
   const b = body as Record<string, unknown>;
   const agents: MissedAgent[] = (Array.isArray(b.agents) ? b.agents : [])
     .filter((a): a is Record<string, any> => !!a && typeof a === 'object' && typeof a.agent === 'string' && nonNeg(a.count) > 0)
-    .map((a) => ({ agent: a.agent, count: nonNeg(a.count), last: iso(a.last) ?? '', why: { down: nonNeg(a.why?.down), timeout: nonNeg(a.why?.timeout), error: nonNeg(a.why?.error) } }));
+    .map((a) => ({
+      agent: a.agent,
+      count: nonNeg(a.count),
+      last: iso(a.last) ?? '',
+      why: { down: nonNeg(a.why?.down), timeout: nonNeg(a.why?.timeout), error: nonNeg(a.why?.error) },
+    }));
   return { count: nonNeg(b.count), first: iso(b.first), last: iso(b.last), agents };
 }
 

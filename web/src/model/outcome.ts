@@ -4,7 +4,9 @@
 // hoped would happen. Also the words for an answer and for a command's state.
 import type { Ev } from './aep.ts';
 import { ruleOf } from './rules.ts';
-import { answerableHere, isStale, terminalOf, type Attn, type CmdState, type Store } from './store.ts';
+import { answerableHere, isStale, terminalOf } from './attention.ts';
+import type { Attn, CmdState } from './session-model.ts';
+import type { Store } from './store.ts';
 
 export type Phase = 'pending' | 'sending' | 'accepted' | 'answered' | 'resolved' | 'dismissed' | 'timeout' | 'refused' | 'stale' | 'elsewhere';
 
@@ -31,8 +33,15 @@ function baseOutcome(store: Store, a: Attn, now: number): Outcome {
   if (a.timeout) return { phase: 'timeout', text: TIMED_OUT, settled: true, tone: 'warn' };
   if (a.resolved) {
     const r = a.resolved.data?.resolution;
-    if (r === 'dismissed') return { phase: 'dismissed', text: "Dismissed: the agent moved on (answered in its own dialog, or the session ended)", settled: true, tone: 'info' };
-    if (a.answered) return { phase: 'resolved', text: `${answeredText(a, a.answered)}. Resolved.`, settled: true, tone: a.answered.data?.answer?.option === 'deny' ? 'bad' : 'good' };
+    if (r === 'dismissed')
+      return { phase: 'dismissed', text: 'Dismissed: the agent moved on (answered in its own dialog, or the session ended)', settled: true, tone: 'info' };
+    if (a.answered)
+      return {
+        phase: 'resolved',
+        text: `${answeredText(a, a.answered)}. Resolved.`,
+        settled: true,
+        tone: a.answered.data?.answer?.option === 'deny' ? 'bad' : 'good',
+      };
     return { phase: 'resolved', text: r === 'auto' ? 'Resolved automatically' : 'Resolved', settled: true, tone: 'good' };
   }
   if (a.answered) return { phase: 'answered', text: `${answeredText(a, a.answered)}. Waiting for the agent to resolve it…`, settled: true, tone: 'good' };
@@ -41,14 +50,23 @@ function baseOutcome(store: Store, a: Attn, now: number): Outcome {
   const cmds = store.commandsOf(a);
   const mine = [...cmds].reverse().find((c) => c.mine);
   if (mine) {
-    if (mine.ack?.type === 'control.accepted') return { phase: 'accepted', text: 'Accepted: the agent is applying your answer…', settled: false, tone: 'info' };
-    if (mine.ack?.type === 'control.rejected') return { phase: 'refused', text: `Refused by the agent (${mine.ack.data?.reason ?? 'rejected'})${mine.ack.data?.detail ? `: ${mine.ack.data.detail}` : ''}`, settled: false, tone: 'bad' };
+    if (mine.ack?.type === 'control.accepted') {
+      return { phase: 'accepted', text: 'Accepted: the agent is applying your answer…', settled: false, tone: 'info' };
+    }
+    if (mine.ack?.type === 'control.rejected')
+      return {
+        phase: 'refused',
+        text: `Refused by the agent (${mine.ack.data?.reason ?? 'rejected'})${mine.ack.data?.detail ? `: ${mine.ack.data.detail}` : ''}`,
+        settled: false,
+        tone: 'bad',
+      };
     if (mine.refusal) return { phase: 'refused', text: refusalText(mine.refusal), settled: false, tone: 'bad' };
     return { phase: 'sending', text: 'Sent: waiting for the agent to acknowledge…', settled: false, tone: 'info' };
   }
   const other = cmds.find((c) => !c.mine && !c.refusal && c.ack?.type !== 'control.rejected');
   if (other) return { phase: 'pending', text: `Someone else is answering (${other.cmd?.agent ?? 'another client'})…`, settled: false, tone: 'info' };
-  if (!answerableHere(a)) return { phase: 'elsewhere', text: 'Answer this in the agent itself: it declared no remote answer for this request', settled: false, tone: 'info' };
+  if (!answerableHere(a))
+    return { phase: 'elsewhere', text: 'Answer this in the agent itself: it declared no remote answer for this request', settled: false, tone: 'info' };
   return { phase: 'pending', text: '', settled: false, tone: 'info' };
 }
 
@@ -98,8 +116,14 @@ export function commandText(c: CmdState): { text: string; tone: Outcome['tone'];
   if (delivered) return { text: 'Delivered to the agent', tone: 'good', done: true };
   if (dropped) return { text: `Dropped${dropped.data?.reason ? ` (${dropped.data.reason})` : ''}`, tone: 'warn', done: true };
   if (cancelled) return { text: cancelled.type === 'run.cancelled' ? 'Run cancelled' : 'Session ended', tone: 'good', done: true };
-  if (c.ack?.type === 'control.rejected') return { text: `Refused by the agent (${c.ack.data?.reason ?? 'rejected'})${c.ack.data?.detail ? `: ${c.ack.data.detail}` : ''}`, tone: 'bad', done: true };
-  if (c.ack?.type === 'control.accepted') return { text: c.type === 'control.cancel' ? 'Accepted: the agent will stop at its next chance…' : 'Accepted: queued for the agent\'s next turn…', tone: 'info', done: false };
+  if (c.ack?.type === 'control.rejected')
+    return { text: `Refused by the agent (${c.ack.data?.reason ?? 'rejected'})${c.ack.data?.detail ? `: ${c.ack.data.detail}` : ''}`, tone: 'bad', done: true };
+  if (c.ack?.type === 'control.accepted')
+    return {
+      text: c.type === 'control.cancel' ? 'Accepted: the agent will stop at its next chance…' : "Accepted: queued for the agent's next turn…",
+      tone: 'info',
+      done: false,
+    };
   if (c.refusal) return { text: refusalText(c.refusal), tone: 'bad', done: true };
   return { text: 'Sent: waiting for the agent to acknowledge…', tone: 'info', done: false };
 }

@@ -9,14 +9,27 @@ export interface DeviceRow {
   created: string;
 }
 
-const JSON_POST = (body: unknown): RequestInit => ({ method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const JSON_POST = (body: unknown): RequestInit => ({
+  method: 'POST',
+  credentials: 'same-origin',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
 /** Can this page receive pushes at all? (A secure context with a service worker and the Push API.) */
 export function pushSupport(): { ok: true } | { ok: false; why: string } {
   if (typeof window === 'undefined') return { ok: false, why: 'no window' };
-  if (!window.isSecureContext) return { ok: false, why: 'this address is not a secure context (https, or localhost): open the inbox over https to get notifications on this device' };
+  if (!window.isSecureContext)
+    return { ok: false, why: 'this address is not a secure context (https, or localhost): open the inbox over https to get notifications on this device' };
   if (!('serviceWorker' in navigator)) return { ok: false, why: 'this browser has no service workers' };
-  if (!('PushManager' in window)) return { ok: false, why: isIos() && !installed() ? 'on iPhone and iPad, notifications need the inbox on the home screen: Share, then Add to Home Screen, then open it from there' : 'this browser has no Push API' };
+  if (!('PushManager' in window))
+    return {
+      ok: false,
+      why:
+        isIos() && !installed()
+          ? 'on iPhone and iPad, notifications need the inbox on the home screen: Share, then Add to Home Screen, then open it from there'
+          : 'this browser has no Push API',
+    };
   return { ok: true };
 }
 

@@ -63,14 +63,21 @@ export interface AlwaysChoice {
   native?: boolean;
 }
 
-export const learn = (request: string, c: AlwaysChoice) => call<{ rule: RuleView; existed: boolean; note?: string; native: string | null }>('/rules', { request, ...c });
+export const learn = (request: string, c: AlwaysChoice) =>
+  call<{ rule: RuleView; existed: boolean; note?: string; native: string | null }>('/rules', { request, ...c });
 export const listRules = () => call<{ rules: RuleView[]; learned_file: string | null; errors: { code: string; line: number; message: string }[] }>('/rules');
 export const revokeRule = (id: string) => call<{ revoked: string }>('/rules/revoke', { id });
 
 /** What a choice will save, in words (shown before it is saved). */
 export function describeChoice(p: Proposal, c: AlwaysChoice): string {
   const what =
-    c.match === 'tool' ? `every ${p.tool ?? 'tool'} request` : c.match === 'prefix' ? `${p.tool ?? ''} commands starting with \`${(c.prefix ?? '').trim()}\``.trim() : p.command !== undefined ? `exactly \`${p.command}\`` : `${p.tool ?? ''} on ${p.paths.join(', ')}`;
+    c.match === 'tool'
+      ? `every ${p.tool ?? 'tool'} request`
+      : c.match === 'prefix'
+        ? `${p.tool ?? ''} commands starting with \`${(c.prefix ?? '').trim()}\``.trim()
+        : p.command !== undefined
+          ? `exactly \`${p.command}\``
+          : `${p.tool ?? ''} on ${p.paths.join(', ')}`;
   const where = c.scope === 'session' ? 'in this session' : c.scope === 'project' ? `in ${p.project ?? 'this project'}` : 'everywhere';
   return `Allow ${what} from ${p.agent} ${where}, without asking${c.native ? `; ${p.agent} also remembers it itself` : ''}.`;
 }

@@ -5,78 +5,10 @@
 // and every command with its ack and outcome (AEP-0004 §3, §6). Nothing
 // here is optimistic: a card changes state only when an event (or the
 // relay's refusal frame) says so. Pure: no DOM, so tests run it in Node.
-import { batch, signal, type Signal } from '@preact/signals';
-import { comparePos, isCommand, isPositioned, keyOf, posOf, type Ev, type Position } from './aep.ts';
-
-export type SessionState = 'waiting' | 'running' | 'idle' | 'ended';
-
-export interface Attn {
-  id: string;
-  session: string;
-  req?: Ev;
-  answered?: Ev;
-  resolved?: Ev;
-  timeout?: Ev;
-  /** A rule would have allowed it; the floor kept it for a human (`x.hookmap.answer.floor`). */
-  floor?: Ev;
-  /** A rule answered it (`x.hookmap.answer.ruled`). */
-  ruled?: Ev;
-  /** Commands (ours and other consumers') that answer this request, oldest first. */
-  commands: string[];
-  /** This page saw it pending (so its outcome is worth showing after it settles). */
-  seenPending: boolean;
-  /** When the page saw it settle (ms), for the "just settled" list. */
-  settledAt?: number;
-}
-
-export interface CmdState {
-  id: string;
-  type: string;
-  session: string;
-  subject?: string;
-  cmd?: Ev;
-  mine: boolean;
-  sentAt?: number;
-  /** control.accepted / control.rejected, cause = the command id. */
-  ack?: Ev;
-  /** The relay's cause-matched error frame, or a local one (not connected, no ack in the window). */
-  refusal?: { code: string; detail?: string; local?: boolean };
-  /** Events cause-linked to the command or its ack (AEP-0004 §6). */
-  outcomes: Ev[];
-}
-
-export interface SessionModel {
-  id: string;
-  agent: string;
-  rev: Signal<number>;
-  /** Sequenced events, ordered by (epoch, seq). */
-  events: Ev[];
-  keys: Set<string>;
-  firstAt: number;
-  lastAt: number;
-  cwd?: string;
-  /** The project the engine named (the `hookmapproject` extension attribute, AEP-0001 §5.4). */
-  project?: string;
-  model?: string;
-  /** The latest session.started / session.ended by position: decides `ended`. */
-  lastLifecycle?: Ev;
-  runsStarted: Map<string, Ev>;
-  runsEnded: Map<string, Ev>;
-  lastMessage?: Ev;
-  lastTool?: string;
-  attention: Set<string>;
-  /** 'full' once a timeline subscription replays the whole session. */
-  history: 'partial' | 'full';
-  /** replay-exhausted: events before this position are no longer held by the relay. */
-  gap?: Position;
-  /** Last position a timeline subscription delivered: where the next one resumes (AEP-0003 §7). */
-  timelinePos?: Position;
-}
-
-/** A request still waiting this long past its deadline (or this old without one) has lost its outcome. */
-export const STALE_AFTER_MS = 60_000;
-export const STALE_NO_DEADLINE_MS = 15 * 60_000;
-export const SETTLED_VISIBLE_MS = 10 * 60_000;
+import { batch, signal } from '@preact/signals';
+import { comparePos, insertSorted, isCommand, isPositioned, keyOf, posOf, type Ev, type Position } from './aep.ts';
+import { isWaiting, terminalOf } from './attention.ts';
+import { SETTLED_VISIBLE_MS, type Attn, type CmdState, type SessionModel, type SessionState } from './session-model.ts';
 
 export class Store {
   readonly sessions = new Map<string, SessionModel>();
@@ -214,8 +146,17 @@ export class Store {
     let s = this.sessions.get(id);
     if (!s) {
       s = {
-        id, agent, rev: signal(0), events: [], keys: new Set(), firstAt: Infinity, lastAt: 0,
-        runsStarted: new Map(), runsEnded: new Map(), attention: new Set(), history: 'partial',
+        id,
+        agent,
+        rev: signal(0),
+        events: [],
+        keys: new Set(),
+        firstAt: Infinity,
+        lastAt: 0,
+        runsStarted: new Map(),
+        runsEnded: new Map(),
+        attention: new Set(),
+        history: 'partial',
       };
       this.sessions.set(id, s);
       this.listDirty = true;
@@ -355,52 +296,4 @@ export class Store {
     const s = c.session ? this.sessions.get(c.session) : undefined;
     if (s) this.touchedSessions.add(s);
   }
-}
-
-export function terminalOf(a: Attn): Ev | undefined {
-  return a.timeout ?? a.resolved;
-}
-
-/** Deadline of a request (its `expires_at`), ms; undefined when it declares none. */
-export function deadlineOf(a: Attn): number | undefined {
-  const x = a.req?.data?.expires_at;
-  const t = typeof x === 'string' ? Date.parse(x) : NaN;
-  return Number.isFinite(t) ? t : undefined;
-}
-
-/** Pending with no outcome on the stream, long past any deadline: the outcome was lost, not pending. */
-export function isStale(a: Attn, now: number): boolean {
-  if (!a.req || terminalOf(a)) return false;
-  const dl = deadlineOf(a);
-  if (dl !== undefined) return now > dl + STALE_AFTER_MS;
-  const t = Date.parse(a.req.time);
-  return Number.isFinite(t) && now - t > STALE_NO_DEADLINE_MS;
-}
-
-/** AEP-0008: a present respond_via without `control` is informational (answered elsewhere). */
-export function answerableHere(a: Attn): boolean {
-  const via = a.req?.data?.respond_via;
-  return !Array.isArray(via) || via.includes('control');
-}
-
-export function isWaiting(a: Attn, now: number): boolean {
-  return !!a.req && !terminalOf(a) && !isStale(a, now);
-}
-
-/** Events nearly always arrive in order: the common case is one comparison and a push. */
-function insertSorted(events: Ev[], ev: Ev): void {
-  const p = posOf(ev);
-  const n = events.length;
-  if (n === 0 || comparePos(posOf(events[n - 1]), p) <= 0) {
-    events.push(ev);
-    return;
-  }
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (comparePos(posOf(events[mid]), p) <= 0) lo = mid + 1;
-    else hi = mid;
-  }
-  events.splice(lo, 0, ev);
 }

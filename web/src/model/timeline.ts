@@ -144,7 +144,8 @@ function closeOpen(rows: Row[], runEnds: Map<string, Ev>): void {
   for (let i = rows.length - 1; i >= 0; i--) {
     const r = rows[i];
     if (r.kind === 'session' && r.ev.type === 'session.ended') sessionEnd ??= r.ev;
-    else if (r.kind === 'session') sessionEnd = undefined; // resumed after that end
+    else if (r.kind === 'session')
+      sessionEnd = undefined; // resumed after that end
     else if (r.kind === 'run' && !r.end) r.closedBy = sessionEnd;
     else if (r.kind === 'tool' && r.ev.type === 'tool.requested' && !r.end) {
       const runEnd = r.ev.run ? runEnds.get(r.ev.run) : undefined;

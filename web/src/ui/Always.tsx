@@ -7,7 +7,19 @@
 import { useEffect, useState } from 'preact/hooks';
 import { describeChoice, learn, propose, type AlwaysChoice, type Proposal } from '../model/rules.ts';
 
-export function AlwaysPanel({ request, cardId, disabled, onSaved, onClose }: { request: string; cardId: string; disabled: boolean; onSaved: () => void; onClose: () => void }) {
+export function AlwaysPanel({
+  request,
+  cardId,
+  disabled,
+  onSaved,
+  onClose,
+}: {
+  request: string;
+  cardId: string;
+  disabled: boolean;
+  onSaved: () => void;
+  onClose: () => void;
+}) {
   const [p, setP] = useState<Proposal | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [choice, setChoice] = useState<AlwaysChoice>({ match: 'prefix', scope: 'project' });
@@ -17,11 +29,20 @@ export function AlwaysPanel({ request, cardId, disabled, onSaved, onClose }: { r
       if (!r.ok) return setError(r.detail);
       const v = r.value;
       setP(v);
-      setChoice({ match: v.command !== undefined && v.plain ? 'prefix' : v.command === undefined && v.paths.length ? 'exact' : 'tool', prefix: v.prefixes[0], scope: v.project ? 'project' : 'session' });
+      setChoice({
+        match: v.command !== undefined && v.plain ? 'prefix' : v.command === undefined && v.paths.length ? 'exact' : 'tool',
+        prefix: v.prefixes[0],
+        scope: v.project ? 'project' : 'session',
+      });
     });
   }, [request]);
   const id = (x: string) => `${cardId}-always-${x}`;
-  if (error && !p) return <p class="note always-error" role="alert">“Allow always” is not possible here: {error}</p>;
+  if (error && !p)
+    return (
+      <p class="note always-error" role="alert">
+        “Allow always” is not possible here: {error}
+      </p>
+    );
   if (!p) return <p class="note">Reading the request…</p>;
   const commandRules = p.command !== undefined && p.plain;
   const set = (c: Partial<AlwaysChoice>) => setChoice({ ...choice, ...c });
@@ -36,21 +57,32 @@ export function AlwaysPanel({ request, cardId, disabled, onSaved, onClose }: { r
   return (
     <fieldset class="always" data-always-panel={request}>
       <legend>Allow always</legend>
-      {p.command !== undefined && !p.plain ? <p class="note">This command is {p.refused ?? 'more than one plain command'}: a rule can only cover the whole tool.</p> : null}
+      {p.command !== undefined && !p.plain ? (
+        <p class="note">This command is {p.refused ?? 'more than one plain command'}: a rule can only cover the whole tool.</p>
+      ) : null}
       <div class="always-choices" role="radiogroup" aria-label="What the rule covers">
         {commandRules || (p.command === undefined && p.paths.length) ? (
           <label>
-            <input type="radio" name={id('match')} value="exact" checked={choice.match === 'exact'} onChange={() => set({ match: 'exact' })} /> {p.command !== undefined ? 'this exact command' : 'these exact paths'}
+            <input type="radio" name={id('match')} value="exact" checked={choice.match === 'exact'} onChange={() => set({ match: 'exact' })} />{' '}
+            {p.command !== undefined ? 'this exact command' : 'these exact paths'}
           </label>
         ) : null}
         {commandRules ? (
           <label class="always-prefix">
-            <input type="radio" name={id('match')} value="prefix" checked={choice.match === 'prefix'} onChange={() => set({ match: 'prefix' })} /> commands starting with
-            <input type="text" aria-label="The words a command must start with" data-always-prefix value={choice.prefix ?? ''} onInput={(e) => set({ match: 'prefix', prefix: (e.target as HTMLInputElement).value })} />
+            <input type="radio" name={id('match')} value="prefix" checked={choice.match === 'prefix'} onChange={() => set({ match: 'prefix' })} /> commands
+            starting with
+            <input
+              type="text"
+              aria-label="The words a command must start with"
+              data-always-prefix
+              value={choice.prefix ?? ''}
+              onInput={(e) => set({ match: 'prefix', prefix: (e.target as HTMLInputElement).value })}
+            />
           </label>
         ) : null}
         <label>
-          <input type="radio" name={id('match')} value="tool" checked={choice.match === 'tool'} onChange={() => set({ match: 'tool' })} /> this tool ({p.tool ?? 'any'}), any input
+          <input type="radio" name={id('match')} value="tool" checked={choice.match === 'tool'} onChange={() => set({ match: 'tool' })} /> this tool (
+          {p.tool ?? 'any'}), any input
         </label>
       </div>
       <div class="always-choices" role="radiogroup" aria-label="Where the rule applies">
@@ -59,7 +91,8 @@ export function AlwaysPanel({ request, cardId, disabled, onSaved, onClose }: { r
         </label>
         {p.project ? (
           <label>
-            <input type="radio" name={id('scope')} value="project" checked={choice.scope === 'project'} onChange={() => set({ scope: 'project' })} /> this project <span class="muted">({p.project})</span>
+            <input type="radio" name={id('scope')} value="project" checked={choice.scope === 'project'} onChange={() => set({ scope: 'project' })} /> this
+            project <span class="muted">({p.project})</span>
           </label>
         ) : null}
         <label>
@@ -68,7 +101,13 @@ export function AlwaysPanel({ request, cardId, disabled, onSaved, onClose }: { r
       </div>
       {p.native ? (
         <label class="always-native">
-          <input type="checkbox" data-always-native checked={choice.native === true} onChange={(e) => set({ native: (e.target as HTMLInputElement).checked })} /> {p.agent} remembers it too (its own settings)
+          <input
+            type="checkbox"
+            data-always-native
+            checked={choice.native === true}
+            onChange={(e) => set({ native: (e.target as HTMLInputElement).checked })}
+          />{' '}
+          {p.agent} remembers it too (its own settings)
         </label>
       ) : null}
       <p class="always-preview" data-always-preview aria-live="polite">

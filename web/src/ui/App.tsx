@@ -252,7 +252,17 @@ function Shell({ onOut }: { onOut: (reason?: string) => void }) {
         ) : null}
         <main id="main" tabIndex={-1}>
           {(route.name === 'home' && !wide) || route.name === 'devices' ? <InstallHint /> : null}
-          {route.name === 'session' ? <SessionView id={route.id} wide={wide} key={route.id} /> : route.name === 'rules' ? <RulesView focus={route.id} /> : route.name === 'devices' ? <DevicesView /> : route.name === 'history' ? <HistoryView /> : <Home wide={wide} />}
+          {route.name === 'session' ? (
+            <SessionView id={route.id} wide={wide} key={route.id} />
+          ) : route.name === 'rules' ? (
+            <RulesView focus={route.id} />
+          ) : route.name === 'devices' ? (
+            <DevicesView />
+          ) : route.name === 'history' ? (
+            <HistoryView />
+          ) : (
+            <Home wide={wide} />
+          )}
         </main>
       </div>
     </>
@@ -286,4 +296,3 @@ function shortcut(e: KeyboardEvent): void {
   if (key === 't') target.focus();
   else target.click();
 }
-

@@ -7,7 +7,8 @@
 import { useRef, useState } from 'preact/hooks';
 import { checkForm, fieldsOf, type FieldInput } from '../model/forms.ts';
 import { outcomeOf } from '../model/outcome.ts';
-import { answerableHere, deadlineOf, type Attn } from '../model/store.ts';
+import { answerableHere, deadlineOf } from '../model/attention.ts';
+import type { Attn } from '../model/session-model.ts';
 import { formatDuration } from '../model/timeline.ts';
 import { longId, sessionLabel } from '../model/label.ts';
 import { AgentIcon, clockTime, sessionHref } from './bits.tsx';
@@ -154,7 +155,9 @@ export function Card({ a, showSession = true }: { a: Attn; showSession?: boolean
             <span style={{ transform: `scaleX(${total ? Math.min(1, left / total) : 0})` }} />
           </div>
           <span class="countdown-text">
-            {left > 0 ? `${formatDuration(Math.ceil(left / 1000) * 1000)} left before the agent's own dialog takes over` : "Time is up: waiting for the agent's side to confirm…"}
+            {left > 0
+              ? `${formatDuration(Math.ceil(left / 1000) * 1000)} left before the agent's own dialog takes over`
+              : "Time is up: waiting for the agent's side to confirm…"}
           </span>
         </div>
       ) : null}
@@ -192,9 +195,19 @@ export function Card({ a, showSession = true }: { a: Attn; showSession?: boolean
               Allow always…
             </button>
           ) : null}
-          {allowOption && always ? <AlwaysPanel request={req.id} cardId={`card-${a.id}`} disabled={inFlight} onClose={() => setAlways(false)} onSaved={() => respond({ option: allowOption })} /> : null}
+          {allowOption && always ? (
+            <AlwaysPanel
+              request={req.id}
+              cardId={`card-${a.id}`}
+              disabled={inFlight}
+              onClose={() => setAlways(false)}
+              onSaved={() => respond({ option: allowOption })}
+            />
+          ) : null}
           <div class="guidance">
-            <label for={`card-${a.id}-text`}>{kind === 'permission' || options.some((x) => x.id === 'deny') ? 'Or deny with guidance the agent reads' : 'Your answer'}</label>
+            <label for={`card-${a.id}-text`}>
+              {kind === 'permission' || options.some((x) => x.id === 'deny') ? 'Or deny with guidance the agent reads' : 'Your answer'}
+            </label>
             <textarea
               id={`card-${a.id}-text`}
               data-key="t"
@@ -238,7 +251,13 @@ export function Card({ a, showSession = true }: { a: Attn; showSession?: boolean
               {fieldErrors.size === 1 ? 'One answer needs attention.' : `${fieldErrors.size} answers need attention.`}
             </p>
           ) : null}
-          <FormFields cardId={`card-${a.id}`} fields={fields} inputs={inputs} errors={fieldErrors} disabled={inFlight} onChange={(id, next) => {
+          <FormFields
+            cardId={`card-${a.id}`}
+            fields={fields}
+            inputs={inputs}
+            errors={fieldErrors}
+            disabled={inFlight}
+            onChange={(id, next) => {
               setInputs({ ...inputs, [id]: next });
               if (errors.has(id)) {
                 const m = new Map(errors);

@@ -27,7 +27,10 @@ export function FormFields({ cardId, fields, inputs, errors, disabled, onChange 
             {f.label || f.id}
             {f.required ? (
               <>
-                <span class="req" aria-hidden="true"> *</span>
+                <span class="req" aria-hidden="true">
+                  {' '}
+                  *
+                </span>
                 <span class="sr-only"> (required)</span>
               </>
             ) : null}
@@ -41,7 +44,8 @@ export function FormFields({ cardId, fields, inputs, errors, disabled, onChange 
         if (f.type === 'string' || f.type === 'number') {
           const hint =
             f.type === 'number' && (typeof f.min === 'number' || typeof f.max === 'number')
-              ? ` (${typeof f.min === 'number' ? `from ${f.min}` : ''}${typeof f.min === 'number' && typeof f.max === 'number' ? ' ' : ''}${typeof f.max === 'number' ? `to ${f.max}` : ''})`
+              ? ` (${typeof f.min === 'number' ? `from ${f.min}` : ''}${typeof f.min === 'number' && typeof f.max === 'number' ? ' ' : ''}` +
+                `${typeof f.max === 'number' ? `to ${f.max}` : ''})`
               : '';
           return (
             <div class={`field${err ? ' invalid' : ''}`} key={f.id} data-field={f.id}>
@@ -67,7 +71,13 @@ export function FormFields({ cardId, fields, inputs, errors, disabled, onChange 
         }
         if (f.type === 'boolean') {
           return (
-            <fieldset class={`field${err ? ' invalid' : ''}`} key={f.id} data-field={f.id} aria-describedby={err ? errId : undefined} aria-invalid={err ? 'true' : undefined}>
+            <fieldset
+              class={`field${err ? ' invalid' : ''}`}
+              key={f.id}
+              data-field={f.id}
+              aria-describedby={err ? errId : undefined}
+              aria-invalid={err ? 'true' : undefined}
+            >
               <legend>{label}</legend>
               <div class="choices choices-inline">
                 {(['yes', 'no'] as const).map((v) => (
@@ -91,7 +101,13 @@ export function FormFields({ cardId, fields, inputs, errors, disabled, onChange 
           };
           const otherOn = inp.chosen.includes(OTHER);
           return (
-            <fieldset class={`field${err ? ' invalid' : ''}`} key={f.id} data-field={f.id} aria-describedby={err ? errId : undefined} aria-invalid={err ? 'true' : undefined}>
+            <fieldset
+              class={`field${err ? ' invalid' : ''}`}
+              key={f.id}
+              data-field={f.id}
+              aria-describedby={err ? errId : undefined}
+              aria-invalid={err ? 'true' : undefined}
+            >
               <legend>
                 {label}
                 {multi ? <span class="hint"> (choose any)</span> : null}
@@ -113,7 +129,14 @@ export function FormFields({ cardId, fields, inputs, errors, disabled, onChange 
                 {f.other ? (
                   <div class="choice choice-other">
                     <label>
-                      <input type={multi ? 'checkbox' : 'radio'} name={`${base}-s`} value={OTHER} checked={otherOn} disabled={disabled} onChange={(e) => toggle(OTHER, (e.target as HTMLInputElement).checked)} />
+                      <input
+                        type={multi ? 'checkbox' : 'radio'}
+                        name={`${base}-s`}
+                        value={OTHER}
+                        checked={otherOn}
+                        disabled={disabled}
+                        onChange={(e) => toggle(OTHER, (e.target as HTMLInputElement).checked)}
+                      />
                       <span>Other</span>
                     </label>
                     <input

@@ -18,7 +18,10 @@ export function Home({ wide }: { wide: boolean }) {
       <MissedBanner />
       <section class="inbox" aria-labelledby="inbox-h">
         <h2 id="inbox-h">
-          Waiting for you <span class="count" data-waiting={waiting.length}>{waiting.length}</span>
+          Waiting for you{' '}
+          <span class="count" data-waiting={waiting.length}>
+            {waiting.length}
+          </span>
         </h2>
         {waiting.length === 0 ? <p class="empty">Nothing waits for you. Requests appear here the moment an agent asks.</p> : null}
         <div class="cards" aria-live="polite">

@@ -5,7 +5,19 @@
 // device list (#/devices), the install hint, and the tab's presence.
 import { useSignalEffect } from '@preact/signals';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { currentSubscription, devices as listDevices, installed, isIos, pushSupport, registerWorker, reportPresence, revoke, subscribe, test, type DeviceRow } from '../model/push.ts';
+import {
+  currentSubscription,
+  devices as listDevices,
+  installed,
+  isIos,
+  pushSupport,
+  registerWorker,
+  reportPresence,
+  revoke,
+  subscribe,
+  test,
+  type DeviceRow,
+} from '../model/push.ts';
 import { useApp } from './context.ts';
 
 const NOTIFY_KEY = 'hookmap-inbox-notify';
@@ -157,14 +169,19 @@ export function DevicesView() {
   return (
     <section class="devices" aria-labelledby="devices-h">
       <h1 id="devices-h">Devices</h1>
-      <p class="muted">{support.ok ? 'Each device that pressed "Notify me" gets a notification with Allow and Deny when a request waits (hookmap push list).' : support.why}</p>
+      <p class="muted">
+        {support.ok ? 'Each device that pressed "Notify me" gets a notification with Allow and Deny when a request waits (hookmap push list).' : support.why}
+      </p>
       {rows === undefined ? null : rows.length === 0 ? (
         <p data-devices-empty>No device gets notifications yet.</p>
       ) : (
         <ul class="device-list">
           {rows.map((d) => (
             <li key={d.name} data-device={d.name}>
-              <strong>{d.name}</strong> <span class="muted">{d.service} · by {d.principal} · since {d.created.slice(0, 10)}</span>{' '}
+              <strong>{d.name}</strong>{' '}
+              <span class="muted">
+                {d.service} · by {d.principal} · since {d.created.slice(0, 10)}
+              </span>{' '}
               <button type="button" class="btn btn-quiet" onClick={async () => setSaid({ ...said, [d.name]: await test(d.name) })}>
                 Test
               </button>

@@ -16,7 +16,11 @@ export function RulesView({ focus }: { focus?: string }) {
   const load = () =>
     void listRules().then((r) => {
       if (!r.ok) return setError(r.detail);
-      setError(r.value.errors.length ? `The learned rules file does not compile (${r.value.errors[0].message}): none of its rules answers anything until it is fixed.` : undefined);
+      setError(
+        r.value.errors.length
+          ? `The learned rules file does not compile (${r.value.errors[0].message}): none of its rules answers anything until it is fixed.`
+          : undefined,
+      );
       setFile(r.value.learned_file);
       setRules(r.value.rules);
     });
@@ -29,11 +33,12 @@ export function RulesView({ focus }: { focus?: string }) {
     if (!r.ok) setError(r.detail);
     load();
   };
+  const into = file ? ` (to ${file})` : '';
   return (
     <section class="rules" aria-labelledby="rules-title">
       <h2 id="rules-title">Rules</h2>
       <p class="muted">
-        Rules answer a permission before it reaches you. “Allow always” on a card adds one{file ? ` (to ${file})` : ''}; the floor keeps risky commands for you whatever a rule says.
+        Rules answer a permission before it reaches you. “Allow always” on a card adds one{into}; the floor keeps risky commands for you whatever a rule says.
       </p>
       {error ? (
         <p class="field-error" role="alert">

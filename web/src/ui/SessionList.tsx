@@ -5,8 +5,8 @@
 import { Component } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { useSignal } from '@preact/signals';
-import type { SessionState } from '../model/store.ts';
-import { isWaiting } from '../model/store.ts';
+import type { SessionState } from '../model/session-model.ts';
+import { isWaiting } from '../model/attention.ts';
 import { longId, sessionLabel } from '../model/label.ts';
 import { AgentIcon, STATE_LABEL, StatePill, dayTime, roughly, sessionHref, span } from './bits.tsx';
 import { useApp } from './context.ts';
@@ -59,7 +59,9 @@ export function SessionList({ current }: { current?: string }) {
           </label>
         </div>
       </div>
-      {rows.length === 0 ? <p class="empty">{all.length ? 'No session matches these filters.' : 'No sessions yet. Wire an agent with `hookmap setup <agent>` and start it.'}</p> : null}
+      {rows.length === 0 ? (
+        <p class="empty">{all.length ? 'No session matches these filters.' : 'No sessions yet. Wire an agent with `hookmap setup <agent>` and start it.'}</p>
+      ) : null}
       <ul class="session-list" data-count={rows.length}>
         {rows.slice(0, shown.value).map(({ s, st }) => {
           const waiting = [...s.attention].filter((id) => {
@@ -74,8 +76,22 @@ export function SessionList({ current }: { current?: string }) {
             // when it started says how long a live session has run; an ended one says how long it lasted
             ended ? `${dayTime(s.firstAt, now)}, lasted ${span(s.lastAt - s.firstAt)}` : started ? `since ${dayTime(s.firstAt, now)}` : '',
             s.lastAt ? `active ${coarseAgo(s.lastAt, now)}` : '',
-          ].filter(Boolean).join(' · ');
-          return <SessionRow key={s.id} id={s.id} agent={s.agent} project={label.project} from={label.from} state={st} sub={sub} waiting={waiting} current={current === s.id} />;
+          ]
+            .filter(Boolean)
+            .join(' · ');
+          return (
+            <SessionRow
+              key={s.id}
+              id={s.id}
+              agent={s.agent}
+              project={label.project}
+              from={label.from}
+              state={st}
+              sub={sub}
+              waiting={waiting}
+              current={current === s.id}
+            />
+          );
         })}
         {rows.length > shown.value ? <MoreRows onVisible={() => (shown.value += STEP)} label={`${rows.length - shown.value} more sessions`} /> : null}
       </ul>
@@ -98,13 +114,28 @@ interface RowProps {
 class SessionRow extends Component<RowProps> {
   shouldComponentUpdate(next: RowProps): boolean {
     const p = this.props;
-    return p.id !== next.id || p.agent !== next.agent || p.project !== next.project || p.from !== next.from || p.state !== next.state || p.sub !== next.sub || p.waiting !== next.waiting || p.current !== next.current;
+    return (
+      p.id !== next.id ||
+      p.agent !== next.agent ||
+      p.project !== next.project ||
+      p.from !== next.from ||
+      p.state !== next.state ||
+      p.sub !== next.sub ||
+      p.waiting !== next.waiting ||
+      p.current !== next.current
+    );
   }
 
   render({ id, agent, project, from, state, sub, waiting, current }: RowProps) {
     return (
       <li>
-        <a href={sessionHref(id)} class={`session-row${current ? ' current' : ''}`} aria-current={current ? 'page' : undefined} data-session={id} data-state={state}>
+        <a
+          href={sessionHref(id)}
+          class={`session-row${current ? ' current' : ''}`}
+          aria-current={current ? 'page' : undefined}
+          data-session={id}
+          data-state={state}
+        >
           <AgentIcon agent={agent} />
           <span class="session-main">
             <span class="session-title">

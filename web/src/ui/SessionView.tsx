@@ -4,7 +4,8 @@
 // requests waiting in it as cards, then its live timeline.
 import { useEffect, useState } from 'preact/hooks';
 import { commandText } from '../model/outcome.ts';
-import { isWaiting, type CmdState, type SessionModel } from '../model/store.ts';
+import { isWaiting } from '../model/attention.ts';
+import type { CmdState, SessionModel } from '../model/session-model.ts';
 import { sessionLabel } from '../model/label.ts';
 import { AgentIcon, StatePill, ago, span, dayTime } from './bits.tsx';
 import { Card } from './Card.tsx';
@@ -22,7 +23,11 @@ export function SessionView({ id, wide }: { id: string; wide: boolean }) {
   if (!s) {
     return (
       <section class="session-view">
-        {wide ? null : <a href="#/" class="back">← Inbox</a>}
+        {wide ? null : (
+          <a href="#/" class="back">
+            ← Inbox
+          </a>
+        )}
         <p class="empty">Session {id} is not held by the relay (yet).</p>
       </section>
     );
@@ -131,7 +136,11 @@ function Controls({ s, running }: { s: SessionModel; running: boolean }) {
               type="button"
               class="btn btn-deny"
               onClick={() => {
-                const c = conn.send('control.cancel', { session: s.id, run: openRun, data: { scope: openRun ? 'run' : 'session', reason: 'stopped from the inbox' } });
+                const c = conn.send('control.cancel', {
+                  session: s.id,
+                  run: openRun,
+                  data: { scope: openRun ? 'run' : 'session', reason: 'stopped from the inbox' },
+                });
                 setStopCmd(c.id);
                 setConfirmStop(false);
               }}

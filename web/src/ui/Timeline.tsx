@@ -10,7 +10,7 @@ import type { Ev } from '../model/aep.ts';
 import { callOutcome, runStatus } from '../model/calls.ts';
 import { outcomeOf } from '../model/outcome.ts';
 import { ruleOf } from '../model/rules.ts';
-import type { SessionModel } from '../model/store.ts';
+import type { SessionModel } from '../model/session-model.ts';
 import { buildTimeline, durationMs, formatDuration, toolDetail, type Row, type ToolRow } from '../model/timeline.ts';
 import { clockTime } from './bits.tsx';
 import { useApp } from './context.ts';
@@ -92,7 +92,9 @@ export function Timeline({ s }: { s: SessionModel }) {
           </button>
         ) : null}
         {uncaptured ? (
-          <p class="timeline-note muted">Commands and paths are not captured at this session's capture level (privacy default: metadata); permission prompts show what is asked.</p>
+          <p class="timeline-note muted">
+            Commands and paths are not captured at this session's capture level (privacy default: metadata); permission prompts show what is asked.
+          </p>
         ) : null}
         {quiet ? (
           <button type="button" class="btn btn-quiet show-quiet" aria-pressed={showQuiet} onClick={() => setShowQuiet(!showQuiet)}>
@@ -103,7 +105,10 @@ export function Timeline({ s }: { s: SessionModel }) {
         <ol class="rows" data-rows={rows.length}>
           {shown.map((r) => {
             const outcome = r.kind === 'attention' ? attentionText(r.ev.id) : undefined;
-            const sig = `${r.ev.id}|${'end' in r ? (r.end?.id ?? '') : ''}|${'closedBy' in r ? (r.closedBy?.id ?? '') : ''}|${r.kind === 'tool' ? permSig(r) : ''}|${r.causeRow ?? ''}|${outcome?.text ?? ''}|${outcome?.tone ?? ''}`;
+            const sig =
+              `${r.ev.id}|${'end' in r ? (r.end?.id ?? '') : ''}|${'closedBy' in r ? (r.closedBy?.id ?? '') : ''}|` +
+              `${r.kind === 'tool' ? permSig(r) : ''}|${r.causeRow ?? ''}|${outcome?.text ?? ''}|` +
+              `${outcome?.tone ?? ''}`;
             return <TimelineRow key={r.id} sig={sig} r={r} outcome={outcome} causeLabel={r.causeRow ? labelOf.get(r.causeRow) : undefined} onJump={jump} />;
           })}
         </ol>
@@ -156,7 +161,8 @@ function rowView(r: Row, outcome: { text: string; tone: string; rule?: string } 
       const o = outcome;
       return (
         <p>
-          <strong>{d.kind === 'form' ? 'Question' : d.kind === 'permission' ? 'Permission' : 'Request'}</strong> {typeof d.prompt === 'string' ? d.prompt : r.ev.subject}
+          <strong>{d.kind === 'form' ? 'Question' : d.kind === 'permission' ? 'Permission' : 'Request'}</strong>{' '}
+          {typeof d.prompt === 'string' ? d.prompt : r.ev.subject}
           <span class={`row-outcome tone-${o?.tone ?? 'info'}`}>{o?.text || 'waiting for an answer'}</span>
           {o?.rule ? (
             <a class="rule-link" href={`#/rules/${encodeURIComponent(o.rule)}`} data-rule-link={o.rule}>
@@ -171,7 +177,11 @@ function rowView(r: Row, outcome: { text: string; tone: string; rule?: string } 
       return (
         <p>
           <strong>{who}</strong>
-          {typeof d.text === 'string' ? <span class="row-text message-text">{d.text}</span> : <span class="muted"> · {typeof d.chars === 'number' ? `${d.chars} characters` : 'a message'} (text not captured)</span>}
+          {typeof d.text === 'string' ? (
+            <span class="row-text message-text">{d.text}</span>
+          ) : (
+            <span class="muted"> · {typeof d.chars === 'number' ? `${d.chars} characters` : 'a message'} (text not captured)</span>
+          )}
         </p>
       );
     }

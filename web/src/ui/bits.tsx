@@ -3,10 +3,16 @@
 // durations in words (ages rounded as a person says them: "active 1 min
 // ago", never "1 min 0 s ago").
 import { formatDuration } from '../model/timeline.ts';
-import type { SessionState } from '../model/store.ts';
+import type { SessionState } from '../model/session-model.ts';
 
 export function AgentIcon({ agent, size = 'md' }: { agent: string; size?: 'sm' | 'md' }) {
-  const initials = (agent || '?').split(/[-_. ]+/).filter(Boolean).slice(0, 2).map((w) => w[0]!.toUpperCase()).join('') || '?';
+  const initials =
+    (agent || '?')
+      .split(/[-_. ]+/)
+      .filter(Boolean)
+      .slice(0, 2)
+      .map((w) => w[0]!.toUpperCase())
+      .join('') || '?';
   let h = 0;
   for (let i = 0; i < agent.length; i++) h = (h * 31 + agent.charCodeAt(i)) % 360;
   return (
