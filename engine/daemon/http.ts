@@ -19,6 +19,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { wellFormed } from '../io/well-formed.ts';
 import type { Daemon, HookReply } from './daemon.ts';
+import { readBody, type Body } from '../io/read-body.ts';
 
 export const DEFAULT_MAX_BODY = 8 * 1024 * 1024;
 /** Longest hook name taken from a path; longer is a malformed path (neutral bytes, coded). */
@@ -29,25 +30,6 @@ export interface HookRoutesOptions {
   /** Largest hook body, bytes (default 8 MiB). */
   maxBody?: number;
   say?: (line: string) => void;
-}
-
-type Body = { buf: Buffer } | { oversize: number };
-
-/** Read the whole body, keeping at most `limit` bytes; past it, drain (so the agent still reads our reply) and report the size. */
-function readBody(stream: Readable, limit: number): Promise<Body> {
-  return new Promise((resolve, reject) => {
-    let chunks: Buffer[] | null = [];
-    let size = 0;
-    stream.on('data', (c: Buffer) => {
-      size += c.length;
-      if (chunks && size <= limit) chunks.push(c);
-      else chunks = null;
-      // a sender streaming far past the limit is not an agent: stop reading
-      if (size > limit * 16 + 1024 * 1024) stream.destroy(new Error(`body exceeds ${limit * 16} bytes; connection dropped`));
-    });
-    stream.on('end', () => resolve(chunks ? { buf: Buffer.concat(chunks, size) } : { oversize: size }));
-    stream.on('error', reject);
-  });
 }
 
 export interface HookPath {
@@ -100,7 +82,7 @@ export function registerHookRoutes(app: FastifyInstance, o: HookRoutesOptions): 
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_req, payload, done) => {
-      readBody(payload as unknown as Readable, limit).then(
+      readBody(payload as unknown as Readable, limit, 16).then(
         (b) => done(null, b),
         (e) => done(e as Error),
       );

@@ -31,6 +31,7 @@ import { isLoopbackHost } from '../auth/guard.ts';
 import { can } from '../auth/principal.ts';
 import type { Daemon } from '../daemon/daemon.ts';
 import { logsResponse, OtlpBodyError, readLogsBody, type FlatLogRecord } from './otlp-logs.ts';
+import { readBody, type Body } from '../io/read-body.ts';
 
 export const OTLP_KIND = 'otlp-receiver';
 export const DEFAULT_OTLP_MAX_BODY = 8 * 1024 * 1024;
@@ -87,23 +88,6 @@ export function statusBody(contentType: string | undefined, status: number, mess
   if (/^\s*application\/json/i.test(contentType ?? '')) return { type: 'application/json', body: Buffer.from(JSON.stringify({ code, message })) };
   const msg = Buffer.from(message, 'utf8');
   return { type: 'application/x-protobuf', body: Buffer.from([0x08, ...varint(code), 0x12, ...varint(msg.length), ...msg]) };
-}
-
-type Body = { buf: Buffer } | { oversize: number };
-
-function readBody(stream: Readable, limit: number): Promise<Body> {
-  return new Promise((resolve, reject) => {
-    let chunks: Buffer[] | null = [];
-    let size = 0;
-    stream.on('data', (c: Buffer) => {
-      size += c.length;
-      if (chunks && size <= limit) chunks.push(c);
-      else chunks = null;
-      if (size > limit * 4 + 1024 * 1024) stream.destroy(new Error(`body exceeds ${limit * 4} bytes; connection dropped`));
-    });
-    stream.on('end', () => resolve(chunks ? { buf: Buffer.concat(chunks, size) } : { oversize: size }));
-    stream.on('error', reject);
-  });
 }
 
 const mediaType = (h: unknown): string =>
@@ -172,7 +156,7 @@ export function registerOtlpRoutes(app: FastifyInstance, o: OtlpRoutesOptions): 
     });
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_req, payload, done) => {
-      readBody(payload as unknown as Readable, limit).then(
+      readBody(payload as unknown as Readable, limit, 4).then(
         (b) => done(null, b),
         (e) => done(e as Error),
       );
