@@ -1,7 +1,7 @@
 // The inbox as an AEP consumer of its relay, on the relay's own bindings:
 //
-//   summary   SSE (AEP-0003 §3.3): session, run, attention, message and
-//             control events of every session, replay-all then live (what
+//   summary   SSE (AEP-0003 §3.3): session, run, attention, message,
+//             control and usage events of every session, replay-all then live (what
 //             the sessions list and the cards need: a few percent of the
 //             stream). Read with fetch as a byte stream: a replay of many
 //             events arrives in a few large chunks instead of one browser
@@ -30,7 +30,7 @@ import type { Store } from './store.ts';
 export type { ConnectionOptions, LinkStatus, RosterEntry, Scheduler } from './links.ts';
 export type { SseHandlers } from './sse-feed.ts';
 
-const SUMMARY_TYPES = ['session.*', 'run.*', 'attention.*', 'message.*', 'control.*', 'x.hookmap.answer.*'];
+const SUMMARY_TYPES = ['session.*', 'run.*', 'attention.*', 'message.*', 'control.*', 'x.hookmap.answer.*', 'x.hookmap.usage.reported'];
 const DEFAULT_ACK_WINDOW_MS = 10_000;
 /** A batch this large is a replay or a flood: the next render waits BULK_GAP_MS for more. */
 const BULK = 50;

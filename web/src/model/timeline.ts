@@ -7,6 +7,7 @@
 // session's ordered events in one pass. Views only: nothing here is written
 // back to the stream.
 import type { Ev } from './aep.ts';
+import { joinOtel, type OtelFacts } from './otel-join.ts';
 
 export interface ToolRow {
   kind: 'tool';
@@ -17,6 +18,8 @@ export interface ToolRow {
   permission?: { req: Ev; answered?: Ev; resolved?: Ev; timeout?: Ev };
   /** The run end or session end seen while the call had no terminal event. */
   closedBy?: Ev;
+  /** The OTel companion's records of this call (model/otel-join.ts). */
+  otel?: OtelFacts;
   causeRow?: string;
 }
 
@@ -129,6 +132,7 @@ export function buildTimeline(events: Ev[], foldedCommands: ReadonlySet<string> 
     }
   }
   closeOpen(rows, runEnds);
+  joinOtel(rows, rowOf);
   for (const r of rows) {
     const cause = r.ev.cause;
     if (!cause) continue;

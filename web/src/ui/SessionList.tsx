@@ -1,15 +1,18 @@
 // Every session the relay holds, newest activity first: agent, project
 // (model/label.ts; a short id and the start time tell one project's
 // sessions apart), state (waiting for you / running / idle / ended), how
-// long, last activity and what waits; filterable by agent and state.
+// long, last activity, tokens and cost (model/usage.ts) and what waits;
+// filterable by agent and state.
 import { Component } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { useSignal } from '@preact/signals';
 import type { SessionState } from '../model/session-model.ts';
 import { isWaiting } from '../model/attention.ts';
 import { longId, sessionLabel } from '../model/label.ts';
+import { usageLong, usageOf, type UsageSum } from '../model/usage.ts';
 import { AgentIcon, STATE_LABEL, StatePill, dayTime, roughly, sessionHref, span } from './bits.tsx';
 import { useApp } from './context.ts';
+import { UsageNote } from './ToolCall.tsx';
 
 const STATES: SessionState[] = ['waiting', 'running', 'idle', 'ended'];
 /** Rows rendered at first; more as the reader scrolls to the end (a list of hundreds costs what is on screen). */
@@ -89,6 +92,7 @@ export function SessionList({ current }: { current?: string }) {
               state={st}
               sub={sub}
               waiting={waiting}
+              usage={usageOf(s).total}
               current={current === s.id}
             />
           );
@@ -107,6 +111,8 @@ interface RowProps {
   state: SessionState;
   sub: string;
   waiting: number;
+  /** Tokens and cost (model/usage.ts). */
+  usage?: UsageSum;
   current: boolean;
 }
 
@@ -122,11 +128,12 @@ class SessionRow extends Component<RowProps> {
       p.state !== next.state ||
       p.sub !== next.sub ||
       p.waiting !== next.waiting ||
+      (p.usage && usageLong(p.usage)) !== (next.usage && usageLong(next.usage)) ||
       p.current !== next.current
     );
   }
 
-  render({ id, agent, project, from, state, sub, waiting, current }: RowProps) {
+  render({ id, agent, project, from, state, sub, waiting, usage, current }: RowProps) {
     return (
       <li>
         <a
@@ -153,6 +160,7 @@ class SessionRow extends Component<RowProps> {
             <span class="session-sub">
               <StatePill state={state} />
               <span class="muted">{sub}</span>
+              {usage ? <UsageNote u={usage} class="usage muted" /> : null}
             </span>
           </span>
           {waiting ? (

@@ -1,16 +1,19 @@
 // One session: who and where, its state, steer and stop where the session's
 // live emitter declares those verbs (the relay roster, AEP-0003 §4.1:
 // `control.cancel`, `x.<agent>.control.instruct`; hidden otherwise), the
-// requests waiting in it as cards, then its live timeline.
+// requests waiting in it as cards, its tokens and cost (model/usage.ts),
+// then its live timeline.
 import { useEffect, useState } from 'preact/hooks';
 import { commandText } from '../model/outcome.ts';
 import { isWaiting } from '../model/attention.ts';
 import type { CmdState, SessionModel } from '../model/session-model.ts';
 import { sessionLabel } from '../model/label.ts';
+import { usageOf } from '../model/usage.ts';
 import { AgentIcon, StatePill, ago, span, dayTime } from './bits.tsx';
 import { Card } from './Card.tsx';
 import { useApp, useCanControl } from './context.ts';
 import { Timeline } from './Timeline.tsx';
+import { UsageNote } from './ToolCall.tsx';
 
 export function SessionView({ id, wide }: { id: string; wide: boolean }) {
   const { store, conn } = useApp();
@@ -42,6 +45,7 @@ function SessionBody({ s, wide }: { s: SessionModel; wide: boolean }) {
   const now = store.clock.value;
   const st = store.stateOf(s, now);
   const label = sessionLabel(s);
+  const total = usageOf(s).total;
   const waiting = [...s.attention].map((x) => store.attn.get(x)!).filter((a) => a && isWaiting(a, now));
   const recent = store.recentlySettled(now).filter((a) => a.session === s.id);
   return (
@@ -71,6 +75,7 @@ function SessionBody({ s, wide }: { s: SessionModel; wide: boolean }) {
               {st === 'ended' && Number.isFinite(s.firstAt) ? ` · lasted ${span(s.lastAt - s.firstAt)}` : ''}
               {s.model ? ` · ${s.model}` : ''}
             </span>
+            {total ? <UsageNote u={total} class="usage muted" /> : null}
           </p>
         </div>
       </header>

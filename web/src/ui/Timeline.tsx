@@ -6,14 +6,15 @@
 // vendor extension rows that say nothing to a person are one click away.
 import { Component } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { Ev } from '../model/aep.ts';
-import { callOutcome, runStatus } from '../model/calls.ts';
+import { runStatus } from '../model/calls.ts';
 import { outcomeOf } from '../model/outcome.ts';
 import { ruleOf } from '../model/rules.ts';
 import type { SessionModel } from '../model/session-model.ts';
-import { buildTimeline, durationMs, formatDuration, toolDetail, type Row, type ToolRow } from '../model/timeline.ts';
+import { buildTimeline, durationMs, formatDuration, toolDetail, type Row } from '../model/timeline.ts';
+import { usageLong, usageOf, type UsageSum } from '../model/usage.ts';
 import { clockTime } from './bits.tsx';
 import { useApp } from './context.ts';
+import { permSig, ToolCall, UsageNote } from './ToolCall.tsx';
 
 const PAGE = 300;
 
@@ -41,6 +42,7 @@ export function Timeline({ s }: { s: SessionModel }) {
   const start = Math.max(0, rows.length - limit);
   const shown = rows.slice(start);
   const labelOf = useMemo(() => new Map(rows.map((r) => [r.id, rowLabel(r)])), [rows]);
+  const usage = useMemo(() => usageOf(s), [s, rev]);
 
   useLayoutEffect(() => {
     const el = box.current;
@@ -105,11 +107,13 @@ export function Timeline({ s }: { s: SessionModel }) {
         <ol class="rows" data-rows={rows.length}>
           {shown.map((r) => {
             const outcome = r.kind === 'attention' ? attentionText(r.ev.id) : undefined;
+            const u = (r.kind === 'run' || r.kind === 'run-end') && r.ev.run ? usage.runs.get(r.ev.run) : undefined;
             const sig =
               `${r.ev.id}|${'end' in r ? (r.end?.id ?? '') : ''}|${'closedBy' in r ? (r.closedBy?.id ?? '') : ''}|` +
               `${r.kind === 'tool' ? permSig(r) : ''}|${r.causeRow ?? ''}|${outcome?.text ?? ''}|` +
-              `${outcome?.tone ?? ''}`;
-            return <TimelineRow key={r.id} sig={sig} r={r} outcome={outcome} causeLabel={r.causeRow ? labelOf.get(r.causeRow) : undefined} onJump={jump} />;
+              `${outcome?.tone ?? ''}|${u ? usageLong(u) : ''}`;
+            const causeLabel = r.causeRow ? labelOf.get(r.causeRow) : undefined;
+            return <TimelineRow key={r.id} sig={sig} r={r} outcome={outcome} usage={u} causeLabel={causeLabel} onJump={jump} />;
           })}
         </ol>
       </div>
@@ -207,6 +211,8 @@ interface RowProps {
   sig: string;
   r: Row;
   outcome?: { text: string; tone: string; rule?: string };
+  /** A run's tokens and cost. */
+  usage?: UsageSum;
   causeLabel?: string;
   onJump: (rowId: string) => void;
 }
@@ -217,7 +223,7 @@ class TimelineRow extends Component<RowProps> {
     return next.sig !== this.props.sig || next.causeLabel !== this.props.causeLabel;
   }
 
-  render({ r, outcome, causeLabel, onJump }: RowProps) {
+  render({ r, outcome, usage, causeLabel, onJump }: RowProps) {
     return (
       <li id={`row-${r.id}`} tabIndex={-1} class={`row row-${r.kind}`} data-type={r.ev.type} data-seq={`${r.ev.epoch ?? 0}:${r.ev.seq ?? ''}`}>
         <time class="row-time" dateTime={r.ev.time}>
@@ -225,6 +231,7 @@ class TimelineRow extends Component<RowProps> {
         </time>
         <div class="row-body">
           {rowView(r, outcome)}
+          {usage ? <UsageNote u={usage} class="usage row-usage" /> : null}
           {r.causeRow ? (
             <button type="button" class="cause-link" onClick={() => onJump(r.causeRow!)}>
               ↳ after {causeLabel ?? 'an earlier event'}
@@ -234,27 +241,6 @@ class TimelineRow extends Component<RowProps> {
       </li>
     );
   }
-}
-
-function permSig(r: ToolRow): string {
-  const p = r.permission;
-  return p ? `${p.req.id}:${p.answered?.id ?? ''}:${p.timeout?.id ?? ''}:${p.resolved?.id ?? ''}` : '';
-}
-
-function ToolCall({ r }: { r: ToolRow }) {
-  const req: Ev | undefined = r.ev.type === 'tool.requested' ? r.ev : undefined;
-  const end = req ? r.end : r.ev;
-  const name = r.ev.data?.tool?.name ?? r.ev.subject ?? 'tool';
-  const detail = req ? toolDetail(req) : undefined;
-  const o = callOutcome(r);
-  return (
-    <p>
-      <strong>{name}</strong> <span class={`pill pill-tool-${o.status.replace(' ', '-')}`}>{o.status}</span>
-      {end ? <span class="muted"> · {formatDuration(durationMs(req, end))}</span> : null}
-      {detail ? <code class="row-text tool-detail">{detail}</code> : null}
-      {o.text ? <span class="row-text muted tool-outcome">{o.text}</span> : null}
-    </p>
-  );
 }
 
 function rowLabel(r: Row): string {

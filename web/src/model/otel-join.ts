@@ -1,0 +1,73 @@
+// The OTel companion channel on the hook channel's tool rows (issue 30):
+// Codex's OpenTelemetry logs (vendors/codex-otel.yaml, companion mode) say
+// what its hooks cannot (a command's exit code, the call's duration, a
+// config deny) as x.codex.otel.tool_result / tool_decision, in the same
+// session but from another emitter. A record joins the tool row whose
+// data.tool.call_id is the same call id, in the same session, from another
+// source; nothing else is matched (no name or time guess), a call id held by
+// two rows joins neither, and a record with no row stays its own row. Pure.
+import type { Ev } from './aep.ts';
+import type { Row, ToolRow } from './timeline.ts';
+
+export const OTEL_RESULT = 'x.codex.otel.tool_result';
+export const OTEL_DECISION = 'x.codex.otel.tool_decision';
+
+export interface OtelFacts {
+  result?: Ev;
+  decision?: Ev;
+}
+
+const rawCall = (ev: Ev): string | undefined => {
+  const c = ev.data?.tool?.call_id;
+  return typeof c === 'string' && c ? c : undefined;
+};
+
+/** Folds the OTel records that match a tool row into it (rows edited in place; rowOf points them at the row). */
+export function joinOtel(rows: Row[], rowOf: Map<string, string>): void {
+  const byCall = new Map<string, ToolRow | null>(); // null: two rows hold that id
+  for (const r of rows) {
+    if (r.kind !== 'tool') continue;
+    const c = rawCall(r.ev);
+    if (!c) continue;
+    const key = `${r.ev.session ?? ''}\u0000${c}`;
+    byCall.set(key, byCall.has(key) ? null : r);
+  }
+  const keep: Row[] = [];
+  for (const r of rows) {
+    const t = r.ev.type;
+    const c = (t === OTEL_RESULT || t === OTEL_DECISION) && r.kind === 'event' ? rawCall(r.ev) : undefined;
+    const tool = c ? byCall.get(`${r.ev.session ?? ''}\u0000${c}`) : undefined;
+    if (!tool || tool.ev.source === r.ev.source) {
+      keep.push(r);
+      continue;
+    }
+    tool.otel ??= {};
+    if (t === OTEL_RESULT) tool.otel.result ??= r.ev;
+    else tool.otel.decision ??= r.ev;
+    rowOf.set(r.ev.id, tool.id);
+  }
+  rows.splice(0, rows.length, ...keep);
+}
+
+/** A duration as the OTel record gives it, to a tenth of a second: "244 ms", "1.2 s", "42 s". */
+function otelDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.round(ms / 1000)} s`;
+}
+
+/** What the OTel records add to a tool row, as text: "exit 2 · 1.2 s (OTel)", "denied by config (OTel)". */
+export function otelText(f: OtelFacts | undefined): string[] {
+  const out: string[] = [];
+  const d = f?.decision?.data;
+  if (d && typeof d.decision === 'string') out.push(`${d.decision}${typeof d.source === 'string' && d.source ? ` by ${d.source}` : ''} (OTel)`);
+  const r = f?.result?.data;
+  if (r) {
+    const bits: string[] = [];
+    if (typeof r.exit_code === 'number') bits.push(`exit ${r.exit_code}`);
+    else if (r.success === false) bits.push('unsuccessful');
+    if (typeof r.duration_ms === 'number') bits.push(otelDuration(r.duration_ms));
+    if (bits.length) out.push(`${bits.join(' · ')} (OTel)`);
+  }
+  return out;
+}
