@@ -17,11 +17,14 @@ describe("the README's agent tables", () => {
 
   it('a new descriptor without its rows fails, naming each table it is missing from', () => {
     const newcomer = { ...all.find((d) => d.vendor === 'codex')!, vendor: 'newcomer', name: 'Newcomer CLI', file: 'vendors/newcomer.yaml' } as Descriptor;
+    // each names the table's line, so an author finds it without a search
+    const at = (header: string) => `README.md:${readme.split('\n').findIndex((l) => l.startsWith(header)) + 1}`;
     expect(readmeAgentProblems(readme, [...all, newcomer])).toEqual([
-      'README.md: the table `| agent | surface | wire it | notes |` has no row for Newcomer CLI (vendors/newcomer.yaml): add one',
-      'README.md: the table `| agent | upstream pins reproduced | posture |` has no row for Newcomer CLI (vendors/newcomer.yaml): add one',
-      'README.md: the table `| agent | `--mcp` writes (user / `--project`) |` has no row for Newcomer CLI (vendors/newcomer.yaml): add one',
+      `${at('| agent | surface | wire it | notes |')}: the table \`| agent | surface | wire it | notes |\` has no row for Newcomer CLI (vendors/newcomer.yaml): add one like its neighbours'`,
+      `${at('| agent | upstream pins reproduced | posture |')}: the table \`| agent | upstream pins reproduced | posture |\` has no row for Newcomer CLI (vendors/newcomer.yaml): add one like its neighbours'`,
+      `${at('| agent | `--mcp` writes')}: the table \`| agent | \`--mcp\` writes (user / \`--project\`) |\` has no row for Newcomer CLI (vendors/newcomer.yaml): add one like its neighbours'`,
     ]);
+    expect(at('| agent | surface | wire it | notes |')).not.toBe('README.md:0');
   });
 
   it('a removed row and a row for an agent vendors/ does not have both fail', () => {
@@ -29,9 +32,10 @@ describe("the README's agent tables", () => {
       .replace(/^\| Cline \| 14\/14 \| control \|\n/m, '')
       .replace(/^\| Codex CLI \| 11\/11 \| control \|\n/m, '$&| Nobody | 1/1 | control |\n');
     expect(edited).not.toBe(readme);
+    const line = edited.split('\n').findIndex((l) => l.startsWith('| agent | upstream pins reproduced | posture |')) + 1;
     expect(readmeAgentProblems(edited, all)).toEqual([
-      'README.md: the table `| agent | upstream pins reproduced | posture |` has no row for Cline (vendors/cline.yaml): add one',
-      'README.md: the table `| agent | upstream pins reproduced | posture |` has a row for "Nobody", which no descriptor in vendors/ is',
+      `README.md:${line}: the table \`| agent | upstream pins reproduced | posture |\` has no row for Cline (vendors/cline.yaml): add one like its neighbours'`,
+      `README.md:${line}: the table \`| agent | upstream pins reproduced | posture |\` has a row for "Nobody", which no descriptor in vendors/ is`,
     ]);
   });
 });
