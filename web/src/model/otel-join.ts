@@ -1,16 +1,18 @@
-// The OTel companion channel on the hook channel's tool rows (issue 30):
-// Codex's OpenTelemetry logs (vendors/codex-otel.yaml, companion mode) say
-// what its hooks cannot (a command's exit code, the call's duration, a
-// config deny) as x.codex.otel.tool_result / tool_decision, in the same
-// session but from another emitter. A record joins the tool row whose
+// The OTel companion channel on the hook channel's tool rows (issue 30): an
+// agent's own OpenTelemetry logs (an `otlp-receiver` descriptor in
+// companion mode) say what its hooks cannot (a command's exit code, the
+// call's duration, a config deny) as x.<agent>.otel.tool_result /
+// tool_decision, in the same session but from another emitter (the inbox
+// names no agent: any channel of that family joins). A record joins the tool row whose
 // data.tool.call_id is the same call id, in the same session, from another
 // source; nothing else is matched (no name or time guess), a call id held by
 // two rows joins neither, and a record with no row stays its own row. Pure.
 import type { Ev } from './aep.ts';
 import type { Row, ToolRow } from './timeline.ts';
 
-export const OTEL_RESULT = 'x.codex.otel.tool_result';
-export const OTEL_DECISION = 'x.codex.otel.tool_decision';
+/** `x.<agent>.otel.tool_result` (the call's outcome) and `x.<agent>.otel.tool_decision` (who decided it). */
+const OTEL_RESULT = /^x\.[a-z0-9-]+\.otel\.tool_result$/;
+const OTEL_DECISION = /^x\.[a-z0-9-]+\.otel\.tool_decision$/;
 
 export interface OtelFacts {
   result?: Ev;
@@ -35,14 +37,14 @@ export function joinOtel(rows: Row[], rowOf: Map<string, string>): void {
   const keep: Row[] = [];
   for (const r of rows) {
     const t = r.ev.type;
-    const c = (t === OTEL_RESULT || t === OTEL_DECISION) && r.kind === 'event' ? rawCall(r.ev) : undefined;
+    const c = (OTEL_RESULT.test(t) || OTEL_DECISION.test(t)) && r.kind === 'event' ? rawCall(r.ev) : undefined;
     const tool = c ? byCall.get(`${r.ev.session ?? ''}\u0000${c}`) : undefined;
     if (!tool || tool.ev.source === r.ev.source) {
       keep.push(r);
       continue;
     }
     tool.otel ??= {};
-    if (t === OTEL_RESULT) tool.otel.result ??= r.ev;
+    if (OTEL_RESULT.test(t)) tool.otel.result ??= r.ev;
     else tool.otel.decision ??= r.ev;
     rowOf.set(r.ev.id, tool.id);
   }

@@ -27,7 +27,7 @@ export function ToolCall({ r }: { r: ToolRow }) {
       {detail ? <code class="row-text tool-detail">{detail}</code> : null}
       {o.text ? <span class="row-text muted tool-outcome">{o.text}</span> : null}
       {otel.length ? (
-        <span class="row-text muted tool-otel" data-otel title="From Codex's OpenTelemetry logs, joined by the call id">
+        <span class="row-text muted tool-otel" data-otel title="From the agent's OpenTelemetry logs, joined by the call id">
           {otel.join(' · ')}
         </span>
       ) : null}
