@@ -60,5 +60,11 @@ describe('history routes', () => {
     expect(found.hits[0].events[0]).toMatchObject({ type: 'tool.requested', subject: 'Bash' });
     expect(found.hits[0].events[0]).not.toHaveProperty('event');
     expect((await get('/history/sessions?since=notadate')).status).toBe(400);
+    // hostile input: no token, another origin, a foreign Host, full-text syntax in the query
+    expect((await fetch(`${up.url}/history/sessions`)).status).toBe(401);
+    const origin = await fetch(`${up.url}/history/sessions`, { headers: { authorization: `Bearer ${TOKEN}`, origin: 'http://evil.example' } });
+    expect(origin.status).toBe(403);
+    for (const q of ['"', 'NEAR(bash', 'bash OR', '*', 'a"b\'c;--'])
+      expect([200, 400], q).toContain((await get(`/history/search?q=${encodeURIComponent(q)}`)).status);
   });
 });
