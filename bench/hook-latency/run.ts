@@ -19,6 +19,7 @@ import { loadVendor } from '../../engine/descriptor/registry.ts';
 import { writeShims } from '../../engine/shim/generate.ts';
 import { boundFor } from '../../engine/shim/plan.mjs';
 import { planFor } from '../../engine/shim/generate.ts';
+import { resolveTarget } from '../../engine/cli/config.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/hookmap.mjs', import.meta.url));
 const args = process.argv.slice(2);
@@ -97,8 +98,8 @@ const f1 = (x: number) => x.toFixed(1);
 
 async function main() {
   const d = loadVendor('codex');
-  const { sh } = writeShims(d, env);
-  const plan = planFor(d, env);
+  const { sh } = writeShims(d, resolveTarget(env));
+  const plan = planFor(d, resolveTarget(env));
   const staticUrl = await startServer(process.execPath, ['-e', SERVER('up')]);
   let daemonUrl: string;
   let daemonKind: string;

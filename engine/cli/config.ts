@@ -6,6 +6,7 @@ import type { TokenSources } from '../auth/discover.ts';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import type { RuntimeConfig } from '../config/schema.ts';
+import type { Target } from '../io/target.ts';
 
 export class ConfigError extends Error {}
 
@@ -108,4 +109,35 @@ export function agentOptionOverrides(cfg: RuntimeConfig, names: Record<string, s
 /** Where a client's token may come from, as the environment says (engine/auth/discover.ts takes the values). */
 export function tokenSources(env: NodeJS.ProcessEnv): TokenSources {
   return { envTokenFile: blank(env.HOOKMAP_TOKEN_FILE), envToken: blank(env.HOOKMAP_TOKEN), home: blank(env.HOOKMAP_HOME) ?? join(homedir(), '.hookmap') };
+}
+
+/**
+ * The machine setup and doctor act on, from the environment they target (process.env at the edge; a test
+ * passes its own): the user's home from its HOME, hookmap's home and address from its HOOKMAP_HOME and
+ * HOOKMAP_URL, and its other variables for the config paths descriptors name.
+ */
+export function resolveTarget(env: NodeJS.ProcessEnv): Target {
+  const userHome = blank(env.HOME) ?? homedir();
+  const named = { home: blank(env.HOOKMAP_HOME), url: blank(env.HOOKMAP_URL)?.replace(/\/+$/, '') };
+  const vars = Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('HOOKMAP_')));
+  return { userHome, vars, home: named.home ?? join(userHome, '.hookmap'), url: named.url ?? DEFAULT_URL, named };
+}
+
+/** Settings a service must not hold in a file others may read (a token, a password) or that are the shims' own. */
+const NOT_CARRIED = new Set([
+  'HOOKMAP_TOKEN',
+  'HOOKMAP_BACKPLANE_PASSWORD',
+  'HOOKMAP_BACKPLANE_TOKEN',
+  'HOOKMAP_AUTOSTART',
+  'HOOKMAP_URL',
+  'HOOKMAP_SHIM_TIMEOUT_MS',
+]);
+
+/** The HOOKMAP_* variables of an environment `hookmap service install` keeps in the unit (engine/service/units.ts), with HOOKMAP_HOME resolved. */
+export function carriedEnv(env: NodeJS.ProcessEnv, home: string): Record<string, string> {
+  const out: Record<string, string> = { HOOKMAP_HOME: home };
+  for (const [k, v] of Object.entries(env).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (/^HOOKMAP_[A-Z0-9_]+$/.test(k) && v !== undefined && v !== '' && !NOT_CARRIED.has(k) && k !== 'HOOKMAP_HOME') out[k] = v;
+  }
+  return out;
 }

@@ -4,9 +4,9 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { listVendors, loadVendor } from '../descriptor/registry.ts';
 import type { Descriptor } from '../descriptor/types.ts';
+import type { Target } from '../io/target.ts';
 import { FORMATS } from '../setup/formats/index.ts';
 import { setupSpec } from '../setup/spec.ts';
-import { hookmapHome } from '../shim/plan.mjs';
 import { backplaneFindings, checkHealth } from './daemon.ts';
 import { checkDeadLetters } from './dead-letter.ts';
 import { checkLogs } from './logs.ts';
@@ -19,7 +19,8 @@ import { checkAutostart } from './autostart.ts';
 import { readWirings, type Wiring } from '../setup/wirings.ts';
 
 export interface DoctorOptions {
-  env: NodeJS.ProcessEnv;
+  /** The machine it inspects (engine/io/target.ts): the user's home, hookmap's home and the address shims point at. */
+  target: Target;
   dir: string;
   url: string;
   agents?: string[];
@@ -67,7 +68,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
   const skipped: string[] = [];
   const wirings = new Map<string, AgentWiring>();
   const descriptors = new Map<string, Descriptor>();
-  const recorded = readWirings(hookmapHome(o.env));
+  const recorded = readWirings(o.target.home);
   for (const agent of o.agents ?? listVendors()) {
     let d: Descriptor;
     try {
@@ -86,10 +87,10 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
       skipped.push(agent);
       continue;
     }
-    const w = inspectAgent(d, o.env, o.dir, recorded);
+    const w = inspectAgent(d, o.target, o.dir, recorded);
     wirings.set(agent, w);
     descriptors.set(agent, d);
-    findings.push(...w.findings, ...inspectMcp(d, o.env, o.dir, w.wired ? (w.setupCommand ?? `hookmap setup ${agent}`) : undefined));
+    findings.push(...w.findings, ...inspectMcp(d, o.target, o.dir, w.wired ? (w.setupCommand ?? `hookmap setup ${agent}`) : undefined));
     if (w.wired) wired.push(agent);
     usesSh ||= w.usesShShim;
   }
@@ -146,11 +147,11 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
       );
     }
   }
-  findings.push(...checkFailedOpen(hookmapHome(o.env)));
-  findings.push(...checkPush(hookmapHome(o.env), o.url));
-  findings.push(...checkAutostart(hookmapHome(o.env), o.version ?? ''));
-  findings.push(...checkLogs(join(hookmapHome(o.env), 'logs')));
-  findings.push(...checkDeadLetters(join(hookmapHome(o.env), 'logs')));
+  findings.push(...checkFailedOpen(o.target.home));
+  findings.push(...checkPush(o.target.home, o.url));
+  findings.push(...checkAutostart(o.target.home, o.version ?? ''));
+  findings.push(...checkLogs(join(o.target.home, 'logs')));
+  findings.push(...checkDeadLetters(join(o.target.home, 'logs')));
   const problems = findings.filter((f) => f.status === 'problem').length;
   const warnings = findings.filter((f) => f.status === 'warn').length;
   return { healthy: problems === 0, problems, warnings, wired, findings };
@@ -172,7 +173,7 @@ function deferHazards(o: DoctorOptions, wirings: Map<string, AgentWiring>, descr
         try {
           const od = loadVendor(rule.to);
           if (!setupSpec(od)) continue;
-          other = inspectAgent(od, o.env, o.dir, recorded);
+          other = inspectAgent(od, o.target, o.dir, recorded);
         } catch {
           continue;
         }

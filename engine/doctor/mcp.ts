@@ -6,8 +6,8 @@
 // command gone (problem: the agent cannot start the server), a server of
 // hookmap's name that is not hookmap's (warn), or not registered while the
 // hooks are wired (info: the model cannot ask a human through hookmap).
+import type { Target } from '../io/target.ts';
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { isAbsolute } from 'node:path';
 import type { Descriptor } from '../descriptor/types.ts';
 import { formatOptions, launcherArgv } from '../setup/apply.ts';
@@ -15,14 +15,10 @@ import { expandPath } from '../setup/expand.ts';
 import { mcpArgv, mcpEntry, mcpFormat, registeredArgv } from '../setup/mcp.ts';
 import { setupSpec, type Scope } from '../setup/spec.ts';
 import type { Finding } from './types.ts';
-
-const tilde = (p: string, env: NodeJS.ProcessEnv) => {
-  const home = env.HOME || homedir();
-  return p.startsWith(`${home}/`) ? `~${p.slice(home.length)}` : p;
-};
+import { tilde } from './wiring-surfaces.ts';
 
 /** `setupCommand`: the hooks' own setup command where they are wired (engine/doctor/wiring.ts), else undefined. */
-export function inspectMcp(d: Descriptor, env: NodeJS.ProcessEnv, dir: string, setupCommand: string | undefined): Finding[] {
+export function inspectMcp(d: Descriptor, target: Target, dir: string, setupCommand: string | undefined): Finding[] {
   const hooksWired = setupCommand !== undefined;
   const agent = d.vendor;
   const spec = setupSpec(d);
@@ -31,15 +27,15 @@ export function inspectMcp(d: Descriptor, env: NodeJS.ProcessEnv, dir: string, s
   const out: Finding[] = [];
   const add = (f: Omit<Finding, 'area' | 'subject'>) => out.push({ area: 'agent', subject: agent, ...f });
   const opts = formatOptions(d, spec);
-  const format = mcpFormat(d, m, mcpEntry(m, mcpArgv(agent, launcherArgv(env), env), env));
+  const format = mcpFormat(d, m, mcpEntry(m, mcpArgv(agent, launcherArgv(target), target), target));
   const none = () => false;
   const registered: Scope[] = [];
   for (const scope of ['user', 'project'] as Scope[]) {
     const template = m.scopes[scope];
     if (!template) continue;
-    const path = expandPath(template, env, scope === 'project' ? dir : env.HOME || homedir());
+    const path = expandPath(template, target, scope === 'project' ? dir : target.userHome);
     if (!existsSync(path)) continue;
-    const where = `${scope} ${tilde(path, env)}`;
+    const where = `${scope} ${tilde(path, target)}`;
     const fix = `hookmap setup ${agent} --mcp${scope === 'project' ? ' --project' : ' --user'}`;
     let text: string;
     try {
@@ -62,7 +58,7 @@ export function inspectMcp(d: Descriptor, env: NodeJS.ProcessEnv, dir: string, s
       add({
         status: 'problem',
         message:
-          `${where}: the MCP server "${m.name}" runs ${gone.map((g) => tilde(g, env)).join(' and ')}, ` +
+          `${where}: the MCP server "${m.name}" runs ${gone.map((g) => tilde(g, target)).join(' and ')}, ` +
           `which does not exist: the agent cannot start it (ask_human fails)`,
         fix,
       });
@@ -75,14 +71,14 @@ export function inspectMcp(d: Descriptor, env: NodeJS.ProcessEnv, dir: string, s
       current = false;
     }
     if (current) add({ status: 'ok', message: `${where}: MCP server "${m.name}" registered (ask_human, emit_event)` });
-    else if (launcher.length && !launcher.includes(launcherArgv(env)[0]) && launcher.some((a) => /(^|\/)hookmap\.mjs$/.test(a))) {
+    else if (launcher.length && !launcher.includes(launcherArgv(target)[0]) && launcher.some((a) => /(^|\/)hookmap\.mjs$/.test(a))) {
       // an older setup named the checkout or package itself: an upgrade, a move or a removed clone breaks it
       add({
         status: 'warn',
         message:
-          `${where}: MCP server "${m.name}" runs ${launcher.map((a) => tilde(a, env)).join(' ')} ` +
+          `${where}: MCP server "${m.name}" runs ${launcher.map((a) => tilde(a, target)).join(' ')} ` +
           `directly (a path into a checkout or package, which an upgrade or a move breaks); setup now ` +
-          `registers the launcher ${tilde(launcherArgv(env)[0], env)}`,
+          `registers the launcher ${tilde(launcherArgv(target)[0], target)}`,
         fix,
       });
     } else

@@ -1,8 +1,8 @@
 // Wiring checks of the surfaces beyond a hook config (engine/doctor/wiring.ts runs them): the stdio
 // tee an editor starts, a launcher that points into a checkout, and a generated plugin file.
 
+import type { Target } from '../io/target.ts';
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import type { Descriptor } from '../descriptor/types.ts';
 import { launcherArgv, stampedPlugin } from '../setup/apply.ts';
 import { descriptorFile } from '../shim/generate.ts';
@@ -16,8 +16,8 @@ import type { Finding } from './types.ts';
 import type { AgentWiring } from './wiring.ts';
 
 /** A path under the home as ~/... (what a fix hint shows). */
-export const tilde = (p: string, env: NodeJS.ProcessEnv) => {
-  const home = env.HOME || homedir();
+export const tilde = (p: string, target: Target) => {
+  const home = target.userHome;
   return p.startsWith(`${home}/`) ? `~${p.slice(home.length)}` : p;
 };
 
@@ -30,7 +30,7 @@ export function inspectTee(
   scope: Scope,
   path: string,
   fix: string,
-  env: NodeJS.ProcessEnv,
+  target: Target,
 ): void {
   if (!mine.length) {
     add({ status: 'info', message: `${where}: config present, no agent entry runs hookmap tee`, fix: `${fix} --wrap "<agent command>"` });
@@ -43,7 +43,7 @@ export function inspectTee(
     message: `${where}: ${mine.length} agent entr${mine.length === 1 ? 'y runs' : 'ies run'} behind hookmap tee: ${mine.map((e) => e.hook).join(', ')}`,
   });
   for (const e of mine) {
-    const p = launcherProblem(e.handler, 'tee', env);
+    const p = launcherProblem(e.handler, 'tee', target);
     if (p) add({ ...p, message: `${where}: "${e.hook}" ${p.message}`, fix: `${fix} --wrap "<agent command>"` });
   }
 }
@@ -54,7 +54,7 @@ export function inspectTee(
  * upgrades and moves); anything else is a path into a checkout or package
  * an older setup named (warn), or gone (problem: every firing fails).
  */
-export function launcherProblem(h: Handler, verb: 'hook' | 'tee', env: NodeJS.ProcessEnv): { status: 'warn' | 'problem'; message: string } | undefined {
+export function launcherProblem(h: Handler, verb: 'hook' | 'tee', target: Target): { status: 'warn' | 'problem'; message: string } | undefined {
   const argv =
     Array.isArray(h.args) && typeof h.command === 'string'
       ? [h.command, ...h.args.map(String)]
@@ -64,13 +64,13 @@ export function launcherProblem(h: Handler, verb: 'hook' | 'tee', env: NodeJS.Pr
   const i = argv?.indexOf(verb) ?? -1;
   if (!argv || i < 1) return undefined;
   const words = argv.slice(0, i);
-  const stable = launcherArgv(env)[0];
+  const stable = launcherArgv(target)[0];
   const gone = words.filter((w) => w.startsWith('/') && !existsSync(w));
   if (gone.length)
     return {
       status: 'problem',
       message:
-        `runs ${gone.map((g) => tilde(g, env)).join(' and ')}, which does not exist: ` +
+        `runs ${gone.map((g) => tilde(g, target)).join(' and ')}, which does not exist: ` +
         `${verb === 'hook' ? "the agent's hook fails on every firing" : 'the editor cannot start that agent'}`,
     };
   if (words.length === 1 && words[0] === stable) return undefined;
@@ -78,8 +78,8 @@ export function launcherProblem(h: Handler, verb: 'hook' | 'tee', env: NodeJS.Pr
   return {
     status: 'warn',
     message:
-      `runs ${words.map((w) => tilde(w, env)).join(' ')} (a path into a checkout or package, ` +
-      `which an upgrade or a move breaks); setup now writes the launcher ${tilde(stable, env)}`,
+      `runs ${words.map((w) => tilde(w, target)).join(' ')} (a path into a checkout or package, ` +
+      `which an upgrade or a move breaks); setup now writes the launcher ${tilde(stable, target)}`,
   };
 }
 
@@ -89,7 +89,7 @@ export function inspectPlugin(
   scope: Scope,
   path: string,
   where: string,
-  env: NodeJS.ProcessEnv,
+  target: Target,
   add: (f: Omit<Finding, 'area' | 'subject'>) => void,
   out: AgentWiring,
   wiredIn: Map<string, Scope[]>,
@@ -123,5 +123,5 @@ export function inspectPlugin(
     return;
   }
   add({ status: 'ok', message: `${where}: plugin installed (descriptor ${want.slice(0, 12)})` });
-  void env;
+  void target;
 }

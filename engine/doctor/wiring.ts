@@ -3,6 +3,7 @@
 // write today: missing or extra hooks, duplicates (in one file or across
 // scopes: each firing would reach the daemon twice), other products' hooks
 // on the same events, shims that vanished or came from an older descriptor.
+import type { Target } from '../io/target.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Descriptor } from '../descriptor/types.ts';
@@ -14,7 +15,7 @@ import { checkRequirements } from '../setup/requirements.ts';
 import { setupSpec, type Scope } from '../setup/spec.ts';
 import type { Wiring } from '../setup/wirings.ts';
 import { currentShShim, planFor } from '../shim/generate.ts';
-import { baseUrl, SHIM_VERSION } from '../shim/plan.mjs';
+import { SHIM_VERSION } from '../shim/plan.mjs';
 import { stampLine, WRITTEN_BY } from '../shim/sh.ts';
 import { hookmapVersion } from '../io/version.ts';
 import type { Finding } from './types.ts';
@@ -49,7 +50,7 @@ const describe = (h: Handler, fields: readonly string[]) => String(commandOf(h, 
  * (engine/setup/wirings.ts): their project folders are checked too, from
  * wherever doctor runs, and a recorded config that vanished is said.
  */
-export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string, recorded: Wiring[] = []): AgentWiring {
+export function inspectAgent(d: Descriptor, target: Target, dir: string, recorded: Wiring[] = []): AgentWiring {
   const agent = d.vendor;
   const out: AgentWiring = { agent, wired: false, usesShShim: false, findings: [], wiredAt: [] };
   const add = (f: Omit<Finding, 'area' | 'subject'>) => out.findings.push({ area: 'agent', subject: agent, ...f });
@@ -58,24 +59,24 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string,
   const opts = formatOptions(d, spec);
   const owned = format.kind === 'text' && !!format.owned;
   const setupCmdAt = (scope: Scope, at = dir) =>
-    `hookmap setup ${agent}${scope === 'project' ? ` --project${resolve(at) === resolve(dir) ? '' : ` --dir ${shellWord(tilde(at, env))}`}` : ' --user'}`;
+    `hookmap setup ${agent}${scope === 'project' ? ` --project${resolve(at) === resolve(dir) ? '' : ` --dir ${shellWord(tilde(at, target))}`}` : ' --user'}`;
   const fields = spec.handler.recognize;
   const ours = hookmapMatcher(agent, fields);
   const wanted = [...d.hooks.values()].filter((h) => h.register).map((h) => h.name);
   const wiredIn = new Map<string, Scope[]>();
-  const expectedStamp = stampLine(planFor(d, env));
-  const base = baseUrl(env);
+  const expectedStamp = stampLine(planFor(d, target));
+  const base = target.url;
   const targets: { scope: Scope; dir: string; path: string; recorded?: Wiring }[] = [];
   const seen = new Set<string>();
-  const target = (scope: Scope, at: string, rec?: Wiring) => {
-    const path = configPathFor(d, scope, at, env);
+  const consider = (scope: Scope, at: string, rec?: Wiring) => {
+    const path = configPathFor(d, scope, at, target);
     if (!path || seen.has(resolve(path))) return;
     seen.add(resolve(path));
     targets.push({ scope, dir: at, path, recorded: rec });
   };
-  target('user', dir);
-  target('project', dir);
-  for (const w of recorded) if (w.agent === agent) target(w.scope, w.scope === 'project' && w.dir ? w.dir : dir, w);
+  consider('user', dir);
+  consider('project', dir);
+  for (const w of recorded) if (w.agent === agent) consider(w.scope, w.scope === 'project' && w.dir ? w.dir : dir, w);
   for (const t of targets) {
     const { scope, path } = t;
     const setupCmd = (s: Scope) => setupCmdAt(s, t.dir);
@@ -83,14 +84,14 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string,
       if (t.recorded)
         add({
           status: 'warn',
-          message: `${scope} ${tilde(path, env)}: \`hookmap setup\` wired it on ${t.recorded.at.slice(0, 10)}; the file is gone now`,
+          message: `${scope} ${tilde(path, target)}: \`hookmap setup\` wired it on ${t.recorded.at.slice(0, 10)}; the file is gone now`,
           fix: setupCmd(scope),
         });
       continue;
     }
-    const where = `${scope} ${tilde(path, env)}`;
+    const where = `${scope} ${tilde(path, target)}`;
     if (owned) {
-      inspectPlugin(d, scope, path, where, env, add, out, wiredIn, setupCmd(scope));
+      inspectPlugin(d, scope, path, where, target, add, out, wiredIn, setupCmd(scope));
       continue;
     }
     let entries: Entry[];
@@ -102,7 +103,7 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string,
     }
     const mine = entries.filter((e) => ours(e.handler));
     if (d.surface.kind === 'stdio-tee') {
-      inspectTee(mine, where, add, out, scope, path, setupCmd(scope), env);
+      inspectTee(mine, where, add, out, scope, path, setupCmd(scope), target);
       continue;
     }
     if (!mine.length) {
@@ -152,14 +153,14 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string,
       const shim = cmd === undefined ? undefined : shimPathOf(cmd);
       if (shim) shims.add(shim);
     }
-    const nodeShim = mine.map((e) => launcherProblem(e.handler, 'hook', env)).find(Boolean);
+    const nodeShim = mine.map((e) => launcherProblem(e.handler, 'hook', target)).find(Boolean);
     if (nodeShim) add({ ...nodeShim, message: `${where}: the Node shim ${nodeShim.message}`, fix: `${setupCmd(scope)} --shim node` });
     for (const shim of shims) {
       out.usesShShim = true;
       if (!existsSync(shim)) {
         add({
           status: 'problem',
-          message: `${where}: the shim ${tilde(shim, env)} does not exist: the agent's hook fails on every firing`,
+          message: `${where}: the shim ${tilde(shim, target)} does not exist: the agent's hook fails on every firing`,
           fix: setupCmd(scope),
         });
         continue;
@@ -170,11 +171,11 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string,
         add({
           status: 'problem',
           message:
-            `${where}: the shim ${tilde(shim, env)} is stale (${stamp ? stamp.replace('# hookmap-shim: ', '') : 'no stamp'}; ` +
+            `${where}: the shim ${tilde(shim, target)} is stale (${stamp ? stamp.replace('# hookmap-shim: ', '') : 'no stamp'}; ` +
             `want v${SHIM_VERSION} from the current descriptor)`,
           fix: setupCmd(scope),
         });
-      } else if (shimBody(text) !== shimBody(currentShShim(d, env))) {
+      } else if (shimBody(text) !== shimBody(currentShShim(d, target))) {
         // same plan, other lines: written by another hookmap (an upgrade since), or edited by hand
         const by = text
           .split('\n')
@@ -183,7 +184,7 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string,
         add({
           status: 'warn',
           message:
-            `${where}: the shim ${tilde(shim, env)} was written by ${by ? `hookmap ${by}` : 'an older hookmap'} ` +
+            `${where}: the shim ${tilde(shim, target)} was written by ${by ? `hookmap ${by}` : 'an older hookmap'} ` +
             `(this is ${hookmapVersion()}) and setup would change it`,
           fix: setupCmd(scope),
         });
@@ -203,7 +204,7 @@ export function inspectAgent(d: Descriptor, env: NodeJS.ProcessEnv, dir: string,
       fix: `${setupCmdAt('project', projectDir)} --uninstall (or --user)`,
     });
   if (out.wired) {
-    for (const r of checkRequirements(spec, env)) if (!r.met) add({ status: 'warn', message: `${tilde(r.path, env)}: ${r.req.hint}` });
+    for (const r of checkRequirements(spec, target)) if (!r.met) add({ status: 'warn', message: `${tilde(r.path, target)}: ${r.req.hint}` });
   } else if (!out.findings.length) {
     add({
       status: 'info',

@@ -16,11 +16,6 @@ export function defaultHome(): string {
   return join(homedir(), '.hookmap');
 }
 
-/** $HOOKMAP_HOME in an environment the caller holds (the CLI edge resolves it once: engine/cli/config.ts). */
-export function hookmapHome(env: Readonly<Record<string, string | undefined>>): string {
-  return env.HOOKMAP_HOME || defaultHome();
-}
-
 /**
  * A folder hookmap writes into (the home, or one under it), created with every
  * missing parent owner-only (0700) before the first write; an existing one is

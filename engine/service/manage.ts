@@ -5,13 +5,14 @@
 // the file: the user can start it by hand.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { Target } from '../io/target.ts';
 import { BANNER, LAUNCHD_LABEL, launchdPlist, SYSTEMD_UNIT, systemdUnit, type ServicePlatform, type ServiceSpec } from './units.ts';
 
 export interface ServiceContext {
   platform: ServicePlatform;
-  env: NodeJS.ProcessEnv;
+  /** The user's home and XDG_CONFIG_HOME (engine/io/target.ts): where the unit file goes. */
+  target: Pick<Target, 'userHome' | 'vars'>;
   /** The user id launchctl addresses (gui/<uid>). */
   uid: number;
 }
@@ -24,9 +25,9 @@ export interface ManagerCall {
 }
 
 export function servicePath(c: ServiceContext): string {
-  const home = c.env.HOME || homedir();
+  const home = c.target.userHome;
   if (c.platform === 'darwin') return join(home, 'Library', 'LaunchAgents', `${LAUNCHD_LABEL}.plist`);
-  return join(c.env.XDG_CONFIG_HOME || join(home, '.config'), 'systemd', 'user', SYSTEMD_UNIT);
+  return join(c.target.vars.XDG_CONFIG_HOME || join(home, '.config'), 'systemd', 'user', SYSTEMD_UNIT);
 }
 
 export function render(c: ServiceContext, s: ServiceSpec): string {
@@ -42,7 +43,7 @@ export function ours(text: string): boolean {
 }
 
 function call(c: ServiceContext, argv: string[]): ManagerCall {
-  const r = spawnSync(argv[0], argv.slice(1), { env: c.env, encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync(argv[0], argv.slice(1), { encoding: 'utf8', timeout: 20_000 });
   const missing = (r.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
   return { argv, ok: !r.error && r.status === 0, missing, output: `${r.stdout ?? ''}${r.stderr ?? ''}`.trim() };
 }

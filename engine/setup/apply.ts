@@ -9,10 +9,10 @@
 // our entries changed since, and deletes a file (hook script, plugin) that
 // only we created.
 import { mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Descriptor } from '../descriptor/types.ts';
-import { baseUrl, descriptorHash, hookmapHome, SHIM_VERSION, shimPaths } from '../shim/plan.mjs';
+import { descriptorHash, SHIM_VERSION, shimPaths } from '../shim/plan.mjs';
+import type { Target } from '../io/target.ts';
 import { LAUNCHER as LAUNCHER_FILE, writeLauncher } from '../shim/autostart.mjs';
 import { hookmapVersion } from '../io/version.ts';
 import { descriptorFile, writeShims } from '../shim/generate.ts';
@@ -41,21 +41,21 @@ export type { FileChange, McpPlan, SetupOptions, SetupPlan } from './plan.ts';
  * names is gone it runs the `hookmap` on PATH), so a registration naming it
  * outlives the checkout or package path it was set up from.
  */
-export function launcherArgv(env: NodeJS.ProcessEnv): string[] {
-  return [join(hookmapHome(env), LAUNCHER_FILE)];
+export function launcherArgv(t: Pick<Target, 'home'>): string[] {
+  return [join(t.home, LAUNCHER_FILE)];
 }
 
 /** The path a scope's template names (a file, or a directory for dir/plugin formats). */
-function scopePath(d: Descriptor, spec: SetupSpec, scope: Scope, dir: string, env: NodeJS.ProcessEnv): string | undefined {
+function scopePath(d: Descriptor, spec: SetupSpec, scope: Scope, dir: string, t: Target): string | undefined {
   const template = spec.scopes[scope];
   if (!template) return undefined;
-  return expandPath(template, env, scope === 'project' ? dir : env.HOME || homedir());
+  return expandPath(template, t, scope === 'project' ? dir : t.userHome);
 }
 
-export function configPathFor(d: Descriptor, scope: Scope, dir: string, env: NodeJS.ProcessEnv): string | undefined {
+export function configPathFor(d: Descriptor, scope: Scope, dir: string, t: Target): string | undefined {
   const spec = setupSpec(d);
   if (!spec) return undefined;
-  const p = scopePath(d, spec, scope, dir, env);
+  const p = scopePath(d, spec, scope, dir, t);
   if (!p) return undefined;
   const format = configFormat(spec.strategy);
   // An owned format writes one generated file INTO the scope's directory.
@@ -94,7 +94,7 @@ export function readEntries(format: ConfigFormat, path: string, opts: FormatOpti
 export function planSetup(d: Descriptor, o: SetupOptions): SetupPlan {
   const spec = setupSpec(d);
   if (!spec) throw new SetupError(`${d.vendor}: its descriptor has no \`setup\` block (nothing to wire)`);
-  const configPath = configPathFor(d, o.scope, o.dir, o.env);
+  const configPath = configPathFor(d, o.scope, o.dir, o.target);
   if (!configPath)
     throw new SetupError(`${d.vendor}: no ${o.scope} config is known (setup.scopes.${o.scope}); try --${o.scope === 'user' ? 'project' : 'user'}`);
   const format = configFormat(spec.strategy);
@@ -108,7 +108,7 @@ export function planSetup(d: Descriptor, o: SetupOptions): SetupPlan {
         `${d.vendor}: a stdio-tee agent is wired by wrapping the agent command the editor starts: pass --wrap "<agent command>" (e.g. --wrap "my-agent --acp")`,
       );
     try {
-      regs = teeRegistrations(d, o.wrap, o.name, launcherArgv(o.env));
+      regs = teeRegistrations(d, o.wrap, o.name, launcherArgv(o.target));
     } catch (e) {
       throw new SetupError(`${d.vendor}: ${(e as Error).message}`);
     }
@@ -116,14 +116,14 @@ export function planSetup(d: Descriptor, o: SetupOptions): SetupPlan {
     if (d.surface.kind !== 'command-hook' && d.surface.kind !== 'http-hook') {
       throw new SetupError(`${d.vendor}: surface kind '${d.surface.kind}' is wired by installing its ${d.surface.kind}, not by a hook config`);
     }
-    regs = registrations(d, { shim: o.shim, shPath: shimPaths(d.vendor, o.env).sh, nodeCommand: launcherArgv(o.env), baseUrl: baseUrl(o.env) });
+    regs = registrations(d, { shim: o.shim, shPath: shimPaths(d.vendor, o.target.home).sh, nodeCommand: launcherArgv(o.target), baseUrl: o.target.url });
   }
 
   let plan: SetupPlan;
   if (format.kind === 'dir') plan = planDir(d, o, configPath, format, regs, ours, opts);
   else if (format.kind === 'text') plan = planText(d, o, configPath, format, regs, ours, opts);
   else plan = planJson(d, o, configPath, format, regs, ours, opts);
-  if (o.mcp) addMcp(d, o, spec, plan, opts, launcherArgv(o.env));
+  if (o.mcp) addMcp(d, o, spec, plan, opts, launcherArgv(o.target));
   else if (o.uninstall && spec.mcp) {
     // uninstall without --mcp leaves the MCP registration; say so when there is one
     const left = mcpLeft(d, o, spec, opts);
@@ -132,16 +132,16 @@ export function planSetup(d: Descriptor, o: SetupOptions): SetupPlan {
   if (o.uninstall) return plan;
   plan.registrations = regs;
   if (owned) plan.plugin = configPath;
-  if (regs.some((r) => r.kind === 'command') && d.surface.kind !== 'stdio-tee') plan.shimChanges = writeShims(d, o.env, { dryRun: true }).changed;
+  if (regs.some((r) => r.kind === 'command') && d.surface.kind !== 'stdio-tee') plan.shimChanges = writeShims(d, o.target, { dryRun: true }).changed;
   plan.notes = [...spec.notes, ...(plan.mcp?.notes ?? [])];
-  plan.warnings = checkRequirements(spec, o.env)
+  plan.warnings = checkRequirements(spec, o.target)
     .filter((r) => !r.met)
     .map((r) => `${r.path}: ${r.req.hint}`);
   return plan;
 }
 
 /** Writes what planSetup decided: backup first, then shims, then the files (in place: a symlinked config stays a symlink). */
-export function commitSetup(d: Descriptor, plan: SetupPlan, env: NodeJS.ProcessEnv): string[] {
+export function commitSetup(d: Descriptor, plan: SetupPlan, t: Target): string[] {
   const wrote: string[] = [];
   if (plan.createsBackup) {
     writeFileSync(plan.backupPath, plan.before, { flag: 'wx' });
@@ -151,11 +151,11 @@ export function commitSetup(d: Descriptor, plan: SetupPlan, env: NodeJS.ProcessE
     writeFileSync(plan.mcp.backupPath, readFileSync(plan.mcp.path, 'utf8'), { flag: 'wx' });
     wrote.push(plan.mcp.backupPath);
   }
-  if (!plan.uninstall && d.surface.kind !== 'stdio-tee' && plan.registrations.some((r) => r.kind === 'command')) wrote.push(...writeShims(d, env).changed);
+  if (!plan.uninstall && d.surface.kind !== 'stdio-tee' && plan.registrations.some((r) => r.kind === 'command')) wrote.push(...writeShims(d, t).changed);
   // what the Node shim, tee and MCP registrations run (launcherArgv): there before the agent first runs them
-  const launcher = launcherArgv(env)[0];
+  const launcher = launcherArgv(t)[0];
   if (!plan.uninstall && (plan.mcp || plan.registrations.some((r) => r.kind === 'command' && r.target.includes(launcher))))
-    writeLauncher(hookmapHome(env), hookmapVersion());
+    writeLauncher(t.home, hookmapVersion());
   for (const f of plan.files) {
     if (f.after === null) rmSync(f.path, { force: true });
     else {

@@ -1,15 +1,15 @@
 // Expands the config paths descriptors write (`~/.x`, `${X_HOME:-~/.x}/f`,
-// `$HOME/f`) against an environment, so tests and operators can point every
-// agent at a temp home through the same variables the agents honour.
-import { homedir } from 'node:os';
+// `$HOME/f`) against the target's variables, so tests and operators can point
+// every agent at a temp home through the same variables the agents honour.
 import { isAbsolute, join, resolve } from 'node:path';
+import type { Target } from '../io/target.ts';
 
-export function expandPath(template: string, env: NodeJS.ProcessEnv, baseDir: string): string {
-  const home = env.HOME || homedir();
+export function expandPath(template: string, t: Pick<Target, 'userHome' | 'vars'>, baseDir: string): string {
+  const home = t.userHome;
   const tilde = (s: string) => (s === '~' ? home : s.startsWith('~/') ? join(home, s.slice(2)) : s);
   const out = template.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_m, braced, fallback, bare) => {
     const name = braced ?? bare;
-    const v = env[name];
+    const v = name === 'HOME' ? home : t.vars[name];
     if (v) return v;
     return fallback !== undefined ? tilde(fallback) : '';
   });

@@ -4,7 +4,6 @@
 // backup), or, when the MCP config IS the hook config, one change of that
 // file holding both (engine/setup/mcp.ts writes the entry).
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import type { Descriptor } from '../descriptor/types.ts';
 import { expandPath } from './expand.ts';
 import { FormatError, type FormatOptions } from './formats/types.ts';
@@ -22,7 +21,7 @@ function mcpPath(d: Descriptor, o: SetupOptions, spec: SetupSpec): string {
   const template = m.scopes[o.scope];
   if (!template)
     throw new SetupError(`${d.vendor}: no ${o.scope} MCP config is known (setup.mcp.scopes.${o.scope}); try --${o.scope === 'user' ? 'project' : 'user'}`);
-  return expandPath(template, o.env, o.scope === 'project' ? o.dir : o.env.HOME || homedir());
+  return expandPath(template, o.target, o.scope === 'project' ? o.dir : o.target.userHome);
 }
 
 /** The MCP config still holding our server (uninstall without --mcp says so), else undefined. */
@@ -42,8 +41,8 @@ export function mcpLeft(d: Descriptor, o: SetupOptions, spec: SetupSpec, opts: F
 export function addMcp(d: Descriptor, o: SetupOptions, spec: SetupSpec, plan: SetupPlan, opts: FormatOptions, launcher: string[]): void {
   const m = spec.mcp!;
   const path = mcpPath(d, o, spec);
-  const argv = mcpArgv(d.vendor, launcher, o.env);
-  const format = mcpFormat(d, m, mcpEntry(m, argv, o.env));
+  const argv = mcpArgv(d.vendor, launcher, o.target);
+  const format = mcpFormat(d, m, mcpEntry(m, argv, o.target));
   const none = () => false;
   const fail = (e: unknown): never => {
     if (e instanceof FormatError) throw new SetupError(`${path}: ${e.message}`);

@@ -18,21 +18,22 @@
 // An entry of our name that does not run hookmap's MCP server for this agent
 // is the user's: setup refuses (FormatError) instead of overwriting it.
 import type { Descriptor } from '../descriptor/types.ts';
+import type { Target } from '../io/target.ts';
 import type { McpSetupSpec } from '../descriptor/setup-spec.ts';
 import type { Handler } from './recognize.ts';
 import { canonicalJson, editMember, isObj, parseJsonc } from './formats/jsonc-members.ts';
 import { FormatError, type Json, type TextFormat } from './formats/types.ts';
 
 /** The command line of the hookmap MCP server for `agent` (launcher = the node shim's: this Node + this bin/hookmap.mjs). */
-export function mcpArgv(agent: string, launcher: string[], env: NodeJS.ProcessEnv): string[] {
+export function mcpArgv(agent: string, launcher: string[], t: Pick<Target, 'named'>): string[] {
   const argv = [...launcher, 'mcp', '--agent', agent];
   // a daemon elsewhere than the default, as the hooks are pointed at it (registrations bake the same URL)
-  if (env.HOOKMAP_URL) argv.push('--url', env.HOOKMAP_URL.replace(/\/+$/, ''));
+  if (t.named.url) argv.push('--url', t.named.url);
   return argv;
 }
 
 /** The server entry as the agent's config spells it. */
-export function mcpEntry(spec: McpSetupSpec, argv: string[], env: NodeJS.ProcessEnv): Json {
+export function mcpEntry(spec: McpSetupSpec, argv: string[], t: Pick<Target, 'named'>): Json {
   const entry: Json = { ...spec.fields };
   if (spec.command === 'array') entry.command = argv;
   else {
@@ -40,7 +41,7 @@ export function mcpEntry(spec: McpSetupSpec, argv: string[], env: NodeJS.Process
     entry.args = argv.slice(1);
   }
   // where the token lives: an agent may start its MCP servers with a scrubbed environment (a whitelist of variables)
-  if (env.HOOKMAP_HOME) entry[spec.envField] = { HOOKMAP_HOME: env.HOOKMAP_HOME };
+  if (t.named.home) entry[spec.envField] = { HOOKMAP_HOME: t.named.home };
   return entry;
 }
 

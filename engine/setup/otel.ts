@@ -13,6 +13,7 @@ import { dirname } from 'node:path';
 import { listVendors, loadVendor } from '../descriptor/registry.ts';
 import type { Descriptor, OtelExport } from '../descriptor/types.ts';
 import { writeAtomic } from '../io/atomic.ts';
+import type { Target } from '../io/target.ts';
 import { expandPath } from './expand.ts';
 import { SetupError } from './apply.ts';
 
@@ -63,7 +64,7 @@ export interface OtelPlanInput {
   url: string;
   /** The token written into the block (install only). */
   token?: string;
-  env: NodeJS.ProcessEnv;
+  target: Target;
   dir: string;
 }
 
@@ -77,7 +78,7 @@ export function planOtel(o: OtelPlanInput): OtelPlan {
   const endpoint = `${o.url.replace(/\/+$/, '')}/otlp/${encodeURIComponent(receiver.vendor)}/v1/logs`;
   const body = fill(spec.block, { endpoint, token: o.token ?? '', url: o.url }).replace(/\n*$/, '\n');
   if (spec.format === 'print') return { receiver, spec, endpoint, changed: false, text: body };
-  const path = expandPath(spec.file!, o.env, o.dir);
+  const path = expandPath(spec.file!, o.target, o.dir);
   const before = existsSync(path) ? readFileSync(path, 'utf8') : '';
   const rest = withoutBlock(before, receiver.vendor);
   if (o.uninstall) {

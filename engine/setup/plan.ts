@@ -12,13 +12,15 @@ import { readJsonFile, sameJson, sameJsonIgnoringEmpty, serialize } from './json
 import type { Handler } from './recognize.ts';
 import type { Registration, ShimKind } from './registrations.ts';
 import type { Scope } from './spec.ts';
+import type { Target } from '../io/target.ts';
 
 export interface SetupOptions {
   scope: Scope;
   dir: string;
   uninstall: boolean;
   shim: ShimKind;
-  env: NodeJS.ProcessEnv;
+  /** The machine it wires (engine/io/target.ts): the user's home, hookmap's home and address, the path variables. */
+  target: Target;
   /** stdio-tee agents: the agent commands to wrap in `hookmap tee` (each becomes one entry of the editor's config). */
   wrap?: string[];
   /** stdio-tee agents: the entry's display name (default: `<command> (hookmap)`). */

@@ -2,8 +2,8 @@
 // contain for hooks to run at all (a feature flag, say). Checked, never
 // written: hookmap edits only the hook config it owns entries in.
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { expandPath } from './expand.ts';
+import type { Target } from '../io/target.ts';
 import type { Requirement, SetupSpec } from './spec.ts';
 
 export interface RequirementState {
@@ -12,9 +12,9 @@ export interface RequirementState {
   met: boolean;
 }
 
-export function checkRequirements(spec: SetupSpec, env: NodeJS.ProcessEnv): RequirementState[] {
+export function checkRequirements(spec: SetupSpec, t: Target): RequirementState[] {
   return spec.requires.map((req) => {
-    const path = expandPath(req.file, env, env.HOME || homedir());
+    const path = expandPath(req.file, t, t.userHome);
     let met: boolean;
     try {
       met = existsSync(path) && new RegExp(req.match, 'm').test(readFileSync(path, 'utf8'));

@@ -5,7 +5,8 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { ROOT } from '../descriptor/registry.ts';
 import type { Descriptor } from '../descriptor/types.ts';
-import { baseUrl, descriptorHash, hookmapHome, shimPaths, shimPlan, type PlanInput, type ShimPlan } from './plan.mjs';
+import { descriptorHash, shimPaths, shimPlan, type PlanInput, type ShimPlan } from './plan.mjs';
+import type { Target } from '../io/target.ts';
 import { renderShShim } from './sh.ts';
 import { ensureDir } from '../io/paths.ts';
 import { hookmapVersion } from '../io/version.ts';
@@ -32,17 +33,20 @@ export function planInput(d: Descriptor): PlanInput {
   };
 }
 
-export function planFor(d: Descriptor, env: NodeJS.ProcessEnv): ShimPlan {
-  return shimPlan(planInput(d), { hash: descriptorHash(readFileSync(descriptorFile(d))), url: baseUrl(env) });
+/** Where the shims live and point: hookmap's home and the daemon address (engine/io/target.ts). */
+export type ShimTarget = Pick<Target, 'home' | 'url'>;
+
+export function planFor(d: Descriptor, t: ShimTarget): ShimPlan {
+  return shimPlan(planInput(d), { hash: descriptorHash(readFileSync(descriptorFile(d))), url: t.url });
 }
 
 export function renderTable(plan: ShimPlan): string {
   return `${JSON.stringify(plan, null, 2)}\n`;
 }
 
-/** The sh shim `hookmap setup` writes today for this environment (doctor compares what is on disk with it). */
-export function currentShShim(d: Descriptor, env: NodeJS.ProcessEnv): string {
-  return renderShShim(planFor(d, env), { home: hookmapHome(env), version: hookmapVersion() });
+/** The sh shim `hookmap setup` writes today for this target (doctor compares what is on disk with it). */
+export function currentShShim(d: Descriptor, t: ShimTarget): string {
+  return renderShShim(planFor(d, t), { home: t.home, version: hookmapVersion() });
 }
 
 export interface ShimFiles {
@@ -51,9 +55,9 @@ export interface ShimFiles {
   changed: string[];
 }
 
-export function writeShims(d: Descriptor, env: NodeJS.ProcessEnv, opts: { dryRun?: boolean } = {}): ShimFiles {
-  const plan = planFor(d, env);
-  const paths = shimPaths(plan.agent, env);
+export function writeShims(d: Descriptor, t: ShimTarget, opts: { dryRun?: boolean } = {}): ShimFiles {
+  const plan = planFor(d, t);
+  const paths = shimPaths(plan.agent, t.home);
   const changed: string[] = [];
   const put = (path: string, text: string, mode: number) => {
     if (existsSync(path) && readFileSync(path, 'utf8') === text) return;
@@ -63,7 +67,7 @@ export function writeShims(d: Descriptor, env: NodeJS.ProcessEnv, opts: { dryRun
     writeFileSync(path, text, { mode });
     chmodSync(path, mode); // writeFileSync's mode applies only on create
   };
-  put(paths.sh, currentShShim(d, env), 0o755);
+  put(paths.sh, currentShShim(d, t), 0o755);
   put(paths.table, renderTable(plan), 0o644);
   return { sh: paths.sh, table: paths.table, changed };
 }

@@ -33,7 +33,7 @@ async function loadPlan(agent) {
   if (!/^[a-z0-9][a-z0-9-]*$/.test(agent)) return null; // an id, never a path
   const bytes = readOrNull(`${VENDORS_DIR}${agent}.yaml`) ?? readOrNull(`${VENDORS_DIR}${agent}.yml`);
   const hash = bytes ? descriptorHash(bytes) : null;
-  const tableBytes = readOrNull(shimPaths(agent, process.env).table);
+  const tableBytes = readOrNull(shimPaths(agent, hookmapHome(process.env)).table);
   if (tableBytes) {
     try {
       const t = JSON.parse(tableBytes.toString('utf8'));

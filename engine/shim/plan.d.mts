@@ -41,4 +41,4 @@ export function neutralFor(plan: ShimPlan, hook: string | undefined): string;
 export function boundFor(plan: ShimPlan, hook: string | undefined): number;
 export function endpointFor(plan: ShimPlan, base: string, hook: string | undefined): string;
 export function hookmapHome(env: NodeJS.ProcessEnv): string;
-export function shimPaths(agent: string, env: NodeJS.ProcessEnv): { dir: string; sh: string; table: string };
+export function shimPaths(agent: string, home: string): { dir: string; sh: string; table: string };

@@ -166,8 +166,8 @@ export function hookmapHome(env) {
   return env.HOOKMAP_HOME || join(homedir(), '.hookmap');
 }
 
-/** The generated shims of one agent: the sh script and the Node shim's table. */
-export function shimPaths(agent, env) {
-  const dir = join(hookmapHome(env), 'shims');
+/** The generated shims of one agent under a hookmap home: the sh script and the Node shim's table. */
+export function shimPaths(agent, home) {
+  const dir = join(home, 'shims');
   return { dir, sh: join(dir, `${agent}.sh`), table: join(dir, `${agent}.json`) };
 }

@@ -19,6 +19,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
 import { writeShims } from '../../engine/shim/generate.ts';
 import { fire, launch, postEvents, SCREENS, signedIn, skipBrowser, stack, type Stack } from './harness.ts';
+import { resolveTarget } from '../../engine/cli/config.ts';
 
 const AGENT = 'claude-code';
 const CWD = '/home/dev/shop-api';
@@ -271,7 +272,7 @@ describe.skipIf(!!skipBrowser)('web inbox: what a newcomer reads', () => {
   it('says when hooks failed open while hookmap was down (real shim firings), dismissible until a newer one is missed', async () => {
     // the sh shim setup generates, fired at a port nobody listens on: the agent gets its neutral reply, a trace is left
     const env = { PATH: process.env.PATH, HOME: s.home, HOOKMAP_HOME: s.home, HOOKMAP_URL: 'http://127.0.0.1:9' };
-    const { sh } = writeShims(loadVendor(AGENT), env);
+    const { sh } = writeShims(loadVendor(AGENT), resolveTarget(env));
     const fireDown = (hook: string) =>
       spawnSync('sh', [sh, hook], { input: JSON.stringify({ session_id: 'down-1', cwd: CWD, hook_event_name: hook }), env, timeout: 10_000 });
     for (const hook of ['SessionStart', 'UserPromptSubmit', 'Stop']) expect(fireDown(hook).status).toBe(0);

@@ -15,6 +15,7 @@ import { runDoctor } from '../../engine/doctor/index.ts';
 import { renderReport } from '../../engine/doctor/render.ts';
 import { createRelay } from '../../engine/relay/index.ts';
 import { until } from '../daemon/helpers.ts';
+import { resolveTarget } from '../../engine/cli/config.ts';
 
 const TOKEN = 'doctor-dead-letter-token';
 const cleanups: (() => unknown)[] = [];
@@ -30,7 +31,7 @@ function home(): { env: NodeJS.ProcessEnv; dir: string; logs: string } {
   return { env, dir, logs: join(env.HOOKMAP_HOME!, 'logs') };
 }
 
-const doctor = (env: NodeJS.ProcessEnv, dir: string) => runDoctor({ env, dir, url: 'http://127.0.0.1:9', agents: [] });
+const doctor = (env: NodeJS.ProcessEnv, dir: string) => runDoctor({ target: resolveTarget(env), dir, url: 'http://127.0.0.1:9', agents: [] });
 const about = (r: Awaited<ReturnType<typeof doctor>>, path: string) => r.findings.filter((f) => f.subject === path);
 
 /** codex at capture `full`, so a prompt's size reaches the wire. */
@@ -104,7 +105,7 @@ describe('hookmap doctor: dead-letter files', () => {
     appendFileSync(c, '{"time":"2026-11-30T08:00:01.000Z","reas'); // a write cut short
 
     const r = await doctor(env, dir);
-    expect(r.findings.filter((f) => /dead-letter|refused/.test(f.message)).map((f) => f.subject)).toEqual([a, b, c]);
+    expect(r.findings.filter((f) => f.area === 'logs' && /dead-letter|refused/.test(f.message)).map((f) => f.subject)).toEqual([a, b, c]);
     const [fa] = about(r, a);
     expect(fa.message).toMatch(/: 2 events the relay refused, .*; newest 2026-11-30T11:00:00.000Z invalid-event \(tool.called id-11:00:00\)$/);
     expect(fa.fix).toMatch(/^the relay refused the envelope: the record's reason carries the relay's detail/);

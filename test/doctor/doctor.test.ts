@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { runDoctor } from '../../engine/doctor/index.ts';
 import { BIN, fakeDaemon, runProcess } from '../shim/helpers.ts';
 import { sandboxes, setup } from './helpers.ts';
+import { resolveTarget } from '../../engine/cli/config.ts';
 
 const sandbox = sandboxes('hookmap-doctor-');
 
@@ -16,7 +17,7 @@ const messages = (r: Awaited<ReturnType<typeof runDoctor>>, status: string) => r
 describe('hookmap doctor', () => {
   it('is healthy with nothing wired and no daemon (nothing to lose)', async () => {
     const { env, dir } = sandbox();
-    const r = await runDoctor({ env, dir, url: 'http://127.0.0.1:9', agents: AGENTS });
+    const r = await runDoctor({ target: resolveTarget(env), dir, url: 'http://127.0.0.1:9', agents: AGENTS });
     expect(r.healthy).toBe(true);
     expect(r.wired).toEqual([]);
     expect(messages(r, 'info').join('\n')).toMatch(/not wired/);
@@ -29,7 +30,7 @@ describe('hookmap doctor', () => {
     setup('codex', env);
     mkdirSync(join(env.CODEX_HOME!), { recursive: true });
     writeFileSync(join(env.CODEX_HOME!, 'config.toml'), '[features]\nhooks = true\n');
-    const r = await runDoctor({ env, dir, url: daemon.url, agents: AGENTS });
+    const r = await runDoctor({ target: resolveTarget(env), dir, url: daemon.url, agents: AGENTS });
     await daemon.close();
     expect(r.wired).toEqual(['codex']);
     expect(r.healthy).toBe(true);
@@ -44,7 +45,7 @@ describe('hookmap doctor', () => {
     const codexShim = join(env.HOOKMAP_HOME!, 'shims', 'codex.sh');
     writeFileSync(codexShim, readFileSync(codexShim, 'utf8').replace(/descriptor=\w+/, 'descriptor=0123'));
     rmSync(join(env.HOOKMAP_HOME!, 'shims', 'claude-code.sh'));
-    const r = await runDoctor({ env, dir, url: 'http://127.0.0.1:9', agents: AGENTS });
+    const r = await runDoctor({ target: resolveTarget(env), dir, url: 'http://127.0.0.1:9', agents: AGENTS });
     expect(r.healthy).toBe(false);
     const problems = messages(r, 'problem').join('\n');
     expect(problems).toMatch(/no daemon answers/);
@@ -63,7 +64,7 @@ describe('hookmap doctor', () => {
     doc.hooks.Stop.push({ hooks: [{ type: 'command', command: 'other-product notify' }] });
     writeFileSync(p.configPath, JSON.stringify(doc));
     setup('claude-code', env, { scope: 'project', dir: join(dir, 'proj') });
-    const r = await runDoctor({ env, dir: join(dir, 'proj'), url: daemon.url, agents: ['claude-code'] });
+    const r = await runDoctor({ target: resolveTarget(env), dir: join(dir, 'proj'), url: daemon.url, agents: ['claude-code'] });
     await daemon.close();
     const problems = messages(r, 'problem').join('\n');
     expect(problems).toMatch(/duplicate hookmap entries.*Stop x2/);
@@ -76,12 +77,12 @@ describe('hookmap doctor', () => {
     const logs = join(env.HOOKMAP_HOME!, 'logs', 'codex');
     mkdirSync(logs, { recursive: true });
     writeFileSync(join(logs, 's.jsonl'), 'x'.repeat(2048));
-    const ok = await runDoctor({ env, dir, url: 'http://127.0.0.1:9', agents: AGENTS });
+    const ok = await runDoctor({ target: resolveTarget(env), dir, url: 'http://127.0.0.1:9', agents: AGENTS });
     expect(ok.findings.find((f) => f.area === 'logs')?.message).toMatch(/writable: 1 files, 2\.0 KB/);
     if (process.getuid?.() === 0) return; // root writes anywhere: the read-only half cannot be shown
     chmodSync(join(env.HOOKMAP_HOME!, 'logs'), 0o500);
     try {
-      const bad = await runDoctor({ env, dir, url: 'http://127.0.0.1:9', agents: AGENTS });
+      const bad = await runDoctor({ target: resolveTarget(env), dir, url: 'http://127.0.0.1:9', agents: AGENTS });
       expect(bad.findings.find((f) => f.area === 'logs')?.status).toBe('problem');
       expect(bad.healthy).toBe(false);
     } finally {

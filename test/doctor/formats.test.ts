@@ -9,6 +9,7 @@ import { runDoctor } from '../../engine/doctor/index.ts';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
 import { commitSetup, planSetup, type SetupOptions } from '../../engine/setup/apply.ts';
 import { fakeDaemon } from '../shim/helpers.ts';
+import { resolveTarget } from '../../engine/cli/config.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'hookmap-doctor-formats-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -31,8 +32,8 @@ function sandbox() {
 
 function setup(agent: string, env: NodeJS.ProcessEnv, proj: string, o: Partial<SetupOptions> = {}) {
   const d = loadVendor(agent);
-  const plan = planSetup(d, { scope: 'user', dir: proj, uninstall: false, shim: 'sh', env, ...o });
-  commitSetup(d, plan, env);
+  const plan = planSetup(d, { scope: 'user', dir: proj, uninstall: false, shim: 'sh', target: resolveTarget(env), ...o });
+  commitSetup(d, plan, resolveTarget(env));
   return plan;
 }
 
@@ -62,7 +63,7 @@ describe('hookmap doctor: every format', () => {
     const daemon = await fakeDaemon('up');
     env.HOOKMAP_URL = daemon.url;
     for (const [agent, scope] of WIRED) setup(agent, env, proj, { scope });
-    const r = await runDoctor({ env, dir: proj, url: daemon.url, agents: WIRED.map(([a]) => a) });
+    const r = await runDoctor({ target: resolveTarget(env), dir: proj, url: daemon.url, agents: WIRED.map(([a]) => a) });
     await daemon.close();
     expect(r.wired.sort()).toEqual(WIRED.map(([a]) => a).sort());
     for (const [agent, , ok] of WIRED) expect(messages(r, 'ok', agent)).toMatch(ok);
@@ -92,7 +93,7 @@ describe('hookmap doctor: every format', () => {
     doc.hooks.Stop.push({ type: 'command', command: 'other-product notify' });
     delete doc.hooks.PreCompact;
     writeFileSync(vs.configPath, JSON.stringify(doc));
-    const r = await runDoctor({ env, dir: proj, url: env.HOOKMAP_URL, agents: ['pi', 'cline', 'kimi-code', 'hermes', 'vscode'] });
+    const r = await runDoctor({ target: resolveTarget(env), dir: proj, url: env.HOOKMAP_URL, agents: ['pi', 'cline', 'kimi-code', 'hermes', 'vscode'] });
     expect(r.healthy).toBe(false);
     expect(messages(r, 'problem', 'pi')).toMatch(/plugin is stale \(v1 descriptor=0123; want v1 descriptor=[0-9a-f]{32}\)/);
     expect(messages(r, 'problem', 'cline')).toMatch(/cline\.sh does not exist/);
@@ -107,11 +108,11 @@ describe('hookmap doctor: every format', () => {
     const { env, proj } = sandbox();
     env.HOOKMAP_URL = 'http://127.0.0.1:9';
     setup('claude-code', env, proj, { scope: 'project' });
-    const alone = await runDoctor({ env, dir: proj, url: env.HOOKMAP_URL, agents: ['claude-code'] });
+    const alone = await runDoctor({ target: resolveTarget(env), dir: proj, url: env.HOOKMAP_URL, agents: ['claude-code'] });
     expect(alone.findings.some((f) => f.subject === 'claude-code + cursor')).toBe(false);
     setup('cursor', env, proj, { scope: 'project' });
     for (const agents of [['claude-code', 'cursor'], ['claude-code']]) {
-      const r = await runDoctor({ env, dir: proj, url: env.HOOKMAP_URL, agents });
+      const r = await runDoctor({ target: resolveTarget(env), dir: proj, url: env.HOOKMAP_URL, agents });
       const f = r.findings.find((x) => x.subject === 'claude-code + cursor');
       expect(f?.status).toBe('warn');
       expect(f?.message).toMatch(/cursor also runs claude-code's hook config.*`defer:` rule.*counted once, under cursor/);

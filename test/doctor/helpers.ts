@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
 import { commitSetup, planSetup, type SetupOptions } from '../../engine/setup/apply.ts';
+import { resolveTarget } from '../../engine/cli/config.ts';
 
 /** Call at a test file's top level: each `sandbox()` is a fresh folder under one root, removed after the file. */
 export function sandboxes(prefix: string): () => { dir: string; env: NodeJS.ProcessEnv } {
@@ -24,7 +25,7 @@ export function sandboxes(prefix: string): () => { dir: string; env: NodeJS.Proc
 /** `hookmap setup <agent>` (user scope, sh shim) into the sandbox's environment. */
 export function setup(agent: string, env: NodeJS.ProcessEnv, o: Partial<SetupOptions> = {}) {
   const d = loadVendor(agent);
-  const plan = planSetup(d, { scope: 'user', dir: env.HOME!, uninstall: false, shim: 'sh', env, ...o });
-  commitSetup(d, plan, env);
+  const plan = planSetup(d, { scope: 'user', dir: env.HOME!, uninstall: false, shim: 'sh', target: resolveTarget(env), ...o });
+  commitSetup(d, plan, resolveTarget(env));
   return plan;
 }

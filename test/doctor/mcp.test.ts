@@ -9,6 +9,7 @@ import { runDoctor } from '../../engine/doctor/index.ts';
 import { sandboxes, setup } from './helpers.ts';
 import { launcherArgv } from '../../engine/setup/apply.ts';
 import { BIN } from '../shim/helpers.ts';
+import { resolveTarget } from '../../engine/cli/config.ts';
 
 const fresh = sandboxes('hookmap-doctor-mcp-');
 
@@ -21,7 +22,7 @@ function sandbox() {
 }
 
 async function doctor(agent: string, env: NodeJS.ProcessEnv, dir: string) {
-  const r = await runDoctor({ env, dir, url: 'http://127.0.0.1:9', agents: [agent] });
+  const r = await runDoctor({ target: resolveTarget(env), dir, url: 'http://127.0.0.1:9', agents: [agent] });
   return { r, mcp: r.findings.filter((f) => /MCP server|mcpServers|hookmap mcp/.test(f.message)) };
 }
 
@@ -62,7 +63,7 @@ describe('hookmap doctor: the MCP server registration', () => {
       const { env, dir } = sandbox();
       setup(agent, env, { mcp: true });
       const path = join(dir, file);
-      const launcher = launcherArgv(env)[0];
+      const launcher = launcherArgv(resolveTarget(env))[0];
       writeFileSync(path, readFileSync(path, 'utf8').replaceAll(launcher, launcher.replace('/bin/hookmap', '/moved-away/hookmap')));
       const { r, mcp } = await doctor(agent, env, dir);
       expect(mcp).toEqual([
@@ -80,7 +81,7 @@ describe('hookmap doctor: the MCP server registration', () => {
       setup(agent, env, { mcp: true });
       const path = join(dir, file);
       // what setup wrote before issue 25: this Node and this checkout's script (both still there)
-      const launcher = launcherArgv(env)[0];
+      const launcher = launcherArgv(resolveTarget(env))[0];
       const old = readFileSync(path, 'utf8').replace(
         agent === 'codex' ? `command = "${launcher}"\nargs = [` : `"command": "${launcher}",\n      "args": [`,
         agent === 'codex' ? `command = "${process.execPath}"\nargs = ["${BIN}", ` : `"command": "${process.execPath}",\n      "args": [\n        "${BIN}",`,

@@ -9,10 +9,13 @@ import { runDoctor } from '../../engine/doctor/index.ts';
 import { launcherArgv } from '../../engine/setup/apply.ts';
 import { BIN } from '../shim/helpers.ts';
 import { sandboxes, setup } from './helpers.ts';
+import { resolveTarget } from '../../engine/cli/config.ts';
 
 const fresh = sandboxes('hookmap-doctor-launcher-');
 const launcherFindings = async (env: NodeJS.ProcessEnv, dir: string) =>
-  (await runDoctor({ env, dir, url: 'http://127.0.0.1:9', agents: ['claude-code'] })).findings.filter((f) => /the Node shim/.test(f.message));
+  (await runDoctor({ target: resolveTarget(env), dir, url: 'http://127.0.0.1:9', agents: ['claude-code'] })).findings.filter((f) =>
+    /the Node shim/.test(f.message),
+  );
 
 describe('hookmap doctor: what a Node shim registration runs', () => {
   it('a registration as setup writes it today (the launcher) says nothing more', async () => {
@@ -24,7 +27,7 @@ describe('hookmap doctor: what a Node shim registration runs', () => {
   it("an older setup's registration naming node + a checkout's bin/hookmap.mjs is a warning with the fix", async () => {
     const { env, dir } = fresh();
     const p = setup('claude-code', env, { shim: 'node' });
-    const launcher = launcherArgv(env)[0];
+    const launcher = launcherArgv(resolveTarget(env))[0];
     writeFileSync(p.configPath, readFileSync(p.configPath, 'utf8').replaceAll(`${launcher} hook`, `${process.execPath} ${BIN} hook`));
     const f = await launcherFindings(env, dir);
     expect(f).toEqual([
@@ -41,7 +44,7 @@ describe('hookmap doctor: what a Node shim registration runs', () => {
   it('a launcher that is gone is a problem (every firing fails)', async () => {
     const { env, dir } = fresh();
     setup('claude-code', env, { shim: 'node' });
-    rmSync(launcherArgv(env)[0]);
+    rmSync(launcherArgv(resolveTarget(env))[0]);
     const f = await launcherFindings(env, dir);
     expect(f).toEqual([
       expect.objectContaining({

@@ -33,15 +33,13 @@ const OWN_PROGRAMS: Record<string, string> = {
 const PENDING_ENV = new Map<string, string>([]);
 
 /**
- * Files below engine/cli/ still reading HOOKMAP_* from an environment handed down to them (the client token
- * sources moved to engine/cli/config.ts tokenSources; these remain). They only shrink.
+ * Files below engine/cli/ that take an environment (NodeJS.ProcessEnv) at all: the environment of a child they
+ * start, never a source of configuration (the machine a command acts on is engine/io/target.ts, resolved by
+ * engine/cli/config.ts resolveTarget).
  */
-const PENDING_ENV_BAG = new Map<string, string>([
-  ['engine/io/paths.ts', 'hookmapHome(env): the setup, shim and doctor paths below still hand it their environment'],
-  ['engine/doctor/index.ts', "runDoctor takes the environment it inspects (the agent's HOME) and finds the home in it"],
-  ['engine/shim/generate.ts', 'writeShims renders the shim for the environment setup targets, its home included'],
-  ['engine/setup/apply.ts', 'the launcher is written into the home of the environment setup targets'],
-  ['engine/setup/mcp.ts', 'the MCP entry carries HOOKMAP_HOME/HOOKMAP_URL from the environment setup targets'],
+const CHILD_ENV = new Map<string, string>([
+  ['engine/fixtures/run-shim.ts', 'the environment a shim fixture case runs the generated shim in'],
+  ['engine/fixtures/shim-daemon.ts', 'runProcess: the environment of the process a fixture case starts'],
 ]);
 
 /** Unit cycles not broken yet: none (the composition root lives in engine/app/, the home paths in engine/io/). */
@@ -165,12 +163,24 @@ describe('the engine architecture', () => {
     const readers = FILES.filter(
       (f) => f.startsWith('engine/') && !f.startsWith('engine/cli/') && !own(f) && /\benv\??\.HOOKMAP_|env\[['"]HOOKMAP_|\bhookmapHome\(/.test(code(f)),
     );
+    expect(readers, 'resolve it in engine/cli/config.ts and pass the value down').toEqual([]);
+    // nor picked from a bag by pattern (`/^HOOKMAP_/.test(name)`, `name.startsWith('HOOKMAP_')`)
+    const pickers = FILES.filter(
+      (f) => f.startsWith('engine/') && !f.startsWith('engine/cli/') && !own(f) && /\/\^HOOKMAP_|startsWith\(['"]HOOKMAP_/.test(code(f)),
+    );
+    expect(pickers, "select hookmap's variables at the CLI edge (engine/cli/config.ts)").toEqual([]);
+  });
+
+  it('hands no environment below the CLI but the one a child process runs in', () => {
+    const takers = FILES.filter((f) => f.startsWith('engine/') && !f.startsWith('engine/cli/') && /\bProcessEnv\b/.test(code(f)) && !(f in OWN_PROGRAMS));
     expect(
-      readers.filter((f) => !PENDING_ENV_BAG.has(f)),
-      'resolve it in engine/cli/config.ts and pass the value down',
+      takers.filter((f) => !CHILD_ENV.has(f)),
+      'pass the values (engine/io/target.ts), not the environment',
     ).toEqual([]);
-    const done = [...PENDING_ENV_BAG.keys()].filter((f) => !readers.includes(f));
-    expect(done, 'no longer reads HOOKMAP_* from a bag: remove it from PENDING_ENV_BAG').toEqual([]);
+    expect(
+      [...CHILD_ENV.keys()].filter((f) => !takers.includes(f)),
+      'no longer takes an environment: remove it from CHILD_ENV',
+    ).toEqual([]);
   });
 
   it('has no import cycles between files (type-only imports aside: they are erased)', () => {

@@ -20,6 +20,7 @@ import { renderReport } from '../../engine/doctor/render.ts';
 import { testPki, type TestPki } from '../helpers/certs.ts';
 import { ev, until, WsClient } from '../relay/helpers.ts';
 import { NATS_MISSING, NatsServer } from './nats.ts';
+import { resolveTarget } from '../../engine/cli/config.ts';
 
 const TOKEN = 'fleet-auth-relay-token';
 const PASS = 'n4ts-pa55-Secret';
@@ -219,7 +220,7 @@ describe.skipIf(!!NATS_MISSING)('backplane with NATS authorization (nats-server 
     noSecret(argv);
     const home = mkdtempSync(join(tmpdir(), 'hookmap-fleet-auth-doc-'));
     stops.push(() => rmSync(home, { recursive: true, force: true }));
-    const report = await runDoctor({ env: { HOOKMAP_HOME: home }, dir: home, url: good.url!, agents: [], token: TOKEN });
+    const report = await runDoctor({ target: resolveTarget({ HOOKMAP_HOME: home }), dir: home, url: good.url!, agents: [], token: TOKEN });
     const text = renderReport(report);
     expect(text).toMatch(/NATS auth user, no TLS/);
     noSecret(text + good.err() + JSON.stringify(await (await fetch(`${good.url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()));
@@ -325,7 +326,7 @@ describe.skipIf(!!NATS_MISSING)('backplane over TLS (nats-server with tls { veri
     expect(r.url, r.err()).toBeDefined();
     const home = mkdtempSync(join(tmpdir(), 'hookmap-fleet-auth-doc-'));
     stops.push(() => rmSync(home, { recursive: true, force: true }));
-    const text = renderReport(await runDoctor({ env: { HOOKMAP_HOME: home }, dir: home, url: r.url!, agents: [], token: TOKEN }));
+    const text = renderReport(await runDoctor({ target: resolveTarget({ HOOKMAP_HOME: home }), dir: home, url: r.url!, agents: [], token: TOKEN }));
     expect(text).toMatch(/NATS auth none, TLS/);
     const plain = await cliRelay(['--backplane', nats.url]);
     expect(plain.code).toBe(1);

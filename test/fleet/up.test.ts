@@ -14,6 +14,7 @@ import { ConfigError, loadUpConfig } from '../../engine/app/up-config.ts';
 import { WsClient } from '../relay/helpers.ts';
 import { NATS_MISSING, NatsServer } from './nats.ts';
 import { tokenSources } from '../../engine/cli/config.ts';
+import { resolveTarget } from '../../engine/cli/config.ts';
 
 const TOKEN = 'fleet-up-token';
 const stops: (() => Promise<void> | void)[] = [];
@@ -101,7 +102,7 @@ describe.skipIf(!!NATS_MISSING)('up --backplane (nats-server -js)', () => {
     const env = { HOOKMAP_HOME: home };
     const found = discoverToken({ url: ups[1].url, from: tokenSources(env) });
     expect(found.from).toBe('home');
-    const report = await runDoctor({ env, dir: home, url: ups[1].url, agents: [], token: found.token });
+    const report = await runDoctor({ target: resolveTarget(env), dir: home, url: ups[1].url, agents: [], token: found.token });
     const bp = report.findings.filter((f) => f.area === 'backplane');
     expect(bp.map((f) => f.status)).toEqual(['info', 'ok', 'ok', 'ok']);
     expect(renderReport(report)).toMatch(/NATS auth none, no TLS: whoever reaches the NATS server reads the stream/);
@@ -109,7 +110,7 @@ describe.skipIf(!!NATS_MISSING)('up --backplane (nats-server -js)', () => {
     expect(text).toMatch(new RegExp(`backplane\n(?:.*\n){0,2}.*stream ${backplane.stream}: \\d+ events`));
     expect(text).toMatch(/consumers on the stream, 2 relays in the roster/);
     expect(text).toMatch(/lag 0 \(consumed \d+ of \d+\)/);
-    const blind = await runDoctor({ env: { HOOKMAP_HOME: temp() }, dir: home, url: ups[1].url, agents: [] });
+    const blind = await runDoctor({ target: resolveTarget({ HOOKMAP_HOME: temp() }), dir: home, url: ups[1].url, agents: [] });
     expect(blind.findings.filter((f) => f.area === 'backplane')).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import { readLogs, until } from '../daemon/helpers.ts';
 import { upStack, type UpStack } from '../helpers/up-stack.ts';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
 import { planFor } from '../../engine/shim/generate.ts';
+import { resolveTarget } from '../../engine/cli/config.ts';
 
 let s: UpStack;
 beforeAll(async () => {
@@ -44,7 +45,7 @@ describe('hold window', () => {
     const left = Date.parse((req.data as any).expires_at) - t0;
     expect(left).toBeGreaterThan(290_000);
     expect(left).toBeLessThanOrEqual(301_000);
-    expect(planFor(loadVendor('claude-code'), {}).hooks.PermissionRequest.bound_ms).toBeGreaterThan(300_000);
+    expect(planFor(loadVendor('claude-code'), resolveTarget({})).hooks.PermissionRequest.bound_ms).toBeGreaterThan(300_000);
     await fetch(`${s.url}/hooks/claude-code`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -13,6 +13,7 @@ import { agentServersFormat, parseJsonc } from '../../engine/setup/formats/agent
 import { FormatError } from '../../engine/setup/formats/types.ts';
 import { splitCommand } from '../../engine/setup/registrations.ts';
 import { BIN } from '../shim/helpers.ts';
+import { resolveTarget } from '../../engine/cli/config.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'hookmap-zed-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -27,8 +28,8 @@ function sandbox() {
 
 const setup = (env: NodeJS.ProcessEnv, o: Partial<SetupOptions>) => {
   const d = loadVendor('acp');
-  const plan = planSetup(d, { scope: 'user', dir: env.HOME!, uninstall: false, shim: 'sh', env, ...o });
-  commitSetup(d, plan, env);
+  const plan = planSetup(d, { scope: 'user', dir: env.HOME!, uninstall: false, shim: 'sh', target: resolveTarget(env), ...o });
+  commitSetup(d, plan, resolveTarget(env));
   return plan;
 };
 

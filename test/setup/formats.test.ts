@@ -11,6 +11,7 @@ import { commitSetup, planSetup, type SetupOptions } from '../../engine/setup/ap
 import { FormatError } from '../../engine/setup/formats/types.ts';
 import type { Scope } from '../../engine/setup/spec.ts';
 import { BIN, runProcess } from '../shim/helpers.ts';
+import { resolveTarget } from '../../engine/cli/config.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'hookmap-formats-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -40,8 +41,8 @@ function sandbox(): Box {
 
 function setup(agent: string, box: Box, o: Partial<SetupOptions> = {}) {
   const d = loadVendor(agent);
-  const plan = planSetup(d, { scope: 'user', dir: box.proj, uninstall: false, shim: 'sh', env: box.env, ...o });
-  commitSetup(d, plan, box.env);
+  const plan = planSetup(d, { scope: 'user', dir: box.proj, uninstall: false, shim: 'sh', target: resolveTarget(box.env), ...o });
+  commitSetup(d, plan, resolveTarget(box.env));
   return plan;
 }
 

@@ -16,6 +16,7 @@ import { parseJsonc } from '../../engine/setup/formats/agent-servers.ts';
 import { isHookmapMcp } from '../../engine/setup/mcp.ts';
 import { spawnSync } from 'node:child_process';
 import { BIN } from '../shim/helpers.ts';
+import { resolveTarget } from '../../engine/cli/config.ts';
 
 const runCli = async (args: string[], o: { env: NodeJS.ProcessEnv }) => {
   const r = spawnSync(process.execPath, [BIN, ...args], { env: o.env, encoding: 'utf8', timeout: 60_000 });
@@ -38,8 +39,8 @@ function sandbox(extra: NodeJS.ProcessEnv = {}) {
 
 function setup(agent: string, env: NodeJS.ProcessEnv, o: Partial<SetupOptions> = {}) {
   const d = loadVendor(agent);
-  const plan = planSetup(d, { scope: 'user', dir: env.HOME!, uninstall: false, shim: 'sh', env, mcp: true, ...o });
-  commitSetup(d, plan, env);
+  const plan = planSetup(d, { scope: 'user', dir: env.HOME!, uninstall: false, shim: 'sh', target: resolveTarget(env), mcp: true, ...o });
+  commitSetup(d, plan, resolveTarget(env));
   return plan;
 }
 
@@ -51,7 +52,12 @@ const put = (path: string, text: string) => {
  * The file with the launcher setup registers ($HOOKMAP_HOME/bin/hookmap, wherever that home is) and the temp
  * HOME replaced by placeholders (what the golden files hold).
  */
-const normal = (text: string, home: string, env: NodeJS.ProcessEnv) => text.split(launcherArgv(env)[0]).join('<launcher>').split(home).join('<home>');
+const normal = (text: string, home: string, env: NodeJS.ProcessEnv) =>
+  text
+    .split(launcherArgv(resolveTarget(env))[0])
+    .join('<launcher>')
+    .split(home)
+    .join('<home>');
 const golden = (name: string) => readFileSync(join(GOLDEN, name), 'utf8');
 
 interface Case {
@@ -135,7 +141,7 @@ describe('setup --mcp: golden before/after per format', () => {
     const path = join(s.project, '.mcp.json');
     setup('claude-code', s.env, { scope: 'project', dir: s.project });
     const doc = JSON.parse(readFileSync(path, 'utf8'));
-    expect(doc.mcpServers.hookmap).toEqual({ type: 'stdio', command: launcherArgv(s.env)[0], args: ['mcp', '--agent', 'claude-code'] });
+    expect(doc.mcpServers.hookmap).toEqual({ type: 'stdio', command: launcherArgv(resolveTarget(s.env))[0], args: ['mcp', '--agent', 'claude-code'] });
     setup('claude-code', s.env, { scope: 'project', dir: s.project, uninstall: true });
     expect(existsSync(path)).toBe(false);
   });
@@ -154,7 +160,7 @@ describe('setup --mcp: one file for hooks and servers (settings.json)', () => {
       expect(p1.mcp).toMatchObject({ sameFile: true, changed: true });
       const doc = JSON.parse(readFileSync(path, 'utf8'));
       expect(doc.mcpServers.other).toEqual({ command: 'other-server', args: ['--flag'] });
-      expect(doc.mcpServers.hookmap).toEqual({ timeout: 3600000, command: launcherArgv(s.env)[0], args: ['mcp', '--agent', agent] });
+      expect(doc.mcpServers.hookmap).toEqual({ timeout: 3600000, command: launcherArgv(resolveTarget(s.env))[0], args: ['mcp', '--agent', agent] });
       expect(Object.keys(doc.hooks).length).toBeGreaterThan(3);
       expect(doc.general).toEqual({ vimMode: true });
       const after = readFileSync(path, 'utf8');
@@ -185,8 +191,8 @@ describe('setup --mcp: a server named hookmap that is not ours', () => {
     const text = '{\n  "mcpServers": {\n    "hookmap": { "command": "my-own-tool", "args": ["serve"] }\n  }\n}\n';
     put(path, text);
     const d = loadVendor('claude-code');
-    expect(() => planSetup(d, { scope: 'project', dir: s.project, uninstall: false, shim: 'sh', env: s.env, mcp: true })).toThrow(SetupError);
-    expect(() => planSetup(d, { scope: 'project', dir: s.project, uninstall: false, shim: 'sh', env: s.env, mcp: true })).toThrow(
+    expect(() => planSetup(d, { scope: 'project', dir: s.project, uninstall: false, shim: 'sh', target: resolveTarget(s.env), mcp: true })).toThrow(SetupError);
+    expect(() => planSetup(d, { scope: 'project', dir: s.project, uninstall: false, shim: 'sh', target: resolveTarget(s.env), mcp: true })).toThrow(
       /already has a server named "hookmap" that is not hookmap's MCP server for claude-code \(it runs: my-own-tool serve\)/,
     );
     expect(readFileSync(path, 'utf8')).toBe(text);
@@ -212,7 +218,12 @@ describe('setup --mcp: a server named hookmap that is not ours', () => {
     );
     setup('claude-code', s.env);
     const doc = JSON.parse(readFileSync(path, 'utf8'));
-    expect(doc.mcpServers.hookmap).toEqual({ type: 'stdio', command: launcherArgv(s.env)[0], args: ['mcp', '--agent', 'claude-code'], env: { MINE: '1' } });
+    expect(doc.mcpServers.hookmap).toEqual({
+      type: 'stdio',
+      command: launcherArgv(resolveTarget(s.env))[0],
+      args: ['mcp', '--agent', 'claude-code'],
+      env: { MINE: '1' },
+    });
   });
 
   it('toml: a [mcp_servers.hookmap] table outside our block (or a dotted key, or an inline table) is refused, the file untouched', () => {
@@ -310,7 +321,7 @@ describe('setup --mcp: what it refuses and how it reads', () => {
 
   it('planDiff of a dry run shows both files when the hook config and the MCP config differ', () => {
     const s = sandbox();
-    const plan = planSetup(loadVendor('codex'), { scope: 'user', dir: s.home, uninstall: false, shim: 'sh', env: s.env, mcp: true });
+    const plan = planSetup(loadVendor('codex'), { scope: 'user', dir: s.home, uninstall: false, shim: 'sh', target: resolveTarget(s.env), mcp: true });
     const diff = normal(planDiff(plan), s.home, s.env);
     expect(diff).toContain('+++ <home>/.codex/hooks.json');
     expect(diff).toContain('+++ <home>/.codex/config.toml');

@@ -10,6 +10,7 @@ import { commitSetup, planSetup, type SetupOptions } from '../../engine/setup/ap
 import { ConfigParseError } from '../../engine/setup/json-file.ts';
 import { FormatError } from '../../engine/setup/formats/types.ts';
 import { BIN, runProcess } from '../shim/helpers.ts';
+import { resolveTarget } from '../../engine/cli/config.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'hookmap-setup-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -30,8 +31,8 @@ function sandbox() {
 
 function setup(agent: string, env: NodeJS.ProcessEnv, o: Partial<SetupOptions> = {}) {
   const d = loadVendor(agent);
-  const plan = planSetup(d, { scope: 'user', dir: env.HOME!, uninstall: false, shim: 'sh', env, ...o });
-  commitSetup(d, plan, env);
+  const plan = planSetup(d, { scope: 'user', dir: env.HOME!, uninstall: false, shim: 'sh', target: resolveTarget(env), ...o });
+  commitSetup(d, plan, resolveTarget(env));
   return plan;
 }
 

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
 import { Mapper } from '../../engine/map/mapper.ts';
 import { commitSetup, planSetup, type SetupOptions } from '../../engine/setup/apply.ts';
+import { resolveTarget } from '../../engine/cli/config.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'hookmap-shapes-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -25,8 +26,8 @@ function sandbox() {
 
 function setup(agent: string, env: NodeJS.ProcessEnv, o: Partial<SetupOptions> = {}) {
   const d = loadVendor(agent);
-  const plan = planSetup(d, { scope: 'user', dir: env.HOME!, uninstall: false, shim: 'sh', env, ...o });
-  commitSetup(d, plan, env);
+  const plan = planSetup(d, { scope: 'user', dir: env.HOME!, uninstall: false, shim: 'sh', target: resolveTarget(env), ...o });
+  commitSetup(d, plan, resolveTarget(env));
   return plan;
 }
 

@@ -18,6 +18,7 @@ import { hookmapVersion } from '../../engine/io/version.ts';
 import { until } from '../daemon/helpers.ts';
 import { BIN, runProcess } from './helpers.ts';
 import { hostHandlers, importPlugin, withEnv } from './plugin-harness.ts';
+import { resolveTarget } from '../../engine/cli/config.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'hookmap-autostart-'));
 const started: number[] = [];
@@ -58,7 +59,7 @@ async function wiredHome(name: string, extra: Record<string, string> = {}): Prom
   const home = join(tmp, name);
   const url = `http://127.0.0.1:${await freePort()}`;
   const env = { PATH: process.env.PATH, HOME: home, HOOKMAP_HOME: home, HOOKMAP_URL: url, ...extra };
-  const { sh } = writeShims(loadVendor('claude-code'), env);
+  const { sh } = writeShims(loadVendor('claude-code'), resolveTarget(env));
   writeLauncher(home, 'test');
   return { home, url, env, sh };
 }

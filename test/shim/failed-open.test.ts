@@ -10,6 +10,7 @@ import { loadVendor } from '../../engine/descriptor/registry.ts';
 import { describeFailedOpen, failedOpenPaths, readFailedOpen, readSeenFailedOpen, takeFailedOpen } from '../../engine/io/failed-open.ts';
 import { writeShims } from '../../engine/shim/generate.ts';
 import { BIN, fakeDaemon, runProcess } from './helpers.ts';
+import { resolveTarget } from '../../engine/cli/config.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'hookmap-failed-open-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -36,7 +37,7 @@ describe.each(['sh', 'node'] as const)('%s shim', (kind) => {
   const run = (h: string, url: string, extra: Record<string, string> = {}) => {
     const env = { PATH: process.env.PATH, HOME: h, HOOKMAP_HOME: h, HOOKMAP_URL: url, ...extra };
     if (kind === 'sh') {
-      const { sh } = writeShims(loadVendor('claude-code'), env);
+      const { sh } = writeShims(loadVendor('claude-code'), resolveTarget(env));
       return runProcess('sh', [sh, 'PreToolUse'], PAYLOAD, env); // setup passes the hook as argv
     }
     return runProcess(process.execPath, [BIN, 'hook', 'claude-code'], PAYLOAD, env);

@@ -10,6 +10,7 @@ import { writeShims } from '../../engine/shim/generate.ts';
 import { planInputFromSpec, shimPlan } from '../../engine/shim/plan.mjs';
 import { renderShShim, shQuote } from '../../engine/shim/sh.ts';
 import { BIN, fakeDaemon, runProcess } from './helpers.ts';
+import { resolveTarget } from '../../engine/cli/config.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'hookmap-shim-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -129,7 +130,7 @@ describe('node shim', () => {
     expect(r.stdout.toString()).toBe('{}');
     expect(r.code).toBe(0);
     // a stale table (wrong descriptor hash, different neutral bytes) is not trusted
-    const { table } = writeShims(loadVendor('gemini-cli'), env);
+    const { table } = writeShims(loadVendor('gemini-cli'), resolveTarget(env));
     const t = JSON.parse(readFileSync(table, 'utf8'));
     writeFileSync(table, JSON.stringify({ ...t, descriptor: 'old', neutral: 'STALE' }));
     const r2 = await runProcess(process.execPath, [BIN, 'hook', 'gemini-cli', 'BeforeTool'], '{}', env);

@@ -4,11 +4,10 @@
 // registrations, shim and log health. Exit 0 healthy, 1 problems, 2 usage.
 import { runDoctor } from '../../doctor/index.ts';
 import { renderReport } from '../../doctor/render.ts';
-import { baseUrl } from '../../shim/plan.mjs';
 import { ArgError, parseArgs } from '../args.ts';
 import { discoverToken } from '../../auth/discover.ts';
 import { hookmapVersion } from '../../io/version.ts';
-import { tokenSources } from '../config.ts';
+import { resolveTarget, tokenSources } from '../config.ts';
 
 export async function run(argv: string[]): Promise<number> {
   let flags: Record<string, unknown>;
@@ -21,7 +20,8 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`hookmap doctor: ${(err as ArgError).message}\n`);
     return 2;
   }
-  const url = ((flags.url as string | undefined) ?? baseUrl(process.env)).replace(/\/+$/, '');
+  const target = resolveTarget(process.env);
+  const url = ((flags.url as string | undefined) ?? target.url).replace(/\/+$/, '');
   let token: string | undefined;
   try {
     token = discoverToken({ url, from: tokenSources(process.env) }).token;
@@ -29,7 +29,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`hookmap doctor: ${(e as Error).message} (relay state not checked)\n`);
   }
   const report = await runDoctor({
-    env: process.env,
+    target,
     dir: (flags.dir as string | undefined) ?? process.cwd(),
     url,
     token,

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { ownerTokenPath, OWNER, readTokenFile, tokenDigest, TokenFileError } from '../../auth/tokens.ts';
 import { SCOPES } from '../../auth/principal.ts';
-import { hookmapHome } from '../../io/paths.ts';
+import { resolveTarget } from '../config.ts';
 import { DeviceBook, DeviceError, parseSubscription } from '../../push/devices.ts';
 import { ensureVapidKeys, PushKeyError } from '../../push/keys.ts';
 import { deviceView } from '../../push/routes.ts';
@@ -24,7 +24,7 @@ hookmap push add --subscription FILE [--name N]
 
 export async function run(argv: string[]): Promise<number> {
   const [verb, ...rest] = argv;
-  const home = hookmapHome(process.env);
+  const home = resolveTarget(process.env).home;
   try {
     if (verb === 'key') return key(home, rest);
     if (verb === 'list') return list(home, rest);

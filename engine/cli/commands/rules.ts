@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { userInfo } from 'node:os';
 import { ArgError, parseArgs } from '../args.ts';
 import { listVendors, loadVendor } from '../../descriptor/registry.ts';
-import { hookmapHome } from '../../io/paths.ts';
+import { resolveTarget } from '../config.ts';
 import { formatPolicyError, loadPolicyFile, type Policy } from '../../policy/policy.ts';
 import { isPreset, PRESETS, presetRules } from '../../policy/presets.ts';
 import { RuleBook, RuleError, type RuleView } from '../../policy/rulebook.ts';
@@ -67,7 +67,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     policy = r.policy;
   }
-  const home = hookmapHome(process.env);
+  const home = resolveTarget(process.env).home;
   const book = new RuleBook({ home, policy: () => policy, knownAgents: listVendors() });
   switch (pos[0]) {
     case 'list':

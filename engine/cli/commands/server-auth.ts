@@ -9,7 +9,7 @@
 import { ensureOwnerToken } from '../../auth/tokens.ts';
 import { ARGV_TOKEN_WARNING } from '../../auth/discover.ts';
 import { loadTlsFiles, type TlsFiles } from '../../auth/tls.ts';
-import { hookmapHome } from '../../io/paths.ts';
+import { resolveTarget } from '../config.ts';
 import { join } from 'node:path';
 import { ArgError } from '../args.ts';
 
@@ -35,7 +35,7 @@ export interface ServerAuth {
 }
 
 export function resolveServerAuth(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, say: (line: string) => void): ServerAuth {
-  const home = hookmapHome(env);
+  const home = resolveTarget(env).home;
   const base = {
     home,
     allowedHosts: (flags['allow-host'] as string[] | undefined) ?? [],

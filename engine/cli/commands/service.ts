@@ -6,10 +6,10 @@
 import { fileURLToPath } from 'node:url';
 import type { RuntimeConfig } from '../../config/schema.ts';
 import { install, render, servicePath, ServiceError, status, uninstall, type ManagerCall, type ServiceContext } from '../../service/manage.ts';
-import { carriedEnv, type ServicePlatform, type ServiceSpec } from '../../service/units.ts';
+import type { ServicePlatform, ServiceSpec } from '../../service/units.ts';
 import { listenAddress } from '../../shim/autostart.mjs';
 import { ArgError, parseArgs } from '../args.ts';
-import { resolveConfig } from '../config.ts';
+import { carriedEnv, resolveConfig, resolveTarget } from '../config.ts';
 import { hookmapVersion } from '../../io/version.ts';
 
 const USAGE = 'usage: hookmap service install|uninstall|status [--dry-run] [--platform linux|darwin]';
@@ -44,7 +44,7 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     process.stderr.write(`hookmap service: HOOKMAP_URL ${config.url} is not a plain-http loopback address; the service runs hookmap up on loopback\n`);
     return 2;
   }
-  const c: ServiceContext = { platform: platform as ServicePlatform, env: process.env, uid: process.getuid?.() ?? 0 };
+  const c: ServiceContext = { platform: platform as ServicePlatform, target: resolveTarget(process.env), uid: process.getuid?.() ?? 0 };
   const spec: ServiceSpec = {
     node: process.execPath,
     bin: BIN,

@@ -4,16 +4,16 @@
 // receiver; --uninstall removes the block and revokes that token.
 import { addToken, loadTokens, revokeToken } from '../../auth/tokens.ts';
 import type { Descriptor } from '../../descriptor/types.ts';
-import { hookmapHome } from '../../io/paths.ts';
+import type { Target } from '../../io/target.ts';
 import { commitOtel, planOtel } from '../../setup/otel.ts';
 import { unifiedDiff } from '../../record/diff.ts';
 
 export function setupOtel(
   d: Descriptor,
-  o: { uninstall: boolean; dryRun: boolean; url: string; env: NodeJS.ProcessEnv; dir: string; out: (s?: string) => void },
+  o: { uninstall: boolean; dryRun: boolean; url: string; target: Target; dir: string; out: (s?: string) => void },
 ): number {
-  const home = hookmapHome(o.env);
-  const probe = planOtel({ agent: d, uninstall: o.uninstall, url: o.url, token: '<a new emit-only token>', env: o.env, dir: o.dir });
+  const home = o.target.home;
+  const probe = planOtel({ agent: d, uninstall: o.uninstall, url: o.url, token: '<a new emit-only token>', target: o.target, dir: o.dir });
   const name = probe.receiver.vendor;
   if (probe.spec.format === 'print') {
     o.out(`${d.vendor} has no config file hookmap writes its exporter into: set these by hand (${probe.receiver.name}, receiver ${probe.endpoint}):`);
@@ -30,7 +30,7 @@ export function setupOtel(
   if (!o.uninstall && probe.changed && !o.dryRun) {
     if (hadToken) revokeToken(home, name);
     token = addToken(home, name, ['emit']).token;
-    plan = planOtel({ agent: d, uninstall: false, url: o.url, token, env: o.env, dir: o.dir });
+    plan = planOtel({ agent: d, uninstall: false, url: o.url, token, target: o.target, dir: o.dir });
   }
   if (!plan.changed) {
     o.out(

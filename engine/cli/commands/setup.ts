@@ -15,10 +15,10 @@ import { commitSetup, planDiff, planSetup, SetupError } from '../../setup/apply.
 import { ConfigParseError } from '../../setup/json-file.ts';
 import { setupSpec } from '../../setup/spec.ts';
 import { forgetWiring, recordWiring } from '../../setup/wirings.ts';
-import { hookmapHome } from '../../io/paths.ts';
 import { FormatError } from '../../setup/formats/types.ts';
 import type { ShimKind } from '../../setup/registrations.ts';
-import { baseUrl, shimPaths } from '../../shim/plan.mjs';
+import { shimPaths } from '../../shim/plan.mjs';
+import { resolveTarget } from '../config.ts';
 import { ArgError, parseArgs } from '../args.ts';
 import { setupOtel } from './setup-otel.ts';
 import { join } from 'node:path';
@@ -85,13 +85,13 @@ export async function run(argv: string[], config?: RuntimeConfig): Promise<numbe
   const out = (s = '') => process.stdout.write(`${s}\n`);
   try {
     const d = loadVendor(agent);
-    const env = process.env;
+    const target = resolveTarget(process.env);
     if (flags.otel)
       return setupOtel(d, {
         uninstall: !!flags.uninstall,
         dryRun: !!flags['dry-run'],
-        url: config?.url ?? baseUrl(env),
-        env,
+        url: config?.url ?? target.url,
+        target,
         dir: (flags.dir as string | undefined) ?? process.cwd(),
         out,
       });
@@ -100,7 +100,7 @@ export async function run(argv: string[], config?: RuntimeConfig): Promise<numbe
       dir: (flags.dir as string | undefined) ?? process.cwd(),
       uninstall: !!flags.uninstall,
       shim: (flags.shim as ShimKind | undefined) ?? 'sh',
-      env,
+      target,
       wrap: flags.wrap as string[] | undefined,
       name: flags.name as string | undefined,
       mcp: !!flags.mcp,
@@ -118,7 +118,7 @@ export async function run(argv: string[], config?: RuntimeConfig): Promise<numbe
     const hooksChanged = plan.files.some((f) => !mcp || mcp.sameFile || f.path !== mcp.path) || !!plan.removesDir;
     // doctor looks wherever setup wired, from any folder (engine/setup/wirings.ts)
     const remember = () => {
-      const home = hookmapHome(env);
+      const home = target.home;
       if (plan.uninstall) forgetWiring(home, { agent: plan.agent, scope: plan.scope, path: plan.configPath });
       else
         recordWiring(home, {
@@ -129,7 +129,7 @@ export async function run(argv: string[], config?: RuntimeConfig): Promise<numbe
         });
     };
     if (!plan.changed && !plan.shimChanges.length) {
-      const auto = !flags['dry-run'] && !plan.uninstall ? autostartSetup(d, plan, flags, hookmapHome(env), config?.url ?? baseUrl(env)) : undefined;
+      const auto = !flags['dry-run'] && !plan.uninstall ? autostartSetup(d, plan, flags, target.home, config?.url ?? target.url) : undefined;
       if (!flags['dry-run']) remember();
       out(
         plan.uninstall
@@ -153,7 +153,7 @@ export async function run(argv: string[], config?: RuntimeConfig): Promise<numbe
       out('dry run: nothing written');
       return 0;
     }
-    commitSetup(d, plan, env);
+    commitSetup(d, plan, target);
     remember();
     if (plan.uninstall) {
       out(hooksChanged ? `removed hookmap's ${plan.agent} entries from ${where}` : `no hookmap entries for ${plan.agent} in ${where}`);
@@ -161,7 +161,7 @@ export async function run(argv: string[], config?: RuntimeConfig): Promise<numbe
       else if (plan.after === null) out("  nothing but hookmap's was in it: deleted");
       else if (plan.restoresBackup) out(`  restored the original bytes from ${plan.backupPath} (backup removed)`);
       if (mcp?.changed) out(`  removed ${server} from ${mcp.path}${mcp.restoresBackup ? ` (restored the original bytes from ${mcp.backupPath})` : ''}`);
-      if (d.surface.kind !== 'stdio-tee') out(`  shims stay in ${shimPaths(plan.agent, env).dir} (harmless; delete by hand if unused)`);
+      if (d.surface.kind !== 'stdio-tee') out(`  shims stay in ${shimPaths(plan.agent, target.home).dir} (harmless; delete by hand if unused)`);
       for (const w of plan.warnings) out(`warning: ${w}`);
       return 0;
     }
@@ -176,7 +176,7 @@ export async function run(argv: string[], config?: RuntimeConfig): Promise<numbe
     if (plan.createsBackup) out(`  original backed up to ${plan.backupPath}`);
     if (mcp) out(`  ${server} ${mcp.changed ? 'registered' : 'already registered'} in ${mcp.path}: ${mcp.argv.join(' ')}`);
     if (mcp?.createsBackup) out(`  original backed up to ${mcp.backupPath}`);
-    const auto = autostartSetup(d, plan, flags, hookmapHome(env), config?.url ?? baseUrl(env));
+    const auto = autostartSetup(d, plan, flags, target.home, config?.url ?? target.url);
     if (auto) out(auto);
     for (const n of plan.notes) out(`note: ${n}`);
     for (const w of plan.warnings) out(`warning: ${w}`);

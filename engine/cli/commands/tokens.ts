@@ -5,7 +5,7 @@
 import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
 import { ownerTokenPath, addToken, loadTokens, OWNER, revokeToken, TokenFileError } from '../../auth/tokens.ts';
 import { SCOPES } from '../../auth/principal.ts';
-import { hookmapHome } from '../../io/paths.ts';
+import { resolveTarget } from '../config.ts';
 import { ArgError, parseArgs } from '../args.ts';
 
 const USAGE = `hookmap tokens add <name> [--scope ${SCOPES.join(',')}] [--out FILE]   a new named token (default scope: read)
@@ -17,7 +17,7 @@ The token is printed once (or written to --out, 0600) and never stored: only its
 
 export async function run(argv: string[]): Promise<number> {
   const [verb, ...rest] = argv;
-  const home = hookmapHome(process.env);
+  const home = resolveTarget(process.env).home;
   try {
     if (verb === 'add') return add(home, rest);
     if (verb === 'list') return list(home, rest);
