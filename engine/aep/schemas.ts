@@ -99,6 +99,12 @@ for (const f of readdirSync(join(SCHEMA_DIR, 'types'))) {
   if (f.endsWith('.schema.json')) payloadSchemas.set(f.replace(/\.schema\.json$/, ''), readJson(`types/${f}`));
 }
 export const ENVELOPE_SCHEMA = readJson('aep-event.schema.json');
+/**
+ * The envelope's core attributes in the schema's order (AEP-0001 §5): the one list behind the mapper's member
+ * order, the refusal of an extension named like a core attribute, the validator and the bridges' projections.
+ */
+export const CORE_ATTRIBUTE_ORDER: readonly string[] = Object.freeze(Object.keys(ENVELOPE_SCHEMA.properties));
+export const CORE_ATTRIBUTES: ReadonlySet<string> = new Set(CORE_ATTRIBUTE_ORDER);
 
 /** The payload schema of a registered type, or undefined (x.* types, free-form payloads). */
 export function payloadSchema(type: string): any | undefined {

@@ -5,34 +5,15 @@
 // the `hookmaptruncated` extension attribute (AEP-0001 §5.4) when cut.
 import { hostname } from 'node:os';
 import { monotonicFactory } from 'ulid';
-import { AEP_VERSION, type CaptureLevel, type Severity } from '../aep/schemas.ts';
+import { AEP_VERSION, CORE_ATTRIBUTES, type CaptureLevel, type Severity } from '../aep/schemas.ts';
 import type { AepEnvelope } from '../generated/aep-types.ts';
 import { boundData, boundOptId, DEFAULT_MAX_EVENT_BYTES } from './bounds.ts';
 
 /** The envelope extension attribute (AEP-0001 §5.4) a truncated event carries: its size before truncation, bytes. */
 export const TRUNCATED_ATTR = 'hookmaptruncated';
 
-const CORE_ATTRS = new Set([
-  'aep',
-  'id',
-  'type',
-  'subject',
-  'time',
-  'source',
-  'agent',
-  'session',
-  'run',
-  'step',
-  'seq',
-  'epoch',
-  'cause',
-  'traceparent',
-  'tracestate',
-  'severity',
-  'capture',
-  'data',
-  TRUNCATED_ATTR,
-]);
+/** Names no extension may take: the core attributes, W3C tracestate (traceparent's companion) and hookmap's truncation mark. */
+const CORE_ATTRS = new Set([...CORE_ATTRIBUTES, 'tracestate', TRUNCATED_ATTR]);
 
 /** An AEP event: the envelope type generated from schemas/aep/aep-event.schema.json. */
 export type AepEvent = AepEnvelope;

@@ -4,7 +4,7 @@
 // error, and only a successful firing changes engine state (its session,
 // sequence numbers, tables, runs, the decision's queue): the next firing
 // after a failed one behaves as if the failed one never came.
-import { captureRank, typeCategory, type CaptureLevel } from '../aep/schemas.ts';
+import { captureRank, CORE_ATTRIBUTE_ORDER, typeCategory, type CaptureLevel } from '../aep/schemas.ts';
 import { gateData } from '../capture/gate.ts';
 import { Redactor } from '../capture/redact.ts';
 import { projectLabel, type ProjectLabels } from '../capture/project.ts';
@@ -261,24 +261,8 @@ export class Mapper {
   }
 }
 
-const ORDER = [
-  'aep',
-  'id',
-  'type',
-  'subject',
-  'time',
-  'source',
-  'agent',
-  'session',
-  'run',
-  'step',
-  'seq',
-  'epoch',
-  'cause',
-  'traceparent',
-  'severity',
-  'capture',
-];
+/** The envelope's members in the schema's order, `data` last (the reader sees who and where before the payload). */
+const ORDER = CORE_ATTRIBUTE_ORDER.filter((k) => k !== 'data');
 function reorder(ev: AepEvent): AepEvent {
   const out: Record<string, unknown> = {};
   for (const k of ORDER) if (ev[k] !== undefined) out[k] = ev[k];

@@ -6,7 +6,7 @@ import {
   validateEnvelope,
   validatePayload,
   formatAjvErrors,
-  ENVELOPE_SCHEMA,
+  CORE_ATTRIBUTES,
   REGISTRY_BY_TYPE,
   CATEGORIES,
   TYPE_PATTERN,
@@ -21,7 +21,6 @@ export interface Finding {
   message: string;
 }
 
-const CORE_ATTRIBUTES = new Set(Object.keys(ENVELOPE_SCHEMA.properties));
 // Names the CloudEvents bridge produces (AEP-0005 §1 B1/B4): an extension
 // carrying one of them would be overwritten or misread on the CE side, which
 // breaks the bridge's round-trip identity, the same harm as a core collision.

@@ -3,7 +3,7 @@
 // the egress boundary; default `metadata`), RFC 3339 time to epoch nanos /
 // millis without losing sub-millisecond digits, and the envelope's core
 // attribute names (AEP-0001 §5) as opposed to its extension attributes (§5.4).
-import { CAPTURE_ORDER, type CaptureLevel } from '../../aep/schemas.ts';
+import { CAPTURE_ORDER, CORE_ATTRIBUTES, type CaptureLevel } from '../../aep/schemas.ts';
 import { downLevelEvent } from '../../capture/gate.ts';
 import type { AepEvent } from '../../relay/store.ts';
 
@@ -14,25 +14,6 @@ export const DEFAULT_CEILING: CaptureLevel = 'metadata';
 /** The frozen reverse-DNS root every exported identity carries (AEP-0005 B3, §3.2). */
 export const TYPE_ROOT = 'dev.aep.';
 
-export const CORE_ATTRIBUTES = new Set([
-  'aep',
-  'id',
-  'type',
-  'subject',
-  'time',
-  'source',
-  'agent',
-  'session',
-  'run',
-  'step',
-  'seq',
-  'epoch',
-  'cause',
-  'traceparent',
-  'severity',
-  'capture',
-  'data',
-]);
 
 /** AEP-0001 §5.4: extension attribute names. */
 export const EXTENSION_NAME = /^[a-z0-9]{1,20}$/;
