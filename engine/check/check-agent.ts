@@ -18,6 +18,7 @@ import { runEventCase } from '../fixtures/run-events.ts';
 import { validateStream } from '../validate/index.ts';
 import { ShimRun, type ShimCase, type ShimRunEnv } from '../fixtures/run-shim.ts';
 import { placeholders } from '../scaffold/new-agent.ts';
+import { checkRecorded } from './recorded.ts';
 import type { CheckTarget } from './targets.ts';
 
 export { summaryLine } from './summary-line.ts';
@@ -62,6 +63,8 @@ export interface AgentReport {
   /** The imported upstream pins (a `pins.yaml` events file), if the agent has them. */
   pins?: PinCount;
   capabilities: CapabilityRow[];
+  /** The recorded payloads (fixtures/<agent>/recorded/) that mapped cleanly, of those that loaded. */
+  recorded?: { passed: number; total: number };
 }
 
 /** The pin importer's output file name (codegen/import-pins.ts). */
@@ -83,6 +86,9 @@ export async function checkAgent(target: CheckTarget, opts: CheckOptions = {}): 
   const src = loaded.src ?? parseYamlSource(target.display, readFileSync(target.path, 'utf8'));
   const text = src.text;
   const errors: DescriptorError[] = [...fx.errors, ...toFillIn(target.display, text)];
+  const rec = await checkRecorded(d, target.fixturesDir, target.fixturesLabel, target.agent);
+  if (rec.files.length || rec.errors.length) report.recorded = { passed: rec.passed, total: rec.files.length };
+  errors.push(...rec.errors);
   for (const f of fx.files) errors.push(...toFillIn(f.file, f.src.text));
   const missing = !fx.errors.length && !fx.files.some((f) => f.kind === 'events');
   if (missing) {

@@ -17,6 +17,7 @@ export function summaryLine(r: AgentReport): string {
   const unrun = [...notRun].map(([why, n]) => `${n} not run: ${why}`).join('; ');
   parts.push(`${passed}/${r.cases.length} fixture cases${unrun ? ` (${unrun})` : ''}`);
   parts.push(`${r.fixtureFiles.length} fixture file${r.fixtureFiles.length === 1 ? '' : 's'}`);
+  if (r.recorded) parts.push(`${r.recorded.passed}/${r.recorded.total} recorded payloads`);
   const sup = r.capabilities.filter((c) => c.state === 'supported');
   parts.push(`${sup.filter((c) => c.proven).length}${sup.length !== sup.filter((c) => c.proven).length ? `/${sup.length}` : ''} capabilities supported`);
   if (r.errors.length) parts.push(`${r.errors.length} error${r.errors.length === 1 ? '' : 's'}`);

@@ -14,7 +14,6 @@ export const DEFAULT_CEILING: CaptureLevel = 'metadata';
 /** The frozen reverse-DNS root every exported identity carries (AEP-0005 B3, §3.2). */
 export const TYPE_ROOT = 'dev.aep.';
 
-
 /** AEP-0001 §5.4: extension attribute names. */
 export const EXTENSION_NAME = /^[a-z0-9]{1,20}$/;
 
