@@ -165,6 +165,22 @@ describe('OTLP/HTTP logs into hookmap up', () => {
     expect(JSON.parse(j.body).partialSuccess.rejectedLogRecords).toBe('1');
   });
 
+  it("Codex's debug lines (no event.name, no conversation) are accepted and dropped: full success, no event, no diagnostic", async () => {
+    const body = exportOf('cx-debug', RECORDS.slice(0, 2));
+    body.resourceLogs[0].scopeLogs[0].logRecords.splice(1, 0, {
+      timeUnixNano: '1764612000500000000',
+      body: { stringValue: 'flushing OTEL metrics' },
+      attributes: [kv('target', 'codex_otel::otel_provider')],
+      eventName: 'event otel/src/otel_provider.rs:212',
+    } as never);
+    const before = logged(s, 'unknown').length;
+    const r = await post(s, proto(body), PB);
+    expect(r.status).toBe(200);
+    expect(r.body).toBe(''); // no partial_success
+    expect(logged(s, 'cx-debug').map((e) => e.type)).toEqual(['x.codex.otel.conversation_starts', 'x.codex.otel.tool_decision']);
+    expect(logged(s, 'unknown')).toHaveLength(before);
+  });
+
   it('malformed bodies are 400, other content types 415, with a google.rpc.Status and a code; nothing is logged', async () => {
     const bad = proto(exportOf('cx-bad', RECORDS)).subarray(0, 40);
     const r = await post(s, bad, PB);
