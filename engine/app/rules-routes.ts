@@ -12,6 +12,7 @@
 // here from the pending request itself (the command the agent really asked
 // to run), never from text the caller sends: a caller chooses only how much
 // of it the rule covers. The proposal's command is redacted like the card's.
+import { throttledSay } from '../io/throttle.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { homedir } from 'node:os';
 import type { Authorizer } from '../auth/authorizer.ts';
@@ -56,7 +57,9 @@ const surfaceOf = (p: Principal, req: FastifyRequest): string => {
 
 export function registerRulesRoutes(app: FastifyInstance, o: RulesRoutesOptions): void {
   app.register(async (scope) => {
-    jsonOnly(scope, MAX_BODY, (e) => o.say?.(`rules API: ${e.message}`));
+    // a malformed body anyone can send: said once a minute at most (engine/io/throttle.ts)
+    const sayMalformed = throttledSay(o.say);
+    jsonOnly(scope, MAX_BODY, (e) => sayMalformed(`rules API: ${e.message}`));
 
     const who = (req: FastifyRequest, reply: FastifyReply, scopeNeeded: Scope): Principal | undefined => {
       const r = o.auth.authenticate(req.raw);

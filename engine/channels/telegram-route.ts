@@ -5,6 +5,7 @@
 // request without it is refused before its body is looked at. JSON only,
 // bounded. The update then takes the same path a polled one takes (who may
 // answer, which button, once).
+import { throttledSay } from '../io/throttle.ts';
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { jsonOnly } from '../inbox/json-scope.ts';
@@ -14,7 +15,9 @@ const MAX_BODY = 256 * 1024;
 
 export function registerTelegramWebhook(app: FastifyInstance, channel: () => TelegramChannel | undefined, say?: (line: string) => void): void {
   app.register(async (scope) => {
-    jsonOnly(scope, MAX_BODY, (e) => say?.(`telegram webhook: ${e.message}`));
+    // a malformed body anyone can send: said once a minute at most (engine/io/throttle.ts)
+    const sayMalformed = throttledSay(say);
+    jsonOnly(scope, MAX_BODY, (e) => sayMalformed(`telegram webhook: ${e.message}`));
     scope.post('/channels/telegram', async (req, reply) => {
       const ch = channel();
       const secret = ch?.webhookSecret;

@@ -12,6 +12,7 @@
 // this origin), except /push/action, whose one-time credential is its whole
 // authentication (action.ts). JSON only, bounded; a cross-origin browser
 // request is refused everywhere.
+import { throttledSay } from '../io/throttle.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authorizer } from '../auth/authorizer.ts';
 import { can, type Principal, type Scope } from '../auth/principal.ts';
@@ -37,7 +38,9 @@ export const deviceView = (d: Device) => ({ name: d.name, service: new URL(d.sub
 
 export function registerPushRoutes(app: FastifyInstance, o: PushRoutesOptions): void {
   app.register(async (scope) => {
-    jsonOnly(scope, MAX_BODY, (e) => o.say?.(`push API: ${e.message}`));
+    // a malformed body anyone can send: said once a minute at most (engine/io/throttle.ts)
+    const sayMalformed = throttledSay(o.say);
+    jsonOnly(scope, MAX_BODY, (e) => sayMalformed(`push API: ${e.message}`));
     scope.addHook('onRequest', async (req, reply) => {
       if (typeof req.headers.origin === 'string' && !o.sameOrigin(req)) return refuse(reply, 403, 'forbidden', 'cross-origin request refused');
     });
@@ -118,10 +121,12 @@ export function registerPushRoutes(app: FastifyInstance, o: PushRoutesOptions): 
       return reply.code(204).send();
     });
 
+    // a refusal anyone can provoke: said once a minute at most (engine/io/throttle.ts)
+    const sayRefused = throttledSay(o.say);
     scope.post('/push/action', async (req, reply) => {
       const b = (req.body ?? {}) as Record<string, unknown>;
       const r = await answerAction(o, b.credential, b.action, b.request);
-      if (r.status !== 200) o.say?.(`push: an action was refused: ${'error' in r.body ? `${r.body.error}: ${r.body.detail}` : ''}`);
+      if (r.status !== 200) sayRefused(`push: an action was refused: ${'error' in r.body ? `${r.body.error}: ${r.body.detail}` : ''}`);
       return reply.code(r.status).send(r.body);
     });
   });

@@ -165,6 +165,16 @@ describe('Web Push', () => {
     await h;
   });
 
+  it('a flood of forged actions is refused each time and fills no log: one line a minute at most', async () => {
+    const refusedLines = () => s.lines.filter((l) => /an action was refused/.test(l)).length;
+    const before = refusedLines();
+    for (let i = 0; i < 50; i++) {
+      const r = await post('/push/action', { credential: `hma_${String(i).padStart(43, 'B')}`, action: 'allow' }, { 'content-type': 'application/json' });
+      expect(r.status).toBe(403);
+    }
+    expect(refusedLines() - before).toBeLessThanOrEqual(1);
+  });
+
   it('removes a device the push service says is gone (410), and says so once', async () => {
     await register('old-laptop');
     ps.respond('old-laptop', 410);
