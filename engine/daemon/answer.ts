@@ -5,6 +5,8 @@
 //     {option}            an offered option id, else rejected `invalid`
 //     {text} = an option  that option (id, or exactly one label, any case,
 //                         trimmed: AEP-0008): the word IS the decision
+//     {option: allow|deny} not offered: the AEP convention words, read as the card's
+//                         allow-once option (never an "always" one) or its refusing one
 //     {text} other        the refusing option with the text as the reason:
 //                         the descriptor's `text` decision when it has one
 //                         (deny-with-guidance), else its refusing option's
@@ -56,6 +58,19 @@ export function refusingOption(options: OptionView[]): string | undefined {
   return undefined;
 }
 
+const PERMISSIVE = ['allow', 'allow_once', 'once', 'approve', 'accept', 'yes', 'proceed_once'];
+
+/** The option a rule's allow applies: an allow-once choice, never an "always" one (hookmap's rule is what persists). */
+export function permissiveOption(options: OptionView[]): string | undefined {
+  const refusing = refusingOption(options);
+  const open = options.filter((o) => o.id !== refusing);
+  for (const id of PERMISSIVE) {
+    const o = open.find((x) => x.id.toLowerCase() === id);
+    if (o) return o.id;
+  }
+  return open.find((o) => /allow/i.test(o.id) && !/always|reject|deny/i.test(o.id))?.id;
+}
+
 const bad = (detail: string): Interpretation => ({ ok: false, reason: 'invalid', detail: `bad-answer: ${detail}` });
 const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const norm = (s: string) => s.trim().toLowerCase();
@@ -88,7 +103,16 @@ function interpretOptions(option: string | undefined, text: string | undefined, 
   const refusing = refusingOption(req.options);
   const guidance = text !== undefined && text.trim() !== '' ? text : undefined;
   if (option !== undefined) {
-    const o = req.options.find((x) => x.id === option);
+    // `allow` / `deny`, the AEP convention words (`hookmap answer --allow|--deny`), name the card's own allow-once or
+    // refusing option where its ids are the vendor's (once / reject)
+    const id = req.options.some((x) => x.id === option)
+      ? option
+      : option === 'allow'
+        ? permissiveOption(req.options)
+        : option === 'deny'
+          ? refusing
+          : undefined;
+    const o = req.options.find((x) => x.id === id);
     if (!o) return bad(`option ${JSON.stringify(option)} is not offered (${req.options.map((x) => x.id).join(', ')})`);
     // a refusal with a stated reason is the deny-with-guidance path
     if (o.id === refusing && guidance && req.decisions.has('text')) return { ok: true, decision: 'text', applied: { option: o.id, text: guidance } };

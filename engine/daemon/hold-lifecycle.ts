@@ -20,7 +20,8 @@ import { HoldTable, type HookReply, type PendingHold, type Terminal } from './ho
 import { OpenHoldFile } from './open-holds.ts';
 import type { AnswerDecision } from '../policy/decide-answer.ts';
 import type { AskSubject } from '../policy/subject.ts';
-import { decideByRules, permissiveOption, ruleRecord, type AnswerRules } from './rule-answer.ts';
+import { permissiveOption } from './answer.ts';
+import { decideByRules, ruleRecord, type AnswerRules } from './rule-answer.ts';
 
 export const DEFAULT_ATTENTION_TIMEOUT_MS = 55_000;
 

@@ -7,7 +7,8 @@ import type { Interpretation } from './answer.ts';
 import { ASK_HOOK, askBindings } from './asks.ts';
 import type { DaemonCore } from './core.ts';
 import type { PendingHold } from './holds.ts';
-import { alwaysOption, permissiveOption } from './rule-answer.ts';
+import { permissiveOption } from './answer.ts';
+import { alwaysOption } from './rule-answer.ts';
 
 export type Answered = Extract<Interpretation, { ok: true }>;
 

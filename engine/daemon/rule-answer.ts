@@ -13,7 +13,7 @@ import { answerBindings } from '../map/decide.ts';
 import type { AepEvent } from '../map/envelope.ts';
 import type { AnswerDecision } from '../policy/decide-answer.ts';
 import { subjectOf, type AskSubject, type RawSubject } from '../policy/subject.ts';
-import { refusingOption, type OptionView } from './answer.ts';
+import type { OptionView } from './answer.ts';
 import type { DaemonCore } from './core.ts';
 
 /** The rule book as a daemon sees it (engine/policy/rulebook.ts). */
@@ -27,19 +27,6 @@ const METADATA = 'metadata' as const;
 /** hookmap's own extension types (AEP-0002 §5.4 `x.<namespace>.*`), the same for every agent: a rule answered a held request, or the floor kept it. */
 export const RULE_APPLIED_TYPE = 'x.hookmap.answer.ruled';
 export const RULE_FLOOR_TYPE = 'x.hookmap.answer.floor';
-const PERMISSIVE = ['allow', 'allow_once', 'once', 'approve', 'accept', 'yes', 'proceed_once'];
-
-/** The option a rule's allow applies: an allow-once choice, never an "always" one (hookmap's rule is what persists). */
-export function permissiveOption(options: OptionView[]): string | undefined {
-  const refusing = refusingOption(options);
-  const open = options.filter((o) => o.id !== refusing);
-  for (const id of PERMISSIVE) {
-    const o = open.find((x) => x.id.toLowerCase() === id);
-    if (o) return o.id;
-  }
-  return open.find((o) => /allow/i.test(o.id) && !/always|reject|deny/i.test(o.id))?.id;
-}
-
 /** The option that asks the agent to remember an allow itself, when the card offers one. */
 export function alwaysOption(options: OptionView[]): string | undefined {
   return options.find((o) => ['always', 'allow_always'].includes(o.id.toLowerCase()))?.id;

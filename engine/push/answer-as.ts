@@ -6,7 +6,7 @@
 // request. "Allow always" makes the narrowest rule first (this exact command
 // or these paths, this project), then allows.
 import { makePrincipal, type Scope } from '../auth/principal.ts';
-import { permissiveOption } from '../daemon/rule-answer.ts';
+import { permissiveOption } from '../daemon/answer.ts';
 import { refusingOption } from '../daemon/answer.ts';
 import type { Daemon } from '../daemon/daemon.ts';
 import type { AlwaysSpec, RuleBook } from '../policy/rulebook.ts';

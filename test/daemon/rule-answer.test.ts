@@ -4,7 +4,8 @@
 // "always, natively" becomes the card's own always option (ACP, OpenCode,
 // Kilo Code) or the hold's allow_always decision (Claude Code).
 import { describe, expect, it } from 'vitest';
-import { alwaysOption, nativeAlways, permissiveOption } from '../../engine/daemon/rule-answer.ts';
+import { permissiveOption } from '../../engine/daemon/answer.ts';
+import { alwaysOption, nativeAlways } from '../../engine/daemon/rule-answer.ts';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
 
 const opts = (...ids: string[]) => ids.map((id) => ({ id }));
