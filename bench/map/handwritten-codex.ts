@@ -2,8 +2,10 @@
 // an adapter without a descriptor engine would do it. Same output as
 // vendors/codex.yaml at the default posture (checked before timing).
 import { aepDigest } from '../../engine/capture/canonical.ts';
-import { defaultRedactor } from '../../engine/capture/redact.ts';
+import { Redactor } from '../../engine/capture/redact.ts';
 import { buildEnvelope, type AepEvent } from '../../engine/map/envelope.ts';
+
+const redactor = new Redactor();
 
 const seqs = new Map<string, number>();
 function env(
@@ -53,7 +55,7 @@ export function mapCodexByHand(host: string, p: any): AepEvent[] {
           'attention.requested',
           {
             kind: 'permission',
-            prompt: defaultRedactor.text(prompt),
+            prompt: redactor.text(prompt),
             options: [
               { id: 'allow', label: 'Allow' },
               { id: 'deny', label: 'Deny' },

@@ -31,7 +31,7 @@ import { restoreFromLogs } from '../daemon/relay-restore.ts';
 import type { StreamInstance, StreamSubscriber } from '../surface/stream-subscriber.ts';
 import { startSubscribers } from './up-streams.ts';
 import { agentLogDir, defaultHome } from '../io/paths.ts';
-import type { RedactionSettings } from '../capture/redact.ts';
+import { Redactor, type RedactionSettings } from '../capture/redact.ts';
 import { DEFAULT_HOST, urlOf } from './serve.ts';
 import type { AgentEntry, UpConfig } from './up-config.ts';
 import { PolicySource } from '../policy/source.ts';
@@ -132,7 +132,8 @@ export async function startUp(o: UpOptions): Promise<Up> {
         throw e;
       })
     : undefined;
-  const relay = createRelay({ app, guard, auth, prefix: '', audit: o.auditFile ? auditTo(o.auditFile, say) : undefined, log: (l) => say(redactUrl(l)), store });
+  const audit = o.auditFile ? auditTo(o.auditFile, say) : undefined;
+  const relay = createRelay({ app, guard, auth, prefix: '', audit, log: (l) => say(redactUrl(l)), store, redactor: new Redactor(o.redaction) });
   const home = o.home ?? defaultHome();
   // what the shims wrote while nothing answered: taken (reported once, below) only once this up listens
   let missed = emptySummary();

@@ -6,13 +6,13 @@
 import { captureRank, type CaptureLevel } from '../aep/schemas.ts';
 import { annotationsFor, type FieldNote } from './annotations.ts';
 import { aepDigest } from './canonical.ts';
-import { defaultRedactor } from './redact.ts';
 import type { TextRedactor as Redactor } from './redaction/fragments.ts';
 
 export interface GateOptions {
   ceiling: CaptureLevel;
   /** Descriptor-declared gates for fields the schema does not annotate, by dotted path (`a.b`, `list[].c`). */
   gates?: Record<string, CaptureLevel>;
+  /** The emitter's redaction (the operator's settings); needed at ceiling `redacted`, never asked at `metadata` (stand-ins only). */
   redactor?: Redactor;
   /** Structural stand-ins for metadata-by-exception fields, by dotted path (used at ceiling metadata). */
   standIns?: Record<string, unknown>;
@@ -30,15 +30,21 @@ const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.i
 export function gateData(type: string, data: Obj | undefined, opts: GateOptions): Obj | undefined {
   if (opts.ceiling === 'none' || data === undefined) return undefined;
   const note = annotationsFor(type);
-  const ctx = { opts, redactor: opts.redactor ?? defaultRedactor, rank: captureRank(opts.ceiling), mint: opts.mint !== false };
+  const ctx = { opts, redactor: opts.redactor, rank: captureRank(opts.ceiling), mint: opts.mint !== false };
   return walkObject(data, note, '', ctx, data);
 }
 
 interface Ctx {
   opts: GateOptions;
-  redactor: Redactor;
+  redactor: Redactor | undefined;
   rank: number;
   mint: boolean;
+}
+
+/** Content kept at `redacted` goes through the emitter's redactor: a caller gating there without one is a bug, said at once. */
+function redact(ctx: Ctx, v: unknown, path?: string): unknown {
+  if (!ctx.redactor) throw new Error("gateData at capture `redacted` needs the emitter's redactor (GateOptions.redactor)");
+  return ctx.redactor.deep(v, path);
 }
 
 function levelOf(note: FieldNote | undefined, path: string, ctx: Ctx): CaptureLevel {
@@ -56,7 +62,7 @@ function walkObject(obj: Obj, note: FieldNote | null | undefined, prefix: string
       if (v === undefined) continue;
       if (props.has(`${k}_digest`) && src[`${k}_digest`] === undefined) src[`${k}_digest`] = aepDigest(v);
       if (props.has(`${k}_redacted`) && src[`${k}_redacted`] === undefined && ctx.opts.ceiling === 'redacted') {
-        src[`${k}_redacted`] = ctx.redactor.deep(v);
+        src[`${k}_redacted`] = redact(ctx, v);
       }
     }
   }
@@ -75,7 +81,7 @@ function gateValue(v: unknown, note: FieldNote | undefined, path: string, ctx: C
   const level = levelOf(note, path, ctx);
   if (captureRank(level) > ctx.rank) return undefined;
   if (note?.byException) return byException(v, path, ctx, parent, key, root);
-  if (level === 'redacted' && ctx.opts.ceiling === 'redacted') return ctx.redactor.deep(v, path);
+  if (level === 'redacted' && ctx.opts.ceiling === 'redacted') return redact(ctx, v, path);
   if (Array.isArray(v)) {
     if (!note?.items && !hasGatesUnder(`${path}[]`, ctx)) return v;
     return v.map((item) => (isObj(item) ? walkObject(item, note?.items, `${path}[]`, ctx, root) : item));
@@ -93,7 +99,7 @@ function hasGatesUnder(path: string, ctx: Ctx): boolean {
 
 function byException(v: unknown, path: string, ctx: Ctx, parent: Obj, key: string, root: Obj): unknown {
   if (ctx.opts.ceiling === 'full') return v;
-  if (ctx.opts.ceiling === 'redacted') return ctx.redactor.deep(v, path);
+  if (ctx.opts.ceiling === 'redacted') return redact(ctx, v, path);
   // metadata: structural stand-ins only, never the content itself
   const given = ctx.opts.standIns?.[path];
   if (given !== undefined && !Array.isArray(ctx.opts.standIns?.[path])) return given;
@@ -156,7 +162,7 @@ export interface FormFieldSpec {
  * (numbers, booleans, closed-select ids) survive at metadata; string fields
  * and "other" free text are user-authored and need `redacted`.
  */
-export function gateFormValues(fields: FormFieldSpec[], values: Obj, ceiling: CaptureLevel, redactor: Redactor = defaultRedactor): Obj {
+export function gateFormValues(fields: FormFieldSpec[], values: Obj, ceiling: CaptureLevel, redactor: Redactor): Obj {
   const out: Obj = {};
   const byId = new Map(fields.map((f) => [f.id, f]));
   for (const [k, v] of Object.entries(values)) {

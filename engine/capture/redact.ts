@@ -211,15 +211,3 @@ export class Redactor {
     }
   }
 }
-
-/**
- * The redactor for code handed none (the capture gate's default, the relay's
- * watcher copies, bridges): the operator's settings once the CLI edge has
- * configured it (engine/cli/main.ts), the built-in rules before.
- */
-export let defaultRedactor = new Redactor();
-
-/** Set once at the CLI edge from the resolved configuration (HOOKMAP_SECRET_NAMES, HOOKMAP_REDACT_PII). */
-export function configureDefaultRedaction(settings: RedactionSettings): void {
-  defaultRedactor = new Redactor(settings);
-}

@@ -47,9 +47,6 @@ export async function main(argv: string[]): Promise<number> {
   // descriptors validated by this hookmap before, by content hash (engine/descriptor/descriptor-cache.ts)
   cacheDescriptorsIn(join(config.home, 'cache', 'descriptors'), hookmapStamp(EXT === '.ts'));
   if (!config.fastExpr) (await import('../expr/compile.ts')).useFastExpressions(false);
-  // the operator's redaction settings reach code that is handed no redactor (gate defaults, relay watcher copies, bridges)
-  if (config.redaction.secretNames.length || !config.redaction.pii)
-    (await import('../capture/redact.ts')).configureDefaultRedaction({ ...config.redaction, env: process.env });
   const mod = await import(`./commands/${entry.module}${EXT}`);
   try {
     return await mod.run(rest, config);

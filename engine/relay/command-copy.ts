@@ -16,13 +16,13 @@
 // Subscribers below `redacted` then get the ordinary down-level of that
 // copy (engine/capture/gate.ts: text dropped, only number/boolean values
 // kept). A command that declares `metadata` or `none` is held to it.
-import { defaultRedactor, type Redactor } from '../capture/redact.ts';
+import type { Redactor } from '../capture/redact.ts';
 import { downLevelEvent, gateData } from '../capture/gate.ts';
 import type { AepEvent, Held } from './store.ts';
 
 type Obj = Record<string, unknown>;
 
-export function watcherCopy(held: Held, skip: object, redactor: Redactor = defaultRedactor): Held {
+export function watcherCopy(held: Held, skip: object, redactor: Redactor): Held {
   const ev = held.ev;
   if (ev.data === undefined) return { ...held, skip };
   const declared = ev.capture;

@@ -4,6 +4,7 @@
 // through here, so every binding applies the same rules. With a fleet
 // backplane (engine/relay/backplane/) the other relays' claims count as
 // local ones: one logical endpoint for the roster and for routing.
+import { Redactor } from '../capture/redact.ts';
 import { auditRecord, type AuditRecord, type RefusalCode } from './audit.ts';
 import { watcherCopy } from './command-copy.ts';
 import { formatAjvErrors, validateEnvelope } from '../aep/schemas.ts';
@@ -84,6 +85,8 @@ export class RelayCore {
     readonly limits: RelayLimits,
     readonly controlEnabled: boolean,
     store?: RelayStore,
+    /** The watchers' copies of commands are redacted with it (command-copy.ts). */
+    private readonly redactor: Redactor = new Redactor(),
   ) {
     this.store =
       store ??
@@ -199,7 +202,7 @@ export class RelayCore {
     this.counters.routed++;
     target.info.deliverCommand(held.raw, ev, who);
     // Watchers see who commanded what (a redacted, labelled copy: command-copy.ts); the target already has it.
-    this.store.publish(watcherCopy(held, target));
+    this.store.publish(watcherCopy(held, target, this.redactor));
     return { ok: true, admitted: false, routed: true };
   }
 

@@ -130,7 +130,7 @@ export function createRelay(opts: CreateRelayOptions = {}): Relay {
   if (owned) applyServerLimits(app.server);
   const guard = opts.guard ?? new Guard({ bind: opts.host ?? DEFAULT_HOST, allowedHosts: opts.allowedHosts, allowedOrigins: opts.allowedOrigins });
   if (!opts.guard) installGuard(app, guard);
-  const core = new RelayCore(limits, auth.controlPossible, opts.store);
+  const core = new RelayCore(limits, auth.controlPossible, opts.store, opts.redactor);
   core.audit = opts.audit;
   const streams = new Set<ServerResponse>();
   /** Open SSE streams and sockets by principal: a revoked credential closes them at once. */

@@ -1,5 +1,6 @@
 // Every bound the relay enforces, in one place, with defaults. Each one is
 // advertised in the discovery document so clients can plan instead of probe.
+import type { Redactor } from '../capture/redact.ts';
 import type { Authorizer } from '../auth/authorizer.ts';
 import type { TlsFiles } from '../auth/server-limits.ts';
 import type { AuditRecord } from './audit.ts';
@@ -57,6 +58,8 @@ export interface RelayOptions extends Partial<RelayLimits> {
   instance?: string;
   /** Log lines (startup posture, drops). Never receives a token. */
   log?: (line: string) => void;
+  /** The operator's redaction (HOOKMAP_SECRET_NAMES, HOOKMAP_REDACT_PII) for the watchers' copies of commands; default the built-in rules. */
+  redactor?: Redactor;
 }
 
 export const DEFAULT_PORT = 8787;

@@ -7,6 +7,7 @@
 //  - a descriptor gate on a schema-ANNOTATED field may make it stricter
 //    (never looser): free text the schema calls metadata stays out below
 //    the declared level.
+import { Redactor } from '../../engine/capture/redact.ts';
 import { describe, expect, it } from 'vitest';
 import { gateData } from '../../engine/capture/gate.ts';
 import { compileDescriptor } from '../../engine/descriptor/compile.ts';
@@ -66,7 +67,7 @@ describe('descriptor gates on annotated fields', () => {
   const data = { tool: { name: 't' }, by: 'policy', rule: 'blocked by the release policy' };
   it('a stricter gate holds an annotated field back below its level', () => {
     expect(gateData('tool.denied', data, { ceiling: 'metadata', gates: { rule: 'redacted' } })).toEqual({ tool: { name: 't' }, by: 'policy' });
-    expect(gateData('tool.denied', data, { ceiling: 'redacted', gates: { rule: 'redacted' } })).toEqual(data);
+    expect(gateData('tool.denied', data, { ceiling: 'redacted', gates: { rule: 'redacted' }, redactor: new Redactor() })).toEqual(data);
   });
   it('a looser gate never lowers the schema level', () => {
     expect(

@@ -1,5 +1,6 @@
 // Control routing (AEP-0004 §4) and graceful shutdown.
 import { describe, expect, it } from 'vitest';
+import { Redactor } from '../../engine/capture/redact.ts';
 import { ev, post, SseClient, startRelay, until, WsClient, relayFixtures } from './helpers.ts';
 
 const { relay, hello } = relayFixtures();
@@ -55,6 +56,26 @@ describe('authenticated relay', () => {
     target.send(ev('s', 2, { type: 'control.accepted', cause: cmd.id, data: {} }));
     const ack = await sender.next((m) => m.type === 'control.accepted');
     expect(ack.cause).toBe(cmd.id);
+  });
+
+  it("the watchers' copy of a command carries the operator's redaction (the relay's redactor), the target the original bytes", async () => {
+    const redactor = new Redactor({ secretNames: ['ACME_DEPLOY_KEY'], env: { ACME_DEPLOY_KEY: 'plain-value-77' } });
+    const { url } = await relay({ token, redactor });
+    const target = await hello(url, { role: 'emitter', identity: { agent: 'tgt' }, capabilities: ACCEPTS }, auth);
+    target.send(ev('s', 1));
+    await target.sync();
+    const watcher = await hello(url, {}, auth);
+    watcher.send({ type: 'subscribe', id: 'w', filter: { session: 's', type: 'control.*' } });
+    await watcher.next((m) => m.type === 'subscribed');
+    const sender = await hello(url, {}, auth);
+    const cmd = command('s', 'control.attention.respond', { answer: { option: 'deny', text: 'use plain-value-77 instead' } });
+    sender.send(JSON.stringify(cmd));
+    expect(JSON.stringify(await target.next((m) => m.id === cmd.id))).toContain('plain-value-77');
+    const copy = await watcher.next((m) => m.type === 'control.attention.respond');
+    expect(copy.capture).toBe('redacted');
+    expect(JSON.stringify(copy)).not.toContain('plain-value-77');
+    // the value is not secret-looking by itself: only the operator's name makes it one (the built-in rules keep it)
+    expect(new Redactor().text('use plain-value-77 instead')).toContain('plain-value-77');
   });
 
   it('refuses deterministically: no-route, ambiguous, unsupported (AEP-0004 §4.2, §4.5)', async () => {

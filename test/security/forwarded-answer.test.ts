@@ -6,9 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downLevelEvent } from '../../engine/capture/gate.ts';
 import { watcherCopy } from '../../engine/relay/command-copy.ts';
+import { Redactor } from '../../engine/capture/redact.ts';
 import { makeCommand, openSocket, sendCommand } from '../../engine/relay/client.ts';
 import { SseClient } from '../relay/helpers.ts';
 import { until, upStack, type UpStack } from './helpers.ts';
+
+const REDACTOR = new Redactor();
 
 const SECRET = 'hunter2-Xq9';
 const GH = 'ghp_0123456789abcdefghijABCDEFGHIJ012345';
@@ -21,7 +24,7 @@ describe('the command copy watchers get', () => {
   it('is redacted and labelled redacted; the target still gets the original bytes', () => {
     const c = cmd();
     const raw = JSON.stringify(c);
-    const copy = watcherCopy({ ev: c, raw }, {});
+    const copy = watcherCopy({ ev: c, raw }, {}, REDACTOR);
     expect(copy.ev.capture).toBe('redacted');
     expect(copy.raw).not.toContain(SECRET);
     expect(copy.raw).not.toContain(GH);
@@ -32,7 +35,7 @@ describe('the command copy watchers get', () => {
 
   it('down-levels to metadata without text and with structural values only (DL1/DL2)', () => {
     const c = cmd();
-    const low = downLevelEvent(watcherCopy({ ev: c, raw: JSON.stringify(c) }, {}).ev as any, 'metadata') as any;
+    const low = downLevelEvent(watcherCopy({ ev: c, raw: JSON.stringify(c) }, {}, REDACTOR).ev as any, 'metadata') as any;
     expect(low.capture).toBe('metadata');
     expect(low.data).toEqual({ answer: { option: 'deny', values: { staged: true, replicas: 3 } } });
     const answered = {
@@ -57,11 +60,11 @@ describe('the command copy watchers get', () => {
 
   it('a command that declares metadata is held to it; a vendor command without a schema keeps no fields', () => {
     const c = { ...cmd(), capture: 'metadata' };
-    const m = watcherCopy({ ev: c, raw: JSON.stringify(c) }, {});
+    const m = watcherCopy({ ev: c, raw: JSON.stringify(c) }, {}, REDACTOR);
     expect(m.ev.capture).toBe('metadata');
     expect(m.raw).not.toContain(SECRET);
     const v = makeCommand('x.acme.control.say', 's1', { data: { words: `password=${SECRET}` } });
-    const vc = watcherCopy({ ev: v, raw: JSON.stringify(v) }, {});
+    const vc = watcherCopy({ ev: v, raw: JSON.stringify(v) }, {}, REDACTOR);
     expect(vc.raw).not.toContain(SECRET);
   });
 });

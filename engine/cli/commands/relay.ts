@@ -1,6 +1,7 @@
 // `hookmap relay`: the AEP relay alone. Drains on SIGINT/SIGTERM (SSE
 // streams end cleanly, sockets close 1001) and exits 0; exits 1 if the
 // drain hangs.
+import { Redactor } from '../../capture/redact.ts';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { Authorizer, ANONYMOUS, TokenSource } from '../../auth/authorizer.ts';
 import { BindError, exposureNotice } from '../../auth/bind.ts';
@@ -72,7 +73,8 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     const store = bp
       ? await openBackplane({ ...bp, token: ownerToken, tokenFile: sec.noAuth || sec.token ? undefined : sec.tokenFile }, resolveLimits(options), say)
       : undefined;
-    relay = createRelay({ ...options, store });
+    // the watchers' copies of commands carry the operator's redaction (HOOKMAP_SECRET_NAMES, HOOKMAP_REDACT_PII)
+    relay = createRelay({ ...options, store, redactor: new Redactor({ ...config.redaction, env: process.env }) });
   } catch (e) {
     if (e instanceof BackplaneError) {
       process.stderr.write(`hookmap relay: ${e.message}\n`);
