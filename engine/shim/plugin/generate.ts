@@ -281,5 +281,6 @@ export function renderPlugin(d: Descriptor): string {
   // a local-file plugin of the server shape names itself (`{ id, server }`) where its host asks for an id
   const id = spec.id ? `id: ${JSON.stringify(spec.id)}, ` : '';
   const exp = spec.export === 'server' ? `export const server = factory;\nexport default { ${id}server: factory };\n` : 'export default factory;\n';
-  return `${head}${RUNTIME(d.vendor, spec.timeout_ms ?? DEFAULT_TIMEOUT_MS, spec.queue_max ?? DEFAULT_QUEUE_MAX, d.surface.hook_timeout_ms ?? 0)}\n${body}\n${exp}`;
+  const runtime = RUNTIME(d.vendor, spec.timeout_ms ?? DEFAULT_TIMEOUT_MS, spec.queue_max ?? DEFAULT_QUEUE_MAX, d.surface.hookTimeoutMs ?? 0);
+  return `${head}${runtime}\n${body}\n${exp}`;
 }

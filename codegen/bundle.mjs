@@ -1,0 +1,56 @@
+// The package's bundle, `npm run build` after tsc (so `prepare`, `npm ci`
+// and `npm pack` make it): the CLI (engine/cli/main.js, the compiled output,
+// and every module it can load) as ESM chunks in engine/dist/, one chunk per
+// command (engine/cli/command-modules.ts) and per lazy import, so a command
+// still loads only what it needs. Hundreds of small files cost a start more
+// than their bytes (each one resolved, read and compiled on its own): `up`
+// loads its graph from a few files. The packages `up` loads at start are
+// inside (INLINE, with everything they require); every other package stays
+// an import of node_modules, as do the ones that find files beside their own
+// (web-tree-sitter's wasm, better-sqlite3's native module). engine/dist/ sits
+// two folders below the root, as every engine module does, so their paths to
+// shipped files (../../schemas, ../../package.json) hold. bin/hookmap.mjs runs
+// engine/dist/main.js where it exists (an installed package), the sources in
+// a clone.
+//   node codegen/bundle.mjs
+import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const OUT = 'engine/dist';
+const INLINE = new Set(['fastify', 'ws', 'ulid']);
+
+const packageOf = (spec) =>
+  spec
+    .split('/')
+    .slice(0, spec.startsWith('@') ? 2 : 1)
+    .join('/');
+const externals = {
+  name: 'hookmap-externals',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('node:')) return { external: true };
+      // an INLINE package's own imports are bundled with it
+      if (/[\\/]node_modules[\\/]/.test(args.importer) || INLINE.has(packageOf(args.path))) return undefined;
+      return { external: true };
+    });
+  },
+};
+
+rmSync(new URL(`../${OUT}`, import.meta.url), { recursive: true, force: true });
+await build({
+  absWorkingDir: ROOT,
+  entryPoints: ['engine/cli/main.js'],
+  outdir: OUT,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  chunkNames: 'chunk-[hash]',
+  // the CommonJS packages inside call require() for Node's built-ins
+  banner: { js: 'import { createRequire as __hookmapRequire } from "node:module"; const require = __hookmapRequire(import.meta.url);' },
+  plugins: [externals],
+  logLevel: 'warning',
+});
