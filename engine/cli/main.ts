@@ -6,6 +6,7 @@ import { resolveConfig } from './config.ts';
 import { join } from 'node:path';
 import { cacheYamlIn } from '../descriptor/yaml-cache.ts';
 import { cacheDescriptorsIn } from '../descriptor/descriptor-cache.ts';
+import { cacheValidatorsIn } from '../aep/validator-cache.ts';
 import { hookmapStamp } from './stamp.ts';
 import { commandHelp, printUsage, COMMANDS } from './usage.ts';
 import { COMMAND_MODULES } from './command-modules.ts';
@@ -45,8 +46,11 @@ export async function main(argv: string[]): Promise<number> {
   }
   // descriptors' parsed YAML, kept by content hash (engine/descriptor/yaml-cache.ts)
   cacheYamlIn(join(config.home, 'cache', 'yaml'));
+  const stamp = hookmapStamp(FROM_SOURCES);
   // descriptors validated by this hookmap before, by content hash (engine/descriptor/descriptor-cache.ts)
-  cacheDescriptorsIn(join(config.home, 'cache', 'descriptors'), hookmapStamp(FROM_SOURCES));
+  cacheDescriptorsIn(join(config.home, 'cache', 'descriptors'), stamp);
+  // the AEP hot-path validators' code, by content hash (engine/aep/validator-cache.ts)
+  cacheValidatorsIn(join(config.home, 'cache', 'validators'), stamp);
   if (!config.fastExpr) (await import('../expr/compile.ts')).useFastExpressions(false);
   // the operator's redaction settings reach code that is handed no redactor (gate defaults, relay watcher copies, bridges)
   if (config.redaction.secretNames.length || !config.redaction.pii)
