@@ -73,6 +73,8 @@ describe('the npm package', () => {
     for (const f of [
       'bin/hookmap.mjs',
       'engine/cli/main.js',
+      // the bundle bin/hookmap.mjs runs (npm run build: codegen/bundle.mjs)
+      'engine/dist/main.js',
       'engine/shim/node-shim.mjs',
       'engine/inbox/assets/index.html',
       'vendors/claude-code.yaml',
