@@ -12,6 +12,12 @@
 // shipped files (../../schemas, ../../package.json) hold. bin/hookmap.mjs runs
 // engine/dist/main.js where it exists (an installed package), the sources in
 // a clone.
+//
+// Then the caches a first start in a new home would otherwise fill (their
+// keys name this hookmap's version, as an installed package's do): every
+// shipped vendor's descriptor validated (engine/descriptor/descriptor-cache.ts)
+// and the AEP hot-path validators' code (engine/aep/validator-cache.ts), in
+// engine/dist/cache/, read when the home has no entry yet.
 //   node codegen/bundle.mjs
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
@@ -54,3 +60,15 @@ await build({
   plugins: [externals],
   logLevel: 'warning',
 });
+
+// the compiled modules tsc wrote (the same code the bundle holds)
+const { cacheDescriptorsIn } = await import('../engine/descriptor/descriptor-cache.js');
+const { cacheValidatorsIn } = await import('../engine/aep/validator-cache.js');
+const { hookmapStamp } = await import('../engine/cli/stamp.js');
+const { listVendors, loadVendor } = await import('../engine/descriptor/registry.js');
+const { warmValidators } = await import('../engine/aep/schemas.js');
+const cache = (kind) => fileURLToPath(new URL(`../${OUT}/cache/${kind}`, import.meta.url));
+cacheDescriptorsIn(cache('descriptors'), hookmapStamp(false));
+for (const v of listVendors()) loadVendor(v);
+cacheValidatorsIn(cache('validators'), hookmapStamp(false));
+await warmValidators();

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { cacheYamlIn } from '../descriptor/yaml-cache.ts';
 import { cacheDescriptorsIn } from '../descriptor/descriptor-cache.ts';
 import { cacheValidatorsIn } from '../aep/validator-cache.ts';
+import { PACKAGE_ROOT } from '../io/package-root.ts';
 import { hookmapStamp } from './stamp.ts';
 import { commandHelp, printUsage, COMMANDS } from './usage.ts';
 import { COMMAND_MODULES } from './command-modules.ts';
@@ -47,10 +48,12 @@ export async function main(argv: string[]): Promise<number> {
   // descriptors' parsed YAML, kept by content hash (engine/descriptor/yaml-cache.ts)
   cacheYamlIn(join(config.home, 'cache', 'yaml'));
   const stamp = hookmapStamp(FROM_SOURCES);
+  // what the package was built with (npm run build: codegen/bundle.mjs), found when the home has nothing yet
+  const shipped = (kind: string) => join(PACKAGE_ROOT, 'engine', 'dist', 'cache', kind);
   // descriptors validated by this hookmap before, by content hash (engine/descriptor/descriptor-cache.ts)
-  cacheDescriptorsIn(join(config.home, 'cache', 'descriptors'), stamp);
+  cacheDescriptorsIn(join(config.home, 'cache', 'descriptors'), stamp, shipped('descriptors'));
   // the AEP hot-path validators' code, by content hash (engine/aep/validator-cache.ts)
-  cacheValidatorsIn(join(config.home, 'cache', 'validators'), stamp);
+  cacheValidatorsIn(join(config.home, 'cache', 'validators'), stamp, shipped('validators'));
   if (!config.fastExpr) (await import('../expr/compile.ts')).useFastExpressions(false);
   // the operator's redaction settings reach code that is handed no redactor (gate defaults, relay watcher copies, bridges)
   if (config.redaction.secretNames.length || !config.redaction.pii)

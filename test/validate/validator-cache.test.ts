@@ -93,4 +93,17 @@ describe('the validator cache', () => {
     get();
     expect(compiles).toBe(before + 2);
   });
+
+  it("reads the package's shipped entries (npm run build) when the home has none, and never writes there", () => {
+    const shipped = join(tmp, 'shipped');
+    cacheValidatorsIn(shipped, 'test-3');
+    get();
+    const before = compiles;
+    const home = join(tmp, 'home-cache');
+    cacheValidatorsIn(home, 'test-3', shipped);
+    expect(get()(bad)).toBe(false);
+    expect(compiles).toBe(before);
+    expect(readdirSync(tmp)).not.toContain('home-cache');
+    expect(readdirSync(shipped)).toHaveLength(1);
+  });
 });
