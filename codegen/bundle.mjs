@@ -1,30 +1,33 @@
 // The package's bundle, `npm run build` after tsc (so `prepare`, `npm ci`
 // and `npm pack` make it): the CLI (engine/cli/main.js, the compiled output,
-// and every module it can load) as ESM chunks in engine/dist/, one chunk per
+// and every module it can load) as ESM chunks in dist/engine/, one chunk per
 // command (engine/cli/command-modules.ts) and per lazy import, so a command
 // still loads only what it needs. Hundreds of small files cost a start more
 // than their bytes (each one resolved, read and compiled on its own): `up`
 // loads its graph from a few files. The packages `up` loads at start are
 // inside (INLINE, with everything they require); every other package stays
 // an import of node_modules, as do the ones that find files beside their own
-// (web-tree-sitter's wasm, better-sqlite3's native module). engine/dist/ sits
+// (web-tree-sitter's wasm, better-sqlite3's native module). dist/engine/ sits
 // two folders below the root, as every engine module does, so their paths to
 // shipped files (../../schemas, ../../package.json) hold. bin/hookmap.mjs runs
-// engine/dist/main.js where it exists (an installed package), the sources in
+// dist/engine/main.js where it exists (an installed package), the sources in
 // a clone.
 //
 // Then the caches a first start in a new home would otherwise fill (their
 // keys name this hookmap's version, as an installed package's do): every
 // shipped vendor's descriptor validated (engine/descriptor/descriptor-cache.ts)
 // and the AEP hot-path validators' code (engine/aep/validator-cache.ts), in
-// engine/dist/cache/, read when the home has no entry yet.
+// dist/cache/, read when the home has no entry yet. Outside engine/: the
+// bundle holds codegen/ modules (the docs command) and the cache descriptor
+// values, both of which name agents, which no engine/ file does.
 //   node codegen/bundle.mjs
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const OUT = 'engine/dist';
+const OUT = 'dist/engine';
+const CACHE = 'dist/cache';
 const INLINE = new Set(['fastify', 'ws', 'ulid']);
 
 const packageOf = (spec) =>
@@ -44,7 +47,7 @@ const externals = {
   },
 };
 
-rmSync(new URL(`../${OUT}`, import.meta.url), { recursive: true, force: true });
+for (const d of [OUT, CACHE]) rmSync(new URL(`../${d}`, import.meta.url), { recursive: true, force: true });
 await build({
   absWorkingDir: ROOT,
   entryPoints: ['engine/cli/main.js'],
@@ -67,7 +70,7 @@ const { cacheValidatorsIn } = await import('../engine/aep/validator-cache.js');
 const { hookmapStamp } = await import('../engine/cli/stamp.js');
 const { listVendors, loadVendor } = await import('../engine/descriptor/registry.js');
 const { warmValidators } = await import('../engine/aep/schemas.js');
-const cache = (kind) => fileURLToPath(new URL(`../${OUT}/cache/${kind}`, import.meta.url));
+const cache = (kind) => fileURLToPath(new URL(`../${CACHE}/${kind}`, import.meta.url));
 cacheDescriptorsIn(cache('descriptors'), hookmapStamp(false));
 for (const v of listVendors()) loadVendor(v);
 cacheValidatorsIn(cache('validators'), hookmapStamp(false));

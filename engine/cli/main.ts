@@ -49,7 +49,7 @@ export async function main(argv: string[]): Promise<number> {
   cacheYamlIn(join(config.home, 'cache', 'yaml'));
   const stamp = hookmapStamp(FROM_SOURCES);
   // what the package was built with (npm run build: codegen/bundle.mjs), found when the home has nothing yet
-  const shipped = (kind: string) => join(PACKAGE_ROOT, 'engine', 'dist', 'cache', kind);
+  const shipped = (kind: string) => join(PACKAGE_ROOT, 'dist', 'cache', kind);
   // descriptors validated by this hookmap before, by content hash (engine/descriptor/descriptor-cache.ts)
   cacheDescriptorsIn(join(config.home, 'cache', 'descriptors'), stamp, shipped('descriptors'));
   // the AEP hot-path validators' code, by content hash (engine/aep/validator-cache.ts)

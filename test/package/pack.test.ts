@@ -74,7 +74,7 @@ describe('the npm package', () => {
       'bin/hookmap.mjs',
       'engine/cli/main.js',
       // the bundle bin/hookmap.mjs runs (npm run build: codegen/bundle.mjs)
-      'engine/dist/main.js',
+      'dist/engine/main.js',
       'engine/shim/node-shim.mjs',
       'engine/inbox/assets/index.html',
       'vendors/claude-code.yaml',
@@ -87,7 +87,7 @@ describe('the npm package', () => {
     // the caches a first start in a new home reads (its vendors validated, the AEP validators' code: codegen/bundle.mjs)
     for (const kind of ['descriptors', 'validators'])
       expect(
-        listed.some((f) => f.startsWith(`engine/dist/cache/${kind}/`)),
+        listed.some((f) => f.startsWith(`dist/cache/${kind}/`)),
         kind,
       ).toBe(true);
     // every compiled module the entry can reach is in it: a .js beside each engine .ts (generated types and codegen aside)
