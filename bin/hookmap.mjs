@@ -3,7 +3,7 @@
 // demand (`hookmap autostart`) and the stdio tee (`hookmap tee`) are plain JS
 // so an agent never pays for a TypeScript loader. Every other command runs
 // the compiled JavaScript in an installed package (no .ts beside it:
-// package.json `files`), and the TypeScript sources through tsx in a clone
+// package.json `files`; its bundle, dist/engine/, where built), and the TypeScript sources through tsx in a clone
 // (so an edited source is what runs, never a stale build).
 const cmd = process.argv[2];
 // A reader that stops early (`hookmap tail | head -1`) closes our stdout: a
@@ -34,6 +34,9 @@ if (cmd === 'hook' && !help) {
     const { register } = await import('tsx/esm/api');
     register();
     ({ main } = await import('../engine/cli/main.ts'));
+  } else if (existsSync(new URL('../dist/engine/main.js', import.meta.url))) {
+    // the package's bundle (npm run build: codegen/bundle.mjs): the same modules, in a few files
+    ({ main } = await import('../dist/engine/main.js'));
   } else {
     ({ main } = await import('../engine/cli/main.js'));
   }

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { cachedValidator } from './validator-cache.ts';
 
 // CJS packages under NodeNext: the constructor may sit on `.default`
 type AjvCtor = new (opts: Record<string, unknown>) => AjvInstance;
@@ -17,10 +18,14 @@ export interface AjvInstance {
 }
 // loaded at the first compile, not with this module: a start (`hookmap up`) listens before anything is validated
 const load = createRequire(import.meta.url);
-let ajvModules: { Ajv2020: AjvCtor; addFormats: (ajv: AjvInstance) => void } | undefined;
+const unwrapDefault = (m: any) => m.default ?? m;
+let ajvModules: { Ajv2020: AjvCtor; addFormats: (ajv: AjvInstance) => void; ajv2020: any } | undefined;
 function modules(): NonNullable<typeof ajvModules> {
-  const unwrap = (m: any) => m.default ?? m;
-  return (ajvModules ??= { Ajv2020: unwrap(load('ajv/dist/2020.js')), addFormats: unwrap(load('ajv-formats')) });
+  if (!ajvModules) {
+    const ajv2020 = load('ajv/dist/2020.js');
+    ajvModules = { Ajv2020: unwrapDefault(ajv2020), addFormats: unwrapDefault(load('ajv-formats')), ajv2020 };
+  }
+  return ajvModules;
 }
 
 export const SCHEMA_DIR = fileURLToPath(new URL('../../schemas/aep/', import.meta.url));
@@ -84,8 +89,10 @@ let quickInstance: AjvInstance | undefined;
  */
 function quick(): AjvInstance {
   if (!quickInstance) {
-    const { Ajv2020, addFormats } = modules();
-    quickInstance = new Ajv2020({ allErrors: false, strict: false });
+    const { Ajv2020, addFormats, ajv2020 } = modules();
+    // its code kept (validator-cache.ts): ajv's standalone code names the formats it uses through this require
+    const formats = ajv2020._`require("ajv-formats/dist/formats").fastFormats`;
+    quickInstance = new Ajv2020({ allErrors: false, strict: false, code: { source: true, formats } });
     // fast-mode formats: simpler date-time/uri regexes; the reporting
     // instance re-checks a failure in full mode
     (addFormats as unknown as (a: AjvInstance, o: { mode: string }) => void)(quickInstance, { mode: 'fast' });
@@ -93,6 +100,14 @@ function quick(): AjvInstance {
   }
   return quickInstance;
 }
+
+/** A hot-path validator: kept as code by content hash when the CLI named a folder (validator-cache.ts), else compiled. */
+const quickValidator = (schema: unknown): ValidateFunction =>
+  cachedValidator(
+    schema,
+    () => quick().compile(schema),
+    (v) => unwrapDefault(load('ajv/dist/standalone'))(quick(), v),
+  );
 
 const payloadSchemas = new Map<string, any>();
 for (const f of readdirSync(join(SCHEMA_DIR, 'types'))) {
@@ -116,7 +131,7 @@ export function payloadSchema(type: string): any | undefined {
 let envelopeQuick: ValidateFunction | undefined;
 let envelopeValidator: ValidateFunction | undefined;
 export function validateEnvelope(ev: unknown): ErrorObject[] {
-  if ((envelopeQuick ??= quick().compile(ENVELOPE_SCHEMA))(ev)) return [];
+  if ((envelopeQuick ??= quickValidator(ENVELOPE_SCHEMA))(ev)) return [];
   const v = (envelopeValidator ??= ajv().compile(ENVELOPE_SCHEMA));
   return v(ev) ? [] : [...(v.errors ?? [])];
 }
@@ -127,7 +142,7 @@ function payloadEntry(type: string): [ValidateFunction, () => ValidateFunction] 
   if (v === undefined) {
     const s = payloadSchema(type);
     let full: ValidateFunction | undefined;
-    v = s ? [quick().compile(s), () => (full ??= ajv().compile(s))] : null;
+    v = s ? [quickValidator(s), () => (full ??= ajv().compile(s))] : null;
     payloadValidators.set(type, v);
   }
   return v;
@@ -166,7 +181,7 @@ export const TYPE_PATTERN = new RegExp(ENVELOPE_SCHEMA.properties.type.pattern);
 export async function warmValidators(types: Iterable<string> = REGISTRY_BY_TYPE.keys()): Promise<void> {
   const next = () => new Promise<void>((r) => setImmediate(r));
   await next();
-  envelopeQuick ??= quick().compile(ENVELOPE_SCHEMA);
+  envelopeQuick ??= quickValidator(ENVELOPE_SCHEMA);
   for (const t of types) {
     await next();
     payloadEntry(t);

@@ -11,6 +11,7 @@
 // attention timeout) and an SSE stream keep their response open as long as
 // they need. WebSocket liveness is the relay's ping/idle bound.
 import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
 
 export interface TlsFiles {
   cert: string | Buffer;
@@ -38,12 +39,26 @@ function resolve(limits: Partial<ServerLimits>): ServerLimits {
   return { ...DEFAULT_SERVER_LIMITS, ...Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined)) } as ServerLimits;
 }
 
+/**
+ * Fastify's route-schema compilers (ajv and fast-json-stringify), required at their first use: fastify loads
+ * them while it is constructed otherwise, and no hookmap route declares a schema (a start pays for neither).
+ */
+function lazyCompiler(name: string): (...args: unknown[]) => unknown {
+  let build: ((...args: unknown[]) => unknown) | undefined;
+  return (...args) => {
+    const load = createRequire(createRequire(import.meta.url).resolve('fastify'));
+    return (build ??= (load(name) as () => (...a: unknown[]) => unknown)())(...args);
+  };
+}
+const COMPILERS = { buildValidator: lazyCompiler('@fastify/ajv-compiler'), buildSerializer: lazyCompiler('@fastify/fast-json-stringify-compiler') };
+
 /** Fastify constructor options for a hookmap listener: the limits above, and https when TLS files are given. */
 export function serverOptions(o: { tls?: TlsFiles; limits?: Partial<ServerLimits> } = {}): Record<string, unknown> {
   const l = resolve(o.limits ?? {});
   const node = { headersTimeout: l.headersTimeoutMs, requestTimeout: l.requestTimeoutMs, connectionsCheckingInterval: CHECK_INTERVAL_MS };
   return {
     logger: false,
+    schemaController: { compilersFactory: COMPILERS },
     requestTimeout: l.requestTimeoutMs,
     keepAliveTimeout: l.keepAliveTimeoutMs,
     ...(o.tls ? { https: { ...node, cert: o.tls.cert, key: o.tls.key } } : { http: node }),

@@ -1,16 +1,19 @@
 // The CLI dispatcher: one module per command under ./commands, loaded lazily
-// so a command only pays for what it imports. The runtime configuration is
+// (command-modules.ts) so a command only pays for what it imports. The runtime configuration is
 // resolved here, once (engine/cli/config.ts), and handed to the command.
 import type { RuntimeConfig } from '../config/schema.ts';
 import { resolveConfig } from './config.ts';
 import { join } from 'node:path';
 import { cacheYamlIn } from '../descriptor/yaml-cache.ts';
 import { cacheDescriptorsIn } from '../descriptor/descriptor-cache.ts';
+import { cacheValidatorsIn } from '../aep/validator-cache.ts';
+import { PACKAGE_ROOT } from '../io/package-root.ts';
 import { hookmapStamp } from './stamp.ts';
 import { commandHelp, printUsage, COMMANDS } from './usage.ts';
+import { COMMAND_MODULES } from './command-modules.ts';
 
-/** The commands' extension: .ts from the sources, .js in the compiled package (tsconfig.build.json). */
-const EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+/** Run from the TypeScript sources (a clone, through tsx), not the compiled package (tsconfig.build.json). */
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
 
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
@@ -44,10 +47,15 @@ export async function main(argv: string[]): Promise<number> {
   }
   // descriptors' parsed YAML, kept by content hash (engine/descriptor/yaml-cache.ts)
   cacheYamlIn(join(config.home, 'cache', 'yaml'));
+  const stamp = hookmapStamp(FROM_SOURCES);
+  // what the package was built with (npm run build: codegen/bundle.mjs), found when the home has nothing yet
+  const shipped = (kind: string) => join(PACKAGE_ROOT, 'dist', 'cache', kind);
   // descriptors validated by this hookmap before, by content hash (engine/descriptor/descriptor-cache.ts)
-  cacheDescriptorsIn(join(config.home, 'cache', 'descriptors'), hookmapStamp(EXT === '.ts'));
+  cacheDescriptorsIn(join(config.home, 'cache', 'descriptors'), stamp, shipped('descriptors'));
+  // the AEP hot-path validators' code, by content hash (engine/aep/validator-cache.ts)
+  cacheValidatorsIn(join(config.home, 'cache', 'validators'), stamp, shipped('validators'));
   if (!config.fastExpr) (await import('../expr/compile.ts')).useFastExpressions(false);
-  const mod = await import(`./commands/${entry.module}${EXT}`);
+  const mod = await COMMAND_MODULES[entry.module]();
   try {
     return await mod.run(rest, config);
   } catch (err) {

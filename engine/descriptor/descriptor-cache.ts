@@ -9,7 +9,9 @@
 // change times, so an edited check is never skipped) and the descriptor's
 // bytes: a changed descriptor, or another hookmap, never finds an entry. An
 // entry that does not read back as one is ignored (the full compile runs and
-// rewrites it). Without a folder (cacheDescriptorsIn) nothing is kept.
+// rewrites it). Without a folder (cacheDescriptorsIn) nothing is kept. The
+// package ships the entries of its own vendors (npm run build:
+// codegen/bundle.mjs), so a first start in a new home skips their checks too.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,29 +21,34 @@ import { jsonSafe } from './yaml-cache.ts';
 const FORMAT = 'descriptor-validated/1';
 
 let dir: string | undefined;
+let shipped: string | undefined;
 let stamp = '';
 
-export function cacheDescriptorsIn(folder: string | undefined, hookmapStamp: string): void {
+/** `shippedFolder`: entries the package was built with (its own vendors, npm run build), read when `folder` has none; never written. */
+export function cacheDescriptorsIn(folder: string | undefined, hookmapStamp: string, shippedFolder?: string): void {
   dir = folder;
+  shipped = shippedFolder;
   stamp = hookmapStamp;
 }
 
+const entryName = (text: string) => `${createHash('sha256').update(FORMAT).update('\0').update(stamp).update('\0').update(text).digest('hex')}.json`;
+
 function entryFile(text: string): string | undefined {
-  if (!dir) return undefined;
-  return join(dir, `${createHash('sha256').update(FORMAT).update('\0').update(stamp).update('\0').update(text).digest('hex')}.json`);
+  return dir ? join(dir, entryName(text)) : undefined;
 }
 
 /** The parsed value of bytes validated before, or undefined (not kept, unreadable, not an entry). */
 export function validatedValue(text: string): Record<string, unknown> | undefined {
-  const file = entryFile(text);
-  if (!file) return undefined;
-  try {
-    const e = JSON.parse(readFileSync(file, 'utf8')) as { format?: unknown; digest?: unknown; value?: unknown };
-    const v = e?.value as Record<string, unknown> | undefined;
-    // the digest: an entry damaged after it was written (or not written by this code) is not an entry
-    if (e.format === FORMAT && v && typeof v === 'object' && !Array.isArray(v) && typeof v.vendor === 'string' && e.digest === digestOf(v)) return v;
-  } catch {
-    // not kept yet, or not an entry
+  if (!dir) return undefined;
+  for (const folder of shipped ? [dir, shipped] : [dir]) {
+    try {
+      const e = JSON.parse(readFileSync(join(folder, entryName(text)), 'utf8')) as { format?: unknown; digest?: unknown; value?: unknown };
+      const v = e?.value as Record<string, unknown> | undefined;
+      // the digest: an entry damaged after it was written (or not written by this code) is not an entry
+      if (e.format === FORMAT && v && typeof v === 'object' && !Array.isArray(v) && typeof v.vendor === 'string' && e.digest === digestOf(v)) return v;
+    } catch {
+      // not kept yet, or not an entry
+    }
   }
   return undefined;
 }

@@ -1,5 +1,5 @@
 // The inbox's app icons (the web app manifest, the iOS home screen, the
-// notifications), drawn here and encoded as PNG at start, so the repository
+// notifications), drawn here and encoded as PNG when first asked for, so the repository
 // holds no binary files: a ring and a dot (a hook's eye, a waiting prompt) on
 // the inbox's blue, inside the maskable safe zone (the middle 80%).
 import { deflateSync } from 'node:zlib';

@@ -120,7 +120,8 @@ export function sameOriginRequest(req: IncomingMessage, secure: boolean, publicO
 }
 
 export function registerInbox(app: FastifyInstance, o: InboxRoutesOptions): void {
-  const assets = loadAssets();
+  // read and drawn (the icons' PNGs) on the first request, not while `up` starts
+  let assets: Map<string, Asset> | undefined;
   const secure = !!o.secure;
   const setCookie = (reply: FastifyReply, id: string, maxAgeS: number) =>
     reply.header('set-cookie', `${COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeS}${secure ? '; Secure' : ''}`);
@@ -197,7 +198,7 @@ export function registerInbox(app: FastifyInstance, o: InboxRoutesOptions): void
 
   app.register(async (scope) => {
     const serve = (name: string) => async (req: FastifyRequest, reply: FastifyReply) => {
-      const a = assets.get(name)!;
+      const a = (assets ??= loadAssets()).get(name)!;
       reply.header('content-type', a.type).header('etag', a.etag).header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer');
       if (name === 'index.html') reply.header('content-security-policy', CSP).header('x-frame-options', 'DENY').header('cache-control', 'no-store');
       else reply.header('cache-control', 'no-cache');

@@ -3,8 +3,14 @@
 // (a maintained table, its bundled data; PRICE_TABLE says which). A model
 // neither knows has no cost: null, never a guess.
 import { readFileSync } from 'node:fs';
-import { calcPrice } from '@pydantic/genai-prices';
-import { parse } from 'yaml';
+import { createRequire } from 'node:module';
+import { yaml } from '../text/yaml-lazy.ts';
+
+// the table (a large module: its bundled data) is loaded at the first cost asked of it, not while `up` starts
+const load = createRequire(import.meta.url);
+let table: typeof import('@pydantic/genai-prices') | undefined;
+const calcPrice: typeof import('@pydantic/genai-prices').calcPrice = (...a) =>
+  (table ??= load('@pydantic/genai-prices') as typeof import('@pydantic/genai-prices')).calcPrice(...a);
 
 /** The price table in use: the package, its version and the date that version was published (its bundled data). */
 export const PRICE_TABLE = { name: '@pydantic/genai-prices', version: '0.1.8', published: '2026-09-23' } as const;
@@ -39,7 +45,7 @@ export class PriceFileError extends Error {}
 export function parsePriceFile(text: string, file: string): Map<string, ModelRate> {
   let doc: unknown;
   try {
-    doc = parse(text);
+    doc = yaml().parse(text);
   } catch (e) {
     throw new PriceFileError(`${file}: not YAML: ${(e as Error).message}`);
   }

@@ -12,6 +12,7 @@ import { ENDPOINT_FLAGS } from '../../engine/cli/commands/command-common.ts';
 import { SERVER_AUTH_FLAGS } from '../../engine/cli/commands/server-auth.ts';
 import { BACKPLANE_FLAGS } from '../../engine/relay/backplane/config.ts';
 import { ROOT } from '../../engine/descriptor/registry.ts';
+import { COMMAND_MODULES } from '../../engine/cli/command-modules.ts';
 
 const source = (module: string) => readFileSync(join(ROOT, 'engine/cli/commands', `${module}.ts`), 'utf8');
 
@@ -31,6 +32,11 @@ function parsedFlags(module: string): Set<string> {
 const mentioned = (text: string) => new Set([...text.matchAll(/(?<![\w-])--([a-z][a-z0-9-]*)/g)].map((m) => m[1]).filter((f) => f !== 'help'));
 
 describe('the command table', () => {
+  it("names a module for every command that the dispatcher's literal imports hold, and nothing else", async () => {
+    expect(Object.keys(COMMAND_MODULES).sort()).toEqual([...new Set(COMMANDS.map((c) => c.module))].sort());
+    expect(typeof (await COMMAND_MODULES.tail()).run).toBe('function');
+  });
+
   for (const c of COMMANDS) {
     if (c.name === 'hook' || c.name === 'tee' || c.name === 'autostart') continue; // programs of their own (bin/hookmap.mjs runs them without this CLI)
     it(`${c.name}: documents exactly the flags it parses`, () => {

@@ -152,4 +152,21 @@ describe('the validated-descriptor cache', () => {
     expect(r.src!.positions.size).toBeGreaterThan(100);
     expect(pendingCompiles()).toBe(before);
   });
+
+  it("reads the package's shipped entries (npm run build) when the home has none, and never writes there", () => {
+    const shipped = join(tmp, 'shipped');
+    cacheDescriptorsIn(shipped, 'stamp-1');
+    expect(loadDescriptorFile(file).errors).toEqual([]);
+    const shippedEntries = readdirSync(shipped);
+    expect(shippedEntries).toHaveLength(1);
+    cacheDescriptorsIn(cache, 'stamp-1', shipped);
+    const before = pendingCompiles();
+    const r = loadDescriptorFile(file);
+    expect(r.errors).toEqual([]);
+    // built from the entry: its expressions wait for their first use, and the home holds nothing
+    expect(pendingCompiles()).toBeGreaterThan(before);
+    expect(readdirSync(tmp).includes('cache') ? entries() : []).toEqual([]);
+    expect(readdirSync(shipped)).toEqual(shippedEntries);
+    rmSync(shipped, { recursive: true, force: true });
+  });
 });

@@ -73,6 +73,8 @@ describe('the npm package', () => {
     for (const f of [
       'bin/hookmap.mjs',
       'engine/cli/main.js',
+      // the bundle bin/hookmap.mjs runs (npm run build: codegen/bundle.mjs)
+      'dist/engine/main.js',
       'engine/shim/node-shim.mjs',
       'engine/inbox/assets/index.html',
       'vendors/claude-code.yaml',
@@ -82,6 +84,12 @@ describe('the npm package', () => {
       'package.json',
     ])
       expect(listed).toContain(f);
+    // the caches a first start in a new home reads (its vendors validated, the AEP validators' code: codegen/bundle.mjs)
+    for (const kind of ['descriptors', 'validators'])
+      expect(
+        listed.some((f) => f.startsWith(`dist/cache/${kind}/`)),
+        kind,
+      ).toBe(true);
     // every compiled module the entry can reach is in it: a .js beside each engine .ts (generated types and codegen aside)
     const sources = files(join(ROOT, 'engine')).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
     expect(sources.filter((f) => !listed.includes(`engine/${f.replace(/\.ts$/, '.js')}`))).toEqual([]);

@@ -263,6 +263,55 @@ describe('start on demand', () => {
     },
   );
 
+  it('a plugin moment that finds a start under way (the lock) waits for it and reaches the daemon; HOOKMAP_AUTOSTART=0 does not wait', async () => {
+    const h = await wiredHome('wait-for-start-plugin');
+    const d = loadVendor('opencode');
+    const mod = await importPlugin(d, h.home, { HOOKMAP_URL: h.url });
+    const handlers = await hostHandlers(d, mod, {});
+    const port = Number(new URL(h.url).port);
+    const bodies: string[] = [];
+    const server = createHttpServer((req, res) => {
+      let b = '';
+      req.on('data', (c) => (b += c));
+      req.on('end', () => {
+        bodies.push(b);
+        res.setHeader('content-type', 'application/json');
+        res.end('{}');
+      });
+    });
+    const moment = (id: string) => handlers.get('tool.execute.before')!({ tool: 'bash', sessionID: id, callID: id }, { args: { command: 'ls' } });
+    try {
+      await withEnv({ HOOKMAP_HOME: h.home, HOOKMAP_AUTOSTART: '1' }, async () => {
+        expect(takeLock(h.home)).toBe(true); // the first moment's start, under way
+        // the started daemon listens a little later (well past the moment's own 1.5 s bound), then the start releases its lock
+        const later = setTimeout(() => server.listen(port, '127.0.0.1', () => rmSync(join(h.home, LOCK_DIR), { recursive: true, force: true })), 2500);
+        try {
+          // the host is not kept waiting by an ordinary moment: it goes out through the plugin's queue
+          expect(await moment('wait-1')).toBeUndefined();
+          await until('the moment reached the daemon once it listened', () => bodies.length === 1, 10_000);
+          expect(JSON.parse(bodies[0]).input.sessionID).toBe('wait-1');
+        } finally {
+          clearTimeout(later);
+        }
+      });
+      // turned off for the host: no wait, the moment is dropped at once (nothing listens now), nothing is started
+      await new Promise<void>((r) => server.close(() => r()));
+      await withEnv({ HOOKMAP_HOME: h.home, HOOKMAP_AUTOSTART: '0' }, async () => {
+        expect(takeLock(h.home)).toBe(true);
+        const t0 = Date.now();
+        // a held moment: the host waits for it
+        const output = { status: 'ask' };
+        expect(await handlers.get('permission.ask')!({ id: 'p', type: 'bash', sessionID: 'wait-2' }, output)).toBeUndefined();
+        expect(Date.now() - t0).toBeLessThan(2_000);
+        expect(output).toEqual({ status: 'ask' });
+      });
+      expect(bodies).toHaveLength(1);
+      expect(starts(h)).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
+
   it('a lock left by a start that died is broken once it is stale, a fresh one is respected', () => {
     const home = mkdtempSync(join(tmp, 'lock-'));
     expect(takeLock(home)).toBe(true);

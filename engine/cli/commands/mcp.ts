@@ -2,11 +2,11 @@
 // that an agent starts as one of its MCP servers: ask_human and emit_event,
 // carried out by the hookmap daemon serving that agent's hooks (hookmap up).
 // stdout is the MCP protocol; every message of ours goes to stderr.
-import { readFileSync } from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { createMcpServer } from '../../mcp/server.ts';
 import { endpoint, ENDPOINT_FLAGS } from './command-common.ts';
+import { hookmapVersion } from '../../io/version.ts';
 
 const SPEC = { ...ENDPOINT_FLAGS, agent: { type: 'string' }, session: { type: 'string' }, timeout: { type: 'string' } } as const;
 
@@ -19,14 +19,13 @@ export async function run(argv: string[]): Promise<number> {
       throw new ArgError(agent ? `--agent: '${agent}' is not an agent id` : '--agent is required (or HOOKMAP_AGENT): the agent whose daemon carries the calls');
     const timeoutMs = flags.timeout === undefined ? undefined : intFlag(flags.timeout, 'timeout', 300) * 1000;
     const ep = endpoint(flags);
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'));
     const server = createMcpServer({
       url: ep.url,
       token: ep.token,
       agent,
       session: (flags.session as string | undefined) ?? (process.env.HOOKMAP_SESSION || undefined),
       timeoutMs,
-      version: pkg.version,
+      version: hookmapVersion(),
     });
     const transport = new StdioServerTransport();
     const closed = new Promise<void>((resolve) => (transport.onclose = resolve));

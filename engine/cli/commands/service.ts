@@ -3,7 +3,7 @@
 // a systemd user unit on Linux, a launchd agent on macOS; Windows is not
 // automated (the README says how with Task Scheduler). Exit 0 done, 1
 // refused or the service manager failed, 2 usage.
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { RuntimeConfig } from '../../config/schema.ts';
 import { install, render, servicePath, ServiceError, status, uninstall, type ManagerCall, type ServiceContext } from '../../service/manage.ts';
 import type { ServicePlatform, ServiceSpec } from '../../service/units.ts';
@@ -11,9 +11,10 @@ import { listenAddress } from '../../shim/autostart.mjs';
 import { ArgError, parseArgs } from '../args.ts';
 import { carriedEnv, resolveConfig, resolveTarget } from '../config.ts';
 import { hookmapVersion } from '../../io/version.ts';
+import { PACKAGE_ROOT } from '../../io/package-root.ts';
 
 const USAGE = 'usage: hookmap service install|uninstall|status [--dry-run] [--platform linux|darwin]';
-const BIN = fileURLToPath(new URL('../../../bin/hookmap.mjs', import.meta.url));
+const BIN = join(PACKAGE_ROOT, 'bin', 'hookmap.mjs');
 const WINDOWS =
   'not automated on Windows: create a Task Scheduler task that runs `hookmap up` at log-on (the README, "hookmap as a service", shows the command)';
 

@@ -14,10 +14,10 @@
 import { createRequire } from 'node:module';
 import { Language, Parser, type Node } from 'web-tree-sitter';
 
-const require = createRequire(import.meta.url);
+const load = createRequire(import.meta.url);
 
 await Parser.init();
-const BASH = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+const BASH = await Language.load(load.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
 const parser = new Parser();
 parser.setLanguage(BASH);
 

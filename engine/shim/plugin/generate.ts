@@ -27,6 +27,7 @@
 // bytes (JSON the plugin applies; empty or {} = neutral).
 import type { Descriptor } from '../../descriptor/types.ts';
 import type { Plugin, PluginApply } from '../../generated/descriptor-types.ts';
+import { START_WAIT_MS } from '../autostart.mjs';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8787';
 const DEFAULT_TIMEOUT_MS = 1500;
@@ -89,7 +90,7 @@ function applyCode(apply: Apply, momentVar: string): string {
   throw new PluginSpecError(`bad apply ${J(apply)}`);
 }
 
-const RUNTIME = (agent: string, timeoutMs: number, queueMax: number) => `
+const RUNTIME = (agent: string, timeoutMs: number, queueMax: number, hostTimeoutMs: number) => `
 const AGENT = ${J(agent)};
 const ENV = (globalThis.process && globalThis.process.env) || {};
 const BASE = String(ENV.HOOKMAP_URL || ${J(DEFAULT_URL)}).replace(/\\/+$/, "");
@@ -116,18 +117,20 @@ function wire(v) {
 function pick(o, path) { return path.split(".").reduce((x, k) => (x == null ? undefined : x[k]), o); }
 function isEmpty(r) { return !r || typeof r !== "object" || Object.keys(r).length === 0; }
 
+// Node's built-ins without an import: a host without them (or an older Node) simply has no start on demand
+const builtin = globalThis.process && typeof globalThis.process.getBuiltinModule === "function" ? (m) => globalThis.process.getBuiltinModule(m) : undefined;
+const homeDir = () => String(ENV.HOOKMAP_HOME || String(ENV.HOME || ENV.USERPROFILE || ".") + "/.hookmap");
+const autostartOff = () => /^(0|off|false|no)$/i.test(String(ENV.HOOKMAP_AUTOSTART || ""));
+
 // Nothing listens: start \`hookmap up\` in the background through the launcher
 // \`hookmap setup\` wrote (its own lock and back-off, engine/shim/autostart.mjs),
 // at most once a minute; HOOKMAP_AUTOSTART=0 turns it off. Never awaited.
 let kicked = 0;
 async function autostart() {
-  if (Date.now() - kicked < 60000 || /^(0|off|false|no)$/i.test(String(ENV.HOOKMAP_AUTOSTART || ""))) return;
+  if (Date.now() - kicked < 60000 || autostartOff() || !builtin) return;
   kicked = Date.now();
   try {
-    // no import: a host without Node's built-ins (or an older Node) simply has no start on demand
-    const builtin = globalThis.process && typeof globalThis.process.getBuiltinModule === "function" ? (m) => globalThis.process.getBuiltinModule(m) : undefined;
-    if (!builtin) return;
-    const home = String(ENV.HOOKMAP_HOME || String(ENV.HOME || ENV.USERPROFILE || ".") + "/.hookmap");
+    const home = homeDir();
     const fs = builtin("node:fs");
     if (!fs.existsSync(home + "/bin/hookmap") || fs.existsSync(home + "/autostart.off")) return;
     const { spawn } = builtin("node:child_process");
@@ -137,8 +140,25 @@ async function autostart() {
   } catch {}
 }
 
+// A start under way (its lock: an earlier moment found nothing listening): wait until it ends, bounded, so this
+// moment is not missed too; then the moment's own bound. As the command shims: at most START_WAIT_MS and never
+// past the host's hook timeout less the moment's bound and a second (no timeout known: START_WAIT_MS).
+const START_WAIT_MS = ${START_WAIT_MS};
+const HOST_TIMEOUT_MS = ${hostTimeoutMs};
+async function startUnderWay(boundMs) {
+  if (FORCED_MS || autostartOff() || !builtin) return;
+  const maxMs = HOST_TIMEOUT_MS ? Math.max(0, Math.min(START_WAIT_MS, HOST_TIMEOUT_MS - boundMs - 1000)) : START_WAIT_MS;
+  try {
+    const fs = builtin("node:fs");
+    const lock = homeDir() + "/autostart.lock";
+    const t0 = Date.now();
+    while (fs.existsSync(lock) && Date.now() - t0 < maxMs) await new Promise((r) => setTimeout(r, 100));
+  } catch {}
+}
+
 // One bounded POST; any failure (down, slow, non-2xx, bad JSON) -> undefined.
 async function post(moment, timeoutMs) {
+  await startUnderWay(timeoutMs);
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), FORCED_MS || timeoutMs);
   try {
@@ -261,5 +281,6 @@ export function renderPlugin(d: Descriptor): string {
   // a local-file plugin of the server shape names itself (`{ id, server }`) where its host asks for an id
   const id = spec.id ? `id: ${JSON.stringify(spec.id)}, ` : '';
   const exp = spec.export === 'server' ? `export const server = factory;\nexport default { ${id}server: factory };\n` : 'export default factory;\n';
-  return `${head}${RUNTIME(d.vendor, spec.timeout_ms ?? DEFAULT_TIMEOUT_MS, spec.queue_max ?? DEFAULT_QUEUE_MAX)}\n${body}\n${exp}`;
+  const runtime = RUNTIME(d.vendor, spec.timeout_ms ?? DEFAULT_TIMEOUT_MS, spec.queue_max ?? DEFAULT_QUEUE_MAX, d.surface.hookTimeoutMs ?? 0);
+  return `${head}${runtime}\n${body}\n${exp}`;
 }

@@ -1,0 +1,77 @@
+// The package's bundle, `npm run build` after tsc (so `prepare`, `npm ci`
+// and `npm pack` make it): the CLI (engine/cli/main.js, the compiled output,
+// and every module it can load) as ESM chunks in dist/engine/, one chunk per
+// command (engine/cli/command-modules.ts) and per lazy import, so a command
+// still loads only what it needs. Hundreds of small files cost a start more
+// than their bytes (each one resolved, read and compiled on its own): `up`
+// loads its graph from a few files. The packages `up` loads at start are
+// inside (INLINE, with everything they require); every other package stays
+// an import of node_modules, as do the ones that find files beside their own
+// (web-tree-sitter's wasm, better-sqlite3's native module). dist/engine/ sits
+// two folders below the root, as every engine module does, so their paths to
+// shipped files (../../schemas, ../../package.json) hold. bin/hookmap.mjs runs
+// dist/engine/main.js where it exists (an installed package), the sources in
+// a clone.
+//
+// Then the caches a first start in a new home would otherwise fill (their
+// keys name this hookmap's version, as an installed package's do): every
+// shipped vendor's descriptor validated (engine/descriptor/descriptor-cache.ts)
+// and the AEP hot-path validators' code (engine/aep/validator-cache.ts), in
+// dist/cache/, read when the home has no entry yet. Outside engine/: the
+// bundle holds codegen/ modules (the docs command) and the cache descriptor
+// values, both of which name agents, which no engine/ file does.
+//   node codegen/bundle.mjs
+import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const OUT = 'dist/engine';
+const CACHE = 'dist/cache';
+const INLINE = new Set(['fastify', 'ws', 'ulid']);
+
+const packageOf = (spec) =>
+  spec
+    .split('/')
+    .slice(0, spec.startsWith('@') ? 2 : 1)
+    .join('/');
+const externals = {
+  name: 'hookmap-externals',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('node:')) return { external: true };
+      // an INLINE package's own imports are bundled with it
+      if (/[\\/]node_modules[\\/]/.test(args.importer) || INLINE.has(packageOf(args.path))) return undefined;
+      return { external: true };
+    });
+  },
+};
+
+for (const d of [OUT, CACHE]) rmSync(new URL(`../${d}`, import.meta.url), { recursive: true, force: true });
+await build({
+  absWorkingDir: ROOT,
+  entryPoints: ['engine/cli/main.js'],
+  outdir: OUT,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  chunkNames: 'chunk-[hash]',
+  // the CommonJS packages inside call require() for Node's built-ins
+  banner: { js: 'import { createRequire as __hookmapRequire } from "node:module"; const require = __hookmapRequire(import.meta.url);' },
+  plugins: [externals],
+  logLevel: 'warning',
+});
+
+// the compiled modules tsc wrote (the same code the bundle holds)
+const { cacheDescriptorsIn } = await import('../engine/descriptor/descriptor-cache.js');
+const { cacheValidatorsIn } = await import('../engine/aep/validator-cache.js');
+const { hookmapStamp } = await import('../engine/cli/stamp.js');
+const { listVendors, loadVendor } = await import('../engine/descriptor/registry.js');
+const { warmValidators } = await import('../engine/aep/schemas.js');
+const cache = (kind) => fileURLToPath(new URL(`../${CACHE}/${kind}`, import.meta.url));
+cacheDescriptorsIn(cache('descriptors'), hookmapStamp(false));
+for (const v of listVendors()) loadVendor(v);
+cacheValidatorsIn(cache('validators'), hookmapStamp(false));
+await warmValidators();
