@@ -271,7 +271,8 @@ describe.skipIf(!!skipBrowser)('web inbox: what a newcomer reads', () => {
 
   it('says when hooks failed open while hookmap was down (real shim firings), dismissible until a newer one is missed', async () => {
     // the sh shim setup generates, fired at a port nobody listens on: the agent gets its neutral reply, a trace is left
-    const env = { PATH: process.env.PATH, HOME: s.home, HOOKMAP_HOME: s.home, HOOKMAP_URL: 'http://127.0.0.1:9' };
+    // nothing listens there, and nothing may start there: up's home has the launcher a shim would autostart through
+    const env = { PATH: process.env.PATH, HOME: s.home, HOOKMAP_HOME: s.home, HOOKMAP_URL: 'http://127.0.0.1:9', HOOKMAP_AUTOSTART: '0' };
     const { sh } = writeShims(loadVendor(AGENT), resolveTarget(env));
     const fireDown = (hook: string) =>
       spawnSync('sh', [sh, hook], { input: JSON.stringify({ session_id: 'down-1', cwd: CWD, hook_event_name: hook }), env, timeout: 10_000 });

@@ -176,7 +176,7 @@ describe('setup: claude-code (settings.json with other keys and hooks)', () => {
         launcher,
         ['hook', 'claude-code', 'SessionStart'],
         JSON.stringify({ hook_event_name: 'SessionStart', session_id: 's', cwd: '/', transcript_path: '/dev/null', source: 'startup' }),
-        { ...env, HOOKMAP_URL: 'http://127.0.0.1:9' },
+        { ...env, HOOKMAP_URL: 'http://127.0.0.1:9', HOOKMAP_AUTOSTART: '0' }, // fail open, and start nothing on port 9
       );
       expect(r.code).toBe(0);
       expect(setup('claude-code', env, { shim: 'node', uninstall: true }).after).toBeNull();

@@ -138,7 +138,7 @@ describe('node shim', () => {
   });
 
   it('prints nothing and exits 0 for an unknown agent or a path instead of an id', async () => {
-    const env = { PATH: process.env.PATH, HOOKMAP_HOME: join(tmp, 'x'), HOOKMAP_URL: 'http://127.0.0.1:9' };
+    const env = { PATH: process.env.PATH, HOOKMAP_HOME: join(tmp, 'x'), HOOKMAP_URL: 'http://127.0.0.1:9', HOOKMAP_AUTOSTART: '0' };
     for (const agent of ['no-such-agent', '../vendors/codex']) {
       const r = await runProcess(process.execPath, [BIN, 'hook', agent], '{}', env);
       expect(r.stdout.toString()).toBe('');

@@ -28,7 +28,7 @@ describe('upgrades', () => {
 
   it('doctor names a shim another hookmap wrote; setup rewrites it and doctor is quiet', async () => {
     const home = join(tmp, 'older');
-    const env = { PATH: process.env.PATH, HOME: home, HOOKMAP_HOME: join(home, '.hookmap'), HOOKMAP_URL: 'http://127.0.0.1:9' };
+    const env = { PATH: process.env.PATH, HOME: home, HOOKMAP_HOME: join(home, '.hookmap'), HOOKMAP_URL: 'http://127.0.0.1:9', HOOKMAP_AUTOSTART: '0' };
     expect((await runCli(['setup', 'claude-code'], env)).code).toBe(0);
     const sh = join(home, '.hookmap', 'shims', 'claude-code.sh');
     const now = readFileSync(sh, 'utf8');
