@@ -2,6 +2,8 @@
 //
 //   POST /hooks/<agent>          native payload; the hook name is read from it
 //   POST /hooks/<agent>/<hook>   the hook name from the path
+//   POST /next-turn/<agent>      a next-turn waiter (the hook payload): held until an
+//                                instruction wakes its idle session (engine/daemon/next-turn.ts)
 //
 // -> 200, body = EXACTLY the reply bytes the agent must receive,
 //    `x-hookmap-exit: <code>` (exit-code intent for command hooks),
@@ -118,6 +120,30 @@ export function registerHookRoutes(app: FastifyInstance, o: HookRoutesOptions): 
     };
     scope.post('/hooks', handler);
     scope.post('/hooks/*', handler);
+    // a next-turn carrier's background waiter (engine/daemon/next-turn.ts): held until an instruction can wake its idle session
+    scope.post('/next-turn/*', async (req: FastifyRequest, reply: FastifyReply) => {
+      const agent = decode(req.url.split(/[?#]/, 1)[0].slice('/next-turn/'.length)) ?? '';
+      const d = o.daemons.get(agent);
+      if (!d) return send(reply, { ...EMPTY, error: 'unknown-agent' });
+      const body = req.body as Body | undefined;
+      const ac = new AbortController();
+      const raw = reply.raw;
+      raw.on('close', () => {
+        if (!raw.writableFinished) ac.abort();
+      });
+      const r = await d.waitNextTurn({
+        body: body && 'buf' in body ? body.buf : undefined,
+        oversize: body && 'oversize' in body ? body.oversize : undefined,
+        signal: ac.signal,
+      });
+      if (r.sent) {
+        // delivered only once the bytes are out; a waiter gone first leaves the instruction queued
+        if (raw.destroyed || ac.signal.aborted) r.sent(false);
+        raw.once('finish', () => r.sent!(true));
+        raw.once('close', () => r.sent!(raw.writableFinished));
+      }
+      return send(reply, r);
+    });
   });
 }
 
