@@ -19,6 +19,7 @@ import type { HoldLifecycle } from './hold-lifecycle.ts';
 import { AckMemory, type PendingHold } from './holds.ts';
 import { chars, droppedEvent, InstructionQueue, type Queued } from './instructions.ts';
 import { NextTurn, type CarrierReply } from './next-turn.ts';
+import { readPayload, type HookInput } from './options.ts';
 import { SurfaceWriters } from './surface-writers.ts';
 
 export class CommandProtocol {
@@ -253,6 +254,15 @@ export class CommandProtocol {
       this.nextTurn?.release(session, 'session-ended');
     } else if (events.length) this.ended.delete(session); // a resumed session lives again
     if (!this.ended.has(session)) this.nextTurn?.poke(session); // the turn may have ended: a waiting instruction wakes it
+  }
+
+  /** A waiter's hook payload, or undefined when it is none. */
+  payloadOf(inp: HookInput): unknown {
+    try {
+      return readPayload(inp, {});
+    } catch {
+      return undefined;
+    }
   }
 
   /** A next-turn waiter of `session` (serial): resolves with the text that wakes it, or neutral bytes. */

@@ -235,16 +235,12 @@ export class Daemon {
     return durableReply(this.log, reply, this.core.say);
   }
 
-  /** A next-turn carrier's background waiter (POST /next-turn/<agent>): the text once an instruction can wake the idle session, else neutral. */
+  /** A next-turn waiter (POST /next-turn/<agent>, next-turn.ts): the text once an instruction can wake the idle session, else neutral; its ack. */
   async waitNextTurn(inp: HookInput): Promise<CarrierReply> {
-    const session = await this.core.sessionOf(
-      await Promise.resolve(inp)
-        .then((i) => readPayload(i, {}))
-        .catch(() => undefined),
-      undefined,
-    );
+    const session = await this.core.sessionOf(this.commands.payloadOf(inp), undefined);
     return (await this.core.serial.run(() => ({ p: this.commands.waitNextTurn(session, inp.signal) }))).p;
   }
+  ackNextTurn = (token: string): Promise<boolean> => this.core.serial.run(() => this.commands.nextTurn?.acknowledge(token) ?? false);
 
   /** The neutral reply of `hook` (the descriptor default when the hook is unknown or absent). */
   neutralReply(hook: string | undefined): HookReply {

@@ -7,21 +7,36 @@
 // instruction is queued, the newest waiter of the session takes it: its
 // reply is the text and the carrier's exit code, and the instruction counts
 // as delivered (`x.<vendor>.instruction.delivered`, carrier next-turn) only
-// once those bytes were written to the waiter. A waiter that is gone by then
-// (killed, crashed, timed out) puts the instruction back at the head of the
-// queue: it rides the next eligible reply or the next waiter, or a session
-// end drops it, audited. Never twice: a taken instruction leaves the queue
-// before its bytes go out, so no hook reply can carry it meanwhile.
+// once the waiter acknowledged it (POST /next-turn/<agent>/ack/<token>, sent
+// after it wrote the text and just before it exits with the carrier's code;
+// a waiter whose ack is refused exits 0 and wakes nothing). A waiter that is
+// gone (killed, crashed: its orphaned request may still read the reply, but
+// nobody acks) puts the instruction back at the head of the queue once
+// ACK_WINDOW_MS pass: it rides the next eligible reply or the next waiter, or
+// a session end drops it, audited. Never twice: a taken instruction leaves
+// the queue before its bytes go out (no hook reply can carry it meanwhile),
+// and one ack at most is answered yes.
 // Bounded: one waiter per session (a newer one releases the older), each
 // released after `wait_ms`, at the session's end, or when the daemon stops.
+import { randomBytes } from 'node:crypto';
 import type { CompiledCommand } from '../descriptor/types.ts';
 import type { DaemonCore } from './core.ts';
 import type { HookReply } from './holds.ts';
 import { chars, droppedEvent, type InstructionQueue, type Queued } from './instructions.ts';
 
-/** A next-turn reply: `sent(ok)` says whether its bytes reached the waiter (the HTTP route calls it once). */
+/** A next-turn reply carrying instructions: `ack` the token the waiter confirms with; `sent(false)`: its bytes never went out. */
 export interface CarrierReply extends HookReply {
+  ack?: string;
   sent?: (ok: boolean) => void;
+}
+
+/** How long a waiter that was sent instructions has to acknowledge them before they go back to the queue. */
+export const ACK_WINDOW_MS = 15_000;
+
+interface InFlight {
+  session: string;
+  taken: Queued[];
+  timer: unknown;
 }
 
 interface Waiter {
@@ -47,8 +62,8 @@ const METADATA = 'metadata' as const;
 
 export class NextTurn {
   private readonly waiters = new Map<string, Waiter>();
-  /** Instructions written to a waiter and not yet confirmed (tests, doctor). */
-  inflight = 0;
+  /** Instructions sent to a waiter and not yet acknowledged, by ack token. */
+  private readonly inflight = new Map<string, InFlight>();
 
   constructor(
     private readonly core: DaemonCore,
@@ -99,9 +114,10 @@ export class NextTurn {
     if (w) this.drop(w, why);
   }
 
-  /** Every waiter released: the daemon is stopping. */
+  /** Every waiter released, what is in flight back in the queue (the daemon is stopping: the queue is then dropped, audited). */
   releaseAll(): void {
     for (const w of [...this.waiters.values()]) this.drop(w, 'daemon-stopping');
+    for (const token of [...this.inflight.keys()]) this.unacked(token, 'the daemon is stopping');
   }
 
   /** In the serial queue, after anything that may let a waiter carry (a firing, a queued instruction, a new waiter). */
@@ -123,19 +139,42 @@ export class NextTurn {
     this.core.timers.clear(w.timer);
     w.off();
     this.o.queue.remove(session, taken); // in flight: no hook reply can carry them meanwhile
-    this.inflight += taken.length;
-    let settled = false;
-    const sent = (ok: boolean) => {
-      if (settled) return;
-      settled = true;
-      void this.core.serial.run(() => this.settle(session, taken, ok));
-    };
-    w.resolve({ ...this.core.reply(taken.map((q) => q.text).join('\n\n'), spec.nextTurn!.exit), contentType: 'text/plain; charset=utf-8', sent });
+    const ack = randomBytes(16).toString('hex');
+    const f: InFlight = { session, taken, timer: undefined };
+    f.timer = this.core.timers.set(() => void this.core.serial.run(() => this.unacked(ack, 'no ack in time')), ACK_WINDOW_MS);
+    this.inflight.set(ack, f);
+    const sent = (ok: boolean) => void (ok || this.core.serial.run(() => this.unacked(ack, 'its bytes never went out')));
+    const text = taken.map((q) => q.text).join('\n\n');
+    w.resolve({ ...this.core.reply(text, spec.nextTurn!.exit), contentType: 'text/plain; charset=utf-8', ack, sent });
   }
 
-  /** The waiter's bytes went out (delivered, audited) or not (back at the head of the queue). */
+  /** A waiter's ack (in the serial queue): yes once per token, while its instructions are in flight; they are delivered now. */
+  acknowledge(token: string): boolean {
+    const f = this.inflight.get(token);
+    if (!f) return false;
+    this.inflight.delete(token);
+    this.core.timers.clear(f.timer);
+    this.settle(f.session, f.taken, true);
+    return true;
+  }
+
+  /** Instructions that no waiter acknowledged: back at the head of the queue (dropped if the session has ended). */
+  private unacked(token: string, why: string): void {
+    const f = this.inflight.get(token);
+    if (!f) return;
+    this.inflight.delete(token);
+    this.core.timers.clear(f.timer);
+    this.core.say(`next-turn waiter of session ${f.session}: ${why}`);
+    this.settle(f.session, f.taken, false);
+  }
+
+  /** Instructions sent and not yet acknowledged (tests, doctor). */
+  get pendingAcks(): number {
+    return this.inflight.size;
+  }
+
+  /** Delivered (audited), or back in the queue. */
   private settle(session: string, taken: Queued[], ok: boolean): void {
-    this.inflight -= taken.length;
     const { core } = this;
     if (!ok && this.o.ended(session)) {
       core.publish(taken.map((q) => ({ session, ...droppedEvent(core.vendor, q, 'session-ended') })).map((a) => core.events.make(a)));
@@ -143,7 +182,8 @@ export class NextTurn {
     }
     if (!ok) {
       this.o.queue.unshift(session, taken);
-      core.say(`next-turn waiter of session ${session} was gone before its bytes went out: ${taken.length} instruction(s) stay queued`);
+      core.say(`next-turn: ${taken.length} instruction(s) of session ${session} stay queued`);
+      this.poke(session);
       return;
     }
     const now = core.now();

@@ -89,9 +89,8 @@ describe('the next-turn carrier', () => {
     await daemon.onCommand(c);
     const r: CarrierReply = await waiter;
     expect([r.body, r.exit]).toEqual(['Now write the changelog (next turn)', 2]);
-    expect(of(events, 'delivered')).toEqual([]); // not yet: the bytes are not out
-    r.sent!(true);
-    await daemon.flush();
+    expect(of(events, 'delivered')).toEqual([]); // not yet: the waiter has not acknowledged it
+    expect(await daemon.ackNextTurn(r.ack!)).toBe(true);
     expect(of(events, 'delivered').map((e) => [e.cause, e.data?.carrier])).toEqual([[c.id, 'next-turn']]);
     expect(JSON.stringify(events)).not.toContain('changelog'); // the text stays off the metadata stream
     expect(validateStream(events)).toEqual([]);
@@ -143,9 +142,9 @@ describe('the next-turn carrier', () => {
     const ups = await daemon.handle({ payload: payload('UserPromptSubmit', { prompt: 'typed meanwhile' }) });
     expect(ups.body).not.toContain('exactly once');
     expect((await daemon.handle({ payload: pre() })).body).not.toContain('exactly once');
-    r.sent!(true);
-    r.sent!(true); // a second confirmation counts nothing
-    await daemon.flush();
+    expect(await daemon.ackNextTurn(r.ack!)).toBe(true);
+    expect(await daemon.ackNextTurn(r.ack!)).toBe(false); // a second ack is refused: the waiter wakes nothing
+    expect(await daemon.ackNextTurn('0'.repeat(32))).toBe(false);
     expect(of(events, 'delivered')).toHaveLength(1);
     expect((await daemon.handle({ payload: pre('t2') })).body).not.toContain('exactly once');
   });
@@ -166,8 +165,8 @@ describe('the next-turn carrier', () => {
     expect(of(events, 'delivered')).toEqual([]);
     const third = await daemon.waitNextTurn({ body: body('Stop') });
     expect(third.body).toBe('survives the crash');
-    third.sent!(true);
-    await daemon.flush();
+    expect(await daemon.ackNextTurn(third.ack!)).toBe(true);
+    expect(await daemon.ackNextTurn(r.ack!)).toBe(false); // the crashed one, back from the dead: refused
     expect(of(events, 'delivered').map((e) => e.cause)).toEqual([c.id]);
   });
 
@@ -188,6 +187,23 @@ describe('the next-turn carrier', () => {
     expect(of(events, 'dropped').map((e) => e.data?.reason)).toEqual(['session-ended', 'session-ended']);
     expect((await daemon.waitNextTurn({ body: body('Stop') })).exit).toBe(0); // an ended session gets no waiter
     expect(validateStream(events)).toEqual([]);
+  });
+
+  it('an orphaned waiter that read the text but never acked (its shim killed): back in the queue after the ack window, its late ack refused', async () => {
+    const mt = manualTimers();
+    const { daemon, events } = open(undefined, mt.timers);
+    await idleSession(daemon);
+    const c = instruct('nobody printed me');
+    await daemon.onCommand(c);
+    const orphan = await daemon.waitNextTurn({ body: body('Stop') });
+    expect(orphan.body).toBe('nobody printed me');
+    mt.fireAll(); // the ack window passes
+    await daemon.flush();
+    expect(await daemon.ackNextTurn(orphan.ack!)).toBe(false);
+    expect(of(events, 'delivered')).toEqual([]);
+    const r = await daemon.handle({ payload: payload('UserPromptSubmit', { prompt: 'next' }) });
+    expect(JSON.parse(r.body).hookSpecificOutput.additionalContext).toBe('nobody printed me');
+    expect(of(events, 'delivered').map((e) => [e.cause, e.data?.carrier])).toEqual([[c.id, 'hook-reply']]);
   });
 
   it('bounded: the waiter is released (neutral) at wait_ms; a newer waiter releases the older', async () => {
