@@ -94,6 +94,7 @@ export class NextTurn {
       signal?.addEventListener('abort', onAbort, { once: true });
       w.off = () => signal?.removeEventListener('abort', onAbort);
       this.waiters.set(session, w);
+      this.core.say(`next-turn waiter of session ${session} waiting`);
       this.poke(session);
     });
   }
