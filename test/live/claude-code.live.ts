@@ -715,7 +715,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
       script,
       `${Object.entries(env)
         .map(([k, v]) => `export ${k}=${q(String(v))}`)
-        .join('\n')}\ncd ${q(live.s.project)}\nexec ${q(live.bin)} --allowedTools Bash\n`,
+        .join('\n')}\ncd ${q(live.s.project)}\nexec ${q(live.bin)} --permission-mode default --allowedTools Bash\n`,
     );
     const sock = `hookmap-nt-${process.pid}`;
     const tmux = (...args: string[]) => run('/usr/bin/tmux', ['-L', sock, ...args], { timeoutMs: 10_000 });
