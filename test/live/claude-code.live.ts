@@ -769,8 +769,14 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
       );
       const woken = main().slice(afterTurn);
       expect(requestText(woken[0])).toContain(TEXT2); // the first request of the new turn carries the text
-      const ran = main().slice(r0 > 0 ? 0 : 0);
-      expect(ran.filter((r) => requestText(r).includes(TEXT1)).length).toBeGreaterThan(0);
+      const at = requestText(woken[0]).indexOf(TEXT2);
+      console.log(`[live] claude-code next-turn: the woken request carries: ${requestText(woken[0]).slice(Math.max(0, at - 160), at + TEXT2.length + 20)}`);
+      // the running steer reached the model within its own turn (before it ended)
+      expect(
+        main()
+          .slice(0, afterTurn)
+          .filter((r) => live.model.requests.indexOf(r) >= r0 && requestText(r).includes(TEXT1)).length,
+      ).toBeGreaterThan(0);
       // the woken turn ends; one message, one turn: nothing more starts
       await until(
         'the woken turn ends',
