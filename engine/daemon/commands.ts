@@ -259,7 +259,7 @@ export class CommandProtocol {
   /** A waiter's hook payload, or undefined when it is none. */
   payloadOf(inp: HookInput): unknown {
     try {
-      return readPayload(inp, {});
+      return readPayload(inp, { payload: inp.payload });
     } catch {
       return undefined;
     }
