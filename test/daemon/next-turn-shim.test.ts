@@ -156,6 +156,24 @@ describe('the sh shim as a next-turn waiter', () => {
     expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 
+  it('hostile requests on the waiter routes get neutral bytes or a refusal, never text', async () => {
+    const post = (path: string, body = '{}') => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const unknown = await post('/next-turn/nope', payload('Stop', 'nt-h'));
+    expect([unknown.status, unknown.headers.get('x-hookmap-exit'), unknown.headers.get('x-hookmap-error'), await unknown.text()]).toEqual([
+      200,
+      '0',
+      'unknown-agent',
+      '',
+    ]);
+    const extra = await post('/next-turn/claude-code/more/segments', payload('Stop', 'nt-h'));
+    expect([extra.headers.get('x-hookmap-exit'), extra.headers.get('x-hookmap-error'), await extra.text()]).toEqual(['0', 'bad-hook-path', '']);
+    const badToken = await post('/next-turn/claude-code/ack/not-a-token');
+    expect([badToken.headers.get('x-hookmap-error'), await badToken.text()]).toEqual(['bad-hook-path', '']);
+    expect((await post(`/next-turn/claude-code/ack/${'a'.repeat(32)}`)).status).toBe(409); // no such waiter in flight
+    const junk = await post('/next-turn/claude-code', '{not json');
+    expect([junk.headers.get('x-hookmap-exit'), await junk.text()]).toEqual(['0', '']);
+  });
+
   it('setup registers the waiter as a second, background Stop handler of the sh shim', () => {
     const regs = registrations(d, { shim: 'sh', shPath: '/h/shims/claude-code.sh', nodeCommand: ['hookmap'], baseUrl: url }).filter((r) => r.hook === 'Stop');
     expect(regs.map((r) => [r.target, r.fields])).toEqual([
