@@ -95,7 +95,8 @@ export const CAPABILITIES: CapabilityDef[] = [
   {
     id: 'inject.nextTurn',
     description:
-      'a new turn carrying the text can be started once the current one is over (a next-turn carrier): an idle session is reached; `hookmap steer` picks it when no turn runs',
+      'a new turn carrying the text can be started once the current one is over (a next-turn carrier): ' +
+      'an idle session is reached; `hookmap steer` picks it when no turn runs',
     delivery: { verb: 'next-turn', command: '*.control.instruct' },
   },
   { id: 'control.cancel', description: 'a run can be cancelled over the relay (control.cancel)', delivery: { command: 'control.cancel' } },
