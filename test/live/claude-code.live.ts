@@ -726,6 +726,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const sc = live.scenario('next-turn');
     live.model.play(sc);
     const r0 = live.model.requests.length;
+    const t0 = new Date().toISOString(); // this test's events only (the restarted up's stream replays earlier sessions)
     const started = await tmux('new-session', '-d', '-s', 'nt', '-x', '200', '-y', '50', `sh ${q(script)}`);
     expect(started.code, started.stderr).toBe(0);
     try {
@@ -734,18 +735,14 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
         async () => {
           const p = await pane();
           if (/Do you want to use this API key/i.test(p)) await tmux('send-keys', '-t', 'nt', 'Up', 'Enter');
-          return /for shortcuts|bypass permissions|Try "/i.test(p);
+          return /for shortcuts|shift\+tab to cycle/i.test(p) && /^❯/m.test(p);
         },
         60_000,
       );
       await tmux('send-keys', '-t', 'nt', '-l', sc.prompt);
       await tmux('send-keys', '-t', 'nt', 'Enter');
-      const mine = () => live.stream.events.filter((e) => e.source?.includes('/agent/claude-code/'));
-      const req = await until(
-        'the slow command',
-        () => mine().find((e) => e.type === 'tool.requested' && e.time >= new Date(Date.now() - 120_000).toISOString()),
-        90_000,
-      );
+      const mine = () => live.stream.events.filter((e) => e.source?.includes('/agent/claude-code/') && e.time >= t0);
+      const req = await until('the slow command', () => mine().find((e) => e.type === 'tool.requested'), 90_000);
       const session = req.session;
       const running = await command(live.up.url, ['steer', session, TEXT1, '--wait', '60'], live.s);
       expect(running.code, running.stdout + running.stderr).toBe(0);
@@ -792,13 +789,16 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
         `[live] claude-code next-turn: ${woke.length} request(s) in the woken turn; pane tail:\n${(await pane()).trim().split('\n').slice(-12).join('\n')}`,
       );
       // leaving: the session ends, its waiter is released, the agent is not held
-      const t0 = Date.now();
+      const exitAt = Date.now();
       await tmux('send-keys', '-t', 'nt', '-l', '/exit');
       await tmux('send-keys', '-t', 'nt', 'Enter');
       await until('Claude Code exits', async () => (await tmux('has-session', '-t', 'nt')).code !== 0, 30_000);
-      console.log(`[live] claude-code next-turn: /exit to gone in ${Date.now() - t0} ms`);
+      console.log(`[live] claude-code next-turn: /exit to gone in ${Date.now() - exitAt} ms`);
       await until('session.ended', () => mine().find((e) => e.session === session && e.type === 'session.ended'), 15_000);
       await live.checkSession(session);
+    } catch (e) {
+      console.log(`[live] claude-code next-turn: the pane at the failure:\n${await pane().catch(() => '')}\nup (tail):\n${live.up.stderr().slice(-2000)}`);
+      throw e;
     } finally {
       await tmux('kill-server');
     }
