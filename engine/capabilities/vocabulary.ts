@@ -24,7 +24,7 @@ export interface CapabilityDef {
    * `verb` the verb the reply carried, `command` the command the case sent
    * (a type, or `*.<suffix>` for a vendor-scoped verb); both must hold when both are given.
    */
-  delivery?: { verb?: 'context' | 'cancel' | 'block' | 'continue'; command?: string };
+  delivery?: { verb?: 'context' | 'cancel' | 'block' | 'continue' | 'next-turn'; command?: string };
 }
 
 export const CAPABILITIES: CapabilityDef[] = [
@@ -91,6 +91,13 @@ export const CAPABILITIES: CapabilityDef[] = [
     id: 'control.instruct',
     description: "steering: a human's instruction (x.<agent>.control.instruct) reaches the model on the next eligible hook reply",
     delivery: { verb: 'context', command: '*.control.instruct' },
+  },
+  {
+    id: 'inject.nextTurn',
+    description:
+      'a new turn carrying the text can be started once the current one is over (a next-turn carrier): ' +
+      'an idle session is reached; `hookmap steer` picks it when no turn runs',
+    delivery: { verb: 'next-turn', command: '*.control.instruct' },
   },
   { id: 'control.cancel', description: 'a run can be cancelled over the relay (control.cancel)', delivery: { command: 'control.cancel' } },
   { id: 'shim.failOpen', description: 'the shim answers neutral bytes when the daemon is down, hung or erroring', shim: { moods: ['down', 'hung', 'error'] } },

@@ -114,7 +114,7 @@ Exit: 0 answered, 1 refused, 2 usage (or an ambiguous prefix), 3 already answere
     group: 'daily',
     module: 'steer',
     synopsis: 'steer <session> "text" [--agent A] [--wait N]',
-    summary: 'steer a running agent: text its next eligible hook reply carries (opt-in per agent)',
+    summary: 'steer an agent: text its next eligible hook reply carries, or that wakes an idle session where it has a next-turn carrier (opt-in per agent)',
     help: `  <session>              the session's id, or any unique prefix of it
   --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787)
                          token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token

@@ -18,6 +18,8 @@ import { RESPOND } from './hello.ts';
 import type { HoldLifecycle } from './hold-lifecycle.ts';
 import { AckMemory, type PendingHold } from './holds.ts';
 import { chars, droppedEvent, InstructionQueue, type Queued } from './instructions.ts';
+import { NextTurn, type CarrierReply } from './next-turn.ts';
+import { readPayload, type HookInput } from './options.ts';
 import { SurfaceWriters } from './surface-writers.ts';
 
 export class CommandProtocol {
@@ -30,13 +32,21 @@ export class CommandProtocol {
   private readonly inflight = new Set<string>();
   /** Sessions whose end was seen (bounded): commands to them are refused. */
   private readonly ended = new Set<string>();
+  /** The carrier that reaches an idle session, when the descriptor declares one on an accepted command (next-turn.ts). */
+  readonly nextTurn?: NextTurn;
 
   constructor(
     private readonly core: DaemonCore,
     private readonly holds: HoldLifecycle,
     /** Commands this daemon declares in its hello (hello.ts). */
     private readonly accepts: readonly string[],
-  ) {}
+  ) {
+    const spec = [...core.d.commands.values()].find((c) => c.nextTurn);
+    if (!spec?.nextTurn) return;
+    const enabled = accepts.includes(spec.type) && core.mapper.configValue(spec.nextTurn.optIn) === true;
+    const idle = (s: string) => core.mapper.openRun(s) === undefined && !holds.inSession(s).length;
+    this.nextTurn = new NextTurn(core, { spec, queue: this.queue, enabled, idle, ended: (s) => this.ended.has(s) });
+  }
 
   /** A routed command (in the serial queue). `by`: the sender's authenticated name as the relay stamped it, the only name an answer is attributed to. */
   async command(cmd: AepEvent, by: string | undefined): Promise<void> {
@@ -135,6 +145,7 @@ export class CommandProtocol {
       this.accept(cmd, session, source, id, run);
       this.queue.add(session, q);
       core.say(`${cmd.type} ${id} queued for session ${session} (${n} characters)`);
+      this.nextTurn?.poke(session); // an idle session with a waiter: it wakes now
       return;
     }
     // deliver: cancel
@@ -240,7 +251,23 @@ export class CommandProtocol {
       this.ended.delete(session);
       this.ended.add(session);
       if (this.ended.size > 4_096) this.ended.delete(this.ended.values().next().value as string);
+      this.nextTurn?.release(session, 'session-ended');
     } else if (events.length) this.ended.delete(session); // a resumed session lives again
+    if (!this.ended.has(session)) this.nextTurn?.poke(session); // the turn may have ended: a waiting instruction wakes it
+  }
+
+  /** A waiter's hook payload, or undefined when it is none. */
+  payloadOf(inp: HookInput): unknown {
+    try {
+      return readPayload(inp, { payload: inp.payload });
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A next-turn waiter of `session` (serial): resolves with the text that wakes it, or neutral bytes. */
+  waitNextTurn(session: string | undefined, signal?: AbortSignal): Promise<CarrierReply> {
+    return this.nextTurn && session && !this.ended.has(session) ? this.nextTurn.wait(session, signal) : Promise.resolve(this.core.reply('', 0));
   }
 
   hasEnded(session: string): boolean {
@@ -250,6 +277,7 @@ export class CommandProtocol {
   /** A stopping daemon: what was queued never reaches the agent now, audited, never silent. */
   dropQueued(): void {
     const { core } = this;
+    this.nextTurn?.releaseAll();
     for (const [session, items] of this.queue.all()) {
       for (const q of items) {
         try {

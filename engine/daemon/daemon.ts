@@ -8,9 +8,8 @@
 // failed), and a firing that cannot be mapped becomes an
 // x.<vendor>.error.mapping_failed diagnostic event, never a crash.
 //
-// This file is the hook firing and the composition of the daemon's units: core.ts (shared wiring, publish),
-// hold-lifecycle.ts (held requests), commands.ts (AEP-0004 commands), model-calls.ts (hookmap mcp), hello.ts
-// (hello capabilities), usage-watch.ts (transcript usage); reply bytes are rendered by engine/map/decide.ts.
+// This file: the hook firing + the composition of units: core.ts, hold-lifecycle.ts, commands.ts (AEP-0004, next-turn.ts),
+// model-calls.ts (hookmap mcp), hello.ts, usage-watch.ts; reply bytes are rendered by engine/map/decide.ts.
 import { Redactor } from '../capture/redact.ts';
 import type { CompiledStream, Descriptor } from '../descriptor/types.ts';
 import type { Decider } from '../map/decide.ts';
@@ -38,6 +37,7 @@ import { Serial } from './serial.ts';
 import { durableReply, readPayload, type DaemonOptions, type HookInput } from './options.ts';
 import { SessionLog } from './session-log.ts';
 import type { SurfaceWriter } from './surface-writers.ts';
+import type { CarrierReply } from './next-turn.ts';
 import { UsageWatch } from './usage-watch.ts';
 
 export type { HookReply, PendingHold } from './holds.ts';
@@ -116,9 +116,7 @@ export class Daemon {
   }
 
   /** The hello capabilities of this daemon's relay connection (AEP-0003 §4). */
-  capabilities(): Record<string, unknown> {
-    return helloCapabilities(this.d, this.accepts, this.captureAtLeast);
-  }
+  capabilities = (): Record<string, unknown> => helloCapabilities(this.d, this.accepts, this.captureAtLeast);
 
   /** The opt-in options of this agent as it runs (what `up` prints beside its surface). */
   optIns(): ReturnType<typeof optInStates> {
@@ -236,6 +234,13 @@ export class Daemon {
     out.after?.(); // the transcript is read once the agent has its reply, never before
     return durableReply(this.log, reply, this.core.say);
   }
+
+  /** A next-turn waiter (POST /next-turn/<agent>, next-turn.ts): the text once an instruction can wake the idle session, else neutral; its ack. */
+  async waitNextTurn(inp: HookInput): Promise<CarrierReply> {
+    const session = await this.core.sessionOf(this.commands.payloadOf(inp), undefined);
+    return (await this.core.serial.run(() => ({ p: this.commands.waitNextTurn(session, inp.signal) }))).p;
+  }
+  ackNextTurn = (token: string): Promise<boolean> => this.core.serial.run(() => this.commands.nextTurn?.acknowledge(token) ?? false);
 
   /** The neutral reply of `hook` (the descriptor default when the hook is unknown or absent). */
   neutralReply(hook: string | undefined): HookReply {

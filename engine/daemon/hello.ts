@@ -46,7 +46,7 @@ export function optionStates(
   d: Descriptor,
   configValue: (key: string) => unknown,
 ): { key: string; value: unknown; default: unknown; changed: boolean; env: string; doc: string; optIn: boolean }[] {
-  const optIns = new Set([...d.commands.values()].map((c) => c.optIn).filter((k) => k !== undefined));
+  const optIns = new Set([...d.commands.values()].flatMap((c) => [c.optIn, c.nextTurn?.optIn]).filter((k) => k !== undefined));
   return d.options.map((o) => {
     const value = configValue(o.key);
     return {
@@ -67,6 +67,8 @@ export function optInStates(
 ): { key: string; on: boolean; env: string; doc: string; commands: string[] }[] {
   const byKey = new Map<string, string[]>();
   for (const c of d.commands.values()) if (c.optIn) byKey.set(c.optIn, [...(byKey.get(c.optIn) ?? []), c.type]);
+  // a next-turn carrier's own opt-in (it reaches idle sessions with the command it extends)
+  for (const c of d.commands.values()) if (c.nextTurn) byKey.set(c.nextTurn.optIn, [...(byKey.get(c.nextTurn.optIn) ?? []), `${c.type} (next turn)`]);
   return [...byKey].map(([key, commands]) => {
     const o = d.options.find((x) => x.key === key);
     return { key, on: configValue(key) === true, env: o?.env ?? key, doc: o?.doc ?? '', commands };

@@ -1,4 +1,4 @@
-// The guard in front of the hook endpoints (`POST /hooks/<agent>[/<hook>]`),
+// The guard in front of the hook endpoints (`POST /hooks/<agent>[/<hook>]`, `/next-turn/<agent>`),
 // installed as an onRequest hook by whoever owns the server (`up`, `serve`),
 // so it runs before any body is read and no route handler changes:
 //
@@ -40,7 +40,7 @@ export function installHookGuard(app: FastifyInstance, o: HookGuardOptions): voi
   const say = o.say ?? (() => {});
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
     const path = req.url.split('?')[0];
-    if (!path.startsWith('/hooks/')) return;
+    if (!path.startsWith('/hooks/') && !path.startsWith('/next-turn/')) return; // a next-turn waiter is a hook's background handler
     const neutral = () => neutralOf(o.daemons, path);
     const remote = req.socket.remoteAddress;
     if (remote && !isLoopbackHost(remote)) {

@@ -2,6 +2,10 @@
 //
 //   POST /hooks/<agent>          native payload; the hook name is read from it
 //   POST /hooks/<agent>/<hook>   the hook name from the path
+//   POST /next-turn/<agent>      a next-turn waiter (the hook payload): held until an
+//                                instruction wakes its idle session (engine/daemon/next-turn.ts),
+//                                `x-hookmap-ack: <token>` beside the text
+//   POST /next-turn/<agent>/ack/<token>  200: the waiter delivers the text (its exit code); 409: it must not
 //
 // -> 200, body = EXACTLY the reply bytes the agent must receive,
 //    `x-hookmap-exit: <code>` (exit-code intent for command hooks),
@@ -118,6 +122,33 @@ export function registerHookRoutes(app: FastifyInstance, o: HookRoutesOptions): 
     };
     scope.post('/hooks', handler);
     scope.post('/hooks/*', handler);
+    // a next-turn carrier's background waiter (engine/daemon/next-turn.ts): held until an instruction can wake its idle session
+    scope.post('/next-turn/*', async (req: FastifyRequest, reply: FastifyReply) => {
+      const [agentSeg, ...rest] = req.url.split(/[?#]/, 1)[0].slice('/next-turn/'.length).split('/');
+      const d = o.daemons.get(decode(agentSeg) ?? '');
+      if (!d) return send(reply, { ...EMPTY, error: 'unknown-agent' });
+      // the waiter has the text: 200 = deliver it (its exit code), 409 = it is not (any more) in flight, wake nothing
+      if (rest.length === 2 && rest[0] === 'ack' && /^[0-9a-f]{32}$/.test(rest[1])) return reply.code((await d.ackNextTurn(rest[1])) ? 200 : 409).send('');
+      if (rest.length && !(rest.length === 1 && rest[0] === '')) return send(reply, { ...EMPTY, error: 'bad-hook-path' });
+      const body = req.body as Body | undefined;
+      const ac = new AbortController();
+      const raw = reply.raw;
+      raw.on('close', () => {
+        if (!raw.writableFinished) ac.abort();
+      });
+      const r = await d.waitNextTurn({
+        body: body && 'buf' in body ? body.buf : undefined,
+        oversize: body && 'oversize' in body ? body.oversize : undefined,
+        signal: ac.signal,
+      });
+      if (r.sent) {
+        // delivered only once the waiter acks; bytes that never went out come back at once
+        if (raw.destroyed || ac.signal.aborted) r.sent(false);
+        raw.once('close', () => r.sent!(raw.writableFinished));
+      }
+      if (r.ack) reply.header('x-hookmap-ack', r.ack);
+      return send(reply, r);
+    });
   });
 }
 

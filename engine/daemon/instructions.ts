@@ -49,6 +49,12 @@ export class InstructionQueue {
     while (this.bySession.size > this.maxSessions) this.bySession.delete(this.bySession.keys().next().value as string);
   }
 
+  /** Put commands back at the head of the session's queue (a carrier that could not deliver them). */
+  unshift(session: string, items: readonly Queued[]): void {
+    if (!items.length) return;
+    this.bySession.set(session, [...items, ...this.list(session)]);
+  }
+
   remove(session: string, items: readonly Queued[]): void {
     const left = this.list(session).filter((q) => !items.includes(q));
     if (left.length) this.bySession.set(session, left);
@@ -129,8 +135,8 @@ export function makeDecider(o: DeciderOptions): Decider {
           authored.push({
             type: `x.${o.vendor}.instruction.delivered`,
             cause: q.id,
-            data: { queued_ms: Math.max(0, Math.round(now - q.at)), hook: view.hook },
-            gates: { queued_ms: METADATA, hook: METADATA },
+            data: { queued_ms: Math.max(0, Math.round(now - q.at)), hook: view.hook, carrier: 'hook-reply' },
+            gates: { queued_ms: METADATA, hook: METADATA, carrier: METADATA },
           });
         consumed.push(...taken);
         decision = { verb: 'context', text: taken.map((q) => q.text).join('\n\n'), authored };

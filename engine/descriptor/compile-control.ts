@@ -59,6 +59,15 @@ export function compileCommands(x: Expressions, spec: HookmapDescriptor, site: S
       );
     if (c.max_chars !== undefined && c.deliver !== 'context')
       x.err('schema-violation', [...p, 'max_chars'], 'max_chars bounds instruction text: it applies to `deliver: context` only', { key: true });
+    const nt = c.next_turn;
+    if (nt && c.deliver !== 'context')
+      x.err('schema-violation', [...p, 'next_turn'], 'next_turn carries instruction text to an idle session: it applies to `deliver: context` only', {
+        key: true,
+      });
+    if (nt && !pruned && !keys.includes(nt.opt_in))
+      x.err('unknown-reference', [...p, 'next_turn', 'opt_in'], `next_turn.opt_in names config key '${nt.opt_in}', which config does not declare`);
+    for (const [i, h] of (nt?.on ?? []).entries())
+      if (!(spec.hooks ?? {})[h]) x.err('unknown-reference', [...p, 'next_turn', 'on', i], `next_turn.on names hook '${h}', which hooks does not declare`);
     if (c.deliver === 'cancel' && type !== 'control.cancel')
       x.err('schema-violation', [...p, 'deliver'], `deliver: cancel stops the running turn: it is how control.cancel is delivered, not ${type}`);
     const write = c.write === undefined ? undefined : x.template(c.write, [...p, 'write'], site);
@@ -74,6 +83,7 @@ export function compileCommands(x: Expressions, spec: HookmapDescriptor, site: S
       deliver: c.deliver,
       maxChars: c.max_chars,
       queueCap: c.queue ?? 20,
+      nextTurn: nt && { on: [...nt.on], optIn: nt.opt_in, register: { ...(nt.register ?? {}) }, waitMs: nt.wait_ms, exit: nt.exit, stream: nt.stream },
     });
   }
   return out;

@@ -162,6 +162,18 @@ export interface CompiledCommand {
   maxChars?: number;
   /** deliver: queued commands per session (FIFO); past it the command is rejected `invalid` (queue-full). */
   queueCap: number;
+  /** deliver context: the carrier that reaches an idle session (a background waiter, engine/daemon/next-turn.ts). */
+  nextTurn?: NextTurnCarrier;
+}
+
+/** A command's next-turn carrier (the descriptor's `commands.<type>.next_turn`). */
+export interface NextTurnCarrier {
+  on: string[];
+  optIn: string;
+  register: Record<string, unknown>;
+  waitMs: number;
+  exit: number;
+  stream: 'stdout' | 'stderr';
 }
 
 /** A transcript usage source (the descriptor's `transcript`): where the agent keeps each response's token usage. */

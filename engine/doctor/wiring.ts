@@ -113,7 +113,10 @@ export function inspectAgent(d: Descriptor, target: Target, dir: string, recorde
     out.wired = true;
     out.wiredAt.push({ scope, path });
     const perHook = new Map<string, number>();
-    for (const e of mine) perHook.set(e.hook, (perHook.get(e.hook) ?? 0) + 1);
+    // a next-turn carrier's background waiter (`<shim> next-turn`) sits beside its hook's own handler: counted apart
+    const waiter = (e: Entry) => / next-turn$/.test(String(commandOf(e.handler, fields) ?? ''));
+    for (const e of mine) if (!waiter(e)) perHook.set(e.hook, (perHook.get(e.hook) ?? 0) + 1);
+    nextTurnWiring(d, mine.filter(waiter), where, setupCmd(scope), add);
     for (const h of perHook.keys()) wiredIn.set(h, [...(wiredIn.get(h) ?? []), scope]);
     const missing = wanted.filter((h) => !perHook.has(h));
     const extra = [...perHook.keys()].filter((h) => !wanted.includes(h));
@@ -213,4 +216,17 @@ export function inspectAgent(d: Descriptor, target: Target, dir: string, recorde
     });
   }
   return out;
+}
+
+/** The next-turn carrier's background waiters: one on each of its hooks (else idle sessions cannot be reached), never two. */
+function nextTurnWiring(d: Descriptor, waiters: Entry[], where: string, fix: string, add: (f: Omit<Finding, 'area' | 'subject'>) => void): void {
+  const nt = [...d.commands.values()].find((c) => c.nextTurn)?.nextTurn;
+  const on = nt?.on ?? [];
+  const count = (h: string) => waiters.filter((e) => e.hook === h).length;
+  const missing = on.filter((h) => count(h) === 0);
+  const dups = [...new Set(waiters.map((e) => e.hook))].filter((h) => count(h) > 1 || !on.includes(h));
+  if (missing.length)
+    add({ status: 'warn', message: `${where}: the next-turn waiter is not wired on ${missing.join(', ')} (idle sessions cannot be reached)`, fix });
+  if (dups.length)
+    add({ status: 'problem', message: `${where}: next-turn waiters beyond one per carrier hook: ${dups.join(', ')}`, fix: `${fix} (keeps one)` });
 }

@@ -377,6 +377,39 @@ export interface HookmapDescriptor {
        * deliver: commands queued per session (FIFO); a full queue rejects `invalid` (queue-full)
        */
       queue?: number;
+      /**
+       * deliver context: the next-turn carrier that reaches an IDLE session (turn finished, agent at its prompt). `hookmap setup` registers a second, background handler on each hook of `on` (the sh shim run as `<shim> next-turn`, with the handler fields `register`); it waits on the daemon (POST /next-turn/<agent>) for the session's queue, bounded by `wait_ms`, and when an instruction arrives while no turn runs it writes the text on `stream` and exits `exit`, which starts a new turn. Delivered (carrier next-turn) once the daemon has written those bytes; a waiter that dies first leaves the instruction queued. A later firing of `on` supersedes the session's waiter; a session end releases it.
+       */
+      next_turn?: {
+        /**
+         * Hooks whose firing starts the background waiter (e.g. the turn's end)
+         *
+         * @minItems 1
+         */
+        on: [string, ...string[]];
+        /**
+         * A config key that must be true for the carrier to deliver (off: the waiter returns at once, neutral)
+         */
+        opt_in: string;
+        /**
+         * Constant fields on the background handler (e.g. {asyncRewake: true})
+         */
+        register?: {
+          [k: string]: unknown;
+        };
+        /**
+         * How long one waiter waits for an instruction (its handler timeout is set a minute above)
+         */
+        wait_ms: number;
+        /**
+         * The exit code that delivers the text
+         */
+        exit: number;
+        /**
+         * Where the shim writes the text
+         */
+        stream: "stdout" | "stderr";
+      };
     };
   };
   /**

@@ -16,7 +16,12 @@ export interface Registration {
   timeoutMs?: number;
   /** The command as an argument vector (formats that store command + args apart, e.g. an editor's agent servers). */
   argv?: string[];
+  /** Constant fields of this handler beyond the format's own (a next-turn waiter's e.g. {asyncRewake: true}). */
+  fields?: Record<string, unknown>;
 }
+
+/** How much longer than its wait the agent lets a next-turn waiter run (its handler timeout). */
+export const NEXT_TURN_TIMEOUT_MARGIN_MS = 60_000;
 
 export interface RegistrationOptions {
   shim: ShimKind;
@@ -41,6 +46,18 @@ export function registrations(d: Descriptor, o: RegistrationOptions): Registrati
     }
     const argv = o.shim === 'sh' ? [o.shPath, name] : [...o.nodeCommand, 'hook', d.vendor, name];
     out.push({ hook: name, kind: 'command', target: argv.map(safeWord).join(' '), timeoutMs });
+  }
+  // the next-turn carrier (engine/daemon/next-turn.ts): a second, background handler on each of its hooks (the sh shim's waiter mode)
+  const nt = [...d.commands.values()].find((c) => c.nextTurn)?.nextTurn;
+  if (nt && o.shim === 'sh') {
+    for (const hook of nt.on)
+      out.push({
+        hook,
+        kind: 'command',
+        target: [o.shPath, 'next-turn'].map(safeWord).join(' '),
+        timeoutMs: nt.waitMs + NEXT_TURN_TIMEOUT_MARGIN_MS,
+        fields: nt.register,
+      });
   }
   return out;
 }

@@ -30,6 +30,7 @@ export function planInput(d: Descriptor): PlanInput {
     timeouts: d.setup?.timeouts ?? {},
     hooks: [...d.hooks.values()].map((h) => ({ name: h.name, holdTimeouts: h.holds.map((x) => x.timeoutMs), reply: h.reply })),
     hookName: d.surface.hookNameText,
+    nextTurn: [...d.commands.values()].find((c) => c.nextTurn)?.nextTurn,
   };
 }
 

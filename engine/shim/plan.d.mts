@@ -16,6 +16,8 @@ export interface ShimPlan {
   bound_ms: number;
   agent_timeout_ms: number;
   hooks: Record<string, ShimHookPlan>;
+  /** The next-turn carrier's background waiter (`<shim> next-turn`): its bound, and how it delivers. */
+  next_turn?: { bound_ms: number; exit: number; stream: 'stdout' | 'stderr' };
 }
 export const SHIM_VERSION: number;
 export const DEFAULT_URL: string;
@@ -34,7 +36,9 @@ export interface PlanInput {
   timeouts: Record<string, number>;
   hooks: { name: string; holdTimeouts: (number | undefined)[]; reply?: string }[];
   hookName?: string;
+  nextTurn?: { waitMs: number; exit: number; stream: 'stdout' | 'stderr' };
 }
+export const NEXT_TURN_GRACE_MS: number;
 export function planInputFromSpec(spec: unknown): PlanInput;
 export function shimPlan(input: PlanInput, opts: { hash: string; url?: string }): ShimPlan;
 export function neutralFor(plan: ShimPlan, hook: string | undefined): string;

@@ -83,8 +83,21 @@ export function planInputFromSpec(spec) {
     })),
     // `=field` (a marked expression, docs/expressions.md): the payload names its hook there
     hookName: typeof spec.surface?.hook_name === 'string' ? spec.surface.hook_name : undefined,
+    nextTurn: nextTurnOfSpec(spec),
   };
 }
+
+/** The next-turn carrier a descriptor's commands declare (commands.<type>.next_turn), as the plan needs it. */
+function nextTurnOfSpec(spec) {
+  for (const c of Object.values(spec.commands ?? {})) {
+    const nt = c?.next_turn;
+    if (nt && typeof nt.wait_ms === 'number') return { waitMs: nt.wait_ms, exit: nt.exit, stream: nt.stream };
+  }
+  return undefined;
+}
+
+/** How long a next-turn waiter's request may last: the daemon releases it at wait_ms, this grace later the shim gives up. */
+export const NEXT_TURN_GRACE_MS = 5000;
 
 /**
  * @param {PlanInput} input
@@ -140,6 +153,9 @@ export function shimPlan(input, opts) {
     bound_ms: plain,
     agent_timeout_ms: agentTimeout,
     hooks,
+    ...(input.nextTurn
+      ? { next_turn: { bound_ms: input.nextTurn.waitMs + NEXT_TURN_GRACE_MS, exit: input.nextTurn.exit, stream: input.nextTurn.stream } }
+      : {}),
   };
 }
 

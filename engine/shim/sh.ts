@@ -94,6 +94,35 @@ function autostartLines(plan: ShimPlan, home: string): string[] {
 /** The line naming the hookmap that wrote a shim (doctor reads it back; it alone never makes a shim stale). */
 export const WRITTEN_BY = '# written by hookmap ';
 
+/**
+ * A next-turn carrier's background waiter (`<shim> next-turn`, engine/daemon/next-turn.ts): it waits on the daemon
+ * (bounded); with an instruction it acks it, and only on a yes writes the text and exits with the carrier's code.
+ * Anything else (released, daemon down, ack refused) is exit 0 and no bytes: nothing wakes.
+ */
+function nextTurnLines(plan: ShimPlan, agentPath: string): { neutral: string[]; block: string[] } {
+  const nt = plan.next_turn;
+  if (!nt) return { neutral: [], block: [] };
+  const fd = nt.stream === 'stderr' ? ' >&2' : '';
+  const curl = `curl -q -s --noproxy 127.0.0.1,localhost,::1 -H 'content-type: application/json' -H 'Expect:' --connect-timeout ${secs(plan.connect_ms)}`;
+  return {
+    neutral: ['  [ "$hook" = next-turn ] && exit 0  # a waiter released with nothing: no bytes, no trace'],
+    block: [
+      '# The next-turn waiter: the daemon answers when an instruction can wake the idle session; ack it, then deliver.',
+      'if [ "$hook" = next-turn ]; then',
+      `  out=$(${curl} --max-time ${secs(nt.bound_ms)} --data-binary @- \\`,
+      `    -w '\\n%{http_code} %header{x-hookmap-exit} %header{x-hookmap-ack}' "$base/next-turn/${agentPath}" 2>/dev/null) || exit 0`,
+      '  meta=${out##*"$nl"}',
+      '  body=${out%"$nl"*}',
+      `  ack=\${meta#'200 ${nt.exit} '}`,
+      `  case $ack in "$meta"|''|*[!0-9a-f]*) exit 0 ;; esac`,
+      `  [ "$(${curl} --max-time 5 --data-binary '{}' -o /dev/null -w '%{http_code}' "$base/next-turn/${agentPath}/ack/$ack" 2>/dev/null)" = 200 ] || exit 0`,
+      `  printf '%s' "$body"${fd}`,
+      `  exit ${nt.exit}`,
+      'fi',
+    ],
+  };
+}
+
 export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: string } = {}): string {
   const hooks = Object.entries(plan.hooks).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const boundCases = hooks.filter(([, h]) => h.bound_ms !== plan.bound_ms).map(([n, h]) => `  ${shQuote(n)}) max=${secs(h.bound_ms)} ;;`);
@@ -106,6 +135,7 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
         `url=$base/hooks/${agentPath}/$hook`,
       ]
     : [`url=$base/hooks/${agentPath}`];
+  const nt = nextTurnLines(plan, agentPath);
   return [
     '#!/bin/sh',
     `# hookmap sh shim for ${plan.agent} (${plan.name.replace(/[\r\n]/g, ' ')}): hook payload on stdin -> hookmap daemon -> stdout + exit code.`,
@@ -123,6 +153,7 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
     '',
     '# neutral [why]: the fail-open answer; a why (down|timeout|error) leaves a trace.',
     'neutral() {',
+    ...nt.neutral,
     ...(opts.home ? ['  [ -n "${1-}" ] && trace "$1"'] : []),
     ...(opts.home ? ['  [ "${1-}" = down ] && autostart'] : []),
     '  case $hook in',
@@ -151,6 +182,7 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
     "# body's bytes exact (trailing newlines survive because the status line follows).",
     "nl='",
     "'",
+    ...nt.block,
     // -q first: ignore ~/.curlrc. `Expect:` off: no 1 s 100-continue stall on big payloads.
     `out=$(curl -q -s --noproxy 127.0.0.1,localhost,::1 -H 'content-type: application/json' -H 'Expect:' \\`,
     `  --connect-timeout ${secs(plan.connect_ms)} --max-time "$max" --data-binary @- \\`,

@@ -83,8 +83,9 @@ describe('hookmap capabilities <agent>', () => {
     expect(r.stdout).not.toMatch(/fixtures\/|^ +evidence: /m);
     const lines = r.stdout.split('\n');
     expect(lines.length).toBeLessThan(50);
-    expect(lines).toContain('  supported (26): the descriptor claims it and a fixture case proves it');
-    expect(lines).toContain('    live = also seen with the real agent (Claude Code 2.1.328, 2026-11-29)');
+    expect(lines).toContain('  supported (27): the descriptor claims it and a fixture case proves it');
+    // the live claims name more than one run (2026-11-29, and the next-turn TUI run of 2026-12-01): --evidence says which
+    expect(lines).toContain('    live = also seen with the real agent (--evidence: which run)');
     expect(r.stdout).toMatch(/^ {4}observe\.sessions +live {2}sessions are observed/m);
     // what used to be the bare `undeclared: observe.steps, decide.toolGate`
     expect(r.stdout).not.toMatch(/undeclared:/);

@@ -16,6 +16,7 @@ const FREE = new Set([
   '#/$defs/template/anyOf/1', // a template mapping: its keys are the payload's
   '#/$defs/constant/anyOf/5', // a constant object written as is
   '#/$defs/surface/properties/stream/properties/auth/properties/first_message', // a frame sent as is
+  '#/properties/commands/additionalProperties/properties/next_turn/properties/register', // handler fields written as is ({asyncRewake: true})
 ]);
 
 function openObjects(node: any, at: string, out: string[]): void {

@@ -54,6 +54,28 @@ describe('hookmap doctor', () => {
     expect(messages(r, 'warn').join('\n')).toMatch(/hooks = true/);
   });
 
+  it('counts the next-turn waiter apart from its hook: wired is quiet, missing is a warning, two are a problem', async () => {
+    const { env, dir } = sandbox();
+    const daemon = await fakeDaemon('up');
+    env.HOOKMAP_URL = daemon.url;
+    const p = setup('claude-code', env);
+    const wired = await runDoctor({ target: resolveTarget(env), dir, url: daemon.url, agents: ['claude-code'] });
+    expect([...messages(wired, 'problem'), ...messages(wired, 'warn')].join('\n')).not.toMatch(/next-turn|duplicate/);
+    const doc = JSON.parse(readFileSync(p.configPath, 'utf8'));
+    const isWaiter = (g: any) => g.hooks.some((h: any) => / next-turn$/.test(h.command));
+    const waiter = doc.hooks.Stop.find(isWaiter);
+    doc.hooks.Stop = doc.hooks.Stop.filter((g: any) => !isWaiter(g));
+    writeFileSync(p.configPath, JSON.stringify(doc));
+    const missing = await runDoctor({ target: resolveTarget(env), dir, url: daemon.url, agents: ['claude-code'] });
+    expect(messages(missing, 'warn').join('\n')).toMatch(/the next-turn waiter is not wired on Stop/);
+    doc.hooks.Stop.push(waiter, structuredClone(waiter));
+    writeFileSync(p.configPath, JSON.stringify(doc));
+    const twice = await runDoctor({ target: resolveTarget(env), dir, url: daemon.url, agents: ['claude-code'] });
+    await daemon.close();
+    expect(messages(twice, 'problem').join('\n')).toMatch(/next-turn waiters beyond one per carrier hook: Stop/);
+    expect(messages(twice, 'problem').join('\n')).not.toMatch(/duplicate hookmap entries/);
+  });
+
   it("flags duplicate entries, wiring in both scopes, and notes other products' hooks", async () => {
     const { env, dir } = sandbox();
     const daemon = await fakeDaemon('up');

@@ -687,6 +687,123 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(o.requests.filter((r) => r.step !== undefined && r.at < Date.parse(delivered.time)).some((r) => requestText(r).includes(TEXT))).toBe(false);
   }, 180_000);
 
+  it('NEXT TURN: interactive Claude Code (tmux): a steer while the turn runs rides it; idle after its Stop, a steer wakes a new turn whose first request has the text', async () => {
+    await live.restartUp(ANSWER_TIMEOUT_MS, { env: { HOOKMAP_CLAUDE_CODE_INSTRUCT: 'true', HOOKMAP_CLAUDE_CODE_NEXT_TURN: 'true' } });
+    const settings = JSON.parse(readFileSync(join(live.s.project, '.claude', 'settings.json'), 'utf8'));
+    // setup wrote the background waiter beside the Stop handler
+    expect(settings.hooks.Stop.flatMap((g: any) => g.hooks).filter((h: any) => h.asyncRewake === true && / next-turn$/.test(h.command))).toHaveLength(1);
+    const KEY = 'sk-ant-live-test-not-a-key';
+    // the TUI without its first-run dialogs (AGENT-FACTS: onboarding, trust, the key from the environment)
+    const cfgPath = join(live.s.home, '.claude.json');
+    const cfg = existsSync(cfgPath) ? JSON.parse(readFileSync(cfgPath, 'utf8')) : {};
+    cfg.hasCompletedOnboarding = true;
+    cfg.projects = { ...(cfg.projects ?? {}), [live.s.project]: { ...(cfg.projects?.[live.s.project] ?? {}), hasTrustDialogAccepted: true } };
+    cfg.customApiKeyResponses = { approved: [KEY.slice(-20)], rejected: [] };
+    writeFileSync(cfgPath, JSON.stringify(cfg, null, 2));
+    const env = {
+      ...live.agentEnv,
+      ANTHROPIC_BASE_URL: live.model.url,
+      ANTHROPIC_API_KEY: KEY,
+      DISABLE_TELEMETRY: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      TERM: 'xterm-256color',
+    };
+    const script = join(live.s.root, 'claude-tui.sh');
+    const q = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
+    writeFileSync(
+      script,
+      `${Object.entries(env)
+        .map(([k, v]) => `export ${k}=${q(String(v))}`)
+        .join('\n')}\ncd ${q(live.s.project)}\nexec ${q(live.bin)} --permission-mode default --allowedTools Bash\n`,
+    );
+    const sock = `hookmap-nt-${process.pid}`;
+    const tmux = (...args: string[]) => run('/usr/bin/tmux', ['-L', sock, ...args], { timeoutMs: 10_000 });
+    const pane = async () => (await tmux('capture-pane', '-p', '-t', 'nt')).stdout;
+    const TEXT1 = 'While you are at it, also lint the docs (live next-turn 1, running)';
+    const TEXT2 = 'Now write the release notes (live next-turn 2, idle)';
+    const main = () => live.model.requests.filter((r) => r.step !== undefined);
+    const sc = live.scenario('next-turn');
+    live.model.play(sc);
+    const r0 = live.model.requests.length;
+    const t0 = new Date().toISOString(); // this test's events only (the restarted up's stream replays earlier sessions)
+    const started = await tmux('new-session', '-d', '-s', 'nt', '-x', '200', '-y', '50', `sh ${q(script)}`);
+    expect(started.code, started.stderr).toBe(0);
+    try {
+      await until(
+        'the TUI at its prompt',
+        async () => {
+          const p = await pane();
+          if (/Do you want to use this API key/i.test(p)) await tmux('send-keys', '-t', 'nt', 'Up', 'Enter');
+          return /for shortcuts|shift\+tab to cycle/i.test(p) && /^❯/m.test(p);
+        },
+        60_000,
+      );
+      await tmux('send-keys', '-t', 'nt', '-l', sc.prompt);
+      await tmux('send-keys', '-t', 'nt', 'Enter');
+      const mine = () => live.stream.events.filter((e) => e.source?.includes('/agent/claude-code/') && e.time >= t0);
+      const req = await until('the slow command', () => mine().find((e) => e.type === 'tool.requested'), 90_000);
+      const session = req.session;
+      const running = await command(live.up.url, ['steer', session, TEXT1, '--wait', '60'], live.s);
+      expect(running.code, running.stdout + running.stderr).toBe(0);
+      expect(running.stdout).toMatch(/outcome: x\.claude-code\.instruction\.delivered \(by hook-reply/);
+      await until('the turn ends', () => mine().find((e) => e.session === session && e.type === 'run.finished'), 90_000);
+      await until('the background waiter', () => live.up.stderr().includes(`next-turn waiter of session ${session} waiting`), 30_000);
+      // idle: the message that rode the turn started no second turn
+      const afterTurn = main().length;
+      await new Promise((r) => setTimeout(r, 4_000));
+      expect(main().length).toBe(afterTurn);
+      const idle = await command(live.up.url, ['steer', session, TEXT2, '--wait', '60'], live.s);
+      expect(idle.code, idle.stdout + idle.stderr).toBe(0);
+      expect(idle.stdout).toMatch(/outcome: x\.claude-code\.instruction\.delivered \(by next-turn\)/);
+      await until(
+        'the woken turn asks the model',
+        () =>
+          main()
+            .slice(afterTurn)
+            .find((r) => requestText(r).includes(TEXT2)),
+        60_000,
+      );
+      const woken = main().slice(afterTurn);
+      expect(requestText(woken[0])).toContain(TEXT2); // the first request of the new turn carries the text
+      const at = requestText(woken[0]).indexOf(TEXT2);
+      console.log(`[live] claude-code next-turn: the woken request carries: ${requestText(woken[0]).slice(Math.max(0, at - 160), at + TEXT2.length + 20)}`);
+      // the running steer reached the model within its own turn (before it ended)
+      expect(
+        main()
+          .slice(0, afterTurn)
+          .filter((r) => live.model.requests.indexOf(r) >= r0 && requestText(r).includes(TEXT1)).length,
+      ).toBeGreaterThan(0);
+      // the woken turn ends; one message, one turn: nothing more starts
+      await until(
+        'the woken turn ends',
+        () => mine().filter((e) => e.session === session && e.type === 'x.claude-code.instruction.delivered').length === 2,
+        30_000,
+      );
+      await new Promise((r) => setTimeout(r, 6_000));
+      const woke = main().slice(afterTurn);
+      expect(woke.filter((r) => r.step !== undefined && !requestText(r).includes(TEXT2))).toEqual([]);
+      const delivered = mine().filter((e) => e.session === session && e.type === 'x.claude-code.instruction.delivered');
+      expect(delivered.map((e) => e.data.carrier)).toEqual(['hook-reply', 'next-turn']);
+      console.log(
+        `[live] claude-code next-turn: ${woke.length} request(s) in the woken turn; pane tail:\n${(await pane()).trim().split('\n').slice(-12).join('\n')}`,
+      );
+      // leaving: the session ends, its waiter is released, the agent is not held
+      const exitAt = Date.now();
+      await tmux('send-keys', '-t', 'nt', '-l', '/exit');
+      await tmux('send-keys', '-t', 'nt', 'Enter');
+      await until('Claude Code exits', async () => (await tmux('has-session', '-t', 'nt')).code !== 0, 30_000);
+      console.log(`[live] claude-code next-turn: /exit to gone in ${Date.now() - exitAt} ms`);
+      await until('session.ended', () => mine().find((e) => e.session === session && e.type === 'session.ended'), 15_000);
+      await live.checkSession(session);
+    } catch (e) {
+      console.log(`[live] claude-code next-turn: the pane at the failure:\n${await pane().catch(() => '')}\nup (tail):\n${live.up.stderr().slice(-2000)}`);
+      throw e;
+    } finally {
+      await tmux('kill-server');
+    }
+  }, 240_000);
+
   it('CANCEL: `hookmap cancel` mid-run stops the turn at its next eligible hook; the stream shows run.cancelled by control', async () => {
     await live.restartUp(ANSWER_TIMEOUT_MS);
     let cancelled: Awaited<ReturnType<typeof command>> | undefined;

@@ -121,6 +121,8 @@ function describe(ev: AepEvent): string {
   if (ev.type === 'attention.resolved' && d.resolution) return ` (${d.resolution})`;
   if (ev.type === 'attention.answered' && d.answer) return ` ${JSON.stringify(d.answer)}`;
   if (ev.type.endsWith('.dropped') && typeof d.reason === 'string') return ` (${d.reason})`;
+  if (ev.type.endsWith('.instruction.delivered') && typeof d.carrier === 'string')
+    return ` (by ${d.carrier}${typeof d.hook === 'string' ? `: ${d.hook}` : ''})`;
   if (ev.run) return ` run ${ev.run}`;
   return '';
 }

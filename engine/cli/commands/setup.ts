@@ -171,7 +171,10 @@ export async function run(argv: string[], config?: RuntimeConfig): Promise<numbe
     if (plan.files.length > 1) for (const f of plan.files) out(`  ${f.after === null ? 'removed' : 'wrote'} ${f.path}`);
     if (http.length) out(`  native HTTP (no shim): ${http.map((r) => r.hook).join(', ')}`);
     if (tee) for (const r of cmd) out(`  "${r.hook}" runs: ${r.target}`);
-    else if (cmd.length) out(`  via the ${flags.shim === 'node' ? 'Node' : 'sh'} shim: ${cmd.map((r) => r.hook).join(', ')}`);
+    else if (cmd.length) {
+      const names = cmd.map((r) => (r.fields ? `${r.hook} (the next-turn waiter, in the background)` : r.hook));
+      out(`  via the ${flags.shim === 'node' ? 'Node' : 'sh'} shim: ${names.join(', ')}`);
+    }
     for (const f of plan.shimChanges) out(`  generated ${f}`);
     if (plan.createsBackup) out(`  original backed up to ${plan.backupPath}`);
     if (mcp) out(`  ${server} ${mcp.changed ? 'registered' : 'already registered'} in ${mcp.path}: ${mcp.argv.join(' ')}`);

@@ -1,8 +1,10 @@
 // `hookmap steer <session> "text" [--agent A]`: send x.<agent>.control.instruct
 // (steering, the design record control-steering-design.md) through the
 // relay and report the ack and the outcome: `x.<agent>.instruction.delivered`
-// once the agent's next eligible hook reply carried the text, or
-// `.dropped`. Without --agent the session's owner is found in the relay's
+// once the agent's next eligible hook reply carried the text (while a turn
+// runs) or its next-turn carrier woke the idle session with it (the daemon
+// picks the carrier the session has now; `carrier` says which), or
+// `.dropped` (why). Without --agent the session's owner is found in the relay's
 // roster (AEP-0003 §4.1): the claimant that declares an `x.*.control.instruct`.
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { makeCommand, openSocket } from '../../relay/client.ts';
@@ -52,7 +54,7 @@ export async function run(argv: string[]): Promise<number> {
     outcomeWindowMs: intFlag(flags.wait, 'wait', 30) * 1000,
     json: Boolean(flags.json),
     isFinal: (ev) => ev.type === `x.${agent}.instruction.delivered` || ev.type === `x.${agent}.instruction.dropped`,
-    pending: "queued: it rides the agent's next eligible hook reply",
+    pending: "queued: it rides the agent's next eligible hook reply, or wakes the idle session where the agent has a next-turn carrier on",
     explainRefusal: (code) => endedSession(ep, session, code),
   });
 }

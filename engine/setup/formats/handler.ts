@@ -34,8 +34,8 @@ export function handlerFor(r: Registration, o: FormatOptions, typed = true): Han
   const commands: Handler = {};
   for (const f of o.handler.command) commands[f] = r.target;
   const base: Handler = r.kind === 'http' ? { type: 'http', url: r.target } : typed ? { type: 'command', ...commands } : commands;
-  const h: Handler = { ...o.fields, ...base };
-  const t = timeoutFor(r, o);
+  const h: Handler = { ...o.fields, ...(r.fields as Handler | undefined), ...base };
+  const t = r.fields ? timeoutFor({ ...r, hook: '' }, { ...o, timeouts: {} }) : timeoutFor(r, o); // a waiter's timeout is its own
   if (t !== undefined) h[o.handler.timeout] = t;
   if (o.name) h.name = o.name;
   return h;

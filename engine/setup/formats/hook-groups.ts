@@ -24,12 +24,29 @@ function hooksOf(doc: Json): Json | undefined {
   return doc.hooks;
 }
 
-/** Keep, rewrite or drop each of our handlers so that exactly `want` remains; prune what we emptied. */
-function reconcile(doc: Json, want: Map<string, Handler>, ours: (h: Handler) => boolean): { doc: Json; placed: Set<string> } {
+/**
+ * Keep, rewrite or drop each of our handlers so that exactly `want` remains (a hook may want several: a next-turn
+ * carrier's background waiter beside the firing's handler); prune what we emptied. `placed`: per hook, the wanted
+ * handlers now in the file.
+ */
+function reconcile(doc: Json, want: Map<string, Handler[]>, ours: (h: Handler) => boolean): { doc: Json; placed: Map<string, Set<Handler>> } {
   const out = structuredClone(doc);
   const hooks = hooksOf(out);
-  const placed = new Set<string>();
+  const placed = new Map<string, Set<Handler>>();
   if (!hooks) return { doc: out, placed };
+  // a handler already as wanted stays where it is, wherever it comes in the file
+  const exact = new Set<Handler>();
+  for (const [ev, ws] of want) {
+    const seen = new Set<Handler>();
+    for (const g of (hooks[ev] as unknown[] | undefined) ?? [])
+      if (isObj(g) && Array.isArray(g.hooks))
+        for (const h of g.hooks as Handler[]) {
+          const w = ws.find((x) => !seen.has(x) && ours(h) && canonical(h) === canonical(x));
+          if (!w) continue;
+          seen.add(w);
+          exact.add(h);
+        }
+  }
   for (const ev of Object.keys(hooks)) {
     const groups = hooks[ev] as unknown[];
     const keptGroups: unknown[] = [];
@@ -46,11 +63,16 @@ function reconcile(doc: Json, want: Map<string, Handler>, ours: (h: Handler) => 
           kept.push(h);
           continue;
         }
-        const w = want.get(ev);
-        if (w && !placed.has(ev)) {
-          placed.add(ev);
-          kept.push(canonical(h) === canonical(w) ? h : w);
-          if (canonical(h) !== canonical(w)) touched = true;
+        const done = placed.get(ev) ?? new Set<Handler>();
+        placed.set(ev, done);
+        const ws = (want.get(ev) ?? []).filter((x) => !done.has(x));
+        const same = exact.has(h) ? ws.find((x) => canonical(h) === canonical(x)) : undefined;
+        // an exact one keeps its place; another of ours becomes a wanted handler no exact one already stands for
+        const w = same ?? ws.find((x) => ![...exact].some((e) => canonical(e) === canonical(x)));
+        if (w) {
+          done.add(w);
+          kept.push(same ? h : w);
+          if (!same) touched = true;
         } else {
           touched = true; // a duplicate, or a hook no longer registered
         }
@@ -68,9 +90,10 @@ function reconcile(doc: Json, want: Map<string, Handler>, ours: (h: Handler) => 
 export const hookGroups: JsonFormat = {
   kind: 'json',
   install(doc, regs, ours, opts) {
-    const want = new Map(regs.map((r) => [r.hook, handlerFor(r, opts)]));
+    const want = new Map<string, Handler[]>();
+    for (const r of regs) want.set(r.hook, [...(want.get(r.hook) ?? []), handlerFor(r, opts)]);
     const { doc: out, placed } = reconcile(doc, want, ours);
-    const missing = [...want].filter(([ev]) => !placed.has(ev));
+    const missing = [...want].flatMap(([ev, ws]) => ws.filter((w) => !placed.get(ev)?.has(w)).map((w) => [ev, w] as const));
     if (!missing.length) return out;
     const hooks = (hooksOf(out) ?? {}) as Record<string, unknown[]>;
     for (const [ev, h] of missing) (hooks[ev] ??= []).push(groupFor(ev, h, opts));

@@ -113,7 +113,12 @@ export function commandText(c: CmdState): { text: string; tone: Outcome['tone'];
   const delivered = c.outcomes.find((o) => /\.instruction\.delivered$/.test(o.type));
   const dropped = c.outcomes.find((o) => /\.instruction\.dropped$/.test(o.type));
   const cancelled = c.outcomes.find((o) => o.type === 'run.cancelled' || o.type === 'session.ended');
-  if (delivered) return { text: 'Delivered to the agent', tone: 'good', done: true };
+  if (delivered)
+    return {
+      text: delivered.data?.carrier === 'next-turn' ? 'Delivered: it woke the idle session into a new turn' : 'Delivered to the agent',
+      tone: 'good',
+      done: true,
+    };
   if (dropped) return { text: `Dropped${dropped.data?.reason ? ` (${dropped.data.reason})` : ''}`, tone: 'warn', done: true };
   if (cancelled) return { text: cancelled.type === 'run.cancelled' ? 'Run cancelled' : 'Session ended', tone: 'good', done: true };
   if (c.ack?.type === 'control.rejected')

@@ -193,7 +193,12 @@ function rowView(r: Row, outcome: { text: string; tone: string; rule?: string } 
       if (/\.instruction\.(delivered|dropped)$/.test(r.ev.type)) {
         return (
           <p>
-            <strong>Instruction</strong> {r.ev.type.endsWith('delivered') ? 'delivered to the agent' : `dropped${d.reason ? ` (${d.reason})` : ''}`}
+            <strong>Instruction</strong>{' '}
+            {r.ev.type.endsWith('delivered')
+              ? d.carrier === 'next-turn'
+                ? 'delivered: it woke the idle session into a new turn'
+                : 'delivered to the agent'
+              : `dropped${d.reason ? ` (${d.reason})` : ''}`}
           </p>
         );
       }

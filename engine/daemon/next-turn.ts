@@ -1,0 +1,204 @@
+// The next-turn carrier: how steering reaches an IDLE session (its turn has
+// finished, the agent waits at its prompt), where no hook reply is coming.
+// The descriptor's `commands.<type>.next_turn` names the hooks whose firing
+// starts a background waiter (a second handler the agent runs in the
+// background, e.g. one it lets wake the model on a given exit code); the
+// waiter long-polls POST /next-turn/<agent> here. While no turn runs and an
+// instruction is queued, the newest waiter of the session takes it: its
+// reply is the text and the carrier's exit code, and the instruction counts
+// as delivered (`x.<vendor>.instruction.delivered`, carrier next-turn) only
+// once the waiter acknowledged it (POST /next-turn/<agent>/ack/<token>, sent
+// after it wrote the text and just before it exits with the carrier's code;
+// a waiter whose ack is refused exits 0 and wakes nothing). A waiter that is
+// gone (killed, crashed: its orphaned request may still read the reply, but
+// nobody acks) puts the instruction back at the head of the queue once
+// ACK_WINDOW_MS pass: it rides the next eligible reply or the next waiter, or
+// a session end drops it, audited. Never twice: a taken instruction leaves
+// the queue before its bytes go out (no hook reply can carry it meanwhile),
+// and one ack at most is answered yes.
+// Bounded: one waiter per session (a newer one releases the older), each
+// released after `wait_ms`, at the session's end, or when the daemon stops.
+import { randomBytes } from 'node:crypto';
+import type { CompiledCommand } from '../descriptor/types.ts';
+import type { DaemonCore } from './core.ts';
+import type { HookReply } from './holds.ts';
+import { chars, droppedEvent, type InstructionQueue, type Queued } from './instructions.ts';
+
+/** A next-turn reply carrying instructions: `ack` the token the waiter confirms with; `sent(false)`: its bytes never went out. */
+export interface CarrierReply extends HookReply {
+  ack?: string;
+  sent?: (ok: boolean) => void;
+}
+
+/** How long a waiter that was sent instructions has to acknowledge them before they go back to the queue. */
+export const ACK_WINDOW_MS = 15_000;
+
+interface InFlight {
+  session: string;
+  taken: Queued[];
+  timer: unknown;
+}
+
+interface Waiter {
+  session: string;
+  resolve: (r: CarrierReply) => void;
+  timer: unknown;
+  off: () => void;
+}
+
+export interface NextTurnOptions {
+  /** The steering command that declares the carrier. */
+  spec: CompiledCommand;
+  queue: InstructionQueue;
+  /** The carrier's opt-in is on (and the command accepted). */
+  enabled: boolean;
+  /** No turn runs in the session now and nothing is held there. */
+  idle: (session: string) => boolean;
+  /** The session's end was seen: an instruction coming back is dropped, not queued. */
+  ended: (session: string) => boolean;
+}
+
+const METADATA = 'metadata' as const;
+
+export class NextTurn {
+  private readonly waiters = new Map<string, Waiter>();
+  /** Instructions sent to a waiter and not yet acknowledged, by ack token. */
+  private readonly inflight = new Map<string, InFlight>();
+
+  constructor(
+    private readonly core: DaemonCore,
+    private readonly o: NextTurnOptions,
+  ) {}
+
+  get enabled(): boolean {
+    return this.o.enabled;
+  }
+
+  /** Whether a waiter of `session` is waiting now. */
+  waiting(session: string): boolean {
+    return this.waiters.has(session);
+  }
+
+  private neutral(): CarrierReply {
+    return this.core.reply('', 0);
+  }
+
+  /** A background waiter of `session` (in the serial queue): its reply comes later (an instruction) or neutral (released). */
+  wait(session: string | undefined, signal?: AbortSignal): Promise<CarrierReply> {
+    if (!this.o.enabled || !session || this.core.closed || signal?.aborted) return Promise.resolve(this.neutral());
+    this.release(session, 'superseded by a newer waiter');
+    return new Promise<CarrierReply>((resolve) => {
+      const w: Waiter = { session, resolve, timer: undefined, off: () => {} };
+      w.timer = this.core.timers.set(() => void this.core.serial.run(() => this.drop(w, 'bound')), this.o.spec.nextTurn!.waitMs);
+      const onAbort = () => void this.core.serial.run(() => this.drop(w, 'gone'));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      w.off = () => signal?.removeEventListener('abort', onAbort);
+      this.waiters.set(session, w);
+      this.core.say(`next-turn waiter of session ${session} waiting`);
+      this.poke(session);
+    });
+  }
+
+  /** A waiter leaves without an instruction (neutral reply, or nothing: its connection is gone). */
+  private drop(w: Waiter, why: string): void {
+    if (this.waiters.get(w.session) !== w) return;
+    this.waiters.delete(w.session);
+    this.core.timers.clear(w.timer);
+    w.off();
+    this.core.say(`next-turn waiter of session ${w.session} released (${why})`);
+    w.resolve(this.neutral());
+  }
+
+  /** Release the session's waiter (session end, a newer waiter). */
+  release(session: string, why: string): void {
+    const w = this.waiters.get(session);
+    if (w) this.drop(w, why);
+  }
+
+  /** Every waiter released, what is in flight back in the queue (the daemon is stopping: the queue is then dropped, audited). */
+  releaseAll(): void {
+    for (const w of [...this.waiters.values()]) this.drop(w, 'daemon-stopping');
+    for (const token of [...this.inflight.keys()]) this.unacked(token, 'the daemon is stopping');
+  }
+
+  /** In the serial queue, after anything that may let a waiter carry (a firing, a queued instruction, a new waiter). */
+  poke(session: string): void {
+    const w = this.waiters.get(session);
+    if (!w || !this.o.idle(session)) return;
+    const spec = this.o.spec;
+    const taken: Queued[] = [];
+    let length = 0;
+    for (const q of this.o.queue.list(session)) {
+      if (q.spec.deliver !== 'context') continue;
+      const add = chars(q.text!) + (taken.length ? 2 : 0);
+      if (taken.length && length + add > (spec.maxChars ?? Number.POSITIVE_INFINITY)) break;
+      taken.push(q);
+      length += add;
+    }
+    if (!taken.length) return;
+    this.waiters.delete(session);
+    this.core.timers.clear(w.timer);
+    w.off();
+    this.o.queue.remove(session, taken); // in flight: no hook reply can carry them meanwhile
+    const ack = randomBytes(16).toString('hex');
+    const f: InFlight = { session, taken, timer: undefined };
+    f.timer = this.core.timers.set(() => void this.core.serial.run(() => this.unacked(ack, 'no ack in time')), ACK_WINDOW_MS);
+    this.inflight.set(ack, f);
+    const sent = (ok: boolean) => void (ok || this.core.serial.run(() => this.unacked(ack, 'its bytes never went out')));
+    const text = taken.map((q) => q.text).join('\n\n');
+    w.resolve({ ...this.core.reply(text, spec.nextTurn!.exit), contentType: 'text/plain; charset=utf-8', ack, sent });
+  }
+
+  /** A waiter's ack (in the serial queue): yes once per token, while its instructions are in flight; they are delivered now. */
+  acknowledge(token: string): boolean {
+    const f = this.inflight.get(token);
+    if (!f) return false;
+    this.inflight.delete(token);
+    this.core.timers.clear(f.timer);
+    this.settle(f.session, f.taken, true);
+    return true;
+  }
+
+  /** Instructions that no waiter acknowledged: back at the head of the queue (dropped if the session has ended). */
+  private unacked(token: string, why: string): void {
+    const f = this.inflight.get(token);
+    if (!f) return;
+    this.inflight.delete(token);
+    this.core.timers.clear(f.timer);
+    this.core.say(`next-turn waiter of session ${f.session}: ${why}`);
+    this.settle(f.session, f.taken, false);
+  }
+
+  /** Instructions sent and not yet acknowledged (tests, doctor). */
+  get pendingAcks(): number {
+    return this.inflight.size;
+  }
+
+  /** Delivered (audited), or back in the queue. */
+  private settle(session: string, taken: Queued[], ok: boolean): void {
+    const { core } = this;
+    if (!ok && this.o.ended(session)) {
+      core.publish(taken.map((q) => ({ session, ...droppedEvent(core.vendor, q, 'session-ended') })).map((a) => core.events.make(a)));
+      return;
+    }
+    if (!ok) {
+      this.o.queue.unshift(session, taken);
+      core.say(`next-turn: ${taken.length} instruction(s) of session ${session} stay queued`);
+      this.poke(session);
+      return;
+    }
+    const now = core.now();
+    core.publish(
+      taken.map((q) =>
+        core.events.make({
+          type: `x.${core.vendor}.instruction.delivered`,
+          session,
+          cause: q.id,
+          data: { queued_ms: Math.max(0, Math.round(now - q.at)), carrier: 'next-turn' },
+          gates: { queued_ms: METADATA, carrier: METADATA },
+        }),
+      ),
+    );
+    core.say(`${taken.length} instruction(s) woke idle session ${session} (next-turn carrier)`);
+  }
+}
