@@ -6,10 +6,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Daemon } from '../../engine/daemon/daemon.ts';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { newId, type AepEvent } from '../../engine/map/envelope.ts';
+import type { AepEvent } from '../../engine/map/envelope.ts';
 import { compilePolicy } from '../../engine/policy/policy.ts';
 import { validateStream } from '../../engine/validate/index.ts';
-import { MemoryLink, tempDir } from './helpers.ts';
+import { MemoryLink, tempDir, instructCommand } from './helpers.ts';
 
 const d = loadVendor('claude-code');
 const cleanups: (() => unknown)[] = [];
@@ -49,16 +49,7 @@ const payload = (hook: string, extra: Record<string, unknown> = {}) => ({
   permission_mode: 'default',
   ...extra,
 });
-const instruct = (text: string, session = 's1'): AepEvent => ({
-  aep: '0.1',
-  id: newId(),
-  type: 'x.claude-code.control.instruct',
-  time: new Date().toISOString(),
-  source: 'aep://test/agent/t',
-  agent: 't',
-  session,
-  data: { text },
-});
+const instruct = (text: string, session = 's1'): AepEvent => instructCommand(text, session);
 const ackOf = (events: AepEvent[], cmd: AepEvent) => events.filter((e) => e.cause === cmd.id && e.type.startsWith('control.'));
 
 describe('delivered commands', () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventLink } from '../../engine/daemon/relay-link.ts';
 import type { AppendRecord } from '../../engine/daemon/session-log.ts';
-import type { AepEvent } from '../../engine/map/envelope.ts';
+import { newId, type AepEvent } from '../../engine/map/envelope.ts';
 
 export function tempDir(prefix = 'hookmap-daemon-'): { dir: string; done: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -43,4 +43,18 @@ export async function until<T>(what: string, fn: () => T | undefined | false | P
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** A steering command (`x.<agent>.control.instruct`) for `session`, as `hookmap steer` sends it. */
+export function instructCommand(text: string, session = 's1', agent = 'claude-code'): AepEvent {
+  return {
+    aep: '0.1',
+    id: newId(),
+    type: `x.${agent}.control.instruct`,
+    time: new Date().toISOString(),
+    source: 'aep://test/agent/t',
+    agent: 't',
+    session,
+    data: { text },
+  };
 }

@@ -16,11 +16,11 @@ import { Daemon, type Timers } from '../../engine/daemon/daemon.ts';
 import { ACK_WINDOW_MS } from '../../engine/daemon/next-turn.ts';
 import { registerHookRoutes } from '../../engine/daemon/http.ts';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { newId, type AepEvent } from '../../engine/map/envelope.ts';
+import type { AepEvent } from '../../engine/map/envelope.ts';
 import { registrations } from '../../engine/setup/registrations.ts';
 import { planFor } from '../../engine/shim/generate.ts';
 import { renderShShim } from '../../engine/shim/sh.ts';
-import { MemoryLink } from './helpers.ts';
+import { MemoryLink, instructCommand } from './helpers.ts';
 
 const d = loadVendor('claude-code');
 let dir: string;
@@ -58,16 +58,7 @@ afterAll(async () => {
 const payload = (hook: string, session: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ hook_event_name: hook, session_id: session, transcript_path: '/tmp/t.jsonl', cwd: '/w', permission_mode: 'default', ...extra });
 const fire = (hook: string, session: string, extra: Record<string, unknown> = {}) => daemon.handle({ body: payload(hook, session, extra) });
-const instruct = (text: string, session: string): AepEvent => ({
-  aep: '0.1',
-  id: newId(),
-  type: 'x.claude-code.control.instruct',
-  time: new Date().toISOString(),
-  source: 'aep://test/agent/t',
-  agent: 't',
-  session,
-  data: { text },
-});
+const instruct = (text: string, session = 's1'): AepEvent => instructCommand(text, session);
 
 function waiter(session: string, env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOOKMAP_URL: url }) {
   const p = spawn('sh', [shim, 'next-turn'], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });

@@ -9,9 +9,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Daemon, type Timers } from '../../engine/daemon/daemon.ts';
 import type { CarrierReply } from '../../engine/daemon/next-turn.ts';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { newId, type AepEvent } from '../../engine/map/envelope.ts';
+import type { AepEvent } from '../../engine/map/envelope.ts';
 import { validateStream } from '../../engine/validate/index.ts';
-import { MemoryLink, tempDir } from './helpers.ts';
+import { MemoryLink, tempDir, instructCommand } from './helpers.ts';
 
 const d = loadVendor('claude-code');
 const cleanups: (() => unknown)[] = [];
@@ -51,16 +51,7 @@ const payload = (hook: string, extra: Record<string, unknown> = {}, session = 's
   ...extra,
 });
 const body = (hook: string, session = 's1') => Buffer.from(JSON.stringify(payload(hook, { stop_hook_active: false }, session)));
-const instruct = (text: string, session = 's1'): AepEvent => ({
-  aep: '0.1',
-  id: newId(),
-  type: 'x.claude-code.control.instruct',
-  time: new Date().toISOString(),
-  source: 'aep://test/agent/t',
-  agent: 't',
-  session,
-  data: { text },
-});
+const instruct = (text: string, session = 's1'): AepEvent => instructCommand(text, session);
 const of = (events: AepEvent[], type: string) => events.filter((e) => e.type === `x.claude-code.instruction.${type}`);
 const pre = (id = 't1') => payload('PreToolUse', { tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: id });
 /** Whether the promise has settled (after the daemon's queue drained). */

@@ -230,16 +230,7 @@ describe('start on demand', () => {
         kind === 'sh' ? fireSh(h, hook, session, env) : runProcess(process.execPath, [BIN, 'hook', 'claude-code', hook], payload(hook, session), env);
       expect(takeLock(h.home)).toBe(true); // the first hook's start, under way
       const port = Number(new URL(h.url).port);
-      const bodies: string[] = [];
-      const server = createHttpServer((req, res) => {
-        let b = '';
-        req.on('data', (c) => (b += c));
-        req.on('end', () => {
-          bodies.push(b);
-          res.setHeader('content-type', 'application/json');
-          res.end('{"ok":true}');
-        });
-      });
+      const { bodies, server } = recordingServer('{"ok":true}');
       // the started daemon listens a little later, then the start releases its lock
       const later = setTimeout(() => server.listen(port, '127.0.0.1', () => rmSync(join(h.home, LOCK_DIR), { recursive: true, force: true })), 700);
       try {
@@ -269,16 +260,7 @@ describe('start on demand', () => {
     const mod = await importPlugin(d, h.home, { HOOKMAP_URL: h.url });
     const handlers = await hostHandlers(d, mod, {});
     const port = Number(new URL(h.url).port);
-    const bodies: string[] = [];
-    const server = createHttpServer((req, res) => {
-      let b = '';
-      req.on('data', (c) => (b += c));
-      req.on('end', () => {
-        bodies.push(b);
-        res.setHeader('content-type', 'application/json');
-        res.end('{}');
-      });
-    });
+    const { bodies, server } = recordingServer('{}');
     const moment = (id: string) => handlers.get('tool.execute.before')!({ tool: 'bash', sessionID: id, callID: id }, { args: { command: 'ls' } });
     try {
       await withEnv({ HOOKMAP_HOME: h.home, HOOKMAP_AUTOSTART: '1' }, async () => {
@@ -322,3 +304,18 @@ describe('start on demand', () => {
     expect(takeLock(home)).toBe(false);
   });
 });
+
+/** A stand-in daemon (not listening yet) that answers every POST with `reply` and keeps the bodies. */
+function recordingServer(reply: string) {
+  const bodies: string[] = [];
+  const server = createHttpServer((req, res) => {
+    let b = '';
+    req.on('data', (c) => (b += c));
+    req.on('end', () => {
+      bodies.push(b);
+      res.setHeader('content-type', 'application/json');
+      res.end(reply);
+    });
+  });
+  return { bodies, server };
+}
