@@ -80,6 +80,7 @@ const MATCH_KEYS: [keyof HoldMatch, string][] = [
 /** What hookmap's answer rules can read of this agent's held requests, and who persists an "Allow always" (docs/rules.md). */
 function answerRules(d: Descriptor): string {
   const rows: string[][] = [];
+  const wakes = new Set([...d.commands.values()].map((c) => c.nextTurn?.wake).filter(Boolean));
   for (const h of d.hooks.values()) {
     for (const x of h.holds) {
       if (x.kind === 'form') continue;
@@ -270,6 +271,7 @@ function emitName(e: CompiledEmit): string {
 
 function hooks(d: Descriptor): string {
   const rows: string[][] = [];
+  const wakes = new Set([...d.commands.values()].map((c) => c.nextTurn?.wake).filter(Boolean));
   for (const h of d.hooks.values()) {
     const emits = [...h.emit, ...(h.snapshot?.emit ?? [])];
     const conditions = emits.map((e) => (e.whenText ? `${emitName(e)} when ${code(e.whenText)}` : '')).filter(Boolean);
@@ -281,7 +283,8 @@ function hooks(d: Descriptor): string {
       return parts.join(', ');
     });
     if (h.settle) holds.push(`settles a pending hold as ${h.settle.as}`);
-    const flags = [h.register ? '' : 'not registered by default', h.http === true ? 'native HTTP' : ''].filter(Boolean);
+    const registered = wakes.has(h.name) ? 'fired by hookmap at a next-turn wake, never registered' : h.register ? '' : 'not registered by default';
+    const flags = [registered, h.http === true ? 'native HTTP' : ''].filter(Boolean);
     rows.push([
       `\`${h.name}\`${flags.length ? ` (${flags.join(', ')})` : ''}`,
       emits.length ? emits.map(emitName).join(', ') : 'nothing',

@@ -266,8 +266,8 @@ export class CommandProtocol {
   }
 
   /** A next-turn waiter of `session` (serial): resolves with the text that wakes it, or neutral bytes. */
-  waitNextTurn(session: string | undefined, signal?: AbortSignal): Promise<CarrierReply> {
-    return this.nextTurn && session && !this.ended.has(session) ? this.nextTurn.wait(session, signal) : Promise.resolve(this.core.reply('', 0));
+  waitNextTurn(session: string | undefined, signal?: AbortSignal, payload?: unknown): Promise<CarrierReply> {
+    return this.nextTurn && session && !this.ended.has(session) ? this.nextTurn.wait(session, signal, payload) : Promise.resolve(this.core.reply('', 0));
   }
 
   hasEnded(session: string): boolean {

@@ -237,8 +237,8 @@ export class Daemon {
 
   /** A next-turn waiter (POST /next-turn/<agent>, next-turn.ts): the text once an instruction can wake the idle session, else neutral; its ack. */
   async waitNextTurn(inp: HookInput): Promise<CarrierReply> {
-    const session = await this.core.sessionOf(this.commands.payloadOf(inp), undefined);
-    return (await this.core.serial.run(() => ({ p: this.commands.waitNextTurn(session, inp.signal) }))).p;
+    const payload = this.commands.payloadOf(inp);
+    return (await this.core.serial.run(async () => ({ p: this.commands.waitNextTurn(await this.core.sessionOf(payload, undefined), inp.signal, payload) }))).p;
   }
   ackNextTurn = (token: string): Promise<boolean> => this.core.serial.run(() => this.commands.nextTurn?.acknowledge(token) ?? false);
 

@@ -18,6 +18,10 @@
 // and one ack at most is answered yes.
 // Bounded: one waiter per session (a newer one releases the older), each
 // released after `wait_ms`, at the session's end, or when the daemon stops.
+// A woken turn the agent announces with no prompt hook: the carrier's `wake`
+// hook (never registered with the agent) is fired here with the waiter's
+// payload once the ack is in, before the waiter may exit, so its rule opens
+// the turn's run (trigger control, cause the instruction) ahead of the turn.
 import { randomBytes } from 'node:crypto';
 import type { CompiledCommand } from '../descriptor/types.ts';
 import type { DaemonCore } from './core.ts';
@@ -37,6 +41,8 @@ interface InFlight {
   session: string;
   taken: Queued[];
   timer: unknown;
+  /** The waiter's hook payload: what the `wake` firing maps. */
+  payload?: unknown;
 }
 
 interface Waiter {
@@ -44,6 +50,7 @@ interface Waiter {
   resolve: (r: CarrierReply) => void;
   timer: unknown;
   off: () => void;
+  payload?: unknown;
 }
 
 export interface NextTurnOptions {
@@ -84,11 +91,11 @@ export class NextTurn {
   }
 
   /** A background waiter of `session` (in the serial queue): its reply comes later (an instruction) or neutral (released). */
-  wait(session: string | undefined, signal?: AbortSignal): Promise<CarrierReply> {
+  wait(session: string | undefined, signal?: AbortSignal, payload?: unknown): Promise<CarrierReply> {
     if (!this.o.enabled || !session || this.core.closed || signal?.aborted) return Promise.resolve(this.neutral());
     this.release(session, 'superseded by a newer waiter');
     return new Promise<CarrierReply>((resolve) => {
-      const w: Waiter = { session, resolve, timer: undefined, off: () => {} };
+      const w: Waiter = { session, resolve, timer: undefined, off: () => {}, payload };
       w.timer = this.core.timers.set(() => void this.core.serial.run(() => this.drop(w, 'bound')), this.o.spec.nextTurn!.waitMs);
       const onAbort = () => void this.core.serial.run(() => this.drop(w, 'gone'));
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -141,7 +148,7 @@ export class NextTurn {
     w.off();
     this.o.queue.remove(session, taken); // in flight: no hook reply can carry them meanwhile
     const ack = randomBytes(16).toString('hex');
-    const f: InFlight = { session, taken, timer: undefined };
+    const f: InFlight = { session, taken, timer: undefined, payload: w.payload };
     f.timer = this.core.timers.set(() => void this.core.serial.run(() => this.unacked(ack, 'no ack in time')), ACK_WINDOW_MS);
     this.inflight.set(ack, f);
     const sent = (ok: boolean) => void (ok || this.core.serial.run(() => this.unacked(ack, 'its bytes never went out')));
@@ -149,14 +156,28 @@ export class NextTurn {
     w.resolve({ ...this.core.reply(text, spec.nextTurn!.exit), contentType: 'text/plain; charset=utf-8', ack, sent });
   }
 
-  /** A waiter's ack (in the serial queue): yes once per token, while its instructions are in flight; they are delivered now. */
-  acknowledge(token: string): boolean {
+  /** A waiter's ack (in the serial queue): yes once per token, while its instructions are in flight; they are delivered now, the turn woken. */
+  async acknowledge(token: string): Promise<boolean> {
     const f = this.inflight.get(token);
     if (!f) return false;
     this.inflight.delete(token);
     this.core.timers.clear(f.timer);
     this.settle(f.session, f.taken, true);
+    await this.wake(f);
     return true;
+  }
+
+  /** The carrier's `wake` hook, fired with the waiter's payload: its events (the woken turn's run) go out before the waiter exits. */
+  private async wake(f: InFlight): Promise<void> {
+    const hook = this.o.spec.nextTurn!.wake;
+    if (!hook || !f.payload || typeof f.payload !== 'object') return;
+    const surface = { carrier: 'next-turn', instruction: f.taken[0].id };
+    try {
+      const r = await this.core.mapper.map(hook, f.payload as Record<string, unknown>, surface, {});
+      this.core.publishChecked(r.events);
+    } catch (err) {
+      await this.core.diagnose(err, f.payload, hook, surface, true);
+    }
   }
 
   /** Instructions that no waiter acknowledged: back at the head of the queue (dropped if the session has ended). */

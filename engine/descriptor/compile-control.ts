@@ -68,6 +68,14 @@ export function compileCommands(x: Expressions, spec: HookmapDescriptor, site: S
       x.err('unknown-reference', [...p, 'next_turn', 'opt_in'], `next_turn.opt_in names config key '${nt.opt_in}', which config does not declare`);
     for (const [i, h] of (nt?.on ?? []).entries())
       if (!(spec.hooks ?? {})[h]) x.err('unknown-reference', [...p, 'next_turn', 'on', i], `next_turn.on names hook '${h}', which hooks does not declare`);
+    if (nt?.wake !== undefined && !(spec.hooks ?? {})[nt.wake])
+      x.err('unknown-reference', [...p, 'next_turn', 'wake'], `next_turn.wake names hook '${nt.wake}', which hooks does not declare`);
+    else if (nt?.wake !== undefined && spec.hooks?.[nt.wake]?.register !== false)
+      x.err(
+        'schema-violation',
+        [...p, 'next_turn', 'wake'],
+        `next_turn.wake: hook '${nt.wake}' is fired by hookmap, never by the agent: give it register: false`,
+      );
     if (c.deliver === 'cancel' && type !== 'control.cancel')
       x.err('schema-violation', [...p, 'deliver'], `deliver: cancel stops the running turn: it is how control.cancel is delivered, not ${type}`);
     const write = c.write === undefined ? undefined : x.template(c.write, [...p, 'write'], site);
@@ -83,7 +91,15 @@ export function compileCommands(x: Expressions, spec: HookmapDescriptor, site: S
       deliver: c.deliver,
       maxChars: c.max_chars,
       queueCap: c.queue ?? 20,
-      nextTurn: nt && { on: [...nt.on], optIn: nt.opt_in, register: { ...(nt.register ?? {}) }, waitMs: nt.wait_ms, exit: nt.exit, stream: nt.stream },
+      nextTurn: nt && {
+        on: [...nt.on],
+        optIn: nt.opt_in,
+        register: { ...(nt.register ?? {}) },
+        waitMs: nt.wait_ms,
+        exit: nt.exit,
+        stream: nt.stream,
+        wake: nt.wake,
+      },
     });
   }
   return out;

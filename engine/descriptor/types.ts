@@ -174,6 +174,8 @@ export interface NextTurnCarrier {
   waitMs: number;
   exit: number;
   stream: 'stdout' | 'stderr';
+  /** A hook (never registered) hookmap fires with the waiter's payload once the agent took the text: its rule opens the woken turn's run. */
+  wake?: string;
 }
 
 /** A transcript usage source (the descriptor's `transcript`): where the agent keeps each response's token usage. */

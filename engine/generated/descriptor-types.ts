@@ -409,6 +409,10 @@ export interface HookmapDescriptor {
          * Where the shim writes the text
          */
         stream: "stdout" | "stderr";
+        /**
+         * A hook of this descriptor (with `register: false`: the agent never fires it) that hookmap itself fires, with the waiter's payload, once the agent took the text: for an agent whose woken turn fires no prompt hook, its rule opens the turn's run (`run: open`). Its bindings: `$surface.instruction` the first delivered command's id, `$surface.carrier` next-turn.
+         */
+        wake?: string;
       };
     };
   };

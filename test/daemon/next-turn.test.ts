@@ -87,6 +87,49 @@ describe('the next-turn carrier', () => {
     expect(validateStream(events)).toEqual([]);
   });
 
+  it("the woken turn is a run: its UserPromptSubmit opens it with trigger control, caused by the instruction; a later prompt is the user's", async () => {
+    const { daemon, events } = open();
+    await idleSession(daemon);
+    const waiter = daemon.waitNextTurn({ body: body('Stop') });
+    const c = instruct('now the migration tests');
+    await daemon.onCommand(c);
+    const r = await waiter;
+    const before = events.length;
+    expect(await daemon.ackNextTurn(r.ack!)).toBe(true);
+    expect(events.slice(before).map((e) => e.type)).toEqual(['x.claude-code.instruction.delivered']); // the wake hook emits nothing: it notes
+    await daemon.handle({ payload: payload('UserPromptSubmit', { prompt: 'Stop hook feedback' }) });
+    const started = events.slice(before).filter((e) => e.type === 'run.started');
+    expect(started.map((e) => [e.cause, e.data?.trigger])).toEqual([[c.id, 'control']]);
+    // a second instruction now rides the woken turn's hook replies: the session is no longer idle
+    await daemon.onCommand(instruct('and the linter'));
+    const next = daemon.waitNextTurn({ body: body('Stop') });
+    expect(await settled(daemon, next)).toBe(false);
+    const reply = await daemon.handle({ payload: pre() });
+    expect(JSON.parse(reply.body).hookSpecificOutput.additionalContext).toBe('and the linter');
+    await daemon.handle({ payload: payload('Stop', { stop_hook_active: false }) });
+    await daemon.handle({ payload: payload('UserPromptSubmit', { prompt: 'typed by the user' }) });
+    expect(events.filter((e) => e.type === 'run.started').map((e) => e.data?.trigger)).toEqual(['user', 'control', 'user']); // consumed once
+    const run = started[0].run;
+    expect(events.filter((e) => e.type === 'tool.requested').map((e) => e.run)).toEqual([run]);
+    expect(events.filter((e) => e.type === 'run.finished').map((e) => [e.run, e.cause])[1]).toEqual([run, started[0].id]);
+    expect(validateStream(events)).toEqual([]);
+  });
+
+  it('an ack refused (twice, or unknown) wakes no run', async () => {
+    const { daemon, events } = open();
+    await idleSession(daemon);
+    const waiter = daemon.waitNextTurn({ body: body('Stop') });
+    await daemon.onCommand(instruct('once'));
+    const r = await waiter;
+    expect(await daemon.ackNextTurn(r.ack!)).toBe(true);
+    expect(await daemon.ackNextTurn(r.ack!)).toBe(false);
+    expect(await daemon.ackNextTurn('0'.repeat(32))).toBe(false);
+    await daemon.handle({ payload: payload('UserPromptSubmit', { prompt: 'Stop hook feedback' }) });
+    await daemon.handle({ payload: payload('Stop', { stop_hook_active: false }) });
+    await daemon.handle({ payload: payload('UserPromptSubmit', { prompt: 'typed' }) });
+    expect(events.filter((e) => e.type === 'run.started').map((e) => e.data?.trigger)).toEqual(['user', 'control', 'user']); // woken once
+  });
+
   it('a waiter that finds instructions already queued in an idle session takes them at once', async () => {
     const { daemon } = open();
     await idleSession(daemon);

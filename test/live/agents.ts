@@ -45,7 +45,8 @@ export interface Manifest {
   [id: string]: { bin?: string; version?: string; skip?: string };
 }
 
-export const MANIFEST = join(CACHE, 'manifest.json');
+/** What run.ts resolved: its own run's file (HOOKMAP_LIVE_MANIFEST, so runs side by side never read each other's), else the cache's last. */
+export const MANIFEST = process.env.HOOKMAP_LIVE_MANIFEST || join(CACHE, 'manifest.json');
 
 export function manifest(): Manifest {
   try {

@@ -785,6 +785,11 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
       expect(woke.filter((r) => r.step !== undefined && !requestText(r).includes(TEXT2))).toEqual([]);
       const delivered = mine().filter((e) => e.session === session && e.type === 'x.claude-code.instruction.delivered');
       expect(delivered.map((e) => e.data.carrier)).toEqual(['hook-reply', 'next-turn']);
+      // the woken turn is a run: its UserPromptSubmit (noted by hookmap's NextTurn wake at the ack) opens it as trigger control, caused by
+      // the instruction; its Stop closes it
+      const wokenRun = mine().find((e) => e.session === session && e.type === 'run.started' && e.data?.trigger === 'control');
+      expect(wokenRun?.cause).toBe(delivered[1].cause);
+      await until('the woken run ends', () => mine().find((e) => e.type === 'run.finished' && e.run === wokenRun!.run), 30_000);
       console.log(
         `[live] claude-code next-turn: ${woke.length} request(s) in the woken turn; pane tail:\n${(await pane()).trim().split('\n').slice(-12).join('\n')}`,
       );
@@ -797,6 +802,10 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
       await until('session.ended', () => mine().find((e) => e.session === session && e.type === 'session.ended'), 15_000);
       await live.checkSession(session);
     } catch (e) {
+      const evs = live.stream.events.filter((e) => e.source?.includes('/agent/claude-code/') && e.time >= t0);
+      console.log(
+        `[live] claude-code next-turn: events: ${evs.map((e) => `${e.type}${e.run ? `@${e.run}` : ''}${e.data?.trigger ? `(${e.data.trigger})` : ''}`).join(' ')}`,
+      );
       console.log(`[live] claude-code next-turn: the pane at the failure:\n${await pane().catch(() => '')}\nup (tail):\n${live.up.stderr().slice(-2000)}`);
       throw e;
     } finally {

@@ -8,7 +8,7 @@
 //   --save        copy one recorded payload per hook into fixtures/<agent>/recorded/
 // Nothing here touches package.json or the repo's node_modules.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
 import { AGENTS, CACHE, MANIFEST, binOf, prefixOf, type Manifest } from './agents.ts';
@@ -81,7 +81,10 @@ for (const a of AGENTS) {
   }
   manifest[a.id] = { bin, version: a.version };
 }
-writeFileSync(MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`);
+// the cache's manifest.json (for vitest run by hand) and this run's own (two runs at once must not read each other's choice)
+const ownManifest = join(CACHE, `manifest-${process.pid}.json`);
+for (const f of [MANIFEST, ownManifest]) writeFileSync(f, `${JSON.stringify(manifest, null, 2)}\n`);
+process.on('exit', () => rmSync(ownManifest, { force: true }));
 for (const a of AGENTS) {
   const m = manifest[a.id];
   console.error(`test:live: ${a.id.padEnd(12)} ${m.bin ? `${a.pkg}@${a.version} ready` : `SKIPPED: ${m.skip}`}`);
@@ -94,7 +97,7 @@ const vitest = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
 const child = spawn(process.execPath, [vitest, 'run', '--config', 'vitest.live.config.ts', ...(only.length ? files : []), ...passthrough], {
   cwd: ROOT,
   stdio: 'inherit',
-  env: { ...process.env, ...(save ? { HOOKMAP_LIVE_SAVE: '1' } : {}) },
+  env: { ...process.env, HOOKMAP_LIVE_MANIFEST: ownManifest, ...(save ? { HOOKMAP_LIVE_SAVE: '1' } : {}) },
 });
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 for (const s of ['SIGINT', 'SIGTERM'] as const) process.on(s, () => child.kill(s));
