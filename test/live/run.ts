@@ -11,7 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
-import { AGENTS, CACHE, MANIFEST, binOf, prefixOf, type Manifest } from './agents.ts';
+import { AGENTS, CACHE, MANIFEST, binOf, manifest as readManifest, prefixOf, type Manifest } from './agents.ts';
 
 const argv = process.argv.slice(2);
 const dash = argv.indexOf('--');
@@ -81,9 +81,12 @@ for (const a of AGENTS) {
   }
   manifest[a.id] = { bin, version: a.version };
 }
-// the cache's manifest.json (for vitest run by hand) and this run's own (two runs at once must not read each other's choice)
+// this run's own manifest (two runs at once must not read each other's choice), and the cache's manifest.json for vitest run
+// by hand: what this run resolved merged over what earlier runs did (an agent it did not select keeps its entry)
 const ownManifest = join(CACHE, `manifest-${process.pid}.json`);
-for (const f of [MANIFEST, ownManifest]) writeFileSync(f, `${JSON.stringify(manifest, null, 2)}\n`);
+writeFileSync(ownManifest, `${JSON.stringify(manifest, null, 2)}\n`);
+const shared = { ...readManifest(), ...Object.fromEntries(chosen.map((a) => [a.id, manifest[a.id]])) };
+writeFileSync(MANIFEST, `${JSON.stringify(shared, null, 2)}\n`);
 process.on('exit', () => rmSync(ownManifest, { force: true }));
 for (const a of AGENTS) {
   const m = manifest[a.id];
