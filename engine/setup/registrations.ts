@@ -47,14 +47,15 @@ export function registrations(d: Descriptor, o: RegistrationOptions): Registrati
     const argv = o.shim === 'sh' ? [o.shPath, name] : [...o.nodeCommand, 'hook', d.vendor, name];
     out.push({ hook: name, kind: 'command', target: argv.map(safeWord).join(' '), timeoutMs });
   }
-  // the next-turn carrier (engine/daemon/next-turn.ts): a second, background handler on each of its hooks (the sh shim's waiter mode)
+  // the next-turn carrier (engine/daemon/next-turn.ts): a second, background handler on each of its hooks (either shim's waiter mode)
   const nt = [...d.commands.values()].find((c) => c.nextTurn)?.nextTurn;
-  if (nt && o.shim === 'sh') {
+  if (nt) {
+    const argv = o.shim === 'sh' ? [o.shPath, 'next-turn'] : [...o.nodeCommand, 'hook', d.vendor, 'next-turn'];
     for (const hook of nt.on)
       out.push({
         hook,
         kind: 'command',
-        target: [o.shPath, 'next-turn'].map(safeWord).join(' '),
+        target: argv.map(safeWord).join(' '),
         timeoutMs: nt.waitMs + NEXT_TURN_TIMEOUT_MARGIN_MS,
         fields: nt.register,
       });

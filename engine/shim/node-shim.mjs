@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { SHIM_VERSION, baseUrl, boundFor, descriptorHash, endpointFor, hookmapHome, neutralFor, planInputFromSpec, shimPaths, shimPlan } from './plan.mjs';
 import { traceFailedOpen } from '../io/failed-open-trace.mjs';
 import { kickAutostart, LOCK_DIR, startWaitMs, waitForStart } from './autostart.mjs';
+import { nextTurnWaiter } from './node-next-turn.mjs';
 
 const VENDORS_DIR = fileURLToPath(new URL('../../vendors/', import.meta.url));
 
@@ -76,6 +77,7 @@ export async function main(argv) {
   // why (down | timeout | error): hookmap did not answer; leave a trace (engine/io/failed-open.ts)
   const failOpen = (why) => {
     if (done) return;
+    if (hook === 'next-turn') return finish(Buffer.alloc(0), 0); // a waiter that fails wakes nothing: no bytes, no trace
     if (plan && typeof why === 'string') traceFailedOpen(hookmapHome(process.env), plan.agent, hook, why);
     // nothing listening: start `up` in the background for the next hooks (engine/shim/autostart.mjs)
     if (plan && why === 'down') kickAutostart(hookmapHome(process.env), base(), process.env);
@@ -92,6 +94,14 @@ export async function main(argv) {
   try {
     plan = await loadPlan(agent);
     if (!plan) return failOpen();
+    // the next-turn carrier's background waiter (node-next-turn.mjs): its own bound (the daemon's wait), not a hook's
+    if (hook === 'next-turn') {
+      setTimeout(() => failOpen('timeout'), (plan.next_turn?.bound_ms ?? 0) + 10_000);
+      const r = await nextTurnWaiter(plan, base(), await readStdin());
+      if (!r.text?.length) return finish(Buffer.alloc(0), r.code);
+      done = true;
+      return void (r.stream === 'stderr' ? process.stderr : process.stdout).write(r.text, () => process.exit(r.code));
+    }
     const forced = envBound();
     const bound = (h) => forced ?? boundFor(plan, h);
     // Until the hook is known, the longest bound any hook may need applies.

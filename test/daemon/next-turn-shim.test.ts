@@ -1,6 +1,7 @@
 // The next-turn carrier end to end below the agent: the generated sh shim in
 // its waiter mode (`<shim> next-turn`, what `hookmap setup claude-code`
-// registers as the background asyncRewake Stop handler) against the real
+// registers as the background asyncRewake Stop handler), and the Node shim's
+// (`hookmap hook claude-code next-turn`, setup --shim node), against the real
 // daemon behind the real routes. An idle session's instruction comes out on
 // stderr with exit 2 (Claude Code's wake signal) and is reported delivered;
 // a waiter killed while it waits, or a daemon that is down, delivers nothing
@@ -15,7 +16,7 @@ import { join } from 'node:path';
 import { Daemon, type Timers } from '../../engine/daemon/daemon.ts';
 import { ACK_WINDOW_MS } from '../../engine/daemon/next-turn.ts';
 import { registerHookRoutes } from '../../engine/daemon/http.ts';
-import { loadVendor } from '../../engine/descriptor/registry.ts';
+import { loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
 import type { AepEvent } from '../../engine/map/envelope.ts';
 import { registrations } from '../../engine/setup/registrations.ts';
 import { planFor } from '../../engine/shim/generate.ts';
@@ -60,8 +61,17 @@ const payload = (hook: string, session: string, extra: Record<string, unknown> =
 const fire = (hook: string, session: string, extra: Record<string, unknown> = {}) => daemon.handle({ body: payload(hook, session, extra) });
 const instruct = (text: string, session = 's1'): AepEvent => instructCommand(text, session);
 
+const BIN = join(ROOT, 'bin', 'hookmap.mjs');
+type Kind = 'sh' | 'node';
+let kind: Kind = 'sh';
+
 function waiter(session: string, env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOOKMAP_URL: url }) {
-  const p = spawn('sh', [shim, 'next-turn'], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  const argv = kind === 'sh' ? [shim, 'next-turn'] : [BIN, 'hook', 'claude-code', 'next-turn'];
+  const p = spawn(kind === 'sh' ? 'sh' : process.execPath, argv, {
+    env: { HOOKMAP_HOME: join(dir, 'home'), ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
   spawned.push(p.pid!);
   let stdout = '';
   let stderr = '';
@@ -89,12 +99,14 @@ async function until(check: () => boolean, ms = 5000) {
 const waiting = (session: string) => (daemon as any).commands.nextTurn.waiting(session) as boolean;
 const delivered = (cmd: AepEvent) => events.filter((e) => e.type === 'x.claude-code.instruction.delivered' && e.cause === cmd.id);
 
-describe('the sh shim as a next-turn waiter', () => {
+describe.each(['sh', 'node'] as const)('the %s shim as a next-turn waiter', (k) => {
+  beforeAll(() => void (kind = k));
+  const S = (n: number) => `nt-${k}-${n}`;
   it('an idle session: the text on stderr, exit 2, stdout empty; delivered with carrier next-turn', async () => {
-    await idle('nt-1');
-    const w = waiter('nt-1');
-    await until(() => waiting('nt-1'));
-    const c = instruct("Now update the changelog (it's 'quoted' $HOME `x`)", 'nt-1');
+    await idle(S(1));
+    const w = waiter(S(1));
+    await until(() => waiting(S(1)));
+    const c = instruct("Now update the changelog (it's 'quoted' $HOME `x`)", S(1));
     await daemon.onCommand(c);
     const r = await w.done;
     expect(r).toEqual({ code: 2, stdout: '', stderr: "Now update the changelog (it's 'quoted' $HOME `x`)" });
@@ -102,32 +114,32 @@ describe('the sh shim as a next-turn waiter', () => {
     expect(delivered(c)[0].data).toMatchObject({ carrier: 'next-turn' });
   });
 
-  it('a waiter whose shim is killed while it waits (its curl orphaned) wakes nothing, and the instruction comes back for the next carrier', async () => {
-    await idle('nt-2');
-    const w = waiter('nt-2');
-    await until(() => waiting('nt-2'));
-    w.p.kill('SIGKILL'); // what an agent's hook timeout does: the shim dies, its curl lives on and still reads the reply
+  it('a waiter whose shim is killed while it waits (sh: its curl orphaned) wakes nothing, and the instruction comes back for the next carrier', async () => {
+    await idle(S(2));
+    const w = waiter(S(2));
+    await until(() => waiting(S(2)));
+    w.p.kill('SIGKILL'); // what an agent's hook timeout does: the shim dies (sh: its curl lives on and still reads the reply; node: gone)
     await w.done;
-    const c = instruct('still here after the kill', 'nt-2');
+    const c = instruct('still here after the kill', S(2));
     await daemon.onCommand(c);
-    await until(() => !waiting('nt-2')); // the orphan took it, but nobody acks: nothing printed, nothing delivered
+    await until(() => !waiting(S(2))); // the orphan took it, but nobody acks: nothing printed, nothing delivered
     await daemon.flush();
     expect(delivered(c)).toEqual([]);
-    await until(() => (daemon as any).commands.queue.list('nt-2').length === 1, 10_000); // the ack window passed: queued again
-    const again = await waiter('nt-2').done;
+    await until(() => (daemon as any).commands.queue.list(S(2)).length === 1, 10_000); // the ack window passed: queued again
+    const again = await waiter(S(2)).done;
     expect([again.code, again.stderr]).toEqual([2, 'still here after the kill']);
     await until(() => delivered(c).length === 1);
   });
 
   it('an ack the daemon refuses (already delivered, or requeued) makes the waiter exit 0 with no bytes', async () => {
-    await idle('nt-5');
-    const w = waiter('nt-5');
-    await until(() => waiting('nt-5'));
+    await idle(S(5));
+    const w = waiter(S(5));
+    await until(() => waiting(S(5)));
     const nt = (daemon as any).commands.nextTurn;
     const ack = nt.acknowledge.bind(nt);
     nt.acknowledge = () => false; // the window passed just before the ack arrived
     try {
-      await daemon.onCommand(instruct('too late', 'nt-5'));
+      await daemon.onCommand(instruct('too late', S(5)));
       expect(await w.done).toEqual({ code: 0, stdout: '', stderr: '' });
     } finally {
       nt.acknowledge = ack;
@@ -135,18 +147,20 @@ describe('the sh shim as a next-turn waiter', () => {
   });
 
   it('a session end releases the waiter: exit 0, no bytes', async () => {
-    await idle('nt-3');
-    const w = waiter('nt-3');
-    await until(() => waiting('nt-3'));
-    await fire('SessionEnd', 'nt-3', { reason: 'exit' });
+    await idle(S(3));
+    const w = waiter(S(3));
+    await until(() => waiting(S(3)));
+    await fire('SessionEnd', S(3), { reason: 'exit' });
     expect(await w.done).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 
   it('the daemon down: exit 0 at once, no bytes (the agent is never held)', async () => {
-    const r = await waiter('nt-4', { PATH: process.env.PATH, HOOKMAP_URL: 'http://127.0.0.1:1', HOOKMAP_AUTOSTART: '0' }).done;
+    const r = await waiter(S(4), { PATH: process.env.PATH, HOOKMAP_URL: 'http://127.0.0.1:1', HOOKMAP_AUTOSTART: '0' }).done;
     expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
   });
+});
 
+describe('the waiter routes', () => {
   it('hostile requests on the waiter routes get neutral bytes or a refusal, never text', async () => {
     const post = (path: string, body = '{}') => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const unknown = await post('/next-turn/nope', payload('Stop', 'nt-h'));
@@ -165,11 +179,18 @@ describe('the sh shim as a next-turn waiter', () => {
     expect([junk.headers.get('x-hookmap-exit'), await junk.text()]).toEqual(['0', '']);
   });
 
-  it('setup registers the waiter as a second, background Stop handler of the sh shim', () => {
+  it('setup registers the waiter as a second, background Stop handler of the shim (sh, or node)', () => {
     const regs = registrations(d, { shim: 'sh', shPath: '/h/shims/claude-code.sh', nodeCommand: ['hookmap'], baseUrl: url }).filter((r) => r.hook === 'Stop');
     expect(regs.map((r) => [r.target, r.fields])).toEqual([
       ['/h/shims/claude-code.sh Stop', undefined],
       ['/h/shims/claude-code.sh next-turn', { asyncRewake: true }],
+    ]);
+    const node = registrations(d, { shim: 'node', shPath: '', nodeCommand: ['/usr/bin/node', '/h/bin/hookmap.mjs'], baseUrl: url }).filter(
+      (r) => r.hook === 'Stop',
+    );
+    expect(node.map((r) => [r.target, r.fields])).toEqual([
+      ['/usr/bin/node /h/bin/hookmap.mjs hook claude-code Stop', undefined],
+      ['/usr/bin/node /h/bin/hookmap.mjs hook claude-code next-turn', { asyncRewake: true }],
     ]);
     // its timeout outlasts the daemon's wait (the daemon releases it first)
     expect(regs[1].timeoutMs).toBeGreaterThan(d.commands.get('x.claude-code.control.instruct')!.nextTurn!.waitMs);
