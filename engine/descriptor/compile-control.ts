@@ -98,6 +98,7 @@ export function compileCommands(x: Expressions, spec: HookmapDescriptor, site: S
         waitMs: nt.wait_ms,
         exit: nt.exit,
         stream: nt.stream,
+        whenEnv: nt.when_env && { ...nt.when_env },
         wake: nt.wake,
       },
     });

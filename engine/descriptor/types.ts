@@ -174,7 +174,9 @@ export interface NextTurnCarrier {
   waitMs: number;
   exit: number;
   stream: 'stdout' | 'stderr';
-  /** A hook (never registered) hookmap fires with the waiter's payload once the agent took the text: its rule opens the woken turn's run. */
+  /** The hook environment's variables that must have these values for the waiter to wait (else it exits 0 at once). */
+  whenEnv?: Record<string, string>;
+  /** A hook (never registered) hookmap fires with the waiter's payload once the agent took the text: its rule notes the delivery. */
   wake?: string;
 }
 

@@ -410,6 +410,12 @@ export interface HookmapDescriptor {
          */
         stream: "stdout" | "stderr";
         /**
+         * Variables of the hook's own environment (what the agent sets for its hooks) that must have these values for the waiter to wait; else it exits 0 at once with no bytes. For an agent that holds its process open while a background hook runs in a mode with nobody at the prompt (Claude Code's print mode: CLAUDE_CODE_SESSION_ATTENDED=0).
+         */
+        when_env?: {
+          [k: string]: string;
+        };
+        /**
          * A hook of this descriptor (with `register: false`: the agent never fires it) that hookmap itself fires, with the waiter's payload, once the agent took the text: for an agent whose woken turn fires no prompt hook, its rule opens the turn's run (`run: open`). Its bindings: `$surface.instruction` the first delivered command's id, `$surface.carrier` next-turn.
          */
         wake?: string;

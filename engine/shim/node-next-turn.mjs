@@ -43,11 +43,12 @@ function post(url, body, ms, connectMs) {
 
 /**
  * Wait for the session's instruction and deliver it: the process's exit code and what it wrote.
- * `plan` is the shim plan (its next_turn: bound_ms, exit, stream), `base` hookmap's URL, `body` the hook's payload.
+ * `plan` is the shim plan (its next_turn: bound_ms, exit, stream, when_env), `base` hookmap's URL, `body` the hook's payload,
+ * `env` the hook's environment (when_env: nobody at the prompt, nothing to wait for).
  */
-export async function nextTurnWaiter(plan, base, body) {
+export async function nextTurnWaiter(plan, base, body, env) {
   const nt = plan.next_turn;
-  if (!nt) return { code: 0 };
+  if (!nt || Object.entries(nt.when_env ?? {}).some(([k, v]) => env[k] !== v)) return { code: 0 };
   const at = `${base}/next-turn/${encodeURIComponent(plan.agent)}`;
   const r = await post(at, body, nt.bound_ms, plan.connect_ms);
   const ack = r && String(r.headers['x-hookmap-ack'] ?? '');

@@ -97,7 +97,7 @@ export async function main(argv) {
     // the next-turn carrier's background waiter (node-next-turn.mjs): its own bound (the daemon's wait), not a hook's
     if (hook === 'next-turn') {
       setTimeout(() => failOpen('timeout'), (plan.next_turn?.bound_ms ?? 0) + 10_000);
-      const r = await nextTurnWaiter(plan, base(), await readStdin());
+      const r = await nextTurnWaiter(plan, base(), await readStdin(), process.env);
       if (!r.text?.length) return finish(Buffer.alloc(0), r.code);
       done = true;
       return void (r.stream === 'stderr' ? process.stderr : process.stdout).write(r.text, () => process.exit(r.code));

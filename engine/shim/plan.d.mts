@@ -17,7 +17,7 @@ export interface ShimPlan {
   agent_timeout_ms: number;
   hooks: Record<string, ShimHookPlan>;
   /** The next-turn carrier's background waiter (`<shim> next-turn`): its bound, and how it delivers. */
-  next_turn?: { bound_ms: number; exit: number; stream: 'stdout' | 'stderr' };
+  next_turn?: { bound_ms: number; exit: number; stream: 'stdout' | 'stderr'; when_env?: Record<string, string> };
 }
 export const SHIM_VERSION: number;
 export const DEFAULT_URL: string;
@@ -36,7 +36,7 @@ export interface PlanInput {
   timeouts: Record<string, number>;
   hooks: { name: string; holdTimeouts: (number | undefined)[]; reply?: string }[];
   hookName?: string;
-  nextTurn?: { waitMs: number; exit: number; stream: 'stdout' | 'stderr' };
+  nextTurn?: { waitMs: number; exit: number; stream: 'stdout' | 'stderr'; whenEnv?: Record<string, string> };
 }
 export const NEXT_TURN_GRACE_MS: number;
 export function planInputFromSpec(spec: unknown): PlanInput;

@@ -91,7 +91,7 @@ export function planInputFromSpec(spec) {
 function nextTurnOfSpec(spec) {
   for (const c of Object.values(spec.commands ?? {})) {
     const nt = c?.next_turn;
-    if (nt && typeof nt.wait_ms === 'number') return { waitMs: nt.wait_ms, exit: nt.exit, stream: nt.stream };
+    if (nt && typeof nt.wait_ms === 'number') return { waitMs: nt.wait_ms, exit: nt.exit, stream: nt.stream, whenEnv: nt.when_env };
   }
   return undefined;
 }
@@ -154,7 +154,14 @@ export function shimPlan(input, opts) {
     agent_timeout_ms: agentTimeout,
     hooks,
     ...(input.nextTurn
-      ? { next_turn: { bound_ms: input.nextTurn.waitMs + NEXT_TURN_GRACE_MS, exit: input.nextTurn.exit, stream: input.nextTurn.stream } }
+      ? {
+          next_turn: {
+            bound_ms: input.nextTurn.waitMs + NEXT_TURN_GRACE_MS,
+            exit: input.nextTurn.exit,
+            stream: input.nextTurn.stream,
+            ...(input.nextTurn.whenEnv ? { when_env: { ...input.nextTurn.whenEnv } } : {}),
+          },
+        }
       : {}),
   };
 }

@@ -99,6 +99,12 @@ export const WRITTEN_BY = '# written by hookmap ';
  * (bounded); with an instruction it acks it, and only on a yes writes the text and exits with the carrier's code.
  * Anything else (released, daemon down, ack refused) is exit 0 and no bytes: nothing wakes.
  */
+/** A variable name as the descriptor schema allows it (checked again: it is written into shell code). */
+function envName(k: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw new Error(`next_turn.when_env: '${k}' is not a variable name`);
+  return k;
+}
+
 function nextTurnLines(plan: ShimPlan, agentPath: string): { neutral: string[]; block: string[] } {
   const nt = plan.next_turn;
   if (!nt) return { neutral: [], block: [] };
@@ -109,6 +115,7 @@ function nextTurnLines(plan: ShimPlan, agentPath: string): { neutral: string[]; 
     block: [
       '# The next-turn waiter: the daemon answers when an instruction can wake the idle session; ack it, then deliver.',
       'if [ "$hook" = next-turn ]; then',
+      ...Object.entries(nt.when_env ?? {}).map(([k, v]) => `  [ "\${${envName(k)}-}" = ${shQuote(v)} ] || exit 0  # nobody at the prompt: nothing to wait for`),
       `  out=$(${curl} --max-time ${secs(nt.bound_ms)} --data-binary @- \\`,
       `    -w '\\n%{http_code} %header{x-hookmap-exit} %header{x-hookmap-ack}' "$base/next-turn/${agentPath}" 2>/dev/null) || exit 0`,
       '  meta=${out##*"$nl"}',

@@ -65,7 +65,10 @@ const BIN = join(ROOT, 'bin', 'hookmap.mjs');
 type Kind = 'sh' | 'node';
 let kind: Kind = 'sh';
 
-function waiter(session: string, env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOOKMAP_URL: url }) {
+/** The TUI's hook environment (Claude Code 2.1.328: CLAUDE_CODE_SESSION_ATTENDED=1; print mode sets 0). */
+const ATTENDED = { CLAUDE_CODE_SESSION_ATTENDED: '1' };
+
+function waiter(session: string, env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOOKMAP_URL: url, ...ATTENDED }) {
   const argv = kind === 'sh' ? [shim, 'next-turn'] : [BIN, 'hook', 'claude-code', 'next-turn'];
   const p = spawn(kind === 'sh' ? 'sh' : process.execPath, argv, {
     env: { HOOKMAP_HOME: join(dir, 'home'), ...env },
@@ -155,8 +158,24 @@ describe.each(['sh', 'node'] as const)('the %s shim as a next-turn waiter', (k) 
   });
 
   it('the daemon down: exit 0 at once, no bytes (the agent is never held)', async () => {
-    const r = await waiter(S(4), { PATH: process.env.PATH, HOOKMAP_URL: 'http://127.0.0.1:1', HOOKMAP_AUTOSTART: '0' }).done;
+    const r = await waiter(S(4), { PATH: process.env.PATH, HOOKMAP_URL: 'http://127.0.0.1:1', HOOKMAP_AUTOSTART: '0', ...ATTENDED }).done;
     expect(r).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('nobody at the prompt (print mode: CLAUDE_CODE_SESSION_ATTENDED=0, or unset): exit 0 at once, no waiter, the instruction stays queued', async () => {
+    await idle(S(6));
+    for (const attended of ['0', undefined]) {
+      const t0 = Date.now();
+      const env = { PATH: process.env.PATH, HOOKMAP_URL: url, ...(attended ? { CLAUDE_CODE_SESSION_ATTENDED: attended } : {}) };
+      expect(await waiter(S(6), env).done).toEqual({ code: 0, stdout: '', stderr: '' });
+      expect(Date.now() - t0).toBeLessThan(5000);
+      expect(waiting(S(6))).toBe(false);
+    }
+    const c = instruct('for a later turn', S(6));
+    await daemon.onCommand(c);
+    await daemon.flush();
+    expect((daemon as any).commands.queue.list(S(6)).length).toBe(1);
+    expect(delivered(c)).toEqual([]);
   });
 });
 

@@ -58,6 +58,60 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     return page;
   };
 
+  /** Interactive Claude Code in Debian's tmux (session `name`), without its first-run dialogs (AGENT-FACTS: onboarding, trust, the key). */
+  const tuiSession = (name: string) => {
+    const sock = `hookmap-${name}-${process.pid}`;
+    const tmux = (...args: string[]) => run('/usr/bin/tmux', ['-L', sock, ...args], { timeoutMs: 10_000 });
+    const pane = async () => (await tmux('capture-pane', '-p', '-t', name)).stdout;
+    return { tmux, pane };
+  };
+  const startTui = async (name: string) => {
+    const { tmux, pane } = tuiSession(name);
+    const KEY = 'sk-ant-live-test-not-a-key';
+    const cfgPath = join(live.s.home, '.claude.json');
+    const cfg = existsSync(cfgPath) ? JSON.parse(readFileSync(cfgPath, 'utf8')) : {};
+    cfg.hasCompletedOnboarding = true;
+    cfg.projects = { ...(cfg.projects ?? {}), [live.s.project]: { ...(cfg.projects?.[live.s.project] ?? {}), hasTrustDialogAccepted: true } };
+    cfg.customApiKeyResponses = { approved: [KEY.slice(-20)], rejected: [] };
+    writeFileSync(cfgPath, JSON.stringify(cfg, null, 2));
+    const env = {
+      ...live.agentEnv,
+      ANTHROPIC_BASE_URL: live.model.url,
+      ANTHROPIC_API_KEY: KEY,
+      DISABLE_TELEMETRY: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      TERM: 'xterm-256color',
+    };
+    const script = join(live.s.root, `claude-tui-${name}.sh`);
+    const q = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
+    writeFileSync(
+      script,
+      `${Object.entries(env)
+        .map(([k, v]) => `export ${k}=${q(String(v))}`)
+        .join('\n')}\ncd ${q(live.s.project)}\nexec ${q(live.bin)} --permission-mode default --allowedTools Bash\n`,
+    );
+    const started = await tmux('new-session', '-d', '-s', name, '-x', '200', '-y', '50', `sh ${q(script)}`);
+    expect(started.code, started.stderr).toBe(0);
+    await until(
+      'the TUI at its prompt',
+      async () => {
+        const p = await pane();
+        if (/Do you want to use this API key/i.test(p)) await tmux('send-keys', '-t', name, 'Up', 'Enter');
+        return /for shortcuts|shift\+tab to cycle/i.test(p) && /^❯/m.test(p);
+      },
+      60_000,
+    );
+  };
+
+  /** The daemon's last line about a session's next-turn waiter ("... waiting", "... released (why)"). */
+  const lastWaiterLine = (session: string) =>
+    live.up
+      .stderr()
+      .split('\n')
+      .filter((l) => l.includes(`next-turn waiter of session ${session}`))
+      .pop() ?? '';
+
   beforeAll(async () => {
     await live.start(ANSWER_TIMEOUT_MS);
     await live.setup(['--project', '--dir', live.s.project]);
@@ -692,34 +746,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const settings = JSON.parse(readFileSync(join(live.s.project, '.claude', 'settings.json'), 'utf8'));
     // setup wrote the background waiter beside the Stop handler
     expect(settings.hooks.Stop.flatMap((g: any) => g.hooks).filter((h: any) => h.asyncRewake === true && / next-turn$/.test(h.command))).toHaveLength(1);
-    const KEY = 'sk-ant-live-test-not-a-key';
-    // the TUI without its first-run dialogs (AGENT-FACTS: onboarding, trust, the key from the environment)
-    const cfgPath = join(live.s.home, '.claude.json');
-    const cfg = existsSync(cfgPath) ? JSON.parse(readFileSync(cfgPath, 'utf8')) : {};
-    cfg.hasCompletedOnboarding = true;
-    cfg.projects = { ...(cfg.projects ?? {}), [live.s.project]: { ...(cfg.projects?.[live.s.project] ?? {}), hasTrustDialogAccepted: true } };
-    cfg.customApiKeyResponses = { approved: [KEY.slice(-20)], rejected: [] };
-    writeFileSync(cfgPath, JSON.stringify(cfg, null, 2));
-    const env = {
-      ...live.agentEnv,
-      ANTHROPIC_BASE_URL: live.model.url,
-      ANTHROPIC_API_KEY: KEY,
-      DISABLE_TELEMETRY: '1',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_AUTOUPDATER: '1',
-      TERM: 'xterm-256color',
-    };
-    const script = join(live.s.root, 'claude-tui.sh');
-    const q = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
-    writeFileSync(
-      script,
-      `${Object.entries(env)
-        .map(([k, v]) => `export ${k}=${q(String(v))}`)
-        .join('\n')}\ncd ${q(live.s.project)}\nexec ${q(live.bin)} --permission-mode default --allowedTools Bash\n`,
-    );
-    const sock = `hookmap-nt-${process.pid}`;
-    const tmux = (...args: string[]) => run('/usr/bin/tmux', ['-L', sock, ...args], { timeoutMs: 10_000 });
-    const pane = async () => (await tmux('capture-pane', '-p', '-t', 'nt')).stdout;
+    const { tmux, pane } = tuiSession('nt');
     const TEXT1 = 'While you are at it, also lint the docs (live next-turn 1, running)';
     const TEXT2 = 'Now write the release notes (live next-turn 2, idle)';
     const main = () => live.model.requests.filter((r) => r.step !== undefined);
@@ -727,18 +754,8 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     live.model.play(sc);
     const r0 = live.model.requests.length;
     const t0 = new Date().toISOString(); // this test's events only (the restarted up's stream replays earlier sessions)
-    const started = await tmux('new-session', '-d', '-s', 'nt', '-x', '200', '-y', '50', `sh ${q(script)}`);
-    expect(started.code, started.stderr).toBe(0);
+    await startTui('nt');
     try {
-      await until(
-        'the TUI at its prompt',
-        async () => {
-          const p = await pane();
-          if (/Do you want to use this API key/i.test(p)) await tmux('send-keys', '-t', 'nt', 'Up', 'Enter');
-          return /for shortcuts|shift\+tab to cycle/i.test(p) && /^❯/m.test(p);
-        },
-        60_000,
-      );
       await tmux('send-keys', '-t', 'nt', '-l', sc.prompt);
       await tmux('send-keys', '-t', 'nt', 'Enter');
       const mine = () => live.stream.events.filter((e) => e.source?.includes('/agent/claude-code/') && e.time >= t0);
@@ -812,6 +829,69 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
       await tmux('kill-server');
     }
   }, 240_000);
+
+  it('NEXT TURN AT START: a session started and never prompted is reached too (its SessionStart waiter); the woken run is trigger control', async () => {
+    await live.restartUp(ANSWER_TIMEOUT_MS, { env: { HOOKMAP_CLAUDE_CODE_INSTRUCT: 'true', HOOKMAP_CLAUDE_CODE_NEXT_TURN: 'true' } });
+    const { tmux, pane } = tuiSession('ns');
+    const TEXT = 'Your first task: summarise the README (live next-turn at start)';
+    const main = () => live.model.requests.filter((r) => r.step !== undefined);
+    live.model.play({ name: 'next-turn-start', steps: [{ say: 'Summarised; that was the first task.' }] });
+    const before = main().length;
+    const t0 = new Date().toISOString();
+    await startTui('ns');
+    try {
+      const mine = () => live.stream.events.filter((e) => e.source?.includes('/agent/claude-code/') && e.time >= t0);
+      const start = await until('session.started', () => mine().find((e) => e.type === 'session.started'), 30_000);
+      const session = start.session;
+      await until('the SessionStart waiter', () => live.up.stderr().includes(`next-turn waiter of session ${session} waiting`), 30_000);
+      expect(main().length).toBe(before); // nothing asked the model yet: the session sits at its first prompt
+      const idle = await command(live.up.url, ['steer', session, TEXT, '--wait', '60'], live.s);
+      expect(idle.code, idle.stdout + idle.stderr).toBe(0);
+      expect(idle.stdout).toMatch(/outcome: x\.claude-code\.instruction\.delivered \(by next-turn\)/);
+      const woken = await until(
+        'the woken turn asks the model',
+        () =>
+          main()
+            .slice(before)
+            .find((r) => requestText(r).includes(TEXT)),
+        60_000,
+      );
+      const at = requestText(woken).indexOf(TEXT);
+      console.log(
+        `[live] claude-code next-turn at start: the first request carries: ${requestText(woken).slice(Math.max(0, at - 160), at + TEXT.length + 20)}`,
+      );
+      const run = await until('the woken run', () => mine().find((e) => e.type === 'run.started' && e.session === session), 30_000);
+      expect(run.data?.trigger).toBe('control');
+      await until('the woken run ends', () => mine().find((e) => e.type === 'run.finished' && e.run === run.run), 30_000);
+      await tmux('send-keys', '-t', 'ns', '-l', '/exit');
+      await tmux('send-keys', '-t', 'ns', 'Enter');
+      await until('Claude Code exits', async () => (await tmux('has-session', '-t', 'ns')).code !== 0, 30_000);
+      await until('session.ended', () => mine().find((e) => e.session === session && e.type === 'session.ended'), 15_000);
+      await live.checkSession(session);
+    } catch (e) {
+      const evs = live.stream.events.filter((e) => e.source?.includes('/agent/claude-code/') && e.time >= t0);
+      console.log(`[live] claude-code next-turn at start: events: ${evs.map((e) => `${e.type}${e.data?.trigger ? `(${e.data.trigger})` : ''}`).join(' ')}`);
+      console.log(`[live] the pane at the failure:\n${await pane().catch(() => '')}\nup (tail):\n${live.up.stderr().slice(-2000)}`);
+      throw e;
+    } finally {
+      await tmux('kill-server');
+    }
+  }, 180_000);
+
+  it('NEXT TURN, print mode: with the background waiters wired, `claude -p` ends as soon as its turn does; no waiter waits', async () => {
+    await live.restartUp(ANSWER_TIMEOUT_MS, { env: { HOOKMAP_CLAUDE_CODE_INSTRUCT: 'true', HOOKMAP_CLAUDE_CODE_NEXT_TURN: 'true' } });
+    live.model.play({ name: 'next-turn-print', steps: [{ say: 'Done in print mode.' }] });
+    const t0 = new Date().toISOString();
+    const r = await claude('Say done.');
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).result).toBe('Done in print mode.');
+    console.log(`[live] claude-code next-turn, print mode: claude -p took ${r.ms} ms with the SessionStart and Stop waiters wired`);
+    expect(r.ms).toBeLessThan(30_000); // not held by its background waiters (each may wait 50 minutes)
+    const mine = () => live.stream.events.filter((e) => e.source?.includes('/agent/claude-code/') && e.time >= t0);
+    const end = await until('session.ended', () => mine().find((e) => e.type === 'session.ended'), 15_000);
+    expect(lastWaiterLine(end.session)).toBe(''); // nobody at the prompt (CLAUDE_CODE_SESSION_ATTENDED=0): no waiter ever waited
+    await live.checkSession(end.session);
+  }, 120_000);
 
   it('CANCEL: `hookmap cancel` mid-run stops the turn at its next eligible hook; the stream shows run.cancelled by control', async () => {
     await live.restartUp(ANSWER_TIMEOUT_MS);

@@ -138,7 +138,8 @@ describe('setup: claude-code (settings.json with other keys and hooks)', () => {
     const fixed = JSON.parse(read(file));
     expect(fixed.hooks.PreToolUse).toHaveLength(2);
     expect(fixed.hooks.PreToolUse[1].hooks[0].url).toBe('http://127.0.0.1:8787/hooks/claude-code');
-    expect(fixed.hooks.SessionStart).toHaveLength(1);
+    // the SessionStart handler once, beside the next-turn carrier's background waiter
+    expect(fixed.hooks.SessionStart.map((g: any) => g.hooks[0].command.split(' ').pop())).toEqual(['SessionStart', 'next-turn']);
   });
 
   it('refuses files it cannot parse exactly, or whose hooks are not the expected shape, writing nothing', () => {
