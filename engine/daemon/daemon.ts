@@ -240,7 +240,7 @@ export class Daemon {
     const session = await this.core.sessionOf(this.commands.payloadOf(inp), undefined);
     return (await this.core.serial.run(() => ({ p: this.commands.waitNextTurn(session, inp.signal) }))).p;
   }
-  ackNextTurn = (token: string): Promise<boolean> => this.core.serial.run(() => this.commands.nextTurn?.acknowledge(token) ?? false);
+  ackNextTurn = (t: string, took = true): Promise<boolean> => this.core.serial.run(() => this.commands.nextTurn?.[took ? 'acknowledge' : 'refuse'](t) ?? false);
 
   /** The neutral reply of `hook` (the descriptor default when the hook is unknown or absent). */
   neutralReply(hook: string | undefined): HookReply {

@@ -172,8 +172,9 @@ export interface NextTurnCarrier {
   optIn: string;
   register: Record<string, unknown>;
   waitMs: number;
-  exit: number;
-  stream: 'stdout' | 'stderr';
+  /** A shim carrier's exit code and stream (absent: a plugin carrier, shim.plugin.next_turn, calls the host instead). */
+  exit?: number;
+  stream?: 'stdout' | 'stderr';
 }
 
 /** A transcript usage source (the descriptor's `transcript`): where the agent keeps each response's token usage. */

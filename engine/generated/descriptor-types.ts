@@ -402,13 +402,13 @@ export interface HookmapDescriptor {
          */
         wait_ms: number;
         /**
-         * The exit code that delivers the text
+         * The exit code that delivers the text (a shim carrier; a plugin carrier calls the host: shim.plugin.next_turn)
          */
-        exit: number;
+        exit?: number;
         /**
-         * Where the shim writes the text
+         * Where the shim writes the text (a shim carrier)
          */
-        stream: "stdout" | "stderr";
+        stream?: "stdout" | "stderr";
       };
     };
   };
@@ -961,6 +961,7 @@ export interface Plugin {
     };
   };
   session?: PluginSession;
+  next_turn?: PluginNextTurn;
 }
 export interface PluginHook {
   /**
@@ -1014,5 +1015,39 @@ export interface PluginSession {
   path?: string;
   accessors: {
     [k: string]: string;
+  };
+}
+/**
+ * The next-turn carrier inside the plugin (engine/shim/plugin/next-turn.ts; the daemon side is commands.<type>.next_turn): a moment in `on` (the session's turn end) starts one background waiter per session that long-polls POST /next-turn/<agent>; given an instruction it calls the host's way in (`call`) and acks only once that call resolved (a rejection, or a result object naming an error, nacks it: back in the queue at once). A moment in `off` (the session's end) aborts the waiter. Never throws into the host; bounded by the command's wait_ms.
+ */
+export interface PluginNextTurn {
+  /**
+   * host: hooks — the hook whose moments are matched (default `event`)
+   */
+  hook?: string;
+  /**
+   * host: hooks — the moment field matched against on/off (a dotted path)
+   */
+  field?: string;
+  /**
+   * The moments (field values, or bus event names) that arm the waiter
+   *
+   * @minItems 1
+   */
+  on: [string, ...string[]];
+  /**
+   * The moments that abort the session's waiter
+   */
+  off?: string[];
+  /**
+   * The session id ($1.path, $session.path): one waiter per value
+   */
+  session: string;
+  /**
+   * The host method that starts the turn: `fn` a reference ($input.a.b.method, called on its parent object), `args` plain data where `$text` is the instruction text and `$sid` the session id
+   */
+  call: {
+    fn: string;
+    args?: unknown[];
   };
 }

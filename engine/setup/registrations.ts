@@ -49,7 +49,7 @@ export function registrations(d: Descriptor, o: RegistrationOptions): Registrati
   }
   // the next-turn carrier (engine/daemon/next-turn.ts): a second, background handler on each of its hooks (the sh shim's waiter mode)
   const nt = [...d.commands.values()].find((c) => c.nextTurn)?.nextTurn;
-  if (nt && o.shim === 'sh') {
+  if (nt?.exit !== undefined && o.shim === 'sh') {
     for (const hook of nt.on)
       out.push({
         hook,
