@@ -58,11 +58,19 @@ const ntSleep = (ms) => new Promise((r) => unref(setTimeout(r, ms)));
 // a result object naming an error (the SDK's { error }, a response that is not ok) is a refusal, like a rejection
 function ntFailed(v) { return !!v && typeof v === "object" && ((v.error !== undefined && v.error !== null) || (!!v.response && v.response.ok === false)); }
 function ntStop(sid) { const ac = NT_WAITERS.get(sid); if (ac) { NT_WAITERS.delete(sid); try { ac.abort(); } catch {} } }
+// the ack / nack (a JSON body: hookmap up takes only application/json posts); a lost one is tried twice more (a refused
+// ack, 409, is final: its window had passed and the daemon gave the text back)
 async function ntTell(how, token) {
-  const ac = new AbortController();
-  const timer = unref(setTimeout(() => ac.abort(), TIMEOUT_MS));
-  try { const res = await fetch(NT_URL + "/" + how + "/" + token, { method: "POST", signal: ac.signal }); return res.status === 200; }
-  catch { return false; } finally { clearTimeout(timer); }
+  for (let i = 0; i < 3; i++) {
+    const ac = new AbortController();
+    const timer = unref(setTimeout(() => ac.abort(), TIMEOUT_MS));
+    try {
+      const res = await fetch(NT_URL + "/" + how + "/" + token, { method: "POST", headers: { "content-type": "application/json" }, body: "{}", signal: ac.signal });
+      if (res.status === 200 || res.status === 409) return res.status === 200;
+    } catch {} finally { clearTimeout(timer); }
+    await ntSleep(250);
+  }
+  return false;
 }
 // one long poll: the text and its token, or undefined (released, off, down); a poll cut short by the host's own fetch bound is re-sent
 async function ntPoll(moment, ac, t0) {
