@@ -347,7 +347,8 @@ function replies(d: Descriptor): string {
 function delivery(d: Descriptor, c: CompiledCommand): string {
   if (!c.deliver) return 'written on the surface';
   const replies = [...d.hooks.values()].some((h) => h.decide.has(c.deliver!));
-  const nt = c.nextTurn && `idle: the next-turn carrier (${c.nextTurn.exit === undefined ? 'the plugin calls the host' : `a background ${c.nextTurn.on.join('/')} handler`}, opt-in \`${c.nextTurn.optIn}\`)`;
+  const how = c.nextTurn?.exit === undefined ? 'the plugin calls the host' : `a background ${c.nextTurn.on.join('/')} handler`;
+  const nt = c.nextTurn && `idle: the next-turn carrier (${how}, opt-in \`${c.nextTurn.optIn}\`)`;
   return [replies ? `next eligible \`${c.deliver}\` reply` : '', nt ?? ''].filter(Boolean).join('; ');
 }
 

@@ -6,7 +6,8 @@
 // for real (test/live drives the real agents). Pinned: delivered only after
 // the host call resolved; a failing call gives the text back at once (not lost,
 // not twice); a session end drops what waits; two waiters deliver once; a daemon
-// that is down costs one refused POST, no throw, no loop.
+// that is down costs one refused POST, no throw, no loop. The daemon's routes are
+// mounted behind the hook guard as `hookmap up` mounts them.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Daemon } from '../../engine/daemon/daemon.ts';
+import { installHookGuard } from '../../engine/daemon/hook-guard.ts';
 import { registerHookRoutes } from '../../engine/daemon/http.ts';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
 import type { Descriptor } from '../../engine/descriptor/types.ts';
@@ -33,7 +35,10 @@ async function liveDaemon(d: Descriptor, config: Record<string, unknown> = { ins
   const daemon = Daemon.open({ descriptor: d, logDir: mkdtempSync(join(dir, 'log-')), config, onEvent: (e) => events.push(e), say: () => {} });
   daemon.attach(new MemoryLink(), true);
   const app = Fastify();
-  registerHookRoutes(app, { daemons: new Map([[d.vendor, daemon]]) });
+  const daemons = new Map([[d.vendor, daemon]]);
+  // as `hookmap up` mounts them: the guard (loopback, JSON bodies only: a bodiless ack was refused live) before the routes
+  installHookGuard(app, { daemons });
+  registerHookRoutes(app, { daemons });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   cleanups.push(async () => {

@@ -65,7 +65,8 @@ async function ntTell(how, token) {
     const ac = new AbortController();
     const timer = unref(setTimeout(() => ac.abort(), TIMEOUT_MS));
     try {
-      const res = await fetch(NT_URL + "/" + how + "/" + token, { method: "POST", headers: { "content-type": "application/json" }, body: "{}", signal: ac.signal });
+      const headers = { "content-type": "application/json" };
+      const res = await fetch(NT_URL + "/" + how + "/" + token, { method: "POST", headers, body: "{}", signal: ac.signal });
       if (res.status === 200 || res.status === 409) return res.status === 200;
     } catch {} finally { clearTimeout(timer); }
     await ntSleep(250);
