@@ -24,7 +24,8 @@
 // down or broken yields the host's neutral result at once (nothing applied).
 // Endpoint: POST <HOOKMAP_URL | http://127.0.0.1:8787>/hooks/<agent>, the
 // hook name read by the daemon from the moment; response body = the reply
-// bytes (JSON the plugin applies; empty or {} = neutral).
+// bytes (JSON the plugin applies; empty or {} = neutral). A `next_turn` block
+// adds the next-turn carrier's detached waiter (next-turn.ts, POST /next-turn/<agent>).
 import type { Descriptor } from '../../descriptor/types.ts';
 import type { Plugin, PluginApply } from '../../generated/descriptor-types.ts';
 import { START_WAIT_MS } from '../autostart.mjs';
