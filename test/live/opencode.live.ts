@@ -274,4 +274,26 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(end.status).toBe(200);
     await until('the waiter released at the session end', () => live.up.stderr().includes(`next-turn waiter of session ${session} released`), 15_000);
   }, 240_000);
+
+  it('NEXT TURN on: `opencode run` still exits at its end (as fast as with the carrier off)', async () => {
+    const once = async (on: boolean) => {
+      await live.restartUp(ANSWER_TIMEOUT_MS, { env: on ? { HOOKMAP_OPENCODE_INSTRUCT: 'true', HOOKMAP_OPENCODE_NEXT_TURN: 'true' } : {} });
+      live.model.play(live.scenario('next-turn-idle'));
+      const h0 = live.tap.hooks.length;
+      const r = await opencodeRun('Say hello, then wait for my next message.', live.agentEnv, live.s.project, 60_000);
+      expect(r.code, r.stderr.slice(-2000)).toBe(0);
+      const idle = live.tap.hooks.slice(h0).find((h) => h.body?.event?.type === 'session.idle');
+      const session = idle?.body.event.properties.sessionID;
+      await sleep(2_000);
+      const said = (w: string) => !!session && live.up.stderr().includes(`next-turn waiter of session ${session} ${w}`);
+      console.log(
+        `[live] opencode run, carrier ${on ? 'on' : 'off'}: exit ${r.code} after ${r.ms} ms; session.idle reached the daemon: ${!!idle}; ` +
+          `a waiter waited there: ${said('waiting')}; released: ${said('released')}`,
+      );
+      return r.ms;
+    };
+    const off = await once(false);
+    const on = await once(true);
+    expect(on).toBeLessThan(Math.max(45_000, off * 2));
+  }, 180_000);
 });
