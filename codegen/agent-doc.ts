@@ -7,7 +7,7 @@ import { DEFAULT_ATTENTION_TIMEOUT_MS } from '../engine/daemon/hold-lifecycle.ts
 import type { AgentReport } from '../engine/check/check-agent.ts';
 import { formatError } from '../engine/descriptor/errors.ts';
 import { optionEnvName } from '../engine/descriptor/options.ts';
-import type { CompiledEmit, Descriptor, HoldMatch } from '../engine/descriptor/types.ts';
+import type { CompiledCommand, CompiledEmit, Descriptor, HoldMatch } from '../engine/descriptor/types.ts';
 import { workedExample } from './agent-example.ts';
 import { cell, code, table, templateText } from './markdown.ts';
 
@@ -346,11 +346,20 @@ function replies(d: Descriptor): string {
   return out.join('\n\n');
 }
 
+/** How a command reaches the agent: a hook reply, and/or the next-turn carrier (a shim's background handler or the plugin's host call). */
+function delivery(d: Descriptor, c: CompiledCommand): string {
+  if (!c.deliver) return 'written on the surface';
+  const replies = [...d.hooks.values()].some((h) => h.decide.has(c.deliver!));
+  const how = c.nextTurn?.exit === undefined ? 'the plugin calls the host' : `a background ${c.nextTurn.on.join('/')} handler`;
+  const nt = c.nextTurn && `idle: the next-turn carrier (${how}, opt-in \`${c.nextTurn.optIn}\`)`;
+  return [replies ? `next eligible \`${c.deliver}\` reply` : '', nt ?? ''].filter(Boolean).join('; ');
+}
+
 function commands(d: Descriptor): string {
   if (!d.commands.size) return '';
   const rows = [...d.commands.values()].map((c) => [
     `\`${c.type}\``,
-    c.deliver ? `next eligible \`${c.deliver}\` reply` : 'written on the surface',
+    delivery(d, c),
     c.optIn ? `\`${c.optIn}\` (\`${optionEnvName(d.vendor, c.optIn)}=true\`)` : '—',
     c.deliver === 'context' ? `${c.maxChars === undefined ? 'no cap' : `${c.maxChars} characters`}; queue ${c.queueCap}` : '—',
     cell(c.summary) || '—',

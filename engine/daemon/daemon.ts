@@ -240,7 +240,7 @@ export class Daemon {
     const payload = this.commands.payloadOf(inp);
     return (await this.core.serial.run(async () => ({ p: this.commands.waitNextTurn(await this.core.sessionOf(payload, undefined), inp.signal, payload) }))).p;
   }
-  ackNextTurn = (token: string): Promise<boolean> => this.core.serial.run(() => this.commands.nextTurn?.acknowledge(token) ?? false);
+  ackNextTurn = (t: string, took = true): Promise<boolean> => this.core.serial.run(() => this.commands.nextTurn?.[took ? 'acknowledge' : 'refuse'](t) ?? false);
 
   /** The neutral reply of `hook` (the descriptor default when the hook is unknown or absent). */
   neutralReply(hook: string | undefined): HookReply {

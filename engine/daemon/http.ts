@@ -6,6 +6,7 @@
 //                                instruction wakes its idle session (engine/daemon/next-turn.ts),
 //                                `x-hookmap-ack: <token>` beside the text
 //   POST /next-turn/<agent>/ack/<token>  200: the waiter delivers the text (its exit code); 409: it must not
+//   POST /next-turn/<agent>/nack/<token> the waiter could not deliver it (its host refused): back in the queue at once
 //
 // -> 200, body = EXACTLY the reply bytes the agent must receive,
 //    `x-hookmap-exit: <code>` (exit-code intent for command hooks),
@@ -128,7 +129,9 @@ export function registerHookRoutes(app: FastifyInstance, o: HookRoutesOptions): 
       const d = o.daemons.get(decode(agentSeg) ?? '');
       if (!d) return send(reply, { ...EMPTY, error: 'unknown-agent' });
       // the waiter has the text: 200 = deliver it (its exit code), 409 = it is not (any more) in flight, wake nothing
-      if (rest.length === 2 && rest[0] === 'ack' && /^[0-9a-f]{32}$/.test(rest[1])) return reply.code((await d.ackNextTurn(rest[1])) ? 200 : 409).send('');
+      // nack: the waiter's host refused the text (nothing delivered): it goes back to the queue at once
+      if (rest.length === 2 && /^n?ack$/.test(rest[0]) && /^[0-9a-f]{32}$/.test(rest[1]))
+        return reply.code((await d.ackNextTurn(rest[1], rest[0] === 'ack')) ? 200 : 409).send('');
       if (rest.length && !(rest.length === 1 && rest[0] === '')) return send(reply, { ...EMPTY, error: 'bad-hook-path' });
       const body = req.body as Body | undefined;
       const ac = new AbortController();

@@ -153,7 +153,7 @@ export class NextTurn {
     this.inflight.set(ack, f);
     const sent = (ok: boolean) => void (ok || this.core.serial.run(() => this.unacked(ack, 'its bytes never went out')));
     const text = taken.map((q) => q.text).join('\n\n');
-    w.resolve({ ...this.core.reply(text, spec.nextTurn!.exit), contentType: 'text/plain; charset=utf-8', ack, sent });
+    w.resolve({ ...this.core.reply(text, spec.nextTurn!.exit ?? 0), contentType: 'text/plain; charset=utf-8', ack, sent });
   }
 
   /** A waiter's ack (in the serial queue): yes once per token, while its instructions are in flight; they are delivered now, the turn woken. */
@@ -178,6 +178,13 @@ export class NextTurn {
     } catch (err) {
       await this.core.diagnose(err, f.payload, hook, surface, true);
     }
+  }
+
+  /** A waiter whose host refused the text (its call failed, nothing was delivered): back in the queue at once, not after the ack window. */
+  refuse(token: string): boolean {
+    if (!this.inflight.has(token)) return false;
+    this.unacked(token, 'the host refused the text');
+    return true;
   }
 
   /** Instructions that no waiter acknowledged: back at the head of the queue (dropped if the session has ended). */

@@ -111,7 +111,8 @@ export function checkDeliveries(x: Expressions, commands: Map<string, CompiledCo
   for (const cmd of commands.values()) {
     if (!cmd.deliver) continue;
     const carriers = [...hooksDecide].filter(([, m]) => m.has(cmd.deliver!)).map(([h]) => h);
-    if (!carriers.length)
+    // an instruction a next-turn carrier alone delivers waits for the session's idle moment (a plugin carrier: shim.plugin.next_turn)
+    if (!carriers.length && !(cmd.deliver === 'context' && cmd.nextTurn))
       x.err('unknown-reference', ['commands', cmd.type, 'deliver'], `no hook's decide block carries '${cmd.deliver}': add hooks.<hook>.decide.${cmd.deliver}`);
   }
 }

@@ -172,8 +172,9 @@ export interface NextTurnCarrier {
   optIn: string;
   register: Record<string, unknown>;
   waitMs: number;
-  exit: number;
-  stream: 'stdout' | 'stderr';
+  /** A shim carrier's exit code and stream (absent: a plugin carrier, shim.plugin.next_turn, calls the host instead). */
+  exit?: number;
+  stream?: 'stdout' | 'stderr';
   /** The hook environment's variables that must have these values for the waiter to wait (else it exits 0 at once). */
   whenEnv?: Record<string, string>;
   /** A hook (never registered) hookmap fires with the waiter's payload once the agent took the text: its rule notes the delivery. */

@@ -221,7 +221,7 @@ export function inspectAgent(d: Descriptor, target: Target, dir: string, recorde
 /** The next-turn carrier's background waiters: one on each of its hooks (else idle sessions cannot be reached), never two. */
 function nextTurnWiring(d: Descriptor, waiters: Entry[], where: string, fix: string, add: (f: Omit<Finding, 'area' | 'subject'>) => void): void {
   const nt = [...d.commands.values()].find((c) => c.nextTurn)?.nextTurn;
-  const on = nt?.on ?? [];
+  const on = nt?.exit === undefined ? [] : nt.on; // a plugin carrier has no handler of its own
   const count = (h: string) => waiters.filter((e) => e.hook === h).length;
   const missing = on.filter((h) => count(h) === 0);
   const dups = [...new Set(waiters.map((e) => e.hook))].filter((h) => count(h) > 1 || !on.includes(h));

@@ -378,7 +378,7 @@ export interface HookmapDescriptor {
        */
       queue?: number;
       /**
-       * deliver context: the next-turn carrier that reaches an IDLE session (turn finished, agent at its prompt). `hookmap setup` registers a second, background handler on each hook of `on` (the sh shim run as `<shim> next-turn`, with the handler fields `register`); it waits on the daemon (POST /next-turn/<agent>) for the session's queue, bounded by `wait_ms`, and when an instruction arrives while no turn runs it writes the text on `stream` and exits `exit`, which starts a new turn. Delivered (carrier next-turn) once the daemon has written those bytes; a waiter that dies first leaves the instruction queued. A later firing of `on` supersedes the session's waiter; a session end releases it.
+       * deliver context: the next-turn carrier that reaches an IDLE session (turn finished, agent at its prompt). `hookmap setup` registers a second, background handler on each hook of `on` (the sh shim run as `<shim> next-turn`, with the handler fields `register`); it waits on the daemon (POST /next-turn/<agent>) for the session's queue, bounded by `wait_ms`, and when an instruction arrives while no turn runs it writes the text on `stream` and exits `exit`, which starts a new turn. Delivered (carrier next-turn) once the daemon has written those bytes; a waiter that dies first leaves the instruction queued. A later firing of `on` supersedes the session's waiter; a session end releases it. Without `exit` and `stream` it is a plugin carrier: the generated plugin runs the waiter itself (shim.plugin.next_turn) and hands the text to the host, acking once the host call answered (a failed call nacks: POST /next-turn/<agent>/nack/<token>, back in the queue at once); no hook reply need carry the verb then, the text waits for the idle moment.
        */
       next_turn?: {
         /**
@@ -402,13 +402,13 @@ export interface HookmapDescriptor {
          */
         wait_ms: number;
         /**
-         * The exit code that delivers the text
+         * The exit code that delivers the text (a shim carrier; a plugin carrier calls the host: shim.plugin.next_turn)
          */
-        exit: number;
+        exit?: number;
         /**
-         * Where the shim writes the text
+         * Where the shim writes the text (a shim carrier)
          */
-        stream: "stdout" | "stderr";
+        stream?: "stdout" | "stderr";
         /**
          * Variables of the hook's own environment (what the agent sets for its hooks) that must have these values for the waiter to wait; else it exits 0 at once with no bytes. For an agent that holds its process open while a background hook runs in a mode with nobody at the prompt (Claude Code's print mode: CLAUDE_CODE_SESSION_ATTENDED=0).
          */
@@ -416,7 +416,7 @@ export interface HookmapDescriptor {
           [k: string]: string;
         };
         /**
-         * A hook of this descriptor (with `register: false`: the agent never fires it) that hookmap itself fires, with the waiter's payload, once the agent took the text: for an agent whose woken turn fires no prompt hook, its rule opens the turn's run (`run: open`). Its bindings: `$surface.instruction` the first delivered command's id, `$surface.carrier` next-turn.
+         * A hook of this descriptor (with `register: false`: the agent never fires it) that hookmap itself fires, with the waiter's payload, once the agent took the text (the ack), before the turn it wakes: its rule notes the delivery (a `store`) so that the woken turn's own first hook can open its run as trigger control, caused by the instruction (a `lookup` of it). Its bindings: `$surface.instruction` the first delivered command's id, `$surface.carrier` next-turn.
          */
         wake?: string;
       };
@@ -971,6 +971,7 @@ export interface Plugin {
     };
   };
   session?: PluginSession;
+  next_turn?: PluginNextTurn;
 }
 export interface PluginHook {
   /**
@@ -1024,5 +1025,39 @@ export interface PluginSession {
   path?: string;
   accessors: {
     [k: string]: string;
+  };
+}
+/**
+ * The next-turn carrier inside the plugin (engine/shim/plugin/next-turn.ts; the daemon side is commands.<type>.next_turn): a moment in `on` (the session's turn end) starts one background waiter per session that long-polls POST /next-turn/<agent>; given an instruction it calls the host's way in (`call`) and acks only once that call resolved (a rejection, or a result object naming an error, nacks it: back in the queue at once). A moment in `off` (the session's end) aborts the waiter. Never throws into the host; bounded by the command's wait_ms.
+ */
+export interface PluginNextTurn {
+  /**
+   * host: hooks — the hook whose moments are matched (default `event`)
+   */
+  hook?: string;
+  /**
+   * host: hooks — the moment field matched against on/off (a dotted path)
+   */
+  field?: string;
+  /**
+   * The moments (field values, or bus event names) that arm the waiter
+   *
+   * @minItems 1
+   */
+  on: [string, ...string[]];
+  /**
+   * The moments that abort the session's waiter
+   */
+  off?: string[];
+  /**
+   * The session id ($1.path, $session.path): one waiter per value
+   */
+  session: string;
+  /**
+   * The host method that starts the turn: `fn` a reference ($input.a.b.method, called on its parent object), `args` plain data where `$text` is the instruction text and `$sid` the session id
+   */
+  call: {
+    fn: string;
+    args?: unknown[];
   };
 }

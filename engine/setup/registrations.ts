@@ -49,7 +49,7 @@ export function registrations(d: Descriptor, o: RegistrationOptions): Registrati
   }
   // the next-turn carrier (engine/daemon/next-turn.ts): a second, background handler on each of its hooks (either shim's waiter mode)
   const nt = [...d.commands.values()].find((c) => c.nextTurn)?.nextTurn;
-  if (nt) {
+  if (nt?.exit !== undefined) {
     const argv = o.shim === 'sh' ? [o.shPath, 'next-turn'] : [...o.nodeCommand, 'hook', d.vendor, 'next-turn'];
     for (const hook of nt.on)
       out.push({

@@ -30,8 +30,14 @@ export function planInput(d: Descriptor): PlanInput {
     timeouts: d.setup?.timeouts ?? {},
     hooks: [...d.hooks.values()].map((h) => ({ name: h.name, holdTimeouts: h.holds.map((x) => x.timeoutMs), reply: h.reply })),
     hookName: d.surface.hookNameText,
-    nextTurn: [...d.commands.values()].find((c) => c.nextTurn)?.nextTurn,
+    nextTurn: shimCarrier(d),
   };
+}
+
+/** The descriptor's next-turn carrier when the shim is it (an exit code and a stream; a plugin carrier is shim.plugin.next_turn). */
+function shimCarrier(d: Descriptor): PlanInput['nextTurn'] {
+  const nt = [...d.commands.values()].find((c) => c.nextTurn)?.nextTurn;
+  return nt?.exit === undefined ? undefined : { waitMs: nt.waitMs, exit: nt.exit, stream: nt.stream ?? 'stderr' };
 }
 
 /** Where the shims live and point: hookmap's home and the daemon address (engine/io/target.ts). */

@@ -91,7 +91,8 @@ export function planInputFromSpec(spec) {
 function nextTurnOfSpec(spec) {
   for (const c of Object.values(spec.commands ?? {})) {
     const nt = c?.next_turn;
-    if (nt && typeof nt.wait_ms === 'number') return { waitMs: nt.wait_ms, exit: nt.exit, stream: nt.stream, whenEnv: nt.when_env };
+    if (nt && typeof nt.wait_ms === 'number' && typeof nt.exit === 'number')
+      return { waitMs: nt.wait_ms, exit: nt.exit, stream: nt.stream, whenEnv: nt.when_env };
   }
   return undefined;
 }

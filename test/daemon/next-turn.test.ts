@@ -130,6 +130,21 @@ describe('the next-turn carrier', () => {
     expect(events.filter((e) => e.type === 'run.started').map((e) => e.data?.trigger)).toEqual(['user', 'control', 'user']); // woken once
   });
 
+  it('a nack (the waiter could not hand the text over) puts it back at the head of the queue at once: the next waiter takes it', async () => {
+    const { daemon, events } = open();
+    await idleSession(daemon);
+    await daemon.onCommand(instruct('first'));
+    const r1 = await daemon.waitNextTurn({ body: body('Stop') });
+    expect(r1.body).toBe('first');
+    expect(await daemon.ackNextTurn(r1.ack!, false)).toBe(true);
+    expect(await daemon.ackNextTurn(r1.ack!, false)).toBe(false); // once per token
+    expect(await daemon.ackNextTurn(r1.ack!)).toBe(false); // a nacked token can no longer deliver
+    const r2 = await daemon.waitNextTurn({ body: body('Stop') }); // at once: not after the 15 s ack window (no timer fired)
+    expect(r2.body).toBe('first');
+    expect(await daemon.ackNextTurn(r2.ack!)).toBe(true);
+    expect(of(events, 'delivered')).toHaveLength(1);
+  });
+
   it('a waiter that finds instructions already queued in an idle session takes them at once', async () => {
     const { daemon } = open();
     await idleSession(daemon);

@@ -23,7 +23,8 @@ it('skips the listed bus members and forwards the rest', async () => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      seen.push(JSON.parse(body).event?.type);
+      // the hook moments only (a session.idle also starts the next-turn waiter's POST /next-turn/opencode)
+      if (req.url?.startsWith('/hooks/')) seen.push(JSON.parse(body).event?.type);
       res.end('{}');
     });
   });

@@ -24,10 +24,12 @@
 // down or broken yields the host's neutral result at once (nothing applied).
 // Endpoint: POST <HOOKMAP_URL | http://127.0.0.1:8787>/hooks/<agent>, the
 // hook name read by the daemon from the moment; response body = the reply
-// bytes (JSON the plugin applies; empty or {} = neutral).
+// bytes (JSON the plugin applies; empty or {} = neutral). A `next_turn` block
+// adds the next-turn carrier's detached waiter (next-turn.ts, POST /next-turn/<agent>).
 import type { Descriptor } from '../../descriptor/types.ts';
 import type { Plugin, PluginApply } from '../../generated/descriptor-types.ts';
 import { START_WAIT_MS } from '../autostart.mjs';
+import { nextTurnFactory, nextTurnHook, nextTurnRuntime } from './next-turn.ts';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8787';
 const DEFAULT_TIMEOUT_MS = 1500;
@@ -204,8 +206,9 @@ async function restApply(method, base, path, body) {
 function renderHooksHost(spec: PluginSpec): string {
   const hooks = spec.hooks ?? {};
   if (!Object.keys(hooks).length) throw new PluginSpecError('host: hooks needs `hooks:`');
+  const nt = nextTurnHook(spec.next_turn); // the carrier's hook also tells it the session's turn end / end
   const entries = Object.entries(hooks).map(([name, h]) => {
-    const m = momentExpr(h.moment);
+    const m = `${momentExpr(h.moment)}${name === nt?.hook ? `; ntSeen(pick(moment, ${J(nt.field)}), a, undefined, moment)` : ''}`;
     const skip = h.skip ? `if (${J(h.skip.values)}.includes(pick(moment, ${J(h.skip.field)}))) return undefined; ` : '';
     let body: string;
     if (h.apply) {
@@ -222,7 +225,7 @@ function renderHooksHost(spec: PluginSpec): string {
     }
     return `    ${J(name)}: async (...a) => { try { ${body} } catch { return undefined; } },`;
   });
-  return `async function factory(input) {\n  return {\n${entries.join('\n')}\n  };\n}\n`;
+  return `async function factory(input) {\n${ntFactory(spec)}  return {\n${entries.join('\n')}\n  };\n}\n`;
 }
 
 function renderBusHost(spec: PluginSpec): string {
@@ -244,9 +247,12 @@ function renderBusHost(spec: PluginSpec): string {
       : []),
     '}',
     'function factory(api) {',
+    '  const input = api;',
+    ntFactory(spec),
     `  const NOTIFY = ${J(events)};`,
     '  for (const name of NOTIFY) {',
-    `    api.on(name, (...a) => { try { const session = identity(a); void send(${m}); } catch {} return undefined; });`,
+    `    api.on(name, (...a) => { try { const session = identity(a); const moment = ${m}; ` +
+      'void send(moment); ntSeen(name, a, session, moment); } catch {} return undefined; });',
     '  }',
   ];
   for (const [name, o] of Object.entries(spec.optin ?? {})) {
@@ -261,6 +267,8 @@ function renderBusHost(spec: PluginSpec): string {
   lines.push('}');
   return `${lines.join('\n')}\n`;
 }
+
+const ntFactory = (spec: PluginSpec) => nextTurnFactory(spec.next_turn, refExpr, (why) => new PluginSpecError(why));
 
 /** The plugin/extension source for one descriptor. */
 export function renderPlugin(d: Descriptor): string {
@@ -282,5 +290,7 @@ export function renderPlugin(d: Descriptor): string {
   const id = spec.id ? `id: ${JSON.stringify(spec.id)}, ` : '';
   const exp = spec.export === 'server' ? `export const server = factory;\nexport default { ${id}server: factory };\n` : 'export default factory;\n';
   const runtime = RUNTIME(d.vendor, spec.timeout_ms ?? DEFAULT_TIMEOUT_MS, spec.queue_max ?? DEFAULT_QUEUE_MAX, d.surface.hookTimeoutMs ?? 0);
-  return `${head}${runtime}\n${body}\n${exp}`;
+  const waitMs = [...d.commands.values()].find((c) => c.nextTurn)?.nextTurn?.waitMs;
+  if (spec.next_turn && waitMs === undefined) throw new PluginSpecError(`${d.vendor}: shim.plugin.next_turn needs a command's next_turn (its wait_ms, opt-in)`);
+  return `${head}${runtime}${nextTurnRuntime(spec.next_turn, waitMs ?? 0)}\n${body}\n${exp}`;
 }
