@@ -410,7 +410,7 @@ export interface HookmapDescriptor {
          */
         stream?: "stdout" | "stderr";
         /**
-         * Variables of the hook's own environment (what the agent sets for its hooks) that must have these values for the waiter to wait; else it exits 0 at once with no bytes. For an agent that holds its process open while a background hook runs in a mode with nobody at the prompt (Claude Code's print mode: CLAUDE_CODE_SESSION_ATTENDED=0).
+         * Variables of the hook's own environment (what the agent sets for its hooks) that must have these values for the waiter to wait; else it exits 0 at once with no bytes. For an agent that holds its process open while a background hook runs in a mode with nobody at the prompt (a print mode), where the agent tells its hooks so by a variable.
          */
         when_env?: {
           [k: string]: string;
