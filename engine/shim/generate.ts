@@ -37,7 +37,7 @@ export function planInput(d: Descriptor): PlanInput {
 /** The descriptor's next-turn carrier when the shim is it (an exit code and a stream; a plugin carrier is shim.plugin.next_turn). */
 function shimCarrier(d: Descriptor): PlanInput['nextTurn'] {
   const nt = [...d.commands.values()].find((c) => c.nextTurn)?.nextTurn;
-  return nt?.exit === undefined ? undefined : { waitMs: nt.waitMs, exit: nt.exit, stream: nt.stream ?? 'stderr' };
+  return nt?.exit === undefined ? undefined : { waitMs: nt.waitMs, exit: nt.exit, stream: nt.stream ?? 'stderr', whenEnv: nt.whenEnv };
 }
 
 /** Where the shims live and point: hookmap's home and the daemon address (engine/io/target.ts). */
