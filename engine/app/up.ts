@@ -198,7 +198,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     },
   });
   registerRulesRoutes(app, { book: rules, daemons, auth, say: tagged('rules') });
-  // the history database (an embedding without a home of its own has none): indexed from the logs in the background
+  // the history database (an embedding without a home of its own has none): opened once the links are up, indexed from the logs in the background
   const history = o.home ? startHistory(app, { home: o.home, logRoot: o.logDir ?? join(o.home, 'logs'), auth, say: tagged('history') }) : undefined;
   // Web Push (engine/push): only where someone can sign in and answer
   const away = auth.controlPossible
@@ -259,7 +259,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   if (policy) announcePolicy(policy, operator, say);
   // the first hook would otherwise compile the AEP validators while an agent waits; descriptors built from the
   // validated cache compile each expression on first use: the rest now. Both once the links are up (they would slow them).
-  void linksReady(daemons).then(() => Promise.all([warmValidators(), compilePending()]));
+  void linksReady(daemons).then(() => (history?.open(), Promise.all([warmValidators(), compilePending()])));
   const noAuth = !auth.controlPossible;
   for (const l of summaryHead({ url, tokenFile: o.tokenFile, noAuth, daemons, failed })) say(l);
   for (const l of exposureNotice(host, url, Boolean(o.tls))) say(`  ${l}`);
