@@ -35,11 +35,19 @@ const packageOf = (spec) =>
     .split('/')
     .slice(0, spec.startsWith('@') ? 2 : 1)
     .join('/');
+// What fastify require()s only when it is used (a route's schema compiled, inject(), a pino logger): not in the bundle
+// (their code, a third of what `up` would parse at every start) but loaded from node_modules at that first use, resolved
+// from the installed fastify as its own require() would (fastify is a dependency: it is there).
+const FASTIFY_LAZY = new Set(['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'light-my-request', 'pino']);
+const fromFastify = (spec) => `module.exports = require(require('node:module').createRequire(require.resolve('fastify')).resolve(${JSON.stringify(spec)}));`;
 const externals = {
   name: 'hookmap-externals',
   setup(b) {
+    b.onLoad({ filter: /.*/, namespace: 'fastify-lazy' }, (args) => ({ contents: fromFastify(args.path), loader: 'js' }));
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith('node:')) return { external: true };
+      if (FASTIFY_LAZY.has(packageOf(args.path)) && /[\\/]node_modules[\\/]fastify[\\/]/.test(args.importer))
+        return { path: args.path, namespace: 'fastify-lazy' };
       // an INLINE package's own imports are bundled with it
       if (/[\\/]node_modules[\\/]/.test(args.importer) || INLINE.has(packageOf(args.path))) return undefined;
       return { external: true };
