@@ -250,12 +250,13 @@ export async function startUp(o: UpOptions): Promise<Up> {
   // daemons dial the relay over loopback even when the server listens on every interface
   const wildcard = addr.address === '0.0.0.0' || addr.address === '::';
   const self = wildcard ? `${o.tls ? 'https' : 'http'}://${addr.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${addr.port}` : url;
-  for (const d of daemons.values()) d.connectRelay(self, linkToken, o.tls ? { tls: o.tls } : undefined);
+  // in this process: each link is a socket pair into the relay (the same protocol, no loopback TCP and HTTP upgrade each)
+  for (const d of daemons.values()) d.connectRelay(self, linkToken, { dial: relay.dial });
   // stream-subscriber agents: the daemon attaches to each configured instance's event stream
   subscribers.push(...startSubscribers(daemons, instances, say, detail));
   await away?.start(o.publicUrl ?? url);
   // up's own credential, as the daemons' links have it
-  operator.connectRelay(self, linkToken, o.tls ? { tls: o.tls } : undefined);
+  operator.connectRelay(self, linkToken, { dial: relay.dial });
   if (policy) announcePolicy(policy, operator, say);
   // the first hook would otherwise compile the AEP validators while an agent waits; descriptors built from the
   // validated cache compile each expression on first use: the rest now. Both once the links are up (they would slow them).

@@ -31,6 +31,7 @@ import { LifecycleEvents } from './lifecycle.ts';
 import { ModelCalls } from './model-calls.ts';
 import { openRelayLink } from './relay-attach.ts';
 import type { EventLink, RelayLink } from './relay-link.ts';
+import type { Dial } from './relay-link-types.ts';
 import { DurableSeq } from './seq.ts';
 import { Serial } from './serial.ts';
 import { durableReply, readPayload, type DaemonOptions, type HookInput } from './options.ts';
@@ -133,11 +134,12 @@ export class Daemon {
   }
 
   /** Connect to a relay as an AEP emitter (hello, outbox, reconnect). */
-  connectRelay(url: string, token?: string | (() => string | undefined), o: { tls?: TlsFiles } = {}): RelayLink {
+  connectRelay(url: string, token?: string | (() => string | undefined), o: { tls?: TlsFiles; dial?: Dial } = {}): RelayLink {
     const link = openRelayLink(this.core, {
       url,
       token,
       tls: o.tls,
+      dial: o.dial,
       capabilities: this.capabilities(),
       logDir: this.logDir,
       onCommand: (cmd, raw, by) => void this.onCommand(cmd, raw, by),

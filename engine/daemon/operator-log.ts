@@ -11,6 +11,7 @@ import { formatAjvErrors, validateEnvelope } from '../aep/schemas.ts';
 import { buildEnvelope, sourceHost, type AepEvent } from '../map/envelope.ts';
 import { claimFolder, type Claim } from './epoch.ts';
 import { RelayLink } from './relay-link.ts';
+import type { Dial } from './relay-link-types.ts';
 import { tlsClientOptions, type TlsFiles } from '../auth/tls.ts';
 import { DurableSeq } from './seq.ts';
 import { SessionLog } from './session-log.ts';
@@ -65,11 +66,12 @@ export class OperatorLog {
     return ev;
   }
 
-  connectRelay(url: string, token?: string, o: { tls?: TlsFiles } = {}): void {
+  connectRelay(url: string, token?: string, o: { tls?: TlsFiles; dial?: Dial } = {}): void {
     this.link = new RelayLink({
       url,
       token,
       tls: o.tls ? tlsClientOptions(o.tls) : undefined,
+      dial: o.dial,
       identity: { agent: OPERATOR_AGENT, instance: `${hostname()}/${process.pid}` },
       capabilities: { emits: [], capture: ['none', 'metadata'], control: { accepts: [], ack_window_ms: 10_000 } },
       log: this.log,
