@@ -1,8 +1,9 @@
 // `hookmap up`: the relay and every enabled agent's daemon in ONE process on
 // ONE port. The hook routes and the relay's routes share one fastify
-// instance; each daemon still talks to the relay over its WebSocket as an
-// AEP emitter (hello, claims, routed commands), loopback, exactly as a
-// separate `hookmap serve` would: one code path, testable the same way.
+// instance; each daemon still talks to the relay as an AEP emitter (hello,
+// claims, routed commands) with the same WebSocket protocol code as a
+// separate `hookmap serve`, over a socket pair in this process (relay.dial)
+// instead of loopback TCP: one code path, testable the same way.
 import Fastify from 'fastify';
 import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
