@@ -42,13 +42,13 @@ const FASTIFY_LAZY = new Set(['@fastify/ajv-compiler', '@fastify/fast-json-strin
 // and semver, which fastify requires at once but calls only for a plugin that names the fastify versions it takes (no hookmap
 // plugin does): a stand-in that loads it at the first property read
 const FASTIFY_DEFERRED = new Set(['semver']);
-const fromFastify = (spec) => `module.exports = require(require('node:module').createRequire(require.resolve('fastify')).resolve(${JSON.stringify(spec)}));`;
+const loadFromFastify = (spec) => `require(require('node:module').createRequire(require.resolve('fastify')).resolve(${JSON.stringify(spec)}))`;
 const externals = {
   name: 'hookmap-externals',
   setup(b) {
-    b.onLoad({ filter: /.*/, namespace: 'fastify-lazy' }, (args) => ({ contents: fromFastify(args.path), loader: 'js' }));
+    b.onLoad({ filter: /.*/, namespace: 'fastify-lazy' }, (args) => ({ contents: `module.exports = ${loadFromFastify(args.path)};`, loader: 'js' }));
     b.onLoad({ filter: /.*/, namespace: 'fastify-deferred' }, (args) => ({
-      contents: `let real; module.exports = new Proxy({}, { get: (_t, k) => (real ??= (() => { ${fromFastify(args.path).replace('module.exports =', 'return')} })())[k] });`,
+      contents: `let real; module.exports = new Proxy({}, { get: (_t, k) => (real ??= ${loadFromFastify(args.path)})[k] });`,
       loader: 'js',
     }));
     b.onResolve({ filter: /^[^./]/ }, (args) => {
