@@ -2,9 +2,10 @@
 // hookmap entry point. The portable hook shim (`hookmap hook`), start on
 // demand (`hookmap autostart`) and the stdio tee (`hookmap tee`) are plain JS
 // so an agent never pays for a TypeScript loader. Every other command runs
-// the compiled JavaScript in an installed package (no .ts beside it:
-// package.json `files`; its bundle, dist/engine/, where built), and the TypeScript sources through tsx in a clone
-// (so an edited source is what runs, never a stale build).
+// the package's bundle in an installed package (dist/engine/: package.json
+// `files` ships it and no per-module .js or .ts), the compiled modules in a
+// clone built with tsc alone, and the TypeScript sources through tsx in a
+// clone (so an edited source is what runs, never a stale build).
 const cmd = process.argv[2];
 // A reader that stops early (`hookmap tail | head -1`) closes our stdout: a
 // write then fails with EPIPE. Like every Unix tool, stop quietly.

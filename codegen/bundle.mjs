@@ -35,11 +35,28 @@ const packageOf = (spec) =>
     .split('/')
     .slice(0, spec.startsWith('@') ? 2 : 1)
     .join('/');
+// What fastify require()s only when it is used (a route's schema compiled, inject(), a pino logger): not in the bundle
+// (their code, a third of what `up` would parse at every start) but loaded from node_modules at that first use, resolved
+// from the installed fastify as its own require() would (fastify is a dependency: it is there).
+const FASTIFY_LAZY = new Set(['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'light-my-request', 'pino']);
+// and semver, which fastify requires at once but calls only for a plugin that names the fastify versions it takes (no hookmap
+// plugin does): a stand-in that loads it at the first property read
+const FASTIFY_DEFERRED = new Set(['semver']);
+const loadFromFastify = (spec) => `require(require('node:module').createRequire(require.resolve('fastify')).resolve(${JSON.stringify(spec)}))`;
 const externals = {
   name: 'hookmap-externals',
   setup(b) {
+    b.onLoad({ filter: /.*/, namespace: 'fastify-lazy' }, (args) => ({ contents: `module.exports = ${loadFromFastify(args.path)};`, loader: 'js' }));
+    b.onLoad({ filter: /.*/, namespace: 'fastify-deferred' }, (args) => ({
+      contents: `let real; module.exports = new Proxy({}, { get: (_t, k) => (real ??= ${loadFromFastify(args.path)})[k] });`,
+      loader: 'js',
+    }));
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith('node:')) return { external: true };
+      if (FASTIFY_LAZY.has(packageOf(args.path)) && /[\\/]node_modules[\\/]fastify[\\/]/.test(args.importer))
+        return { path: args.path, namespace: 'fastify-lazy' };
+      if (FASTIFY_DEFERRED.has(packageOf(args.path)) && /[\\/]node_modules[\\/]fastify[\\/]/.test(args.importer))
+        return { path: args.path, namespace: 'fastify-deferred' };
       // an INLINE package's own imports are bundled with it
       if (/[\\/]node_modules[\\/]/.test(args.importer) || INLINE.has(packageOf(args.path))) return undefined;
       return { external: true };

@@ -35,9 +35,21 @@ export function pricesOf(home: string, say: (l: string) => void): PriceBook {
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
 
-export function startHistory(app: FastifyInstance, o: { home: string; logRoot: string; auth: Authorizer; say: (l: string) => void }): { close: () => void } {
-  const h = new HistoryService(historyFile(o.home), [o.logRoot], { say: o.say });
-  h.start();
+/**
+ * The history routes; the database (better-sqlite3, then indexing in the background) opens at open(), which `up` calls once
+ * every daemon's link is up, or at the first history request before that: no part of a start.
+ */
+export function startHistory(
+  app: FastifyInstance,
+  o: { home: string; logRoot: string; auth: Authorizer; say: (l: string) => void },
+): { open: () => void; close: () => void } {
+  let h: HistoryService | undefined;
+  let closed = false;
+  const service = (): HistoryService => {
+    if (closed) throw new Error('hookmap is stopping');
+    if (!h) (h = new HistoryService(historyFile(o.home), [o.logRoot], { say: o.say })).start();
+    return h;
+  };
   app.register(async (scope) => {
     scope.addHook('onRequest', async (req, reply) => {
       const r = o.auth.authenticate(req.raw);
@@ -50,7 +62,7 @@ export function startHistory(app: FastifyInstance, o: { home: string; logRoot: s
       const q = req.query as Record<string, unknown>;
       const limit = Math.min(200, Math.max(1, Number(q.limit) || 50));
       try {
-        const rows = sessions(h.db, {
+        const rows = sessions(service().db, {
           agent: str(q.agent),
           project: str(q.project),
           since: str(q.since),
@@ -59,9 +71,9 @@ export function startHistory(app: FastifyInstance, o: { home: string; logRoot: s
           before: str(q.before),
           limit,
         });
-        const projects = (h.db.prepare('SELECT DISTINCT project FROM sessions WHERE project IS NOT NULL ORDER BY project').all() as { project: string }[]).map(
-          (r) => r.project,
-        );
+        const projects = (
+          service().db.prepare('SELECT DISTINCT project FROM sessions WHERE project IS NOT NULL ORDER BY project').all() as { project: string }[]
+        ).map((r) => r.project);
         return { sessions: rows, more: rows.length === limit, projects };
       } catch (e) {
         return bad(reply, e);
@@ -69,7 +81,7 @@ export function startHistory(app: FastifyInstance, o: { home: string; logRoot: s
     });
     scope.get('/history/search', async (req) => {
       const q = str((req.query as Record<string, unknown>).q) ?? '';
-      const hits = search(h.db, q, { limit: 50 }).map((x) => ({
+      const hits = search(service().db, q, { limit: 50 }).map((x) => ({
         session: x.session,
         events: x.events.map((e) => ({ id: e.id, type: e.type, time: e.time, run: e.run, subject: e.subject })),
       }));
@@ -79,11 +91,23 @@ export function startHistory(app: FastifyInstance, o: { home: string; logRoot: s
       const q = req.query as Record<string, unknown>;
       const by = (USAGE_BY as string[]).includes(String(q.by)) ? (q.by as UsageBy) : 'day';
       try {
-        return { by, groups: usage(h.db, { since: str(q.since), by }), prices: PRICE_TABLE };
+        return { by, groups: usage(service().db, { since: str(q.since), by }), prices: PRICE_TABLE };
       } catch (e) {
         return bad(reply, e);
       }
     });
   });
-  return { close: () => h.close() };
+  return {
+    open: () => {
+      try {
+        service();
+      } catch (e) {
+        if (!closed) o.say(`history: cannot open ${historyFile(o.home)}: ${(e as Error).message} (tried again at the next history request)`);
+      }
+    },
+    close: () => {
+      closed = true;
+      h?.close();
+    },
+  };
 }

@@ -1,8 +1,9 @@
 // `hookmap up`: the relay and every enabled agent's daemon in ONE process on
 // ONE port. The hook routes and the relay's routes share one fastify
-// instance; each daemon still talks to the relay over its WebSocket as an
-// AEP emitter (hello, claims, routed commands), loopback, exactly as a
-// separate `hookmap serve` would: one code path, testable the same way.
+// instance; each daemon still talks to the relay as an AEP emitter (hello,
+// claims, routed commands) with the same WebSocket protocol code as a
+// separate `hookmap serve`, over a socket pair in this process (relay.dial)
+// instead of loopback TCP: one code path, testable the same way.
 import Fastify from 'fastify';
 import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
@@ -12,7 +13,7 @@ import { assertBindAllowed, exposureNotice } from '../auth/bind.ts';
 import { Guard, installGuard } from '../auth/guard.ts';
 import { applyServerLimits, serverOptions, type TlsFiles } from '../auth/server-limits.ts';
 import { readTokenFile } from '../auth/tokens.ts';
-import { loadVendor, listVendors } from '../descriptor/registry.ts';
+import { listVendors } from '../descriptor/registry.ts';
 import type { BridgeHandle } from '../bridge/run.ts';
 import { mountInbox } from '../inbox/index.ts';
 import { mountPush } from './away.ts';
@@ -20,7 +21,8 @@ import type { PushServiceOptions } from '../push/service.ts';
 import type { Away } from './away.ts';
 import { describeFailedOpen, emptySummary, mergeFailedOpen, readFailedOpen, takeFailedOpen } from '../io/failed-open.ts';
 import { createRelay, openBackplane, redactUrl, resolveLimits } from '../relay/index.ts';
-import { Daemon } from '../daemon/daemon.ts';
+import type { Daemon } from '../daemon/daemon.ts';
+import { openDaemons } from './up-daemons.ts';
 import { installHookGuard } from '../daemon/hook-guard.ts';
 import { hookFrameworkErrors, registerHookRoutes } from '../daemon/http.ts';
 import { registerToolRoutes } from '../daemon/tool-routes.ts';
@@ -28,14 +30,14 @@ import { can } from '../auth/principal.ts';
 import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
 import { registerOtlpRoutes, type OtlpReceiver } from '../surface/otlp-receiver.ts';
 import { restoreFromLogs } from '../daemon/relay-restore.ts';
-import type { StreamInstance, StreamSubscriber } from '../surface/stream-subscriber.ts';
+import type { StreamSubscriber } from '../surface/stream-subscriber.ts';
 import { startSubscribers } from './up-streams.ts';
 import { agentLogDir, defaultHome } from '../io/paths.ts';
 import { Redactor, type RedactionSettings } from '../capture/redact.ts';
 import { DEFAULT_HOST, urlOf } from './serve.ts';
 import type { AgentEntry, UpConfig } from './up-config.ts';
 import { PolicySource } from '../policy/source.ts';
-import { OperatorLog } from '../daemon/operator-log.ts';
+import type { OperatorLog } from '../daemon/operator-log.ts';
 import { RuleBook } from '../policy/rulebook.ts';
 import { registerRulesRoutes } from './rules-routes.ts';
 import { pricesOf, startHistory } from './history-routes.ts';
@@ -99,7 +101,6 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const detail = o.detail ?? say;
   // a link's first hello is detail; every other line of a daemon (a link down, a refused hello, an error) matters
   const tagged = (tag: string) => (l: string) => (/^relay link up: /.test(l) ? detail : say)(`[${tag}] ${l}`);
-  const failed: string[] = [];
   const host = o.host ?? DEFAULT_HOST;
   const { auth, linkToken } = authFor(o, say);
   try {
@@ -139,12 +140,11 @@ export async function startUp(o: UpOptions): Promise<Up> {
   let missed = emptySummary();
   const inbox = mountInbox(app, { auth, home, secure: Boolean(o.tls), publicOrigins, failedOpen: () => mergeFailedOpen(missed, readFailedOpen(home)) });
   const subscribers: { agent: string; sub: StreamSubscriber }[] = [];
-  const instances = new Map<string, StreamInstance[] | undefined>();
   const entries: AgentEntry[] = o.agents ?? listVendors().map((descriptor) => ({ descriptor }));
   // a broken policy file refuses the start (PolicyLoadError, coded): nothing runs under half a policy
   const policy = o.policy ? new PolicySource(o.policy, listVendors()) : undefined;
-  // hookmap's own session: the policy's loads and refusals, rules added and revoked
-  const operator = new OperatorLog(o.logDir ? join(o.logDir, '_operator') : agentLogDir(home, '_operator'), tagged('operator'), o.hostId);
+  // hookmap's own session (below): the policy's loads and refusals, rules added and revoked
+  const op: { log?: OperatorLog } = {};
   const rules = new RuleBook({
     home: o.home,
     policy: policy ? () => policy.current : undefined,
@@ -152,41 +152,40 @@ export async function startUp(o: UpOptions): Promise<Up> {
     say: tagged('rules'),
     audit: (type, data) => {
       try {
-        operator.publish(`x.hookmap.rule.${type}`, data);
+        if (!op.log) throw new Error('the operator session is not open yet');
+        op.log.publish(`x.hookmap.rule.${type}`, data);
       } catch (e) {
         say(`[rules] could not put the ${type} record on the stream: ${(e as Error).message}`);
       }
     },
   });
   const prices = pricesOf(home, tagged('usage'));
-  for (const e of entries) {
-    try {
-      const descriptor = loadVendor(e.descriptor);
-      if (daemons.has(descriptor.vendor)) throw new Error(`agent ${descriptor.vendor} is enabled twice`);
-      const d = Daemon.open({
-        descriptor,
-        logDir: o.logDir ? join(o.logDir, descriptor.vendor) : agentLogDir(home, descriptor.vendor),
-        host: o.hostId,
-        optionVars: o.optionVars,
-        redaction: o.redaction,
-        attentionTimeoutMs: e.attentionTimeoutMs ?? o.attentionTimeoutMs,
-        config: e.config,
-        durability: o.durability,
-        capture: o.capture,
-        projects: o.projects,
-        prices,
-        policy: policy ? () => policy.current : undefined,
-        rules,
-        say: tagged(descriptor.vendor),
-      });
-      daemons.set(d.vendor, d);
-      instances.set(d.vendor, e.instances);
-    } catch (err) {
-      // one broken descriptor must not take every other agent down
-      say(`agent ${e.descriptor} NOT started: ${(err as Error).message}`);
-      failed.push(String(e.descriptor));
-    }
-  }
+  const opened = await openDaemons(entries, daemons, {
+    base: (e, vendor) => ({
+      host: o.hostId,
+      optionVars: o.optionVars,
+      redaction: o.redaction,
+      attentionTimeoutMs: e.attentionTimeoutMs ?? o.attentionTimeoutMs,
+      config: e.config,
+      durability: o.durability,
+      capture: o.capture,
+      projects: o.projects,
+      prices,
+      policy: policy ? () => policy.current : undefined,
+      rules,
+      say: tagged(vendor),
+    }),
+    logDir: (vendor) => (o.logDir ? join(o.logDir, vendor) : agentLogDir(home, vendor)),
+    operator: { logDir: o.logDir ? join(o.logDir, '_operator') : agentLogDir(home, '_operator'), say: tagged('operator'), hostId: o.hostId },
+    say,
+  }).catch(async (e) => {
+    policy?.close();
+    auth.close();
+    await store?.close();
+    throw e;
+  });
+  const { instances, failed, operator } = opened;
+  op.log = operator;
   installHookGuard(app, { daemons, auth, say });
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
   const otlp = registerOtlpRoutes(app, { daemons, auth, maxBody: o.maxBody, maxPending: o.otlpMaxPending, say });
@@ -200,7 +199,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     },
   });
   registerRulesRoutes(app, { book: rules, daemons, auth, say: tagged('rules') });
-  // the history database (an embedding without a home of its own has none): indexed from the logs in the background
+  // the history database (an embedding without a home of its own has none): opened once the links are up, indexed from the logs in the background
   const history = o.home ? startHistory(app, { home: o.home, logRoot: o.logDir ?? join(o.home, 'logs'), auth, say: tagged('history') }) : undefined;
   // Web Push (engine/push): only where someone can sign in and answer
   const away = auth.controlPossible
@@ -252,16 +251,17 @@ export async function startUp(o: UpOptions): Promise<Up> {
   // daemons dial the relay over loopback even when the server listens on every interface
   const wildcard = addr.address === '0.0.0.0' || addr.address === '::';
   const self = wildcard ? `${o.tls ? 'https' : 'http'}://${addr.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${addr.port}` : url;
-  for (const d of daemons.values()) d.connectRelay(self, linkToken, o.tls ? { tls: o.tls } : undefined);
+  // in this process: each link is a socket pair into the relay (the same protocol, no loopback TCP and HTTP upgrade each)
+  for (const d of daemons.values()) d.connectRelay(self, linkToken, { dial: relay.dial });
   // stream-subscriber agents: the daemon attaches to each configured instance's event stream
   subscribers.push(...startSubscribers(daemons, instances, say, detail));
   await away?.start(o.publicUrl ?? url);
   // up's own credential, as the daemons' links have it
-  operator.connectRelay(self, linkToken, o.tls ? { tls: o.tls } : undefined);
+  operator.connectRelay(self, linkToken, { dial: relay.dial });
   if (policy) announcePolicy(policy, operator, say);
   // the first hook would otherwise compile the AEP validators while an agent waits; descriptors built from the
   // validated cache compile each expression on first use: the rest now. Both once the links are up (they would slow them).
-  void linksReady(daemons).then(() => Promise.all([warmValidators(), compilePending()]));
+  void linksReady(daemons).then(() => (history?.open(), Promise.all([warmValidators(), compilePending()])));
   const noAuth = !auth.controlPossible;
   for (const l of summaryHead({ url, tokenFile: o.tokenFile, noAuth, daemons, failed })) say(l);
   for (const l of exposureNotice(host, url, Boolean(o.tls))) say(`  ${l}`);

@@ -20,7 +20,7 @@ import type { TlsFiles } from '../auth/tls.ts';
 import type { AskRequest, EmitRequest } from './asks.ts';
 import { CommandProtocol } from './commands.ts';
 import { DaemonCore, realTimers } from './core.ts';
-import { bumpEpoch } from './epoch.ts';
+import { claimFolder, type Claim } from './epoch.ts';
 import { acceptedCommands, optInStates, optionStates, helloCapabilities } from './hello.ts';
 import { HoldLifecycle } from './hold-lifecycle.ts';
 import type { AskSubject } from '../policy/subject.ts';
@@ -28,10 +28,10 @@ import { nativeAlways, subjectOfHold } from './rule-answer.ts';
 import type { HookReply, PendingHold } from './holds.ts';
 import { makeDecider } from './instructions.ts';
 import { LifecycleEvents } from './lifecycle.ts';
-import { acquireLock } from './lock.ts';
 import { ModelCalls } from './model-calls.ts';
 import { openRelayLink } from './relay-attach.ts';
 import type { EventLink, RelayLink } from './relay-link.ts';
+import type { Dial } from './relay-link-types.ts';
 import { DurableSeq } from './seq.ts';
 import { Serial } from './serial.ts';
 import { durableReply, readPayload, type DaemonOptions, type HookInput } from './options.ts';
@@ -71,10 +71,15 @@ export class Daemon {
 
   /** Take the agent's log folder (lock), bump its epoch, open its logs. */
   static open(opts: DaemonOptions): Daemon {
-    return new Daemon(opts);
+    return new Daemon(opts, claimFolder(opts.logDir, opts.descriptor.vendor));
   }
 
-  private constructor(opts: DaemonOptions) {
+  /** open, its epoch flushed off the main thread (`up` flushes every daemon's at once); nothing is emitted before it is durable. */
+  static async start(opts: DaemonOptions): Promise<Daemon> {
+    return new Daemon(opts, await claimFolder(opts.logDir, opts.descriptor.vendor, true));
+  }
+
+  private constructor(opts: DaemonOptions, claim: Claim) {
     const d = (this.d = opts.descriptor);
     this.vendor = d.vendor;
     this.captureAtLeast = opts.capture;
@@ -83,13 +88,7 @@ export class Daemon {
     const now = opts.now ?? Date.now;
     const host = opts.host ?? sourceHost();
     this.log = new SessionLog(this.logDir, { durability: opts.durability });
-    this.release = acquireLock(this.logDir, d.vendor);
-    try {
-      this.epoch = bumpEpoch(this.logDir);
-    } catch (e) {
-      this.release();
-      throw e;
-    }
+    ({ release: this.release, epoch: this.epoch } = claim);
     const redactor = (this.redactor = new Redactor({ ...opts.redaction, secretNames: [...d.capture.secretNames, ...(opts.redaction?.secretNames ?? [])] }));
     this.mapper = new Mapper(d, {
       state: new EngineState(new DurableSeq(this.epoch, this.log), { history: (s) => this.log.sessionHistory(s) }),
@@ -135,11 +134,12 @@ export class Daemon {
   }
 
   /** Connect to a relay as an AEP emitter (hello, outbox, reconnect). */
-  connectRelay(url: string, token?: string | (() => string | undefined), o: { tls?: TlsFiles } = {}): RelayLink {
+  connectRelay(url: string, token?: string | (() => string | undefined), o: { tls?: TlsFiles; dial?: Dial } = {}): RelayLink {
     const link = openRelayLink(this.core, {
       url,
       token,
       tls: o.tls,
+      dial: o.dial,
       capabilities: this.capabilities(),
       logDir: this.logDir,
       onCommand: (cmd, raw, by) => void this.onCommand(cmd, raw, by),

@@ -5,8 +5,9 @@
 // which the next start bumps past anyway.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeAtomic } from '../io/atomic.ts';
+import { writeAtomic, writeAtomicAsync } from '../io/atomic.ts';
 import { ensureDir } from '../io/paths.ts';
+import { acquireLock } from './lock.ts';
 
 export const EPOCH_FILE = 'epoch';
 
@@ -21,13 +22,50 @@ export function readEpoch(dir: string): number | undefined {
   return n;
 }
 
-/** The epoch this run uses: 0 on first start, previous + 1 after. */
-export function bumpEpoch(dir: string): number {
+const nextEpoch = (dir: string): number => {
   ensureDir(dir);
   const prev = readEpoch(dir);
-  const next = prev === undefined ? 0 : prev + 1;
+  return prev === undefined ? 0 : prev + 1;
+};
+
+/** The epoch this run uses: 0 on first start, previous + 1 after. */
+export function bumpEpoch(dir: string): number {
+  const next = nextEpoch(dir);
   writeAtomic(join(dir, EPOCH_FILE), `${next}\n`);
   return next;
+}
+
+/** bumpEpoch, resolved once the new epoch is on disk (so many daemons' epochs are flushed at once: `hookmap up`). */
+export async function bumpEpochAsync(dir: string): Promise<number> {
+  const next = nextEpoch(dir);
+  await writeAtomicAsync(join(dir, EPOCH_FILE), `${next}\n`);
+  return next;
+}
+
+/** A log folder taken by one daemon: its lock held, its epoch bumped and durable (what it holds before it emits anything). */
+export interface Claim {
+  epoch: number;
+  release: () => void;
+}
+
+/** Take `dir` (lock) and bump its epoch; with `async`, the promise resolves only once the epoch is durable. */
+export function claimFolder(dir: string, what: string): Claim;
+export function claimFolder(dir: string, what: string, async: true): Promise<Claim>;
+export function claimFolder(dir: string, what: string, async?: true): Claim | Promise<Claim> {
+  ensureDir(dir);
+  const release = acquireLock(dir, what);
+  const failed = (e: unknown): never => {
+    release();
+    throw e;
+  };
+  if (!async) {
+    try {
+      return { epoch: bumpEpoch(dir), release };
+    } catch (e) {
+      return failed(e);
+    }
+  }
+  return bumpEpochAsync(dir).then((epoch) => ({ epoch, release }), failed);
 }
 
 export { writeAtomic };

@@ -9,9 +9,9 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { formatAjvErrors, validateEnvelope } from '../aep/schemas.ts';
 import { buildEnvelope, sourceHost, type AepEvent } from '../map/envelope.ts';
-import { bumpEpoch } from './epoch.ts';
-import { acquireLock } from './lock.ts';
+import { claimFolder, type Claim } from './epoch.ts';
 import { RelayLink } from './relay-link.ts';
+import type { Dial } from './relay-link-types.ts';
 import { tlsClientOptions, type TlsFiles } from '../auth/tls.ts';
 import { DurableSeq } from './seq.ts';
 import { SessionLog } from './session-log.ts';
@@ -28,21 +28,21 @@ export class OperatorLog {
   private readonly host: string;
   private link?: RelayLink;
 
+  /** The operator's folder taken, its epoch durable before anything is published (the promise: flushed off the main thread). */
+  static start(logDir: string, say?: (line: string) => void, hostId?: string): Promise<OperatorLog> {
+    return claimFolder(logDir, OPERATOR_AGENT, true).then((c) => new OperatorLog(logDir, say, hostId, c));
+  }
+
   constructor(
     readonly logDir: string,
     private readonly say: (line: string) => void = () => {},
     hostId?: string,
+    claim: Claim = claimFolder(logDir, OPERATOR_AGENT),
   ) {
     this.host = sourceHost(hostId);
     this.session = `operator@${this.host}`;
     this.log = new SessionLog(logDir);
-    this.release = acquireLock(logDir, OPERATOR_AGENT);
-    try {
-      this.epoch = bumpEpoch(logDir);
-    } catch (e) {
-      this.release();
-      throw e;
-    }
+    ({ release: this.release, epoch: this.epoch } = claim);
     this.seq = new DurableSeq(this.epoch, this.log);
   }
 
@@ -66,11 +66,12 @@ export class OperatorLog {
     return ev;
   }
 
-  connectRelay(url: string, token?: string, o: { tls?: TlsFiles } = {}): void {
+  connectRelay(url: string, token?: string, o: { tls?: TlsFiles; dial?: Dial } = {}): void {
     this.link = new RelayLink({
       url,
       token,
       tls: o.tls ? tlsClientOptions(o.tls) : undefined,
+      dial: o.dial,
       identity: { agent: OPERATOR_AGENT, instance: `${hostname()}/${process.pid}` },
       capabilities: { emits: [], capture: ['none', 'metadata'], control: { accepts: [], ack_window_ms: 10_000 } },
       log: this.log,

@@ -10,12 +10,14 @@ import type { AepEvent } from '../map/envelope.ts';
 import type { DaemonCore } from './core.ts';
 import { DROPPED_EVENT_TYPE } from './lifecycle.ts';
 import { RelayLink } from './relay-link.ts';
-import type { RelayLinkOptions } from './relay-link-types.ts';
+import type { Dial, RelayLinkOptions } from './relay-link-types.ts';
 
 export interface RelayAttach {
   url: string;
   token?: RelayLinkOptions['token'];
   tls?: TlsFiles;
+  /** An in-process relay's connection (hookmap up) instead of a WebSocket to `url`. */
+  dial?: Dial;
   capabilities: Record<string, unknown>;
   /** The agent's log folder (the link's cursor file lives there). */
   logDir: string;
@@ -28,6 +30,7 @@ export function openRelayLink(core: DaemonCore, o: RelayAttach): RelayLink {
     url: o.url,
     token: o.token,
     tls: o.tls ? tlsClientOptions(o.tls) : undefined,
+    dial: o.dial,
     identity: { agent: core.vendor, instance: `${hostname()}/${process.pid}` },
     capabilities: o.capabilities,
     log: core.log,

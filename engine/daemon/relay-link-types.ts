@@ -1,6 +1,7 @@
 // What a daemon's event link is, and what the relay link takes
 // (engine/daemon/relay-link.ts; AEP-0003 §3.5 emitter binding). Moved out
 // of relay-link.ts.
+import type WebSocket from 'ws';
 import type { AepEvent } from '../map/envelope.ts';
 import type { AppendRecord, SessionLog } from './session-log.ts';
 
@@ -14,6 +15,9 @@ export interface EventLink {
   readonly ready: boolean;
   close(): Promise<void>;
 }
+
+/** An in-process relay's connection (engine/relay/socket.ts dial), a `ws` WebSocket to the code using it. */
+export type Dial = (authorization?: string) => WebSocket;
 
 export interface RelayLinkOptions {
   /** Relay base URL (http[s]:// or ws[s]://), e.g. http://127.0.0.1:8787; several, comma-separated, fail over in turn. */
@@ -29,6 +33,8 @@ export interface RelayLinkOptions {
   onCommand: (command: AepEvent, raw: string, by?: string) => void;
   /** TLS client options for a wss:// relay (a pinned CA, the name to verify). */
   tls?: { ca?: (string | Buffer)[]; servername?: string };
+  /** The relay is in this process (`hookmap up`): connect through this (its `authorization` header given) instead of a WebSocket to `url`. */
+  dial?: Dial;
   /** Called after every completed hello and replay (re-claim sessions with pending holds). */
   onReady?: () => void;
   /** A line was set aside (dead-letter file) instead of reaching the relay. */

@@ -107,7 +107,9 @@ export class RelayLink implements EventLink {
     this.state = 'connecting';
     const token = typeof this.o.token === 'function' ? this.o.token() : this.o.token;
     const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-    const ws = new WebSocket(socketUrlOf(this.relays.current), { headers, perMessageDeflate: false, ...(this.o.tls ?? {}) });
+    const ws = this.o.dial
+      ? this.o.dial(headers.authorization)
+      : new WebSocket(socketUrlOf(this.relays.current), { headers, perMessageDeflate: false, ...(this.o.tls ?? {}) });
     this.routed = undefined;
     this.deadLetters.connecting();
     this.ws = ws;

@@ -109,6 +109,8 @@ export interface Relay {
   auth: Authorizer;
   ingest(ev: object | string): IngestOutcome;
   connect(opts: InProcessOptions): InProcessConnection;
+  /** A WebSocket-protocol connection from this process, with no TCP under it (up's own links: engine/relay/socket.ts dial). */
+  dial: (authorization?: string) => import('ws').WebSocket;
   subscribe(
     spec: InProcessSubscribeSpec,
     onEvent: (ev: AepEvent, raw: string) => void,
@@ -232,6 +234,7 @@ export function createRelay(opts: CreateRelayOptions = {}): Relay {
     auth,
     ingest: (ev) => core.ingest(ev, null),
     connect,
+    dial: sockets.dial,
     subscribe(spec, onEvent, onExhausted) {
       const sub = core.subscribe(
         { filter: compileFilter(spec.filter), capture: parseCapture(spec.capture), from: parseFrom(spec.from, limits.maxFrom), live: spec.live },

@@ -9,6 +9,7 @@ import type { Guard } from '../auth/guard.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { RelayCore } from './core.ts';
 import { closers, serve } from './socket-conn.ts';
+import { socketPair } from './socket-pair.ts';
 
 // One connection's protocol is socket-conn.ts, one subscription's sink socket-sink.ts.
 export { ROUTED_FRAME, CLOSE_GRACE_MS, SLOW_CONSUMER_CODE } from './socket-conn.ts';
@@ -31,6 +32,11 @@ export interface SocketContext {
 
 export interface SocketServer {
   sockets: Set<WebSocket>;
+  /**
+   * A connection from this process (`up`'s own daemons): the end to speak on, served like an upgraded socket (the
+   * credential in `authorization` checked, counted, closed with the rest), over a socket pair instead of loopback TCP.
+   */
+  dial(authorization?: string): WebSocket;
   /** Close every socket with 1001 (going away). */
   closeAll(): void;
   detach(): void;
@@ -40,6 +46,11 @@ export function attachSockets(server: Server, ctx: SocketContext): SocketServer 
   const wss = new WebSocketServer({ noServer: true, maxPayload: ctx.core.limits.maxFrame, perMessageDeflate: false });
   const sockets = new Set<WebSocket>();
 
+  const accept = (ws: WebSocket, principal: Principal) => {
+    sockets.add(ws);
+    ws.on('close', () => sockets.delete(ws));
+    serve(ws, ctx, principal);
+  };
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== ctx.path) {
@@ -52,15 +63,24 @@ export function attachSockets(server: Server, ctx: SocketContext): SocketServer 
     const auth = ctx.authenticate(req);
     if (!auth.ok) return refuseUpgrade(socket, 401, 'Unauthorized');
     if (ctx.connectionCount() >= ctx.core.limits.maxConnections) return refuseUpgrade(socket, 503, 'Service Unavailable');
-    wss.handleUpgrade(req, socket, head, (ws) => {
-      sockets.add(ws);
-      ws.on('close', () => sockets.delete(ws));
-      serve(ws, ctx, auth.principal);
-    });
+    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, auth.principal));
   };
   server.on('upgrade', onUpgrade);
   return {
     sockets,
+    dial(authorization) {
+      const [client, relay] = socketPair();
+      const auth = ctx.authenticate({ headers: authorization ? { authorization } : {}, url: ctx.path } as IncomingMessage);
+      const refused = ctx.isClosing() ? 503 : !auth.ok ? 401 : ctx.connectionCount() >= ctx.core.limits.maxConnections ? 503 : 0;
+      if (refused || !auth.ok) {
+        const why = `relay refused the connection: ${refused}${refused === 401 ? ' (wrong or missing token)' : ' (stopping, or too many connections)'}`;
+        setImmediate(() => (client.emit('error', new Error(why)), client.terminate()));
+      } else {
+        accept(relay as unknown as WebSocket, auth.principal);
+        client.open();
+      }
+      return client as unknown as WebSocket;
+    },
     closeAll() {
       for (const ws of sockets) (closers.get(ws) ?? ((c, r) => ws.close(c, r)))(1001, 'relay shutting down');
     },

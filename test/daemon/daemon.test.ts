@@ -97,6 +97,24 @@ describe('epoch, seq and the lock', () => {
     const b = Daemon.open({ descriptor: codex(), logDir: dir });
     cleanups.push(() => b.close());
   });
+
+  it('Daemon.start (up: every epoch flushed at once) exists only once its epoch is on disk; a refused start leaves the folder free', async () => {
+    const dir = temp();
+    const a = await Daemon.start({ descriptor: codex(), logDir: dir });
+    expect([a.epoch, readFileSync(join(dir, 'epoch'), 'utf8')]).toEqual([0, '0\n']);
+    await expect(Daemon.start({ descriptor: codex(), logDir: dir })).rejects.toThrow(LockHeldError);
+    await a.close();
+    const both = await Promise.all([Daemon.start({ descriptor: codex(), logDir: dir }), Daemon.start({ descriptor: codex(), logDir: temp() })]);
+    expect(both.map((d) => d.epoch)).toEqual([1, 0]);
+    expect(readFileSync(join(dir, 'epoch'), 'utf8')).toBe('1\n');
+    for (const d of both) await d.close();
+    writeFileSync(join(dir, 'epoch'), 'garbage\n');
+    await expect(Daemon.start({ descriptor: codex(), logDir: dir })).rejects.toThrow(/corrupt/);
+    writeFileSync(join(dir, 'epoch'), '7\n'); // the lock was let go: the next start takes the folder
+    const c = await Daemon.start({ descriptor: codex(), logDir: dir });
+    expect(c.epoch).toBe(8);
+    await c.close();
+  });
 });
 
 describe('lifecycles real agents produce', () => {
