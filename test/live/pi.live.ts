@@ -8,8 +8,9 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from './agents.ts';
+import { steerIdle } from './next-turn.ts';
 import { spawn } from 'node:child_process';
-import { command, run, sleep, until } from './harness.ts';
+import { run, sleep, until } from './harness.ts';
 import { Live, unusedPort, chatToolMessages } from './live.ts';
 
 const ID = 'pi';
@@ -181,13 +182,10 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   // prompt, so the session is kept alive by pi's own --mode rpc (one prompt over stdin, then nothing: idle).
   it('NEXT TURN: a session idle after its loop is woken by `hookmap steer`: a new turn whose first model request has the text', async () => {
     await live.restartUp(ANSWER_TIMEOUT_MS, { env: { HOOKMAP_PI_INSTRUCT: 'true', HOOKMAP_PI_NEXT_TURN: 'true' } });
-    const TEXT = 'Now write the release notes (live next-turn, idle pi)';
-    const requestText = (r: { body: any }) => JSON.stringify(r.body?.messages ?? []);
-    const main = () => live.model.requests.filter((r) => r.step !== undefined);
     const sc = live.scenario('next-turn-idle');
     live.model.play(sc);
     const t0 = new Date().toISOString();
-    const r0 = main().length;
+    const r0 = live.model.requests.filter((r) => r.step !== undefined).length;
     const p = spawn(live.bin, ['--mode', 'rpc', '--offline', '--provider', 'scripted', '--model', 'scripted'], {
       cwd: live.s.project,
       env: live.agentEnv,
@@ -198,44 +196,17 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     let err = '';
     p.stdout!.on('data', (c) => (out += c));
     p.stderr!.on('data', (c) => (err += c));
-    const upLog = () =>
-      live.up
-        .stderr()
-        .split('\n')
-        .filter((l) => /next-turn|instruct|woke/.test(l))
-        .slice(-20)
-        .join('\n');
     try {
       p.stdin!.write(`${JSON.stringify({ id: 'p1', type: 'prompt', message: sc.prompt })}\n`);
-      const mine = () => live.stream.events.filter((e) => e.source?.includes('/agent/pi/') && e.time >= t0);
-      const fin = await until('the first loop ends', () => mine().find((e) => e.type === 'run.finished'), 90_000).catch((e) => {
+      const all = () => live.stream.events.filter((e) => e.source?.includes('/agent/pi/') && e.time >= t0);
+      const fin = await until('the first loop ends', () => all().find((e) => e.type === 'run.finished'), 90_000).catch((e) => {
         throw new Error(`${(e as Error).message}\npi stdout: ${out.slice(-1500)}\npi stderr: ${err.slice(-1500)}`);
       });
       const session = fin.session;
-      await until('the background waiter', () => live.up.stderr().includes(`next-turn waiter of session ${session} waiting`), 30_000);
-      const afterTurn = main().length;
-      expect(afterTurn).toBeGreaterThan(r0);
-      await sleep(3_000); // idle: nothing asks the model
-      expect(main().length).toBe(afterTurn);
-      const ts = Date.now();
-      const steered = await command(live.up.url, ['steer', session, TEXT, '--wait', '60'], live.s, 90_000);
-      const tSteer = Date.now() - ts;
-      expect(steered.code, `${steered.stdout}${steered.stderr}\nup: ${upLog()}\npi: ${err.slice(-1500)}`).toBe(0);
-      expect(steered.stdout).toMatch(/outcome: x\.pi\.instruction\.delivered \(by next-turn\)/);
-      const woken = await until('the woken turn asks the model', () => main().slice(afterTurn)[0], 60_000);
-      const tModel = Date.now() - ts;
-      expect(requestText(woken)).toContain(TEXT); // the first request of the new turn carries the text
-      const at = requestText(woken).indexOf(TEXT);
-      console.log(
-        `[live] pi next-turn: steer answered in ${tSteer} ms, the model asked ${tModel} ms after the steer; ` +
-          `the woken request carries: ${requestText(woken).slice(Math.max(0, at - 200), at + TEXT.length + 20)}\nthe daemon said:\n${upLog()}`,
-      );
-      await until('the woken loop ends', () => mine().filter((e) => e.session === session && e.type === 'run.finished').length === 2, 60_000);
-      const delivered = mine().filter((e) => e.session === session && e.type === 'x.pi.instruction.delivered');
-      expect(delivered).toHaveLength(1);
-      expect(delivered[0].data).toMatchObject({ carrier: 'next-turn' });
-      await sleep(3_000); // one message, one turn
-      expect(mine().filter((e) => e.session === session && e.type === 'run.started')).toHaveLength(2);
+      expect(live.model.requests.filter((r) => r.step !== undefined).length).toBeGreaterThan(r0);
+      const mine = () => all().filter((e) => e.session === session);
+      const text = 'Now write the release notes (live next-turn, idle pi)';
+      await steerIdle(live, { agent: 'pi', session, text, mine, diag: () => `pi: ${err.slice(-1500)}` });
       // the session's end (stdin closed: pi shuts down) releases the re-armed waiter, and pi exits
       const exited = new Promise<number | null>((r) => p.once('exit', (code) => r(code)));
       const te = Date.now();
