@@ -80,7 +80,6 @@ const MATCH_KEYS: [keyof HoldMatch, string][] = [
 /** What hookmap's answer rules can read of this agent's held requests, and who persists an "Allow always" (docs/rules.md). */
 function answerRules(d: Descriptor): string {
   const rows: string[][] = [];
-  const wakes = new Set([...d.commands.values()].map((c) => c.nextTurn?.wake).filter(Boolean));
   for (const h of d.hooks.values()) {
     for (const x of h.holds) {
       if (x.kind === 'form') continue;
