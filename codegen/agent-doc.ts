@@ -7,7 +7,7 @@ import { DEFAULT_ATTENTION_TIMEOUT_MS } from '../engine/daemon/hold-lifecycle.ts
 import type { AgentReport } from '../engine/check/check-agent.ts';
 import { formatError } from '../engine/descriptor/errors.ts';
 import { optionEnvName } from '../engine/descriptor/options.ts';
-import type { CompiledCommand, CompiledEmit, Descriptor, HoldMatch } from '../engine/descriptor/types.ts';
+import { nextTurnCommand, type CompiledCommand, type CompiledEmit, type Descriptor, type HoldMatch } from '../engine/descriptor/types.ts';
 import { workedExample } from './agent-example.ts';
 import { cell, code, table, templateText } from './markdown.ts';
 
@@ -270,7 +270,6 @@ function emitName(e: CompiledEmit): string {
 
 function hooks(d: Descriptor): string {
   const rows: string[][] = [];
-  const wakes = new Set([...d.commands.values()].map((c) => c.nextTurn?.wake).filter(Boolean));
   for (const h of d.hooks.values()) {
     const emits = [...h.emit, ...(h.snapshot?.emit ?? [])];
     const conditions = emits.map((e) => (e.whenText ? `${emitName(e)} when ${code(e.whenText)}` : '')).filter(Boolean);
@@ -282,7 +281,8 @@ function hooks(d: Descriptor): string {
       return parts.join(', ');
     });
     if (h.settle) holds.push(`settles a pending hold as ${h.settle.as}`);
-    const registered = wakes.has(h.name) ? 'fired by hookmap at a next-turn wake, never registered' : h.register ? '' : 'not registered by default';
+    const registered =
+      nextTurnCommand(d)?.nextTurn?.wake === h.name ? 'fired by hookmap at a next-turn wake, never registered' : h.register ? '' : 'not registered by default';
     const flags = [registered, h.http === true ? 'native HTTP' : ''].filter(Boolean);
     rows.push([
       `\`${h.name}\`${flags.length ? ` (${flags.join(', ')})` : ''}`,

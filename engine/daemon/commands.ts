@@ -8,7 +8,7 @@
 // record), and a surface command (bytes written on a live surface
 // connection, surface-writers.ts).
 import { cancelBody, prepareAnswer, withAlways } from './hold-render.ts';
-import type { CompiledCommand } from '../descriptor/types.ts';
+import { nextTurnCommand, type CompiledCommand } from '../descriptor/types.ts';
 import { commandApplies, commandBindings, renderCommandWrite } from '../map/decide.ts';
 import type { AepEvent } from '../map/envelope.ts';
 import { MapError } from '../map/mapper.ts';
@@ -41,7 +41,7 @@ export class CommandProtocol {
     /** Commands this daemon declares in its hello (hello.ts). */
     private readonly accepts: readonly string[],
   ) {
-    const spec = [...core.d.commands.values()].find((c) => c.nextTurn);
+    const spec = nextTurnCommand(core.d);
     if (!spec?.nextTurn) return;
     const enabled = accepts.includes(spec.type) && core.mapper.configValue(spec.nextTurn.optIn) === true;
     const idle = (s: string) => core.mapper.openRun(s) === undefined && !holds.inSession(s).length;

@@ -18,10 +18,10 @@
 // and one ack at most is answered yes.
 // Bounded: one waiter per session (a newer one releases the older), each
 // released after `wait_ms`, at the session's end, or when the daemon stops.
-// A woken turn the agent announces with no prompt hook: the carrier's `wake`
-// hook (never registered with the agent) is fired here with the waiter's
-// payload once the ack is in, before the waiter may exit, so its rule opens
-// the turn's run (trigger control, cause the instruction) ahead of the turn.
+// The carrier's `wake` hook (never registered with the agent) is fired here
+// with the waiter's payload once the ack is in, before the waiter may exit:
+// its rule notes the delivery, so the woken turn's own first hook can open
+// its run as trigger control, caused by the instruction.
 import { randomBytes } from 'node:crypto';
 import type { CompiledCommand } from '../descriptor/types.ts';
 import type { DaemonCore } from './core.ts';
@@ -167,7 +167,7 @@ export class NextTurn {
     return true;
   }
 
-  /** The carrier's `wake` hook, fired with the waiter's payload: its events (the woken turn's run) go out before the waiter exits. */
+  /** The carrier's `wake` hook, fired with the waiter's payload before the waiter exits (what it notes or emits is the descriptor's). */
   private async wake(f: InFlight): Promise<void> {
     const hook = this.o.spec.nextTurn!.wake;
     if (!hook || !f.payload || typeof f.payload !== 'object') return;

@@ -45,6 +45,7 @@ export function compileDecide(
 export function compileCommands(x: Expressions, spec: HookmapDescriptor, site: Site, pruned = false): Map<string, CompiledCommand> {
   const out = new Map<string, CompiledCommand>();
   const keys = Object.keys(spec.config ?? {});
+  let carrier: string | undefined; // the command declaring the next-turn carrier: one per descriptor (a session has one way in between turns)
   for (const [type, c] of Object.entries(spec.commands ?? {})) {
     if (c == null) continue;
     const p: Path = ['commands', type];
@@ -60,6 +61,9 @@ export function compileCommands(x: Expressions, spec: HookmapDescriptor, site: S
     if (c.max_chars !== undefined && c.deliver !== 'context')
       x.err('schema-violation', [...p, 'max_chars'], 'max_chars bounds instruction text: it applies to `deliver: context` only', { key: true });
     const nt = c.next_turn;
+    if (nt && carrier !== undefined)
+      x.err('schema-violation', [...p, 'next_turn'], `a second next-turn carrier: commands.${carrier} already declares one (one per agent)`, { key: true });
+    else if (nt) carrier = type;
     if (nt && c.deliver !== 'context')
       x.err('schema-violation', [...p, 'next_turn'], 'next_turn carries instruction text to an idle session: it applies to `deliver: context` only', {
         key: true,

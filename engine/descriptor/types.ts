@@ -256,3 +256,8 @@ export interface Descriptor {
   /** Token usage read from the agent's own transcript, when its hooks carry none. */
   transcript?: CompiledTranscript;
 }
+
+/** The command that declares the descriptor's next-turn carrier (compile allows one at most), if any. */
+export function nextTurnCommand(d: Pick<Descriptor, 'commands'>): CompiledCommand | undefined {
+  return [...d.commands.values()].find((c) => c.nextTurn);
+}

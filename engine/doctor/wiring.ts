@@ -6,7 +6,7 @@
 import type { Target } from '../io/target.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Descriptor } from '../descriptor/types.ts';
+import { nextTurnCommand, type Descriptor } from '../descriptor/types.ts';
 import { configPathFor, formatOptions, readEntries } from '../setup/apply.ts';
 import { FORMATS } from '../setup/formats/index.ts';
 import type { Entry } from '../setup/formats/types.ts';
@@ -220,7 +220,7 @@ export function inspectAgent(d: Descriptor, target: Target, dir: string, recorde
 
 /** The next-turn carrier's background waiters: one on each of its hooks (else idle sessions cannot be reached), never two. */
 function nextTurnWiring(d: Descriptor, waiters: Entry[], where: string, fix: string, add: (f: Omit<Finding, 'area' | 'subject'>) => void): void {
-  const nt = [...d.commands.values()].find((c) => c.nextTurn)?.nextTurn;
+  const nt = nextTurnCommand(d)?.nextTurn;
   const on = nt?.exit === undefined ? [] : nt.on; // a plugin carrier has no handler of its own
   const count = (h: string) => waiters.filter((e) => e.hook === h).length;
   const missing = on.filter((h) => count(h) === 0);

@@ -2,7 +2,7 @@
 // per hook the descriptor registers (`register`, default true). A hook the
 // agent can deliver over native HTTP (`http: true`) posts straight to the
 // daemon, no shim at all; every other hook runs a shim.
-import type { Descriptor } from '../descriptor/types.ts';
+import { nextTurnCommand, type Descriptor } from '../descriptor/types.ts';
 import { shQuote } from '../shim/sh.ts';
 
 export type ShimKind = 'sh' | 'node';
@@ -48,7 +48,7 @@ export function registrations(d: Descriptor, o: RegistrationOptions): Registrati
     out.push({ hook: name, kind: 'command', target: argv.map(safeWord).join(' '), timeoutMs });
   }
   // the next-turn carrier (engine/daemon/next-turn.ts): a second, background handler on each of its hooks (either shim's waiter mode)
-  const nt = [...d.commands.values()].find((c) => c.nextTurn)?.nextTurn;
+  const nt = nextTurnCommand(d)?.nextTurn;
   if (nt?.exit !== undefined) {
     const argv = o.shim === 'sh' ? [o.shPath, 'next-turn'] : [...o.nodeCommand, 'hook', d.vendor, 'next-turn'];
     for (const hook of nt.on)

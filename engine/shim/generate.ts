@@ -4,7 +4,7 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { ROOT } from '../descriptor/registry.ts';
-import type { Descriptor } from '../descriptor/types.ts';
+import { nextTurnCommand, type Descriptor } from '../descriptor/types.ts';
 import { descriptorHash, shimPaths, shimPlan, type PlanInput, type ShimPlan } from './plan.mjs';
 import type { Target } from '../io/target.ts';
 import { renderShShim } from './sh.ts';
@@ -36,7 +36,7 @@ export function planInput(d: Descriptor): PlanInput {
 
 /** The descriptor's next-turn carrier when the shim is it (an exit code and a stream; a plugin carrier is shim.plugin.next_turn). */
 function shimCarrier(d: Descriptor): PlanInput['nextTurn'] {
-  const nt = [...d.commands.values()].find((c) => c.nextTurn)?.nextTurn;
+  const nt = nextTurnCommand(d)?.nextTurn;
   return nt?.exit === undefined ? undefined : { waitMs: nt.waitMs, exit: nt.exit, stream: nt.stream ?? 'stderr', whenEnv: nt.whenEnv };
 }
 

@@ -94,17 +94,17 @@ function autostartLines(plan: ShimPlan, home: string): string[] {
 /** The line naming the hookmap that wrote a shim (doctor reads it back; it alone never makes a shim stale). */
 export const WRITTEN_BY = '# written by hookmap ';
 
-/**
- * A next-turn carrier's background waiter (`<shim> next-turn`, engine/daemon/next-turn.ts): it waits on the daemon
- * (bounded); with an instruction it acks it, and only on a yes writes the text and exits with the carrier's code.
- * Anything else (released, daemon down, ack refused) is exit 0 and no bytes: nothing wakes.
- */
 /** A variable name as the descriptor schema allows it (checked again: it is written into shell code). */
 function envName(k: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw new Error(`next_turn.when_env: '${k}' is not a variable name`);
   return k;
 }
 
+/**
+ * A next-turn carrier's background waiter (`<shim> next-turn`, engine/daemon/next-turn.ts): it waits on the daemon
+ * (bounded); with an instruction it acks it, and only on a yes writes the text and exits with the carrier's code.
+ * Anything else (released, daemon down, ack refused) is exit 0 and no bytes: nothing wakes.
+ */
 function nextTurnLines(plan: ShimPlan, agentPath: string): { neutral: string[]; block: string[] } {
   const nt = plan.next_turn;
   if (!nt) return { neutral: [], block: [] };

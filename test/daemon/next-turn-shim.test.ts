@@ -194,6 +194,11 @@ describe('the waiter routes', () => {
     const badToken = await post('/next-turn/claude-code/ack/not-a-token');
     expect([badToken.headers.get('x-hookmap-error'), await badToken.text()]).toEqual(['bad-hook-path', '']);
     expect((await post(`/next-turn/claude-code/ack/${'a'.repeat(32)}`)).status).toBe(409); // no such waiter in flight
+    expect((await post(`/next-turn/claude-code/nack/${'a'.repeat(32)}`)).status).toBe(409); // nor a refusal of one
+    const badNack = await post('/next-turn/claude-code/nack/../ack');
+    expect([badNack.headers.get('x-hookmap-error'), await badNack.text()]).toEqual(['bad-hook-path', '']);
+    const other = await post(`/next-turn/claude-code/deliver/${'a'.repeat(32)}`);
+    expect([other.headers.get('x-hookmap-error'), await other.text()]).toEqual(['bad-hook-path', '']);
     const junk = await post('/next-turn/claude-code', '{not json');
     expect([junk.headers.get('x-hookmap-exit'), await junk.text()]).toEqual(['0', '']);
   });

@@ -158,8 +158,8 @@ describe('hook endpoints take only application/json', () => {
 });
 
 describe('the next-turn waiter endpoint takes only application/json too', () => {
-  it('a page cannot POST a waiter (or an ack) cross-site: 415, neutral bytes, no text', async () => {
-    for (const path of ['/next-turn/claude-code', `/next-turn/claude-code/ack/${'a'.repeat(32)}`]) {
+  it('a page cannot POST a waiter (or an ack, or a nack) cross-site: 415, neutral bytes, no text', async () => {
+    for (const path of ['/next-turn/claude-code', `/next-turn/claude-code/ack/${'a'.repeat(32)}`, `/next-turn/claude-code/nack/${'a'.repeat(32)}`]) {
       const r = await raw(s.up.url, { method: 'POST', path, headers: { 'content-type': 'text/plain' }, body: '{"session_id":"x","hook_event_name":"Stop"}' });
       expect([r.status, r.headers['x-hookmap-error'], r.headers['x-hookmap-exit'], r.body]).toEqual([415, 'unsupported-media-type', '0', '']);
     }

@@ -26,7 +26,7 @@
 // hook name read by the daemon from the moment; response body = the reply
 // bytes (JSON the plugin applies; empty or {} = neutral). A `next_turn` block
 // adds the next-turn carrier's detached waiter (next-turn.ts, POST /next-turn/<agent>).
-import type { Descriptor } from '../../descriptor/types.ts';
+import { nextTurnCommand, type Descriptor } from '../../descriptor/types.ts';
 import type { Plugin, PluginApply } from '../../generated/descriptor-types.ts';
 import { START_WAIT_MS } from '../autostart.mjs';
 import { nextTurnFactory, nextTurnHook, nextTurnRuntime } from './next-turn.ts';
@@ -290,7 +290,7 @@ export function renderPlugin(d: Descriptor): string {
   const id = spec.id ? `id: ${JSON.stringify(spec.id)}, ` : '';
   const exp = spec.export === 'server' ? `export const server = factory;\nexport default { ${id}server: factory };\n` : 'export default factory;\n';
   const runtime = RUNTIME(d.vendor, spec.timeout_ms ?? DEFAULT_TIMEOUT_MS, spec.queue_max ?? DEFAULT_QUEUE_MAX, d.surface.hookTimeoutMs ?? 0);
-  const waitMs = [...d.commands.values()].find((c) => c.nextTurn)?.nextTurn?.waitMs;
+  const waitMs = nextTurnCommand(d)?.nextTurn?.waitMs;
   if (spec.next_turn && waitMs === undefined) throw new PluginSpecError(`${d.vendor}: shim.plugin.next_turn needs a command's next_turn (its wait_ms, opt-in)`);
   return `${head}${runtime}${nextTurnRuntime(spec.next_turn, waitMs ?? 0)}\n${body}\n${exp}`;
 }

@@ -20,6 +20,7 @@
 // the host's fetch itself cut short (a client-side timeout, after
 // NT_RETRY_AFTER_MS) is re-sent, so no failure can loop fast.
 import type { Plugin } from '../../generated/descriptor-types.ts';
+import { NEXT_TURN_GRACE_MS } from '../plan.mjs'; // the waiter's own bound past the daemon's wait, as the shims'
 
 type NextTurnSpec = NonNullable<Plugin['next_turn']>;
 
@@ -27,9 +28,6 @@ type NextTurnSpec = NonNullable<Plugin['next_turn']>;
 type Fail = (why: string) => Error;
 
 const J = (v: unknown) => JSON.stringify(v);
-
-/** How long past the carrier's wait the plugin's own bound lies (the daemon releases the waiter first). */
-export const NEXT_TURN_GRACE_MS = 5000;
 
 /** The call's arguments as a JS expression: `$text` the instruction, `$sid` the session id, other `$` strings references. */
 function argExpr(t: unknown, ref: (r: string) => string): string {
