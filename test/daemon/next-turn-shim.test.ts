@@ -80,6 +80,7 @@ function waiter(session: string, env: NodeJS.ProcessEnv = { PATH: process.env.PA
   let stderr = '';
   p.stdout.on('data', (c) => (stdout += c));
   p.stderr.on('data', (c) => (stderr += c));
+  p.stdin.on('error', () => {}); // a waiter that exits at once (nobody at the prompt) never reads its stdin: EPIPE is expected
   p.stdin.end(payload('Stop', session, { stop_hook_active: false }));
   const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((r) => p.on('close', (code) => r({ code, stdout, stderr })));
   return { p, done };
