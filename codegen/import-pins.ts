@@ -15,7 +15,9 @@ import { SchemaReporter, schemaErrors } from '../engine/descriptor/schema-errors
 import { parseYamlSource } from '../engine/descriptor/yaml-source.ts';
 
 const UPSTREAM = join(FIXTURES_DIR, 'upstream/aep/mappings');
-const SECTIONS = ['hooks', 'moments', 'events'];
+const SECTIONS = ['hooks', 'moments', 'events', 'records'];
+/** Top-level blocks that are ONE pin ({input, expected} or {input, <mode>...}): the catch-all of unmapped input. */
+const SINGLE = ['fallback', 'unknown'];
 /** Upstream blocks that are not pin cases (no input -> expected pair): shown on the agent's page, never counted. */
 const IGNORED: Record<string, string> = {
   identity: 'prose: where the session and run ids come from (each pin case asserts the mapping; the envelope ids are runtime state)',
@@ -28,7 +30,7 @@ export const BANNER = (agent: string) =>
   `fixtures/upstream/aep/mappings/${agent}.json\n# and fixtures/${agent}/pin-setup.yaml. Do ` +
   `not edit: change the setup file and regenerate.\n`;
 
-interface Setup {
+export interface Setup {
   before?: Record<string, { hook?: string; input: unknown }[]>;
   hook?: Record<string, string>;
   wrap?: Record<string, { hook?: string; base: Record<string, unknown>; input_at: string; type: string; subject?: string; expect?: Record<string, string> }>;
@@ -54,6 +56,11 @@ interface Setup {
   wiring?: Record<string, Record<string, unknown>>;
   /** Descriptor config every imported case runs under (the pins' posture, when the descriptor's default differs: stated in its deviations). */
   config?: Record<string, unknown>;
+  /**
+   * Pins that give one expectation per mode ({input, <mode>: expected|null}) instead of `expected`: each mode
+   * named here becomes its own case (`<pin>.<mode>`), run under this descriptor config (merged over `config`).
+   */
+  modes?: Record<string, Record<string, unknown>>;
   /** What the surface knows beside each pin input (`$surface`): e.g. the subscribed stream's id. */
   surface?: Record<string, unknown>;
   /**
@@ -81,6 +88,11 @@ export function importPins(agent: string): string | undefined {
   const pins = JSON.parse(readFileSync(src, 'utf8'));
   const setupPath = join(FIXTURES_DIR, agent, 'pin-setup.yaml');
   const setup: Setup = existsSync(setupPath) ? readSetup(setupPath, `fixtures/${agent}/pin-setup.yaml`) : {};
+  return BANNER(agent) + stringify(pinsDocument(agent, pins, setup), { lineWidth: 0, aliasDuplicateObjects: false });
+}
+
+/** The pins.yaml document of one agent's upstream pins and its (already validated) setup. Pure; throws on a pin block or mode nothing imports. */
+export function pinsDocument(agent: string, pins: Record<string, any>, setup: Setup): Record<string, unknown> {
   const cases: any[] = [];
   const skipped: Record<string, string> = {};
   const notReproducible: Record<string, { type: string; fields: string[]; why: string }> = {};
@@ -96,25 +108,46 @@ export function importPins(agent: string): string | undefined {
     }
   };
   const addCase = (section: string, key: string, pin: any) => {
-    const name = section === 'fallback' ? 'fallback' : `${section}.${key}`;
-    const expected = pin.expected === null ? [] : Array.isArray(pin.expected) ? pin.expected : [pin.expected];
-    const steps: any[] = [...(setup.before_all ?? []), ...(setup.before?.[name] ?? [])].map((s) => ({ ...s }));
-    const step: any = {};
-    const hook = pin.hook ?? setup.hook?.[name];
-    if (hook) step.hook = hook;
-    step.input = setup.wiring?.[name] ? { ...pin.input, ...setup.wiring[name] } : pin.input;
-    const pinned = expected.map((e: any) => expectOf(e, false));
-    for (const e of pinned) for (const k of setup.unpinned?.[name] ?? []) delete e[k];
-    markUnreproducible(name, pinned);
-    step.expect = [...pinned, ...(setup.companions?.[name] ?? [])];
-    steps.push(step);
-    const c: any = { name, provenance: `aep conformance/fixtures/mappings/${agent}.json#/${section === 'fallback' ? 'fallback' : `${section}/${key}`}` };
-    if (setup.known_not_reproduced?.[name]) c.known = setup.known_not_reproduced[name];
-    c.steps = steps;
-    cases.push(withSetup(c));
+    const base = SINGLE.includes(section) ? section : `${section}.${key}`;
+    const at = SINGLE.includes(section) ? section : `${section}/${key}`;
+    if ('expected' in pin) return addOne(base, base, at, pin, pin.expected, undefined);
+    const modes = Object.entries(setup.modes ?? {});
+    const extra = Object.keys(pin).filter((k) => k !== 'input' && k !== 'hook' && !k.startsWith('$') && !setup.modes?.[k]);
+    // a pinned mode no setup names would silently leave the count, and so would a mode the pin lacks: refuse both
+    if (!modes.length || extra.length)
+      throw new Error(
+        `fixtures/upstream/aep/mappings/${agent}.json: pin '${base}' has no 'expected' and ` +
+          (modes.length ? `mode(s) ${extra.join(', ')} that` : 'its modes') +
+          ` fixtures/${agent}/pin-setup.yaml does not name (modes)`,
+      );
+    for (const [mode, config] of modes) {
+      if (!(mode in pin)) throw new Error(`fixtures/upstream/aep/mappings/${agent}.json: pin '${base}' has no '${mode}' expectation (pin-setup modes)`);
+      addOne(`${base}.${mode}`, base, `${at}/${mode}`, pin, pin[mode], config);
+    }
   };
-  const withSetup = (c: any) => {
-    if (setup.config) c.config = setup.config;
+  /** One case: `name` (its per-case setup keys), `base` (the pin's, for warm-ups, hook names and wiring shared by its modes). */
+  const addOne = (name: string, base: string, at: string, pin: any, expectedRaw: any, modeConfig: Record<string, unknown> | undefined) => {
+    const per = <T>(m: Record<string, T> | undefined): T | undefined => m?.[name] ?? m?.[base];
+    const expected = expectedRaw === null ? [] : Array.isArray(expectedRaw) ? expectedRaw : [expectedRaw];
+    const steps: any[] = [...(setup.before_all ?? []), ...(per(setup.before) ?? [])].map((s) => ({ ...s }));
+    const step: any = {};
+    const hook = pin.hook ?? per(setup.hook);
+    if (hook) step.hook = hook;
+    const wiring = per(setup.wiring);
+    step.input = wiring ? { ...pin.input, ...wiring } : pin.input;
+    const pinned = expected.map((e: any) => expectOf(e, false));
+    for (const e of pinned) for (const k of per(setup.unpinned) ?? []) delete e[k];
+    markUnreproducible(name, pinned);
+    step.expect = [...pinned, ...(per(setup.companions) ?? [])];
+    steps.push(step);
+    const c: any = { name, provenance: `aep conformance/fixtures/mappings/${agent}.json#/${at}` };
+    const known = per(setup.known_not_reproduced);
+    if (known) c.known = known;
+    c.steps = steps;
+    cases.push(withSetup(c, modeConfig));
+  };
+  const withSetup = (c: any, modeConfig?: Record<string, unknown>) => {
+    if (setup.config || modeConfig) c.config = { ...setup.config, ...modeConfig };
     if (setup.surface) for (const st of c.steps) st.surface ??= setup.surface;
     return c;
   };
@@ -126,8 +159,8 @@ export function importPins(agent: string): string | undefined {
     }
     if (SECTIONS.includes(section)) {
       for (const [k, pin] of Object.entries<any>(body)) if (k !== '$comment') addCase(section, k, pin);
-    } else if (section === 'fallback') {
-      addCase('fallback', '', body);
+    } else if (SINGLE.includes(section)) {
+      addCase(section, '', body);
     } else if (setup.transitions?.[section]) {
       const tr = setup.transitions[section];
       for (const [k, t] of Object.entries<any>(body)) {
@@ -188,7 +221,7 @@ export function importPins(agent: string): string | undefined {
   if (Object.keys(skipped).length) doc.skipped = skipped;
   if (Object.keys(notReproducible).length) doc.not_reproducible = notReproducible;
   doc.cases = cases;
-  return BANNER(agent) + stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false });
+  return doc;
 }
 
 const SETUP_SCHEMA = JSON.parse(readFileSync(new URL('../schemas/pin-setup.schema.json', import.meta.url), 'utf8'));
