@@ -177,7 +177,7 @@ const OFFLINE: { match: RegExp; expect: (r: { code: number | null; stdout: strin
     match: /^map codex-otel$/,
     expect: (r) => {
       expect(r.code).toBe(0);
-      expect(JSON.parse(r.stdout.trim()).events.map((e: { type: string; data: { success?: boolean } }) => `${e.type} ${e.data.success}`)).toEqual([
+      expect(JSON.parse(r.stdout.trim()).events.map((e: { type: string; data: { success?: string } }) => `${e.type} ${e.data.success}`)).toEqual([
         'x.codex.otel.tool_result false',
       ]);
     },

@@ -109,10 +109,11 @@ describe('OTLP/HTTP logs into hookmap up', () => {
     // the channel is named in the source: an emitter beside the hook channel's aep://<host>/agent/codex/session/<id>
     expect(pb[0].source).toMatch(/^aep:\/\/[^/]+\/agent\/codex\/otel\/session\/cx-pb$/);
     expect(pb.every((e) => e.agent === 'codex')).toBe(true);
-    expect(pb[2].data).toMatchObject({ tool: { name: 'exec_command', call_id: 'call_2' }, success: false, duration_ms: 12 });
+    // the record's own attributes under their own names, values as OTLP carried them (the AEP Annex A pins)
+    expect(pb[2].data).toMatchObject({ tool_name: 'exec_command', call_id: 'call_2', success: 'false', duration_ms: 12 });
     expect(pb[1].data).toMatchObject({ decision: 'denied', source: 'config' });
     // a foreign event.name is kept, named, never guessed
-    expect(pb[4].data).toMatchObject({ event_name: 'codex.something_new' });
+    expect(pb[4].data).toEqual({ 'event.name': 'codex.something_new' });
     // metadata ceiling: no host name, no output
     expect(JSON.stringify(pb)).not.toMatch(/devbox|exit 1/);
   });
@@ -124,20 +125,17 @@ describe('OTLP/HTTP logs into hookmap up', () => {
     expect(r.body).toBe('');
     const session = '01a232c5-7496-74e2-84f2-86aeffe3e2de';
     const evs = logged(s, session);
-    expect(evs.map((e) => `${e.type} ${e.data.event_name}`)).toEqual([
-      'x.codex.otel.conversation_starts codex.conversation_starts',
+    // a known event.name is its type; an unknown one (codex.startup_phase) is named in the data, never the callsite
+    expect(evs.map((e) => (e.type === 'x.codex.otel.unknown' ? `${e.type} ${e.data['event.name']}` : e.type))).toEqual([
+      'x.codex.otel.conversation_starts',
       'x.codex.otel.unknown codex.startup_phase',
       'x.codex.otel.unknown codex.startup_phase',
-      'x.codex.otel.user_prompt codex.user_prompt',
-      'x.codex.otel.api_request codex.api_request',
+      'x.codex.otel.user_prompt',
+      'x.codex.otel.api_request',
     ]);
-    expect(evs[0].data).toMatchObject({
-      model: 'scripted',
-      approval_policy: 'never',
-      sandbox_policy: 'read-only',
-      service: 'codex_exec',
-      app_version: '0.169.0',
-    });
+    expect(evs[0].data).toMatchObject({ model: 'scripted', approval_policy: 'never', sandbox_policy: 'read-only' });
+    // identity and resource attributes stay off every payload (the AEP pins): the envelope's source and session say who sent it
+    for (const e of evs) for (const k of ['app.version', 'originator', 'service.name', 'conversation.id']) expect(e.data).not.toHaveProperty([k]);
     expect(evs[3].data).toEqual(expect.not.objectContaining({ prompt: expect.anything() })); // [REDACTED] by Codex: never forwarded
   });
 
