@@ -41,7 +41,7 @@ describe.skipIf(!!skipBrowser)('web inbox: tokens and cost, and the OTel compani
       };
     };
     const tool = (call: string) => ({ name: 'Bash', call_id: call });
-    const otelTool = (call: string) => ({ name: 'exec_command', call_id: call });
+    const otelTool = (call: string) => ({ tool_name: 'exec_command', call_id: call });
     const usage = (run: string, input: number, output: number, cost: number) =>
       env(USAGE, 'x.hookmap.usage.reported', {
         run,
@@ -65,12 +65,10 @@ describe.skipIf(!!skipBrowser)('web inbox: tokens and cost, and the OTel compani
       env(HOOKS, 'run.finished', { run: 'r2', data: {} }),
     ]);
     await postEvents(s, [
-      env(OTEL, 'x.codex.otel.tool_result', {
-        subject: 'exec_command',
-        data: { event_name: 'codex.tool_result', tool: otelTool('call_ls'), success: true, exit_code: 2, duration_ms: 1244 },
-      }),
-      env(OTEL, 'x.codex.otel.tool_decision', { subject: 'exec_command', data: { tool: otelTool('call_rm'), decision: 'denied', source: 'config' } }),
-      env(OTEL, 'x.codex.otel.tool_result', { subject: 'exec_command', data: { tool: otelTool('call_elsewhere'), success: true, duration_ms: 30 } }),
+      // the records' own attributes, values as OTLP carries them (the AEP pins)
+      env(OTEL, 'x.codex.otel.tool_result', { data: { ...otelTool('call_ls'), success: 'true', exit_code: 2, duration_ms: '1244' } }),
+      env(OTEL, 'x.codex.otel.tool_decision', { data: { ...otelTool('call_rm'), decision: 'denied', source: 'config' } }),
+      env(OTEL, 'x.codex.otel.tool_result', { data: { ...otelTool('call_elsewhere'), success: 'true', duration_ms: '30' } }),
       usage('r1', 1200, 300, 0.0125),
       usage('r2', 100, 50, 0.002),
     ]);

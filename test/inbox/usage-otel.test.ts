@@ -114,11 +114,11 @@ describe('OTel companion join', () => {
   const result = (seq: number, call: string, extra: Record<string, unknown> = {}) =>
     ev('x.codex.otel.tool_result', seq, {
       source: OTEL,
-      subject: 'exec_command',
-      data: { event_name: 'codex.tool_result', tool: { name: 'exec_command', call_id: call }, success: true, exit_code: 2, duration_ms: 1244, ...extra },
+      // the record's own attributes, values as OTLP carries them (the AEP pins)
+      data: { tool_name: 'exec_command', call_id: call, success: 'true', exit_code: 2, duration_ms: '1244', ...extra },
     });
   const decision = (seq: number, call: string, d: string, src: string) =>
-    ev('x.codex.otel.tool_decision', seq, { source: OTEL, data: { tool: { name: 'exec_command', call_id: call }, decision: d, source: src } });
+    ev('x.codex.otel.tool_decision', seq, { source: OTEL, data: { tool_name: 'exec_command', call_id: call, decision: d, source: src } });
 
   it("puts the OTel result and decision on the hook channel's tool row by call id, before or after the row", () => {
     const early = decision(1, 'call_a', 'approved', 'user');
@@ -139,6 +139,27 @@ describe('OTel companion join', () => {
     expect(tool.otel?.result).toBeUndefined();
     const same = buildTimeline([req(1, 'call_c'), { ...result(2, 'call_c'), source: HOOKS }]);
     expect(same.rows).toHaveLength(2);
+  });
+
+  it('reads the values as OTLP carries them: success "false" is unsuccessful, a duration is a number or a string of digits, anything else none', () => {
+    const tl = buildTimeline([req(1, 'call_e'), result(2, 'call_e', { exit_code: undefined, success: 'false', duration_ms: '87' })]);
+    expect(otelText((tl.rows[0] as ToolRow).otel)).toEqual(['unsuccessful · 87 ms (OTel)']);
+    expect(otelText((buildTimeline([req(1, 'call_n'), result(2, 'call_n', { duration_ms: 1244 })]).rows[0] as ToolRow).otel)).toEqual([
+      'exit 2 · 1.2 s (OTel)',
+    ]);
+    for (const bad of ['12ms', '', '-5', '1e9', ' 12', null, {}, ['1']]) {
+      const t = buildTimeline([req(1, 'call_f'), result(2, 'call_f', { exit_code: undefined, duration_ms: bad })]);
+      expect(otelText((t.rows[0] as ToolRow).otel), JSON.stringify(bad)).toEqual([]);
+    }
+  });
+
+  it('joins only by the call id the record carries (call_id): not a nested tool object, not a non-string or empty id', () => {
+    for (const data of [{ tool: { name: 'exec_command', call_id: 'call_g' } }, { call_id: 7 }, { call_id: '' }, { call_id: ['call_g'] }]) {
+      const rec = ev('x.codex.otel.tool_result', 2, { source: OTEL, data: { success: 'true', duration_ms: '5', ...data } });
+      const tl = buildTimeline([req(1, 'call_g'), rec]);
+      expect(tl.rows, JSON.stringify(data)).toHaveLength(2);
+      expect((tl.rows[0] as ToolRow).otel, JSON.stringify(data)).toBeUndefined();
+    }
   });
 
   it('joins nothing when two rows of the session hold the call id', () => {
