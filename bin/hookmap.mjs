@@ -2,10 +2,12 @@
 // hookmap entry point. The portable hook shim (`hookmap hook`), start on
 // demand (`hookmap autostart`) and the stdio tee (`hookmap tee`) are plain JS
 // so an agent never pays for a TypeScript loader. Every other command runs
-// the package's bundle in an installed package (dist/engine/: package.json
-// `files` ships it and no per-module .js or .ts), the compiled modules in a
-// clone built with tsc alone, and the TypeScript sources through tsx in a
-// clone (so an edited source is what runs, never a stale build).
+// the bundle (npm run build: codegen/bundle.mjs, dist/engine/): always in an
+// installed package (package.json `files` ships it and no .ts), and in a
+// clone while it is newer than every source it was built from
+// (dist/engine/build.json lists them); a clone whose sources changed since
+// (an edit, a pull) runs them through tsx, so what runs is never stale.
+// HOOKMAP_FROM_SOURCES=1 runs the sources in a clone whatever the bundle.
 const cmd = process.argv[2];
 // A reader that stops early (`hookmap tail | head -1`) closes our stdout: a
 // write then fails with EPIPE. Like every Unix tool, stop quietly.
@@ -29,17 +31,28 @@ if (cmd === 'hook' && !help) {
   const { main } = await import('../engine/surface/tee.mjs');
   await main(process.argv.slice(3));
 } else {
-  const { existsSync } = await import('node:fs');
+  const { existsSync, readFileSync, statSync } = await import('node:fs');
+  const at = (path) => new URL(`../${path}`, import.meta.url);
+  const clone = existsSync(at('engine/cli/main.ts'));
+  /** The bundle, in a clone, only while no source it was built from changed since its build started. */
+  const fresh = () => {
+    if (process.env.HOOKMAP_FROM_SOURCES === '1') return false;
+    try {
+      const { built, inputs } = JSON.parse(readFileSync(at('dist/engine/build.json'), 'utf8'));
+      if (!Number.isFinite(built) || !Array.isArray(inputs) || !inputs.length) return false;
+      for (const f of inputs) if (statSync(at(f)).mtimeMs > built) return false;
+      return true;
+    } catch {
+      return false; // no bundle, no record of it, or a source gone
+    }
+  };
   let main;
-  if (existsSync(new URL('../engine/cli/main.ts', import.meta.url))) {
+  if (clone && !fresh()) {
     const { register } = await import('tsx/esm/api');
     register();
     ({ main } = await import('../engine/cli/main.ts'));
-  } else if (existsSync(new URL('../dist/engine/main.js', import.meta.url))) {
-    // the package's bundle (npm run build: codegen/bundle.mjs): the same modules, in a few files
-    ({ main } = await import('../dist/engine/main.js'));
   } else {
-    ({ main } = await import('../engine/cli/main.js'));
+    ({ main } = await import('../dist/engine/main.js'));
   }
   process.exitCode = await main(process.argv.slice(2));
 }

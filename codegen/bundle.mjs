@@ -1,6 +1,7 @@
-// The package's bundle, `npm run build` after tsc (so `prepare`, `npm ci`
-// and `npm pack` make it): the CLI (engine/cli/main.js, the compiled output,
-// and every module it can load) as ESM chunks in dist/engine/, one chunk per
+// The package's bundle, `npm run build` (so `prepare`, `npm ci` and `npm
+// pack` make it): the CLI (engine/cli/main.ts and every module it can load,
+// compiled by esbuild straight from the sources: no .js is ever written
+// beside a .ts) as ESM chunks in dist/engine/, one chunk per
 // command (engine/cli/command-modules.ts) and per lazy import, so a command
 // still loads only what it needs. Hundreds of small files cost a start more
 // than their bytes (each one resolved, read and compiled on its own): `up`
@@ -10,8 +11,12 @@
 // (web-tree-sitter's wasm, better-sqlite3's native module). dist/engine/ sits
 // two folders below the root, as every engine module does, so their paths to
 // shipped files (../../schemas, ../../package.json) hold. bin/hookmap.mjs runs
-// dist/engine/main.js where it exists (an installed package), the sources in
-// a clone.
+// dist/engine/main.js in an installed package, and in a clone while the
+// bundle is newer than every source it was built from: dist/engine/build.json
+// lists them (the repository's files esbuild read, and package-lock.json for
+// the packages inside) with the time the build started, so a source edited
+// since then runs through tsx, never a stale bundle. Its `stamp` (the version
+// and a digest of those sources) keys the caches below and a home's own.
 //
 // Then the caches a first start in a new home would otherwise fill (their
 // keys name this hookmap's version, as an installed package's do): every
@@ -20,9 +25,10 @@
 // dist/cache/, read when the home has no entry yet. Outside engine/: the
 // bundle holds codegen/ modules (the docs command) and the cache descriptor
 // values, both of which name agents, which no engine/ file does.
-//   node codegen/bundle.mjs
+//   tsx codegen/bundle.mjs   (npm run build)
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -65,9 +71,12 @@ const externals = {
 };
 
 for (const d of [OUT, CACHE]) rmSync(new URL(`../${d}`, import.meta.url), { recursive: true, force: true });
-await build({
+// before esbuild reads a source: a file saved while it builds is newer than the build
+const started = Date.now();
+const { metafile } = await build({
   absWorkingDir: ROOT,
-  entryPoints: ['engine/cli/main.js'],
+  entryPoints: ['engine/cli/main.ts'],
+  metafile: true,
   outdir: OUT,
   bundle: true,
   splitting: true,
@@ -81,14 +90,25 @@ await build({
   logLevel: 'warning',
 });
 
-// the compiled modules tsc wrote (the same code the bundle holds)
-const { cacheDescriptorsIn } = await import('../engine/descriptor/descriptor-cache.js');
-const { cacheValidatorsIn } = await import('../engine/aep/validator-cache.js');
-const { hookmapStamp } = await import('../engine/cli/stamp.js');
-const { listVendors, loadVendor } = await import('../engine/descriptor/registry.js');
-const { warmValidators } = await import('../engine/aep/schemas.js');
+// what the bundle was built from: the repository's own sources (the packages inside change only with the lock file)
+const inputs = [...Object.keys(metafile.inputs).filter((f) => !/(^|\/)node_modules\//.test(f) && !f.includes(':')), 'package-lock.json'].sort();
+const digest = createHash('sha256');
+for (const f of inputs)
+  digest
+    .update(`${f}\0`)
+    .update(readFileSync(new URL(`../${f}`, import.meta.url)))
+    .update('\0');
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const stamp = `${version}+${digest.digest('hex').slice(0, 16)}`;
+writeFileSync(new URL(`../${OUT}/build.json`, import.meta.url), `${JSON.stringify({ built: started, stamp, inputs }, null, 1)}\n`);
+
+// the same modules from their sources (this script runs under tsx)
+const { cacheDescriptorsIn } = await import('../engine/descriptor/descriptor-cache.ts');
+const { cacheValidatorsIn } = await import('../engine/aep/validator-cache.ts');
+const { listVendors, loadVendor } = await import('../engine/descriptor/registry.ts');
+const { warmValidators } = await import('../engine/aep/schemas.ts');
 const cache = (kind) => fileURLToPath(new URL(`../${CACHE}/${kind}`, import.meta.url));
-cacheDescriptorsIn(cache('descriptors'), hookmapStamp(false));
+cacheDescriptorsIn(cache('descriptors'), stamp);
 for (const v of listVendors()) loadVendor(v);
-cacheValidatorsIn(cache('validators'), hookmapStamp(false));
+cacheValidatorsIn(cache('validators'), stamp);
 await warmValidators();

@@ -7,12 +7,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-// not the registry's: importing it would load the descriptor compiler, which reading this file never needs
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const VENDORS_DIR = join(ROOT, 'vendors');
-const FIXTURES_DIR = join(ROOT, 'fixtures');
+// not the registry: importing it would load the descriptor compiler, which reading this file never needs
+import { FIXTURES_DIR, ROOT, vendorFile } from '../descriptor/vendor-files.ts';
 
 export const CAPABILITIES_JSON = 'capabilities/capabilities.json';
 export const FORMAT = 'hookmap.capabilities/1';
@@ -40,10 +36,6 @@ export interface AgentJson {
 }
 
 export const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-
-export function vendorFile(agent: string): string | undefined {
-  return ['yaml', 'yml'].map((x) => join(VENDORS_DIR, `${agent}.${x}`)).find((p) => existsSync(p));
-}
 
 /**
  * The generated reports of these agents (all when none is named), or

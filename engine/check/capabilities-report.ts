@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { formatError } from '../descriptor/errors.ts';
 import type { AgentReport } from './check-agent.ts';
-import { FORMAT, sha, vendorFile, type AgentJson } from './capabilities-json.ts';
+import { FORMAT, sha, type AgentJson } from './capabilities-json.ts';
+import { vendorFile } from '../descriptor/vendor-files.ts';
 
 export function toJson(r: AgentReport): AgentJson {
   return {

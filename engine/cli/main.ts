@@ -8,12 +8,13 @@ import { cacheYamlIn } from '../descriptor/yaml-cache.ts';
 import { cacheDescriptorsIn } from '../descriptor/descriptor-cache.ts';
 import { cacheValidatorsIn } from '../aep/validator-cache.ts';
 import { PACKAGE_ROOT } from '../io/package-root.ts';
-import { hookmapStamp } from './stamp.ts';
+import { hookmapStamp, setRunStamp } from './stamp.ts';
+import { existsSync } from 'node:fs';
 import { commandHelp, printUsage, COMMANDS } from './usage.ts';
 import { COMMAND_MODULES } from './command-modules.ts';
 
-/** Run from the TypeScript sources (a clone, through tsx), not the compiled package (tsconfig.build.json). */
-const FROM_SOURCES = import.meta.url.endsWith('.ts');
+/** A clone (the sources beside whatever runs: they, or the data the bundle reads, can change after a build), not a package. */
+const IN_CLONE = existsSync(join(PACKAGE_ROOT, 'engine', 'cli', 'main.ts'));
 
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
@@ -47,7 +48,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   // descriptors' parsed YAML, kept by content hash (engine/descriptor/yaml-cache.ts)
   cacheYamlIn(join(config.home, 'cache', 'yaml'));
-  const stamp = hookmapStamp(FROM_SOURCES);
+  const stamp = hookmapStamp(IN_CLONE);
+  setRunStamp(stamp);
   // what the package was built with (npm run build: codegen/bundle.mjs), found when the home has nothing yet
   const shipped = (kind: string) => join(PACKAGE_ROOT, 'dist', 'cache', kind);
   // descriptors validated by this hookmap before, by content hash (engine/descriptor/descriptor-cache.ts)

@@ -1,8 +1,14 @@
-// What a validated-descriptor cache entry is valid for (engine/descriptor/
-// descriptor-cache.ts): this hookmap's version; in a clone (sources run
-// through tsx, the version unchanged while they are edited) also the latest
-// change time of everything that decides whether a descriptor is valid, so an
-// edited check or schema is never skipped.
+// What a cache entry (a validated descriptor, the AEP validators' code, a
+// capabilities report) is valid for: the hookmap that made it.
+// - The bundle (dist/engine/: an installed package, or a clone's build that
+//   is still fresh): the stamp codegen/bundle.mjs wrote beside it (the
+//   version and a digest of the sources it was built from). In a clone, the
+//   data it reads at run time (schemas/) can still change after the build:
+//   once it has, the change time is part of the stamp too.
+// - The sources (a clone through tsx, the version unchanged while they are
+//   edited): the version and the latest change time of everything that
+//   decides whether a descriptor is valid, so an edited check or schema is
+//   never skipped.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,14 +26,16 @@ const DECIDING = [
   'schemas/aep/registry',
 ];
 
-export function hookmapStamp(clone: boolean): string {
-  let version = '?';
+function version(): string {
   try {
-    version = String(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
+    return String(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
   } catch {
-    // no package.json beside the engine: the version is unknown, the sources' times still count
+    return '?'; // no package.json beside the engine: the version is unknown, the sources' times still count
   }
-  if (!clone) return version;
+}
+
+/** The latest change time of the files under DECIDING (0 where none is there). */
+function latestChange(): number {
   let latest = 0;
   for (const d of DECIDING) {
     let names: string[];
@@ -44,5 +52,32 @@ export function hookmapStamp(clone: boolean): string {
       }
     }
   }
-  return `${version}+${latest}`;
+  return latest;
+}
+
+/** dist/engine/build.json, beside the module that runs, where this is the bundle. */
+function buildRecord(): { stamp: string; built: number } | undefined {
+  try {
+    const b = JSON.parse(readFileSync(new URL('./build.json', import.meta.url), 'utf8'));
+    if (typeof b.stamp === 'string' && b.stamp && Number.isFinite(b.built)) return { stamp: b.stamp, built: b.built };
+  } catch {
+    // not the bundle
+  }
+  return undefined;
+}
+
+/** The stamp of the hookmap that runs: `inClone` where its sources are beside it (the data can change after a build). */
+export function hookmapStamp(inClone: boolean): string {
+  const b = buildRecord();
+  if (!inClone) return b?.stamp ?? version();
+  const latest = latestChange();
+  if (b && latest <= b.built) return b.stamp;
+  return `${b?.stamp ?? version()}+${latest}`;
+}
+
+let current = '';
+/** The stamp this run's caches are keyed by (set once by the CLI's main). */
+export const runStamp = (): string => current;
+export function setRunStamp(stamp: string): void {
+  current = stamp;
 }

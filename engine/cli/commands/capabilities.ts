@@ -17,11 +17,16 @@
 //         "state": "supported"|"unsupported"|"not-implemented"|"unverified"|"undeclared",
 //         "proven": boolean, "why": string|null, "evidence": string[] ("file#case"),
 //         "proven_by": string, "live": string|null } ] } ] }
+import { join } from 'node:path';
+import type { RuntimeConfig } from '../../config/schema.ts';
 import { FORMAT, generatedReports, type AgentJson } from '../../check/capabilities-json.ts';
+import { keepReport, keptReport, reportKey } from '../../check/capabilities-cache.ts';
+import { listVendors } from '../../descriptor/vendor-files.ts';
+import { runStamp } from '../stamp.ts';
 import { ArgError, parseArgs } from '../args.ts';
 import { wrapLine, wrapWords } from '../../text/wrap.ts';
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], config: RuntimeConfig): Promise<number> {
   let agent: string | undefined;
   let json: boolean;
   let evidence: boolean;
@@ -35,13 +40,24 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`hookmap capabilities: ${(err as Error).message}\n`);
     return 2;
   }
-  // an installed package has no fixtures to run: it reads what `hookmap docs` generated from them
+  // an installed package has no fixtures to run: it reads what `hookmap docs` generated from them; a clone runs them, or
+  // reads back what this hookmap found for the same descriptor and fixtures before (check/capabilities-cache.ts)
   let reports = generatedReports(agent);
   if (!reports) {
+    const kept = join(config.home, 'cache', 'capabilities');
+    reports = [];
     try {
-      const { checkAgents } = await import('../../check/check-all.ts');
-      const { toJson } = await import('../../check/capabilities-report.ts');
-      reports = (await checkAgents(agent)).map(toJson);
+      for (const a of agent === undefined ? listVendors() : [agent]) {
+        const key = reportKey(runStamp(), a);
+        let r = key ? keptReport(kept, key) : undefined;
+        if (!r) {
+          const { checkAgents } = await import('../../check/check-all.ts');
+          const { toJson } = await import('../../check/capabilities-report.ts');
+          [r] = (await checkAgents(a)).map(toJson);
+          if (key) keepReport(kept, key, r);
+        }
+        reports.push(r);
+      }
     } catch (err) {
       process.stderr.write(`hookmap capabilities: ${(err as Error).message}\n`);
       return 2;
