@@ -45,6 +45,7 @@ import { warmValidators } from '../aep/schemas.ts';
 import { compilePending } from '../expr/compile.ts';
 import { addDaemonHealth, auditTo, authFor, daemonLines, linksReady, recordRunning, startBridges, summaryHead } from './up-parts.ts';
 import { announcePolicy } from './up-policy.ts';
+import { tightenHome } from '../io/home-modes.ts';
 
 export const DEFAULT_UP_PORT = 8787;
 
@@ -246,6 +247,15 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const addr = app.server.address() as AddressInfo;
   const { url: plainUrl } = urlOf(addr);
   const url = o.tls ? plainUrl.replace(/^http:/, 'https:') : plainUrl;
+  // a home made by an older hookmap or by hand: nobody else on the machine reads it from now on (off the start's path)
+  if (o.home) {
+    const h = o.home;
+    setImmediate(() => {
+      const { changed, partial } = tightenHome(h);
+      if (changed)
+        say(`home ${h}: group and other permissions taken off ${changed} entries (it holds tokens, keys and logs)${partial ? ' (checked in part)' : ''}`);
+    }).unref();
+  }
   // a second `up` on this home reads it to say where this one runs (an embedding without a home of its own leaves ~/.hookmap alone)
   const unrecord = o.home ? recordRunning(o.home, url) : () => {};
   // daemons dial the relay over loopback even when the server listens on every interface

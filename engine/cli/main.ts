@@ -16,6 +16,9 @@ import { COMMAND_MODULES } from './command-modules.ts';
 /** A clone (the sources beside whatever runs: they, or the data the bundle reads, can change after a build), not a package. */
 const IN_CLONE = existsSync(join(PACKAGE_ROOT, 'engine', 'cli', 'main.ts'));
 
+/** Commands whose files belong to a repository or to an agent's own settings (their modes are the user's). */
+const KEEPS_UMASK = new Set(['setup', 'new', 'docs', 'codegen']);
+
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
@@ -39,6 +42,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(commandHelp(entry));
     return 0;
   }
+  // what a command creates in the home is for its owner alone, whatever the user's umask (engine/io/home-modes.ts); the
+  // commands that write into a repository or an agent's own config keep the user's
+  if (!KEEPS_UMASK.has(cmd)) process.umask(0o077);
   let config: RuntimeConfig;
   try {
     config = resolveConfig(process.env);

@@ -45,7 +45,7 @@ export class CommandProtocol {
     if (!spec?.nextTurn) return;
     const enabled = accepts.includes(spec.type) && core.mapper.configValue(spec.nextTurn.optIn) === true;
     const idle = (s: string) => core.mapper.openRun(s) === undefined && !holds.inSession(s).length;
-    this.nextTurn = new NextTurn(core, { spec, queue: this.queue, enabled, idle, ended: (s) => this.ended.has(s) });
+    this.nextTurn = new NextTurn(core, { spec, queue: this.queue, enabled, idle, ended: (s) => this.ended.has(s), known: (s) => core.mapper.knows(s) });
   }
 
   /** A routed command (in the serial queue). `by`: the sender's authenticated name as the relay stamped it, the only name an answer is attributed to. */

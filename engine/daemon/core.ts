@@ -5,8 +5,8 @@
 // daemon's units (hold-lifecycle.ts, commands.ts, model-calls.ts) are built
 // on one DaemonCore; daemon.ts composes them. AEP-0001 §5 (envelope, order
 // within a session), AEP-0002 §6 (x.hookmap.* diagnostics).
-import type { Descriptor } from '../descriptor/types.ts';
-import { contentTypeOf } from '../map/decide.ts';
+import type { CompiledHook, Descriptor } from '../descriptor/types.ts';
+import { contentTypeOf, renderDecision } from '../map/decide.ts';
 import type { AepEvent } from '../map/envelope.ts';
 import { MapError, type Mapper, type MapErrorCode } from '../map/mapper.ts';
 import type { HookReply } from './holds.ts';
@@ -52,6 +52,8 @@ export class DaemonCore {
   control = false;
   /** close() has begun: nothing new is taken. */
   closed = false;
+  /** The id of a rule in force that could block a firing of this hook (operator policy), where one could: see diagnose(). */
+  blockingRule?: (hook: CompiledHook) => string | undefined;
   /** Called with every event once it is logged, in registration order, before the link carries it. */
   private readonly listeners: ((ev: AepEvent) => void)[] = [];
 
@@ -132,15 +134,42 @@ export class DaemonCore {
    */
   async diagnose(err: unknown, payload: unknown, hookArg: string | undefined, surface?: Record<string, unknown>, mapped = false): Promise<HookReply> {
     const me = err instanceof MapError ? err : new MapError('mapping-error', (err as Error)?.message ?? String(err), hookArg);
-    const hook = me.hook ?? hookArg;
-    const session = mapped ? me.session : await this.sessionOf(payload, hook, surface);
-    this.say(`hook not mapped [${me.code}] hook=${hook ?? '?'} session=${session ?? '?'}: ${me.message} (answered neutral bytes)`);
+    // a payload too deep to walk is read by its top-level fields alone (its hook name and session are there)
+    const readable = me.code === 'payload-too-deep' ? topLevelScalars(payload) : payload;
+    const hook = me.hook ?? hookArg ?? (await this.mapper.hookNameOf(readable, surface).catch(() => undefined));
+    const session = mapped ? me.session : await this.sessionOf(readable, hook, surface);
+    const closed = await this.failClosed(hook, session, me);
+    this.say(
+      `hook not mapped [${me.code}] hook=${hook ?? '?'} session=${session ?? '?'}: ${me.message} ` +
+        (closed ? `(answered with its block reply: ${closed.rule} could apply and the request cannot be read)` : '(answered neutral bytes)'),
+    );
     try {
       this.publish([this.mapper.diagnostic(me, session, hook)]);
     } catch (e) {
       this.say(`could not log the diagnostic event: ${(e as Error).message}`);
     }
-    return { ...this.neutralReply(hook), error: me.code };
+    return closed?.reply ?? { ...this.neutralReply(hook), error: me.code };
+  }
+
+  /**
+   * Fail closed (issue 40): a firing that cannot be read (too deep, malformed, a rule that threw) where a rule in
+   * force could block it gets the hook's block reply, never the neutral bytes that would let the call go ahead.
+   * Only where the descriptor gives the hook a `block` decision; a held hook's neutral bytes already leave the
+   * request to the agent's own dialog (a human). The template sees no payload: it is what could not be read.
+   */
+  private async failClosed(hook: string | undefined, session: string | undefined, me: MapError): Promise<{ reply: HookReply; rule: string } | undefined> {
+    const h = hook ? this.d.hooks.get(hook) : undefined;
+    const entry = h?.decide.get('block');
+    const rule = h && entry ? this.blockingRule?.(h) : undefined;
+    if (!rule || !entry) return undefined;
+    const reason = `hookmap could not read this request [${me.code}] and rule ${rule} could block it: blocked (fail closed)`;
+    try {
+      const body = await renderDecision(entry, { verb: 'block', reason, authored: [] }, {}, { agent: this.vendor, hook, session, config: this.config });
+      return { reply: { ...this.reply(body, entry.exit ?? this.d.replies.exitCode), decided: 'block', error: me.code }, rule };
+    } catch (e) {
+      this.say(`the block reply of ${hook} could not be rendered without its payload (${(e as Error).message}): neutral bytes`);
+      return undefined;
+    }
   }
 
   /** A problem a surface saw in the agent's own traffic (a line that is not JSON, one too long): one diagnostic event. */
@@ -155,4 +184,9 @@ export class DaemonCore {
       }
     });
   }
+}
+
+function topLevelScalars(payload: unknown): unknown {
+  if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return payload;
+  return Object.fromEntries(Object.entries(payload).filter(([, v]) => v === null || typeof v !== 'object'));
 }

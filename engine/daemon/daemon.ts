@@ -26,7 +26,7 @@ import { HoldLifecycle } from './hold-lifecycle.ts';
 import type { AskSubject } from '../policy/subject.ts';
 import { nativeAlways, subjectOfHold } from './rule-answer.ts';
 import type { HookReply, PendingHold } from './holds.ts';
-import { makeDecider } from './instructions.ts';
+import { blockRuleFor, makeDecider } from './instructions.ts';
 import { LifecycleEvents } from './lifecycle.ts';
 import { ModelCalls } from './model-calls.ts';
 import { openRelayLink } from './relay-attach.ts';
@@ -110,6 +110,7 @@ export class Daemon {
     this.calls = new ModelCalls(this.core, this.holds, this.commands);
     if (opts.onEvent) this.core.onLogged(opts.onEvent);
     this.decider = makeDecider({ vendor: d.vendor, queue: this.commands.queue, policy: opts.policy ?? (() => undefined), now, say });
+    this.core.blockingRule = (hook) => blockRuleFor(opts.policy?.(), d.vendor, hook)?.id;
     if (d.transcript) this.usage = new UsageWatch(this.core, d.transcript, this.logDir, { home: opts.userHome, prices: opts.prices, onRead: opts.onUsageRead });
     this.holds.start();
   }

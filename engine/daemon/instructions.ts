@@ -8,7 +8,7 @@
 // a policy decision `x.<vendor>.policy.applied`. The steering design record
 // (control-steering-design.md: queueing, cap, eligibility, audit events);
 // AEP-0004 §5-§6 (outcomes cause-linked to the command).
-import type { CompiledCommand, Verb } from '../descriptor/types.ts';
+import type { CompiledCommand, CompiledHook, Verb } from '../descriptor/types.ts';
 import { evaluate } from '../expr/compile.ts';
 import type { Authored, Decider, Decision, FiringView } from '../map/decide.ts';
 import type { Policy, PolicyRule } from '../policy/policy.ts';
@@ -151,6 +151,16 @@ export function makeDecider(o: DeciderOptions): Decider {
     };
     return decision;
   };
+}
+
+/**
+ * A block rule of `policy` that could apply to a firing of `hook` (its agent, and a type the hook can emit or its
+ * block decision replaces them with: a type written as an expression could be any), for a firing nobody could read.
+ */
+export function blockRuleFor(policy: Policy | undefined, agent: string, hook: CompiledHook): PolicyRule | undefined {
+  const emits = [...hook.emit, ...(hook.decide.get('block')?.emit ?? [])];
+  const dynamic = emits.some((e) => e.typeText !== e.type);
+  return policy?.rules.find((r) => r.decide === 'block' && (!r.agents || r.agents.has(agent)) && (dynamic || emits.some((e) => r.on.has(e.type))));
 }
 
 async function policyDecision(o: DeciderOptions, view: FiringView, fired: Map<string, number>, authored: Authored[]): Promise<Decision | undefined> {

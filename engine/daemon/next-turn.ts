@@ -17,7 +17,13 @@
 // the queue before its bytes go out (no hook reply can carry it meanwhile),
 // and one ack at most is answered yes.
 // Bounded: one waiter per session (a newer one releases the older), each
-// released after `wait_ms`, at the session's end, or when the daemon stops.
+// released after `wait_ms`, at the session's end, or when the daemon stops;
+// at most MAX_WAITERS in the process (each holds a connection open for up to
+// `wait_ms`: a flood of them once filled the server's connection limit, and
+// /healthz and every hook were refused). A waiter for a session no firing has
+// named yet (a waiter can start beside the session's first hook) is one of
+// at most MAX_UNKNOWN_WAITERS and has UNKNOWN_GRACE_MS for its session to
+// show up; past either bound a waiter is answered at once (no bytes, exit 0).
 // The carrier's `wake` hook (never registered with the agent) is fired here
 // with the waiter's payload once the ack is in, before the waiter may exit:
 // its rule notes the delivery, so the woken turn's own first hook can open
@@ -36,6 +42,15 @@ export interface CarrierReply extends HookReply {
 
 /** How long a waiter that was sent instructions has to acknowledge them before they go back to the queue. */
 export const ACK_WINDOW_MS = 15_000;
+/** Waiters held at once in this process, every daemon's together. */
+export const MAX_WAITERS = 256;
+/** Of those, waiters whose session no firing has named yet ... */
+export const MAX_UNKNOWN_WAITERS = 16;
+/** ... and how long such a waiter waits for its session to show up. */
+export const UNKNOWN_GRACE_MS = 10_000;
+
+/** The process's waiters, every NextTurn's together (each holds a connection open). */
+const held = { all: 0, unknown: 0 };
 
 interface InFlight {
   session: string;
@@ -51,6 +66,10 @@ interface Waiter {
   timer: unknown;
   off: () => void;
   payload?: unknown;
+  /** Counted among the waiters of sessions not yet known (until its session shows up). */
+  unknown: boolean;
+  /** When its `wait_ms` ends. */
+  until: number;
 }
 
 export interface NextTurnOptions {
@@ -63,6 +82,8 @@ export interface NextTurnOptions {
   idle: (session: string) => boolean;
   /** The session's end was seen: an instruction coming back is dropped, not queued. */
   ended: (session: string) => boolean;
+  /** A firing of the session was mapped here. */
+  known: (session: string) => boolean;
 }
 
 const METADATA = 'metadata' as const;
@@ -94,24 +115,64 @@ export class NextTurn {
   wait(session: string | undefined, signal?: AbortSignal, payload?: unknown): Promise<CarrierReply> {
     if (!this.o.enabled || !session || this.core.closed || signal?.aborted) return Promise.resolve(this.neutral());
     this.release(session, 'superseded by a newer waiter');
+    const unknown = !this.o.known(session);
+    if (held.all >= MAX_WAITERS || (unknown && held.unknown >= MAX_UNKNOWN_WAITERS)) {
+      this.core.say(
+        `next-turn waiter of session ${session} refused: ${unknown ? `${held.unknown} waiters of unknown sessions` : `${held.all} waiters`} already held`,
+      );
+      return Promise.resolve(this.neutral());
+    }
     return new Promise<CarrierReply>((resolve) => {
-      const w: Waiter = { session, resolve, timer: undefined, off: () => {}, payload };
-      w.timer = this.core.timers.set(() => void this.core.serial.run(() => this.drop(w, 'bound')), this.o.spec.nextTurn!.waitMs);
+      const waitMs = this.o.spec.nextTurn!.waitMs;
+      const w: Waiter = { session, resolve, timer: undefined, off: () => {}, payload, unknown, until: this.core.now() + waitMs };
+      held.all++;
+      if (unknown) held.unknown++;
+      this.arm(w, unknown ? Math.min(waitMs, UNKNOWN_GRACE_MS) : waitMs);
       const onAbort = () => void this.core.serial.run(() => this.drop(w, 'gone'));
       signal?.addEventListener('abort', onAbort, { once: true });
       w.off = () => signal?.removeEventListener('abort', onAbort);
       this.waiters.set(session, w);
-      this.core.say(`next-turn waiter of session ${session} waiting`);
+      this.core.say(`next-turn waiter of session ${session} waiting${unknown ? ' (its session not seen yet)' : ''}`);
       this.poke(session);
     });
+  }
+
+  /** The waiter's timer: at its end, a waiter whose session showed up meanwhile waits out the rest of `wait_ms`. */
+  private arm(w: Waiter, ms: number): void {
+    w.timer = this.core.timers.set(
+      () =>
+        void this.core.serial.run(() => {
+          if (this.waiters.get(w.session) !== w) return;
+          if (w.unknown && this.o.known(w.session) && w.until > this.core.now()) {
+            this.known(w);
+            return this.arm(w, w.until - this.core.now());
+          }
+          this.drop(w, w.unknown ? 'its session was never seen' : 'bound');
+        }),
+      ms,
+    );
+  }
+
+  /** A waiter's session showed up: it no longer counts among the unknown ones. */
+  private known(w: Waiter): void {
+    if (!w.unknown) return;
+    w.unknown = false;
+    held.unknown--;
+  }
+
+  /** A waiter leaves the maps and the counts (it is answered by the caller). */
+  private forget(w: Waiter): void {
+    this.waiters.delete(w.session);
+    this.core.timers.clear(w.timer);
+    w.off();
+    this.known(w);
+    held.all--;
   }
 
   /** A waiter leaves without an instruction (neutral reply, or nothing: its connection is gone). */
   private drop(w: Waiter, why: string): void {
     if (this.waiters.get(w.session) !== w) return;
-    this.waiters.delete(w.session);
-    this.core.timers.clear(w.timer);
-    w.off();
+    this.forget(w);
     this.core.say(`next-turn waiter of session ${w.session} released (${why})`);
     w.resolve(this.neutral());
   }
@@ -143,9 +204,7 @@ export class NextTurn {
       length += add;
     }
     if (!taken.length) return;
-    this.waiters.delete(session);
-    this.core.timers.clear(w.timer);
-    w.off();
+    this.forget(w);
     this.o.queue.remove(session, taken); // in flight: no hook reply can carry them meanwhile
     const ack = randomBytes(16).toString('hex');
     const f: InFlight = { session, taken, timer: undefined, payload: w.payload };

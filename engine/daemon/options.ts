@@ -7,7 +7,7 @@ import type { RedactionSettings } from '../capture/redact.ts';
 import type { Descriptor } from '../descriptor/types.ts';
 import type { AepEvent } from '../map/envelope.ts';
 import { MapError } from '../map/mapper.ts';
-import { wellFormedDeep } from '../io/well-formed.ts';
+import { MAX_PAYLOAD_DEPTH, nestsDeeperThan, wellFormedDeep } from '../io/well-formed.ts';
 import type { Policy } from '../policy/policy.ts';
 import type { PriceBook } from '../usage/prices.ts';
 import type { AnswerRules } from './rule-answer.ts';
@@ -100,7 +100,11 @@ export function readPayload(inp: HookInput, read: { payload?: unknown }): unknow
   }
   if (inp.oversize !== undefined) throw new MapError('body-too-large', `the hook body (${inp.oversize} bytes) exceeds the daemon's limit`, inp.hook);
   if (read.payload === undefined) read.payload = parseBody(inp.body, inp.hook);
-  return (read.payload = wellFormedDeep(read.payload));
+  read.payload = wellFormedDeep(read.payload);
+  // before any expression or digest walks it recursively (issue 40: 3,000 levels ran the mapper out of stack)
+  if (nestsDeeperThan(read.payload, MAX_PAYLOAD_DEPTH))
+    throw new MapError('payload-too-deep', `the payload nests deeper than ${MAX_PAYLOAD_DEPTH} levels`, inp.hook);
+  return read.payload;
 }
 
 /** Durability fsync: the agent hears back only once what its firing logged is on disk (group commit). */

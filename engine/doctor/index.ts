@@ -16,6 +16,7 @@ import { inspectAgent, type AgentWiring } from './wiring.ts';
 import { inspectMcp } from './mcp.ts';
 import { checkFailedOpen } from './failed-open.ts';
 import { checkAutostart } from './autostart.ts';
+import { checkHomeModes } from './home-modes.ts';
 import { readWirings, type Wiring } from '../setup/wirings.ts';
 
 export interface DoctorOptions {
@@ -95,6 +96,7 @@ export async function runDoctor(o: DoctorOptions): Promise<DoctorReport> {
     usesSh ||= w.usesShShim;
   }
   findings.push(...deferHazards(o, wirings, descriptors, recorded));
+  findings.push(...checkHomeModes(o.target.home));
   if (skipped.length)
     findings.push({ area: 'agent', subject: skipped.join(', '), status: 'info', message: 'not checked: no setup shape hookmap implements yet' });
   if (usesSh) findings.push(checkCurl());

@@ -11,11 +11,12 @@ const TITLE: Record<Finding['area'], string> = {
   backplane: 'backplane',
   push: 'web push and channels',
   logs: 'logs',
+  home: "hookmap's home",
 };
 
 export function renderReport(r: DoctorReport): string {
   const lines: string[] = [];
-  for (const area of ['agent', 'shim', 'daemon', 'backplane', 'push', 'logs'] as const) {
+  for (const area of Object.keys(TITLE) as Finding['area'][]) {
     const fs = r.findings.filter((f) => f.area === area);
     if (!fs.length) continue;
     lines.push(TITLE[area]);

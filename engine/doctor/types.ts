@@ -3,7 +3,7 @@
 export type Status = 'ok' | 'info' | 'warn' | 'problem';
 
 export interface Finding {
-  area: 'agent' | 'daemon' | 'shim' | 'logs' | 'backplane' | 'push';
+  area: 'agent' | 'daemon' | 'shim' | 'logs' | 'backplane' | 'push' | 'home';
   /** What it is about: an agent id, a URL, a folder. */
   subject: string;
   status: Status;

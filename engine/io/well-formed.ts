@@ -57,3 +57,18 @@ function fix(root: object): unknown {
   });
   return JSON.parse(text);
 }
+
+/** Nesting a payload may have (objects and arrays inside each other): real hook payloads stay far below it. */
+export const MAX_PAYLOAD_DEPTH = 64;
+
+/** Whether `value` nests deeper than `max` levels (walked iteratively: a deep value cannot overflow the stack here). */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (!v || typeof v !== 'object') continue;
+    if (depth >= max) return true;
+    for (const x of Array.isArray(v) ? v : Object.values(v)) if (x && typeof x === 'object') stack.push([x, depth + 1]);
+  }
+  return false;
+}

@@ -5,6 +5,7 @@ export type MapErrorCode =
   | 'invalid-payload'
   | 'malformed-json'
   | 'body-too-large'
+  | 'payload-too-deep'
   | 'no-hook-name'
   | 'unknown-hook'
   | 'missing-session'

@@ -183,6 +183,11 @@ export class Mapper {
     }
   }
 
+  /** Whether a firing of `session` was mapped here (and it is not yet forgotten). */
+  knows(session: string): boolean {
+    return this.state.has(session);
+  }
+
   /** The run a session has open now (the agent's own run id, or the synthesized one), if any. */
   openRun(session: string): string | undefined {
     return this.state.has(session) ? this.state.session(session).openRun : undefined;

@@ -162,7 +162,7 @@ async function answers(url) {
 
 function logLine(home, line) {
   const t = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-  appendFileSync(join(home, UP_LOG), `${t} autostart: ${line}\n`);
+  appendFileSync(join(home, UP_LOG), `${t} autostart: ${line}\n`, { mode: 0o600 });
 }
 
 function rotate(home) {
@@ -235,6 +235,8 @@ export function kickAutostart(home, url, env) {
  * caller already holds the lock.
  */
 export async function main(argv, env = process.env) {
+  // what it writes in the home (the lock, the log, the backoff note) is its owner's alone, whatever the umask
+  process.umask(0o077);
   const home = env.HOOKMAP_HOME || join((await import('node:os')).homedir(), '.hookmap');
   const url = String(env.HOOKMAP_URL || 'http://127.0.0.1:8787').replace(/\/+$/, '');
   const locked = argv.includes('--locked');

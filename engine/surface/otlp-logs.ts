@@ -82,8 +82,8 @@ const nanosToIso = (n: string): string | undefined => {
   return Number.isFinite(d.getTime()) ? d.toISOString() : undefined;
 };
 
-/** Every LogRecord of an OTLP/JSON-shaped ExportLogsServiceRequest, flat. */
-export function flattenLogs(req: unknown): FlatLogRecord[] {
+/** Every LogRecord of an OTLP/JSON-shaped ExportLogsServiceRequest, flat (at most `max`; the rest is counted by the caller). */
+export function flattenLogs(req: unknown, max = Number.POSITIVE_INFINITY): FlatLogRecord[] {
   if (!isObj(req)) throw new OtlpBodyError(400, 'malformed', 'the body is not an ExportLogsServiceRequest object');
   const out: FlatLogRecord[] = [];
   for (const rl of list(req.resourceLogs, 'resourceLogs')) {
@@ -95,6 +95,7 @@ export function flattenLogs(req: unknown): FlatLogRecord[] {
         ? { name: typeof sl.scope.name === 'string' ? sl.scope.name : undefined, version: typeof sl.scope.version === 'string' ? sl.scope.version : undefined }
         : undefined;
       for (const lr of list(sl.logRecords, 'logRecords')) {
+        if (out.length >= max) return out;
         if (!isObj(lr)) throw new OtlpBodyError(400, 'malformed', 'a logRecords entry is not an object');
         const attributes = keyValues(lr.attributes);
         const t = lr.timeUnixNano ?? lr.observedTimeUnixNano;
@@ -128,10 +129,21 @@ export interface BodyIn {
   contentEncoding?: string;
   body: Buffer;
   maxBytes: number;
+  /** LogRecords taken from one export; past it they are counted in `over`, never mapped (default: all). */
+  maxRecords?: number;
 }
 
-/** A POST /v1/logs body as flat records; throws OtlpBodyError with the OTLP/HTTP status. */
-export function readLogsBody(b: BodyIn): FlatLogRecord[] {
+/** How many LogRecords an OTLP/JSON request holds (its framing read; nothing built). */
+function countJsonRecords(req: unknown): number {
+  let n = 0;
+  for (const rl of isObj(req) && Array.isArray(req.resourceLogs) ? req.resourceLogs : [])
+    for (const sl of isObj(rl) && Array.isArray(rl.scopeLogs) ? rl.scopeLogs : []) n += isObj(sl) && Array.isArray(sl.logRecords) ? sl.logRecords.length : 0;
+  return n;
+}
+
+/** A POST /v1/logs body as flat records (`over`: those past `maxRecords`); throws OtlpBodyError with the OTLP/HTTP status. */
+export function readLogsBody(b: BodyIn): { records: FlatLogRecord[]; over: number } {
+  const max = b.maxRecords ?? Number.POSITIVE_INFINITY;
   const type = (b.contentType ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'application/x-protobuf' && type !== 'application/json')
     throw new OtlpBodyError(
@@ -155,7 +167,8 @@ export function readLogsBody(b: BodyIn): FlatLogRecord[] {
     throw new OtlpBodyError(415, 'unsupported-encoding', `content encoding ${JSON.stringify(enc)}: send gzip or none`);
   if (type === 'application/x-protobuf') {
     try {
-      return flattenLogs(decodeLogsRequest(raw));
+      const req = decodeLogsRequest(raw, max);
+      return { records: flattenLogs(req), over: req.over };
     } catch (e) {
       if (e instanceof ProtobufError) throw new OtlpBodyError(400, 'malformed', `the protobuf body cannot be read: ${e.message}`);
       throw e;
@@ -167,7 +180,8 @@ export function readLogsBody(b: BodyIn): FlatLogRecord[] {
   } catch {
     throw new OtlpBodyError(400, 'malformed', 'the JSON body is not valid JSON');
   }
-  return flattenLogs(parsed);
+  const records = flattenLogs(parsed, max);
+  return { records, over: records.length < max ? 0 : countJsonRecords(parsed) - records.length };
 }
 
 /**

@@ -235,7 +235,13 @@ function logRecord(r: Reader): Obj {
   return rec;
 }
 
-function scopeLogs(r: Reader): Obj {
+/** How many more LogRecords an export may have decoded; past it they are only counted (`over`), never built. */
+interface RecordBudget {
+  left: number;
+  over: number;
+}
+
+function scopeLogs(r: Reader, budget: RecordBudget): Obj {
   const sl: Obj = { logRecords: [] };
   r.fields((f, w, at) => {
     if (f === 1) {
@@ -256,14 +262,18 @@ function scopeLogs(r: Reader): Obj {
       sl.scope = scope;
     } else if (f === 2) {
       want(w, 2, at, 'ScopeLogs.log_records');
-      (sl.logRecords as Obj[]).push(logRecord(r.bytes()));
+      const bytes = r.bytes();
+      if (budget.left > 0) {
+        budget.left--;
+        (sl.logRecords as Obj[]).push(logRecord(bytes));
+      } else budget.over++;
     } else return false;
     return true;
   });
   return sl;
 }
 
-function resourceLogs(r: Reader): Obj {
+function resourceLogs(r: Reader, budget: RecordBudget): Obj {
   const rl: Obj = { scopeLogs: [] };
   r.fields((f, w, at) => {
     if (f === 1) {
@@ -274,15 +284,19 @@ function resourceLogs(r: Reader): Obj {
       rl.resource = res;
     } else if (f === 2) {
       want(w, 2, at, 'ResourceLogs.scope_logs');
-      (rl.scopeLogs as Obj[]).push(scopeLogs(r.bytes()));
+      (rl.scopeLogs as Obj[]).push(scopeLogs(r.bytes(), budget));
     } else return false;
     return true;
   });
   return rl;
 }
 
-/** An ExportLogsServiceRequest's bytes as OTLP/JSON's object; throws ProtobufError on malformed input. */
-export function decodeLogsRequest(bytes: Uint8Array): { resourceLogs: Obj[] } {
+/**
+ * An ExportLogsServiceRequest's bytes as OTLP/JSON's object; throws ProtobufError on malformed input. At most
+ * `maxRecords` LogRecords are built; `over` counts the rest (their framing still read, their contents never).
+ */
+export function decodeLogsRequest(bytes: Uint8Array, maxRecords = Number.POSITIVE_INFINITY): { resourceLogs: Obj[]; over: number } {
   const r = new Reader(bytes, 0, bytes.length);
-  return { resourceLogs: repeated(r, 1, resourceLogs) };
+  const budget: RecordBudget = { left: maxRecords, over: 0 };
+  return { resourceLogs: repeated(r, 1, (x) => resourceLogs(x, budget)), over: budget.over };
 }

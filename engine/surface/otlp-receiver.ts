@@ -21,8 +21,16 @@
 // (`partial_success` counting the rejected records), 400 malformed, 401, 404
 // (no such receiver), 413 over the limit (the declared length before reading,
 // the bytes while reading, the inflated size while decompressing), 415, 429
-// with Retry-After while earlier records still wait to be mapped. Errors
-// carry a google.rpc.Status in the request's encoding and `x-hookmap-error`.
+// with Retry-After while earlier records still wait to be mapped or the
+// receiver's rate is spent. Errors carry a google.rpc.Status in the request's
+// encoding and `x-hookmap-error`.
+//
+// Bounded (issue 40: 150,000 empty records in 516 gzipped bytes were mapped
+// whole, stalling every agent's hooks): one export yields at most
+// `maxRecords` records (the rest rejected in `partial_success`, never even
+// decoded), and a receiver maps at most `recordsPerSecond` on average (a
+// bucket of `maxRecords`; an export that does not fit is told to come back,
+// 429). Refusals are counted, and said at most once a minute.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import type { Authorizer } from '../auth/authorizer.ts';
@@ -32,12 +40,18 @@ import { can } from '../auth/principal.ts';
 import type { Daemon } from '../daemon/daemon.ts';
 import { logsResponse, OtlpBodyError, readLogsBody, type FlatLogRecord } from './otlp-logs.ts';
 import { readBody, type Body } from '../io/read-body.ts';
+import { throttledSay } from '../io/throttle.ts';
+import { loggedUrl } from '../io/log-url.ts';
 
 export const OTLP_KIND = 'otlp-receiver';
 export const DEFAULT_OTLP_MAX_BODY = 8 * 1024 * 1024;
 /** Records received and not yet mapped, across receivers, past which a new export is told to come back (429). */
 export const DEFAULT_OTLP_MAX_PENDING = 20_000;
 export const RETRY_AFTER_S = 2;
+/** LogRecords mapped from one export (OTel SDKs batch 512 by default); past it they are rejected, never decoded. */
+export const DEFAULT_OTLP_MAX_RECORDS = 2_000;
+/** LogRecords a receiver maps per second on average (bursts up to DEFAULT_OTLP_MAX_RECORDS). */
+export const DEFAULT_OTLP_RECORDS_PER_SECOND = 1_000;
 
 export interface OtlpRoutesOptions {
   daemons: Map<string, Daemon>;
@@ -46,6 +60,12 @@ export interface OtlpRoutesOptions {
   /** Largest body, bytes, compressed or inflated (default 8 MiB). */
   maxBody?: number;
   maxPending?: number;
+  /** LogRecords taken from one export (default DEFAULT_OTLP_MAX_RECORDS). */
+  maxRecords?: number;
+  /** LogRecords mapped per second per receiver, on average (default DEFAULT_OTLP_RECORDS_PER_SECOND). */
+  recordsPerSecond?: number;
+  /** The clock the rate is measured with (tests). */
+  now?: () => number;
   say?: (line: string) => void;
   /** Sees each export's records before they are mapped (`hookmap record`); its failure is said, never the export's. */
   onRecords?: (vendor: string, records: FlatLogRecord[]) => Promise<void> | void;
@@ -55,7 +75,33 @@ export interface OtlpRoutesOptions {
 export interface OtlpReceiver {
   pending: number;
   readonly maxPending: number;
-  counts: { accepted: number; rejected: number; refused: number };
+  /** refused: whole exports; over: records past the per-export limit (rejected, never mapped). */
+  counts: { accepted: number; rejected: number; refused: number; over: number };
+}
+
+/** A receiver's rate: a bucket of `size` records filled at `perSecond`. */
+class RecordBucket {
+  private tokens: number;
+  private at: number;
+  constructor(
+    private readonly size: number,
+    private readonly perSecond: number,
+    private readonly now: () => number,
+  ) {
+    this.tokens = size;
+    this.at = now();
+  }
+  /** Take `n` (true), or say how many seconds until they fit (false: nothing taken). */
+  take(n: number): { ok: true } | { ok: false; waitS: number } {
+    const t = this.now();
+    this.tokens = Math.min(this.size, this.tokens + ((t - this.at) / 1000) * this.perSecond);
+    this.at = t;
+    if (n <= this.tokens) {
+      this.tokens -= n;
+      return { ok: true };
+    }
+    return { ok: false, waitS: Math.max(1, Math.ceil((n - this.tokens) / this.perSecond)) };
+  }
 }
 
 /** `/otlp/<vendor>/v1/logs` → the vendor, or undefined (another path). */
@@ -98,11 +144,21 @@ const mediaType = (h: unknown): string =>
 
 export function registerOtlpRoutes(app: FastifyInstance, o: OtlpRoutesOptions): OtlpReceiver {
   const limit = o.maxBody ?? DEFAULT_OTLP_MAX_BODY;
+  const maxRecords = o.maxRecords ?? DEFAULT_OTLP_MAX_RECORDS;
+  const perSecond = o.recordsPerSecond ?? DEFAULT_OTLP_RECORDS_PER_SECOND;
+  const now = o.now ?? Date.now;
+  const buckets = new Map<string, RecordBucket>();
+  // a refusal anyone on this machine can provoke is said once a minute, the rest counted into the next line
   const say = o.say ?? (() => {});
-  const rx: OtlpReceiver = { pending: 0, maxPending: o.maxPending ?? DEFAULT_OTLP_MAX_PENDING, counts: { accepted: 0, rejected: 0, refused: 0 } };
+  const sayRefused = throttledSay(o.say, 60_000, now);
+  const rx: OtlpReceiver = {
+    pending: 0,
+    maxPending: o.maxPending ?? DEFAULT_OTLP_MAX_PENDING,
+    counts: { accepted: 0, rejected: 0, refused: 0, over: 0 },
+  };
   const refuse = (req: FastifyRequest, reply: FastifyReply, status: number, code: string, message: string, extra: Record<string, string> = {}) => {
     rx.counts.refused++;
-    say(`${req.method} ${req.url.split('?')[0].slice(0, 200)}: refused ${status} [${code}]: ${message}`);
+    sayRefused(`${req.method} ${loggedUrl(req.url, 200)}: refused ${status} [${code}]: ${message}`);
     const s = statusBody(req.headers['content-type'], status, message);
     reply.code(status).header('content-type', s.type).header('x-hookmap-error', code);
     for (const [k, v] of Object.entries(extra)) reply.header(k, v);
@@ -136,7 +192,7 @@ export function registerOtlpRoutes(app: FastifyInstance, o: OtlpRoutesOptions): 
           reply,
           404,
           'unknown-receiver',
-          `no OTLP receiver at ${req.url.split('?')[0].slice(0, 120)} (receivers: ${receivers(o.daemons).join(', ') || 'none'})`,
+          `no OTLP receiver at ${loggedUrl(req.url, 120)} (receivers: ${receivers(o.daemons).join(', ') || 'none'})`,
         );
       if (req.method !== 'POST') return refuse(req, reply, 405, 'method-not-allowed', 'OTLP/HTTP logs are POSTed', { allow: 'POST' });
       const type = mediaType(req.headers['content-type']);
@@ -167,22 +223,36 @@ export function registerOtlpRoutes(app: FastifyInstance, o: OtlpRoutesOptions): 
       const body = req.body as Body | undefined;
       if (body && 'oversize' in body) return refuse(req, reply, 413, 'payload-too-large', `the body is over ${limit} bytes`, { connection: 'close' });
       let records: FlatLogRecord[];
+      let over: number;
       try {
-        records = readLogsBody({
+        ({ records, over } = readLogsBody({
           contentType: req.headers['content-type'],
           contentEncoding: String(req.headers['content-encoding'] ?? ''),
           body: body?.buf ?? Buffer.alloc(0),
           maxBytes: limit,
-        });
+          maxRecords,
+        }));
       } catch (e) {
         if (e instanceof OtlpBodyError) return refuse(req, reply, e.status, e.code, e.message);
         throw e;
       }
       if (rx.pending > 0 && rx.pending + records.length > rx.maxPending)
         return refuse(req, reply, 429, 'backpressure', `${rx.pending} records still wait to be mapped`, { 'retry-after': String(RETRY_AFTER_S) });
+      const bucket = buckets.get(d.vendor) ?? buckets.set(d.vendor, new RecordBucket(maxRecords, perSecond, now)).get(d.vendor)!;
+      const fits = bucket.take(records.length);
+      if (!fits.ok)
+        return refuse(req, reply, 429, 'rate-limited', `this receiver maps at most ${perSecond} records a second`, { 'retry-after': String(fits.waitS) });
       const failed = (e: unknown) => say(`recording ${records.length} records failed: ${(e as Error).message}`);
       if (o.onRecords) await Promise.resolve(o.onRecords(d.vendor, records)).catch(failed);
-      const { rejected, why } = await mapRecords(d, records, rx);
+      const mapped = await mapRecords(d, records, rx);
+      let { rejected, why } = mapped;
+      if (over) {
+        rx.counts.over += over;
+        rejected += over;
+        const past = `${over} records past the first ${maxRecords} of the export were not mapped (at most ${maxRecords} per export)`;
+        why = why ? `${why}; ${past}` : past;
+        sayRefused(`${loggedUrl(req.url, 200)}: ${past}`);
+      }
       const r = logsResponse(req.headers['content-type'], rejected, why);
       return reply.code(200).header('content-type', r.type).send(r.body);
     };

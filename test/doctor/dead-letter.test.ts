@@ -28,6 +28,8 @@ function home(): { env: NodeJS.ProcessEnv; dir: string; logs: string } {
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: join(dir, 'home'), HOOKMAP_HOME: join(dir, 'hm') };
   mkdirSync(env.HOME!, { recursive: true });
+  // hookmap's own home is made 0700 (engine/io/home-modes.ts); the logs written below inside it keep the test's umask
+  mkdirSync(env.HOOKMAP_HOME!, { mode: 0o700 });
   return { env, dir, logs: join(env.HOOKMAP_HOME!, 'logs') };
 }
 

@@ -291,7 +291,7 @@ export async function startTap(target: string, agent: string, out: string): Prom
         const encoding = String(req.headers['content-encoding'] ?? '');
         let records: FlatLogRecord[] = [];
         try {
-          records = readLogsBody({ contentType, contentEncoding: encoding, body: raw, maxBytes: 64 << 20 });
+          records = readLogsBody({ contentType, contentEncoding: encoding, body: raw, maxBytes: 64 << 20 }).records;
         } catch {
           /* the receiver answers for it */
         }

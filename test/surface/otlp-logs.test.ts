@@ -79,8 +79,8 @@ const protobufOf = (obj: any): Buffer => {
 
 describe('OTLP logs in', () => {
   it('protobuf and JSON of the same records flatten identically', () => {
-    const fromJson = readLogsBody({ contentType: 'application/json', body: Buffer.from(JSON.stringify(JSON_REQUEST)), maxBytes: 1 << 20 });
-    const fromProto = readLogsBody({ contentType: 'application/x-protobuf', body: protobufOf(JSON_REQUEST), maxBytes: 1 << 20 });
+    const fromJson = readLogsBody({ contentType: 'application/json', body: Buffer.from(JSON.stringify(JSON_REQUEST)), maxBytes: 1 << 20 }).records;
+    const fromProto = readLogsBody({ contentType: 'application/x-protobuf', body: protobufOf(JSON_REQUEST), maxBytes: 1 << 20 }).records;
     expect(fromProto).toEqual(fromJson);
     expect(fromJson).toHaveLength(2);
     expect(fromJson[0]).toEqual({
@@ -115,7 +115,7 @@ describe('OTLP logs in', () => {
       ['application/json', Buffer.from(JSON.stringify(JSON_REQUEST))],
       ['application/x-protobuf', protobufOf(JSON_REQUEST)],
     ] as const) {
-      const recs = readLogsBody({ contentType: `${type}; charset=utf-8`, contentEncoding: 'gzip', body: gzipSync(body), maxBytes: 1 << 20 });
+      const recs = readLogsBody({ contentType: `${type}; charset=utf-8`, contentEncoding: 'gzip', body: gzipSync(body), maxBytes: 1 << 20 }).records;
       expect(recs.map((r) => r.event_name)).toEqual(['codex.tool_result', 'codex.tool_decision']);
     }
   });
@@ -146,7 +146,7 @@ describe('OTLP logs in', () => {
     expect(bomb.length).toBeLessThan(1 << 20);
     expect(status({ contentType: 'application/json', contentEncoding: 'gzip', body: bomb, maxBytes: 1 << 20 })).toBe(413);
     // an empty request is fine: nothing to map
-    expect(readLogsBody({ contentType: 'application/x-protobuf', body: Buffer.alloc(0), maxBytes: 10 })).toEqual([]);
+    expect(readLogsBody({ contentType: 'application/x-protobuf', body: Buffer.alloc(0), maxBytes: 10 }).records).toEqual([]);
   });
 
   it('skips fields it does not know, as protobuf requires', () => {
@@ -161,7 +161,7 @@ describe('OTLP logs in', () => {
     const scope = [0x12, rec.length, ...rec];
     const rl = [0x12, scope.length, ...scope];
     const body = Buffer.from([0x0a, rl.length, ...rl]);
-    expect(readLogsBody({ contentType: 'application/x-protobuf', body, maxBytes: 1024 })).toEqual([
+    expect(readLogsBody({ contentType: 'application/x-protobuf', body, maxBytes: 1024 }).records).toEqual([
       { resource: {}, attributes: { 'event.name': '' }, event_name: 'x.y' },
     ]);
   });
