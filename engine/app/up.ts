@@ -79,6 +79,8 @@ export interface UpOptions extends UpConfig {
   publicUrl?: string;
   /** OTLP records waiting to be mapped past which an export is answered 429 (default DEFAULT_OTLP_MAX_PENDING). */
   otlpMaxPending?: number;
+  /** LogRecords an OTLP receiver maps per second on average (engine/surface/otlp-receiver.ts; tests). */
+  otlpRecordsPerSecond?: number;
   /** Observes each Web Push send (tests, bench). */
   pushSent?: PushServiceOptions['sent'];
 }
@@ -189,7 +191,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   op.log = operator;
   installHookGuard(app, { daemons, auth, say });
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
-  const otlp = registerOtlpRoutes(app, { daemons, auth, maxBody: o.maxBody, maxPending: o.otlpMaxPending, say });
+  const otlp = registerOtlpRoutes(app, { daemons, auth, maxBody: o.maxBody, maxPending: o.otlpMaxPending, recordsPerSecond: o.otlpRecordsPerSecond, say });
   // asking a human and appending events are emits: the emit scope (a --no-auth up: the anonymous principal)
   registerToolRoutes(app, {
     daemons,

@@ -261,15 +261,23 @@ export function registerOtlpRoutes(app: FastifyInstance, o: OtlpRoutesOptions): 
   return rx;
 }
 
+/** Records mapped between two turns of the event loop: an export never keeps /healthz or a hook waiting behind all of it. */
+const MAP_SLICE = 50;
+
 /** Every record through the daemon, in order (the daemon's own critical section keeps it): how many were rejected, and why (the first few). */
 async function mapRecords(d: Daemon, records: FlatLogRecord[], rx: OtlpReceiver): Promise<{ rejected: number; why?: string }> {
   rx.pending += records.length;
-  const replies = records.map((rec) =>
-    d.handle({ payload: rec, surface: { kind: OTLP_KIND } }).finally(() => {
-      rx.pending--;
-    }),
-  );
-  const out = await Promise.all(replies);
+  const out: Awaited<ReturnType<Daemon['handle']>>[] = [];
+  for (let i = 0; i < records.length; i += MAP_SLICE) {
+    const slice = records.slice(i, i + MAP_SLICE).map((rec) =>
+      d.handle({ payload: rec, surface: { kind: OTLP_KIND } }).finally(() => {
+        rx.pending--;
+      }),
+    );
+    out.push(...(await Promise.all(slice)));
+    // mapping is mostly promise continuations: without a turn of the loop no request waiting on a socket is read
+    if (i + MAP_SLICE < records.length) await new Promise((r) => setImmediate(r));
+  }
   const bad = out.map((r, i) => ({ i, code: r.error })).filter((x) => x.code !== undefined && x.code !== 'not-durable');
   rx.counts.accepted += records.length - bad.length;
   rx.counts.rejected += bad.length;

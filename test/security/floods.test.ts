@@ -47,7 +47,8 @@ async function timed(url: string, init?: RequestInit): Promise<{ ms: number; sta
 
 describe('floods', () => {
   it('an export of 150,000 empty records: 2,000 mapped, the rest rejected unread; /healthz and a hook answer meanwhile; the rate is bounded', async () => {
-    s = await upStack({ prefix: 'hookmap-flood-otlp-', agents: [{ descriptor: 'claude-code' }, { descriptor: 'codex-otel' }] });
+    // a rate of 100 records a second: the bucket (2,000) is spent by the first export and not refilled within this test
+    s = await upStack({ prefix: 'hookmap-flood-otlp-', agents: [{ descriptor: 'claude-code' }, { descriptor: 'codex-otel' }], otlpRecordsPerSecond: 100 });
     const body = gzipSync(emptyRecords(150_000));
     expect(body.length).toBeLessThan(2_000);
     const quiet = await timed(`${s.url}/healthz`, { headers: { authorization: `Bearer ${s.token}` } });
