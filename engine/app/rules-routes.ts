@@ -18,7 +18,7 @@ import { homedir } from 'node:os';
 import type { Authorizer } from '../auth/authorizer.ts';
 import { can, type Principal, type Scope } from '../auth/principal.ts';
 import type { Daemon } from '../daemon/daemon.ts';
-import { proposePrefixes, RuleError, type AlwaysSpec, type RuleBook } from '../policy/rulebook.ts';
+import { proposePrefixes, quoteArgv, RuleError, type AlwaysSpec, type RuleBook } from '../policy/rulebook.ts';
 import { floorOf } from '../policy/decide-answer.ts';
 import { readPlainCommand } from '../policy/shell/match.ts';
 import { jsonOnly } from '../inbox/json-scope.ts';
@@ -112,6 +112,8 @@ export function registerRulesRoutes(app: FastifyInstance, o: RulesRoutesOptions)
         command: s.command === undefined ? undefined : red(s.command),
         plain: plain ? !('refused' in plain) : undefined,
         refused: plain && 'refused' in plain ? plain.refused : undefined,
+        // the very text an exact rule will hold (its words, quoted to read back the same)
+        exact: plain && !('refused' in plain) ? red(quoteArgv(plain.words)) : undefined,
         prefixes: s.command === undefined ? [] : proposePrefixes(s.command).map(red),
         paths: s.paths.map(red),
         project: s.project,

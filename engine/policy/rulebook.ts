@@ -15,9 +15,9 @@ import { LearnedRules } from './learned.ts';
 import { formatPolicyError, type Policy } from './policy.ts';
 import { compileCommandRule, matchPlainCommand, readPlainCommand } from './shell/match.ts';
 import type { AskSubject } from './subject.ts';
-import { proposePrefixes, sameMatch, slug } from './rule-words.ts';
+import { proposePrefixes, quoteArgv, sameMatch, slug } from './rule-words.ts';
 
-export { proposePrefixes } from './rule-words.ts';
+export { proposePrefixes, quoteArgv } from './rule-words.ts';
 
 export type AlwaysMatch = 'exact' | 'prefix' | 'tool';
 
@@ -156,8 +156,13 @@ export class RuleBook {
       if (spec.match === 'exact') {
         const hit = floorOf(subject, this.userHome);
         if (hit) throw new RuleError('floor', `the floor keeps this command for you (${hit.row}): a rule would never answer it`);
-        doc.command = { exact: plain.words.join(' ') };
-        label = plain.words.join(' ');
+        // the words themselves, quoted so they read back as the same argv (issue 40: never joined by spaces)
+        const exact = quoteArgv(plain.words);
+        const back = compileCommandRule({ exact });
+        if ('error' in back || back.words.length !== plain.words.length || back.words.some((w, i) => w !== plain.words[i]))
+          throw new RuleError('not-plain', 'the command cannot be written back as the same words: allow this tool instead, or answer once');
+        doc.command = { exact };
+        label = exact;
       } else {
         const prefix = (spec.prefix ?? proposePrefixes(subject.command)[0] ?? '').trim();
         const c = compileCommandRule({ prefix });
