@@ -10,6 +10,7 @@ import { agentSandbox, chmodWorld, fetchExecute, forcePush, privilege } from './
 import { credentials, gitHooks, recursiveDelete, sshFolder, startupFile, writeOutside } from './floor-paths.ts';
 import { optionRuns, optionUnknown } from './floor-options.ts';
 import { OptionTableError } from './options.ts';
+import { resolvedHit } from './floor-resolved.ts';
 import type { FloorRow } from './floor-row.ts';
 import type { FloorContext } from './paths.ts';
 
@@ -72,6 +73,8 @@ export function floorHit(command: string, ctx: FloorContext = {}): FloorHit | un
     }
     if (hit !== undefined) return { row: row.id, why: `${row.why}: ${hit}` };
   }
+  const resolved = resolvedHit(reading, ctx);
+  if (resolved) return resolved;
   if (reading.unreadable) return { row: UNREADABLE.id, why: `${UNREADABLE.why} (${reading.unreadable})` };
   return undefined;
 }
