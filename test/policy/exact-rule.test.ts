@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { quoteArgv, RuleBook } from '../../engine/policy/rulebook.ts';
 import { compileCommandRule } from '../../engine/policy/shell/match.ts';
 import { subjectOf } from '../../engine/policy/subject.ts';
+import { alwaysShown } from '../../engine/push/payload.ts';
 
 const who = { by: 'alex', via: 'test' };
 const fresh = () => {
@@ -67,5 +68,22 @@ describe('an exact rule', () => {
       const c = compileCommandRule({ exact: quoteArgv(argv) });
       expect('error' in c ? c.error : c.words, quoteArgv(argv)).toEqual(argv);
     }
+  });
+});
+
+describe('where "Allow always" can save a rule (alwaysShown)', () => {
+  const same = (t: string) => t;
+  it('only a surface that shows the whole command, as it is', () => {
+    expect(alwaysShown({ text: 'kubectl "delete ns prod"', paths: 0 }, 'metadata', same)).toBe(false);
+    expect(alwaysShown({ text: 'kubectl "delete ns prod"', paths: 0 }, 'redacted', same)).toBe(true);
+    expect(alwaysShown({ text: 'kubectl "delete ns prod"', paths: 0 }, 'full', same)).toBe(true);
+    // redacted on the way: the card shows something else than the rule would allow
+    expect(alwaysShown({ text: 'curl -H "token: sk-1"', paths: 0 }, 'redacted', (t) => t.replace('sk-1', '[REDACTED]'))).toBe(false);
+    // cut, or its spacing changed on the card
+    expect(alwaysShown({ text: `echo ${'x'.repeat(500)}`, paths: 0 }, 'full', same)).toBe(false);
+    expect(alwaysShown({ text: 'echo  "a"', paths: 0 }, 'full', same)).toBe(false);
+    // paths are never on a card; a tool-only rule is (the tool is in the title)
+    expect(alwaysShown({ paths: 1 }, 'full', same)).toBe(false);
+    expect(alwaysShown({ paths: 0 }, 'metadata', same)).toBe(true);
   });
 });
