@@ -31,7 +31,9 @@ function pathText(w: ShellWord): string | undefined {
 export function resolvedHit(reading: ShellReading, ctx: FloorContext): FloorHit | undefined {
   const cwd = ctx.cwd && posix.resolve(ctx.cwd);
   const writes = new Set(reading.commands.flatMap(writeTargets));
-  const words = reading.commands.flatMap((c) => [...c.words, ...c.redirects.flatMap((r) => (r.target ? [r.target] : [])), ...writeTargets(c)]);
+  // a command's name is looked up on PATH unless it has a slash: only then is it a path here
+  const named = (c: ShellReading['commands'][number]) => (c.words[0]?.text.includes('/') ? c.words : c.words.slice(1));
+  const words = reading.commands.flatMap((c) => [...named(c), ...c.redirects.flatMap((r) => (r.target ? [r.target] : [])), ...writeTargets(c)]);
   const seen = new Set<string>();
   for (const w of words) {
     const text = pathText(w);
