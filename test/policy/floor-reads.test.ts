@@ -53,6 +53,16 @@ describe('options under ordinary prefix rules', () => {
     expect([d.verb, d.floor?.row], d.why).toEqual(['ask', row]);
   });
 
+  it('a NAME=value prefix whose value a program runs gets a card under an allow_env rule', async () => {
+    const w = world();
+    const book = new RuleBook({ home: w.hmHome, userHome: w.userHome, policy: undefined });
+    w.book.addRule({ id: 'log-env', decide: 'allow', tool: 'Bash', command: { prefix: 'git log', allow_env: true } }, { by: 't', via: 'test' });
+    const decide = (command: string) => book.decide(subjectOf({ agent: 'a', session: 's' }, { tool: 'Bash', command, cwd: w.project }));
+    const d = await decide(`GIT_PAGER='sh -c id' git log`);
+    expect([d.verb, d.floor?.row], d.why).toEqual(['ask', 'option-runs']);
+    expect((await decide('GIT_PAGER=cat git log')).verb).toBe('allow');
+  });
+
   it('the same commands written inside the project are allowed by their rule', async () => {
     const w = world();
     for (const c of [

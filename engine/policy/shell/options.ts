@@ -23,7 +23,10 @@ export type OptionDoes = 'write' | 'write-operands' | 'run' | 'delete';
 
 export interface OptionRow {
   id: string;
+  /** the command the row reads ('' for a row of environment variables) */
   command: string;
+  /** `NAME=value` prefixes whose value is a program (any command: `GIT_PAGER=… git log`) */
+  env?: string[];
   sub?: string[];
   options: string[];
   value: OptionValue;
@@ -60,7 +63,7 @@ export class OptionTableError extends Error {
 const VALUES: OptionValue[] = ['required', 'optional', 'rest', 'none', 'operand'];
 const DOES: OptionDoes[] = ['write', 'write-operands', 'run', 'delete'];
 const COMMAND_KEYS = new Set(['also', 'style', 'subcommand', 'old_style', 'script_operand', 'values', 'flags']);
-const ROW_KEYS = new Set(['id', 'command', 'sub', 'options', 'value', 'does', 'keys', 'with', 'safe', 'script', 'why', 'hits', 'misses']);
+const ROW_KEYS = new Set(['id', 'command', 'env', 'sub', 'options', 'value', 'does', 'keys', 'with', 'safe', 'script', 'why', 'hits', 'misses']);
 
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string' && x !== '');
 const isMap = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -116,14 +119,17 @@ export function compileOptionTable(doc: unknown): { table?: OptionTable; errors:
     if (typeof raw.id !== 'string' || !/^[a-z0-9-]+$/.test(raw.id)) bad(w, 'id is a lower-case slug');
     else if (ids.has(raw.id)) bad(w, `id ${raw.id} is used twice`);
     else ids.add(raw.id);
+    const env = raw.env;
+    if (env !== undefined && (!isStrings(env) || raw.command !== undefined || raw.does !== 'run'))
+      bad(`${w}.env`, 'is a list of variable names, in a row of its own (no command) that runs');
     const spec = typeof raw.command === 'string' ? commands.get(raw.command) : undefined;
-    if (!spec || spec.name !== raw.command) bad(w, 'command names one of `commands` (by its first name)');
+    if (env === undefined && (!spec || spec.name !== raw.command)) bad(w, 'command names one of `commands` (by its first name)');
     if (raw.sub !== undefined && (!isStrings(raw.sub) || !spec?.subcommand)) bad(`${w}.sub`, 'is a list of subcommands of a command with subcommands');
     const script = raw.script;
     if (script !== undefined && script !== 'sed' && script !== 'awk') bad(`${w}.script`, 'is sed or awk');
-    if (script === undefined && !isStrings(raw.options) && !(raw.value === 'operand' || raw.value === 'rest'))
+    if (script === undefined && env === undefined && !isStrings(raw.options) && !(raw.value === 'operand' || raw.value === 'rest'))
       bad(`${w}.options`, 'is a list of option spellings');
-    if (script === undefined && !VALUES.includes(raw.value as OptionValue)) bad(`${w}.value`, `is one of ${VALUES.join(', ')}`);
+    if (script === undefined && env === undefined && !VALUES.includes(raw.value as OptionValue)) bad(`${w}.value`, `is one of ${VALUES.join(', ')}`);
     if (!DOES.includes(raw.does as OptionDoes)) bad(`${w}.does`, `is one of ${DOES.join(', ')}`);
     for (const k of ['keys', 'with', 'safe'] as const) if (raw[k] !== undefined && !isStrings(raw[k])) bad(`${w}.${k}`, 'is a list of words');
     if (raw.value === 'operand' && !isStrings(raw.keys)) bad(`${w}.keys`, 'a row whose value is an operand names its config keys');
@@ -138,7 +144,8 @@ export function compileOptionTable(doc: unknown): { table?: OptionTable; errors:
     if (!isStrings(raw.misses) || raw.misses.length < 1) bad(`${w}.misses`, 'at least one command like it that passes');
     rows.push({
       id: String(raw.id),
-      command: String(raw.command),
+      command: typeof raw.command === 'string' ? raw.command : '',
+      env: isStrings(env) ? env : undefined,
       sub: isStrings(raw.sub) ? raw.sub : undefined,
       options: isStrings(raw.options) ? raw.options : [],
       value: (raw.value as OptionValue) ?? 'none',
@@ -207,8 +214,22 @@ export function readOptions(cmd: ReadCommand, table: OptionTable = optionTable()
         table.rows.filter((x) => x.command === spec.name),
       )
     : NOTHING;
-  cache.set(cmd, r);
-  return r;
+  const env = environment(cmd, table.rows);
+  const all = env.length ? { ...r, runs: [...env, ...r.runs] } : r;
+  cache.set(cmd, all);
+  return all;
+}
+
+/** `GIT_PAGER='sh -c …' git log`: a prefix whose value some program runs (an `allow_env` rule would otherwise let it through). */
+function environment(cmd: ReadCommand, rows: OptionRow[]): OptionReading['runs'] {
+  const out: OptionReading['runs'] = [];
+  for (const a of cmd.assignments ?? []) {
+    const row = rows.find((r) => r.env?.includes(a.name));
+    if (!row) continue;
+    if (a.value.literal && row.safe?.some((re) => re.test(a.value.text))) continue;
+    out.push({ row, what: `${a.name}=${a.value.source} ${cmd.name}`.trim() });
+  }
+  return out;
 }
 
 interface Scan {
