@@ -13,6 +13,8 @@ import { formatError } from '../engine/descriptor/errors.ts';
 import { FIXTURES_DIR } from '../engine/descriptor/registry.ts';
 import { SchemaReporter, schemaErrors } from '../engine/descriptor/schema-errors.ts';
 import { parseYamlSource } from '../engine/descriptor/yaml-source.ts';
+// the package root wherever this module runs (a clone's codegen/, or the bundle two folders down)
+import { PACKAGE_ROOT } from '../engine/io/package-root.ts';
 
 const UPSTREAM = join(FIXTURES_DIR, 'upstream/aep/mappings');
 const SECTIONS = ['hooks', 'moments', 'events', 'records'];
@@ -224,7 +226,7 @@ export function pinsDocument(agent: string, pins: Record<string, any>, setup: Se
   return doc;
 }
 
-const SETUP_SCHEMA = JSON.parse(readFileSync(new URL('../schemas/pin-setup.schema.json', import.meta.url), 'utf8'));
+const SETUP_SCHEMA = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'schemas', 'pin-setup.schema.json'), 'utf8'));
 let reporter: SchemaReporter | undefined;
 
 /** pin-setup.yaml, checked against schemas/pin-setup.schema.json (located errors; codegen stops on any). */

@@ -14,12 +14,10 @@
 // of it the rule covers. The proposal's command is redacted like the card's.
 import { throttledSay } from '../io/throttle.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { homedir } from 'node:os';
 import type { Authorizer } from '../auth/authorizer.ts';
 import { can, type Principal, type Scope } from '../auth/principal.ts';
 import type { Daemon } from '../daemon/daemon.ts';
-import { proposePrefixes, RuleError, type AlwaysSpec, type RuleBook } from '../policy/rulebook.ts';
-import { floorOf } from '../policy/decide-answer.ts';
+import { proposePrefixes, quoteArgv, RuleError, type AlwaysSpec, type RuleBook } from '../policy/rulebook.ts';
 import { readPlainCommand } from '../policy/shell/match.ts';
 import { jsonOnly } from '../inbox/json-scope.ts';
 
@@ -42,8 +40,6 @@ export interface RulesRoutesOptions {
   daemons: ReadonlyMap<string, Daemon>;
   auth: Authorizer;
   say?: (line: string) => void;
-  /** The user's home folder (the floor's `~`). */
-  userHome?: string;
 }
 
 const refuse = (reply: FastifyReply, status: number, error: string, detail: string) => reply.code(status).send({ error, detail });
@@ -105,13 +101,15 @@ export function registerRulesRoutes(app: FastifyInstance, o: RulesRoutesOptions)
       const s = a.subject;
       const plain = s.command === undefined ? undefined : readPlainCommand(s.command);
       const red = (t: string) => a.daemon.redactor.text(t);
-      const floor = floorOf(s, o.userHome ?? homedir());
+      const floor = o.book.floor(s);
       return reply.send({
         agent: s.agent,
         tool: s.tool,
         command: s.command === undefined ? undefined : red(s.command),
         plain: plain ? !('refused' in plain) : undefined,
         refused: plain && 'refused' in plain ? plain.refused : undefined,
+        // the very text an exact rule will hold (its words, quoted to read back the same)
+        exact: plain && !('refused' in plain) ? red(quoteArgv(plain.words)) : undefined,
         prefixes: s.command === undefined ? [] : proposePrefixes(s.command).map(red),
         paths: s.paths.map(red),
         project: s.project,

@@ -46,6 +46,7 @@ import { compilePending } from '../expr/compile.ts';
 import { addDaemonHealth, auditTo, authFor, daemonLines, linksReady, recordRunning, startBridges, summaryHead } from './up-parts.ts';
 import { announcePolicy } from './up-policy.ts';
 import { tightenHome } from '../io/home-modes.ts';
+import { channelSecretFiles } from '../channels/config.ts';
 
 export const DEFAULT_UP_PORT = 8787;
 
@@ -152,6 +153,8 @@ export async function startUp(o: UpOptions): Promise<Up> {
     home: o.home,
     policy: policy ? () => policy.current : undefined,
     knownAgents: listVendors(),
+    // hookmap's own files outside its home too: the floor keeps them for a person whatever they are called
+    own: () => [o.tokenFile, ...channelSecretFiles(o.channels)],
     say: tagged('rules'),
     audit: (type, data) => {
       try {

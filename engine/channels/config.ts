@@ -63,6 +63,20 @@ export interface ChannelsConfig {
 
 export class ChannelConfigError extends Error {}
 
+/** Every secret file the channels read (bot tokens, webhook secrets): hookmap's own files, which the floor keeps for a person. */
+export function channelSecretFiles(c: ChannelsConfig | undefined): string[] {
+  if (!c) return [];
+  const files = [
+    c.telegram?.tokenFile,
+    c.telegram?.webhook?.secretFile,
+    c.slack?.appTokenFile,
+    c.slack?.botTokenFile,
+    c.ntfy?.tokenFile,
+    c.webhook?.secretFile,
+  ];
+  return files.filter((f): f is string => typeof f === 'string' && f !== '');
+}
+
 const CAPTURES = ['metadata', 'redacted', 'full'];
 const expand = (p: string, base: string) => resolve(base, p.replace(/^~(?=$|\/)/, homedir()));
 

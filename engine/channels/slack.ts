@@ -11,7 +11,7 @@ import { answerAs, steerAs, type Answerer, type PushAction } from '../push/answe
 import { Buttons, cardText, choiceButtons, type CardText } from './card.ts';
 import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { SlackConfig } from './config.ts';
-import type { Alert, Moment, Settlement } from '../push/moments.ts';
+import { offersAlways, type Alert, type Moment, type Settlement } from '../push/moments.ts';
 import { withRetry, type Retryable } from './retry.ts';
 
 type BoltApp = import('@slack/bolt').App;
@@ -149,7 +149,7 @@ export class SlackChannel implements Channel {
               action_id: 'hookmap_deny',
               value: this.buttons.issue(m.id, m.expires),
             },
-            ...(m.rulable
+            ...(offersAlways(m, this.c.capture ?? 'metadata')
               ? [
                   {
                     type: 'button',
@@ -242,7 +242,7 @@ export class SlackChannel implements Channel {
       this.health.note(`who:${user}:${channel}`, `ignored ${user ?? 'a user'} in ${channel ?? '?'}: not mapped in users (or another channel)`);
       return undefined;
     }
-    return { name, scopes: ['read', 'control'], via: 'slack', key: user! };
+    return { name, scopes: ['read', 'control'], via: 'slack', key: user!, capture: this.c.capture ?? 'metadata' };
   }
 
   private async tapped(

@@ -13,7 +13,7 @@ import { answerAs, steerAs, type Answerer, type PushAction } from '../push/answe
 import { Buttons, cardText, choiceButtons, plainCard } from './card.ts';
 import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { TelegramConfig } from './config.ts';
-import type { Alert, Moment, Settlement } from '../push/moments.ts';
+import { offersAlways, type Alert, type Moment, type Settlement } from '../push/moments.ts';
 import { withRetry, type Retryable } from './retry.ts';
 
 const VERBS: Record<string, PushAction> = { a: 'allow', d: 'deny', w: 'always' };
@@ -131,7 +131,9 @@ export class TelegramChannel implements Channel {
           { text: 'Deny', callback_data: `d:${nonces.d}` },
         ];
         const keyboard =
-          m.kind === 'form' ? choiceRows.map((x) => x.row) : [row, ...(m.rulable ? [[{ text: 'Allow always', callback_data: `w:${nonces.w}` }]] : [])];
+          m.kind === 'form'
+            ? choiceRows.map((x) => x.row)
+            : [row, ...(offersAlways(m, this.c.capture ?? 'metadata') ? [[{ text: 'Allow always', callback_data: `w:${nonces.w}` }]] : [])];
         const body =
           m.kind === 'form'
             ? `${text}\n${choices.length ? 'Tap a choice (or answer it in the inbox).' : 'Answer it in the inbox (a form needs its fields).'}`
@@ -196,7 +198,13 @@ export class TelegramChannel implements Channel {
       this.health.note(`who:${userId}:${chat}`, `ignored user ${userId ?? '?'} in chat ${chat ?? '?'}: not in user_ids / chat_ids`);
       return undefined;
     }
-    return { name: this.c.users[String(userId)] ?? `telegram:${userId}`, scopes: ['read', 'control'], via: 'telegram', key: String(userId) };
+    return {
+      name: this.c.users[String(userId)] ?? `telegram:${userId}`,
+      scopes: ['read', 'control'],
+      via: 'telegram',
+      key: String(userId),
+      capture: this.c.capture ?? 'metadata',
+    };
   }
 
   private async tapped(ctx: Context): Promise<void> {

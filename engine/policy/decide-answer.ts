@@ -29,6 +29,8 @@ export interface AnswerDecision {
 
 export interface DecideContext {
   home?: string;
+  /** hookmap's own files, links followed (the floor keeps them for a person wherever they are) */
+  own?: readonly string[];
   /** The request event, for rules' `when` ($agent, $hook, $session bound). */
   event?: unknown;
   say?: (line: string) => void;
@@ -47,13 +49,13 @@ async function whenHolds(r: AnswerRule, s: AskSubject, ctx: DecideContext): Prom
 }
 
 /** The floor row the request hits, when an allow would otherwise answer it. */
-export function floorOf(s: AskSubject, home: string): FloorHit | undefined {
+export function floorOf(s: AskSubject, home: string, own?: readonly string[]): FloorHit | undefined {
   if (s.command !== undefined) {
-    const hit = floorHit(s.command, { cwd: s.cwd, home });
+    const hit = floorHit(s.command, { cwd: s.cwd, home, own });
     if (hit) return hit;
   }
   for (const p of s.paths) {
-    const hit = floorPathHit(p);
+    const hit = floorPathHit(p, own);
     if (hit) return hit;
   }
   return undefined;
@@ -81,7 +83,7 @@ export async function decideAnswer(rules: readonly AnswerRule[], subject: AskSub
   }
   if (!best) return { verb: 'none', why: 'no rule matches', skipped };
   if (best.verb !== 'allow') return { verb: best.verb, rule: best, why: `rule ${best.id} ${best.verb === 'deny' ? 'denies' : 'asks a human'}`, skipped };
-  const floor = floorOf(subject, ctx.home ?? homedir());
+  const floor = floorOf(subject, ctx.home ?? homedir(), ctx.own);
   if (floor)
     return { verb: 'ask', rule: best, floor, why: `rule ${best.id} would allow this; the floor keeps it for you (${floor.row}: ${floor.why})`, skipped };
   return { verb: 'allow', rule: best, why: `rule ${best.id} allows`, skipped };

@@ -1,8 +1,21 @@
 // What a learned rule is made of (engine/policy/rulebook.ts keeps the rules): the prefixes an
 // "Allow always" proposes for a command, a rule id's readable part, and whether a rule already
 // matches what a new one would.
+import { shQuote } from '../shim/sh.ts';
 import type { AnswerRule } from './answer-rule.ts';
-import { readPlainCommand } from './shell/match.ts';
+import { compileCommandRule, readPlainCommand } from './shell/match.ts';
+
+/** Words a shell reads as themselves unquoted (anything else is single-quoted). */
+const BARE = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/**
+ * An argv as one command line that parses back to exactly these words (an
+ * exact rule's text): plain words bare, every other word single-quoted, so
+ * `kubectl 'delete ns prod'` stays two words and never becomes four.
+ */
+export function quoteArgv(words: readonly string[]): string {
+  return words.map((w) => (BARE.test(w) ? w : shQuote(w))).join(' ');
+}
 
 /** The words of a command a prefix rule proposes: the command and its first word that is not an option, or one word. */
 export function proposePrefixes(command: string): string[] {
@@ -32,5 +45,8 @@ export function sameMatch(r: AnswerRule, doc: Record<string, unknown>): boolean 
   if ((r.tools ? [...r.tools].join('|') : undefined) !== tool) return false;
   if (r.agents && !r.agents.has(String(doc.agent))) return false;
   if (!c) return !r.command && !doc.path && !r.paths;
-  return !!r.command && r.command.kind === (c.exact !== undefined ? 'exact' : 'prefix') && r.command.text === (c.exact ?? c.prefix);
+  if (!r.command || r.command.kind !== (c.exact !== undefined ? 'exact' : 'prefix')) return false;
+  // the same words, however they are quoted (an older rule's `a b c` is not `a 'b c'`)
+  const want = compileCommandRule(c);
+  return !('error' in want) && want.words.length === r.command.words.length && want.words.every((w, i) => w === r.command!.words[i]);
 }

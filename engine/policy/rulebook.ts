@@ -7,17 +7,17 @@
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ensureDir } from '../io/paths.ts';
 import { describeMatch, scopeOf, type AnswerRule, type RuleScope } from './answer-rule.ts';
 import { decideAnswer, floorOf, type AnswerDecision } from './decide-answer.ts';
 import { LearnedRules } from './learned.ts';
 import { formatPolicyError, type Policy } from './policy.ts';
 import { compileCommandRule, matchPlainCommand, readPlainCommand } from './shell/match.ts';
-import type { AskSubject } from './subject.ts';
-import { proposePrefixes, sameMatch, slug } from './rule-words.ts';
+import { realPlace, type AskSubject } from './subject.ts';
+import { proposePrefixes, quoteArgv, sameMatch, slug } from './rule-words.ts';
 
-export { proposePrefixes } from './rule-words.ts';
+export { proposePrefixes, quoteArgv } from './rule-words.ts';
 
 export type AlwaysMatch = 'exact' | 'prefix' | 'tool';
 
@@ -72,6 +72,8 @@ export interface RuleBookOptions {
   now?: () => number;
   /** The user's home folder, for the floor (default: os.homedir()). */
   userHome?: string;
+  /** hookmap's own files beside its home (the owner token file, channel secrets): the floor keeps them for a person. */
+  own?: () => (string | undefined)[];
 }
 
 interface Usage {
@@ -96,6 +98,20 @@ export class RuleBook {
     return this.o.userHome ?? homedir();
   }
 
+  private ownCache: string[] | undefined;
+
+  /** hookmap's own files by where they really are: its home, the token file the environment names, the ones `own` adds. */
+  ownFiles(): string[] {
+    return (this.ownCache ??= [this.o.home, process.env.HOOKMAP_TOKEN_FILE, ...(this.o.own?.() ?? [])]
+      .filter((p): p is string => typeof p === 'string' && p !== '')
+      .map((p) => realPlace(resolve(p))));
+  }
+
+  /** The floor row this request hits, hookmap's own files included. */
+  floor(subject: AskSubject) {
+    return floorOf(subject, this.userHome, this.ownFiles());
+  }
+
   private now(): string {
     return new Date(this.o.now?.() ?? Date.now()).toISOString();
   }
@@ -116,7 +132,7 @@ export class RuleBook {
   }
 
   decide(subject: AskSubject, request?: unknown, home?: string): Promise<AnswerDecision> {
-    return decideAnswer(this.rules(), subject, { event: request, home: home ?? this.userHome, say: this.o.say });
+    return decideAnswer(this.rules(), subject, { event: request, home: home ?? this.userHome, own: this.ownFiles(), say: this.o.say });
   }
 
   used(d: AnswerDecision, subject: AskSubject, request: { id?: unknown }): void {
@@ -154,10 +170,15 @@ export class RuleBook {
         throw new RuleError('not-plain', `the command ${plain.refused}: a rule matches one plain command only (allow this tool instead, or answer once)`);
       if (subject.tool) doc.tool = subject.tool;
       if (spec.match === 'exact') {
-        const hit = floorOf(subject, this.userHome);
+        const hit = this.floor(subject);
         if (hit) throw new RuleError('floor', `the floor keeps this command for you (${hit.row}): a rule would never answer it`);
-        doc.command = { exact: plain.words.join(' ') };
-        label = plain.words.join(' ');
+        // the words themselves, quoted so they read back as the same argv (issue 40: never joined by spaces)
+        const exact = quoteArgv(plain.words);
+        const back = compileCommandRule({ exact });
+        if ('error' in back || back.words.length !== plain.words.length || back.words.some((w, i) => w !== plain.words[i]))
+          throw new RuleError('not-plain', 'the command cannot be written back as the same words: allow this tool instead, or answer once');
+        doc.command = { exact };
+        label = exact;
       } else {
         const prefix = (spec.prefix ?? proposePrefixes(subject.command)[0] ?? '').trim();
         const c = compileCommandRule({ prefix });
@@ -166,7 +187,7 @@ export class RuleBook {
         if (!m.match) throw new RuleError('prefix-mismatch', `the command does not start with ${JSON.stringify(prefix)} (${m.why})`);
         doc.command = { prefix: c.text };
         label = c.text;
-        if (floorOf(subject, this.userHome)) note = 'this very request hits the floor: it stays with you, the rule answers the others';
+        if (this.floor(subject)) note = 'this very request hits the floor: it stays with you, the rule answers the others';
       }
     } else if (spec.match === 'exact' && subject.paths.length) {
       if (subject.tool) doc.tool = subject.tool;

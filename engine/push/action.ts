@@ -40,7 +40,7 @@ export async function answerAction(o: ActionDeps, credential: unknown, action: u
     if (!device) return refuse(403, 'device-revoked', 'this device was revoked: its actions answer nothing');
     if (!o.service.isLive(device))
       return refuse(403, 'principal-revoked', `the token ${device.principal.name} registered this device with was revoked: its actions answer nothing`);
-    who = { name: device.principal.name, scopes: device.principal.scopes, via: 'push', key: device.id };
+    who = { name: device.principal.name, scopes: device.principal.scopes, via: 'push', key: device.id, capture: o.service.capture };
   }
   const a = await answerAs({ ...o, ack: (id, ms) => o.service.ack(id, ms) }, who, g.request, { action: action as PushAction });
   if (!a.ok) return refuse(a.status, a.error, a.detail);

@@ -4,8 +4,12 @@
 // control.attention.respond on the relay sent as that principal (so
 // attention.answered `by` names the person), acked by the daemon holding the
 // request. "Allow always" makes the narrowest rule first (this exact command
-// or these paths, this project), then allows.
+// or these paths, this project), then allows; only from a surface whose
+// capture showed the whole command (issue 40), else it answers nothing and
+// says to finish in the inbox.
+import type { CaptureLevel } from '../aep/schemas.ts';
 import { makePrincipal, type Scope } from '../auth/principal.ts';
+import { alwaysShown } from './payload.ts';
 import { permissiveOption } from '../daemon/answer.ts';
 import { refusingOption } from '../daemon/answer.ts';
 import type { Daemon } from '../daemon/daemon.ts';
@@ -23,6 +27,8 @@ export interface Answerer {
   via: string;
   /** Its key within that surface (a device id, a chat user id). */
   key: string;
+  /** The most of a request this surface shows (its capture; absent: metadata): "Allow always" saves only what it showed. */
+  capture?: CaptureLevel;
 }
 
 export type AnswerResult = { ok: true; option?: string; rule?: string } | { ok: false; status: number; error: string; detail: string };
@@ -73,6 +79,14 @@ export async function answerAs(
       const asked = await daemon.askOf(request);
       if (!asked || !o.rules) return fail(422, 'no-rule', 'no rule can be made from this request: open the inbox to answer it');
       const s = asked.subject;
+      // a rule covers the command (or the paths) exactly: a surface that did not show them all cannot save one (forged or replayed alike)
+      if (!alwaysShown({ text: s.command, paths: s.paths.length }, who.capture ?? 'metadata', (t) => daemon.redactor.text(t)))
+        return fail(
+          422,
+          'finish-in-inbox',
+          `${who.via} did not show the whole ${s.command !== undefined ? 'command' : 'list of paths'} a rule would cover (capture ${who.capture ?? 'metadata'}): ` +
+            'nothing was answered; open the inbox to see it and make the rule there',
+        );
       const spec: AlwaysSpec = { match: s.command !== undefined || s.paths.length ? 'exact' : 'tool', scope: s.project ? 'project' : 'session' };
       try {
         rule = o.rules.learn(s, spec, { by: who.name, via: who.via, request }).rule.id;

@@ -10,7 +10,8 @@ import { basename } from 'node:path';
 import type { Daemon } from '../daemon/daemon.ts';
 import type { AepEvent, Relay } from '../relay/index.ts';
 import { escalate, type PushConfig } from './escalation.ts';
-import type { AlertKind } from './payload.ts';
+import { alwaysShown, type AlertKind } from './payload.ts';
+import type { CaptureLevel } from '../aep/schemas.ts';
 import type { Presence } from './presence.ts';
 
 export interface Moment {
@@ -27,11 +28,16 @@ export interface Moment {
   text?: string;
   /** The agent's redactor. */
   redact: (s: string) => string;
-  /** Whether rules can be made from it ("Allow always"). */
+  /** Whether rules can be made from it ("Allow always"); a surface offers it only where alwaysShown (payload.ts) says it shows what the rule covers. */
   rulable: boolean;
+  /** How many paths the request names (a rule for them is made where they are shown). */
+  paths: number;
   /** A form of one single-choice question whose labels are real text (the stream's capture is redacted or above): its choices, answerable as buttons. */
   form?: { field: string; question?: string; choices: { id: string; label: string }[] };
 }
+
+/** Whether a surface at this capture offers "Allow always" for the moment: only where it shows all the rule would cover. */
+export const offersAlways = (m: Moment, capture: CaptureLevel): boolean => m.rulable && alwaysShown({ text: m.text, paths: m.paths }, capture, m.redact);
 
 export interface Settlement {
   how: 'answered' | 'timed out' | 'dismissed';
@@ -217,6 +223,7 @@ export class Moments {
       text: s?.command,
       redact: (t) => daemon?.redactor.text(t) ?? '',
       rulable: this.o.rules && !!asked,
+      paths: s?.paths.length ?? 0,
       form: hold ? singleChoice(hold.view) : undefined,
     };
     const r: Open = { m, told: new Set() };

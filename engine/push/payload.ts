@@ -55,12 +55,30 @@ export const allowsText = (ceiling: CaptureLevel) => (RANK[ceiling] ?? 0) >= RAN
 const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 const where = (p?: string) => (p ? ` in ${p}` : '');
 
+/** The command text a notification at this ceiling shows (empty at metadata). */
+const shownText = (text: string, ceiling: CaptureLevel, redact: (s: string) => string) =>
+  allowsText(ceiling) ? cut(redact(text).replace(/\s+/g, ' ').trim(), TEXT_MAX) : '';
+
+/**
+ * Whether a surface at this ceiling shows this command exactly as it is (not
+ * hidden by the capture, not redacted, not cut): only then can it save a rule
+ * that covers the command ("Allow always"); otherwise it offers the inbox.
+ */
+export const showsExactly = (text: string, ceiling: CaptureLevel, redact: (s: string) => string) => shownText(text, ceiling, redact) === text;
+
+/** What a request's "Allow always" would save, and whether a surface at this ceiling showed all of it. */
+export function alwaysShown(f: { text?: string; paths: number }, ceiling: CaptureLevel, redact: (s: string) => string): boolean {
+  if (f.text !== undefined) return showsExactly(f.text, ceiling, redact);
+  // a card never lists paths: a rule for these paths is made where they are shown (the inbox)
+  return f.paths === 0;
+}
+
 /** The title and body of a held request's notification at this ceiling. */
 export function requestText(f: RequestFacts, ceiling: CaptureLevel, redact: (s: string) => string): { title: string; body: string } {
   const verb = f.kind === 'form' ? 'has a question' : f.tool ? `wants to run ${f.tool}` : 'is waiting for you';
   const title = `${f.agent} ${verb}${where(f.project)}`;
   const kind = f.kind === 'form' ? 'Question' : f.kind === 'gate' ? 'Tool gate' : 'Permission request';
-  const text = f.text && allowsText(ceiling) ? cut(redact(f.text).replace(/\s+/g, ' ').trim(), TEXT_MAX) : '';
+  const text = f.text ? shownText(f.text, ceiling, redact) : '';
   return { title: cut(title, 120), body: text ? `${kind}: ${text}` : kind };
 }
 

@@ -6,7 +6,7 @@
 // saying so. Sends run in the background (sender.ts): never on a hook's path.
 import { createHash } from 'node:crypto';
 import type { CaptureLevel } from '../aep/schemas.ts';
-import type { Alert, Moment, MomentSink, Settlement } from './moments.ts';
+import { offersAlways, type Alert, type Moment, type MomentSink, type Settlement } from './moments.ts';
 import { ActionCredentials } from './credentials.ts';
 import { DeviceBook, type Device } from './devices.ts';
 import { ensureVapidKeys, type VapidKeys } from './keys.ts';
@@ -110,7 +110,7 @@ export class PushService implements MomentSink {
       if (!this.o.live(device)) continue;
       const control = device.principal.scopes.includes('control');
       // a form's answer needs its fields: the tap opens the card; a read-only device gets no buttons
-      const actions = control && r.kind !== 'form' ? [ACTIONS.allow, ACTIONS.deny, ...(r.rulable ? [ACTIONS.always] : [])] : [];
+      const actions = control && r.kind !== 'form' ? [ACTIONS.allow, ACTIONS.deny, ...(offersAlways(r, this.capture) ? [ACTIONS.always] : [])] : [];
       const credential = actions.length ? this.credentials.issue({ request: r.id, session: r.session, device: device.id, expires: r.expires }) : undefined;
       const m: Message = {
         type: 'request',

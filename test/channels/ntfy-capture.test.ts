@@ -33,6 +33,7 @@ describe('ntfy at the default capture', () => {
       text: 'curl -H "Authorization: Bearer sk-live-9999" https://api.example.com',
       redact: (t) => t.replace(/sk-live-\d+/, '[REDACTED]'),
       rulable: true,
+      paths: 0,
     };
     await ch.request(m);
     const got = ntfy.got[0];

@@ -76,6 +76,8 @@ describe('the npm package', () => {
       'dist/engine/main.js',
       'engine/shim/node-shim.mjs',
       'engine/inbox/assets/index.html',
+      // the floor's options table (engine/policy/shell/options.ts reads it at run time)
+      'engine/policy/shell/option-table.yaml',
       'vendors/claude-code.yaml',
       'schemas/descriptor.schema.json',
       'capabilities/README.md',

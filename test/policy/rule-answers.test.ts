@@ -201,6 +201,8 @@ describe('"Allow always" through the rules API', () => {
     const prop = (await (await api(`/rules/propose?request=${req.id}`)).json()) as Record<string, any>;
     expect(prop).toMatchObject({ tool: 'Bash', command: 'npm test -- --watch', plain: true, native: expect.stringMatching(/allow_always/) });
     expect(prop.prefixes[0]).toBe('npm test');
+    // the text an exact rule would hold, shown before anything is saved
+    expect(prop.exact).toBe('npm test -- --watch');
     expect((await api('/rules', { request: req.id, match: 'prefix', scope: 'project' }, readToken)).status).toBe(403);
     expect((await api('/rules', { request: 'not-a-request', match: 'prefix', scope: 'project' })).status).toBe(404);
     expect((await api('/rules', { request: req.id, match: 'prefix', prefix: 'npm run', scope: 'project' })).status).toBe(422);

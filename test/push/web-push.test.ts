@@ -97,7 +97,8 @@ describe('Web Push', () => {
     expect(Number(got.headers.ttl)).toBeGreaterThan(0);
     const m = got.message;
     expect(m.title).toMatch(/^claude-code wants to run Bash in hookmap-push-proj-/);
-    expect(m.actions.map((a: any) => a.action)).toEqual(['allow', 'deny', 'always']);
+    // no "always": the notification does not show the command, so it cannot save a rule for it (issue 40)
+    expect(m.actions.map((a: any) => a.action)).toEqual(['allow', 'deny']);
     const text = got.plaintext.toString();
     expect(text).not.toMatch(/curl|supersecret|api\.example/);
     expect(text).not.toContain(s.token);
@@ -118,6 +119,27 @@ describe('Web Push', () => {
     expect(settled.message.tag).toBe(m.tag);
     expect(settled.headers.topic).toBe(got.headers.topic);
     expect(settled.plaintext.length).toBe(PAD_SIZE);
+  });
+
+  it('a forged "always" from a notification that did not show the command saves no rule and answers nothing (finish in the inbox)', async () => {
+    const hook = permission('cc-push-always', 'kubectl "delete ns prod"');
+    const req = await requestOf('cc-push-always');
+    const m = (await until('the push', () => pushesFor(req.id)[0])).message;
+    expect(m.actions.map((a: any) => a.action)).toEqual(['allow', 'deny']);
+    const forged = await post('/push/action', { credential: m.credential, action: 'always', request: req.id }, { 'content-type': 'application/json' });
+    expect(forged.status).toBe(422);
+    const body = await forged.json();
+    expect(body.error).toBe('finish-in-inbox');
+    expect(body.detail).toMatch(/open the inbox/);
+    // replayed: the credential was spent on the refusal
+    const replay = await post('/push/action', { credential: m.credential, action: 'always', request: req.id }, { 'content-type': 'application/json' });
+    expect([403, 410]).toContain(replay.status);
+    const rules = (await (await fetch(`${s.url}/rules`, { headers: auth() })).json()).rules as { origin: string; matches: string }[];
+    expect(rules.filter((r) => r.origin === 'learned' && /kubectl/.test(r.matches))).toEqual([]);
+    expect(events().some((e) => e.type === 'attention.answered' && e.subject === req.id)).toBe(false);
+    // still waiting: answered where the command is shown
+    expect((await runCli(['answer', req.id, '--deny'], { ...process.env, HOOKMAP_HOME: s.home, HOOKMAP_URL: s.url })).code).toBe(0);
+    await hook;
   });
 
   it('a credential of another request, a forged one and one of a revoked device answer nothing', async () => {

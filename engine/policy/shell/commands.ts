@@ -32,6 +32,8 @@ export interface ReadCommand {
   substituted: ReadCommand[];
   /** the wrapper or shell it was read out of */
   via?: string;
+  /** `NAME=value` prefixes it runs with (`GIT_PAGER=… git log`) */
+  assignments?: { name: string; value: ShellWord }[];
 }
 
 export interface ShellReading {
@@ -97,7 +99,12 @@ class Reader {
     for (const part of node.children) {
       const wordNode = part.type === 'command_name' ? part.children[0] : part;
       if (REDIRECTS.has(part.type)) cmd.redirects.push(...this.redirect(part, cmd.substituted, trailing));
-      else if (wordNode && WORD_TYPES.has(wordNode.type)) {
+      else if (part.type === 'variable_assignment') {
+        const value = part.children.slice(2)[0];
+        const word = value && WORD_TYPES.has(value.type) ? readWord(value, this.home) : { text: '', source: '', literal: true, pattern: false, home: false };
+        (cmd.assignments ??= []).push({ name: part.children[0]?.text ?? '', value: word });
+        this.walk(part, { redirects: [] }, cmd.substituted);
+      } else if (wordNode && WORD_TYPES.has(wordNode.type)) {
         cmd.words.push(readWord(wordNode, this.home));
         this.walk(wordNode, { redirects: [] }, cmd.substituted);
       } else this.walk(part, { redirects: [] }, cmd.substituted);

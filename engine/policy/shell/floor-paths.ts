@@ -209,7 +209,7 @@ export const gitHooks: FloorRow = {
 };
 
 /** files a write there touches nothing */
-const DEVICES = ['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty', '/dev/fd'];
+export const DEVICES = ['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty', '/dev/fd'];
 
 export const writeOutside: FloorRow = {
   id: 'write-outside',

@@ -3,6 +3,7 @@
 // reason a card shows and examples that test/policy/shell-floor.test.ts holds
 // it to (read with EXAMPLE_CONTEXT). Helpers the rows share live here.
 import type { ReadCommand, ShellReading } from './commands.ts';
+import { readOptions } from './options.ts';
 import type { FloorContext } from './paths.ts';
 import type { ShellWord } from './words.ts';
 
@@ -25,7 +26,7 @@ const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
 /** write their last argument */
 const COPIERS = new Set(['cp', 'mv', 'install', 'ln', 'rsync', 'scp']);
 
-/** The files a command writes: redirection targets, `tee`'s files, a copy's destination. */
+/** The files a command writes: redirection targets, `tee`'s files, a copy's destination, what its options write. */
 export function writeTargets(cmd: ReadCommand): ShellWord[] {
   const out: ShellWord[] = [];
   for (const r of cmd.redirects) {
@@ -36,7 +37,9 @@ export function writeTargets(cmd: ReadCommand): ShellWord[] {
   }
   const args = operands(cmd);
   if (cmd.name === 'tee') out.push(...args);
-  if ((cmd.name === 'sed' || cmd.name === 'perl') && hasOption(cmd, ['i'], ['--in-place'])) out.push(...args);
+  if (cmd.name === 'perl' && hasOption(cmd, ['i'], ['--in-place'])) out.push(...args);
+  // `sort -o F`, `curl -o F`, `git log --output=F`, `sed -i F`, `sed 'w F'` ... (option-table.yaml)
+  out.push(...readOptions(cmd).writes.map((w) => w.word));
   const targetDir = cmd.words.findIndex((w) => w.text === '-t' || w.text === '--target-directory');
   const targetEq = cmd.words.find((w) => w.text.startsWith('--target-directory='));
   if (COPIERS.has(cmd.name) && targetDir > 0 && cmd.words[targetDir + 1]) out.push(cmd.words[targetDir + 1]!);

@@ -8,6 +8,9 @@ import { homedir } from 'node:os';
 import { readShell } from './commands.ts';
 import { agentSandbox, chmodWorld, fetchExecute, forcePush, privilege } from './floor-commands.ts';
 import { credentials, gitHooks, recursiveDelete, sshFolder, startupFile, writeOutside } from './floor-paths.ts';
+import { optionRuns, optionUnknown } from './floor-options.ts';
+import { OptionTableError } from './options.ts';
+import { resolvedHit } from './floor-resolved.ts';
 import type { FloorRow } from './floor-row.ts';
 import type { FloorContext } from './paths.ts';
 
@@ -45,6 +48,8 @@ export const FLOOR: readonly FloorRow[] = [
   chmodWorld,
   agentSandbox,
   writeOutside,
+  optionRuns,
+  optionUnknown,
 ];
 
 export interface FloorHit {
@@ -58,9 +63,18 @@ export function floorHit(command: string, ctx: FloorContext = {}): FloorHit | un
   const reading = readShell(command, home);
   if (reading.commands.length === 0 && reading.unreadable) return { row: UNREADABLE.id, why: `${UNREADABLE.why} (it ${reading.unreadable})` };
   for (const row of FLOOR) {
-    const hit = row.check(reading, { ...ctx, home });
+    let hit: string | undefined;
+    try {
+      hit = row.check(reading, { ...ctx, home });
+    } catch (e) {
+      // a broken options table reads nothing: every request goes to a person, saying why
+      if (e instanceof OptionTableError) return { row: UNREADABLE.id, why: `${UNREADABLE.why} (${e.code}: ${e.message})` };
+      throw e;
+    }
     if (hit !== undefined) return { row: row.id, why: `${row.why}: ${hit}` };
   }
+  const resolved = resolvedHit(reading, ctx);
+  if (resolved) return resolved;
   if (reading.unreadable) return { row: UNREADABLE.id, why: `${UNREADABLE.why} (${reading.unreadable})` };
   return undefined;
 }

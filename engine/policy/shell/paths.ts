@@ -1,7 +1,7 @@
 // Where a path word points, for the floor's path rows (issue 22: "recursive
 // deletes outside the project or of home", "writing outside the project
-// through redirection"). Lexical only: `..` and `.` are normalised against the
-// cwd given; symbolic links are not followed (this library reads no files).
+// through redirection"). Lexical: `..` and `.` are normalised against the
+// cwd given; symbolic links are followed after the rows, by floor-resolved.ts.
 // A word the shell expands at run time points anywhere; a glob points at the
 // folder its fixed part names (`/*` is `/`, `~/x/*` is `~/x`).
 import { isAbsolute, posix } from 'node:path';
@@ -12,6 +12,8 @@ export interface FloorContext {
   cwd?: string;
   /** the user's home folder (`~`, `$HOME`) */
   home?: string;
+  /** hookmap's own files and folders (its home, token files, channel secrets), links followed: the floor keeps them for a person */
+  own?: readonly string[];
 }
 
 export type Place =

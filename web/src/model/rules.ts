@@ -10,6 +10,8 @@ export interface Proposal {
   command?: string;
   /** The command is one plain command (exact and prefix rules can match it). */
   plain?: boolean;
+  /** The text an exact rule will hold: the parsed words, quoted so they read back the same (`kubectl 'delete ns prod'`). */
+  exact?: string;
   refused?: string;
   prefixes: string[];
   paths: string[];
@@ -76,7 +78,7 @@ export function describeChoice(p: Proposal, c: AlwaysChoice): string {
       : c.match === 'prefix'
         ? `${p.tool ?? ''} commands starting with \`${(c.prefix ?? '').trim()}\``.trim()
         : p.command !== undefined
-          ? `exactly \`${p.command}\``
+          ? `exactly \`${p.exact ?? p.command}\``
           : `${p.tool ?? ''} on ${p.paths.join(', ')}`;
   const where = c.scope === 'session' ? 'in this session' : c.scope === 'project' ? `in ${p.project ?? 'this project'}` : 'everywhere';
   return `Allow ${what} from ${p.agent} ${where}, without asking${c.native ? `; ${p.agent} also remembers it itself` : ''}.`;
