@@ -46,12 +46,17 @@ export const BenchResult = z.strictObject({
   /** What is measured, against which baseline. */
   about: z.string().min(1),
   /** When it ran (ISO 8601), on how many cores, at which load average (1, 5, 15 min), on which Node. */
-  date: z.iso.datetime(),
+  date: z.union([z.iso.datetime(), z.iso.date()]),
   cpus: z.number().int().positive(),
-  loadavg: z.tuple([Num, Num, Num]),
-  node: z.string().min(1),
-  /** Set when the figures were not measured by this file's writer but carried over from an older record, with its date. */
+  loadavg: z.tuple([Num, Num, Num]).optional(),
+  node: z.string().min(1).optional(),
+  /**
+   * Set when the figures were not measured by a bench writing this file but carried over from an
+   * older record: where from. Only then may the date be a day, the load average be `load` (as the
+   * record stated it) and the Node version be absent.
+   */
   carried: z.string().min(1).optional(),
+  load: z.string().min(1).optional(),
   tables: z.array(Table).min(1),
   /** Findings of the run in words (each computed from the figures by the bench). */
   notes: z.array(z.string().min(1)).optional(),
@@ -78,6 +83,9 @@ export function parseBenchResult(file: string, text: string): BenchResult | Resu
     const i = r.error.issues[0];
     return { file, code: 'bad-bench-result', message: `${i.path.join('.') || '(top)'}: ${i.message}` };
   }
+  const d = r.data;
+  if (!d.carried && (d.loadavg === undefined || d.node === undefined || d.load !== undefined || !d.date.includes('T')))
+    return { file, code: 'bad-bench-result', message: 'a measured result has date (a time), loadavg and node, and no load; only a carried one may differ' };
   const name = file.replace(/^.*\//, '').replace(/\.json$/, '');
   if (r.data.bench !== name) return { file, code: 'bad-bench-result', message: `bench: "${r.data.bench}" in a file named ${name}.json` };
   for (const [t, tab] of r.data.tables.entries()) {
@@ -124,12 +132,16 @@ function renderTable(t: BenchTable): string {
   return `${cell(t.caption)}\n\n${table(head, rows)}`;
 }
 
-const load = (l: [number, number, number]) => l.map((x) => x.toFixed(2)).join(' / ');
+const load = (l: [number, number, number]) => `${l.map((x) => x.toFixed(2)).join(' / ')} (1 / 5 / 15 min)`;
 
 function renderResult(r: BenchResult): string {
-  const when = `${r.date.slice(0, 16).replace('T', ' ')} UTC`;
-  const machine = `${r.cpus} cores, load average ${load(r.loadavg)} (1 / 5 / 15 min), Node ${r.node}`;
-  const head = r.carried ? `**Carried, not re-run:** ${r.carried}. Figures of ${when} (${machine}).` : `Run ${when}: ${machine}.`;
+  const when = r.date.includes('T') ? `${r.date.slice(0, 16).replace('T', ' ')} UTC` : r.date;
+  const machine = [
+    `${r.cpus} cores`,
+    r.loadavg ? `load average ${load(r.loadavg)}` : r.load ? `load average ${r.load}` : 'load not recorded',
+    ...(r.node ? [`Node ${r.node}`] : []),
+  ].join(', ');
+  const head = r.carried ? `**Carried, not re-run:** ${r.carried}. Recorded ${when}: ${machine}.` : `Run ${when}: ${machine}.`;
   return [
     `## ${r.title}`,
     `\`${r.command}\`: ${r.about}`,

@@ -65,9 +65,11 @@ describe('the page', () => {
     expect(page).toContain('| hookmap thing | 12.3 ms | — | 1.23x |');
     expect(page).toContain('- A finding.');
   });
-  it('marks carried figures with where they came from', () => {
-    const page = performanceDoc([{ ...full, carried: "from the README's Measured section, run of 2026-11-29" }]);
-    expect(page).toContain("**Carried, not re-run:** from the README's Measured section, run of 2026-11-29. Figures of 2026-12-02 05:30 UTC");
+  it('marks carried figures with where they came from, their date and the load the record stated', () => {
+    const carried = { ...full, date: '2026-11-30', loadavg: undefined, node: undefined, load: '8-15', carried: "the README's Measured section" };
+    expect(parseBenchResult('bench/results/demo.json', JSON.stringify(carried))).toEqual(JSON.parse(JSON.stringify(carried)));
+    const page = performanceDoc([carried]);
+    expect(page).toContain("**Carried, not re-run:** the README's Measured section. Recorded 2026-11-30: 2 cores, load average 8-15.");
   });
   it('is the committed docs/performance.md for the committed results (what `hookmap docs --check` holds)', () => {
     const { results, problems } = readBenchResults(ROOT);
@@ -91,6 +93,8 @@ describe('hostile results files', () => {
     ['a bench name other than the file name', good.replace('"bench":"demo"', '"bench":"other"'), /^bench: "other" in a file named demo\.json$/],
     ['a bench name that is a path', good.replace('"bench":"demo"', '"bench":"../x"'), /^bench: /],
     ['no tables', JSON.stringify({ ...JSON.parse(good), tables: [] }), /^tables: /],
+    ['a measured result without its load average', JSON.stringify({ ...JSON.parse(good), loadavg: undefined }), /^a measured result has date/],
+    ['a measured result dated by the day only', JSON.stringify({ ...JSON.parse(good), date: '2026-12-02' }), /^a measured result has date/],
   ];
   for (const [what, text, why] of cases)
     it(`${what}: a coded error naming the file`, () => {
