@@ -231,7 +231,8 @@ async function main() {
     ],
     notes: [
       `The \`sh\` shim's median is ${(shRow.median / nodeRow.median).toFixed(3)} of the Node shim's (\`hookmap setup\` registers the \`sh\` shim).`,
-      `Generated bounds (codex): non-held hooks ${plan.bound_ms} ms, PermissionRequest ${boundFor(plan, 'PermissionRequest')} ms (hold 55,000 + 2,000 grace), connect ${plan.connect_ms} ms; the agent's own hook timeout ${plan.agent_timeout_ms} ms.`,
+      `Generated bounds (codex): non-held hooks ${plan.bound_ms} ms, PermissionRequest ${boundFor(plan, 'PermissionRequest')} ms ` +
+        `(hold 55,000 + 2,000 grace), connect ${plan.connect_ms} ms; the agent's own hook timeout ${plan.agent_timeout_ms} ms.`,
     ],
   });
   process.exit(0);
