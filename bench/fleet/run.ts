@@ -241,7 +241,7 @@ try {
   writeResult({
     bench: 'fleet',
     title: 'Fleet',
-    command: 'npx tsx bench/fleet/run.ts',
+    command: `BENCH_MS=${DURATION_MS} npx tsx bench/fleet/run.ts`,
     about:
       `NDJSON POSTs (batches of ${BATCH}, ${IN_FLIGHT} in flight) spread over 3 relays on one NATS JetStream stream, ` +
       `${SUBS_PER_RELAY} SSE subscribers per relay, POSTs answered after the JetStream ack, against one relay without the ` +
