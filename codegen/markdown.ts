@@ -33,3 +33,17 @@ export function table(head: string[], rows: string[][]): string {
 export function templateText(tpl: unknown): string {
   return typeof tpl === 'string' ? tpl : stringify(tpl, { collectionStyle: 'flow', lineWidth: 0 }).trim();
 }
+
+/**
+ * The id GitHub gives a heading (what `page.md#id` links to): its text lower-cased, inline code
+ * and tags unwrapped, every character but letters, digits, spaces, `_` and `-` dropped, spaces
+ * to hyphens. A repeated id is numbered by its caller (`-1`, `-2`, ...), in page order.
+ */
+export function headingId(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/<[^>]+>/g, '')
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}

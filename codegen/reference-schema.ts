@@ -3,7 +3,7 @@
 // it is required, its allowed values or default, and its description. Shared
 // by docs/reference/descriptor.md and docs/reference/fixtures.md.
 import { stringify } from 'yaml';
-import { cell, table } from './markdown.ts';
+import { cell, headingId, table } from './markdown.ts';
 
 interface Section {
   title: string;
@@ -11,11 +11,8 @@ interface Section {
   node: any;
 }
 
-const anchorOf = (title: string) =>
-  title
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '');
+/** A section's heading is its title as inline code: GitHub's id for it. */
+const anchorOf = (title: string) => headingId(`\`${title}\``);
 
 /** Render `schema` as Markdown sections: the root first, then every object it names, in first-seen order. */
 export function schemaReference(schema: any, rootTitle: string): string {
@@ -66,28 +63,32 @@ export function schemaReference(schema: any, rootTitle: string): string {
 
   const root = section(rootTitle, schema);
   const out: string[] = [];
-  for (let i = 0; i < sections.length; i++) {
-    const s = sections[i];
-    const n = s.node;
-    const required = new Set<string>(n.required ?? []);
-    const rows = Object.entries<any>(n.properties ?? {}).map(([k, p]) => {
-      const def = p.default !== undefined ? ` Default: \`${JSON.stringify(p.default)}\`.` : '';
-      const desc = p.description ?? resolve(p)?.description ?? '';
-      return [`\`${k}\``, typeOf(p, s === root ? k : `${s.title}.${k}`), required.has(k) ? 'yes' : '', cell(`${desc}${def}`)];
-    });
-    const closed = n.additionalProperties === false ? 'No other keys.' : '';
-    const parts = [`${s === root ? '##' : '###'} ${s === root ? 'Top level' : `\`${s.title}\``}`];
-    if (n.description && s !== root) parts.push(cell(n.description));
-    if (rows.length) parts.push(table(['key', 'type', 'required', 'description'], rows));
-    if (closed) parts.push(closed);
-    // a schema's `examples`: how the object is written in the YAML itself
-    for (const ex of n.examples ?? [])
-      parts.push(`Example (\`${s.title}\`):\n\n\`\`\`yaml\n${stringify(ex, { flowCollectionPadding: false }).trimEnd()}\n\`\`\``);
-    // the conditional parts (allOf of if/then): what the rest of the object is, by the value of a key
-    const conditions = conditionalParts(n, typeOf);
-    if (conditions.length) parts.push(conditions.join('\n'));
-    out.push(parts.join('\n\n'));
-  }
+  let done = 0;
+  const renderSections = () => {
+    for (; done < sections.length; done++) {
+      const s = sections[done];
+      const n = s.node;
+      const required = new Set<string>(n.required ?? []);
+      const rows = Object.entries<any>(n.properties ?? {}).map(([k, p]) => {
+        const def = p.default !== undefined ? ` Default: \`${JSON.stringify(p.default)}\`.` : '';
+        const desc = p.description ?? resolve(p)?.description ?? '';
+        return [`\`${k}\``, typeOf(p, s === root ? k : `${s.title}.${k}`), required.has(k) ? 'yes' : '', cell(`${desc}${def}`)];
+      });
+      const closed = n.additionalProperties === false ? 'No other keys.' : '';
+      const parts = [`${s === root ? '##' : '###'} ${s === root ? 'Top level' : `\`${s.title}\``}`];
+      if (n.description && s !== root) parts.push(cell(n.description));
+      if (rows.length) parts.push(table(['key', 'type', 'required', 'description'], rows));
+      if (closed) parts.push(closed);
+      // a schema's `examples`: how the object is written in the YAML itself
+      for (const ex of n.examples ?? [])
+        parts.push(`Example (\`${s.title}\`):\n\n\`\`\`yaml\n${stringify(ex, { flowCollectionPadding: false }).trimEnd()}\n\`\`\``);
+      // the conditional parts (allOf of if/then): what the rest of the object is, by the value of a key
+      const conditions = conditionalParts(n, typeOf);
+      if (conditions.length) parts.push(conditions.join('\n'));
+      out.push(parts.join('\n\n'));
+    }
+  };
+  renderSections();
   if (valueTypes.size) {
     const rows: string[][] = [];
     for (let i = 0; i < valueTypes.size; i++) {
@@ -95,6 +96,8 @@ export function schemaReference(schema: any, rootTitle: string): string {
       rows.push([`\`${name}\``, typeOf({ ...node, description: undefined }, name), cell(node.description ?? '')]);
     }
     out.push(`### Value types\n\n${table(['name', 'type', 'description'], rows)}`);
+    // the objects a value type names (its branches), after the table that links them
+    renderSections();
   }
   return out.join('\n\n');
 }

@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { startServe } from '../../engine/app/serve.ts';
 import type { Durability } from '../../engine/daemon/session-log.ts';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
+import { ratio, writeResult } from '../results.ts';
 
 const args = process.argv.slice(2);
 const N = Number(args[args.indexOf('--n') + 1]) || 2000;
@@ -97,4 +98,41 @@ for (const inflight of [1, 16]) {
     );
   }
 }
+const r2 = (x: number) => Math.round(x * 100) / 100;
+writeResult({
+  bench: 'durability',
+  title: 'Durability',
+  command: `npx tsx bench/durability/run.ts --n ${N}`,
+  about:
+    'what `durability: fsync` costs: a real daemon (`hookmap serve codex` in process, no relay) answering PreToolUse firings ' +
+    'POSTed over loopback, with the default `none` (answered once the OS has the line) as the baseline against `fsync` ' +
+    `(answered once the disk has it: fdatasync, group commit), same run, ${ROUNDS} alternating rounds, at 1 and 16 firings in flight; ` +
+    'logs in a temporary folder.',
+  tables: [
+    {
+      caption: `${N} PreToolUse firings per row.`,
+      label: 'durability, in flight',
+      columns: [
+        { name: 'firings/s', unit: '' },
+        { name: 'p50', unit: 'ms' },
+        { name: 'p99', unit: 'ms' },
+        { name: 'flushes per firing', unit: '' },
+      ],
+      ratio: 'p50 vs none',
+      rows: [1, 16].flatMap((inflight) =>
+        (['none', 'fsync'] as const).map((d) => {
+          const r = results[`${d}/${inflight}`];
+          const base = results[`none/${inflight}`];
+          return {
+            name: `${d}, ${inflight}`,
+            values: [Math.round((r.n / r.ms) * 1000), r2(q(r.lat, 0.5)), r2(q(r.lat, 0.99)), d === 'fsync' ? r2(r.flushes / r.n) : null],
+            ratio: ratio(q(r.lat, 0.5), q(base.lat, 0.5)),
+            ...(d === 'none' ? { baseline: true } : {}),
+          };
+        }),
+      ),
+    },
+  ],
+});
+
 process.exit(0);

@@ -13,6 +13,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { r1, ratio, writeResult } from '../results.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/hookmap.mjs', import.meta.url));
 const args = process.argv.slice(2);
@@ -96,3 +97,24 @@ console.log(
   `\nmedian of ${ROUNDS} rounds (settle ${SETTLE_MS} ms): first hook ${f.toFixed(1)} ms, warm ` +
     `${w.toFixed(1)} ms: the first hook costs ${(f / w).toFixed(1)}x a warm one`,
 );
+writeResult({
+  bench: 'first-hook',
+  title: 'First hook of a fresh daemon',
+  command: `npx tsx bench/first-hook/run.ts --rounds ${ROUNDS} --settle-ms ${SETTLE_MS}`,
+  about:
+    `\`hookmap serve codex --no-relay\` started, left ${SETTLE_MS} ms (an agent starts its first tool call no sooner), fired one ` +
+    "PreToolUse, then 20 more; the baseline is the same daemon's warm hooks, so machine load falls on both. The daemon " +
+    'compiles the AEP validators in the background once listening, not in the first hook.',
+  tables: [
+    {
+      caption: `Medians of ${ROUNDS} rounds.`,
+      label: 'hook',
+      columns: [{ name: 'time', unit: 'ms' }],
+      ratio: 'vs a warm hook',
+      rows: [
+        { name: 'a warm hook (median of 20 per round)', values: [r1(w)], ratio: 1, baseline: true },
+        { name: 'the first hook', values: [r1(f)], ratio: ratio(f, w) },
+      ],
+    },
+  ],
+});

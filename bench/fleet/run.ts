@@ -14,6 +14,7 @@ import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { createRelay, openBackplane, resolveLimits, type Relay } from '../../engine/relay/index.ts';
 import { NATS_MISSING, NatsServer } from '../../test/fleet/nats.ts';
+import { r1, ratio, writeResult } from '../results.ts';
 
 const DURATION_MS = Number(process.env.BENCH_MS ?? 3000);
 const BATCH = 100;
@@ -237,6 +238,38 @@ try {
       `bytes each as stored) in ${f(catchUpMs)} ms: ${f(mirrored / (catchUpMs / 1000))} events/s ` +
       `consumed by one relay.`,
   );
+  writeResult({
+    bench: 'fleet',
+    title: 'Fleet',
+    command: `BENCH_MS=${DURATION_MS} npx tsx bench/fleet/run.ts`,
+    about:
+      `NDJSON POSTs (batches of ${BATCH}, ${IN_FLIGHT} in flight) spread over 3 relays on one NATS JetStream stream, ` +
+      `${SUBS_PER_RELAY} SSE subscribers per relay, POSTs answered after the JetStream ack, against one relay without the ` +
+      'backplane in the same run (x 50: the same load per relay; x 150: the same total fan-out); relays, clients and ' +
+      `nats-server share the machine. Latency also at a fixed ${FIXED_RATE} events/s, below saturation. What 1,000 ` +
+      'machines would take: [fleet.md](fleet.md).',
+    tables: [
+      {
+        caption: `${DURATION_MS / 1000} s per scenario.`,
+        label: 'setup, relays x subscribers',
+        columns: [
+          { name: 'ingested', unit: 'events/s' },
+          { name: 'deliveries', unit: '/s' },
+          { name: `p50 at ${FIXED_RATE} events/s`, unit: 'ms' },
+          { name: `p99 at ${FIXED_RATE} events/s`, unit: 'ms' },
+          { name: 'fixed-rate p50 vs 1 x 50', unit: '' },
+        ],
+        ratio: 'deliveries vs 1 x 50',
+        rows: [base, base150, fleet].map((r) => ({
+          name: `${r.kind === 'fleet' ? 'fleet (NATS JetStream)' : 'one relay, no backplane'}, ${r.relays} x ${r.subsPerRelay}`,
+          values: [Math.round(r.ingestPerSec), Math.round(r.deliveriesPerSec), r1(r.fixedP50), r1(r.fixedP99), ratio(r.fixedP50, base.fixedP50)],
+          ratio: ratio(r.deliveriesPerSec, base.deliveriesPerSec),
+          ...(r === base ? { baseline: true } : {}),
+        })),
+      },
+    ],
+    notes: [`A relay joining afterwards mirrored the stream's ${f(mirrored)} events at ${f(mirrored / (catchUpMs / 1000))} events/s.`],
+  });
 } finally {
   await nats.stop();
 }

@@ -20,6 +20,7 @@ import { writeShims } from '../../engine/shim/generate.ts';
 import { boundFor } from '../../engine/shim/plan.mjs';
 import { planFor } from '../../engine/shim/generate.ts';
 import { resolveTarget } from '../../engine/cli/config.ts';
+import { r1, ratio, writeResult } from '../results.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/hookmap.mjs', import.meta.url));
 const args = process.argv.slice(2);
@@ -156,6 +157,7 @@ async function main() {
   console.log(`\n### Fail-open (neutral bytes, exit 0)\n`);
   console.log('| shim | daemon | firings | median ms | p99 ms | max ms | all neutral + exit 0 |');
   console.log('|---|---|---:|---:|---:|---:|---|');
+  const failOpen: { name: string; values: number[] }[] = [];
   for (const v of shims) {
     const xs: number[] = [];
     let okAll = true;
@@ -166,6 +168,8 @@ async function main() {
     }
     const s = stats(xs);
     console.log(`| ${v.name.replace(' -> daemon', '')} | stopped | ${s.n} | ${f1(s.median)} | ${f1(s.p99)} | ${f1(s.max)} | ${okAll ? 'yes' : 'NO'} |`);
+    if (!okAll) throw new Error(`${v.name}: a firing against a stopped daemon did not answer neutral with exit 0`);
+    failOpen.push({ name: `${v.name.replace(' -> daemon', '')}, daemon stopped`, values: [s.n, r1(s.median), r1(s.p99), r1(s.max)] });
   }
   const bound = boundFor(plan, 'PreToolUse');
   for (const v of shims) {
@@ -180,12 +184,57 @@ async function main() {
     console.log(
       `| ${v.name.replace(' -> daemon', '')} | hung (bound ${bound} ms) | ${s.n} | ${f1(s.median)} | ${f1(s.p99)} | ${f1(s.max)} | ${okAll ? 'yes' : 'NO'} |`,
     );
+    if (!okAll) throw new Error(`${v.name}: a firing against a hung daemon did not answer neutral with exit 0`);
+    failOpen.push({ name: `${v.name.replace(' -> daemon', '')}, daemon hung (bound ${bound} ms)`, values: [s.n, r1(s.median), r1(s.p99), r1(s.max)] });
   }
   console.log(
     `\nGenerated bounds (codex): non-held hooks ${plan.bound_ms} ms, PermissionRequest ${boundFor(plan, 'PermissionRequest')} ` +
       `ms (hold 55000 + 2000 grace), connect ${plan.connect_ms} ms; agent timeout ${plan.agent_timeout_ms} ` +
       `ms.`,
   );
+  writeResult({
+    bench: 'hook-latency',
+    title: 'Hook firing',
+    command: `npx tsx bench/hook-latency/run.ts --n ${N}`,
+    about:
+      `wall time from spawn to exit of one PreToolUse firing (Codex), ${N} firings per path interleaved round-robin, ` +
+      `against a bare \`curl\` POST to a static server (one curl exec: the floor); daemon: ${daemonKind}. Then ` +
+      'fail-open: each shim against a stopped daemon and a hung one, every firing answered with the neutral bytes and exit 0.',
+    tables: [
+      {
+        caption: `Hook firing, ${N} firings each.`,
+        label: 'path',
+        columns: [
+          { name: 'median', unit: 'ms' },
+          { name: 'p99', unit: 'ms' },
+          { name: 'max', unit: 'ms' },
+        ],
+        ratio: 'median vs bare curl',
+        rows: rows.map((r, k) => ({
+          name: r.name,
+          values: [r1(r.median), r1(r.p99), r1(r.max)],
+          ratio: ratio(r.median, base),
+          ...(k === 0 ? { baseline: true } : {}),
+        })),
+      },
+      {
+        caption: 'Fail-open: the neutral bytes and exit 0 (checked for every firing).',
+        label: 'shim, daemon',
+        columns: [
+          { name: 'firings', unit: '' },
+          { name: 'median', unit: 'ms' },
+          { name: 'p99', unit: 'ms' },
+          { name: 'max', unit: 'ms' },
+        ],
+        rows: failOpen,
+      },
+    ],
+    notes: [
+      `The \`sh\` shim's median is ${(shRow.median / nodeRow.median).toFixed(3)} of the Node shim's (\`hookmap setup\` registers the \`sh\` shim).`,
+      `Generated bounds (codex): non-held hooks ${plan.bound_ms} ms, PermissionRequest ${boundFor(plan, 'PermissionRequest')} ms ` +
+        `(hold 55,000 + 2,000 grace), connect ${plan.connect_ms} ms; the agent's own hook timeout ${plan.agent_timeout_ms} ms.`,
+    ],
+  });
   process.exit(0);
 }
 

@@ -8,6 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
 import { Mapper } from '../../engine/map/mapper.ts';
 import { mapCodexByHand } from './handwritten-codex.ts';
+import { r1, ratio, writeResult } from '../results.ts';
 
 const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1]) || 3;
 const pins = JSON.parse(readFileSync(new URL('../../fixtures/upstream/aep/mappings/codex.json', import.meta.url), 'utf8'));
@@ -50,3 +51,28 @@ console.log('|---|---:|---:|');
 console.log(`| hand-written TypeScript (baseline) | ${Math.round(h).toLocaleString('en-US')} | ${(1e6 / h).toFixed(1)} µs |`);
 console.log(`| hookmap engine, vendors/codex.yaml | ${Math.round(e).toLocaleString('en-US')} | ${(1e6 / e).toFixed(1)} µs |`);
 console.log(`\nengine / baseline throughput ratio: ${(e / h).toFixed(3)} (the engine is ${(h / e).toFixed(1)}× slower than hand-written code)`);
+writeResult({
+  bench: 'map',
+  title: 'Mapping',
+  command: `npx tsx bench/map/run.ts --seconds ${seconds}`,
+  about:
+    'the Codex pin payloads through descriptor rules, envelope, capture gating and payload validation (the engine, ' +
+    '`vendors/codex.yaml`), against a hand-written TypeScript mapping of the same hooks producing identical events ' +
+    '(checked before timing), same process, rounds alternated. Most descriptor expressions compile to direct closures ' +
+    '(a checked subset of JSONata); the rest run through JSONata itself.',
+  tables: [
+    {
+      caption: `Payloads per second, median of 3 rounds of ${seconds} s each.`,
+      label: 'mapping',
+      columns: [
+        { name: 'payloads/s', unit: '' },
+        { name: 'per payload', unit: 'µs' },
+      ],
+      ratio: 'throughput vs hand-written',
+      rows: [
+        { name: 'hand-written TypeScript', values: [Math.round(h), r1(1e6 / h)], ratio: 1, baseline: true },
+        { name: 'hookmap engine, `vendors/codex.yaml`', values: [Math.round(e), r1(1e6 / e)], ratio: ratio(e, h) },
+      ],
+    },
+  ],
+});

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { ensureOwnerToken } from '../../engine/auth/tokens.ts';
 import { startUp } from '../../engine/app/up.ts';
 import { startPushService } from '../../test/helpers/push-service.ts';
+import { r1, ratio, writeResult } from '../results.ts';
 
 const args = process.argv.slice(2);
 const N = Number(args[args.indexOf('--n') + 1]) || 200;
@@ -106,5 +107,35 @@ console.log('|---|---:|---:|---:|');
 console.log(row("a PreToolUse hook's own reply (baseline)", hook));
 console.log(row('PermissionRequest arrival to the push at the push service', push));
 if (ps.errors.length) console.log(`push service refused ${ps.errors.length}: ${ps.errors[0]}`);
+if (ps.errors.length) throw new Error(`the push service refused ${ps.errors.length} requests; no results written`);
+writeResult({
+  bench: 'push',
+  title: 'Web Push',
+  command: `npx tsx bench/push/run.ts --n ${N}`,
+  about:
+    'a whole `hookmap up` in process (Claude Code, Web Push with `push.delay_ms` 0, one device registered) and the ' +
+    "tests' loopback push service, which verifies VAPID and decrypts each message as a browser would; from a " +
+    "PermissionRequest's arrival until its push reached the push service, against a PreToolUse hook's own reply in the same " +
+    `run, ${N} rounds interleaved; each request is then answered with the action credential its push carried.`,
+  tables: [
+    {
+      caption: `${N} rounds.`,
+      label: 'what',
+      columns: [
+        { name: 'median', unit: 'ms' },
+        { name: 'p99', unit: 'ms' },
+      ],
+      ratio: 'vs the hook reply',
+      rows: [
+        { name: "a PreToolUse hook's own reply", values: [r1(q(hook, 0.5)), r1(q(hook, 0.99))], ratio: 1, baseline: true },
+        {
+          name: 'PermissionRequest arrival to the push at the push service',
+          values: [r1(q(push, 0.5)), r1(q(push, 0.99))],
+          ratio: ratio(q(push, 0.5), q(hook, 0.5)),
+        },
+      ],
+    },
+  ],
+});
 await up.close();
 await ps.close();

@@ -14,6 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
+import { r1, ratio, writeResult } from '../results.ts';
 
 const args = process.argv.slice(2);
 const arg = (name: string, dflt: number) => {
@@ -257,4 +258,42 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
         `|`,
     );
   }
+  writeResult({
+    bench: 'relay-fixed-rate',
+    title: 'Relay at a fixed rate',
+    command: `npx tsx bench/relay/fixed-rate.ts --seconds ${SECONDS} --rounds ${ROUNDS} --rate ${RATE} --subscribers ${SUBSCRIBERS}`,
+    about:
+      `one WebSocket emitter paced at ${RATE} events/s, ${SUBSCRIBERS} WebSocket subscribers each receiving every event, ` +
+      "emit-to-receipt latency of every delivery, against a bare `ws` server writing each received frame's bytes to every " +
+      `subscriber (same clients and pacing, each server in its own process, ${ROUNDS} alternating rounds of ${SECONDS} s); ` +
+      'target: p99 within 2x the bare p99, 100% delivered.',
+    tables: [
+      {
+        caption: 'Every delivery sampled.',
+        label: 'server',
+        columns: [
+          { name: 'delivered', unit: '%' },
+          { name: 'subscribers closed', unit: '' },
+          { name: 'p50', unit: 'ms' },
+          { name: 'p99', unit: 'ms' },
+          { name: 'server CPU per event', unit: 'µs' },
+          { name: 'CPU vs bare', unit: '' },
+        ],
+        ratio: 'p99 vs bare p99',
+        rows: [bare, relay].map((r) => ({
+          name: r.kind === 'bare' ? 'bare `ws` broadcast' : 'hookmap relay',
+          values: [
+            Math.round((10000 * r.delivered) / r.expected) / 100,
+            r.closed,
+            r1(r.p50),
+            r1(r.p99),
+            Math.round(r.cpuUsPerEvent),
+            ratio(r.cpuUsPerEvent, bare.cpuUsPerEvent),
+          ],
+          ratio: ratio(r.p99, bare.p99),
+          ...(r === bare ? { baseline: true } : {}),
+        })),
+      },
+    ],
+  });
 }

@@ -6,6 +6,7 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { createRelay } from '../../engine/relay/index.ts';
+import { r1, ratio, writeResult } from '../results.ts';
 
 const DURATION_MS = Number(process.env.BENCH_MS ?? 3000);
 const BATCH = 100;
@@ -190,3 +191,40 @@ for (const { base, relay } of rows) {
     );
   }
 }
+writeResult({
+  bench: 'relay',
+  title: 'Relay',
+  command: `BENCH_MS=${DURATION_MS} npx tsx bench/relay/run.ts`,
+  about:
+    `ingest-to-delivery over loopback: NDJSON batches of ${BATCH} events, ${IN_FLIGHT} POSTs in flight, ` +
+    'delivered to 1 and to 50 SSE subscribers, against a bare node:http NDJSON-to-SSE fan-out in the same ' +
+    'process (no validation, dedupe, buffer, filters or capture ceilings: the floor any relay sits above). ' +
+    'Relay and clients share one process, so the figures are a floor for a relay with the machine to itself.',
+  tables: [
+    {
+      caption: `${DURATION_MS / 1000} s per scenario; latency from POST to each delivery.`,
+      label: 'subscribers, server',
+      columns: [
+        { name: 'ingested', unit: 'events/s' },
+        { name: 'deliveries (all subscribers)', unit: '/s' },
+        { name: 'p50 latency', unit: 'ms' },
+        { name: 'p99 latency', unit: 'ms' },
+        { name: 'all delivered (1 yes, 0 no)', unit: '' },
+      ],
+      ratio: 'deliveries vs baseline',
+      rows: rows.flatMap(({ base, relay }) =>
+        (
+          [
+            ['bare fan-out', base],
+            ['hookmap relay', relay],
+          ] as const
+        ).map(([name, r]) => ({
+          name: `${r.subscribers}, ${name}`,
+          values: [Math.round(r.ingestPerSec), Math.round(r.deliveriesPerSec), r1(r.p50), r1(r.p99), r.complete ? 1 : 0],
+          ratio: ratio(r.deliveriesPerSec, base.deliveriesPerSec),
+          ...(r === base ? { baseline: true } : {}),
+        })),
+      ),
+    },
+  ],
+});

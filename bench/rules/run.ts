@@ -17,6 +17,7 @@ import { Daemon } from '../../engine/daemon/daemon.ts';
 import type { EventLink } from '../../engine/daemon/relay-link-types.ts';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
 import { RuleBook } from '../../engine/policy/rulebook.ts';
+import { ratio, writeResult } from '../results.ts';
 
 const args = process.argv.slice(2);
 const N = Number(args[args.indexOf('--n') + 1]) || 2000;
@@ -101,3 +102,38 @@ for (const v of variants) {
   console.log(`  ${v.name.padEnd(6)} median ${med.toFixed(3)} ms  p99 ${q(v.times, 0.99).toFixed(3)} ms  ratio ${(med / none).toFixed(2)}x`);
 }
 for (const v of variants) await v.daemon.close();
+const LABEL: Record<string, string> = {
+  none: 'none',
+  '1000': '1,000 learned rules, none matching (every one evaluated)',
+  allow: '1,000 + the one that allows it: the automatic answer, until the agent has its reply',
+};
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+writeResult({
+  bench: 'rules',
+  title: 'Rules that answer',
+  command: `npx tsx bench/rules/run.ts --n ${N}`,
+  about:
+    `a held Claude Code PermissionRequest through one in-process daemon, timed from the hook until the card is held; ${N} rounds, ` +
+    'variants interleaved, no rules as the baseline in the same run.',
+  tables: [
+    {
+      caption: 'From the hook until the card is held (or the rule has answered).',
+      label: 'rules loaded',
+      columns: [
+        { name: 'median', unit: 'ms' },
+        { name: 'p99', unit: 'ms' },
+      ],
+      ratio: 'vs no rules',
+      rows: variants.map((v, i) => ({
+        name: LABEL[v.name],
+        values: [r3(q(v.times, 0.5)), r3(q(v.times, 0.99))],
+        ratio: ratio(q(v.times, 0.5), none),
+        ...(i === 0 ? { baseline: true } : {}),
+      })),
+    },
+  ],
+  notes: [
+    'The automatic answer costs more than holding a card because it does what a human answer does (the decision bytes, ' +
+      'attention.answered and resolved) and also counts the use and appends the audit line.',
+  ],
+});

@@ -17,6 +17,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ratio, writeResult } from '../results.ts';
 
 const args = process.argv.slice(2);
 const ROUNDS = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : 7;
@@ -118,6 +119,35 @@ async function main(): Promise<void> {
   console.log('| command | median | vs `node -e 0` |');
   console.log('|---|---:|---:|');
   for (const [k, xs] of samples) console.log(`| ${k} | ${median(xs).toFixed(0)} ms | ${(median(xs) / base).toFixed(2)} |`);
+  const rel = (b: string) => b.replace(fileURLToPath(new URL('../../', import.meta.url)), '');
+  writeResult({
+    bench: 'startup',
+    title: 'Start-up',
+    command: `npx tsx bench/startup/run.ts --rounds ${ROUNDS}${bins.length > 1 || args.includes('--bin') ? bins.map((b) => ` --bin ${rel(b)}`).join('') : ''}`,
+    about:
+      'from spawn to done, as a ratio to a bare `node -e 0` in the same run, rounds interleaved so load falls on every ' +
+      'variant alike. Budgets (issue 25): `--version` and `answer --help` 2x, `tail` (start, connect, first event, exit) ' +
+      '2x, `capabilities --json` 3x, `up` until `/healthz` says every relay link is ready 0.5 s on a quiet machine, ' +
+      'in the home it ran in before (caches warm) and in a new one (the first start after install).' +
+      (bins.length > 1 ? ` Variants: ${bins.map((b, i) => `[${i + 1}] ${rel(b)}`).join(', ')}.` : ''),
+    tables: [
+      {
+        caption: `Medians of ${ROUNDS} rounds.`,
+        label: 'command',
+        columns: [{ name: 'median', unit: 'ms' }],
+        ratio: 'vs `node -e 0`',
+        rows: [...samples].map(([k, xs]) => ({
+          name: k
+            .replace(/^hookmap /, '`hookmap ')
+            .replace(/^(`hookmap [^([]*?)( \(|$| \[)/, '$1`$2')
+            .replace(/^node -e 0$/, '`node -e 0`'),
+          values: [Math.round(median(xs))],
+          ratio: ratio(median(xs), base),
+          ...(k === 'node -e 0' ? { baseline: true } : {}),
+        })),
+      },
+    ],
+  });
 }
 
 try {

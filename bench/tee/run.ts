@@ -17,6 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ratio, writeResult } from '../results.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/hookmap.mjs', import.meta.url));
 const args = process.argv.slice(2);
@@ -128,6 +129,40 @@ for (const v of variants) {
       `| ${(med / base).toFixed(2)} |`,
   );
 }
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+const NAME: Record<string, string> = {
+  'bare cat (baseline)': 'bare `cat`',
+  'tee, daemon up': '`hookmap tee acp -- cat`, daemon up (every line framed and forwarded)',
+  'tee, daemon down': '`hookmap tee acp -- cat`, daemon down',
+};
+writeResult({
+  bench: 'tee',
+  title: 'Tee pass-through',
+  command: `npx tsx bench/tee/run.ts --n ${N}`,
+  about:
+    `${N} ACP lines per variant, one at a time: the editor writes a line and waits for it to come back through the agent ` +
+    'command, `cat`, so each round trip crosses the tee twice; variants interleaved; `hookmap up` in its own process; ' +
+    'against bare `cat`. The tee writes each chunk on before it frames it, so a line is never held for mapping ' +
+    '(`test/surface/tee.test.ts`).',
+  tables: [
+    {
+      caption: 'Round trip per line; the added latency of one crossing is half the median difference.',
+      label: 'agent command',
+      columns: [
+        { name: 'median round trip', unit: 'ms' },
+        { name: 'p99', unit: 'ms' },
+        { name: 'added per line, one crossing', unit: 'ms' },
+      ],
+      ratio: 'median vs bare `cat`',
+      rows: variants.map((v, i) => ({
+        name: NAME[v.name],
+        values: [r3(q(v.rtt, 0.5)), r3(q(v.rtt, 0.99)), i === 0 ? null : r3((q(v.rtt, 0.5) - base) / 2)],
+        ratio: ratio(q(v.rtt, 0.5), base),
+        ...(i === 0 ? { baseline: true } : {}),
+      })),
+    },
+  ],
+});
 for (const v of variants) v.p.stdin.end();
 await new Promise((r) => setTimeout(r, 1500));
 cleanup();

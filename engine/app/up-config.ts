@@ -9,7 +9,7 @@
 //                                  # fsync: also power loss (each answer waits for the disk, group commit)
 //   policy: ./policy.yaml          # operator policy rules (docs/policy.md), watched while up runs
 //   capture: metadata              # raise every agent's capture ceiling to at least this (metadata|redacted|full):
-//                                  # redacted shows commands, paths and prompts through redaction (README, Privacy)
+//                                  # redacted shows commands, paths and prompts through redaction (docs/privacy.md)
 //   projects:                      # the project label a session shows (engine/capture/project.ts)
 //     label: folder                # folder (default): the working folder's name, never its path; off: none
 //     names: { ~/src/api: "Payments API" }   # a folder (and its subfolders) shown by another name

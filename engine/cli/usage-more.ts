@@ -118,7 +118,9 @@ Exit: 0 every step mapped, 1 a step errored (its line says why), 2 usage or desc
     group: 'authoring',
     module: 'docs',
     synopsis: 'docs [--check]',
-    summary: "regenerate capabilities/, docs/reference/, the README's CLI section (--check: drift)",
+    summary:
+      "regenerate capabilities/, docs/reference/, docs/cli.md's command tables, docs/performance.md (from bench/results/) " +
+      "and the README's agent table (--check: drift)",
     help: `  --check                write nothing; exit 1 listing every drifted, missing, stray or untracked generated file`,
   },
   {

@@ -1,6 +1,6 @@
 // The command table: the one place each command's synopsis, summary and
 // help text live. `hookmap --help`, `hookmap <command> --help` (main.ts) and
-// the README's CLI section (`hookmap docs`, drift-checked) are rendered from
+// docs/cli.md's command tables (`hookmap docs`, drift-checked) are rendered from
 // it; test/cli/command-table.test.ts holds every flag a command parses
 // documented here, and nothing documented that it does not parse.
 import { wrapSynopsis, wrapText, wrapWords } from '../text/wrap.ts';
@@ -138,7 +138,7 @@ Exit: 0 answered, 1 refused, 2 usage (or an ambiguous prefix), 3 already answere
   --token T        the token itself (works, but argv is visible in ps)
   --no-browser     only print the link
   --qr             print the link as a QR code too, for a phone's camera (no browser is opened); give
-                   the address the phone reaches as --url (README, "Reach from the phone")`,
+                   the address the phone reaches as --url (docs/push.md, "Reach from the phone")`,
   },
   {
     name: 'sessions',
@@ -204,7 +204,7 @@ Exit: 0 healthy, 1 problems, 2 usage.`,
   uninstall    stop and disable it, and remove exactly the file install wrote
   status       whether it is installed, what it runs, and what the service manager says
   -n, --dry-run      print the file (or what uninstall would do), write and start nothing
-  --platform P       with --dry-run: render for linux or darwin (win32: not automated; the README shows Task Scheduler)`,
+  --platform P       with --dry-run: render for linux or darwin (win32: not automated; docs/service.md shows Task Scheduler)`,
   },
   {
     name: 'push',

@@ -28,7 +28,7 @@ export function pushReach(url: string): Finding {
       message: `${u.origin} is loopback: Web Push works in a browser on this machine only; a phone needs an https address`,
       fix:
         'tailscale serve --bg 8787 (then hookmap up --allow-host <name>.ts.net), a Cloudflare ' +
-        'tunnel, or the LAN: hookmap up --host 0.0.0.0 --tls-cert F --tls-key K (README, "Reach ' +
+        'tunnel, or the LAN: hookmap up --host 0.0.0.0 --tls-cert F --tls-key K (docs/push.md, "Reach ' +
         'from the phone")',
     };
   return {

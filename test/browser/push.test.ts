@@ -7,7 +7,7 @@
 // credential and the held Claude Code hook gets the allow bytes; a replayed
 // message's Allow is refused; a request answered in the terminal replaces
 // its notification. No real push service can run here: the stand-in is
-// test/helpers/push-service.ts (README, Web Push).
+// test/helpers/push-service.ts (docs/push.md, "How it is tested").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import { fire, launch, signedIn, skipBrowser, stack, until, TOKEN, type Stack } from './harness.ts';

@@ -1,13 +1,13 @@
 // The command table (engine/cli/usage.ts) is the one place a command's help
 // lives: every flag a command parses is documented there, and every flag the
 // table documents is one the command parses. `hookmap <command> --help` prints it,
-// exit 0; the README's CLI section is rendered from it (drift: hookmap docs --check).
+// exit 0; docs/cli.md's command tables are rendered from it (drift: hookmap docs --check).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { main } from '../../engine/cli/main.ts';
 import { COMMANDS, commandHelp } from '../../engine/cli/usage.ts';
-import { readmeCliSection } from '../../engine/cli/usage-readme.ts';
+import { CLI_DOC, cliSection } from '../../engine/cli/usage-doc.ts';
 import { ENDPOINT_FLAGS } from '../../engine/cli/commands/command-common.ts';
 import { SERVER_AUTH_FLAGS } from '../../engine/cli/commands/server-auth.ts';
 import { BACKPLANE_FLAGS } from '../../engine/relay/backplane/config.ts';
@@ -61,9 +61,9 @@ describe('the command table', () => {
     expect(out).toMatch(/^usage: hookmap check \[agent\]/);
   });
 
-  it("renders the README's CLI section", () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    expect(readme).toContain(readmeCliSection());
-    for (const c of COMMANDS) expect(readmeCliSection()).toContain(`hookmap ${c.synopsis.replace(/\|/g, '\\|')}`);
+  it("renders docs/cli.md's command tables", () => {
+    const doc = readFileSync(join(ROOT, CLI_DOC), 'utf8');
+    expect(doc).toContain(cliSection());
+    for (const c of COMMANDS) expect(cliSection()).toContain(`hookmap ${c.synopsis.replace(/\|/g, '\\|')}`);
   });
 });

@@ -5,7 +5,7 @@
 // under a private prefix (never the machine's global folder) and runs the
 // command from a folder that is not the clone.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,14 +16,19 @@ const tmp = mkdtempSync(join(tmpdir(), 'hookmap-on-path-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('hookmap on the PATH', () => {
-  it('the README says how, and says `hookmap`, not `npx hookmap`, after it', () => {
+  it('the README says how, and says `hookmap`, not `npx hookmap`, after it (nor does any docs page)', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const quick = readme.slice(readme.indexOf('## Quick start'), readme.indexOf('## The web inbox'));
+    const quick = readme.slice(readme.indexOf('## Quick start'), readme.indexOf('## Wire an agent'));
     expect(quick).toMatch(/^npm link\b/m);
     const after = readme.slice(readme.indexOf('npm link'));
     // shell lines (in code blocks) that run the command
     const npx = after.split('\n').filter((l) => /^\s*(\S+=\S+\s+)*npx hookmap\b/.test(l));
     expect(npx).toEqual([]);
+    // the manual moved to docs/ (issue 45): its examples say `hookmap` too
+    for (const f of readdirSync(join(ROOT, 'docs')).filter((x) => x.endsWith('.md'))) {
+      const lines = readFileSync(join(ROOT, 'docs', f), 'utf8').split('\n');
+      expect(lines.filter((l) => /^\s*(\S+=\S+\s+)*npx hookmap\b/.test(l)).map((l) => `docs/${f}: ${l}`)).toEqual([]);
+    }
   });
 
   it('npm link makes a command that runs from any folder', () => {

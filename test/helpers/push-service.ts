@@ -6,7 +6,7 @@
 // origin, `exp` within 24 h) and its aes128gcm body decrypted (RFC 8188 /
 // RFC 8291) by an independent implementation, http_ece, with the
 // subscription's own private key: what a browser would read. A real push
-// service cannot run here; this is the stand-in (README, Web Push).
+// service cannot run here; this is the stand-in (docs/push.md, "How it is tested").
 import { createECDH, createPublicKey, randomBytes, verify, type ECDH } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

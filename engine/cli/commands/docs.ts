@@ -1,21 +1,26 @@
 // `hookmap docs [--check]`: regenerates capabilities/ from the descriptors and
-// their fixture evidence, and docs/reference/ from the schemas and the
-// expression tables, and the README's CLI section from the command table
-// (engine/cli/usage.ts), and checks the README's agent tables against
-// vendors/ (codegen/readme-agents.ts). --check writes nothing and exits 1 on drift
+// their fixture evidence, docs/reference/ from the schemas and the expression
+// tables, docs/cli.md's command tables from the command table
+// (engine/cli/usage.ts), the README's agent table from the descriptors,
+// docs/performance.md from the benches' results (bench/results/*.json,
+// codegen/performance.ts), and checks docs/agents.md's hand-kept agent tables
+// against vendors/ (codegen/agent-tables.ts). A results file that does not
+// parse is named (bad-bench-result, exit 1) and the page renders the others.
+// --check writes nothing and exits 1 on drift
 // (changed, missing, stray, or generated but untracked files) printing the
 // command that fixes it. A descriptor that does not load is an error (exit 1)
 // in both modes; the other agents' pages are still written.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { planDocs, GENERATED_DIRS } from '../../../codegen/docs.ts';
-import { readmeAgentProblems } from '../../../codegen/readme-agents.ts';
+import { AGENT_TABLES_FILE, agentTableProblems, README_AGENTS_BEGIN, spliceReadmeAgents } from '../../../codegen/agent-tables.ts';
+import { PERFORMANCE_FILE, performanceDoc, readBenchResults } from '../../../codegen/performance.ts';
 import { formatDrift, syncFiles, untracked } from '../../../codegen/drift.ts';
 import { checkAgents } from '../../check/check-all.ts';
 import { formatError } from '../../descriptor/errors.ts';
 import { ROOT } from '../../descriptor/registry.ts';
 import { parseArgs } from '../args.ts';
-import { spliceReadme } from '../usage-readme.ts';
+import { CLI_BEGIN, CLI_DOC, spliceCliDoc } from '../usage-doc.ts';
 
 export async function run(argv: string[]): Promise<number> {
   let check: boolean;
@@ -31,17 +36,24 @@ export async function run(argv: string[]): Promise<number> {
   const broken = reports.filter((r) => !r.descriptor);
   for (const r of broken) for (const e of r.errors) process.stderr.write(`${formatError(e)}\n`);
   const plan = await planDocs(reports);
-  const readme = spliceReadme(readFileSync(join(ROOT, 'README.md'), 'utf8'));
-  if (readme === undefined) {
-    process.stderr.write('hookmap docs: README.md lost its CLI section markers (engine/cli/usage.ts README_CLI_BEGIN/END)\n');
-    return 1;
+  const descriptors = reports.flatMap((r) => (r.descriptor ? [r.descriptor] : []));
+  // the generated parts of hand-kept pages, between their markers
+  const spliced: [string, string | undefined, string][] = [
+    ['README.md', spliceReadmeAgents(readFileSync(join(ROOT, 'README.md'), 'utf8'), descriptors), README_AGENTS_BEGIN],
+    [CLI_DOC, spliceCliDoc(readFileSync(join(ROOT, CLI_DOC), 'utf8')), CLI_BEGIN],
+  ];
+  for (const [file, text, marker] of spliced) {
+    if (text === undefined) {
+      process.stderr.write(`hookmap docs: ${file} lost its generated section's markers (${marker} ... )\n`);
+      return 1;
+    }
+    plan.files.set(file, text);
   }
-  plan.files.set('README.md', readme);
-  // the README's hand-kept agent tables must name every agent vendors/ has (and none it has not)
-  const tables = readmeAgentProblems(
-    readme,
-    reports.flatMap((r) => (r.descriptor ? [r.descriptor] : [])),
-  );
+  const bench = readBenchResults(ROOT);
+  for (const p of bench.problems) process.stderr.write(`hookmap docs: ${p.file}: ${p.code}: ${p.message} (left out of ${PERFORMANCE_FILE})\n`);
+  plan.files.set(PERFORMANCE_FILE, performanceDoc(bench.results));
+  // docs/agents.md's hand-kept agent tables must name every agent vendors/ has (and none it has not)
+  const tables = agentTableProblems(readFileSync(join(ROOT, AGENT_TABLES_FILE), 'utf8'), descriptors);
   for (const p of tables) process.stderr.write(`hookmap docs: ${p}\n`);
   const drift = syncFiles(plan.files, check, plan.stray);
   const seen = new Set(drift.map((d) => d.path));
@@ -51,12 +63,12 @@ export async function run(argv: string[]): Promise<number> {
     if (drift.length)
       process.stdout.write(`hookmap docs: generated docs drifted:\n${drift.map(formatDrift).join('\n')}\nrun \`npx hookmap docs\` and commit\n`);
     else process.stdout.write(`hookmap docs: ${plan.files.size} files up to date\n`);
-    return drift.length || broken.length || tables.length ? 1 : 0;
+    return drift.length || broken.length || tables.length || bench.problems.length ? 1 : 0;
   }
   process.stdout.write(
     `hookmap docs: ${drift.length ? drift.map((d) => `${d.why === 'stray' ? 'removed' : 'wrote'} ${d.path}`).join(', ') : 'nothing changed'}\n`,
   );
   const uncommitted = [...fresh, ...drift.filter((d) => d.why === 'missing').map((d) => d.path)];
   if (uncommitted.length) process.stdout.write(`new files to commit: ${uncommitted.join(', ')}\n`);
-  return broken.length || tables.length ? 1 : 0;
+  return broken.length || tables.length || bench.problems.length ? 1 : 0;
 }

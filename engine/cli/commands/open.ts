@@ -74,7 +74,7 @@ export async function run(argv: string[]): Promise<number> {
       process.stderr.write(
         `note: ${base} is this machine's loopback address, which a phone cannot reach: pass the ` +
           `address the phone reaches as --url (a Tailscale name, a tunnel, the LAN with --tls-cert; ` +
-          `README, "Reach from the phone")\n`,
+          `docs/push.md, "Reach from the phone")\n`,
       );
     else if (base.startsWith('http:'))
       process.stderr.write(`note: ${base} is plain http: the inbox works there, but a phone's browser allows notifications only over https\n`);

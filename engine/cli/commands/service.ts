@@ -1,7 +1,7 @@
 // `hookmap service install|uninstall|status [--dry-run] [--platform P]`:
 // `hookmap up` as a user service that survives a reboot (engine/service/):
 // a systemd user unit on Linux, a launchd agent on macOS; Windows is not
-// automated (the README says how with Task Scheduler). Exit 0 done, 1
+// automated (docs/service.md says how with Task Scheduler). Exit 0 done, 1
 // refused or the service manager failed, 2 usage.
 import { join } from 'node:path';
 import type { RuntimeConfig } from '../../config/schema.ts';
@@ -15,8 +15,7 @@ import { PACKAGE_ROOT } from '../../io/package-root.ts';
 
 const USAGE = 'usage: hookmap service install|uninstall|status [--dry-run] [--platform linux|darwin]';
 const BIN = join(PACKAGE_ROOT, 'bin', 'hookmap.mjs');
-const WINDOWS =
-  'not automated on Windows: create a Task Scheduler task that runs `hookmap up` at log-on (the README, "hookmap as a service", shows the command)';
+const WINDOWS = 'not automated on Windows: create a Task Scheduler task that runs `hookmap up` at log-on (docs/service.md shows the command)';
 
 export async function run(argv: string[], config: RuntimeConfig = resolveConfig(process.env)): Promise<number> {
   let action: string;
