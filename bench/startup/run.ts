@@ -9,22 +9,31 @@
 //     (budget: 0.5 s on a quiet machine; printed in ms and as a ratio), in
 //     the home it ran in before (its caches warm: how a user's up starts)
 //     and in a new home (nothing cached: the first start after install)
-// --bin points at another hookmap (an installed package's bin/hookmap.mjs,
-// another checkout) to compare before and after in one run.
-//   npx tsx bench/startup/run.ts [--rounds 7] [--bin path/to/bin/hookmap.mjs ...]
+// By default the clone (this checkout's bin/hookmap.mjs, its bundle fresh
+// from npm ci) and the installed package (this checkout packed and installed
+// into a temp prefix, test/helpers/package-install.ts) side by side in one
+// run; --clone-only skips the package. --bin points at other hookmaps
+// (another checkout, an older package) to compare them instead.
+//   npx tsx bench/startup/run.ts [--rounds 7] [--clone-only] [--bin path/to/bin/hookmap.mjs ...]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ratio, writeResult } from '../results.ts';
+import { packAndInstall } from '../../test/helpers/package-install.ts';
 
 const args = process.argv.slice(2);
 const ROUNDS = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : 7;
 const bins = args.flatMap((a, i) => (a === '--bin' ? [args[i + 1]] : []));
-if (!bins.length) bins.push(fileURLToPath(new URL('../../bin/hookmap.mjs', import.meta.url)));
-
 const home = mkdtempSync(join(tmpdir(), 'hookmap-bench-startup-'));
+if (!bins.length) {
+  bins.push(fileURLToPath(new URL('../../bin/hookmap.mjs', import.meta.url)));
+  if (!args.includes('--clone-only')) {
+    process.stderr.write('bench/startup: packing this checkout and installing the package (the clone and the package side by side)\n');
+    bins.push(await packAndInstall(join(home, 'package')));
+  }
+}
 const env = { ...process.env, HOME: home, HOOKMAP_HOME: home, HOOKMAP_AUTOSTART: '0' };
 
 function timed(argv: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<number> {
@@ -119,11 +128,11 @@ async function main(): Promise<void> {
   console.log('| command | median | vs `node -e 0` |');
   console.log('|---|---:|---:|');
   for (const [k, xs] of samples) console.log(`| ${k} | ${median(xs).toFixed(0)} ms | ${(median(xs) / base).toFixed(2)} |`);
-  const rel = (b: string) => b.replace(fileURLToPath(new URL('../../', import.meta.url)), '');
+  const rel = (b: string) => (b.startsWith(home) ? 'the installed package' : b.replace(fileURLToPath(new URL('../../', import.meta.url)), ''));
   writeResult({
     bench: 'startup',
     title: 'Start-up',
-    command: `npx tsx bench/startup/run.ts --rounds ${ROUNDS}${bins.length > 1 || args.includes('--bin') ? bins.map((b) => ` --bin ${rel(b)}`).join('') : ''}`,
+    command: `npx tsx bench/startup/run.ts --rounds ${ROUNDS}${args.includes('--bin') ? bins.map((b) => ` --bin ${rel(b)}`).join('') : args.includes('--clone-only') ? ' --clone-only' : ''}`,
     about:
       'from spawn to done, as a ratio to a bare `node -e 0` in the same run, rounds interleaved so load falls on every ' +
       'variant alike. Budgets (issue 25): `--version` and `answer --help` 2x, `tail` (start, connect, first event, exit) ' +
