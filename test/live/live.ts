@@ -337,6 +337,7 @@ export function expectTypes(events: any[], expected: string[]): void {
     else kept.push(e.type);
     if (isTerminal(e.type)) terminal = true;
   }
+  if (late.length) console.log(`[live] set aside as late after a terminal: ${late.join(', ')}`);
   expect(kept, `event types (set aside as late after a terminal: ${late.join(', ') || 'none'})`).toEqual(expected);
 }
 
