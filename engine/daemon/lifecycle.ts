@@ -139,8 +139,22 @@ export class LifecycleEvents {
     });
   }
 
-  accepted(session: string, command: AepEvent, run?: string): AepEvent {
-    return this.make({ type: 'control.accepted', session, cause: command.id, run, data: {} });
+  /**
+   * An ack. A `note` (`code: detail`) says why the accepted command cannot
+   * take effect on its own yet (e.g. next-turn-off: the session is idle and
+   * nothing wakes it); like a nack's, its code and detail are vendor fields
+   * (AEP-0002 §5.4), metadata.
+   */
+  accepted(session: string, command: AepEvent, run?: string, note?: string): AepEvent {
+    const code = note ? NACK_CODE.exec(note)?.[1] : undefined;
+    return this.make({
+      type: 'control.accepted',
+      session,
+      cause: command.id,
+      run,
+      data: note ? { ...(code ? { code } : {}), detail: note } : {},
+      gates: note ? { ...(code ? { code: 'metadata' } : {}), detail: 'metadata' } : undefined,
+    });
   }
 
   /**

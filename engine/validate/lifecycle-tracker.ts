@@ -35,6 +35,21 @@ const LATE_COMPLETIONS = new Set([
   'session.ended',
 ]);
 
+/** Whether `type` is a run's or a session's terminal (AEP-0002 §2.5). */
+export function isTerminal(type: string): boolean {
+  return RUN_TERMINALS.has(type) || type === 'session.ended';
+}
+
+/**
+ * Whether `type` may arrive after a terminal, even after its session's end:
+ * a late completion or a vendor-defined (x.*) report such as
+ * x.hookmap.usage.reported (read from a transcript after the reply that
+ * closed the run), never new work (AEP-0002 §2.5).
+ */
+export function mayFollowEnd(type: string): boolean {
+  return LATE_COMPLETIONS.has(type) || type.startsWith('x.');
+}
+
 interface Seen {
   line: number;
   id: string | undefined;
@@ -75,7 +90,7 @@ export class LifecycleTracker {
     if (!sk) return out;
 
     const end = this.ended.get(sk);
-    if (end && sequenced && !LATE_COMPLETIONS.has(type) && !type.startsWith('x.') && before(end, here)) {
+    if (end && sequenced && !mayFollowEnd(type) && before(end, here)) {
       out.push({
         rule: 'lifecycle/after-session-end',
         message: `${type} sequenced after session.ended ${end.id ?? ''} (line ${end.line}) of session ${end.session}`,

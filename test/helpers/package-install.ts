@@ -20,7 +20,9 @@ export function npm(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promis
     let stderr = '';
     p.stdout.on('data', (c) => (stdout += c));
     p.stderr.on('data', (c) => (stderr += c));
-    p.on('close', (status) => resolve({ status, stdout, stderr }));
+    // bounded: an install that cannot reach what it needs must not hang a test or a bench
+    const t = setTimeout(() => p.kill('SIGKILL'), 560_000);
+    p.on('close', (status) => (clearTimeout(t), resolve({ status, stdout, stderr })));
   });
 }
 

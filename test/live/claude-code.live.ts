@@ -10,7 +10,7 @@ import { resolveAgent } from './agents.ts';
 import { answer, BIN, command, run, tail, until } from './harness.ts';
 import { launch, skipBrowser } from '../browser/harness.ts';
 import type { Browser, Page } from 'playwright-core';
-import { Live, unusedPort } from './live.ts';
+import { expectTypes, Live, unusedPort } from './live.ts';
 import { startPushService } from '../helpers/push-service.ts';
 import { startTelegram } from '../helpers/telegram-api.ts';
 
@@ -144,7 +144,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(last.is_error).toBe(true);
     expect(o.sessions).toHaveLength(1);
     const events = await live.checkSession(o.sessions[0]);
-    expect(events.map((e) => e.type)).toEqual([
+    expectTypes(events, [
       'session.started',
       'run.started',
       'tool.requested',
@@ -334,7 +334,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const last = toolResults(o.requests).at(-1);
     expect(last.is_error ?? false).toBe(false);
     const events = await live.checkSession(o.sessions[0]);
-    expect(events.map((e) => e.type)).toEqual([
+    expectTypes(events, [
       'session.started',
       'run.started',
       'tool.requested',
@@ -465,15 +465,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(o.hooks.map((h) => h.hook)).not.toContain('PermissionRequest');
     expect(resultText(toolResults(o.requests).at(-1))).toContain('hello-from-live');
     const events = await live.checkSession(o.sessions[0]);
-    expect(events.map((e) => e.type)).toEqual([
-      'session.started',
-      'run.started',
-      'tool.requested',
-      'tool.completed',
-      'x.claude-code.tool.batch',
-      'run.finished',
-      'session.ended',
-    ]);
+    expectTypes(events, ['session.started', 'run.started', 'tool.requested', 'tool.completed', 'x.claude-code.tool.batch', 'run.finished', 'session.ended']);
   }, 180_000);
 
   it('AskUserQuestion: one form answered over the relay; the chosen answer reaches the model', async () => {
@@ -966,7 +958,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
       expect(resultText(last)).toContain(ANSWER);
       expect(last.is_error ?? false).toBe(false);
       const events = await live.checkSession(o.sessions[0]);
-      expect(events.map((e) => e.type)).toEqual([
+      expectTypes(events, [
         'session.started',
         'run.started',
         'tool.requested',

@@ -15,7 +15,7 @@ import { resolveAgent } from './agents.ts';
 import { loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
 import { Recorder } from '../../engine/record/recorder.ts';
 import { BIN, command, run, until } from './harness.ts';
-import { Live, unusedPort } from './live.ts';
+import { expectTypes, Live, unusedPort } from './live.ts';
 
 const ID = 'codex';
 const skip = Live.skipReason(ID);
@@ -102,7 +102,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(outText(outputs(o.requests).at(-1))).toContain(GUIDANCE);
     expect(o.sessions).toHaveLength(1);
     const events = await live.checkSession(o.sessions[0]);
-    expect(events.map((e) => e.type)).toEqual([
+    expectTypes(events, [
       'session.started',
       'run.started',
       'tool.requested',
@@ -128,7 +128,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(o.run.code, o.run.stderr.slice(-2000)).toBe(0);
     expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(true);
     const events = await live.checkSession(o.sessions[0]);
-    expect(events.map((e) => e.type)).toEqual([
+    expectTypes(events, [
       'session.started',
       'run.started',
       'tool.requested',
@@ -164,7 +164,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(o.hooks.map((h) => h.hook)).not.toContain('PermissionRequest');
     expect(outText(outputs(o.requests).at(-1))).toContain('hello-from-live');
     const events = await live.checkSession(o.sessions[0]);
-    expect(events.map((e) => e.type)).toEqual(['session.started', 'run.started', 'tool.requested', 'tool.completed', 'run.finished', 'session.ended']);
+    expectTypes(events, ['session.started', 'run.started', 'tool.requested', 'tool.completed', 'run.finished', 'session.ended']);
   }, 180_000);
 
   it(

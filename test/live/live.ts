@@ -6,8 +6,10 @@
 // stream, `hookmap validate`.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { parse } from 'yaml';
 import { ROOT } from '../../engine/descriptor/registry.ts';
+import { isTerminal, mayFollowEnd } from '../../engine/validate/lifecycle-tracker.ts';
 import { resolveAgent, DATE } from './agents.ts';
 import {
   answer,
@@ -311,6 +313,32 @@ export class Live {
     await this.model?.close();
     this.s?.done();
   }
+}
+
+/**
+ * A session's event types against the expected list, where the expected list
+ * names what the scenario makes happen and, after a terminal (a run's or the
+ * session's), the types AEP lets arrive late are set aside unless expected:
+ * e.g. x.hookmap.usage.reported, which the daemon emits once it read the
+ * transcript after the reply that closed the run, before or after the
+ * session's end. Which types those are is the validator's one rule
+ * (engine/validate/lifecycle-tracker.ts), not a list kept here.
+ */
+export function expectTypes(events: any[], expected: string[]): void {
+  const kept: string[] = [];
+  const late: string[] = [];
+  let i = 0;
+  let terminal = false;
+  for (const e of events) {
+    if (e.type === expected[i]) {
+      kept.push(e.type);
+      i++;
+    } else if (terminal && mayFollowEnd(e.type)) late.push(e.type);
+    else kept.push(e.type);
+    if (isTerminal(e.type)) terminal = true;
+  }
+  if (late.length) console.log(`[live] set aside as late after a terminal: ${late.join(', ')}`);
+  expect(kept, `event types (set aside as late after a terminal: ${late.join(', ') || 'none'})`).toEqual(expected);
 }
 
 /** Every tool message a Chat Completions model was sent, newest last. */

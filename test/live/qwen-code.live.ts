@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from './agents.ts';
 import { command, run, until } from './harness.ts';
-import { Live, unusedPort, chatToolMessages } from './live.ts';
+import { chatToolMessages, expectTypes, Live, unusedPort } from './live.ts';
 
 const ID = 'qwen-code';
 const skip = Live.skipReason(ID);
@@ -100,7 +100,7 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     const events = await live.checkSession(o.sessions[0]);
     // PermissionRequest comes before PreToolUse in Qwen Code; a denied call never reaches PreToolUse
     expect(o.hooks.map((h) => h.hook)).not.toContain('PreToolUse');
-    expect(events.map((e) => e.type)).toEqual([
+    expectTypes(events, [
       'session.started',
       'run.started',
       'attention.requested',

@@ -3,8 +3,10 @@
 // $HOOKMAP_LIVE_CACHE), check each one starts (`--version`), write the
 // manifest the live tests read (a binary, or why the agent is skipped), then
 // run vitest on test/live/**/*.live.ts (vitest.live.config.ts).
-//   tsx test/live/run.ts [agent ...] [--no-install] [--save] [-- vitest args]
-//   --no-install  use only what the cache already has (CI: never reach a registry)
+//   tsx test/live/run.ts [agent ...] [--no-install] [--require] [--save] [-- vitest args]
+//   --no-install  use only what the cache already has (never reach a registry)
+//   --require     every selected agent that has live scenarios and is not blocked must be ready (installed and
+//                 starting), else exit 1 before any test runs (CI: a gate never passes by skipping an agent)
 //   --save        copy one recorded payload per hook into fixtures/<agent>/recorded/
 // Nothing here touches package.json or the repo's node_modules.
 import { spawn, spawnSync } from 'node:child_process';
@@ -19,6 +21,7 @@ const own = dash >= 0 ? argv.slice(0, dash) : argv;
 const passthrough = dash >= 0 ? argv.slice(dash + 1) : [];
 const noInstall = own.includes('--no-install') || !!process.env.HOOKMAP_LIVE_NO_INSTALL;
 const save = own.includes('--save');
+const requireReady = own.includes('--require');
 const only = own.filter((a) => !a.startsWith('--'));
 const unknown = only.filter((a) => !AGENTS.some((x) => x.id === a));
 if (unknown.length) {
@@ -91,6 +94,13 @@ process.on('exit', () => rmSync(ownManifest, { force: true }));
 for (const a of AGENTS) {
   const m = manifest[a.id];
   console.error(`test:live: ${a.id.padEnd(12)} ${m.bin ? `${a.pkg}@${a.version} ready` : `SKIPPED: ${m.skip}`}`);
+}
+
+// --require: an agent that could be driven here but is not ready fails the run (blocked ones and ones with no scenarios stay skipped, said above)
+const unready = requireReady ? chosen.filter((a) => !a.blocked && existsSync(join(ROOT, 'test/live', `${a.id}.live.ts`)) && !manifest[a.id].bin) : [];
+if (unready.length) {
+  console.error(`test:live: --require: not ready: ${unready.map((a) => `${a.id} (${manifest[a.id].skip})`).join('; ')}`);
+  process.exit(1);
 }
 
 const files = chosen.map((a) => `test/live/${a.id}.live.ts`).filter((f) => existsSync(join(ROOT, f)));

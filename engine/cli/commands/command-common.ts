@@ -1,6 +1,7 @@
 // Shared by `answer`, `cancel` and `steer`: endpoint flags, one command round trip
 // over the relay's WebSocket, and the printed report. Exit codes: 0 the
-// target accepted, 1 refused/rejected/timed out, 2 usage or connection error;
+// target accepted, 1 refused/rejected/timed out (or accepted with a coded note
+// and no final outcome in the window: the note says why none comes), 2 usage or connection error;
 // a command may explain a rejection with its own code (answer: 3 already
 // answered or closed, 4 the request timed out).
 import { discoverToken, missingTokenHint, type ClientToken } from '../../auth/discover.ts';
@@ -105,12 +106,16 @@ export async function runCommand(ep: Endpoint, cmd: AepEvent, opts: CommandOptio
         out(`rejected by the target: ${d.reason ?? 'unknown'}${d.code ? ` [${d.code}]` : ''}${why ? `: ${why.why}` : ''}${d.detail ? ` (${d.detail})` : ''}`);
       return why?.exit ?? 1;
     }
+    // an ack with a coded note (control.accepted data.code/detail, e.g. next-turn-off) says why no outcome may come on
+    // its own; with none in the window, that is the answer, and a failure
+    const d = r.ack.data ?? {};
+    const stalled = r.outcomeTimedOut && typeof d.code === 'string' ? `${typeof d.detail === 'string' ? d.detail : d.code}` : undefined;
     if (!opts.json) {
       out('accepted by the target');
       for (const ev of r.outcomes) out(`outcome: ${ev.type}${describe(ev)}`);
-      if (r.outcomeTimedOut) out(`no final outcome within ${opts.outcomeWindowMs} ms (${opts.pending ?? 'the target may still act on it'})`);
-    }
-    return 0;
+      if (r.outcomeTimedOut) out(`no final outcome within ${opts.outcomeWindowMs} ms (${stalled ?? opts.pending ?? 'the target may still act on it'})`);
+    } else if (stalled) json({ stalled: d.code, window_ms: opts.outcomeWindowMs, why: stalled });
+    return stalled ? 1 : 0;
   } finally {
     s.close();
   }
