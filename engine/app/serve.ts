@@ -14,6 +14,7 @@ import { agentLogDir, defaultHome } from '../io/paths.ts';
 import type { RedactionSettings } from '../capture/redact.ts';
 import type { Durability } from '../daemon/session-log.ts';
 import { installHookGuard } from '../daemon/hook-guard.ts';
+import { ensureHookKey } from '../auth/hook-key.mjs';
 import { hookFrameworkErrors, registerHookRoutes } from '../daemon/http.ts';
 import { registerToolRoutes } from '../daemon/tool-routes.ts';
 import { registerOtlpRoutes } from '../surface/otlp-receiver.ts';
@@ -39,8 +40,10 @@ export interface ServeOptions {
    * reconnect and accepted at the hook endpoint).
    */
   tokenFile?: string;
-  /** $HOOKMAP_HOME, for named tokens accepted from off-machine hook senders. */
+  /** $HOOKMAP_HOME, for named tokens accepted from off-machine hook senders, and the hook key (created when missing). */
   home?: string;
+  /** The hook key callers must present (engine/auth/hook-key.mjs); default the home's; `false`: none. */
+  hookKey?: string | false;
   allowedHosts?: string[];
   allowedOrigins?: string[];
   /** This agent's log folder (default $HOOKMAP_HOME/logs/<agent>). */
@@ -95,7 +98,8 @@ export async function startServe(o: ServeOptions): Promise<Served> {
   applyServerLimits(app.server);
   const guard = new Guard({ bind: host, allowedHosts: o.allowedHosts, allowedOrigins: o.allowedOrigins });
   installGuard(app, guard);
-  installHookGuard(app, { daemons, auth, say });
+  const hookKey = o.hookKey === false ? undefined : (o.hookKey ?? (o.home ? ensureHookKey(o.home).key : undefined));
+  installHookGuard(app, { daemons, auth, hookKey, say });
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
   registerOtlpRoutes(app, { daemons, auth, maxBody: o.maxBody, say });
   registerToolRoutes(app, {
@@ -108,7 +112,7 @@ export async function startServe(o: ServeOptions): Promise<Served> {
         }
       : undefined,
   });
-  const tee = attachTeeEndpoint(app.server, { daemons, say, guard });
+  const tee = attachTeeEndpoint(app.server, { daemons, say, guard, hookKey });
   app.get('/healthz', async () => ({ ok: true, relay: daemon.relayReady }));
   try {
     await app.listen({ host, port: o.port ?? DEFAULT_SERVE_PORT });

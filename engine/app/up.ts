@@ -24,6 +24,7 @@ import { createRelay, openBackplane, redactUrl, resolveLimits } from '../relay/i
 import type { Daemon } from '../daemon/daemon.ts';
 import { openDaemons } from './up-daemons.ts';
 import { installHookGuard } from '../daemon/hook-guard.ts';
+import { ensureHookKey } from '../auth/hook-key.mjs';
 import { hookFrameworkErrors, registerHookRoutes } from '../daemon/http.ts';
 import { registerToolRoutes } from '../daemon/tool-routes.ts';
 import { can } from '../auth/principal.ts';
@@ -63,6 +64,12 @@ export interface UpOptions extends UpConfig {
   redaction?: RedactionSettings;
   /** Explicitly token-less (watch-only, loopback only). */
   noAuth?: boolean;
+  /**
+   * The hook key the hook, next-turn and tee routes require (engine/auth/hook-key.mjs). Default: the home's,
+   * created when missing; an embedding without a home of its own requires none. `false`: none (tests that
+   * do not exercise the key).
+   */
+  hookKey?: string | false;
   allowedHosts?: string[];
   allowedOrigins?: string[];
   tls?: TlsFiles;
@@ -97,8 +104,12 @@ export interface Up {
 }
 
 export async function startUp(o: UpOptions): Promise<Up> {
-  const say = o.say ?? (() => {});
-  const detail = o.detail ?? say;
+  // every line up says (up.log when started on demand) goes through the one URL redactor: a key or token a
+  // caller put into a URL (a query, a path segment) is never written verbatim
+  const said = o.say;
+  const say = said ? (l: string) => said(redactUrl(l)) : () => {};
+  const shown = o.detail;
+  const detail = shown ? (l: string) => shown(redactUrl(l)) : say;
   // a link's first hello is detail; every other line of a daemon (a link down, a refused hello, an error) matters
   const tagged = (tag: string) => (l: string) => (/^relay link up: /.test(l) ? detail : say)(`[${tag}] ${l}`);
   const host = o.host ?? DEFAULT_HOST;
@@ -134,7 +145,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
       })
     : undefined;
   const audit = o.auditFile ? auditTo(o.auditFile, say) : undefined;
-  const relay = createRelay({ app, guard, auth, prefix: '', audit, log: (l) => say(redactUrl(l)), store, redactor: new Redactor(o.redaction) });
+  const relay = createRelay({ app, guard, auth, prefix: '', audit, log: say, store, redactor: new Redactor(o.redaction) });
   const home = o.home ?? defaultHome();
   // what the shims wrote while nothing answered: taken (reported once, below) only once this up listens
   let missed = emptySummary();
@@ -186,7 +197,9 @@ export async function startUp(o: UpOptions): Promise<Up> {
   });
   const { instances, failed, operator } = opened;
   op.log = operator;
-  installHookGuard(app, { daemons, auth, say });
+  // loopback is not an identity: every hook, waiter, ack, nack and tee presents the home's key
+  const hookKey = o.hookKey === false ? undefined : (o.hookKey ?? (o.home ? ensureHookKey(o.home).key : undefined));
+  installHookGuard(app, { daemons, auth, hookKey, say });
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
   const otlp = registerOtlpRoutes(app, { daemons, auth, maxBody: o.maxBody, maxPending: o.otlpMaxPending, say });
   // asking a human and appending events are emits: the emit scope (a --no-auth up: the anonymous principal)
@@ -218,7 +231,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
         sent: o.pushSent,
       })
     : undefined;
-  const tee = attachTeeEndpoint(app.server, { daemons, say, guard });
+  const tee = attachTeeEndpoint(app.server, { daemons, say, guard, hookKey });
   // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
   const restored = restoreFromLogs(
     relay.core.store,
