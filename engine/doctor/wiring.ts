@@ -217,7 +217,7 @@ export function inspectAgent(d: Descriptor, target: Target, dir: string, recorde
   if (out.wired && !readHookKey(target.home))
     add({
       status: 'problem',
-      message: `${tilde(hookKeyPath(target.home), target)} is missing or not a key: the daemon refuses every hook until \`hookmap setup\` (or \`up\`) creates it`,
+      message: `the hook key ${tilde(hookKeyPath(target.home), target)} is missing or not a key: the daemon refuses every hook until \`hookmap setup\` (or \`up\`) creates it`,
       fix: `hookmap setup ${agent}`,
     });
   if (out.wired) {
@@ -265,7 +265,7 @@ function keyedHttp(mine: Entry[], where: string, target: Target, scope: Scope, f
   if (other.length)
     add({
       status: 'problem',
-      message: `${where}: native HTTP hooks carrying a key that is not this home's (the daemon refuses them): ${other.join(', ')}`,
+      message: `${where}: native HTTP hooks carrying a hook key that is not this home's (the daemon refuses them): ${other.join(', ')}`,
       fix,
     });
   if (scope === 'project' && http.length > none.length)
