@@ -7,6 +7,7 @@
 // no fixtures ship), `hookmap up`, a hook through the shim `hookmap setup`
 // installed, `hookmap tail` and `hookmap answer`, with no TypeScript loader
 // installed at all.
+import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -147,7 +148,7 @@ describe('the npm package', () => {
     expect(fired.code).toBe(0);
     const held = fetch(`${url}/hooks/claude-code`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...hookKeyHeaders(hookmapHome) },
       body: JSON.stringify({
         hook_event_name: 'PermissionRequest',
         session_id: 'pk1',

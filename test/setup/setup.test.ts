@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { commitSetup, planSetup, type SetupOptions } from '../../engine/setup/apply.ts';
+import { commitSetup, planDiff, planSetup, type SetupOptions } from '../../engine/setup/apply.ts';
 import { ConfigParseError } from '../../engine/setup/json-file.ts';
 import { FormatError } from '../../engine/setup/formats/types.ts';
 import { BIN, runProcess } from '../shim/helpers.ts';
@@ -81,7 +81,7 @@ describe('setup: claude-code (settings.json with other keys and hooks)', () => {
 
   it('adds http entries where the agent delivers over HTTP, shim commands elsewhere, keeping every other key and hook', () => {
     const { env, file } = seeded();
-    setup('claude-code', env);
+    const plan = setup('claude-code', env);
     const doc = JSON.parse(read(file));
     expect(doc.model).toBe('opus');
     expect(doc.z).toBe(1);
@@ -93,6 +93,9 @@ describe('setup: claude-code (settings.json with other keys and hooks)', () => {
     expect(doc.hooks.PreToolUse[1]).toEqual({
       hooks: [{ type: 'http', url: 'http://127.0.0.1:8787/hooks/claude-code', headers: { 'x-hookmap-key': key }, timeout: 600 }],
     });
+    // the diff setup prints (--dry-run, and after a change) shows the key masked
+    expect(planDiff(plan)).toContain('"x-hookmap-key": "[hook key]"');
+    expect(planDiff(plan)).not.toContain(key!);
     expect(doc.hooks.PermissionRequest[0].hooks[0].type).toBe('http');
     expect(doc.hooks.SessionStart[0].hooks[0]).toEqual({
       type: 'command',
