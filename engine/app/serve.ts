@@ -14,7 +14,6 @@ import { agentLogDir, defaultHome } from '../io/paths.ts';
 import type { RedactionSettings } from '../capture/redact.ts';
 import type { Durability } from '../daemon/session-log.ts';
 import { installHookGuard } from '../daemon/hook-guard.ts';
-import { ensureHookKey } from '../auth/hook-key.mjs';
 import { hookFrameworkErrors, registerHookRoutes } from '../daemon/http.ts';
 import { registerToolRoutes } from '../daemon/tool-routes.ts';
 import { registerOtlpRoutes } from '../surface/otlp-receiver.ts';
@@ -98,8 +97,7 @@ export async function startServe(o: ServeOptions): Promise<Served> {
   applyServerLimits(app.server);
   const guard = new Guard({ bind: host, allowedHosts: o.allowedHosts, allowedOrigins: o.allowedOrigins });
   installGuard(app, guard);
-  const hookKey = o.hookKey === false ? undefined : (o.hookKey ?? (o.home ? ensureHookKey(o.home).key : undefined));
-  installHookGuard(app, { daemons, auth, hookKey, say });
+  const hookKey = installHookGuard(app, { daemons, auth, hookKey: o.hookKey, home: o.home, say });
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
   registerOtlpRoutes(app, { daemons, auth, maxBody: o.maxBody, say });
   registerToolRoutes(app, {

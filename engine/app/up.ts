@@ -20,11 +20,10 @@ import { mountPush } from './away.ts';
 import type { PushServiceOptions } from '../push/service.ts';
 import type { Away } from './away.ts';
 import { describeFailedOpen, emptySummary, mergeFailedOpen, readFailedOpen, takeFailedOpen } from '../io/failed-open.ts';
-import { createRelay, openBackplane, redactUrl, resolveLimits } from '../relay/index.ts';
+import { createRelay, openBackplane, redacting, resolveLimits } from '../relay/index.ts';
 import type { Daemon } from '../daemon/daemon.ts';
 import { openDaemons } from './up-daemons.ts';
 import { installHookGuard } from '../daemon/hook-guard.ts';
-import { ensureHookKey } from '../auth/hook-key.mjs';
 import { hookFrameworkErrors, registerHookRoutes } from '../daemon/http.ts';
 import { registerToolRoutes } from '../daemon/tool-routes.ts';
 import { can } from '../auth/principal.ts';
@@ -64,12 +63,7 @@ export interface UpOptions extends UpConfig {
   redaction?: RedactionSettings;
   /** Explicitly token-less (watch-only, loopback only). */
   noAuth?: boolean;
-  /**
-   * The hook key the hook, next-turn and tee routes require (engine/auth/hook-key.mjs). Default: the home's,
-   * created when missing; an embedding without a home of its own requires none. `false`: none (tests that
-   * do not exercise the key).
-   */
-  hookKey?: string | false;
+  hookKey?: string | false; // the key the hook, waiter and tee routes require (default: the home's; no home, false: none)
   allowedHosts?: string[];
   allowedOrigins?: string[];
   tls?: TlsFiles;
@@ -104,12 +98,8 @@ export interface Up {
 }
 
 export async function startUp(o: UpOptions): Promise<Up> {
-  // every line up says (up.log when started on demand) goes through the one URL redactor: a key or token a
-  // caller put into a URL (a query, a path segment) is never written verbatim
-  const said = o.say;
-  const say = said ? (l: string) => said(redactUrl(l)) : () => {};
-  const shown = o.detail;
-  const detail = shown ? (l: string) => shown(redactUrl(l)) : say;
+  const say = o.say ? redacting(o.say) : () => {}; // every line (up.log too) through the one URL redactor
+  const detail = o.detail ? redacting(o.detail) : say;
   // a link's first hello is detail; every other line of a daemon (a link down, a refused hello, an error) matters
   const tagged = (tag: string) => (l: string) => (/^relay link up: /.test(l) ? detail : say)(`[${tag}] ${l}`);
   const host = o.host ?? DEFAULT_HOST;
@@ -197,9 +187,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   });
   const { instances, failed, operator } = opened;
   op.log = operator;
-  // loopback is not an identity: every hook, waiter, ack, nack and tee presents the home's key
-  const hookKey = o.hookKey === false ? undefined : (o.hookKey ?? (o.home ? ensureHookKey(o.home).key : undefined));
-  installHookGuard(app, { daemons, auth, hookKey, say });
+  const hookKey = installHookGuard(app, { daemons, auth, hookKey: o.hookKey, home: o.home, say }); // loopback is not an identity
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
   const otlp = registerOtlpRoutes(app, { daemons, auth, maxBody: o.maxBody, maxPending: o.otlpMaxPending, say });
   // asking a human and appending events are emits: the emit scope (a --no-auth up: the anonymous principal)

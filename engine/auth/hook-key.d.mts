@@ -9,3 +9,4 @@ export function hookKeyHeaders(home: string): Record<string, string>;
 export function newHookKey(): string;
 export function ensureHookKey(home: string, fresh?: string): { key: string; path: string; created: boolean };
 export function hookKeyMatches(key: string | undefined, presented: unknown): boolean;
+export function hookKeyFor(given: string | false | undefined, home: string | undefined): string | undefined;

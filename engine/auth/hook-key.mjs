@@ -69,6 +69,12 @@ export function ensureHookKey(home, fresh) {
   return { key, path, created: true };
 }
 
+/** The key a server requires: `given` (false: none), else the home's (created when missing), else none (no home of its own). */
+export function hookKeyFor(given, home) {
+  if (given === false) return undefined;
+  return given ?? (home ? ensureHookKey(home).key : undefined);
+}
+
 const digest = (s) => createHash('sha256').update(String(s), 'utf8').digest();
 
 /** Whether `presented` (a header value, maybe absent or repeated) is `key`: a constant-time compare of digests. */

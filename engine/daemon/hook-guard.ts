@@ -24,7 +24,7 @@ import type { Authorizer } from '../auth/authorizer.ts';
 import { isLoopbackHost } from '../auth/guard.ts';
 import { can } from '../auth/principal.ts';
 import type { Daemon, HookReply } from './daemon.ts';
-import { HOOK_KEY_ERROR, HOOK_KEY_HEADER, hookKeyMatches } from '../auth/hook-key.mjs';
+import { HOOK_KEY_ERROR, HOOK_KEY_HEADER, hookKeyFor, hookKeyMatches } from '../auth/hook-key.mjs';
 import { throttledSay } from '../io/throttle.ts';
 import { redactUrl } from '../relay/auth.ts';
 
@@ -32,8 +32,9 @@ export interface HookGuardOptions {
   daemons: Map<string, Daemon>;
   /** Tokens for non-loopback peers; absent: only loopback peers are served. */
   auth?: Authorizer;
-  /** The home's hook key every caller must present (absent: an embedding that serves loopback callers unkeyed). */
-  hookKey?: string;
+  /** The hook key every caller must present: given, or (undefined) the home's, created when missing; false or no home: none. */
+  hookKey?: string | false;
+  home?: string;
   say?: (line: string) => void;
 }
 
@@ -49,8 +50,10 @@ export function mediaType(header: string | undefined): string {
     .toLowerCase();
 }
 
-export function installHookGuard(app: FastifyInstance, o: HookGuardOptions): void {
+/** Installs the guard; returns the hook key it requires (what the server's tee endpoint requires too). */
+export function installHookGuard(app: FastifyInstance, o: HookGuardOptions): string | undefined {
   const say = o.say ?? (() => {});
+  const hookKey = hookKeyFor(o.hookKey, o.home);
   const sayKey = throttledSay(say, REFUSAL_LOG_WINDOW_MS);
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
     const path = req.url.split('?')[0];
@@ -65,7 +68,7 @@ export function installHookGuard(app: FastifyInstance, o: HookGuardOptions): voi
         return refuse(reply, 401, 'unauthorized', neutral());
       }
     }
-    if (o.hookKey !== undefined && !hookKeyMatches(o.hookKey, req.headers[HOOK_KEY_HEADER])) {
+    if (hookKey !== undefined && !hookKeyMatches(hookKey, req.headers[HOOK_KEY_HEADER])) {
       const had = req.headers[HOOK_KEY_HEADER] === undefined ? 'no hook key' : 'a wrong hook key';
       sayKey(`${req.method} ${shown}: refused [${HOOK_KEY_ERROR}]: ${had} (${HOOK_KEY_HEADER}); answered the neutral bytes, body not read`);
       return refuse(reply, 403, HOOK_KEY_ERROR, neutral());
@@ -80,6 +83,7 @@ export function installHookGuard(app: FastifyInstance, o: HookGuardOptions): voi
       return refuse(reply, 415, 'unsupported-media-type', neutral());
     }
   });
+  return hookKey;
 }
 
 function neutralOf(daemons: Map<string, Daemon>, path: string): HookReply {

@@ -106,7 +106,8 @@ export function registerHookRoutes(app: FastifyInstance, o: HookRoutesOptions): 
       const d = o.daemons.get(agent);
       if (!d) {
         say(
-          `POST ${redactUrl(req.url).slice(0, 300)}: unknown agent [unknown-agent] (serving: ${[...o.daemons.keys()].join(', ') || 'none'}); answered empty bytes`,
+          `POST ${redactUrl(req.url).slice(0, 300)}: unknown agent [unknown-agent] ` +
+            `(serving: ${[...o.daemons.keys()].join(', ') || 'none'}); answered empty bytes`,
         );
         return send(reply, { ...EMPTY, error: bad ? 'bad-hook-path' : 'unknown-agent' });
       }

@@ -217,7 +217,9 @@ export function inspectAgent(d: Descriptor, target: Target, dir: string, recorde
   if (out.wired && !readHookKey(target.home))
     add({
       status: 'problem',
-      message: `the hook key ${tilde(hookKeyPath(target.home), target)} is missing or not a key: the daemon refuses every hook until \`hookmap setup\` (or \`up\`) creates it`,
+      message:
+        `the hook key ${tilde(hookKeyPath(target.home), target)} is missing or not a key: ` +
+        `the daemon refuses every hook until \`hookmap setup\` (or \`up\`) creates it`,
       fix: `hookmap setup ${agent}`,
     });
   if (out.wired) {

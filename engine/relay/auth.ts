@@ -11,3 +11,9 @@ const HEX_SECRET = /[0-9a-f]{64,}/gi;
 export function redactUrl(url: string): string {
   return url.replace(SECRET_PARAM, '$1[REDACTED]').replace(HEX_SECRET, '[REDACTED]');
 }
+
+/** A log sink whose every line goes through redactUrl first. */
+export const redacting =
+  (say: (line: string) => void) =>
+  (line: string): void =>
+    say(redactUrl(line));

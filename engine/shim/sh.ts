@@ -110,7 +110,8 @@ function nextTurnLines(plan: ShimPlan, agentPath: string): { neutral: string[]; 
   const nt = plan.next_turn;
   if (!nt) return { neutral: [], block: [] };
   const fd = nt.stream === 'stderr' ? ' >&2' : '';
-  const curl = `curl -q -s --noproxy 127.0.0.1,localhost,::1 -H 'content-type: application/json' -H 'Expect:' -H @"$key" --connect-timeout ${secs(plan.connect_ms)}`;
+  const curl =
+    `curl -q -s --noproxy 127.0.0.1,localhost,::1 -H 'content-type: application/json' -H 'Expect:' -H @"$key" ` + `--connect-timeout ${secs(plan.connect_ms)}`;
   return {
     neutral: ['  [ "$hook" = next-turn ] && exit 0  # a waiter released with nothing: no bytes, no trace'],
     block: [

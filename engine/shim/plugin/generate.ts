@@ -32,7 +32,7 @@
 import { nextTurnCommand, type Descriptor } from '../../descriptor/types.ts';
 import type { Plugin, PluginApply } from '../../generated/descriptor-types.ts';
 import { START_WAIT_MS } from '../autostart.mjs';
-import { HOOK_KEY_FILE, HOOK_KEY_HEADER } from '../../auth/hook-key.mjs';
+import { KEY_RUNTIME } from './key.ts';
 import { nextTurnFactory, nextTurnHook, nextTurnRuntime } from './next-turn.ts';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8787';
@@ -126,17 +126,7 @@ function isEmpty(r) { return !r || typeof r !== "object" || Object.keys(r).lengt
 // Node's built-ins without an import: a host without them (or an older Node) simply has no start on demand
 const builtin = globalThis.process && typeof globalThis.process.getBuiltinModule === "function" ? (m) => globalThis.process.getBuiltinModule(m) : undefined;
 const homeDir = () => String(ENV.HOOKMAP_HOME || String(ENV.HOME || ENV.USERPROFILE || ".") + "/.hookmap");
-// The home's hook key (engine/auth/hook-key.mjs), read at each post as the user the host runs as: the plugin file,
-// which may sit in a repository, never holds it. No key readable: the daemon refuses, the moment is neutral.
-function hookHeaders() {
-  const h = { "content-type": "application/json" };
-  try {
-    const m = /^x-hookmap-key:[ \\t]*([0-9a-f]{64})\\s*$/i.exec(String(builtin("node:fs").readFileSync(homeDir() + "/${HOOK_KEY_FILE}", "utf8")));
-    if (m) h[${J(HOOK_KEY_HEADER)}] = m[1].toLowerCase();
-  } catch {}
-  return h;
-}
-const autostartOff = () => /^(0|off|false|no)$/i.test(String(ENV.HOOKMAP_AUTOSTART || ""));
+${KEY_RUNTIME}const autostartOff = () => /^(0|off|false|no)$/i.test(String(ENV.HOOKMAP_AUTOSTART || ""));
 
 // Nothing listens: start \`hookmap up\` in the background through the launcher
 // \`hookmap setup\` wrote (its own lock and back-off, engine/shim/autostart.mjs),
