@@ -11,7 +11,7 @@
 // else a static stub daemon, and says which.
 //   npx tsx bench/hook-latency/run.ts [--n 1000] [--stub]
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,8 @@ import { boundFor } from '../../engine/shim/plan.mjs';
 import { planFor } from '../../engine/shim/generate.ts';
 import { resolveTarget } from '../../engine/cli/config.ts';
 import { r1, ratio, writeResult } from '../results.ts';
+import { hookKeyPath } from '../../engine/auth/hook-key.mjs';
+import { FAILED_OPEN_LOG } from '../../engine/io/failed-open-trace.mjs';
 
 const BIN = fileURLToPath(new URL('../../bin/hookmap.mjs', import.meta.url));
 const args = process.argv.slice(2);
@@ -115,7 +117,8 @@ async function main() {
   const curl = ['-q', '-s', '-H', 'content-type: application/json', '--data-binary', '@-'];
   const variants: { name: string; cmd: string; argv: string[]; env?: Record<string, string> }[] = [
     { name: 'bare curl -> static server', cmd: 'curl', argv: [...curl, `${staticUrl}/`] },
-    { name: 'native HTTP (curl -> daemon)', cmd: 'curl', argv: [...curl, `${daemonUrl}/hooks/codex`] },
+    // the agent's own HTTP hook presents the home's hook key as a header, as setup writes it (the file is that header line)
+    { name: 'native HTTP (curl -> daemon)', cmd: 'curl', argv: [...curl, '-H', `@${hookKeyPath(home)}`, `${daemonUrl}/hooks/codex`] },
     { name: 'sh shim -> daemon', cmd: 'sh', argv: [sh, 'PreToolUse'], env: { HOOKMAP_URL: daemonUrl } },
     { name: 'Node shim -> daemon', cmd: process.execPath, argv: [BIN, 'hook', 'codex', 'PreToolUse'], env: { HOOKMAP_URL: daemonUrl } },
   ];
@@ -124,6 +127,8 @@ async function main() {
     const r = await fire(v.cmd, v.argv, v.env);
     if (r.code !== 0) throw new Error(`${v.name}: exit ${r.code}`);
   }
+  // a shim the daemon refused (no hook key, a non-200) answers neutral and exits 0 too: it leaves a fail-open trace
+  if (existsSync(join(home, FAILED_OPEN_LOG))) throw new Error(`a shim failed open: ${readFileSync(join(home, FAILED_OPEN_LOG), 'utf8')}`);
   const times = variants.map(() => [] as number[]);
   for (let w = 0; w < 20; w++) for (const v of variants) await fire(v.cmd, v.argv, v.env); // warm-up
   for (let i = 0; i < N; i++) {

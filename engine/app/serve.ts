@@ -39,8 +39,10 @@ export interface ServeOptions {
    * reconnect and accepted at the hook endpoint).
    */
   tokenFile?: string;
-  /** $HOOKMAP_HOME, for named tokens accepted from off-machine hook senders. */
+  /** $HOOKMAP_HOME, for named tokens accepted from off-machine hook senders, and the hook key (created when missing). */
   home?: string;
+  /** The hook key callers must present (engine/auth/hook-key.mjs); default the home's; `false`: none. */
+  hookKey?: string | false;
   allowedHosts?: string[];
   allowedOrigins?: string[];
   /** This agent's log folder (default $HOOKMAP_HOME/logs/<agent>). */
@@ -95,7 +97,7 @@ export async function startServe(o: ServeOptions): Promise<Served> {
   applyServerLimits(app.server);
   const guard = new Guard({ bind: host, allowedHosts: o.allowedHosts, allowedOrigins: o.allowedOrigins });
   installGuard(app, guard);
-  installHookGuard(app, { daemons, auth, say });
+  const hookKey = installHookGuard(app, { daemons, auth, hookKey: o.hookKey, home: o.home, say });
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
   registerOtlpRoutes(app, { daemons, auth, maxBody: o.maxBody, say });
   registerToolRoutes(app, {
@@ -108,7 +110,7 @@ export async function startServe(o: ServeOptions): Promise<Served> {
         }
       : undefined,
   });
-  const tee = attachTeeEndpoint(app.server, { daemons, say, guard });
+  const tee = attachTeeEndpoint(app.server, { daemons, say, guard, hookKey });
   app.get('/healthz', async () => ({ ok: true, relay: daemon.relayReady }));
   try {
     await app.listen({ host, port: o.port ?? DEFAULT_SERVE_PORT });

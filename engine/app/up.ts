@@ -20,7 +20,7 @@ import { mountPush } from './away.ts';
 import type { PushServiceOptions } from '../push/service.ts';
 import type { Away } from './away.ts';
 import { describeFailedOpen, emptySummary, mergeFailedOpen, readFailedOpen, takeFailedOpen } from '../io/failed-open.ts';
-import { createRelay, openBackplane, redactUrl, resolveLimits } from '../relay/index.ts';
+import { createRelay, openBackplane, redacting, resolveLimits } from '../relay/index.ts';
 import type { Daemon } from '../daemon/daemon.ts';
 import { openDaemons } from './up-daemons.ts';
 import { installHookGuard } from '../daemon/hook-guard.ts';
@@ -65,6 +65,7 @@ export interface UpOptions extends UpConfig {
   redaction?: RedactionSettings;
   /** Explicitly token-less (watch-only, loopback only). */
   noAuth?: boolean;
+  hookKey?: string | false; // the key the hook, waiter and tee routes require (default: the home's; no home, false: none)
   allowedHosts?: string[];
   allowedOrigins?: string[];
   tls?: TlsFiles;
@@ -101,8 +102,8 @@ export interface Up {
 }
 
 export async function startUp(o: UpOptions): Promise<Up> {
-  const say = o.say ?? (() => {});
-  const detail = o.detail ?? say;
+  const say = o.say ? redacting(o.say) : () => {}; // every line (up.log too) through the one URL redactor
+  const detail = o.detail ? redacting(o.detail) : say;
   // a link's first hello is detail; every other line of a daemon (a link down, a refused hello, an error) matters
   const tagged = (tag: string) => (l: string) => (/^relay link up: /.test(l) ? detail : say)(`[${tag}] ${l}`);
   const host = o.host ?? DEFAULT_HOST;
@@ -138,7 +139,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
       })
     : undefined;
   const audit = o.auditFile ? auditTo(o.auditFile, say) : undefined;
-  const relay = createRelay({ app, guard, auth, prefix: '', audit, log: (l) => say(redactUrl(l)), store, redactor: new Redactor(o.redaction) });
+  const relay = createRelay({ app, guard, auth, prefix: '', audit, log: say, store, redactor: new Redactor(o.redaction) });
   const home = o.home ?? defaultHome();
   // what the shims wrote while nothing answered: taken (reported once, below) only once this up listens
   let missed = emptySummary();
@@ -192,7 +193,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   });
   const { instances, failed, operator } = opened;
   op.log = operator;
-  installHookGuard(app, { daemons, auth, say });
+  const hookKey = installHookGuard(app, { daemons, auth, hookKey: o.hookKey, home: o.home, say }); // loopback is not an identity
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
   const otlp = registerOtlpRoutes(app, { daemons, auth, maxBody: o.maxBody, maxPending: o.otlpMaxPending, recordsPerSecond: o.otlpRecordsPerSecond, say });
   // asking a human and appending events are emits: the emit scope (a --no-auth up: the anonymous principal)
@@ -224,7 +225,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
         sent: o.pushSent,
       })
     : undefined;
-  const tee = attachTeeEndpoint(app.server, { daemons, say, guard });
+  const tee = attachTeeEndpoint(app.server, { daemons, say, guard, hookKey });
   // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
   const restored = restoreFromLogs(
     relay.core.store,

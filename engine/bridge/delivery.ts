@@ -3,7 +3,7 @@
 // 429, timeouts and connection errors are retried, other 4xx are not), or
 // stdout (JSONL). While a batch is being retried the pipeline takes no
 // more events: backpressure reaches the source (engine/bridge/relay-source.ts).
-import { loggedUrl } from '../io/log-url.ts';
+import { redactUrl } from '../relay/auth.ts';
 export interface HttpRequestSpec {
   url: string;
   headers: Record<string, string>;
@@ -53,7 +53,7 @@ export class HttpDelivery {
       }
       this.stats.retries++;
       const jittered = Math.round(wait * (0.75 + Math.random() * 0.5));
-      this.o.say?.(`sink ${loggedUrl(req.url)}: ${r.reason}; retry ${attempt + 1}/${max} in ${jittered} ms`);
+      this.o.say?.(`sink ${redactUrl(req.url)}: ${r.reason}; retry ${attempt + 1}/${max} in ${jittered} ms`);
       await new Promise((res) => setTimeout(res, jittered));
       wait = Math.min(wait * 2, this.o.maxBackoffMs ?? 30_000);
     }

@@ -11,7 +11,7 @@ import { RelaySource, type RelaySourceStats } from './relay-source.ts';
 import type { BridgeTarget } from './targets.ts';
 import type { CaptureLevel } from '../aep/schemas.ts';
 import type { SseTrust } from '../relay/client.ts';
-import { loggedUrl } from '../io/log-url.ts';
+import { redactUrl } from '../relay/auth.ts';
 
 export type BridgeInput =
   | {
@@ -89,7 +89,7 @@ export function runBridge(o: BridgeRunOptions): BridgeHandle {
       if (r.ok) stats.items += req.items;
       else {
         stats.droppedItems += req.items;
-        say(`sink ${loggedUrl(req.url)}: ${req.items} item(s) NOT delivered: ${r.reason}`);
+        say(`sink ${redactUrl(req.url)}: ${req.items} item(s) NOT delivered: ${r.reason}`);
       }
     }
   }

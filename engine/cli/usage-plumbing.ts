@@ -45,8 +45,9 @@ ${BACKPLANE_HELP}`,
   --durability none|fsync   what an acknowledged event survives: a hookmap crash (none, default) or power loss too (fsync: group commit)
   --fsync                   the same as --durability fsync
   --set KEY=VALUE           a descriptor config option (repeatable; JSON values accepted), e.g. --set primary=true
-Endpoint: POST /hooks/<agent>[/<hook>] -> 200, body = the agent's reply bytes,
-x-hookmap-exit: <code>; an otlp-receiver agent: POST /otlp/<agent>/v1/logs (OTLP/HTTP);
+Endpoint: POST /hooks/<agent>[/<hook>] with x-hookmap-key: <the key in $HOOKMAP_HOME/hook-key> -> 200, body =
+the agent's reply bytes, x-hookmap-exit: <code> (no key or a wrong one: 403, x-hookmap-error: hook-key,
+the neutral bytes); an otlp-receiver agent: POST /otlp/<agent>/v1/logs (OTLP/HTTP);
 GET /healthz -> {ok, relay}`,
   },
   {

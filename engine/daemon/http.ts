@@ -25,7 +25,7 @@ import type { Readable } from 'node:stream';
 import { wellFormed } from '../io/well-formed.ts';
 import type { Daemon, HookReply } from './daemon.ts';
 import { readBody, type Body } from '../io/read-body.ts';
-import { loggedUrl } from '../io/log-url.ts';
+import { redactUrl } from '../relay/auth.ts';
 
 export const DEFAULT_MAX_BODY = 8 * 1024 * 1024;
 /** Longest hook name taken from a path; longer is a malformed path (neutral bytes, coded). */
@@ -97,7 +97,7 @@ export function registerHookRoutes(app: FastifyInstance, o: HookRoutesOptions): 
       // a body we could not read: still neutral bytes for a known agent
       const path = parseHookPath(req.url);
       const d = o.daemons.get(path.agent);
-      say(`POST ${loggedUrl(req.url)}: request failed before mapping [${err.code ?? 'bad-request'}]: ${err.message}`);
+      say(`POST ${redactUrl(req.url).slice(0, 300)}: request failed before mapping [${err.code ?? 'bad-request'}]: ${err.message}`);
       if (!d) return send(reply, { ...EMPTY, error: 'bad-request' });
       return d.handle({ hook: path.hook, body: '', badPath: path.bad }).then((r) => send(reply, { ...r, error: 'bad-request' }));
     });
@@ -105,7 +105,10 @@ export function registerHookRoutes(app: FastifyInstance, o: HookRoutesOptions): 
       const { agent, hook, bad } = parseHookPath(req.url);
       const d = o.daemons.get(agent);
       if (!d) {
-        say(`POST ${loggedUrl(req.url)}: unknown agent [unknown-agent] (serving: ${[...o.daemons.keys()].join(', ') || 'none'}); answered empty bytes`);
+        say(
+          `POST ${redactUrl(req.url).slice(0, 300)}: unknown agent [unknown-agent] ` +
+            `(serving: ${[...o.daemons.keys()].join(', ') || 'none'}); answered empty bytes`,
+        );
         return send(reply, { ...EMPTY, error: bad ? 'bad-hook-path' : 'unknown-agent' });
       }
       const body = req.body as Body | undefined;
@@ -170,7 +173,7 @@ export function hookFrameworkErrors(daemons: Map<string, Daemon>, say: (line: st
     }
     const path = parseHookPath(url);
     const d = daemons.get(path.agent);
-    say(`POST ${url.slice(0, 300)}: malformed hook path [bad-hook-path]: ${err.message}`);
+    say(`POST ${redactUrl(url).slice(0, 300)}: malformed hook path [bad-hook-path]: ${err.message}`);
     const r = d ? d.neutralReply(path.hook) : EMPTY;
     void send(reply, { ...r, error: 'bad-hook-path' });
   };

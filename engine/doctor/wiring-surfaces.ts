@@ -1,6 +1,7 @@
 // Wiring checks of the surfaces beyond a hook config (engine/doctor/wiring.ts runs them): the stdio
 // tee an editor starts, a launcher that points into a checkout, and a generated plugin file.
 
+import { HOOK_KEY_HEADER } from '../auth/hook-key.mjs';
 import type { Target } from '../io/target.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import type { Descriptor } from '../descriptor/types.ts';
@@ -116,6 +117,10 @@ export function inspectPlugin(
       message: `${where}: the plugin is stale (v${stamp.version} descriptor=${stamp.descriptor}; want v${SHIM_VERSION} descriptor=${want})`,
       fix,
     });
+    return;
+  }
+  if (!text.includes(HOOK_KEY_HEADER)) {
+    add({ status: 'problem', message: `${where}: the plugin predates the hook key: the daemon refuses every moment it sends`, fix });
     return;
   }
   if (text !== stampedPlugin(d)) {

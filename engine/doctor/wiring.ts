@@ -3,6 +3,7 @@
 // write today: missing or extra hooks, duplicates (in one file or across
 // scopes: each firing would reach the daemon twice), other products' hooks
 // on the same events, shims that vanished or came from an older descriptor.
+import { HOOK_KEY_FILE, HOOK_KEY_HEADER, hookKeyMatches, hookKeyPath, readHookKey } from '../auth/hook-key.mjs';
 import type { Target } from '../io/target.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -148,6 +149,7 @@ export function inspectAgent(d: Descriptor, target: Target, dir: string, recorde
           `${products.map((e) => `${e.hook}: ${describe(e.handler, fields)}`).join('; ')}`,
       });
     const shims = new Set<string>();
+    keyedHttp(mine, where, target, scope, setupCmd(scope), add);
     for (const e of mine) {
       if (typeof e.handler.url === 'string' && !e.handler.url.startsWith(`${base}/`)) {
         add({ status: 'warn', message: `${where}: ${e.hook} posts to ${e.handler.url}, not to the daemon at ${base}`, fix: setupCmd(scope) });
@@ -170,7 +172,13 @@ export function inspectAgent(d: Descriptor, target: Target, dir: string, recorde
       }
       const text = readFileSync(shim, 'utf8');
       const stamp = text.split('\n').find((l) => l.startsWith('# hookmap-shim:'));
-      if (stamp !== expectedStamp) {
+      if (!text.includes(`/${HOOK_KEY_FILE}`)) {
+        add({
+          status: 'problem',
+          message: `${where}: the shim ${tilde(shim, target)} predates the hook key: the daemon refuses every hook it sends (neutral bytes)`,
+          fix: setupCmd(scope),
+        });
+      } else if (stamp !== expectedStamp) {
         add({
           status: 'problem',
           message:
@@ -206,6 +214,14 @@ export function inspectAgent(d: Descriptor, target: Target, dir: string, recorde
       message: `wired in both the user and the project config (each firing reaches the daemon twice): ${both.join(', ')}`,
       fix: `${setupCmdAt('project', projectDir)} --uninstall (or --user)`,
     });
+  if (out.wired && !readHookKey(target.home))
+    add({
+      status: 'problem',
+      message:
+        `the hook key ${tilde(hookKeyPath(target.home), target)} is missing or not a key: ` +
+        `the daemon refuses every hook until \`hookmap setup\` (or \`up\`) creates it`,
+      fix: `hookmap setup ${agent}`,
+    });
   if (out.wired) {
     for (const r of checkRequirements(spec, target)) if (!r.met) add({ status: 'warn', message: `${tilde(r.path, target)}: ${r.req.hint}` });
   } else if (!out.findings.length) {
@@ -229,4 +245,31 @@ function nextTurnWiring(d: Descriptor, waiters: Entry[], where: string, fix: str
     add({ status: 'warn', message: `${where}: the next-turn waiter is not wired on ${missing.join(', ')} (idle sessions cannot be reached)`, fix });
   if (dups.length)
     add({ status: 'problem', message: `${where}: next-turn waiters beyond one per carrier hook: ${dups.join(', ')}`, fix: `${fix} (keeps one)` });
+}
+
+/**
+ * Native HTTP hooks (engine/setup/registrations.ts): each must present the home's hook key in its headers; one
+ * that predates the key (none), carries another home's, or sits in a project config (which may be committed:
+ * setup wires the shim there) is refused or out of place, and `hookmap setup` rewrites it.
+ */
+function keyedHttp(mine: Entry[], where: string, target: Target, scope: Scope, fix: string, add: (f: Omit<Finding, 'area' | 'subject'>) => void): void {
+  const http = mine.filter((e) => typeof e.handler.url === 'string');
+  if (!http.length) return;
+  const key = readHookKey(target.home);
+  const sent = (e: Entry) => {
+    const h = e.handler.headers;
+    return h && typeof h === 'object' ? (h as Record<string, unknown>)[HOOK_KEY_HEADER] : undefined;
+  };
+  const none = http.filter((e) => sent(e) === undefined).map((e) => e.hook);
+  const other = http.filter((e) => sent(e) !== undefined && !(key && hookKeyMatches(key, sent(e)))).map((e) => e.hook);
+  if (none.length)
+    add({ status: 'problem', message: `${where}: native HTTP hooks that predate the hook key (the daemon refuses them): ${none.join(', ')}`, fix });
+  if (other.length)
+    add({
+      status: 'problem',
+      message: `${where}: native HTTP hooks carrying a hook key that is not this home's (the daemon refuses them): ${other.join(', ')}`,
+      fix,
+    });
+  if (scope === 'project' && http.length > none.length)
+    add({ status: 'warn', message: `${where}: the hook key is written into a project config (it may be committed); setup now wires the shim there`, fix });
 }

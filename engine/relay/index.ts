@@ -54,7 +54,7 @@ import { attachSockets } from './socket.ts';
 import type { AepEvent, Position, RelayStore } from './store.ts';
 import { warmValidators } from '../aep/schemas.ts';
 
-export { redactUrl } from './auth.ts';
+export { redactUrl, redacting } from './auth.ts';
 export { DEFAULT_HOST, DEFAULT_PORT, DEFAULT_LIMITS, resolveLimits, type RelayOptions, type RelayLimits } from './options.ts';
 export type { AepEvent, RelayStore, Held, Position, StoredEvent, StoreStats } from './store.ts';
 export { MemoryStore } from './store.ts';

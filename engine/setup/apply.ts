@@ -8,6 +8,7 @@
 // nothing; `--uninstall` restores the backup's exact bytes when nothing but
 // our entries changed since, and deletes a file (hook script, plugin) that
 // only we created.
+import { ensureHookKey, hookKeyPath, newHookKey, readHookKey } from '../auth/hook-key.mjs';
 import { mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Descriptor } from '../descriptor/types.ts';
@@ -101,6 +102,8 @@ export function planSetup(d: Descriptor, o: SetupOptions): SetupPlan {
   const owned = format.kind === 'text' && !!format.owned;
   const ours = hookmapMatcher(d.vendor, spec.handler.recognize);
   const opts = formatOptions(d, spec, owned && !o.uninstall);
+  // the home's hook key (engine/auth/hook-key.mjs): the one there, or the one the commit will create (a dry run writes nothing)
+  const hookKey = readHookKey(o.target.home) ?? newHookKey();
   let regs: Registration[] = [];
   if (!o.uninstall && d.surface.kind === 'stdio-tee') {
     if (!o.wrap?.length)
@@ -116,7 +119,13 @@ export function planSetup(d: Descriptor, o: SetupOptions): SetupPlan {
     if (d.surface.kind !== 'command-hook' && d.surface.kind !== 'http-hook') {
       throw new SetupError(`${d.vendor}: surface kind '${d.surface.kind}' is wired by installing its ${d.surface.kind}, not by a hook config`);
     }
-    regs = registrations(d, { shim: o.shim, shPath: shimPaths(d.vendor, o.target.home).sh, nodeCommand: launcherArgv(o.target), baseUrl: o.target.url });
+    regs = registrations(d, {
+      shim: o.shim,
+      shPath: shimPaths(d.vendor, o.target.home).sh,
+      nodeCommand: launcherArgv(o.target),
+      baseUrl: o.target.url,
+      hookKey: o.scope === 'user' ? hookKey : undefined, // a project's config may be committed: its native HTTP hooks run the shim
+    });
   }
 
   let plan: SetupPlan;
@@ -131,6 +140,7 @@ export function planSetup(d: Descriptor, o: SetupOptions): SetupPlan {
   }
   if (o.uninstall) return plan;
   plan.registrations = regs;
+  plan.hookKey = hookKey;
   if (owned) plan.plugin = configPath;
   if (regs.some((r) => r.kind === 'command') && d.surface.kind !== 'stdio-tee') plan.shimChanges = writeShims(d, o.target, { dryRun: true }).changed;
   plan.notes = [...spec.notes, ...(plan.mcp?.notes ?? [])];
@@ -143,6 +153,8 @@ export function planSetup(d: Descriptor, o: SetupOptions): SetupPlan {
 /** Writes what planSetup decided: backup first, then shims, then the files (in place: a symlinked config stays a symlink). */
 export function commitSetup(d: Descriptor, plan: SetupPlan, t: Target): string[] {
   const wrote: string[] = [];
+  // every wiring presents the home's key: there before the agent's first hook
+  if (!plan.uninstall && plan.hookKey && ensureHookKey(t.home, plan.hookKey).created) wrote.push(hookKeyPath(t.home));
   if (plan.createsBackup) {
     writeFileSync(plan.backupPath, plan.before, { flag: 'wx' });
     wrote.push(plan.backupPath);
@@ -177,8 +189,10 @@ export function commitSetup(d: Descriptor, plan: SetupPlan, t: Target): string[]
   return wrote;
 }
 
+/** The plan's changes as a unified diff; the hook key a native HTTP hook carries is shown masked (a diff gets pasted). */
 export function planDiff(plan: SetupPlan): string {
-  return plan.files
+  const text = plan.files
     .map((f) => unifiedDiff(f.before ?? '', f.after ?? '', f.before === null ? '/dev/null' : f.path, f.after === null ? '/dev/null' : f.path))
     .join('');
+  return plan.hookKey ? text.split(plan.hookKey).join('[hook key]') : text;
 }

@@ -39,6 +39,8 @@ export interface FileChange {
 
 export interface SetupPlan {
   agent: string;
+  /** The home's hook key the wiring presents (created by the commit when the home has none). */
+  hookKey?: string;
   scope: Scope;
   /** The config file (or, for a hooks directory, the directory; for a plugin, the plugin file). */
   configPath: string;

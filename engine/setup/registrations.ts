@@ -1,9 +1,14 @@
 // What `hookmap setup` registers for one agent, format-independent: one entry
 // per hook the descriptor registers (`register`, default true). A hook the
 // agent can deliver over native HTTP (`http: true`) posts straight to the
-// daemon, no shim at all; every other hook runs a shim.
+// daemon, no shim at all, presenting the home's hook key in a header the
+// agent's config holds (the agent sends only what its config says); every
+// other hook runs a shim, which reads the key from the home at run time.
+// Where the key must not be written into the config (a project's, which may
+// be committed: no `hookKey` given), a native HTTP hook runs the shim too.
 import { nextTurnCommand, type Descriptor } from '../descriptor/types.ts';
 import { shQuote } from '../shim/sh.ts';
+import { HOOK_KEY_HEADER } from '../auth/hook-key.mjs';
 
 export type ShimKind = 'sh' | 'node';
 
@@ -18,6 +23,8 @@ export interface Registration {
   argv?: string[];
   /** Constant fields of this handler beyond the format's own (a next-turn waiter's e.g. {asyncRewake: true}). */
   fields?: Record<string, unknown>;
+  /** Headers a native HTTP hook sends (kind http: the hook key). */
+  headers?: Record<string, string>;
 }
 
 /** How much longer than its wait the agent lets a next-turn waiter run (its handler timeout). */
@@ -28,6 +35,8 @@ export interface RegistrationOptions {
   shPath: string;
   nodeCommand: string[];
   baseUrl: string;
+  /** The home's hook key, for native HTTP hooks; absent: they run the shim (the key stays out of the config). */
+  hookKey?: string;
 }
 
 const safeWord = (s: string) => (/^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : shQuote(s));
@@ -39,9 +48,9 @@ export function registrations(d: Descriptor, o: RegistrationOptions): Registrati
   const pathHook = !d.surface.hookNameText;
   for (const [name, hook] of d.hooks) {
     if (!hook.register) continue;
-    if (hook.http) {
+    if (hook.http && o.hookKey) {
       const url = `${o.baseUrl}/hooks/${encodeURIComponent(d.vendor)}${pathHook ? `/${encodeURIComponent(name)}` : ''}`;
-      out.push({ hook: name, kind: 'http', target: url, timeoutMs });
+      out.push({ hook: name, kind: 'http', target: url, timeoutMs, headers: { [HOOK_KEY_HEADER]: o.hookKey } });
       continue;
     }
     const argv = o.shim === 'sh' ? [o.shPath, name] : [...o.nodeCommand, 'hook', d.vendor, name];

@@ -14,7 +14,7 @@ import { request } from 'node:http';
 const ACK_TIMEOUT_MS = 5000;
 
 /** One POST, bounded: resolves { status, headers, body } or null (refused, timed out, broken). */
-function post(url, body, ms, connectMs) {
+function post(url, body, ms, connectMs, key) {
   return new Promise((resolve) => {
     let settled = false;
     const end = (v) => {
@@ -25,7 +25,7 @@ function post(url, body, ms, connectMs) {
       req.destroy();
       resolve(v);
     };
-    const req = request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': body.length } });
+    const req = request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': body.length, ...key } });
     const timer = setTimeout(() => end(null), ms);
     const connectTimer = setTimeout(() => end(null), connectMs);
     req.on('socket', (s) => s.once('connect', () => clearTimeout(connectTimer)));
@@ -44,16 +44,17 @@ function post(url, body, ms, connectMs) {
 /**
  * Wait for the session's instruction and deliver it: the process's exit code and what it wrote.
  * `plan` is the shim plan (its next_turn: bound_ms, exit, stream, when_env), `base` hookmap's URL, `body` the hook's payload,
- * `env` the hook's environment (when_env: nobody at the prompt, nothing to wait for).
+ * `env` the hook's environment (when_env: nobody at the prompt, nothing to wait for), `key` the home's hook key
+ * headers (engine/auth/hook-key.mjs) both requests present.
  */
-export async function nextTurnWaiter(plan, base, body, env) {
+export async function nextTurnWaiter(plan, base, body, env, key = {}) {
   const nt = plan.next_turn;
   if (!nt || Object.entries(nt.when_env ?? {}).some(([k, v]) => env[k] !== v)) return { code: 0 };
   const at = `${base}/next-turn/${encodeURIComponent(plan.agent)}`;
-  const r = await post(at, body, nt.bound_ms, plan.connect_ms);
+  const r = await post(at, body, nt.bound_ms, plan.connect_ms, key);
   const ack = r && String(r.headers['x-hookmap-ack'] ?? '');
   if (!r || r.status !== 200 || String(r.headers['x-hookmap-exit'] ?? '') !== String(nt.exit) || !/^[0-9a-f]+$/.test(ack)) return { code: 0 };
-  const yes = await post(`${at}/ack/${ack}`, Buffer.from('{}'), ACK_TIMEOUT_MS, plan.connect_ms);
+  const yes = await post(`${at}/ack/${ack}`, Buffer.from('{}'), ACK_TIMEOUT_MS, plan.connect_ms, key);
   if (!yes || yes.status !== 200) return { code: 0 };
   return { code: nt.exit, stream: nt.stream, text: r.body };
 }

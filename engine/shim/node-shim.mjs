@@ -14,6 +14,7 @@ import { SHIM_VERSION, baseUrl, boundFor, descriptorHash, endpointFor, hookmapHo
 import { traceFailedOpen } from '../io/failed-open-trace.mjs';
 import { kickAutostart, LOCK_DIR, startWaitMs, waitForStart } from './autostart.mjs';
 import { nextTurnWaiter } from './node-next-turn.mjs';
+import { hookKeyHeaders } from '../auth/hook-key.mjs';
 
 const VENDORS_DIR = fileURLToPath(new URL('../../vendors/', import.meta.url));
 
@@ -97,7 +98,7 @@ export async function main(argv) {
     // the next-turn carrier's background waiter (node-next-turn.mjs): its own bound (the daemon's wait), not a hook's
     if (hook === 'next-turn') {
       setTimeout(() => failOpen('timeout'), (plan.next_turn?.bound_ms ?? 0) + 10_000);
-      const r = await nextTurnWaiter(plan, base(), await readStdin(), process.env);
+      const r = await nextTurnWaiter(plan, base(), await readStdin(), process.env, hookKeyHeaders(hookmapHome(process.env)));
       if (!r.text?.length) return finish(Buffer.alloc(0), r.code);
       done = true;
       return void (r.stream === 'stderr' ? process.stderr : process.stdout).write(r.text, () => process.exit(r.code));
@@ -125,7 +126,8 @@ export async function main(argv) {
     const req = request(endpointFor(plan, base(), hook), {
       method: 'POST',
       agent: false,
-      headers: { 'content-type': 'application/json', 'content-length': body.length },
+      // the home's hook key, read now (never from argv or the agent's config): without it the daemon refuses
+      headers: { 'content-type': 'application/json', 'content-length': body.length, ...hookKeyHeaders(hookmapHome(process.env)) },
     });
     const connectTimer = setTimeout(() => failOpen('timeout'), Math.min(plan.connect_ms, forced ?? Infinity));
     req.on('socket', (s) => s.once('connect', () => clearTimeout(connectTimer)));

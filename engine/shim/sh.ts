@@ -8,6 +8,7 @@
 // the fail-open path: this hook's neutral bytes, exit 0.
 import { SHIM_VERSION, type ShimPlan } from './plan.mjs';
 import { FAILED_OPEN_LOG, FAILED_OPEN_ROTATE_BYTES } from '../io/failed-open-trace.mjs';
+import { HOOK_KEY_FILE } from '../auth/hook-key.mjs';
 import { OFF_FILE, BACKOFF_FILE, BACKOFF_MS, LAUNCHER, LOCK_DIR, LOCK_STALE_MS, startWaitMs } from './autostart.mjs';
 
 /** Single-quote for sh: every byte literal, `'` spelled `'\''`. */
@@ -109,7 +110,8 @@ function nextTurnLines(plan: ShimPlan, agentPath: string): { neutral: string[]; 
   const nt = plan.next_turn;
   if (!nt) return { neutral: [], block: [] };
   const fd = nt.stream === 'stderr' ? ' >&2' : '';
-  const curl = `curl -q -s --noproxy 127.0.0.1,localhost,::1 -H 'content-type: application/json' -H 'Expect:' --connect-timeout ${secs(plan.connect_ms)}`;
+  const curl =
+    `curl -q -s --noproxy 127.0.0.1,localhost,::1 -H 'content-type: application/json' -H 'Expect:' -H @"$key" ` + `--connect-timeout ${secs(plan.connect_ms)}`;
   return {
     neutral: ['  [ "$hook" = next-turn ] && exit 0  # a waiter released with nothing: no bytes, no trace'],
     block: [
@@ -182,6 +184,8 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
     'command -v curl >/dev/null 2>&1 || neutral error',
     `base=\${HOOKMAP_URL:-${shQuote(plan.url)}}`,
     'base=${base%/}',
+    "# The home's hook key (its one line is the header): curl reads it from the file, so it is never on a command line.",
+    `key=\${HOOKMAP_HOME:-${opts.home ? shQuote(opts.home) : '$HOME/.hookmap'}}/${HOOK_KEY_FILE}`,
     ...url,
     ...(opts.home ? ['waitstart'] : []),
     '',
@@ -191,7 +195,7 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
     "'",
     ...nt.block,
     // -q first: ignore ~/.curlrc. `Expect:` off: no 1 s 100-continue stall on big payloads.
-    `out=$(curl -q -s --noproxy 127.0.0.1,localhost,::1 -H 'content-type: application/json' -H 'Expect:' \\`,
+    `out=$(curl -q -s --noproxy 127.0.0.1,localhost,::1 -H 'content-type: application/json' -H 'Expect:' -H @"$key" \\`,
     `  --connect-timeout ${secs(plan.connect_ms)} --max-time "$max" --data-binary @- \\`,
     `  -w '\\n%{http_code} %header{x-hookmap-exit}' "$url" 2>/dev/null) || { case $? in 7) neutral down ;; 28) neutral timeout ;; *) neutral error ;; esac; }`,
     'meta=${out##*"$nl"}',

@@ -41,7 +41,7 @@ import type { Daemon } from '../daemon/daemon.ts';
 import { logsResponse, OtlpBodyError, readLogsBody, type FlatLogRecord } from './otlp-logs.ts';
 import { readBody, type Body } from '../io/read-body.ts';
 import { throttledSay } from '../io/throttle.ts';
-import { loggedUrl } from '../io/log-url.ts';
+import { redactUrl } from '../relay/auth.ts';
 
 export const OTLP_KIND = 'otlp-receiver';
 export const DEFAULT_OTLP_MAX_BODY = 8 * 1024 * 1024;
@@ -158,7 +158,7 @@ export function registerOtlpRoutes(app: FastifyInstance, o: OtlpRoutesOptions): 
   };
   const refuse = (req: FastifyRequest, reply: FastifyReply, status: number, code: string, message: string, extra: Record<string, string> = {}) => {
     rx.counts.refused++;
-    sayRefused(`${req.method} ${loggedUrl(req.url, 200)}: refused ${status} [${code}]: ${message}`);
+    sayRefused(`${req.method} ${redactUrl(req.url).slice(0, 200)}: refused ${status} [${code}]: ${message}`);
     const s = statusBody(req.headers['content-type'], status, message);
     reply.code(status).header('content-type', s.type).header('x-hookmap-error', code);
     for (const [k, v] of Object.entries(extra)) reply.header(k, v);
@@ -192,7 +192,7 @@ export function registerOtlpRoutes(app: FastifyInstance, o: OtlpRoutesOptions): 
           reply,
           404,
           'unknown-receiver',
-          `no OTLP receiver at ${loggedUrl(req.url, 120)} (receivers: ${receivers(o.daemons).join(', ') || 'none'})`,
+          `no OTLP receiver at ${redactUrl(req.url).slice(0, 120)} (receivers: ${receivers(o.daemons).join(', ') || 'none'})`,
         );
       if (req.method !== 'POST') return refuse(req, reply, 405, 'method-not-allowed', 'OTLP/HTTP logs are POSTed', { allow: 'POST' });
       const type = mediaType(req.headers['content-type']);
@@ -251,7 +251,7 @@ export function registerOtlpRoutes(app: FastifyInstance, o: OtlpRoutesOptions): 
         rejected += over;
         const past = `${over} records past the first ${maxRecords} of the export were not mapped (at most ${maxRecords} per export)`;
         why = why ? `${why}; ${past}` : past;
-        sayRefused(`${loggedUrl(req.url, 200)}: ${past}`);
+        sayRefused(`${redactUrl(req.url).slice(0, 200)}: ${past}`);
       }
       const r = logsResponse(req.headers['content-type'], rejected, why);
       return reply.code(200).header('content-type', r.type).send(r.body);

@@ -13,12 +13,15 @@
 // machine (the tee runs beside its agent, and the frames it is sent can
 // drive that agent's stdin), an upgrade that carries an Origin header (a
 // browser page: the tee never sends one, so even a same-origin one is), an
-// unknown agent, an agent whose surface is not a stdio-tee. Frame protocol: engine/surface/tee-link.mjs. Surface design:
+// unknown agent, an agent whose surface is not a stdio-tee, an upgrade without
+// the home's hook key (engine/auth/hook-key.mjs; the tee reads it from the home). Frame protocol: engine/surface/tee-link.mjs. Surface design:
 // AEP docs/components/bridge-acp-design.md ("the daemon side").
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Daemon, SurfaceWriter } from '../daemon/daemon.ts';
+import { HOOK_KEY_ERROR, HOOK_KEY_HEADER, hookKeyMatches } from '../auth/hook-key.mjs';
+import { throttledSay } from '../io/throttle.ts';
 
 const PATH = /^\/surfaces\/([a-z0-9][a-z0-9-]*)\/tee$/;
 const MAX_FRAME = 32 * 1024 * 1024;
@@ -31,6 +34,8 @@ export interface TeeEndpointOptions {
   prefix?: string;
   /** The server's Host/Origin guard (engine/auth/guard.ts): false when it refused (and answered) the upgrade. */
   guard?: { upgrade(req: IncomingMessage, socket: Duplex): boolean };
+  /** The home's hook key the tee must present (engine/auth/hook-key.mjs; absent: none asked). */
+  hookKey?: string;
 }
 
 export interface TeeEndpoint {
@@ -51,6 +56,7 @@ const remember = (conn: string, n: number) => {
 
 export function attachTeeEndpoint(server: Server, o: TeeEndpointOptions): TeeEndpoint {
   const say = o.say ?? (() => {});
+  const sayKey = throttledSay(say);
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME, perMessageDeflate: false });
   const live = new Set<TeeConnection>();
   const prefix = (o.prefix ?? '').replace(/\/+$/, '');
@@ -71,6 +77,12 @@ export function attachTeeEndpoint(server: Server, o: TeeEndpointOptions): TeeEnd
     }
     if (req.headers.origin !== undefined) {
       say(`tee upgrade for ${m[1]} refused: it carries an Origin (${req.headers.origin}); a tee never does`);
+      return refuse(403, 'Forbidden');
+    }
+    if (o.hookKey !== undefined && !hookKeyMatches(o.hookKey, req.headers[HOOK_KEY_HEADER])) {
+      sayKey(
+        `tee upgrade for ${m[1]} refused [${HOOK_KEY_ERROR}]: ${req.headers[HOOK_KEY_HEADER] === undefined ? 'no' : 'a wrong'} hook key (${HOOK_KEY_HEADER})`,
+      );
       return refuse(403, 'Forbidden');
     }
     const daemon = o.daemons.get(m[1]);

@@ -7,6 +7,8 @@ export class TeeLink {
     agent: string;
     connection: string;
     token?: string;
+    /** The hookmap home whose hook key each connect presents. */
+    home?: string;
     hello?: object;
     onReply?: (n: number, bytes: string) => void;
     onWrite?: (id: string, bytes: string) => void;

@@ -19,6 +19,7 @@
 //                   {t:"write", id, bytes}           a command's bytes for the agent
 // Surface design: AEP docs/components/bridge-acp-design.md ("Transparency is
 // the contract ... a dead relay never affects the editor<->agent session").
+import { hookKeyHeaders } from '../auth/hook-key.mjs';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -46,7 +47,7 @@ export function findToken(env, home) {
 
 export class TeeLink {
   /**
-   * @param {{ url: string, agent: string, connection: string, token?: string, hello?: object,
+   * @param {{ url: string, agent: string, connection: string, token?: string, home?: string, hello?: object,
    *           onReply?: (n: number, bytes: string) => void, onWrite?: (id: string, bytes: string) => void,
    *           say?: (line: string) => void, WebSocket?: any, maxQueueBytes?: number }} o
    */
@@ -131,7 +132,8 @@ export class TeeLink {
   connect() {
     if (this.closed) return;
     const WS = this.o.WebSocket;
-    const headers = this.o.token ? { authorization: `Bearer ${this.o.token}` } : {};
+    // the home's hook key, read at each connect (a key setup replaced is presented from the next reconnect)
+    const headers = { ...(this.o.home ? hookKeyHeaders(this.o.home) : {}), ...(this.o.token ? { authorization: `Bearer ${this.o.token}` } : {}) };
     let ws;
     try {
       ws = new WS(this.o.url, { headers, perMessageDeflate: false, handshakeTimeout: 2000 });

@@ -159,6 +159,7 @@ export function runTee(opts, io = {}) {
     agent: opts.agent,
     connection,
     token: findToken(env, hookmapHome(env)),
+    home: hookmapHome(env), // its hook key (engine/auth/hook-key.mjs)
     hello: { pid: child.pid, command: cmd },
     WebSocket: io.WebSocket ?? (async () => (await import('ws')).default),
     say,

@@ -2,6 +2,7 @@
 // playwright-core (never a browser download), one browser per test file,
 // `hookmap up` stacks on ephemeral ports with temp HOOKMAP_HOME folders,
 // sign-in, hook firings as an agent makes them, and fixture cases.
+import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { startUp, type Up, type UpOptions } from '../../engine/app/up.ts';
 import { fixtureFiles } from '../../engine/fixtures/format.ts';
@@ -122,7 +123,7 @@ export async function signedIn(browser: Browser, s: Stack, opts: BrowserContextO
 export async function fire(s: Stack, agent: string, input: unknown, hook?: string): Promise<{ status: number; text: string }> {
   const r = await fetch(`${s.url}/hooks/${agent}${hook ? `/${encodeURIComponent(hook)}` : ''}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...hookKeyHeaders(s.home) }, // the home's hook key, as a shim presents it
     body: JSON.stringify(input),
   });
   return { status: r.status, text: await r.text() };

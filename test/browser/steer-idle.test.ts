@@ -3,6 +3,7 @@
 // turn is over, and its next-turn waiter (what the background asyncRewake
 // Stop handler posts). The page's instruction wakes the waiter (the text,
 // exit 2); once the waiter acks, the page says it woke the session.
+import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { fire, launch, signedIn, skipBrowser, stack, until, type Stack } from './harness.ts';
@@ -39,7 +40,7 @@ describe.skipIf(!!skipBrowser)('web inbox: steer an idle session', () => {
     await fire(s, 'claude-code', input('Stop', { stop_hook_active: false }));
     const waiter = fetch(`${s.url}/next-turn/claude-code`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...hookKeyHeaders(s.home) },
       body: JSON.stringify(input('Stop', { stop_hook_active: false })),
     });
     const daemon = s.up.daemons.get('claude-code') as any;
@@ -56,7 +57,7 @@ describe.skipIf(!!skipBrowser)('web inbox: steer an idle session', () => {
     await expect.poll(() => status.textContent()).toBe("Instruction: Accepted: queued for the agent's next turn…");
     const ack = await fetch(`${s.url}/next-turn/claude-code/ack/${r.headers.get('x-hookmap-ack')}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...hookKeyHeaders(s.home) },
       body: '{}',
     });
     expect(ack.status).toBe(200);

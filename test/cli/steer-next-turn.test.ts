@@ -4,6 +4,7 @@
 // (what the background asyncRewake Stop handler posts). Idle: steer wakes the
 // waiter (delivered by next-turn); running: the next hook reply carries it
 // (delivered by hook-reply) and the waiter stays; a read token is refused.
+// Every hook and waiter presents the home's hook key, as the shims do.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addToken } from '../../engine/auth/tokens.ts';
@@ -15,18 +16,19 @@ let s: UpStack;
 const SESSION = '5e55a029-0000-4000-8000-000000000001';
 const body = (name: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ session_id: SESSION, transcript_path: '/tmp/t.jsonl', cwd: '/home/dev/proj', hook_event_name: name, permission_mode: 'default', ...extra });
+const headers = () => ({ 'content-type': 'application/json', 'x-hookmap-key': s.hookKey });
 const hook = (name: string, extra: Record<string, unknown> = {}) =>
-  fetch(`${s.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(name, extra) });
+  fetch(`${s.url}/hooks/claude-code`, { method: 'POST', headers: headers(), body: body(name, extra) });
 /** A next-turn waiter as the sh shim runs it; its ack, when it gets text. */
 async function waiter(): Promise<{ status: number; exit: string | null; text: string; ack: string | null }> {
   const r = await fetch(`${s.url}/next-turn/claude-code`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: headers(),
     body: body('Stop', { stop_hook_active: false }),
   });
   const ack = r.headers.get('x-hookmap-ack');
   const text = await r.text();
-  if (ack) await fetch(`${s.url}/next-turn/claude-code/ack/${ack}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  if (ack) await fetch(`${s.url}/next-turn/claude-code/ack/${ack}`, { method: 'POST', headers: headers(), body: '{}' });
   return { status: r.status, exit: r.headers.get('x-hookmap-exit'), text, ack };
 }
 
@@ -43,7 +45,12 @@ async function cli(argv: string[]): Promise<{ code: number; text: string }> {
 }
 
 beforeAll(async () => {
-  s = await upStack({ prefix: 'hookmap-steer-nt-', hello: true, agents: [{ descriptor: 'claude-code', config: { instruct: true, next_turn: true } }] });
+  s = await upStack({
+    prefix: 'hookmap-steer-nt-',
+    hello: true,
+    key: true,
+    agents: [{ descriptor: 'claude-code', config: { instruct: true, next_turn: true } }],
+  });
   await hook('SessionStart', { source: 'startup' });
   await hook('UserPromptSubmit', { prompt: 'go' });
   await hook('Stop', { stop_hook_active: false });

@@ -3,6 +3,7 @@
 // firing was acknowledged to the agent is missing from the log, the epoch
 // bumps, positions stay monotonic, and the (restarted) relay receives what
 // the first relay never saw.
+import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,6 +17,8 @@ const SESSION = 'crash-s1';
 const children: ChildProcess[] = [];
 const relays: Relay[] = [];
 const tmp = tempDir('hookmap-crash-');
+/** What a shim sends: JSON and the home's hook key (serve created it in HOOKMAP_HOME). */
+const keyed = () => ({ 'content-type': 'application/json', ...hookKeyHeaders(tmp.dir) });
 
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
@@ -84,8 +87,7 @@ describe('SIGKILL mid-session', () => {
           () => false,
         );
     await until('the first hello', () => health(first.url));
-    const fire = (url: string, call: string) =>
-      fetch(`${url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: pre(call) });
+    const fire = (url: string, call: string) => fetch(`${url}/hooks/codex`, { method: 'POST', headers: keyed(), body: pre(call) });
 
     const acked: string[] = [];
     for (const c of ['c1', 'c2', 'c3']) {
@@ -154,7 +156,7 @@ describe('SIGKILL mid-session', () => {
     );
     const held = fetch(`${first.url}/hooks/codex`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: keyed(),
       body: JSON.stringify({
         hook_event_name: 'PermissionRequest',
         session_id: 'held-s1',

@@ -7,7 +7,9 @@
 // the host call resolved; a failing call gives the text back at once (not lost,
 // not twice); a session end drops what waits; two waiters deliver once; a daemon
 // that is down costs one refused POST, no throw, no loop. The daemon's routes are
-// mounted behind the hook guard as `hookmap up` mounts them.
+// mounted behind the hook guard as `hookmap up` mounts them, the home's hook key
+// required: the plugin reads it from HOOKMAP_HOME for every post, waiter, ack and
+// nack; a plugin of another home is refused and its host never called.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,9 +24,19 @@ import type { Descriptor } from '../../engine/descriptor/types.ts';
 import type { AepEvent } from '../../engine/map/envelope.ts';
 import { MemoryLink, instructCommand } from '../daemon/helpers.ts';
 import { busContext, hostHandlers, importPlugin } from '../shim/plugin-harness.ts';
+import { ensureHookKey } from '../../engine/auth/hook-key.mjs';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookmap-plugin-nt-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// the home the plugin runs in (its host's environment; vitest gives this file its own process)
+const home = join(dir, 'home');
+const hookKey = ensureHookKey(home).key;
+const wasHome = process.env.HOOKMAP_HOME;
+process.env.HOOKMAP_HOME = home;
+afterAll(() => {
+  if (wasHome === undefined) delete process.env.HOOKMAP_HOME;
+  else process.env.HOOKMAP_HOME = wasHome;
+  rmSync(dir, { recursive: true, force: true });
+});
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -37,7 +49,7 @@ async function liveDaemon(d: Descriptor, config: Record<string, unknown> = { ins
   const app = Fastify();
   const daemons = new Map([[d.vendor, daemon]]);
   // as `hookmap up` mounts them: the guard (loopback, JSON bodies only: a bodiless ack was refused live) before the routes
-  installHookGuard(app, { daemons });
+  installHookGuard(app, { daemons, hookKey });
   registerHookRoutes(app, { daemons });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -108,6 +120,27 @@ describe('OpenCode: the plugin waiter calls client.session.promptAsync', () => {
     expect(live.of('delivered')[0].data).toMatchObject({ carrier: 'next-turn' });
     await sleep(150);
     expect(host.calls).toHaveLength(1);
+  });
+
+  it('a plugin in another home (another key): its moments and waiter are refused, the steer stays queued, the host never called', async () => {
+    const live = await liveDaemon(loadVendor('opencode'));
+    const host = handCall();
+    const other = join(dir, 'other-home');
+    ensureHookKey(other);
+    process.env.HOOKMAP_HOME = other;
+    try {
+      const p = await opencodePlugin(live.url, host.fn);
+      await p.start();
+      await p.idle();
+      await sleep(300);
+      expect(live.events).toEqual([]); // nothing it sent was taken
+      await live.daemon.onCommand(instructCommand('Not for another home', SID, 'opencode'));
+      await sleep(300);
+      expect(host.calls).toEqual([]);
+      expect(live.of('delivered')).toHaveLength(0);
+    } finally {
+      process.env.HOOKMAP_HOME = home;
+    }
   });
 
   it('a failing host call (an SDK result naming an error, or a rejection) gives the text back at once: not lost, not twice', async () => {

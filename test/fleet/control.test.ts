@@ -9,6 +9,7 @@
 //  - watchers on every relay get the redacted copy of the command, never its
 //    raw text.
 // The fleet shares one owner token (the signing key derives from it).
+import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,7 +106,7 @@ describe.skipIf(!!NATS_MISSING)('commands across the fleet (nats-server -js)', (
       try {
         const reply = fetch(`${c.up.url}/hooks/codex`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', ...hookKeyHeaders(c.home) },
           body: JSON.stringify({
             hook_event_name: 'PermissionRequest',
             session_id: session,

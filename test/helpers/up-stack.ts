@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureOwnerToken } from '../../engine/auth/tokens.ts';
+import { readHookKey } from '../../engine/auth/hook-key.mjs';
 import { startUp, type Up, type UpOptions } from '../../engine/app/up.ts';
 import { openSocket, type SocketSession } from '../../engine/relay/client.ts';
 import { until } from '../daemon/helpers.ts';
@@ -24,6 +25,8 @@ export interface UpStack {
   logDir: string;
   /** Every line up said. */
   lines: string[];
+  /** The home's hook key ('' unless `key`). */
+  hookKey: string;
   done(): Promise<void>;
 }
 
@@ -34,11 +37,16 @@ export interface UpStackOptions extends Partial<UpOptions> {
   hello?: boolean;
   /** Called with the new home before up starts (write a policy or config file there); what it returns is merged into the options. */
   setup?: (home: string) => Partial<UpOptions>;
+  /**
+   * Require the home's hook key as the CLI's `up` does (created in the temp home; `hookKey` in the stack). Default
+   * off: the tests that predate the key post hooks without it (engine/auth/hook-key.mjs).
+   */
+  key?: boolean;
 }
 
 /** `hookmap up` on an ephemeral port with a fresh home and its owner token file; one agent (codex) unless `agents` says otherwise. */
 export async function upStack(o: UpStackOptions = {}): Promise<UpStack> {
-  const { prefix = 'hookmap-up-', hello = false, setup, ...opts } = o;
+  const { prefix = 'hookmap-up-', hello = false, setup, key = false, ...opts } = o;
   const home = mkdtempSync(join(tmpdir(), prefix));
   const logDir = join(home, 'logs');
   const owner = opts.noAuth ? undefined : ensureOwnerToken(home);
@@ -55,6 +63,7 @@ export async function upStack(o: UpStackOptions = {}): Promise<UpStack> {
       auditFile: join(home, 'audit.jsonl'),
       agents: [{ descriptor: 'codex' }],
       say: (l) => lines.push(l),
+      hookKey: key ? undefined : false,
       ...opts,
       ...more,
     });
@@ -74,6 +83,7 @@ export async function upStack(o: UpStackOptions = {}): Promise<UpStack> {
     token,
     logDir,
     lines,
+    hookKey: key ? (readHookKey(home) ?? '') : '',
     async done() {
       await up.close();
       rmSync(home, { recursive: true, force: true });

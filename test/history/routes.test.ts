@@ -1,5 +1,6 @@
 // The history routes on hookmap up's port: read scope, rows without event
 // data, usage grouped, the background indexer catching up with hook firings.
+import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -35,7 +36,7 @@ describe('history routes', () => {
     const hook = (name: string, extra: Record<string, unknown> = {}) =>
       fetch(`${up.url}/hooks/claude-code`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...hookKeyHeaders(t.dir) },
         body: JSON.stringify({ session_id: 's1', hook_event_name: name, cwd: '/work/shop', transcript_path: file, ...extra }),
       });
     for (const [n, x] of [

@@ -11,6 +11,7 @@
 // the module this checkout already built, so it unpacks and loads that
 // instead of compiling SQLite again (minutes on a loaded machine); the
 // history's queries below still run through it from the installed package.
+import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -155,7 +156,7 @@ describe('the npm package', () => {
     expect(fired.code).toBe(0);
     const held = fetch(`${url}/hooks/claude-code`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...hookKeyHeaders(hookmapHome) },
       body: JSON.stringify({
         hook_event_name: 'PermissionRequest',
         session_id: 'pk1',

@@ -6,6 +6,7 @@
 // buffer from the daemons' session logs, so nothing the old relay held (or
 // never got) is lost. Subscribers: hookmap's own resuming WebSocket client
 // (engine/relay/client.ts) and `hookmap tail` (SSE).
+import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,7 +47,7 @@ function upChild(home: string, port: number): Promise<{ child: ChildProcess; url
 }
 
 /** Fires PreToolUse hooks back to back over 3 sessions; `acked` holds the call ids answered 200 without an error. */
-function producer(getUrl: () => string) {
+function producer(getUrl: () => string, home: string) {
   const acked: string[] = [];
   let n = 0;
   let stop = false;
@@ -62,7 +63,8 @@ function producer(getUrl: () => string) {
         tool_use_id: call,
       });
       try {
-        const r = await fetch(`${getUrl()}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        // as a shim: the home's hook key (up created it), read per firing
+        const r = await fetch(`${getUrl()}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json', ...hookKeyHeaders(home) }, body });
         await r.text();
         if (r.status === 200 && !r.headers.get('x-hookmap-error')) acked.push(call);
       } catch {
@@ -157,7 +159,7 @@ async function scenario(signal: 'SIGKILL' | 'SIGTERM', kind: 'client' | 'tail') 
   const live = kind === 'client' ? await clientWatcher(url) : await tailWatcher(url, join(home, 'tail-live.json'));
   const away = kind === 'client' ? await clientWatcher(url) : await tailWatcher(url, state);
   await until('both watching', async () => (await (await fetch(`${url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()).subscribers >= 2);
-  const p = producer(() => url);
+  const p = producer(() => url, home);
   await until('a stream under way', () => p.acked.length >= 100);
   await away.stop(); // offline from here on
   const awayFrom = 'positions' in away ? (away as Awaited<ReturnType<typeof clientWatcher>>).positions() : undefined;

@@ -2,6 +2,7 @@
 // token on its first start and `tail` / `answer` find it with no token
 // typed; `--host 0.0.0.0` without a token is refused; a token in argv warns;
 // `hookmap tokens` adds, lists and revokes named tokens.
+import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,7 +58,7 @@ describe('a token from the first start', () => {
       // a held permission request, then tail sees it and answer settles it, nobody typing a token
       const reply = fetch(`${u.url}/hooks/codex`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...hookKeyHeaders(h.dir) }, // up created the home's hook key too
         body: JSON.stringify({
           hook_event_name: 'PermissionRequest',
           session_id: 'cli-s1',

@@ -2,6 +2,7 @@
 // with the user's own entries -> the merge keeps them; a second run changes
 // nothing; --uninstall gives back exactly what was there; --dry-run writes
 // nothing. Temp HOME / HOOKMAP_HOME / XDG / agent homes only.
+import { readHookKey } from '../../engine/auth/hook-key.mjs';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -210,18 +211,23 @@ const CASES: Case[] = [
   {
     agent: 'qwen-code',
     format: 'hook-groups (native http)',
-    scope: 'project',
+    scope: 'user',
     seed: (b) => [
       [
-        join(b.proj, '.qwen/settings.json'),
+        join(b.env.HOME!, '.qwen/settings.json'),
         '{\n  "model": { "name": "qwen3-coder" },\n  "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "notify-me" } ] } ] }\n}\n',
       ],
     ],
     merged: (b) => {
-      const doc = JSON.parse(read(join(b.proj, '.qwen/settings.json')));
+      const doc = JSON.parse(read(join(b.env.HOME!, '.qwen/settings.json')));
       expect(doc.model).toEqual({ name: 'qwen3-coder' });
       expect(doc.hooks.Stop[0].hooks[0].command).toBe('notify-me');
-      expect(doc.hooks.Stop[1]).toEqual({ hooks: [{ type: 'http', url: 'http://127.0.0.1:8787/hooks/qwen-code', timeout: 60, name: 'hookmap' }] });
+      // the user's own config carries the home's hook key (the agent sends only what its config says)
+      const key = readHookKey(b.env.HOOKMAP_HOME!);
+      expect(key).toMatch(/^[0-9a-f]{64}$/);
+      expect(doc.hooks.Stop[1]).toEqual({
+        hooks: [{ type: 'http', url: 'http://127.0.0.1:8787/hooks/qwen-code', headers: { 'x-hookmap-key': key }, timeout: 60, name: 'hookmap' }],
+      });
       expect(JSON.stringify(doc)).not.toContain('shims/'); // every hook is native http
     },
   },

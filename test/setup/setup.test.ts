@@ -1,16 +1,18 @@
 // `hookmap setup`: merge into the agent's own config, never replacing the
 // user's hooks; backup once; idempotent; exact uninstall; dry-run writes
 // nothing. Every path lives under a temp HOME / HOOKMAP_HOME / CODEX_HOME.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { commitSetup, planSetup, type SetupOptions } from '../../engine/setup/apply.ts';
+import { commitSetup, planDiff, planSetup, type SetupOptions } from '../../engine/setup/apply.ts';
 import { ConfigParseError } from '../../engine/setup/json-file.ts';
 import { FormatError } from '../../engine/setup/formats/types.ts';
 import { BIN, runProcess } from '../shim/helpers.ts';
 import { resolveTarget } from '../../engine/cli/config.ts';
+import { hookKeyPath, readHookKey } from '../../engine/auth/hook-key.mjs';
+import { inspectAgent } from '../../engine/doctor/wiring.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'hookmap-setup-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -79,12 +81,21 @@ describe('setup: claude-code (settings.json with other keys and hooks)', () => {
 
   it('adds http entries where the agent delivers over HTTP, shim commands elsewhere, keeping every other key and hook', () => {
     const { env, file } = seeded();
-    setup('claude-code', env);
+    const plan = setup('claude-code', env);
     const doc = JSON.parse(read(file));
     expect(doc.model).toBe('opus');
     expect(doc.z).toBe(1);
     expect(doc.hooks.PreToolUse[0]).toEqual({ matcher: 'Bash', hooks: [{ type: 'command', command: 'other-product check' }] });
-    expect(doc.hooks.PreToolUse[1]).toEqual({ hooks: [{ type: 'http', url: 'http://127.0.0.1:8787/hooks/claude-code', timeout: 600 }] });
+    // the native HTTP hook presents the home's key, which setup created 0600
+    const key = readHookKey(env.HOOKMAP_HOME!);
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    expect(statSync(hookKeyPath(env.HOOKMAP_HOME!)).mode & 0o777).toBe(0o600);
+    expect(doc.hooks.PreToolUse[1]).toEqual({
+      hooks: [{ type: 'http', url: 'http://127.0.0.1:8787/hooks/claude-code', headers: { 'x-hookmap-key': key }, timeout: 600 }],
+    });
+    // the diff setup prints (--dry-run, and after a change) shows the key masked
+    expect(planDiff(plan)).toContain('"x-hookmap-key": "[hook key]"');
+    expect(planDiff(plan)).not.toContain(key!);
     expect(doc.hooks.PermissionRequest[0].hooks[0].type).toBe('http');
     expect(doc.hooks.SessionStart[0].hooks[0]).toEqual({
       type: 'command',
@@ -94,6 +105,57 @@ describe('setup: claude-code (settings.json with other keys and hooks)', () => {
     expect(doc.hooks.WorktreeCreate).toBeUndefined(); // register: false
     expect(read(`${file}.hookmap.bak`)).toBe(original);
     expect(read(file)).toMatch(/^\{\n {4}"model"/); // the file's 4-space indent is kept
+  });
+
+  it('a project config (which may be committed) never holds the key: its native HTTP hooks run the shim, which reads it from the home', () => {
+    const { env } = sandbox();
+    const proj = join(env.HOME!, 'proj');
+    mkdirSync(proj, { recursive: true });
+    setup('claude-code', env, { scope: 'project', dir: proj });
+    const text = read(join(proj, '.claude', 'settings.json'));
+    const key = readHookKey(env.HOOKMAP_HOME!)!;
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    expect(text).not.toContain(key);
+    expect(text).not.toContain('"http"');
+    expect(JSON.parse(text).hooks.PreToolUse[0].hooks[0].command).toBe(`${join(env.HOOKMAP_HOME!, 'shims', 'claude-code.sh')} PreToolUse`);
+    expect(read(join(env.HOOKMAP_HOME!, 'shims', 'claude-code.sh'))).toContain(`-H @"$key"`);
+  });
+
+  it("a wiring that predates the key: doctor names it, setup rewrites it with this home's key, doctor is then quiet about it", () => {
+    const { env, file } = seeded();
+    setup('claude-code', env);
+    const t = resolveTarget(env);
+    const d = loadVendor('claude-code');
+    // as an older hookmap left it: native HTTP hooks without the header, a shim without the key line
+    const doc = JSON.parse(read(file));
+    for (const groups of Object.values(doc.hooks) as any[]) for (const g of groups) for (const h of g.hooks) delete h.headers;
+    writeFileSync(file, JSON.stringify(doc, null, 4));
+    const sh = join(env.HOOKMAP_HOME!, 'shims', 'claude-code.sh');
+    writeFileSync(
+      sh,
+      read(sh)
+        .replace(/ -H @"\$key"/g, '')
+        .replace(/^key=.*\n/m, ''),
+    );
+    const said = (w: ReturnType<typeof inspectAgent>) => w.findings.filter((f) => /hook key/.test(f.message));
+    const before = said(inspectAgent(d, t, env.HOME!));
+    expect(before.map((f) => f.status)).toEqual(['problem', 'problem']);
+    expect(before[0].message).toMatch(/native HTTP hooks that predate the hook key .*PreToolUse/);
+    expect(before[1].message).toMatch(/the shim .*claude-code\.sh predates the hook key/);
+    expect(before.every((f) => f.fix === 'hookmap setup claude-code --user')).toBe(true);
+    // another home's key in the header: refused, said so
+    const other = JSON.parse(read(file));
+    other.hooks.PreToolUse[1].hooks[0].headers = { 'x-hookmap-key': 'c'.repeat(64) };
+    writeFileSync(file, JSON.stringify(other, null, 4));
+    expect(said(inspectAgent(d, t, env.HOME!)).some((f) => /a hook key that is not this home's/.test(f.message))).toBe(true);
+    // the upgrade: setup rewrites both
+    const p = setup('claude-code', env);
+    expect(p.changed).toBe(true);
+    expect(said(inspectAgent(d, t, env.HOME!))).toEqual([]);
+    expect(JSON.parse(read(file)).hooks.PreToolUse[1].hooks[0].headers).toEqual({ 'x-hookmap-key': readHookKey(env.HOOKMAP_HOME!) });
+    // a home whose key file is gone: doctor says so
+    rmSync(hookKeyPath(env.HOOKMAP_HOME!));
+    expect(said(inspectAgent(d, t, env.HOME!)).some((f) => /hook-key is missing/.test(f.message))).toBe(true);
   });
 
   it('is idempotent, backs up once, and uninstall restores the original bytes exactly', () => {

@@ -3,6 +3,7 @@
 // hooks reach the daemon; a stampede starts one; a failed start backs off;
 // HOOKMAP_AUTOSTART=0 and `setup --no-autostart` start nothing. Real shims,
 // a real `up` on a free loopback port, a real home.
+import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
 import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createServer as createHttpServer } from 'node:http';
@@ -125,7 +126,7 @@ describe.each(['sh', 'node'] as const)('start on demand, %s shim', (kind) => {
     // a permission prompt in that very first session is held and answered with `hookmap answer`
     const held = fetch(`${h.url}/hooks/claude-code`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...hookKeyHeaders(h.home) }, // the key the started up created in the home
       body: JSON.stringify({
         hook_event_name: 'PermissionRequest',
         session_id: 's1',

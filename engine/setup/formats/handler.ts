@@ -33,7 +33,8 @@ export function timeoutFor(r: Registration, o: FormatOptions): number | undefine
 export function handlerFor(r: Registration, o: FormatOptions, typed = true): Handler {
   const commands: Handler = {};
   for (const f of o.handler.command) commands[f] = r.target;
-  const base: Handler = r.kind === 'http' ? { type: 'http', url: r.target } : typed ? { type: 'command', ...commands } : commands;
+  const base: Handler =
+    r.kind === 'http' ? { type: 'http', url: r.target, ...(r.headers ? { headers: r.headers } : {}) } : typed ? { type: 'command', ...commands } : commands;
   const h: Handler = { ...o.fields, ...(r.fields as Handler | undefined), ...base };
   const t = r.fields ? timeoutFor({ ...r, hook: '' }, { ...o, timeouts: {} }) : timeoutFor(r, o); // a waiter's timeout is its own
   if (t !== undefined) h[o.handler.timeout] = t;

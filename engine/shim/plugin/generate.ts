@@ -22,6 +22,9 @@
 // queue WITHOUT the host waiting on them; only held moments (`apply`) wait
 // for the daemon's answer, bounded by their own timeout; a daemon that is
 // down or broken yields the host's neutral result at once (nothing applied).
+// Every post to hookmap presents the home's hook key, read from the home at
+// run time (never written into the generated file); a rest apply, which goes
+// to the host's own server, never does.
 // Endpoint: POST <HOOKMAP_URL | http://127.0.0.1:8787>/hooks/<agent>, the
 // hook name read by the daemon from the moment; response body = the reply
 // bytes (JSON the plugin applies; empty or {} = neutral). A `next_turn` block
@@ -29,6 +32,7 @@
 import { nextTurnCommand, type Descriptor } from '../../descriptor/types.ts';
 import type { Plugin, PluginApply } from '../../generated/descriptor-types.ts';
 import { START_WAIT_MS } from '../autostart.mjs';
+import { KEY_RUNTIME } from './key.ts';
 import { nextTurnFactory, nextTurnHook, nextTurnRuntime } from './next-turn.ts';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8787';
@@ -122,7 +126,7 @@ function isEmpty(r) { return !r || typeof r !== "object" || Object.keys(r).lengt
 // Node's built-ins without an import: a host without them (or an older Node) simply has no start on demand
 const builtin = globalThis.process && typeof globalThis.process.getBuiltinModule === "function" ? (m) => globalThis.process.getBuiltinModule(m) : undefined;
 const homeDir = () => String(ENV.HOOKMAP_HOME || String(ENV.HOME || ENV.USERPROFILE || ".") + "/.hookmap");
-const autostartOff = () => /^(0|off|false|no)$/i.test(String(ENV.HOOKMAP_AUTOSTART || ""));
+${KEY_RUNTIME}const autostartOff = () => /^(0|off|false|no)$/i.test(String(ENV.HOOKMAP_AUTOSTART || ""));
 
 // Nothing listens: start \`hookmap up\` in the background through the launcher
 // \`hookmap setup\` wrote (its own lock and back-off, engine/shim/autostart.mjs),
@@ -166,7 +170,7 @@ async function post(moment, timeoutMs) {
   try {
     let res;
     try {
-      res = await fetch(ENDPOINT, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(moment), signal: ac.signal });
+      res = await fetch(ENDPOINT, { method: "POST", headers: hookHeaders(), body: JSON.stringify(moment), signal: ac.signal });
     } catch (e) {
       if (!ac.signal.aborted) void autostart(); // refused, not slow
       throw e;

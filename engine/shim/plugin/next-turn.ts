@@ -42,7 +42,7 @@ function argExpr(t: unknown, ref: (r: string) => string): string {
   return J(t ?? null);
 }
 
-/** The module-level waiter runtime (after the generator's RUNTIME: it uses BASE, AGENT, TIMEOUT_MS and the send queue's `tail`). */
+/** The module-level waiter runtime (after the generator's RUNTIME: it uses BASE, AGENT, TIMEOUT_MS, hookHeaders and the send queue's `tail`). */
 export function nextTurnRuntime(spec: NextTurnSpec | undefined, waitMs: number): string {
   if (!spec) return '';
   return `
@@ -63,7 +63,7 @@ async function ntTell(how, token) {
     const ac = new AbortController();
     const timer = unref(setTimeout(() => ac.abort(), TIMEOUT_MS));
     try {
-      const headers = { "content-type": "application/json" };
+      const headers = hookHeaders();
       const res = await fetch(NT_URL + "/" + how + "/" + token, { method: "POST", headers, body: "{}", signal: ac.signal });
       if (res.status === 200 || res.status === 409) return res.status === 200;
     } catch {} finally { clearTimeout(timer); }
@@ -76,7 +76,7 @@ async function ntPoll(moment, ac, t0) {
   for (;;) {
     const t = Date.now();
     try {
-      const res = await fetch(NT_URL, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(moment), signal: ac.signal });
+      const res = await fetch(NT_URL, { method: "POST", headers: hookHeaders(), body: JSON.stringify(moment), signal: ac.signal });
       const token = res.headers.get("x-hookmap-ack") || "";
       const text = await res.text();
       return res.ok && /^[0-9a-f]{32}$/.test(token) ? { text, token } : undefined;
