@@ -17,14 +17,20 @@ import { Authorizer, TokenSource } from '../../engine/auth/authorizer.ts';
 import { ensureOwnerToken } from '../../engine/auth/tokens.ts';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
 import { createRelay } from '../../engine/relay/index.ts';
+import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
 
 const stops: (() => unknown)[] = [];
 afterEach(async () => {
   while (stops.length) await stops.pop()!();
 });
 
-const hook = (url: string, body: Record<string, unknown>) =>
-  fetch(`${url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+// `home`: a served daemon with a home requires its hook key, as every shim presents it (engine/auth/hook-key.mjs)
+const hook = (url: string, body: Record<string, unknown>, home?: string) =>
+  fetch(`${url}/hooks/codex`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(home ? hookKeyHeaders(home) : {}) },
+    body: JSON.stringify(body),
+  });
 const start = (session: string) => ({ hook_event_name: 'SessionStart', session_id: session, source: 'startup', model: 'gpt-5', cwd: '/w' });
 
 const filesUnder = (dir: string): string[] =>
@@ -108,7 +114,7 @@ describe('owner token replaced while up runs', () => {
     // the relay closes the link the old token opened; serve comes back on the new one
     await until('the link cut off and back', () => said.filter((l) => /relay link up/.test(l)).length >= 2, 15_000);
     await until("serve's relay hello again", relayUp);
-    expect((await hook(served.url, start('serve-after-rotation'))).status).toBe(200);
+    expect((await hook(served.url, start('serve-after-rotation'), home)).status).toBe(200);
     const w = await watchAll(url, NEW);
     stops.push(() => w.close());
     await w.seen((e) => e.session === 'serve-after-rotation' && e.type === 'session.started', 'the session started after the rotation, on the stream');
