@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { r1, ratio, writeResult } from '../results.ts';
+import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
 
 const BIN = fileURLToPath(new URL('../../bin/hookmap.mjs', import.meta.url));
 const args = process.argv.slice(2);
@@ -46,12 +47,14 @@ function startDaemon(home: string): Promise<{ url: string; child: ChildProcess }
 }
 
 const agent = new http.Agent({ keepAlive: false });
+/** The hook key of the daemon's home, as every shim presents it (engine/auth/hook-key.mjs). */
+let key: Record<string, string> = {};
 function post(url: string, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
     const req = http.request(
       `${url}/hooks/codex/PreToolUse`,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...key } },
       (res) => {
         res.resume();
         res.on('end', () => resolve(Number(process.hrtime.bigint() - t0) / 1e6));
@@ -77,6 +80,7 @@ const rows: { first: number; warm: number }[] = [];
 for (let r = 0; r < ROUNDS; r++) {
   const home = mkdtempSync(join(tmpdir(), 'hookmap-bench-first-'));
   const { url, child } = await startDaemon(home);
+  key = hookKeyHeaders(home);
   try {
     // the client side warmed on another server path first, so only the daemon's cold work is timed
     await new Promise<void>((res) => http.get(`${url}/healthz`, { agent }, (x) => (x.resume(), x.on('end', () => res()))));

@@ -16,6 +16,7 @@ import { ensureOwnerToken } from '../../engine/auth/tokens.ts';
 import { startUp } from '../../engine/app/up.ts';
 import { startPushService } from '../../test/helpers/push-service.ts';
 import { r1, ratio, writeResult } from '../results.ts';
+import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
 
 const args = process.argv.slice(2);
 const N = Number(args[args.indexOf('--n') + 1]) || 200;
@@ -42,7 +43,11 @@ await fetch(`${up.url}/push/devices`, {
 while (!(await (await fetch(`${up.url}/healthz`, { headers: auth })).json()).relay) await new Promise((r) => setTimeout(r, 50));
 
 const post = (body: object) =>
-  fetch(`${up.url}/hooks/claude-code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(`${up.url}/hooks/claude-code`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...hookKeyHeaders(home) },
+    body: JSON.stringify(body),
+  });
 
 async function hookOnce(i: number): Promise<number> {
   const t0 = performance.now();

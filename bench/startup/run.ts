@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ratio, writeResult } from '../results.ts';
 import { packAndInstall } from '../../test/helpers/package-install.ts';
+import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
 
 const args = process.argv.slice(2);
 const ROUNDS = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : 7;
@@ -92,11 +93,13 @@ async function main(): Promise<void> {
   for (const bin of bins) {
     const upHome = mkdtempSync(join(home, 'tail-'));
     const up = await upReady(bin, upHome);
-    await fetch(`${up.url}/hooks/claude-code`, {
+    const hook = await fetch(`${up.url}/hooks/claude-code`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...hookKeyHeaders(upHome) },
       body: JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'bench', cwd: home, transcript_path: '/dev/null', source: 'startup' }),
     });
+    // a refused hook would leave `tail` waiting for an event forever
+    if (hook.status !== 200) throw new Error(`the bench's hook was refused (${hook.status} ${hook.headers.get('x-hookmap-error')})`);
     running.set(bin, { url: up.url, home: upHome, stop: up.stop });
   }
   try {
