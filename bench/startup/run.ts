@@ -132,10 +132,11 @@ async function main(): Promise<void> {
   console.log('|---|---:|---:|');
   for (const [k, xs] of samples) console.log(`| ${k} | ${median(xs).toFixed(0)} ms | ${(median(xs) / base).toFixed(2)} |`);
   const rel = (b: string) => (b.startsWith(home) ? 'the installed package' : b.replace(fileURLToPath(new URL('../../', import.meta.url)), ''));
+  const variants = args.includes('--bin') ? bins.map((b) => ` --bin ${rel(b)}`).join('') : args.includes('--clone-only') ? ' --clone-only' : '';
   writeResult({
     bench: 'startup',
     title: 'Start-up',
-    command: `npx tsx bench/startup/run.ts --rounds ${ROUNDS}${args.includes('--bin') ? bins.map((b) => ` --bin ${rel(b)}`).join('') : args.includes('--clone-only') ? ' --clone-only' : ''}`,
+    command: `npx tsx bench/startup/run.ts --rounds ${ROUNDS}${variants}`,
     about:
       'from spawn to done, as a ratio to a bare `node -e 0` in the same run, rounds interleaved so load falls on every ' +
       'variant alike. Budgets (issue 25): `--version` and `answer --help` 2x, `tail` (start, connect, first event, exit) ' +

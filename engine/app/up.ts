@@ -45,7 +45,7 @@ import { warmValidators } from '../aep/schemas.ts';
 import { compilePending } from '../expr/compile.ts';
 import { addDaemonHealth, auditTo, authFor, daemonLines, linksReady, recordRunning, startBridges, summaryHead } from './up-parts.ts';
 import { announcePolicy } from './up-policy.ts';
-import { tightenHome } from '../io/home-modes.ts';
+import { tightenHomeSoon } from '../io/home-modes.ts';
 import { channelSecretFiles } from '../channels/config.ts';
 
 export const DEFAULT_UP_PORT = 8787;
@@ -81,8 +81,7 @@ export interface UpOptions extends UpConfig {
   publicUrl?: string;
   /** OTLP records waiting to be mapped past which an export is answered 429 (default DEFAULT_OTLP_MAX_PENDING). */
   otlpMaxPending?: number;
-  /** LogRecords an OTLP receiver maps per second on average (engine/surface/otlp-receiver.ts; tests). */
-  otlpRecordsPerSecond?: number;
+  otlpRecordsPerSecond?: number; // LogRecords an OTLP receiver maps per second on average (engine/surface/otlp-receiver.ts)
   /** Observes each Web Push send (tests, bench). */
   pushSent?: PushServiceOptions['sent'];
 }
@@ -197,14 +196,8 @@ export async function startUp(o: UpOptions): Promise<Up> {
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
   const otlp = registerOtlpRoutes(app, { daemons, auth, maxBody: o.maxBody, maxPending: o.otlpMaxPending, recordsPerSecond: o.otlpRecordsPerSecond, say });
   // asking a human and appending events are emits: the emit scope (a --no-auth up: the anonymous principal)
-  registerToolRoutes(app, {
-    daemons,
-    say,
-    authorize: (req) => {
-      const r = auth.authenticate(req.raw);
-      return r.ok && can(r.principal, 'emit');
-    },
-  });
+  const canEmit = (r: ReturnType<typeof auth.authenticate>) => r.ok && can(r.principal, 'emit');
+  registerToolRoutes(app, { daemons, say, authorize: (req) => canEmit(auth.authenticate(req.raw)) });
   registerRulesRoutes(app, { book: rules, daemons, auth, say: tagged('rules') });
   // the history database (an embedding without a home of its own has none): opened once the links are up, indexed from the logs in the background
   const history = o.home ? startHistory(app, { home: o.home, logRoot: o.logDir ?? join(o.home, 'logs'), auth, say: tagged('history') }) : undefined;
@@ -227,12 +220,8 @@ export async function startUp(o: UpOptions): Promise<Up> {
     : undefined;
   const tee = attachTeeEndpoint(app.server, { daemons, say, guard, hookKey });
   // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
-  const restored = restoreFromLogs(
-    relay.core.store,
-    (line) => relay.core.prepare(line),
-    [...[...daemons.values()].map((d) => d.logDir), operator.logDir],
-    relay.core.limits,
-  );
+  const logDirs = [...[...daemons.values()].map((d) => d.logDir), operator.logDir];
+  const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), logDirs, relay.core.limits);
   if (restored.events)
     detail(
       `relay: replay buffer refilled from the session logs: ${restored.events} events in ${restored.sessions} ` +
@@ -253,15 +242,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const addr = app.server.address() as AddressInfo;
   const { url: plainUrl } = urlOf(addr);
   const url = o.tls ? plainUrl.replace(/^http:/, 'https:') : plainUrl;
-  // a home made by an older hookmap or by hand: nobody else on the machine reads it from now on (off the start's path)
-  if (o.home) {
-    const h = o.home;
-    setImmediate(() => {
-      const { changed, partial } = tightenHome(h);
-      if (changed)
-        say(`home ${h}: group and other permissions taken off ${changed} entries (it holds tokens, keys and logs)${partial ? ' (checked in part)' : ''}`);
-    }).unref();
-  }
+  if (o.home) tightenHomeSoon(o.home, say); // a home made by an older hookmap or by hand: nobody else on the machine reads it
   // a second `up` on this home reads it to say where this one runs (an embedding without a home of its own leaves ~/.hookmap alone)
   const unrecord = o.home ? recordRunning(o.home, url) : () => {};
   // daemons dial the relay over loopback even when the server listens on every interface

@@ -14,7 +14,8 @@ import type { AepEvent } from '../map/envelope.ts';
 import { MapError } from '../map/mapper.ts';
 import { interpretAnswer } from './answer.ts';
 import type { DaemonCore } from './core.ts';
-import { optInStates, RESPOND } from './hello.ts';
+import { RESPOND } from './hello.ts';
+import { carrierOffNote } from './carrier-off.ts';
 import type { HoldLifecycle } from './hold-lifecycle.ts';
 import { AckMemory, type PendingHold } from './holds.ts';
 import { chars, droppedEvent, InstructionQueue, type Queued } from './instructions.ts';
@@ -51,28 +52,6 @@ export class CommandProtocol {
 
   /** The descriptor's next-turn carrier when its opt-in is off: an instruction for an idle session then waits for the session's next prompt. */
   private readonly carrierOff?: { spec: CompiledCommand; idle: (session: string) => boolean };
-
-  /**
-   * Why an instruction accepted for `session` reaches nobody until the human
-   * prompts again: the session is idle and the next-turn carrier that would
-   * wake it is off. Names the options (their variables, from the descriptor)
-   * and the setup step that turn it on.
-   */
-  private carrierOffNote(spec: CompiledCommand, session: string): string | undefined {
-    const off = this.carrierOff;
-    if (!off || off.spec.type !== spec.type || !off.idle(session)) return undefined;
-    const { core } = this;
-    const states = optInStates(core.d, (k) => core.mapper.configValue(k));
-    const envOf = (key: string | undefined) => states.find((o) => o.key === key)?.env;
-    const nt = envOf(off.spec.nextTurn!.optIn) ?? off.spec.nextTurn!.optIn;
-    const own = envOf(off.spec.optIn);
-    return (
-      `next-turn-off: session ${session} is idle and the ${core.vendor} next-turn carrier is off, so nothing wakes it: ` +
-      `the instruction waits for the session's next prompt. To reach idle sessions, restart \`hookmap up\` with ` +
-      `${nt}=true${own ? ` (with ${own}=true)` : ''} and run \`hookmap setup ${core.vendor}\` (it wires the next-turn waiter); ` +
-      `sessions started after that are woken`
-    );
-  }
 
   /** A routed command (in the serial queue). `by`: the sender's authenticated name as the relay stamped it, the only name an answer is attributed to. */
   async command(cmd: AepEvent, by: string | undefined): Promise<void> {
@@ -168,7 +147,8 @@ export class CommandProtocol {
       if (this.queue.count(session, spec.type) >= spec.queueCap)
         return this.nack(cmd, session, 'invalid', `queue-full: ${spec.queueCap} instructions already wait for session ${session}`, run);
       q.text = text;
-      this.accept(cmd, session, source, id, run, this.carrierOffNote(spec, session));
+      const off = this.carrierOff?.spec.type === spec.type && this.carrierOff.idle(session) ? this.carrierOff.spec : undefined;
+      this.accept(cmd, session, source, id, run, off && carrierOffNote(this.core, off, session));
       this.queue.add(session, q);
       core.say(`${cmd.type} ${id} queued for session ${session} (${n} characters)`);
       this.nextTurn?.poke(session); // an idle session with a waiter: it wakes now

@@ -3,10 +3,9 @@
 // control.attention.respond, a timeout, or a settling hook. Everything the
 // agent-specific part needs comes from the descriptor: no agent names here.
 //
-// The agent is never broken by us: every path out of handle() is a reply
-// (the descriptor's neutral bytes when nothing was decided or something
-// failed), and a firing that cannot be mapped becomes an
-// x.<vendor>.error.mapping_failed diagnostic event, never a crash.
+// The agent is never broken by us: every path out of handle() is a reply (the descriptor's neutral bytes when nothing
+// was decided or something failed, its block reply where a rule could block what cannot be read: core.ts), and a
+// firing that cannot be mapped becomes an x.<vendor>.error.mapping_failed diagnostic event, never a crash.
 //
 // This file: the hook firing + the composition of units: core.ts, hold-lifecycle.ts, commands.ts (AEP-0004, next-turn.ts),
 // model-calls.ts (hookmap mcp), hello.ts, usage-watch.ts; reply bytes are rendered by engine/map/decide.ts.

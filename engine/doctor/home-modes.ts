@@ -20,7 +20,8 @@ export function checkHomeModes(home: string): Finding[] {
       subject: home,
       status: open ? 'warn' : 'info',
       message: open
-        ? `${loose.length} entries others on this machine can read or enter: ${named}${loose.length > 5 ? ', ...' : ''} (the home holds tokens, keys and what agents did)`
+        ? `${loose.length} entries others on this machine can read or enter: ${named}${loose.length > 5 ? ', ...' : ''} ` +
+          '(the home holds tokens, keys and what agents did)'
         : `${loose.length} entries carry group or other permissions (${named}${loose.length > 5 ? ', ...' : ''}), unreachable while the home itself stays 0700`,
       fix: `chmod -R go-rwx ${home} (hookmap up does it at its start)`,
     },

@@ -57,3 +57,12 @@ export function tightenHome(home: string): { changed: number; partial: boolean }
   }
   return { changed, partial };
 }
+
+/** tightenHome off the caller's path (`up`'s start), saying what it changed. */
+export function tightenHomeSoon(home: string, say: (line: string) => void): void {
+  setImmediate(() => {
+    const { changed, partial } = tightenHome(home);
+    if (changed)
+      say(`home ${home}: group and other permissions taken off ${changed} entries (it holds tokens, keys and logs)${partial ? ' (checked in part)' : ''}`);
+  }).unref();
+}

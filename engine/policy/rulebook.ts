@@ -1,9 +1,7 @@
-// The rules that answer held requests, as `hookmap up` runs them (docs/rules.md):
-// the operator policy's allow/deny/ask rules and the learned rules file, read
-// together; what an "Allow always" adds; revocation; how often and when each
-// rule answered. Adding, revoking and every automatic answer are audited in
-// `$HOOKMAP_HOME/rules-audit.jsonl` (0600) with the authenticated principal,
-// and said to the caller (up puts them on hookmap's operator session).
+// The rules that answer held requests, as `hookmap up` runs them (docs/rules.md): the operator policy's allow/deny/ask
+// rules and the learned rules file, read together; what an "Allow always" adds; revocation; how often and when each rule
+// answered. Adding, revoking and every automatic answer are audited in `$HOOKMAP_HOME/rules-audit.jsonl` (0600) with
+// the authenticated principal, and said to the caller (up puts them on hookmap's operator session).
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -100,9 +98,9 @@ export class RuleBook {
 
   private ownCache: string[] | undefined;
 
-  /** hookmap's own files by where they really are: its home, the token file the environment names, the ones `own` adds. */
+  /** hookmap's own files by where they really are: its home and the ones `own` adds (the token files, channel secrets). */
   ownFiles(): string[] {
-    return (this.ownCache ??= [this.o.home, process.env.HOOKMAP_TOKEN_FILE, ...(this.o.own?.() ?? [])]
+    return (this.ownCache ??= [this.o.home, ...(this.o.own?.() ?? [])]
       .filter((p): p is string => typeof p === 'string' && p !== '')
       .map((p) => realPlace(resolve(p))));
   }

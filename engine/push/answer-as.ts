@@ -84,7 +84,8 @@ export async function answerAs(
         return fail(
           422,
           'finish-in-inbox',
-          `${who.via} did not show the whole ${s.command !== undefined ? 'command' : 'list of paths'} a rule would cover (capture ${who.capture ?? 'metadata'}): ` +
+          `${who.via} did not show the whole ${s.command !== undefined ? 'command' : 'list of paths'} a rule would cover ` +
+            `(capture ${who.capture ?? 'metadata'}): ` +
             'nothing was answered; open the inbox to see it and make the rule there',
         );
       const spec: AlwaysSpec = { match: s.command !== undefined || s.paths.length ? 'exact' : 'tool', scope: s.project ? 'project' : 'session' };

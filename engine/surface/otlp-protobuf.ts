@@ -235,11 +235,8 @@ function logRecord(r: Reader): Obj {
   return rec;
 }
 
-/** How many more LogRecords an export may have decoded; past it they are only counted (`over`), never built. */
-interface RecordBudget {
-  left: number;
-  over: number;
-}
+/** How many more LogRecords an export may have decoded (`left`); past it they are only counted (`over`), never built. */
+type RecordBudget = { left: number; over: number };
 
 function scopeLogs(r: Reader, budget: RecordBudget): Obj {
   const sl: Obj = { logRecords: [] };

@@ -7,8 +7,9 @@
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RuleBook } from '../../engine/policy/rulebook.ts';
+import { runCli } from '../helpers/cli.ts';
 import { subjectOf } from '../../engine/policy/subject.ts';
 
 const PREFIXES = ['git log', 'git grep', 'curl', 'sort', 'find', 'cat', 'echo', 'wc'];
@@ -31,12 +32,6 @@ function world() {
   const read = (path: string) => book.decide(subjectOf({ agent: 'a', session: 's' }, { tool: 'Read', paths: [path], cwd: project }));
   return { root, userHome, hmHome, project, outside, book, bash, read };
 }
-
-const saved = process.env.HOOKMAP_TOKEN_FILE;
-afterEach(() => {
-  if (saved === undefined) delete process.env.HOOKMAP_TOKEN_FILE;
-  else process.env.HOOKMAP_TOKEN_FILE = saved;
-});
 
 describe('options under ordinary prefix rules', () => {
   // $HOME and ~ are expansions no rule matches (a card either way): the home is spelled out, as a rule would match it
@@ -99,14 +94,15 @@ describe("hookmap's own files, by where they are", () => {
     expect((await w.bash('cat README.md')).verb).toBe('allow');
   });
 
-  it('the token file HOOKMAP_TOKEN_FILE names, wherever it is', async () => {
-    const w0 = world();
-    const token = join(w0.outside, 'ci-token');
-    writeFileSync(token, 't\n', { mode: 0o600 });
-    process.env.HOOKMAP_TOKEN_FILE = token;
+  it('the token file HOOKMAP_TOKEN_FILE names, wherever it is (read at the CLI edge: `hookmap rules test`)', async () => {
     const w = world();
-    expect((await w.bash(`cat ${token}`)).floor?.row).toBe('credentials');
-    expect((await w.read(token)).floor?.row).toBe('credentials');
+    const token = join(w.outside, 'ci-token');
+    writeFileSync(token, 't\n', { mode: 0o600 });
+    const env = { ...process.env, HOME: w.userHome, HOOKMAP_HOME: w.hmHome, HOOKMAP_TOKEN_FILE: token };
+    const r = await runCli(['rules', 'test', '--agent', 'claude-code', '--tool', 'Bash', '--command', `cat ${token}`, '--cwd', w.project], env);
+    expect(r.stdout).toMatch(/^ask {2}floor credentials/);
+    const other = await runCli(['rules', 'test', '--agent', 'claude-code', '--tool', 'Bash', '--command', 'cat README.md', '--cwd', w.project], env);
+    expect(other.stdout.split(/\s/)[0]).toBe('allow');
   });
 
   it('files the embedding names (channel secrets) count too', async () => {

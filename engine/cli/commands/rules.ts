@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { userInfo } from 'node:os';
 import { ArgError, parseArgs } from '../args.ts';
 import { listVendors, loadVendor } from '../../descriptor/registry.ts';
-import { resolveTarget } from '../config.ts';
+import { resolveTarget, tokenSources } from '../config.ts';
 import { formatPolicyError, loadPolicyFile, type Policy } from '../../policy/policy.ts';
 import { isPreset, PRESETS, presetRules } from '../../policy/presets.ts';
 import { RuleBook, RuleError, type RuleView } from '../../policy/rulebook.ts';
@@ -68,7 +68,8 @@ export async function run(argv: string[]): Promise<number> {
     policy = r.policy;
   }
   const home = resolveTarget(process.env).home;
-  const book = new RuleBook({ home, policy: () => policy, knownAgents: listVendors() });
+  // hookmap's own files the floor keeps, wherever they are: the token file the environment names too
+  const book = new RuleBook({ home, policy: () => policy, knownAgents: listVendors(), own: () => [tokenSources(process.env).envTokenFile] });
   switch (pos[0]) {
     case 'list':
       return list(book, Boolean(flags.json));
