@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { assertBindAllowed, exposureNotice } from '../auth/bind.ts';
 import { Guard, installGuard } from '../auth/guard.ts';
-import { applyServerLimits, serverOptions, type TlsFiles } from '../auth/server-limits.ts';
+import { applyServerLimits, serverOptions, type ServerLimits, type TlsFiles } from '../auth/server-limits.ts';
 import { readTokenFile } from '../auth/tokens.ts';
 import { listVendors } from '../descriptor/registry.ts';
 import type { BridgeHandle } from '../bridge/run.ts';
@@ -82,6 +82,7 @@ export interface UpOptions extends UpConfig {
   /** OTLP records waiting to be mapped past which an export is answered 429 (default DEFAULT_OTLP_MAX_PENDING). */
   otlpMaxPending?: number;
   otlpRecordsPerSecond?: number; // LogRecords an OTLP receiver maps per second on average (engine/surface/otlp-receiver.ts)
+  serverLimits?: Partial<ServerLimits>; // sockets and timeouts of the one listener (engine/auth/server-limits.ts)
   /** Observes each Web Push send (tests, bench). */
   pushSent?: PushServiceOptions['sent'];
 }
@@ -117,7 +118,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const daemons = new Map<string, Daemon>();
   // forceCloseConnections: an idle keep-alive (a consumer's pooled socket) must not hold shutdown hostage
   const app = Fastify({ ...serverOptions({ tls: o.tls }), forceCloseConnections: true, frameworkErrors: hookFrameworkErrors(daemons, say) });
-  applyServerLimits(app.server);
+  applyServerLimits(app.server, o.serverLimits);
   // Node hands an upgrading socket over with no error listener: a client resetting while its
   // upgrade is answered, refused or left to another listener must not take `up` down.
   app.server.prependListener('upgrade', (_req: IncomingMessage, socket: Duplex) => socket.on('error', () => socket.destroy()));

@@ -6,11 +6,18 @@
 //   keepAliveTimeout  an idle keep-alive connection is closed after 5 s
 //   maxConnections    open sockets per listener (default 2048); past it new
 //                     connections are closed at once
+//   reserve           room kept for the essentials (issue 40): once all but
+//                     `reserve` (64) sockets are open, each new connection
+//                     closes the oldest one with no request in flight (a
+//                     client slow to send its headers, an idle keep-alive),
+//                     so /healthz, a hook and the owner always get in; a held
+//                     hook, a waiter, a stream or a WebSocket is never shed
 //
 // requestTimeout covers RECEIVING the request only: a held hook (up to the
 // attention timeout) and an SSE stream keep their response open as long as
 // they need. WebSocket liveness is the relay's ping/idle bound.
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { createRequire } from 'node:module';
 
 export interface TlsFiles {
@@ -23,6 +30,8 @@ export interface ServerLimits {
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxConnections: number;
+  /** sockets kept free: past maxConnections - reserve the oldest idle connection is closed */
+  reserve: number;
 }
 
 export const DEFAULT_SERVER_LIMITS: ServerLimits = {
@@ -30,6 +39,7 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 2048,
+  reserve: 64,
 };
 
 /** How often Node checks the header/request timeouts (its default is 30 s). */
@@ -71,5 +81,54 @@ export function applyServerLimits(server: Server, limits: Partial<ServerLimits> 
   server.requestTimeout = l.requestTimeoutMs;
   server.keepAliveTimeout = l.keepAliveTimeoutMs;
   server.maxConnections = l.maxConnections;
+  keepRoom(server, Math.max(1, l.maxConnections - l.reserve));
   return l;
+}
+
+/**
+ * Past `high` open sockets, a new connection closes the oldest one with no request in flight. A socket is idle from its
+ * accept (or its last response) until a request's headers arrive; one that upgraded (a WebSocket) is never idle again.
+ */
+function keepRoom(server: Server, high: number): void {
+  const idle = new Set<Socket>(); // oldest first
+  const busy = new WeakMap<Socket, number>();
+  let open = 0;
+  const secure = typeof (server as { addContext?: unknown }).addContext === 'function'; // a TLS socket exists once its handshake is done
+  server.on(secure ? 'secureConnection' : 'connection', (socket: Socket) => {
+    open++;
+    socket.once('close', () => {
+      open--;
+      idle.delete(socket);
+    });
+    for (const old of idle) {
+      if (open <= high) break;
+      idle.delete(old);
+      old.destroy();
+    }
+    idle.add(socket);
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    idle.delete(socket);
+    busy.set(socket, (busy.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      const n = (busy.get(socket) ?? 1) - 1;
+      busy.set(socket, n);
+      if (n === 0 && !socket.destroyed && !upgraded.has(socket)) idle.add(socket);
+    });
+  });
+  const upgraded = new WeakSet<Socket>();
+  const onUpgrade = (req: IncomingMessage) => {
+    upgraded.add(req.socket);
+    idle.delete(req.socket);
+    // no one else takes upgrades here: closed, as Node itself closes them when nothing listens
+    if (otherUpgradeListeners(server) === 0) req.socket.destroy();
+  };
+  server.on('upgrade', Object.assign(onUpgrade, { [ROOM]: true }));
+}
+
+const ROOM = Symbol('keeps room');
+/** The server's 'upgrade' listeners besides the one keeping room. */
+export function otherUpgradeListeners(server: Server): number {
+  return server.listeners('upgrade').filter((l) => !(l as { [ROOM]?: boolean })[ROOM]).length;
 }

@@ -4,6 +4,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { otherUpgradeListeners } from '../auth/server-limits.ts';
 import type { AuthResult } from '../auth/authorizer.ts';
 import type { Guard } from '../auth/guard.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -55,7 +56,7 @@ export function attachSockets(server: Server, ctx: SocketContext): SocketServer 
     const path = (req.url ?? '').split('?')[0];
     if (path !== ctx.path) {
       // Only answer for paths nobody else on this server handles.
-      if (server.listenerCount('upgrade') === 1) refuseUpgrade(socket, 404, 'Not Found');
+      if (otherUpgradeListeners(server) === 1) refuseUpgrade(socket, 404, 'Not Found');
       return;
     }
     if (!ctx.guard.upgrade(req, socket)) return;

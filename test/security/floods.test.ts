@@ -9,6 +9,11 @@
 //   hook refused). Now a waiter of a session no firing named is one of 16,
 //   held 10 s at most; the flood is answered at once, a real session's waiter
 //   still waits and gets the owner's steer.
+// - sockets that never finish their headers (or sit idle) once filled the
+//   listener's connection limit. Now the oldest connection with no request in
+//   flight gives way past maxConnections - reserve: /healthz and a hook get in,
+//   a held request (a waiter, a stream) is never shed.
+import { connect, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_UNKNOWN_WAITERS } from '../../engine/daemon/next-turn.ts';
@@ -127,5 +132,56 @@ describe('floods', () => {
     await Promise.allSettled(flood);
     await s.up.close();
     await real.catch(() => undefined);
+  });
+
+  it('a flood of sockets that never finish their headers: /healthz, a hook and the owner get in, a held waiter is not shed', async () => {
+    s = await upStack({
+      prefix: 'hookmap-flood-sockets-',
+      agents: [{ descriptor: 'claude-code', config: { instruct: true, next_turn: true } }],
+      serverLimits: { maxConnections: 48, reserve: 8 },
+    });
+    const { port } = new URL(s.url);
+    // a real session's waiter, held: a request in flight
+    await fetch(`${s.url}/hooks/claude-code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'held-1', cwd: '/w', transcript_path: '/dev/null', source: 'startup' }),
+    });
+    const waiter = fetch(`${s.url}/next-turn/claude-code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ hook_event_name: 'Stop', session_id: 'held-1', cwd: '/w', transcript_path: '/dev/null' }),
+    }).then(
+      (r) => `answered ${r.status}`,
+      () => 'dropped',
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    // 200 sockets (four times the limit), each sending half a request line and nothing more
+    const flood: Socket[] = [];
+    let closed = 0;
+    for (let i = 0; i < 200; i++) {
+      const c = connect(Number(port), '127.0.0.1');
+      c.on('error', () => undefined);
+      c.on('close', () => closed++);
+      c.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      flood.push(c);
+      if (i % 20 === 19) await new Promise((r) => setTimeout(r, 20));
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    const health = await timed(`${s.url}/healthz`, { headers: { authorization: `Bearer ${s.token}` } });
+    const hook = await timed(`${s.url}/hooks/claude-code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 'held-1', cwd: '/w', transcript_path: '/dev/null', prompt: 'hi' }),
+    });
+    console.log(`[floods] /healthz ${health.ms.toFixed(1)} ms and a hook ${hook.ms.toFixed(1)} ms with 200 half-open sockets (limit 48)`);
+    expect(health.status).toBe(200);
+    expect(hook.status).toBe(200);
+    // the flood gave way (at least all but the limit), the held waiter did not
+    expect(closed).toBeGreaterThanOrEqual(200 - 48);
+    expect(await Promise.race([waiter, new Promise((r) => setTimeout(r, 300, 'still held'))])).toBe('still held');
+    for (const c of flood) c.destroy();
+    await s.up.close();
+    await waiter;
   });
 });
