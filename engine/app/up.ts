@@ -98,6 +98,8 @@ export interface Up {
   control: boolean;
   /** The OTLP receiver's counts and backlog. */
   otlp: OtlpReceiver;
+  /** Settles once the start's background work is done (links up, validators warmed, expressions compiled). */
+  warmed: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -259,7 +261,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   if (policy) announcePolicy(policy, operator, say);
   // the first hook would otherwise compile the AEP validators while an agent waits; descriptors built from the
   // validated cache compile each expression on first use: the rest now. Both once the links are up (they would slow them).
-  void linksReady(daemons).then(() => (history?.open(), Promise.all([warmValidators(), compilePending()])));
+  const warmed = linksReady(daemons).then(() => (history?.open(), Promise.all([warmValidators(), compilePending()]))).then(() => undefined, () => undefined);
   const noAuth = !auth.controlPossible;
   for (const l of summaryHead({ url, tokenFile: o.tokenFile, noAuth, daemons, failed })) say(l);
   for (const l of exposureNotice(host, url, Boolean(o.tls))) say(`  ${l}`);
@@ -278,6 +280,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     away,
     control: !noAuth,
     otlp,
+    warmed,
     close: () =>
       (closing ??= (async () => {
         for (const b of bridges) await b.stop();

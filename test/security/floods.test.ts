@@ -56,6 +56,7 @@ describe('floods', () => {
     s = await upStack({ prefix: 'hookmap-flood-otlp-', agents: [{ descriptor: 'claude-code' }, { descriptor: 'codex-otel' }], otlpRecordsPerSecond: 100 });
     const body = gzipSync(emptyRecords(150_000));
     expect(body.length).toBeLessThan(2_000);
+    await s.up.warmed; // the start's own background work (validators, expressions) is not the flood's
     const quiet = await timed(`${s.url}/healthz`, { headers: { authorization: `Bearer ${s.token}` } });
     const quiet2 = await timed(`${s.url}/healthz`, { headers: { authorization: `Bearer ${s.token}` } });
     console.log(`[floods] /healthz quiet ${quiet.ms.toFixed(1)} / ${quiet2.ms.toFixed(1)} ms`);
