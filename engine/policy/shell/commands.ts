@@ -32,6 +32,8 @@ export interface ReadCommand {
   substituted: ReadCommand[];
   /** the wrapper or shell it was read out of */
   via?: string;
+  /** the option of the command before it that runs it (`find … -exec CMD ;`): a command of its own, which rules match too */
+  runBy?: string;
   /** `NAME=value` prefixes it runs with (`GIT_PAGER=… git log`) */
   assignments?: { name: string; value: ShellWord }[];
 }
@@ -192,7 +194,8 @@ class Reader {
       if (!['-exec', '-execdir', '-ok', '-okdir'].includes(t) || i + 1 >= texts.length) return;
       let end = i + 1;
       while (end < texts.length && texts[end] !== ';' && texts[end] !== '+') end++;
-      const inner: ReadCommand = { ...cmd, words: cmd.words.slice(i + 1, end), name: basename(texts[i + 1]!), substituted: [], via: 'find' };
+      const words = cmd.words.slice(i + 1, end);
+      const inner: ReadCommand = { ...cmd, words, name: basename(texts[i + 1]!), substituted: [], via: 'find', runBy: `find ${t}` };
       this.commands.push(inner);
       this.through(inner);
     });

@@ -13,7 +13,7 @@ export const optionRuns: FloorRow = {
   id: 'option-runs',
   why: 'runs a program an option or a script names (find -exec, git -c core.pager, rg --pre, sed e, awk system() ...)',
   hits: [
-    'find . -exec python3 -c "import os" \\;',
+    'find . -exec "$TOOL" {} \\;',
     `git grep --open-files-in-pager='sh -c "id"' TODO`,
     "git -c core.pager='sh -c id' log",
     'rg --pre ./x TODO',
@@ -21,10 +21,11 @@ export const optionRuns: FloorRow = {
     "sed 's/.*/id/e' f",
     `awk 'BEGIN{system("id")}'`,
   ],
-  misses: ['find . -name "*.ts"', 'git grep TODO', 'git -c color.ui=never log', 'rg TODO', "sed 's/a/b/' f", "awk '{print $1}' f"],
+  misses: ['find . -name "*.ts"', 'find . -exec grep -l TODO {} +', 'git grep TODO', 'git -c color.ui=never log', 'rg TODO', "sed 's/a/b/' f", "awk '{print $1}' f"],
   check(reading) {
     return firstHit(reading.commands, (c) => {
-      const run = readOptions(c).runs[0];
+      // find -exec with plain words: the command it runs is read as one of its own (commands.ts), met by every row and rule
+      const run = readOptions(c).runs.find((r) => !r.read);
       return run && `${run.what} (${run.row.why})`;
     });
   },

@@ -29,8 +29,11 @@ export interface OptionEffect {
 export interface OptionReading {
   /** paths the command writes through its options or its script */
   writes: { word: ShellWord; row: OptionRow }[];
-  /** programs it runs through its options or its script: what and why */
-  runs: { row: OptionRow; what: string }[];
+  /**
+   * programs it runs through its options or its script: what and why; `read` when the shell reader takes the program
+   * and its arguments as a command of its own (find -exec with plain words), which the floor's rows and the rules meet
+   */
+  runs: { row: OptionRow; what: string; read?: boolean }[];
   /** options the table does not know, written with a value */
   unknown: string[];
 }
@@ -102,7 +105,8 @@ function read(cmd: ReadCommand, spec: CommandSpec, rows: OptionRow[]): OptionRea
       if (e.row.value === 'optional' && e.value === undefined) continue;
       const what = e.rest ? e.rest.map((w) => w.source).join(' ') : (e.value?.source ?? '');
       if (e.row.value === 'rest' && !e.rest?.length) continue;
-      out.runs.push({ row: e.row, what: `${spec.name} ${e.option}${what ? ` ${what}` : ''}` });
+      const read = spec.name === 'find' && e.rest !== undefined && e.rest.every((w) => w.literal && !w.pattern);
+      out.runs.push({ row: e.row, what: `${spec.name} ${e.option}${what ? ` ${what}` : ''}`, ...(read ? { read } : {}) });
     } else if (e.row.does === 'write-operands') {
       const files = spec.scriptOperand && !s.scripts.length && !s.scriptFile ? s.operands.slice(1) : s.operands;
       for (const word of files) out.writes.push({ word, row: e.row });

@@ -30,6 +30,8 @@ const DQ_ESCAPABLE = new Set(['$', '`', '"', '\\']);
 export function readWord(node: ShellNode, home: string): ShellWord {
   const word: ShellWord = { text: '', source: node.text, literal: true, pattern: false, home: false };
   append(word, node, home, true);
+  // `{}` alone is no brace expansion (bash needs a comma or a sequence inside): find -exec's placeholder is a plain word
+  if (node.text === '{}') word.pattern = false;
   return word;
 }
 
