@@ -21,7 +21,15 @@ export const optionRuns: FloorRow = {
     "sed 's/.*/id/e' f",
     `awk 'BEGIN{system("id")}'`,
   ],
-  misses: ['find . -name "*.ts"', 'find . -exec grep -l TODO {} +', 'git grep TODO', 'git -c color.ui=never log', 'rg TODO', "sed 's/a/b/' f", "awk '{print $1}' f"],
+  misses: [
+    'find . -name "*.ts"',
+    'find . -exec grep -l TODO {} +',
+    'git grep TODO',
+    'git -c color.ui=never log',
+    'rg TODO',
+    "sed 's/a/b/' f",
+    "awk '{print $1}' f",
+  ],
   check(reading) {
     return firstHit(reading.commands, (c) => {
       // find -exec with plain words: the command it runs is read as one of its own (commands.ts), met by every row and rule
