@@ -3,7 +3,8 @@
 // descriptor (compiled: no error), a descriptor fragment (compiled inside a
 // minimal descriptor), an operator policy (loaded as `hookmap policy check`
 // loads it), an `up` config (loaded as `hookmap up --config` loads it), or
-// another tool's config said so in its first line (parsed). A documented
+// another tool's config said so in its first line (parsed), or a scenario
+// for the scripted model (read as `npm run model` reads it). A documented
 // error line is produced by the snippet beside it in this file. Each
 // `hookmap` command line of a sh block either runs offline here (map, policy
 // check, validate, check, capabilities, setup --dry-run: exit and output
@@ -23,6 +24,7 @@ import { listVendors, ROOT } from '../../engine/descriptor/registry.ts';
 import { loadPolicyFile } from '../../engine/policy/policy.ts';
 import { parsePriceFile } from '../../engine/usage/prices.ts';
 import { runCli } from '../helpers/cli.ts';
+import { readScenario } from '../live/scripted-model.ts';
 
 interface Block {
   file: string;
@@ -58,13 +60,14 @@ const SKELETON =
   '=hook_event_name }\nidentity: { session: =session_id }\nreplies: { neutral: "" ' +
   '}\ncapabilities: {}\nposture: observe-only\n';
 
-type YamlKind = 'descriptor' | 'descriptor fragment' | 'policy' | 'up config' | 'prices' | 'foreign';
+type YamlKind = 'descriptor' | 'descriptor fragment' | 'policy' | 'up config' | 'prices' | 'scenario' | 'foreign';
 function yamlKind(b: Block): YamlKind | undefined {
   if (/^vendor:/m.test(b.body)) return 'descriptor';
   if (/^rules:/m.test(b.body)) return 'policy';
   if (/^(agents|bridges|projects|backplane|durability|capture|policy|push):/m.test(b.body)) return 'up config';
   if (/^(vars|hooks|identity|capture|transcript):/m.test(b.body)) return 'descriptor fragment';
   if (/^models:/m.test(b.body)) return 'prices';
+  if (/^# a scenario for `npm run model`/.test(b.body)) return 'scenario';
   // another tool's configuration says so in its first line (`# otelcol config.yaml`)
   if (/^# (otelcol|nats|slack app manifest)\b/.test(b.body)) return 'foreign';
   return undefined;
@@ -92,6 +95,7 @@ describe('documented YAML examples', () => {
         const env = Object.fromEntries([...b.body.matchAll(/key_env: (\w+)/g)].map((m) => [m[1], 'example-key']));
         expect(() => loadUpConfig(file, env)).not.toThrow();
       } else if (kind === 'prices') expect(parsePriceFile(b.body, at(b)).size).toBeGreaterThan(0);
+      else if (kind === 'scenario') expect(readScenario(b.body, at(b)).steps.length).toBeGreaterThan(0);
       else expect(() => parse(b.body)).not.toThrow();
     });
   }

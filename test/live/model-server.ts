@@ -68,7 +68,17 @@ const sse = (res: ServerResponse) => {
 let idn = 0;
 const nid = (p: string) => `${p}_${Date.now().toString(36)}${(++idn).toString(36)}`;
 
-export async function startModelServer(opts: { log?: (l: string) => void } = {}): Promise<ModelServer> {
+export const FAMILIES: readonly Family[] = ['anthropic', 'responses', 'chat', 'gemini'];
+
+export interface ModelServerOptions {
+  log?: (l: string) => void;
+  /** Only these API families answer (the others 404): an author checks which one the agent speaks. Default: all. */
+  families?: readonly Family[];
+  /** Port on 127.0.0.1 (default: any free one). */
+  port?: number;
+}
+
+export async function startModelServer(opts: ModelServerOptions = {}): Promise<ModelServer> {
   const requests: Seen[] = [];
   let scenario: Scenario = { name: 'idle', steps: [{ say: 'ok' }] };
   let since = 0;
@@ -109,12 +119,13 @@ export async function startModelServer(opts: { log?: (l: string) => void } = {})
     const seen: Seen = { at: Date.now(), method: req.method ?? 'GET', path, family: 'other', body };
     requests.push(seen);
     opts.log?.(`model: ${req.method} ${req.url}`);
-    if (req.method === 'POST' && /\/messages\/count_tokens$/.test(path)) return json(res, { input_tokens: 42 });
-    if (req.method === 'POST' && /\/messages$/.test(path)) return anthropic(res, body, seen);
-    if (req.method === 'POST' && /\/responses$/.test(path)) return responses(res, body, seen);
-    if (req.method === 'POST' && /\/chat\/completions$/.test(path)) return chat(res, body, seen);
-    if (req.method === 'POST' && /:(stream)?[gG]enerateContent$/.test(path)) return gemini(res, body, seen, /:stream/.test(path));
-    if (req.method === 'POST' && /:countTokens$/.test(path)) return json(res, { totalTokens: 42 });
+    const on = (f: Family) => req.method === 'POST' && (!opts.families || opts.families.includes(f));
+    if (on('anthropic') && /\/messages\/count_tokens$/.test(path)) return json(res, { input_tokens: 42 });
+    if (on('anthropic') && /\/messages$/.test(path)) return anthropic(res, body, seen);
+    if (on('responses') && /\/responses$/.test(path)) return responses(res, body, seen);
+    if (on('chat') && /\/chat\/completions$/.test(path)) return chat(res, body, seen);
+    if (on('gemini') && /:(stream)?[gG]enerateContent$/.test(path)) return gemini(res, body, seen, /:stream/.test(path));
+    if (on('gemini') && /:countTokens$/.test(path)) return json(res, { totalTokens: 42 });
     if (req.method === 'GET' && /\/models$/.test(path))
       return json(res, { object: 'list', data: [{ id: 'scripted', object: 'model', created: 0, owned_by: 'hookmap' }], models: [] });
     json(res, { error: { type: 'not_found_error', message: `scripted model server: no ${req.method} ${path}` } }, 404);
@@ -291,7 +302,7 @@ export async function startModelServer(opts: { log?: (l: string) => void } = {})
     res.end();
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(opts.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
