@@ -135,10 +135,12 @@ Exit: 0 every step mapped, 1 a step errored (its line says why), 2 usage or desc
     name: 'new',
     group: 'authoring',
     module: 'new',
-    synopsis: 'new <agent> [--like <existing>] [--surface command-hook|http-hook|plugin|extension|stdio-tee|stream-subscriber] [--dir D]',
+    synopsis: 'new <agent> [--like <existing>] [--surface command-hook|http-hook|plugin|extension|stdio-tee|stream-subscriber] [--hooks A,B] [--dir D]',
     summary: 'start a new agent from the closest existing one: a descriptor and a fixture folder, then check lists what to fill in',
     help: `  --like A       start from this agent's descriptor and fixtures (never over an existing file)
   --surface K    start from the closest agent of this surface kind (default command-hook)
+  --hooks A,B    keep only these of its hooks (default: all but the ones no other agent has); the rest, and the
+                 fixture cases firing them, are left out and said
   --dir D        write D/<agent>.yaml and D/<agent>/, not vendors/ and fixtures/ (guide: docs/authoring.md)`,
   },
   {

@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join } from 'node:path';
 import { isScalar, parseDocument, visit, type Document } from 'yaml';
 import type { Descriptor } from '../descriptor/types.ts';
+import { evaluate } from '../expr/compile.ts';
 
 /** What a placeholder says; `hookmap check` reports every line carrying it (`to-fill-in`). */
 export const FILL_IN = 'TODO(hookmap new)';
@@ -31,6 +32,19 @@ export function closestAgent(kind: string, agents: Descriptor[], lines: (d: Desc
 export interface Scaffold {
   /** Path -> text of every file to write. */
   files: Map<string, string>;
+  /** The like's hooks left out (no other agent has them, or --hooks did not name them), and the fixture cases firing them. */
+  dropped: { hooks: string[]; cases: string[] };
+}
+
+/**
+ * The like's hooks the new agent does not start with: those named by `keep` are kept (the rest dropped); without
+ * `keep`, the ones no other agent's descriptor has (the like's alone: setup would wire hooks the new agent lacks).
+ */
+export function hooksToDrop(like: Descriptor, others: Descriptor[], keep?: string[]): string[] {
+  const mine = [...like.hooks.keys()];
+  if (keep) return mine.filter((h) => !keep.includes(h));
+  const elsewhere = new Set(others.filter((d) => d.vendor !== like.vendor).flatMap((d) => [...d.hooks.keys()]));
+  return mine.filter((h) => !elsewhere.has(h));
 }
 
 const up = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]/g, '_');
@@ -58,8 +72,9 @@ function mark(doc: Document, path: string[], what: string): void {
 }
 
 /** The descriptor skeleton: the like's rules under the new name, the like's own facts taken out or marked. */
-export function descriptorSkeleton(likeText: string, like: Descriptor, agent: string, surface?: string): string {
+export function descriptorSkeleton(likeText: string, like: Descriptor, agent: string, surface?: string, drop: string[] = []): string {
   const doc = parseDocument(renamed(likeText, like.vendor, agent));
+  for (const h of drop) doc.deleteIn(['hooks', h]);
   renameValues(doc, like.vendor, agent);
   const how = surface ? `--surface ${surface}\` (the closest: ${like.vendor})` : `--like ${like.vendor}\``;
   doc.commentBefore =
@@ -87,9 +102,16 @@ export function descriptorSkeleton(likeText: string, like: Descriptor, agent: st
 }
 
 /** A fixture file of the like's, for the new agent: renamed (its agent, the hook endpoint it names), its provenance marked. */
-export function fixtureSkeleton(text: string, like: string, agent: string): string {
+export function fixtureSkeleton(text: string, like: string, agent: string, dropCase: (index: number) => boolean = () => false): string {
   const doc = parseDocument(renamed(text, like, agent).split(`/hooks/${like}`).join(`/hooks/${agent}`));
   renameValues(doc, like, agent);
+  const cases = doc.get('cases', true) as { items?: unknown[] } | undefined;
+  const kept = cases?.items?.filter((_c, i) => !dropCase(i));
+  if (cases?.items && kept && kept.length < cases.items.length) {
+    // a dropped case may hold an anchor a kept one names: every alias becomes a copy of what it names first
+    visit(doc, { Alias: (_k, a) => Object.assign((a.resolve(doc) as unknown as { clone(): object }).clone(), { anchor: undefined }) as never });
+    cases.items = kept;
+  }
   doc.set(
     'provenance',
     `${FILL_IN}: where these cases come from (\`hookmap record ${agent}\` payloads, the agent's docs); the payloads below are ${like}'s until replaced`,
@@ -101,7 +123,7 @@ export function fixtureSkeleton(text: string, like: string, agent: string): stri
 const STAYS = new Set(['pins.yaml', 'pin-setup.yaml']);
 
 /** Everything `hookmap new` writes: the descriptor at `descriptorPath`, the fixtures in `fixturesDir`. */
-export function scaffold(
+export async function scaffold(
   like: Descriptor,
   likeText: string,
   likeFixtures: string,
@@ -109,14 +131,42 @@ export function scaffold(
   descriptorPath: string,
   fixturesDir: string,
   surface?: string,
-): Scaffold {
-  const files = new Map<string, string>([[descriptorPath, descriptorSkeleton(likeText, like, agent, surface)]]);
+  drop: string[] = [],
+): Promise<Scaffold> {
+  const files = new Map<string, string>([[descriptorPath, descriptorSkeleton(likeText, like, agent, surface, drop)]]);
+  const cases: string[] = [];
   for (const f of existsSync(likeFixtures) ? readdirSync(likeFixtures).sort() : []) {
     if (!f.endsWith('.yaml') || STAYS.has(f)) continue;
-    files.set(join(fixturesDir, f), fixtureSkeleton(readFileSync(join(likeFixtures, f), 'utf8'), like.vendor, agent));
+    const text = readFileSync(join(likeFixtures, f), 'utf8');
+    const firing = await casesFiring(like, drop, text);
+    cases.push(...[...firing.values()].map((name) => `${f}: ${name}`));
+    files.set(join(fixturesDir, f), fixtureSkeleton(text, like.vendor, agent, (i) => firing.has(i)));
   }
   files.set(join(fixturesDir, 'recorded', '.gitkeep'), '');
-  return { files };
+  return { files, dropped: { hooks: drop, cases } };
+}
+
+/** The cases of one of the like's fixture files (index -> name) with a step or an input firing a dropped hook. */
+async function casesFiring(like: Descriptor, drop: string[], text: string): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  if (!drop.length) return out;
+  const hookOf = async (input: unknown): Promise<string | undefined> => {
+    if (!like.hookName || input === null || typeof input !== 'object') return undefined;
+    try {
+      const v = await evaluate(like.hookName, input, {});
+      return typeof v === 'string' ? v : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const doc = parseDocument(text).toJSON() as { cases?: Record<string, unknown>[] } | null;
+  for (const [i, c] of (doc?.cases ?? []).entries()) {
+    const steps = (c.steps as { hook?: unknown; input?: unknown }[] | undefined) ?? [];
+    const named = [c.hook, ...steps.map((st) => st.hook)].filter((h): h is string => typeof h === 'string');
+    const fired = [...named, ...(await Promise.all([c.input, ...steps.map((st) => st.input)].map(hookOf)))];
+    if (fired.some((h) => h !== undefined && drop.includes(h))) out.set(i, String(c.name ?? `case ${i + 1}`));
+  }
+  return out;
 }
 
 /** Write a scaffold; refuses (returns the path) when a file exists already. */

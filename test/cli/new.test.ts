@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listVendors, loadVendor, VENDORS_DIR } from '../../engine/descriptor/registry.ts';
-import { closestAgent, FILL_IN, SURFACE_KINDS } from '../../engine/scaffold/new-agent.ts';
+import { parse } from 'yaml';
+import { closestAgent, FILL_IN, hooksToDrop, SURFACE_KINDS } from '../../engine/scaffold/new-agent.ts';
 import { runCli } from '../helpers/cli.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'hookmap-new-'));
@@ -75,6 +76,28 @@ describe('hookmap new', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/exists already: nothing written/);
   }, 240_000);
+
+  it('leaves out the hooks only the existing agent has, or those --hooks does not name, with the fixture cases firing them', async () => {
+    const all = listVendors().map(loadVendor);
+    // claude-code has hooks no other agent has (MessageDisplay, TeammateIdle ...): left out by default, and said
+    const own = hooksToDrop(all.find((d) => d.vendor === 'claude-code')!, all);
+    expect(own).toContain('TeammateIdle');
+    expect(own).not.toContain('PreToolUse');
+    const dir = join(tmp, 'h');
+    const made = await runCli(['new', 'letta-like', '--like', 'codex', '--hooks', 'SessionStart,PreToolUse,PostToolUse,PermissionRequest,Stop', '--dir', dir], env);
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toContain("left out 7 of codex's hooks (not in --hooks): SessionEnd, UserPromptSubmit, Interrupt");
+    expect(made.stdout).toMatch(/and the fixture cases firing them: .*hooks\.yaml: interrupt-then-session-end/);
+    const d = parse(readFileSync(join(dir, 'letta-like.yaml'), 'utf8'));
+    expect(Object.keys(d.hooks).sort()).toEqual(['PermissionRequest', 'PostToolUse', 'PreToolUse', 'SessionStart', 'Stop']);
+    const cases = parse(readFileSync(join(dir, 'letta-like', 'hooks.yaml'), 'utf8')).cases.map((c: { name: string }) => c.name);
+    expect(cases).not.toContain('interrupt-then-session-end');
+    // the draft still reads (aliases of a dropped case became copies) and checks to placeholders, not errors
+    const first = await runCli(['check', join(dir, 'letta-like.yaml')], env);
+    expect(first.stdout + first.stderr).not.toMatch(/yaml-syntax|unknown-hook|no such hook/);
+    const bad = await runCli(['new', 'x-agent', '--like', 'codex', '--hooks', 'Frob', '--dir', join(tmp, 'h2')], env);
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('--hooks: codex has no hook Frob')]);
+  });
 
   it('refuses a bad id, an unknown --like, an unknown surface (exit 2)', async () => {
     expect((await runCli(['new', 'Bad_Name', '--dir', tmp], env)).code).toBe(2);
