@@ -23,6 +23,7 @@ export function renderReport(r: DoctorReport): string {
     for (const f of fs) {
       lines.push(`  [${MARK[f.status]}] ${area === 'agent' ? `${f.subject}: ` : ''}${f.message}`);
       if (f.fix && f.status !== 'ok') lines.push(`         fix: ${f.fix}`);
+      for (const d of f.detail ?? []) lines.push(`           ${d}`);
     }
   }
   lines.push('');

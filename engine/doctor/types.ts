@@ -10,4 +10,9 @@ export interface Finding {
   message: string;
   /** What to do about it, when there is something to do. */
   fix?: string;
+  /** Lines shown under it: what the fix would change (a diff, at most DETAIL_LINES of it). */
+  detail?: string[];
 }
+
+/** The longest detail a finding shows. */
+export const DETAIL_LINES = 14;

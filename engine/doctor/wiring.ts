@@ -19,7 +19,8 @@ import { currentShShim, planFor } from '../shim/generate.ts';
 import { SHIM_VERSION } from '../shim/plan.mjs';
 import { stampLine, WRITTEN_BY } from '../shim/sh.ts';
 import { hookmapVersion } from '../io/version.ts';
-import type { Finding } from './types.ts';
+import { DETAIL_LINES, type Finding } from './types.ts';
+import { unifiedDiff } from '../text/diff.ts';
 import { inspectPlugin, inspectTee, launcherProblem, tilde } from './wiring-surfaces.ts';
 
 /** A shim's text without the line naming who wrote it (a version bump alone changes nothing it does). */
@@ -171,6 +172,7 @@ export function inspectAgent(d: Descriptor, target: Target, dir: string, recorde
         continue;
       }
       const text = readFileSync(shim, 'utf8');
+      let now: string;
       const stamp = text.split('\n').find((l) => l.startsWith('# hookmap-shim:'));
       if (!text.includes(`/${HOOK_KEY_FILE}`)) {
         add({
@@ -186,7 +188,7 @@ export function inspectAgent(d: Descriptor, target: Target, dir: string, recorde
             `want v${SHIM_VERSION} from the current descriptor)`,
           fix: setupCmd(scope),
         });
-      } else if (shimBody(text) !== shimBody(currentShShim(d, target))) {
+      } else if (shimBody(text) !== shimBody((now = currentShShim(d, target)))) {
         // same plan, other lines: written by another hookmap (an upgrade since), or edited by hand
         const by = text
           .split('\n')
@@ -196,8 +198,9 @@ export function inspectAgent(d: Descriptor, target: Target, dir: string, recorde
           status: 'warn',
           message:
             `${where}: the shim ${tilde(shim, target)} was written by ${by ? `hookmap ${by}` : 'an older hookmap'} ` +
-            `(this is ${hookmapVersion()}) and setup would change it`,
+            `(this is ${hookmapVersion()}) and setup would change it:`,
           fix: setupCmd(scope),
+          detail: boundedDiff(shimBody(text), shimBody(now), tilde(shim, target), `${setupCmd(scope)} --dry-run`),
         });
       }
     }
@@ -272,4 +275,11 @@ function keyedHttp(mine: Entry[], where: string, target: Target, scope: Scope, f
     });
   if (scope === 'project' && http.length > none.length)
     add({ status: 'warn', message: `${where}: the hook key is written into a project config (it may be committed); setup now wires the shim there`, fix });
+}
+
+/** What setup would change in a file, as a unified diff of at most DETAIL_LINES lines (the rest counted, with where to see it). */
+export function boundedDiff(before: string, after: string, name: string, whole: string): string[] {
+  const lines = unifiedDiff(before, after, name, `${name} (setup)`, 1).replace(/\n$/, '').split('\n');
+  if (lines.length <= DETAIL_LINES) return lines;
+  return [...lines.slice(0, DETAIL_LINES - 1), `… ${lines.length - DETAIL_LINES + 1} more lines (${whole} shows the whole change)`];
 }

@@ -22,7 +22,7 @@ import { agentLogDir, defaultHome } from '../io/paths.ts';
 import { urlOf } from '../app/serve.ts';
 import { FIXTURES_DIR } from '../descriptor/registry.ts';
 import type { Descriptor } from '../descriptor/types.ts';
-import { unifiedDiff } from './diff.ts';
+import { unifiedDiff } from '../text/diff.ts';
 import { OTLP_KIND, registerOtlpRoutes } from '../surface/otlp-receiver.ts';
 
 export interface RecordOptions {

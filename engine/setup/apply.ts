@@ -18,7 +18,7 @@ import { LAUNCHER as LAUNCHER_FILE, writeLauncher } from '../shim/autostart.mjs'
 import { hookmapVersion } from '../io/version.ts';
 import { descriptorFile, writeShims } from '../shim/generate.ts';
 import { pluginFileName, renderPlugin } from '../shim/plugin/generate.ts';
-import { unifiedDiff } from './diff.ts';
+import { unifiedDiff } from '../text/diff.ts';
 import { expandPath } from './expand.ts';
 import { configFormat } from './formats/index.ts';
 import { pluginStamp } from './formats/plugin-file.ts';
@@ -192,7 +192,7 @@ export function commitSetup(d: Descriptor, plan: SetupPlan, t: Target): string[]
 /** The plan's changes as a unified diff; the hook key a native HTTP hook carries is shown masked (a diff gets pasted). */
 export function planDiff(plan: SetupPlan): string {
   const text = plan.files
-    .map((f) => unifiedDiff(f.before ?? '', f.after ?? '', f.before === null ? '/dev/null' : f.path, f.after === null ? '/dev/null' : f.path))
+    .map((f) => unifiedDiff(f.before ?? '', f.after ?? '', f.before === null ? '/dev/null' : f.path, f.after === null ? '/dev/null' : f.path, 2))
     .join('');
   return plan.hookKey ? text.split(plan.hookKey).join('[hook key]') : text;
 }

@@ -42,6 +42,13 @@ describe('upgrades', () => {
     chmodSync(sh, 0o755);
     const doc = await runCli(['doctor', 'claude-code'], env);
     expect(doc.stdout).toContain(`was written by hookmap 0.0.9 (this is ${hookmapVersion()}) and setup would change it`);
+    // ... and says what: the lines setup would add back (start on demand), as a diff
+    expect(doc.stdout).toMatch(/^ {11}--- ~\/\.hookmap\/shims\/claude-code\.sh$/m);
+    expect(doc.stdout).toMatch(/^ {11}\+# Nothing listens: start `hookmap up`/m);
+    const json = JSON.parse((await runCli(['doctor', 'claude-code', '--json'], env)).stdout);
+    const f = json.findings.find((x: { message: string }) => x.message.includes('setup would change it'));
+    expect(f.detail.length).toBeLessThanOrEqual(14);
+    expect(f.detail.at(-1)).toMatch(/more lines \(hookmap setup claude-code( --user)? --dry-run shows the whole change\)|^[ +-]/);
     // a version bump alone (nothing it does changed) is no reason to rewrite
     writeFileSync(sh, now.replace(/^# written by hookmap .*$/m, '# written by hookmap 0.0.9'));
     expect((await runCli(['doctor', 'claude-code'], env)).stdout).not.toContain('setup would change it');

@@ -6,7 +6,7 @@ import { addToken, loadTokens, revokeToken } from '../../auth/tokens.ts';
 import type { Descriptor } from '../../descriptor/types.ts';
 import type { Target } from '../../io/target.ts';
 import { commitOtel, planOtel } from '../../setup/otel.ts';
-import { unifiedDiff } from '../../record/diff.ts';
+import { unifiedDiff } from '../../text/diff.ts';
 
 export function setupOtel(
   d: Descriptor,

@@ -1,5 +1,6 @@
 // A small line diff (Myers' O(ND) algorithm) printed in unified format: what
-// `hookmap record promote` shows before it copies a candidate into fixtures/.
+// `hookmap record promote` shows before it copies a candidate into fixtures/,
+// `setup --dry-run` before it writes, and `doctor` for a shim setup would change.
 // Bounded: past `maxD` differences it falls back to "replace everything".
 
 type Op = { kind: ' ' | '-' | '+'; line: string };
