@@ -155,7 +155,7 @@ Exit: 0 every step mapped, 1 a step errored (its line says why), 2 usage or desc
   --relay URL          also emit to a relay (default: none; held hooks fail open at once)
   --token-file F       the relay token in a file (default: HOOKMAP_TOKEN_FILE, HOOKMAP_TOKEN, then $HOOKMAP_HOME/token
                        for a loopback relay; --token T works but warns: argv is visible in ps)
-  --log-dir D          the daemon's log folder
+  --log-dir D          the daemon's log folder (default <out>/log: its own, so 'up' keeps running and recordings stay out of the history)
   --agent-version V    the agent's version when payloads do not state it (or HOOKMAP_AGENT_VERSION)
 Every POST /hooks/<agent>[/<hook>] is answered exactly as 'hookmap serve' answers it and its
 body saved as one 'kind: recorded' YAML file (mode 0600), redacted with the strictest settings

@@ -18,7 +18,7 @@ import { Redactor } from '../capture/redact.ts';
 import { formatFindings, SecretScanner, type Finding } from '../capture/redaction/scanner.ts';
 import { Daemon } from '../daemon/daemon.ts';
 import { hookFrameworkErrors, parseHookPath, registerHookRoutes } from '../daemon/http.ts';
-import { agentLogDir, defaultHome } from '../io/paths.ts';
+import { defaultHome } from '../io/paths.ts';
 import { urlOf } from '../app/serve.ts';
 import { FIXTURES_DIR } from '../descriptor/registry.ts';
 import type { Descriptor } from '../descriptor/types.ts';
@@ -193,7 +193,8 @@ export async function startRecord(o: RecordOptions): Promise<Recording> {
   const out = o.out ?? recordedDir(home, d.vendor);
   const daemon = Daemon.open({
     descriptor: d,
-    logDir: o.logDir ?? agentLogDir(home, d.vendor),
+    // its own log (and lock) beside the candidates: never `up`'s (which keeps running for the same agent), never the history's
+    logDir: o.logDir ?? recordingLogDir(out),
     attentionTimeoutMs: o.attentionTimeoutMs,
     say: (l) => say(`[${d.vendor}] ${l}`),
   });
@@ -280,6 +281,9 @@ export function promote(
   }
   return out;
 }
+
+/** Where a recording's daemon logs what it mapped: inside the recording folder, out of `up`'s logs/ and so out of the history. */
+export const recordingLogDir = (out: string): string => join(out, 'log');
 
 /** The candidate files of a recording folder, oldest first. */
 export function candidates(dir: string): string[] {

@@ -4,12 +4,13 @@
 // file the secret scanner still flags is refused; `promote` shows the diff
 // before copying into fixtures/ (issue 10).
 import { afterAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { promote, Recorder, recordedDir, startRecord, versionOf } from '../../engine/record/recorder.ts';
+import { promote, Recorder, recordedDir, recordingLogDir, startRecord, versionOf } from '../../engine/record/recorder.ts';
+import { upStack } from '../helpers/up-stack.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookmap-record-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -77,6 +78,33 @@ describe('hookmap record', () => {
       expect(statSync(rec.out).mode & 0o777).toBe(0o700);
     } finally {
       await rec.close();
+    }
+  });
+
+  it('runs beside `up` for the same agent in the same home; what it maps stays out of the history', async () => {
+    const s = await upStack({ prefix: 'hookmap-record-beside-', agents: [{ descriptor: 'codex' }] });
+    const rec = await startRecord({ descriptor: loadVendor('codex'), port: 0, home: s.home });
+    try {
+      expect(rec.out).toBe(recordedDir(s.home, 'codex'));
+      const payload = { hook_event_name: 'SessionStart', session_id: 'rec-only', cwd: '/w', model: 'm', source: 'startup', transcript_path: null };
+      const res = await fetch(`${rec.url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+      expect(res.status).toBe(200);
+      expect(rec.files).toHaveLength(1);
+      expect(existsSync(join(recordingLogDir(rec.out), 'daemon.lock'))).toBe(true);
+      // up's own codex still answers, and its logs (what the history indexes) never saw the recorded session
+      const live = { ...payload, session_id: 'up-one' };
+      expect((await fetch(`${s.url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(live) })).status).toBe(200);
+      const logged = readdirSync(join(s.home, 'logs', 'codex'), { recursive: true }).map(String).join(' ');
+      expect(logged).not.toContain('rec-only');
+      const inLogs = readdirSync(join(s.home, 'logs', 'codex'), { recursive: true, withFileTypes: true })
+        .filter((f) => f.isFile())
+        .map((f) => readFileSync(join(f.parentPath ?? (f as unknown as { path: string }).path, f.name), 'utf8'))
+        .join('');
+      expect(inLogs).toContain('up-one');
+      expect(inLogs).not.toContain('rec-only');
+    } finally {
+      await rec.close();
+      await s.done();
     }
   });
 
