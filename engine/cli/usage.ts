@@ -100,6 +100,7 @@ for this HOOKMAP_HOME or address (it says where).`,
   --prefix "W"           --match prefix: the words a command must start with (default: proposed)
   --scope S              where: project (the default), session, user (everywhere)
   --native               the agent persists the allow itself too, where it can (its own settings)
+  --dry-run              with --always: print exactly what the rule would allow (its text as saved); save and send nothing
   --text T               free text (guidance the agent reads)
   --values J             a form's values, a JSON object
   --session S            the session that asked (default: found in the relay's buffer by the id)

@@ -310,6 +310,15 @@ describe('the CLI and the attacks', () => {
   it('hookmap answer --always makes the rule through up, then allows; the timeline names the rule that answered', async () => {
     const held = permission('r-cli-always', 'cargo doc', elsewhere);
     const req = await requestOf('r-cli-always');
+    // first what the rule would allow, word for word: nothing saved, nothing sent
+    const before = (await runCli(['rules', 'list'], env())).stdout;
+    const dry = await runCli(['answer', req.id, '--allow', '--always', '--dry-run'], env());
+    expect([dry.code, dry.stdout.trim()], dry.stderr).toEqual([0, 'would add: allow Bash exactly: cargo doc (this project); nothing saved, nothing sent']);
+    const dryPrefix = await runCli(['answer', req.id, '--allow', '--always', '--match', 'prefix', '--scope', 'user', '--dry-run'], env());
+    expect(dryPrefix.stdout.trim()).toBe('would add: allow Bash commands starting with: cargo doc (everywhere); nothing saved, nothing sent');
+    expect((await runCli(['rules', 'list'], env())).stdout).toBe(before);
+    expect(after(req, 'attention.answered')).toBeUndefined();
+    expect((await runCli(['answer', req.id, '--allow', '--dry-run'], env())).code).toBe(2); // --dry-run goes with --always
     const r = await runCli(['answer', req.id, '--allow', '--always', '--match', 'prefix', '--scope', 'session'], env());
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(

@@ -33,11 +33,12 @@ const SPEC = {
   prefix: { type: 'string' },
   scope: { type: 'string' },
   native: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
 } as const;
 
 const USAGE =
   'usage: hookmap answer <attention-id> --allow [--always [--match exact|prefix|tool] ' +
-  '[--prefix "words"] [--scope session|project|user] [--native]] | --deny | --option ID | ' +
+  '[--prefix "words"] [--scope session|project|user] [--native] [--dry-run]] | --deny | --option ID | ' +
   '--text "..." | --values \'{...}\' [--session S]';
 
 export async function run(argv: string[]): Promise<number> {
@@ -83,6 +84,12 @@ export async function run(argv: string[]): Promise<number> {
     if (flags.json) process.stdout.write(`${JSON.stringify({ sent: false, id: attentionId, session, settled: settled.kind, why: settled.why })}\n`);
     else process.stdout.write(`not sent: ${attentionId} ${settled.why.replace(/^already /, 'was already ')}\n`);
     return exitFor(settled);
+  }
+  if (always?.dryRun) {
+    // what the rule would allow, exactly as it would be saved: nothing saved, nothing sent
+    const shown = await previewRule(ep, attentionId, always);
+    process.stdout.write(`${shown.line}\n`);
+    return shown.ok ? 0 : 1;
   }
   if (always) {
     // the rule first (made by up from the pending request itself), then the answer; a refused rule sends no answer
@@ -135,10 +142,11 @@ interface AlwaysFlags {
   prefix?: string;
   scope: string;
   native: boolean;
+  dryRun: boolean;
 }
 
 function alwaysOf(flags: Record<string, unknown>): AlwaysFlags | undefined {
-  const rest = ['match', 'prefix', 'scope', 'native'].filter((k) => flags[k] !== undefined);
+  const rest = ['match', 'prefix', 'scope', 'native', 'dry-run'].filter((k) => flags[k] !== undefined);
   if (!flags.always) {
     if (rest.length) throw new ArgError(`--${rest[0]} goes with --always`);
     return undefined;
@@ -149,7 +157,7 @@ function alwaysOf(flags: Record<string, unknown>): AlwaysFlags | undefined {
   if (flags.prefix !== undefined && match !== 'prefix') throw new ArgError('--prefix goes with --match prefix');
   const scope = (flags.scope as string | undefined) ?? 'project';
   if (!['session', 'project', 'user'].includes(scope)) throw new ArgError('--scope is session, project or user');
-  return { match, prefix: flags.prefix as string | undefined, scope, native: Boolean(flags.native) };
+  return { match, prefix: flags.prefix as string | undefined, scope, native: Boolean(flags.native), dryRun: Boolean(flags['dry-run']) };
 }
 
 async function learnRule(ep: Endpoint, request: string, a: AlwaysFlags): Promise<{ ok: true; line: string } | { ok: false; detail: string }> {
@@ -181,4 +189,32 @@ async function learnRule(ep: Endpoint, request: string, a: AlwaysFlags): Promise
       `${body.native ? `; the agent persists it too (${body.native})` : ''}` +
       `${body.note ? `; ${body.note}` : ''}`,
   };
+}
+
+/** The rule `--always` would save for this request, as up proposes it (GET /rules/propose): the exact text, or why none. */
+async function previewRule(ep: Endpoint, request: string, a: AlwaysFlags): Promise<{ ok: boolean; line: string }> {
+  const url = `${ep.url.replace(/\/$/, '')}/rules/propose?request=${encodeURIComponent(request)}`;
+  let p: Record<string, any>;
+  try {
+    const res = await fetch(url, { headers: ep.token ? { authorization: `Bearer ${ep.token}` } : {}, signal: AbortSignal.timeout(10_000) });
+    p = (await res.json().catch(() => ({}))) as Record<string, any>;
+    if (!res.ok) return { ok: false, line: `no rule: ${p.error ?? res.status}: ${p.detail ?? res.statusText}` };
+  } catch (e) {
+    return { ok: false, line: `no rule: ${ep.url}/rules/propose: ${(e as Error).message}` };
+  }
+  const where = a.scope === 'user' ? 'everywhere' : `this ${a.scope}`;
+  const tool = p.tool ? `${p.tool} ` : '';
+  let what: string | undefined;
+  if (a.match === 'tool') what = p.tool ? `every ${p.tool} request` : undefined;
+  else if (p.command !== undefined) {
+    if (p.plain === false) return { ok: false, line: `no rule: the command ${p.refused}: a rule matches one plain command only` };
+    if (a.match === 'exact') what = `${tool}exactly: ${p.exact}`;
+    else {
+      const prefix = a.prefix ?? p.prefixes?.[0];
+      what = prefix === undefined ? undefined : `${tool}commands starting with: ${prefix}`;
+    }
+  } else if (a.match === 'exact' && p.paths?.length) what = `${tool}${p.paths.join(', ')}`;
+  if (!what) return { ok: false, line: `no rule: the request ${p.tool ? `(${p.tool}) ` : ''}runs no shell command and names no path: --match tool` };
+  const floor = p.floor ? `; this very request hits the floor (${p.floor}): it stays with you` : '';
+  return { ok: true, line: `would add: allow ${what} (${where})${floor}; nothing saved, nothing sent` };
 }
