@@ -18,6 +18,7 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { CaptureLevel } from '../aep/schemas.ts';
+import { DEFAULT_TELEGRAM_API_ROOT } from '../config/defaults.ts';
 
 export interface TelegramConfig {
   tokenFile: string;
@@ -142,7 +143,7 @@ export function channelsConfigOf(doc: unknown, base: string, where = 'channels')
       chatIds: ids(t.chat_ids, `${w}.chat_ids`),
       userIds: ids(t.user_ids, `${w}.user_ids`),
       users: names(t.users, `${w}.users`),
-      apiRoot: t.api_root === undefined ? 'https://api.telegram.org' : url(t.api_root, `${w}.api_root`),
+      apiRoot: t.api_root === undefined ? DEFAULT_TELEGRAM_API_ROOT : url(t.api_root, `${w}.api_root`),
       capture: capture(t.capture, w),
       webhook,
     };

@@ -11,6 +11,7 @@ import type { JetStreamManager } from '@nats-io/jetstream';
 import type { BackplaneAuth } from './connect.ts';
 import type { StoreBounds } from '../store.ts';
 import { subjectToken } from './signing.ts';
+import { DEFAULT_BACKPLANE_PREFIX, DEFAULT_BACKPLANE_STREAM } from '../../config/defaults.ts';
 
 export interface BackplaneOptions {
   /** NATS server URL(s), comma-separated: nats://host:4222 */
@@ -45,8 +46,8 @@ export interface BackplaneOptions {
 export type ResolvedOptions = Required<Omit<BackplaneOptions, 'log' | 'relayId' | 'token' | 'auth' | 'tokenFile' | 'keyGraceMs'>>;
 
 export const BACKPLANE_DEFAULTS = {
-  stream: 'HOOKMAP',
-  prefix: 'hookmap',
+  stream: DEFAULT_BACKPLANE_STREAM,
+  prefix: DEFAULT_BACKPLANE_PREFIX,
   maxAgeMs: 7 * 24 * 3600 * 1000,
   maxBytes: 128 * 1024 * 1024,
   maxPerSession: 10_000,
