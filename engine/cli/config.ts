@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import type { RuntimeConfig } from '../config/schema.ts';
 import type { Target } from '../io/target.ts';
 
-export class ConfigError extends Error {}
+import { ConfigError } from '../config/config-error.ts';
+export { ConfigError };
 
 import { DEFAULT_URL } from '../config/defaults.ts';
 export { DEFAULT_URL };

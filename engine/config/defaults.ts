@@ -18,3 +18,6 @@ export const DEFAULT_TELEGRAM_API_ROOT = 'https://api.telegram.org';
 /** The JetStream stream and subject prefix of a NATS backplane. */
 export const DEFAULT_BACKPLANE_STREAM = 'HOOKMAP';
 export const DEFAULT_BACKPLANE_PREFIX = 'hookmap';
+/** How long the backplane's stream keeps an event, and JetStream's duplicate window. */
+export const DEFAULT_BACKPLANE_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
+export const DEFAULT_BACKPLANE_DUPLICATE_WINDOW_MS = 120_000;
