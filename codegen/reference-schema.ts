@@ -54,11 +54,12 @@ export function schemaReference(schema: any, rootTitle: string): string {
     if (isObject(n)) return `[${path}](#${section(path, n).anchor})`;
     if (t.includes('object')) {
       if (n.additionalProperties && typeof n.additionalProperties === 'object')
-        return `map of ${n.propertyNames?.pattern ? `keys matching \`${n.propertyNames.pattern}\`` : 'keys'} to ${typeOf(n.additionalProperties, `${path}.*`)}`;
+        return `map of ${n.propertyNames?.pattern ? `keys matching \`${n.propertyNames.pattern.replace(/\|/g, '\\|')}\`` : 'keys'} to ${typeOf(n.additionalProperties, `${path}.*`)}`;
       return 'mapping';
     }
     const base = t.join(' or ') || 'any';
-    return n.pattern ? `${base} matching \`${n.pattern}\`` : base;
+    // a pipe in a pattern would end the table cell (GFM reads `\|` inside code as `|`)
+    return n.pattern ? `${base} matching \`${n.pattern.replace(/\|/g, '\\|')}\`` : base;
   };
 
   const root = section(rootTitle, schema);

@@ -29,6 +29,7 @@ const instance = z
     key_env: z.string().optional().describe('the environment variable holding its API key'),
     streams: z.array(z.string().min(1)).optional().describe('the streams to follow; absent: discovered'),
   })
+  .meta({ id: 'instance' })
   .describe('one agent server a stream-subscriber agent attaches to');
 
 const agent = z
@@ -42,8 +43,9 @@ const agent = z
       .describe("descriptor option overrides (each also set by HOOKMAP_<AGENT>_<KEY>; this file's value wins)"),
     instances: z.array(instance).optional().describe('a stream-subscriber agent: the agent servers it attaches to'),
   })
-  .nullable()
-  .describe('one agent ({} or empty: enabled with defaults)');
+  .meta({ id: 'agent' })
+  .describe('one agent ({} or empty: enabled with defaults)')
+  .nullable();
 
 export const UpConfigSchema = z
   .strictObject({

@@ -37,6 +37,7 @@ const otlp = z
     service_name: z.string().optional().meta({ default: 'hookmap' }).describe('service.name of the resource'),
     idle_close_ms: count('an idle span closes after this long, ms'),
   })
+  .meta({ id: 'otlp-bridge' })
   .describe('OpenTelemetry (OTLP/HTTP): logs and traces (docs/otel.md)');
 const cloudevents = z
   .strictObject({
@@ -44,8 +45,12 @@ const cloudevents = z
     ...common,
     mode: z.enum(['structured', 'binary', 'batch']).optional().meta({ default: 'structured' }).describe('the CloudEvents HTTP content mode'),
   })
+  .meta({ id: 'cloudevents-bridge' })
   .describe('CloudEvents over HTTP (docs/bridges.md)');
-const ocsf = z.strictObject({ kind: z.literal('ocsf'), ...common }).describe('OCSF events over HTTP (docs/bridges.md)');
+const ocsf = z
+  .strictObject({ kind: z.literal('ocsf'), ...common })
+  .meta({ id: 'ocsf-bridge' })
+  .describe('OCSF events over HTTP (docs/bridges.md)');
 
 export const BridgeEntrySchema = z
   .discriminatedUnion('kind', [otlp, cloudevents, ocsf])

@@ -27,6 +27,7 @@ const telegram = z
       .optional()
       .describe('Telegram POSTs updates here instead of long polling'),
   })
+  .meta({ id: 'telegram' })
   .describe('a Telegram bot (docs/channels.md)');
 const slack = z
   .strictObject({
@@ -37,6 +38,7 @@ const slack = z
     api_url: httpUrl('the Web API base (a stand-in elsewhere)').optional(),
     capture,
   })
+  .meta({ id: 'slack' })
   .describe('a Slack app over Socket Mode (docs/channels.md)');
 const ntfy = z
   .strictObject({
@@ -46,6 +48,7 @@ const ntfy = z
     principal: principalName.optional().meta({ default: 'ntfy' }),
     capture,
   })
+  .meta({ id: 'ntfy' })
   .describe('an ntfy topic (docs/channels.md)');
 const webhook = z
   .strictObject({
@@ -54,6 +57,7 @@ const webhook = z
     principal: principalName.optional().meta({ default: 'webhook' }),
     capture,
   })
+  .meta({ id: 'webhook' })
   .describe('a signed webhook (docs/channels.md)');
 
 export const ChannelsBlockSchema = z

@@ -66,6 +66,16 @@ Exit: 0 every agent checks out, 1 any error (as hookmap check reports it), 2 usa
 Exit: 0 the file loads, 1 it is refused (every error printed with its code and position), 2 usage.`,
   },
   {
+    name: 'config',
+    group: 'agents',
+    module: 'config',
+    synopsis: 'config check <file>... [--json]',
+    summary: 'check an up config file the way hookmap up --config loads it (coded, located findings)',
+    help: `  --json                 the result as JSON ({ok, findings: [{code, file, line, col, path, message}]})
+Every key, default and environment variable: docs/reference/up-config.md (JSON Schema: schemas/up-config.schema.json).
+Exit: 0 the file loads, 1 findings (each printed as file:line:col code: message), 2 usage or an unreadable file.`,
+  },
+  {
     name: 'tokens',
     group: 'agents',
     module: 'tokens',

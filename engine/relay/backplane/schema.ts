@@ -46,6 +46,7 @@ const mapping = z
     tls_cert: path("mutual TLS: this relay's client certificate").optional(),
     tls_key: path("mutual TLS: the client certificate's key").optional(),
   })
+  .meta({ id: 'backplane-mapping' })
   .describe('the backplane with its retention, auth and TLS (paths relative to the config file; secrets never inline)');
 
 export const BackplaneSchema = z
