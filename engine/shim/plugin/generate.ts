@@ -34,7 +34,6 @@ import type { Plugin, PluginApply } from '../../generated/descriptor-types.ts';
 import { START_WAIT_MS } from '../autostart.mjs';
 import { KEY_RUNTIME } from './key.ts';
 import { nextTurnFactory, nextTurnHook, nextTurnRuntime } from './next-turn.ts';
-
 import { DEFAULT_URL } from '../../config/defaults.ts';
 export { DEFAULT_URL };
 const DEFAULT_TIMEOUT_MS = 1500;
