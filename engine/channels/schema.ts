@@ -63,3 +63,5 @@ const webhook = z
 export const ChannelsBlockSchema = z
   .strictObject({ telegram: telegram.optional(), slack: slack.optional(), ntfy: ntfy.optional(), webhook: webhook.optional() })
   .describe('cards to chats, answered by button or reply (docs/channels.md); secrets are named by file, never inline');
+
+export type ChannelsBlock = z.infer<typeof ChannelsBlockSchema>;
