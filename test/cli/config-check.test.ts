@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ConfigError, loadUpConfig } from '../../engine/app/up-config.ts';
 import { formatFinding } from '../../engine/app/up-check.ts';
-import { UpConfigSchema } from '../../engine/app/up-schema.ts';
+import { UP_CONFIG_ENV, UpConfigSchema } from '../../engine/app/up-schema.ts';
 import { FIXTURES_DIR, ROOT } from '../../engine/descriptor/registry.ts';
 import { upConfigSchema } from '../../codegen/types.ts';
 import { UP_CONFIG_DOC, upConfigDoc } from '../../codegen/reference-up-config.ts';
@@ -127,5 +127,13 @@ describe('the published schema and reference page', () => {
     const validate = ajv.compile(JSON.parse(upConfigSchema()));
     for (const x of documentedUpConfigs()) expect(validate(parse(x.body)), `${x.at}: ${JSON.stringify(validate.errors)}`).toBe(true);
     expect(validate(parse(readFileSync(join(CORPUS, 'up-unknown-key.yaml'), 'utf8')))).toBe(false);
+  });
+  it('every environment variable the schema names is read at the CLI edge (engine/cli/config.ts), and names a key of the file', () => {
+    const edge = readFileSync(join(ROOT, 'engine/cli/config.ts'), 'utf8');
+    for (const { key, env } of UP_CONFIG_ENV) {
+      expect(KEYS.has(key.split('.')[0]), key).toBe(true);
+      // read as `env.NAME`, or by name through a helper (`integer(env, 'NAME')`)
+      if (!env.includes('<')) expect(edge.includes(`env.${env}`) || edge.includes(`env, '${env}')`), env).toBe(true);
+    }
   });
 });
