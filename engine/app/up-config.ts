@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { CaptureLevel } from '../aep/schemas.ts';
-import type { ProjectLabelMode, ProjectLabels } from '../capture/project.ts';
+import type { ProjectLabels } from '../capture/project.ts';
 import type { Durability } from '../daemon/session-log.ts';
 import { bridgeConfig, type BridgeConfig } from '../bridge/config.ts';
 import type { StreamInstance } from '../surface/stream-subscriber.ts';
@@ -18,7 +18,7 @@ import { channelsConfigOf, type ChannelsConfig } from '../channels/config.ts';
 import { ConfigError } from '../config/config-error.ts';
 import { pathString } from '../descriptor/errors.ts';
 import { checkUpConfigText, formatFinding, type ConfigFinding } from './up-check.ts';
-import { PROJECT_LABEL_MODES as LABEL_MODES, UP_CAPTURE as CAPTURE_MODES, type InstanceDoc, type UpConfigDoc } from './up-schema.ts';
+import type { InstanceDoc, UpConfigDoc } from './up-schema.ts';
 
 export { ConfigError };
 
@@ -55,9 +55,7 @@ export interface UpConfig {
   channels?: ChannelsConfig;
 }
 
-/** The levels `--capture` / `capture:` may raise the ceiling to (none would lower it: not this option's job). */
-export const UP_CAPTURE: readonly CaptureLevel[] = CAPTURE_MODES;
-export const PROJECT_LABEL_MODES: readonly ProjectLabelMode[] = LABEL_MODES;
+export { PROJECT_LABEL_MODES, UP_CAPTURE } from './up-options.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
 type Block = <T>(path: (string | number)[], f: () => T) => T | undefined;

@@ -8,16 +8,15 @@
 // reference page (docs/reference/up-config.md), both by `hookmap codegen` /
 // `hookmap docs`.
 import { z } from 'zod';
+import { PROJECT_LABEL_MODES, UP_CAPTURE } from './up-options.ts';
+import type { CaptureLevel } from '../aep/schemas.ts';
+import type { ProjectLabelMode } from '../capture/project.ts';
 import { DURABILITY, type Durability } from '../daemon/session-log.ts';
 import { DEFAULT_ATTENTION_TIMEOUT_MS, DEFAULT_HOST, DEFAULT_PORT } from '../config/defaults.ts';
 import { BridgeEntrySchema } from '../bridge/schema.ts';
 import { PushBlockSchema } from '../push/schema.ts';
 import { ChannelsBlockSchema } from '../channels/schema.ts';
 import { BackplaneSchema } from '../relay/backplane/schema.ts';
-
-/** The levels `capture:` may raise every agent's ceiling to (none would lower it: not this key's job). */
-export const UP_CAPTURE = ['metadata', 'redacted', 'full'] as const;
-export const PROJECT_LABEL_MODES = ['folder', 'off'] as const;
 
 const ms = (what: string) => z.number().int().nonnegative().describe(what);
 const path = (what: string) => z.string().min(1).describe(what);
@@ -70,10 +69,17 @@ export const UpConfigSchema = z
       .describe('none: an acknowledged event survives a hookmap crash; fsync: also power loss (each answer waits for the disk)'),
     fsync: z.boolean().optional().describe('the older spelling of durability (true: fsync)'),
     policy: path('the operator policy rules file (docs/policy.md), watched while up runs').optional(),
-    capture: z.enum(UP_CAPTURE).optional().describe("raise every agent's capture ceiling to at least this (docs/privacy.md)"),
+    capture: z
+      .enum(UP_CAPTURE as [CaptureLevel, ...CaptureLevel[]])
+      .optional()
+      .describe("raise every agent's capture ceiling to at least this (docs/privacy.md)"),
     projects: z
       .strictObject({
-        label: z.enum(PROJECT_LABEL_MODES).optional().meta({ default: 'folder' }).describe("folder: the working folder's name, never its path; off: none"),
+        label: z
+          .enum(PROJECT_LABEL_MODES as [ProjectLabelMode, ...ProjectLabelMode[]])
+          .optional()
+          .meta({ default: 'folder' })
+          .describe("folder: the working folder's name, never its path; off: none"),
         names: z.record(z.string(), z.string().trim().min(1)).optional().describe('a folder (and its subfolders) shown by another name'),
       })
       .optional()

@@ -13,8 +13,7 @@
 // overrides the delay.
 import type { CaptureLevel } from '../aep/schemas.ts';
 import { ALERT_KINDS, type AlertKind } from './payload.ts';
-import { DEFAULT_PUSH_KINDS } from './schema.ts';
-import { DEFAULT_PUSH_DELAY_MS as DEFAULT_DELAY_MS } from '../config/defaults.ts';
+import { DEFAULT_PUSH_DELAY_MS as DEFAULT_DELAY_MS, DEFAULT_PUSH_KINDS } from '../config/defaults.ts';
 
 export interface AgentPush {
   delayMs?: number;
@@ -30,7 +29,7 @@ export interface PushConfig {
 }
 
 export { DEFAULT_PUSH_DELAY_MS as DEFAULT_DELAY_MS } from '../config/defaults.ts';
-/** The kinds pushed unless push.kinds says otherwise (the schema's default, push/schema.ts). */
+/** The kinds pushed unless push.kinds says otherwise (config/defaults.ts). */
 export const DEFAULT_KINDS: readonly AlertKind[] = DEFAULT_PUSH_KINDS;
 const CAPTURES: readonly CaptureLevel[] = ['metadata', 'redacted', 'full'];
 

@@ -2,10 +2,8 @@
 // up config schema, engine/app/up-schema.ts, that says when a moment is
 // pushed); escalation.ts turns it into the runtime PushConfig.
 import { z } from 'zod';
-import { DEFAULT_PUSH_DELAY_MS } from '../config/defaults.ts';
+import { DEFAULT_PUSH_DELAY_MS, DEFAULT_PUSH_KINDS } from '../config/defaults.ts';
 import { ALERT_KINDS } from './payload.ts';
-
-export const DEFAULT_PUSH_KINDS = ['permission', 'question', 'run_failed', 'idle', 'session_error'] as const;
 
 const delay = z.number().int().nonnegative().describe('a held request unanswered this long is pushed, ms (0: at once)');
 const kinds = z.array(z.enum(ALERT_KINDS as [string, ...string[]])).describe('the moments pushed; turn_finished is opt-in');
