@@ -1,6 +1,8 @@
 // hookmap's runtime configuration: one typed object, resolved once at the CLI
 // edge (engine/cli/config.ts: flags over environment over config file over
-// defaults) and passed down; nothing below engine/cli/ reads process.env.
+// defaults) and passed down; nothing below engine/cli/ reads process.env. It
+// is not a file anyone writes: the `up --config` file has its own one schema
+// (engine/app/up-schema.ts, schemas/up-config.schema.json).
 // The schema is zod's (the design card's package); `hookmap codegen` emits
 // its JSON Schema for editors with zod's own converter
 // (schemas/config.schema.json).
