@@ -66,7 +66,8 @@ function knownKeys(path: Path, root: unknown): string[] {
   return d?.type === 'object' ? Object.keys(d.shape) : [];
 }
 
-function findingsOf(issue: Issue, base: Path, src: YamlSource, out: ConfigFinding[]): void {
+/** `meant`: the paths of the keys a misspelt one was surely meant as (their missing-key findings are dropped). */
+function findingsOf(issue: Issue, base: Path, src: YamlSource, out: ConfigFinding[], meant: Set<string>): void {
   const path = [...base, ...(issue.path as Path)];
   const label = keyLabel(path);
   const at = (p: Path) => src.locate(p);
@@ -78,6 +79,8 @@ function findingsOf(issue: Issue, base: Path, src: YamlSource, out: ConfigFindin
       for (const key of issue.keys) {
         const known = knownKeys(path, src.value);
         const kp = [...path, key];
+        const likely = suggest(key, known);
+        if (likely !== undefined) meant.add(pathString([...path, likely]));
         if (label === 'channels')
           push(
             'unknown-channel',
@@ -113,7 +116,7 @@ function findingsOf(issue: Issue, base: Path, src: YamlSource, out: ConfigFindin
       }
       const atRoot = (b: Issue[]) => b.some((i) => i.code === 'invalid_type' && i.path.length === 0);
       const branch = issue.errors.find((b) => !atRoot(b));
-      if (branch) return void branch.forEach((i) => findingsOf(i, path, src, out));
+      if (branch) return void branch.forEach((i) => findingsOf(i, path, src, out, meant));
       const expected = issue.errors.map((b) => TYPE_WORDS[(b[0] as any)?.expected] ?? (b[0] as any)?.expected);
       const what = issue.message && issue.message !== 'Invalid input' ? issue.message : [...new Set(expected)].join(' or ');
       return void push('wrong-type', `${label} must be ${what}${got(value)}`);
@@ -133,22 +136,6 @@ function findingsOf(issue: Issue, base: Path, src: YamlSource, out: ConfigFindin
   }
 }
 
-/** A misspelt required key is one finding (the unknown key, naming the right one), not two. */
-function oneForAMisspelling(findings: ConfigFinding[], root: unknown): ConfigFinding[] {
-  const parentOf = (p: string) => p.replace(/(\.[^.[\]]+|\[\d+\])$/, '');
-  const meant = new Set(
-    findings
-      .filter((f) => f.code === 'unknown-key')
-      .map((f) => {
-        const parent = parentOf(f.path);
-        const key = f.path.slice(parent.length).replace(/^\./, '');
-        const keys = knownKeys(parent ? parent.split('.') : [], root);
-        return `${parent}|${suggest(key, keys)}`;
-      }),
-  );
-  return findings.filter((f) => f.code !== 'missing-key' || !meant.has(`${parentOf(f.path)}|${f.path.slice(parentOf(f.path).length).replace(/^\./, '')}`));
-}
-
 /** The file's text checked: the document (when clean) and every finding, sorted by line. */
 export function checkUpConfigText(file: string, text: string): { doc?: UpConfigDoc; src: YamlSource; findings: ConfigFinding[] } {
   const src = parseYamlSource(file, text);
@@ -157,6 +144,8 @@ export function checkUpConfigText(file: string, text: string): { doc?: UpConfigD
   const r = UpConfigSchema.safeParse(value);
   if (r.success) return { doc: r.data, src, findings: [] };
   const findings: ConfigFinding[] = [];
-  for (const issue of r.error.issues) findingsOf(issue, [], { ...src, value }, findings);
-  return { src, findings: sortErrors(oneForAMisspelling(findings, value)) };
+  const meant = new Set<string>();
+  for (const issue of r.error.issues) findingsOf(issue, [], { ...src, value }, findings, meant);
+  // a misspelt required key is one finding (the unknown key, naming the right one), not two
+  return { src, findings: sortErrors(findings.filter((f) => f.code !== 'missing-key' || !meant.has(f.path))) };
 }
