@@ -23,7 +23,8 @@ export const COMMANDS: CommandEntry[] = [
     summary: 'relay + every enabled daemon (+ bridges), one process, one port',
     help: `  --port N                  one port for the relay and every hook endpoint (default ${DEFAULT_PORT}; 0 = ephemeral)
   --host H                  listen address (default 127.0.0.1; anything but loopback needs a token, and TLS is advised)
-  --config F                YAML/JSON: agents to enable and their options (default: every descriptor in vendors/)
+  --config F                YAML/JSON: agents to enable and their options (default: every descriptor in vendors/);
+                            every key: docs/reference/up-config.md; check it first: hookmap config check F
   --policy F                operator policy rules (docs/policy.md): loaded now (a broken file refuses the start), then watched
   --attention-timeout-ms N  every agent's hold timeout (default: config, $HOOKMAP_ATTENTION_TIMEOUT_MS, descriptor, ${DEFAULT_ATTENTION_TIMEOUT_MS})
   --durability none|fsync   what an acknowledged event survives: a hookmap crash (none, default) or power loss too (fsync)
