@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { DESCRIPTOR_SCHEMA } from '../engine/descriptor/compile.ts';
 import { EXPRESSIONS_DOC, expressionsDoc } from './reference-expressions.ts';
 import { schemaReference } from './reference-schema.ts';
+import { UP_CONFIG_DOC, upConfigDoc } from './reference-up-config.ts';
 // the package root wherever this module runs (a clone's codegen/, or the bundle two folders down)
 import { PACKAGE_ROOT } from '../engine/io/package-root.ts';
 import { join } from 'node:path';
@@ -68,5 +69,6 @@ export async function referenceDocs(): Promise<Map<string, string>> {
     [`${REFERENCE_DIR}/descriptor.md`, descriptorDoc()],
     [`${REFERENCE_DIR}/fixtures.md`, fixturesDoc()],
     [EXPRESSIONS_DOC, await expressionsDoc()],
+    [UP_CONFIG_DOC, upConfigDoc()],
   ]);
 }

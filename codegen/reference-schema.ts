@@ -11,6 +11,9 @@ interface Section {
   node: any;
 }
 
+/** A pipe in a pattern would end the table cell (GFM reads `\|` inside code as `|`). */
+const pipes = (pattern: string) => pattern.replace(/\|/g, '\\|');
+
 /** A section's heading is its title as inline code: GitHub's id for it. */
 const anchorOf = (title: string) => headingId(`\`${title}\``);
 
@@ -53,12 +56,12 @@ export function schemaReference(schema: any, rootTitle: string): string {
     if (t.includes('array')) return `list of ${n.items ? typeOf(n.items, `${path}[]`) : 'any'}`;
     if (isObject(n)) return `[${path}](#${section(path, n).anchor})`;
     if (t.includes('object')) {
-      if (n.additionalProperties && typeof n.additionalProperties === 'object')
-        return `map of ${n.propertyNames?.pattern ? `keys matching \`${n.propertyNames.pattern}\`` : 'keys'} to ${typeOf(n.additionalProperties, `${path}.*`)}`;
+      const keys = n.propertyNames?.pattern ? `keys matching \`${pipes(n.propertyNames.pattern)}\`` : 'keys';
+      if (n.additionalProperties && typeof n.additionalProperties === 'object') return `map of ${keys} to ${typeOf(n.additionalProperties, `${path}.*`)}`;
       return 'mapping';
     }
     const base = t.join(' or ') || 'any';
-    return n.pattern ? `${base} matching \`${n.pattern}\`` : base;
+    return n.pattern ? `${base} matching \`${pipes(n.pattern)}\`` : base;
   };
 
   const root = section(rootTitle, schema);

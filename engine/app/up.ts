@@ -47,8 +47,9 @@ import { addDaemonHealth, auditTo, authFor, daemonLines, linksReady, recordRunni
 import { announcePolicy } from './up-policy.ts';
 import { tightenHomeSoon } from '../io/home-modes.ts';
 import { channelSecretFiles } from '../channels/config.ts';
+import { DEFAULT_PORT as DEFAULT_UP_PORT } from '../config/defaults.ts';
 
-export const DEFAULT_UP_PORT = 8787;
+export { DEFAULT_PORT as DEFAULT_UP_PORT } from '../config/defaults.ts';
 
 export interface UpOptions extends UpConfig {
   /** The owner token itself (flag/env) ... */

@@ -18,6 +18,7 @@ export const COMMAND_MODULES: Readonly<Record<string, () => Promise<CommandModul
   channels: () => import('./commands/channels.ts'),
   check: () => import('./commands/check.ts'),
   codegen: () => import('./commands/codegen.ts'),
+  config: () => import('./commands/config.ts'),
   docs: () => import('./commands/docs.ts'),
   doctor: () => import('./commands/doctor.ts'),
   history: () => import('./commands/history.ts'),

@@ -8,9 +8,11 @@ import { join } from 'node:path';
 import type { RuntimeConfig } from '../config/schema.ts';
 import type { Target } from '../io/target.ts';
 
-export class ConfigError extends Error {}
+import { ConfigError } from '../config/config-error.ts';
+export { ConfigError };
 
-export const DEFAULT_URL = 'http://127.0.0.1:8787';
+import { DEFAULT_URL } from '../config/defaults.ts';
+export { DEFAULT_URL };
 
 /** The variables a field is read from, for error messages: `attentionTimeoutMs` -> HOOKMAP_ATTENTION_TIMEOUT_MS. */
 const SOURCE: Record<string, string> = {

@@ -2,6 +2,7 @@
 // `hookmap --help` lists each group in this order): capabilities, timeline, history, cancel,
 // policy, tokens, the MCP server, then checking, mapping and documenting descriptors and recording
 // an agent's payloads.
+import { DEFAULT_URL } from '../config/defaults.ts';
 import type { CommandEntry } from './usage-entry.ts';
 
 export const MORE: CommandEntry[] = [
@@ -29,7 +30,7 @@ Exit: 0 every agent checks out, 1 any error (as hookmap check reports it), 2 usa
   "no outcome reported". --dag: the tree of cause links instead. --json: the nodes (or events).
   --verbose           every row, vendor x.* events and answers included (folded by default)
   --file F            read a JSONL file (an agent's log, a sink file, - for stdin) instead of the relay
-  --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787)
+  --url U --token T   the relay (default $HOOKMAP_URL or ${DEFAULT_URL})
                       token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token`,
   },
   {
@@ -49,7 +50,7 @@ Exit: 0 every agent checks out, 1 any error (as hookmap check reports it), 2 usa
     synopsis: 'cancel <session> [--run R] [--reason TEXT]',
     summary: 'stop the running turn (a held hook at once, else its next eligible reply)',
     help: `  <session>              the session's id, or any unique prefix of it
-  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
+  --url U --token T      the relay (default $HOOKMAP_URL or ${DEFAULT_URL}; token: --token or $HOOKMAP_TOKEN)
   --token-file F         the token in a file (or $HOOKMAP_TOKEN_FILE)
   --run R                cancel this run only (default: the session's current work)
   --reason TEXT          why, carried on the command
@@ -64,6 +65,16 @@ Exit: 0 every agent checks out, 1 any error (as hookmap check reports it), 2 usa
     summary: 'check an operator policy file the way hookmap up --policy loads it (coded errors)',
     help: `  --json                 the result as JSON ({ok, digest, rules} or {ok: false, errors})
 Exit: 0 the file loads, 1 it is refused (every error printed with its code and position), 2 usage.`,
+  },
+  {
+    name: 'config',
+    group: 'agents',
+    module: 'config',
+    synopsis: 'config check <file>... [--json]',
+    summary: 'check an up config file the way hookmap up --config loads it (coded, located findings)',
+    help: `  --json                 the result as JSON ({ok, findings: [{code, file, line, col, path, message}]})
+Every key, default and environment variable: docs/reference/up-config.md (JSON Schema: schemas/up-config.schema.json).
+Exit: 0 the file loads, 1 findings (each printed as file:line:col code: message), 2 usage or an unreadable file.`,
   },
   {
     name: 'tokens',
@@ -84,7 +95,7 @@ The token is printed once (or written to --out, 0600) and never stored: only its
     synopsis: 'mcp --agent A [--session S] [--timeout S]',
     summary: 'an MCP server over stdio for an agent to start: ask_human, emit_event',
     help: `  --agent A        the agent whose daemon carries the calls (or HOOKMAP_AGENT)
-  --url U          hookmap up (default $HOOKMAP_URL, http://127.0.0.1:8787)
+  --url U          hookmap up (default $HOOKMAP_URL, ${DEFAULT_URL})
   --token T        the relay token (found as the other clients find it); --token-file F: in a file
   --session S      the agent's session (or HOOKMAP_SESSION); default: the session
                    that just announced the tool call on its pre-tool hook

@@ -1,5 +1,6 @@
 // The command table's plumbing group (engine/cli/usage.ts renders it with the rest):
 // the pieces `up` runs, the shims, and the stream in and out.
+import { DEFAULT_ATTENTION_TIMEOUT_MS, DEFAULT_PORT, DEFAULT_URL } from '../config/defaults.ts';
 import { BACKPLANE_HELP } from '../relay/backplane/config.ts';
 import { LISTENER_AUTH_HELP, type CommandEntry } from './usage-entry.ts';
 
@@ -10,7 +11,7 @@ export const PLUMBING: CommandEntry[] = [
     module: 'relay',
     synopsis: 'relay [--port N] [--host H] [--token-file F | --no-auth] [--buffer N] [--backplane nats://H:P]',
     summary: 'the AEP relay alone, or one of a fleet on NATS JetStream',
-    help: `  --port N             listen port (default 8787)
+    help: `  --port N             listen port (default ${DEFAULT_PORT})
   --host H             listen address (default 127.0.0.1; anything but loopback needs a token)
 ${LISTENER_AUTH_HELP}
   --buffer N           replay buffer per session, events (default 10000)
@@ -34,13 +35,13 @@ ${BACKPLANE_HELP}`,
     summary: 'one daemon from one descriptor',
     help: `  --port N                  listen port (default 8788; 0 = ephemeral)
   --host H                  listen address (default 127.0.0.1)
-  --relay URL[,URL...]      relay(s) to emit to, failing over in turn (default $HOOKMAP_RELAY or http://127.0.0.1:8787)
+  --relay URL[,URL...]      relay(s) to emit to, failing over in turn (default $HOOKMAP_RELAY or ${DEFAULT_URL})
   --no-relay                log only; held hooks fail open at once
   --token-file F            the relay token in a file (default: HOOKMAP_TOKEN_FILE, HOOKMAP_TOKEN, then
                             $HOOKMAP_HOME/token for a loopback relay); without one control is off
   --token T                 the relay token itself (works, but argv is visible in ps)
   --log-dir D               this agent's log folder (default $HOOKMAP_HOME/logs/<agent>, HOOKMAP_HOME=~/.hookmap)
-  --attention-timeout-ms N  hold timeout (default $HOOKMAP_ATTENTION_TIMEOUT_MS, else the descriptor's, else 55000)
+  --attention-timeout-ms N  hold timeout (default $HOOKMAP_ATTENTION_TIMEOUT_MS, else the descriptor's, else ${DEFAULT_ATTENTION_TIMEOUT_MS})
   --max-body N              largest hook body, bytes (default 8388608)
   --durability none|fsync   what an acknowledged event survives: a hookmap crash (none, default) or power loss too (fsync: group commit)
   --fsync                   the same as --durability fsync
@@ -76,7 +77,7 @@ GET /healthz -> {ok, relay}`,
     module: 'tee',
     synopsis: 'tee <agent> [--url U] [--max-line BYTES] -- <agent command...>',
     summary: "wrap an editor's agent command: its stdio passed on unchanged, read as moments",
-    help: `  --url U           where the agent's daemon is (default $HOOKMAP_URL or http://127.0.0.1:8787)
+    help: `  --url U           where the agent's daemon is (default $HOOKMAP_URL or ${DEFAULT_URL})
   --max-line BYTES  the longest line read as a moment (default 8 MiB); a longer one passes, reported once
 Set as the editor's agent command: every byte passes unchanged, whether hookmap up runs or not;
 the tee's own notes go to $HOOKMAP_HOME/logs/tee/<agent>.log, never to the editor's streams.`,
@@ -93,7 +94,7 @@ the tee's own notes go to $HOOKMAP_HOME/logs/tee/<agent>.log, never to the edito
                         cloudevents/ocsf: the receiving URL); absent: JSONL on stdout
   --capture L           ceiling: nothing above it leaves (none|metadata|redacted|full, default metadata)
   --from-file F         read a JSONL capture (an agent's session log, a sink file, - for stdin) instead of the relay
-  --url U --token T     the relay (default $HOOKMAP_URL or http://127.0.0.1:8787)
+  --url U --token T     the relay (default $HOOKMAP_URL or ${DEFAULT_URL})
                         token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token
   --filter F --session S  attr-match filter (JSON or key=value), as for tail
   --state F             checkpoint file (default $HOOKMAP_HOME/state/bridge-<kind>-<hash>.json); --no-resume: none
@@ -123,7 +124,7 @@ Exit: 0 done (or stopped), 1 lines or items could not be handled (each reported)
     help: `  Writes every event the relay carries to <dir>/<YYYY-MM-DD>/<agent>/<session>.jsonl (one file per day and
   session, UTC), fsynced in batches; a restart resumes where the files end (no duplicates, no gaps while
   the relay still holds the events).
-  --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787)
+  --url U --token T   the relay (default $HOOKMAP_URL or ${DEFAULT_URL})
                       token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token
   --capture L         ceiling for what is written (default metadata; full keeps everything the relay has)
   --retain-days N     delete day folders older than N days (default 30; 0 = keep)
@@ -144,7 +145,7 @@ Exit: 0 done (or stopped), 1 lines or items could not be handled (each reported)
   --max-gap MS    longest pause kept between two events (default 2000)
   --dry-run       print the plan, send nothing
   --json          the plan (--dry-run: one event per line) or the outcome as JSON
-  --url U --token T   the relay (default $HOOKMAP_URL or http://127.0.0.1:8787)
+  --url U --token T   the relay (default $HOOKMAP_URL or ${DEFAULT_URL})
                       token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token
 Exit: 0 emitted (or planned), 1 the relay refused events or the file had bad lines, 2 usage.`,
   },

@@ -3,6 +3,7 @@
 // docs/cli.md's command tables (`hookmap docs`, drift-checked) are rendered from
 // it; test/cli/command-table.test.ts holds every flag a command parses
 // documented here, and nothing documented that it does not parse.
+import { DEFAULT_ATTENTION_TIMEOUT_MS, DEFAULT_PORT, DEFAULT_URL } from '../config/defaults.ts';
 import { wrapSynopsis, wrapText, wrapWords } from '../text/wrap.ts';
 import { BACKPLANE_HELP } from '../relay/backplane/config.ts';
 import { GROUPS, LISTENER_AUTH_HELP, type CommandEntry, type Group } from './usage-entry.ts';
@@ -20,11 +21,12 @@ export const COMMANDS: CommandEntry[] = [
       'up [--port N] [--host H] [--config F] [--policy F] [--bridge kind=URL ...] [--token-file F ' +
       '| --no-auth] [--tls-cert F --tls-key K] [--backplane nats://H:P] [--verbose]',
     summary: 'relay + every enabled daemon (+ bridges), one process, one port',
-    help: `  --port N                  one port for the relay and every hook endpoint (default 8787; 0 = ephemeral)
+    help: `  --port N                  one port for the relay and every hook endpoint (default ${DEFAULT_PORT}; 0 = ephemeral)
   --host H                  listen address (default 127.0.0.1; anything but loopback needs a token, and TLS is advised)
-  --config F                YAML/JSON: agents to enable and their options (default: every descriptor in vendors/)
+  --config F                YAML/JSON: agents to enable and their options (default: every descriptor in vendors/);
+                            every key: docs/reference/up-config.md; check it first: hookmap config check F
   --policy F                operator policy rules (docs/policy.md): loaded now (a broken file refuses the start), then watched
-  --attention-timeout-ms N  every agent's hold timeout (default: config, $HOOKMAP_ATTENTION_TIMEOUT_MS, descriptor, 55000)
+  --attention-timeout-ms N  every agent's hold timeout (default: config, $HOOKMAP_ATTENTION_TIMEOUT_MS, descriptor, ${DEFAULT_ATTENTION_TIMEOUT_MS})
   --durability none|fsync   what an acknowledged event survives: a hookmap crash (none, default) or power loss too (fsync)
   --capture L               show more: each agent's capture ceiling at least L (default metadata;
                             redacted: commands, paths, prompts, redacted; full: all, unredacted)
@@ -70,7 +72,7 @@ for this HOOKMAP_HOME or address (it says where).`,
     module: 'tail',
     synopsis: 'tail [--filter F] [--session S] [--json] [--count N]',
     summary: 'watch the stream (resumes where it left off)',
-    help: `  --url U                the relay (default $HOOKMAP_URL or http://127.0.0.1:8787)
+    help: `  --url U                the relay (default $HOOKMAP_URL or ${DEFAULT_URL})
   --token-file F         the token in a file (default $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN,
                          then $HOOKMAP_HOME/token, the owner token hookmap up made)
   --token T              the token itself (works, but argv is visible in ps)
@@ -92,7 +94,7 @@ for this HOOKMAP_HOME or address (it says where).`,
     synopsis: 'answer <attention-id> --allow [--always]|--deny|--option ID|--text T|--values J',
     summary: 'answer an attention request',
     help: `  <attention-id>         the request's id, or any unique prefix of it
-  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787; token: --token or $HOOKMAP_TOKEN)
+  --url U --token T      the relay (default $HOOKMAP_URL or ${DEFAULT_URL}; token: --token or $HOOKMAP_TOKEN)
   --token-file F         the token in a file (default $HOOKMAP_TOKEN_FILE, else $HOOKMAP_HOME/token)
   --allow | --deny | --option ID   the chosen option
   --always               with --allow: also a rule, so the same request is allowed from now on
@@ -117,7 +119,7 @@ Exit: 0 answered, 1 refused, 2 usage (or an ambiguous prefix), 3 already answere
     synopsis: 'steer <session> "text" [--agent A] [--wait N]',
     summary: 'steer an agent: text its next eligible hook reply carries, or that wakes an idle session where it has a next-turn carrier (opt-in per agent)',
     help: `  <session>              the session's id, or any unique prefix of it
-  --url U --token T      the relay (default $HOOKMAP_URL or http://127.0.0.1:8787)
+  --url U --token T      the relay (default $HOOKMAP_URL or ${DEFAULT_URL})
                          token: --token-file, $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token
   --token-file F         the token in a file
   --agent A              the agent that owns the session (default: found in the relay's roster)
@@ -133,7 +135,7 @@ Exit: 0 answered, 1 refused, 2 usage (or an ambiguous prefix), 3 already answere
     help: `  Prints a one-time sign-in link to the web inbox of a running hookmap up
   (single use, valid 2 minutes) and opens it in a browser where one can be started.
   The link signs in as the token it was made with (a read-only token: no answer buttons).
-  --url U          where hookmap up listens (default $HOOKMAP_URL or http://127.0.0.1:8787)
+  --url U          where hookmap up listens (default $HOOKMAP_URL or ${DEFAULT_URL})
   --token-file F   the token to sign in with (default: $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN,
                    then $HOOKMAP_HOME/token, the owner token hookmap up made)
   --token T        the token itself (works, but argv is visible in ps)
@@ -190,7 +192,7 @@ Exit: 0 found, 1 nothing found, 2 usage.`,
     help: `  [agent...]             the agents to look at (default: every descriptor)
   --json                 the findings as JSON
   --dir D                the project folder whose config is inspected too (default the current directory)
-  --url U                where hookmap should answer (default $HOOKMAP_URL or http://127.0.0.1:8787)
+  --url U                where hookmap should answer (default $HOOKMAP_URL or ${DEFAULT_URL})
 Exit: 0 healthy, 1 problems, 2 usage.`,
   },
   {

@@ -22,8 +22,9 @@ import type { AnswerDecision } from '../policy/decide-answer.ts';
 import type { AskSubject } from '../policy/subject.ts';
 import { permissiveOption } from './answer.ts';
 import { decideByRules, ruleRecord, type AnswerRules } from './rule-answer.ts';
+import { DEFAULT_ATTENTION_TIMEOUT_MS } from '../config/defaults.ts';
 
-export const DEFAULT_ATTENTION_TIMEOUT_MS = 55_000;
+export { DEFAULT_ATTENTION_TIMEOUT_MS } from '../config/defaults.ts';
 
 export interface HoldOptions {
   /**

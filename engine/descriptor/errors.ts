@@ -1,6 +1,7 @@
-// Every descriptor problem is one of these codes (a closed list), located at
-// file:line:col with the path inside the descriptor. `hookmap check` prints
-// them all at once, sorted and de-duplicated.
+// Every descriptor problem, and every problem of an `up` config file, is one
+// of these codes (one closed list), located at file:line:col with the path
+// inside the file. `hookmap check` and `hookmap config check` print them all
+// at once, sorted and de-duplicated.
 
 export const ERROR_CODES = {
   'yaml-syntax': 'the file is not valid YAML (or has duplicate keys)',
@@ -23,6 +24,11 @@ export const ERROR_CODES = {
   'fixture-invalid': 'a fixture file is malformed',
   'fixtures-missing': 'an agent has no normalized-event fixtures',
   'to-fill-in': 'a placeholder `hookmap new` wrote that is not filled in yet',
+  'unknown-key': 'an up config key the schema does not define (with the closest known key)',
+  'unknown-channel': 'a `channels:` entry of the up config naming no channel kind hookmap has',
+  'wrong-type': 'an up config value of the wrong type (a string where a number goes, a mapping where a list goes)',
+  'invalid-value': 'an up config value outside what its key allows (a choice, a range, a URL, a pattern, a file or variable it names)',
+  'missing-key': 'an up config key its block requires is absent',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

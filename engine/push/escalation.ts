@@ -13,6 +13,7 @@
 // overrides the delay.
 import type { CaptureLevel } from '../aep/schemas.ts';
 import { ALERT_KINDS, type AlertKind } from './payload.ts';
+import { DEFAULT_PUSH_DELAY_MS as DEFAULT_DELAY_MS, DEFAULT_PUSH_KINDS } from '../config/defaults.ts';
 
 export interface AgentPush {
   delayMs?: number;
@@ -27,8 +28,9 @@ export interface PushConfig {
   agents?: Record<string, AgentPush>;
 }
 
-export const DEFAULT_DELAY_MS = 10_000;
-export const DEFAULT_KINDS: readonly AlertKind[] = ['permission', 'question', 'run_failed', 'idle', 'session_error'];
+export { DEFAULT_PUSH_DELAY_MS as DEFAULT_DELAY_MS } from '../config/defaults.ts';
+/** The kinds pushed unless push.kinds says otherwise (config/defaults.ts). */
+export const DEFAULT_KINDS: readonly AlertKind[] = DEFAULT_PUSH_KINDS;
 const CAPTURES: readonly CaptureLevel[] = ['metadata', 'redacted', 'full'];
 
 export class PushConfigError extends Error {}

@@ -9,7 +9,7 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 
-export const DEFAULT_URL = 'http://127.0.0.1:8787';
+export { DEFAULT_URL } from '../config/defaults.ts';
 
 export function authHeaders(token: string | undefined): Record<string, string> {
   return token ? { authorization: `Bearer ${token}` } : {};

@@ -62,8 +62,7 @@ export interface RelayOptions extends Partial<RelayLimits> {
   redactor?: Redactor;
 }
 
-export const DEFAULT_PORT = 8787;
-export const DEFAULT_HOST = '127.0.0.1';
+export { DEFAULT_HOST, DEFAULT_PORT } from '../config/defaults.ts';
 
 export const DEFAULT_LIMITS: RelayLimits = {
   buffer: 10_000,

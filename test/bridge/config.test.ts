@@ -52,7 +52,7 @@ describe('the up config file: bridges', () => {
   it('names the entry and the key of a bad one', () => {
     writeFileSync(file, 'bridges:\n  - { kind: otlp, endpoint: "http://c", protocol: grpc }\n');
     expect(() => loadUpConfig(file, {})).toThrow(ConfigError);
-    expect(() => loadUpConfig(file, {})).toThrow(/bridges\[0\]: protocol must be one of/);
+    expect(() => loadUpConfig(file, {})).toThrow(/:2:\d+ invalid-value: bridges\[0\]\.protocol must be one of/);
     writeFileSync(file, 'bridges: { kind: otlp }\n');
     expect(() => loadUpConfig(file, {})).toThrow(/bridges must be a list/);
     rmSync(dir, { recursive: true, force: true });

@@ -1,7 +1,8 @@
 // Both directions, for the closed error list: every code in ERROR_CODES is
 // documented in docs/errors.md (with the registry's description, word for
-// word) and produced by some named invalid fixture; nothing is documented or
-// expected that the registry does not have.
+// word) and produced by some named invalid fixture (a descriptor's in
+// fixtures/_invalid/, an up config's in fixtures/up-config/); nothing is
+// documented or expected that the registry does not have.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,10 +13,13 @@ const codes = Object.keys(ERROR_CODES).sort();
 const doc = readFileSync(join(ROOT, 'docs/errors.md'), 'utf8');
 const documented = new Map([...doc.matchAll(/^## (\S+)\n(.+)$/gm)].map((m) => [m[1], m[2]]));
 const dir = join(FIXTURES_DIR, '_invalid');
+const configDir = join(FIXTURES_DIR, 'up-config');
 const triggered = new Set(
-  readdirSync(dir)
-    .filter((f) => f.endsWith('.expect.txt'))
-    .flatMap((f) => [...readFileSync(join(dir, f), 'utf8').matchAll(/^\S+:\d+:\d+ ([a-z-]+):/gm)].map((m) => m[1])),
+  [dir, configDir].flatMap((d) =>
+    readdirSync(d)
+      .filter((f) => f.endsWith('.expect.txt'))
+      .flatMap((f) => [...readFileSync(join(d, f), 'utf8').matchAll(/^\S+:\d+:\d+ ([a-z-]+):/gm)].map((m) => m[1])),
+  ),
 );
 
 describe('error codes', () => {
@@ -30,9 +34,11 @@ describe('error codes', () => {
   });
   it('docs/errors.md names every corpus case, and only corpus cases', () => {
     const named = new Set([...doc.matchAll(/Fixtures?:([^#]*?)(?:\n\n|$)/g)].flatMap((m) => [...m[1].matchAll(/`([a-z0-9-]+)`/g)].map((x) => x[1])));
-    const corpus = readdirSync(dir)
-      .filter((f) => f.endsWith('.yaml'))
-      .map((f) => f.replace(/\.yaml$/, ''));
+    const corpus = [dir, configDir].flatMap((d) =>
+      readdirSync(d)
+        .filter((f) => f.endsWith('.yaml'))
+        .map((f) => f.replace(/\.yaml$/, '')),
+    );
     expect([...named].filter((n) => !corpus.includes(n))).toEqual([]);
     expect(corpus.filter((n) => !named.has(n))).toEqual([]);
   });

@@ -267,15 +267,18 @@ describe('stream subscriber (OpenHands agent server protocol)', () => {
         return e instanceof ConfigError ? e.message.replace(file, 'F') : String(e);
       }
     };
+    // each refusal coded and located (file:line:col code: message), the key named
     expect(bad('agents:\n  openhands:\n    instances:\n      - url: http://h\n        key_env: NOPE\n')).toBe(
-      'F: agents.openhands.instances[0].key_env names NOPE, which is not set',
+      'F:4:7 invalid-value: agents.openhands.instances[0].key_env names NOPE, which is not set',
     );
-    expect(bad('agents:\n  openhands:\n    instances:\n      - url: ftp://h\n')).toBe('F: agents.openhands.instances[0].url must be an http(s) URL');
+    expect(bad('agents:\n  openhands:\n    instances:\n      - url: ftp://h\n')).toBe(
+      'F:4:14 invalid-value: agents.openhands.instances[0].url must be an http(s) URL (got "ftp://h")',
+    );
     expect(bad('agents:\n  openhands:\n    instances:\n      - url: http://u:p@h\n')).toBe(
-      'F: agents.openhands.instances[0].url must not carry credentials (use key or key_env)',
+      'F:4:7 invalid-value: agents.openhands.instances[0].url must not carry credentials (use key or key_env)',
     );
     expect(bad('agents:\n  openhands:\n    instances:\n      - url: http://h\n        token: x\n')).toBe(
-      "F: agents.openhands.instances[0]: unknown key 'token' (known: url, key, key_env, streams)",
+      "F:5:9 unknown-key: agents.openhands.instances[0]: unknown key 'token'. Known: `url`, `key`, `key_env`, `streams`.",
     );
   });
 

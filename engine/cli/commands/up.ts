@@ -11,7 +11,9 @@ import { resolveConfig } from '../config.ts';
 import { DEFAULT_HOST } from '../../app/serve.ts';
 import { DEFAULT_UP_PORT, startUp } from '../../app/up.ts';
 import { answersHealthz, recordedUp, summaryNext } from '../../app/up-parts.ts';
-import { ConfigError, loadUpConfig, PROJECT_LABEL_MODES, UP_CAPTURE, type UpConfig } from '../../app/up-config.ts';
+import type { UpConfig } from '../../app/up-config.ts';
+import { PROJECT_LABEL_MODES, UP_CAPTURE } from '../../app/up-options.ts';
+import { ConfigError } from '../../config/config-error.ts';
 import type { CaptureLevel } from '../../aep/schemas.ts';
 import type { ProjectLabelMode } from '../../capture/project.ts';
 import { waitForSignal } from '../../app/signals.ts';
@@ -48,7 +50,8 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
   let flags;
   try {
     ({ flags } = parseArgs(argv, SPEC));
-    if (flags.config) cfg = loadUpConfig(flags.config as string, process.env);
+    // the config's schema (zod) loads only when there is a file to check
+    if (flags.config) cfg = (await import('../../app/up-config.ts')).loadUpConfig(flags.config as string, process.env);
     if (flags.durability !== undefined) {
       if (!DURABILITY.includes(flags.durability as Durability)) throw new ArgError(`--durability must be one of ${DURABILITY.join(', ')}`);
       cfg = { ...cfg, durability: flags.durability as Durability };

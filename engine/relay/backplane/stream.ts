@@ -11,6 +11,12 @@ import type { JetStreamManager } from '@nats-io/jetstream';
 import type { BackplaneAuth } from './connect.ts';
 import type { StoreBounds } from '../store.ts';
 import { subjectToken } from './signing.ts';
+import {
+  DEFAULT_BACKPLANE_DUPLICATE_WINDOW_MS,
+  DEFAULT_BACKPLANE_MAX_AGE_MS,
+  DEFAULT_BACKPLANE_PREFIX,
+  DEFAULT_BACKPLANE_STREAM,
+} from '../../config/defaults.ts';
 
 export interface BackplaneOptions {
   /** NATS server URL(s), comma-separated: nats://host:4222 */
@@ -45,12 +51,12 @@ export interface BackplaneOptions {
 export type ResolvedOptions = Required<Omit<BackplaneOptions, 'log' | 'relayId' | 'token' | 'auth' | 'tokenFile' | 'keyGraceMs'>>;
 
 export const BACKPLANE_DEFAULTS = {
-  stream: 'HOOKMAP',
-  prefix: 'hookmap',
-  maxAgeMs: 7 * 24 * 3600 * 1000,
+  stream: DEFAULT_BACKPLANE_STREAM,
+  prefix: DEFAULT_BACKPLANE_PREFIX,
+  maxAgeMs: DEFAULT_BACKPLANE_MAX_AGE_MS,
   maxBytes: 128 * 1024 * 1024,
   maxPerSession: 10_000,
-  duplicateWindowMs: 120_000,
+  duplicateWindowMs: DEFAULT_BACKPLANE_DUPLICATE_WINDOW_MS,
   connectTimeoutMs: 5000,
 };
 

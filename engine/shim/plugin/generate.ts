@@ -34,8 +34,8 @@ import type { Plugin, PluginApply } from '../../generated/descriptor-types.ts';
 import { START_WAIT_MS } from '../autostart.mjs';
 import { KEY_RUNTIME } from './key.ts';
 import { nextTurnFactory, nextTurnHook, nextTurnRuntime } from './next-turn.ts';
-
-export const DEFAULT_URL = 'http://127.0.0.1:8787';
+import { DEFAULT_URL } from '../../config/defaults.ts';
+export { DEFAULT_URL };
 const DEFAULT_TIMEOUT_MS = 1500;
 const DEFAULT_QUEUE_MAX = 1000;
 
