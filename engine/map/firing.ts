@@ -16,6 +16,7 @@ import type { Expr } from '../expr/compile.ts';
 import type { Decider } from './decide.ts';
 import type { AepEvent } from './envelope.ts';
 import { boundId } from './bounds.ts';
+import { neutralShape } from './reply-shape.ts';
 import { MapError } from './errors.ts';
 import { newSessionState, type EngineState, type SessionRoute, type SessionState } from './state.ts';
 
@@ -43,6 +44,8 @@ export interface MapResult {
   /** Bytes the agent receives when nothing is decided (neutral). */
   reply: string;
   exitCode: number;
+  /** The stream carrying the reply (absent: stdout). */
+  stream?: 'stderr';
   hold?: HoldRequest;
   settle?: { key: string; as: 'dismissed' | 'oob'; answer?: Record<string, unknown> };
   /** The firing belongs to this other agent (a descriptor `defer` rule matched): no events, no state change, neutral reply. */
@@ -176,7 +179,8 @@ export async function identify(
   setRunBindings(b, run);
   const initialRun = { ...run };
   for (const [name, e] of d.vars) b[name] = await m.eval(e, input, b);
-  const result: MapResult = { hook: hookName, session, events: [], reply: hook?.reply ?? d.replies.neutral, exitCode: d.replies.exitCode };
+  const ns = neutralShape(d, hookName);
+  const result: MapResult = { hook: hookName, session, events: [], reply: hook?.reply ?? d.replies.neutral, exitCode: ns.exit, ...(ns.stream ? { stream: ns.stream } : {}) };
   return {
     hookName,
     hook,

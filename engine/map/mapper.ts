@@ -17,6 +17,7 @@ import { wellFormed, wellFormedDeep } from '../io/well-formed.ts';
 import { EngineState } from './state.ts';
 import { boundId } from './bounds.ts';
 import { asMapError, MapError } from './errors.ts';
+import { neutralShape } from './reply-shape.ts';
 import { identify, lookups, resolveHook, suppressed, type Bindings, type MapContext, type MapOptions, type MapResult } from './firing.ts';
 import { DraftBuilder } from './drafts.ts';
 import { chooseDecision, chooseHold, closeAtSessionEnd } from './choose.ts';
@@ -157,7 +158,8 @@ export class Mapper {
     for (const rule of d.defer) {
       if (!(await this.eval(rule.when, input, { hook: hookArg, agent: d.vendor, config: this.config, surface }))) continue;
       const hook = hookArg ?? (await this.hookNameOf(input).catch(() => undefined)) ?? '';
-      return { hook, events: [], reply: d.hooks.get(hook)?.reply ?? d.replies.neutral, exitCode: d.replies.exitCode, deferredTo: rule.to };
+      const ns = neutralShape(d, hook);
+      return { hook, events: [], reply: d.hooks.get(hook)?.reply ?? d.replies.neutral, exitCode: ns.exit, ...(ns.stream ? { stream: ns.stream } : {}), deferredTo: rule.to };
     }
     const hookName = hookArg ?? (await this.hookNameOf(input, surface));
     if (!hookName) {
