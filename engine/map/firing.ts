@@ -17,6 +17,7 @@ import type { Decider } from './decide.ts';
 import type { AepEvent } from './envelope.ts';
 import { boundId } from './bounds.ts';
 import { neutralShape } from './reply-shape.ts';
+import { sensitiveId } from './sensitive.ts';
 import { MapError } from './errors.ts';
 import { newSessionState, type EngineState, type SessionRoute, type SessionState } from './state.ts';
 
@@ -155,7 +156,7 @@ export async function identify(
   if (typeof rawSession !== 'string' || rawSession === '')
     throw new MapError('missing-session', `no session id in the payload (${d.identityText.session})`, hookName);
   // bounded before anything keys on it (state, log file, seq, envelope): the same long id always bounds alike (bounds.ts)
-  const vendorSession = boundId(rawSession);
+  const vendorSession = boundId(sensitiveId(rawSession, d.sensitive?.session));
   seen.session = vendorSession;
 
   // a session resumed after its end becomes its successor (state.ts); late completions stay on the ended one
@@ -174,13 +175,20 @@ export async function identify(
   const b: Bindings = { hook: hookName, agent: d.vendor, session, config: m.config, first_sight: firstSight, surface };
   if (d.runs === 'vendor' && d.run) {
     const r = await m.eval(d.run, input, b);
-    if (r !== undefined && r !== null && r !== '') run.id = boundId(String(r));
+    if (r !== undefined && r !== null && r !== '') run.id = boundId(sensitiveId(String(r), d.sensitive?.run));
   }
   setRunBindings(b, run);
   const initialRun = { ...run };
   for (const [name, e] of d.vars) b[name] = await m.eval(e, input, b);
   const ns = neutralShape(d, hookName);
-  const result: MapResult = { hook: hookName, session, events: [], reply: hook?.reply ?? d.replies.neutral, exitCode: ns.exit, ...(ns.stream ? { stream: ns.stream } : {}) };
+  const result: MapResult = {
+    hook: hookName,
+    session,
+    events: [],
+    reply: hook?.reply ?? d.replies.neutral,
+    exitCode: ns.exit,
+    ...(ns.stream ? { stream: ns.stream } : {}),
+  };
   return {
     hookName,
     hook,
