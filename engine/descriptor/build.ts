@@ -119,7 +119,7 @@ export class DescriptorBuilder {
         as: h.settle.as,
         answer: x.template(h.settle.answer, [...p, 'settle', 'answer'], at('settle')),
       };
-    compileReplyShape(x, p, h, hook, this.spec.replies);
+    compileReplyShape(x, p, h, hook, this.spec);
     return hook;
   }
 

@@ -6,7 +6,7 @@
 // must fail open to its own dialog, never to an approval.
 import { isMarked } from '../expr/marked.ts';
 import type { Expressions, Path } from './expressions.ts';
-import type { Hold, Hook } from '../generated/descriptor-types.ts';
+import type { Hold, Hook, HookmapDescriptor } from '../generated/descriptor-types.ts';
 import type { CompiledHook, ReplyShape, Stream } from './types.ts';
 
 /** A hold's decision that means "go ahead" (allow, allow_always, allow_session, ...). */
@@ -36,8 +36,18 @@ export function compileReplyShape(
   p: Path,
   h: Hook,
   hook: CompiledHook,
-  replies: { neutral?: string; exit_code?: number; stream?: Stream } = {},
+  spec: Pick<HookmapDescriptor, 'replies' | 'shim'>,
 ): void {
+  const replies: { neutral?: string; exit_code?: number; stream?: Stream } = spec.replies ?? {};
+  // an in-process plugin answers its host with a value, never an exit code or a stream: a shape there would be a promise nobody keeps
+  if (spec.shim?.plugin) {
+    const holds: Hold[] = h.hold === undefined ? [] : Array.isArray(h.hold) ? h.hold : [h.hold];
+    const where = (['exit', 'stream', 'fail_open'] as const).filter((k) => h[k] !== undefined).map((k): Path => [...p, k]);
+    holds.forEach((hd, i) => hd.shape && where.push([...(Array.isArray(h.hold) ? [...p, 'hold', i] : [...p, 'hold']), 'shape']));
+    for (const at of where)
+      x.err('schema-violation', at, 'a hook of a descriptor wired by its generated plugin (shim.plugin) has no exit code or stream: remove it', { key: true });
+    return;
+  }
   const own = shapeOf(h);
   if (own) hook.shape = own;
   if (h.fail_open) hook.failOpen = { ...h.fail_open };
