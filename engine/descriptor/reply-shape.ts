@@ -31,13 +31,7 @@ function shapeOf(s: { exit?: number; stream?: Stream } | undefined): ReplyShape 
  * The hook's reply shapes onto its compiled form (`hook.shape`, `hook.failOpen`, each hold's `shapes`), and the
  * checks: a shape names a decision of its hold (or `timeout`); the fail-open answer is none of the allowing decisions.
  */
-export function compileReplyShape(
-  x: Expressions,
-  p: Path,
-  h: Hook,
-  hook: CompiledHook,
-  spec: Pick<HookmapDescriptor, 'replies' | 'shim'>,
-): void {
+export function compileReplyShape(x: Expressions, p: Path, h: Hook, hook: CompiledHook, spec: Pick<HookmapDescriptor, 'replies' | 'shim'>): void {
   const replies: { neutral?: string; exit_code?: number; stream?: Stream } = spec.replies ?? {};
   // an in-process plugin answers its host with a value, never an exit code or a stream: a shape there would be a promise nobody keeps
   if (spec.shim?.plugin) {
