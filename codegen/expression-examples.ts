@@ -25,7 +25,9 @@ export const ENGINE_FUNCTION_DOCS: Record<keyof typeof EXPR_FUNCTIONS, string> =
   snake: 'snake_case a hook or field name (PreToolUse -> pre_tool_use); undefined for a non-string',
   token: 'a token safe inside an AEP type segment ([a-z0-9_]); undefined when nothing is left',
   digest: 'the AEP digest of any value (the `*_digest` fields: correlation without content); undefined stays undefined',
-  hash: 'a short id: the first 12 hex of the SHA-256 of a string (anything else: of its JSON, so `[a, b]` derives one id from several fields); undefined, null and "" stay undefined',
+  hash:
+    'a short id: the first 12 hex of the SHA-256 of a string (anything else: of its JSON, so `[a, b]` derives one id from several fields); ' +
+    'undefined, null and "" stay undefined',
   nonempty: 'the value, or undefined when it is undefined, null, "", [] or {} (so the key is dropped)',
   isarray: 'is the value an array',
   isobject: 'is the value an object (not an array, not null)',

@@ -210,7 +210,8 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
     // -q first: ignore ~/.curlrc. `Expect:` off: no 1 s 100-continue stall on big payloads.
     `out=$(curl -q -s --noproxy 127.0.0.1,localhost,::1 -H 'content-type: application/json' -H 'Expect:' -H @"$key" \\`,
     `  --connect-timeout ${secs(plan.connect_ms)} --max-time "$max" --data-binary @- \\`,
-    `  -w '\\n%{http_code} %header{x-hookmap-exit} %header{x-hookmap-stream}' "$url" 2>/dev/null) || { case $? in 7) neutral down ;; 28) neutral timeout ;; *) neutral error ;; esac; }`,
+    `  -w '\\n%{http_code} %header{x-hookmap-exit} %header{x-hookmap-stream}' "$url" 2>/dev/null) ` +
+      '|| { case $? in 7) neutral down ;; 28) neutral timeout ;; *) neutral error ;; esac; }',
     'meta=${out##*"$nl"}',
     'body=${out%"$nl"*}',
     'case $meta in',
