@@ -42,6 +42,9 @@ describe('reply shapes', () => {
     const plan = planFor(d, { home: '/nowhere', url: DEFAULT_URL });
     expect(failOpenFor(plan, 'PermissionRequest')).toEqual({ bytes: '', exit: 1, stream: 'stdout' });
     expect(failOpenFor(plan, 'SessionStart')).toEqual({ bytes: '', exit: 0, stream: 'stdout' });
+    const bytes = "hookmap: not answering (it's 100% $HOME `x`)\n";
+    expect(failOpenFor(plan, 'UserPromptSubmit')).toEqual({ bytes, exit: 1, stream: 'stderr' });
+    expect(renderShShim(plan)).toContain(`'UserPromptSubmit') printf '%s' 'hookmap: not answering (it'\\''s 100% $HOME \`x\`)\n' >&2; exit 1 ;;`);
     expect(renderShShim(plan)).toContain(`'PermissionRequest') printf '%s' ''; exit 1 ;;`);
   });
 
@@ -49,8 +52,8 @@ describe('reply shapes', () => {
     const report = await checkAgent(checkTarget(PATH), { shims: env });
     expect(report.errors.map(formatError)).toEqual([]);
     const derived = report.cases.filter((c) => c.name.startsWith('reply shape, '));
-    // 2 shims x (neutral, allow, deny, text, timed out + down, hung, error)
-    expect(derived).toHaveLength(16);
+    // 2 shims x PermissionRequest (neutral, allow, deny, text, timed out + down, hung, error), UserPromptSubmit (neutral, block + 3)
+    expect(derived).toHaveLength(16 + 10);
     expect(derived.every((c) => c.passed)).toBe(true);
     for (const mood of ['up', 'down', 'hung', 'error'])
       for (const shim of ['sh', 'node'])
