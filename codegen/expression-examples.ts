@@ -25,6 +25,9 @@ export const ENGINE_FUNCTION_DOCS: Record<keyof typeof EXPR_FUNCTIONS, string> =
   snake: 'snake_case a hook or field name (PreToolUse -> pre_tool_use); undefined for a non-string',
   token: 'a token safe inside an AEP type segment ([a-z0-9_]); undefined when nothing is left',
   digest: 'the AEP digest of any value (the `*_digest` fields: correlation without content); undefined stays undefined',
+  hash:
+    'a short id: the first 12 hex of the SHA-256 of a string (anything else: of its JSON, so `[a, b]` derives one id from several fields); ' +
+    'undefined, null and "" stay undefined',
   nonempty: 'the value, or undefined when it is undefined, null, "", [] or {} (so the key is dropped)',
   isarray: 'is the value an array',
   isobject: 'is the value an object (not an array, not null)',
@@ -36,6 +39,7 @@ export const ENGINE_FUNCTION_EXAMPLES: Example[] = [
   { name: 'snake', expr: '"x.codex.session." & $snake(hook_event_name)', input: { hook_event_name: 'PostCompact' }, result: 'x.codex.session.post_compact' },
   { name: 'token', expr: '$token("Tool Use!")', result: 'tool_use' },
   { name: 'digest', expr: '$digest(tool_input)', input: { tool_input: { command: 'ls' } }, result: '4cf29611a66934862f29acfcc817e30b' },
+  { name: 'hash', expr: '$hash([agent_id, working_directory])', input: { agent_id: 'agent-1', working_directory: '/home/me/app' }, result: '689ac66dd171' },
   { name: 'nonempty', expr: '{ "error": $nonempty(error), "kept": $nonempty(status) }', input: { error: '', status: 'ok' }, result: { kept: 'ok' } },
   {
     name: 'isarray',

@@ -19,6 +19,7 @@ import { validateStream } from '../validate/index.ts';
 import { ShimRun, type ShimCase, type ShimRunEnv } from '../fixtures/run-shim.ts';
 import { placeholders } from '../scaffold/new-agent.ts';
 import { checkRecorded } from './recorded.ts';
+import { checkReplyShapes } from './shape-cases.ts';
 import type { CheckTarget } from './targets.ts';
 
 export { summaryLine } from './summary-line.ts';
@@ -227,6 +228,8 @@ export async function checkAgent(target: CheckTarget, opts: CheckOptions = {}): 
   } finally {
     shims?.close();
   }
+  // a hook with a reply shape: its shims proven against the daemon up (each shape), down, hung and erroring (its fail-open reply)
+  if (opts.shims) await checkReplyShapes(d, opts.shims, (p) => src.locate(p), errors, report.cases);
 
   const pinsFile = fx.files.find((f) => f.kind === 'events' && basename(f.file) === PINS_FILE);
   if (pinsFile) {

@@ -7,6 +7,7 @@
 // within a session), AEP-0002 §6 (x.hookmap.* diagnostics).
 import type { CompiledHook, Descriptor } from '../descriptor/types.ts';
 import { contentTypeOf, renderDecision } from '../map/decide.ts';
+import { decidedShape, neutralShape } from '../map/reply-shape.ts';
 import type { AepEvent } from '../map/envelope.ts';
 import { MapError, type Mapper, type MapErrorCode } from '../map/mapper.ts';
 import type { HookReply } from './holds.ts';
@@ -108,9 +109,9 @@ export class DaemonCore {
     return { recs, invalid };
   }
 
-  /** Reply bytes with their exit intent and content type. */
-  reply(body: string, exit: number): HookReply {
-    return { body, exit, contentType: this.contentTypeOf(body) };
+  /** Reply bytes with their exit intent, stream (absent: stdout) and content type. */
+  reply(body: string, exit: number, stream?: 'stderr'): HookReply {
+    return { body, exit, ...(stream ? { stream } : {}), contentType: this.contentTypeOf(body) };
   }
 
   contentTypeOf(body: string): string {
@@ -120,7 +121,8 @@ export class DaemonCore {
   /** The neutral reply of `hook` (the descriptor default when the hook is unknown or absent). */
   neutralReply(hook: string | undefined): HookReply {
     const h = hook ? this.d.hooks.get(hook) : undefined;
-    return this.reply(h?.reply ?? this.d.replies.neutral, this.d.replies.exitCode);
+    const s = neutralShape(this.d, hook);
+    return this.reply(h?.reply ?? this.d.replies.neutral, s.exit, s.stream);
   }
 
   /** The payload's agent session id (bounded), when it names one: where a diagnostic or a session end lands. */
@@ -165,7 +167,8 @@ export class DaemonCore {
     const reason = `hookmap could not read this request [${me.code}] and rule ${rule} could block it: blocked (fail closed)`;
     try {
       const body = await renderDecision(entry, { verb: 'block', reason, authored: [] }, {}, { agent: this.vendor, hook, session, config: this.config });
-      return { reply: { ...this.reply(body, entry.exit ?? this.d.replies.exitCode), decided: 'block', error: me.code }, rule };
+      const s = decidedShape(this.d, hook, entry);
+      return { reply: { ...this.reply(body, s.exit, s.stream), decided: 'block', error: me.code }, rule };
     } catch (e) {
       this.say(`the block reply of ${hook} could not be rendered without its payload (${(e as Error).message}): neutral bytes`);
       return undefined;

@@ -220,7 +220,7 @@ export class Daemon {
         if (result.session !== undefined) this.commands.noteEnded(result.session, result.events);
         if (result.decided) this.core.say(`${result.hook} reply carries ${result.decided} (session ${result.session})`);
         if (inp.writer && result.session) this.commands.writers.bind(result.session, inp.writer);
-        const neutral = this.core.reply(result.reply, result.exitCode);
+        const neutral = this.core.reply(result.reply, result.exitCode, result.stream);
         if (result.decided) neutral.decided = result.decided;
         if (result.settle) this.holds.settle(result.settle, result);
         const after = this.usage && (() => this.usage!.after(result.hook, payload, result.session, result.events));

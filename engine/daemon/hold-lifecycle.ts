@@ -12,6 +12,8 @@ import type { FormFieldSpec } from '../capture/gate.ts';
 import { captureRank } from '../aep/schemas.ts';
 import type { OutcomeDraft } from '../map/decide.ts';
 import { prepareAnswer, type Answered } from './hold-render.ts';
+import { shaped } from '../map/reply-shape.ts';
+import { TIMEOUT_SHAPE } from '../descriptor/reply-shape.ts';
 import type { AepEvent } from '../map/envelope.ts';
 import type { MapResult } from '../map/mapper.ts';
 import { interpretAnswer, refusingOption, type OptionView } from './answer.ts';
@@ -213,7 +215,7 @@ export class HoldLifecycle {
     if (this.table.get(h.id) !== h) return;
     this.core.publish([this.core.events.timeout(h.request, h.timeoutMs)]);
     this.core.say(`hold ${h.id} (${h.hook}) timed out after ${h.timeoutMs} ms: neutral bytes, the agent's own dialog decides`);
-    this.finish(h, 'timed out', h.neutral);
+    this.finish(h, 'timed out', shaped(h.neutral, h.rule.shapes?.get(TIMEOUT_SHAPE)));
   }
 
   dismiss(h: PendingHold, cause: string, why: string): void {
@@ -262,7 +264,8 @@ export class HoldLifecycle {
     core.say(
       `hold ${h.id} (${h.hook}) answered by ${by ?? '(no authenticated sender)'} (command ${cmd.id}): ${it.decision ?? 'no decision template: neutral bytes'}`,
     );
-    this.finish(h, 'answered', { ...h.neutral, body: prepared.body, contentType: core.contentTypeOf(prepared.body) });
+    const shape = it.decision === undefined ? undefined : h.rule.shapes?.get(it.decision);
+    this.finish(h, 'answered', { ...shaped(h.neutral, shape), body: prepared.body, contentType: core.contentTypeOf(prepared.body) });
   }
 
   /** A delivered cancel answered the hold: the request is dismissed, the run cancelled, the hook gets the cancel bytes. */
@@ -273,7 +276,7 @@ export class HoldLifecycle {
     core.publish([res, cancelled]);
     core.mapper.closeRun(h.session, run);
     core.say(`hold ${h.id} (${h.hook}) answered with its cancel decision: run ${run} cancelled`);
-    this.finish(h, 'dismissed', { ...h.neutral, body, contentType: core.contentTypeOf(body), decided: 'cancel' });
+    this.finish(h, 'dismissed', { ...shaped(h.neutral, h.rule.shapes?.get('cancel')), body, contentType: core.contentTypeOf(body), decided: 'cancel' });
   }
 
   /** After a (re)connect: the relay learns which sessions we own from their events; re-send each pending request. */

@@ -12,6 +12,8 @@ export interface HookReply {
   body: string;
   /** Exit-code intent for command hooks (`x-hookmap-exit`). */
   exit: number;
+  /** The stream carrying the bytes (`x-hookmap-stream`; absent: stdout). */
+  stream?: 'stderr';
   contentType: string;
   /** Set when the firing could not be mapped (the diagnostic's code). */
   error?: string;

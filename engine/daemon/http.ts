@@ -10,6 +10,7 @@
 //
 // -> 200, body = EXACTLY the reply bytes the agent must receive,
 //    `x-hookmap-exit: <code>` (exit-code intent for command hooks),
+//    `x-hookmap-stream: stderr` when the bytes go to stderr (absent: stdout),
 //    content-type as the descriptor says (default application/json when the
 //    bytes parse as JSON, else text/plain), and `x-hookmap-error: <code>`
 //    when the firing could not be mapped.
@@ -78,6 +79,7 @@ const EMPTY: HookReply = { body: '', exit: 0, contentType: 'text/plain; charset=
 
 function send(reply: FastifyReply, r: HookReply): FastifyReply {
   reply.code(200).header('x-hookmap-exit', String(r.exit)).header('content-type', r.contentType);
+  if (r.stream) reply.header('x-hookmap-stream', r.stream);
   if (r.error) reply.header('x-hookmap-error', r.error);
   return reply.send(r.body);
 }

@@ -7,7 +7,7 @@ import type { CaptureLevel } from '../aep/schemas.ts';
 import { CAPABILITY_BY_ID } from '../capabilities/vocabulary.ts';
 import type { Expr } from '../expr/compile.ts';
 import type { Position } from '../expr/bindings.ts';
-import { checkDeliveries, compileCommands, compileDecide, compileHoldMatch } from './compile-control.ts';
+import { checkDeliveries, compileCommands, compileDecide, compileHoldMatch, compileReplyShape } from './compile-control.ts';
 import { compileEmits, namespaceOf, type EmitContext } from './emits.ts';
 import { Expressions, type Path, type Site } from './expressions.ts';
 import type { DescriptorError } from './errors.ts';
@@ -119,6 +119,7 @@ export class DescriptorBuilder {
         as: h.settle.as,
         answer: x.template(h.settle.answer, [...p, 'settle', 'answer'], at('settle')),
       };
+    compileReplyShape(x, p, h, hook, this.spec);
     return hook;
   }
 
@@ -254,6 +255,7 @@ export class DescriptorBuilder {
         export: this.exportSpec(s.surface ?? {}),
       },
       identityText: { session: s.identity?.session, run: s.identity?.run },
+      sensitive: s.identity?.sensitive,
       hookName: x.expr(s.surface?.hook_name, ['surface', 'hook_name'], this.site('hook_name', none)),
       session: x.expr(s.identity?.session, ['identity', 'session'], this.site('session', none))!,
       run: x.expr(s.identity?.run, ['identity', 'run'], this.site('run', none)),
@@ -281,7 +283,7 @@ export class DescriptorBuilder {
             severity: fb.severity,
           }
         : undefined,
-      replies: { neutral: s.replies?.neutral, exitCode: s.replies?.exit_code ?? 0, contentType: s.replies?.content_type },
+      replies: { neutral: s.replies?.neutral, exitCode: s.replies?.exit_code ?? 0, contentType: s.replies?.content_type, stream: s.replies?.stream },
       capabilities: this.capabilities(),
       posture: s.posture,
       deviations: s.deviations ?? [],

@@ -10,6 +10,7 @@ import { explain } from './suggest.ts';
 import type { Hook, HookmapDescriptor } from '../generated/descriptor-types.ts';
 import type { Expr } from '../expr/compile.ts';
 import { VERBS, type CompiledCommand, type CompiledDecide, type HoldMatch, type Verb } from './types.ts';
+export { compileReplyShape } from './reply-shape.ts';
 
 /** A hook's decide block: each verb's reply template (and when / replacing emits), over the hook's names. */
 export function compileDecide(
@@ -34,6 +35,7 @@ export function compileDecide(
       when,
       emit,
       exit: d.exit,
+      ...(d.stream ? { stream: d.stream } : {}),
       replyText: structuredClone(d.reply),
       whenText: d.when === undefined ? undefined : String(d.when),
     });

@@ -47,6 +47,22 @@ export interface CompiledEmit {
   path: string;
 }
 
+/** The stream carrying a command hook's reply bytes. */
+export type Stream = 'stdout' | 'stderr';
+
+/** How a reply reaches a command hook (schema `replyShape`): absent parts are the hook's, else the descriptor's. */
+export interface ReplyShape {
+  exit?: number;
+  stream?: Stream;
+}
+
+/** What a shim answers when hookmap is down, slow or wrong (schema `hook.fail_open`); absent: the neutral bytes, stdout, exit 0. */
+export interface FailOpen {
+  reply?: string;
+  exit: number;
+  stream?: Stream;
+}
+
 export interface CompiledHold {
   kind: 'permission' | 'form' | 'gate';
   when?: Expr;
@@ -61,6 +77,8 @@ export interface CompiledHold {
   outcome: CompiledEmit[];
   /** What answer rules read of the request (schemas `hold.match`), each over the payload. */
   match?: HoldMatch;
+  /** Exit code and stream per decision name, or `timeout` (schema `hold.shape`). */
+  shapes?: Map<string, ReplyShape>;
 }
 
 /** The expressions of a hold's `match` block (docs/rules.md). */
@@ -85,6 +103,10 @@ export interface CompiledHook {
   settle?: { key: Expr; as: 'dismissed' | 'oob'; answer?: Expr };
   deviation?: string;
   reply?: string;
+  /** The exit code and stream of the hook's neutral reply (schema `hook.exit`, `hook.stream`). */
+  shape?: ReplyShape;
+  /** The shim's own answer when hookmap is down, slow or wrong (schema `hook.fail_open`). */
+  failOpen?: FailOpen;
   http?: boolean;
   register: boolean;
   /** What this hook's reply can decide besides its neutral bytes (engine/map/decide.ts), by verb. */
@@ -110,6 +132,8 @@ export interface CompiledDecide {
   emit?: CompiledEmit[];
   /** Exit code of the reply (default: the descriptor's). */
   exit?: number;
+  /** Stream of the reply (default: the descriptor's). */
+  stream?: Stream;
   /** The reply template as written, for docs. */
   replyText: unknown;
   /** The `when` condition as written, for docs. */
@@ -195,6 +219,8 @@ export interface CompiledTranscript {
   usage: Expr;
 }
 
+export type SensitiveAs = 'digest' | 'folder';
+
 export interface CapabilityClaim {
   state: CapabilityState;
   why?: string;
@@ -225,6 +251,8 @@ export interface Descriptor {
   };
   /** The identity expressions as written, for docs and messages. */
   identityText: { session: string; run?: string };
+  /** Ids that never leave the machine as written (schema `identity.sensitive`): a digest, or the folder's name. */
+  sensitive?: { session?: SensitiveAs; run?: SensitiveAs };
   hookName?: Expr;
   session: Expr;
   run?: Expr;
@@ -238,7 +266,7 @@ export interface Descriptor {
   vars: [string, Expr][];
   hooks: Map<string, CompiledHook>;
   fallback?: { type: Expr; data?: Expr; subject?: Expr; severity?: Severity; typeText: string; dataText?: unknown };
-  replies: { neutral: string; exitCode: number; contentType?: string };
+  replies: { neutral: string; exitCode: number; contentType?: string; stream?: Stream };
   capabilities: Map<string, CapabilityClaim>;
   posture: 'control' | 'observe-opt-in' | 'observe-only';
   deviations: string[];

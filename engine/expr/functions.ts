@@ -1,6 +1,20 @@
 // Pure helper functions every descriptor expression can call. Kept small and
 // generic: anything vendor-shaped belongs in the descriptor, not here.
+import { createHash } from 'node:crypto';
 import { aepDigest } from '../capture/canonical.ts';
+
+/** Hex characters `$hash` keeps: 48 bits, short enough for an id, long enough that two folders of one machine never meet. */
+export const HASH_HEX = 12;
+
+/**
+ * `$hash(v)`: the first 12 hex of the SHA-256 of `v` (a string's UTF-8 bytes; anything else its JSON, so
+ * `$hash([agent_id, working_directory])` derives one id from several fields); undefined, null and '' stay undefined.
+ */
+export function shortHash(v: unknown): string | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  const text = typeof v === 'string' ? v : JSON.stringify(v);
+  return text === undefined ? undefined : createHash('sha256').update(text, 'utf8').digest('hex').slice(0, HASH_HEX);
+}
 
 export function snake(s: unknown): string | undefined {
   if (typeof s !== 'string') return undefined;
@@ -27,6 +41,7 @@ export const EXPR_FUNCTIONS: Record<string, (...args: any[]) => unknown> = {
   snake,
   token,
   digest: (v: unknown) => (v === undefined ? undefined : aepDigest(v)),
+  hash: (v: unknown) => shortHash(v),
   /** `$nonempty(x)`: x unless it is undefined, null, '' or an empty object/array */
   nonempty: (v: unknown) => {
     if (v === undefined || v === null || v === '') return undefined;

@@ -19,6 +19,14 @@ export type Template =
   | boolean
   | null;
 export type Level = "none" | "metadata" | "redacted" | "full";
+/**
+ * A command hook's exit code
+ */
+export type ExitCode = number;
+/**
+ * Which stream carries a reply's bytes (command hooks): stdout (the default) or stderr
+ */
+export type Stream = "stdout" | "stderr";
 export type CapabilityState =
   | ("supported" | "unsupported" | "not-implemented" | "unverified")
   | {
@@ -611,6 +619,13 @@ export interface Identity {
      */
     except?: string[];
   };
+  /**
+   * Ids whose value may be a path or another local secret (e.g. a session derived from the working folder): what leaves the machine is `digest` (the first 12 hex of the value's sha256) or `folder` (the last path segment and 8 hex of the digest: <name>-<hex>), never the value
+   */
+  sensitive?: {
+    session?: "digest" | "folder";
+    run?: "digest" | "folder";
+  };
 }
 export interface Emit {
   /**
@@ -701,6 +716,25 @@ export interface Hook {
    * Neutral reply bytes for this hook (overrides replies.neutral)
    */
   reply?: string;
+  /**
+   * A command hook's exit code
+   */
+  exit?: number;
+  /**
+   * Which stream carries a reply's bytes (command hooks): stdout (the default) or stderr
+   */
+  stream?: "stdout" | "stderr";
+  /**
+   * What the shim gives the agent when hookmap is down, slow or wrong (default: the hook's neutral bytes on stdout, exit 0). It must never mean "allow": the compiler refuses one equal to an allowing decision (fail-open-allows)
+   */
+  fail_open?: {
+    /**
+     * The bytes (default: the hook's neutral bytes)
+     */
+    reply?: string;
+    exit: ExitCode;
+    stream?: Stream;
+  };
   /**
    * The agent can deliver this hook over HTTP natively (no shim)
    */
@@ -820,6 +854,12 @@ export interface Hold {
     [k: string]: Template;
   };
   /**
+   * Exit code and stream per decision (a name of `decisions`, or `timeout`: nobody answered in time) for agents that read a hook's exit code; a decision not named here replies as the hook's neutral reply does (docs/authoring.md, exit-code agents)
+   */
+  shape?: {
+    [k: string]: ReplyShape;
+  };
+  /**
    * Events stating the applied decision (e.g. tool.denied on a commanded deny)
    */
   outcome?: Emit[];
@@ -856,6 +896,13 @@ export interface Hold {
      */
     mcp_tool?: string;
   };
+}
+/**
+ * How a reply reaches a command hook: its exit code and the stream carrying its bytes
+ */
+export interface ReplyShape {
+  exit?: ExitCode;
+  stream?: Stream;
 }
 export interface Settle {
   key: Expr;
@@ -898,6 +945,10 @@ export interface Decide {
    * Exit code of the reply (default: replies.exit_code)
    */
   exit?: number;
+  /**
+   * Which stream carries a reply's bytes (command hooks): stdout (the default) or stderr
+   */
+  stream?: "stdout" | "stderr";
 }
 export interface Fallback {
   /**
@@ -921,7 +972,14 @@ export interface Replies {
    * Bytes the agent receives when hookmap has nothing to say
    */
   neutral: string;
+  /**
+   * Exit code of every reply that names none (command hooks)
+   */
   exit_code?: number;
+  /**
+   * Which stream carries a reply's bytes (command hooks): stdout (the default) or stderr
+   */
+  stream?: "stdout" | "stderr";
   content_type?: string;
 }
 /**

@@ -13,12 +13,13 @@ import type { DraftBuilder } from './drafts.ts';
 import { newId } from './envelope.ts';
 import { MapError } from './errors.ts';
 import { setRunBindings, type Draft, type Firing, type MapContext, type MapOptions } from './firing.ts';
+import { decidedShape, type Shape } from './reply-shape.ts';
 
 export interface Choice {
   /** Which of the hook's holds applies (-1: none). */
   holdIndex: number;
   decision?: Decision;
-  decidedReply?: { body: string; exit: number };
+  decidedReply?: { body: string } & Shape;
 }
 
 /** The first hold whose `when` holds, else -1. */
@@ -64,7 +65,7 @@ export async function chooseDecision(m: MapContext, f: Firing, builder: DraftBui
         a.cause = c;
       }
     }
-    decidedReply = { body: await renderDecision(entry, decision, input, b), exit: entry.exit ?? d.replies.exitCode };
+    decidedReply = { body: await renderDecision(entry, decision, input, b), ...decidedShape(d, f.hookName, entry) };
   }
   // the decision's own events: before the session's end when the firing ends it (nothing follows session.ended)
   const authored: Draft[] = [];

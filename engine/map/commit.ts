@@ -84,6 +84,8 @@ export function outcome(f: Firing, events: AepEvent[], choice: Choice, last: Las
   if (choice.decidedReply) {
     result.reply = choice.decidedReply.body;
     result.exitCode = choice.decidedReply.exit;
+    if (choice.decidedReply.stream) result.stream = choice.decidedReply.stream;
+    else delete result.stream;
     result.decided = choice.decision!.verb;
   }
   if (last.settle) result.settle = { ...last.settle, as: hook!.settle!.as };

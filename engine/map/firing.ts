@@ -16,6 +16,8 @@ import type { Expr } from '../expr/compile.ts';
 import type { Decider } from './decide.ts';
 import type { AepEvent } from './envelope.ts';
 import { boundId } from './bounds.ts';
+import { neutralShape } from './reply-shape.ts';
+import { sensitiveId } from './sensitive.ts';
 import { MapError } from './errors.ts';
 import { newSessionState, type EngineState, type SessionRoute, type SessionState } from './state.ts';
 
@@ -43,6 +45,8 @@ export interface MapResult {
   /** Bytes the agent receives when nothing is decided (neutral). */
   reply: string;
   exitCode: number;
+  /** The stream carrying the reply (absent: stdout). */
+  stream?: 'stderr';
   hold?: HoldRequest;
   settle?: { key: string; as: 'dismissed' | 'oob'; answer?: Record<string, unknown> };
   /** The firing belongs to this other agent (a descriptor `defer` rule matched): no events, no state change, neutral reply. */
@@ -152,7 +156,7 @@ export async function identify(
   if (typeof rawSession !== 'string' || rawSession === '')
     throw new MapError('missing-session', `no session id in the payload (${d.identityText.session})`, hookName);
   // bounded before anything keys on it (state, log file, seq, envelope): the same long id always bounds alike (bounds.ts)
-  const vendorSession = boundId(rawSession);
+  const vendorSession = boundId(sensitiveId(rawSession, d.sensitive?.session));
   seen.session = vendorSession;
 
   // a session resumed after its end becomes its successor (state.ts); late completions stay on the ended one
@@ -171,12 +175,20 @@ export async function identify(
   const b: Bindings = { hook: hookName, agent: d.vendor, session, config: m.config, first_sight: firstSight, surface };
   if (d.runs === 'vendor' && d.run) {
     const r = await m.eval(d.run, input, b);
-    if (r !== undefined && r !== null && r !== '') run.id = boundId(String(r));
+    if (r !== undefined && r !== null && r !== '') run.id = boundId(sensitiveId(String(r), d.sensitive?.run));
   }
   setRunBindings(b, run);
   const initialRun = { ...run };
   for (const [name, e] of d.vars) b[name] = await m.eval(e, input, b);
-  const result: MapResult = { hook: hookName, session, events: [], reply: hook?.reply ?? d.replies.neutral, exitCode: d.replies.exitCode };
+  const ns = neutralShape(d, hookName);
+  const result: MapResult = {
+    hook: hookName,
+    session,
+    events: [],
+    reply: hook?.reply ?? d.replies.neutral,
+    exitCode: ns.exit,
+    ...(ns.stream ? { stream: ns.stream } : {}),
+  };
   return {
     hookName,
     hook,

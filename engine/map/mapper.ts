@@ -17,6 +17,8 @@ import { wellFormed, wellFormedDeep } from '../io/well-formed.ts';
 import { EngineState } from './state.ts';
 import { boundId } from './bounds.ts';
 import { asMapError, MapError } from './errors.ts';
+import { neutralShape } from './reply-shape.ts';
+import { sensitiveId } from './sensitive.ts';
 import { identify, lookups, resolveHook, suppressed, type Bindings, type MapContext, type MapOptions, type MapResult } from './firing.ts';
 import { DraftBuilder } from './drafts.ts';
 import { chooseDecision, chooseHold, closeAtSessionEnd } from './choose.ts';
@@ -118,7 +120,8 @@ export class Mapper {
     if (!payload || typeof payload !== 'object' || Array.isArray(payload)) return undefined;
     try {
       const s = await evaluate(this.descriptor.session, payload, { hook, surface, known_session: () => false });
-      return typeof s === 'string' && s ? boundId(s) : typeof s === 'number' ? String(s) : undefined;
+      const as = this.descriptor.sensitive?.session;
+      return typeof s === 'string' && s ? boundId(sensitiveId(s, as)) : typeof s === 'number' ? sensitiveId(String(s), as) : undefined;
     } catch {
       return undefined;
     }
@@ -157,7 +160,15 @@ export class Mapper {
     for (const rule of d.defer) {
       if (!(await this.eval(rule.when, input, { hook: hookArg, agent: d.vendor, config: this.config, surface }))) continue;
       const hook = hookArg ?? (await this.hookNameOf(input).catch(() => undefined)) ?? '';
-      return { hook, events: [], reply: d.hooks.get(hook)?.reply ?? d.replies.neutral, exitCode: d.replies.exitCode, deferredTo: rule.to };
+      const ns = neutralShape(d, hook);
+      return {
+        hook,
+        events: [],
+        reply: d.hooks.get(hook)?.reply ?? d.replies.neutral,
+        exitCode: ns.exit,
+        ...(ns.stream ? { stream: ns.stream } : {}),
+        deferredTo: rule.to,
+      };
     }
     const hookName = hookArg ?? (await this.hookNameOf(input, surface));
     if (!hookName) {

@@ -4,13 +4,14 @@
 // firing costs one Node start-up and nothing more.
 //
 // Fail-open like the sh shim: any failure (daemon refused, hung past the
-// bound, non-200, junk exit header, unknown agent, our own bug) prints this
-// hook's neutral bytes and exits 0.
+// bound, non-200, junk exit or stream header, unknown agent, our own bug)
+// gives this hook's fail-open reply (its fail_open, else its neutral bytes
+// on stdout, exit 0).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { SHIM_VERSION, baseUrl, boundFor, descriptorHash, endpointFor, hookmapHome, neutralFor, planInputFromSpec, shimPaths, shimPlan } from './plan.mjs';
+import { SHIM_VERSION, baseUrl, boundFor, descriptorHash, endpointFor, failOpenFor, hookmapHome, planInputFromSpec, shimPaths, shimPlan } from './plan.mjs';
 import { traceFailedOpen } from '../io/failed-open-trace.mjs';
 import { kickAutostart, LOCK_DIR, startWaitMs, waitForStart } from './autostart.mjs';
 import { nextTurnWaiter } from './node-next-turn.mjs';
@@ -70,10 +71,10 @@ export async function main(argv) {
   let hook = argv[1];
   let plan = null;
   let done = false;
-  const finish = (bytes, code) => {
+  const finish = (bytes, code, stream = 'stdout') => {
     if (done) return;
     done = true;
-    process.stdout.write(bytes, () => process.exit(code));
+    (stream === 'stderr' ? process.stderr : process.stdout).write(bytes, () => process.exit(code));
   };
   // why (down | timeout | error): hookmap did not answer; leave a trace (engine/io/failed-open.ts)
   const failOpen = (why) => {
@@ -82,7 +83,8 @@ export async function main(argv) {
     if (plan && typeof why === 'string') traceFailedOpen(hookmapHome(process.env), plan.agent, hook, why);
     // nothing listening: start `up` in the background for the next hooks (engine/shim/autostart.mjs)
     if (plan && why === 'down') kickAutostart(hookmapHome(process.env), base(), process.env);
-    finish(Buffer.from(plan ? neutralFor(plan, hook) : '', 'utf8'), 0);
+    const fo = plan ? failOpenFor(plan, hook) : { bytes: '', exit: 0, stream: 'stdout' };
+    finish(Buffer.from(fo.bytes, 'utf8'), fo.exit, fo.stream);
   };
   const base = () => (process.env.HOOKMAP_URL || plan.url).replace(/\/+$/, '');
   let timer;
@@ -141,9 +143,10 @@ export async function main(argv) {
       res.on('end', () => {
         const raw = res.headers['x-hookmap-exit'];
         const code = raw === undefined || raw === '' ? 0 : /^[0-9]{1,3}$/.test(String(raw)) ? Number(raw) : -1;
-        if (code < 0 || code > 255 || !res.complete) return failOpen('error');
+        const stream = res.headers['x-hookmap-stream'] ?? 'stdout';
+        if (code < 0 || code > 255 || !res.complete || (stream !== 'stdout' && stream !== 'stderr')) return failOpen('error');
         clearTimeout(timer);
-        finish(Buffer.concat(chunks), code);
+        finish(Buffer.concat(chunks), code, stream);
       });
     });
     req.end(body);

@@ -1,7 +1,12 @@
 // Types for plan.mjs (plain JS so the Node shim never loads TypeScript).
 export interface ShimHookPlan {
   bound_ms: number;
+  /** The hook's fail-open bytes, when they are not the plan's `neutral`. */
   neutral?: string;
+  /** The hook's fail-open exit code, when not 0. */
+  fail_exit?: number;
+  /** The hook's fail-open stream, when not stdout. */
+  fail_stream?: 'stderr';
 }
 export interface ShimPlan {
   v: number;
@@ -34,7 +39,12 @@ export interface PlanInput {
   marginMs?: number;
   timeoutUnit?: 's' | 'ms';
   timeouts: Record<string, number>;
-  hooks: { name: string; holdTimeouts: (number | undefined)[]; reply?: string }[];
+  hooks: {
+    name: string;
+    holdTimeouts: (number | undefined)[];
+    reply?: string;
+    failOpen?: { reply?: string; exit: number; stream?: 'stdout' | 'stderr' };
+  }[];
   hookName?: string;
   nextTurn?: { waitMs: number; exit: number; stream: 'stdout' | 'stderr'; whenEnv?: Record<string, string> };
 }
@@ -42,6 +52,7 @@ export const NEXT_TURN_GRACE_MS: number;
 export function planInputFromSpec(spec: unknown): PlanInput;
 export function shimPlan(input: PlanInput, opts: { hash: string; url?: string }): ShimPlan;
 export function neutralFor(plan: ShimPlan, hook: string | undefined): string;
+export function failOpenFor(plan: ShimPlan, hook: string | undefined): { bytes: string; exit: number; stream: 'stdout' | 'stderr' };
 export function boundFor(plan: ShimPlan, hook: string | undefined): number;
 export function endpointFor(plan: ShimPlan, base: string, hook: string | undefined): string;
 export function hookmapHome(env: NodeJS.ProcessEnv): string;

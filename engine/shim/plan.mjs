@@ -58,7 +58,8 @@ function holdsOf(hook) {
  * @typedef {{ vendor: string, name: string, hookTimeoutMs?: number, neutral: string,
  *   boundMs?: number, connectTimeoutMs?: number, marginMs?: number,
  *   timeoutUnit?: 's' | 'ms', timeouts: Record<string, number>,
- *   hooks: { name: string, holdTimeouts: (number | undefined)[], reply?: string }[],
+ *   hooks: { name: string, holdTimeouts: (number | undefined)[], reply?: string,
+ *     failOpen?: { reply?: string, exit: number, stream?: 'stdout' | 'stderr' } }[],
  *   hookName?: string }} PlanInput
  */
 
@@ -80,11 +81,18 @@ export function planInputFromSpec(spec) {
       name,
       holdTimeouts: holdsOf(hook).map((h) => h.timeout_ms),
       reply: typeof hook?.reply === 'string' ? hook.reply : undefined,
+      failOpen: failOpenOfSpec(hook?.fail_open),
     })),
     // `=field` (a marked expression, docs/expressions.md): the payload names its hook there
     hookName: typeof spec.surface?.hook_name === 'string' ? spec.surface.hook_name : undefined,
     nextTurn: nextTurnOfSpec(spec),
   };
+}
+
+/** A hook's `fail_open` as the plan needs it (anything malformed: none; the compiler refuses it anyway). */
+function failOpenOfSpec(fo) {
+  if (!fo || !Number.isInteger(fo.exit) || fo.exit < 0 || fo.exit > 255) return undefined;
+  return { reply: typeof fo.reply === 'string' ? fo.reply : undefined, exit: fo.exit, stream: fo.stream === 'stderr' ? 'stderr' : undefined };
 }
 
 /** The next-turn carrier a descriptor's commands declare (commands.<type>.next_turn), as the plan needs it. */
@@ -134,7 +142,11 @@ export function shimPlan(input, opts) {
       bound = hookCeiling;
     }
     const entry = { bound_ms: bound };
-    if (typeof hook.reply === 'string' && hook.reply !== neutral) entry.neutral = hook.reply;
+    // what the shim answers when hookmap does not: the hook's fail_open, else its neutral bytes on stdout, exit 0
+    const failBytes = hook.failOpen?.reply ?? hook.reply;
+    if (typeof failBytes === 'string' && failBytes !== neutral) entry.neutral = failBytes;
+    if (hook.failOpen?.exit) entry.fail_exit = hook.failOpen.exit;
+    if (hook.failOpen?.stream === 'stderr') entry.fail_stream = 'stderr';
     hooks[hook.name] = entry;
   }
   const hookName = typeof input.hookName === 'string' ? input.hookName.replace(/^=/, '').trim() : undefined;
@@ -167,10 +179,17 @@ export function shimPlan(input, opts) {
   };
 }
 
-/** Neutral bytes for one hook (or the default when the hook is unknown). */
+/** Neutral bytes for one hook (or the default when the hook is unknown): what its shim answers when hookmap does not. */
 export function neutralFor(plan, hook) {
   const h = hook && Object.hasOwn(plan.hooks, hook) ? plan.hooks[hook] : undefined;
   return h?.neutral ?? plan.neutral;
+}
+
+/** A hook's fail-open answer: its bytes, exit code (default 0) and stream (default stdout). */
+export function failOpenFor(plan, hook) {
+  const h = hook && Object.hasOwn(plan.hooks, hook) ? plan.hooks[hook] : undefined;
+  const exit = Number.isInteger(h?.fail_exit) && h.fail_exit > 0 && h.fail_exit < 256 ? h.fail_exit : 0;
+  return { bytes: h?.neutral ?? plan.neutral, exit, stream: h?.fail_stream === 'stderr' ? 'stderr' : 'stdout' };
 }
 
 /** The total bound for one hook's firing. */

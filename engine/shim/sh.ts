@@ -3,9 +3,10 @@
 // to cost about what a bare curl costs.
 //
 // Contract with the daemon: POST the payload (stdin, never argv), status 200
-// means "print the body exactly and exit with x-hookmap-exit"; anything else
-// (refused, hung past the bound, non-200, curl missing, junk exit header) is
-// the fail-open path: this hook's neutral bytes, exit 0.
+// means "print the body exactly, on stderr when x-hookmap-stream says so, and
+// exit with x-hookmap-exit"; anything else (refused, hung past the bound,
+// non-200, curl missing, a junk exit or stream header) is the fail-open path:
+// this hook's fail-open reply (its fail_open, else its neutral bytes, exit 0).
 import { SHIM_VERSION, type ShimPlan } from './plan.mjs';
 import { FAILED_OPEN_LOG, FAILED_OPEN_ROTATE_BYTES } from '../io/failed-open-trace.mjs';
 import { HOOK_KEY_FILE } from '../auth/hook-key.mjs';
@@ -15,6 +16,12 @@ import { OFF_FILE, BACKOFF_FILE, BACKOFF_MS, LAUNCHER, LOCK_DIR, LOCK_STALE_MS, 
 export function shQuote(s: string): string {
   if (s.includes('\0')) throw new Error('a NUL byte cannot pass through a shell string');
   return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** An exit code written into shell code (checked again: the plan may come from a table on disk). */
+function exitCode(n: number): number {
+  if (!Number.isInteger(n) || n < 0 || n > 255) throw new Error(`fail_open.exit: ${n} is not an exit code (0..255)`);
+  return n;
 }
 
 /** Milliseconds as curl's decimal seconds (curl accepts fractions). */
@@ -135,7 +142,13 @@ function nextTurnLines(plan: ShimPlan, agentPath: string): { neutral: string[]; 
 export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: string } = {}): string {
   const hooks = Object.entries(plan.hooks).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const boundCases = hooks.filter(([, h]) => h.bound_ms !== plan.bound_ms).map(([n, h]) => `  ${shQuote(n)}) max=${secs(h.bound_ms)} ;;`);
-  const neutralCases = hooks.filter(([, h]) => h.neutral !== undefined).map(([n, h]) => `  ${shQuote(n)}) printf '%s' ${shQuote(h.neutral!)} ;;`);
+  // a hook's fail-open reply: its bytes (the plan's neutral unless its own), on stderr and with an exit code when it says so
+  const neutralCases = hooks
+    .filter(([, h]) => h.neutral !== undefined || h.fail_exit || h.fail_stream)
+    .map(([n, h]) => {
+      const tail = `${h.fail_stream === 'stderr' ? ' >&2' : ''}${h.fail_exit ? `; exit ${exitCode(h.fail_exit)}` : ''}`;
+      return `  ${shQuote(n)}) printf '%s' ${shQuote(h.neutral ?? plan.neutral)}${tail} ;;`;
+    });
   const agentPath = encodeURIComponent(plan.agent);
   const url = plan.path_hook
     ? [
@@ -153,7 +166,7 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
     ...(opts.version ? [`${WRITTEN_BY}${opts.version}`] : []),
     '#',
     `# Fail-open: daemon refused, hung, erroring, or curl missing -> this hook's`,
-    `# neutral reply bytes and exit 0, within a bound below the agent's own hook`,
+    `# fail-open reply (its neutral bytes and exit 0 unless it declares one), within a bound below the agent's own hook`,
     `# timeout (${plan.agent_timeout_ms} ms). HOOKMAP_URL overrides the daemon; HOOKMAP_SHIM_TIMEOUT_MS the bound.`,
     'hook=${1-}',
     '',
@@ -189,7 +202,7 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
     ...url,
     ...(opts.home ? ['waitstart'] : []),
     '',
-    '# Body, then one last line "<status> <x-hookmap-exit>": one capture keeps the',
+    '# Body, then one last line "<status> <x-hookmap-exit> <x-hookmap-stream>": one capture keeps the',
     "# body's bytes exact (trailing newlines survive because the status line follows).",
     "nl='",
     "'",
@@ -197,16 +210,25 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
     // -q first: ignore ~/.curlrc. `Expect:` off: no 1 s 100-continue stall on big payloads.
     `out=$(curl -q -s --noproxy 127.0.0.1,localhost,::1 -H 'content-type: application/json' -H 'Expect:' -H @"$key" \\`,
     `  --connect-timeout ${secs(plan.connect_ms)} --max-time "$max" --data-binary @- \\`,
-    `  -w '\\n%{http_code} %header{x-hookmap-exit}' "$url" 2>/dev/null) || { case $? in 7) neutral down ;; 28) neutral timeout ;; *) neutral error ;; esac; }`,
+    `  -w '\\n%{http_code} %header{x-hookmap-exit} %header{x-hookmap-stream}' "$url" 2>/dev/null) ` +
+      '|| { case $? in 7) neutral down ;; 28) neutral timeout ;; *) neutral error ;; esac; }',
     'meta=${out##*"$nl"}',
     'body=${out%"$nl"*}',
     'case $meta in',
-    "  '200 ') code=0 ;;",
-    "  '200 '*) code=${meta#200 } ;;",
+    "  '200 '*) rest=${meta#200 } ;;",
     '  *) neutral error ;;',
     'esac',
+    'code=${rest%% *}',
+    'stream=${rest#"$code"}',
+    'stream=${stream# }',
+    '[ -n "$code" ] || code=0',
     'case $code in *[!0-9]*|????*) neutral error ;; esac',
-    'printf \'%s\' "$body"',
+    '[ "$code" -le 255 ] || neutral error',
+    'case $stream in',
+    "  ''|stdout) printf '%s' \"$body\" ;;",
+    '  stderr) printf \'%s\' "$body" >&2 ;;',
+    '  *) neutral error ;;',
+    'esac',
     'exit "$code"',
     '',
   ].join('\n');
