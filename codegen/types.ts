@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { compile, type Options } from 'json-schema-to-typescript';
 import { runtimeConfigJsonSchema } from '../engine/config/schema.ts';
 import { ROOT } from '../engine/descriptor/registry.ts';
+import { generateLifecycle } from './lifecycle.ts';
 
-export const AEP_TYPES_FILE = 'engine/generated/aep-types.ts';
+export const AEP_TYPES_FILE = 'engine/kernel/generated/aep-types.ts';
 export const DESCRIPTOR_TYPES_FILE = 'engine/generated/descriptor-types.ts';
 export const CONFIG_SCHEMA_FILE = 'schemas/config.schema.json';
 
@@ -68,12 +69,13 @@ function assertUniqueNames(text: string): string {
   return text;
 }
 
-/** Every generated type file, repo-relative path -> content. */
+/** Every generated type file (and the kernel's lifecycle vocabulary, codegen/lifecycle.ts), repo-relative path -> content. */
 export async function generateTypes(): Promise<Map<string, string>> {
   return new Map([
     [AEP_TYPES_FILE, await aepTypes()],
     [DESCRIPTOR_TYPES_FILE, await descriptorTypes()],
     [CONFIG_SCHEMA_FILE, configSchema()],
+    ...generateLifecycle(),
   ]);
 }
 

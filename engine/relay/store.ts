@@ -21,27 +21,13 @@
 // off-heap buffer) in session-buffer.ts, MemoryStore in memory-store.ts.
 import type { CaptureLevel } from '../aep/schemas.ts';
 import type { NetworkedStore } from './backplane/types.ts';
+import type { AepEvent } from '../kernel/event.ts';
 import type { Position } from './position.ts';
 
 export { comparePos, positionOf, type Position } from './position.ts';
 
-export type AepEvent = Record<string, unknown> & {
-  aep: string;
-  id: string;
-  type: string;
-  time: string;
-  source: string;
-  agent: string;
-  session?: string;
-  seq?: number;
-  epoch?: number;
-  severity?: string;
-  capture?: string;
-  cause?: string;
-  subject?: string;
-  run?: string;
-  data?: Record<string, unknown>;
-};
+/** The kernel's one event type (engine/kernel/event.ts). */
+export type { AepEvent } from '../kernel/event.ts';
 
 /** One event in flight (ingest and fan-out): the parsed envelope plus its wire text (forwarded as received). */
 export interface Held {
