@@ -111,9 +111,7 @@ export function generateLifecycle(): Map<string, string> {
     '',
     '/** The lifecycle units (AEP-0002 §2): the types that open, carry and close each. */',
     'export const UNITS = {',
-    ...UNITS.map(
-      (u) => `  ${u.unit}: { opens: ${list(u.opens)}, closes: ${list(u.closes)}, within: ${list(u.within ?? [])} }, // ${u.ref}`,
-    ),
+    ...UNITS.map((u) => `  ${u.unit}: { opens: ${list(u.opens)}, closes: ${list(u.closes)}, within: ${list(u.within ?? [])} }, // ${u.ref}`),
     '} as const;',
     '',
     'export type Unit = keyof typeof UNITS;',

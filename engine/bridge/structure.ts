@@ -10,6 +10,7 @@
 // `hookmap timeline` prints the same nodes as a tree.
 // The node types live in session-node.ts, the attribute tables in
 // structure-attrs.ts.
+import { EFFECTS_ATTR, effectsOf } from '../kernel/option-effects.ts';
 import type { AepEvent } from './projection/common.ts';
 import {
   ANSWER_ATTRS,
@@ -156,6 +157,7 @@ export class SessionTracker {
       n.attrs.id = ev.id;
       if (str(data.kind)) n.attrs.kind = data.kind;
       if (ev.subject) n.attrs.subject = ev.subject;
+      if (ev[EFFECTS_ATTR] !== undefined) n.effects = effectsOf(ev);
       return;
     }
     if (ev.type === 'attention.answered' || ev.type === 'attention.resolved' || ev.type === 'attention.timeout') {

@@ -14,7 +14,16 @@ import {
   type Unit,
 } from './generated/lifecycle.ts';
 
-export { ATTENTION_FOLLOWERS, ATTENTION_TERMINALS, CLOSES, RUN_TERMINALS, SESSION_TERMINALS, TOOL_TERMINALS, TYPE_SCOPE, UNITS } from './generated/lifecycle.ts';
+export {
+  ATTENTION_FOLLOWERS,
+  ATTENTION_TERMINALS,
+  CLOSES,
+  RUN_TERMINALS,
+  SESSION_TERMINALS,
+  TOOL_TERMINALS,
+  TYPE_SCOPE,
+  UNITS,
+} from './generated/lifecycle.ts';
 export type { RegisteredType, Scope, Unit } from './generated/lifecycle.ts';
 
 const has = (list: readonly string[]) => {
@@ -39,9 +48,7 @@ export const isTerminal = (type: string): boolean => isRunTerminal(type) || isSe
 /** The unit a type closes (run, session, tool, attention, ...), undefined when it closes none. */
 export const closes = (type: string): Unit | undefined => CLOSES[type];
 
-const OPENS: Readonly<Record<string, Unit>> = Object.fromEntries(
-  Object.entries(UNITS).flatMap(([unit, u]) => u.opens.map((t) => [t, unit as Unit])),
-);
+const OPENS: Readonly<Record<string, Unit>> = Object.fromEntries(Object.entries(UNITS).flatMap(([unit, u]) => u.opens.map((t) => [t, unit as Unit])));
 /** The unit a type opens (session.started: session, attention.requested: attention, ...), undefined when it opens none. */
 export const opens = (type: string): Unit | undefined => OPENS[type];
 
@@ -55,6 +62,12 @@ const late = has(LATE_COMPLETIONS);
  */
 export function mayFollowEnd(type: string): boolean {
   return late(type) || type.startsWith('x.');
+}
+
+/** What a closing type says of its unit: the unit and the last word of the type (run.failed: run, failed; attention.timeout: attention, timeout). */
+export function fateOf(type: string): { unit: Unit; fate: string } | undefined {
+  const unit = CLOSES[type];
+  return unit ? { unit, fate: type.slice(type.lastIndexOf('.') + 1) } : undefined;
 }
 
 export type RunEnd = 'finished' | 'failed' | 'cancelled';
