@@ -6,7 +6,7 @@
 // the card's state follows only what the stream confirms (model/outcome.ts).
 import { useRef, useState } from 'preact/hooks';
 import { checkForm, fieldsOf, type FieldInput } from '../model/forms.ts';
-import { outcomeOf } from '../model/outcome.ts';
+import { optionKey, outcomeOf } from '../model/outcome.ts';
 import { answerableHere, deadlineOf } from '../model/attention.ts';
 import type { Attn } from '../model/session-model.ts';
 import { formatDuration } from '../model/timeline.ts';
@@ -172,7 +172,7 @@ export function Card({ a, showSession = true }: { a: Attn; showSession?: boolean
           {options.length ? (
             <div class="option-buttons">
               {options.map((opt) => {
-                const key = opt.id === 'allow' ? 'a' : opt.id === 'deny' || opt.id === 'reject' ? 'd' : undefined;
+                const key = optionKey(req, opt.id);
                 return (
                   <button
                     type="button"
