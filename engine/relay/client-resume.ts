@@ -67,7 +67,7 @@ export class ResumeState {
   }
 
   /** The most recently touched positions, at most `max` (a relay's from_positions bound). */
-  list(max = 500): { session: string; epoch: number; seq: number }[] {
+  list(max = 500): (Pos & { session: string })[] {
     return [...this.positions]
       .sort((a, b) => b[1].touched - a[1].touched)
       .slice(0, max)
@@ -94,7 +94,7 @@ export interface ResumingOptions {
   filter?: unknown;
   capture?: string;
   /** Where the first subscription starts: live (default), everything held, or positions. */
-  from?: 'all' | { session: string; epoch: number; seq: number }[];
+  from?: 'all' | (Pos & { session: string })[];
   onEvent: (ev: AepEvent, raw: string) => void;
   /** Connection facts worth telling a user: resumed after a drop, closed by the relay (and why), history gone. */
   onNotice?: (n: ResumeNotice) => void;

@@ -42,9 +42,7 @@ export interface Held {
 }
 
 /** One event as a store holds it: its position, and its wire text decoded on demand (nothing parsed). */
-export interface StoredEvent {
-  readonly epoch: number;
-  readonly seq: number;
+export interface StoredEvent extends Readonly<Position> {
   text(): string;
 }
 
