@@ -6,6 +6,7 @@
 // local ones: one logical endpoint for the roster and for routing.
 import { Redactor } from '../capture/redact.ts';
 import { isCommand } from '../kernel/event.ts';
+import { isSessionTerminal } from '../kernel/lifecycle.ts';
 import { auditRecord, type AuditRecord, type RefusalCode } from './audit.ts';
 import { watcherCopy } from './command-copy.ts';
 import { formatAjvErrors, validateEnvelope } from '../aep/schemas.ts';
@@ -140,7 +141,7 @@ export class RelayCore {
       return { ok: true, admitted: false };
     }
     if (origin && origin.info.role !== 'consumer') {
-      if (ev.type === 'session.ended') this.release(origin, ev.session!);
+      if (isSessionTerminal(ev.type)) this.release(origin, ev.session!);
       else this.claim(origin, ev.session!);
     }
     const admitted = this.store.admit(held);

@@ -19,23 +19,19 @@ const PENDING_LIFECYCLE = new Map<string, string>([
   ['engine/bridge/call-watch.ts', 'the session fold (issue 39 "one fold")'],
   ['engine/bridge/projection/ocsf.ts', 'maps types to OCSF activities: a projection table'],
   ['engine/bridge/session-node.ts', 'closedBy names the closing type: the session fold'],
-  ['engine/bridge/structure-attrs.ts', 'the session fold'],
   ['engine/bridge/structure.ts', 'the session fold'],
   ['engine/capabilities/vocabulary.ts', 'capability classes name the types they evidence'],
   ['engine/cli/commands/answer.ts', "answer's fate check: the session fold"],
   ['engine/cli/commands/cancel.ts', "cancel's outcome: the session fold"],
   ['engine/cli/commands/command-common.ts', "a command's outcome: the session fold"],
   ['engine/cli/commands/held.ts', 'the held list: the session fold'],
-  ['engine/cli/commands/tail.ts', 'the tail view: the session fold'],
   ['engine/daemon/commands.ts', 'the daemon emits its own lifecycle events'],
   ['engine/daemon/hold-lifecycle.ts', 'the daemon emits its own lifecycle events'],
   ['engine/daemon/instructions.ts', 'the daemon emits its own lifecycle events'],
   ['engine/daemon/lifecycle.ts', 'the daemon emits its own lifecycle events'],
   ['engine/daemon/model-calls.ts', 'the daemon emits its own lifecycle events'],
   ['engine/daemon/session-log.ts', "a session log's end"],
-  ['engine/history/store.ts', "the history index's session end"],
   ['engine/push/moments.ts', 'push moments: the session fold'],
-  ['engine/relay/core.ts', "the relay's session end"],
 ]);
 
 /** The mapper builds events from descriptors: it spells the types it emits. */
