@@ -94,6 +94,12 @@ export function answeredRefuses(answered: EventLike, request?: EventLike): boole
   return isRefusal(answered.data?.answer, { kind: request?.data?.kind, effects: requestEffects(request, answered) });
 }
 
+/** The effect of the option an attention.answered names (undefined: no option, or one whose meaning nothing declares). */
+export function answeredEffect(answered: EventLike, request?: EventLike): OptionEffect | undefined {
+  const option = answered.data?.answer?.option;
+  return typeof option === 'string' ? effectOf(option, requestEffects(request, answered)) : undefined;
+}
+
 /** The first option whose effect is `effect`. */
 export function optionWith(effect: OptionEffect, options: readonly { id: string }[], effects: Effects = {}): string | undefined {
   return options.find((o) => effectOf(o.id, effects) === effect)?.id;

@@ -87,14 +87,8 @@ describe('option effects', () => {
 describe('the views read one refusal', () => {
   const base = { aep: '0.1' as const, source: 'aep://h/agent/acp/session/s1', agent: 'acp', session: 's1', epoch: 0 };
   let n = 0;
-  const ev = (type: string, seq: number, extra: Partial<Ev> = {}): Ev => ({
-    ...base,
-    id: `e${++n}`,
-    type,
-    time: `2026-12-02T08:00:0${seq}.000Z`,
-    seq,
-    ...extra,
-  });
+  const ev = (type: string, seq: number, extra: Partial<Ev> & Record<string, unknown> = {}): Ev =>
+    ({ ...base, id: `e${++n}`, type, time: `2026-12-02T08:00:0${seq}.000Z`, seq, ...extra }) as Ev;
 
   it('an ACP call answered "never" with no tool outcome is denied, in the inbox model and the timeline alike', () => {
     const call = ev('tool.requested', 2, { run: 'r1', subject: 'c1', data: { tool: { name: 'execute', call_id: 'c1' } } });
@@ -106,6 +100,19 @@ describe('the views read one refusal', () => {
     expect(o.status).toBe('denied');
     expect(o.text).toMatch(/^denied by alex/);
     expect(isDenial({ kind: 'permission', option: 'never' })).toBe(true);
+    // observed (no opt-in): the editor's optionId verbatim, its meaning declared by the descriptor on the answer
+    const observed = ev('attention.answered', 4, {
+      subject: ask.id,
+      hookmapeffects: 'reject_always=never',
+      data: { answer: { option: 'reject_always' }, via: 'oob' },
+    });
+    const o2 = callOutcome(buildTimeline([ev('run.started', 1, { run: 'r1' }), call, ask, observed, fin]).rows.find((r) => r.id === call.id) as ToolRow);
+    expect(o2).toEqual({ status: 'denied', text: "denied in the agent's own dialog" });
+    // an option nothing declares is named as it is, never called an allow
+    const unknown = ev('attention.answered', 4, { subject: ask.id, data: { answer: { option: 'proceed_sometimes' }, via: 'oob' } });
+    const o3 = callOutcome(buildTimeline([ev('run.started', 1, { run: 'r1' }), call, ask, unknown, fin]).rows.find((r) => r.id === call.id) as ToolRow);
+    expect(o3.text).toBe("answered “proceed_sometimes” in the agent's own dialog; no outcome reported");
+    expect(loadVendor('acp').optionEffects.reject_always).toBe('never');
     expect(isDenial({ kind: 'permission', option: 'reject', effects: {} })).toBe(false);
   });
 });

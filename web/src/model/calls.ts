@@ -5,7 +5,7 @@
 // the guidance text the agent reads, AEP-0008; a timeout, when the agent's
 // own dialog decides), else the end of its run or session with nothing
 // said. A call is "running" only while its run is.
-import { answeredRefuses } from '../../../engine/kernel/option-effects.ts';
+import { answeredEffect, answeredRefuses, permits } from '../../../engine/kernel/option-effects.ts';
 import { fateOf, runEnd } from '../../../engine/kernel/lifecycle.ts';
 import type { Ev } from './aep.ts';
 import type { RunRow, ToolRow } from './timeline.ts';
@@ -30,7 +30,11 @@ export function callOutcome(r: ToolRow): CallOutcome {
     return { status: 'denied', text: `denied ${byWhom(p.answered)}${typeof answer?.text === 'string' && answer.text ? `: “${answer.text}”` : ''}` };
   }
   if (p?.timeout) return { status: 'timed out', text: NOT_ANSWERED };
-  const allowed = p?.answered ? `allowed ${byWhom(p.answered)}` : undefined;
+  // an option whose meaning the stream does not declare is named as it is, never called an allow
+  const option = typeof answer?.option === 'string' ? answer.option : undefined;
+  const allowed = p?.answered
+    ? `${permits(answeredEffect(p.answered, p.req)) || option === undefined ? 'allowed' : `answered “${option}”`} ${byWhom(p.answered)}`
+    : undefined;
   if (r.closedBy) return { status: 'unknown', text: allowed ? `${allowed}; ${NO_OUTCOME}` : NO_OUTCOME };
   if (p && !p.answered && !p.resolved) return { status: 'waiting', text: 'waiting for an answer to its permission request' };
   return { status: 'running', text: allowed };
