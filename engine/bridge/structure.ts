@@ -245,10 +245,11 @@ export class SessionTracker {
     );
   }
 
-  /** The open call an attention request is about: same tool name, same run, most recent. */
+  /** The open call a request is about: by what the stream says (subject = call id: ACP; cause = the call's request), else same tool and run, newest. */
   private toolFor(st: SessionState, ev: AepEvent): SessionNode | undefined {
-    if (!ev.subject) return undefined;
-    const tools = Object.values(st.open).filter((n) => n.kind === 'tool' && n.label === ev.subject && (ev.run === undefined || n.parent === `run:${ev.run}`));
+    const open = Object.values(st.open).filter((n) => n.kind === 'tool');
+    const joined = (ev.subject ? st.open[`tool:${ev.subject}`] : undefined) ?? (ev.cause ? open.find((n) => n.startId === ev.cause) : undefined);
+    const tools = joined ? [joined] : open.filter((n) => n.label === ev.subject && (ev.run === undefined || n.parent === `run:${ev.run}`));
     return tools[tools.length - 1];
   }
 
