@@ -108,6 +108,11 @@ describe('the views read one refusal', () => {
     });
     const o2 = callOutcome(buildTimeline([ev('run.started', 1, { run: 'r1' }), call, ask, observed, fin]).rows.find((r) => r.id === call.id) as ToolRow);
     expect(o2).toEqual({ status: 'denied', text: "denied in the agent's own dialog" });
+    // joined by the call id alone (ACP's subject), no cause
+    const bySubject = { ...ask, id: 'ask-2', cause: undefined };
+    const never2 = ev('attention.answered', 4, { subject: 'ask-2', data: { answer: { option: 'never' }, via: 'control', by: 'alex' } });
+    const o4 = callOutcome(buildTimeline([ev('run.started', 1, { run: 'r1' }), call, bySubject, never2, fin]).rows.find((r) => r.id === call.id) as ToolRow);
+    expect(o4.status).toBe('denied');
     // an option nothing declares is named as it is, never called an allow
     const unknown = ev('attention.answered', 4, { subject: ask.id, data: { answer: { option: 'proceed_sometimes' }, via: 'oob' } });
     const o3 = callOutcome(buildTimeline([ev('run.started', 1, { run: 'r1' }), call, ask, unknown, fin]).rows.find((r) => r.id === call.id) as ToolRow);

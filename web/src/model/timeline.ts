@@ -159,13 +159,17 @@ function closeOpen(rows: Row[], runEnds: Map<string, Ev>): void {
 }
 
 /**
- * The tool call a request asks about: the one its `cause` names, else (a
+ * The tool call a request asks about: the one its `cause` names or whose call id is its subject, else (a
  * permission request that carries no call id) the newest call of that tool in the same run that is still open and not yet
  * asked about: the agent asks right after announcing the call.
  */
 function askedAbout(req: Ev, tools: ToolRow[], toolById: Map<string, ToolRow>, rowOf: Map<string, string>): ToolRow | undefined {
+  // by what the stream says: its cause the call's request, or its subject the call's id (ACP names the call by toolCallId)
   const byCause = req.cause ? toolById.get(rowOf.get(req.cause) ?? '') : undefined;
-  if (byCause) return byCause.permission ? undefined : byCause;
+  let byCall = byCause;
+  const call = req.subject ? `${req.run ?? ''}\u0000${req.subject}` : undefined; // a call id is its run's (callId)
+  for (let i = tools.length - 1; !byCall && call && i >= 0; i--) if (callId(tools[i].ev) === call) byCall = tools[i];
+  if (byCall) return byCall.permission ? undefined : byCall;
   if (req.data?.kind !== 'permission' || !req.subject) return undefined;
   for (let i = tools.length - 1; i >= 0; i--) {
     const r = tools[i];
