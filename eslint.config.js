@@ -10,6 +10,7 @@ export default tseslint.config(
     ignores: [
       'node_modules/**',
       'engine/generated/**',
+      'engine/kernel/generated/**',
       'engine/inbox/assets/**',
       'engine/**/*.js',
       'codegen/**/*.js',

@@ -9,8 +9,9 @@ import { compile, type Options } from 'json-schema-to-typescript';
 import { runtimeConfigJsonSchema } from '../engine/config/schema.ts';
 import { upConfigJsonSchema } from '../engine/app/up-schema.ts';
 import { ROOT } from '../engine/descriptor/registry.ts';
+import { generateLifecycle } from './lifecycle.ts';
 
-export const AEP_TYPES_FILE = 'engine/generated/aep-types.ts';
+export const AEP_TYPES_FILE = 'engine/kernel/generated/aep-types.ts';
 export const DESCRIPTOR_TYPES_FILE = 'engine/generated/descriptor-types.ts';
 export const CONFIG_SCHEMA_FILE = 'schemas/config.schema.json';
 export const UP_CONFIG_SCHEMA_FILE = 'schemas/up-config.schema.json';
@@ -70,13 +71,14 @@ function assertUniqueNames(text: string): string {
   return text;
 }
 
-/** Every generated type file, repo-relative path -> content. */
+/** Every generated type file (and the kernel's lifecycle vocabulary, codegen/lifecycle.ts), repo-relative path -> content. */
 export async function generateTypes(): Promise<Map<string, string>> {
   return new Map([
     [AEP_TYPES_FILE, await aepTypes()],
     [DESCRIPTOR_TYPES_FILE, await descriptorTypes()],
     [CONFIG_SCHEMA_FILE, configSchema()],
     [UP_CONFIG_SCHEMA_FILE, upConfigSchema()],
+    ...generateLifecycle(),
   ]);
 }
 

@@ -6,6 +6,7 @@
 // denied call, so only the request's answer tells. The stream
 // itself is left as it is (AEP-faithful: no tool.denied is invented); only
 // the views (`timeline`, `tail`) say this.
+import { effectsOf, isRefusal, type Effects } from '../kernel/option-effects.ts';
 import type { AepEvent } from './projection/common.ts';
 import type { SessionNode } from './session-node.ts';
 
@@ -18,6 +19,8 @@ export interface AskFate {
   text?: string;
   by?: string;
   via?: string;
+  /** What the request's (and the answer's) vendor option ids mean. */
+  effects?: Effects;
 }
 
 export interface Answer {
@@ -25,13 +28,16 @@ export interface Answer {
   text?: string;
   by?: string;
   via?: string;
+  /** The vendor option id the answer names, with its meaning (the answered event's hookmapeffects attribute). */
+  effects?: Effects;
 }
 
 /** The answer an attention.answered event carries (what survived the ceiling). */
 export function answerOf(ev: AepEvent): Answer {
   const d = (ev.data ?? {}) as { answer?: { option?: unknown; text?: unknown }; by?: unknown; via?: unknown };
   const s = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-  return { option: s(d.answer?.option), text: s(d.answer?.text), by: s(d.by), via: s(d.via) };
+  const effects = effectsOf(ev);
+  return { option: s(d.answer?.option), text: s(d.answer?.text), by: s(d.by), via: s(d.via), ...(Object.keys(effects).length ? { effects } : {}) };
 }
 
 /** An attention node's fate, with its answer (from the attention.answered event) when there was one. */
@@ -45,13 +51,13 @@ export function askFate(n: SessionNode, answer?: Answer): AskFate {
     text: answer?.text,
     by: answer?.by ?? str(a.answered_by),
     via: answer?.via ?? str(a.via),
+    effects: { ...n.effects, ...answer?.effects },
   };
 }
 
-/** A refusal: a deny/reject option, or (for a permission) guidance text with no option, which agents apply as a deny. */
-export function isDenial(f: Pick<AskFate, 'kind' | 'option' | 'text'>): boolean {
-  if (f.option) return /^(deny|reject|decline|no)$/i.test(f.option);
-  return f.kind === 'permission' && f.text !== undefined;
+/** A refusal: the kernel's reading (an option whose effect is deny or never; guidance text with no option on a permission). */
+export function isDenial(f: Pick<AskFate, 'kind' | 'option' | 'text' | 'effects'>): boolean {
+  return isRefusal(f, { kind: f.kind, effects: f.effects });
 }
 
 /** ` by owner`, ` in the agent's own dialog`, or nothing when the stream does not say. */

@@ -3,6 +3,7 @@
 // resume and drop what it already has). Bounded: the least recently
 // advanced sessions are forgotten past `max` (well above the relay's
 // session cap, so a forgotten session is one the relay no longer holds).
+import { comparePositions } from '../kernel/position.ts';
 import type { AepEvent } from './projection/common.ts';
 
 export type PositionMap = Record<string, [epoch: number, seq: number]>;
@@ -32,7 +33,7 @@ export class Positions {
     const cur = this.map.get(k);
     const epoch = ev.epoch ?? 0;
     const seq = ev.seq ?? 0;
-    if (cur && (epoch < cur[0] || (epoch === cur[0] && seq <= cur[1]))) return false;
+    if (cur && comparePositions({ epoch, seq }, { epoch: cur[0], seq: cur[1] }) <= 0) return false;
     this.map.delete(k);
     this.map.set(k, [epoch, seq]);
     if (this.map.size > this.max) {

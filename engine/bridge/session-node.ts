@@ -4,6 +4,8 @@
 // state a tracker keeps (and a bridge checkpoints). Also the session key:
 // a session id is the emitter's, so the emitter is part of it.
 
+import type { OptionEffect } from '../kernel/option-effects.ts';
+
 export type NodeKind = 'session' | 'run' | 'tool' | 'attention';
 export type Scalar = string | number | boolean;
 
@@ -38,6 +40,8 @@ export interface SessionNode {
   /** Event ids that opened and closed it (for timeline --dag / replay). */
   startId?: string;
   endId?: string;
+  /** An attention request's vendor option ids with what each means (its hookmapeffects attribute, engine/kernel/option-effects.ts). */
+  effects?: Record<string, OptionEffect>;
 }
 
 export interface SessionState {

@@ -2,10 +2,13 @@
 // (structure.ts): per lifecycle event, the dotted paths into `data` kept when
 // they survived the capture ceiling (AEP-0003 §7), and the name each gets on
 // the node (the OTLP trace projection's span attributes, `hookmap timeline`).
+import { fateOf, UNITS } from '../kernel/lifecycle.ts';
 import type { Scalar } from './session-node.ts';
 
-export const RUN_END: Record<string, string> = { 'run.finished': 'finished', 'run.failed': 'failed', 'run.cancelled': 'cancelled' };
-export const TOOL_END: Record<string, string> = { 'tool.completed': 'completed', 'tool.failed': 'failed', 'tool.denied': 'denied' };
+/** How a run or a tool call ended, by its terminal's type (the kernel's lifecycle, generated from the AEP registry): finished, failed, ... */
+const endsOf = (unit: 'run' | 'tool'): Readonly<Record<string, string>> => Object.fromEntries(UNITS[unit].closes.map((t) => [t, fateOf(t)!.fate]));
+export const RUN_END = endsOf('run');
+export const TOOL_END = endsOf('tool');
 
 export const SESSION_START_ATTRS: Record<string, string> = {
   'gen_ai.request.model': 'gen_ai.request.model',

@@ -10,6 +10,7 @@
 // `hookmap timeline` prints the same nodes as a tree.
 // The node types live in session-node.ts, the attribute tables in
 // structure-attrs.ts.
+import { EFFECTS_ATTR, effectsOf } from '../kernel/option-effects.ts';
 import type { AepEvent } from './projection/common.ts';
 import {
   ANSWER_ATTRS,
@@ -156,6 +157,7 @@ export class SessionTracker {
       n.attrs.id = ev.id;
       if (str(data.kind)) n.attrs.kind = data.kind;
       if (ev.subject) n.attrs.subject = ev.subject;
+      if (ev[EFFECTS_ATTR] !== undefined) n.effects = effectsOf(ev);
       return;
     }
     if (ev.type === 'attention.answered' || ev.type === 'attention.resolved' || ev.type === 'attention.timeout') {
@@ -243,10 +245,11 @@ export class SessionTracker {
     );
   }
 
-  /** The open call an attention request is about: same tool name, same run, most recent. */
+  /** The open call a request is about: by what the stream says (subject = call id: ACP; cause = the call's request), else same tool and run, newest. */
   private toolFor(st: SessionState, ev: AepEvent): SessionNode | undefined {
-    if (!ev.subject) return undefined;
-    const tools = Object.values(st.open).filter((n) => n.kind === 'tool' && n.label === ev.subject && (ev.run === undefined || n.parent === `run:${ev.run}`));
+    const open = Object.values(st.open).filter((n) => n.kind === 'tool');
+    const joined = (ev.subject ? st.open[`tool:${ev.subject}`] : undefined) ?? (ev.cause ? open.find((n) => n.startId === ev.cause) : undefined);
+    const tools = joined ? [joined] : open.filter((n) => n.label === ev.subject && (ev.run === undefined || n.parent === `run:${ev.run}`));
     return tools[tools.length - 1];
   }
 

@@ -20,6 +20,7 @@ const DECIDING = [
   'engine/aep',
   'engine/capabilities',
   'engine/generated',
+  'engine/kernel/generated',
   'schemas',
   'schemas/aep',
   'schemas/aep/types',

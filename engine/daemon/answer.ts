@@ -6,7 +6,8 @@
 //     {text} = an option  that option (id, or exactly one label, any case,
 //                         trimmed: AEP-0008): the word IS the decision
 //     {option: allow|deny} not offered: the AEP convention words, read as the card's
-//                         allow-once option (never an "always" one) or its refusing one
+//                         allow-once option (never an "always" one) or its refusing one,
+//                         by the options' effects (engine/kernel/option-effects.ts)
 //     {text} other        the refusing option with the text as the reason:
 //                         the descriptor's `text` decision when it has one
 //                         (deny-with-guidance), else its refusing option's
@@ -22,6 +23,7 @@
 // the hold has no template for it and the agent gets its neutral bytes (the
 // agent's own dialog decides, e.g. an `ask` option).
 import { formValuesError, type FieldSpec } from '../aep/form-values.ts';
+import { permissiveOption as kernelPermissive, refusingOption as kernelRefusing, type Effects } from '../kernel/option-effects.ts';
 
 export interface OptionView {
   id: string;
@@ -37,6 +39,8 @@ export interface RequestView {
   labelsReal: boolean;
   /** Decision template names the hold defines. */
   decisions: ReadonlySet<string>;
+  /** What the vendor's own option ids mean (the request's hookmapeffects attribute); convention ids need none. */
+  effects?: Effects;
 }
 
 export interface Applied {
@@ -47,28 +51,14 @@ export interface Applied {
 
 export type Interpretation = { ok: true; decision: string | undefined; applied: Applied } | { ok: false; reason: 'invalid'; detail: string };
 
-/** Option ids that refuse. Descriptors mint option ids; `deny` is the AEP convention (Annex A). */
-const REFUSING = ['deny', 'reject'];
-
-export function refusingOption(options: OptionView[]): string | undefined {
-  for (const r of REFUSING) {
-    const o = options.find((x) => x.id.toLowerCase() === r);
-    if (o) return o.id;
-  }
-  return undefined;
+/** The option a refusal applies (its effect deny, else never): the kernel's reading of the request's options. */
+export function refusingOption(options: OptionView[], effects?: Effects): string | undefined {
+  return kernelRefusing(options, effects);
 }
 
-const PERMISSIVE = ['allow', 'allow_once', 'once', 'approve', 'accept', 'yes', 'proceed_once'];
-
-/** The option a rule's allow applies: an allow-once choice, never an "always" one (hookmap's rule is what persists). */
-export function permissiveOption(options: OptionView[]): string | undefined {
-  const refusing = refusingOption(options);
-  const open = options.filter((o) => o.id !== refusing);
-  for (const id of PERMISSIVE) {
-    const o = open.find((x) => x.id.toLowerCase() === id);
-    if (o) return o.id;
-  }
-  return open.find((o) => /allow/i.test(o.id) && !/always|reject|deny/i.test(o.id))?.id;
+/** The option a rule's allow applies: the allow-once choice, never an "always" one (hookmap's rule is what persists). */
+export function permissiveOption(options: OptionView[], effects?: Effects): string | undefined {
+  return kernelPermissive(options, effects);
 }
 
 const bad = (detail: string): Interpretation => ({ ok: false, reason: 'invalid', detail: `bad-answer: ${detail}` });
@@ -100,7 +90,7 @@ function pick(req: RequestView, name: string | undefined): string | undefined {
 
 function interpretOptions(option: string | undefined, text: string | undefined, values: unknown, req: RequestView): Interpretation {
   if (values !== undefined) return bad('answer.values answers a form; this request takes option or text');
-  const refusing = refusingOption(req.options);
+  const refusing = refusingOption(req.options, req.effects);
   const guidance = text !== undefined && text.trim() !== '' ? text : undefined;
   if (option !== undefined) {
     // `allow` / `deny`, the AEP convention words (`hookmap answer --allow|--deny`), name the card's own allow-once or
@@ -108,7 +98,7 @@ function interpretOptions(option: string | undefined, text: string | undefined, 
     const id = req.options.some((x) => x.id === option)
       ? option
       : option === 'allow'
-        ? permissiveOption(req.options)
+        ? permissiveOption(req.options, req.effects)
         : option === 'deny'
           ? refusing
           : undefined;

@@ -23,6 +23,7 @@ import { OpenHoldFile } from './open-holds.ts';
 import type { AnswerDecision } from '../policy/decide-answer.ts';
 import type { AskSubject } from '../policy/subject.ts';
 import { permissiveOption } from './answer.ts';
+import { effectsOf } from '../kernel/option-effects.ts';
 import { decideByRules, ruleRecord, type AnswerRules } from './rule-answer.ts';
 import { DEFAULT_ATTENTION_TIMEOUT_MS } from '../config/defaults.ts';
 
@@ -156,7 +157,7 @@ export class HoldLifecycle {
   private async answerByRule(h: PendingHold, d: AnswerDecision, subject: AskSubject): Promise<boolean> {
     const { core } = this;
     const id = d.rule!.id;
-    const option = d.verb === 'allow' ? permissiveOption(h.view.options) : refusingOption(h.view.options);
+    const option = d.verb === 'allow' ? permissiveOption(h.view.options, h.view.effects) : refusingOption(h.view.options, h.view.effects);
     const answer = option === undefined ? undefined : d.verb === 'deny' && d.rule!.reason ? { option, text: d.rule!.reason } : { option };
     const it = answer ? interpretAnswer(answer, h.view) : undefined;
     if (!it?.ok) {
@@ -192,6 +193,7 @@ export class HoldLifecycle {
           fields: Array.isArray(data.fields) ? data.fields : undefined,
           labelsReal: captureRank(request.capture ?? 'metadata') >= captureRank('redacted'),
           decisions: new Set(rule.decisions.keys()),
+          effects: effectsOf(request),
         },
         openedAt: core.now(),
         done: resolve,

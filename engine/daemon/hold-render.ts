@@ -29,8 +29,8 @@ async function bindings(core: DaemonCore, h: PendingHold, it: Answered, answer: 
 
 /** A human's allow on a request marked "always, natively": the agent's own always option, or its `allow_always` decision. */
 export function withAlways(h: PendingHold, it: Answered): Answered {
-  if (!h.always || it.applied.option === undefined || it.applied.option !== permissiveOption(h.view.options)) return it;
-  const opt = alwaysOption(h.view.options);
+  if (!h.always || it.applied.option === undefined || it.applied.option !== permissiveOption(h.view.options, h.view.effects)) return it;
+  const opt = alwaysOption(h.view.options, h.view.effects);
   if (opt) return { ok: true, decision: h.rule.decisions.has(opt) ? opt : undefined, applied: { option: opt } };
   return h.rule.decisions.has('allow_always') ? { ...it, decision: 'allow_always' } : it;
 }

@@ -14,6 +14,7 @@ import type { AepEvent } from '../map/envelope.ts';
 import type { AnswerDecision } from '../policy/decide-answer.ts';
 import { subjectOf, type AskSubject, type RawSubject } from '../policy/subject.ts';
 import type { OptionView } from './answer.ts';
+import { optionWith, type Effects } from '../kernel/option-effects.ts';
 import type { DaemonCore } from './core.ts';
 
 /** The rule book as a daemon sees it (engine/policy/rulebook.ts). */
@@ -28,8 +29,8 @@ const METADATA = 'metadata' as const;
 export const RULE_APPLIED_TYPE = 'x.hookmap.answer.ruled';
 export const RULE_FLOOR_TYPE = 'x.hookmap.answer.floor';
 /** The option that asks the agent to remember an allow itself, when the card offers one. */
-export function alwaysOption(options: OptionView[]): string | undefined {
-  return options.find((o) => ['always', 'allow_always'].includes(o.id.toLowerCase()))?.id;
+export function alwaysOption(options: OptionView[], effects?: Effects): string | undefined {
+  return optionWith('always', options, effects);
 }
 
 /**
@@ -113,8 +114,8 @@ export async function decideByRules(
  * How the agent itself can persist an allow ("Allow always, natively"): its own always option, or an
  * `allow_always` decision; undefined: only hookmap's rule persists.
  */
-export function nativeAlways(h: { view: { options: OptionView[] }; rule: CompiledHold }): string | undefined {
-  const opt = alwaysOption(h.view.options);
+export function nativeAlways(h: { view: { options: OptionView[]; effects?: Effects }; rule: CompiledHold }): string | undefined {
+  const opt = alwaysOption(h.view.options, h.view.effects);
   if (opt) return `the card's own ${opt} option`;
   return h.rule.decisions.has('allow_always') ? 'the allow_always decision (the agent writes the rule to its own settings)' : undefined;
 }

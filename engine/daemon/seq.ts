@@ -6,6 +6,7 @@
 // also never regresses within an epoch when memory is bounded (a counter
 // that restarted at 0 after an LRU eviction would reuse positions), and a
 // consumer that only compares seq still sees no regression.
+import type { Position } from '../kernel/position.ts';
 import type { SeqAllocator } from '../map/state.ts';
 import type { SessionLog } from './session-log.ts';
 
@@ -18,7 +19,7 @@ export class DurableSeq implements SeqAllocator {
     private readonly maxSessions = 10_000,
   ) {}
 
-  next(session: string): { epoch: number; seq: number } {
+  next(session: string): Position {
     let seq = this.next_.get(session);
     if (seq === undefined) {
       const last = this.log.lastPosition(session);

@@ -17,6 +17,7 @@
 import { closeSync, existsSync, fdatasync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AepEvent } from '../map/envelope.ts';
+import type { Position } from '../kernel/position.ts';
 import { sessionFileName } from '../io/paths.ts';
 
 export const AGENT_FILE = '_agent.jsonl'; // agent-scoped events; slugs never start with '_'
@@ -127,7 +128,7 @@ export class SessionLog {
   }
 
   /** The last logged (epoch, seq) of a session, scanning back from the end. */
-  lastPosition(session: string): { epoch: number; seq: number } | undefined {
+  lastPosition(session: string): Position | undefined {
     const file = this.fileOf(session);
     const size = this.size(file);
     let end = size;

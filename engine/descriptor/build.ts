@@ -289,6 +289,7 @@ export class DescriptorBuilder {
       deviations: s.deviations ?? [],
       absent: s.absent ?? [],
       readTools: s.read_tools ?? [],
+      optionEffects: Object.freeze({ ...(s.option_effects ?? {}) }),
       commands: this.commands(hooks),
       setup: deepFreeze(compileSetup(s.setup)),
       shim: deepFreeze(this.shim()),

@@ -9,6 +9,7 @@ import type { CapabilityState } from '../capabilities/vocabulary.ts';
 import type { HookmapDescriptor, Plugin } from '../generated/descriptor-types.ts';
 import type { AgentOption } from './options.ts';
 import type { SetupSpec } from './setup-spec.ts';
+import type { OptionEffect } from '../kernel/option-effects.ts';
 
 export type { SetupSpec } from './setup-spec.ts';
 export type { Plugin as PluginSpec } from '../generated/descriptor-types.ts';
@@ -273,6 +274,8 @@ export interface Descriptor {
   absent: string[];
   /** Tools that only read, search or list (the `read-only` rules preset). */
   readTools: string[];
+  /** What the agent's own answer option ids mean (schema `option_effects`; the AEP convention ids need no entry). */
+  optionEffects: Readonly<Record<string, OptionEffect>>;
   /** Commands answered by writing on the surface, by command type. */
   commands: Map<string, CompiledCommand>;
   /** Attribution rules: firings another agent delivered through this agent's hooks (see the schema's `defer`). */

@@ -435,6 +435,12 @@ export interface HookmapDescriptor {
    */
   read_tools?: string[];
   /**
+   * What this agent's own answer option ids mean, where they must stay the vendor's (a reply replayed verbatim, a choice read from the agent's own dialog): allow (this once), deny (this once), always (allow from now on), never (reject from now on). The AEP convention ids allow / deny / always / never mean their own name and need no entry. The attention.requested and attention.answered events that carry a declared id are marked with the hookmapeffects extension attribute (AEP-0001 §5.4), so every consumer reads from the stream whether an answer is a refusal (engine/kernel/option-effects.ts)
+   */
+  option_effects?: {
+    [k: string]: "allow" | "deny" | "always" | "never";
+  };
+  /**
    * Where the agent keeps each model response's token usage when its hooks do not carry it (a transcript or rollout file named by the payload): the daemon reads what was appended since its last read, after the hook reply, and emits x.hookmap.usage.reported (docs/usage.md)
    */
   transcript?: {

@@ -4,6 +4,7 @@
 // was logged (only what the capture ceiling let into the log is there to
 // find). The JSONL logs stay the durable record: this file can be deleted
 // and is rebuilt from them (indexer.ts).
+import { isSessionTerminal } from '../kernel/lifecycle.ts';
 import Database from 'better-sqlite3';
 import { ensureParent } from '../io/paths.ts';
 import type { IndexedEvent } from './rows.ts';
@@ -90,7 +91,7 @@ export class HistoryWriter {
         project: e.project ?? null,
         started: e.type === 'session.started' ? e.time : null,
         time: e.time,
-        ended: e.type === 'session.ended' ? e.time : null,
+        ended: isSessionTerminal(e.type) ? e.time : null,
         state: e.state,
         runs: e.type === 'run.started' ? 1 : 0,
         attention: e.type === 'attention.requested' ? 1 : 0,

@@ -14,6 +14,7 @@
 import type { CaptureLevel, Severity } from '../aep/schemas.ts';
 import type { CompiledCommand, CompiledDecide, CompiledHold, CompiledHook, Descriptor, Verb } from '../descriptor/types.ts';
 import { evaluate } from '../expr/compile.ts';
+import { RUN_TERMINALS as KERNEL_RUN_TERMINALS } from '../kernel/lifecycle.ts';
 
 /** One event of the firing as drafted (before capture gating): what policy rules read. */
 export interface DraftView {
@@ -67,7 +68,8 @@ export interface Decision {
 
 export type Decider = (view: FiringView) => Decision | undefined | Promise<Decision | undefined>;
 
-export const RUN_TERMINALS = new Set(['run.finished', 'run.failed', 'run.cancelled']);
+/** A run's terminals: the kernel's, generated from the AEP registry. */
+export const RUN_TERMINALS: ReadonlySet<string> = new Set(KERNEL_RUN_TERMINALS);
 
 /** The verbs whose `when` holds for this payload. */
 export async function eligibleVerbs(hook: CompiledHook | undefined, input: unknown, b: Record<string, unknown>): Promise<Set<Verb>> {

@@ -6,7 +6,7 @@
 import { hostname } from 'node:os';
 import { monotonicFactory } from 'ulid';
 import { AEP_VERSION, CORE_ATTRIBUTES, type CaptureLevel, type Severity } from '../aep/schemas.ts';
-import type { AepEnvelope } from '../generated/aep-types.ts';
+import type { AepEvent } from '../kernel/event.ts';
 import { boundData, boundOptId, DEFAULT_MAX_EVENT_BYTES } from './bounds.ts';
 
 /** The envelope extension attribute (AEP-0001 §5.4) a truncated event carries: its size before truncation, bytes. */
@@ -15,8 +15,8 @@ export const TRUNCATED_ATTR = 'hookmaptruncated';
 /** Names no extension may take: the core attributes, W3C tracestate (traceparent's companion) and hookmap's truncation mark. */
 const CORE_ATTRS = new Set([...CORE_ATTRIBUTES, 'tracestate', TRUNCATED_ATTR]);
 
-/** An AEP event: the envelope type generated from schemas/aep/aep-event.schema.json. */
-export type AepEvent = AepEnvelope;
+/** An AEP event: the kernel's one event type (engine/kernel/event.ts), generated from schemas/aep/aep-event.schema.json. */
+export type { AepEvent };
 
 const ulid = monotonicFactory();
 export const newId = (): string => ulid();

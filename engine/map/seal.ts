@@ -9,6 +9,7 @@ import { formatAjvErrors, REGISTRY_BY_TYPE, validatePayload, type CaptureLevel }
 import { gateData } from '../capture/gate.ts';
 import { PROJECT_ATTR } from '../capture/project.ts';
 import type { FragmentStreams } from '../capture/redaction/fragments.ts';
+import { declaredEffects } from '../kernel/option-effects.ts';
 import { buildEnvelope, newId, type AepEvent } from './envelope.ts';
 import { MapError } from './errors.ts';
 import type { Draft, Firing, MapContext } from './firing.ts';
@@ -85,6 +86,9 @@ export function envelopes(m: MapContext, f: Firing, gated: Gated[]): AepEvent[] 
   return gated.map(({ dr, ceiling, data, agentScoped }) => {
     // the folder's name, never its path, at every ceiling (engine/capture/project.ts)
     const project = dr.type === 'session.started' ? m.projectLabel(dr.data?.cwd) : undefined;
+    // the vendor's own option ids a request offers or an answer names, with what each means (engine/kernel/option-effects.ts)
+    const effects = declaredEffects(dr.type, data, d.optionEffects);
+    const extensions = { ...(project ? { [PROJECT_ATTR]: project } : {}), ...effects };
     return buildEnvelope({
       id: dr.id,
       type: dr.type,
@@ -102,7 +106,7 @@ export function envelopes(m: MapContext, f: Firing, gated: Gated[]): AepEvent[] 
       severity: dr.emit.severity,
       capture: ceiling,
       data: data ?? (ceiling === 'none' ? undefined : {}),
-      extensions: project ? { [PROJECT_ATTR]: project } : undefined,
+      extensions: Object.keys(extensions).length ? extensions : undefined,
     });
   });
 }

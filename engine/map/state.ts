@@ -12,10 +12,11 @@
 // session.started says `resumed_from`. Later completions of the ended one
 // stay on it. The daemon makes this durable by answering `history` from its
 // logs; `hookmap map` keeps it in memory.
+import type { Position } from '../kernel/position.ts';
 
 export interface SeqAllocator {
   /** The next (epoch, seq) position of a session. */
-  next(session: string): { epoch: number; seq: number };
+  next(session: string): Position;
 }
 
 /** In-memory counters (epoch fixed): `hookmap map` and tests. The daemon plugs in a durable one. */

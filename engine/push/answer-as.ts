@@ -71,7 +71,7 @@ export async function answerAs(
   if ('text' in answer) body = { text: answer.text };
   else if ('values' in answer) body = { values: answer.values };
   else {
-    option = answer.action === 'deny' ? refusingOption(hold.view.options) : permissiveOption(hold.view.options);
+    option = answer.action === 'deny' ? refusingOption(hold.view.options, hold.view.effects) : permissiveOption(hold.view.options, hold.view.effects);
     if (!option)
       return fail(422, 'no-such-option', `this request offers no ${answer.action === 'deny' ? 'refusing' : 'allowing'} option: open the inbox to answer it`);
     body = { option };

@@ -3,12 +3,10 @@
 // §5, §8.4), delivering every event exactly once (AEP-0001 §7 dedupe).
 // Moved out of client.ts.
 import type { SocketSession } from './client-socket.ts';
+import { comparePositions, type Position as Pos } from '../kernel/position.ts';
 import type { AepEvent } from './store.ts';
 
-export interface Pos {
-  epoch: number;
-  seq: number;
-}
+export type { Pos };
 
 /**
  * What a resuming consumer has delivered, so a reconnect neither loses nor
@@ -54,12 +52,12 @@ export class ResumeState {
       let mine = this.delivered.get(ev.session);
       const p = mine?.get(emitter) ?? this.floors.get(ev.session);
       const epoch = ev.epoch ?? 0;
-      if (p && (epoch < p.epoch || (epoch === p.epoch && ev.seq <= p.seq))) return false;
+      if (p && comparePositions({ epoch, seq: ev.seq }, p) <= 0) return false;
       if (!p && !this.positions.has(ev.session) && resumed && this.watchStart && typeof ev.time === 'string' && ev.time < this.watchStart) return false;
       if (!mine) this.delivered.set(ev.session, (mine = new Map()));
       mine.set(emitter, { epoch, seq: ev.seq });
       let low: Pos = { epoch, seq: ev.seq };
-      for (const q of mine.values()) if (q.epoch < low.epoch || (q.epoch === low.epoch && q.seq < low.seq)) low = q;
+      for (const q of mine.values()) if (comparePositions(q, low) < 0) low = q;
       this.positions.set(ev.session, { ...low, touched: Date.now() });
     }
     this.seen.add(key);
@@ -69,7 +67,7 @@ export class ResumeState {
   }
 
   /** The most recently touched positions, at most `max` (a relay's from_positions bound). */
-  list(max = 500): { session: string; epoch: number; seq: number }[] {
+  list(max = 500): (Pos & { session: string })[] {
     return [...this.positions]
       .sort((a, b) => b[1].touched - a[1].touched)
       .slice(0, max)
@@ -96,7 +94,7 @@ export interface ResumingOptions {
   filter?: unknown;
   capture?: string;
   /** Where the first subscription starts: live (default), everything held, or positions. */
-  from?: 'all' | { session: string; epoch: number; seq: number }[];
+  from?: 'all' | (Pos & { session: string })[];
   onEvent: (ev: AepEvent, raw: string) => void;
   /** Connection facts worth telling a user: resumed after a drop, closed by the relay (and why), history gone. */
   onNotice?: (n: ResumeNotice) => void;

@@ -3,9 +3,9 @@
 // round trip: send, then ack or refusal, then outcome (AEP-0004 §4-§6).
 // Moved out of client.ts.
 import { hostname } from 'node:os';
-import { ulid } from 'ulid';
 import WebSocket from 'ws';
 import { AEP_VERSION } from '../aep/version.ts';
+import { makeCommand as buildCommand } from '../kernel/command.ts';
 import { authHeaders } from './client-sse.ts';
 import type { AepEvent } from './store.ts';
 
@@ -88,21 +88,9 @@ export function openSocket(httpUrl: string, token: string | undefined, role: 'co
   });
 }
 
-/** A command envelope from the CLI: no `seq` (foreign emitter, AEP-0001 §5.2). */
+/** A command envelope from the CLI (the kernel's builder, engine/kernel/command.ts): no `seq` (foreign emitter, AEP-0001 §5.2). */
 export function makeCommand(type: string, session: string, fields: { subject?: string; run?: string; data: Record<string, unknown> }): AepEvent {
-  const ev: AepEvent = {
-    aep: AEP_VERSION,
-    id: ulid(),
-    type,
-    time: new Date().toISOString(),
-    source: `aep://${encodeURIComponent(hostname())}/agent/hookmap-cli`,
-    agent: 'hookmap-cli',
-    session,
-    data: fields.data,
-  };
-  if (fields.subject) ev.subject = fields.subject;
-  if (fields.run) ev.run = fields.run;
-  return ev;
+  return buildCommand(type, { session, ...fields }, { source: `aep://${encodeURIComponent(hostname())}/agent/hookmap-cli`, agent: 'hookmap-cli' });
 }
 
 export type CommandResult =

@@ -5,6 +5,8 @@
 // backplane (engine/relay/backplane/) the other relays' claims count as
 // local ones: one logical endpoint for the roster and for routing.
 import { Redactor } from '../capture/redact.ts';
+import { isCommand } from '../kernel/event.ts';
+import { isSessionTerminal } from '../kernel/lifecycle.ts';
 import { auditRecord, type AuditRecord, type RefusalCode } from './audit.ts';
 import { watcherCopy } from './command-copy.ts';
 import { formatAjvErrors, validateEnvelope } from '../aep/schemas.ts';
@@ -43,14 +45,8 @@ export class Conn {
 export type IngestOutcome =
   { ok: true; admitted: boolean; routed?: boolean; /** forwarded to this relay of the fleet */ via?: string } | { ok: false; code: string; detail: string };
 
-const ACK_TYPES = new Set(['control.accepted', 'control.rejected']);
-const VENDOR_COMMAND = /^x\.[a-z0-9_-]+\.control\./;
-
-/** A command (routed, never buffered), as opposed to an ack, which is an ordinary sequenced event. */
-export function isCommand(type: string): boolean {
-  if (VENDOR_COMMAND.test(type)) return true;
-  return type.startsWith('control.') && !ACK_TYPES.has(type);
-}
+/** A command (routed, never buffered), as opposed to an ack: the kernel's definition. */
+export { isCommand };
 
 const acceptsAny = (c: Conn): boolean => {
   const a = c.info.capabilities?.control?.accepts;
@@ -145,7 +141,7 @@ export class RelayCore {
       return { ok: true, admitted: false };
     }
     if (origin && origin.info.role !== 'consumer') {
-      if (ev.type === 'session.ended') this.release(origin, ev.session!);
+      if (isSessionTerminal(ev.type)) this.release(origin, ev.session!);
       else this.claim(origin, ev.session!);
     }
     const admitted = this.store.admit(held);

@@ -98,7 +98,7 @@ export interface InProcessConnection {
 export interface InProcessSubscribeSpec {
   filter?: unknown;
   capture?: string;
-  from?: { session: string; epoch?: number; seq: number }[] | 'all';
+  from?: (Omit<Position, 'epoch'> & { session: string; epoch?: number })[] | 'all';
   live?: boolean;
 }
 

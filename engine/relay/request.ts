@@ -1,6 +1,7 @@
 // Parsing of subscription requests, shared by SSE (query) and WS (subscribe
 // frame), so both bindings refuse the same things with the same closed set
 // of codes (AEP-0003 §6.5): invalid-filter, limit-exceeded.
+import type { Position } from '../kernel/position.ts';
 import { CAPTURE_ORDER, type CaptureLevel } from '../aep/schemas.ts';
 import { compileFilter, FilterError } from './attr-match.ts';
 import type { SubscriptionSpec } from './subscription.ts';
@@ -14,7 +15,7 @@ export class RequestError extends Error {
   }
 }
 
-type Pos = { session: string; epoch: number; seq: number };
+type Pos = Position & { session: string };
 
 const isCount = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 

@@ -44,7 +44,7 @@ export function serve(ws: WebSocket, ctx: SocketContext, principal: Principal): 
   const closeInOrder = (code: number, reason: string) => {
     if (closingSent || ws.readyState !== ws.OPEN) return;
     closingSent = true;
-    const positions: { sub: string; session: string; epoch: number; seq: number }[] = [];
+    const positions: (Position & { sub: string; session: string })[] = [];
     for (const [sub, bySession] of delivered) for (const [session, p] of bySession) positions.push({ sub, session, epoch: p.epoch, seq: p.seq });
     send({ type: 'closing', reason, delivered: positions });
     ws.close(code, reason.slice(0, 120));

@@ -21,27 +21,13 @@
 // off-heap buffer) in session-buffer.ts, MemoryStore in memory-store.ts.
 import type { CaptureLevel } from '../aep/schemas.ts';
 import type { NetworkedStore } from './backplane/types.ts';
+import type { AepEvent } from '../kernel/event.ts';
 import type { Position } from './position.ts';
 
 export { comparePos, positionOf, type Position } from './position.ts';
 
-export type AepEvent = Record<string, unknown> & {
-  aep: string;
-  id: string;
-  type: string;
-  time: string;
-  source: string;
-  agent: string;
-  session?: string;
-  seq?: number;
-  epoch?: number;
-  severity?: string;
-  capture?: string;
-  cause?: string;
-  subject?: string;
-  run?: string;
-  data?: Record<string, unknown>;
-};
+/** The kernel's one event type (engine/kernel/event.ts). */
+export type { AepEvent } from '../kernel/event.ts';
 
 /** One event in flight (ingest and fan-out): the parsed envelope plus its wire text (forwarded as received). */
 export interface Held {
@@ -56,9 +42,7 @@ export interface Held {
 }
 
 /** One event as a store holds it: its position, and its wire text decoded on demand (nothing parsed). */
-export interface StoredEvent {
-  readonly epoch: number;
-  readonly seq: number;
+export interface StoredEvent extends Readonly<Position> {
   text(): string;
 }
 

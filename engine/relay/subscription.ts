@@ -28,7 +28,7 @@ export interface SubscriptionSpec {
   /** Capture ceiling (AEP-0003 §6.4); absent means as received. */
   capture?: CaptureLevel;
   /** Resume positions, or 'all' for replay-all; absent means live only. */
-  from?: { session: string; epoch: number; seq: number }[] | 'all';
+  from?: (Position & { session: string })[] | 'all';
   /** false: replay, then end (the `live=0` composition). Default true. */
   live?: boolean;
 }

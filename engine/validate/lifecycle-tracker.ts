@@ -7,48 +7,12 @@
 // seq) position rather than line order, so a backfilled terminal counts.
 import type { Violation } from './rules.ts';
 import type { Finding } from './envelope-rules.ts';
+import { isAttentionFollower, isAttentionTerminal, isRunTerminal, isSessionTerminal, isTerminal, mayFollowEnd, opens } from '../kernel/lifecycle.ts';
 import { comparePositions, positionOf, sessionKey, subKey, type Position } from './keys.ts';
 
-const RUN_TERMINALS = new Set(['run.finished', 'run.failed', 'run.cancelled']);
-const ATTENTION_TERMINALS = new Set(['attention.resolved', 'attention.timeout']);
-const ATTENTION_FOLLOWERS = new Set(['attention.routed', 'attention.answered', 'attention.resolved', 'attention.timeout']);
-// Types that close or report on something already begun; they may arrive
-// after session.ended. error.raised reports a fault (teardown errors land
-// late), and x.* types are vendor-defined, so neither is treated as new work.
-const LATE_COMPLETIONS = new Set([
-  'run.finished',
-  'run.failed',
-  'run.cancelled',
-  'run.step.finished',
-  'tool.completed',
-  'tool.failed',
-  'tool.denied',
-  'delegation.subagent.stopped',
-  'progress.task.completed',
-  'resource.retrieval.returned',
-  'attention.answered',
-  'attention.resolved',
-  'attention.timeout',
-  'control.accepted',
-  'control.rejected',
-  'error.raised',
-  'session.ended',
-]);
-
-/** Whether `type` is a run's or a session's terminal (AEP-0002 §2.5). */
-export function isTerminal(type: string): boolean {
-  return RUN_TERMINALS.has(type) || type === 'session.ended';
-}
-
-/**
- * Whether `type` may arrive after a terminal, even after its session's end:
- * a late completion or a vendor-defined (x.*) report such as
- * x.hookmap.usage.reported (read from a transcript after the reply that
- * closed the run), never new work (AEP-0002 §2.5).
- */
-export function mayFollowEnd(type: string): boolean {
-  return LATE_COMPLETIONS.has(type) || type.startsWith('x.');
-}
+// The vocabulary (which types are terminals, which may follow an end) is the
+// kernel's, generated from the AEP registry (engine/kernel/lifecycle.ts).
+export { isTerminal, mayFollowEnd };
 
 interface Seen {
   line: number;
@@ -84,7 +48,7 @@ export class LifecycleTracker {
     const here: Seen = { line, id: idOf(ev), pos: positionOf(ev) };
     const sequenced = ev.seq !== undefined;
 
-    if (ATTENTION_FOLLOWERS.has(type) && (typeof ev.subject !== 'string' || ev.subject === '')) {
+    if (isAttentionFollower(type) && (typeof ev.subject !== 'string' || ev.subject === '')) {
       out.push({ rule: 'lifecycle/attention-subject', message: `${type} must set subject to the id of its attention.requested` });
     }
     if (!sk) return out;
@@ -97,7 +61,7 @@ export class LifecycleTracker {
       });
     }
 
-    if (RUN_TERMINALS.has(type) && typeof ev.run === 'string') {
+    if (isRunTerminal(type) && typeof ev.run === 'string') {
       const k = subKey(sk, ev.run);
       const prior = this.runTerminals.get(k);
       if (prior)
@@ -106,14 +70,14 @@ export class LifecycleTracker {
           message: `${type} for run ${ev.run}, which already ended with ${prior.type} ${prior.id ?? ''} (line ${prior.line})`,
         });
       else this.runTerminals.set(k, { ...here, type });
-    } else if (type === 'session.ended') {
+    } else if (isSessionTerminal(type)) {
       if (end)
         out.push({
           rule: 'lifecycle/session-end-duplicate',
           message: `second session.ended for session ${String(ev.session)} (first: ${end.id ?? ''}, line ${end.line})`,
         });
       else this.ended.set(sk, { ...here, session: ev.session as string });
-    } else if (type === 'attention.requested' && here.id) {
+    } else if (opens(type) === 'attention' && here.id) {
       const k = subKey(sk, here.id);
       if (!this.requests.has(k)) {
         this.requests.set(k, { ...here });
@@ -121,7 +85,7 @@ export class LifecycleTracker {
         list.push(k);
         this.requestsBySession.set(sk, list);
       }
-    } else if (ATTENTION_TERMINALS.has(type) && typeof ev.subject === 'string' && ev.subject) {
+    } else if (isAttentionTerminal(type) && typeof ev.subject === 'string' && ev.subject) {
       const k = subKey(sk, ev.subject);
       const req = this.requests.get(k);
       const prior = req ? req.terminal : this.orphanTerminals.get(k);

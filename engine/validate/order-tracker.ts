@@ -42,7 +42,7 @@ export class OrderTracker {
     if (pos.epoch < st.high.epoch) {
       return [{ rule: 'order/epoch-regression', message: `epoch ${pos.epoch} after epoch ${st.high.epoch} in session ${session} (line ${st.highLine})` }];
     }
-    if (pos.epoch === st.high.epoch && pos.seq < st.high.seq) {
+    if (comparePositions(pos, st.high) < 0) {
       return [{ rule: 'order/seq-regression', message: `seq ${pos.seq} after ${st.high.seq} in session ${session} (epoch ${pos.epoch})` }];
     }
     if (comparePositions(pos, st.high) > 0) this.sessions.set(sk, { high: pos, highLine: line });

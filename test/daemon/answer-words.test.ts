@@ -2,7 +2,9 @@
 // --allow|--deny`), answer a card whose options carry the vendor's own ids
 // (Kilo Code's once / always / reject): allow is the allow-once option, never
 // an "always" one; deny the refusing option; an id the card offers is taken as
-// it is; a card with no allow-once option refuses `allow`.
+// it is; a card with no allow-once option refuses `allow`. What the vendor's
+// ids mean is what the card declares (Kilo Code's descriptor: option_effects,
+// carried as the hookmapeffects attribute), never guessed from the id.
 import { describe, expect, it } from 'vitest';
 import { interpretAnswer, type RequestView } from '../../engine/daemon/answer.ts';
 
@@ -15,6 +17,7 @@ const kilo: RequestView = {
   ],
   labelsReal: true,
   decisions: new Set(['once', 'always', 'reject', 'allow', 'deny', 'text']),
+  effects: { once: 'allow', reject: 'deny' },
 };
 
 describe('the convention words allow and deny', () => {

@@ -11,18 +11,24 @@ import { loadVendor } from '../../engine/descriptor/registry.ts';
 const opts = (...ids: string[]) => ids.map((id) => ({ id }));
 
 describe('rule answers: options', () => {
+  // a vendor's own ids mean what the card declares (option_effects -> hookmapeffects), convention ids their name
+  const kilo = { once: 'allow', reject: 'deny' } as const;
+  const acpKinds = { allow_once: 'allow', allow_always: 'always', reject_once: 'deny', reject_always: 'never' } as const;
+
   it('a rule allows once, on every agent vocabulary', () => {
     expect(permissiveOption(opts('allow', 'deny'))).toBe('allow');
     expect(permissiveOption(opts('always', 'allow', 'deny'))).toBe('allow');
-    expect(permissiveOption(opts('once', 'always', 'reject'))).toBe('once');
-    expect(permissiveOption(opts('allow_always', 'allow_once', 'reject_once'))).toBe('allow_once');
-    expect(permissiveOption(opts('allow_always', 'reject_once'))).toBeUndefined();
+    expect(permissiveOption(opts('once', 'always', 'reject'), kilo)).toBe('once');
+    expect(permissiveOption(opts('allow_always', 'allow_once', 'reject_once'), acpKinds)).toBe('allow_once');
+    expect(permissiveOption(opts('allow_always', 'reject_once'), acpKinds)).toBeUndefined();
     expect(permissiveOption(opts('deny'))).toBeUndefined();
+    // an id nothing declares is not guessed at
+    expect(permissiveOption(opts('once', 'reject'))).toBeUndefined();
   });
 
   it("the agent's own always option, when the card offers one", () => {
-    expect(alwaysOption(opts('once', 'always', 'reject'))).toBe('always');
-    expect(alwaysOption(opts('allow_once', 'allow_always'))).toBe('allow_always');
+    expect(alwaysOption(opts('once', 'always', 'reject'), kilo)).toBe('always');
+    expect(alwaysOption(opts('allow_once', 'allow_always'), acpKinds)).toBe('allow_always');
     expect(alwaysOption(opts('allow', 'deny'))).toBeUndefined();
   });
 

@@ -2,7 +2,7 @@
 // concerns"): no untyped `spec: any`; no `process.env` read below the CLI
 // edge (engine/cli/), where one configuration is resolved; no import cycles,
 // between files or between the engine's units (engine/<dir>/, codegen/);
-// no engine or web file over 300 lines (engine/generated/ aside); no line
+// no engine or web file over 300 lines (engine/generated/ and engine/kernel/generated/ aside); no line
 // over 160 characters (prettier's printWidth) in the code that ships or
 // builds it (engine/, web/, codegen/, bin/, bench/; tests quote whole
 // messages and payloads, docs/trace renders an image from its HTML).
@@ -204,7 +204,7 @@ describe('the engine architecture', () => {
 
   it(`has no engine file over ${MAX_LINES} lines (engine/generated/ aside)`, () => {
     const lines = (f: string) => text.get(f)!.split('\n').length - (text.get(f)!.endsWith('\n') ? 1 : 0);
-    const engine = FILES.filter((f) => f.startsWith('engine/') && !f.startsWith('engine/generated/'));
+    const engine = FILES.filter((f) => f.startsWith('engine/') && !f.startsWith('engine/generated/') && !f.startsWith('engine/kernel/generated/'));
     const over = engine.filter((f) => lines(f) > MAX_LINES);
     expect(
       over.filter((f) => !PENDING_SIZE.has(f)).map((f) => `${f}: ${lines(f)} lines`),
@@ -229,7 +229,7 @@ describe('the engine architecture', () => {
     // compiled output beside a source (npm run build) and generated files are not code anyone writes
     const written = ['engine', 'web', 'codegen', 'bin', 'bench']
       .flatMap((d) => sources(d, [], code))
-      .filter((f) => !f.startsWith('engine/generated/') && !f.startsWith('engine/inbox/assets/'))
+      .filter((f) => !f.startsWith('engine/generated/') && !f.startsWith('engine/kernel/generated/') && !f.startsWith('engine/inbox/assets/'))
       .filter((f) => !(f.endsWith('.js') && existsSync(join(ROOT, f.replace(/\.js$/, '.ts')))));
     expect(written.length).toBeGreaterThan(300);
     const long: string[] = [];

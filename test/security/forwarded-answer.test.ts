@@ -59,7 +59,7 @@ describe('the command copy watchers get', () => {
   });
 
   it('a command that declares metadata is held to it; a vendor command without a schema keeps no fields', () => {
-    const c = { ...cmd(), capture: 'metadata' };
+    const c = { ...cmd(), capture: 'metadata' as const };
     const m = watcherCopy({ ev: c, raw: JSON.stringify(c) }, {}, REDACTOR);
     expect(m.ev.capture).toBe('metadata');
     expect(m.raw).not.toContain(SECRET);

@@ -11,6 +11,7 @@
 // answered what, prints the `answer:` hint only for requests still open,
 // and after a run's end what became of each call that reported no outcome
 // (engine/bridge/call-watch.ts); --json prints the events alone.
+import { ATTENTION_TERMINALS, isAttentionTerminal, isSessionTerminal } from '../../kernel/lifecycle.ts';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -234,7 +235,7 @@ class View {
 
   /** The requests already answered, timed out or resolved in what the relay holds (no hint for those). */
   async learnSettled(ep: Endpoint, filter: Record<string, unknown>): Promise<void> {
-    const f: Record<string, unknown> = { type: ['attention.resolved', 'attention.timeout'] };
+    const f: Record<string, unknown> = { type: [...ATTENTION_TERMINALS] };
     if (filter.session !== undefined) f.session = filter.session;
     await replayHeld(ep, f, (ev) => void (ev.subject && this.settled.add(ev.subject)));
   }
@@ -249,13 +250,13 @@ class View {
       if (this.kinds.size > MAX_SETTLED) this.kinds.delete(this.kinds.keys().next().value!);
     }
     const out = [this.format(ev)];
-    if ((ev.type === 'attention.resolved' || ev.type === 'attention.timeout') && ev.subject) {
+    if (isAttentionTerminal(ev.type) && ev.subject) {
       this.settled.add(ev.subject);
       if (this.settled.size > MAX_SETTLED) this.settled.delete(this.settled.values().next().value!);
       this.kinds.delete(ev.subject);
     }
     for (const c of this.calls.add(ev)) out.push(`${this.head(ev, false)}   ↳ tool ${c.tool}${c.callId ? ` ${c.callId}` : ''}: ${c.outcome}`);
-    if (ev.type === 'session.ended' && ev.session !== undefined) this.labels.delete(ev.session);
+    if (isSessionTerminal(ev.type) && ev.session !== undefined) this.labels.delete(ev.session);
     return `${out.join('\n')}\n`;
   }
 

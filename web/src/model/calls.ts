@@ -5,6 +5,8 @@
 // the guidance text the agent reads, AEP-0008; a timeout, when the agent's
 // own dialog decides), else the end of its run or session with nothing
 // said. A call is "running" only while its run is.
+import { answeredEffect, answeredRefuses, permits } from '../../../engine/kernel/option-effects.ts';
+import { fateOf, runEnd } from '../../../engine/kernel/lifecycle.ts';
 import type { Ev } from './aep.ts';
 import type { RunRow, ToolRow } from './timeline.ts';
 
@@ -24,11 +26,15 @@ export function callOutcome(r: ToolRow): CallOutcome {
   if (end) return endOutcome(end);
   const p = r.permission;
   const answer = p?.answered?.data?.answer;
-  if (p?.answered && isDeny(answer)) {
+  if (p?.answered && answeredRefuses(p.answered, p.req)) {
     return { status: 'denied', text: `denied ${byWhom(p.answered)}${typeof answer?.text === 'string' && answer.text ? `: “${answer.text}”` : ''}` };
   }
   if (p?.timeout) return { status: 'timed out', text: NOT_ANSWERED };
-  const allowed = p?.answered ? `allowed ${byWhom(p.answered)}` : undefined;
+  // an option whose meaning the stream does not declare is named as it is, never called an allow
+  const option = typeof answer?.option === 'string' ? answer.option : undefined;
+  const allowed = p?.answered
+    ? `${permits(answeredEffect(p.answered, p.req)) || option === undefined ? 'allowed' : `answered “${option}”`} ${byWhom(p.answered)}`
+    : undefined;
   if (r.closedBy) return { status: 'unknown', text: allowed ? `${allowed}; ${NO_OUTCOME}` : NO_OUTCOME };
   if (p && !p.answered && !p.resolved) return { status: 'waiting', text: 'waiting for an answer to its permission request' };
   return { status: 'running', text: allowed };
@@ -36,8 +42,9 @@ export function callOutcome(r: ToolRow): CallOutcome {
 
 function endOutcome(end: Ev): CallOutcome {
   const d = end.data ?? {};
-  if (end.type === 'tool.completed') return d.status === 'error' ? { status: 'failed' } : { status: 'done' };
-  if (end.type === 'tool.failed') {
+  const fate = fateOf(end.type)?.fate;
+  if (fate === 'completed') return d.status === 'error' ? { status: 'failed' } : { status: 'done' };
+  if (fate === 'failed') {
     const why = d.error?.message ?? d.error?.type;
     return { status: 'failed', text: why ? String(why) : undefined };
   }
@@ -45,13 +52,6 @@ function endOutcome(end: Ev): CallOutcome {
     status: 'denied',
     text: `denied${typeof d.by === 'string' && d.by ? ` by ${d.by}` : ''}${typeof d.reason === 'string' && d.reason ? `: ${d.reason}` : ''}`,
   };
-}
-
-/** A guidance text answers a permission as a deny the agent reads (AEP-0008); so do deny-like options. */
-function isDeny(answer: any): boolean {
-  if (!answer || typeof answer !== 'object') return false;
-  if (typeof answer.option === 'string') return /^(deny|reject|no|block|cancel)([-_ ].*)?$/i.test(answer.option);
-  return typeof answer.text === 'string';
 }
 
 function byWhom(answered: Ev): string {
@@ -66,6 +66,6 @@ export type RunStatus = 'running' | 'finished' | 'failed' | 'cancelled' | 'ended
 /** A run's state: never running once the session ended. */
 export function runStatus(r: RunRow): RunStatus {
   const end = r.end;
-  if (end) return end.type === 'run.finished' ? 'finished' : end.type === 'run.failed' ? 'failed' : 'cancelled';
+  if (end) return runEnd(end.type) ?? 'cancelled';
   return r.closedBy ? 'ended' : 'running';
 }

@@ -20,6 +20,7 @@
 // All three reconnect with backoff and authenticate with the inbox's
 // HttpOnly cookie (same origin); no token is ever held in script.
 import { computed, signal, type ReadonlySignal } from '@preact/signals';
+import { isSessionTerminal, opens } from '../../../engine/kernel/lifecycle.ts';
 import { makeCommand, type CommandParts, type Ev } from './aep.ts';
 import { browserScheduler, measure, now, type ConnectionOptions, type LinkStatus, type Opts, type RosterEntry } from './links.ts';
 import { AepSocket } from './socket.ts';
@@ -185,7 +186,7 @@ export class Connection {
   private enqueue(ev: Ev, timeline: boolean): void {
     if (!ev || typeof ev.type !== 'string') return;
     this.queue.push({ ev, timeline });
-    if (ev.type === 'session.started' || ev.type === 'session.ended') this.scheduleRoster(300);
+    if (opens(ev.type) === 'session' || isSessionTerminal(ev.type)) this.scheduleRoster(300);
     if (ev.cause && this.ackTimers.has(ev.cause) && (ev.type === 'control.accepted' || ev.type === 'control.rejected')) {
       this.o.scheduler.cancel(this.ackTimers.get(ev.cause));
       this.ackTimers.delete(ev.cause);

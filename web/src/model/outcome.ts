@@ -2,6 +2,8 @@
 // (AEP-0002 §7 lifecycle: requested -> answered -> resolved | timeout;
 // AEP-0004 §3 acks; the relay's refusal frames): never from what this page
 // hoped would happen. Also the words for an answer and for a command's state.
+import { isSessionTerminal, runEnd } from '../../../engine/kernel/lifecycle.ts';
+import { answeredRefuses, effectOf, requestEffects } from '../../../engine/kernel/option-effects.ts';
 import type { Ev } from './aep.ts';
 import { ruleOf } from './rules.ts';
 import { answerableHere, isStale, terminalOf } from './attention.ts';
@@ -40,7 +42,7 @@ function baseOutcome(store: Store, a: Attn, now: number): Outcome {
         phase: 'resolved',
         text: `${answeredText(a, a.answered)}. Resolved.`,
         settled: true,
-        tone: a.answered.data?.answer?.option === 'deny' ? 'bad' : 'good',
+        tone: answeredRefuses(a.answered, a.req) ? 'bad' : 'good',
       };
     return { phase: 'resolved', text: r === 'auto' ? 'Resolved automatically' : 'Resolved', settled: true, tone: 'good' };
   }
@@ -81,9 +83,15 @@ function answeredText(a: Attn, ev: Ev): string {
   const by = typeof d.by === 'string' && d.by ? d.by : undefined;
   if (d.via === 'oob') return "Answered in the agent's own dialog";
   const rule = ruleOf(by);
-  if (rule) return `${/^(deny|reject)/i.test(String(d.answer?.option ?? '')) ? 'Denied' : 'Allowed'} by rule ${rule}`;
+  if (rule) return `${answeredRefuses(ev, a.req) ? 'Denied' : 'Allowed'} by rule ${rule}`;
   const who = by ? `Answered by ${by}` : 'Answered';
   return `${who}: ${answerSummary(a.req, d.answer)}`;
+}
+
+/** A card button's key: `a` for the option that allows once, `d` for the one that refuses once (by the options' effects). */
+export function optionKey(req: Ev | undefined, id: string): 'a' | 'd' | undefined {
+  const effect = effectOf(id, requestEffects(req));
+  return effect === 'allow' ? 'a' : effect === 'deny' ? 'd' : undefined;
 }
 
 /** An answer in words: the option's label, the guidance text, or the form's values. */
@@ -112,7 +120,7 @@ export function answerSummary(req: Ev | undefined, answer: any): string {
 export function commandText(c: CmdState): { text: string; tone: Outcome['tone']; done: boolean } {
   const delivered = c.outcomes.find((o) => /\.instruction\.delivered$/.test(o.type));
   const dropped = c.outcomes.find((o) => /\.instruction\.dropped$/.test(o.type));
-  const cancelled = c.outcomes.find((o) => o.type === 'run.cancelled' || o.type === 'session.ended');
+  const cancelled = c.outcomes.find((o) => runEnd(o.type) === 'cancelled' || isSessionTerminal(o.type));
   if (delivered)
     return {
       text: delivered.data?.carrier === 'next-turn' ? 'Delivered: it woke the idle session into a new turn' : 'Delivered to the agent',
@@ -120,7 +128,7 @@ export function commandText(c: CmdState): { text: string; tone: Outcome['tone'];
       done: true,
     };
   if (dropped) return { text: `Dropped${dropped.data?.reason ? ` (${dropped.data.reason})` : ''}`, tone: 'warn', done: true };
-  if (cancelled) return { text: cancelled.type === 'run.cancelled' ? 'Run cancelled' : 'Session ended', tone: 'good', done: true };
+  if (cancelled) return { text: runEnd(cancelled.type) ? 'Run cancelled' : 'Session ended', tone: 'good', done: true };
   if (c.ack?.type === 'control.rejected')
     return { text: `Refused by the agent (${c.ack.data?.reason ?? 'rejected'})${c.ack.data?.detail ? `: ${c.ack.data.detail}` : ''}`, tone: 'bad', done: true };
   if (c.ack?.type === 'control.accepted')

@@ -6,6 +6,7 @@
 // here is optimistic: a card changes state only when an event (or the
 // relay's refusal frame) says so. Pure: no DOM, so tests run it in Node.
 import { batch, signal } from '@preact/signals';
+import { fateOf, isSessionTerminal } from '../../../engine/kernel/lifecycle.ts';
 import { comparePos, insertSorted, isCommand, isPositioned, keyOf, posOf, type Ev, type Position } from './aep.ts';
 import { isWaiting, terminalOf } from './attention.ts';
 import { SETTLED_VISIBLE_MS, type Attn, type CmdState, type SessionModel, type SessionState } from './session-model.ts';
@@ -110,7 +111,7 @@ export class Store {
   // --- derived views -----------------------------------------------------------------
 
   stateOf(s: SessionModel, now = this.clock.value): SessionState {
-    if (s.lastLifecycle?.type === 'session.ended') return 'ended';
+    if (s.lastLifecycle && isSessionTerminal(s.lastLifecycle.type)) return 'ended';
     for (const id of s.attention) {
       const a = this.attn.get(id);
       if (a && isWaiting(a, now)) return 'waiting';
@@ -175,21 +176,21 @@ export class Store {
     const d = ev.data ?? {};
     const project = (ev as Record<string, unknown>).hookmapproject;
     if (typeof project === 'string' && project) s.project = project;
-    switch (ev.type) {
+    // a terminal is read by what it closes (the kernel's lifecycle, generated from the AEP registry)
+    const fate = fateOf(ev.type);
+    switch (fate && fate.unit !== 'tool' ? `${fate.unit}:end` : ev.type) {
       case 'session.started':
         if (typeof d.cwd === 'string') s.cwd = d.cwd;
         if (typeof d['gen_ai.request.model'] === 'string') s.model = d['gen_ai.request.model'];
         this.lifecycle(s, ev);
         break;
-      case 'session.ended':
+      case 'session:end':
         this.lifecycle(s, ev);
         break;
       case 'run.started':
         if (ev.run) s.runsStarted.set(ev.run, ev);
         break;
-      case 'run.finished':
-      case 'run.failed':
-      case 'run.cancelled':
+      case 'run:end':
         if (ev.run) s.runsEnded.set(ev.run, ev);
         break;
       case 'message.agent.replied':
@@ -205,12 +206,11 @@ export class Store {
         break;
       }
       case 'attention.answered':
-      case 'attention.resolved':
-      case 'attention.timeout': {
+      case 'attention:end': {
         if (!ev.subject) break;
         const a = this.attention(ev.subject, s.id);
         if (ev.type === 'attention.answered') a.answered ??= ev;
-        else if (ev.type === 'attention.resolved') a.resolved ??= ev;
+        else if (fate?.fate === 'resolved') a.resolved ??= ev;
         else a.timeout ??= ev;
         s.attention.add(ev.subject);
         if (ev.type === 'attention.answered' && ev.cause) {

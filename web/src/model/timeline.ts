@@ -6,6 +6,7 @@
 // links), so the UI can jump along the causal chain. Pure: built from the
 // session's ordered events in one pass. Views only: nothing here is written
 // back to the stream.
+import { fateOf, isAttentionFollower, isRunTerminal, isSessionTerminal, isToolTerminal, opens } from '../../../engine/kernel/lifecycle.ts';
 import type { Ev } from './aep.ts';
 import { joinOtel, type OtelFacts } from './otel-join.ts';
 
@@ -42,10 +43,8 @@ export type Row =
   | { kind: 'message'; id: string; ev: Ev; causeRow?: string }
   | { kind: 'event'; id: string; ev: Ev; causeRow?: string; quiet?: boolean };
 
-/** Types folded into another row instead of getting their own. */
-const FOLDED_ATTENTION = new Set(['attention.answered', 'attention.resolved', 'attention.timeout', 'attention.routed']);
-const TOOL_ENDS = new Set(['tool.completed', 'tool.failed', 'tool.denied']);
-const RUN_ENDS = new Set(['run.finished', 'run.failed', 'run.cancelled']);
+// Which type opens or closes what is the kernel's (engine/kernel/lifecycle.ts, generated from the AEP registry); the
+// attention followers (routed, answered, resolved, timeout) are folded into the request's row instead of getting their own.
 
 /**
  * A vendor extension type (x.<agent>.*) that says nothing to a person
@@ -77,13 +76,14 @@ export function buildTimeline(events: Ev[], foldedCommands: ReadonlySet<string> 
   };
   for (const ev of events) {
     const t = ev.type;
-    if (t === 'session.started' || t === 'session.ended') {
+    const fate = fateOf(t);
+    if (opens(t) === 'session' || isSessionTerminal(t)) {
       push({ kind: 'session', id: ev.id, ev });
     } else if (t === 'run.started') {
       const r: RunRow = { kind: 'run', id: ev.id, ev };
       if (ev.run) runRows.set(ev.run, r);
       push(r);
-    } else if (RUN_ENDS.has(t)) {
+    } else if (isRunTerminal(t)) {
       const start = ev.run ? runRows.get(ev.run) : undefined;
       if (ev.run && !runEnds.has(ev.run)) runEnds.set(ev.run, ev);
       if (start && !start.end) {
@@ -100,7 +100,7 @@ export function buildTimeline(events: Ev[], foldedCommands: ReadonlySet<string> 
       tools.push(r);
       toolById.set(r.id, r);
       push(r);
-    } else if (TOOL_ENDS.has(t)) {
+    } else if (isToolTerminal(t)) {
       const call = callId(ev);
       const r = call ? toolByCall.get(call) : undefined;
       if (r && !r.end) {
@@ -116,12 +116,12 @@ export function buildTimeline(events: Ev[], foldedCommands: ReadonlySet<string> 
         byPermission.set(ev.id, r);
       }
       push({ kind: 'attention', id: ev.id, ev });
-    } else if (FOLDED_ATTENTION.has(t) && ev.subject && rowOf.has(ev.subject)) {
+    } else if (isAttentionFollower(t) && ev.subject && rowOf.has(ev.subject)) {
       rowOf.set(ev.id, rowOf.get(ev.subject)!);
       const p = byPermission.get(ev.subject)?.permission;
       if (p && t === 'attention.answered') p.answered ??= ev;
-      else if (p && t === 'attention.resolved') p.resolved ??= ev;
-      else if (p && t === 'attention.timeout') p.timeout ??= ev;
+      else if (p && fate?.fate === 'resolved') p.resolved ??= ev;
+      else if (p && fate?.fate === 'timeout') p.timeout ??= ev;
     } else if ((t === 'control.accepted' || t === 'control.rejected') && ev.cause && foldedCommands.has(ev.cause)) {
       // the ack of an answer is shown on the attention row it answers
       continue;
@@ -147,7 +147,7 @@ function closeOpen(rows: Row[], runEnds: Map<string, Ev>): void {
   let sessionEnd: Ev | undefined;
   for (let i = rows.length - 1; i >= 0; i--) {
     const r = rows[i];
-    if (r.kind === 'session' && r.ev.type === 'session.ended') sessionEnd ??= r.ev;
+    if (r.kind === 'session' && isSessionTerminal(r.ev.type)) sessionEnd ??= r.ev;
     else if (r.kind === 'session')
       sessionEnd = undefined; // resumed after that end
     else if (r.kind === 'run' && !r.end) r.closedBy = sessionEnd;
@@ -159,13 +159,17 @@ function closeOpen(rows: Row[], runEnds: Map<string, Ev>): void {
 }
 
 /**
- * The tool call a request asks about: the one its `cause` names, else (a
+ * The tool call a request asks about: the one its `cause` names or whose call id is its subject, else (a
  * permission request that carries no call id) the newest call of that tool in the same run that is still open and not yet
  * asked about: the agent asks right after announcing the call.
  */
 function askedAbout(req: Ev, tools: ToolRow[], toolById: Map<string, ToolRow>, rowOf: Map<string, string>): ToolRow | undefined {
+  // by what the stream says: its cause the call's request, or its subject the call's id (ACP names the call by toolCallId)
   const byCause = req.cause ? toolById.get(rowOf.get(req.cause) ?? '') : undefined;
-  if (byCause) return byCause.permission ? undefined : byCause;
+  let byCall = byCause;
+  const call = req.subject ? `${req.run ?? ''}\u0000${req.subject}` : undefined; // a call id is its run's (callId)
+  for (let i = tools.length - 1; !byCall && call && i >= 0; i--) if (callId(tools[i].ev) === call) byCall = tools[i];
+  if (byCall) return byCall.permission ? undefined : byCall;
   if (req.data?.kind !== 'permission' || !req.subject) return undefined;
   for (let i = tools.length - 1; i >= 0; i--) {
     const r = tools[i];

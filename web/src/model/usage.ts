@@ -6,12 +6,12 @@
 // run end's usage (one count, never two); a session.ended count is used only
 // when nothing else was seen. A cost is shown only when every count that
 // makes up the sum carries one in one currency: never guessed. Pure.
+import { isRunTerminal, isSessionTerminal } from '../../../engine/kernel/lifecycle.ts';
 import type { Ev } from './aep.ts';
 import { tokens, usd } from './history.ts';
 import type { SessionModel } from './session-model.ts';
 
 export const USAGE_TYPE = 'x.hookmap.usage.reported';
-const RUN_ENDS = new Set(['run.finished', 'run.failed', 'run.cancelled']);
 const ATTRS = {
   input: 'gen_ai.usage.input_tokens',
   output: 'gen_ai.usage.output_tokens',
@@ -87,13 +87,13 @@ export function usageOfEvents(events: readonly Ev[]): SessionUsage {
   let ended: Part | undefined;
   for (const ev of events) {
     const isReport = ev.type === USAGE_TYPE;
-    if (!isReport && !RUN_ENDS.has(ev.type) && ev.type !== 'session.ended') continue;
+    if (!isReport && !isRunTerminal(ev.type) && !isSessionTerminal(ev.type)) continue;
     const p = usagePart(ev);
     if (!p) continue;
     if (isReport) {
       const k = ev.run ?? '';
       reported.set(k, [...(reported.get(k) ?? []), p]);
-    } else if (ev.type === 'session.ended') ended = p;
+    } else if (isSessionTerminal(ev.type)) ended = p;
     else if (ev.run && !runEnd.has(ev.run)) runEnd.set(ev.run, p);
   }
   const runs = new Map<string, UsageSum>();

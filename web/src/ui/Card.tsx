@@ -6,7 +6,8 @@
 // the card's state follows only what the stream confirms (model/outcome.ts).
 import { useRef, useState } from 'preact/hooks';
 import { checkForm, fieldsOf, type FieldInput } from '../model/forms.ts';
-import { outcomeOf } from '../model/outcome.ts';
+import { refusingOption, requestEffects } from '../../../engine/kernel/option-effects.ts';
+import { optionKey, outcomeOf } from '../model/outcome.ts';
 import { answerableHere, deadlineOf } from '../model/attention.ts';
 import type { Attn } from '../model/session-model.ts';
 import { formatDuration } from '../model/timeline.ts';
@@ -46,6 +47,8 @@ export function Card({ a, showSession = true }: { a: Attn; showSession?: boolean
   const open = !o.settled;
   const canAnswer = open && control.can && answerableHere(a) && o.phase !== 'elsewhere';
   const options: { id: string; label: string }[] = Array.isArray(d.options) ? d.options.filter((x: any) => x && typeof x.id === 'string') : [];
+  // free text is applied as the refusing option (AEP-0008) when the card has one (by the options' effects)
+  const refusing = refusingOption(options, requestEffects(req)) !== undefined;
   const fields = kind === 'form' ? fieldsOf(d) : [];
   // the option an allow applies (never the agent's own "always" one: the rule is hookmap's)
   const allowOption = kind === 'form' ? undefined : options.find((x) => ['allow', 'allow_once', 'once', 'approve'].includes(x.id.toLowerCase()))?.id;
@@ -172,7 +175,7 @@ export function Card({ a, showSession = true }: { a: Attn; showSession?: boolean
           {options.length ? (
             <div class="option-buttons">
               {options.map((opt) => {
-                const key = opt.id === 'allow' ? 'a' : opt.id === 'deny' || opt.id === 'reject' ? 'd' : undefined;
+                const key = optionKey(req, opt.id);
                 return (
                   <button
                     type="button"
@@ -205,9 +208,7 @@ export function Card({ a, showSession = true }: { a: Attn; showSession?: boolean
             />
           ) : null}
           <div class="guidance">
-            <label for={`card-${a.id}-text`}>
-              {kind === 'permission' || options.some((x) => x.id === 'deny') ? 'Or deny with guidance the agent reads' : 'Your answer'}
-            </label>
+            <label for={`card-${a.id}-text`}>{kind === 'permission' || refusing ? 'Or deny with guidance the agent reads' : 'Your answer'}</label>
             <textarea
               id={`card-${a.id}-text`}
               data-key="t"
@@ -231,7 +232,7 @@ export function Card({ a, showSession = true }: { a: Attn; showSession?: boolean
               </p>
             ) : null}
             <button type="button" class="btn btn-guidance" data-send="text" disabled={inFlight} onClick={sendGuidance}>
-              {kind === 'permission' || options.some((x) => x.id === 'deny') ? 'Deny with guidance' : 'Send'}
+              {kind === 'permission' || refusing ? 'Deny with guidance' : 'Send'}
               <kbd aria-hidden="true">t</kbd>
             </button>
           </div>

@@ -6,6 +6,7 @@
 // vendor extension rows that say nothing to a person are one click away.
 import { Component } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { runEnd } from '../../../engine/kernel/lifecycle.ts';
 import { runStatus } from '../model/calls.ts';
 import { outcomeOf } from '../model/outcome.ts';
 import { ruleOf } from '../model/rules.ts';
@@ -146,7 +147,7 @@ function rowView(r: Row, outcome: { text: string; tone: string; rule?: string } 
           <strong>Run</strong> <span class={`pill pill-run-${status}`}>{status}</span>
           {d.trigger ? <span class="muted"> · {String(d.trigger)}</span> : null}
           {end ? <span class="muted"> · {formatDuration(durationMs(r.ev, end))}</span> : null}
-          {end?.type === 'run.failed' && end.data?.reason ? <span class="muted">: {String(end.data.reason)}</span> : null}
+          {end && runEnd(end.type) === 'failed' && end.data?.reason ? <span class="muted">: {String(end.data.reason)}</span> : null}
           {status === 'ended' ? <span class="muted"> · no end reported before the session ended</span> : null}
           {typeof d.prompt === 'string' && d.prompt ? <span class="row-text clip">{d.prompt}</span> : null}
         </p>
@@ -156,7 +157,7 @@ function rowView(r: Row, outcome: { text: string; tone: string; rule?: string } 
       return (
         <p class="muted">
           Run {r.ev.type.slice(4)}
-          {r.ev.type === 'run.failed' && d.reason ? `: ${d.reason}` : ''}
+          {runEnd(r.ev.type) === 'failed' && d.reason ? `: ${d.reason}` : ''}
         </p>
       );
     case 'tool':

@@ -1,0 +1,147 @@
+// The AEP kernel's place (issue 39, "an AEP kernel"): engine/kernel/ is
+// browser-safe and stands alone (no `node:` module, no package, nothing from
+// the engine outside itself), so the engine and the web inbox read the same
+// code; the event type and the stream position are declared there only, and
+// their order is compared there only; web/ takes lifecycle knowledge (which
+// type ends a run, a session, a call, a request) only from the kernel, and so,
+// in the end, does everything outside the kernel and the mapper.
+//
+// PENDING_LIFECYCLE names the engine files that still spell a closing type as
+// a literal (the one fold of issue 39 is what retires most of them). It only
+// shrinks: an entry that no longer spells one fails the test until removed.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../../engine/descriptor/registry.ts';
+import { CLOSES } from '../../engine/kernel/lifecycle.ts';
+
+const PENDING_LIFECYCLE = new Map<string, string>([
+  ['engine/bridge/call-watch.ts', 'the session fold (issue 39 "one fold")'],
+  ['engine/bridge/projection/ocsf.ts', 'maps types to OCSF activities: a projection table'],
+  ['engine/bridge/session-node.ts', 'closedBy names the closing type: the session fold'],
+  ['engine/bridge/structure.ts', 'the session fold'],
+  ['engine/capabilities/vocabulary.ts', 'capability classes name the types they evidence'],
+  ['engine/cli/commands/answer.ts', "answer's fate check: the session fold"],
+  ['engine/cli/commands/cancel.ts', "cancel's outcome: the session fold"],
+  ['engine/cli/commands/command-common.ts', "a command's outcome: the session fold"],
+  ['engine/cli/commands/held.ts', 'the held list: the session fold'],
+  ['engine/daemon/commands.ts', 'the daemon emits its own lifecycle events'],
+  ['engine/daemon/hold-lifecycle.ts', 'the daemon emits its own lifecycle events'],
+  ['engine/daemon/instructions.ts', 'the daemon emits its own lifecycle events'],
+  ['engine/daemon/lifecycle.ts', 'the daemon emits its own lifecycle events'],
+  ['engine/daemon/model-calls.ts', 'the daemon emits its own lifecycle events'],
+  ['engine/daemon/session-log.ts', "a session log's end"],
+  ['engine/push/moments.ts', 'push moments: the session fold'],
+]);
+
+/** The mapper builds events from descriptors: it spells the types it emits. */
+const MAY_SPELL = (f: string) => f.startsWith('engine/kernel/') || f.startsWith('engine/map/') || f.includes('/generated/') || f === 'codegen/lifecycle.ts';
+
+function sources(dir: string, out: string[] = []): string[] {
+  for (const f of readdirSync(join(ROOT, dir))) {
+    const rel = `${dir}/${f}`;
+    if (statSync(join(ROOT, rel)).isDirectory()) sources(rel, out);
+    else if (/\.(ts|tsx|mts)$/.test(f) && !f.endsWith('.d.mts')) out.push(rel);
+  }
+  return out;
+}
+
+const code = (f: string) =>
+  readFileSync(join(ROOT, f), 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
+
+/** Every import specifier of a file (static, re-export, side-effect, dynamic with a literal). */
+function specifiers(src: string): string[] {
+  const out: string[] = [];
+  for (const m of src.matchAll(/^\s*(?:import|export)\s[^'";]*?\sfrom\s*['"]([^'"]+)['"]/gm)) out.push(m[1]);
+  for (const m of src.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)) out.push(m[1]);
+  for (const m of src.matchAll(/import\(\s*['"`]([^'"`$]+)['"`]\s*\)/g)) out.push(m[1]);
+  return out;
+}
+
+const KERNEL = sources('engine/kernel');
+const ENGINE = sources('engine').filter((f) => !f.startsWith('engine/kernel/'));
+const WEB = sources('web/src');
+const ELSEWHERE = [...ENGINE, ...WEB, ...sources('codegen'), ...sources('bench')];
+
+describe('the AEP kernel (engine/kernel/)', () => {
+  it('holds the event type, positions, commands, the lifecycle and option effects', () => {
+    for (const f of ['event.ts', 'position.ts', 'command.ts', 'lifecycle.ts', 'option-effects.ts', 'generated/lifecycle.ts', 'generated/aep-types.ts'])
+      expect(KERNEL, f).toContain(`engine/kernel/${f}`);
+  });
+
+  it('imports no node: module, no package and nothing from the engine outside itself (browser-safe)', () => {
+    const bad: string[] = [];
+    for (const f of KERNEL)
+      for (const s of specifiers(code(f))) {
+        const inside = s.startsWith('.') && relative(ROOT, resolve(ROOT, dirname(f), s)).startsWith('engine/kernel/');
+        if (!inside) bad.push(`${f}: ${s}`);
+      }
+    expect(bad, 'the kernel stands alone: move what it needs into it').toEqual([]);
+    const globals = KERNEL.filter((f) => /\b(process|Buffer|require)\s*[.(]/.test(code(f)));
+    expect(globals, 'no Node globals in the kernel').toEqual([]);
+  });
+
+  it('is what web/ imports from the engine (and the form checker, shared since issue 26)', () => {
+    const bad: string[] = [];
+    for (const f of WEB)
+      for (const s of specifiers(code(f))) {
+        if (!s.startsWith('.')) continue;
+        const to = relative(ROOT, resolve(ROOT, dirname(f), s));
+        if (!to.startsWith('web/') && !to.startsWith('engine/kernel/') && to !== 'engine/aep/form-values.ts') bad.push(`${f}: ${to}`);
+      }
+    expect(bad).toEqual([]);
+  });
+});
+
+describe('one definition', () => {
+  it('of the event type: no AepEvent or AepEnvelope declared outside the kernel', () => {
+    const declares = /^\s*(export\s+)?(interface\s+(AepEvent|AepEnvelope)\b|type\s+(AepEvent|AepEnvelope)\s*[=<])/m;
+    const hits = ELSEWHERE.filter((f) => declares.test(code(f)));
+    expect(hits, 'import the kernel one (engine/kernel/event.ts)').toEqual([]);
+  });
+
+  it('of a position: no (epoch, seq) type declared outside the kernel', () => {
+    // an object type's members (a checkpoint's [epoch, seq] tuple is a serialized form, not a type of its own)
+    const shape = /\bepoch\??\s*:\s*number\s*;\s*(readonly\s+)?seq\??\s*:\s*number/;
+    const hits = ELSEWHERE.filter((f) => shape.test(code(f)));
+    expect(hits, 'use Position (engine/kernel/position.ts)').toEqual([]);
+  });
+
+  it('of position order: no (epoch, seq) comparison outside the kernel', () => {
+    const order = /\.epoch\s*-\s*[\w.]+\.epoch|epoch\s*===\s*[\w.[\]]+\s*&&\s*[\w.]*seq\s*<|epoch\s*<\s*[\w.[\]]+\s*\|\|\s*\(/;
+    const hits = ELSEWHERE.filter((f) => order.test(code(f)));
+    expect(hits, 'use comparePositions (engine/kernel/position.ts)').toEqual([]);
+  });
+});
+
+describe('the lifecycle vocabulary comes from the kernel', () => {
+  const closing = new RegExp(
+    `['"\`](${Object.keys(CLOSES)
+      .map((t) => t.replace(/\./g, '\\.'))
+      .join('|')})['"\`]`,
+  );
+
+  it('web/ spells no closing type (run, session, tool, attention terminals): it asks the kernel', () => {
+    expect(WEB.filter((f) => closing.test(code(f)))).toEqual([]);
+  });
+
+  it('nor does the engine outside the kernel and the mapper, but for the files still pending', () => {
+    const spelling = [...ENGINE, ...sources('codegen')].filter((f) => !MAY_SPELL(f) && closing.test(code(f)));
+    expect(
+      spelling.filter((f) => !PENDING_LIFECYCLE.has(f)),
+      'ask engine/kernel/lifecycle.ts (isRunTerminal, closes, fateOf, ...)',
+    ).toEqual([]);
+    expect(
+      [...PENDING_LIFECYCLE.keys()].filter((f) => !spelling.includes(f)),
+      'no longer spells one: remove it from PENDING_LIFECYCLE',
+    ).toEqual([]);
+  });
+
+  it('the rules see what they judge', () => {
+    expect(closing.test("x === 'run.failed'")).toBe(true);
+    expect(closing.test("x === 'run.started'")).toBe(false);
+    expect(specifiers("import { a } from './b.ts';\nexport { c } from '../d.ts';")).toEqual(['./b.ts', '../d.ts']);
+  });
+});
