@@ -18,7 +18,7 @@ type Issue = z.core.$ZodIssue;
 /** `file:line:col code: message` (the message starts with the key's path). */
 export const formatFinding = (f: ConfigFinding) => `${f.file}:${f.line}:${f.col} ${f.code}: ${f.message}`;
 
-/** A key's path as the messages name it: `push.agents.codex.kinds`, `bridges[0].protocol`. */
+/** A key's path as the messages name it: `push.agents.<agent>.kinds`, `bridges[0].protocol`. */
 export const keyLabel = (path: Path): string => pathString(path);
 
 const valueAt = (v: unknown, path: Path): unknown => path.reduce<any>((o, k) => (o === null || typeof o !== 'object' ? undefined : o[k]), v);
