@@ -7,8 +7,8 @@
 // - The AEP convention ids (the Annex A pins' `allow` / `deny`; hookmap's
 //   descriptors add `always` / `never`, ACP's allow_always / reject_always)
 //   mean their own name.
-// - Where a vendor's own ids must stay (kilocode's once / reject, Hermes's
-//   once / session / always / deny, replayed verbatim to the agent or read
+// - Where a vendor's own ids must stay (`once` / `reject`, `session` ...,
+//   replayed verbatim to the agent or read
 //   from its own dialog), the descriptor declares them (`option_effects`) and
 //   the mapper marks the attention.requested and attention.answered events
 //   that carry them with the `hookmapeffects` extension attribute
