@@ -262,7 +262,12 @@ export async function startUp(o: UpOptions): Promise<Up> {
   if (policy) announcePolicy(policy, operator, say);
   // the first hook would otherwise compile the AEP validators while an agent waits; descriptors built from the
   // validated cache compile each expression on first use: the rest now. Both once the links are up (they would slow them).
-  const warmed = linksReady(daemons).then(() => (history?.open(), Promise.all([warmValidators(), compilePending()]))).then(() => undefined, () => undefined);
+  const warmed = linksReady(daemons)
+    .then(() => (history?.open(), Promise.all([warmValidators(), compilePending()])))
+    .then(
+      () => undefined,
+      () => undefined,
+    );
   const noAuth = !auth.controlPossible;
   for (const l of summaryHead({ url, tokenFile: o.tokenFile, noAuth, daemons, failed })) say(l);
   for (const l of exposureNotice(host, url, Boolean(o.tls))) say(`  ${l}`);
