@@ -259,3 +259,13 @@ export function daemonLines(d: Daemon, url: string): string[] {
     );
   return out;
 }
+
+/** Once every link is up: open what waited for them, then run the warm-ups; settles (never rejects) when all are done. */
+export function warmAfterLinks(daemons: Map<string, Daemon>, open: () => void, warm: (() => Promise<unknown>)[]): Promise<void> {
+  return linksReady(daemons)
+    .then(() => (open(), Promise.all(warm.map((w) => w()))))
+    .then(
+      () => undefined,
+      () => undefined,
+    );
+}

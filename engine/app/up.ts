@@ -43,7 +43,7 @@ import { registerRulesRoutes } from './rules-routes.ts';
 import { pricesOf, startHistory } from './history-routes.ts';
 import { warmValidators } from '../aep/schemas.ts';
 import { compilePending } from '../expr/compile.ts';
-import { addDaemonHealth, auditTo, authFor, daemonLines, linksReady, recordRunning, startBridges, summaryHead } from './up-parts.ts';
+import { addDaemonHealth, auditTo, authFor, daemonLines, recordRunning, startBridges, summaryHead, warmAfterLinks } from './up-parts.ts';
 import { announcePolicy } from './up-policy.ts';
 import { tightenHomeSoon } from '../io/home-modes.ts';
 import { channelSecretFiles } from '../channels/config.ts';
@@ -262,7 +262,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   if (policy) announcePolicy(policy, operator, say);
   // the first hook would otherwise compile the AEP validators while an agent waits; descriptors built from the
   // validated cache compile each expression on first use: the rest now. Both once the links are up (they would slow them).
-  const warmed = linksReady(daemons).then(() => (history?.open(), Promise.all([warmValidators(), compilePending()]))).then(() => undefined, () => undefined);
+  const warmed = warmAfterLinks(daemons, () => history?.open(), [warmValidators, compilePending]);
   const noAuth = !auth.controlPossible;
   for (const l of summaryHead({ url, tokenFile: o.tokenFile, noAuth, daemons, failed })) say(l);
   for (const l of exposureNotice(host, url, Boolean(o.tls))) say(`  ${l}`);

@@ -140,7 +140,10 @@ export async function scaffold(
     const text = readFileSync(join(likeFixtures, f), 'utf8');
     const firing = await casesFiring(like, drop, text);
     cases.push(...[...firing.values()].map((name) => `${f}: ${name}`));
-    files.set(join(fixturesDir, f), fixtureSkeleton(text, like.vendor, agent, (i) => firing.has(i)));
+    files.set(
+      join(fixturesDir, f),
+      fixtureSkeleton(text, like.vendor, agent, (i) => firing.has(i)),
+    );
   }
   files.set(join(fixturesDir, 'recorded', '.gitkeep'), '');
   return { files, dropped: { hooks: drop, cases } };

@@ -80,11 +80,17 @@ describe('hookmap new', () => {
   it('leaves out the hooks only the existing agent has, or those --hooks does not name, with the fixture cases firing them', async () => {
     const all = listVendors().map(loadVendor);
     // claude-code has hooks no other agent has (MessageDisplay, TeammateIdle ...): left out by default, and said
-    const own = hooksToDrop(all.find((d) => d.vendor === 'claude-code')!, all);
+    const own = hooksToDrop(
+      all.find((d) => d.vendor === 'claude-code')!,
+      all,
+    );
     expect(own).toContain('TeammateIdle');
     expect(own).not.toContain('PreToolUse');
     const dir = join(tmp, 'h');
-    const made = await runCli(['new', 'letta-like', '--like', 'codex', '--hooks', 'SessionStart,PreToolUse,PostToolUse,PermissionRequest,Stop', '--dir', dir], env);
+    const made = await runCli(
+      ['new', 'letta-like', '--like', 'codex', '--hooks', 'SessionStart,PreToolUse,PostToolUse,PermissionRequest,Stop', '--dir', dir],
+      env,
+    );
     expect(made.code, made.stderr).toBe(0);
     expect(made.stdout).toContain("left out 7 of codex's hooks (not in --hooks): SessionEnd, UserPromptSubmit, Interrupt");
     expect(made.stdout).toMatch(/and the fixture cases firing them: .*hooks\.yaml: interrupt-then-session-end/);

@@ -26,7 +26,7 @@ interface Running {
   child: ChildProcess;
   url: string;
   stderr: () => string;
-  exit: Promise<number | null>;
+  exit: Promise<number | string | null>;
 }
 
 /** `hookmap up` as a child; resolves once its summary ended ('Ctrl-C stops it'). */
@@ -37,7 +37,13 @@ async function up(args: string[], env: NodeJS.ProcessEnv): Promise<Running> {
   let err = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (err += c));
-  const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  // a death by signal resolves to the signal's name (and prints what up said last), so a failure says how it ended
+  const exit = new Promise<number | string | null>((r) =>
+    child.once('exit', (code, signal) => {
+      if (code === null) process.stderr.write(`up died of ${signal}; its last words:\n${err.slice(-2000)}\n`);
+      r(code ?? signal);
+    }),
+  );
   await until('the summary', () => (out.includes('\n') && err.includes('Ctrl-C stops it')) || child.exitCode !== null, 60_000);
   if (child.exitCode !== null) throw new Error(`up exited ${child.exitCode}: ${err}`);
   return { child, url: out.trim(), stderr: () => err, exit };

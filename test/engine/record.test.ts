@@ -93,8 +93,12 @@ describe('hookmap record', () => {
       expect(existsSync(join(recordingLogDir(rec.out), 'daemon.lock'))).toBe(true);
       // up's own codex still answers, and its logs (what the history indexes) never saw the recorded session
       const live = { ...payload, session_id: 'up-one' };
-      expect((await fetch(`${s.url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(live) })).status).toBe(200);
-      const logged = readdirSync(join(s.home, 'logs', 'codex'), { recursive: true }).map(String).join(' ');
+      expect(
+        (await fetch(`${s.url}/hooks/codex`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(live) })).status,
+      ).toBe(200);
+      const logged = readdirSync(join(s.home, 'logs', 'codex'), { recursive: true })
+        .map(String)
+        .join(' ');
       expect(logged).not.toContain('rec-only');
       const inLogs = readdirSync(join(s.home, 'logs', 'codex'), { recursive: true, withFileTypes: true })
         .filter((f) => f.isFile())

@@ -21,7 +21,13 @@ export async function run(argv: string[]): Promise<number> {
     const spec = { like: { type: 'string' }, surface: { type: 'string' }, dir: { type: 'string' }, hooks: { type: 'string' } } as const;
     const { flags, positionals } = parseArgs(argv, spec);
     if (positionals.length !== 1) throw new ArgError('usage: hookmap new <agent> [--like <existing>] [--surface <kind>] [--hooks A,B] [--dir D]');
-    hooks = flags.hooks === undefined ? undefined : String(flags.hooks).split(',').map((h) => h.trim()).filter(Boolean);
+    hooks =
+      flags.hooks === undefined
+        ? undefined
+        : String(flags.hooks)
+            .split(',')
+            .map((h) => h.trim())
+            .filter(Boolean);
     agent = positionals[0];
     like = flags.like as string | undefined;
     surface = flags.surface as string | undefined;
@@ -53,8 +59,7 @@ export async function run(argv: string[]): Promise<number> {
   const descriptorPath = dir ? join(dir, `${agent}.yaml`) : join(VENDORS_DIR, `${agent}.yaml`);
   const fixturesDir = dir ? join(dir, agent) : join(FIXTURES_DIR, agent);
   const unknownHooks = (hooks ?? []).filter((h) => !base.hooks.has(h));
-  if (unknownHooks.length)
-    return err(`--hooks: ${base.vendor} has no hook ${unknownHooks.join(', ')} (its hooks: ${[...base.hooks.keys()].join(', ')})`, 2);
+  if (unknownHooks.length) return err(`--hooks: ${base.vendor} has no hook ${unknownHooks.join(', ')} (its hooks: ${[...base.hooks.keys()].join(', ')})`, 2);
   const drop = hooksToDrop(base, all, hooks);
   const s = await scaffold(
     base,
