@@ -94,6 +94,21 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     expect(o.hooks.map((h) => h.hook)).toEqual(['SessionStart', 'PreToolUse', 'PostToolUse', 'Stop', 'SessionEnd']);
   }, 180_000);
 
+  it("answered allow on a call Droid itself refuses (rated high): still refused: the gate's allow is no objection, never Droid's allow", async () => {
+    const high = { tool: 'Execute', args: { command: 'touch high.txt', riskLevelReason: 'rated high on purpose', riskLevel: 'high' } };
+    live.model.play({ name: 'gate-allow-high-risk', steps: [high, { say: 'Refused, as expected.' }] });
+    const h0 = live.tap.hooks.length;
+    const run = droid('Create the file high.txt.');
+    const taken = new Set<string>();
+    const sessionEvents = () => live.stream.events.filter((e) => live.tap.hooks.slice(h0).some((h) => live.sessionOf(h.body) === e.session));
+    const req = await live.nextAttention(sessionEvents, taken);
+    await live.answer(req.id, ['--allow']);
+    const h = await run;
+    expect(existsSync(join(live.s.project, 'high.txt'))).toBe(false);
+    expect(h.code, h.stderr.slice(-1500)).toBe(1);
+    expect(h.stdout).toContain('insufficient permission to proceed');
+  }, 180_000);
+
   it('answered deny: the command does not run; the model reads the deny reason as the tool error', async () => {
     const taken = new Set<string>();
     const o = await live.play(
