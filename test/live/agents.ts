@@ -33,6 +33,8 @@ export const AGENTS: LiveAgent[] = [
   { id: 'kilocode', pkg: '@kilocode/cli-linux-x64', version: '7.7.9', bin: 'kilo', binPath: 'node_modules/@kilocode/cli-linux-x64/bin/kilo' },
   { id: 'cline', pkg: 'cline', version: '3.0.65', bin: 'cline' },
   { id: 'copilot-cli', pkg: '@github/copilot', version: '1.0.102', bin: 'copilot' },
+  // Factory Droid: the platform package itself (its bin/droid; no install scripts, nothing downloaded)
+  { id: 'factory-droid', pkg: '@factory/cli-linux-x64', version: '0.225.2', bin: 'droid', binPath: 'node_modules/@factory/cli-linux-x64/bin/droid' },
 ];
 
 export const CACHE = process.env.HOOKMAP_LIVE_CACHE || join(homedir(), '.cache', 'hookmap-live');
