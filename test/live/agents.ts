@@ -35,6 +35,9 @@ export const AGENTS: LiveAgent[] = [
   { id: 'copilot-cli', pkg: '@github/copilot', version: '1.0.102', bin: 'copilot' },
   // Factory Droid: the platform package itself (its bin/droid; no install scripts, nothing downloaded)
   { id: 'factory-droid', pkg: '@factory/cli-linux-x64', version: '0.225.2', bin: 'droid', binPath: 'node_modules/@factory/cli-linux-x64/bin/droid' },
+  // Letta Code: 0.25.9, the newest that installs here (0.32.18, npm's latest on 2026-12-02, depends on
+  // @janhapke/sharp-electron@0.35.3-electron.1, which the registry reachable here does not have: ETARGET)
+  { id: 'letta-code', pkg: '@letta-ai/letta-code', version: '0.25.9', bin: 'letta' },
 ];
 
 export const CACHE = process.env.HOOKMAP_LIVE_CACHE || join(homedir(), '.cache', 'hookmap-live');

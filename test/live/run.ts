@@ -72,7 +72,10 @@ for (const a of AGENTS) {
       continue;
     }
   }
-  const v = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, HOME: join(CACHE, '.probe-home'), CI: '1' } });
+  // cwd and HOME the probe's own folder: an agent may write into its working folder even for --version (Letta Code: .letta/)
+  const probe = join(CACHE, '.probe-home');
+  mkdirSync(probe, { recursive: true });
+  const v = spawnSync(bin, ['--version'], { cwd: probe, encoding: 'utf8', timeout: 60_000, env: { ...process.env, HOME: probe, CI: '1' } });
   const out = `${v.stdout ?? ''}${v.stderr ?? ''}`.trim();
   if (v.status !== 0 || !out.includes(a.version)) {
     manifest[a.id] = {
