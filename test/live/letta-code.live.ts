@@ -46,14 +46,15 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   const startTui = async (env: NodeJS.ProcessEnv = live.agentEnv) => {
     const name = `l${++n}`;
     const script = join(live.s.root, `letta-tui-${name}.sh`);
-    // no CI: Ink (Letta's TUI) renders only its last frame when CI is set, so the prompt would never show
+    // no CI: Ink (Letta's TUI) renders only its last frame when CI is set, so the prompt would never show; unset in the
+    // script too, since the tmux server hands the pane the environment of whoever started it (CI=true under .ci/run)
     const { CI: _ci, ...rest } = env;
     const vars = { ...rest, TERM: 'xterm-256color', DISABLE_AUTOUPDATER: '1' };
     writeFileSync(
       script,
       `${Object.entries(vars)
         .map(([k, v]) => `export ${k}=${q(String(v))}`)
-        .join('\n')}\ncd ${q(live.s.project)}\nexec ${q(live.bin)} --backend local --new --permission-mode standard\n`,
+        .join('\n')}\nunset CI CONTINUOUS_INTEGRATION BUILD_NUMBER RUN_ID\ncd ${q(live.s.project)}\nexec ${q(live.bin)} --backend local --new --permission-mode standard\n`,
     );
     const started = await tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '50', `sh ${q(script)}`);
     expect(started.code, started.stderr).toBe(0);
