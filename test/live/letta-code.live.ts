@@ -54,7 +54,9 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
       script,
       `${Object.entries(vars)
         .map(([k, v]) => `export ${k}=${q(String(v))}`)
-        .join('\n')}\nunset CI CONTINUOUS_INTEGRATION BUILD_NUMBER RUN_ID\ncd ${q(live.s.project)}\nexec ${q(live.bin)} --backend local --new --permission-mode standard\n`,
+        .join(
+          '\n',
+        )}\nunset CI CONTINUOUS_INTEGRATION BUILD_NUMBER RUN_ID\ncd ${q(live.s.project)}\nexec ${q(live.bin)} --backend local --new --permission-mode standard\n`,
     );
     const started = await tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '50', `sh ${q(script)}`);
     expect(started.code, started.stderr).toBe(0);
