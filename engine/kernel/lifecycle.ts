@@ -25,6 +25,8 @@ export {
   UNITS,
 } from './generated/lifecycle.ts';
 export type { RegisteredType, Scope, Unit } from './generated/lifecycle.ts';
+/** A session's terminal type. */
+export type SessionTerminal = (typeof SESSION_TERMINALS)[number];
 
 const has = (list: readonly string[]) => {
   const set = new Set<string>(list);

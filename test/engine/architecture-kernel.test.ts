@@ -16,10 +16,7 @@ import { ROOT } from '../../engine/descriptor/registry.ts';
 import { CLOSES } from '../../engine/kernel/lifecycle.ts';
 
 const PENDING_LIFECYCLE = new Map<string, string>([
-  ['engine/bridge/call-watch.ts', 'the session fold (issue 39 "one fold")'],
   ['engine/bridge/projection/ocsf.ts', 'maps types to OCSF activities: a projection table'],
-  ['engine/bridge/session-node.ts', 'closedBy names the closing type: the session fold'],
-  ['engine/bridge/structure.ts', 'the session fold'],
   ['engine/capabilities/vocabulary.ts', 'capability classes name the types they evidence'],
   ['engine/cli/commands/answer.ts', "answer's fate check: the session fold"],
   ['engine/cli/commands/cancel.ts', "cancel's outcome: the session fold"],
