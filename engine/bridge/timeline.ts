@@ -11,7 +11,7 @@
 import type { StoryFold } from '../kernel/fold/index.ts';
 import { requestWords, unreportedCall } from './call-outcome.ts';
 import type { AepEvent } from './projection/common.ts';
-import { opens } from '../kernel/lifecycle.ts';
+import { isAnswer, opens } from '../kernel/lifecycle.ts';
 import { sessionLabel } from './session-label.ts';
 import { SessionTracker, type SessionNode } from './structure.ts';
 
@@ -89,7 +89,7 @@ function describeNode(n: SessionNode, cx: Context): string {
 }
 
 /** A row a person gains nothing from: a vendor extension event (steering's outcome aside), an answer its attention line states. */
-const folded = (name: string) => (name.startsWith('x.') && !/\.instruction\.(delivered|dropped)$/.test(name)) || name === 'attention.answered';
+const folded = (name: string) => (name.startsWith('x.') && !/\.instruction\.(delivered|dropped)$/.test(name)) || isAnswer(name);
 
 /** The structural tree, one line per node (and per other event, marked ·); `verbose` keeps every row. */
 export function renderTree(events: AepEvent[], opts: { verbose?: boolean } = {}): string[] {

@@ -18,7 +18,7 @@
 // first, default 1000); per session at most `maxCalls` calls and
 // `maxRequests` requests (default 1000 each; past it the oldest settled one is
 // forgotten, else the oldest). Browser-safe.
-import { closes, fateOf, opens } from '../lifecycle.ts';
+import { closes, fateOf, isAnswer, opens } from '../lifecycle.ts';
 import { requestEffects } from '../option-effects.ts';
 import { callForRequest, callForTerminal } from './join.ts';
 import { predecessorOf, sessionKey, type CallStory, type FoldEvent, type RequestStory, type RunStory, type SessionStory } from './story.ts';
@@ -204,28 +204,36 @@ export class StoryFold<E extends FoldEvent = FoldEvent> {
 
   private onAttention(s: SessionStory<E>, ev: E): void {
     if (opens(ev.type) === 'attention') {
-      if (s.requests.has(ev.id)) return;
-      const q: RequestStory<E> = { id: ev.id, session: s.key, req: ev, effects: requestEffects(loose(ev)) };
+      const prior = s.requests.get(ev.id);
+      if (prior?.req) return;
+      const q: RequestStory<E> = prior ?? { id: ev.id, session: s.key, effects: {} };
+      q.req = ev;
+      q.effects = requestEffects(loose(ev), loose(q.answered));
       const call = callForRequest(s, ev);
       if (call) {
         q.call = call;
         call.requests.push(q);
       }
-      s.requests.set(q.id, q);
-      if (s.requests.size > this.maxRequests) {
-        const drop = [...s.requests.values()].find((x) => x.resolved || x.timeout || x.closedBy) ?? s.requests.values().next().value!;
-        s.requests.delete(drop.id);
-      }
+      this.keepRequest(s, q);
       return;
     }
-    const q = (ev.subject ? s.requests.get(ev.subject) : undefined) ?? (ev.cause ? s.requests.get(ev.cause) : undefined);
-    if (!q) return;
+    let q = (ev.subject ? s.requests.get(ev.subject) : undefined) ?? (ev.cause ? s.requests.get(ev.cause) : undefined);
+    if (!q && !ev.subject) return;
+    // a request raised before this fold began: its story starts with what followed it
+    if (!q) this.keepRequest(s, (q = { id: ev.subject!, session: s.key, effects: {} }));
     const fate = fateOf(ev.type)?.fate;
     if (fate === 'timeout') q.timeout ??= ev;
     else if (fate) q.resolved ??= ev;
-    else if (ev.type.endsWith('.answered') && !q.answered) {
+    else if (isAnswer(ev.type) && !q.answered) {
       q.answered = ev;
       q.effects = requestEffects(loose(q.req), loose(ev));
     } else if (ev.type.endsWith('.routed')) q.routed ??= ev;
+  }
+
+  private keepRequest(s: SessionStory<E>, q: RequestStory<E>): void {
+    s.requests.set(q.id, q);
+    if (s.requests.size <= this.maxRequests) return;
+    const drop = [...s.requests.values()].find((x) => x.resolved || x.timeout || x.closedBy) ?? s.requests.values().next().value!;
+    s.requests.delete(drop.id);
   }
 }
