@@ -225,6 +225,12 @@ const SEV_MARK: Record<string, string> = { notice: '!', warning: '!!', error: 'E
 
 const MAX_SETTLED = 10_000;
 
+/** The readable view of a list of events, as `tail` prints it live (no relay: nothing known settled beforehand). */
+export function tailText(events: Iterable<AepEvent>): string {
+  const view = new View();
+  return [...events].map((ev) => view.lines(ev)).join('');
+}
+
 /** The readable view: one line per event, plus what a run's end leaves unsaid about its calls. */
 class View {
   private readonly labels = new Map<string, string>();
