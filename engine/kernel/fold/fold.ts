@@ -24,6 +24,8 @@ import { callForRequest, callForTerminal } from './join.ts';
 import { predecessorOf, sessionKey, type CallStory, type FoldEvent, type RequestStory, type RunStory, type SessionStory } from './story.ts';
 
 export interface FoldBounds {
+  /** Keep tool calls (default true); a reader of the run and request lifecycle alone (the validator) turns it off. */
+  calls?: boolean;
   maxSessions?: number;
   maxCalls?: number;
   maxRequests?: number;
@@ -39,8 +41,10 @@ export class StoryFold<E extends FoldEvent = FoldEvent> {
   private readonly maxSessions: number;
   private readonly maxCalls: number;
   private readonly maxRequests: number;
+  private readonly keepCalls: boolean;
 
   constructor(bounds: FoldBounds = {}) {
+    this.keepCalls = bounds.calls ?? true;
     this.maxSessions = bounds.maxSessions ?? 1000;
     this.maxCalls = bounds.maxCalls ?? 1000;
     this.maxRequests = bounds.maxRequests ?? 1000;
@@ -54,8 +58,9 @@ export class StoryFold<E extends FoldEvent = FoldEvent> {
     const unit = opens(t) ?? closes(t);
     if (unit === 'session') return this.onSession(s, ev);
     if (unit === 'run') return this.onRun(s, ev);
-    if (unit === 'tool') this.onTool(s, ev);
-    else if (t.startsWith('attention.')) this.onAttention(s, ev);
+    if (unit === 'tool') {
+      if (this.keepCalls) this.onTool(s, ev);
+    } else if (t.startsWith('attention.')) this.onAttention(s, ev);
     return [];
   }
 
@@ -116,6 +121,7 @@ export class StoryFold<E extends FoldEvent = FoldEvent> {
       runs: new Map(),
       calls: new Map(),
       requests: new Map(),
+      callById: new Map(),
       callByEvent: new Map(),
     };
     this.sessions.set(key, s);
@@ -140,7 +146,10 @@ export class StoryFold<E extends FoldEvent = FoldEvent> {
   private onRun(s: SessionStory<E>, ev: E): CallStory<E>[] {
     if (opens(ev.type)) {
       const id = ev.run ?? ev.id;
-      s.runs.set(id, { id, started: ev });
+      const known = s.runs.get(id);
+      if (known)
+        known.started ??= ev; // one run id, one run
+      else s.runs.set(id, { id, started: ev });
       return [];
     }
     const run = this.runOf(s, ev) ?? { id: ev.run ?? ev.id };
@@ -172,7 +181,7 @@ export class StoryFold<E extends FoldEvent = FoldEvent> {
     const name = str(ev.data?.tool?.name) ?? ev.subject;
     const run = ev.run ?? this.runOf(s, ev)?.id;
     if (opens(ev.type)) {
-      const prior = callId ? s.calls.get(callId) : undefined;
+      const prior = callId ? s.callById.get(callId) : undefined;
       if (prior && !prior.end) {
         // a repeated request for the same call: one story
         if (!prior.req) prior.req = ev;
@@ -195,10 +204,12 @@ export class StoryFold<E extends FoldEvent = FoldEvent> {
 
   private newCall(s: SessionStory<E>, c: CallStory<E>, eventId: string): void {
     s.calls.set(c.id, c);
+    if (c.callId) s.callById.set(c.callId, c);
     s.callByEvent.set(eventId, c);
     if (s.calls.size <= this.maxCalls) return;
     const drop = [...s.calls.values()].find((x) => x.end || x.closedBy) ?? s.calls.values().next().value!;
     s.calls.delete(drop.id);
+    if (drop.callId && s.callById.get(drop.callId) === drop) s.callById.delete(drop.callId);
     for (const [k, v] of s.callByEvent) if (v === drop) s.callByEvent.delete(k);
   }
 
@@ -217,7 +228,8 @@ export class StoryFold<E extends FoldEvent = FoldEvent> {
       this.keepRequest(s, q);
       return;
     }
-    let q = (ev.subject ? s.requests.get(ev.subject) : undefined) ?? (ev.cause ? s.requests.get(ev.cause) : undefined);
+    // by subject (the request id, AEP-0002 §7 rule 1); by cause only when no subject is given
+    let q = ev.subject ? s.requests.get(ev.subject) : ev.cause ? s.requests.get(ev.cause) : undefined;
     if (!q && !ev.subject) return;
     // a request raised before this fold began: its story starts with what followed it
     if (!q) this.keepRequest(s, (q = { id: ev.subject!, session: s.key, effects: {} }));

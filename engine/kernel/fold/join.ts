@@ -11,13 +11,13 @@ export function callForTerminal<E extends FoldEvent>(
   name: string | undefined,
   run: string | undefined,
 ): CallStory<E> | undefined {
-  const calls = [...s.calls.values()];
-  if (callId) for (let i = calls.length - 1; i >= 0; i--) if (calls[i].callId === callId && !calls[i].end) return calls[i];
+  const named = callId ? s.callById.get(callId) : undefined;
+  if (named && !named.end) return named;
   if (ev.cause) {
     const c = s.callByEvent.get(ev.cause);
     if (c && !c.end) return c;
   }
-  for (const c of calls) if (!c.end && !c.closedBy && !c.callId && c.name === name && (run === undefined || c.run === run) && c.req) return c;
+  for (const c of s.calls.values()) if (!c.end && !c.closedBy && !c.callId && c.name === name && (run === undefined || c.run === run) && c.req) return c;
   return undefined;
 }
 
@@ -30,11 +30,10 @@ export function callForTerminal<E extends FoldEvent>(
 export function callForRequest<E extends FoldEvent>(s: SessionStory<E>, req: E): CallStory<E> | undefined {
   const byCause = req.cause ? s.callByEvent.get(req.cause) : undefined;
   if (byCause) return byCause;
-  const calls = [...s.calls.values()];
-  if (req.subject) {
-    for (let i = calls.length - 1; i >= 0; i--) if (calls[i].callId === req.subject && (req.run === undefined || calls[i].run === req.run)) return calls[i];
-  }
+  const named = req.subject ? s.callById.get(req.subject) : undefined;
+  if (named && (req.run === undefined || named.run === req.run)) return named;
   if (req.data?.kind !== 'permission' || !req.subject) return undefined;
+  const calls = [...s.calls.values()];
   for (let i = calls.length - 1; i >= 0; i--) {
     const c = calls[i];
     if (c.end || c.closedBy || c.requests.length || c.run !== req.run || !c.req) continue;

@@ -82,6 +82,8 @@ export interface SessionStory<E extends FoldEvent = FoldEvent> {
   calls: Map<string, CallStory<E>>;
   /** Requests by request id, in the order first seen. */
   requests: Map<string, RequestStory<E>>;
+  /** Call id (data.tool.call_id) → the newest call that names it. */
+  callById: Map<string, CallStory<E>>;
   /** Event id → the call whose request or terminal it is (joins by `cause`). */
   callByEvent: Map<string, CallStory<E>>;
 }
