@@ -42,6 +42,7 @@ const FOLD_READERS = [
   'engine/cli/commands/answer.ts',
   'engine/cli/commands/cancel.ts',
   'engine/cli/commands/command-common.ts',
+  'engine/validate/lifecycle-tracker.ts',
   'web/src/model/timeline.ts',
   'web/src/model/calls.ts',
   'web/src/model/outcome.ts',
@@ -81,7 +82,8 @@ const ELSEWHERE = [...ENGINE, ...WEB, ...sources('codegen'), ...sources('bench')
 
 describe('the AEP kernel (engine/kernel/)', () => {
   it('holds the event type, positions, commands, the lifecycle and option effects', () => {
-    for (const f of ['event.ts', 'position.ts', 'command.ts', 'lifecycle.ts', 'option-effects.ts', 'generated/lifecycle.ts', 'generated/aep-types.ts'])
+    const fold = ['fold/fold.ts', 'fold/join.ts', 'fold/fates.ts', 'fold/story.ts'];
+    for (const f of ['event.ts', 'position.ts', 'command.ts', 'lifecycle.ts', 'option-effects.ts', 'generated/lifecycle.ts', 'generated/aep-types.ts', ...fold])
       expect(KERNEL, f).toContain(`engine/kernel/${f}`);
   });
 
