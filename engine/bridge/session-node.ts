@@ -7,6 +7,7 @@
 import { callFate, requestFate, type FoldEvent, type StoryFold } from '../kernel/fold/index.ts';
 import type { SessionTerminal } from '../kernel/lifecycle.ts';
 import type { OptionEffect } from '../kernel/option-effects.ts';
+import type { AepEvent } from './projection/common.ts';
 
 export { sessionKey, sessionSource } from '../kernel/fold/index.ts';
 
@@ -96,3 +97,18 @@ export function fateNode(fold: StoryFold<FoldEvent>, n: SessionNode, st: Session
   }
   return n;
 }
+
+/** A checkpointed node's opening event, as much of it as the node kept (its id, type, run, tool, request kind). */
+export const reopened = (n: SessionNode, st: SessionState): AepEvent =>
+  ({
+    aep: '0.1',
+    id: n.startId!,
+    type: n.startType!,
+    time: n.start,
+    source: st.source,
+    agent: st.agent,
+    session: st.session,
+    ...(n.parent?.startsWith('run:') ? { run: n.parent.slice(4) } : {}),
+    ...(n.attrs.subject !== undefined ? { subject: String(n.attrs.subject) } : {}),
+    data: n.kind === 'tool' ? { tool: { name: n.label, ...(n.attrs.call_id ? { call_id: n.attrs.call_id } : {}) } } : { kind: n.attrs.kind },
+  }) as AepEvent;

@@ -5,9 +5,8 @@
 // (engine/kernel/fold/); this tracker only turns its stories into timed nodes.
 // A node whose terminal never comes is closed by its parent's end and marked
 // (`closedBy`): a session idle past a bound, an eviction (bounded memory) or
-// the end of the input closes it too. The OTLP trace projection turns closed
-// nodes into spans; `hookmap timeline` prints them as a tree. Node types:
-// session-node.ts; attribute tables: structure-attrs.ts.
+// the end of the input closes it too. OTLP spans and `hookmap timeline`'s
+// tree are its closed nodes (types: session-node.ts; attrs: structure-attrs.ts).
 import { StoryFold } from '../kernel/fold/index.ts';
 import { fateOf, isAttentionFollower, opens, type SessionTerminal } from '../kernel/lifecycle.ts';
 import { EFFECTS_ATTR, effectsOf } from '../kernel/option-effects.ts';
@@ -27,7 +26,7 @@ import {
   TOOL_END_ATTRS,
   type Obj,
 } from './structure-attrs.ts';
-import { fateNode, openChildren, sessionKey, type Scalar, type SessionNode, type SessionState, type TrackerOptions } from './session-node.ts';
+import { fateNode, openChildren, reopened, sessionKey, type Scalar, type SessionNode, type SessionState, type TrackerOptions } from './session-node.ts';
 
 export {
   sessionKey,
@@ -40,8 +39,8 @@ export {
   type TrackerOptions,
 } from './session-node.ts';
 
-/** A tool event's label: its tool's name, else its subject. */
-const toolName = (ev: AepEvent): string => str((ev.data as Obj | undefined)?.tool?.name) ?? ev.subject ?? 'tool';
+/** A tool event's label: its tool's name, else its subject. */ const toolName = (ev: AepEvent): string =>
+  str((ev.data as Obj | undefined)?.tool?.name) ?? ev.subject ?? 'tool';
 
 export class SessionTracker {
   readonly sessions = new Map<string, SessionState>();
@@ -58,7 +57,7 @@ export class SessionTracker {
     this.maxSessions = opts.maxSessions ?? 1000;
     this.maxOpen = opts.maxOpenPerSession ?? 256;
     this.maxEvents = opts.maxEventsPerNode ?? 64;
-    this.fold = new StoryFold<AepEvent>({ maxSessions: this.maxSessions });
+    this.fold = new StoryFold<AepEvent>({ maxSessions: this.maxSessions, maxCalls: this.maxOpen, maxRequests: this.maxOpen });
   }
 
   /** Feed one (ceiling-applied, deduplicated) event. */
@@ -206,8 +205,12 @@ export class SessionTracker {
     return [...this.sessions.values()];
   }
 
+  /** Restore checkpointed sessions; the fold learns their open calls and requests again from the nodes' opening events. */
   restore(states: SessionState[]): void {
-    for (const st of states) this.sessions.set(sessionKey(st), st);
+    for (const st of states) {
+      this.sessions.set(sessionKey(st), st);
+      for (const n of Object.values(st.open)) if (n.startId && n.startType && (n.kind === 'tool' || n.kind === 'attention')) this.fold.add(reopened(n, st));
+    }
   }
 
   private closeSession(key: string, st: SessionState, by: SessionNode['closedBy']): void {

@@ -23,7 +23,7 @@ export function callForTerminal<E extends FoldEvent>(
 
 /**
  * The call a request asks about: the one its `cause` names, or whose call id
- * is its subject (ACP names the call by its toolCallId); else, for a
+ * is its subject (a protocol may name the call by its id alone); else, for a
  * permission request naming a tool, the newest open call of that tool in the
  * same run not yet asked about (the agent asks right after announcing it).
  */
