@@ -4,7 +4,12 @@
 // state a tracker keeps (and a bridge checkpoints). Also the session key:
 // a session id is the emitter's, so the emitter is part of it.
 
+import { callFate, requestFate, type FoldEvent, type StoryFold } from '../kernel/fold/index.ts';
+import type { SessionTerminal } from '../kernel/lifecycle.ts';
 import type { OptionEffect } from '../kernel/option-effects.ts';
+import type { AepEvent } from './projection/common.ts';
+
+export { sessionKey, sessionSource } from '../kernel/fold/index.ts';
 
 export type NodeKind = 'session' | 'run' | 'tool' | 'attention';
 export type Scalar = string | number | boolean;
@@ -32,7 +37,7 @@ export interface SessionNode {
   /** completed, failed, denied, finished, cancelled, answered, dismissed, timeout, ended, ... */
   outcome?: string;
   /** Set when no terminal event closed the node: what did instead. */
-  closedBy?: 'session.ended' | 'run.ended' | 'idle' | 'evicted' | 'end-of-input';
+  closedBy?: SessionTerminal | 'run.ended' | 'idle' | 'evicted' | 'end-of-input';
   /** Metadata that survived the capture ceiling: tool call id, error type, token counts, model. */
   attrs: Record<string, Scalar>;
   events: NodeEvent[];
@@ -40,6 +45,8 @@ export interface SessionNode {
   /** Event ids that opened and closed it (for timeline --dag / replay). */
   startId?: string;
   endId?: string;
+  /** A tool call's or a request's fate, as the kernel fold read it when the node closed (engine/kernel/fold/fates.ts). */
+  fate?: string;
   /** An attention request's vendor option ids with what each means (its hookmapeffects attribute, engine/kernel/option-effects.ts). */
   effects?: Record<string, OptionEffect>;
 }
@@ -64,17 +71,6 @@ export interface TrackerOptions {
   maxEventsPerNode?: number;
 }
 
-export function sessionKey(ev: { source: string; session?: string }): string {
-  // a session id is the emitter's: two emitters may reuse one, so the source is part of the key
-  return `${sessionSource(ev.source)}\u0000${ev.session}`;
-}
-
-/** The emitter part of a source URI (`aep://host/agent/x/session/s` → `aep://host/agent/x`). */
-export function sessionSource(source: string): string {
-  const i = source.indexOf('/session/');
-  return i >= 0 ? source.slice(0, i) : source;
-}
-
 /** The open nodes below `key`, deepest first (closed before their parent). */
 export function openChildren(st: SessionState, key: string): SessionNode[] {
   const out: SessionNode[] = [];
@@ -89,3 +85,30 @@ export function openChildren(st: SessionState, key: string): SessionNode[] {
   walk(key);
   return out;
 }
+
+/** A tool or attention node with its fate, as the kernel fold reads it now (a tool call's, a request's). */
+export function fateNode(fold: StoryFold<FoldEvent>, n: SessionNode, st: SessionState): SessionNode {
+  if (n.kind === 'tool') {
+    const c = fold.call(st, n.key.slice('tool:'.length));
+    if (c) n.fate = callFate(c);
+  } else if (n.kind === 'attention') {
+    const q = fold.request(st, String(n.attrs.id));
+    if (q) n.fate = requestFate(q);
+  }
+  return n;
+}
+
+/** A checkpointed node's opening event, as much of it as the node kept (its id, type, run, tool, request kind). */
+export const reopened = (n: SessionNode, st: SessionState): AepEvent =>
+  ({
+    aep: '0.1',
+    id: n.startId!,
+    type: n.startType!,
+    time: n.start,
+    source: st.source,
+    agent: st.agent,
+    session: st.session,
+    ...(n.parent?.startsWith('run:') ? { run: n.parent.slice(4) } : {}),
+    ...(n.attrs.subject !== undefined ? { subject: String(n.attrs.subject) } : {}),
+    data: n.kind === 'tool' ? { tool: { name: n.label, ...(n.attrs.call_id ? { call_id: n.attrs.call_id } : {}) } } : { kind: n.attrs.kind },
+  }) as AepEvent;

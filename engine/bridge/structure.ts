@@ -1,15 +1,14 @@
-// The shape of a session, built incrementally from its events: session →
-// runs → tool calls and attention waits, each a node opened by its start
-// event and closed by its terminal event (AEP-0002 lifecycles: run.started
-// → run.finished|failed|cancelled, tool.requested → tool.completed|failed|
-// denied, attention.requested → attention.resolved|timeout, session.started
-// → session.ended). A node whose terminal event never comes is closed by its
-// parent's end and marked (`closedBy`), never left open forever: a session
-// idle past a bound, an eviction (bounded memory) or the end of the input
-// closes it too. The OTLP trace projection turns closed nodes into spans;
-// `hookmap timeline` prints the same nodes as a tree.
-// The node types live in session-node.ts, the attribute tables in
-// structure-attrs.ts.
+// The shape of a session as spans: session → runs → tool calls and
+// attention waits, each a node opened by its start event and closed by its
+// terminal (AEP-0002 lifecycles, read from the kernel). Which call a terminal
+// or a request is about, and what each came to, is the kernel's one fold
+// (engine/kernel/fold/); this tracker only turns its stories into timed nodes.
+// A node whose terminal never comes is closed by its parent's end and marked
+// (`closedBy`): a session idle past a bound, an eviction (bounded memory) or
+// the end of the input closes it too. OTLP spans and `hookmap timeline`'s
+// tree are its closed nodes (types: session-node.ts; attrs: structure-attrs.ts).
+import { StoryFold } from '../kernel/fold/index.ts';
+import { fateOf, isAttentionFollower, opens, type SessionTerminal } from '../kernel/lifecycle.ts';
 import { EFFECTS_ATTR, effectsOf } from '../kernel/option-effects.ts';
 import type { AepEvent } from './projection/common.ts';
 import {
@@ -27,7 +26,7 @@ import {
   TOOL_END_ATTRS,
   type Obj,
 } from './structure-attrs.ts';
-import { openChildren, sessionKey, type Scalar, type SessionNode, type SessionState, type TrackerOptions } from './session-node.ts';
+import { fateNode, openChildren, reopened, sessionKey, type Scalar, type SessionNode, type SessionState, type TrackerOptions } from './session-node.ts';
 
 export {
   sessionKey,
@@ -40,8 +39,13 @@ export {
   type TrackerOptions,
 } from './session-node.ts';
 
+/** A tool event's label: its tool's name, else its subject. */ const toolName = (ev: AepEvent): string =>
+  str((ev.data as Obj | undefined)?.tool?.name) ?? ev.subject ?? 'tool';
+
 export class SessionTracker {
   readonly sessions = new Map<string, SessionState>();
+  /** The one fold of the stream (engine/kernel/fold/): which call a terminal or a request is about, and what each came to. */
+  readonly fold: StoryFold<AepEvent>;
   private readonly maxSessions: number;
   private readonly maxOpen: number;
   private readonly maxEvents: number;
@@ -53,11 +57,13 @@ export class SessionTracker {
     this.maxSessions = opts.maxSessions ?? 1000;
     this.maxOpen = opts.maxOpenPerSession ?? 256;
     this.maxEvents = opts.maxEventsPerNode ?? 64;
+    this.fold = new StoryFold<AepEvent>({ maxSessions: this.maxSessions, maxCalls: this.maxOpen, maxRequests: this.maxOpen });
   }
 
   /** Feed one (ceiling-applied, deduplicated) event. */
   add(ev: AepEvent, now = Date.now()): void {
     if (ev.session === undefined || ev.type.startsWith('agent.') || ev.type.startsWith('control.')) return;
+    this.fold.add(ev);
     const key = sessionKey(ev);
     let st = this.sessions.get(key);
     if (!st) {
@@ -72,8 +78,10 @@ export class SessionTracker {
     st.lastSeen = now;
     if (ev.time > st.lastTime) st.lastTime = ev.time;
     const data: Obj = ev.data ?? {};
+    const opened = opens(ev.type);
+    const closed = fateOf(ev.type);
 
-    if (ev.type === 'session.started') {
+    if (opened === 'session') {
       const s = st.open.session ?? this.openSession(st, ev, ev.time);
       s.startType = ev.type;
       s.startId = ev.id;
@@ -83,9 +91,9 @@ export class SessionTracker {
       return;
     }
     this.ensureSession(st, ev);
-    if (ev.type === 'session.ended') {
+    if (closed?.unit === 'session') {
       const s = st.open.session;
-      for (const n of openChildren(st, 'session')) this.close(st, n, ev.time, undefined, 'session.ended');
+      for (const n of openChildren(st, 'session')) this.close(st, n, ev.time, undefined, ev.type as SessionTerminal);
       s.endType = ev.type;
       s.endId = ev.id;
       s.outcome = str(data.reason) ?? 'ended';
@@ -94,7 +102,7 @@ export class SessionTracker {
       this.sessions.delete(key);
       return;
     }
-    if (ev.type === 'run.started') {
+    if (opened === 'run') {
       const k = `run:${ev.run ?? ev.id}`;
       const prior = st.open[k];
       if (prior) this.close(st, prior, ev.time, undefined, 'run.ended');
@@ -102,7 +110,7 @@ export class SessionTracker {
       copy(n.attrs, data, RUN_START_ATTRS);
       return;
     }
-    if (RUN_END[ev.type]) {
+    if (closed?.unit === 'run') {
       const n = this.ensureRun(st, ev) ?? this.open(st, { kind: 'run', key: `run:${ev.id}`, parent: 'session', label: ev.agent, start: ev.time });
       for (const c of openChildren(st, n.key)) this.close(st, c, ev.time, undefined, 'run.ended');
       n.endType = ev.type;
@@ -111,35 +119,35 @@ export class SessionTracker {
       this.close(st, n, ev.time, RUN_END[ev.type]);
       return;
     }
-    if (ev.type === 'tool.requested') {
-      const callId = str(data.tool?.call_id);
-      const k = `tool:${callId ?? ev.id}`;
+    // which call a tool event or a request is about: the fold's join (by call id, cause, subject, then the tool's name)
+    const call = this.fold.call(ev, ev.id);
+    if (opened === 'tool') {
+      const k = `tool:${call?.id ?? ev.id}`;
       if (st.open[k]) return; // a repeated request for the same call: one span
       const n = this.open(st, {
         kind: 'tool',
         key: k,
         parent: this.ensureRun(st, ev)?.key ?? 'session',
-        label: str(data.tool?.name) ?? ev.subject ?? 'tool',
+        label: toolName(ev),
         start: ev.time,
         startType: ev.type,
         startId: ev.id,
       });
-      if (callId) n.attrs.call_id = callId;
+      if (call?.callId) n.attrs.call_id = call.callId;
       return;
     }
-    if (TOOL_END[ev.type]) {
-      let n = this.findTool(st, ev, data);
+    if (closed?.unit === 'tool') {
+      let n = call ? st.open[`tool:${call.id}`] : undefined;
       if (!n) {
         // terminal without a request (denied before it ran, or the request predates us): an instant node
-        const callId = str(data.tool?.call_id);
         n = this.open(st, {
           kind: 'tool',
-          key: `tool:${callId ?? ev.id}`,
+          key: `tool:${call?.id ?? ev.id}`,
           parent: this.ensureRun(st, ev)?.key ?? 'session',
-          label: str(data.tool?.name) ?? ev.subject ?? 'tool',
+          label: toolName(ev),
           start: ev.time,
         });
-        if (callId) n.attrs.call_id = callId;
+        if (call?.callId) n.attrs.call_id = call.callId;
         n.attrs.request_seen = false;
       }
       for (const c of openChildren(st, n.key)) this.close(st, c, ev.time, undefined, 'run.ended');
@@ -149,10 +157,12 @@ export class SessionTracker {
       this.close(st, n, ev.time, TOOL_END[ev.type]);
       return;
     }
-    if (ev.type === 'attention.requested') {
+    if (opened === 'attention') {
       const k = `attention:${ev.id}`;
       if (st.open[k]) return;
-      const parent = this.toolFor(st, ev)?.key ?? this.ensureRun(st, ev)?.key ?? 'session';
+      const asked = this.fold.request(ev, ev.id)?.call;
+      const tool = asked ? st.open[`tool:${asked.id}`] : undefined;
+      const parent = tool?.key ?? this.ensureRun(st, ev)?.key ?? 'session';
       const n = this.open(st, { kind: 'attention', key: k, parent, label: str(data.kind) ?? 'attention', start: ev.time, startType: ev.type, startId: ev.id });
       n.attrs.id = ev.id;
       if (str(data.kind)) n.attrs.kind = data.kind;
@@ -160,18 +170,18 @@ export class SessionTracker {
       if (ev[EFFECTS_ATTR] !== undefined) n.effects = effectsOf(ev);
       return;
     }
-    if (ev.type === 'attention.answered' || ev.type === 'attention.resolved' || ev.type === 'attention.timeout') {
+    if (isAttentionFollower(ev.type) && !ev.type.endsWith('.routed')) {
       const n = st.open[`attention:${ev.subject}`] ?? (ev.cause ? st.open[`attention:${ev.cause}`] : undefined);
       if (!n) return this.note(st, ev);
-      if (ev.type === 'attention.answered') {
+      if (!closed) {
         copy(n.attrs, data, ANSWER_ATTRS);
         return this.pushEvent(n, ev, { 'aep.event_id': ev.id, ...(str(data.answer?.option) ? { 'aep.attention.answer.option': data.answer.option } : {}) });
       }
       n.endType = ev.type;
       n.endId = ev.id;
-      if (ev.type === 'attention.timeout') copy(n.attrs, data, TIMEOUT_ATTRS);
+      if (closed.fate === 'timeout') copy(n.attrs, data, TIMEOUT_ATTRS);
       else copy(n.attrs, data, RESOLVED_ATTRS);
-      return this.close(st, n, ev.time, ev.type === 'attention.timeout' ? 'timeout' : (str(data.resolution) ?? 'resolved'));
+      return this.close(st, n, ev.time, closed.fate === 'timeout' ? 'timeout' : (str(data.resolution) ?? 'resolved'));
     }
     this.note(st, ev);
   }
@@ -186,12 +196,21 @@ export class SessionTracker {
     for (const [k, st] of [...this.sessions]) this.closeSession(k, st, by);
   }
 
+  /** The node with its fate, as the fold reads it now: the same fate every view says. */
+  withFate(n: SessionNode, st: SessionState): SessionNode {
+    return fateNode(this.fold, n, st);
+  }
+
   snapshot(): SessionState[] {
     return [...this.sessions.values()];
   }
 
+  /** Restore checkpointed sessions; the fold learns their open calls and requests again from the nodes' opening events. */
   restore(states: SessionState[]): void {
-    for (const st of states) this.sessions.set(sessionKey(st), st);
+    for (const st of states) {
+      this.sessions.set(sessionKey(st), st);
+      for (const n of Object.values(st.open)) if (n.startId && n.startType && (n.kind === 'tool' || n.kind === 'attention')) this.fold.add(reopened(n, st));
+    }
   }
 
   private closeSession(key: string, st: SessionState, by: SessionNode['closedBy']): void {
@@ -232,25 +251,6 @@ export class SessionTracker {
       n.attrs.start_seen = false;
     }
     return st.open[k];
-  }
-
-  private findTool(st: SessionState, ev: AepEvent, data: Obj): SessionNode | undefined {
-    const callId = str(data.tool?.call_id);
-    if (callId && st.open[`tool:${callId}`]) return st.open[`tool:${callId}`];
-    if (ev.cause && st.open[`tool:${ev.cause}`]) return st.open[`tool:${ev.cause}`];
-    const name = str(data.tool?.name) ?? ev.subject;
-    // oldest open call of that tool in the same run
-    return Object.values(st.open).find(
-      (n) => n.kind === 'tool' && n.label === name && !n.attrs.call_id && (ev.run === undefined || n.parent === `run:${ev.run}`),
-    );
-  }
-
-  /** The open call a request is about: by what the stream says (subject = call id: ACP; cause = the call's request), else same tool and run, newest. */
-  private toolFor(st: SessionState, ev: AepEvent): SessionNode | undefined {
-    const open = Object.values(st.open).filter((n) => n.kind === 'tool');
-    const joined = (ev.subject ? st.open[`tool:${ev.subject}`] : undefined) ?? (ev.cause ? open.find((n) => n.startId === ev.cause) : undefined);
-    const tools = joined ? [joined] : open.filter((n) => n.label === ev.subject && (ev.run === undefined || n.parent === `run:${ev.run}`));
-    return tools[tools.length - 1];
   }
 
   private open(st: SessionState, n: Omit<SessionNode, 'session' | 'agent' | 'attrs' | 'events' | 'droppedEvents'>): SessionNode {

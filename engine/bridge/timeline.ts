@@ -3,12 +3,15 @@
 // engine/bridge/structure.ts), or with --dag as the tree of `cause` links
 // (AEP-0001 §5.1): every event under the event it names as its cause.
 // A node no terminal event closed says what the rest of the stream tells
-// about it (call-outcome.ts: "denied by owner", "no outcome reported"),
-// never "unterminated"; the session carries its project label
+// about it, as the kernel's one fold reads it (engine/kernel/fold/; in words:
+// call-outcome.ts, "denied by owner", "no outcome reported"), never
+// "unterminated"; the session carries its project label
 // (session-label.ts); vendor `x.*` rows and the answer rows an attention
 // line already states are shown only with `verbose`.
-import { answerOf, answerWords, askFate, unreportedCall, type Answer } from './call-outcome.ts';
+import type { StoryFold } from '../kernel/fold/index.ts';
+import { requestWords, unreportedCall } from './call-outcome.ts';
 import type { AepEvent } from './projection/common.ts';
+import { isAnswer, opens } from '../kernel/lifecycle.ts';
 import { sessionLabel } from './session-label.ts';
 import { SessionTracker, type SessionNode } from './structure.ts';
 
@@ -19,12 +22,17 @@ export function sortSession(events: AepEvent[]): AepEvent[] {
   );
 }
 
-export function sessionNodes(events: AepEvent[]): SessionNode[] {
+/** The session's nodes and the fold they were read from; each tool and attention node says its fate (the fold's). */
+export function sessionStory(events: AepEvent[]): { nodes: SessionNode[]; fold: StoryFold<AepEvent> } {
   const nodes: SessionNode[] = [];
-  const t = new SessionTracker((n) => nodes.push(n), { maxEventsPerNode: 1000 });
+  const t = new SessionTracker((n, st) => nodes.push(t.withFate(n, st)), { maxEventsPerNode: 1000 });
   for (const ev of sortSession(events)) t.add(ev);
   t.closeAll('end-of-input');
-  return nodes;
+  return { nodes, fold: t.fold };
+}
+
+export function sessionNodes(events: AepEvent[]): SessionNode[] {
+  return sessionStory(events).nodes;
 }
 
 const clock = (t: string) => (t.length >= 23 ? t.slice(11, 23) : t.slice(11, 19));
@@ -41,10 +49,10 @@ export function duration(a: string, b: string): string {
   return m % 60 ? `${Math.floor(m / 60)} h ${m % 60} min` : `${m / 60} h`;
 }
 
-/** What the tree needs beyond the nodes: each request's answer (its text is not a node attribute), the session's label. */
+/** What the tree needs beyond the nodes: the fold (each call's and request's story), the session's first event, its label. */
 interface Context {
-  answers: Map<string, Answer>;
-  asks: Map<string, SessionNode[]>;
+  fold: StoryFold<AepEvent>;
+  at: AepEvent;
   label?: string;
 }
 
@@ -56,7 +64,7 @@ function describeNode(n: SessionNode, cx: Context): string {
   // no terminal event came: say what the rest of the stream tells, not "unterminated"
   if (n.closedBy && !open)
     bits.push(
-      n.kind === 'tool' ? unreportedCall((cx.asks.get(n.key) ?? []).map((q) => askFate(q, cx.answers.get(String(q.attrs.id))))) : 'no outcome reported',
+      n.kind === 'tool' ? unreportedCall(cx.fold.call({ source: cx.at.source, session: n.session }, n.key.slice('tool:'.length))) : 'no outcome reported',
     );
   else if (!open && n.outcome) bits.push(n.outcome);
   switch (n.kind) {
@@ -73,19 +81,19 @@ function describeNode(n: SessionNode, cx: Context): string {
       return `tool ${n.label}${a.call_id ? ` ${a.call_id}` : ''}  ${span}  ${bits.join(' ')}`.trimEnd();
     }
     case 'attention': {
-      const f = askFate(n, cx.answers.get(String(a.id)));
-      if (f.option !== undefined || f.text !== undefined) bits.push(`→ ${answerWords(f)}`);
+      const words = requestWords(cx.fold.request({ source: cx.at.source, session: n.session }, String(a.id)));
+      if (words) bits.push(`→ ${words}`);
       return `attention ${n.label}${a.subject ? ` (${a.subject})` : ''}  ${span}  ${bits.join(' ')}`.trimEnd();
     }
   }
 }
 
 /** A row a person gains nothing from: a vendor extension event (steering's outcome aside), an answer its attention line states. */
-const folded = (name: string) => (name.startsWith('x.') && !/\.instruction\.(delivered|dropped)$/.test(name)) || name === 'attention.answered';
+const folded = (name: string) => (name.startsWith('x.') && !/\.instruction\.(delivered|dropped)$/.test(name)) || isAnswer(name);
 
 /** The structural tree, one line per node (and per other event, marked ·); `verbose` keeps every row. */
 export function renderTree(events: AepEvent[], opts: { verbose?: boolean } = {}): string[] {
-  const nodes = sessionNodes(events);
+  const { nodes, fold } = sessionStory(events);
   const byParent = new Map<string | undefined, SessionNode[]>();
   for (const n of nodes) {
     const list = byParent.get(n.parent) ?? [];
@@ -93,17 +101,9 @@ export function renderTree(events: AepEvent[], opts: { verbose?: boolean } = {})
     byParent.set(n.parent, list);
   }
   for (const list of byParent.values()) list.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
-  const answers = new Map<string, Answer>();
-  for (const e of events) if (e.type === 'attention.answered' && e.subject) answers.set(e.subject, answerOf(e));
-  const started = events.find((e) => e.type === 'session.started');
-  const asks = new Map<string, SessionNode[]>();
-  for (const n of nodes)
-    if (n.kind === 'attention' && n.parent)
-      asks.set(
-        n.parent,
-        [...(asks.get(n.parent) ?? []), n].sort((x, y) => (x.start < y.start ? -1 : 1)),
-      );
-  const cx: Context = { answers, asks, label: started && sessionLabel(started) };
+  const started = events.find((e) => opens(e.type) === 'session');
+  if (!events.length) return [];
+  const cx: Context = { fold, at: events[0], label: started && sessionLabel(started) };
   const hidden = new Map<string, number>();
   const out: string[] = [];
   const walk = (n: SessionNode, prefix: string, last: boolean, root: boolean) => {

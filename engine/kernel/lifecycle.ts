@@ -25,6 +25,8 @@ export {
   UNITS,
 } from './generated/lifecycle.ts';
 export type { RegisteredType, Scope, Unit } from './generated/lifecycle.ts';
+/** A session's terminal type. */
+export type SessionTerminal = (typeof SESSION_TERMINALS)[number];
 
 const has = (list: readonly string[]) => {
   const set = new Set<string>(list);
@@ -41,6 +43,9 @@ export const isToolTerminal = has(TOOL_TERMINALS);
 export const isAttentionTerminal = has(ATTENTION_TERMINALS);
 /** The attention lifecycle after the request (each carries the request id as subject, AEP-0002 §7 rule 1). */
 export const isAttentionFollower = has(ATTENTION_FOLLOWERS);
+
+/** The answer to a request (attention.answered, AEP-0002 §7): within the request's lifecycle, not its end. */
+export const isAnswer = (type: string): boolean => type === 'attention.answered';
 
 /** Whether `type` is a run's or a session's terminal (AEP-0002 §2.5). */
 export const isTerminal = (type: string): boolean => isRunTerminal(type) || isSessionTerminal(type);

@@ -5,10 +5,15 @@
 // stay legal (§2.5: asynchronous hook runtimes deliver them late); only new
 // work is flagged. The dangling check runs at the end of input, by (epoch,
 // seq) position rather than line order, so a backfilled terminal counts.
+// The lifecycle state (which runs ended, a session's end, each request and its
+// terminals) is the kernel's one fold (engine/kernel/fold/, calls off: the
+// rules judge runs, sessions and requests); this tracker keeps where each
+// event was (line, position) and judges.
 import type { Violation } from './rules.ts';
 import type { Finding } from './envelope-rules.ts';
-import { isAttentionFollower, isAttentionTerminal, isRunTerminal, isSessionTerminal, isTerminal, mayFollowEnd, opens } from '../kernel/lifecycle.ts';
-import { comparePositions, positionOf, sessionKey, subKey, type Position } from './keys.ts';
+import { StoryFold, type FoldEvent } from '../kernel/fold/index.ts';
+import { isAttentionFollower, isAttentionTerminal, isRunTerminal, isSessionTerminal, isTerminal, mayFollowEnd } from '../kernel/lifecycle.ts';
+import { comparePositions, positionOf, sessionKey, type Position } from './keys.ts';
 
 // The vocabulary (which types are terminals, which may follow an end) is the
 // kernel's, generated from the AEP registry (engine/kernel/lifecycle.ts).
@@ -18,9 +23,6 @@ interface Seen {
   line: number;
   id: string | undefined;
   pos: Position | undefined;
-}
-interface Request extends Seen {
-  terminal?: Seen & { type: string };
 }
 
 function idOf(ev: Record<string, unknown>): string | undefined {
@@ -32,13 +34,22 @@ function before(a: Seen, b: Seen): boolean {
   return a.pos && b.pos ? comparePositions(a.pos, b.pos) < 0 : a.line < b.line;
 }
 
+/** What the fold reads: an event with the envelope attributes it keys on (the envelope rules judge the rest). */
+const foldable = (ev: Record<string, unknown>): boolean =>
+  typeof ev.id === 'string' && typeof ev.source === 'string' && typeof ev.session === 'string' && typeof ev.type === 'string';
+
 export class LifecycleTracker {
-  private runTerminals = new Map<string, Seen & { type: string }>();
-  private ended = new Map<string, Seen & { session: string }>();
-  private requests = new Map<string, Request>();
-  // per session, the request keys raised in it, for the end-of-input sweep
-  private requestsBySession = new Map<string, string[]>();
-  private orphanTerminals = new Map<string, Seen & { type: string }>();
+  /** Unbounded, as the validator always was: every session of the input is judged to its end. */
+  private readonly fold = new StoryFold<FoldEvent>({ calls: false, maxSessions: Infinity, maxRequests: Infinity });
+  /** Where each folded event was. */
+  private readonly seen = new WeakMap<object, Seen>();
+  /** Terminals of requests raised before this capture began: still one terminal per request (the fold has no request for them). */
+  private readonly orphanTerminals = new Map<string, Seen & { type: string }>();
+
+  private at(ev: FoldEvent | undefined): (Seen & { type: string }) | undefined {
+    const s = ev && this.seen.get(ev);
+    return s && ev ? { ...s, type: ev.type } : undefined;
+  }
 
   observe(ev: Record<string, unknown>, line: number): Finding[] {
     const type = ev.type;
@@ -51,71 +62,72 @@ export class LifecycleTracker {
     if (isAttentionFollower(type) && (typeof ev.subject !== 'string' || ev.subject === '')) {
       out.push({ rule: 'lifecycle/attention-subject', message: `${type} must set subject to the id of its attention.requested` });
     }
-    if (!sk) return out;
+    if (!sk || !foldable(ev)) return out;
+    const fe = ev as unknown as FoldEvent;
+    const story = this.fold.session(fe);
+    const end = this.at(story?.ended);
 
-    const end = this.ended.get(sk);
     if (end && sequenced && !mayFollowEnd(type) && before(end, here)) {
       out.push({
         rule: 'lifecycle/after-session-end',
-        message: `${type} sequenced after session.ended ${end.id ?? ''} (line ${end.line}) of session ${end.session}`,
+        message: `${type} sequenced after session.ended ${end.id ?? ''} (line ${end.line}) of session ${String(ev.session)}`,
       });
     }
 
     if (isRunTerminal(type) && typeof ev.run === 'string') {
-      const k = subKey(sk, ev.run);
-      const prior = this.runTerminals.get(k);
+      const prior = this.at(story?.runs.get(ev.run)?.end);
       if (prior)
         out.push({
           rule: 'lifecycle/run-terminal-duplicate',
           message: `${type} for run ${ev.run}, which already ended with ${prior.type} ${prior.id ?? ''} (line ${prior.line})`,
         });
-      else this.runTerminals.set(k, { ...here, type });
     } else if (isSessionTerminal(type)) {
       if (end)
         out.push({
           rule: 'lifecycle/session-end-duplicate',
           message: `second session.ended for session ${String(ev.session)} (first: ${end.id ?? ''}, line ${end.line})`,
         });
-      else this.ended.set(sk, { ...here, session: ev.session as string });
-    } else if (opens(type) === 'attention' && here.id) {
-      const k = subKey(sk, here.id);
-      if (!this.requests.has(k)) {
-        this.requests.set(k, { ...here });
-        const list = this.requestsBySession.get(sk) ?? [];
-        list.push(k);
-        this.requestsBySession.set(sk, list);
-      }
     } else if (isAttentionTerminal(type) && typeof ev.subject === 'string' && ev.subject) {
-      const k = subKey(sk, ev.subject);
-      const req = this.requests.get(k);
-      const prior = req ? req.terminal : this.orphanTerminals.get(k);
+      const q = story?.requests.get(ev.subject);
+      const k = `${sk}\u0000${ev.subject}`;
+      const prior = q?.req ? this.first(q.resolved, q.timeout) : this.orphanTerminals.get(k);
       if (prior) {
         out.push({
           rule: 'lifecycle/attention-terminal-duplicate',
           message: `${type} for attention ${ev.subject}, which already ended with ${prior.type} ${prior.id ?? ''} (line ${prior.line})`,
         });
-      } else if (req) req.terminal = { ...here, type };
-      // a terminal for a request raised before this capture began: still one terminal per request
-      else this.orphanTerminals.set(k, { ...here, type });
+      } else if (!q?.req) this.orphanTerminals.set(k, { ...here, type });
     }
+    this.seen.set(ev, here);
+    this.fold.add(fe);
     return out;
+  }
+
+  /** The earlier of two terminals, by session order. */
+  private first(a: FoldEvent | undefined, b: FoldEvent | undefined): (Seen & { type: string }) | undefined {
+    const x = this.at(a);
+    const y = this.at(b);
+    return x && y ? (before(y, x) ? y : x) : (x ?? y);
   }
 
   /** End of input: every request raised before a session's end must have been closed before it. */
   finish(): Violation[] {
     const out: Violation[] = [];
-    for (const [sk, end] of this.ended) {
-      for (const k of this.requestsBySession.get(sk) ?? []) {
-        const req = this.requests.get(k)!;
+    for (const s of this.fold.sessions.values()) {
+      const end = this.at(s.ended);
+      if (!end) continue;
+      for (const q of s.requests.values()) {
+        const req = this.at(q.req);
+        if (!req) continue; // a terminal whose request predates the capture
         if (!before(req, end)) continue; // raised after the end: lifecycle/after-session-end said so
-        const t = req.terminal;
+        const t = this.first(q.resolved, q.timeout);
         if (t && before(t, end)) continue;
         const why = t ? `its ${t.type} (line ${t.line}) comes after the end` : 'it has no attention.resolved or attention.timeout';
         out.push({
           line: end.line,
           id: end.id,
           rule: 'lifecycle/attention-dangling',
-          message: `session ${end.session} ends with attention ${req.id} (line ${req.line}) still pending: ${why}`,
+          message: `session ${s.session} ends with attention ${req.id} (line ${req.line}) still pending: ${why}`,
         });
       }
     }

@@ -6,6 +6,7 @@
 // request timed out, instead of "no outcome reported".
 import { describe, expect, it } from 'vitest';
 import type { AepEvent } from '../../engine/bridge/projection/common.ts';
+import { SessionTracker, type SessionNode } from '../../engine/bridge/structure.ts';
 import { renderTree } from '../../engine/bridge/timeline.ts';
 
 let n = 0;
@@ -47,5 +48,16 @@ describe('a permission request joins its call by call id, then by cause, before 
       cause: 'call-request',
     });
     expect(out).toMatch(/execute.*denied by alex/);
+  });
+
+  it('after a checkpoint restore, a terminal with no call id still closes the restored call (the fold relearns it from the node)', () => {
+    const closed: SessionNode[] = [];
+    const before = new SessionTracker(() => {});
+    for (const e of [ev('session.started', 1), ev('run.started', 2, { run: 'r1' }), ev('tool.requested', 3, { run: 'r1', data: { tool: { name: 'Bash' } } })])
+      before.add(e);
+    const after = new SessionTracker((n) => closed.push(n));
+    after.restore(JSON.parse(JSON.stringify(before.snapshot())));
+    after.add(ev('tool.completed', 4, { run: 'r1', data: { tool: { name: 'Bash' } } }));
+    expect(closed.map((n) => [n.kind, n.outcome, n.attrs.request_seen])).toEqual([['tool', 'completed', undefined]]);
   });
 });

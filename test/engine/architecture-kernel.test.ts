@@ -13,18 +13,11 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../engine/descriptor/registry.ts';
-import { CLOSES } from '../../engine/kernel/lifecycle.ts';
+import { CLOSES, UNITS } from '../../engine/kernel/lifecycle.ts';
 
 const PENDING_LIFECYCLE = new Map<string, string>([
-  ['engine/bridge/call-watch.ts', 'the session fold (issue 39 "one fold")'],
   ['engine/bridge/projection/ocsf.ts', 'maps types to OCSF activities: a projection table'],
-  ['engine/bridge/session-node.ts', 'closedBy names the closing type: the session fold'],
-  ['engine/bridge/structure.ts', 'the session fold'],
   ['engine/capabilities/vocabulary.ts', 'capability classes name the types they evidence'],
-  ['engine/cli/commands/answer.ts', "answer's fate check: the session fold"],
-  ['engine/cli/commands/cancel.ts', "cancel's outcome: the session fold"],
-  ['engine/cli/commands/command-common.ts', "a command's outcome: the session fold"],
-  ['engine/cli/commands/held.ts', 'the held list: the session fold'],
   ['engine/daemon/commands.ts', 'the daemon emits its own lifecycle events'],
   ['engine/daemon/hold-lifecycle.ts', 'the daemon emits its own lifecycle events'],
   ['engine/daemon/instructions.ts', 'the daemon emits its own lifecycle events'],
@@ -33,6 +26,28 @@ const PENDING_LIFECYCLE = new Map<string, string>([
   ['engine/daemon/session-log.ts', "a session log's end"],
   ['engine/push/moments.ts', 'push moments: the session fold'],
 ]);
+
+/**
+ * The views of the one fold (engine/kernel/fold/, issue 39): they render its
+ * stories and fates, so they spell no lifecycle type at all (opening, within
+ * or closing), and each reads the kernel.
+ */
+const FOLD_READERS = [
+  'engine/bridge/structure.ts',
+  'engine/bridge/call-outcome.ts',
+  'engine/bridge/session-node.ts',
+  'engine/bridge/call-watch.ts',
+  'engine/bridge/timeline.ts',
+  'engine/cli/commands/held.ts',
+  'engine/cli/commands/answer.ts',
+  'engine/cli/commands/cancel.ts',
+  'engine/cli/commands/command-common.ts',
+  'engine/validate/lifecycle-tracker.ts',
+  'web/src/model/timeline.ts',
+  'web/src/model/calls.ts',
+  'web/src/model/outcome.ts',
+  'web/src/model/attention.ts',
+];
 
 /** The mapper builds events from descriptors: it spells the types it emits. */
 const MAY_SPELL = (f: string) => f.startsWith('engine/kernel/') || f.startsWith('engine/map/') || f.includes('/generated/') || f === 'codegen/lifecycle.ts';
@@ -67,7 +82,8 @@ const ELSEWHERE = [...ENGINE, ...WEB, ...sources('codegen'), ...sources('bench')
 
 describe('the AEP kernel (engine/kernel/)', () => {
   it('holds the event type, positions, commands, the lifecycle and option effects', () => {
-    for (const f of ['event.ts', 'position.ts', 'command.ts', 'lifecycle.ts', 'option-effects.ts', 'generated/lifecycle.ts', 'generated/aep-types.ts'])
+    const fold = ['fold/fold.ts', 'fold/join.ts', 'fold/fates.ts', 'fold/story.ts'];
+    for (const f of ['event.ts', 'position.ts', 'command.ts', 'lifecycle.ts', 'option-effects.ts', 'generated/lifecycle.ts', 'generated/aep-types.ts', ...fold])
       expect(KERNEL, f).toContain(`engine/kernel/${f}`);
   });
 
@@ -137,6 +153,22 @@ describe('the lifecycle vocabulary comes from the kernel', () => {
       [...PENDING_LIFECYCLE.keys()].filter((f) => !spelling.includes(f)),
       'no longer spells one: remove it from PENDING_LIFECYCLE',
     ).toEqual([]);
+  });
+
+  it('the views of the one fold spell no lifecycle type and read the kernel', () => {
+    const all = Object.values(UNITS).flatMap((u) => [...u.opens, ...u.within, ...u.closes]);
+    const any = new RegExp(`['"\`](${all.map((t) => t.replace(/\./g, '\\.')).join('|')})['"\`]`);
+    expect(
+      FOLD_READERS.filter((f) => any.test(code(f))),
+      'ask the kernel (engine/kernel/lifecycle.ts, engine/kernel/fold/)',
+    ).toEqual([]);
+    const reads = (f: string) => specifiers(code(f)).some((s) => relative(ROOT, resolve(ROOT, dirname(f), s)).startsWith('engine/kernel/'));
+    expect(FOLD_READERS.filter((f) => !reads(f) && !f.endsWith('/attention.ts'))).toEqual([]);
+  });
+
+  it('web/ re-derives no lifecycle: no set or list of lifecycle types of its own, no call or request join of its own', () => {
+    const own = /new Set\(\[\s*['"](session|run|tool|attention)\.|\b(askedAbout|closeOpen|toolFor|findTool)\s*\(/;
+    expect(WEB.filter((f) => own.test(code(f)))).toEqual([]);
   });
 
   it('the rules see what they judge', () => {

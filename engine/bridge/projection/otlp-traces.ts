@@ -70,7 +70,7 @@ export class TraceProjector {
   private out: ReadableSpan[] = [];
 
   constructor(private readonly opts: TraceOptions = {}) {
-    this.tracker = new SessionTracker((n, st) => this.out.push(this.toSpan(n, st)), opts);
+    this.tracker = new SessionTracker((n, st) => this.out.push(this.toSpan(this.tracker.withFate(n, st), st)), opts);
   }
 
   /** Feed one event; returns the spans it closed. */
@@ -107,6 +107,8 @@ export class TraceProjector {
     const start = timeToHr(n.start);
     const end = timeToHr(n.end ?? n.start);
     const { name, attributes, status } = describe(n);
+    // what became of a call or a request, as the kernel's one fold reads it (the fate timeline, tail and the inbox say)
+    if (n.fate) attributes[`aep.${n.kind}.fate`] = n.fate;
     if (n.closedBy) {
       attributes['aep.unterminated'] = true;
       attributes['aep.closed_by'] = n.closedBy;

@@ -12,6 +12,7 @@ import { makeCommand } from '../../relay/client.ts';
 import type { AepEvent } from '../../relay/store.ts';
 import { ENDPOINT_FLAGS, endpoint, explainRefusal, runCommand, type Endpoint, type Explanation } from './command-common.ts';
 import { fateOf, type Fate } from './held.ts';
+import { isAttentionTerminal } from '../../kernel/lifecycle.ts';
 import { AmbiguousId, resolveRequest, resolveSession } from './id-prefix.ts';
 
 /** Exit codes beyond command-common's 0/1/2. */
@@ -108,7 +109,7 @@ export async function run(argv: string[]): Promise<number> {
   return runCommand(ep, cmd, {
     outcomeWindowMs: intFlag(flags.wait, 'wait', 10) * 1000,
     json: Boolean(flags.json),
-    isFinal: (ev) => ev.type === 'attention.resolved' || ev.type === 'attention.timeout',
+    isFinal: (ev) => isAttentionTerminal(ev.type),
     explainRejection: explain,
     // no-route: the session's connection is gone, and with it (usually) the request
     explainRefusal: (code) => (code === 'no-route' ? explain() : Promise.resolve(undefined)),

@@ -1,9 +1,11 @@
 // `hookmap cancel <session> [--run R]`: send control.cancel through the
-// relay and report the ack and the outcome (run.cancelled / session.ended).
+// relay and report the ack and the outcome (the run's cancelled end, or the
+// session's end: read from the kernel's lifecycle).
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { runCommand, ENDPOINT_FLAGS, endedSession, endpoint } from './command-common.ts';
 import { makeCommand } from '../../relay/client.ts';
 import { resolveSessionOrAsGiven } from './id-prefix.ts';
+import { isSessionTerminal, runEnd } from '../../kernel/lifecycle.ts';
 
 const SPEC = { ...ENDPOINT_FLAGS, run: { type: 'string' }, reason: { type: 'string' }, wait: { type: 'string' }, json: { type: 'boolean' } } as const;
 
@@ -39,7 +41,8 @@ export async function run(argv: string[]): Promise<number> {
     explainRefusal: (code) => endedSession(target, session, code),
     outcomeWindowMs: intFlag(flags.wait, 'wait', 10) * 1000,
     json: Boolean(flags.json),
-    isFinal: (ev) => ev.type === 'run.cancelled' || ev.type === 'session.ended',
+    // the fold's reading of a run's and a session's end (engine/kernel/lifecycle.ts)
+    isFinal: (ev) => runEnd(ev.type) === 'cancelled' || isSessionTerminal(ev.type),
   });
 }
 

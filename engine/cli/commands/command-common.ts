@@ -8,6 +8,7 @@ import { discoverToken, missingTokenHint, type ClientToken } from '../../auth/di
 import { authHeaders, DEFAULT_URL, readSse, sseJson } from '../../relay/client-sse.ts';
 import type { AepEvent } from '../../relay/store.ts';
 import { tokenSources } from '../config.ts';
+import { fateOf, isAttentionFollower, SESSION_TERMINALS } from '../../kernel/lifecycle.ts';
 
 export const ENDPOINT_FLAGS = { url: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' } } as const;
 
@@ -123,8 +124,9 @@ export async function runCommand(ep: Endpoint, cmd: AepEvent, opts: CommandOptio
 
 function describe(ev: AepEvent): string {
   const d = ev.data ?? {};
-  if (ev.type === 'attention.resolved' && d.resolution) return ` (${d.resolution})`;
-  if (ev.type === 'attention.answered' && d.answer) return ` ${JSON.stringify(d.answer)}`;
+  const closed = fateOf(ev.type);
+  if (closed?.unit === 'attention' && closed.fate === 'resolved' && d.resolution) return ` (${d.resolution})`;
+  if (isAttentionFollower(ev.type) && !closed && d.answer) return ` ${JSON.stringify(d.answer)}`;
   if (ev.type.endsWith('.dropped') && typeof d.reason === 'string') return ` (${d.reason})`;
   if (ev.type.endsWith('.instruction.delivered') && typeof d.carrier === 'string')
     return ` (by ${d.carrier}${typeof d.hook === 'string' ? `: ${d.hook}` : ''})`;
@@ -138,7 +140,7 @@ export async function endedSession(ep: Endpoint, session: string, code: string):
   const u = new URL(`${ep.url.replace(/\/+$/, '')}/events`);
   u.searchParams.set('from', JSON.stringify([{ session, epoch: 0, seq: 0 }]));
   u.searchParams.set('live', '0');
-  u.searchParams.set('filter', JSON.stringify({ session, type: 'session.ended' }));
+  u.searchParams.set('filter', JSON.stringify({ session, type: [...SESSION_TERMINALS] }));
   let ended: { time?: string } | undefined;
   await readSse(u.toString(), authHeaders(ep.token), (m) => {
     ended = sseJson<{ time?: string }>(m);

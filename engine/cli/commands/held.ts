@@ -1,10 +1,13 @@
 // What the relay holds, read the way the CLI needs it: one replay of its
 // buffer (`from: all`, `live: 0`, an attr-match filter; AEP-0003 §3.3), the
 // sessions it knows (for id prefixes) and an attention request's fate (what
-// settled it, if anything did), so commands can say so before they send.
+// settled it, if anything did: the kernel fold's reading, engine/kernel/fold/),
+// so commands can say so before they send.
 import { authHeaders, readSse, sseJson } from '../../relay/client-sse.ts';
 import type { AepEvent } from '../../relay/store.ts';
 import { sessionLabel } from '../../bridge/session-label.ts';
+import { requestFate, StoryFold } from '../../kernel/fold/index.ts';
+import { ATTENTION_FOLLOWERS, opens, SESSION_TERMINALS, UNITS } from '../../kernel/lifecycle.ts';
 import type { Endpoint } from './command-common.ts';
 
 /** Every held event matching `filter` (deduplicated by source and id), in the relay's order. */
@@ -44,7 +47,7 @@ export function sessionsOf(events: Iterable<AepEvent>): Map<string, KnownSession
     let s = out.get(ev.session);
     if (!s) out.set(ev.session, (s = { id: ev.session, agent: ev.agent, first: ev.time }));
     if (ev.time < s.first) s.first = ev.time;
-    if (ev.type === 'session.started') s.label ??= sessionLabel(ev);
+    if (opens(ev.type) === 'session') s.label ??= sessionLabel(ev);
   }
   return out;
 }
@@ -59,7 +62,7 @@ export async function heldSessions(ep: Endpoint): Promise<Map<string, KnownSessi
 /** Every attention request the relay holds, by id. */
 export async function heldRequests(ep: Endpoint): Promise<Map<string, AepEvent>> {
   const out = new Map<string, AepEvent>();
-  await replayHeld(ep, { type: 'attention.requested' }, (ev) => void out.set(ev.id, ev));
+  await replayHeld(ep, { type: [...UNITS.attention.opens] }, (ev) => void out.set(ev.id, ev));
   return out;
 }
 
@@ -72,26 +75,25 @@ export interface Fate {
 }
 
 export async function fateOf(ep: Endpoint, request: AepEvent): Promise<Fate | undefined> {
-  let answered: AepEvent | undefined;
-  let terminal: AepEvent | undefined;
-  let ended: AepEvent | undefined;
-  await replayHeld(ep, { session: request.session, type: ['attention.answered', 'attention.resolved', 'attention.timeout', 'session.ended'] }, (ev) => {
-    if (ev.type === 'session.ended') ended ??= ev;
-    else if (ev.subject !== request.id) return;
-    else if (ev.type === 'attention.answered') answered ??= ev;
-    else terminal ??= ev;
-  });
-  return describeFate(terminal, answered, ended);
+  // the one fold (engine/kernel/fold/): the request, then what followed it in its session
+  const fold = new StoryFold<AepEvent>();
+  if (typeof request.type === 'string' && typeof request.source === 'string') fold.add(request);
+  await replayHeld(ep, { session: request.session, type: [...ATTENTION_FOLLOWERS, ...SESSION_TERMINALS] }, (ev) => void fold.add(ev));
+  return describeFate(fold, request);
 }
 
 const clock = (t: string | undefined) => (typeof t === 'string' && t.length >= 19 ? t.slice(11, 19) : '?');
 
-/** A request's fate in words, from its terminal event, its answer and its session's end. */
-export function describeFate(terminal: AepEvent | undefined, answered: AepEvent | undefined, ended: AepEvent | undefined): Fate | undefined {
-  if (terminal?.type === 'attention.timeout')
-    return { kind: 'timed-out', why: `timed out at ${clock(terminal.time)} (nobody answered; the agent's own dialog decided)` };
+/** A request's fate in words, as the fold read it: its terminal, its answer, its session's end. */
+export function describeFate(fold: StoryFold<AepEvent>, request: { id: string; session?: string }): Fate | undefined {
+  const q = [...fold.allRequests()].find((r) => r.id === request.id);
+  const ended = [...fold.sessions.values()].find((s) => s.session === request.session)?.ended;
+  const fate = q ? requestFate(q) : 'open';
+  if (q?.timeout) return { kind: 'timed-out', why: `timed out at ${clock(q.timeout.time)} (nobody answered; the agent's own dialog decided)` };
+  const terminal = q?.resolved;
   const resolution = terminal?.data?.resolution;
-  if (answered || resolution === 'answered') {
+  const answered = q?.answered;
+  if (fate === 'answered' || fate === 'refused') {
     const d = (answered?.data ?? {}) as { answer?: { option?: string; text?: string; values?: unknown }; by?: string; via?: string };
     const what = [
       d.answer?.option,
@@ -103,8 +105,7 @@ export function describeFate(terminal: AepEvent | undefined, answered: AepEvent 
     const who = d.by ? ` by ${d.by}` : d.via === 'oob' ? ' out of band (in the agent itself)' : '';
     return { kind: 'answered', why: `already answered${who}${what ? ` (${what})` : ''} at ${clock(answered?.time ?? terminal?.time)}` };
   }
-  if (resolution === 'dismissed')
-    return { kind: 'closed', why: `already closed at ${clock(terminal!.time)} (dismissed: the agent moved on without an answer)` };
+  if (fate === 'dismissed') return { kind: 'closed', why: `already closed at ${clock(terminal!.time)} (dismissed: the agent moved on without an answer)` };
   if (terminal) return { kind: 'closed', why: `already closed at ${clock(terminal.time)} (${String(resolution ?? 'resolved')})` };
   if (ended) return { kind: 'closed', why: `closed: its session ended at ${clock(ended.time)} without an answer` };
   return undefined;

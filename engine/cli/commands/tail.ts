@@ -225,12 +225,16 @@ const SEV_MARK: Record<string, string> = { notice: '!', warning: '!!', error: 'E
 
 const MAX_SETTLED = 10_000;
 
+/** The readable view of a list of events, as `tail` prints it live (no relay: nothing known settled beforehand). */
+export function tailText(events: Iterable<AepEvent>): string {
+  const view = new View();
+  return [...events].map((ev) => view.lines(ev)).join('');
+}
+
 /** The readable view: one line per event, plus what a run's end leaves unsaid about its calls. */
 class View {
   private readonly labels = new Map<string, string>();
   private readonly settled = new Set<string>();
-  /** Open requests' kinds (a text-only answer to a permission is a deny with guidance). */
-  private readonly kinds = new Map<string, string>();
   private readonly calls = new CallWatch();
 
   /** The requests already answered, timed out or resolved in what the relay holds (no hint for those). */
@@ -245,17 +249,14 @@ class View {
       const l = sessionLabel(ev);
       if (l) this.labels.set(ev.session, l);
     }
-    if (ev.type === 'attention.requested' && typeof ev.data?.kind === 'string' && !this.settled.has(ev.id)) {
-      this.kinds.set(ev.id, ev.data.kind);
-      if (this.kinds.size > MAX_SETTLED) this.kinds.delete(this.kinds.keys().next().value!);
-    }
+    // the one fold (engine/kernel/fold/) first: what a request is and what its answer means, which calls an end leaves unsaid
+    const unsaid = this.calls.add(ev);
     const out = [this.format(ev)];
     if (isAttentionTerminal(ev.type) && ev.subject) {
       this.settled.add(ev.subject);
       if (this.settled.size > MAX_SETTLED) this.settled.delete(this.settled.values().next().value!);
-      this.kinds.delete(ev.subject);
     }
-    for (const c of this.calls.add(ev)) out.push(`${this.head(ev, false)}   ↳ tool ${c.tool}${c.callId ? ` ${c.callId}` : ''}: ${c.outcome}`);
+    for (const c of unsaid) out.push(`${this.head(ev, false)}   ↳ tool ${c.tool}${c.callId ? ` ${c.callId}` : ''}: ${c.outcome}`);
     if (isSessionTerminal(ev.type) && ev.session !== undefined) this.labels.delete(ev.session);
     return `${out.join('\n')}\n`;
   }
@@ -276,8 +277,12 @@ class View {
     if (ev.type === 'attention.requested') {
       extra = `  ${d.kind ?? ''}: ${d.prompt ?? ''}`;
       if (!this.settled.has(ev.id)) extra += `\n    answer: hookmap answer ${ev.id} --allow | --deny | --text "..."`;
-    } else if (ev.type === 'attention.answered') extra = `  ${answerWords({ ...answerOf(ev), kind: ev.subject ? this.kinds.get(ev.subject) : undefined })}`;
-    else if (ev.type === 'control.rejected') extra = `  ${d.reason ?? ''}`;
+    } else if (ev.type === 'attention.answered') {
+      // the request's kind and option effects, as the fold holds them (a text-only answer to a permission is a deny with guidance)
+      const q = ev.subject ? this.calls.fold.request(ev, ev.subject) : undefined;
+      const a = answerOf(ev);
+      extra = `  ${answerWords({ ...a, kind: q?.req?.data?.kind as string | undefined, effects: { ...q?.effects, ...a.effects } })}`;
+    } else if (ev.type === 'control.rejected') extra = `  ${d.reason ?? ''}`;
     else if (typeof d.status === 'string') extra = `  ${d.status}`;
     return `${this.head(ev)} ${ev.type}${sev}${subject}${extra}`;
   }

@@ -1,12 +1,12 @@
-// What became of a tool call, in words, from everything the stream says
-// about it (model/timeline.ts joins them): its own terminal event
-// (AEP-0002: tool.completed / tool.failed / tool.denied), else the answer
-// to the permission request that asked about it (AEP-0002 §7: a deny, with
-// the guidance text the agent reads, AEP-0008; a timeout, when the agent's
-// own dialog decides), else the end of its run or session with nothing
-// said. A call is "running" only while its run is.
-import { answeredEffect, answeredRefuses, permits } from '../../../engine/kernel/option-effects.ts';
-import { fateOf, runEnd } from '../../../engine/kernel/lifecycle.ts';
+// What became of a tool call, in words: the kernel's one fold reads its fate
+// (engine/kernel/fold/fates.ts: its own terminal, AEP-0002 tool.completed /
+// failed / denied, else the answer to the permission request that asked
+// about it, AEP-0002 §7, a refusal with the guidance text the agent reads,
+// AEP-0008, a timeout when the agent's own dialog decides, else the end of its
+// run or session with nothing said); this module only says it. A call is
+// "running" only while its run is.
+import { answerOf, callFate, lastRequest, runFate, type CallFate, type RunFate } from '../../../engine/kernel/fold/index.ts';
+import { permits } from '../../../engine/kernel/option-effects.ts';
 import type { Ev } from './aep.ts';
 import type { RunRow, ToolRow } from './timeline.ts';
 
@@ -21,32 +21,40 @@ export interface CallOutcome {
 export const NOT_ANSWERED = 'not answered; the agent decided';
 export const NO_OUTCOME = 'no outcome reported';
 
+const STATUS: Record<CallFate, CallStatus> = {
+  running: 'running',
+  waiting: 'waiting',
+  completed: 'done',
+  failed: 'failed',
+  denied: 'denied',
+  refused: 'denied',
+  'timed-out': 'timed out',
+  unreported: 'unknown',
+};
+
 export function callOutcome(r: ToolRow): CallOutcome {
-  const end = r.ev.type === 'tool.requested' ? r.end : r.ev;
-  if (end) return endOutcome(end);
-  const p = r.permission;
-  const answer = p?.answered?.data?.answer;
-  if (p?.answered && answeredRefuses(p.answered, p.req)) {
-    return { status: 'denied', text: `denied ${byWhom(p.answered)}${typeof answer?.text === 'string' && answer.text ? `: “${answer.text}”` : ''}` };
-  }
-  if (p?.timeout) return { status: 'timed out', text: NOT_ANSWERED };
+  const c = r.call;
+  if (!c) return { status: 'running' };
+  const fate = callFate(c);
+  const status = STATUS[fate];
+  if (c.end) return endOutcome(status, c.end);
+  const q = lastRequest(c);
+  const a = q && answerOf(q);
+  if (fate === 'refused') return { status, text: `denied ${byWhom(a!.event as Ev)}${a!.text ? `: “${a!.text}”` : ''}` };
+  if (fate === 'timed-out') return { status, text: NOT_ANSWERED };
   // an option whose meaning the stream does not declare is named as it is, never called an allow
-  const option = typeof answer?.option === 'string' ? answer.option : undefined;
-  const allowed = p?.answered
-    ? `${permits(answeredEffect(p.answered, p.req)) || option === undefined ? 'allowed' : `answered “${option}”`} ${byWhom(p.answered)}`
-    : undefined;
-  if (r.closedBy) return { status: 'unknown', text: allowed ? `${allowed}; ${NO_OUTCOME}` : NO_OUTCOME };
-  if (p && !p.answered && !p.resolved) return { status: 'waiting', text: 'waiting for an answer to its permission request' };
-  return { status: 'running', text: allowed };
+  const allowed = a ? `${permits(a.effect) || a.option === undefined ? 'allowed' : `answered “${a.option}”`} ${byWhom(a.event as Ev)}` : undefined;
+  if (fate === 'unreported') return { status, text: allowed ? `${allowed}; ${NO_OUTCOME}` : NO_OUTCOME };
+  if (fate === 'waiting') return { status, text: 'waiting for an answer to its permission request' };
+  return { status, text: allowed };
 }
 
-function endOutcome(end: Ev): CallOutcome {
+function endOutcome(status: CallStatus, end: Ev): CallOutcome {
   const d = end.data ?? {};
-  const fate = fateOf(end.type)?.fate;
-  if (fate === 'completed') return d.status === 'error' ? { status: 'failed' } : { status: 'done' };
-  if (fate === 'failed') {
+  if (status === 'done' || d.status === 'error') return { status };
+  if (status === 'failed') {
     const why = d.error?.message ?? d.error?.type;
-    return { status: 'failed', text: why ? String(why) : undefined };
+    return { status, text: why ? String(why) : undefined };
   }
   return {
     status: 'denied',
@@ -63,9 +71,8 @@ function byWhom(answered: Ev): string {
 
 export type RunStatus = 'running' | 'finished' | 'failed' | 'cancelled' | 'ended';
 
-/** A run's state: never running once the session ended. */
+/** A run's state: never running once the session ended (the fold's run fate). */
 export function runStatus(r: RunRow): RunStatus {
-  const end = r.end;
-  if (end) return runEnd(end.type) ?? 'cancelled';
-  return r.closedBy ? 'ended' : 'running';
+  const fate: RunFate = runFate({ id: r.ev.run ?? r.id, started: r.ev, end: r.end, closedBy: r.closedBy });
+  return fate;
 }

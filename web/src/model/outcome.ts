@@ -1,9 +1,12 @@
 // What a card says about its request, derived only from the stream
 // (AEP-0002 §7 lifecycle: requested -> answered -> resolved | timeout;
 // AEP-0004 §3 acks; the relay's refusal frames): never from what this page
-// hoped would happen. Also the words for an answer and for a command's state.
+// hoped would happen. The request's fate and whether its answer refuses are
+// the kernel fold's (engine/kernel/fold/fates.ts); this module says them.
+// Also the words for an answer and for a command's state.
+import { answerOf, requestFate, type RequestStory } from '../../../engine/kernel/fold/index.ts';
 import { isSessionTerminal, runEnd } from '../../../engine/kernel/lifecycle.ts';
-import { answeredRefuses, effectOf, requestEffects } from '../../../engine/kernel/option-effects.ts';
+import { effectOf, requestEffects } from '../../../engine/kernel/option-effects.ts';
 import type { Ev } from './aep.ts';
 import { ruleOf } from './rules.ts';
 import { answerableHere, isStale, terminalOf } from './attention.ts';
@@ -30,20 +33,22 @@ export function outcomeOf(store: Store, a: Attn, now: number): Outcome {
   return o;
 }
 
+/** A card's request as the kernel fold's record of it (the store gathers the same events). */
+export function storyOf(a: Attn): RequestStory<Ev> {
+  const loose = (e: Ev | undefined) => e as (Ev & Record<string, unknown>) | undefined;
+  return { ...a, effects: requestEffects(loose(a.req), loose(a.answered)) };
+}
+
 function baseOutcome(store: Store, a: Attn, now: number): Outcome {
   const term = terminalOf(a);
-  if (a.timeout) return { phase: 'timeout', text: TIMED_OUT, settled: true, tone: 'warn' };
+  const q = storyOf(a);
+  const fate = requestFate(q);
+  if (fate === 'timed-out') return { phase: 'timeout', text: TIMED_OUT, settled: true, tone: 'warn' };
   if (a.resolved) {
     const r = a.resolved.data?.resolution;
     if (r === 'dismissed')
       return { phase: 'dismissed', text: 'Dismissed: the agent moved on (answered in its own dialog, or the session ended)', settled: true, tone: 'info' };
-    if (a.answered)
-      return {
-        phase: 'resolved',
-        text: `${answeredText(a, a.answered)}. Resolved.`,
-        settled: true,
-        tone: answeredRefuses(a.answered, a.req) ? 'bad' : 'good',
-      };
+    if (a.answered) return { phase: 'resolved', text: `${answeredText(a, a.answered)}. Resolved.`, settled: true, tone: fate === 'refused' ? 'bad' : 'good' };
     return { phase: 'resolved', text: r === 'auto' ? 'Resolved automatically' : 'Resolved', settled: true, tone: 'good' };
   }
   if (a.answered) return { phase: 'answered', text: `${answeredText(a, a.answered)}. Waiting for the agent to resolve it…`, settled: true, tone: 'good' };
@@ -83,7 +88,7 @@ function answeredText(a: Attn, ev: Ev): string {
   const by = typeof d.by === 'string' && d.by ? d.by : undefined;
   if (d.via === 'oob') return "Answered in the agent's own dialog";
   const rule = ruleOf(by);
-  if (rule) return `${answeredRefuses(ev, a.req) ? 'Denied' : 'Allowed'} by rule ${rule}`;
+  if (rule) return `${answerOf({ ...storyOf(a), answered: ev })?.refuses ? 'Denied' : 'Allowed'} by rule ${rule}`;
   const who = by ? `Answered by ${by}` : 'Answered';
   return `${who}: ${answerSummary(a.req, d.answer)}`;
 }

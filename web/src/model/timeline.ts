@@ -1,12 +1,15 @@
 // A session's timeline as rows: runs (start and end on one row), tool calls
-// (request paired with its completion, failure or denial by call id, and
-// with the permission request that asked about it), attention requests with
-// their outcome, the agent's messages (AEP-0007), everything else as a plain
-// row; each row knows the row its `cause` points at (AEP-0001 §5: cause
-// links), so the UI can jump along the causal chain. Pure: built from the
+// (request paired with its completion, failure or denial, and with the
+// permission request that asked about it), attention requests with their
+// outcome, the agent's messages (AEP-0007), everything else as a plain row;
+// each row knows the row its `cause` points at (AEP-0001 §5: cause links), so
+// the UI can jump along the causal chain. Which call a terminal or a request
+// belongs to, and what became of each, is the kernel's one fold
+// (engine/kernel/fold/): the rows only place its stories. Pure: built from the
 // session's ordered events in one pass. Views only: nothing here is written
 // back to the stream.
-import { fateOf, isAttentionFollower, isRunTerminal, isSessionTerminal, isToolTerminal, opens } from '../../../engine/kernel/lifecycle.ts';
+import { StoryFold, type CallStory, type RequestStory } from '../../../engine/kernel/fold/index.ts';
+import { closes, isAttentionFollower, opens } from '../../../engine/kernel/lifecycle.ts';
 import type { Ev } from './aep.ts';
 import { joinOtel, type OtelFacts } from './otel-join.ts';
 
@@ -15,8 +18,10 @@ export interface ToolRow {
   id: string;
   ev: Ev;
   end?: Ev;
-  /** The attention.requested that asked a person about this call, and its lifecycle. */
-  permission?: { req: Ev; answered?: Ev; resolved?: Ev; timeout?: Ev };
+  /** The call's story in the kernel's fold: its requests and what became of it (engine/kernel/fold/fates.ts). */
+  call?: CallStory<Ev>;
+  /** The first request that asked a person about this call, and its lifecycle (from the fold). */
+  permission?: RequestStory<Ev> & { req: Ev };
   /** The run end or session end seen while the call had no terminal event. */
   closedBy?: Ev;
   /** The OTel companion's records of this call (model/otel-join.ts). */
@@ -64,28 +69,25 @@ export interface Timeline {
 export function buildTimeline(events: Ev[], foldedCommands: ReadonlySet<string> = new Set()): Timeline {
   const rows: Row[] = [];
   const rowOf = new Map<string, string>();
-  const toolByCall = new Map<string, ToolRow>();
-  const tools: ToolRow[] = [];
-  const toolById = new Map<string, ToolRow>();
-  const byPermission = new Map<string, ToolRow>();
+  const fold = new StoryFold<Ev>();
+  const rowByCall = new Map<CallStory<Ev>, ToolRow>();
   const runRows = new Map<string, RunRow>();
-  const runEnds = new Map<string, Ev>();
   const push = (r: Row) => {
     rows.push(r);
     rowOf.set(r.ev.id, r.id);
   };
   for (const ev of events) {
+    fold.add(ev);
     const t = ev.type;
-    const fate = fateOf(t);
-    if (opens(t) === 'session' || isSessionTerminal(t)) {
+    const unit = opens(t) ?? closes(t);
+    if (unit === 'session') {
       push({ kind: 'session', id: ev.id, ev });
-    } else if (t === 'run.started') {
+    } else if (unit === 'run' && opens(t)) {
       const r: RunRow = { kind: 'run', id: ev.id, ev };
       if (ev.run) runRows.set(ev.run, r);
       push(r);
-    } else if (isRunTerminal(t)) {
+    } else if (unit === 'run') {
       const start = ev.run ? runRows.get(ev.run) : undefined;
-      if (ev.run && !runEnds.has(ev.run)) runEnds.set(ev.run, ev);
       if (start && !start.end) {
         // the run is one row: its start shows how it ended and how long it took
         start.end = ev;
@@ -93,35 +95,25 @@ export function buildTimeline(events: Ev[], foldedCommands: ReadonlySet<string> 
       } else {
         push({ kind: 'run-end', id: ev.id, ev }); // an end whose start is not held
       }
-    } else if (t === 'tool.requested') {
-      const r: ToolRow = { kind: 'tool', id: ev.id, ev };
-      const call = callId(ev);
-      if (call) toolByCall.set(call, r);
-      tools.push(r);
-      toolById.set(r.id, r);
-      push(r);
-    } else if (isToolTerminal(t)) {
-      const call = callId(ev);
-      const r = call ? toolByCall.get(call) : undefined;
-      if (r && !r.end) {
+    } else if (unit === 'tool') {
+      const call = fold.call(ev, ev.id);
+      const r = call ? rowByCall.get(call) : undefined;
+      if (r && !opens(t) && r.ev !== ev && !r.end) {
         r.end = ev;
         rowOf.set(ev.id, r.id);
       } else {
-        push({ kind: 'tool', id: ev.id, ev }); // a denial or completion with no request seen: its own row
+        // a call's request, or a denial or completion with no request seen: its own row
+        const row: ToolRow = { kind: 'tool', id: ev.id, ev, call };
+        if (call && !rowByCall.has(call)) rowByCall.set(call, row);
+        push(row);
       }
-    } else if (t === 'attention.requested') {
-      const r = askedAbout(ev, tools, toolById, rowOf);
-      if (r) {
-        r.permission = { req: ev };
-        byPermission.set(ev.id, r);
-      }
+    } else if (opens(t) === 'attention') {
+      const q = fold.request(ev, ev.id);
+      const r = q?.call ? rowByCall.get(q.call) : undefined;
+      if (r && q && !r.permission) r.permission = q as RequestStory<Ev> & { req: Ev };
       push({ kind: 'attention', id: ev.id, ev });
     } else if (isAttentionFollower(t) && ev.subject && rowOf.has(ev.subject)) {
       rowOf.set(ev.id, rowOf.get(ev.subject)!);
-      const p = byPermission.get(ev.subject)?.permission;
-      if (p && t === 'attention.answered') p.answered ??= ev;
-      else if (p && fate?.fate === 'resolved') p.resolved ??= ev;
-      else if (p && fate?.fate === 'timeout') p.timeout ??= ev;
     } else if ((t === 'control.accepted' || t === 'control.rejected') && ev.cause && foldedCommands.has(ev.cause)) {
       // the ack of an answer is shown on the attention row it answers
       continue;
@@ -131,7 +123,11 @@ export function buildTimeline(events: Ev[], foldedCommands: ReadonlySet<string> 
       push({ kind: 'event', id: ev.id, ev, quiet: isQuiet(t) || undefined });
     }
   }
-  closeOpen(rows, runEnds);
+  // what closed a run or a call with no end of its own: the fold's story says
+  for (const r of rows) {
+    if (r.kind === 'run' && !r.end && r.ev.run) r.closedBy = fold.session(r.ev)?.runs.get(r.ev.run)?.closedBy;
+    else if (r.kind === 'tool' && opens(r.ev.type) && !r.end) r.closedBy = r.call?.closedBy;
+  }
   joinOtel(rows, rowOf);
   for (const r of rows) {
     const cause = r.ev.cause;
@@ -140,44 +136,6 @@ export function buildTimeline(events: Ev[], foldedCommands: ReadonlySet<string> 
     if (target && target !== r.id) r.causeRow = target;
   }
   return { rows, rowOf };
-}
-
-/** A call or run with no end of its own, followed by its run's end or the session's end: closed without an outcome. */
-function closeOpen(rows: Row[], runEnds: Map<string, Ev>): void {
-  let sessionEnd: Ev | undefined;
-  for (let i = rows.length - 1; i >= 0; i--) {
-    const r = rows[i];
-    if (r.kind === 'session' && isSessionTerminal(r.ev.type)) sessionEnd ??= r.ev;
-    else if (r.kind === 'session')
-      sessionEnd = undefined; // resumed after that end
-    else if (r.kind === 'run' && !r.end) r.closedBy = sessionEnd;
-    else if (r.kind === 'tool' && r.ev.type === 'tool.requested' && !r.end) {
-      const runEnd = r.ev.run ? runEnds.get(r.ev.run) : undefined;
-      r.closedBy = runEnd ?? sessionEnd;
-    }
-  }
-}
-
-/**
- * The tool call a request asks about: the one its `cause` names or whose call id is its subject, else (a
- * permission request that carries no call id) the newest call of that tool in the same run that is still open and not yet
- * asked about: the agent asks right after announcing the call.
- */
-function askedAbout(req: Ev, tools: ToolRow[], toolById: Map<string, ToolRow>, rowOf: Map<string, string>): ToolRow | undefined {
-  // by what the stream says: its cause the call's request, or its subject the call's id (ACP names the call by toolCallId)
-  const byCause = req.cause ? toolById.get(rowOf.get(req.cause) ?? '') : undefined;
-  let byCall = byCause;
-  const call = req.subject ? `${req.run ?? ''}\u0000${req.subject}` : undefined; // a call id is its run's (callId)
-  for (let i = tools.length - 1; !byCall && call && i >= 0; i--) if (callId(tools[i].ev) === call) byCall = tools[i];
-  if (byCall) return byCall.permission ? undefined : byCall;
-  if (req.data?.kind !== 'permission' || !req.subject) return undefined;
-  for (let i = tools.length - 1; i >= 0; i--) {
-    const r = tools[i];
-    if (r.ev.run !== req.run) continue;
-    if (r.end || r.permission) continue;
-    if ((r.ev.data?.tool?.name ?? r.ev.subject) === req.subject) return r;
-  }
-  return undefined;
 }
 
 export function callId(ev: Ev): string | undefined {
