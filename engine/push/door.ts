@@ -29,7 +29,11 @@ export interface Asked {
   kind: 'permission' | 'form' | 'gate';
   allow?: string;
   deny?: string;
-  form?: { kind: string; labelsReal: boolean; fields?: { id: string; type: string; label?: string; multi?: boolean; choices?: { id: string; label?: string }[] }[] };
+  form?: {
+    kind: string;
+    labelsReal: boolean;
+    fields?: { id: string; type: string; label?: string; multi?: boolean; choices?: { id: string; label?: string }[] }[];
+  };
   rulable: boolean;
   agent?: string;
   tool?: string;
@@ -60,6 +64,7 @@ export type Sent = { ok: true; ack: AepEvent } | { ok: false; status: number; er
 const TYPES = ['attention.requested', 'attention.resolved', 'attention.timeout', 'control.accepted', 'control.rejected'];
 const MAX_PENDING = 10_000;
 const ACK_MS = 5000;
+const ROSTER_WAIT_MS = 2000;
 
 export class Door {
   private readonly open = new Map<string, Pending>();
@@ -109,7 +114,12 @@ export class Door {
       const cmd = { ...makeCommand(type, p.session, { subject, data }), agent: `hookmap-${via}` };
       cmd.source = cmd.source.replace(/hookmap-cli$/, `hookmap-${via}`);
       const acked = this.ack(cmd.id, ACK_MS);
-      const sent = conn.emit(cmd);
+      let sent = conn.emit(cmd);
+      // a request from another machine of the fleet can reach this relay before that relay's roster entry does: wait for it a little
+      for (let i = 0; !sent.ok && sent.code === 'no-route' && i < ROSTER_WAIT_MS / 100; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        sent = conn.emit(cmd);
+      }
       if (!sent.ok) return { ok: false, status: 409, error: sent.code, detail: sent.detail };
       const ack = await acked;
       if (!ack) return { ok: false, status: 504, error: 'no-ack', detail: 'the agent did not acknowledge in time' };
