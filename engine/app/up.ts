@@ -204,7 +204,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const door = new Door(relay).started(); // the surfaces away read the stream and command through the relay (engine/push/door.ts)
   registerRulesRoutes(app, { book: rules, door, auth, say: tagged('rules') });
   // the history database (an embedding without a home of its own has none): opened once the links are up, indexed from the logs in the background
-  const history = o.home ? startHistory(app, { home: o.home, logRoot: o.logDir ?? join(o.home, 'logs'), auth, say: tagged('history') }) : undefined;
+  const history = o.home ? startHistory(app, { home: o.home, logRoot: o.logDir ?? join(o.home, 'logs'), auth, say: tagged('history'), relay }) : undefined;
   // Web Push (engine/push): only where someone can sign in and answer
   const away = auth.controlPossible
     ? mountPush(app, {
