@@ -12,6 +12,7 @@ import { makePrincipal, type Principal, type Scope } from '../auth/principal.ts'
 import { makeCommand } from '../relay/client.ts';
 import type { AepEvent, Relay } from '../relay/index.ts';
 import { ALWAYS_COMMAND, ASK_COMMAND } from '../daemon/door.ts';
+import { ATTENTION_TERMINALS, isAttentionTerminal } from '../kernel/lifecycle.ts';
 
 export { ALWAYS_COMMAND, ASK_COMMAND };
 
@@ -61,7 +62,7 @@ export interface Sender {
 
 export type Sent = { ok: true; ack: AepEvent } | { ok: false; status: number; error: string; detail: string };
 
-const TYPES = ['attention.requested', 'attention.resolved', 'attention.timeout', 'control.accepted', 'control.rejected'];
+const TYPES = ['attention.requested', ...ATTENTION_TERMINALS, 'control.accepted', 'control.rejected'];
 const MAX_PENDING = 10_000;
 const ACK_MS = 5000;
 const ROSTER_WAIT_MS = 2000;
@@ -150,6 +151,6 @@ export class Door {
       if (this.open.size > MAX_PENDING) this.open.delete(this.open.keys().next().value as string);
       return;
     }
-    this.open.delete(String(ev.subject ?? ev.cause ?? ''));
+    if (isAttentionTerminal(ev.type)) this.open.delete(String(ev.subject ?? ev.cause ?? ''));
   }
 }

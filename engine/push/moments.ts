@@ -189,7 +189,8 @@ export class Moments {
     const d = (ev.data ?? {}) as Record<string, any>;
     const agent = String(ev.agent ?? '');
     const deadline = Date.parse(String(d.expires_at ?? ''));
-    const w = escalate(this.o.config, d.kind === 'form' ? 'question' : 'permission', agent, { now: new Date(this.now()), inboxVisible: this.o.presence.visible });
+    const at = { now: new Date(this.now()), inboxVisible: this.o.presence.visible };
+    const w = escalate(this.o.config, d.kind === 'form' ? 'question' : 'permission', agent, at);
     if (!w.push || !this.sinks.length) return;
     // settled while it is asked (an answer at once, a rule): never pushed with buttons that answer nothing
     this.preparing.add(ev.id);
