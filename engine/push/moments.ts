@@ -56,6 +56,8 @@ export interface Alert {
 
 export interface MomentSink {
   readonly name: string;
+  /** Whether it reaches anyone now (Web Push: a device is registered); absent: yes. Nobody reached: nothing is asked of the agent. */
+  reaches?(): boolean;
   request(m: Moment): void | Promise<void>;
   settled(m: Moment, s: Settlement): void | Promise<void>;
   alert(a: Alert): void | Promise<void>;
@@ -191,7 +193,7 @@ export class Moments {
     const deadline = Date.parse(String(d.expires_at ?? ''));
     const at = { now: new Date(this.now()), inboxVisible: this.o.presence.visible };
     const w = escalate(this.o.config, d.kind === 'form' ? 'question' : 'permission', agent, at);
-    if (!w.push || !this.sinks.length) return;
+    if (!w.push || !this.sinks.some((x) => x.reaches?.() ?? true)) return;
     // settled while it is asked (an answer at once, a rule): never pushed with buttons that answer nothing
     this.preparing.add(ev.id);
     const s = await this.o.door.ask(undefined, ev.id, agent);
