@@ -3,10 +3,12 @@
 // answering: the answer takes the path every other answer takes, a
 // control.attention.respond on the relay sent as that principal (so
 // attention.answered `by` names the person), acked by the daemon holding the
-// request. "Allow always" makes the narrowest rule first (this exact command
-// or these paths, this project), then allows; only from a surface whose
-// capture showed the whole command (issue 40), else it answers nothing and
-// says to finish in the inbox.
+// request, on whichever machine of the fleet (door.ts: the request is known
+// from the stream, its options asked of that daemon). "Allow always" has
+// that daemon save the narrowest rule first (this exact command or these
+// paths, this project), then allows; only from a surface whose capture
+// showed the whole command (issue 40), else it answers nothing and says to
+// finish in the inbox.
 import type { CaptureLevel } from '../aep/schemas.ts';
 import { makePrincipal, type Scope } from '../auth/principal.ts';
 import { alwaysShown } from './payload.ts';
