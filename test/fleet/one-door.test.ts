@@ -18,6 +18,8 @@ import { runCli } from '../helpers/cli.ts';
 import { startPushService, type TestPushService } from '../helpers/push-service.ts';
 import { startTelegram, type TelegramStandIn } from '../helpers/telegram-api.ts';
 import { NATS_MISSING, NatsServer } from './nats.ts';
+import { addToken } from '../../engine/auth/tokens.ts';
+import { WsClient } from '../relay/helpers.ts';
 
 const TOKEN = 'fleet-one-door-token';
 const ALEX = 4242;
@@ -155,6 +157,35 @@ describe.skipIf(!!NATS_MISSING)('one door across the fleet (nats-server -js)', (
     await new Promise((res) => setTimeout(res, 1000));
     expect(cardsFor('door-3')).toEqual([]);
     expect(ps.received.filter((x) => x.message.request === third.id)).toEqual([]);
+  });
+
+  it('a control query is answered only to a control principal: a read-only watcher on A never sees one, nor may it ask', async () => {
+    const read = addToken(homeA, 'watcher', 'read').token;
+    const w = await WsClient.hello(a.url, { role: 'consumer' }, { authorization: `Bearer ${read}` });
+    try {
+      w.send({ type: 'subscribe', id: 'all', from: 'all' });
+      await w.next((m) => m.type === 'subscribed');
+      // what the stream holds of door-1 (its request, its answer) is there; the answers of the queries about it are not
+      await until('the stream replayed', () => w.msgs.find((m) => m.type === 'attention.answered' && m.session === 'door-1'));
+      expect(w.msgs.some((m) => m.type === 'control.accepted' && m.data?.result !== undefined)).toBe(false);
+      expect(w.msgs.some((m) => m.type === 'control.accepted')).toBe(true);
+      const req = readLogs(logB).find((e) => e.type === 'attention.requested' && e.session === 'door-1')!;
+      w.send({
+        aep: '0.1',
+        id: 'read-ask-1',
+        type: 'x.hookmap.control.ask',
+        time: new Date().toISOString(),
+        source: 'aep://t/agent/w',
+        agent: 'w',
+        session: 'door-1',
+        subject: req.id,
+        data: {},
+      });
+      const refused = await w.next((m) => m.type === 'error' && m.cause === 'read-ask-1');
+      expect(refused.code).toBe('unauthorized');
+    } finally {
+      w.close();
+    }
   });
 
   it("`hookmap sessions` on A lists B's sessions", async () => {
