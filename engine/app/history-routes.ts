@@ -10,7 +10,6 @@
 // The database is indexed in the background (history.ts), never in a hook's path.
 import type { FastifyInstance } from 'fastify';
 import type { Relay } from '../relay/index.ts';
-import { forControlOnly } from '../relay/subscription.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Authorizer } from '../auth/authorizer.ts';
@@ -142,8 +141,7 @@ function followStream(relay: Pick<Relay, 'subscribe'>, h: HistoryService, say: (
     }
   };
   const sub = relay.subscribe({ from: 'all', live: true }, (ev, raw) => {
-    // a control query's answer is for the one who asked (relay/subscription.ts), never a reader of the history
-    if (ev.seq === undefined || typeof ev.agent !== 'string' || forControlOnly(ev)) return;
+    if (ev.seq === undefined || typeof ev.agent !== 'string') return; // a control query's answer: never indexed (rows.ts)
     if (queue.length >= STREAM_MAX_QUEUED) {
       if (dropped++ === 0) say(`history: more than ${STREAM_MAX_QUEUED} events wait to be indexed: the stream's are skipped until it catches up`);
       return;

@@ -98,6 +98,7 @@ export class Door {
         this.acks.delete(command);
         resolve(undefined);
       }, ms);
+      t.unref?.();
       this.acks.set(command, (ev) => {
         clearTimeout(t);
         this.acks.delete(command);
