@@ -126,6 +126,10 @@ describe.skipIf(!!NATS_MISSING)('one door across the fleet (nats-server -js)', (
     expect(pushed.message.actions.map((x: any) => x.action)).toEqual(['allow', 'deny', 'always']);
     const card = await until('the card', () => cardsFor('door-1')[0]);
     expect(card.text).toMatch(/^claude-code wants to run Bash in hookmap-door-proj-/);
+    // the inbox's "Allow always" proposal, asked on A of the daemon on B
+    const proposal = await fetch(`${a.url}/rules/propose?request=${req.id}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(proposal.status).toBe(200);
+    expect(await proposal.json()).toMatchObject({ agent: 'claude-code', tool: 'Bash', command: 'ls -la', exact: 'ls -la', plain: true, session: 'door-1' });
     tg.tap({ from: ALEX, chat: ALEX, message_id: card.message_id, data: button(card, 'Allow') });
     expect(await (await held).text()).toBe(ALLOW);
     const answered = await until('answered', () => readLogs(logB).find((e) => e.type === 'attention.answered' && e.subject === req.id));
