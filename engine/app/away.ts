@@ -6,12 +6,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { Authorizer } from '../auth/authorizer.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { Daemon } from '../daemon/daemon.ts';
 import { SESSION_SOURCE, type Inbox } from '../inbox/index.ts';
 import { sameOriginRequest } from '../inbox/routes.ts';
 import type { RuleBook } from '../policy/rulebook.ts';
 import type { Relay } from '../relay/index.ts';
 import { Moments, type MomentSink } from '../push/moments.ts';
+import type { Door } from '../push/door.ts';
 import type { Channel } from '../channels/channel.ts';
 import type { ChannelsConfig } from '../channels/config.ts';
 import { openChannels } from '../channels/open.ts';
@@ -26,7 +26,8 @@ export interface MountPushOptions {
   home: string;
   config: PushConfig;
   relay: Relay;
-  daemons: ReadonlyMap<string, Daemon>;
+  /** The stream's pending requests and the control commands to their daemons, wherever they run (engine/push/door.ts). */
+  door: Door;
   auth: Authorizer;
   inbox: Inbox;
   rules?: RuleBook;
@@ -63,7 +64,7 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
     say: o.say,
     sent: o.sent,
   });
-  const moments = (ref.moments = new Moments({ relay: o.relay, daemons: o.daemons, config: o.config, presence: push.presence, rules: !!o.rules, say: o.say }));
+  const moments = (ref.moments = new Moments({ relay: o.relay, door: o.door, config: o.config, presence: push.presence, rules: !!o.rules, say: o.say }));
   moments.add(push);
   moments.onSettled((id) => push.credentials.settle(id));
   const owner = (p: Principal): DevicePrincipal | undefined => {
@@ -85,8 +86,8 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
   registerPushRoutes(app, {
     service: push,
     relay: o.relay,
-    daemons: o.daemons,
-    rules: o.rules,
+    door: o.door,
+    rules: !!o.rules,
     auth: o.auth,
     owner,
     holders: (g) => {
@@ -111,7 +112,7 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
     async start(base) {
       if (o.channels) {
         const deps = (name: string) => ({
-          answer: { relay: o.relay, daemons: o.daemons, rules: o.rules, ack: (c: string, ms: number) => m.ack(c, ms) },
+          answer: { relay: o.relay, door: o.door, rules: !!o.rules },
           moments: m,
           credential: (x: { id: string; session: string; expires: number }) =>
             push.credentials.issue({ request: x.id, session: x.session, device: `channel:${name}`, expires: x.expires }),

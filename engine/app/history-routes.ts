@@ -9,6 +9,7 @@
 // itself is where content is read, under the reader's own capture ceiling.
 // The database is indexed in the background (history.ts), never in a hook's path.
 import type { FastifyInstance } from 'fastify';
+import type { Relay } from '../relay/index.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Authorizer } from '../auth/authorizer.ts';
@@ -41,13 +42,17 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v 
  */
 export function startHistory(
   app: FastifyInstance,
-  o: { home: string; logRoot: string; auth: Authorizer; say: (l: string) => void },
+  o: { home: string; logRoot: string; auth: Authorizer; say: (l: string) => void; relay?: Pick<Relay, 'subscribe'> },
 ): { open: () => void; close: () => void } {
   let h: HistoryService | undefined;
   let closed = false;
+  let fleet: { close(): void } | undefined;
   const service = (): HistoryService => {
     if (closed) throw new Error('hookmap is stopping');
-    if (!h) (h = new HistoryService(historyFile(o.home), [o.logRoot], { say: o.say })).start();
+    if (!h) {
+      (h = new HistoryService(historyFile(o.home), [o.logRoot], { say: o.say })).start();
+      if (o.relay) fleet = followStream(o.relay, h, o.say);
+    }
     return h;
   };
   app.register(async (scope) => {
@@ -107,7 +112,48 @@ export function startHistory(
     },
     close: () => {
       closed = true;
+      fleet?.close();
       h?.close();
+    },
+  };
+}
+
+const STREAM_BATCH_MS = 250;
+const STREAM_MAX_QUEUED = 20_000;
+
+/**
+ * The history of every machine the stream reaches (a fleet on a backplane: `hookmap sessions` on one lists the
+ * others'), indexed from the relay in batches off any hook's path. The sessions' own logs stay where they are.
+ */
+function followStream(relay: Pick<Relay, 'subscribe'>, h: HistoryService, say: (l: string) => void): { close(): void } {
+  let queue: { line: string; agent: string }[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let dropped = 0;
+  const flush = () => {
+    timer = undefined;
+    const batch = queue;
+    queue = [];
+    dropped = 0;
+    try {
+      h.indexLines(batch);
+    } catch (e) {
+      say(`history: indexing the stream failed: ${(e as Error).message}`);
+    }
+  };
+  const sub = relay.subscribe({ from: 'all', live: true }, (ev, raw) => {
+    if (ev.seq === undefined || typeof ev.agent !== 'string') return; // a control query's answer: never indexed (rows.ts)
+    if (queue.length >= STREAM_MAX_QUEUED) {
+      if (dropped++ === 0) say(`history: more than ${STREAM_MAX_QUEUED} events wait to be indexed: the stream's are skipped until it catches up`);
+      return;
+    }
+    queue.push({ line: raw, agent: ev.agent });
+    timer ??= setTimeout(flush, STREAM_BATCH_MS);
+    timer.unref?.();
+  });
+  return {
+    close: () => {
+      sub.close();
+      if (timer) clearTimeout(timer);
     },
   };
 }

@@ -9,16 +9,19 @@
 //
 // Authenticated like the relay (a bearer token, or the inbox's cookie from
 // this origin), attributed to that principal and audited. A rule is built
-// here from the pending request itself (the command the agent really asked
-// to run), never from text the caller sends: a caller chooses only how much
-// of it the rule covers. The proposal's command is redacted like the card's.
+// from the pending request itself (the command the agent really asked to
+// run), never from text the caller sends: a caller chooses only how much of
+// it the rule covers. The pending request is read off the stream and both
+// the proposal and the rule are asked of the daemon holding it, as control
+// commands through the relay (engine/push/door.ts, engine/daemon/door.ts),
+// wherever on the fleet it runs; that daemon saves the rule in its own
+// book. The proposal's command is redacted there like the card's.
 import { throttledSay } from '../io/throttle.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authorizer } from '../auth/authorizer.ts';
 import { can, type Principal, type Scope } from '../auth/principal.ts';
-import type { Daemon } from '../daemon/daemon.ts';
-import { proposePrefixes, quoteArgv, RuleError, type AlwaysSpec, type RuleBook } from '../policy/rulebook.ts';
-import { readPlainCommand } from '../policy/shell/match.ts';
+import { RuleError, type RuleBook } from '../policy/rulebook.ts';
+import { ALWAYS_COMMAND, type Door, type Sender } from '../push/door.ts';
 import { jsonOnly } from '../inbox/json-scope.ts';
 
 const MAX_BODY = 4096;
@@ -37,7 +40,7 @@ const STATUS: Record<RuleError['code'], number> = {
 
 export interface RulesRoutesOptions {
   book: RuleBook;
-  daemons: ReadonlyMap<string, Daemon>;
+  door: Door;
   auth: Authorizer;
   say?: (line: string) => void;
 }
@@ -75,13 +78,10 @@ export function registerRulesRoutes(app: FastifyInstance, o: RulesRoutesOptions)
       }
       return r.principal;
     };
-    const pendingAsk = async (id: unknown) => {
-      if (typeof id !== 'string' || !id) return undefined;
-      for (const d of o.daemons.values()) {
-        const a = await d.askOf(id);
-        if (a) return { daemon: d, ...a };
-      }
-      return undefined;
+    const sender = (p: Principal, req: FastifyRequest): Sender => ({ name: p.name, scopes: p.scopes, via: surfaceOf(p, req), key: p.credential ?? p.name });
+    const pendingAsk = async (id: unknown, s: Sender) => {
+      const a = await o.door.ask(s, id);
+      return a?.rulable ? a : undefined;
     };
 
     scope.get('/rules', async (req, reply) => {
@@ -95,27 +95,24 @@ export function registerRulesRoutes(app: FastifyInstance, o: RulesRoutesOptions)
     });
 
     scope.get('/rules/propose', async (req, reply) => {
-      if (!who(req, reply, 'control')) return reply;
-      const a = await pendingAsk((req.query as Record<string, unknown>).request);
+      const p = who(req, reply, 'control');
+      if (!p) return reply;
+      const a = await pendingAsk((req.query as Record<string, unknown>).request, sender(p, req));
       if (!a) return refuse(reply, 404, 'no-such-request', 'no pending request with that id can become a rule (it was answered, or it is a form)');
-      const s = a.subject;
-      const plain = s.command === undefined ? undefined : readPlainCommand(s.command);
-      const red = (t: string) => a.daemon.redactor.text(t);
-      const floor = o.book.floor(s);
       return reply.send({
-        agent: s.agent,
-        tool: s.tool,
-        command: s.command === undefined ? undefined : red(s.command),
-        plain: plain ? !('refused' in plain) : undefined,
-        refused: plain && 'refused' in plain ? plain.refused : undefined,
+        agent: a.agent,
+        tool: a.tool,
+        command: a.command,
+        plain: a.plain,
+        refused: a.refused,
         // the very text an exact rule will hold (its words, quoted to read back the same)
-        exact: plain && !('refused' in plain) ? red(quoteArgv(plain.words)) : undefined,
-        prefixes: s.command === undefined ? [] : proposePrefixes(s.command).map(red),
-        paths: s.paths.map(red),
-        project: s.project,
-        session: s.session,
+        exact: a.exact,
+        prefixes: a.prefixes ?? [],
+        paths: a.paths ?? [],
+        project: a.project,
+        session: a.session,
         native: a.native,
-        floor: floor ? floor.row : undefined,
+        floor: a.floor,
       });
     });
 
@@ -128,35 +125,27 @@ export function registerRulesRoutes(app: FastifyInstance, o: RulesRoutesOptions)
       if (b.prefix !== undefined && (typeof b.prefix !== 'string' || b.prefix.length > 500))
         return refuse(reply, 400, 'bad-request', 'prefix is the words a command must start with');
       if (b.native !== undefined && typeof b.native !== 'boolean') return refuse(reply, 400, 'bad-request', 'native is true or false');
-      const a = await pendingAsk(b.request);
-      if (!a)
+      const s = sender(p, req);
+      const a = await pendingAsk(b.request, s);
+      const held = o.door.pending(b.request);
+      if (!a || !held)
         return refuse(
           reply,
           404,
           'no-such-request',
           'no pending request with that id (it was answered, timed out, or is a form): a rule is made from a request still waiting',
         );
-      const spec: AlwaysSpec = { match: b.match as AlwaysSpec['match'], prefix: b.prefix as string | undefined, scope: b.scope as AlwaysSpec['scope'] };
-      const native = b.native === true ? a.native : undefined;
-      if (b.native === true && !native)
-        return refuse(reply, 422, 'no-native', `${a.subject.agent} cannot persist an allow itself: hookmap's rule is the one that persists`);
-      try {
-        const r = o.book.learn(a.subject, spec, { by: p.name, via: surfaceOf(p, req), request: a.hold.id, native });
-        if (native) {
-          const c = r.rule.command;
-          a.daemon.markAlways(a.hold.id, {
-            match: spec.match,
-            scope: spec.scope,
-            tool: a.subject.tool,
-            command: c?.kind === 'exact' ? c.text : a.subject.command,
-            prefix: c?.kind === 'prefix' ? c.text : undefined,
-          });
-        }
-        return reply.send({ rule: o.book.list().find((x) => x.id === r.rule.id), existed: r.existed, note: r.note, native: native ?? null });
-      } catch (e) {
-        if (e instanceof RuleError) return refuse(reply, STATUS[e.code], e.code, e.message);
-        throw e;
+      if (b.native === true && !a.native)
+        return refuse(reply, 422, 'no-native', `${a.agent} cannot persist an allow itself: hookmap's rule is the one that persists`);
+      // the daemon holding the request saves the rule in its own book (engine/daemon/door.ts), as this principal
+      const r = await o.door.send(s, ALWAYS_COMMAND, held, { match: b.match, prefix: b.prefix, scope: b.scope, native: b.native === true, via: s.via });
+      if (!r.ok) {
+        const detail = r.detail.replace(/^[a-z][a-z-]*: /, '');
+        return refuse(reply, STATUS[r.error as RuleError['code']] ?? (r.error === 'no-native' ? 422 : r.status), r.error, detail);
       }
+      const res = ((r.ack.data ?? {}) as { result?: Record<string, any> }).result ?? {};
+      const rule = o.book.list().find((x) => x.id === res.rule) ?? res.view ?? { id: res.rule };
+      return reply.send({ rule, existed: res.existed, note: res.note, native: res.native ?? null });
     });
 
     scope.post('/rules/revoke', async (req, reply) => {

@@ -2,8 +2,7 @@
 // ONE port. The hook routes and the relay's routes share one fastify
 // instance; each daemon still talks to the relay as an AEP emitter (hello,
 // claims, routed commands) with the same WebSocket protocol code as a
-// separate `hookmap serve`, over a socket pair in this process (relay.dial)
-// instead of loopback TCP: one code path, testable the same way.
+// separate `hookmap serve`, over a socket pair in this process (relay.dial) instead of loopback TCP: one code path.
 import Fastify from 'fastify';
 import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
@@ -16,9 +15,8 @@ import { readTokenFile } from '../auth/tokens.ts';
 import { listVendors } from '../descriptor/registry.ts';
 import type { BridgeHandle } from '../bridge/run.ts';
 import { mountInbox } from '../inbox/index.ts';
-import { mountPush } from './away.ts';
+import { mountPush, type Away } from './away.ts';
 import type { PushServiceOptions } from '../push/service.ts';
-import type { Away } from './away.ts';
 import { describeFailedOpen, emptySummary, mergeFailedOpen, readFailedOpen, takeFailedOpen } from '../io/failed-open.ts';
 import { createRelay, openBackplane, redacting, resolveLimits } from '../relay/index.ts';
 import type { Daemon } from '../daemon/daemon.ts';
@@ -40,6 +38,7 @@ import { PolicySource } from '../policy/source.ts';
 import type { OperatorLog } from '../daemon/operator-log.ts';
 import { RuleBook } from '../policy/rulebook.ts';
 import { registerRulesRoutes } from './rules-routes.ts';
+import { Door } from '../push/door.ts';
 import { pricesOf, startHistory } from './history-routes.ts';
 import { warmValidators } from '../aep/schemas.ts';
 import { compilePending } from '../expr/compile.ts';
@@ -202,16 +201,17 @@ export async function startUp(o: UpOptions): Promise<Up> {
   // asking a human and appending events are emits: the emit scope (a --no-auth up: the anonymous principal)
   const canEmit = (r: ReturnType<typeof auth.authenticate>) => r.ok && can(r.principal, 'emit');
   registerToolRoutes(app, { daemons, say, authorize: (req) => canEmit(auth.authenticate(req.raw)) });
-  registerRulesRoutes(app, { book: rules, daemons, auth, say: tagged('rules') });
+  const door = new Door(relay).started(); // the surfaces away read the stream and command through the relay (engine/push/door.ts)
+  registerRulesRoutes(app, { book: rules, door, auth, say: tagged('rules') });
   // the history database (an embedding without a home of its own has none): opened once the links are up, indexed from the logs in the background
-  const history = o.home ? startHistory(app, { home: o.home, logRoot: o.logDir ?? join(o.home, 'logs'), auth, say: tagged('history') }) : undefined;
+  const history = o.home ? startHistory(app, { home: o.home, logRoot: o.logDir ?? join(o.home, 'logs'), auth, say: tagged('history'), relay }) : undefined;
   // Web Push (engine/push): only where someone can sign in and answer
   const away = auth.controlPossible
     ? mountPush(app, {
         home,
         config: o.push ?? {},
         relay,
-        daemons,
+        door,
         auth,
         inbox,
         rules,

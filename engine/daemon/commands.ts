@@ -1,12 +1,9 @@
-// The AEP-0004 command protocol of one agent's daemon: a routed command in,
-// exactly one ack out (control.accepted, or control.rejected with a reason
-// and a coded detail, §3), recorded so a redelivery gets the same ack bytes
-// and never a second decision (§2.3, §3). Three kinds of command:
-// an answer to a held request (control.attention.respond, turned into bytes
-// by hold-lifecycle.ts), a delivered command (queued per session, carried by
-// the next eligible hook reply: instructions.ts, the steering design
-// record), and a surface command (bytes written on a live surface
-// connection, surface-writers.ts).
+// The AEP-0004 command protocol of one agent's daemon: a routed command in, exactly one ack out (control.accepted, or
+// control.rejected with a reason and a coded detail, §3), recorded so a redelivery gets the same ack bytes and never a
+// second decision (§2.3, §3). Four kinds of command: an answer to a held request (control.attention.respond, turned into
+// bytes by hold-lifecycle.ts), a delivered command (queued per session, carried by the next eligible hook reply:
+// instructions.ts, the steering design record), a surface command (bytes written on a live surface connection,
+// surface-writers.ts), and hookmap's own control queries (door.ts: answered in the ack).
 import { cancelBody, prepareAnswer, withAlways } from './hold-render.ts';
 import { nextTurnCommand, type CompiledCommand } from '../descriptor/types.ts';
 import { commandApplies, commandBindings, renderCommandWrite } from '../map/decide.ts';
@@ -16,6 +13,7 @@ import { interpretAnswer } from './answer.ts';
 import type { DaemonCore } from './core.ts';
 import { RESPOND } from './hello.ts';
 import { carrierOffNote } from './carrier-off.ts';
+import { DOOR_COMMANDS, doorCommand } from './door.ts';
 import type { HoldLifecycle } from './hold-lifecycle.ts';
 import { AckMemory, type PendingHold } from './holds.ts';
 import { chars, droppedEvent, InstructionQueue, type Queued } from './instructions.ts';
@@ -73,6 +71,10 @@ export class CommandProtocol {
     const surfaceCmd = core.d.commands.get(String(cmd.type));
     if (surfaceCmd?.deliver && this.accepts.includes(surfaceCmd.type)) return this.deliveredCommand(cmd, surfaceCmd, session, source, id);
     if (surfaceCmd && this.accepts.includes(surfaceCmd.type)) return this.surfaceCommand(cmd, surfaceCmd, session, source, id);
+    if (DOOR_COMMANDS.includes(cmd.type) && this.accepts.includes(cmd.type)) {
+      const r = await doorCommand({ core, hold: (x) => this.holds.get(x), rules: this.holds.rules }, cmd, session, by); // answered in the ack
+      return r.ok ? this.accept(cmd, session, source, id, undefined, undefined, r.result) : this.nack(cmd, session, r.reason, r.detail);
+    }
     if (cmd.type !== RESPOND || !this.accepts.includes(cmd.type)) {
       return this.nack(
         cmd,
@@ -240,8 +242,8 @@ export class CommandProtocol {
       );
   }
 
-  private accept(cmd: AepEvent, session: string, source: string, id: string, run?: string, note?: string): void {
-    const [rec] = this.core.publish([this.core.events.accepted(session, cmd, run, note)]);
+  private accept(cmd: AepEvent, session: string, source: string, id: string, run?: string, note?: string, result?: Record<string, unknown>): void {
+    const [rec] = this.core.publish([this.core.events.accepted(session, cmd, run, note, result)]);
     this.acks.record(source, id, rec.line);
   }
 
@@ -276,9 +278,7 @@ export class CommandProtocol {
     return this.nextTurn && session && !this.ended.has(session) ? this.nextTurn.wait(session, signal, payload) : Promise.resolve(this.core.reply('', 0));
   }
 
-  hasEnded(session: string): boolean {
-    return this.ended.has(session);
-  }
+  hasEnded = (session: string): boolean => this.ended.has(session);
 
   /** A stopping daemon: what was queued never reaches the agent now, audited, never silent. */
   dropQueued(): void {

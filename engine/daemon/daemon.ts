@@ -22,8 +22,6 @@ import { DaemonCore, realTimers } from './core.ts';
 import { claimFolder, type Claim } from './epoch.ts';
 import { acceptedCommands, optInStates, optionStates, helloCapabilities } from './hello.ts';
 import { HoldLifecycle } from './hold-lifecycle.ts';
-import type { AskSubject } from '../policy/subject.ts';
-import { nativeAlways, subjectOfHold } from './rule-answer.ts';
 import type { HookReply, PendingHold } from './holds.ts';
 import { blockRuleFor, makeDecider } from './instructions.ts';
 import { LifecycleEvents } from './lifecycle.ts';
@@ -57,7 +55,7 @@ export class Daemon {
   private readonly d: Descriptor;
   private readonly core: DaemonCore;
   private readonly holds: HoldLifecycle;
-  /** What leaves this daemon as text goes through it (an "Allow always" proposal's command). */
+  /** What leaves this daemon as text goes through it. */
   readonly redactor: Redactor;
   private readonly commands: CommandProtocol;
   private readonly calls: ModelCalls;
@@ -169,22 +167,6 @@ export class Daemon {
 
   pending(): PendingHold[] {
     return this.holds.all();
-  }
-
-  /** What a pending request asks, as rules read it, and how the agent could persist an allow itself (an "Allow always"). */
-  async askOf(id: string): Promise<{ hold: PendingHold; subject: AskSubject; native?: string } | undefined> {
-    const h = this.holds.get(id);
-    if (!h || h.kind === 'form') return undefined;
-    const subject = await subjectOfHold(this.core, h);
-    return subject && { hold: h, subject, native: nativeAlways(h) };
-  }
-
-  /** The next allow of this pending request asks the agent to persist it too (`$always` in its decision). */
-  markAlways(id: string, always: Record<string, unknown>): boolean {
-    const h = this.holds.get(id);
-    if (!h || !nativeAlways(h)) return false;
-    h.always = always;
-    return true;
   }
 
   /** Resolves once everything queued so far (firings, commands, expired timers) has been handled. */

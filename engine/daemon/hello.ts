@@ -4,6 +4,7 @@
 // declared is refused `unsupported`).
 import { captureRank } from '../aep/schemas.ts';
 import type { Descriptor } from '../descriptor/types.ts';
+import { DOOR_COMMANDS } from './door.ts';
 
 export const RESPOND = 'control.attention.respond';
 
@@ -19,7 +20,8 @@ export function acceptedCommands(d: Descriptor, configValue: (key: string) => un
   // a telemetry channel (otlp-receiver) holds nothing and writes nothing back: it accepts no command, so it never
   // claims a session the agent's hook channel answers for (two claimants would make every command ambiguous)
   if (d.surface.kind === 'otlp-receiver') return [];
-  const accepts = [RESPOND];
+  // hookmap's own control queries (door.ts) wherever an answer is: what a card or a rule needs of a pending request
+  const accepts = [RESPOND, ...DOOR_COMMANDS];
   for (const c of d.commands.values()) if (d.posture !== 'observe-only' && (!c.optIn || configValue(c.optIn) === true)) accepts.push(c.type);
   return accepts;
 }

@@ -58,6 +58,11 @@ export class HoldLifecycle {
   get size(): number {
     return this.table.size;
   }
+
+  /** The rule book holds are answered by (door.ts saves an "Allow always" in it). */
+  get rules(): AnswerRules | undefined {
+    return this.opts.rules;
+  }
   get(id: string): PendingHold | undefined {
     return this.table.get(id);
   }

@@ -58,7 +58,7 @@ export class LifecycleEvents {
   constructor(
     private readonly mapper: Mapper,
     private readonly host: string,
-    private readonly redactor: Redactor,
+    readonly redactor: Redactor,
   ) {}
 
   make(p: EventParts): AepEvent {
@@ -145,9 +145,9 @@ export class LifecycleEvents {
    * nothing wakes it); like a nack's, its code and detail are vendor fields
    * (AEP-0002 §5.4), metadata.
    */
-  accepted(session: string, command: AepEvent, run?: string, note?: string): AepEvent {
+  accepted(session: string, command: AepEvent, run?: string, note?: string, result?: Record<string, unknown>): AepEvent {
     const code = note ? NACK_CODE.exec(note)?.[1] : undefined;
-    return this.make({
+    const ev = this.make({
       type: 'control.accepted',
       session,
       cause: command.id,
@@ -155,6 +155,8 @@ export class LifecycleEvents {
       data: note ? { ...(code ? { code } : {}), detail: note } : {},
       gates: note ? { ...(code ? { code: 'metadata' } : {}), detail: 'metadata' } : undefined,
     });
+    // a control query's answer (door.ts): redacted text above the ceiling, handed only to control subscribers (relay/subscription.ts)
+    return result ? { ...ev, capture: ev.capture === 'full' ? 'full' : 'redacted', data: { ...(ev.data as object), result } } : ev;
   }
 
   /**

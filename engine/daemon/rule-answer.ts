@@ -12,6 +12,7 @@ import { evaluate } from '../expr/compile.ts';
 import { answerBindings } from '../map/decide.ts';
 import type { AepEvent } from '../map/envelope.ts';
 import type { AnswerDecision } from '../policy/decide-answer.ts';
+import type { Actor, AlwaysSpec } from '../policy/rulebook.ts';
 import { subjectOf, type AskSubject, type RawSubject } from '../policy/subject.ts';
 import type { OptionView } from './answer.ts';
 import { optionWith, type Effects } from '../kernel/option-effects.ts';
@@ -22,6 +23,16 @@ export interface AnswerRules {
   decide(subject: AskSubject, request: AepEvent): Promise<AnswerDecision>;
   /** A rule answered a request: its use counted and audited. */
   used(decision: AnswerDecision, subject: AskSubject, request: AepEvent): void;
+  /** An "Allow always" asked of this daemon (door.ts): the rule saved in this machine's book. */
+  learn?(
+    subject: AskSubject,
+    spec: AlwaysSpec,
+    who: Actor,
+  ): { rule: { id: string; command?: { kind: string; text: string } }; existed: boolean; note?: string };
+  /** The floor row this request hits, if any. */
+  floor?(subject: AskSubject): { row: string } | undefined;
+  /** The rules in force, as listed (a learned one is shown as saved). */
+  list?(): { id: string }[];
 }
 
 const METADATA = 'metadata' as const;

@@ -7,7 +7,8 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Indexer, type StepResult } from './indexer.ts';
 import { prune, type Retention } from './retention.ts';
-import { HISTORY_FILE, openHistory, type Db } from './store.ts';
+import { HISTORY_FILE, HistoryWriter, openHistory, type Db } from './store.ts';
+import { indexedEvent, type IndexedEvent } from './rows.ts';
 
 /** Bytes one background step indexes at most (a short pause between steps). */
 export const BACKGROUND_STEP_BYTES = 256 * 1024;
@@ -68,6 +69,16 @@ export class HistoryService {
     this.timer = setTimeout(tick, 0);
     this.timer.unref();
   }
+
+  /**
+   * Index events the stream brought (the other machines of a fleet, whose logs are theirs): one transaction; an event
+   * already indexed from a log (the same id) is skipped, so a local event seen both ways counts once.
+   */
+  indexLines(lines: readonly { line: string; agent: string }[]): number {
+    const rows = lines.map((l) => indexedEvent(l.line, l.agent)).filter((r): r is IndexedEvent => r !== undefined);
+    return rows.length ? ((this.writer ??= new HistoryWriter(this.db)).batch(rows, []) as number) : 0;
+  }
+  private writer?: HistoryWriter;
 
   /** Index everything now (tests, shutdown). */
   catchUp(): StepResult {

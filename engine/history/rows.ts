@@ -3,6 +3,7 @@
 // and ids left out: what the capture ceiling kept out of the log cannot be
 // found), its session state and its token usage.
 import { PROJECT_ATTR } from '../capture/project.ts';
+import { forControlOnly } from '../relay/subscription.ts';
 
 export interface UsageRow {
   model?: string;
@@ -67,6 +68,8 @@ export function indexedEvent(line: string, agentOfFolder: string): IndexedEvent 
     return undefined;
   }
   if (!ev || typeof ev.id !== 'string' || typeof ev.type !== 'string' || typeof ev.time !== 'string') return undefined;
+  // a control query's answer (its daemon logs it) is for the one who asked: never searchable by a reader of the history
+  if (forControlOnly(ev as { type: string; data?: unknown })) return undefined;
   const data = ev.data && typeof ev.data === 'object' ? (ev.data as Record<string, unknown>) : {};
   const text: string[] = [];
   if (typeof ev.subject === 'string') text.push(ev.subject);

@@ -16,7 +16,7 @@ export interface ActionResult {
   body: { answered: true; request: string; option?: string; by: string; rule?: string } | { error: string; detail: string };
 }
 
-export interface ActionDeps extends Omit<AnswerDeps, 'ack'> {
+export interface ActionDeps extends AnswerDeps {
   service: PushService;
   /** Who a grant not issued to a push device answers as (a channel's credentials: ntfy, webhook). */
   holders?: (g: Grant) => Answerer | { refused: string } | undefined;
@@ -42,7 +42,7 @@ export async function answerAction(o: ActionDeps, credential: unknown, action: u
       return refuse(403, 'principal-revoked', `the token ${device.principal.name} registered this device with was revoked: its actions answer nothing`);
     who = { name: device.principal.name, scopes: device.principal.scopes, via: 'push', key: device.id, capture: o.service.capture };
   }
-  const a = await answerAs({ ...o, ack: (id, ms) => o.service.ack(id, ms) }, who, g.request, { action: action as PushAction });
+  const a = await answerAs(o, who, g.request, { action: action as PushAction });
   if (!a.ok) return refuse(a.status, a.error, a.detail);
   return { status: 200, body: { answered: true, request: g.request, option: a.option, by: who.name, ...(a.rule ? { rule: a.rule } : {}) } };
 }

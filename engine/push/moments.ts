@@ -7,12 +7,12 @@
 // (engine/push/escalation.ts: delay, quiet hours, kinds) decides when each
 // sink hears of a moment; a sink that throws or hangs never delays another.
 import { basename } from 'node:path';
-import type { Daemon } from '../daemon/daemon.ts';
 import type { AepEvent, Relay } from '../relay/index.ts';
 import { escalate, type PushConfig } from './escalation.ts';
 import { alwaysShown, type AlertKind } from './payload.ts';
 import type { CaptureLevel } from '../aep/schemas.ts';
 import type { Presence } from './presence.ts';
+import type { Door } from './door.ts';
 
 export interface Moment {
   id: string;
@@ -24,9 +24,9 @@ export interface Moment {
   tool?: string;
   /** The project folder's name (never its path). */
   project?: string;
-  /** The command or question text, UNREDACTED: a sink shows it only above metadata, through `redact`. */
+  /** The command or question text as the holding daemon redacted it (door.ts): a sink shows it only above metadata, through `redact`. */
   text?: string;
-  /** The agent's redactor. */
+  /** Redaction for what the sink shows (the text came redacted already). */
   redact: (s: string) => string;
   /** Whether rules can be made from it ("Allow always"); a surface offers it only where alwaysShown (payload.ts) says it shows what the rule covers. */
   rulable: boolean;
@@ -56,14 +56,14 @@ export interface Alert {
 
 export interface MomentSink {
   readonly name: string;
+  /** Whether it reaches anyone now (Web Push: a device is registered); absent: yes. Nobody reached: nothing is asked of the agent. */
+  reaches?(): boolean;
   request(m: Moment): void | Promise<void>;
   settled(m: Moment, s: Settlement): void | Promise<void>;
   alert(a: Alert): void | Promise<void>;
 }
 
 const TYPES = [
-  'control.accepted',
-  'control.rejected',
   'attention.requested',
   'attention.answered',
   'attention.resolved',
@@ -108,7 +108,8 @@ export function alertKind(ev: AepEvent): AlertKind | undefined {
 
 export interface MomentsOptions {
   relay: Pick<Relay, 'subscribe'>;
-  daemons: ReadonlyMap<string, Daemon>;
+  /** What a pending request asks is asked of the daemon holding it, through the relay (door.ts). */
+  door: Door;
   config: PushConfig;
   presence: Presence;
   rules: boolean;
@@ -126,10 +127,9 @@ interface Open {
 export class Moments {
   private readonly sinks: MomentSink[] = [];
   private readonly open = new Map<string, Open>();
-  /** Requests whose subject is being read (askOf): one settled meanwhile leaves this set and is never pushed. */
+  /** Requests whose subject is being asked (door.ts): one settled meanwhile leaves this set and is never pushed. */
   private readonly preparing = new Set<string>();
   private readonly answeredBy = new Map<string, string>();
-  private readonly acks = new Map<string, (ev: AepEvent) => void>();
   private readonly settledHooks: ((id: string) => void)[] = [];
   private sub?: { close(): void };
   private readonly now: () => number;
@@ -163,23 +163,12 @@ export class Moments {
 
   /** The relay's ack of a command an away surface sent (undefined when none came within `ms`). */
   ack(command: string, ms: number): Promise<AepEvent | undefined> {
-    return new Promise((resolve) => {
-      const t = setTimeout(() => {
-        this.acks.delete(command);
-        resolve(undefined);
-      }, ms);
-      this.acks.set(command, (ev) => {
-        clearTimeout(t);
-        this.acks.delete(command);
-        resolve(ev);
-      });
-    });
+    return this.o.door.ack(command, ms);
   }
 
   private onEvent(ev: AepEvent): void {
     try {
-      if (ev.type === 'control.accepted' || ev.type === 'control.rejected') this.acks.get(String(ev.cause ?? ''))?.(ev);
-      else if (ev.type === 'attention.requested') void this.requested(ev);
+      if (ev.type === 'attention.requested') void this.requested(ev);
       else if (ev.type === 'attention.answered') this.answeredBy.set(String(ev.subject ?? ''), String((ev.data as any)?.by ?? ''));
       else if (ev.type === 'attention.resolved' || ev.type === 'attention.timeout') this.settled(ev);
       else this.alert(ev);
@@ -201,30 +190,28 @@ export class Moments {
   private async requested(ev: AepEvent): Promise<void> {
     const d = (ev.data ?? {}) as Record<string, any>;
     const agent = String(ev.agent ?? '');
-    const daemon = this.o.daemons.get(agent);
-    const hold = daemon?.pending().find((h) => h.id === ev.id);
     const deadline = Date.parse(String(d.expires_at ?? ''));
-    const kind = hold?.kind ?? (d.kind === 'form' ? 'form' : 'permission');
-    const w = escalate(this.o.config, kind === 'form' ? 'question' : 'permission', agent, { now: new Date(this.now()), inboxVisible: this.o.presence.visible });
-    if (!w.push || !this.sinks.length) return;
-    // settled while its subject is read (an answer at once, a rule): never pushed with buttons that answer nothing
+    const at = { now: new Date(this.now()), inboxVisible: this.o.presence.visible };
+    const w = escalate(this.o.config, d.kind === 'form' ? 'question' : 'permission', agent, at);
+    if (!w.push || !this.sinks.some((x) => x.reaches?.() ?? true)) return;
+    // settled while it is asked (an answer at once, a rule): never pushed with buttons that answer nothing
     this.preparing.add(ev.id);
-    const asked = hold && hold.kind !== 'form' ? await daemon!.askOf(ev.id) : undefined;
+    const s = await this.o.door.ask(undefined, ev.id, agent);
     if (!this.preparing.delete(ev.id)) return;
-    const s = asked?.subject;
     const m: Moment = {
       id: ev.id,
       session: String(ev.session ?? ''),
       agent,
-      kind,
+      kind: s?.kind ?? (d.kind === 'form' ? 'form' : 'permission'),
       expires: Number.isFinite(deadline) ? deadline : this.now() + DEFAULT_WINDOW_MS,
       tool: s?.tool ?? (typeof ev.subject === 'string' ? ev.subject : undefined),
       project: s?.project ? basename(s.project) : undefined,
       text: s?.command,
-      redact: (t) => daemon?.redactor.text(t) ?? '',
-      rulable: this.o.rules && !!asked,
-      paths: s?.paths.length ?? 0,
-      form: hold ? singleChoice(hold.view) : undefined,
+      redact: (t) => t,
+      // the command crossed redacted: a rule is offered only for one redaction left whole
+      rulable: this.o.rules && !!s?.rulable && s.clean !== false,
+      paths: s?.paths?.length ?? 0,
+      form: s?.form ? singleChoice(s.form) : undefined,
     };
     const r: Open = { m, told: new Set() };
     this.open.set(m.id, r);

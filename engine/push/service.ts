@@ -54,6 +54,11 @@ export class PushService implements MomentSink {
   private keys: VapidKeys;
   private readonly now: () => number;
 
+  /** A registered device: someone to push to. */
+  reaches(): boolean {
+    return this.devices.list().length > 0;
+  }
+
   constructor(private readonly o: PushServiceOptions) {
     this.now = o.now ?? Date.now;
     this.keys = ensureVapidKeys(o.home);

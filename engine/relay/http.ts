@@ -196,6 +196,7 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
         if (last) spec.from = [last];
       }
       spec.live = q.live !== '0' && q.live !== 'false';
+      spec.control = can(principal, 'control');
     } catch (e) {
       if (e instanceof RequestError) return reply.code(400).send({ error: e.code, detail: e.message });
       throw e;

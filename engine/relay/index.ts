@@ -236,8 +236,10 @@ export function createRelay(opts: CreateRelayOptions = {}): Relay {
     connect,
     dial: sockets.dial,
     subscribe(spec, onEvent, onExhausted) {
+      const s = { filter: compileFilter(spec.filter), capture: parseCapture(spec.capture), from: parseFrom(spec.from, limits.maxFrom), live: spec.live };
+      // in-process parts (Web Push, the chat channels) ask as trusted code: they get the answers of control queries
       const sub = core.subscribe(
-        { filter: compileFilter(spec.filter), capture: parseCapture(spec.capture), from: parseFrom(spec.from, limits.maxFrom), live: spec.live },
+        { ...s, control: true },
         {
           event: (text, held) => {
             onEvent(text === held.raw ? held.ev : JSON.parse(text), text);

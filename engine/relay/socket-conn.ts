@@ -184,6 +184,7 @@ export function serve(ws: WebSocket, ctx: SocketContext, principal: Principal): 
       if (e instanceof RequestError) return send({ type: 'error', id, code: e.code, detail: e.message });
       throw e;
     }
+    spec.control = can(principal, 'control');
     send({ type: 'subscribed', id });
     const positions = new Map<string, Position>();
     delivered.set(id, positions);

@@ -31,6 +31,17 @@ export interface SubscriptionSpec {
   from?: (Position & { session: string })[] | 'all';
   /** false: replay, then end (the `live=0` composition). Default true. */
   live?: boolean;
+  /** The subscriber's principal holds the control scope: it also gets the answers of control queries (forControlOnly). */
+  control?: boolean;
+}
+
+/**
+ * The outcome of a control query (`x.hookmap.control.*`, engine/daemon/door.ts) carries what the stream does not
+ * (a request's command, redacted, its paths, its options) in `data.result`: only a subscriber whose principal may
+ * send commands (and so may ask) gets it; every other subscriber never sees the event.
+ */
+export function forControlOnly(ev: { type: string; data?: unknown }): boolean {
+  return ev.type === 'control.accepted' && typeof ev.data === 'object' && ev.data !== null && 'result' in ev.data;
 }
 
 /** The wire text of `held` at `ceiling`: never up-leveled, computed once per ceiling. */
@@ -106,7 +117,7 @@ export class Subscription {
 
   offer(held: Held): void {
     if (this.closed || (held.skip && held.skip === this.owner)) return;
-    if (!this.spec.filter(held.ev)) return;
+    if (!this.passes(held)) return;
     if (this.replaying) {
       if (sheddable(held) && this.queuedBytes > this.maxPending / 2) return;
       this.queue.push(held);
@@ -124,7 +135,7 @@ export class Subscription {
         if (this.closed) return;
         const raw = stored.text();
         const held: Held = { ev: JSON.parse(raw), raw };
-        if (!this.spec.filter(held.ev)) continue;
+        if (!this.passes(held)) continue;
         if (!this.sink.event(render(held, this.spec.capture), held)) return this.close();
         const wait = this.sink.ready();
         if (wait) await wait;
@@ -144,6 +155,10 @@ export class Subscription {
     } catch {
       this.close();
     }
+  }
+
+  private passes(held: Held): boolean {
+    return this.spec.filter(held.ev) && (this.spec.control === true || !forControlOnly(held.ev));
   }
 
   private overflow(why: string): void {

@@ -37,7 +37,7 @@ import type { Authorizer } from '../auth/authorizer.ts';
 import { presentedToken } from '../auth/authorizer.ts';
 import { isLoopbackHost } from '../auth/guard.ts';
 import { can } from '../auth/principal.ts';
-import type { Daemon } from '../daemon/daemon.ts';
+import type { AgentPort } from '../daemon/port.ts';
 import { logsResponse, OtlpBodyError, readLogsBody, type FlatLogRecord } from './otlp-logs.ts';
 import { readBody, type Body } from '../io/read-body.ts';
 import { throttledSay } from '../io/throttle.ts';
@@ -54,7 +54,7 @@ export const DEFAULT_OTLP_MAX_RECORDS = 2_000;
 export const DEFAULT_OTLP_RECORDS_PER_SECOND = 1_000;
 
 export interface OtlpRoutesOptions {
-  daemons: Map<string, Daemon>;
+  daemons: ReadonlyMap<string, AgentPort>;
   /** Tokens (absent: only token-less loopback peers are served). */
   auth?: Authorizer;
   /** Largest body, bytes, compressed or inflated (default 8 MiB). */
@@ -164,7 +164,7 @@ export function registerOtlpRoutes(app: FastifyInstance, o: OtlpRoutesOptions): 
     for (const [k, v] of Object.entries(extra)) reply.header(k, v);
     return reply.send(s.body);
   };
-  const receiverOf = (url: string): Daemon | undefined => {
+  const receiverOf = (url: string): AgentPort | undefined => {
     const v = otlpVendorOf(url);
     const d = v === undefined ? undefined : o.daemons.get(v);
     return d?.surfaceKind === OTLP_KIND ? d : undefined;
@@ -265,9 +265,9 @@ export function registerOtlpRoutes(app: FastifyInstance, o: OtlpRoutesOptions): 
 const MAP_SLICE = 50;
 
 /** Every record through the daemon, in order (the daemon's own critical section keeps it): how many were rejected, and why (the first few). */
-async function mapRecords(d: Daemon, records: FlatLogRecord[], rx: OtlpReceiver): Promise<{ rejected: number; why?: string }> {
+async function mapRecords(d: AgentPort, records: FlatLogRecord[], rx: OtlpReceiver): Promise<{ rejected: number; why?: string }> {
   rx.pending += records.length;
-  const out: Awaited<ReturnType<Daemon['handle']>>[] = [];
+  const out: Awaited<ReturnType<AgentPort['handle']>>[] = [];
   for (let i = 0; i < records.length; i += MAP_SLICE) {
     const slice = records.slice(i, i + MAP_SLICE).map((rec) =>
       d.handle({ payload: rec, surface: { kind: OTLP_KIND } }).finally(() => {
@@ -289,6 +289,6 @@ async function mapRecords(d: Daemon, records: FlatLogRecord[], rx: OtlpReceiver)
   };
 }
 
-function receivers(daemons: Map<string, Daemon>): string[] {
+function receivers(daemons: ReadonlyMap<string, AgentPort>): string[] {
   return [...daemons.values()].filter((d) => d.surfaceKind === OTLP_KIND).map((d) => `/otlp/${d.vendor}/v1/logs`);
 }

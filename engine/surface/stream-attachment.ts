@@ -7,7 +7,7 @@
 // the agent. Design: AEP-0005 (bridges) and the agent-server bridge design
 // record in docs/components ("Attach shape").
 import WebSocket from 'ws';
-import type { Daemon } from '../daemon/daemon.ts';
+import type { AgentPort } from '../daemon/port.ts';
 import type { CompiledStream } from '../descriptor/types.ts';
 import { readSse } from '../relay/client.ts';
 import { RecentFrames } from './stream-dedupe.ts';
@@ -19,7 +19,7 @@ const MAX_BACKOFF_MS = 30_000;
 /** What an attachment needs from its subscriber. */
 export interface AttachmentHost {
   readonly spec: CompiledStream;
-  readonly daemon: Pick<Daemon, 'handle' | 'problem'>;
+  readonly daemon: Pick<AgentPort, 'handle' | 'problem'>;
   readonly key: string | undefined;
   readonly retryMs: number;
   readonly origin: string;

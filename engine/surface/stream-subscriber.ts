@@ -18,7 +18,7 @@
 // positions kept across restarts (stream-positions.ts), the replay overlap
 // (stream-dedupe.ts) and the descriptor's field paths and placeholders
 // (stream-fields.ts).
-import type { Daemon } from '../daemon/daemon.ts';
+import type { AgentPort } from '../daemon/port.ts';
 import type { CompiledStream } from '../descriptor/types.ts';
 import { Attachment, type AttachmentHost } from './stream-attachment.ts';
 import { StreamDiscovery } from './stream-discovery.ts';
@@ -38,7 +38,7 @@ export interface StreamInstance {
 }
 
 export interface SubscriberOptions {
-  daemon: Daemon;
+  daemon: AgentPort;
   spec: CompiledStream;
   instance: StreamInstance;
   /** Where resume positions survive a restart. */
@@ -109,7 +109,7 @@ export class StreamSubscriber implements AttachmentHost {
   /** @internal */ get spec(): CompiledStream {
     return this.o.spec;
   }
-  /** @internal */ get daemon(): Daemon {
+  /** @internal */ get daemon(): AgentPort {
     return this.o.daemon;
   }
   /** @internal */ get key(): string | undefined {

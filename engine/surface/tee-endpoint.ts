@@ -19,7 +19,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Daemon, SurfaceWriter } from '../daemon/daemon.ts';
+import type { AgentPort, SurfaceWriter } from '../daemon/port.ts';
 import { HOOK_KEY_ERROR, HOOK_KEY_HEADER, hookKeyMatches } from '../auth/hook-key.mjs';
 import { throttledSay } from '../io/throttle.ts';
 
@@ -28,7 +28,7 @@ const MAX_FRAME = 32 * 1024 * 1024;
 const WRITE_CONFIRM_MS = 5_000;
 
 export interface TeeEndpointOptions {
-  daemons: Map<string, Daemon>;
+  daemons: ReadonlyMap<string, AgentPort>;
   say?: (line: string) => void;
   /** URL path prefix the server is mounted under (default none). */
   prefix?: string;
@@ -120,7 +120,7 @@ class TeeConnection implements SurfaceWriter {
 
   constructor(
     readonly ws: WebSocket,
-    private readonly daemon: Daemon,
+    private readonly daemon: AgentPort,
     readonly agent: string,
     private readonly say: (l: string) => void,
   ) {
