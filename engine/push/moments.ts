@@ -13,6 +13,8 @@ import { alwaysShown, type AlertKind } from './payload.ts';
 import type { CaptureLevel } from '../aep/schemas.ts';
 import type { Presence } from './presence.ts';
 import type { Door } from './door.ts';
+import { ATTENTION_FOLLOWERS, isAttentionTerminal, isSessionTerminal, opens, RUN_TERMINALS, runEnd, SESSION_TERMINALS, UNITS } from '../kernel/lifecycle.ts';
+import { answerOf, requestFate, StoryFold } from '../kernel/fold/index.ts';
 
 export interface Moment {
   id: string;
@@ -63,16 +65,8 @@ export interface MomentSink {
   alert(a: Alert): void | Promise<void>;
 }
 
-const TYPES = [
-  'attention.requested',
-  'attention.answered',
-  'attention.resolved',
-  'attention.timeout',
-  'run.failed',
-  'session.ended',
-  'run.finished',
-  'progress.status',
-];
+/** What moments read: requests and what follows them (the kernel's lifecycle), run and session ends, status. */
+const TYPES = [...UNITS.attention.opens, ...ATTENTION_FOLLOWERS, ...RUN_TERMINALS, ...SESSION_TERMINALS, 'progress.status'];
 const DEFAULT_WINDOW_MS = 55_000;
 const WORDS: Record<AlertKind, string> = {
   permission: 'is waiting for you',
@@ -99,9 +93,10 @@ export function singleChoice(view: {
 /** Which opt-in alert an event is, if any. */
 export function alertKind(ev: AepEvent): AlertKind | undefined {
   const d = (ev.data ?? {}) as Record<string, unknown>;
-  if (ev.type === 'run.failed') return 'run_failed';
-  if (ev.type === 'session.ended') return d.reason === 'error' ? 'session_error' : undefined;
-  if (ev.type === 'run.finished') return 'turn_finished';
+  const end = runEnd(ev.type);
+  if (end === 'failed') return 'run_failed';
+  if (end === 'finished') return 'turn_finished';
+  if (isSessionTerminal(ev.type)) return d.reason === 'error' ? 'session_error' : undefined;
   if (ev.type === 'progress.status' && (ev.subject === 'idle_prompt' || d.status === 'idle')) return 'idle';
   return undefined;
 }
@@ -129,7 +124,8 @@ export class Moments {
   private readonly open = new Map<string, Open>();
   /** Requests whose subject is being asked (door.ts): one settled meanwhile leaves this set and is never pushed. */
   private readonly preparing = new Set<string>();
-  private readonly answeredBy = new Map<string, string>();
+  /** The stream's one fold (engine/kernel/fold): what became of each request is read there. Bounded by its own caps. */
+  private readonly fold = new StoryFold({ calls: false });
   private readonly settledHooks: ((id: string) => void)[] = [];
   private sub?: { close(): void };
   private readonly now: () => number;
@@ -168,10 +164,10 @@ export class Moments {
 
   private onEvent(ev: AepEvent): void {
     try {
-      if (ev.type === 'attention.requested') void this.requested(ev);
-      else if (ev.type === 'attention.answered') this.answeredBy.set(String(ev.subject ?? ''), String((ev.data as any)?.by ?? ''));
-      else if (ev.type === 'attention.resolved' || ev.type === 'attention.timeout') this.settled(ev);
-      else this.alert(ev);
+      this.fold.add(ev);
+      if (opens(ev.type) === 'attention') void this.requested(ev);
+      else if (isAttentionTerminal(ev.type)) this.settled(ev);
+      else if (!ev.type.startsWith('attention.')) this.alert(ev);
     } catch (e) {
       this.o.say?.(`${ev.type} ${ev.id}: ${(e as Error).message}`);
     }
@@ -230,19 +226,19 @@ export class Moments {
     this.preparing.delete(id);
     for (const fn of this.settledHooks) fn(id);
     const r = this.open.get(id);
-    const by = this.answeredBy.get(id);
-    this.answeredBy.delete(id);
     if (!r) return;
     this.open.delete(id);
     if (r.timer) clearTimeout(r.timer);
-    const res = (ev.data as any)?.resolution;
+    const q = this.fold.request(ev, id);
+    const fate = q ? requestFate(q) : undefined;
+    const a = q ? answerOf(q) : undefined;
     const s: Settlement =
-      ev.type === 'attention.timeout'
+      fate === 'timed-out'
         ? { how: 'timed out', text: 'Timed out: the agent decided by its own rules' }
-        : by
-          ? { how: 'answered', by, text: `Answered by ${by}` }
-          : res === 'dismissed'
-            ? { how: 'dismissed', text: 'Answered in the terminal' }
+        : a?.inAgentDialog || fate === 'dismissed'
+          ? { how: 'dismissed', text: 'Answered in the terminal' }
+          : a?.by
+            ? { how: 'answered', by: a.by, text: `Answered by ${a.by}` }
             : { how: 'answered', text: 'Settled' };
     this.each((sink) => sink.settled(r.m, s), r.told);
   }

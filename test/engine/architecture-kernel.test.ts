@@ -24,7 +24,6 @@ const PENDING_LIFECYCLE = new Map<string, string>([
   ['engine/daemon/lifecycle.ts', 'the daemon emits its own lifecycle events'],
   ['engine/daemon/model-calls.ts', 'the daemon emits its own lifecycle events'],
   ['engine/daemon/session-log.ts', "a session log's end"],
-  ['engine/push/moments.ts', 'push moments: the session fold'],
 ]);
 
 /**
