@@ -140,11 +140,9 @@ export class Launcher {
     };
     this.runs.set(run.id, run);
     const env = { ...this.o.env, ...spec.env };
-    // the session: the id given to the agent, the continued one's, else the agent's first new session after this start
-    const match =
-      id !== undefined
-        ? (ev: StreamEvent) => agentSessionId(ev.session!) === id
-        : (ev: StreamEvent) => ev.type === 'session.started' && !this.seen.has(ev.session!);
+    // the session: its start (session.started) with the id given to the agent or the continued one's (a late event of the
+    // session that ended is not the continue), else the agent's first new session after this start
+    const match = (ev: StreamEvent) => ev.type === 'session.started' && (id !== undefined ? agentSessionId(ev.session!) === id : !this.seen.has(ev.session!));
     this.expected.set(run.id, { run, match });
     // a tmux server started elsewhere keeps its own environment: the run's own variables are passed on (never the rest: argv is public)
     const carried = Object.entries(spec.env ?? {});
