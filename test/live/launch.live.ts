@@ -1,0 +1,88 @@
+// Live: `hookmap run` (issue 42) starting the real Claude Code headless from
+// its descriptor's launch block (`claude -p ... --session-id <uuid>`) inside
+// `hookmap up`, against the scripted Messages API: the CLI prints the session
+// once its first hook arrived, the held permission request is answered with
+// `hookmap answer`, the run finishes; `--resume <prefix>` continues the same
+// session (the model's next request holds the earlier turn).
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveAgent } from './agents.ts';
+import { command, until } from './harness.ts';
+import { Live } from './live.ts';
+
+const ID = 'claude-code';
+const skip = Live.skipReason(ID);
+if (skip) console.log(`[live] launch (${ID}): SKIPPED: ${skip}`);
+const { agent } = resolveAgent(ID);
+const ANSWER_TIMEOUT_MS = 30_000;
+
+describe.skipIf(!!skip)(`hookmap run: ${agent.pkg}@${agent.version} live`, () => {
+  const live = new Live(ID, (cmd) => ({ tool: 'Bash', args: { command: cmd, description: `run ${cmd.split(' ')[0]}` } }));
+
+  beforeAll(async () => {
+    await live.start(ANSWER_TIMEOUT_MS);
+    await live.setup(['--project', '--dir', live.s.project]);
+    // the runs are children of up: up's environment is theirs (the scratch HOME, the scripted model, the agent on PATH)
+    await live.restartUp(ANSWER_TIMEOUT_MS, {
+      env: {
+        ...live.agentEnv,
+        PATH: `${dirname(live.bin)}:${process.env.PATH}`,
+        ANTHROPIC_BASE_URL: live.model.url,
+        ANTHROPIC_API_KEY: 'sk-ant-live-test-not-a-key',
+        DISABLE_TELEMETRY: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        DISABLE_AUTOUPDATER: '1',
+      },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await live.finish(agent.version);
+  }, 30_000);
+
+  const events = (session: string) => live.stream.events.filter((e) => e.session === session);
+
+  it('starts Claude Code headless, the permission answered with `hookmap answer`; --resume continues the same session', async () => {
+    const sc = live.scenario('permission-allow');
+    live.model.play(sc);
+    const r0 = live.model.requests.length;
+    const started = await command(live.up.url, ['run', ID, '--dir', live.s.project, '--option', 'permission_mode=default', sc.prompt], live.s, 90_000);
+    expect(started.code, `${started.stdout}${started.stderr}\n${live.up.stderr()}`).toBe(0);
+    const session = /^session (\S+)$/m.exec(started.stdout)![1];
+    expect(started.stdout).toMatch(/started claude-code \(launch l[0-9a-f]{12}, pid \d+\)/);
+    const req = await until('the held permission request', () => events(session).find((e) => e.type === 'attention.requested'), 60_000);
+    const answered = await live.answer(req.id, ['--allow']);
+    expect(answered.code).toBe(0);
+    await until('the run finished', () => events(session).find((e) => e.type === 'session.ended'), 90_000);
+    expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(true);
+    expect(live.model.requests.length).toBeGreaterThan(r0);
+
+    // continue it: the same agent session, by a prefix of its id
+    // the scripted model answers the step its conversation's tool results count: the continued one holds the first turn's
+    const again = {
+      name: 'resume',
+      prompt: 'Now create the file denied.txt too.',
+      steps: [live.shell('touch allowed.txt'), live.shell('touch denied.txt'), { say: 'The command was denied; nothing was created.' }],
+    };
+    live.model.play(again);
+    const r1 = live.model.requests.length;
+    const resumed = await command(live.up.url, ['run', ID, '--dir', live.s.project, '--resume', session.slice(0, 8), again.prompt], live.s, 90_000);
+    expect(resumed.code, `${resumed.stdout}${resumed.stderr}`).toBe(0);
+    const next = /^session (\S+)$/m.exec(resumed.stdout)![1];
+    expect(next.replace(/~\d+$/, '')).toBe(session);
+    const req2 = await until('the second held request', () => events(next).find((e) => e.type === 'attention.requested' && e.id !== req.id), 60_000).catch(
+      (e) => {
+        const log = /log (\S+)/.exec(resumed.stdout)?.[1];
+        const seen = live.stream.events.filter((x) => String(x.session).startsWith(session)).map((x) => `${x.session} ${x.type}`);
+        throw new Error(`${e.message}\n${resumed.stdout}\n${seen.join('\n')}\n${log && existsSync(log) ? readFileSync(log, 'utf8').slice(-3000) : ''}`);
+      },
+    );
+    expect((await live.answer(req2.id, ['--deny'])).code).toBe(0);
+    await until('the continued run finished', () => events(next).filter((e) => e.type === 'session.ended').length >= (next === session ? 2 : 1), 90_000);
+    // the model's first request of the continued run holds the earlier turn
+    const first = live.model.requests.slice(r1).find((r) => JSON.stringify(r.body ?? {}).includes(again.prompt));
+    expect(JSON.stringify(first?.body)).toContain(sc.prompt);
+    expect(existsSync(join(live.s.project, 'denied.txt'))).toBe(false);
+  }, 300_000);
+});
