@@ -4,7 +4,7 @@
 // once its first hook arrived, the held permission request is answered with
 // `hookmap answer`, the run finishes; `--resume <prefix>` continues the same
 // session (the model's next request holds the earlier turn).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from './agents.ts';
@@ -84,5 +84,91 @@ describe.skipIf(!!skip)(`hookmap run: ${agent.pkg}@${agent.version} live`, () =>
     const first = live.model.requests.slice(r1).find((r) => JSON.stringify(r.body ?? {}).includes(again.prompt));
     expect(JSON.stringify(first?.body)).toContain(sc.prompt);
     expect(existsSync(join(live.s.project, 'denied.txt'))).toBe(false);
+  }, 300_000);
+});
+
+const CODEX = 'codex';
+const codexSkip = Live.skipReason(CODEX);
+if (codexSkip) console.log(`[live] launch (${CODEX}): SKIPPED: ${codexSkip}`);
+
+describe.skipIf(!!codexSkip)(`hookmap run: ${resolveAgent(CODEX).agent.pkg} live`, () => {
+  // a writing command asks to leave the read-only sandbox: codex's PermissionRequest (as in codex.live.ts)
+  const live = new Live(CODEX, (cmd) => ({
+    tool: 'exec_command',
+    args: /^touch /.test(cmd) ? { cmd, sandbox_permissions: 'require_escalated', justification: 'run touch outside the sandbox' } : { cmd },
+  }));
+
+  beforeAll(async () => {
+    await live.start(ANSWER_TIMEOUT_MS);
+    const codexHome = join(live.s.home, '.codex');
+    mkdirSync(codexHome, { recursive: true });
+    writeFileSync(
+      join(codexHome, 'config.toml'),
+      [
+        'model = "scripted"',
+        'model_provider = "live"',
+        'approval_policy = "on-request"',
+        'sandbox_mode = "read-only"',
+        '[model_providers.live]',
+        'name = "hookmap live scripted model"',
+        `base_url = "${live.model.url}/v1"`,
+        'wire_api = "responses"',
+        'env_key = "HOOKMAP_LIVE_API_KEY"',
+        'request_max_retries = 0',
+        'stream_max_retries = 0',
+        '[features]',
+        'hooks = true',
+        '',
+      ].join('\n'),
+    );
+    await live.setup([], { ...live.agentEnv, CODEX_HOME: codexHome });
+    // wired at user scope: the project is allowed by the up config's launch.projects
+    const config = join(live.s.home, 'up.yaml');
+    writeFileSync(config, `launch:\n  projects: [${JSON.stringify(live.s.project)}]\n`);
+    await live.restartUp(ANSWER_TIMEOUT_MS, {
+      args: ['--config', config],
+      env: {
+        ...live.agentEnv,
+        PATH: `${dirname(live.bin)}:${process.env.PATH}`,
+        CODEX_HOME: codexHome,
+        HOOKMAP_LIVE_API_KEY: 'sk-live-test-not-a-key',
+        RUST_LOG: 'error',
+      },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await live.finish(resolveAgent(CODEX).agent.version);
+  }, 30_000);
+
+  const events = (session: string) => live.stream.events.filter((e) => e.session === session);
+
+  it('starts `codex exec` from its launch block, the permission answered with `hookmap answer`; --resume continues the thread', async () => {
+    const sc = live.scenario('permission-allow');
+    live.model.play(sc);
+    const started = await command(live.up.url, ['run', CODEX, '--dir', live.s.project, sc.prompt], live.s, 90_000);
+    expect(started.code, `${started.stdout}${started.stderr}\n${live.up.stderr()}`).toBe(0);
+    const session = /^session (\S+)$/m.exec(started.stdout)![1];
+    const req = await until('the held permission request', () => events(session).find((e) => e.type === 'attention.requested'), 60_000);
+    expect((await live.answer(req.id, ['--allow'])).code).toBe(0);
+    await until('the turn finished', () => events(session).find((e) => e.type === 'run.finished'), 90_000);
+    await until('allowed.txt', () => existsSync(join(live.s.project, 'allowed.txt')), 30_000);
+
+    const again = {
+      name: 'resume',
+      prompt: 'Now say done.',
+      steps: [live.shell('touch allowed.txt'), { say: 'Done: the thread goes on.' }],
+    };
+    live.model.play(again);
+    const r1 = live.model.requests.length;
+    const resumed = await command(live.up.url, ['run', CODEX, '--dir', live.s.project, '--resume', session.slice(0, 8), again.prompt], live.s, 90_000);
+    expect(resumed.code, `${resumed.stdout}${resumed.stderr}`).toBe(0);
+    expect(/^session (\S+)$/m.exec(resumed.stdout)![1].replace(/~\d+$/, '')).toBe(session);
+    const first = await until(
+      'the continued request',
+      () => live.model.requests.slice(r1).find((r) => JSON.stringify(r.body ?? {}).includes(again.prompt)),
+      60_000,
+    );
+    expect(JSON.stringify(first.body)).toContain(sc.prompt);
   }, 300_000);
 });
