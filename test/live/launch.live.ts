@@ -172,3 +172,56 @@ describe.skipIf(!!codexSkip)(`hookmap run: ${resolveAgent(CODEX).agent.pkg} live
     expect(JSON.stringify(first.body)).toContain(sc.prompt);
   }, 300_000);
 });
+
+const PI = 'pi';
+const piSkip = Live.skipReason(PI);
+if (piSkip) console.log(`[live] launch (${PI}): SKIPPED: ${piSkip}`);
+
+describe.skipIf(!!piSkip)(`hookmap run: ${resolveAgent(PI).agent.pkg} live`, () => {
+  const live = new Live(PI, (cmd) => ({ tool: 'bash', args: { command: cmd } }));
+
+  beforeAll(async () => {
+    await live.start(ANSWER_TIMEOUT_MS);
+    const dir = join(live.s.home, '.pi', 'agent');
+    mkdirSync(dir, { recursive: true });
+    const provider = { baseUrl: `${live.model.url}/v1`, api: 'openai-completions', apiKey: 'sk-live-test-not-a-key', models: [{ id: 'scripted' }] };
+    writeFileSync(
+      join(dir, 'models.json'),
+      JSON.stringify({ providers: { scripted: { ...provider, compat: { supportsDeveloperRole: false, supportsReasoningEffort: false } } } }),
+    );
+    await live.setup(['--user']);
+    const config = join(live.s.home, 'up.yaml');
+    writeFileSync(config, `launch:\n  projects: [${JSON.stringify(live.s.project)}]\n`);
+    await live.restartUp(ANSWER_TIMEOUT_MS, { args: ['--config', config], env: { ...live.agentEnv, PATH: `${dirname(live.bin)}:${process.env.PATH}` } });
+  }, 120_000);
+
+  afterAll(async () => {
+    await live.finish(resolveAgent(PI).agent.version);
+  }, 30_000);
+
+  const events = (session: string) => live.stream.events.filter((e) => e.session === session);
+
+  it('starts `pi -p` with the provider and model options from its launch block (observe-only: the tool runs); --resume continues it', async () => {
+    const sc = live.scenario('permission-allow');
+    live.model.play(sc);
+    const argv = ['run', PI, '--dir', live.s.project, '--option', 'provider=scripted', '--model', 'scripted', sc.prompt];
+    const started = await command(live.up.url, argv, live.s, 90_000);
+    expect(started.code, `${started.stdout}${started.stderr}\n${live.up.stderr()}`).toBe(0);
+    const session = /^session (\S+)$/m.exec(started.stdout)![1];
+    await until('the run finished', () => events(session).find((e) => e.type === 'run.finished'), 90_000);
+    await until('allowed.txt', () => existsSync(join(live.s.project, 'allowed.txt')), 30_000);
+
+    const again = { name: 'resume', prompt: 'Now say done.', steps: [live.shell('touch allowed.txt'), { say: 'Done: the session goes on.' }] };
+    live.model.play(again);
+    const r1 = live.model.requests.length;
+    const resumed = await command(live.up.url, ['run', PI, '--dir', live.s.project, '--resume', session.slice(0, 8), again.prompt], live.s, 90_000);
+    expect(resumed.code, `${resumed.stdout}${resumed.stderr}`).toBe(0);
+    expect(/^session (\S+)$/m.exec(resumed.stdout)![1].replace(/~\d+$/, '')).toBe(session);
+    const first = await until(
+      'the continued request',
+      () => live.model.requests.slice(r1).find((r) => JSON.stringify(r.body ?? {}).includes(again.prompt)),
+      60_000,
+    );
+    expect(JSON.stringify(first.body)).toContain(sc.prompt);
+  }, 300_000);
+});
