@@ -225,3 +225,46 @@ describe.skipIf(!!piSkip)(`hookmap run: ${resolveAgent(PI).agent.pkg} live`, () 
     expect(JSON.stringify(first.body)).toContain(sc.prompt);
   }, 300_000);
 });
+
+const GEMINI = 'gemini-cli';
+const geminiSkip = Live.skipReason(GEMINI);
+if (geminiSkip) console.log(`[live] launch (${GEMINI}): SKIPPED: ${geminiSkip}`);
+
+describe.skipIf(!!geminiSkip)(`hookmap run: ${resolveAgent(GEMINI).agent.pkg} live`, () => {
+  const live = new Live(GEMINI, (cmd) => ({ tool: 'run_shell_command', args: { command: cmd, description: `run ${cmd.split(' ')[0]}` } }));
+
+  beforeAll(async () => {
+    await live.start(ANSWER_TIMEOUT_MS);
+    mkdirSync(join(live.s.home, '.gemini'), { recursive: true });
+    const settings = {
+      security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } },
+      privacy: { usageStatisticsEnabled: false },
+      general: { disableAutoUpdate: true, disableUpdateNag: true },
+      telemetry: { enabled: false },
+    };
+    writeFileSync(join(live.s.home, '.gemini', 'settings.json'), JSON.stringify(settings));
+    await live.setup(['--user']);
+    const config = join(live.s.home, 'up.yaml');
+    writeFileSync(config, `launch:\n  projects: [${JSON.stringify(live.s.project)}]\n`);
+    const env = { GEMINI_API_KEY: 'live-test-not-a-key', GOOGLE_GEMINI_BASE_URL: live.model.url, NO_BROWSER: '1' };
+    await live.restartUp(ANSWER_TIMEOUT_MS, {
+      args: ['--config', config],
+      env: { ...live.agentEnv, ...env, PATH: `${dirname(live.bin)}:${process.env.PATH}` },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await live.finish(resolveAgent(GEMINI).agent.version);
+  }, 30_000);
+
+  it('starts `gemini --prompt` from its launch block with a model option: the session on the stream, the turn finished', async () => {
+    live.model.play({ name: 'say', steps: [{ say: 'Hello from a started session.' }] });
+    const r0 = live.model.requests.length;
+    const argv = ['run', GEMINI, '--dir', live.s.project, '--model', 'gemini-2.5-flash', 'Say hello.'];
+    const started = await command(live.up.url, argv, live.s, 90_000);
+    expect(started.code, `${started.stdout}${started.stderr}\n${live.up.stderr()}`).toBe(0);
+    const session = /^session (\S+)$/m.exec(started.stdout)![1];
+    await until('the session ended', () => live.stream.events.find((e) => e.session === session && e.type === 'session.ended'), 90_000);
+    expect(JSON.stringify(live.model.requests.slice(r0).map((r) => r.body))).toContain('Say hello.');
+  }, 300_000);
+});
