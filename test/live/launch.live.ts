@@ -268,3 +268,61 @@ describe.skipIf(!!geminiSkip)(`hookmap run: ${resolveAgent(GEMINI).agent.pkg} li
     expect(JSON.stringify(live.model.requests.slice(r0).map((r) => r.body))).toContain('Say hello.');
   }, 300_000);
 });
+
+const COPILOT = 'copilot-cli';
+const copilotSkip = Live.skipReason(COPILOT);
+if (copilotSkip) console.log(`[live] launch (${COPILOT}): SKIPPED: ${copilotSkip}`);
+
+describe.skipIf(!!copilotSkip)(`hookmap run: ${resolveAgent(COPILOT).agent.pkg} live`, () => {
+  const live = new Live(COPILOT, (cmd) => ({ tool: 'bash', args: { command: cmd, description: `run ${cmd.split(' ')[0]}` } }));
+
+  beforeAll(async () => {
+    await live.start(ANSWER_TIMEOUT_MS);
+    await live.setup(['--user']);
+    const config = join(live.s.home, 'up.yaml');
+    writeFileSync(config, `launch:\n  projects: [${JSON.stringify(live.s.project)}]\n`);
+    const offline = {
+      COPILOT_OFFLINE: 'true',
+      COPILOT_PROVIDER_BASE_URL: `${live.model.url}/v1`,
+      COPILOT_PROVIDER_TYPE: 'openai',
+      COPILOT_PROVIDER_API_KEY: 'sk-live-test-not-a-key',
+      COPILOT_MODEL: 'scripted',
+      COPILOT_AUTO_UPDATE: 'false',
+    };
+    await live.restartUp(ANSWER_TIMEOUT_MS, {
+      args: ['--config', config],
+      env: { ...live.agentEnv, ...offline, PATH: `${dirname(live.bin)}:${process.env.PATH}` },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await live.finish(resolveAgent(COPILOT).agent.version);
+  }, 30_000);
+
+  const events = (session: string) => live.stream.events.filter((e) => e.session === session);
+
+  it('starts `copilot --prompt` from its launch block, the permission answered with `hookmap answer`; --resume continues it', async () => {
+    const sc = live.scenario('permission-allow');
+    live.model.play(sc);
+    const started = await command(live.up.url, ['run', COPILOT, '--dir', live.s.project, sc.prompt], live.s, 90_000);
+    expect(started.code, `${started.stdout}${started.stderr}\n${live.up.stderr()}`).toBe(0);
+    const session = /^session (\S+)$/m.exec(started.stdout)![1];
+    const req = await until('the held permission request', () => events(session).find((e) => e.type === 'attention.requested'), 60_000);
+    expect((await live.answer(req.id, ['--allow'])).code).toBe(0);
+    await until('the session ended', () => events(session).find((e) => e.type === 'session.ended'), 90_000);
+    expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(true);
+
+    const again = { name: 'resume', prompt: 'Now say done.', steps: [live.shell('touch allowed.txt'), { say: 'Done: the session goes on.' }] };
+    live.model.play(again);
+    const r1 = live.model.requests.length;
+    const resumed = await command(live.up.url, ['run', COPILOT, '--dir', live.s.project, '--resume', session.slice(0, 8), again.prompt], live.s, 90_000);
+    expect(resumed.code, `${resumed.stdout}${resumed.stderr}`).toBe(0);
+    expect(/^session (\S+)$/m.exec(resumed.stdout)![1].replace(/~\d+$/, '')).toBe(session);
+    const first = await until(
+      'the continued request',
+      () => live.model.requests.slice(r1).find((r) => JSON.stringify(r.body ?? {}).includes(again.prompt)),
+      60_000,
+    );
+    expect(JSON.stringify(first.body)).toContain(sc.prompt);
+  }, 300_000);
+});
