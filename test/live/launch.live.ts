@@ -326,3 +326,57 @@ describe.skipIf(!!copilotSkip)(`hookmap run: ${resolveAgent(COPILOT).agent.pkg} 
     expect(JSON.stringify(first.body)).toContain(sc.prompt);
   }, 300_000);
 });
+
+const QWEN = 'qwen-code';
+const qwenSkip = Live.skipReason(QWEN);
+if (qwenSkip) console.log(`[live] launch (${QWEN}): SKIPPED: ${qwenSkip}`);
+
+describe.skipIf(!!qwenSkip)(`hookmap run: ${resolveAgent(QWEN).agent.pkg} live`, () => {
+  const live = new Live(QWEN, (cmd) => ({ tool: 'run_shell_command', args: { command: cmd, description: `run ${cmd.split(' ')[0]}`, is_background: false } }));
+
+  beforeAll(async () => {
+    await live.start(ANSWER_TIMEOUT_MS);
+    mkdirSync(join(live.s.home, '.qwen'), { recursive: true });
+    const settings = {
+      security: { auth: { selectedType: 'openai' }, folderTrust: { enabled: false } },
+      privacy: { usageStatisticsEnabled: false },
+      general: { disableAutoUpdate: true },
+      telemetry: { enabled: false },
+    };
+    writeFileSync(join(live.s.home, '.qwen', 'settings.json'), JSON.stringify(settings));
+    await live.setup(['--user']);
+    const config = join(live.s.home, 'up.yaml');
+    writeFileSync(config, `launch:\n  projects: [${JSON.stringify(live.s.project)}]\n`);
+    const env = { OPENAI_API_KEY: 'sk-live-test-not-a-key', OPENAI_BASE_URL: `${live.model.url}/v1`, OPENAI_MODEL: 'scripted' };
+    await live.restartUp(ANSWER_TIMEOUT_MS, {
+      args: ['--config', config],
+      env: { ...live.agentEnv, ...env, PATH: `${dirname(live.bin)}:${process.env.PATH}` },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await live.finish(resolveAgent(QWEN).agent.version);
+  }, 30_000);
+
+  it('starts `qwen --prompt` from its launch block: the session on the stream, the turn finished; --resume continues it', async () => {
+    live.model.play({ name: 'say', steps: [{ say: 'Hello from a started session.' }] });
+    const r0 = live.model.requests.length;
+    const started = await command(live.up.url, ['run', QWEN, '--dir', live.s.project, 'Say hello.'], live.s, 90_000);
+    expect(started.code, `${started.stdout}${started.stderr}\n${live.up.stderr()}`).toBe(0);
+    const session = /^session (\S+)$/m.exec(started.stdout)![1];
+    await until('the turn finished', () => live.stream.events.find((e) => e.session === session && e.type === 'run.finished'), 90_000);
+    expect(JSON.stringify(live.model.requests.slice(r0).map((r) => r.body))).toContain('Say hello.');
+
+    live.model.play({ name: 'say', steps: [{ say: 'Still here.' }] });
+    const r1 = live.model.requests.length;
+    const resumed = await command(live.up.url, ['run', QWEN, '--dir', live.s.project, '--resume', session.slice(0, 8), 'Now say done.'], live.s, 90_000);
+    expect(resumed.code, `${resumed.stdout}${resumed.stderr}`).toBe(0);
+    expect(/^session (\S+)$/m.exec(resumed.stdout)![1].replace(/~\d+$/, '')).toBe(session);
+    const first = await until(
+      'the continued request',
+      () => live.model.requests.slice(r1).find((r) => JSON.stringify(r.body ?? {}).includes('Now say done.')),
+      60_000,
+    );
+    expect(JSON.stringify(first.body)).toContain('Say hello.');
+  }, 300_000);
+});
