@@ -140,9 +140,14 @@ export class Launcher {
     };
     this.runs.set(run.id, run);
     const env = { ...this.o.env, ...spec.env };
-    // the session: its start (session.started) with the id given to the agent or the continued one's (a late event of the
-    // session that ended is not the continue), else the agent's first new session after this start
-    const match = (ev: StreamEvent) => ev.type === 'session.started' && (id !== undefined ? agentSessionId(ev.session!) === id : !this.seen.has(ev.session!));
+    // the session: its start (session.started) with the id given to the agent, else the agent's first new session after this
+    // start; a continue: the continued session's first event from the agent (an agent going on in the same session may not
+    // start it again), never its end or hookmap's own records (the usage read after the last run's turn may come late)
+    const fromAgent = (ev: StreamEvent) => ev.type !== 'session.ended' && !ev.type.startsWith('x.hookmap.');
+    const match = (ev: StreamEvent) =>
+      mode === 'resume'
+        ? agentSessionId(ev.session!) === id && fromAgent(ev)
+        : ev.type === 'session.started' && (id !== undefined ? agentSessionId(ev.session!) === id : !this.seen.has(ev.session!));
     this.expected.set(run.id, { run, match });
     // a tmux server started elsewhere keeps its own environment: the run's own variables are passed on (never the rest: argv is public)
     const carried = Object.entries(spec.env ?? {});

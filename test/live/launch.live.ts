@@ -380,3 +380,61 @@ describe.skipIf(!!qwenSkip)(`hookmap run: ${resolveAgent(QWEN).agent.pkg} live`,
     expect(JSON.stringify(first.body)).toContain('Say hello.');
   }, 300_000);
 });
+
+const OPENCODE = 'opencode';
+const opencodeSkip = Live.skipReason(OPENCODE);
+if (opencodeSkip) console.log(`[live] launch (${OPENCODE}): SKIPPED: ${opencodeSkip}`);
+
+describe.skipIf(!!opencodeSkip)(`hookmap run: ${resolveAgent(OPENCODE).agent.pkg} live`, () => {
+  const live = new Live(OPENCODE, (cmd) => ({ tool: 'bash', args: { command: cmd, description: `run ${cmd.split(' ')[0]}` } }));
+
+  beforeAll(async () => {
+    await live.start(ANSWER_TIMEOUT_MS);
+    const quiet = { OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_SHARE: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1' };
+    live.agentEnv = { ...live.agentEnv, ...quiet };
+    const dir = join(live.s.home, '.config', 'opencode');
+    mkdirSync(dir, { recursive: true });
+    const provider = {
+      npm: '@ai-sdk/openai-compatible',
+      name: 'Scripted',
+      options: { baseURL: `${live.model.url}/v1`, apiKey: 'sk-live-test-not-a-key' },
+      models: { scripted: { name: 'scripted', tool_call: true } },
+    };
+    const doc = { autoupdate: false, share: 'disabled', provider: { scripted: provider }, model: 'scripted/scripted', small_model: 'scripted/scripted' };
+    writeFileSync(join(dir, 'opencode.json'), JSON.stringify(doc));
+    await live.setup(['--user']);
+    const config = join(live.s.home, 'up.yaml');
+    writeFileSync(config, `launch:\n  projects: [${JSON.stringify(live.s.project)}]\n`);
+    await live.restartUp(ANSWER_TIMEOUT_MS, { args: ['--config', config], env: { ...live.agentEnv, PATH: `${dirname(live.bin)}:${process.env.PATH}` } });
+  }, 120_000);
+
+  afterAll(async () => {
+    await live.finish(resolveAgent(OPENCODE).agent.version);
+  }, 30_000);
+
+  it('starts `opencode run` from its launch block with a model option: the session on the stream; --resume (--session) continues it', async () => {
+    live.model.play({ name: 'say', steps: [{ say: 'Hello from a started session.' }] });
+    const r0 = live.model.requests.length;
+    const started = await command(live.up.url, ['run', OPENCODE, '--dir', live.s.project, '--model', 'scripted/scripted', 'Say hello.'], live.s, 90_000);
+    expect(started.code, `${started.stdout}${started.stderr}\n${live.up.stderr()}`).toBe(0);
+    const session = /^session (\S+)$/m.exec(started.stdout)![1];
+    await until('the answer', () => JSON.stringify(live.model.requests.slice(r0).map((r) => r.body)).includes('Say hello.'), 60_000);
+
+    live.model.play({ name: 'say', steps: [{ say: 'Still here.' }] });
+    const r1 = live.model.requests.length;
+    const resumed = await command(live.up.url, ['run', OPENCODE, '--dir', live.s.project, '--resume', session.slice(0, 12), 'Now say done.'], live.s, 90_000);
+    const log = /log (\S+)/.exec(resumed.stdout)?.[1];
+    const seen = live.stream.events.filter((e) => String(e.session).startsWith(session)).map((e) => `${e.session} ${e.type}`);
+    expect(
+      resumed.code,
+      `${resumed.stdout}${resumed.stderr}\n${seen.join('\n')}\n${log && existsSync(log) ? readFileSync(log, 'utf8').slice(-1500) : ''}`,
+    ).toBe(0);
+    expect(/^session (\S+)$/m.exec(resumed.stdout)![1].replace(/~\d+$/, '')).toBe(session);
+    const first = await until(
+      'the continued request',
+      () => live.model.requests.slice(r1).find((r) => JSON.stringify(r.body ?? {}).includes('Now say done.')),
+      60_000,
+    );
+    expect(JSON.stringify(first.body)).toContain('Say hello.');
+  }, 300_000);
+});
