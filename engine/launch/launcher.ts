@@ -15,6 +15,7 @@ import type { Descriptor } from '../descriptor/types.ts';
 import { DEFAULT_LAUNCH_MAX_RUNS, DEFAULT_LAUNCH_TIMEOUT_MS } from '../config/defaults.ts';
 import { LaunchError, launchArgv, type LaunchMode } from './argv.ts';
 import { allowedProjects, assertWired, pickProject } from './projects.ts';
+import { isSessionTerminal } from '../kernel/lifecycle.ts';
 
 export interface LaunchConfig {
   /** Folders allowed beside the ones `hookmap setup --project` recorded. */
@@ -143,7 +144,7 @@ export class Launcher {
     // the session: its start (session.started) with the id given to the agent, else the agent's first new session after this
     // start; a continue: the continued session's first event from the agent (an agent going on in the same session may not
     // start it again), never its end or hookmap's own records (the usage read after the last run's turn may come late)
-    const fromAgent = (ev: StreamEvent) => ev.type !== 'session.ended' && !ev.type.startsWith('x.hookmap.');
+    const fromAgent = (ev: StreamEvent) => !isSessionTerminal(ev.type) && !ev.type.startsWith('x.hookmap.');
     const match = (ev: StreamEvent) =>
       mode === 'resume'
         ? agentSessionId(ev.session!) === id && fromAgent(ev)
