@@ -48,6 +48,7 @@ export async function agentDoc(r: AgentReport): Promise<string> {
   out.push(`${SURFACE[d.surface.kind] ?? `A \`${d.surface.kind}\` surface`}. Posture \`${d.posture}\`: ${POSTURE[d.posture] ?? d.posture}.`);
   out.push(wiring(d));
   out.push(options(d));
+  out.push(launch(d));
   out.push(await workedExample(r));
   out.push(live(d));
   out.push(capabilities(r));
@@ -185,6 +186,46 @@ function mcpWiring(d: Descriptor): string {
     `\`\`\`sh\n${cmds.join('\n')}\n\`\`\``,
     ...(notes.length ? [notes.join('\n')] : []),
   ].join('\n\n');
+}
+
+/** `hookmap run`: the Start and Continue rows (the launch block's argv as the agent gets them). */
+function launch(d: Descriptor): string {
+  const l = d.launch;
+  if (!l)
+    return `## Start and continue\n\n${table(
+      ['', ''],
+      [
+        ['Start', 'no: the descriptor has no launch block'],
+        ['Continue', 'no'],
+      ],
+    )}`;
+  const argv = (a: readonly string[]) => code([l.command, ...a].join(' '));
+  const session = l.session === 'assigned' ? `hookmap assigns it: ${code(l.assign?.join(' ') ?? '')}` : "the agent's first new session after the start";
+  const rows: string[][] = [
+    ['Start', `\`hookmap run ${d.vendor} "prompt"\`: ${argv(l.headless)}`],
+    ['Start, attachable', l.interactive ? `\`hookmap run ${d.vendor} --tmux "prompt"\`: ${argv(l.interactive)} in a tmux session` : 'no'],
+    ['Continue', l.resume ? `\`hookmap run ${d.vendor} --resume <session> "prompt"\`: ${argv(l.resume)}` : 'no'],
+    ['session', session],
+    ...Object.entries(l.options ?? {}).map(([k, o]) => [
+      `option \`${k}\``,
+      `${code(o.argv.join(' '))}, ${o.values ? o.values.map(code).join(', ') : `matching ${code(o.pattern ?? '')}`}${o.doc ? `: ${cell(o.doc)}` : ''}`,
+    ]),
+    ...(l.env
+      ? [
+          [
+            'environment',
+            Object.entries(l.env)
+              .map(([k, v]) => code(`${k}=${v}`))
+              .join(', '),
+          ],
+        ]
+      : []),
+    ['evidence', cell(l.evidence)],
+  ];
+  return (
+    `## Start and continue\n\nEach \`{prompt}\` is ONE argument (never a shell line); a run starts only in an allowed, wired project ` +
+    `([docs/launch.md](../docs/launch.md)).\n\n${table(['', ''], rows)}`
+  );
 }
 
 function options(d: Descriptor): string {

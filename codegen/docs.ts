@@ -30,6 +30,12 @@ export function indexDoc(reports: AgentReport[]): string {
       return row.state === 'supported' && !row.proven ? '✔ (unproven)' : MARK[row.state];
     }),
   ]);
+  // what `hookmap run` can do with each agent (its launch block; the argv and the evidence on the agent's page)
+  const launch = (r: AgentReport) => r.descriptor!.launch;
+  rows.push(
+    ['Start (`hookmap run`)', ...agents.map((r) => (launch(r) ? (launch(r)!.interactive ? 'headless, tmux' : 'headless') : '·'))],
+    ['Continue (`--resume`)', ...agents.map((r) => (launch(r)?.resume ? '✔' : '·'))],
+  );
   const pinRows = agents.map((r) => {
     const d = r.descriptor!;
     const sup = r.capabilities.filter((c) => c.state === 'supported');
@@ -49,7 +55,8 @@ export function indexDoc(reports: AgentReport[]): string {
       '# Capabilities by agent',
       "What each agent's descriptor claims, backed by fixtures (`hookmap check` fails on a " +
         'supported claim no fixture proves). Legend: ✔ supported (proven by a fixture), ✘ ' +
-        'unsupported by the agent, … not implemented in hookmap yet, ? unverified, · not declared.',
+        'unsupported by the agent, … not implemented in hookmap yet, ? unverified, · not declared. Start and Continue: ' +
+        "what `hookmap run` does with the agent (its descriptor's launch block; the argv and where they were seen on its page).",
       table(head, rows),
       '## Agents',
       table(['agent', 'surface', 'posture', 'upstream AEP pins reproduced', 'fixture cases passing', 'supported claims proven'], pinRows),

@@ -19,6 +19,7 @@ import { ConfigError } from '../config/config-error.ts';
 import { pathString } from '../descriptor/errors.ts';
 import { checkUpConfigText, formatFinding, type ConfigFinding } from './up-check.ts';
 import type { InstanceDoc, UpConfigDoc } from './up-schema.ts';
+import type { LaunchConfig } from '../launch/launcher.ts';
 
 export { ConfigError };
 
@@ -53,6 +54,8 @@ export interface UpConfig {
   push?: PushConfig;
   /** Chat channels cards go to (engine/channels/config.ts). */
   channels?: ChannelsConfig;
+  /** `hookmap run`: the extra allowed project folders, the wall time, the cap (engine/launch). */
+  launch?: LaunchConfig;
 }
 
 export { PROJECT_LABEL_MODES, UP_CAPTURE } from './up-options.ts';
@@ -111,6 +114,12 @@ function upConfigOf(doc: UpConfigDoc, base: string, env: Env, block: Block): UpC
     bridges: doc.bridges?.map((b, i) => block(['bridges', i], () => bridgeConfig(b, `bridges[${i}]`))!),
     push: doc.push && block(['push'], () => pushConfigOf(doc.push)),
     channels: doc.channels && block(['channels'], () => channelsConfigOf(doc.channels, base)),
+    launch: doc.launch && {
+      projects: doc.launch.projects?.map((p) => expand(p, base)),
+      timeoutMs: doc.launch.timeout_ms,
+      maxRuns: doc.launch.max_runs,
+      tmux: doc.launch.tmux,
+    },
     backplane: doc.backplane === undefined ? undefined : block(['backplane'], () => backplaneFromDoc(doc.backplane, 'backplane', base, env)),
   };
 }

@@ -12,7 +12,7 @@ import { PROJECT_LABEL_MODES, UP_CAPTURE } from './up-options.ts';
 import type { CaptureLevel } from '../aep/schemas.ts';
 import type { ProjectLabelMode } from '../capture/project.ts';
 import { DURABILITY, type Durability } from '../daemon/session-log.ts';
-import { DEFAULT_ATTENTION_TIMEOUT_MS, DEFAULT_HOST, DEFAULT_PORT } from '../config/defaults.ts';
+import { DEFAULT_ATTENTION_TIMEOUT_MS, DEFAULT_HOST, DEFAULT_LAUNCH_MAX_RUNS, DEFAULT_LAUNCH_TIMEOUT_MS, DEFAULT_PORT } from '../config/defaults.ts';
 import { BridgeEntrySchema } from '../bridge/schema.ts';
 import { PushBlockSchema } from '../push/schema.ts';
 import { ChannelsBlockSchema } from '../channels/schema.ts';
@@ -90,6 +90,18 @@ export const UpConfigSchema = z
       })
       .optional()
       .describe('the agents up runs; absent: every descriptor in vendors/'),
+    launch: z
+      .strictObject({
+        projects: z
+          .array(path('a project folder'))
+          .optional()
+          .describe('folders `hookmap run` may start an agent in, beside the ones `hookmap setup --project` recorded'),
+        timeout_ms: ms('the wall time of a headless run, ms; then it is stopped').optional().meta({ default: DEFAULT_LAUNCH_TIMEOUT_MS }),
+        max_runs: z.number().int().min(1).max(64).optional().meta({ default: DEFAULT_LAUNCH_MAX_RUNS }).describe('headless runs at once per agent'),
+        tmux: path('the tmux program of attachable runs').optional().meta({ default: 'tmux' }),
+      })
+      .optional()
+      .describe('`hookmap run`: starting and continuing agent sessions (docs/launch.md)'),
     bridges: z.array(BridgeEntrySchema).optional().describe('AEP-0005 bridges run inside up (docs/bridges.md)'),
     push: PushBlockSchema.optional(),
     channels: ChannelsBlockSchema.optional(),

@@ -39,6 +39,7 @@ import type { OperatorLog } from '../daemon/operator-log.ts';
 import { RuleBook } from '../policy/rulebook.ts';
 import { registerRulesRoutes } from './rules-routes.ts';
 import { Door } from '../push/door.ts';
+import { mountLaunch } from './up-launch.ts';
 import { pricesOf, startHistory } from './history-routes.ts';
 import { warmValidators } from '../aep/schemas.ts';
 import { compilePending } from '../expr/compile.ts';
@@ -47,7 +48,6 @@ import { announcePolicy } from './up-policy.ts';
 import { tightenHomeSoon } from '../io/home-modes.ts';
 import { channelSecretFiles } from '../channels/config.ts';
 import { DEFAULT_PORT as DEFAULT_UP_PORT } from '../config/defaults.ts';
-
 export { DEFAULT_PORT as DEFAULT_UP_PORT } from '../config/defaults.ts';
 
 export interface UpOptions extends UpConfig {
@@ -83,8 +83,8 @@ export interface UpOptions extends UpConfig {
   otlpMaxPending?: number;
   otlpRecordsPerSecond?: number; // LogRecords an OTLP receiver maps per second on average (engine/surface/otlp-receiver.ts)
   serverLimits?: Partial<ServerLimits>; // sockets and timeouts of the one listener (engine/auth/server-limits.ts)
-  /** Observes each Web Push send (tests, bench). */
-  pushSent?: PushServiceOptions['sent'];
+  pushSent?: PushServiceOptions['sent']; // observes each Web Push send (tests, bench)
+  launchEnv?: Readonly<Record<string, string | undefined>>; // the environment `hookmap run`'s agents start with (the CLI's)
 }
 
 export interface Up {
@@ -198,11 +198,11 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const hookKey = installHookGuard(app, { daemons, auth, hookKey: o.hookKey, home: o.home, say }); // loopback is not an identity
   registerHookRoutes(app, { daemons, maxBody: o.maxBody, say });
   const otlp = registerOtlpRoutes(app, { daemons, auth, maxBody: o.maxBody, maxPending: o.otlpMaxPending, recordsPerSecond: o.otlpRecordsPerSecond, say });
-  // asking a human and appending events are emits: the emit scope (a --no-auth up: the anonymous principal)
-  const canEmit = (r: ReturnType<typeof auth.authenticate>) => r.ok && can(r.principal, 'emit');
+  const canEmit = (r: ReturnType<typeof auth.authenticate>) => r.ok && can(r.principal, 'emit'); // asking a human, appending events (--no-auth: anonymous)
   registerToolRoutes(app, { daemons, say, authorize: (req) => canEmit(auth.authenticate(req.raw)) });
   const door = new Door(relay).started(); // the surfaces away read the stream and command through the relay (engine/push/door.ts)
   registerRulesRoutes(app, { book: rules, door, auth, say: tagged('rules') });
+  mountLaunch({ app, auth, relay, daemons, entries, home, env: o.launchEnv, config: o.launch, operator: () => op.log, say: tagged('launch') });
   // the history database (an embedding without a home of its own has none): opened once the links are up, indexed from the logs in the background
   const history = o.home ? startHistory(app, { home: o.home, logRoot: o.logDir ?? join(o.home, 'logs'), auth, say: tagged('history'), relay }) : undefined;
   // Web Push (engine/push): only where someone can sign in and answer

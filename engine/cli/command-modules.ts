@@ -33,6 +33,7 @@ export const COMMAND_MODULES: Readonly<Record<string, () => Promise<CommandModul
   relay: () => import('./commands/relay.ts'),
   replay: () => import('./commands/replay.ts'),
   rules: () => import('./commands/rules.ts'),
+  run: () => import('./commands/run.ts'),
   search: () => import('./commands/search.ts'),
   serve: () => import('./commands/serve.ts'),
   service: () => import('./commands/service.ts'),

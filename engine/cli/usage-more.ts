@@ -7,6 +7,27 @@ import type { CommandEntry } from './usage-entry.ts';
 
 export const MORE: CommandEntry[] = [
   {
+    name: 'run',
+    group: 'agents',
+    module: 'run',
+    synopsis: 'run <agent> [--dir D] [--tmux] [--model M] "prompt" | run <agent> --resume <session> "prompt"',
+    summary: 'start an agent in an allowed project (headless, or in tmux to attach to), or continue one of its sessions',
+    help: `  <agent>                an agent with a launch block (its page: Start, Continue)
+  --dir D                the project folder (default: here); it must be allowed: a folder
+                         \`hookmap setup <agent> --project --dir D\` recorded, or launch.projects in the up config
+  --tmux                 the interactive agent in a named tmux session; prints the \`tmux attach\` line
+  --model M              the model (only a value the agent's launch block allows)
+  --option K=V           another option the launch block lists (e.g. permission_mode=plan), repeatable
+  --resume S             continue session S (any unique prefix, a ~N lineage included)
+  --wait N               seconds to wait for the agent's first hook (default 60)
+  --url U                the running hookmap up (default $HOOKMAP_URL or ${DEFAULT_URL})
+  --token-file F         its owner token (default $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
+  --json                 the run as JSON
+The agent is started by \`hookmap up\` (a child of it, logged to $HOOKMAP_HOME/launch/, stopped at
+launch.timeout_ms or by \`hookmap cancel <session>\`); the prompt is one argument, never a shell line.
+Exit: 0 the session is on the stream (its id printed), 1 refused or no hook in time, 2 usage.`,
+  },
+  {
     name: 'capabilities',
     group: 'agents',
     module: 'capabilities',

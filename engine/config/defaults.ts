@@ -23,3 +23,6 @@ export const DEFAULT_BACKPLANE_PREFIX = 'hookmap';
 /** How long the backplane's stream keeps an event, and JetStream's duplicate window. */
 export const DEFAULT_BACKPLANE_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
 export const DEFAULT_BACKPLANE_DUPLICATE_WINDOW_MS = 120_000;
+/** How long a headless `hookmap run` may run before it is stopped, and how many run at once per agent. */
+export const DEFAULT_LAUNCH_TIMEOUT_MS = 30 * 60 * 1000;
+export const DEFAULT_LAUNCH_MAX_RUNS = 2;

@@ -294,6 +294,7 @@ export class DescriptorBuilder {
       provenance: deepFreeze(structuredClone(s.provenance ?? {})),
       defer: present(s.defer).map(([r, i]) => ({ to: r.to, when: x.expr(r.when, ['defer', i, 'when'], this.site('defer', none))!, why: r.why })),
       transcript: compileTranscript(x, s.transcript, new Set(hooks.keys()), this.opts.pruned),
+      launch: s.launch && deepFreeze(structuredClone(s.launch)),
     });
   }
 }

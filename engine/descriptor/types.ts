@@ -14,6 +14,7 @@ import type { OptionEffect } from '../kernel/option-effects.ts';
 export type { SetupSpec } from './setup-spec.ts';
 export type { Plugin as PluginSpec } from '../generated/descriptor-types.ts';
 export type Provenance = NonNullable<HookmapDescriptor['provenance']>;
+export type LaunchSpec = NonNullable<HookmapDescriptor['launch']>;
 
 /** Shim bounds and the generated in-process plugin (schema `shim`). */
 export interface ShimSpec {
@@ -286,6 +287,8 @@ export interface Descriptor {
   provenance: Provenance;
   /** Token usage read from the agent's own transcript, when its hooks carry none. */
   transcript?: CompiledTranscript;
+  /** How `hookmap run` starts and continues the agent (literal argv data). */
+  launch?: LaunchSpec;
 }
 
 /** The command that declares the descriptor's next-turn carrier (compile allows one at most), if any. */

@@ -84,6 +84,36 @@ export type PluginApply =
         path: string;
       };
     };
+/**
+ * The arguments of a headless run with the prompt `{prompt}`; `{dir}` is the project folder (the run's working folder too)
+ *
+ * @minItems 1
+ */
+export type Argv = [string, ...string[]];
+/**
+ * The arguments of the interactive program (its TUI) with a first prompt `{prompt}`, run in a tmux session a person can attach to (`hookmap run --tmux`); absent: no attachable run
+ *
+ * @minItems 1
+ */
+export type Argv1 = [string, ...string[]];
+/**
+ * The arguments of a headless run continuing the agent's own session `{id}` with the prompt `{prompt}`; absent: hookmap cannot continue this agent's sessions
+ *
+ * @minItems 1
+ */
+export type Argv2 = [string, ...string[]];
+/**
+ * With session: assigned, the fragment passing the chosen session id `{id}` (put before the headless and interactive arguments)
+ *
+ * @minItems 1
+ */
+export type Argv3 = [string, ...string[]];
+/**
+ * The fragment put before the run's own arguments, `{value}` the chosen value
+ *
+ * @minItems 1
+ */
+export type Argv4 = [string, ...string[]];
 
 /**
  * One AI coding agent, described declaratively: its hook surface, identity, capture posture, hook -> AEP event rules (JSONata), reply bytes, capability states and control posture. Literals are literal: a plain YAML scalar is a value as written; a string starting with `=` is a JSONata expression evaluated against the hook payload (docs/expressions.md). Positions documented as 'expr' take only expressions; positions documented as 'template' take either, and mappings/sequences there may mix both.
@@ -439,6 +469,55 @@ export interface HookmapDescriptor {
    */
   option_effects?: {
     [k: string]: "allow" | "deny" | "always" | "never";
+  };
+  /**
+   * How `hookmap run` starts this agent and continues one of its sessions (docs/launch.md). Every argv is a list of literal elements: an element that is exactly `{prompt}`, `{id}`, `{dir}` or `{value}` is replaced by that one value, whole (the prompt is ONE argv element, never parsed by a shell), and `{options}` marks where the chosen options' fragments go (absent: first); nothing is substituted inside a longer element
+   */
+  launch?: {
+    /**
+     * The program (found on the PATH `hookmap up` runs with, or an absolute path)
+     */
+    command: string;
+    headless: Argv;
+    interactive?: Argv1;
+    resume?: Argv2;
+    /**
+     * Environment variables every run gets, added to the environment `hookmap up` runs with (literal values)
+     */
+    env?: {
+      [k: string]: string;
+    };
+    /**
+     * How hookmap learns the new session: `hook`: the agent's first new session after the start (its first hook's payload carries the session id); `assigned`: hookmap picks a UUID and passes it with `assign`
+     */
+    session?: "hook" | "assigned";
+    assign?: Argv3;
+    /**
+     * The only options a person may choose at a start (e.g. model, permission_mode), by name: each its argv fragment with `{value}`, the value from a closed list (`values`) or matching `pattern` whole; anything else is refused
+     */
+    options?: {
+      [k: string]: {
+        argv: Argv4;
+        /**
+         * The values a person may choose
+         *
+         * @minItems 1
+         */
+        values?: [string, ...string[]];
+        /**
+         * A regular expression a value must match whole (when there is no `values`)
+         */
+        pattern?: string;
+        /**
+         * What the option does (shown on the agent's page)
+         */
+        doc?: string;
+      };
+    };
+    /**
+     * Where these argv were seen to work (a live test, the agent's --help at a version)
+     */
+    evidence: string;
   };
   /**
    * Where the agent keeps each model response's token usage when its hooks do not carry it (a transcript or rollout file named by the payload): the daemon reads what was appended since its last read, after the hook reply, and emits x.hookmap.usage.reported (docs/usage.md)

@@ -3,13 +3,22 @@
 // example executed from a fixture, what was seen live, what it can do; the
 // mapping internals come after, as a reference section. Every option the
 // descriptor declares is on the page with its default and its environment
-// variable.
+// variable; how `hookmap run` starts and continues it (its Start and Continue rows).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listVendors, loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
 
-const ORDER = ['## Wire it', '## Options', '## Worked example', '## Seen live', '## Capabilities', '## Rules that answer', '## Reference: mapping internals'];
+const ORDER = [
+  '## Wire it',
+  '## Options',
+  '## Start and continue',
+  '## Worked example',
+  '## Seen live',
+  '## Capabilities',
+  '## Rules that answer',
+  '## Reference: mapping internals',
+];
 
 describe('agent pages', () => {
   for (const agent of listVendors()) {
@@ -23,6 +32,7 @@ describe('agent pages', () => {
         expect(page, o.key).toContain(`| \`${o.key}\` |`);
         expect(page, o.env).toContain(`\`${o.env}\``);
       }
+      expect(page).toMatch(d.launch ? /\| Start \| `hookmap run / : /\| Start \| no: the descriptor has no launch block/);
       // the worked example was executed: it shows reply bytes, never a minted id
       expect(page).toMatch(/## Worked example\n\nFrom \[/);
       expect(page).not.toMatch(/\b01[0-9A-HJKMNP-TV-Z]{24}\b/);

@@ -6,6 +6,7 @@ import { runCommand, ENDPOINT_FLAGS, endedSession, endpoint } from './command-co
 import { makeCommand } from '../../relay/client.ts';
 import { resolveSessionOrAsGiven } from './id-prefix.ts';
 import { isSessionTerminal, runEnd } from '../../kernel/lifecycle.ts';
+import { stopLaunched } from './launch-stop.ts';
 
 const SPEC = { ...ENDPOINT_FLAGS, run: { type: 'string' }, reason: { type: 'string' }, wait: { type: 'string' }, json: { type: 'boolean' } } as const;
 
@@ -34,6 +35,8 @@ export async function run(argv: string[]): Promise<number> {
   } catch (e) {
     return usageError('cancel', (e as Error).message); // ambiguous: the matches listed
   }
+  const launched = run ? undefined : await stopLaunched(ep, session, (l) => process.stdout.write(`${l}\n`)); // a headless `hookmap run`
+  if (launched !== undefined) return launched;
   const cmd = makeCommand('control.cancel', session, { run, data });
   const target = ep;
   return runCommand(ep, cmd, {

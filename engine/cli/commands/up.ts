@@ -122,6 +122,7 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
       hostId: config.hostId,
       optionVars: config.options,
       redaction: { ...config.redaction, env: process.env },
+      launchEnv: process.env,
       say,
       detail: verbose ? say : () => {},
     });

@@ -1,0 +1,62 @@
+// `hookmap run`'s launcher mounted on `up` (engine/launch): its descriptors
+// are the running daemons' own, it learns sessions from the relay's stream,
+// and it audits on hookmap's own session (x.hookmap.launch.*).
+import type { FastifyInstance } from 'fastify';
+import type { Authorizer } from '../auth/authorizer.ts';
+import type { OperatorLog } from '../daemon/operator-log.ts';
+import { loadVendor } from '../descriptor/registry.ts';
+import type { Descriptor } from '../descriptor/types.ts';
+import { Launcher, type LaunchConfig, type StreamEvent } from '../launch/launcher.ts';
+import { registerLaunchRoutes } from './launch-routes.ts';
+import type { AgentEntry } from './up-config.ts';
+
+export interface UpLaunchOptions {
+  app: FastifyInstance;
+  auth: Authorizer;
+  relay: { subscribe(spec: { filter?: unknown; live?: boolean }, onEvent: (ev: StreamEvent) => void): { close(): void } };
+  /** The agents this up runs (their daemons' names): only they can be started, their hooks tell the session. */
+  daemons: { has(agent: string): boolean };
+  entries: readonly AgentEntry[];
+  home: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  config?: LaunchConfig;
+  operator: () => OperatorLog | undefined;
+  say: (line: string) => void;
+}
+
+export function mountLaunch(o: UpLaunchOptions): Launcher {
+  const byVendor = new Map<string, Descriptor>();
+  const descriptor = (agent: string): Descriptor | undefined => {
+    if (!o.daemons.has(agent)) return undefined; // only an agent this up runs: its hooks are what tell the session
+    if (!byVendor.size)
+      for (const e of o.entries) {
+        try {
+          const d = loadVendor(e.descriptor);
+          byVendor.set(d.vendor, d);
+        } catch {
+          // a descriptor that did not load has no daemon either
+        }
+      }
+    return byVendor.get(agent);
+  };
+  const launcher = new Launcher({
+    descriptor,
+    home: o.home,
+    env: o.env ?? {},
+    config: o.config,
+    subscribe: (onEvent) => o.relay.subscribe({ live: true }, onEvent),
+    audit: (type, data) => {
+      try {
+        const op = o.operator();
+        if (!op) throw new Error('the operator session is not open yet');
+        op.publish(`x.hookmap.launch.${type}`, data);
+      } catch (e) {
+        o.say(`could not put the launch ${type} record on the stream: ${(e as Error).message}`);
+      }
+    },
+    say: o.say,
+  });
+  registerLaunchRoutes(o.app, { launcher, auth: o.auth, say: o.say });
+  o.app.addHook('onClose', async () => launcher.close()); // up's close: headless runs are its children, stopped with it
+  return launcher;
+}
