@@ -13,8 +13,8 @@ export const MORE: CommandEntry[] = [
     synopsis: 'run <agent> [--dir D] [--tmux] [--model M] "prompt" | run <agent> --resume <session> "prompt"',
     summary: 'start an agent in an allowed project (headless, or in tmux to attach to), or continue one of its sessions',
     help: `  <agent>                an agent with a launch block (its page: Start, Continue)
-  --dir D                the project folder (default: here); it must be allowed: a folder
-                         \`hookmap setup <agent> --project --dir D\` recorded, or launch.projects in the up config
+  --dir D                the project folder (default: here); it must be allowed: a project folder
+                         \`hookmap setup <agent>\` recorded (its project scope), or launch.projects in the up config
   --tmux                 the interactive agent in a named tmux session; prints the \`tmux attach\` line
   --model M              the model (only a value the agent's launch block allows)
   --option K=V           another option the launch block lists (e.g. permission_mode=plan), repeatable
@@ -22,6 +22,7 @@ export const MORE: CommandEntry[] = [
   --wait N               seconds to wait for the agent's first hook (default 60)
   --url U                the running hookmap up (default $HOOKMAP_URL or ${DEFAULT_URL})
   --token-file F         its owner token (default $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
+  --token T              the owner token itself (works, but argv is visible in ps)
   --json                 the run as JSON
 The agent is started by \`hookmap up\` (a child of it, logged to $HOOKMAP_HOME/launch/, stopped at
 launch.timeout_ms or by \`hookmap cancel <session>\`); the prompt is one argument, never a shell line.
