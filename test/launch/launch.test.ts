@@ -7,6 +7,7 @@
 // its one argument and nothing runs; `hookmap cancel` stops a headless run,
 // the wall time stops another; every start is audited on hookmap's session.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addToken } from '../../engine/auth/tokens.ts';
@@ -147,6 +148,47 @@ describe('hookmap run', () => {
     const r = await cli(runCmd, ['launch-agent', '--dir', project, 'hello'], reader);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/refused: forbidden/);
+    expect(runs(project).length).toBe(before);
+  });
+
+  it('refuses a cookie from another origin, a foreign Host, a made-up token, no credential and a form post: nothing starts', async () => {
+    const before = runs(project).length;
+    const login = await fetch(`${s.url}/inbox/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: s.token }),
+    });
+    const cookie = login.headers.get('set-cookie')!.split(';')[0];
+    const body = JSON.stringify({ agent: 'launch-agent', project, prompt: 'hello' });
+    const send = (headers: Record<string, string>, payload = body) =>
+      fetch(`${s.url}/launch`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: payload });
+    expect([401, 403]).toContain((await send({ cookie, origin: 'http://evil.example' })).status);
+    expect((await send({})).status).toBe(401);
+    expect((await send({ authorization: 'Bearer hmk_stolen-or-made-up' })).status).toBe(401);
+    // a DNS-rebinding page (fetch cannot set Host; node:http can): refused even with the owner's token
+    const foreign = await new Promise<number>((resolve, reject) => {
+      const u = new URL(`${s.url}/launch`);
+      const r = request(
+        {
+          host: u.hostname,
+          port: u.port,
+          path: u.pathname,
+          method: 'POST',
+          headers: { host: 'evil.example', authorization: `Bearer ${s.token}`, 'content-type': 'application/json' },
+        },
+        (res) => (res.resume(), resolve(res.statusCode!)),
+      );
+      r.on('error', reject);
+      r.end(body);
+    });
+    expect(foreign).toBeGreaterThanOrEqual(400);
+    // a form a page could post without a preflight is not read at all
+    const form = await fetch(`${s.url}/launch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'agent=launch-agent&prompt=hello',
+    });
+    expect(form.status).toBeGreaterThanOrEqual(400);
     expect(runs(project).length).toBe(before);
   });
 
