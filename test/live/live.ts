@@ -330,6 +330,12 @@ export function expectTypes(events: any[], expected: string[]): void {
   let i = 0;
   let terminal = false;
   for (const e of events) {
+    // the away surfaces' own question to the holding daemon (x.hookmap.control.ask, engine/daemon/door.ts): its answer
+    // rides a control.accepted carrying data.result, there once a push device or a chat reaches someone (an earlier test's)
+    if (e.type === 'control.accepted' && e.data?.result !== undefined) {
+      late.push('control.accepted (a door query)');
+      continue;
+    }
     if (e.type === expected[i]) {
       kept.push(e.type);
       i++;
@@ -337,8 +343,8 @@ export function expectTypes(events: any[], expected: string[]): void {
     else kept.push(e.type);
     if (isTerminal(e.type)) terminal = true;
   }
-  if (late.length) console.log(`[live] set aside as late after a terminal: ${late.join(', ')}`);
-  expect(kept, `event types (set aside as late after a terminal: ${late.join(', ') || 'none'})`).toEqual(expected);
+  if (late.length) console.log(`[live] set aside (late after a terminal, or a door query): ${late.join(', ')}`);
+  expect(kept, `event types (set aside: ${late.join(', ') || 'none'})`).toEqual(expected);
 }
 
 /** Every tool message a Chat Completions model was sent, newest last. */
