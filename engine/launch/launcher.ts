@@ -15,7 +15,8 @@ import type { Descriptor } from '../descriptor/types.ts';
 import { DEFAULT_LAUNCH_MAX_RUNS, DEFAULT_LAUNCH_TIMEOUT_MS } from '../config/defaults.ts';
 import { LaunchError, launchArgv, type LaunchMode } from './argv.ts';
 import { allowedProjects, assertWired, pickProject } from './projects.ts';
-import { isSessionTerminal } from '../kernel/lifecycle.ts';
+import { isSessionTerminal, opens } from '../kernel/lifecycle.ts';
+import { lineOf } from '../kernel/fold/story.ts';
 
 export interface LaunchConfig {
   /** Folders allowed beside the ones `hookmap setup --project` recorded. */
@@ -87,7 +88,8 @@ export interface StreamEvent {
 
 const KILL_GRACE_MS = 5000;
 /** A `~N` lineage suffix (engine/map/state.ts), not a bounded id's digest. */
-export const agentSessionId = (session: string) => session.replace(/~\d+$/, '');
+/** The agent's own id of a hookmap session (a `~N` lineage dropped): the kernel's line. */
+export const agentSessionId = lineOf;
 
 export class Launcher {
   private readonly runs = new Map<string, LaunchRun>();
@@ -148,7 +150,7 @@ export class Launcher {
     const match = (ev: StreamEvent) =>
       mode === 'resume'
         ? agentSessionId(ev.session!) === id && fromAgent(ev)
-        : ev.type === 'session.started' && (id !== undefined ? agentSessionId(ev.session!) === id : !this.seen.has(ev.session!));
+        : opens(ev.type) === 'session' && (id !== undefined ? agentSessionId(ev.session!) === id : !this.seen.has(ev.session!));
     this.expected.set(run.id, { run, match });
     // a tmux server started elsewhere keeps its own environment: the run's own variables are passed on (never the rest: argv is public)
     const carried = Object.entries(spec.env ?? {});

@@ -21,7 +21,7 @@
 import { closes, fateOf, isAnswer, opens } from '../lifecycle.ts';
 import { requestEffects } from '../option-effects.ts';
 import { callForRequest, callForTerminal } from './join.ts';
-import { predecessorOf, sessionKey, type CallStory, type FoldEvent, type RequestStory, type RunStory, type SessionStory } from './story.ts';
+import { lineOf, predecessorOf, sessionKey, type CallStory, type FoldEvent, type RequestStory, type RunStory, type SessionStory } from './story.ts';
 
 export interface FoldBounds {
   /** Keep tool calls (default true); a reader of the run and request lifecycle alone (the validator) turns it off. */
@@ -116,7 +116,7 @@ export class StoryFold<E extends FoldEvent = FoldEvent> {
       session,
       agent: ev.agent,
       source: ev.source,
-      lineage: before?.lineage ?? session.replace(/(~\d+)+$/, ''),
+      lineage: before?.lineage ?? lineOf(session),
       predecessor,
       runs: new Map(),
       calls: new Map(),

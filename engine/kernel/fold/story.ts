@@ -99,6 +99,9 @@ export function sessionKey(ev: { source: string; session?: string }): string {
   return `${sessionSource(ev.source)}\u0000${ev.session}`;
 }
 
+/** The first session of a line: `<id>` for `<id>`, `<id>~2`, `<id>~3` (the agent's own session id). */
+export const lineOf = (session: string): string => session.replace(/(~\d+)+$/, '');
+
 /** The session a resumed one continues: its `resumed_from`, else `<id>~N` read as the successor of `<id>~N-1` (`<id>` for ~2). */
 export function predecessorOf(session: string, resumedFrom?: unknown): string | undefined {
   if (typeof resumedFrom === 'string' && resumedFrom) return resumedFrom;
