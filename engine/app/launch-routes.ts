@@ -1,6 +1,7 @@
 // The launch API on `hookmap up`'s port (docs/launch.md), for `hookmap run`
 // and, later, the inbox and chat surfaces:
 //
+//   GET  /launch             what can be started: agents, modes, options, allowed projects by name; this up's runs  (control)
 //   POST /launch { agent, project, prompt, mode?: headless|tmux, resume?, options? }  (control)
 //   GET  /launch/:id        the run: state, pid, log, tmux attach line, session once known  (control)
 //   POST /launch/stop { id }  stop a headless run by launch id or hookmap session  (control)
@@ -15,6 +16,7 @@ import { can, type Principal } from '../auth/principal.ts';
 import { jsonOnly } from '../inbox/json-scope.ts';
 import { throttledSay } from '../io/throttle.ts';
 import { LaunchError } from '../launch/argv.ts';
+import type { Catalog } from '../launch/catalog.ts';
 import type { LaunchRequest, Launcher, LaunchRun } from '../launch/launcher.ts';
 
 const MAX_BODY = 64 * 1024;
@@ -31,7 +33,10 @@ const surfaceOf = (p: Principal, req: FastifyRequest): string => {
 /** A run as the API shows it (no environment, no argv: the prompt stays in the agent's own session). */
 const view = (r: LaunchRun) => ({ ...r });
 
-export function registerLaunchRoutes(app: FastifyInstance, o: { launcher: Launcher; auth: Authorizer; say?: (line: string) => void }): void {
+export function registerLaunchRoutes(
+  app: FastifyInstance,
+  o: { launcher: Launcher; catalog: () => Catalog; auth: Authorizer; say?: (line: string) => void },
+): void {
   app.register(async (scope) => {
     const sayMalformed = throttledSay(o.say);
     jsonOnly(scope, MAX_BODY, (e) => sayMalformed(`launch API: ${e.message}`));
@@ -47,6 +52,13 @@ export function registerLaunchRoutes(app: FastifyInstance, o: { launcher: Launch
       }
       return r.principal;
     };
+
+    scope.get('/launch', async (req, reply) => {
+      if (!who(req, reply)) return reply;
+      // the newest runs first, at most 50: each with its state and, once known, its session
+      const runs = o.launcher.list().slice(-50).reverse().map(view);
+      return reply.header('cache-control', 'no-store').send({ ...o.catalog(), runs });
+    });
 
     scope.post('/launch', async (req, reply) => {
       const p = who(req, reply);

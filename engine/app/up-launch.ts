@@ -6,6 +6,7 @@ import type { Authorizer } from '../auth/authorizer.ts';
 import type { OperatorLog } from '../daemon/operator-log.ts';
 import { loadVendor } from '../descriptor/registry.ts';
 import type { Descriptor } from '../descriptor/types.ts';
+import { launchCatalog } from '../launch/catalog.ts';
 import { Launcher, type LaunchConfig, type StreamEvent } from '../launch/launcher.ts';
 import { registerLaunchRoutes } from './launch-routes.ts';
 import type { AgentEntry } from './up-config.ts';
@@ -26,8 +27,7 @@ export interface UpLaunchOptions {
 
 export function mountLaunch(o: UpLaunchOptions): Launcher {
   const byVendor = new Map<string, Descriptor>();
-  const descriptor = (agent: string): Descriptor | undefined => {
-    if (!o.daemons.has(agent)) return undefined; // only an agent this up runs: its hooks are what tell the session
+  const loaded = (): Map<string, Descriptor> => {
     if (!byVendor.size)
       for (const e of o.entries) {
         try {
@@ -37,8 +37,10 @@ export function mountLaunch(o: UpLaunchOptions): Launcher {
           // a descriptor that did not load has no daemon either
         }
       }
-    return byVendor.get(agent);
+    return byVendor;
   };
+  // only an agent this up runs: its hooks are what tell the session
+  const descriptor = (agent: string): Descriptor | undefined => (o.daemons.has(agent) ? loaded().get(agent) : undefined);
   const launcher = new Launcher({
     descriptor,
     home: o.home,
@@ -56,7 +58,13 @@ export function mountLaunch(o: UpLaunchOptions): Launcher {
     },
     say: o.say,
   });
-  registerLaunchRoutes(o.app, { launcher, auth: o.auth, say: o.say });
+  const catalog = () =>
+    launchCatalog(
+      [...loaded().values()].filter((d) => o.daemons.has(d.vendor)),
+      o.home,
+      o.config?.projects,
+    );
+  registerLaunchRoutes(o.app, { launcher, catalog, auth: o.auth, say: o.say });
   o.app.addHook('onClose', async () => launcher.close()); // up's close: headless runs are its children, stopped with it
   return launcher;
 }

@@ -63,6 +63,11 @@ export interface StackOptions {
   token?: string | null;
   /** Web Push's escalation (engine/push/escalation.ts). */
   push?: UpOptions['push'];
+  /** `hookmap run`'s launcher: its config and the environment its agents start with. */
+  launch?: UpOptions['launch'];
+  launchEnv?: UpOptions['launchEnv'];
+  /** Called with the home before up starts (wirings, tokens). */
+  before?: (home: string) => void;
 }
 
 export async function stack(o: StackOptions = {}): Promise<Stack> {
@@ -76,7 +81,10 @@ export async function stack(o: StackOptions = {}): Promise<Stack> {
     attentionTimeoutMs: o.attentionTimeoutMs,
     agents: o.agents ?? [{ descriptor: 'claude-code' }],
     push: o.push,
+    launch: o.launch,
+    launchEnv: o.launchEnv,
   };
+  o.before?.(tmp.dir);
   let up = await startUp({ ...opts, port: 0 });
   const port = up.port;
   const s: Stack = {

@@ -15,6 +15,7 @@ import { SessionList } from './SessionList.tsx';
 import { SessionView } from './SessionView.tsx';
 import { RulesView } from './Rules.tsx';
 import { HistoryView } from './History.tsx';
+import { NavLinks, NewSessionView } from './NewSession.tsx';
 import { DevicesView, InstallHint, NotifyToggle, useNotifications, usePresence } from './Push.tsx';
 
 type Auth = { kind: 'checking' } | { kind: 'out'; reason?: string } | { kind: 'in'; me: Principal };
@@ -118,6 +119,7 @@ function useRoute() {
     if (rules) return { name: 'rules' as const, id: rules[1] ? safeDecode(rules[1]) : undefined };
     if (location.hash === '#/devices') return { name: 'devices' as const };
     if (location.hash === '#/history') return { name: 'history' as const };
+    if (location.hash === '#/new') return { name: 'new' as const };
     const m = /^#\/s\/(.+)$/.exec(location.hash);
     if (!m) return { name: 'home' as const };
     try {
@@ -177,21 +179,7 @@ function Shell({ onOut }: { onOut: (reason?: string) => void }) {
       {me.scopes.includes('control') ? '' : ' (read-only)'}
     </span>
   );
-  const rulesLink = (
-    <a class={`btn btn-quiet${route.name === 'rules' ? ' current' : ''}`} href="#/rules" data-nav="rules">
-      Rules
-    </a>
-  );
-  const historyLink = (
-    <a class={`btn btn-quiet${route.name === 'history' ? ' current' : ''}`} href="#/history" data-nav="history">
-      History
-    </a>
-  );
-  const devicesLink = (
-    <a class={`btn btn-quiet${route.name === 'devices' ? ' current' : ''}`} href="#/devices" data-nav="devices">
-      Devices
-    </a>
-  );
+  const links = <NavLinks route={route.name} control={me.scopes.includes('control')} />;
   const signOut = (
     <button
       type="button"
@@ -221,9 +209,7 @@ function Shell({ onOut }: { onOut: (reason?: string) => void }) {
         </span>
         {wide ? (
           <>
-            {historyLink}
-            {rulesLink}
-            {devicesLink}
+            {links}
             {who}
             <NotifyToggle />
             {signOut}
@@ -234,9 +220,7 @@ function Shell({ onOut }: { onOut: (reason?: string) => void }) {
               ☰
             </summary>
             <div class="menu-body">
-              {historyLink}
-              {rulesLink}
-              {devicesLink}
+              {links}
               {who}
               <NotifyToggle />
               {signOut}
@@ -260,6 +244,8 @@ function Shell({ onOut }: { onOut: (reason?: string) => void }) {
             <DevicesView />
           ) : route.name === 'history' ? (
             <HistoryView />
+          ) : route.name === 'new' ? (
+            <NewSessionView />
           ) : (
             <Home wide={wide} />
           )}

@@ -3,9 +3,12 @@
 // the relay still holds) with their tokens and cost, and a small usage view:
 // tokens per day as bars, tokens and cost per agent.
 import { useEffect, useState } from 'preact/hooks';
+import { useApp } from './context.ts';
+import { ContinueForm } from './NewSession.tsx';
+import { launchCatalog } from '../model/launch.ts';
 import { historySearch, historySessions, historyUsage, tokens, usd, type HistorySession, type SearchHit, type UsageGroup } from '../model/history.ts';
 
-function Row({ s, hit }: { s: HistorySession; hit?: SearchHit }) {
+function Row({ s, hit, resumable }: { s: HistorySession; hit?: SearchHit; resumable?: boolean }) {
   return (
     <li class="hist-row" data-hist-session={s.session}>
       <div class="hist-head">
@@ -18,6 +21,7 @@ function Row({ s, hit }: { s: HistorySession; hit?: SearchHit }) {
         {s.runs} runs · {s.tools} tools · {tokens(s.input_tokens)} in / {tokens(s.output_tokens)} out · <span data-cost>{usd(s.cost_usd)}</span>
         {s.models.length ? ` · ${s.models.join(', ')}` : ''}
       </div>
+      {resumable ? <ContinueForm agent={s.agent} session={s.session} project={s.project} /> : null}
       {hit ? (
         <ul class="hist-hits">
           {hit.events.map((e) => (
@@ -77,6 +81,16 @@ function UsageChart({ days, agents }: { days: UsageGroup[]; agents: UsageGroup[]
 }
 
 export function HistoryView() {
+  const { me } = useApp();
+  // the agents hookmap can continue a session of (only for a principal that may start one)
+  const [resumable, setResumable] = useState<ReadonlySet<string>>(new Set());
+  useEffect(() => {
+    if (!me.scopes.includes('control')) return;
+    launchCatalog().then(
+      (c) => setResumable(new Set(c.agents.filter((a) => a.resume).map((a) => a.agent))),
+      () => undefined,
+    );
+  }, []);
   const [q, setQ] = useState('');
   const [project, setProject] = useState('');
   const [since, setSince] = useState('');
@@ -150,14 +164,14 @@ export function HistoryView() {
           </h3>
           <ul class="hist-list" data-results="search">
             {hits.map((h) => (
-              <Row key={h.session.agent + h.session.session} s={h.session} hit={h} />
+              <Row key={h.session.agent + h.session.session} s={h.session} hit={h} resumable={resumable.has(h.session.agent)} />
             ))}
           </ul>
         </>
       ) : (
         <ul class="hist-list" data-results="sessions">
           {rows.map((s) => (
-            <Row key={s.agent + s.session} s={s} />
+            <Row key={s.agent + s.session} s={s} resumable={resumable.has(s.agent)} />
           ))}
         </ul>
       )}
