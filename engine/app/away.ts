@@ -15,6 +15,7 @@ import type { Door } from '../push/door.ts';
 import type { Channel } from '../channels/channel.ts';
 import type { ChannelsConfig } from '../channels/config.ts';
 import { openChannels } from '../channels/open.ts';
+import type { ChatLaunch } from '../channels/chat-launch.ts';
 import { registerTelegramWebhook } from '../channels/telegram-route.ts';
 import type { TelegramChannel } from '../channels/telegram.ts';
 import type { DevicePrincipal } from '../push/devices.ts';
@@ -39,6 +40,8 @@ export interface MountPushOptions {
   channels?: ChannelsConfig;
   /** Observes each send (tests). */
   sent?: PushServiceOptions['sent'];
+  /** up's launcher, for the channels' `/new`. */
+  launch?: ChatLaunch;
 }
 
 export interface Away {
@@ -117,6 +120,7 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
           credential: (x: { id: string; session: string; expires: number }) =>
             push.credentials.issue({ request: x.id, session: x.session, device: `channel:${name}`, expires: x.expires }),
           say: (l: string) => o.say?.(l),
+          launch: o.launch,
         });
         channels.push(...openChannels(o.channels, deps, base.replace(/\/+$/, '')));
         for (const ch of channels) {

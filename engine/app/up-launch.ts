@@ -6,6 +6,7 @@ import type { Authorizer } from '../auth/authorizer.ts';
 import type { OperatorLog } from '../daemon/operator-log.ts';
 import { loadVendor } from '../descriptor/registry.ts';
 import type { Descriptor } from '../descriptor/types.ts';
+import type { ChatLaunch } from '../channels/chat-launch.ts';
 import { launchCatalog } from '../launch/catalog.ts';
 import { Launcher, type LaunchConfig, type StreamEvent } from '../launch/launcher.ts';
 import { registerLaunchRoutes } from './launch-routes.ts';
@@ -25,7 +26,8 @@ export interface UpLaunchOptions {
   say: (line: string) => void;
 }
 
-export function mountLaunch(o: UpLaunchOptions): Launcher {
+/** Mounts the launch API; returns what the chat channels may use of it (`/new`). */
+export function mountLaunch(o: UpLaunchOptions): ChatLaunch {
   const byVendor = new Map<string, Descriptor>();
   const loaded = (): Map<string, Descriptor> => {
     if (!byVendor.size)
@@ -66,5 +68,5 @@ export function mountLaunch(o: UpLaunchOptions): Launcher {
     );
   registerLaunchRoutes(o.app, { launcher, catalog, auth: o.auth, say: o.say });
   o.app.addHook('onClose', async () => launcher.close()); // up's close: headless runs are its children, stopped with it
-  return launcher;
+  return { start: (r, who) => launcher.start(r, who), get: (id) => launcher.get(id), catalog };
 }

@@ -202,11 +202,10 @@ export async function startUp(o: UpOptions): Promise<Up> {
   registerToolRoutes(app, { daemons, say, authorize: (req) => canEmit(auth.authenticate(req.raw)) });
   const door = new Door(relay).started(); // the surfaces away read the stream and command through the relay (engine/push/door.ts)
   registerRulesRoutes(app, { book: rules, door, auth, say: tagged('rules') });
-  mountLaunch({ app, auth, relay, daemons, entries, home, env: o.launchEnv, config: o.launch, operator: () => op.log, say: tagged('launch') });
+  const launch = mountLaunch({ app, auth, relay, daemons, entries, home, env: o.launchEnv, config: o.launch, operator: () => op.log, say: tagged('launch') });
   // the history database (an embedding without a home of its own has none): opened once the links are up, indexed from the logs in the background
   const history = o.home ? startHistory(app, { home: o.home, logRoot: o.logDir ?? join(o.home, 'logs'), auth, say: tagged('history'), relay }) : undefined;
-  // Web Push (engine/push): only where someone can sign in and answer
-  const away = auth.controlPossible
+  const away = auth.controlPossible // Web Push and the chat channels (engine/push, engine/channels): only where someone can sign in and answer
     ? mountPush(app, {
         home,
         config: o.push ?? {},
@@ -220,6 +219,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
         channels: o.channels,
         say: tagged('away'),
         sent: o.pushSent,
+        launch,
       })
     : undefined;
   const tee = attachTeeEndpoint(app.server, { daemons, say, guard, hookKey });

@@ -3,6 +3,7 @@
 // it is doing (doctor, `hookmap channels test`), with the shared answer path
 // (engine/push/answer-as.ts) and a way to say a problem once.
 import type { AnswerDeps } from '../push/answer-as.ts';
+import type { ChatLaunch } from './chat-launch.ts';
 import type { Moment, MomentSink, Moments } from '../push/moments.ts';
 
 export interface ChannelDeps {
@@ -12,6 +13,8 @@ export interface ChannelDeps {
   credential: (m: Moment) => string;
   /** A line on up's stderr. */
   say: (line: string) => void;
+  /** Starting agent sessions (`/new`), where up has a launcher. */
+  launch?: ChatLaunch;
 }
 
 export interface Channel extends MomentSink {

@@ -5,8 +5,10 @@
 // (anyone else in a group is refused and logged once); each button answers
 // its request once, only from the message it was sent on; the card is
 // edited when the request settles anywhere, never left with live buttons.
-// Long polling (no public URL needed), against `api_root` (Telegram's, or a
-// self-hosted Bot API server). A 429's retry_after is honoured.
+// `/new <agent> <project> <prompt>` from an allowed person starts an agent
+// session through up's launcher (chat-launch.ts). Long polling (no public
+// URL needed), against `api_root` (Telegram's, or a self-hosted Bot API
+// server). A 429's retry_after is honoured.
 import type { Bot as BotType, Context } from 'grammy';
 import { readTokenFile } from '../auth/tokens.ts';
 import { answerAs, steerAs, type Answerer, type PushAction } from '../push/answer-as.ts';
@@ -15,6 +17,8 @@ import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { TelegramConfig } from './config.ts';
 import { offersAlways, type Alert, type Moment, type Settlement } from '../push/moments.ts';
 import { withRetry, type Retryable } from './retry.ts';
+import { chatNew, parseNew } from './chat-launch.ts';
+import type { LaunchRun } from '../launch/launcher.ts';
 
 const VERBS: Record<string, PushAction> = { a: 'allow', d: 'deny', w: 'always' };
 
@@ -228,7 +232,7 @@ export class TelegramChannel implements Channel {
   private async replied(ctx: Context): Promise<void> {
     const msg = ctx.message!;
     const to = msg.reply_to_message;
-    if (!to) return;
+    if (!to) return this.newSession(ctx);
     const card = this.byMessage.get(`${msg.chat.id}:${to.message_id}`);
     if (!card) return;
     const who = this.who(msg.from?.id, msg.chat.id);
@@ -242,6 +246,34 @@ export class TelegramChannel implements Channel {
         : 'Sent to the session as steering.'
       : `Not sent: ${r.detail}`;
     await ctx.reply(said, { reply_parameters: { message_id: msg.message_id } }).catch(() => undefined);
+  }
+
+  /** `/new <agent> <project> <prompt>` (chat-launch.ts): only from the allow-list; the reply says what happened. */
+  private async newSession(ctx: Context): Promise<void> {
+    const msg = ctx.message!;
+    const text = msg.text ?? '';
+    if (!parseNew(text)) return;
+    // the message naming a started session is one a reply steers (like an alert's)
+    const say = (line: string, run?: LaunchRun) =>
+      void ctx.reply(line, { reply_parameters: { message_id: msg.message_id } }).then(
+        (sent) => {
+          if (run?.session)
+            this.byMessage.set(`${msg.chat.id}:${sent.message_id}`, {
+              request: '',
+              session: run.session,
+              agent: run.agent,
+              chat: msg.chat.id,
+              message: sent.message_id,
+              text: line,
+            });
+        },
+        () => undefined,
+      );
+    const who = this.who(msg.from?.id, msg.chat.id);
+    if (!who) return say('Not started: you are not on the allow-list of this hookmap (channels.telegram user_ids / chat_ids).');
+    if (!this.d.launch) return say('Not started: this hookmap up cannot start agents.');
+    const reply = chatNew(this.d.launch, text, { principal: who.name, surface: 'telegram' }, say);
+    if (reply) say(reply);
   }
 
   private call<T>(fn: () => Promise<T>, deadline: number): Promise<T> {

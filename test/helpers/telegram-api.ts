@@ -23,6 +23,8 @@ export interface TelegramStandIn {
   sent: { message_id: number; chat_id: number; text: string; reply_markup?: any; reply_parameters?: any }[];
   tap(o: { from: number; chat: number; message_id: number; data: string }): void;
   reply(o: { from: number; chat: number; to: number; text: string }): void;
+  /** A plain message from a user (a command such as /new), not a reply; resolves with its message id. */
+  send(o: { from: number; chat: number; text: string }): number;
   /** Webhook mode (setWebhook): each delivery's HTTP status, as Telegram would see it. */
   deliveries: number[];
   /** The next `n` calls of `method` answer 429 with retry_after `s`. */
@@ -164,6 +166,12 @@ export async function startTelegram(token = '123456:TEST-token-for-the-stand-in_
         },
       });
       wake();
+    },
+    send(o) {
+      const id = ++messageId;
+      updates.push({ update_id: updateId++, message: { message_id: id, date: 0, from: user(o.from), chat: chat(o.chat), text: o.text } });
+      wake();
+      return id;
     },
     reply(o) {
       const to = sent.find((s) => s.message_id === o.to);
