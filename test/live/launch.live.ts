@@ -3,13 +3,16 @@
 // `hookmap up`, against the scripted Messages API: the CLI prints the session
 // once its first hook arrived, the held permission request is answered with
 // `hookmap answer`, the run finishes; `--resume <prefix>` continues the same
-// session (the model's next request holds the earlier turn).
+// session (the model's next request holds the earlier turn). Then the same from
+// the inbox's New session form in a real Chromium on a phone's viewport: the
+// session opens and its permission card is allowed there.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from './agents.ts';
 import { command, until } from './harness.ts';
 import { Live } from './live.ts';
+import { launch as chromium, SCREENS, skipBrowser } from '../browser/harness.ts';
 
 const ID = 'claude-code';
 const skip = Live.skipReason(ID);
@@ -84,6 +87,39 @@ describe.skipIf(!!skip)(`hookmap run: ${agent.pkg}@${agent.version} live`, () =>
     const first = live.model.requests.slice(r1).find((r) => JSON.stringify(r.body ?? {}).includes(again.prompt));
     expect(JSON.stringify(first?.body)).toContain(sc.prompt);
     expect(existsSync(join(live.s.project, 'denied.txt'))).toBe(false);
+  }, 300_000);
+
+  it('New session from the inbox on a phone (real Chromium) starts Claude Code; its permission card is allowed there', async () => {
+    if (skipBrowser) throw new Error(`the live suite needs the browser: ${skipBrowser}`);
+    const sc = { name: 'inbox', prompt: 'Create the file inbox.txt.', steps: [live.shell('touch inbox.txt'), { say: 'Created inbox.txt.' }] };
+    live.model.play(sc);
+    const browser = await chromium();
+    try {
+      const context = await browser.newContext(SCREENS.find((x) => x.name === 'phone')!.opts);
+      const page = await context.newPage();
+      await page.goto(`${live.up.url}/`);
+      await page.locator('#token').fill(readFileSync(join(live.s.hookmapHome, 'token'), 'utf8').trim());
+      await page.locator('button[type=submit]').click();
+      await page.locator('[data-conn="live"]').waitFor({ timeout: 15_000 });
+      await page.goto(`${live.up.url}/#/new`);
+      const form = page.locator('[data-launch-form]');
+      await form.waitFor();
+      await form.locator('select[name=agent]').selectOption(ID);
+      await form.locator('select[name=project]').selectOption(basename(live.s.project));
+      await form.locator('select[name=option-permission_mode]').selectOption('default');
+      await form.locator('textarea[name=prompt]').fill(sc.prompt);
+      await form.locator('[data-launch-start]').click();
+      await page.waitForURL(/#\/s\//, { timeout: 90_000 });
+      const session = decodeURIComponent(new URL(page.url()).hash.slice('#/s/'.length));
+      const card = page.locator(`main [data-card][data-session="${session}"]`).first();
+      await card.waitFor({ timeout: 60_000 });
+      await card.locator('[data-option="allow"]').click();
+      await until('the run finished', () => events(session).find((e) => e.type === 'session.ended'), 90_000);
+      expect(existsSync(join(live.s.project, 'inbox.txt'))).toBe(true);
+      expect(events(session).some((e) => e.type === 'attention.answered')).toBe(true);
+    } finally {
+      await browser.close();
+    }
   }, 300_000);
 });
 
