@@ -72,3 +72,25 @@ export function chatNew(
   setTimeout(tick, o.everyMs ?? 500).unref();
   return `Starting ${run.agent} in ${asked.project} (run ${run.id}).`;
 }
+
+/**
+ * A chat message, if it is `/new`: refused for someone off the channel's allow-list (`who` undefined) or where up has
+ * no launcher, else started; every line goes to `say` (the run, once its session is known). False: not a /new message.
+ */
+export function chatCommand(
+  launch: ChatLaunch | undefined,
+  text: string,
+  who: () => { name: string } | undefined,
+  surface: string,
+  say: (line: string, run?: LaunchRun) => unknown,
+): boolean {
+  if (!parseNew(text)) return false;
+  const person = who();
+  if (!person) say(`Not started: you are not on the allow-list of this hookmap (the ${surface} channel's allowed users and chats).`);
+  else if (!launch) say('Not started: this hookmap up cannot start agents.');
+  else {
+    const reply = chatNew(launch, text, { principal: person.name, surface }, (line, run) => void say(line, run));
+    if (reply) say(reply);
+  }
+  return true;
+}

@@ -17,8 +17,7 @@ import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { TelegramConfig } from './config.ts';
 import { offersAlways, type Alert, type Moment, type Settlement } from '../push/moments.ts';
 import { withRetry, type Retryable } from './retry.ts';
-import { chatNew, parseNew } from './chat-launch.ts';
-import type { LaunchRun } from '../launch/launcher.ts';
+import { chatCommand } from './chat-launch.ts';
 
 const VERBS: Record<string, PushAction> = { a: 'allow', d: 'deny', w: 'always' };
 
@@ -188,8 +187,7 @@ export class TelegramChannel implements Channel {
           () => bot.api.sendMessage(chat, `${a.title}${a.session ? `\nsession ${a.session.slice(0, 12)}: reply to this message to steer it` : ''}`),
           Date.now() + 60_000,
         );
-        if (a.session)
-          this.byMessage.set(`${chat}:${sent.message_id}`, { request: '', session: a.session, agent: a.agent, chat, message: sent.message_id, text: a.title });
+        if (a.session) this.steerable(chat, sent.message_id, a.session, a.agent, a.title);
       } catch (e) {
         this.health.problem(`alert:${(e as Error).message}`, `could not send an alert: ${redactToken((e as Error).message)}`);
       }
@@ -248,32 +246,20 @@ export class TelegramChannel implements Channel {
     await ctx.reply(said, { reply_parameters: { message_id: msg.message_id } }).catch(() => undefined);
   }
 
-  /** `/new <agent> <project> <prompt>` (chat-launch.ts): only from the allow-list; the reply says what happened. */
+  /** `/new <agent> <project> <prompt>` (chat-launch.ts); the message naming a started session is one a reply steers. */
   private async newSession(ctx: Context): Promise<void> {
     const msg = ctx.message!;
-    const text = msg.text ?? '';
-    if (!parseNew(text)) return;
-    // the message naming a started session is one a reply steers (like an alert's)
-    const say = (line: string, run?: LaunchRun) =>
-      void ctx.reply(line, { reply_parameters: { message_id: msg.message_id } }).then(
-        (sent) => {
-          if (run?.session)
-            this.byMessage.set(`${msg.chat.id}:${sent.message_id}`, {
-              request: '',
-              session: run.session,
-              agent: run.agent,
-              chat: msg.chat.id,
-              message: sent.message_id,
-              text: line,
-            });
-        },
+    const who = () => this.who(msg.from?.id, msg.chat.id);
+    chatCommand(this.d.launch, msg.text ?? '', who, 'telegram', (line, run) =>
+      ctx.reply(line, { reply_parameters: { message_id: msg.message_id } }).then(
+        (sent) => void (run?.session && this.steerable(msg.chat.id, sent.message_id, run.session, run.agent, line)),
         () => undefined,
-      );
-    const who = this.who(msg.from?.id, msg.chat.id);
-    if (!who) return say('Not started: you are not on the allow-list of this hookmap (channels.telegram user_ids / chat_ids).');
-    if (!this.d.launch) return say('Not started: this hookmap up cannot start agents.');
-    const reply = chatNew(this.d.launch, text, { principal: who.name, surface: 'telegram' }, say);
-    if (reply) say(reply);
+      ),
+    );
+  }
+
+  private steerable(chat: number, message: number, session: string, agent: string, text: string): void {
+    this.byMessage.set(`${chat}:${message}`, { request: '', session, agent, chat, message, text });
   }
 
   private call<T>(fn: () => Promise<T>, deadline: number): Promise<T> {
