@@ -219,6 +219,21 @@ export interface CompiledTranscript {
   id?: Expr;
   model?: Expr;
   usage: Expr;
+  /** How `hookmap history import` reads the sessions kept before hookmap (the descriptor's `transcript.import`). */
+  import?: CompiledImport;
+}
+
+/** The descriptor's `transcript.import`: expressions over each line of a past session's file. */
+export interface CompiledImport {
+  /** File names to read (`*` wildcards), as a whole-name pattern. */
+  files: RegExp;
+  session: Expr;
+  time?: Expr;
+  cwd?: Expr;
+  run?: Expr;
+  tools?: Expr;
+  maxFileBytes: number;
+  maxFiles: number;
 }
 
 export type SensitiveAs = 'digest' | 'folder';
