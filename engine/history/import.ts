@@ -29,6 +29,8 @@ import { IMPORTED_DIR, type Db } from './store.ts';
 /** A session id that may name a file: no path separator, no `..`, printable. */
 const SAFE_SESSION = /^(?!\.)[A-Za-z0-9._:@+-]{1,200}$/;
 const MAX_DEPTH = 8;
+/** The history's `files` rows of files an import read (its size, and its modification time in `pos`): never a log path. */
+const SEEN = 'import:';
 /** The imported log of one session is read back for its ids: at most this much of it. */
 const MAX_OWN_LOG = 256 * 1024 * 1024;
 
@@ -52,6 +54,8 @@ export interface ImportReport {
   events: number;
   /** Sessions whose every event was imported before. */
   unchanged: number;
+  /** Files read to their end by an earlier import and unchanged since: not read again. */
+  unchangedFiles: number;
   /** Lines skipped inside files read (not JSON, over the line limit). */
   skippedLines: number;
   skipped: { file: string; code: SkipCode; message: string }[];
@@ -93,7 +97,7 @@ async function foldersOf(d: Descriptor, mapper: Mapper, userHome: string): Promi
 }
 
 /** The files under `folder` whose names match, depth-first in name order, symlinked folders not followed; at most `max`. */
-function filesUnder(folder: string, files: RegExp, max: number): { list: string[]; more: boolean } {
+function filesUnder(folder: string, files: RegExp, max: number, wanted: (path: string) => boolean): { list: string[]; more: boolean } {
   const list: string[] = [];
   let more = false;
   const walk = (dir: string, depth: number) => {
@@ -117,7 +121,7 @@ function filesUnder(folder: string, files: RegExp, max: number): { list: string[
       }
       if (st.isDirectory()) {
         if (depth < MAX_DEPTH) walk(p, depth + 1);
-      } else if (files.test(n) && (st.isFile() || st.isSymbolicLink())) list.push(p);
+      } else if (files.test(n) && (st.isFile() || st.isSymbolicLink()) && wanted(p)) list.push(p);
     }
   };
   walk(folder, 0);
@@ -172,14 +176,46 @@ export async function importHistory(o: ImportOptions): Promise<ImportReport> {
   const now = o.now ?? Date.now;
   const deadline = now() + (o.maxMs ?? 600_000);
   const imp = d.transcript?.import;
-  const report: ImportReport = { agent: d.vendor, folders: [], files: 0, sessions: 0, events: 0, unchanged: 0, skippedLines: 0, skipped: [] };
+  const report: ImportReport = {
+    agent: d.vendor,
+    folders: [],
+    files: 0,
+    sessions: 0,
+    events: 0,
+    unchanged: 0,
+    unchangedFiles: 0,
+    skippedLines: 0,
+    skipped: [],
+  };
   if (!d.transcript || !imp) return report;
   const mapper = new Mapper(d, { optionVars: o.optionVars, host: sourceHost(o.hostId) });
   const redactor = new Redactor({ secretNames: d.capture.secretNames });
   report.folders = await foldersOf(d, mapper, o.userHome);
+  // a file read to its end before and unchanged since (its size and time) is not read again, nor counted against max_files
+  const seenAt = o.db.prepare('SELECT size, pos FROM files WHERE path = ?');
+  const setSeen = o.db.prepare(
+    'INSERT INTO files (path, pos, size) VALUES (?, ?, ?) ON CONFLICT (path) DO UPDATE SET pos = excluded.pos, size = excluded.size',
+  );
+  const stamp = (path: string): { size: number; mtime: number } | undefined => {
+    try {
+      const st = statSync(path);
+      return { size: st.size, mtime: Math.floor(st.mtimeMs) };
+    } catch {
+      return undefined;
+    }
+  };
+  const unchanged = (path: string): boolean => {
+    const was = seenAt.get(`${SEEN}${path}`) as { size: number; pos: number } | undefined;
+    const now = stamp(path);
+    return !!was && !!now && was.size === now.size && was.pos === now.mtime;
+  };
   const files: string[] = [];
   for (const f of report.folders) {
-    const r = filesUnder(f, imp.files, imp.maxFiles - files.length);
+    const r = filesUnder(f, imp.files, imp.maxFiles - files.length, (p) => {
+      if (!unchanged(p)) return true;
+      report.unchangedFiles++;
+      return false;
+    });
     files.push(...r.list);
     if (r.more) report.stopped = 'count';
   }
@@ -189,7 +225,36 @@ export async function importHistory(o: ImportOptions): Promise<ImportReport> {
   const known = new Map<string, OwnLog>();
   const touched = new Set<string>();
   const bindings = { agent: d.vendor, config: mapper.effectiveConfig, home: o.userHome };
-  const skip = (file: string, code: SkipCode, message: string) => report.skipped.push({ file, code, message });
+  const ctx = { agent: d.agent, host: sourceHost(o.hostId), ceilingFor: (t: string) => mapper.ceilingFor(t), redactor, prices: o.prices, client: d.vendor };
+  /** Import one file; its skip code when it is skipped. */
+  const one = async (file: string): Promise<[SkipCode, string] | undefined> => {
+    const real = resolveTranscript(file, report.folders);
+    const st = statSync(real);
+    if (st.size > imp.maxFileBytes)
+      return ['import-file-too-large', `${st.size} bytes, over the limit of ${imp.maxFileBytes} (transcript.import.max_file_bytes)`];
+    const s = await readPastSession(real, d.transcript!, { bindings, deadline, now, fallbackTime: new Date(st.mtimeMs).toISOString() });
+    report.skippedLines += s.skipped;
+    const session = s.session;
+    if (!session) return ['import-no-session', 'no line names a session'];
+    if (!SAFE_SESSION.test(session) || session.includes('..'))
+      return ['import-bad-session', 'the session id is not a plain name (a path separator, `..` or another character a file name cannot take)'];
+    if (live.get(d.agent, session, session))
+      return ['import-logged-live', `session ${session} is in the history from hookmap's own logs (its usage is counted there)`];
+    const out = join(outDir, `${session}.jsonl`);
+    let own = known.get(session);
+    if (!own) known.set(session, (own = ownLog(out)));
+    const evs = importedEvents({ ...s, session }, { ...ctx, project: projectLabel(s.cwd) }, own.ids, own.seq);
+    if (!evs.length) return undefined;
+    append(
+      out,
+      evs.map((e) => `${JSON.stringify(e)}\n`),
+    );
+    for (const e of evs) own.ids.add(e.id);
+    own.seq += evs.length;
+    report.events += evs.length;
+    touched.add(session);
+    return undefined;
+  };
   for (const [i, file] of files.entries()) {
     o.progress?.(i, files.length);
     if (now() > deadline) {
@@ -197,63 +262,22 @@ export async function importHistory(o: ImportOptions): Promise<ImportReport> {
       break;
     }
     report.files++;
+    // the file as it was before the read: recorded once the outcome is known, so an unchanged file is not read again
+    const before = stamp(file);
     try {
-      const real = resolveTranscript(file, report.folders);
-      const st = statSync(real);
-      if (st.size > imp.maxFileBytes) {
-        skip(file, 'import-file-too-large', `${st.size} bytes, over the limit of ${imp.maxFileBytes} (transcript.import.max_file_bytes)`);
-        continue;
-      }
-      const s = await readPastSession(real, d.transcript, { bindings, deadline, now, fallbackTime: new Date(st.mtimeMs).toISOString() });
-      report.skippedLines += s.skipped;
-      const session = s.session;
-      if (!session) {
-        skip(file, 'import-no-session', 'no line names a session');
-        continue;
-      }
-      if (!SAFE_SESSION.test(session) || session.includes('..')) {
-        skip(file, 'import-bad-session', 'the session id is not a plain name (a path separator, `..` or another character a file name cannot take)');
-        continue;
-      }
-      if (live.get(d.agent, session, session)) {
-        skip(file, 'import-logged-live', `session ${session} is in the history from hookmap's own logs (its usage is counted there)`);
-        continue;
-      }
-      const out = join(outDir, `${session}.jsonl`);
-      let own = known.get(session);
-      if (!own) known.set(session, (own = ownLog(out)));
-      const evs = importedEvents(
-        { ...s, session },
-        {
-          agent: d.agent,
-          host: sourceHost(o.hostId),
-          ceilingFor: (t) => mapper.ceilingFor(t),
-          redactor,
-          prices: o.prices,
-          project: projectLabel(s.cwd),
-          client: d.vendor,
-        },
-        own.ids,
-        own.seq,
-      );
-      if (!evs.length) continue;
-      append(
-        out,
-        evs.map((e) => `${JSON.stringify(e)}\n`),
-      );
-      for (const e of evs) own.ids.add(e.id);
-      own.seq += evs.length;
-      report.events += evs.length;
-      touched.add(session);
+      const skipped = await one(file);
+      if (skipped) report.skipped.push({ file, code: skipped[0], message: skipped[1] });
     } catch (e) {
       if (e instanceof ImportDeadline) {
         report.stopped = 'time';
         break;
       }
-      if (e instanceof TranscriptRefused) skip(file, e.code, e.message);
-      else if (e instanceof ImportFileChanged) skip(file, 'import-file-changed', e.message);
-      else skip(file, 'import-failed', (e as Error).message);
+      const [code, message]: [SkipCode, string] =
+        e instanceof TranscriptRefused ? [e.code, e.message] : [e instanceof ImportFileChanged ? 'import-file-changed' : 'import-failed', (e as Error).message];
+      report.skipped.push({ file, code, message });
+      if (code === 'import-file-changed' || code === 'import-failed') continue;
     }
+    if (before) setSeen.run(`${SEEN}${file}`, before.mtime, before.size);
   }
   o.progress?.(files.length, files.length);
   report.sessions = touched.size;

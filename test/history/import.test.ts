@@ -90,11 +90,19 @@ describe('history import: Claude Code 2.1.328 (recorded transcript)', () => {
       const before = (db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
 
       const second = await run(h, 'claude-code', db);
-      expect(second).toMatchObject({ files: 1, sessions: 0, events: 0, unchanged: 1 });
+      expect(second).toMatchObject({ files: 0, unchangedFiles: 1, sessions: 0, events: 0 });
       expect((db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n).toBe(before);
       expect(sessions(db, {})[0].output_tokens).toBe(sum('output_tokens'));
     } finally {
       db.close();
+    }
+
+    // a rebuilt database has forgotten which files were read: each is read again, and its events are already in the log
+    const fresh = reindex(h.home);
+    try {
+      expect(await run(h, 'claude-code', fresh.db)).toMatchObject({ files: 1, sessions: 0, events: 0, unchanged: 1 });
+    } finally {
+      fresh.db.close();
     }
 
     // the imported log is the record: a rebuilt database holds the same session
@@ -172,7 +180,7 @@ describe('history import: Codex 0.169.0 (recorded rollout)', () => {
         }),
       ]);
       const second = await run(h, 'codex', db);
-      expect(second).toMatchObject({ sessions: 0, events: 0, unchanged: 1 });
+      expect(second).toMatchObject({ files: 0, unchangedFiles: 1, sessions: 0, events: 0 });
     } finally {
       db.close();
     }

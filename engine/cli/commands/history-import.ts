@@ -16,7 +16,8 @@ function summary(r: ImportReport): string {
   for (const s of r.skipped) codes.set(s.code, (codes.get(s.code) ?? 0) + 1);
   const skipped = [...codes].map(([c, n]) => `${n} ${c}`).join(', ');
   return (
-    `${r.agent}: ${r.files} file(s) read, ${r.sessions} session(s) imported (${r.events} events), ${r.unchanged} already imported` +
+    `${r.agent}: ${r.files} file(s) read, ${r.sessions} session(s) imported (${r.events} events), ${r.unchanged} already imported, ` +
+    `${r.unchangedFiles} file(s) unchanged since the last import` +
     `${r.skipped.length ? `, ${r.skipped.length} skipped (${skipped})` : ''}${r.skippedLines ? `, ${r.skippedLines} line(s) skipped` : ''}` +
     `${r.stopped ? `; stopped at the ${r.stopped === 'time' ? 'time limit' : 'file limit'}: run it again to go on` : ''}`
   );
