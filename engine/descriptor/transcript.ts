@@ -6,7 +6,7 @@ import type { HookmapDescriptor } from '../generated/descriptor-types.ts';
 type Transcript = NonNullable<HookmapDescriptor['transcript']>;
 import type { Expr } from '../expr/compile.ts';
 import type { Expressions, Site } from './expressions.ts';
-import type { CompiledImport, CompiledTranscript } from './types.ts';
+import type { CompiledImport, CompiledTranscript } from './transcript-types.ts';
 
 export const DEFAULT_TRANSCRIPT_MAX_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_TRANSCRIPT_MAX_LINE = 1024 * 1024;

@@ -11,6 +11,7 @@ import { aepDigest } from '../capture/canonical.ts';
 import { gateData } from '../capture/gate.ts';
 import { PROJECT_ATTR } from '../capture/project.ts';
 import type { Redactor } from '../capture/redact.ts';
+import { RUN_TERMINALS, runEnd } from '../kernel/lifecycle.ts';
 import { buildEnvelope, type AepEvent } from '../map/envelope.ts';
 import { PRICE_TABLE, type PriceBook } from './prices.ts';
 import type { ImportedSession } from './import-read.ts';
@@ -34,6 +35,9 @@ export interface ImportEventOptions {
 export function importedId(agent: string, session: string, what: string): string {
   return `imp-${aepDigest([agent, session, what])}`;
 }
+
+/** The type that ends a run that finished (the kernel's vocabulary). */
+const RUN_FINISHED = RUN_TERMINALS.find((t) => runEnd(t) === 'finished')!;
 
 interface Spec {
   id: string;
@@ -63,7 +67,7 @@ export function importedEvents(
   for (const r of s.runs.values()) {
     add(`run:${r.id}:start`, 'run.started', r.start, {}, { run: r.id });
     const ms = Date.parse(r.end) - Date.parse(r.start);
-    add(`run:${r.id}:end`, 'run.finished', r.end, ms >= 0 ? { duration_ms: ms } : {}, { run: r.id });
+    add(`run:${r.id}:end`, RUN_FINISHED, r.end, ms >= 0 ? { duration_ms: ms } : {}, { run: r.id });
   }
   for (const c of s.tools) add(c.key, 'tool.requested', c.time, { tool: { name: c.name, ...(c.call_id ? { call_id: c.call_id } : {}) } }, { run: c.run });
   const table = `${PRICE_TABLE.name} ${PRICE_TABLE.version} (${PRICE_TABLE.published})`;
