@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
 import { importHistory } from '../../engine/history/import.ts';
-import { openCaughtUp, reindex } from '../../engine/history/history.ts';
+import { HistoryService, historyFile, historyRoots, openCaughtUp, reindex } from '../../engine/history/history.ts';
 import { sessions, usage } from '../../engine/history/query.ts';
 import type { Db } from '../../engine/history/store.ts';
 import { PriceBook } from '../../engine/usage/prices.ts';
@@ -111,6 +111,21 @@ describe('history import: Claude Code 2.1.328 (recorded transcript)', () => {
       expect(sessions(again.db, {})).toEqual([expect.objectContaining({ session: CC_SESSION, state: 'imported', output_tokens: sum('output_tokens') })]);
     } finally {
       again.db.close();
+    }
+  });
+
+  it("is indexed by up's history service too (what the inbox's History routes read), in the state imported", async () => {
+    const h = home();
+    placeClaude(h.user);
+    await run(h, 'claude-code');
+    // a fresh database, as `up` opens it: the imported logs are one of its roots
+    const svc = new HistoryService(join(h.home, 'up-history.db'), historyRoots(h.home));
+    try {
+      expect(historyFile(h.home)).not.toBe(join(h.home, 'up-history.db'));
+      svc.catchUp();
+      expect(sessions(svc.db, { state: 'imported' })).toEqual([expect.objectContaining({ session: CC_SESSION, agent: 'claude-code', runs: 2 })]);
+    } finally {
+      svc.close();
     }
   });
 
