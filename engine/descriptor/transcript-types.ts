@@ -28,6 +28,7 @@ export interface CompiledImport {
   cwd?: Expr;
   run?: Expr;
   tools?: Expr;
+  results?: Expr;
   maxFileBytes: number;
   maxFiles: number;
 }

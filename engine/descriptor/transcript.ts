@@ -30,6 +30,7 @@ function compileImport(x: Expressions, t: Transcript['import'], site: Site): Com
     cwd: x.expr(t.cwd, [...p, 'cwd'], site),
     run: x.expr(t.run, [...p, 'run'], site),
     tools: x.expr(t.tools, [...p, 'tools'], site),
+    results: x.expr(t.results, [...p, 'results'], site),
     maxFileBytes: t.max_file_bytes ?? DEFAULT_IMPORT_MAX_FILE,
     maxFiles: t.max_files ?? DEFAULT_IMPORT_MAX_FILES,
   };

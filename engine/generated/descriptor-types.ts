@@ -601,6 +601,10 @@ export interface HookmapDescriptor {
        */
       tools?: string;
       /**
+       * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+       */
+      results?: string;
+      /**
        * A larger file is skipped whole (reported), never read
        */
       max_file_bytes?: number;

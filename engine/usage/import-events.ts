@@ -11,7 +11,7 @@ import { aepDigest } from '../capture/canonical.ts';
 import { gateData } from '../capture/gate.ts';
 import { PROJECT_ATTR } from '../capture/project.ts';
 import type { Redactor } from '../capture/redact.ts';
-import { RUN_TERMINALS, runEnd } from '../kernel/lifecycle.ts';
+import { fateOf, RUN_TERMINALS, runEnd, TOOL_TERMINALS } from '../kernel/lifecycle.ts';
 import { buildEnvelope, type AepEvent } from '../map/envelope.ts';
 import { PRICE_TABLE, type PriceBook } from './prices.ts';
 import type { ImportedSession } from './import-read.ts';
@@ -38,6 +38,8 @@ export function importedId(agent: string, session: string, what: string): string
 
 /** The type that ends a run that finished (the kernel's vocabulary). */
 const RUN_FINISHED = RUN_TERMINALS.find((t) => runEnd(t) === 'finished')!;
+/** The types that end a tool call that completed or failed. */
+const TOOL_END = (fate: string) => TOOL_TERMINALS.find((t) => fateOf(t)?.fate === fate)!;
 
 interface Spec {
   id: string;
@@ -70,6 +72,12 @@ export function importedEvents(
     add(`run:${r.id}:end`, RUN_FINISHED, r.end, ms >= 0 ? { duration_ms: ms } : {}, { run: r.id });
   }
   for (const c of s.tools) add(c.key, 'tool.requested', c.time, { tool: { name: c.name, ...(c.call_id ? { call_id: c.call_id } : {}) } }, { run: c.run });
+  for (const r of s.results) {
+    const tool = { name: r.name, call_id: r.call_id };
+    const ms = r.duration_ms !== undefined ? { duration_ms: r.duration_ms } : {};
+    if (r.failed) add(r.key, TOOL_END('failed'), r.time, { tool, error: { type: 'tool_error' }, ...ms }, { run: r.run });
+    else add(r.key, TOOL_END('completed'), r.time, { tool, ...ms }, { run: r.run });
+  }
   const table = `${PRICE_TABLE.name} ${PRICE_TABLE.version} (${PRICE_TABLE.published})`;
   for (const r of s.responses) {
     const tokens = { input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0, ...r.tokens };

@@ -28,6 +28,17 @@ export interface ImportedTool {
   run?: string;
 }
 
+export interface ImportedResult {
+  key: string;
+  call_id: string;
+  name: string;
+  failed: boolean;
+  time: string;
+  /** Since the call, when both times are known. */
+  duration_ms?: number;
+  run?: string;
+}
+
 export interface ImportedResponse {
   key: string;
   model?: string;
@@ -43,6 +54,8 @@ export interface ImportedSession {
   last?: string;
   runs: Map<string, ImportedRun>;
   tools: ImportedTool[];
+  /** Outcomes of calls in `tools` (a result naming no call seen is left out). */
+  results: ImportedResult[];
   responses: ImportedResponse[];
   /** Lines skipped: not JSON, or longer than the line limit. */
   skipped: number;
@@ -61,6 +74,9 @@ function isoTime(v: unknown): string | undefined {
   const t = Date.parse(v);
   return Number.isNaN(t) ? undefined : new Date(t).toISOString();
 }
+
+/** An expression's object or array of objects, bounded. */
+const list_ = (v: unknown): unknown[] => (Array.isArray(v) ? v.slice(0, MAX_TOOLS_PER_LINE) : v ? [v] : []);
 
 const text = (v: unknown, max = 512): string | undefined => (typeof v === 'string' && v && v.length <= max ? v : undefined);
 
@@ -85,7 +101,8 @@ export async function readPastSession(real: string, t: CompiledTranscript, o: Re
       return undefined;
     }
   };
-  const s: ImportedSession = { runs: new Map(), tools: [], responses: [], skipped: 0, lines: 0 };
+  const s: ImportedSession = { runs: new Map(), tools: [], results: [], responses: [], skipped: 0, lines: 0 };
+  const calls = new Map<string, ImportedTool>();
   const seen = new Set<string>();
   let model: string | undefined;
   let run: string | undefined;
@@ -124,17 +141,32 @@ export async function readPastSession(real: string, t: CompiledTranscript, o: Re
         if (!cur) s.runs.set(run, { id: run, start: lineTime, end: lineTime });
         else if (lineTime > cur.end) cur.end = lineTime;
       }
-      const tools = await value(imp.tools, v);
-      const list = Array.isArray(tools) ? tools.slice(0, MAX_TOOLS_PER_LINE) : tools ? [tools] : [];
-      list.forEach((c, i) => {
+      list_(await value(imp.tools, v)).forEach((c, i) => {
         const name = text((c as { name?: unknown })?.name, 256);
         const callId = text((c as { call_id?: unknown })?.call_id, 256);
         if (!name) return;
         const key = callId ? `call:${callId}` : `line:${line.end}:${i}`;
         if (seen.has(key)) return;
         seen.add(key);
-        s.tools.push({ key, name, ...(callId ? { call_id: callId } : {}), time: lineTime, ...(run ? { run } : {}) });
+        const call = { key, name, ...(callId ? { call_id: callId } : {}), time: lineTime, ...(run ? { run } : {}) };
+        s.tools.push(call);
+        if (callId) calls.set(callId, call);
       });
+      for (const r of list_(await value(imp.results, v))) {
+        const call = calls.get(text((r as { call_id?: unknown })?.call_id, 256) ?? '');
+        if (!call || seen.has(`result:${call.call_id}`)) continue;
+        seen.add(`result:${call.call_id}`);
+        const ms = Date.parse(lineTime) - Date.parse(call.time);
+        s.results.push({
+          key: `result:${call.call_id}`,
+          call_id: call.call_id!,
+          name: call.name,
+          failed: (r as { failed?: unknown }).failed === true,
+          time: lineTime,
+          ...(ms >= 0 ? { duration_ms: ms } : {}),
+          ...(call.run ? { run: call.run } : {}),
+        });
+      }
       if (t.when && (await value(t.when, v)) !== true) continue;
       const m = await value(t.model, v);
       if (typeof m === 'string' && m) model = m;

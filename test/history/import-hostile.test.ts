@@ -138,6 +138,32 @@ describe('history import: hostile input', () => {
     expect(t.output('e')).toBe(3);
   });
 
+  it('a failed call and a result naming no call seen: tool.failed, and nothing', async () => {
+    const t = setup();
+    const call = (id: string) =>
+      JSON.stringify({ type: 'assistant', sessionId: 'calls', message: { content: [{ type: 'tool_use', id, name: 'Bash' }] } }) + '\n';
+    const result = (id: string, isError: boolean) =>
+      JSON.stringify({
+        type: 'user',
+        sessionId: 'calls',
+        message: { content: [{ type: 'tool_result', tool_use_id: id, is_error: isError, content: 'secret output' }] },
+      }) + '\n';
+    writeFileSync(
+      join(t.folder, 'calls.jsonl'),
+      call('c1') + result('c1', true) + result('c1', false) + result('ghost', false) + call('c2') + result('c2', false),
+    );
+    await t.run();
+    const ends = t.db.prepare("SELECT type, line FROM events WHERE type LIKE 'tool.%' ORDER BY rowid").all() as { type: string; line: string }[];
+    // (the lines name no time: the order within one time is not asserted)
+    expect(ends.map((e) => [e.type, JSON.parse(e.line).data.tool.call_id]).sort((a, b) => (a[1] + a[0] < b[1] + b[0] ? -1 : 1))).toEqual([
+      ['tool.failed', 'c1'],
+      ['tool.requested', 'c1'],
+      ['tool.completed', 'c2'],
+      ['tool.requested', 'c2'],
+    ]);
+    expect(ends.map((e) => e.line).join('')).not.toContain('secret output');
+  });
+
   it('skips a file that names no session, and tool values of the wrong shape', async () => {
     const t = setup();
     writeFileSync(join(t.folder, 'anon.jsonl'), '{"type":"summary"}\n');

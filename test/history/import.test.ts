@@ -86,6 +86,14 @@ describe('history import: Claude Code 2.1.328 (recorded transcript)', () => {
         models: ['claude-opus-5-5'],
       });
       expect(s.cost_usd).toBeCloseTo(claudesOwnCost, 6);
+      // each call's outcome, from its tool_result
+      const results = all.flatMap((l) =>
+        l.type === 'user' && Array.isArray(l.message?.content) ? l.message.content.filter((c: any) => c.type === 'tool_result') : [],
+      );
+      const ends = db.prepare("SELECT type, line FROM events WHERE type IN ('tool.completed', 'tool.failed')").all() as { type: string; line: string }[];
+      expect(ends.map((e) => [e.type, JSON.parse(e.line).data.tool.call_id])).toEqual(
+        results.map((r: any) => [r.is_error ? 'tool.failed' : 'tool.completed', r.tool_use_id]),
+      );
       expect(usage(db, { by: 'agent' })).toEqual([expect.objectContaining({ key: 'claude-code', sessions: 1, output_tokens: sum('output_tokens') })]);
       const before = (db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
 
