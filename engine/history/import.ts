@@ -221,7 +221,10 @@ export async function importHistory(o: ImportOptions): Promise<ImportReport> {
   }
   const outDir = join(o.home, IMPORTED_DIR, d.agent);
   mkdirSync(outDir, { recursive: true, mode: 0o700 });
-  const live = o.db.prepare("SELECT 1 FROM sessions WHERE agent = ? AND (session = ? OR session LIKE ? || '~%') AND state != 'imported' LIMIT 1");
+  // the session, or a resumed part of it (<id>~2), logged by a daemon
+  const live = o.db.prepare(
+    "SELECT 1 FROM sessions WHERE agent = @agent AND (session = @s OR substr(session, 1, length(@s) + 1) = @s || '~') AND state != 'imported' LIMIT 1",
+  );
   const known = new Map<string, OwnLog>();
   const touched = new Set<string>();
   const bindings = { agent: d.vendor, config: mapper.effectiveConfig, home: o.userHome };
@@ -238,7 +241,7 @@ export async function importHistory(o: ImportOptions): Promise<ImportReport> {
     if (!session) return ['import-no-session', 'no line names a session'];
     if (!SAFE_SESSION.test(session) || session.includes('..'))
       return ['import-bad-session', 'the session id is not a plain name (a path separator, `..` or another character a file name cannot take)'];
-    if (live.get(d.agent, session, session))
+    if (live.get({ agent: d.agent, s: session }))
       return ['import-logged-live', `session ${session} is in the history from hookmap's own logs (its usage is counted there)`];
     const out = join(outDir, `${session}.jsonl`);
     let own = known.get(session);

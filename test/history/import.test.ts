@@ -8,6 +8,7 @@ import { copyFileSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
+import { compileDescriptor } from '../../engine/descriptor/compile.ts';
 import { importHistory } from '../../engine/history/import.ts';
 import { HistoryService, historyFile, historyRoots, openCaughtUp, reindex } from '../../engine/history/history.ts';
 import { sessions, usage } from '../../engine/history/query.ts';
@@ -37,10 +38,19 @@ const lines = (f: string) =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Record<string, any>);
 
+let progress: [number, number][] = [];
 async function run(h: { home: string; user: string }, agent: string, db?: Db) {
   const own = db ?? openCaughtUp(h.home).db;
+  progress = [];
   try {
-    return await importHistory({ home: h.home, userHome: h.user, descriptor: loadVendor(agent), db: own, prices: new PriceBook() });
+    return await importHistory({
+      home: h.home,
+      userHome: h.user,
+      descriptor: loadVendor(agent),
+      db: own,
+      prices: new PriceBook(),
+      progress: (done, total) => progress.push([done, total]),
+    });
   } finally {
     if (!db) own.close();
   }
@@ -59,6 +69,10 @@ describe('history import: Claude Code 2.1.328 (recorded transcript)', () => {
     placeClaude(h.user);
     const first = await run(h, 'claude-code');
     expect(first).toMatchObject({ files: 1, sessions: 1, unchanged: 0, skipped: [] });
+    expect(progress).toEqual([
+      [0, 1],
+      [1, 1],
+    ]);
     expect(first.events).toBeGreaterThan(0);
 
     // what the file says, counted independently: each response once (its message.id), input with the cache
@@ -166,6 +180,22 @@ describe('history import: Claude Code 2.1.328 (recorded transcript)', () => {
     const r = await run(h, 'claude-code');
     expect(r.skipped).toEqual([expect.objectContaining({ code: 'import-logged-live' })]);
     expect(r.events).toBe(0);
+  });
+});
+
+describe('history import: the descriptor', () => {
+  it('validates transcript.import: file names only, the session expression required, no key of its own', () => {
+    const base = readFileSync(join(ROOT, 'vendors/claude-code.yaml'), 'utf8');
+    const good = compileDescriptor('claude-code.yaml', base);
+    expect(good.errors).toEqual([]);
+    for (const [from, to] of [
+      ["files: '*.jsonl'", "files: '../*.jsonl'"],
+      ['    session: =sessionId\n', ''],
+      ['    cwd: =cwd\n', '    cwd: =cwd\n    prompt: =message.content\n'],
+    ]) {
+      expect(base).toContain(from);
+      expect(compileDescriptor('claude-code.yaml', base.replace(from, to)).errors.length, to || from).toBeGreaterThan(0);
+    }
   });
 });
 
