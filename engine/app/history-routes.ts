@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Authorizer } from '../auth/authorizer.ts';
 import { can } from '../auth/principal.ts';
-import { HistoryService, historyFile } from '../history/history.ts';
+import { HistoryService, historyFile, historyRoots } from '../history/history.ts';
 import { search, sessions, usage, USAGE_BY, type UsageBy } from '../history/query.ts';
 import { loadPriceFile, PriceBook, PRICE_TABLE } from '../usage/prices.ts';
 
@@ -50,7 +50,7 @@ export function startHistory(
   const service = (): HistoryService => {
     if (closed) throw new Error('hookmap is stopping');
     if (!h) {
-      (h = new HistoryService(historyFile(o.home), [o.logRoot], { say: o.say })).start();
+      (h = new HistoryService(historyFile(o.home), historyRoots(o.home, o.logRoot), { say: o.say })).start();
       if (o.relay) fleet = followStream(o.relay, h, o.say);
     }
     return h;

@@ -59,11 +59,16 @@ Exit: 0 every agent checks out, 1 any error (as hookmap check reports it), 2 usa
     name: 'history',
     group: 'agents',
     module: 'history',
-    synopsis: 'history reindex | status [--json]',
-    summary: 'rebuild the history database from the JSONL logs, or say what it holds',
+    synopsis: 'history reindex | status | import [agent...] [--max-seconds N] [--json]',
+    summary: 'rebuild the history database from the JSONL logs, say what it holds, or import the sessions from before hookmap',
     help: `  reindex                delete $HOOKMAP_HOME/history.db and index every log again (the logs are the record)
   status                 its file, sessions, events and usage records
-  --json                 the same as JSON`,
+  import [agent...]      the sessions the agents kept before hookmap (their own transcript files, the descriptor's
+                         transcript.import; default every agent that has one) into the history: runs, tool calls,
+                         tokens and cost at the capture ceiling (metadata: no prompt text), shown in the state
+                         imported; a second import adds nothing, a session hookmap logged itself is left alone
+  --max-seconds N        import: stop after N seconds (default 600; run it again to go on)
+  --json                 the same as JSON (import: one report per agent, every skipped file with its code)`,
   },
   {
     name: 'cancel',

@@ -6,10 +6,35 @@ import type { HookmapDescriptor } from '../generated/descriptor-types.ts';
 type Transcript = NonNullable<HookmapDescriptor['transcript']>;
 import type { Expr } from '../expr/compile.ts';
 import type { Expressions, Site } from './expressions.ts';
-import type { CompiledTranscript } from './types.ts';
+import type { CompiledImport, CompiledTranscript } from './transcript-types.ts';
 
 export const DEFAULT_TRANSCRIPT_MAX_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_TRANSCRIPT_MAX_LINE = 1024 * 1024;
+export const DEFAULT_IMPORT_MAX_FILE = 128 * 1024 * 1024;
+export const DEFAULT_IMPORT_MAX_FILES = 10_000;
+
+/** A file-name glob (`*` only; the schema allows letters, digits, `.`, `_`, `-`) as a whole-name pattern. */
+export function fileGlob(glob: string): RegExp {
+  return new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
+}
+
+function compileImport(x: Expressions, t: Transcript['import'], site: Site): CompiledImport | undefined {
+  if (!t) return undefined;
+  const p = ['transcript', 'import'];
+  const session = x.expr(t.session, [...p, 'session'], site);
+  if (!session) return undefined;
+  return {
+    files: fileGlob(t.files),
+    session,
+    time: x.expr(t.time, [...p, 'time'], site),
+    cwd: x.expr(t.cwd, [...p, 'cwd'], site),
+    run: x.expr(t.run, [...p, 'run'], site),
+    tools: x.expr(t.tools, [...p, 'tools'], site),
+    results: x.expr(t.results, [...p, 'results'], site),
+    maxFileBytes: t.max_file_bytes ?? DEFAULT_IMPORT_MAX_FILE,
+    maxFiles: t.max_files ?? DEFAULT_IMPORT_MAX_FILES,
+  };
+}
 
 export function compileTranscript(x: Expressions, t: Transcript | undefined, hooks: ReadonlySet<string>, pruned = false): CompiledTranscript | undefined {
   if (!t) return undefined;
@@ -34,5 +59,6 @@ export function compileTranscript(x: Expressions, t: Transcript | undefined, hoo
     id: x.expr(t.line?.id, [...p, 'line', 'id'], site),
     model: x.expr(t.line?.model, [...p, 'line', 'model'], site),
     usage,
+    import: compileImport(x, t.import, site),
   };
 }

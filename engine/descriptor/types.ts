@@ -4,6 +4,8 @@
 // reads the YAML again; the shapes of the data blocks are the generated
 // schema types (engine/generated/descriptor-types.ts).
 import type { CaptureLevel, Severity } from '../aep/schemas.ts';
+import type { CompiledTranscript } from './transcript-types.ts';
+export type { CompiledImport, CompiledTranscript } from './transcript-types.ts';
 import type { Expr } from '../expr/compile.ts';
 import type { CapabilityState } from '../capabilities/vocabulary.ts';
 import type { HookmapDescriptor, Plugin } from '../generated/descriptor-types.ts';
@@ -205,20 +207,6 @@ export interface NextTurnCarrier {
   whenEnv?: Record<string, string>;
   /** A hook (never registered) hookmap fires with the waiter's payload once the agent took the text: its rule notes the delivery. */
   wake?: string;
-}
-
-/** A transcript usage source (the descriptor's `transcript`): where the agent keeps each response's token usage. */
-export interface CompiledTranscript {
-  path: Expr;
-  /** Literal folders (`~/` = home) or expressions over `$home` / `$config`. */
-  folders: (string | Expr)[];
-  readOn: Set<string>;
-  maxBytes: number;
-  maxLineBytes: number;
-  when?: Expr;
-  id?: Expr;
-  model?: Expr;
-  usage: Expr;
 }
 
 export type SensitiveAs = 'digest' | 'folder';

@@ -572,6 +572,47 @@ export interface HookmapDescriptor {
        */
       usage: string;
     };
+    /**
+     * How `hookmap history import` reads the sessions the agent kept before hookmap (docs/usage.md): every file under `folders` whose name matches `files`, one session per file, each line read with these JSONata expressions (and `line` for usage); the lines become AEP events marked imported
+     */
+    import?: {
+      /**
+       * The file names to read, searched in every folder under `folders` (`*` matches any run of characters: `*.jsonl`, `rollout-*.jsonl`)
+       */
+      files: string;
+      /**
+       * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+       */
+      session: string;
+      /**
+       * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+       */
+      time?: string;
+      /**
+       * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+       */
+      cwd?: string;
+      /**
+       * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+       */
+      run?: string;
+      /**
+       * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+       */
+      tools?: string;
+      /**
+       * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+       */
+      results?: string;
+      /**
+       * A larger file is skipped whole (reported), never read
+       */
+      max_file_bytes?: number;
+      /**
+       * At most this many files in one import (the rest on the next)
+       */
+      max_files?: number;
+    };
   };
 }
 export interface Surface {

@@ -7,7 +7,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Indexer, type StepResult } from './indexer.ts';
 import { prune, type Retention } from './retention.ts';
-import { HISTORY_FILE, HistoryWriter, openHistory, type Db } from './store.ts';
+import { HISTORY_FILE, HistoryWriter, IMPORTED_DIR, openHistory, type Db } from './store.ts';
 import { indexedEvent, type IndexedEvent } from './rows.ts';
 
 /** Bytes one background step indexes at most (a short pause between steps). */
@@ -17,15 +17,20 @@ export function historyFile(home: string): string {
   return join(home, HISTORY_FILE);
 }
 
+/** The folders the history indexes: the daemons' logs and the imported sessions' (`hookmap history import`). */
+export function historyRoots(home: string, logRoot = join(home, 'logs')): string[] {
+  return [logRoot, join(home, IMPORTED_DIR)];
+}
+
 /** Open the home's history and bring it up to its logs (the CLI's way in). */
-export function openCaughtUp(home: string, logRoots: readonly string[] = [join(home, 'logs')]): { db: Db; indexed: StepResult } {
+export function openCaughtUp(home: string, logRoots: readonly string[] = historyRoots(home)): { db: Db; indexed: StepResult } {
   const db = openHistory(historyFile(home));
   const indexed = new Indexer(db, logRoots).catchUp();
   return { db, indexed };
 }
 
 /** Delete the database and index every log again. */
-export function reindex(home: string, logRoots: readonly string[] = [join(home, 'logs')]): { db: Db; indexed: StepResult } {
+export function reindex(home: string, logRoots: readonly string[] = historyRoots(home)): { db: Db; indexed: StepResult } {
   const file = historyFile(home);
   for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) rmSync(f);
   return openCaughtUp(home, logRoots);

@@ -3,6 +3,7 @@
 // and ids left out: what the capture ceiling kept out of the log cannot be
 // found), its session state and its token usage.
 import { PROJECT_ATTR } from '../capture/project.ts';
+import { IMPORTED_ATTR } from '../usage/imported.ts';
 import { forControlOnly } from '../relay/subscription.ts';
 
 export interface UsageRow {
@@ -24,7 +25,8 @@ export interface IndexedEvent {
   time: string;
   subject?: string;
   project?: string;
-  state: 'active' | 'waiting';
+  /** `imported`: an event `hookmap history import` made from the agent's own files (engine/history/import.ts). */
+  state: 'active' | 'waiting' | 'imported';
   text: string;
   usage?: UsageRow;
   line: string;
@@ -84,7 +86,7 @@ export function indexedEvent(line: string, agentOfFolder: string): IndexedEvent 
     time: ev.time,
     subject: str(ev.subject),
     project: str(ev[PROJECT_ATTR]),
-    state: ev.type === 'attention.requested' ? 'waiting' : 'active',
+    state: ev[IMPORTED_ATTR] === true ? 'imported' : ev.type === 'attention.requested' ? 'waiting' : 'active',
     text: text.join('\n').slice(0, MAX_TEXT),
     usage: usageOf(ev.type, data),
     line,

@@ -10,6 +10,8 @@ import { ensureParent } from '../io/paths.ts';
 import type { IndexedEvent } from './rows.ts';
 
 export const HISTORY_FILE = 'history.db';
+/** The folder of imported sessions' logs in the home (`hookmap history import`; one folder per agent, as `logs/`). */
+export const IMPORTED_DIR = 'imported';
 const SCHEMA_VERSION = 1;
 
 export type Db = Database.Database;

@@ -1,14 +1,13 @@
 // What `hookmap sessions | search | usage | history` share: the home's
 // history database, brought up to the logs first (so it answers whether or
 // not `up` runs), and the table printing.
-import { join } from 'node:path';
 import { ArgError } from '../args.ts';
 import type { RuntimeConfig } from '../../config/schema.ts';
-import { openCaughtUp } from '../../history/history.ts';
+import { historyRoots, openCaughtUp } from '../../history/history.ts';
 import type { Db } from '../../history/store.ts';
 
 export function openHomeHistory(config: RuntimeConfig, logDir?: string): Db {
-  return openCaughtUp(config.home, [logDir ?? join(config.home, 'logs')]).db;
+  return openCaughtUp(config.home, historyRoots(config.home, logDir)).db;
 }
 
 export function usageError(cmd: string, e: unknown): number {

@@ -1,22 +1,28 @@
 // `hookmap history reindex [--json]`: delete the history database and index
 // every JSONL log again (the logs are the durable record); `history status`:
-// what it holds.
-import { ArgError, parseArgs } from '../args.ts';
+// what it holds; `history import`: the sessions from before hookmap
+// (history-import.ts).
+import { ArgError, intFlag, parseArgs } from '../args.ts';
 import type { RuntimeConfig } from '../../config/schema.ts';
 import { resolveConfig } from '../config.ts';
 import { historyFile, reindex } from '../../history/history.ts';
 import { openHomeHistory, usageError } from './history-common.ts';
 
-const SPEC = { json: { type: 'boolean' } } as const;
+const SPEC = { json: { type: 'boolean' }, 'max-seconds': { type: 'string' } } as const;
 
 export async function run(argv: string[], config: RuntimeConfig = resolveConfig(process.env)): Promise<number> {
   let flags, positionals;
+  let maxSeconds: number | undefined;
   try {
     ({ flags, positionals } = parseArgs(argv, SPEC));
-    if (positionals.length !== 1 || !['reindex', 'status'].includes(positionals[0])) throw new ArgError('hookmap history reindex | status');
+    if (positionals[0] === 'import') maxSeconds = intFlag(flags['max-seconds'], 'max-seconds', 600);
+    else if (positionals.length !== 1 || !['reindex', 'status'].includes(positionals[0]))
+      throw new ArgError('hookmap history reindex | status | import [agent...]');
+    else if (flags['max-seconds'] !== undefined) throw new ArgError('--max-seconds is for history import');
   } catch (e) {
     return usageError('history', e);
   }
+  if (maxSeconds !== undefined) return (await import('./history-import.ts')).runImport(positionals.slice(1), { json: flags.json === true, maxSeconds }, config);
   const started = Date.now();
   const { db, indexed } = positionals[0] === 'reindex' ? reindex(config.home) : { db: openHomeHistory(config), indexed: undefined };
   try {
