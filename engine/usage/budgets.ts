@@ -55,6 +55,35 @@ export interface BudgetGate {
   verdict(agent: string, session: string): BudgetVerdict | undefined;
 }
 
+/** What one scope spent in a budget's current window (`hookmap budgets --json`). */
+export interface SpendView {
+  name: string;
+  spent: number;
+  share: number;
+  state: 'under' | 'warned' | 'reached';
+  next: string;
+  unpriced: number;
+}
+
+export interface BudgetView {
+  id: string;
+  scope: Budget['scope'];
+  only?: string;
+  window?: Budget['window'];
+  /** The window now: YYYY-MM-DD or YYYY-MM (UTC). */
+  current?: string;
+  unit: Budget['unit'];
+  cap: number;
+  warn_at: number;
+  at_cap: Budget['atCap'];
+  /** The most spent first, at most VIEW_MAX of `scopes`. */
+  spends: SpendView[];
+  scopes: number;
+}
+
+/** The scopes listed per budget (the most spent first). */
+export const VIEW_MAX = 200;
+
 export interface BudgetBookOptions {
   prices?: PriceBook;
   now?: () => number;
@@ -66,7 +95,9 @@ export interface BudgetBookOptions {
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
-const windowOf = (b: Budget, ms: number): string => (b.window ? new Date(ms).toISOString().slice(0, b.window === 'day' ? 10 : 7) : '');
+/** The window a budget counts a moment in: its UTC day or month of an ISO time, '' for a session's (no window). */
+const windowOf = (b: Budget, iso: string): string => (b.window ? iso.slice(0, b.window === 'day' ? 10 : 7) : '');
+const isoOf = (ms: number) => new Date(ms).toISOString();
 const touch = <K, V>(m: Map<K, V>, k: K, v: V, max: number) => {
   m.delete(k);
   m.set(k, v);
@@ -137,11 +168,12 @@ export class BudgetBook implements BudgetGate {
     const tokens = u.input + u.output;
     const usd = u.cost ?? this.o.prices?.cost(u.model, u)?.total;
     const agent = str(ev.agent);
+    const [at, today] = [isoOf(time), isoOf(this.now())];
     const live = time >= this.started - REPLAYED_MS && (this.o.mine?.(ev) ?? true);
     for (const b of this.budgets) {
       const name = this.nameFor(b, agent, session);
       if (name === undefined) continue;
-      const window = windowOf(b, time);
+      const window = windowOf(b, at);
       const k = this.key(b, name, window);
       const s = this.spend.get(k) ?? { usd: 0, tokens: 0, unpriced: 0, warned: false, reached: false };
       s.tokens += tokens;
@@ -149,7 +181,7 @@ export class BudgetBook implements BudgetGate {
       else s.usd += usd;
       touch(this.spend, k, s, BUDGET_LIMITS.keys);
       const share = (b.unit === 'usd' ? s.usd : s.tokens) / b.cap;
-      const current = window === windowOf(b, this.now());
+      const current = window === windowOf(b, today);
       if (share >= b.warnAt && !s.warned) this.crossed(b, name, window, s, 'warned', live && current && share < 1);
       if (share >= 1 && !s.reached) this.crossed(b, name, window, s, 'reached', live && current);
     }
@@ -190,7 +222,7 @@ export class BudgetBook implements BudgetGate {
   /** The first blocking budget at its cap for a firing of `agent` in `session` now, if any: map lookups only. */
   verdict(agent: string, session: string): BudgetVerdict | undefined {
     if (!this.blocking.length) return undefined;
-    const now = this.now();
+    const now = isoOf(this.now());
     for (const b of this.blocking) {
       const name = this.nameFor(b, agent, session);
       if (name === undefined) continue;
@@ -209,11 +241,11 @@ export class BudgetBook implements BudgetGate {
   }
 
   /** Each budget with the spend of every scope it counts in the current window (`hookmap budgets`, GET /budgets). */
-  view(): Record<string, unknown>[] {
-    const now = this.now();
+  view(): BudgetView[] {
+    const now = isoOf(this.now());
     return this.budgets.map((b) => {
       const window = windowOf(b, now);
-      const spends: Record<string, unknown>[] = [];
+      const spends: SpendView[] = [];
       const prefix = `${b.id}\u0000`;
       for (const [k, s] of this.spend) {
         if (!k.startsWith(prefix) || !k.endsWith(`\u0000${window}`)) continue;
@@ -221,10 +253,12 @@ export class BudgetBook implements BudgetGate {
         const spent = b.unit === 'usd' ? s.usd : s.tokens;
         const state = spent >= b.cap ? 'reached' : spent >= b.cap * b.warnAt ? 'warned' : 'under';
         const next = state !== 'reached' ? 'allowed' : b.atCap === 'block' ? 'the next tool call is refused' : 'allowed (notify)';
-        spends.push({ ...this.record(b, name, window, spent), share: Math.round((spent / b.cap) * 1000) / 1000, state, next, unpriced: s.unpriced });
+        const share = Math.round((spent / b.cap) * 1000) / 1000;
+        spends.push({ name, spent: this.record(b, name, window, spent).spent as number, share, state, next, unpriced: s.unpriced });
       }
-      spends.sort((x, y) => (y.share as number) - (x.share as number));
+      spends.sort((x, y) => y.share - x.share);
       return {
+        scopes: spends.length,
         id: b.id,
         scope: b.scope,
         ...(b.only ? { only: b.only } : {}),
@@ -233,7 +267,7 @@ export class BudgetBook implements BudgetGate {
         cap: b.cap,
         warn_at: b.warnAt,
         at_cap: b.atCap,
-        spends,
+        spends: spends.slice(0, VIEW_MAX),
       };
     });
   }

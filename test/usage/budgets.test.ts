@@ -185,3 +185,23 @@ describe('a day budget', () => {
     shift = 0;
   }, 30_000);
 });
+
+describe('hookmap budgets', () => {
+  it('prints each cap, each scope’s spend and what happens next; GET /budgets needs a read credential', async () => {
+    const lines: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((c: any) => (lines.push(String(c)), true));
+    try {
+      expect(await budgetsCmd(['--url', s.url, '--token-file', join(s.home, 'token')])).toBe(0);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    const text = lines.join('');
+    expect(text).toMatch(/^project-day: 40,000 tokens project per day \(\d{4}-\d\d-\d\d UTC\); warns at 80%, at the cap: block$/m);
+    expect(text).toMatch(/^ {2}shop-api +40,110 tokens +100% {2}reached: the next tool call is refused$/m);
+    expect(text).toMatch(/^session-cap: \$0\.05 session; warns at 80%, at the cap: block$/m);
+    expect(text).toMatch(/^ {2}b1 +\$0\.0544 +109% {2}reached: the next tool call is refused$/m);
+    expect((await fetch(`${s.url}/budgets`)).status).toBe(401);
+    expect((await fetch(`${s.url}/budgets`, { headers: { authorization: 'Bearer not-the-token' } })).status).toBe(401);
+    expect(await budgetsCmd(['--url', s.url, '--token', 'not-the-token'])).toBe(1);
+  });
+});
