@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Authorizer } from '../auth/authorizer.ts';
 import { can } from '../auth/principal.ts';
-import type { OperatorLog } from '../daemon/operator-log.ts';
+import { OPERATOR_AGENT, type OperatorLog } from '../daemon/operator-log.ts';
 import { sourceHost } from '../map/envelope.ts';
 import type { Relay } from '../relay/index.ts';
 import type { Budget } from '../usage/budget-schema.ts';
@@ -34,6 +34,7 @@ export function startBudgets(p: UpParts, o: BudgetSettings, operator: () => Oper
     ? new BudgetBook(o.budgets, {
         prices: p.prices,
         now: o.budgetClock,
+        announcer: OPERATOR_AGENT,
         mine: (ev) => typeof ev.source === 'string' && ev.source.startsWith(own),
         announce: (type, data) => {
           const op = operator();

@@ -89,6 +89,8 @@ export interface BudgetBookOptions {
   now?: () => number;
   /** Whether this machine announces the crossings an event causes (its own daemons' events: one announcement per fleet). */
   mine?: (ev: StreamEvent) => boolean;
+  /** The agent whose warnings and reached caps count as said (hookmap's own emitter): another's are ignored. */
+  announcer?: string;
   /** Publish a warning or a reached cap (hookmap's own session on the stream). */
   announce?: (type: string, data: Record<string, unknown>) => void;
   say?: (line: string) => void;
@@ -156,7 +158,7 @@ export class BudgetBook implements BudgetGate {
     touch(this.seen, id, true, BUDGET_LIMITS.seen);
     const data = ev.data && typeof ev.data === 'object' && !Array.isArray(ev.data) ? (ev.data as Record<string, unknown>) : {};
     const session = str(ev.session);
-    if (ANNOUNCED.has(type)) return this.noteAnnounced(type, data);
+    if (ANNOUNCED.has(type)) return void (ev.agent === (this.o.announcer ?? 'hookmap') && this.noteAnnounced(type, data));
     if (session && opens(type) === 'session') {
       touch(this.sessions, session, { agent: str(ev.agent), project: str(ev[PROJECT_ATTR]) }, BUDGET_LIMITS.sessions);
       return;

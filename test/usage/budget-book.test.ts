@@ -111,6 +111,7 @@ describe('the budget book', () => {
     const { b, said } = book([{ id: 'all', scope: 'all', tokens: 100, at_cap: 'notify' }], { mine });
     b.add(used({ input: 85, source: 'aep://there/agent/a1' }));
     expect(said).toEqual([]); // there warns
+    b.add(ev({ type: BUDGET_REACHED, agent: 'a1', data: { budget: 'all', name: '*', window: '2026-12-02' } })); // not hookmap's: ignored
     b.add(ev({ type: BUDGET_WARNED, agent: 'hookmap', data: { budget: 'all', name: '*', window: '2026-12-02' } }));
     b.add(used({ input: 10 }));
     expect(said).toEqual([]); // warned already, by there
