@@ -118,7 +118,13 @@ export class Daemon {
       say,
     });
     this.core.blockingRule = (hook) => blockRuleFor(opts.policy?.(), d.vendor, hook)?.id;
-    if (d.transcript) this.usage = new UsageWatch(this.core, d.transcript, this.logDir, { home: opts.userHome, prices: opts.prices, onRead: opts.onUsageRead });
+    if (d.transcript)
+      this.usage = new UsageWatch(this.core, d.transcript, this.logDir, {
+        home: opts.userHome,
+        prices: opts.prices,
+        onRead: opts.onUsageRead,
+        atToolCalls: opts.budgets !== undefined,
+      });
     this.holds.start();
   }
 

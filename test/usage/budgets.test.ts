@@ -205,3 +205,20 @@ describe('hookmap budgets', () => {
     expect(await budgetsCmd(['--url', s.url, '--token', 'not-the-token'])).toBe(1);
   });
 });
+
+describe('within a turn', () => {
+  it('with budgets in force the transcript is read after each tool call too: the call after the one that crossed the cap is refused', async () => {
+    const at = { cwd: '/work/other' }; // another project: shop-api's day budget is spent
+    await hook('b5', 'SessionStart', { source: 'startup', ...at });
+    await hook('b5', 'UserPromptSubmit', { prompt: 'go', ...at });
+    expect(await pre('b5', 'u1')).toBe('');
+    respond('b5', 'msg_b5_1', 20000, 0); // $0.06, in the middle of the turn
+    const before = usages('b5');
+    await hook('b5', 'PostToolUse', { tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_use_id: 'u1', tool_response: { stdout: '' }, ...at });
+    await until('the usage read after the tool call', () => usages('b5') > before);
+    await w.seen((e) => e.type === 'x.hookmap.budget.reached' && e.data?.budget === 'session-cap' && e.data?.name === 'b5', 'b5 at its cap');
+    const denied = JSON.parse(await pre('b5', 'u2'));
+    expect(denied.hookSpecificOutput.permissionDecisionReason).toMatch(/^hookmap budget session-cap: session b5 has spent \$0\.06 of \$0\.05\./);
+    expect(w.stream.some((e) => e.type === 'run.finished' && e.session === 'b5')).toBe(false); // no Stop: the same turn
+  }, 30_000);
+});
