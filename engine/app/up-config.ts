@@ -20,6 +20,7 @@ import { pathString } from '../descriptor/errors.ts';
 import { checkUpConfigText, formatFinding, type ConfigFinding } from './up-check.ts';
 import type { InstanceDoc, UpConfigDoc } from './up-schema.ts';
 import type { LaunchConfig } from '../launch/launcher.ts';
+import { budgetsOf, type Budget } from '../usage/budget-schema.ts';
 
 export { ConfigError };
 
@@ -56,6 +57,8 @@ export interface UpConfig {
   channels?: ChannelsConfig;
   /** `hookmap run`: the extra allowed project folders, the wall time, the cap (engine/launch). */
   launch?: LaunchConfig;
+  /** Spending caps (engine/usage/budgets.ts, docs/usage.md). */
+  budgets?: Budget[];
 }
 
 export { PROJECT_LABEL_MODES, UP_CAPTURE } from './up-options.ts';
@@ -120,6 +123,7 @@ function upConfigOf(doc: UpConfigDoc, base: string, env: Env, block: Block): UpC
       maxRuns: doc.launch.max_runs,
       tmux: doc.launch.tmux,
     },
+    budgets: doc.budgets && budgetsOf(doc.budgets),
     backplane: doc.backplane === undefined ? undefined : block(['backplane'], () => backplaneFromDoc(doc.backplane, 'backplane', base, env)),
   };
 }

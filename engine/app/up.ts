@@ -45,6 +45,7 @@ import { warmValidators } from '../aep/schemas.ts';
 import { compilePending } from '../expr/compile.ts';
 import { addDaemonHealth, auditTo, authFor, daemonLines, recordRunning, startBridges, summaryHead, warmAfterLinks } from './up-parts.ts';
 import { announcePolicy } from './up-policy.ts';
+import { startBudgets } from './up-budgets.ts';
 import { tightenHomeSoon } from '../io/home-modes.ts';
 import { channelSecretFiles } from '../channels/config.ts';
 import { DEFAULT_PORT as DEFAULT_UP_PORT } from '../config/defaults.ts';
@@ -85,6 +86,7 @@ export interface UpOptions extends UpConfig {
   serverLimits?: Partial<ServerLimits>; // sockets and timeouts of the one listener (engine/auth/server-limits.ts)
   pushSent?: PushServiceOptions['sent']; // observes each Web Push send (tests, bench)
   launchEnv?: Readonly<Record<string, string | undefined>>; // the environment `hookmap run`'s agents start with (the CLI's)
+  budgetClock?: () => number; // the clock budget windows are read with (default Date.now; tests cross a day)
 }
 
 export interface Up {
@@ -92,14 +94,10 @@ export interface Up {
   port: number;
   daemons: Map<string, Daemon>;
   bridges: BridgeHandle[];
-  /** Web Push and the chat channels (undefined with --no-auth). */
-  away?: Away;
-  /** Answers can be routed (false: --no-auth, watch-only). */
-  control: boolean;
-  /** The OTLP receiver's counts and backlog. */
-  otlp: OtlpReceiver;
-  /** Settles once the start's background work is done (links up, validators warmed, expressions compiled). */
-  warmed: Promise<void>;
+  /** Web Push and the chat channels (undefined with --no-auth). */ away?: Away;
+  /** Answers can be routed (false: --no-auth, watch-only). */ control: boolean;
+  /** The OTLP receiver's counts and backlog. */ otlp: OtlpReceiver;
+  /** Settles once the start's background work is done (links up, validators warmed, expressions compiled). */ warmed: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -169,6 +167,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     },
   });
   const prices = pricesOf(home, tagged('usage'));
+  const budgets = startBudgets({ app, relay, auth, prices }, o, () => op.log, tagged('budget'));
   const opened = await openDaemons(entries, daemons, {
     base: (e, vendor) => ({
       host: o.hostId,
@@ -182,6 +181,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
       prices,
       policy: policy ? () => policy.current : undefined,
       rules,
+      budgets,
       say: tagged(vendor),
     }),
     logDir: (vendor) => (o.logDir ? join(o.logDir, vendor) : agentLogDir(home, vendor)),

@@ -13,6 +13,7 @@ export const COMMAND_MODULES: Readonly<Record<string, () => Promise<CommandModul
   answer: () => import('./commands/answer.ts'),
   autostart: () => import('./commands/autostart.ts'),
   bridge: () => import('./commands/bridge.ts'),
+  budgets: () => import('./commands/budgets.ts'),
   cancel: () => import('./commands/cancel.ts'),
   capabilities: () => import('./commands/capabilities.ts'),
   channels: () => import('./commands/channels.ts'),

@@ -184,6 +184,20 @@ Exit: 0 found, 1 nothing found, 2 usage.`,
   a model neither prices has cost_usd null, never a guess (docs/usage.md).`,
   },
   {
+    name: 'budgets',
+    group: 'daily',
+    module: 'budgets',
+    synopsis: 'budgets [--json] [--url U] [--token T | --token-file F]',
+    summary: "the running up's spending caps: each scope's spend in its window and what happens next",
+    help: `  Each budget of the up config (budgets:): its cap in USD or tokens, its scope and window (UTC day or
+  month), the warning share, what happens at the cap (block, notify); under it, every session, project or
+  agent it counted in the current window: the spend, the share, and whether the next tool call is refused.
+  --json                 {budgets: [{id, scope, only, window, current, unit, cap, warn_at, at_cap,
+                         spends: [{name, spent, share, state, next, unpriced}]}], prices}
+  --url U --token T      the running up (default $HOOKMAP_URL; --token-file F, else $HOOKMAP_HOME/token)
+Spend is read from the usage on the stream (docs/usage.md, Budgets). Exit: 0 listed, 1 no up answered, 2 usage.`,
+  },
+  {
     name: 'doctor',
     group: 'daily',
     module: 'doctor',

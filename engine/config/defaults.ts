@@ -14,7 +14,7 @@ export const DEFAULT_ATTENTION_TIMEOUT_MS = 55_000;
 /** A held request unanswered this long is pushed (at once when no inbox tab is visible). */
 export const DEFAULT_PUSH_DELAY_MS = 10_000;
 /** The moments pushed unless push.kinds says otherwise (turn_finished is opt-in). */
-export const DEFAULT_PUSH_KINDS = ['permission', 'question', 'run_failed', 'idle', 'session_error'] as const;
+export const DEFAULT_PUSH_KINDS = ['permission', 'question', 'run_failed', 'idle', 'session_error', 'budget'] as const;
 /** The Telegram Bot API a channel talks to unless `api_root` names a self-hosted one. */
 export const DEFAULT_TELEGRAM_API_ROOT = 'https://api.telegram.org';
 /** The JetStream stream and subject prefix of a NATS backplane. */

@@ -36,6 +36,7 @@ import { SessionLog } from './session-log.ts';
 import type { SurfaceWriter } from './surface-writers.ts';
 import type { CarrierReply } from './next-turn.ts';
 import { UsageWatch } from './usage-watch.ts';
+import { opens } from '../kernel/lifecycle.ts';
 
 export type { HookReply, PendingHold } from './holds.ts';
 export type { Timers } from './core.ts';
@@ -106,9 +107,24 @@ export class Daemon {
     this.commands = new CommandProtocol(this.core, this.holds, this.accepts);
     this.calls = new ModelCalls(this.core, this.holds, this.commands);
     if (opts.onEvent) this.core.onLogged(opts.onEvent);
-    this.decider = makeDecider({ vendor: d.vendor, queue: this.commands.queue, policy: opts.policy ?? (() => undefined), now, say });
+    const budgetCancels = ![...d.hooks.values()].some((h) => h.decide.has('block') && h.emit.some((e) => opens(e.type) === 'tool'));
+    this.decider = makeDecider({
+      vendor: d.vendor,
+      queue: this.commands.queue,
+      policy: opts.policy ?? (() => undefined),
+      budgets: opts.budgets,
+      budgetCancels,
+      now,
+      say,
+    });
     this.core.blockingRule = (hook) => blockRuleFor(opts.policy?.(), d.vendor, hook)?.id;
-    if (d.transcript) this.usage = new UsageWatch(this.core, d.transcript, this.logDir, { home: opts.userHome, prices: opts.prices, onRead: opts.onUsageRead });
+    if (d.transcript)
+      this.usage = new UsageWatch(this.core, d.transcript, this.logDir, {
+        home: opts.userHome,
+        prices: opts.prices,
+        onRead: opts.onUsageRead,
+        atToolCalls: opts.budgets !== undefined,
+      });
     this.holds.start();
   }
 

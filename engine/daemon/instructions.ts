@@ -12,6 +12,9 @@ import type { CompiledCommand, CompiledHook, Verb } from '../descriptor/types.ts
 import { evaluate } from '../expr/compile.ts';
 import type { Authored, Decider, Decision, FiringView } from '../map/decide.ts';
 import type { Policy, PolicyRule } from '../policy/policy.ts';
+import type { BudgetGate } from '../usage/budgets.ts';
+import { BUDGET_BLOCKED } from '../usage/budgets.ts';
+import { opens } from '../kernel/lifecycle.ts';
 
 /** One accepted command waiting for a hook reply that can carry it. */
 export interface Queued {
@@ -72,6 +75,10 @@ export interface DeciderOptions {
   queue: InstructionQueue;
   /** The policy in force now (it may be swapped while the daemon runs). */
   policy: () => Policy | undefined;
+  /** Spending caps (engine/usage/budgets.ts): one at its cap refuses the next tool call (a cancel where the hook cannot block). */
+  budgets?: BudgetGate;
+  /** No hook of the agent can refuse a tool call: a budget at its cap cancels the run instead. */
+  budgetCancels?: boolean;
   now: () => number;
   /** A rule whose `when` or `reason` failed on an event: reported, never fatal. */
   say?: (line: string) => void;
@@ -117,6 +124,7 @@ export function makeDecider(o: DeciderOptions): Decider {
         consumed.push(q);
       }
     }
+    if (!decision) decision = budgetDecision(o, view, authored);
     if (!decision) decision = await policyDecision(o, view, fired, authored);
     if (!decision && view.verbs.has('context')) {
       const instructions = items.filter((x) => x.spec.deliver === 'context');
@@ -151,6 +159,26 @@ export function makeDecider(o: DeciderOptions): Decider {
     };
     return decision;
   };
+}
+
+/** A budget at its cap: a firing that asks for a tool call is refused (block), else a run it can stop is cancelled. */
+function budgetDecision(o: DeciderOptions, view: FiringView, authored: Authored[]): Decision | undefined {
+  if (!o.budgets) return undefined;
+  const tool = view.events.find((e) => opens(e.type) === 'tool');
+  const verb =
+    tool && view.verbs.has('block')
+      ? 'block'
+      : o.budgetCancels && view.verbs.has('cancel') && view.runBefore !== undefined && !view.closesRun
+        ? 'cancel'
+        : undefined;
+  if (!verb) return undefined;
+  const v = o.budgets.verdict(view.agent, view.session);
+  if (!v) return undefined;
+  const cause = (tool ?? view.events[0])?.id;
+  const gates = Object.fromEntries(Object.keys(v.data).map((k) => [k, METADATA]));
+  authored.push({ type: BUDGET_BLOCKED, cause, data: { ...v.data, verb, hook: view.hook }, gates: { ...gates, verb: METADATA, hook: METADATA } });
+  if (verb === 'cancel') authored.push({ type: 'run.cancelled', cause, data: { by: 'policy', reason: v.reason }, closesRun: true });
+  return { verb, reason: v.reason, authored };
 }
 
 /**

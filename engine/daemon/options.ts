@@ -9,6 +9,7 @@ import type { AepEvent } from '../map/envelope.ts';
 import { MapError } from '../map/mapper.ts';
 import { MAX_PAYLOAD_DEPTH, nestsDeeperThan, wellFormedDeep } from '../io/well-formed.ts';
 import type { Policy } from '../policy/policy.ts';
+import type { BudgetGate } from '../usage/budgets.ts';
 import type { PriceBook } from '../usage/prices.ts';
 import type { AnswerRules } from './rule-answer.ts';
 import type { Timers } from './core.ts';
@@ -44,6 +45,8 @@ export interface DaemonOptions {
   rules?: AnswerRules;
   /** The operator's policy in force (hookmap up --policy; swappable while running). */
   policy?: () => Policy | undefined;
+  /** Spending caps at their limit refuse the next tool call (engine/usage/budgets.ts; `up` reads them off the stream). */
+  budgets?: BudgetGate;
   /** Every type's ceiling at least this (`hookmap up --capture`). */
   capture?: CaptureLevel;
   /** The project label session.started carries (engine/capture/project.ts). */

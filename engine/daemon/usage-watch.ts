@@ -16,6 +16,7 @@ import { ReadState } from '../usage/read-state.ts';
 import { Tally, tokensOf, USAGE_GATES, USAGE_TYPE, usageData } from '../usage/tally.ts';
 import { readAppended, resolveTranscript, TranscriptRefused } from '../usage/transcript-file.ts';
 import type { DaemonCore } from './core.ts';
+import { closes } from '../kernel/lifecycle.ts';
 
 /** A read stops taking new lines after this long; the rest waits for the next read. */
 export const READ_BUDGET_MS = 2_000;
@@ -24,6 +25,8 @@ export interface UsageWatchOptions {
   /** The user's home (`~/` in transcript folders, `$home`). */
   home?: string;
   prices?: PriceBook;
+  /** Also read after each firing that ends a tool call (budgets in force: spend known within a turn, not only at its end). */
+  atToolCalls?: boolean;
   /** Called when a read is done (tests, bench). */
   onRead?: (r: { session: string; events: number; refused?: string }) => void;
 }
@@ -48,7 +51,8 @@ export class UsageWatch {
 
   /** A firing was answered: read its transcript later when its hook is one the descriptor names. */
   after(hook: string | undefined, payload: unknown, session: string | undefined, events: readonly AepEvent[]): void {
-    if (!hook || !session || !this.t.readOn.has(hook) || this.core.closed) return;
+    if (!hook || !session || this.core.closed) return;
+    if (!this.t.readOn.has(hook) && !(this.o.atToolCalls && events.some((e) => closes(e.type) === 'tool'))) return;
     const run = [...events].reverse().find((e) => typeof e.run === 'string')?.run;
     this.pending++;
     this.chain = this.chain

@@ -45,7 +45,8 @@ function strings(v: unknown, out: string[], key = ''): void {
 
 const int = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0);
 
-function usageOf(type: string, data: Record<string, unknown>): UsageRow | undefined {
+/** The tokens an event says were spent (a snapshot of the context is not), with its model and its USD cost when it carries one. */
+export function usageOf(type: string, data: Record<string, unknown>): UsageRow | undefined {
   if (NOT_SPENT.has(type)) return undefined;
   if (data['gen_ai.usage.input_tokens'] === undefined && data['gen_ai.usage.output_tokens'] === undefined) return undefined;
   const cost = data.cost as { currency?: string; total?: number } | undefined;

@@ -15,6 +15,10 @@ import type { Presence } from './presence.ts';
 import type { Door } from './door.ts';
 import { ATTENTION_FOLLOWERS, isAttentionTerminal, isSessionTerminal, opens, RUN_TERMINALS, runEnd, SESSION_TERMINALS, UNITS } from '../kernel/lifecycle.ts';
 import { answerOf, requestFate, StoryFold } from '../kernel/fold/index.ts';
+import { BUDGET_REACHED, BUDGET_WARNED } from '../usage/budgets.ts';
+
+/** A budget's warning and its cap reached: alerts of their own kind. */
+const BUDGET_ALERTS = [BUDGET_WARNED, BUDGET_REACHED];
 
 export interface Moment {
   id: string;
@@ -66,7 +70,7 @@ export interface MomentSink {
 }
 
 /** What moments read: requests and what follows them (the kernel's lifecycle), run and session ends, status. */
-const TYPES = [...UNITS.attention.opens, ...ATTENTION_FOLLOWERS, ...RUN_TERMINALS, ...SESSION_TERMINALS, 'progress.status'];
+const TYPES = [...UNITS.attention.opens, ...ATTENTION_FOLLOWERS, ...RUN_TERMINALS, ...SESSION_TERMINALS, 'progress.status', ...BUDGET_ALERTS];
 const DEFAULT_WINDOW_MS = 55_000;
 const WORDS: Record<AlertKind, string> = {
   permission: 'is waiting for you',
@@ -75,6 +79,7 @@ const WORDS: Record<AlertKind, string> = {
   idle: 'is waiting for your input',
   session_error: 'the session ended on an error',
   turn_finished: 'finished its turn',
+  budget: 'a budget',
 };
 
 /** A form a chat can answer with one button per choice: one single-select field, at most 8 choices, labels real (never placeholders). */
@@ -98,6 +103,7 @@ export function alertKind(ev: AepEvent): AlertKind | undefined {
   if (end === 'finished') return 'turn_finished';
   if (isSessionTerminal(ev.type)) return d.reason === 'error' ? 'session_error' : undefined;
   if (ev.type === 'progress.status' && (ev.subject === 'idle_prompt' || d.status === 'idle')) return 'idle';
+  if (BUDGET_ALERTS.includes(ev.type)) return 'budget';
   return undefined;
 }
 
@@ -249,7 +255,9 @@ export class Moments {
     const agent = String(ev.agent ?? '');
     const w = escalate(this.o.config, kind, agent, { now: new Date(this.now()), inboxVisible: this.o.presence.visible });
     if (!w.push) return;
-    const a: Alert = { kind, agent, session: ev.session, title: `${agent}: ${WORDS[kind]}` };
+    // a budget's own words (engine/usage/budgets.ts: labels and amounts, metadata): "project shop-api has spent $10.02 of $10.00 today ..."
+    const said = kind === 'budget' ? String((ev.data as Record<string, unknown> | undefined)?.text ?? '').slice(0, 300) : '';
+    const a: Alert = { kind, agent, session: ev.session, title: said || `${agent}: ${WORDS[kind]}` };
     if (w.afterMs === 0) this.each((sink) => sink.alert(a));
     else setTimeout(() => this.each((sink) => sink.alert(a)), w.afterMs).unref?.();
   }

@@ -1,0 +1,276 @@
+// Budgets (docs/usage.md "Budgets"): spend per budget and scope, derived from
+// the stream alone (the usage each event says was spent: engine/history/rows.ts
+// usageOf; priced with its own cost, else the price book), so every machine
+// of a fleet that reads the same stream holds the same spend. The hook path
+// asks verdict(): map lookups, no I/O. A share of a cap crossed (the warning,
+// the cap) is announced once per budget, scope and window, by the machine
+// whose event crossed it, as x.hookmap.budget.warned / .reached; a refused
+// tool call is x.hookmap.budget.blocked in the agent's own session.
+import { PROJECT_ATTR } from '../capture/project.ts';
+import { usageOf } from '../history/rows.ts';
+import { lineOf } from '../kernel/fold/index.ts';
+import { opens } from '../kernel/lifecycle.ts';
+import type { Budget } from './budget-schema.ts';
+import type { PriceBook } from './prices.ts';
+
+export const BUDGET_WARNED = 'x.hookmap.budget.warned';
+export const BUDGET_REACHED = 'x.hookmap.budget.reached';
+export const BUDGET_BLOCKED = 'x.hookmap.budget.blocked';
+const ANNOUNCED = new Set([BUDGET_WARNED, BUDGET_REACHED]);
+/** Budget, scope and window keys held (the least recently spent go first), sessions remembered, event ids deduplicated. */
+export const BUDGET_LIMITS = { keys: 100_000, sessions: 50_000, seen: 100_000 } as const;
+/** An event more than this older than the book is read back (a restart, the replay buffer): counted, never announced again. */
+const REPLAYED_MS = 5_000;
+
+export interface StreamEvent {
+  id?: unknown;
+  type?: unknown;
+  time?: unknown;
+  agent?: unknown;
+  session?: unknown;
+  source?: unknown;
+  data?: unknown;
+  [k: string]: unknown;
+}
+
+interface Spend {
+  usd: number;
+  tokens: number;
+  /** Usage events with no known price (counted in tokens, not in USD). */
+  unpriced: number;
+  warned: boolean;
+  reached: boolean;
+}
+
+/** What a budget at its cap says of a firing, for the hook's reply and its record on the stream. */
+export interface BudgetVerdict {
+  budget: Budget;
+  reason: string;
+  /** The x.hookmap.budget.blocked payload (every field metadata). */
+  data: Record<string, unknown>;
+}
+
+/** What a daemon asks at a hook (engine/daemon/instructions.ts). */
+export interface BudgetGate {
+  verdict(agent: string, session: string): BudgetVerdict | undefined;
+}
+
+/** What one scope spent in a budget's current window (`hookmap budgets --json`). */
+export interface SpendView {
+  name: string;
+  spent: number;
+  share: number;
+  state: 'under' | 'warned' | 'reached';
+  next: string;
+  unpriced: number;
+}
+
+export interface BudgetView {
+  id: string;
+  scope: Budget['scope'];
+  only?: string;
+  window?: Budget['window'];
+  /** The window now: YYYY-MM-DD or YYYY-MM (UTC). */
+  current?: string;
+  unit: Budget['unit'];
+  cap: number;
+  warn_at: number;
+  at_cap: Budget['atCap'];
+  /** The most spent first, at most VIEW_MAX of `scopes`. */
+  spends: SpendView[];
+  scopes: number;
+}
+
+/** The scopes listed per budget (the most spent first). */
+export const VIEW_MAX = 200;
+
+export interface BudgetBookOptions {
+  prices?: PriceBook;
+  now?: () => number;
+  /** Whether this machine announces the crossings an event causes (its own daemons' events: one announcement per fleet). */
+  mine?: (ev: StreamEvent) => boolean;
+  /** The agent whose warnings and reached caps count as said (hookmap's own emitter): another's are ignored. */
+  announcer?: string;
+  /** Publish a warning or a reached cap (hookmap's own session on the stream). */
+  announce?: (type: string, data: Record<string, unknown>) => void;
+  say?: (line: string) => void;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+/** The window a budget counts a moment in: its UTC day or month of an ISO time, '' for a session's (no window). */
+const windowOf = (b: Budget, iso: string): string => (b.window ? iso.slice(0, b.window === 'day' ? 10 : 7) : '');
+const isoOf = (ms: number) => new Date(ms).toISOString();
+const touch = <K, V>(m: Map<K, V>, k: K, v: V, max: number) => {
+  m.delete(k);
+  m.set(k, v);
+  while (m.size > max) m.delete(m.keys().next().value as K);
+};
+
+/** A cap or a spend as a person reads it. */
+export const amount = (unit: Budget['unit'], n: number): string =>
+  unit === 'usd' ? `$${n.toFixed(4).replace(/(\.\d\d\d*?)0+$/, '$1')}` : `${Math.round(n).toLocaleString('en-US')} tokens`;
+
+function label(b: Budget, name: string): string {
+  if (b.scope === 'session') return `session ${name}`;
+  if (b.scope === 'project') return `project ${name}`;
+  if (b.scope === 'agent') return name;
+  return 'all agents together';
+}
+
+const period = (b: Budget) => (b.window === 'day' ? ' today (UTC)' : b.window === 'month' ? ' this month (UTC)' : '');
+
+export class BudgetBook implements BudgetGate {
+  private readonly spend = new Map<string, Spend>();
+  /** session -> its agent and project label (from its session.started). */
+  private readonly sessions = new Map<string, { agent?: string; project?: string }>();
+  private readonly seen = new Map<string, true>();
+  private readonly now: () => number;
+  private readonly started: number;
+  private readonly blocking: Budget[];
+
+  constructor(
+    readonly budgets: readonly Budget[],
+    private readonly o: BudgetBookOptions = {},
+  ) {
+    this.now = o.now ?? Date.now;
+    this.started = this.now();
+    this.blocking = budgets.filter((b) => b.atCap === 'block');
+  }
+
+  /** The scope a budget counts an event of (agent, session) under, or undefined when the budget does not count it. */
+  private nameFor(b: Budget, agent: string | undefined, session: string | undefined): string | undefined {
+    if (b.scope === 'all') return '*';
+    if (b.scope === 'session') return session ? lineOf(session) : undefined;
+    const name = b.scope === 'agent' ? agent : session ? (this.sessions.get(session) ?? this.sessions.get(lineOf(session)))?.project : undefined;
+    if (!name || (b.only !== undefined && b.only !== name)) return undefined;
+    return name;
+  }
+
+  private key(b: Budget, name: string, window: string): string {
+    return `${b.id}\u0000${name}\u0000${window}`;
+  }
+
+  /** One event of the stream, in its order; bad input is skipped, never thrown. */
+  add(ev: StreamEvent): void {
+    const id = str(ev.id);
+    const type = str(ev.type);
+    if (!id || !type || this.seen.has(id)) return;
+    touch(this.seen, id, true, BUDGET_LIMITS.seen);
+    const data = ev.data && typeof ev.data === 'object' && !Array.isArray(ev.data) ? (ev.data as Record<string, unknown>) : {};
+    const session = str(ev.session);
+    if (ANNOUNCED.has(type)) return void (ev.agent === (this.o.announcer ?? 'hookmap') && this.noteAnnounced(type, data));
+    if (session && opens(type) === 'session') {
+      touch(this.sessions, session, { agent: str(ev.agent), project: str(ev[PROJECT_ATTR]) }, BUDGET_LIMITS.sessions);
+      return;
+    }
+    const u = usageOf(type, data);
+    if (!u || !this.budgets.length) return;
+    const time = Date.parse(String(ev.time ?? ''));
+    if (!Number.isFinite(time)) return;
+    const tokens = u.input + u.output;
+    const usd = u.cost ?? this.o.prices?.cost(u.model, u)?.total;
+    const agent = str(ev.agent);
+    const [at, today] = [isoOf(time), isoOf(this.now())];
+    const live = time >= this.started - REPLAYED_MS && (this.o.mine?.(ev) ?? true);
+    for (const b of this.budgets) {
+      const name = this.nameFor(b, agent, session);
+      if (name === undefined) continue;
+      const window = windowOf(b, at);
+      const k = this.key(b, name, window);
+      const s = this.spend.get(k) ?? { usd: 0, tokens: 0, unpriced: 0, warned: false, reached: false };
+      s.tokens += tokens;
+      if (usd === undefined || !Number.isFinite(usd) || usd < 0) s.unpriced++;
+      else s.usd += usd;
+      touch(this.spend, k, s, BUDGET_LIMITS.keys);
+      const share = (b.unit === 'usd' ? s.usd : s.tokens) / b.cap;
+      const current = window === windowOf(b, today);
+      if (share >= b.warnAt && !s.warned) this.crossed(b, name, window, s, 'warned', live && current && share < 1);
+      if (share >= 1 && !s.reached) this.crossed(b, name, window, s, 'reached', live && current);
+    }
+  }
+
+  private crossed(b: Budget, name: string, window: string, s: Spend, kind: 'warned' | 'reached', say: boolean): void {
+    s[kind] = true;
+    if (kind === 'reached') s.warned = true;
+    if (!say || !this.o.announce) return;
+    const spent = b.unit === 'usd' ? s.usd : s.tokens;
+    const next = b.atCap === 'block' ? 'the next tool call is refused' : 'nothing is refused (notify)';
+    const head = `${label(b, name)} has spent ${amount(b.unit, spent)} of ${amount(b.unit, b.cap)}${period(b)}`;
+    const text = kind === 'warned' ? `${head} (budget ${b.id}, ${Math.round(b.warnAt * 100)}% warning)` : `${head} (budget ${b.id}): ${next}`;
+    try {
+      this.o.announce(kind === 'warned' ? BUDGET_WARNED : BUDGET_REACHED, { ...this.record(b, name, window, spent), text });
+    } catch (e) {
+      this.o.say?.(`budget ${b.id}: could not put the ${kind} record on the stream: ${(e as Error).message}`);
+    }
+  }
+
+  /** A warning or a cap some machine announced: never announced again here. */
+  private noteAnnounced(type: string, data: Record<string, unknown>): void {
+    const b = this.budgets.find((x) => x.id === data.budget);
+    const name = str(data.name);
+    if (!b || name === undefined) return;
+    const k = this.key(b, name, typeof data.window === 'string' ? data.window : '');
+    const s = this.spend.get(k) ?? { usd: 0, tokens: 0, unpriced: 0, warned: false, reached: false };
+    s.warned = true;
+    if (type === BUDGET_REACHED) s.reached = true;
+    touch(this.spend, k, s, BUDGET_LIMITS.keys);
+  }
+
+  private record(b: Budget, name: string, window: string, spent: number): Record<string, unknown> {
+    const round = (n: number) => (b.unit === 'usd' ? Math.round(n * 1e6) / 1e6 : Math.round(n));
+    return { budget: b.id, scope: b.scope, name, ...(window ? { window } : {}), unit: b.unit, cap: b.cap, spent: round(spent), at_cap: b.atCap };
+  }
+
+  /** The first blocking budget at its cap for a firing of `agent` in `session` now, if any: map lookups only. */
+  verdict(agent: string, session: string): BudgetVerdict | undefined {
+    if (!this.blocking.length) return undefined;
+    const now = isoOf(this.now());
+    for (const b of this.blocking) {
+      const name = this.nameFor(b, agent, session);
+      if (name === undefined) continue;
+      const window = windowOf(b, now);
+      const s = this.spend.get(this.key(b, name, window));
+      const spent = s ? (b.unit === 'usd' ? s.usd : s.tokens) : 0;
+      if (spent < b.cap) continue;
+      const until = b.window === 'day' ? 'the day ends (00:00 UTC)' : b.window === 'month' ? 'the month ends (UTC)' : 'a person raises the cap';
+      const reason =
+        b.reason ??
+        `hookmap budget ${b.id}: ${label(b, name)} has spent ${amount(b.unit, spent)} of ${amount(b.unit, b.cap)}${period(b)}. ` +
+          `Tool calls are refused until ${until}: stop here and tell the user.`;
+      return { budget: b, reason, data: this.record(b, name, window, spent) };
+    }
+    return undefined;
+  }
+
+  /** Each budget with the spend of every scope it counts in the current window (`hookmap budgets`, GET /budgets). */
+  view(): BudgetView[] {
+    const now = isoOf(this.now());
+    return this.budgets.map((b) => {
+      const window = windowOf(b, now);
+      const spends: SpendView[] = [];
+      const prefix = `${b.id}\u0000`;
+      for (const [k, s] of this.spend) {
+        if (!k.startsWith(prefix) || !k.endsWith(`\u0000${window}`)) continue;
+        const name = k.slice(prefix.length, k.length - window.length - 1);
+        const spent = b.unit === 'usd' ? s.usd : s.tokens;
+        const state = spent >= b.cap ? 'reached' : spent >= b.cap * b.warnAt ? 'warned' : 'under';
+        const next = state !== 'reached' ? 'allowed' : b.atCap === 'block' ? 'the next tool call is refused' : 'allowed (notify)';
+        const share = Math.round((spent / b.cap) * 1000) / 1000;
+        spends.push({ name, spent: this.record(b, name, window, spent).spent as number, share, state, next, unpriced: s.unpriced });
+      }
+      spends.sort((x, y) => y.share - x.share);
+      return {
+        scopes: spends.length,
+        id: b.id,
+        scope: b.scope,
+        ...(b.only ? { only: b.only } : {}),
+        ...(b.window ? { window: b.window, current: window } : {}),
+        unit: b.unit,
+        cap: b.cap,
+        warn_at: b.warnAt,
+        at_cap: b.atCap,
+        spends: spends.slice(0, VIEW_MAX),
+      };
+    });
+  }
+}
