@@ -15,6 +15,7 @@ import type { StreamInstance } from '../surface/stream-subscriber.ts';
 import { backplaneFromDoc, type BackplaneConfig } from '../relay/backplane/config.ts';
 import { pushConfigOf, type PushConfig } from '../push/escalation.ts';
 import { channelsConfigOf, type ChannelsConfig } from '../channels/config.ts';
+import { watchConfigOf, type WatchConfig } from '../watch/schema.ts';
 import { ConfigError } from '../config/config-error.ts';
 import { pathString } from '../descriptor/errors.ts';
 import { checkUpConfigText, formatFinding, type ConfigFinding } from './up-check.ts';
@@ -56,6 +57,8 @@ export interface UpConfig {
   channels?: ChannelsConfig;
   /** `hookmap run`: the extra allowed project folders, the wall time, the cap (engine/launch). */
   launch?: LaunchConfig;
+  /** The watch: when an agent may wait unseen (engine/watch). */
+  watch?: WatchConfig;
 }
 
 export { PROJECT_LABEL_MODES, UP_CAPTURE } from './up-options.ts';
@@ -120,6 +123,7 @@ function upConfigOf(doc: UpConfigDoc, base: string, env: Env, block: Block): UpC
       maxRuns: doc.launch.max_runs,
       tmux: doc.launch.tmux,
     },
+    watch: watchConfigOf(doc.watch),
     backplane: doc.backplane === undefined ? undefined : block(['backplane'], () => backplaneFromDoc(doc.backplane, 'backplane', base, env)),
   };
 }

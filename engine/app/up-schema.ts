@@ -17,6 +17,7 @@ import { BridgeEntrySchema } from '../bridge/schema.ts';
 import { PushBlockSchema } from '../push/schema.ts';
 import { ChannelsBlockSchema } from '../channels/schema.ts';
 import { BackplaneSchema } from '../relay/backplane/schema.ts';
+import { WatchBlockSchema } from '../watch/schema.ts';
 
 const ms = (what: string) => z.number().int().nonnegative().describe(what);
 const path = (what: string) => z.string().min(1).describe(what);
@@ -106,6 +107,7 @@ export const UpConfigSchema = z
     push: PushBlockSchema.optional(),
     channels: ChannelsBlockSchema.optional(),
     backplane: BackplaneSchema.optional(),
+    watch: WatchBlockSchema.optional(),
   })
   .describe('the `hookmap up --config FILE` file (YAML or JSON); every key optional');
 

@@ -127,7 +127,9 @@ export class SlackChannel implements Channel {
     const choices = m.kind === 'form' ? choiceButtons(m, this.c.capture ?? 'metadata') : [];
     if (choices.length) this.fields.set(m.id, m.form!.field);
     const buttons =
-      m.kind === 'form'
+      m.kind === 'watch'
+        ? []
+        : m.kind === 'form'
         ? choices.map((c, i) => ({
             type: 'button',
             text: { type: 'plain_text', text: c.label },
@@ -161,7 +163,9 @@ export class SlackChannel implements Channel {
               : []),
           ];
     const hint =
-      m.kind === 'form'
+      m.kind === 'watch'
+        ? 'Answer it at the agent.'
+        : m.kind === 'form'
         ? choices.length
           ? 'Press a choice (or answer it in the inbox).'
           : 'Answer it in the inbox (a form needs its fields).'
