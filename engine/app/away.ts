@@ -66,7 +66,15 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
     say: o.say,
     sent: o.sent,
   });
-  const moments = (ref.moments = new Moments({ relay: o.relay, door: o.door, config: o.config, presence: push.presence, rules: !!o.rules, watched: o.watched, say: o.say }));
+  const moments = (ref.moments = new Moments({
+    relay: o.relay,
+    door: o.door,
+    config: o.config,
+    presence: push.presence,
+    rules: !!o.rules,
+    watched: o.watched,
+    say: o.say,
+  }));
   moments.add(push);
   moments.onSettled((id) => push.credentials.settle(id));
   const owner = (p: Principal): DevicePrincipal | undefined => {

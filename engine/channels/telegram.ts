@@ -162,7 +162,10 @@ export class TelegramChannel implements Channel {
         const sent = await this.call(() => bot.api.sendMessage(chat, text), m.expires);
         list.push({ request: m.id, session: m.session, agent: m.agent, chat, message: sent.message_id, text });
       } catch (e) {
-        this.health.problem(`send:${chat}:${(e as Error).message}`, `could not send the card for ${m.id} to chat ${chat}: ${redactToken((e as Error).message)}`);
+        this.health.problem(
+          `send:${chat}:${(e as Error).message}`,
+          `could not send the card for ${m.id} to chat ${chat}: ${redactToken((e as Error).message)}`,
+        );
       }
     }
   }

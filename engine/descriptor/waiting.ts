@@ -25,7 +25,8 @@ interface WaitingDoc {
 
 export function compileWaiting(x: Expressions, list: WaitingDoc[] | undefined, hooks: ReadonlySet<string>, site: Site): WaitingSign[] {
   return present(list).map(([w, i]) => {
-    if (!hooks.has(w.hook)) x.err('unknown-reference', ['waiting', i, 'hook'], `waiting sign '${w.sign}' names hook '${w.hook}', which this descriptor does not map`);
+    if (!hooks.has(w.hook))
+      x.err('unknown-reference', ['waiting', i, 'hook'], `waiting sign '${w.sign}' names hook '${w.hook}', which this descriptor does not map`);
     return { hook: w.hook, when: x.expr(w.when, ['waiting', i, 'when'], site)!, whenText: w.when, reason: w.reason, sign: w.sign, evidence: w.evidence };
   });
 }

@@ -195,7 +195,7 @@ export interface HookmapDescriptor {
     why?: string;
   }[];
   /**
-   * Waiting signs (docs/watch.md): firings in which the agent says it shows its OWN dialog or waits for a person at its terminal. Evaluated by the daemon beside the mapping (the hook's emit is untouched): the first rule whose `hook` is the firing's and whose `when` holds on the raw payload publishes one x.hookmap.waiting event in the firing's session (data: sign, reason, hook), which hookmap's watch raises as an attention answered at the agent unless an open hookmap card already asks.
+   * Waiting signs (docs/watch.md): firings in which the agent says it shows its OWN dialog or waits for a person at its terminal. Evaluated by the daemon beside the mapping (the hook's emit is untouched): the first rule whose `hook` is the firing's and whose `when` holds on the raw payload publishes one x.hookmap.watch.waiting event in the firing's session (data: sign, reason, hook), which hookmap's watch raises as an attention answered at the agent unless an open hookmap card already asks.
    *
    * @maxItems 32
    */

@@ -1,6 +1,6 @@
 // A descriptor's waiting signs, evaluated beside the mapping (docs/watch.md):
 // after a firing is mapped and its events logged, the first `waiting` rule of
-// its hook whose `when` holds on the raw payload makes one x.hookmap.waiting
+// its hook whose `when` holds on the raw payload makes one x.hookmap.watch.waiting
 // event in the firing's session and run (data: sign, reason, hook; all
 // structural, so capture metadata). The hook's own emit is untouched (the
 // pinned events stay as they are); the watch (engine/watch) reads the sign
@@ -10,7 +10,7 @@ import { evaluate } from '../expr/compile.ts';
 import { buildEnvelope, type AepEvent } from './envelope.ts';
 import type { Mapper, MapResult } from './mapper.ts';
 
-export const WAITING_TYPE = 'x.hookmap.waiting';
+export const WAITING_TYPE = 'x.hookmap.watch.waiting';
 
 export async function waitingEvent(m: Mapper, r: MapResult, payload: unknown, surface?: Record<string, unknown>): Promise<AepEvent | undefined> {
   const d = m.descriptor;

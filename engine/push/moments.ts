@@ -272,12 +272,12 @@ export class Moments {
       r.m.kind === 'watch'
         ? { how: 'dismissed', text: 'The agent moved on' }
         : fate === 'timed-out'
-        ? { how: 'timed out', text: 'Timed out: the agent decided by its own rules' }
-        : a?.inAgentDialog || fate === 'dismissed'
-          ? { how: 'dismissed', text: 'Answered in the terminal' }
-          : a?.by
-            ? { how: 'answered', by: a.by, text: `Answered by ${a.by}` }
-            : { how: 'answered', text: 'Settled' };
+          ? { how: 'timed out', text: 'Timed out: the agent decided by its own rules' }
+          : a?.inAgentDialog || fate === 'dismissed'
+            ? { how: 'dismissed', text: 'Answered in the terminal' }
+            : a?.by
+              ? { how: 'answered', by: a.by, text: `Answered by ${a.by}` }
+              : { how: 'answered', text: 'Settled' };
     this.each((sink) => sink.settled(r.m, s), r.told);
   }
 

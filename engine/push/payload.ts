@@ -81,7 +81,8 @@ export function alwaysShown(f: { text?: string; paths: number }, ceiling: Captur
 
 /** The title and body of a held request's notification at this ceiling. */
 export function requestText(f: RequestFacts, ceiling: CaptureLevel, redact: (s: string) => string): { title: string; body: string } {
-  if (f.kind === 'watch') return { title: cut(`${f.agent} waits at its terminal${where(f.project)}`, 120), body: cut(`Answer at the agent: ${f.words ?? ''}`, TEXT_MAX) };
+  if (f.kind === 'watch')
+    return { title: cut(`${f.agent} waits at its terminal${where(f.project)}`, 120), body: cut(`Answer at the agent: ${f.words ?? ''}`, TEXT_MAX) };
   const verb = f.kind === 'form' ? 'has a question' : f.tool ? `wants to run ${f.tool}` : 'is waiting for you';
   const title = `${f.agent} ${verb}${where(f.project)}`;
   const kind = f.kind === 'form' ? 'Question' : f.kind === 'gate' ? 'Tool gate' : 'Permission request';

@@ -115,7 +115,8 @@ export class PushService implements MomentSink {
       if (!this.o.live(device)) continue;
       const control = device.principal.scopes.includes('control');
       // a form's answer needs its fields: the tap opens the card; a read-only device gets no buttons
-      const actions = control && r.kind !== 'form' && r.kind !== 'watch' ? [ACTIONS.allow, ACTIONS.deny, ...(offersAlways(r, this.capture) ? [ACTIONS.always] : [])] : [];
+      const actions =
+        control && r.kind !== 'form' && r.kind !== 'watch' ? [ACTIONS.allow, ACTIONS.deny, ...(offersAlways(r, this.capture) ? [ACTIONS.always] : [])] : [];
       const credential = actions.length ? this.credentials.issue({ request: r.id, session: r.session, device: device.id, expires: r.expires }) : undefined;
       const m: Message = {
         type: 'request',

@@ -6,14 +6,18 @@ import { z } from 'zod';
 export const DEFAULT_WATCH_CALL_MS = 5 * 60_000;
 export const DEFAULT_WATCH_RUN_MS = 10 * 60_000;
 
-const ms = (what: string) => z.number().int().min(0).max(7 * 24 * 3_600_000).describe(what);
+const ms = (what: string) =>
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 3_600_000)
+    .describe(what);
 
 export const WatchBlockSchema = z
   .strictObject({
     enabled: z.boolean().optional().meta({ default: true }).describe('false: no watch (nothing waiting unseen is raised)'),
-    call_ms: ms('a tool call requested and not finished this long raises an attention, ms (0: never)')
-      .optional()
-      .meta({ default: DEFAULT_WATCH_CALL_MS }),
+    call_ms: ms('a tool call requested and not finished this long raises an attention, ms (0: never)').optional().meta({ default: DEFAULT_WATCH_CALL_MS }),
     run_ms: ms('a run with no event this long raises an attention, ms (0: never)').optional().meta({ default: DEFAULT_WATCH_RUN_MS }),
   })
   .describe('the watch: an attention "answer at the agent" when an agent waits where no hookmap card asks (docs/watch.md)');

@@ -2,7 +2,7 @@
 // relay's stream (so agents on every machine of a fleet are watched), folds
 // it with the kernel's one fold, and notices an agent that waits on a human
 // where no open hookmap card asks:
-//   - a daemon's waiting sign (x.hookmap.waiting, from a descriptor's
+//   - a daemon's waiting sign (x.hookmap.watch.waiting, from a descriptor's
 //     `waiting:` block: the agent said it shows its own dialog);
 //   - a held request that timed out (hookmap's window ended) while its call
 //     is still open: the agent's own dialog is up;
