@@ -83,7 +83,8 @@ const MATCH_KEYS: [keyof HoldMatch, string][] = [
 function waitingSigns(d: Descriptor): string {
   const head = '## Waiting signs (the watch)';
   const engine =
-    'Beside them, for every agent: a held request whose window ended while its call is open, a tool call open past `watch.call_ms`, a run silent past `watch.run_ms` ([docs/watch.md](../docs/watch.md)).';
+    'Beside them, for every agent: a held request whose window ended while its call is open, a tool call open past ' +
+    '`watch.call_ms`, a run silent past `watch.run_ms` ([docs/watch.md](../docs/watch.md)).';
   if (!d.waiting.length) return `${head}\n\nThis agent's hooks reveal no waiting of their own. ${engine}`;
   const rows = d.waiting.map((w) => [code(w.sign), code(w.hook), code(w.whenText), w.reason, cell(w.evidence)]);
   return (

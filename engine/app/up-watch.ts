@@ -5,10 +5,13 @@
 import type { AepEvent } from '../map/envelope.ts';
 import { OPERATOR_AGENT, type OperatorLog } from '../daemon/operator-log.ts';
 import type { Relay } from '../relay/index.ts';
+import { UNITS } from '../kernel/lifecycle.ts';
 import { Watch } from '../watch/watch.ts';
 import { watchConfigOf, type WatchConfig } from '../watch/schema.ts';
 
 const TICK_MIN_MS = 200;
+/** A request closed with no timeout (AEP-0002 §7), as the kernel names it. */
+const RESOLVED = UNITS.attention.closes[0];
 const TICK_MAX_MS = 30_000;
 
 export interface UpWatch {
@@ -35,13 +38,13 @@ export function upWatch(given: WatchConfig | undefined, say: (line: string) => v
         say,
         out: {
           request: (data, cause) => {
-            const ev = operator.publish('attention.requested', data, { cause });
+            const ev = operator.publish(UNITS.attention.opens[0], data, { cause });
             mine.add(ev.id);
             return ev.id;
           },
           resolve: (id, resolution, cause) => {
             mine.delete(id);
-            operator.publish('attention.resolved', { resolution }, { subject: id, cause });
+            operator.publish(RESOLVED, { resolution }, { subject: id, cause });
           },
         },
       });

@@ -97,7 +97,7 @@ const postTool = (session: string, id: string) =>
 const notify = (session: string, type: string) =>
   hook({ ...base(session), hook_event_name: 'Notification', notification_type: type, message: 'Claude needs your permission to use Bash' });
 
-const ops = () => readLogs(join(s.logDir, '_operator'));
+const ops = (): any[] => readLogs(join(s.logDir, '_operator'));
 const raisedFor = (session: string) => ops().filter((e) => e.type === 'attention.requested' && e.data?.watch?.session === session);
 const resolvedOf = (id: string) => ops().find((e) => e.type === 'attention.resolved' && e.subject === id);
 const cardsFor = (session: string) => tg.sent.filter((m) => m.text.includes(`session ${session.slice(0, 12)}`));
