@@ -193,7 +193,14 @@ export class Watch {
       kind: w.kind,
       prompt: w.prompt,
       respond_via: ['oob'],
-      watch: { sign: sign.kind, agent: s.agent, session: s.session, source: s.source, ...(project ? { project } : {}), ...(w.tool ? { tool: w.tool } : {}) },
+      watch: {
+        sign: sign.kind,
+        agent: s.agent,
+        session: s.session,
+        source: s.source,
+        ...(w.project ? { project: w.project } : {}),
+        ...(w.tool ? { tool: w.tool } : {}),
+      },
     };
     const id = this.o.out.request(data, by);
     this.raised.set(s.key, { id, sign, call, by });

@@ -15,15 +15,32 @@ export interface Who {
   session: string;
 }
 
-const TOOL_MAX = 64;
+const NAME_MAX = 64;
+/**
+ * A name as the words may carry it: letters, digits and `_ . @ + -` only, at most NAME_MAX characters. The words are
+ * shown at every capture, and an emitter names its own tools and project: no link, path or markup gets through.
+ */
 const tidy = (s: string | undefined): string | undefined => {
-  const t = s?.replace(/[^\w.:/@+-]+/g, ' ').trim();
-  return t ? t.slice(0, TOOL_MAX) : undefined;
+  const t = s?.replace(/[^\w.@+-]+/g, ' ').trim();
+  return t ? t.slice(0, NAME_MAX).trim() : undefined;
 };
 const mins = (m: number) => (m >= 1 ? `${Math.round(m)} min` : `${Math.round(m * 60)} s`);
 
-export function wordsOf(sign: Sign, who: Who): { kind: 'permission' | 'input' | 'other'; prompt: string; tool?: string } {
-  const where = `${who.agent} in ${who.project ?? `session ${who.session.slice(0, 12)}`}`;
+export interface Words {
+  kind: 'permission' | 'input' | 'other';
+  prompt: string;
+  tool?: string;
+  /** The project label as the words carry it. */
+  project?: string;
+}
+
+export function wordsOf(sign: Sign, who: Who): Words {
+  const project = tidy(who.project);
+  return { ...said(sign, who, project), ...(project ? { project } : {}) };
+}
+
+function said(sign: Sign, who: Who, project: string | undefined): Omit<Words, 'project'> {
+  const where = `${tidy(who.agent) ?? 'an agent'} in ${project ?? `session ${tidy(who.session.slice(0, 12)) ?? '?'}`}`;
   const tool = 'tool' in sign ? tidy(sign.tool) : undefined;
   switch (sign.kind) {
     case 'window':

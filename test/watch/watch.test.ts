@@ -98,6 +98,17 @@ describe('the watch', () => {
     expect(r.raised[1].data.kind).toBe('input'); // an unreadable reason: input
   });
 
+  it("an emitter's own names reach the words only as plain names (no link, path or markup)", () => {
+    const r = rig();
+    r.add('s1', 'session.started', { hookmapproject: 'see https://evil.example/<b>now</b>' } as any);
+    r.add('s1', 'tool.requested', { data: { tool: { name: '../../x<script>', call_id: 'c1' } } });
+    r.add('s1', 'x.hookmap.watch.waiting', { data: { reason: 'permission' } });
+    const d = r.raised[0].data;
+    expect(d.prompt).toBe('a in see https evil.example b now b waits at its terminal for .. .. x script permission: no hookmap card asks it');
+    expect(d.watch.project).toBe('see https evil.example b now b');
+    expect(d.watch.tool).toBe('.. .. x script');
+  });
+
   it(`at most ${MAX_RAISED} open at once, said once`, () => {
     const r = rig();
     for (let i = 0; i < MAX_RAISED + 50; i++) r.add(`s${i}`, 'x.hookmap.watch.waiting', { data: { reason: 'input' } });
