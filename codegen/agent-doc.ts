@@ -53,6 +53,7 @@ export async function agentDoc(r: AgentReport): Promise<string> {
   out.push(live(d));
   out.push(capabilities(r));
   out.push(answerRules(d));
+  out.push(waitingSigns(d));
   out.push(
     '## Reference: mapping internals\n\nHow the descriptor maps this agent, for adapter authors ' +
       '([descriptor reference](../docs/reference/descriptor.md), [expression ' +
@@ -77,6 +78,21 @@ const MATCH_KEYS: [keyof HoldMatch, string][] = [
   ['mcpServer', 'mcp server'],
   ['mcpTool', 'mcp tool'],
 ];
+
+/** The descriptor's waiting signs (schema `waiting`), each with its evidence: what the watch raises (docs/watch.md). */
+function waitingSigns(d: Descriptor): string {
+  const head = '## Waiting signs (the watch)';
+  const engine =
+    'Beside them, for every agent: a held request whose window ended while its call is open, a tool call open past ' +
+    '`watch.call_ms`, a run silent past `watch.run_ms` ([docs/watch.md](../docs/watch.md)).';
+  if (!d.waiting.length) return `${head}\n\nThis agent's hooks reveal no waiting of their own. ${engine}`;
+  const rows = d.waiting.map((w) => [code(w.sign), code(w.hook), code(w.whenText), w.reason, cell(w.evidence)]);
+  return (
+    `${head}\n\nFirings in which the agent waits for a person at its own terminal: the daemon adds one \`x.hookmap.watch.waiting\` ` +
+    `event beside the mapping, and the watch raises an attention answered at the agent unless a hookmap card already asks. ` +
+    `${engine}\n\n${table(['sign', 'hook', 'when', 'waits for', 'evidence'], rows)}`
+  );
+}
 
 /** What hookmap's answer rules can read of this agent's held requests, and who persists an "Allow always" (docs/rules.md). */
 function answerRules(d: Descriptor): string {

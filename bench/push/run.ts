@@ -7,6 +7,9 @@
 //   push      a PermissionRequest's arrival until the push request reached the push
 //             service (decrypted there); each request is then answered with the
 //             action credential the push carried
+//   watch     a Notification permission_prompt no card asks (issue 43, docs/watch.md): from
+//             the hook's arrival (its x.hookmap.watch.waiting sign goes on the stream) until
+//             the watch's attention reached the push service; cleared by the next prompt
 // Median and p99 of each, and the push's ratio to the hook's reply in the same run.
 //   npx tsx bench/push/run.ts [--n 200]
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -88,16 +91,32 @@ async function pushOnce(i: number): Promise<number> {
   return Math.max(arrived, 0);
 }
 
+async function watchOnce(i: number): Promise<number> {
+  const seen = ps.received.length;
+  const session = `bench-watch-${i}`;
+  const wall0 = Date.now();
+  await (await post({ hook_event_name: 'Notification', session_id: session, cwd: '/tmp', notification_type: 'permission_prompt', message: 'm' })).text();
+  let got;
+  while (!(got = ps.received.slice(seen).find((r) => r.message.type === 'request' && r.message.session === session))) await new Promise((r) => setImmediate(r));
+  const arrived = got.at - wall0;
+  // the agent moves on (a new prompt): the watch resolves it
+  await (await post({ hook_event_name: 'UserPromptSubmit', session_id: session, cwd: '/tmp', prompt: 'go on' })).text();
+  return Math.max(arrived, 0);
+}
+
 const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
 const hook: number[] = [];
 const push: number[] = [];
+const watch: number[] = [];
 for (let i = 0; i < 10; i++) {
   await hookOnce(-i - 1);
   await pushOnce(-i - 1);
+  await watchOnce(-i - 1);
 }
 for (let i = 0; i < N; i++) {
   hook.push(await hookOnce(i));
   push.push(await pushOnce(i));
+  watch.push(await watchOnce(i));
 }
 const row = (name: string, xs: number[]) =>
   `| ${name} | ${q(xs, 0.5).toFixed(1)} ms | ${q(xs, 0.99).toFixed(1)} ms | ${(q(xs, 0.5) / q(hook, 0.5)).toFixed(2)} |`;
@@ -111,6 +130,7 @@ console.log('| what | median | p99 | ratio to the hook reply |');
 console.log('|---|---:|---:|---:|');
 console.log(row("a PreToolUse hook's own reply (baseline)", hook));
 console.log(row('PermissionRequest arrival to the push at the push service', push));
+console.log(row("a waiting sign (Notification permission_prompt) to the watch's push", watch));
 if (ps.errors.length) console.log(`push service refused ${ps.errors.length}: ${ps.errors[0]}`);
 if (ps.errors.length) throw new Error(`the push service refused ${ps.errors.length} requests; no results written`);
 writeResult({
@@ -121,7 +141,9 @@ writeResult({
     'a whole `hookmap up` in process (Claude Code, Web Push with `push.delay_ms` 0, one device registered) and the ' +
     "tests' loopback push service, which verifies VAPID and decrypts each message as a browser would; from a " +
     "PermissionRequest's arrival until its push reached the push service, against a PreToolUse hook's own reply in the same " +
-    `run, ${N} rounds interleaved; each request is then answered with the action credential its push carried.`,
+    `run, ${N} rounds interleaved; each request is then answered with the action credential its push carried. The watch: ` +
+    "a Notification permission_prompt no card asks, from the hook's arrival (its waiting sign goes on the stream) until the " +
+    "watch's attention (answered at the agent) reached the push service; the next prompt clears it.",
   tables: [
     {
       caption: `${N} rounds.`,
@@ -137,6 +159,11 @@ writeResult({
           name: 'PermissionRequest arrival to the push at the push service',
           values: [r1(q(push, 0.5)), r1(q(push, 0.99))],
           ratio: ratio(q(push, 0.5), q(hook, 0.5)),
+        },
+        {
+          name: "a waiting sign to the watch's push at the push service",
+          values: [r1(q(watch, 0.5)), r1(q(watch, 0.99))],
+          ratio: ratio(q(watch, 0.5), q(hook, 0.5)),
         },
       ],
     },

@@ -10,7 +10,7 @@ import { SESSION_SOURCE, type Inbox } from '../inbox/index.ts';
 import { sameOriginRequest } from '../inbox/routes.ts';
 import type { RuleBook } from '../policy/rulebook.ts';
 import type { Relay } from '../relay/index.ts';
-import { Moments, type MomentSink } from '../push/moments.ts';
+import { Moments, type MomentSink, type MomentsOptions } from '../push/moments.ts';
 import type { Door } from '../push/door.ts';
 import type { Channel } from '../channels/channel.ts';
 import type { ChannelsConfig } from '../channels/config.ts';
@@ -42,6 +42,8 @@ export interface MountPushOptions {
   sent?: PushServiceOptions['sent'];
   /** up's launcher, for the channels' `/new`. */
   launch?: ChatLaunch;
+  /** Whether an attention is the watch's own (engine/app/up-watch.ts). */
+  watched?: MomentsOptions['watched'];
 }
 
 export interface Away {
@@ -67,7 +69,15 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
     say: o.say,
     sent: o.sent,
   });
-  const moments = (ref.moments = new Moments({ relay: o.relay, door: o.door, config: o.config, presence: push.presence, rules: !!o.rules, say: o.say }));
+  const moments = (ref.moments = new Moments({
+    relay: o.relay,
+    door: o.door,
+    config: o.config,
+    presence: push.presence,
+    rules: !!o.rules,
+    watched: o.watched,
+    say: o.say,
+  }));
   moments.add(push);
   moments.onSettled((id) => push.credentials.settle(id));
   const owner = (p: Principal): DevicePrincipal | undefined => {

@@ -15,6 +15,7 @@ import type { StreamInstance } from '../surface/stream-subscriber.ts';
 import { backplaneFromDoc, type BackplaneConfig } from '../relay/backplane/config.ts';
 import { pushConfigOf, type PushConfig } from '../push/escalation.ts';
 import { channelsConfigOf, type ChannelsConfig } from '../channels/config.ts';
+import { watchConfigOf, type WatchConfig } from '../watch/schema.ts';
 import { ConfigError } from '../config/config-error.ts';
 import { pathString } from '../descriptor/errors.ts';
 import { checkUpConfigText, formatFinding, type ConfigFinding } from './up-check.ts';
@@ -59,6 +60,8 @@ export interface UpConfig {
   launch?: LaunchConfig;
   /** Spending caps (engine/usage/budgets.ts, docs/usage.md). */
   budgets?: Budget[];
+  /** The watch: when an agent may wait unseen (engine/watch). */
+  watch?: WatchConfig;
 }
 
 export { PROJECT_LABEL_MODES, UP_CAPTURE } from './up-options.ts';
@@ -124,6 +127,7 @@ function upConfigOf(doc: UpConfigDoc, base: string, env: Env, block: Block): UpC
       tmux: doc.launch.tmux,
     },
     budgets: doc.budgets && budgetsOf(doc.budgets),
+    watch: watchConfigOf(doc.watch),
     backplane: doc.backplane === undefined ? undefined : block(['backplane'], () => backplaneFromDoc(doc.backplane, 'backplane', base, env)),
   };
 }

@@ -12,7 +12,8 @@ import { tlsClientOptions } from '../auth/tls.ts';
 import { bridgeStatePath, type BridgeConfig } from '../bridge/config.ts';
 import type { BridgeHandle } from '../bridge/run.ts';
 import type { Daemon } from '../daemon/daemon.ts';
-import type { AuditRecord } from '../relay/index.ts';
+import type { AuditRecord, Relay } from '../relay/index.ts';
+import { restoreFromLogs } from '../daemon/relay-restore.ts';
 import type { StreamSubscriber } from '../surface/stream-subscriber.ts';
 import { ensureParent } from '../io/paths.ts';
 
@@ -267,5 +268,15 @@ export function warmAfterLinks(daemons: Map<string, Daemon>, open: () => void, w
     .then(
       () => undefined,
       () => undefined,
+    );
+}
+
+/** Durable resume: the relay's replay buffer refilled from the session logs (said as detail). */
+export function refillFromLogs(relay: Relay, logDirs: string[], detail: (line: string) => void): void {
+  const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), logDirs, relay.core.limits);
+  if (restored.events)
+    detail(
+      `relay: replay buffer refilled from the session logs: ${restored.events} events in ${restored.sessions} ` +
+        `sessions (${(restored.bytes / 2 ** 20).toFixed(1)} MiB, ${restored.ms} ms)${restored.skipped ? `, ${restored.skipped} unreadable lines skipped` : ''}`,
     );
 }

@@ -18,6 +18,7 @@ import { PushBlockSchema } from '../push/schema.ts';
 import { ChannelsBlockSchema } from '../channels/schema.ts';
 import { BackplaneSchema } from '../relay/backplane/schema.ts';
 import { BudgetsSchema } from '../usage/budget-schema.ts';
+import { WatchBlockSchema } from '../watch/schema.ts';
 
 const ms = (what: string) => z.number().int().nonnegative().describe(what);
 const path = (what: string) => z.string().min(1).describe(what);
@@ -108,6 +109,7 @@ export const UpConfigSchema = z
     channels: ChannelsBlockSchema.optional(),
     backplane: BackplaneSchema.optional(),
     budgets: BudgetsSchema.optional(),
+    watch: WatchBlockSchema.optional(),
   })
   .describe('the `hookmap up --config FILE` file (YAML or JSON); every key optional');
 

@@ -27,7 +27,6 @@ import { registerToolRoutes } from '../daemon/tool-routes.ts';
 import { can } from '../auth/principal.ts';
 import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
 import { registerOtlpRoutes, type OtlpReceiver } from '../surface/otlp-receiver.ts';
-import { restoreFromLogs } from '../daemon/relay-restore.ts';
 import type { StreamSubscriber } from '../surface/stream-subscriber.ts';
 import { startSubscribers } from './up-streams.ts';
 import { agentLogDir, defaultHome } from '../io/paths.ts';
@@ -43,7 +42,8 @@ import { mountLaunch } from './up-launch.ts';
 import { pricesOf, startHistory } from './history-routes.ts';
 import { warmValidators } from '../aep/schemas.ts';
 import { compilePending } from '../expr/compile.ts';
-import { addDaemonHealth, auditTo, authFor, daemonLines, recordRunning, startBridges, summaryHead, warmAfterLinks } from './up-parts.ts';
+import { addDaemonHealth, auditTo, authFor, daemonLines, recordRunning, refillFromLogs, startBridges, summaryHead, warmAfterLinks } from './up-parts.ts';
+import { upWatch } from './up-watch.ts';
 import { announcePolicy } from './up-policy.ts';
 import { startBudgets } from './up-budgets.ts';
 import { tightenHomeSoon } from '../io/home-modes.ts';
@@ -205,6 +205,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const launch = mountLaunch({ app, auth, relay, daemons, entries, home, env: o.launchEnv, config: o.launch, operator: () => op.log, say: tagged('launch') });
   // the history database (an embedding without a home of its own has none): opened once the links are up, indexed from the logs in the background
   const history = o.home ? startHistory(app, { home: o.home, logRoot: o.logDir ?? join(o.home, 'logs'), auth, say: tagged('history'), relay }) : undefined;
+  const watch = upWatch(o.watch, tagged('watch')); // nothing waits unseen (engine/watch): started once the operator session is linked
   const away = auth.controlPossible // Web Push and the chat channels (engine/push, engine/channels): only where someone can sign in and answer
     ? mountPush(app, {
         home,
@@ -220,17 +221,12 @@ export async function startUp(o: UpOptions): Promise<Up> {
         say: tagged('away'),
         sent: o.pushSent,
         launch,
+        watched: watch.watched,
       })
     : undefined;
   const tee = attachTeeEndpoint(app.server, { daemons, say, guard, hookKey });
   // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
-  const logDirs = [...[...daemons.values()].map((d) => d.logDir), operator.logDir];
-  const restored = restoreFromLogs(relay.core.store, (line) => relay.core.prepare(line), logDirs, relay.core.limits);
-  if (restored.events)
-    detail(
-      `relay: replay buffer refilled from the session logs: ${restored.events} events in ${restored.sessions} ` +
-        `sessions (${(restored.bytes / 2 ** 20).toFixed(1)} MiB, ${restored.ms} ms)${restored.skipped ? `, ${restored.skipped} unreadable lines skipped` : ''}`,
-    );
+  refillFromLogs(relay, [...[...daemons.values()].map((d) => d.logDir), operator.logDir], detail);
   addDaemonHealth(app, daemons, subscribers, () => Object.fromEntries((away?.channels ?? []).map((c) => [c.name, c.health.view()])));
   try {
     await app.listen({ host, port: o.port ?? DEFAULT_UP_PORT });
@@ -259,6 +255,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   await away?.start(o.publicUrl ?? url);
   // up's own credential, as the daemons' links have it
   operator.connectRelay(self, linkToken, { dial: relay.dial });
+  watch.start(relay, operator);
   if (policy) announcePolicy(policy, operator, say);
   // the first hook would otherwise compile the AEP validators while an agent waits; descriptors built from the
   // validated cache compile each expression on first use: the rest now. Both once the links are up (they would slow them).
@@ -290,6 +287,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
         for (const x of subscribers) await x.sub.close();
         policy?.close();
         for (const d of daemons.values()) await d.close();
+        watch.close(); // its open attentions resolved (dismissed) before the operator session closes
         await operator.close();
         await app.close();
         history?.close();

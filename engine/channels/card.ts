@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { CaptureLevel } from '../aep/schemas.ts';
-import { allowsText, requestText } from '../push/payload.ts';
+import { allowsText, AT_AGENT, requestText } from '../push/payload.ts';
 import { timeLeft } from '../push/service.ts';
 import type { Moment } from '../push/moments.ts';
 
@@ -17,9 +17,10 @@ export interface CardText {
 }
 
 export function cardText(m: Moment, capture: CaptureLevel, now = Date.now()): CardText {
-  const t = requestText({ kind: m.kind, agent: m.agent, tool: m.tool, project: m.project, text: m.text }, capture, m.redact);
+  const t = requestText({ kind: m.kind, agent: m.agent, tool: m.tool, project: m.project, text: m.text, words: m.words }, capture, m.redact);
   const question = m.form?.question && allowsText(capture) ? `Question: ${m.redact(m.form.question)}` : undefined;
-  return { title: t.title, body: question ?? t.body, meta: `session ${m.session.slice(0, 12)} · on ${hostname()} · ${timeLeft(m.expires - now)} to answer` };
+  const left = m.kind === 'watch' ? AT_AGENT : `${timeLeft(m.expires - now)} to answer`;
+  return { title: t.title, body: question ?? t.body, meta: `session ${m.session.slice(0, 12)} · on ${hostname()} · ${left}` };
 }
 
 /** The form's choices as buttons, where this channel may show their text (redacted or above); else none (the inbox answers it). */

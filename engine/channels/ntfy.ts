@@ -44,7 +44,7 @@ export class NtfyChannel implements Channel {
   async request(m: Moment): Promise<void> {
     const t = cardText(m, this.c.capture ?? 'metadata');
     const actions =
-      m.kind === 'form'
+      m.kind === 'form' || m.kind === 'watch'
         ? [{ action: 'view', label: 'Open the inbox', url: `${this.base}/#/s/${encodeURIComponent(m.session)}` }]
         : (['allow', 'deny'] as const).map((action) => {
             // one credential per button: pressing one spends it, the other still answers nothing twice (the request settles)

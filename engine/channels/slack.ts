@@ -127,45 +127,49 @@ export class SlackChannel implements Channel {
     const choices = m.kind === 'form' ? choiceButtons(m, this.c.capture ?? 'metadata') : [];
     if (choices.length) this.fields.set(m.id, m.form!.field);
     const buttons =
-      m.kind === 'form'
-        ? choices.map((c, i) => ({
-            type: 'button',
-            text: { type: 'plain_text', text: c.label },
-            action_id: `hookmap_choice_${i}`,
-            value: this.buttons.issue(m.id, m.expires, c.id, m.id),
-          }))
-        : [
-            {
+      m.kind === 'watch'
+        ? []
+        : m.kind === 'form'
+          ? choices.map((c, i) => ({
               type: 'button',
-              text: { type: 'plain_text', text: 'Allow' },
-              style: 'primary',
-              action_id: 'hookmap_allow',
-              value: this.buttons.issue(m.id, m.expires),
-            },
-            {
-              type: 'button',
-              text: { type: 'plain_text', text: 'Deny' },
-              style: 'danger',
-              action_id: 'hookmap_deny',
-              value: this.buttons.issue(m.id, m.expires),
-            },
-            ...(offersAlways(m, this.c.capture ?? 'metadata')
-              ? [
-                  {
-                    type: 'button',
-                    text: { type: 'plain_text', text: 'Allow always' },
-                    action_id: 'hookmap_always',
-                    value: this.buttons.issue(m.id, m.expires),
-                  },
-                ]
-              : []),
-          ];
+              text: { type: 'plain_text', text: c.label },
+              action_id: `hookmap_choice_${i}`,
+              value: this.buttons.issue(m.id, m.expires, c.id, m.id),
+            }))
+          : [
+              {
+                type: 'button',
+                text: { type: 'plain_text', text: 'Allow' },
+                style: 'primary',
+                action_id: 'hookmap_allow',
+                value: this.buttons.issue(m.id, m.expires),
+              },
+              {
+                type: 'button',
+                text: { type: 'plain_text', text: 'Deny' },
+                style: 'danger',
+                action_id: 'hookmap_deny',
+                value: this.buttons.issue(m.id, m.expires),
+              },
+              ...(offersAlways(m, this.c.capture ?? 'metadata')
+                ? [
+                    {
+                      type: 'button',
+                      text: { type: 'plain_text', text: 'Allow always' },
+                      action_id: 'hookmap_always',
+                      value: this.buttons.issue(m.id, m.expires),
+                    },
+                  ]
+                : []),
+            ];
     const hint =
-      m.kind === 'form'
-        ? choices.length
-          ? 'Press a choice (or answer it in the inbox).'
-          : 'Answer it in the inbox (a form needs its fields).'
-        : 'Reply in the thread to deny with guidance the agent reads.';
+      m.kind === 'watch'
+        ? 'Answer it at the agent.'
+        : m.kind === 'form'
+          ? choices.length
+            ? 'Press a choice (or answer it in the inbox).'
+            : 'Answer it in the inbox (a form needs its fields).'
+          : 'Reply in the thread to deny with guidance the agent reads.';
     try {
       const r = await this.call(
         () =>

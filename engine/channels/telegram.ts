@@ -119,6 +119,7 @@ export class TelegramChannel implements Channel {
     const text = plainCard(cardText(m, this.c.capture ?? 'metadata'));
     const list: Card[] = [];
     this.cards.set(m.id, list);
+    if (m.kind === 'watch') return this.notice(bot, m, text, list);
     await Promise.all(
       this.c.chatIds.map(async (chat) => {
         const nonces = { a: this.buttons.issue(m.id, m.expires), d: this.buttons.issue(m.id, m.expires), w: this.buttons.issue(m.id, m.expires) };
@@ -155,6 +156,21 @@ export class TelegramChannel implements Channel {
         }
       }),
     );
+  }
+
+  /** The watch's card: what to do, no buttons, no reply (it is answered at the agent); edited once the agent moves on. */
+  private async notice(bot: BotType, m: Moment, text: string, list: Card[]): Promise<void> {
+    for (const chat of this.c.chatIds) {
+      try {
+        const sent = await this.call(() => bot.api.sendMessage(chat, text), m.expires);
+        list.push({ request: m.id, session: m.session, agent: m.agent, chat, message: sent.message_id, text });
+      } catch (e) {
+        this.health.problem(
+          `send:${chat}:${(e as Error).message}`,
+          `could not send the card for ${m.id} to chat ${chat}: ${redactToken((e as Error).message)}`,
+        );
+      }
+    }
   }
 
   async settled(m: Moment, s: Settlement): Promise<void> {

@@ -56,7 +56,7 @@ export class WebhookChannel implements Channel {
   async request(m: Moment): Promise<void> {
     const t = cardText(m, this.c.capture ?? 'metadata');
     const actions =
-      m.kind === 'form'
+      m.kind === 'form' || m.kind === 'watch'
         ? []
         : (['allow', 'deny'] as const).map((action) => ({
             action,

@@ -47,7 +47,7 @@ export class OperatorLog {
   }
 
   /** One metadata-only record (structural fields only: the operator's words stay on stderr). */
-  publish(type: string, data: Record<string, unknown>): AepEvent {
+  publish(type: string, data: Record<string, unknown>, about: { subject?: string; cause?: string } = {}): AepEvent {
     const pos = this.seq.next(this.session);
     const ev = buildEnvelope({
       type,
@@ -57,6 +57,8 @@ export class OperatorLog {
       seq: pos.seq,
       epoch: pos.epoch,
       capture: 'metadata',
+      ...(about.subject ? { subject: about.subject } : {}),
+      ...(about.cause ? { cause: about.cause } : {}),
       data,
     });
     const errs = validateEnvelope(ev);

@@ -1,8 +1,6 @@
-// From a schema-valid descriptor object to the compiled Descriptor: every
-// expression compiled once with its names resolved for its position
-// (expr/bindings.ts), emits checked (emits.ts), tables, capabilities and
-// defaults resolved. Errors are collected in the shared list; a descriptor
-// with any error is not used.
+// From a schema-valid descriptor object to the compiled Descriptor: every expression compiled once with its names
+// resolved for its position (expr/bindings.ts), emits checked (emits.ts), tables, capabilities, waiting signs and
+// defaults resolved. Errors are collected in the shared list; a descriptor with any error is not used.
 import type { CaptureLevel } from '../aep/schemas.ts';
 import { CAPABILITY_BY_ID } from '../capabilities/vocabulary.ts';
 import type { Expr } from '../expr/compile.ts';
@@ -15,6 +13,7 @@ import { explain } from '../text/suggest.ts';
 import { compileOptions } from './options.ts';
 import { compileSetup } from './setup-spec.ts';
 import { compileTranscript } from './transcript.ts';
+import { compileWaiting } from './waiting.ts';
 import type { CapabilityClaim, CompiledCommand, CompiledHook, CompiledStream, Descriptor, OtelExport, ShimSpec } from './types.ts';
 import type { Hold, Hook, HookmapDescriptor, Surface } from '../generated/descriptor-types.ts';
 import type { YamlSource } from './yaml-source.ts';
@@ -292,6 +291,7 @@ export class DescriptorBuilder {
       setup: deepFreeze(compileSetup(s.setup)),
       shim: deepFreeze(this.shim()),
       provenance: deepFreeze(structuredClone(s.provenance ?? {})),
+      waiting: compileWaiting(x, s.waiting, new Set(hooks.keys()), this.site('defer', none)),
       defer: present(s.defer).map(([r, i]) => ({ to: r.to, when: x.expr(r.when, ['defer', i, 'when'], this.site('defer', none))!, why: r.why })),
       transcript: compileTranscript(x, s.transcript, new Set(hooks.keys()), this.opts.pruned),
       launch: s.launch && deepFreeze(structuredClone(s.launch)),

@@ -195,6 +195,33 @@ export interface HookmapDescriptor {
     why?: string;
   }[];
   /**
+   * Waiting signs (docs/watch.md): firings in which the agent says it shows its OWN dialog or waits for a person at its terminal. Evaluated by the daemon beside the mapping (the hook's emit is untouched): the first rule whose `hook` is the firing's and whose `when` holds on the raw payload publishes one x.hookmap.watch.waiting event in the firing's session (data: sign, reason, hook), which hookmap's watch raises as an attention answered at the agent unless an open hookmap card already asks.
+   *
+   * @maxItems 32
+   */
+  waiting?: {
+    /**
+     * The hook whose firings carry the sign
+     */
+    hook: string;
+    /**
+     * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+     */
+    when: string;
+    /**
+     * What the agent waits for: a permission decision, input (a prompt), an answer to its question
+     */
+    reason: "permission" | "input" | "question";
+    /**
+     * The sign's name (the agent's own word for it, e.g. its notification type): data.sign of the event
+     */
+    sign: string;
+    /**
+     * Where the sign was confirmed (the agent's docs, a live run): shown on the capability page
+     */
+    evidence: string;
+  }[];
+  /**
    * AEP types this surface deliberately never emits (stated, not papered over)
    */
   absent?: string[];

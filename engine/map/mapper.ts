@@ -47,7 +47,7 @@ export interface MapperOptions {
 
 export class Mapper {
   readonly state: EngineState;
-  private readonly host: string;
+  readonly host: string;
   private readonly redactor: Redactor;
   private readonly fragments: FragmentStreams;
   private readonly now: () => number;

@@ -24,7 +24,10 @@ export interface Moment {
   id: string;
   session: string;
   agent: string;
-  kind: 'permission' | 'form' | 'gate';
+  /** `watch`: informational (AEP-0008 respond_via without control): shown, never answered here. */
+  kind: 'permission' | 'form' | 'gate' | 'watch';
+  /** What the watch says to do (kind watch). */
+  words?: string;
   /** Epoch ms the request stops waiting. */
   expires: number;
   tool?: string;
@@ -72,6 +75,8 @@ export interface MomentSink {
 /** What moments read: requests and what follows them (the kernel's lifecycle), run and session ends, status. */
 const TYPES = [...UNITS.attention.opens, ...ATTENTION_FOLLOWERS, ...RUN_TERMINALS, ...SESSION_TERMINALS, 'progress.status', ...BUDGET_ALERTS];
 const DEFAULT_WINDOW_MS = 55_000;
+/** An informational request declares no deadline: its card stands this long at most unless settled. */
+const INFORMATIONAL_MS = 24 * 3_600_000;
 const WORDS: Record<AlertKind, string> = {
   permission: 'is waiting for you',
   question: 'has a question',
@@ -114,6 +119,8 @@ export interface MomentsOptions {
   config: PushConfig;
   presence: Presence;
   rules: boolean;
+  /** Whether an event is the watch's own (engine/watch): its cards are shown, answered at the agent. */
+  watched?: (ev: AepEvent) => boolean;
   say?: (line: string) => void;
   now?: () => number;
 }
@@ -196,6 +203,13 @@ export class Moments {
     const at = { now: new Date(this.now()), inboxVisible: this.o.presence.visible };
     const w = escalate(this.o.config, d.kind === 'form' ? 'question' : 'permission', agent, at);
     if (!w.push || !this.sinks.some((x) => x.reaches?.() ?? true)) return;
+    // the watch's "answer at the agent" (AEP-0008: respond_via without control): shown, no buttons, nothing asked.
+    // Its words are shown at every capture, so only the watch's own emitter is believed (a forged one is dropped).
+    if (d.watch && Array.isArray(d.respond_via) && !d.respond_via.includes('control')) {
+      if (this.o.watched?.(ev)) this.show(this.informational(ev, d, agent, deadline), w.afterMs);
+      else this.o.say?.(`${ev.id}: a watch attention not from this up's watch: not shown`);
+      return;
+    }
     // settled while it is asked (an answer at once, a rule): never pushed with buttons that answer nothing
     this.preparing.add(ev.id);
     const s = await this.o.door.ask(undefined, ev.id, agent);
@@ -215,6 +229,28 @@ export class Moments {
       paths: s?.paths?.length ?? 0,
       form: s?.form ? singleChoice(s.form) : undefined,
     };
+    this.show(m, w.afterMs);
+  }
+
+  private informational(ev: AepEvent, d: Record<string, any>, agent: string, deadline: number): Moment {
+    const about = d.watch && typeof d.watch === 'object' ? (d.watch as Record<string, unknown>) : {};
+    const s = (v: unknown) => (typeof v === 'string' && v ? v.slice(0, 200) : undefined);
+    return {
+      id: ev.id,
+      session: s(about.session) ?? String(ev.session ?? ''),
+      agent: s(about.agent) ?? agent,
+      kind: 'watch',
+      words: s(d.prompt) ?? '',
+      expires: Number.isFinite(deadline) ? deadline : this.now() + INFORMATIONAL_MS,
+      tool: s(about.tool),
+      project: s(about.project),
+      redact: (t) => t,
+      rulable: false,
+      paths: 0,
+    };
+  }
+
+  private show(m: Moment, afterMs: number): void {
     const r: Open = { m, told: new Set() };
     this.open.set(m.id, r);
     const fire = () => {
@@ -223,8 +259,8 @@ export class Moments {
       for (const sink of this.sinks) r.told.add(sink);
       this.each((sink) => sink.request(m));
     };
-    if (w.afterMs === 0) fire();
-    else r.timer = setTimeout(fire, w.afterMs);
+    if (afterMs === 0) fire();
+    else r.timer = setTimeout(fire, afterMs);
   }
 
   private settled(ev: AepEvent): void {
@@ -239,13 +275,15 @@ export class Moments {
     const fate = q ? requestFate(q) : undefined;
     const a = q ? answerOf(q) : undefined;
     const s: Settlement =
-      fate === 'timed-out'
-        ? { how: 'timed out', text: 'Timed out: the agent decided by its own rules' }
-        : a?.inAgentDialog || fate === 'dismissed'
-          ? { how: 'dismissed', text: 'Answered in the terminal' }
-          : a?.by
-            ? { how: 'answered', by: a.by, text: `Answered by ${a.by}` }
-            : { how: 'answered', text: 'Settled' };
+      r.m.kind === 'watch'
+        ? { how: 'dismissed', text: 'The agent moved on' }
+        : fate === 'timed-out'
+          ? { how: 'timed out', text: 'Timed out: the agent decided by its own rules' }
+          : a?.inAgentDialog || fate === 'dismissed'
+            ? { how: 'dismissed', text: 'Answered in the terminal' }
+            : a?.by
+              ? { how: 'answered', by: a.by, text: `Answered by ${a.by}` }
+              : { how: 'answered', text: 'Settled' };
     this.each((sink) => sink.settled(r.m, s), r.told);
   }
 

@@ -40,14 +40,20 @@ export interface Message {
 }
 
 export interface RequestFacts {
-  kind: 'permission' | 'form' | 'gate';
+  /** `watch`: the watch's attention (engine/watch): answered at the agent, never here. */
+  kind: 'permission' | 'form' | 'gate' | 'watch';
   agent: string;
   tool?: string;
   /** The project folder's name (never its path). */
   project?: string;
   /** The command or question text, unredacted: shown only above metadata, through `redact`. */
   text?: string;
+  /** The watch's words (structural facts only, so shown at every ceiling). */
+  words?: string;
 }
+
+/** What a card of the watch says in place of a time left to answer. */
+export const AT_AGENT = 'answer at the agent';
 
 const RANK: Record<string, number> = { none: 0, metadata: 1, redacted: 2, full: 3 };
 export const allowsText = (ceiling: CaptureLevel) => (RANK[ceiling] ?? 0) >= RANK.redacted;
@@ -75,6 +81,8 @@ export function alwaysShown(f: { text?: string; paths: number }, ceiling: Captur
 
 /** The title and body of a held request's notification at this ceiling. */
 export function requestText(f: RequestFacts, ceiling: CaptureLevel, redact: (s: string) => string): { title: string; body: string } {
+  if (f.kind === 'watch')
+    return { title: cut(`${f.agent} waits at its terminal${where(f.project)}`, 120), body: cut(`Answer at the agent: ${f.words ?? ''}`, TEXT_MAX) };
   const verb = f.kind === 'form' ? 'has a question' : f.tool ? `wants to run ${f.tool}` : 'is waiting for you';
   const title = `${f.agent} ${verb}${where(f.project)}`;
   const kind = f.kind === 'form' ? 'Question' : f.kind === 'gate' ? 'Tool gate' : 'Permission request';

@@ -108,20 +108,21 @@ export class PushService implements MomentSink {
   }
 
   request(r: Moment): void {
-    const text = requestText({ kind: r.kind, agent: r.agent, tool: r.tool, project: r.project, text: r.text }, this.capture, r.redact);
+    const text = requestText({ kind: r.kind, agent: r.agent, tool: r.tool, project: r.project, text: r.text, words: r.words }, this.capture, r.redact);
     const to = new Set<string>();
     this.pushed.set(r.id, to);
     for (const device of this.devices.list()) {
       if (!this.o.live(device)) continue;
       const control = device.principal.scopes.includes('control');
       // a form's answer needs its fields: the tap opens the card; a read-only device gets no buttons
-      const actions = control && r.kind !== 'form' ? [ACTIONS.allow, ACTIONS.deny, ...(offersAlways(r, this.capture) ? [ACTIONS.always] : [])] : [];
+      const actions =
+        control && r.kind !== 'form' && r.kind !== 'watch' ? [ACTIONS.allow, ACTIONS.deny, ...(offersAlways(r, this.capture) ? [ACTIONS.always] : [])] : [];
       const credential = actions.length ? this.credentials.issue({ request: r.id, session: r.session, device: device.id, expires: r.expires }) : undefined;
       const m: Message = {
         type: 'request',
         tag: r.id,
         title: text.title,
-        body: `${text.body} · ${timeLeft(r.expires - this.now())} to answer`,
+        body: r.kind === 'watch' ? text.body : `${text.body} · ${timeLeft(r.expires - this.now())} to answer`,
         request: r.id,
         session: r.session,
         actions,
