@@ -17,17 +17,14 @@ import { ATTENTION_FOLLOWERS, isAttentionTerminal, isSessionTerminal, opens, RUN
 import { answerOf, requestFate, StoryFold } from '../kernel/fold/index.ts';
 import { BUDGET_REACHED, BUDGET_WARNED } from '../usage/budgets.ts';
 
-/** A budget's warning and its cap reached: alerts of their own kind. */
-const BUDGET_ALERTS = [BUDGET_WARNED, BUDGET_REACHED];
+const BUDGET_ALERTS = [BUDGET_WARNED, BUDGET_REACHED]; // a budget's warning and its cap reached: alerts of their own kind
 
 export interface Moment {
   id: string;
   session: string;
   agent: string;
-  /** `watch`: informational (AEP-0008 respond_via without control): shown, never answered here. */
-  kind: 'permission' | 'form' | 'gate' | 'watch';
-  /** What the watch says to do (kind watch). */
-  words?: string;
+  kind: 'permission' | 'form' | 'gate' | 'watch'; // watch: informational (AEP-0008 respond_via without control), never answered here
+  words?: string; // what the watch says to do (kind watch)
   /** Epoch ms the request stops waiting. */
   expires: number;
   tool?: string;
