@@ -128,3 +128,12 @@ export function declaredEffects(type: string, data: Record<string, any> | undefi
   for (const id of ids) if (typeof id === 'string' && Object.hasOwn(declared, id)) own[id] = declared[id];
   return Object.keys(own).length ? { [EFFECTS_ATTR]: formatEffects(own) } : {};
 }
+
+/**
+ * AEP-0008: whether a request takes an answer over the control binding. A present `respond_via` without `control`
+ * is informational (answered at the agent, or elsewhere): shown, never answered through hookmap.
+ */
+export function answerableViaControl(data: unknown): boolean {
+  const via = typeof data === 'object' && data !== null ? (data as { respond_via?: unknown }).respond_via : undefined;
+  return !Array.isArray(via) || via.includes('control');
+}

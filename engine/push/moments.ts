@@ -15,6 +15,7 @@ import type { Presence } from './presence.ts';
 import type { Door } from './door.ts';
 import { ATTENTION_FOLLOWERS, isAttentionTerminal, isSessionTerminal, opens, RUN_TERMINALS, runEnd, SESSION_TERMINALS, UNITS } from '../kernel/lifecycle.ts';
 import { answerOf, requestFate, StoryFold } from '../kernel/fold/index.ts';
+import { answerableViaControl } from '../kernel/option-effects.ts';
 import { BUDGET_REACHED, BUDGET_WARNED } from '../usage/budgets.ts';
 
 const BUDGET_ALERTS = [BUDGET_WARNED, BUDGET_REACHED]; // a budget's warning and its cap reached: alerts of their own kind
@@ -202,7 +203,7 @@ export class Moments {
     if (!w.push || !this.sinks.some((x) => x.reaches?.() ?? true)) return;
     // the watch's "answer at the agent" (AEP-0008: respond_via without control): shown, no buttons, nothing asked.
     // Its words are shown at every capture, so only the watch's own emitter is believed (a forged one is dropped).
-    if (d.watch && Array.isArray(d.respond_via) && !d.respond_via.includes('control')) {
+    if (d.watch && !answerableViaControl(d)) {
       if (this.o.watched?.(ev)) this.show(this.informational(ev, d, agent, deadline), w.afterMs);
       else this.o.say?.(`${ev.id}: a watch attention not from this up's watch: not shown`);
       return;

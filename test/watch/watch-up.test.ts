@@ -17,6 +17,7 @@ import { readLogs, until } from '../daemon/helpers.ts';
 import { upStack, type UpStack } from '../helpers/up-stack.ts';
 import { startTelegram, type TelegramStandIn } from '../helpers/telegram-api.ts';
 import { newId } from '../../engine/map/envelope.ts';
+import { runCli } from '../helpers/cli.ts';
 
 let s: UpStack;
 let tg: TelegramStandIn;
@@ -126,6 +127,10 @@ describe('the watch', () => {
     );
     expect(card.reply_markup?.inline_keyboard ?? []).toEqual([]);
     await until('in the inbox stream', () => inbox.find((e) => e.id === req.id));
+    // answered at the agent: `hookmap answer` refuses it (nothing sent to hookmap's own session)
+    const tried = await runCli(['answer', req.id, '--allow'], { ...process.env, HOOKMAP_HOME: s.home, HOOKMAP_URL: s.url });
+    expect(tried.code, tried.stderr).toBe(1);
+    expect(tried.stderr).toMatch(/is answered at the agent, not through hookmap \(its respond_via has no control\)/);
     // the agent moves on: resolved (auto) on the stream, the card edited
     expect((await postTool('wa-1', 'tu-a')).status).toBe(200);
     const done = await until('resolved', () => resolvedOf(req.id));

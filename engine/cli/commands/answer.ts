@@ -9,6 +9,7 @@
 // same way.
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { makeCommand } from '../../relay/client.ts';
+import { answerableViaControl } from '../../kernel/option-effects.ts';
 import type { AepEvent } from '../../relay/store.ts';
 import { ENDPOINT_FLAGS, endpoint, explainRefusal, runCommand, type Endpoint, type Explanation } from './command-common.ts';
 import { fateOf, type Fate } from './held.ts';
@@ -78,6 +79,11 @@ export async function run(argv: string[]): Promise<number> {
   if (!session) {
     process.stderr.write(`hookmap answer: no attention.requested '${attentionId}' in the relay's buffer; pass --session\n`);
     return 2;
+  }
+  if (request && !answerableViaControl(request.data)) {
+    // AEP-0008: e.g. the watch's "waits at its terminal": the answer is given at the agent itself
+    process.stderr.write(`hookmap answer: ${attentionId} is answered at the agent, not through hookmap (its respond_via has no control)\n`);
+    return 1;
   }
   const asked = request ?? ({ id: attentionId, session } as AepEvent);
   const settled = await fateOf(ep, asked).catch(() => undefined);

@@ -1,6 +1,7 @@
 // Where an attention request stands (AEP-0002 §7, AEP-0008): its terminal event, its deadline,
 // whether it is stale, answerable from here, or waiting for a human.
 import type { Ev } from './aep.ts';
+import { answerableViaControl } from '../../../engine/kernel/option-effects.ts';
 import { STALE_AFTER_MS, STALE_NO_DEADLINE_MS, type Attn } from './session-model.ts';
 
 export function terminalOf(a: Attn): Ev | undefined {
@@ -23,10 +24,9 @@ export function isStale(a: Attn, now: number): boolean {
   return Number.isFinite(t) && now - t > STALE_NO_DEADLINE_MS;
 }
 
-/** AEP-0008: a present respond_via without `control` is informational (answered elsewhere). */
+/** AEP-0008: a present respond_via without `control` is informational (answered elsewhere): the kernel's reading. */
 export function answerableHere(a: Attn): boolean {
-  const via = a.req?.data?.respond_via;
-  return !Array.isArray(via) || via.includes('control');
+  return answerableViaControl(a.req?.data);
 }
 
 export function isWaiting(a: Attn, now: number): boolean {
