@@ -13,8 +13,8 @@ import { Redactor } from '../capture/redact.ts';
 import type { CompiledStream, Descriptor } from '../descriptor/types.ts';
 import type { Decider } from '../map/decide.ts';
 import { sourceHost, type AepEvent } from '../map/envelope.ts';
-import { Mapper, type MapResult } from '../map/mapper.ts';
-import { waitingEvent } from '../map/waiting.ts';
+import { Mapper } from '../map/mapper.ts';
+import { canBlockToolCalls, publishWaiting } from './waiting-sign.ts';
 import { EngineState } from '../map/state.ts';
 import type { TlsFiles } from '../auth/tls.ts';
 import type { AskRequest, EmitRequest } from './asks.ts';
@@ -37,7 +37,6 @@ import { SessionLog } from './session-log.ts';
 import type { SurfaceWriter } from './surface-writers.ts';
 import type { CarrierReply } from './next-turn.ts';
 import { UsageWatch } from './usage-watch.ts';
-import { opens } from '../kernel/lifecycle.ts';
 
 export type { HookReply, PendingHold } from './holds.ts';
 export type { Timers } from './core.ts';
@@ -108,7 +107,7 @@ export class Daemon {
     this.commands = new CommandProtocol(this.core, this.holds, this.accepts);
     this.calls = new ModelCalls(this.core, this.holds, this.commands);
     if (opts.onEvent) this.core.onLogged(opts.onEvent);
-    const budgetCancels = ![...d.hooks.values()].some((h) => h.decide.has('block') && h.emit.some((e) => opens(e.type) === 'tool'));
+    const budgetCancels = !canBlockToolCalls(d);
     this.decider = makeDecider({
       vendor: d.vendor,
       queue: this.commands.queue,
@@ -217,7 +216,7 @@ export class Daemon {
           return { reply: { ...this.core.neutralReply(result.hook), error: 'invalid-event' } };
         }
         if (result.session !== undefined) this.commands.noteEnded(result.session, result.events);
-        await this.waiting(result, payload, inp.surface); // beside the mapping: the agent shows its own dialog (docs/watch.md)
+        await publishWaiting(this.core, this.mapper, result, payload, inp.surface); // beside the mapping: the agent shows its own dialog (docs/watch.md)
         if (result.decided) this.core.say(`${result.hook} reply carries ${result.decided} (session ${result.session})`);
         if (inp.writer && result.session) this.commands.writers.bind(result.session, inp.writer);
         const neutral = this.core.reply(result.reply, result.exitCode, result.stream);
@@ -233,15 +232,6 @@ export class Daemon {
     const reply = await (out.held ?? out.reply);
     out.after?.(); // the transcript is read once the agent has its reply, never before
     return durableReply(this.log, reply, this.core.say);
-  }
-
-  private async waiting(result: MapResult, payload: unknown, surface?: Record<string, unknown>): Promise<void> {
-    try {
-      const ev = await waitingEvent(this.mapper, result, payload, surface);
-      if (ev) this.core.publish([ev]);
-    } catch (e) {
-      this.core.say(`waiting sign of ${result.hook} not evaluated: ${(e as Error).message}`);
-    }
   }
 
   /** A next-turn waiter (POST /next-turn/<agent>, next-turn.ts): the text once an instruction can wake the idle session, else neutral; its ack. */

@@ -4,17 +4,10 @@
 // found), its session state and its token usage.
 import { PROJECT_ATTR } from '../capture/project.ts';
 import { IMPORTED_ATTR } from '../usage/imported.ts';
-import { forControlOnly } from '../relay/subscription.ts';
+import { usageOf, type UsageRow } from '../usage/usage-of.ts';
 
-export interface UsageRow {
-  model?: string;
-  input: number;
-  output: number;
-  cache_read: number;
-  cache_write: number;
-  reasoning: number;
-  cost?: number;
-}
+export type { UsageRow } from '../usage/usage-of.ts';
+import { forControlOnly } from '../relay/subscription.ts';
 
 export interface IndexedEvent {
   id: string;
@@ -32,8 +25,6 @@ export interface IndexedEvent {
   line: string;
 }
 
-/** Events whose usage is a snapshot of the context (not tokens spent by this event): not summed. */
-const NOT_SPENT = new Set(['run.started', 'session.compacted']);
 const MAX_TEXT = 64 * 1024;
 
 function strings(v: unknown, out: string[], key = ''): void {
@@ -41,25 +32,6 @@ function strings(v: unknown, out: string[], key = ''): void {
     if (!key.endsWith('_digest') && key !== 'call_id' && key !== 'id') out.push(v);
   } else if (Array.isArray(v)) for (const x of v) strings(x, out, key);
   else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) strings(x, out, k);
-}
-
-const int = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0);
-
-/** The tokens an event says were spent (a snapshot of the context is not), with its model and its USD cost when it carries one. */
-export function usageOf(type: string, data: Record<string, unknown>): UsageRow | undefined {
-  if (NOT_SPENT.has(type)) return undefined;
-  if (data['gen_ai.usage.input_tokens'] === undefined && data['gen_ai.usage.output_tokens'] === undefined) return undefined;
-  const cost = data.cost as { currency?: string; total?: number } | undefined;
-  const model = data['gen_ai.response.model'] ?? data['gen_ai.request.model'];
-  return {
-    model: typeof model === 'string' ? model : undefined,
-    input: int(data['gen_ai.usage.input_tokens']),
-    output: int(data['gen_ai.usage.output_tokens']),
-    cache_read: int(data['gen_ai.usage.cache_read.input_tokens']),
-    cache_write: int(data['gen_ai.usage.cache_creation.input_tokens']),
-    reasoning: int(data['gen_ai.usage.reasoning.output_tokens']),
-    cost: cost?.currency === 'USD' && typeof cost.total === 'number' ? cost.total : undefined,
-  };
 }
 
 /** The row of one log line, or undefined when it is not an AEP event. */

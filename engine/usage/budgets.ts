@@ -7,7 +7,7 @@
 // whose event crossed it, as x.hookmap.budget.warned / .reached; a refused
 // tool call is x.hookmap.budget.blocked in the agent's own session.
 import { PROJECT_ATTR } from '../capture/project.ts';
-import { usageOf } from '../history/rows.ts';
+import { usageOf } from './usage-of.ts';
 import { lineOf } from '../kernel/fold/index.ts';
 import { opens } from '../kernel/lifecycle.ts';
 import type { Budget } from './budget-schema.ts';

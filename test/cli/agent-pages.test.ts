@@ -17,6 +17,7 @@ const ORDER = [
   '## Seen live',
   '## Capabilities',
   '## Rules that answer',
+  '## Waiting signs (the watch)',
   '## Reference: mapping internals',
 ];
 

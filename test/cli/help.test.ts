@@ -47,6 +47,7 @@ describe('hookmap --help', () => {
       'sessions',
       'search',
       'usage',
+      'budgets',
       'doctor',
       'service',
       'push',
