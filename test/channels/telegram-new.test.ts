@@ -15,39 +15,14 @@ import { readLogs, until } from '../daemon/helpers.ts';
 import { upStack, type UpStack } from '../helpers/up-stack.ts';
 import { startTelegram, type TelegramStandIn } from '../helpers/telegram-api.ts';
 import { parseNew } from '../../engine/channels/chat-launch.ts';
+import { launchAgentDescriptor as descriptor } from '../launch/stand-in.ts';
 
-const FAKE = join(import.meta.dirname, '..', 'launch', 'fake-agent.mjs');
 const ALEX = 111;
 const STRANGER = 333;
 let s: UpStack;
 let tg: TelegramStandIn;
 let project: string;
 const env: Record<string, string | undefined> = { PATH: process.env.PATH };
-
-const descriptor = (home: string) => {
-  const file = join(home, 'launch-agent.yaml');
-  writeFileSync(
-    file,
-    `vendor: launch-agent
-name: Launch agent (test stand-in)
-surface: { kind: command-hook, pin: "hand-written test descriptor", hook_name: =hook_event_name }
-identity: { session: =session_id }
-hooks:
-  SessionStart:
-    emit:
-      - type: session.started
-        data: { client: { name: launch-agent }, cwd: =cwd }
-replies: { neutral: "" }
-capabilities: {}
-posture: observe-only
-launch:
-  command: ${JSON.stringify(process.execPath)}
-  headless: [${JSON.stringify(FAKE)}, "{dir}", "{prompt}"]
-  evidence: test stand-in
-`,
-  );
-  return file;
-};
 
 beforeAll(async () => {
   tg = await startTelegram();

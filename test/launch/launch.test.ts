@@ -6,7 +6,7 @@
 // run cap; a prompt of `$(touch pwned)` or `; rm -rf ~` reaches the agent as
 // its one argument and nothing runs; `hookmap cancel` stops a headless run,
 // the wall time stops another; every start is audited on hookmap's session.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -16,6 +16,7 @@ import { run as cancelCmd } from '../../engine/cli/commands/cancel.ts';
 import { recordWiring } from '../../engine/setup/wirings.ts';
 import { readLogs, until } from '../daemon/helpers.ts';
 import { upStack, type UpStack } from '../helpers/up-stack.ts';
+import { launchAgentDescriptor as descriptor } from './stand-in.ts';
 
 const HERE = import.meta.dirname;
 const launchEnv: Record<string, string | undefined> = { PATH: process.env.PATH };
@@ -23,36 +24,6 @@ let s: UpStack;
 let project: string;
 let unwired: string;
 let outside: string;
-
-const descriptor = (home: string) => {
-  const file = join(home, 'launch-agent.yaml');
-  const agent = JSON.stringify(join(HERE, 'fake-agent.mjs'));
-  writeFileSync(
-    file,
-    `vendor: launch-agent
-name: Launch agent (test stand-in)
-surface: { kind: command-hook, pin: "hand-written test descriptor", hook_name: =hook_event_name }
-identity: { session: =session_id }
-hooks:
-  SessionStart:
-    emit:
-      - type: session.started
-        data: { client: { name: launch-agent }, cwd: =cwd }
-replies: { neutral: "" }
-capabilities: {}
-posture: observe-only
-launch:
-  command: ${JSON.stringify(process.execPath)}
-  headless: [${agent}, "{options}", "{dir}", "{prompt}"]
-  interactive: [${agent}, "{dir}", "{prompt}"]
-  resume: [${agent}, "{dir}", "{prompt}", --resume, "{id}"]
-  options:
-    model: { argv: [--model, "{value}"], values: [small, large] }
-  evidence: test stand-in
-`,
-  );
-  return file;
-};
 
 beforeAll(async () => {
   s = await upStack({
