@@ -31,6 +31,8 @@ if (cmd === 'hook' && !help) {
   const { main } = await import('../engine/surface/tee.mjs');
   await main(process.argv.slice(3));
 } else {
+  // `up` parses shell commands (rules, the floor): its grammar's WebAssembly compiles while the modules below load
+  if (cmd === 'up') import('../engine/policy/shell/bash-language.mjs').then((m) => m.bashLanguage()).catch(() => {}); // parse.ts reports a failure
   const { existsSync, readFileSync, statSync } = await import('node:fs');
   const at = (path) => new URL(`../${path}`, import.meta.url);
   const clone = existsSync(at('engine/cli/main.ts'));

@@ -30,11 +30,12 @@ import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = 'dist/engine';
 const CACHE = 'dist/cache';
-const INLINE = new Set(['fastify', 'ws', 'ulid']);
+const INLINE = new Set(['fastify', 'ws', 'ulid', 'zod']);
 
 const packageOf = (spec) =>
   spec
@@ -48,6 +49,9 @@ const FASTIFY_LAZY = new Set(['@fastify/ajv-compiler', '@fastify/fast-json-strin
 // and semver, which fastify requires at once but calls only for a plugin that names the fastify versions it takes (no hookmap
 // plugin does): a stand-in that loads it at the first property read
 const FASTIFY_DEFERRED = new Set(['semver']);
+// zod's error messages in every language (`z.locales`, half of zod's bytes): hookmap's config errors are English, so
+// the bundle holds only the English one (the one zod configures itself with); `z.locales.en` still works.
+const ZOD_LOCALES = /[\\/]node_modules[\\/]zod[\\/]v4[\\/]/;
 const loadFromFastify = (spec) => `require(require('node:module').createRequire(require.resolve('fastify')).resolve(${JSON.stringify(spec)}))`;
 const externals = {
   name: 'hookmap-externals',
@@ -57,6 +61,14 @@ const externals = {
       contents: `let real; module.exports = new Proxy({}, { get: (_t, k) => (real ??= ${loadFromFastify(args.path)})[k] });`,
       loader: 'js',
     }));
+    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      loader: 'js',
+      resolveDir: ROOT,
+    }));
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      ZOD_LOCALES.test(args.importer) ? { path: join(dirname(args.importer), '../locales/en.js'), namespace: 'zod-locales' } : undefined,
+    );
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith('node:')) return { external: true };
       if (FASTIFY_LAZY.has(packageOf(args.path)) && /[\\/]node_modules[\\/]fastify[\\/]/.test(args.importer))

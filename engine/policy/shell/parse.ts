@@ -10,16 +10,14 @@
 // substitution or `&>`. tree-sitter recovers from errors instead of failing,
 // so a tree is only read when it has no ERROR and no MISSING node.
 //
-// Loading is asynchronous once (the module awaits it); parsing is synchronous.
-import { createRequire } from 'node:module';
-import { Language, Parser, type Node } from 'web-tree-sitter';
+// Loading is asynchronous once (the module awaits it: bash-language.mjs,
+// which `up` begins before its modules load); parsing is synchronous.
+import type { Node } from 'web-tree-sitter';
+import { bashLanguage } from './bash-language.mjs';
 
-const load = createRequire(import.meta.url);
-
-await Parser.init();
-const BASH = await Language.load(load.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+const { Parser, language } = await bashLanguage();
 const parser = new Parser();
-parser.setLanguage(BASH);
+parser.setLanguage(language);
 
 /** A syntax node copied out of the parser's memory (the tree is freed at once). */
 export interface ShellNode {
