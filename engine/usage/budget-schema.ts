@@ -4,12 +4,9 @@
 // most 1,000,000 USD or 10^12 tokens, the warning share lies in (0, 1).
 import { z } from 'zod';
 
-export const BUDGET_SCOPES = ['session', 'project', 'agent', 'all'] as const;
-export type BudgetScope = (typeof BUDGET_SCOPES)[number];
-export const BUDGET_ACTIONS = ['block', 'notify'] as const;
-export type BudgetAction = (typeof BUDGET_ACTIONS)[number];
-export const BUDGET_WINDOWS = ['day', 'month'] as const;
-export type BudgetWindow = (typeof BUDGET_WINDOWS)[number];
+import { BUDGET_ACTIONS, BUDGET_SCOPES, BUDGET_WINDOWS, type BudgetAction, type BudgetScope, type BudgetWindow } from './budget-view.ts';
+
+export { BUDGET_ACTIONS, BUDGET_SCOPES, BUDGET_WINDOWS, type BudgetAction, type BudgetScope, type BudgetWindow };
 export const DEFAULT_WARN_AT = 0.8;
 export const MAX_USD = 1_000_000;
 export const MAX_TOKENS = 1e12;

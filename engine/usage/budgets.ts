@@ -11,6 +11,7 @@ import { usageOf } from './usage-of.ts';
 import { lineOf } from '../kernel/fold/index.ts';
 import { opens } from '../kernel/lifecycle.ts';
 import type { Budget } from './budget-schema.ts';
+import type { BudgetView, SpendView } from './budget-view.ts';
 import type { PriceBook } from './prices.ts';
 
 export const BUDGET_WARNED = 'x.hookmap.budget.warned';
@@ -55,31 +56,7 @@ export interface BudgetGate {
   verdict(agent: string, session: string): BudgetVerdict | undefined;
 }
 
-/** What one scope spent in a budget's current window (`hookmap budgets --json`). */
-export interface SpendView {
-  name: string;
-  spent: number;
-  share: number;
-  state: 'under' | 'warned' | 'reached';
-  next: string;
-  unpriced: number;
-}
-
-export interface BudgetView {
-  id: string;
-  scope: Budget['scope'];
-  only?: string;
-  window?: Budget['window'];
-  /** The window now: YYYY-MM-DD or YYYY-MM (UTC). */
-  current?: string;
-  unit: Budget['unit'];
-  cap: number;
-  warn_at: number;
-  at_cap: Budget['atCap'];
-  /** The most spent first, at most VIEW_MAX of `scopes`. */
-  spends: SpendView[];
-  scopes: number;
-}
+export type { BudgetView, SpendView } from './budget-view.ts';
 
 /** The scopes listed per budget (the most spent first). */
 export const VIEW_MAX = 200;

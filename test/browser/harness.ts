@@ -66,6 +66,8 @@ export interface StackOptions {
   /** `hookmap run`'s launcher: its config and the environment its agents start with. */
   launch?: UpOptions['launch'];
   launchEnv?: UpOptions['launchEnv'];
+  /** Spending caps (the up config's `budgets:`, engine/usage/budget-schema.ts). */
+  budgets?: UpOptions['budgets'];
   /** Called with the home before up starts (wirings, tokens). */
   before?: (home: string) => void;
 }
@@ -83,6 +85,7 @@ export async function stack(o: StackOptions = {}): Promise<Stack> {
     push: o.push,
     launch: o.launch,
     launchEnv: o.launchEnv,
+    budgets: o.budgets,
   };
   o.before?.(tmp.dir);
   let up = await startUp({ ...opts, port: 0 });

@@ -1,10 +1,12 @@
 // The history view (#/history): a search box, project and date filters,
 // sessions paged from the history database (older ones too, not only what
 // the relay still holds) with their tokens and cost, and a small usage view:
-// tokens per day as bars, tokens and cost per agent.
+// tokens per day as bars, tokens and cost per agent, and the budgets beside
+// them (Budgets.tsx).
 import { useEffect, useState } from 'preact/hooks';
 import { useApp } from './context.ts';
 import { ContinueForm } from './NewSession.tsx';
+import { Budgets } from './Budgets.tsx';
 import { launchCatalog } from '../model/launch.ts';
 import { historySearch, historySessions, historyUsage, tokens, usd, type HistorySession, type SearchHit, type UsageGroup } from '../model/history.ts';
 
@@ -157,6 +159,7 @@ export function HistoryView() {
       </div>
       {error ? <p class="error">{error}</p> : null}
       <UsageChart days={usage.days} agents={usage.agents} />
+      <Budgets refresh={usage} />
       {hits ? (
         <>
           <h3>
