@@ -25,6 +25,20 @@ export function NavLinks({ route, control }: { route: string; control: boolean }
 }
 
 /** A run on its way to a session: its state in words, and the session once known. */
+/** What a Start or Continue came to: why it was refused, or the run it started. */
+function StartOutcome({ s }: { s: ReturnType<typeof useStart> }) {
+  return (
+    <>
+      {s.error ? (
+        <p class="error" role="alert" data-launch-error>
+          {s.error}
+        </p>
+      ) : null}
+      {s.run ? <RunStatus run={s.run} /> : null}
+    </>
+  );
+}
+
 function RunStatus({ run }: { run: LaunchRun }) {
   const where = run.session ? (
     <a href={`#/s/${encodeURIComponent(run.session)}`} data-run-session={run.session}>
@@ -200,12 +214,7 @@ export function NewSessionView() {
           </button>
         </form>
       ) : null}
-      {s.error ? (
-        <p class="error" role="alert" data-launch-error>
-          {s.error}
-        </p>
-      ) : null}
-      {s.run ? <RunStatus run={s.run} /> : null}
+      <StartOutcome s={s} />
     </section>
   );
 }
@@ -249,12 +258,7 @@ export function ContinueForm({ agent, session, project }: { agent: string; sessi
       <button class="btn btn-allow" type="submit" disabled={s.busy || !prompt.trim()}>
         Continue
       </button>
-      {s.error ? (
-        <p class="error" role="alert" data-launch-error>
-          {s.error}
-        </p>
-      ) : null}
-      {s.run ? <RunStatus run={s.run} /> : null}
+      <StartOutcome s={s} />
     </form>
   );
 }
