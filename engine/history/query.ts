@@ -2,6 +2,7 @@
 // inbox's history routes): sessions filtered and paged, full-text search
 // (FTS5) with the matching events, token usage and cost grouped.
 import type { Db } from './store.ts';
+import { lineOf } from '../kernel/fold/index.ts';
 
 export interface SessionFilter {
   agent?: string;
@@ -139,12 +140,29 @@ export interface UsageGroup {
   cache_write_tokens: number;
   reasoning_tokens: number;
   cost_usd: number | null;
+  /** By session: the sessions summed into the group, a resumed session's `~N` parts beside it (the kernel's lineOf). */
+  parts?: string[];
 }
 
-/** Token usage and cost grouped by agent, project, day (UTC), model or session, since a time. */
+/** The session's line (a resumed `<id>~2` is `<id>`'s), in SQL: the kernel's one definition, registered per connection. */
+const LINE_FN = 'hookmap_line';
+const lined = new WeakSet<Db>();
+function withLine(db: Db): Db {
+  if (!lined.has(db)) {
+    db.function(LINE_FN, { deterministic: true }, (s: unknown) => (typeof s === 'string' ? lineOf(s) : s));
+    lined.add(db);
+  }
+  return db;
+}
+
+/**
+ * Token usage and cost grouped by agent, project, day (UTC), model or session, since a time. By session, a resumed
+ * session and its `~N` parts are one story (one group keyed by the line, its parts listed).
+ */
 export function usage(db: Db, o: { since?: string; by?: UsageBy; agent?: string } = {}): UsageGroup[] {
-  const key = { agent: 'u.agent', project: 's.project', day: 'substr(u.time, 1, 10)', model: 'u.model', session: "u.agent || ' ' || u.session" }[
-    o.by ?? 'agent'
+  const by = o.by ?? 'agent';
+  const key = { agent: 'u.agent', project: 's.project', day: 'substr(u.time, 1, 10)', model: 'u.model', session: `u.agent || ' ' || ${LINE_FN}(u.session)` }[
+    by
   ];
   const { where, args, add } = clauses();
   if (o.since) add('u.time >= ?', timeBound(o.since));
@@ -152,10 +170,17 @@ export function usage(db: Db, o: { since?: string; by?: UsageBy; agent?: string 
   const sql = `SELECT ${key} AS key, COUNT(DISTINCT u.agent || ' ' || u.session) AS sessions, COUNT(*) AS responses,
     SUM(u.input) AS input_tokens, SUM(u.output) AS output_tokens, SUM(u.cache_read) AS cache_read_tokens, SUM(u.cache_write) AS cache_write_tokens,
     SUM(u.reasoning) AS reasoning_tokens, CASE WHEN COUNT(u.cost) < COUNT(*) THEN NULL ELSE ROUND(SUM(u.cost), 9) END AS cost_usd
+    ${by === 'session' ? ', GROUP_CONCAT(DISTINCT u.session) AS parts' : ''}
     FROM usage u LEFT JOIN sessions s ON s.agent = u.agent AND s.session = u.session
     ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY key ORDER BY key`;
-  return db.prepare(sql).all(...args) as UsageGroup[];
+  const rows = withLine(db)
+    .prepare(sql)
+    .all(...args) as (UsageGroup & { parts?: string | null })[];
+  return rows.map((r) => (by === 'session' ? { ...r, parts: (r.parts ?? '').split(',').filter(Boolean).sort(partOrder) } : (r as UsageGroup)));
 }
+
+/** `<id>` before `<id>~2` before `<id>~10`. */
+const partOrder = (x: string, y: string): number => x.length - y.length || (x < y ? -1 : x > y ? 1 : 0);
 
 /** Per session, the usage JSON `hookmap usage --json` prints. */
 export function usageSessions(db: Db, o: { since?: string; agent?: string } = {}) {

@@ -1,5 +1,6 @@
-// `hookmap usage [--since D] [--by agent|project|day|model] [--agent A] [--json]`:
-// tokens and cost from the history, grouped; --json also has each session
+// `hookmap usage [--since D] [--by agent|project|day|model|session] [--agent A] [--json]`:
+// tokens and cost from the history, grouped (by session: a resumed session and
+// its `~N` parts are one row, the parts named); --json also has each session
 // (agent, session, project, models, token counts, cost_usd: null when unknown).
 import { ArgError, parseArgs } from '../args.ts';
 import type { RuntimeConfig } from '../../config/schema.ts';
@@ -35,8 +36,11 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
         cache_read: g.cache_read_tokens,
         cache_write: g.cache_write_tokens,
         cost: usd(g.cost_usd),
+        parts: g.parts?.join(' '),
       }));
-      for (const l of table(view, [by, 'sessions', 'input', 'output', 'cache_read', 'cache_write', 'cost'])) process.stdout.write(`${l}\n`);
+      // by session, a resumed session's parts are one row (its line), each part named
+      const cols = [by, 'sessions', 'input', 'output', 'cache_read', 'cache_write', 'cost', ...(by === 'session' ? ['parts'] : [])];
+      for (const l of table(view, cols)) process.stdout.write(`${l}\n`);
       process.stdout.write(
         `prices: ${PRICE_TABLE.name} ${PRICE_TABLE.version} (${PRICE_TABLE.published}) or your prices file; - = a model no price is known for\n`,
       );
