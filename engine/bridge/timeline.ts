@@ -14,6 +14,7 @@ import type { AepEvent } from './projection/common.ts';
 import { isAnswer, opens } from '../kernel/lifecycle.ts';
 import { sessionLabel } from './session-label.ts';
 import { SessionTracker, type SessionNode } from './structure.ts';
+import { isQueryAnswer } from '../kernel/event.ts';
 
 /** (epoch, seq) order within a session; events without seq keep their time order after. */
 export function sortSession(events: AepEvent[]): AepEvent[] {
@@ -26,7 +27,7 @@ export function sortSession(events: AepEvent[]): AepEvent[] {
 export function sessionStory(events: AepEvent[]): { nodes: SessionNode[]; fold: StoryFold<AepEvent> } {
   const nodes: SessionNode[] = [];
   const t = new SessionTracker((n, st) => nodes.push(t.withFate(n, st)), { maxEventsPerNode: 1000 });
-  for (const ev of sortSession(events)) t.add(ev);
+  for (const ev of sortSession(events)) if (!isQueryAnswer(ev)) t.add(ev); // a query's answer is for who asked, not the story
   t.closeAll('end-of-input');
   return { nodes, fold: t.fold };
 }

@@ -7,7 +7,7 @@ import { IMPORTED_ATTR } from '../usage/imported.ts';
 import { usageOf, type UsageRow } from '../usage/usage-of.ts';
 
 export type { UsageRow } from '../usage/usage-of.ts';
-import { forControlOnly } from '../relay/subscription.ts';
+import { isQueryAnswer } from '../kernel/event.ts';
 
 export interface IndexedEvent {
   id: string;
@@ -44,7 +44,7 @@ export function indexedEvent(line: string, agentOfFolder: string): IndexedEvent 
   }
   if (!ev || typeof ev.id !== 'string' || typeof ev.type !== 'string' || typeof ev.time !== 'string') return undefined;
   // a control query's answer (its daemon logs it) is for the one who asked: never searchable by a reader of the history
-  if (forControlOnly(ev as { type: string; data?: unknown })) return undefined;
+  if (isQueryAnswer(ev as { type: string; data?: unknown })) return undefined;
   const data = ev.data && typeof ev.data === 'object' ? (ev.data as Record<string, unknown>) : {};
   const text: string[] = [];
   if (typeof ev.subject === 'string') text.push(ev.subject);

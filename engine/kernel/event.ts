@@ -29,3 +29,12 @@ export function isCommand(type: string): boolean {
   if (VENDOR_COMMAND.test(type)) return true;
   return type.startsWith('control.') && type !== 'control.accepted' && type !== 'control.rejected';
 }
+
+/**
+ * The answer of a control query (AEP-0004 §3: a control.accepted whose `data.result` answers an `x.hookmap.control.*`
+ * question, engine/daemon/door.ts): for the control principal who asked, never part of the session's story. The
+ * relay hands it to control subscribers only, the history does not index it, timeline and tail do not show it.
+ */
+export function isQueryAnswer(ev: { type: string; data?: unknown }): boolean {
+  return ev.type === 'control.accepted' && typeof ev.data === 'object' && ev.data !== null && 'result' in ev.data;
+}

@@ -5,6 +5,7 @@ import { captureRank, type CaptureLevel } from '../aep/schemas.ts';
 import { downLevelEvent } from '../capture/gate.ts';
 import type { CompiledFilter } from './attr-match.ts';
 import type { Held, Position, StoredEvent } from './store.ts';
+import { isQueryAnswer } from '../kernel/event.ts';
 
 export interface Sink {
   /** Deliver one serialized event; return false when the consumer has been dropped. */
@@ -40,9 +41,7 @@ export interface SubscriptionSpec {
  * (a request's command, redacted, its paths, its options) in `data.result`: only a subscriber whose principal may
  * send commands (and so may ask) gets it; every other subscriber never sees the event.
  */
-export function forControlOnly(ev: { type: string; data?: unknown }): boolean {
-  return ev.type === 'control.accepted' && typeof ev.data === 'object' && ev.data !== null && 'result' in ev.data;
-}
+export const forControlOnly = isQueryAnswer; // the kernel's one definition
 
 /** The wire text of `held` at `ceiling`: never up-leveled, computed once per ceiling. */
 export function render(held: Held, ceiling: CaptureLevel | undefined): string {

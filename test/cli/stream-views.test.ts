@@ -279,3 +279,27 @@ describe('the session label: the project, never the path', () => {
     }
   });
 });
+
+describe("a control query's answer is for who asked: timeline and tail leave it out, tail --json keeps it", () => {
+  const QUERIED = 'c0ffee00-3333-4000-8000-000000000010';
+  it('the inbox\'s "Allow always" proposal asks the daemon; its answer is in the log but not in the story', async () => {
+    await hook(QUERIED, 'SessionStart', { source: 'startup' });
+    const held = hook(QUERIED, 'PermissionRequest', bash);
+    const req = await request(QUERIED);
+    const proposal = await fetch(`${s.url}/rules/propose?request=${req.id}`, { headers: { authorization: `Bearer ${s.token}` } });
+    expect(proposal.status, await proposal.clone().text()).toBe(200);
+    const log = () => readLogs(join(s.logDir, 'claude-code')).filter((e) => e.session === QUERIED);
+    const answer = await until('the query answer logged', () => log().find((e) => e.type === 'control.accepted' && (e.data as any)?.result));
+    await held; // the hold times out: the agent decides
+    const t = await cli(timeline, [QUERIED, ...at(), '--verbose']);
+    expect(t.code, t.text).toBe(0);
+    expect(t.text).not.toContain(answer.id);
+    expect(t.text).not.toMatch(/control\.accepted/);
+    const state = join(xdg, 'queried.json');
+    const view = await cli(tail, [...at(), '--from', 'all', '--no-follow', '--no-resume', '--state', state, '--filter', `session=${QUERIED}`]);
+    expect(view.text).toMatch(/attention\.requested|wants|Bash/);
+    expect(view.text).not.toMatch(/control\.accepted/);
+    const raw = await cli(tail, [...at(), '--from', 'all', '--no-follow', '--no-resume', '--state', state, '--json', '--filter', `session=${QUERIED}`]);
+    expect(raw.out.map((l) => JSON.parse(l).id)).toContain(answer.id);
+  });
+});

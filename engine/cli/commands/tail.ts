@@ -28,6 +28,7 @@ import { ENDPOINT_FLAGS, endpoint, explainRefusal, type Endpoint } from './comma
 import { replayHeld } from './held.ts';
 import { resolveSessionOrAsGiven } from './id-prefix.ts';
 import { ensureParent } from '../../io/paths.ts';
+import { isQueryAnswer } from '../../kernel/event.ts';
 
 const SPEC = {
   ...ENDPOINT_FLAGS,
@@ -126,7 +127,10 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
       },
       onEvent: (ev, m) => {
         if (ev.session !== undefined && ev.seq !== undefined) dirty = true;
-        process.stdout.write(flags.json ? `${m.data}\n` : view.lines(ev));
+        // --json is the raw stream; the view leaves out a control query's answer (for who asked, not the session's story)
+        if (flags.json) process.stdout.write(`${m.data}\n`);
+        else if (!isQueryAnswer(ev)) process.stdout.write(view.lines(ev));
+        else return true;
         if (count && ++printed >= count) return false;
       },
       next: ({ error }) => {
