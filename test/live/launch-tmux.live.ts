@@ -27,8 +27,7 @@ describe.skipIf(!!skip)(`hookmap run --tmux: ${agent.pkg}@${agent.version} live`
   const socket = `hookmap-live-launch-${process.pid}`;
   const tmux = (...args: string[]) => run(TMUX, ['-L', socket, ...args], { timeoutMs: 10_000 });
   const token = () => readFileSync(join(live.s.hookmapHome, 'token'), 'utf8').trim();
-  const launched = async (id: string) =>
-    (await (await fetch(`${live.up.url}/launch/${id}`, { headers: { authorization: `Bearer ${token()}` } })).json()).run;
+  const launched = async (id: string) => (await (await fetch(`${live.up.url}/launch/${id}`, { headers: { authorization: `Bearer ${token()}` } })).json()).run;
 
   beforeAll(async () => {
     await live.start(ANSWER_TIMEOUT_MS);
@@ -111,7 +110,11 @@ describe.skipIf(!!skip)(`hookmap run --tmux: ${agent.pkg}@${agent.version} live`
       expect(over).toMatchObject({ state: 'exited', session, mode: 'tmux' });
       await live.checkSession(session);
     } catch (e) {
-      console.log(`[live] launch --tmux: events: ${mine().map((x) => x.type).join(' ')}`);
+      console.log(
+        `[live] launch --tmux: events: ${mine()
+          .map((x) => x.type)
+          .join(' ')}`,
+      );
       console.log(`[live] the pane at the failure:\n${await pane().catch(() => '')}\nup (tail):\n${live.up.stderr().slice(-3000)}`);
       throw e;
     }
