@@ -159,7 +159,7 @@ describe.skipIf(!hasTmux)('hookmap attach', () => {
   });
 
   it('the session ended and its tmux session gone: up marks the run exited, and attach says it has ended', async () => {
-    await hook({ hook_event_name: 'SessionEnd', session_id: session, cwd: project });
+    await hook({ hook_event_name: 'SessionEnd', session_id: session, cwd: project, reason: 'normal' });
     tmux(SOCKET, 'kill-session', '-t', `=${name}`);
     const over = await until('the run is over', async () => {
       const r = await runOf(launch);

@@ -20,7 +20,7 @@ hooks:
       - type: session.started
         data: { client: { name: launch-agent }, cwd: =cwd }
   SessionEnd:
-    emit: [{ type: session.ended, session_end: true, data: { reason: normal } }]
+    emit: [{ type: session.ended, session_end: true, data: { reason: =reason } }]
 replies: { neutral: "" }
 capabilities: {}
 posture: observe-only
