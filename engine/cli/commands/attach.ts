@@ -74,10 +74,11 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const t = spawnSync('tmux', args, { stdio: 'inherit' });
+  const where = `tmux session ${name}${socket ? ` on the server -L ${socket}` : ''}`;
   if (t.error)
     return fail(
       (t.error as NodeJS.ErrnoException).code === 'ENOENT'
-        ? `tmux is not installed here (or not on PATH): ${who} runs in tmux session ${name}${socket ? ` on the server -L ${socket}` : ''} (Debian: apt install tmux)`
+        ? `tmux is not installed here (or not on PATH): ${who} runs in ${where} (Debian: apt install tmux)`
         : `could not run tmux: ${t.error.message}`,
       1,
     );
