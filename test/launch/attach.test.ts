@@ -7,7 +7,7 @@
 // learned by up. Refused with a clear word: a headless run, an unknown and an
 // ambiguous id, an ended run, tmux missing, a read-only token and none.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addToken } from '../../engine/auth/tokens.ts';
@@ -47,8 +47,10 @@ beforeAll(async () => {
 afterAll(async () => {
   vi.restoreAllMocks();
   if (!hasTmux) return;
-  tmux(SOCKET, 'kill-server');
-  tmux(DESK, 'kill-server');
+  for (const socket of [SOCKET, DESK]) {
+    tmux(socket, 'kill-server');
+    rmSync(join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid!()}`, socket), { force: true }); // the server leaves its socket file
+  }
   await s?.done();
 });
 

@@ -6,7 +6,7 @@
 // with its first turn's reply), a steer while it sits idle wakes it (the
 // next-turn carrier), and `/exit` typed into the pane ends the session: the
 // stream shows session.ended and the run is over (GET /launch/:id).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from './agents.ts';
@@ -54,6 +54,7 @@ describe.skipIf(!!skip)(`hookmap run --tmux: ${agent.pkg}@${agent.version} live`
 
   afterAll(async () => {
     await tmux('kill-server').catch(() => undefined);
+    rmSync(join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid!()}`, socket), { force: true }); // the server leaves its socket file
     await live.finish(agent.version);
   }, 30_000);
 
