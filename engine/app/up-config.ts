@@ -125,6 +125,7 @@ function upConfigOf(doc: UpConfigDoc, base: string, env: Env, block: Block): UpC
       timeoutMs: doc.launch.timeout_ms,
       maxRuns: doc.launch.max_runs,
       tmux: doc.launch.tmux,
+      tmuxSocket: doc.launch.tmux_socket,
     },
     budgets: doc.budgets && budgetsOf(doc.budgets),
     watch: watchConfigOf(doc.watch),

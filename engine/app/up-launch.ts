@@ -10,6 +10,10 @@ import type { ChatLaunch } from '../channels/chat-launch.ts';
 import { launchCatalog } from '../launch/catalog.ts';
 import { Launcher, type LaunchConfig, type StreamEvent } from '../launch/launcher.ts';
 import { registerLaunchRoutes } from './launch-routes.ts';
+import { PROJECT_ATTR } from '../capture/project.ts';
+import { lineOf } from '../kernel/fold/story.ts';
+
+const MAX_LABELS = 10_000;
 import type { AgentEntry } from './up-config.ts';
 
 export interface UpLaunchOptions {
@@ -67,6 +71,17 @@ export function mountLaunch(o: UpLaunchOptions): ChatLaunch {
       o.config?.projects,
     );
   registerLaunchRoutes(o.app, { launcher, catalog, auth: o.auth, say: o.say });
-  o.app.addHook('onClose', async () => launcher.close()); // up's close: headless runs are its children, stopped with it
-  return { start: (r, who) => launcher.start(r, who), get: (id) => launcher.get(id), catalog };
+  // each session's project label (its session.started's, the folder's name) since up started: what a chat's Continue resumes in
+  const labels = new Map<string, string>();
+  const labelled = o.relay.subscribe({ live: true }, (ev) => {
+    const label = (ev as { [PROJECT_ATTR]?: unknown })[PROJECT_ATTR];
+    if (typeof label !== 'string' || !ev.session) return;
+    labels.set(lineOf(ev.session), label);
+    if (labels.size > MAX_LABELS) labels.delete(labels.keys().next().value!);
+  });
+  o.app.addHook('onClose', async () => {
+    labelled.close();
+    launcher.close(); // up's close: headless runs are its children, stopped with it
+  });
+  return { start: (r, who) => launcher.start(r, who), get: (id) => launcher.get(id), catalog, projectOf: (s) => labels.get(lineOf(s)) };
 }

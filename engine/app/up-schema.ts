@@ -101,6 +101,11 @@ export const UpConfigSchema = z
         timeout_ms: ms('the wall time of a headless run, ms; then it is stopped').optional().meta({ default: DEFAULT_LAUNCH_TIMEOUT_MS }),
         max_runs: z.number().int().min(1).max(64).optional().meta({ default: DEFAULT_LAUNCH_MAX_RUNS }).describe('headless runs at once per agent'),
         tmux: path('the tmux program of attachable runs').optional().meta({ default: 'tmux' }),
+        tmux_socket: z
+          .string()
+          .regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/, "1-64 letters, digits, '.', '_' or '-'")
+          .optional()
+          .describe("the tmux server's socket name (tmux -L) attachable runs start on; absent: tmux's default server"),
       })
       .optional()
       .describe('`hookmap run`: starting and continuing agent sessions (docs/launch.md)'),

@@ -15,6 +15,13 @@ export interface ChatLaunch {
   start(r: LaunchRequest, who: Who): LaunchRun;
   get(id: string): LaunchRun | undefined;
   catalog(): Catalog;
+  /** The project label (its folder's name) of a session seen since up started, if it had one. */
+  projectOf(session: string): string | undefined;
+}
+
+export interface FollowOptions {
+  waitMs?: number;
+  everyMs?: number;
 }
 
 /** The words of `/new` (with a bot's @name in a group), else undefined: not a /new message. */
@@ -43,13 +50,7 @@ export function newUsage(c: Catalog): string {
  * Starts the run `text` asks for, as `who` on `via`; `later` is called once with the second message (the session,
  * or why none came) when the run learned its session or ended, bounded by `waitMs`.
  */
-export function chatNew(
-  launch: ChatLaunch,
-  text: string,
-  who: Who,
-  later: (line: string, run?: LaunchRun) => void,
-  o: { waitMs?: number; everyMs?: number } = {},
-): string | undefined {
+export function chatNew(launch: ChatLaunch, text: string, who: Who, later: (line: string, run?: LaunchRun) => void, o: FollowOptions = {}): string | undefined {
   const asked = parseNew(text);
   if (!asked) return undefined;
   if (!asked.agent || !asked.project || !asked.prompt) return newUsage(launch.catalog());
@@ -57,21 +58,28 @@ export function chatNew(
   try {
     run = launch.start({ agent: asked.agent, project: asked.project, prompt: asked.prompt }, who);
   } catch (e) {
-    if (e instanceof LaunchError) return `Not started: ${e.message} [${e.code}]`;
-    return `Not started: ${(e as Error).message}`;
+    return notStarted(e);
   }
+  follow(launch, run, asked.project, later, o);
+  return `Starting ${run.agent} in ${asked.project} (run ${run.id}).`;
+}
+
+/** Calls `later` once: the run's session once its first hook named it, or why none came (it ended, or `waitMs` passed). */
+export function follow(launch: ChatLaunch, run: LaunchRun, project: string, later: (line: string, run?: LaunchRun) => void, o: FollowOptions = {}): void {
   const deadline = Date.now() + (o.waitMs ?? 120_000);
   const tick = () => {
     const r = launch.get(run.id) ?? run;
     if (r.session) return later(`${r.agent} session ${r.session.slice(0, 12)} is on the stream: its requests come here; reply to this message to steer it.`, r);
     if (!['starting', 'running'].includes(r.state))
       return later(`${r.agent} ${r.state}${r.exit !== undefined && r.exit !== null ? ` (exit ${r.exit})` : ''} before its first hook reached hookmap.`);
-    if (Date.now() > deadline) return later(`${r.agent} runs, but no hook of it reached hookmap yet: is it wired for ${asked.project}?`);
+    if (Date.now() > deadline) return later(`${r.agent} runs, but no hook of it reached hookmap yet: is it wired for ${project}?`);
     setTimeout(tick, o.everyMs ?? 500).unref();
   };
   setTimeout(tick, o.everyMs ?? 500).unref();
-  return `Starting ${run.agent} in ${asked.project} (run ${run.id}).`;
 }
+
+/** A refused start, in the words of the chat reply. */
+export const notStarted = (e: unknown): string => (e instanceof LaunchError ? `Not started: ${e.message} [${e.code}]` : `Not started: ${(e as Error).message}`);
 
 /**
  * A chat message, if it is `/new`: refused for someone off the channel's allow-list (`who` undefined) or where up has

@@ -6,13 +6,16 @@
 // may answer; a button answers its request once, only from its message; the
 // card is updated when the request settles anywhere. `api_url` points the
 // framework at another Web API (the tests' stand-in speaks it and Socket Mode).
+// `/new` and the Continue button on alerts: slack-launch.ts.
 import { readTokenFile } from '../auth/tokens.ts';
 import { answerAs, steerAs, type Answerer, type PushAction } from '../push/answer-as.ts';
 import { Buttons, cardText, choiceButtons, type CardText } from './card.ts';
 import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { SlackConfig } from './config.ts';
 import { offersAlways, type Alert, type Moment, type Settlement } from '../push/moments.ts';
-import { withRetry, type Retryable } from './retry.ts';
+import { withRetry } from './retry.ts';
+import { classify, context, requestButtons, section } from './slack-blocks.ts';
+import { SlackLaunch } from './slack-launch.ts';
 
 type BoltApp = import('@slack/bolt').App;
 
@@ -24,12 +27,6 @@ interface Card {
   text: CardText;
 }
 
-const section = (text: string) => ({
-  type: 'section',
-  text: { type: 'mrkdwn', text: text.replace(/[<>&]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;' })[c]!) },
-});
-const context = (text: string) => ({ type: 'context', elements: [{ type: 'plain_text', text }] });
-
 export class SlackChannel implements Channel {
   readonly name = 'slack';
   private app?: BoltApp;
@@ -39,12 +36,22 @@ export class SlackChannel implements Channel {
   /** The form field each request's choice buttons answer. */
   private readonly fields = new Map<string, string>();
   readonly health: ChannelHealth;
+  /** `/new` and Continue (slack-launch.ts). */
+  private readonly launching: SlackLaunch;
 
   constructor(
     private readonly c: SlackConfig,
     private readonly d: ChannelDeps,
   ) {
     this.health = new ChannelHealth(d.say, 'slack');
+    this.launching = new SlackLaunch({
+      launch: () => d.launch,
+      channel: c.channel,
+      who: (user, channel) => this.who(user, channel),
+      post: (text, thread) => this.post(text, thread),
+      steerable: (ts, session, agent) => this.byTs.set(ts, { request: '', session, agent, ts, text: { title: '', body: '', meta: '' } }),
+      note: (key, line) => this.health.note(key, line),
+    });
   }
 
   async start(): Promise<void> {
@@ -79,9 +86,19 @@ export class SlackChannel implements Channel {
         String((action as { value?: string }).value ?? ''),
       );
     });
+    app.action('hookmap_continue', async ({ ack, body, action }) => {
+      await ack();
+      const b = body as { user?: { id?: string }; channel?: { id?: string }; message?: { ts?: string } };
+      await this.launching.pressed(b.user?.id, b.channel?.id, b.message?.ts, String((action as { value?: string }).value ?? ''));
+    });
+    app.command('/new', async ({ command, ack }) => {
+      await ack({ response_type: 'ephemeral', text: this.launching.slashNew(command.user_id, command.channel_id, command.text ?? '') });
+    });
     app.message(async ({ message }) => {
       const m = message as { user?: string; text?: string; channel?: string; thread_ts?: string; ts?: string };
-      if (m.thread_ts && m.thread_ts !== m.ts) await this.replied(m.user, m.channel, m.thread_ts, m.text ?? '');
+      if (!m.thread_ts || m.thread_ts === m.ts) return;
+      if (this.launching.asks(m.thread_ts)) await this.launching.replied(m.user, m.channel, m.thread_ts, m.text ?? '');
+      else await this.replied(m.user, m.channel, m.thread_ts, m.text ?? '');
     });
     app.error(async (e) => this.health.problem(`err:${e.message}`, `an event failed: ${e.message}`));
     this.app = app;
@@ -126,42 +143,12 @@ export class SlackChannel implements Channel {
     const text = cardText(m, this.c.capture ?? 'metadata');
     const choices = m.kind === 'form' ? choiceButtons(m, this.c.capture ?? 'metadata') : [];
     if (choices.length) this.fields.set(m.id, m.form!.field);
-    const buttons =
-      m.kind === 'watch'
-        ? []
-        : m.kind === 'form'
-          ? choices.map((c, i) => ({
-              type: 'button',
-              text: { type: 'plain_text', text: c.label },
-              action_id: `hookmap_choice_${i}`,
-              value: this.buttons.issue(m.id, m.expires, c.id, m.id),
-            }))
-          : [
-              {
-                type: 'button',
-                text: { type: 'plain_text', text: 'Allow' },
-                style: 'primary',
-                action_id: 'hookmap_allow',
-                value: this.buttons.issue(m.id, m.expires),
-              },
-              {
-                type: 'button',
-                text: { type: 'plain_text', text: 'Deny' },
-                style: 'danger',
-                action_id: 'hookmap_deny',
-                value: this.buttons.issue(m.id, m.expires),
-              },
-              ...(offersAlways(m, this.c.capture ?? 'metadata')
-                ? [
-                    {
-                      type: 'button',
-                      text: { type: 'plain_text', text: 'Allow always' },
-                      action_id: 'hookmap_always',
-                      value: this.buttons.issue(m.id, m.expires),
-                    },
-                  ]
-                : []),
-            ];
+    const buttons = requestButtons(
+      m,
+      choices,
+      (choice) => this.buttons.issue(m.id, m.expires, choice, choice === undefined ? undefined : m.id),
+      offersAlways(m, this.c.capture ?? 'metadata'),
+    );
     const hint =
       m.kind === 'watch'
         ? 'Answer it at the agent.'
@@ -220,6 +207,7 @@ export class SlackChannel implements Channel {
   async alert(a: Alert): Promise<void> {
     const app = this.app;
     if (!app) return;
+    const cont = this.launching.continueButton(a); // a session that can be continued: Continue asks for the prompt
     try {
       const r = await this.call(
         () =>
@@ -229,10 +217,12 @@ export class SlackChannel implements Channel {
             blocks: [
               section(`*${a.title}*`),
               context(a.session ? `session ${a.session.slice(0, 12)} · reply in the thread to steer it` : 'open the inbox for the details'),
-            ],
+              ...(cont ? [{ type: 'actions', elements: [cont] }] : []),
+            ] as never,
           }),
         Date.now() + 60_000,
       );
+      if (cont) this.launching.bind(cont.value, String(r.ts));
       if (a.session)
         this.byTs.set(String(r.ts), { request: '', session: a.session, agent: a.agent, ts: String(r.ts), text: { title: a.title, body: '', meta: '' } });
     } catch (e) {
@@ -285,15 +275,18 @@ export class SlackChannel implements Channel {
     await this.call(() => app.client.chat.postMessage({ channel: this.c.channel, thread_ts: thread, text: said }), Date.now() + 30_000).catch(() => undefined);
   }
 
+  /** A message in the channel (in `thread` when given): its ts, or undefined (said once). */
+  private async post(text: string, thread?: string): Promise<string | undefined> {
+    const app = this.app;
+    if (!app) return undefined;
+    const r = await this.call(
+      () => app.client.chat.postMessage({ channel: this.c.channel, text, ...(thread ? { thread_ts: thread } : {}) }),
+      Date.now() + 30_000,
+    ).catch((e) => void this.health.problem(`post:${(e as Error).message}`, `could not post: ${(e as Error).message}`));
+    return r?.ts ? String(r.ts) : undefined;
+  }
+
   private call<T>(fn: () => Promise<T>, deadline: number): Promise<T> {
     return withRetry(fn, classify, deadline);
   }
-}
-
-/** @slack/web-api's errors: a rate limit names its wait; a platform error is a refusal. */
-function classify(e: unknown): Retryable {
-  const x = e as { code?: string; retryAfter?: number; data?: { error?: string } };
-  if (x?.code === 'slack_webapi_rate_limited_error') return { transient: true, retryAfterS: x.retryAfter ?? 1 };
-  if (x?.code === 'slack_webapi_platform_error') return { transient: false };
-  return { transient: true };
 }

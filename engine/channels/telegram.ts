@@ -16,8 +16,11 @@ import { Buttons, cardText, choiceButtons, plainCard } from './card.ts';
 import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { TelegramConfig } from './config.ts';
 import { offersAlways, type Alert, type Moment, type Settlement } from '../push/moments.ts';
-import { withRetry, type Retryable } from './retry.ts';
+import { withRetry } from './retry.ts';
+import { classify, redactToken } from './telegram-errors.ts';
 import { chatCommand } from './chat-launch.ts';
+import { ContinueOffers } from './chat-continue.ts';
+import { continuePressed, continueWith } from './telegram-continue.ts';
 
 const VERBS: Record<string, PushAction> = { a: 'allow', d: 'deny', w: 'always' };
 
@@ -40,6 +43,7 @@ export class TelegramChannel implements Channel {
   /** The form field each request's choice buttons answer. */
   private readonly fields = new Map<string, string>();
   readonly health: ChannelHealth;
+  private readonly continues = new ContinueOffers(() => this.d.launch);
 
   constructor(
     private readonly c: TelegramConfig,
@@ -198,11 +202,16 @@ export class TelegramChannel implements Channel {
     const bot = this.bot;
     if (!bot) return;
     for (const chat of this.c.chatIds) {
+      const cont = this.continues.offer(a); // a session that can be continued: Continue asks for the prompt (chat-continue.ts)
       try {
         const sent = await this.call(
-          () => bot.api.sendMessage(chat, `${a.title}${a.session ? `\nsession ${a.session.slice(0, 12)}: reply to this message to steer it` : ''}`),
+          () =>
+            bot.api.sendMessage(chat, `${a.title}${a.session ? `\nsession ${a.session.slice(0, 12)}: reply to this message to steer it` : ''}`, {
+              ...(cont ? { reply_markup: { inline_keyboard: [[{ text: 'Continue', callback_data: `r:${cont}` }]] } } : {}),
+            }),
           Date.now() + 60_000,
         );
+        if (cont) this.continues.bind(cont, `${chat}:${sent.message_id}`);
         if (a.session) this.steerable(chat, sent.message_id, a.session, a.agent, a.title);
       } catch (e) {
         this.health.problem(`alert:${(e as Error).message}`, `could not send an alert: ${redactToken((e as Error).message)}`);
@@ -231,6 +240,7 @@ export class TelegramChannel implements Channel {
     const who = this.who(q.from.id, chat);
     if (!who) return void (await ctx.answerCallbackQuery({ text: 'You may not answer this.' }).catch(() => undefined));
     const [verb, nonce] = String(q.data).split(':');
+    if (verb === 'r' && nonce && chat !== undefined) return continuePressed(this.continues, ctx, nonce, `${chat}:${q.message?.message_id}`);
     const action = VERBS[verb];
     const t = (action || verb === 'c') && nonce ? this.buttons.take(nonce, `${chat}:${q.message?.message_id}`) : { refused: 'not a hookmap button' };
     if ('refused' in t) return void (await ctx.answerCallbackQuery({ text: t.refused }).catch(() => undefined));
@@ -247,6 +257,9 @@ export class TelegramChannel implements Channel {
     const msg = ctx.message!;
     const to = msg.reply_to_message;
     if (!to) return this.newSession(ctx);
+    const asking = `${msg.chat.id}:${to.message_id}`;
+    if (this.continues.asks(asking))
+      return continueWith(this.continues, ctx, asking, this.who(msg.from?.id, msg.chat.id), (m, r) => this.steerable(msg.chat.id, m, r.session, r.agent, ''));
     const card = this.byMessage.get(`${msg.chat.id}:${to.message_id}`);
     if (!card) return;
     const who = this.who(msg.from?.id, msg.chat.id);
@@ -281,17 +294,4 @@ export class TelegramChannel implements Channel {
   private call<T>(fn: () => Promise<T>, deadline: number): Promise<T> {
     return withRetry(fn, classify, deadline);
   }
-}
-
-/** grammY's errors, as a retry sees them: 429 with retry_after, 5xx and network errors are transient. */
-function classify(e: unknown): Retryable {
-  const x = e as { error_code?: number; parameters?: { retry_after?: number }; name?: string };
-  if (x?.error_code === 429) return { transient: true, retryAfterS: x.parameters?.retry_after ?? 1 };
-  if (typeof x?.error_code === 'number') return { transient: x.error_code >= 500 };
-  return { transient: true };
-}
-
-/** A bot token never reaches a log line (grammY's errors may carry the request URL). */
-export function redactToken(s: string): string {
-  return s.replace(/bot\d+:[A-Za-z0-9_-]+/g, 'bot<token>').replace(/\b\d{5,}:[A-Za-z0-9_-]{20,}\b/g, '<token>');
 }

@@ -11,6 +11,7 @@ export interface CommandModule {
 
 export const COMMAND_MODULES: Readonly<Record<string, () => Promise<CommandModule>>> = {
   answer: () => import('./commands/answer.ts'),
+  attach: () => import('./commands/attach.ts'),
   autostart: () => import('./commands/autostart.ts'),
   bridge: () => import('./commands/bridge.ts'),
   budgets: () => import('./commands/budgets.ts'),

@@ -29,6 +29,21 @@ launch.timeout_ms or by \`hookmap cancel <session>\`); the prompt is one argumen
 Exit: 0 the session is on the stream (its id printed), 1 refused or no hook in time, 2 usage.`,
   },
   {
+    name: 'attach',
+    group: 'agents',
+    module: 'attach',
+    synopsis: 'attach <session> [--print]',
+    summary: 'take over, in this terminal, a session `hookmap run --tmux` started',
+    help: `  <session>              any unique prefix of its id (a ~N lineage included), or its launch id
+  --print                print the tmux command instead of running it
+  --url U                the running hookmap up (default $HOOKMAP_URL or ${DEFAULT_URL})
+  --token-file F         its owner token (default $HOOKMAP_TOKEN_FILE, $HOOKMAP_TOKEN, else $HOOKMAP_HOME/token)
+  --token T              the owner token itself (works, but argv is visible in ps)
+up names the run's tmux session and server (launch.tmux_socket); the tmux on PATH attaches to it
+(\`tmux [-L socket] attach -t <name>\`; detach with its prefix key, then d: the agent goes on).
+Exit: tmux's own once it ran; 1 a headless or ended run, no such run, no tmux, refused; 2 usage.`,
+  },
+  {
     name: 'capabilities',
     group: 'agents',
     module: 'capabilities',

@@ -17,6 +17,7 @@ import { LaunchError, launchArgv, type LaunchMode } from './argv.ts';
 import { allowedProjects, assertWired, pickProject } from './projects.ts';
 import { isSessionTerminal, opens } from '../kernel/lifecycle.ts';
 import { lineOf } from '../kernel/fold/story.ts';
+import { attachArgv, goneWithin, newSession, type TmuxTarget } from './tmux.ts';
 
 export interface LaunchConfig {
   /** Folders allowed beside the ones `hookmap setup --project` recorded. */
@@ -25,6 +26,8 @@ export interface LaunchConfig {
   maxRuns?: number;
   /** The tmux program (default tmux). */
   tmux?: string;
+  /** The tmux server's socket name (tmux -L); default tmux's own server. */
+  tmuxSocket?: string;
 }
 
 export interface LaunchRequest {
@@ -57,7 +60,8 @@ export interface LaunchRun {
   via: string;
   pid?: number;
   log?: string;
-  tmux?: { name: string; attach: string };
+  /** An attachable run: its tmux session, on the server named `socket` (tmux -L) when not tmux's default. */
+  tmux?: { name: string; socket?: string; attach: string };
   /** The hookmap session, once its first event arrived. */
   session?: string;
   resumed?: string;
@@ -87,7 +91,8 @@ export interface StreamEvent {
 }
 
 const KILL_GRACE_MS = 5000;
-/** A `~N` lineage suffix (engine/map/state.ts), not a bounded id's digest. */
+/** How long after its session's end an attachable run's tmux session has to go. */
+const TMUX_GONE_MS = 30_000;
 /** The agent's own id of a hookmap session (a `~N` lineage dropped): the kernel's line. */
 export const agentSessionId = lineOf;
 
@@ -96,6 +101,8 @@ export class Launcher {
   private readonly children = new Map<string, { child: ChildProcess; timer?: NodeJS.Timeout }>();
   private readonly expected = new Map<string, { run: LaunchRun; match: (ev: StreamEvent) => boolean }>();
   private readonly seen = new Set<string>();
+  /** Attachable runs whose tmux session is being asked about (their session ended). */
+  private readonly closing = new Set<string>();
   private readonly sub: { close(): void };
 
   constructor(private readonly o: LauncherOptions) {
@@ -193,19 +200,33 @@ export class Launcher {
 
   private tmux(run: LaunchRun, command: string, args: string[], env: Record<string, string | undefined>, carried: [string, string][]): void {
     const name = `hookmap-${run.agent}-${run.id.slice(1, 7)}`;
-    const tmux = this.o.config?.tmux ?? 'tmux';
-    const sets = carried.flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-    // several arguments after the options: tmux runs the program itself, no shell
-    const child = (this.o.spawn ?? spawn)(tmux, ['new-session', '-d', '-s', name, '-c', run.dir, ...sets, command, ...args], { env, stdio: 'ignore' });
-    run.tmux = { name, attach: `${tmux} attach -t ${name}` };
+    const t = this.tmuxTarget();
+    const child = newSession(t, { name, dir: run.dir, command, args, env, carried }, this.o.spawn);
+    run.tmux = { name, ...(t.socket ? { socket: t.socket } : {}), attach: [t.program, ...attachArgv(t, name)].join(' ') };
     run.state = 'running';
     child.on('error', (e) => this.ended(run, 'failed', null, null, e.message));
     child.on('exit', (code) => (code === 0 ? undefined : this.ended(run, 'failed', code, null, `tmux new-session exited ${code}`)));
   }
 
+  private tmuxTarget(): TmuxTarget {
+    return { program: this.o.config?.tmux ?? 'tmux', ...(this.o.config?.tmuxSocket ? { socket: this.o.config.tmuxSocket } : {}) };
+  }
+
+  /** An attachable run whose session ended: over once its tmux session is gone (the agent left; a /clear goes on in it). */
+  private tmuxEnded(s: string): void {
+    const run = [...this.runs.values()].find((r) => r.tmux && !r.ended && r.session === s);
+    if (!run?.tmux || this.closing.has(run.id)) return;
+    this.closing.add(run.id);
+    void goneWithin(this.tmuxTarget(), run.tmux.name, TMUX_GONE_MS, 500, this.o.spawn).then((gone) => {
+      this.closing.delete(run.id);
+      if (gone) this.ended(run, 'exited', null, null);
+    });
+  }
+
   private onEvent(ev: StreamEvent): void {
     const s = ev.session;
     if (!s) return;
+    if (isSessionTerminal(ev.type)) this.tmuxEnded(s);
     // the oldest waiting run of that agent whose match holds takes the session
     for (const [id, x] of this.expected)
       if (x.run.agent === ev.agent && x.match(ev)) {

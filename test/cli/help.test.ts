@@ -54,7 +54,7 @@ describe('hookmap --help', () => {
       'channels',
       'rules',
     ]);
-    expect(groups[1][1]).toEqual(['run', 'capabilities', 'timeline', 'history', 'cancel', 'policy', 'config', 'tokens', 'mcp']);
+    expect(groups[1][1]).toEqual(['run', 'attach', 'capabilities', 'timeline', 'history', 'cancel', 'policy', 'config', 'tokens', 'mcp']);
     expect(groups[2][1]).toEqual(['check', 'map', 'docs', 'codegen', 'new', 'record']);
     expect(groups[3][1]).toEqual(['relay', 'serve', 'hook', 'autostart', 'tee', 'bridge', 'sink', 'replay', 'validate']);
     expect(groups.flatMap(([, c]) => c).sort()).toEqual(COMMANDS.map((c) => c.name).sort());

@@ -5,8 +5,9 @@
 // https://api.slack.com/methods documents; apps.connections.open gives a
 // WebSocket URL on which the stand-in speaks Socket Mode
 // (https://api.slack.com/apis/socket-mode): a `hello`, then envelopes
-// (interactive block_actions for a button, events_api for a thread reply)
-// that the app must acknowledge with their envelope_id.
+// (interactive block_actions for a button, events_api for a thread reply,
+// slash_commands for a slash command) that the app must acknowledge with
+// their envelope_id, a slash command's ack carrying its response payload.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -25,11 +26,15 @@ export interface SlackStandIn {
   posted: { ts: string; channel: string; text: string; blocks: any[]; thread_ts?: string }[];
   /** Envelope ids the app acknowledged. */
   acked: string[];
+  /** The response payload an acknowledgement carried, by envelope id (a slash command's answer). */
+  responses: Map<string, any>;
   connected(): boolean;
   /** The next `n` calls of `method` answer HTTP 429 with Retry-After `s` (Slack's rate limit). */
   rateLimit(method: string, s: number, n?: number): void;
   press(o: { user: string; channel: string; ts: string; action_id: string; value: string }): string;
   threadReply(o: { user: string; channel: string; thread: string; text: string }): string;
+  /** A slash command typed by `user` in `channel`; resolves with its envelope id. */
+  slash(o: { user: string; channel: string; command: string; text: string }): string;
   close(): Promise<void>;
 }
 
@@ -39,6 +44,7 @@ export async function startSlack(): Promise<SlackStandIn> {
   const calls: SlackCall[] = [];
   const posted: SlackStandIn['posted'] = [];
   const acked: string[] = [];
+  const responses = new Map<string, any>();
   let ts = 1_700_000_000;
   let env = 0;
   let socket: WebSocket | undefined;
@@ -90,6 +96,7 @@ export async function startSlack(): Promise<SlackStandIn> {
       try {
         const m = JSON.parse(String(d));
         if (m.envelope_id) acked.push(m.envelope_id);
+        if (m.envelope_id && m.payload !== undefined) responses.set(m.envelope_id, m.payload);
       } catch {
         // not an ack
       }
@@ -108,6 +115,7 @@ export async function startSlack(): Promise<SlackStandIn> {
     calls,
     posted,
     acked,
+    responses,
     connected: () => socket?.readyState === 1,
     rateLimit: (method, s, n = 1) => void limited.set(method, { s, n }),
     press: (o) =>
@@ -152,6 +160,27 @@ export async function startSlack(): Promise<SlackStandIn> {
             channel_type: 'channel',
             event_ts: `${ts}.000200`,
           },
+        },
+      }),
+    // https://api.slack.com/apis/socket-mode#command: the command's form fields as the payload
+    slash: (o) =>
+      deliver({
+        type: 'slash_commands',
+        accepts_response_payload: true,
+        payload: {
+          token: 'legacy',
+          team_id: 'T1',
+          team_domain: 'standin',
+          channel_id: o.channel,
+          channel_name: 'ops',
+          user_id: o.user,
+          user_name: o.user,
+          command: o.command,
+          text: o.text,
+          api_app_id: 'A1',
+          is_enterprise_install: 'false',
+          response_url: 'http://127.0.0.1:1/unused',
+          trigger_id: `tr-${env}`,
         },
       }),
     close: async () => {

@@ -19,6 +19,8 @@ hooks:
     emit:
       - type: session.started
         data: { client: { name: launch-agent }, cwd: =cwd }
+  SessionEnd:
+    emit: [{ type: session.ended, session_end: true, data: { reason: =reason } }]
 replies: { neutral: "" }
 capabilities: {}
 posture: observe-only

@@ -13,6 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { expectTypes, Live, unusedPort } from './live.ts';
 import { startPushService } from '../helpers/push-service.ts';
 import { startTelegram } from '../helpers/telegram-api.ts';
+import { asksForKey, atPrompt, skipFirstRun, TUI_KEY } from './claude-tui.ts';
 
 const ID = 'claude-code';
 const skip = Live.skipReason(ID);
@@ -67,13 +68,8 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
   };
   const startTui = async (name: string) => {
     const { tmux, pane } = tuiSession(name);
-    const KEY = 'sk-ant-live-test-not-a-key';
-    const cfgPath = join(live.s.home, '.claude.json');
-    const cfg = existsSync(cfgPath) ? JSON.parse(readFileSync(cfgPath, 'utf8')) : {};
-    cfg.hasCompletedOnboarding = true;
-    cfg.projects = { ...(cfg.projects ?? {}), [live.s.project]: { ...(cfg.projects?.[live.s.project] ?? {}), hasTrustDialogAccepted: true } };
-    cfg.customApiKeyResponses = { approved: [KEY.slice(-20)], rejected: [] };
-    writeFileSync(cfgPath, JSON.stringify(cfg, null, 2));
+    const KEY = TUI_KEY;
+    skipFirstRun(live.s.home, live.s.project, KEY);
     const env = {
       ...live.agentEnv,
       ANTHROPIC_BASE_URL: live.model.url,
@@ -97,8 +93,8 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
       'the TUI at its prompt',
       async () => {
         const p = await pane();
-        if (/Do you want to use this API key/i.test(p)) await tmux('send-keys', '-t', name, 'Up', 'Enter');
-        return /for shortcuts|shift\+tab to cycle/i.test(p) && /^❯/m.test(p);
+        if (asksForKey(p)) await tmux('send-keys', '-t', name, 'Up', 'Enter');
+        return atPrompt(p);
       },
       60_000,
     );
