@@ -14,7 +14,7 @@ import { Daemon } from '../../engine/daemon/daemon.ts';
 import { SessionLog } from '../../engine/daemon/session-log.ts';
 import { loadVendor } from '../../engine/descriptor/registry.ts';
 import { Indexer } from '../../engine/history/indexer.ts';
-import { search } from '../../engine/history/query.ts';
+import { search } from '../../engine/history/search.ts';
 import { openHistory } from '../../engine/history/store.ts';
 
 const args = process.argv.slice(2);
