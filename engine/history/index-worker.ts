@@ -7,6 +7,7 @@
 // finishes the step it is in and closes: every step is one transaction that
 // moves the logs' positions with it, so a stop (or a kill) at any moment
 // loses nothing and indexes nothing twice.
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Indexer, type StepResult } from './indexer.ts';
 import { prune, type Retention } from './retention.ts';
@@ -25,6 +26,14 @@ export interface WorkerInput {
 export type ToWorker = { lines: { line: string; agent: string }[] } | { catchUp: number } | { stop: true };
 /** What the worker says: ready, a step's result, everything indexed, a line for up's log, stopped. */
 export type FromWorker = { ready: true } | { step: StepResult; total: number } | { caughtUp: number; total: number } | { say: string } | { stopped: true };
+
+// the lowest priority for this thread alone (Linux's nice is per thread: pid 0 is the caller): on a busy machine the
+// thread that answers hooks runs first, and indexing takes what is left
+try {
+  setPriority(0, 19);
+} catch {
+  /* not allowed here: the same priority as up */
+}
 
 const port = parentPort!;
 const input = workerData as WorkerInput;

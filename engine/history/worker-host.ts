@@ -51,6 +51,8 @@ export class IndexerHost {
   constructor(
     private readonly input: WorkerInput,
     private readonly say: (l: string) => void = () => {},
+    /** The pauses before each start again (the last one repeats). */
+    private readonly pausesMs: readonly number[] = PAUSES_MS,
   ) {}
 
   start(): this {
@@ -93,7 +95,7 @@ export class IndexerHost {
       );
       return;
     }
-    const pause = PAUSES_MS[Math.min(PAUSES_MS.length - 1, this.deaths.length - 1)];
+    const pause = this.pausesMs[Math.min(this.pausesMs.length - 1, this.deaths.length - 1)];
     this.s.state = 'restarting';
     this.say(`history: the indexer stopped (${why}): hooks are answered as before; starting it again in ${pause / 1000} s`);
     this.retry = setTimeout(() => {

@@ -68,6 +68,8 @@ export interface StackOptions {
   launchEnv?: UpOptions['launchEnv'];
   /** Called with the home before up starts (wirings, tokens). */
   before?: (home: string) => void;
+  /** Every agent's capture ceiling at least this (`up --capture`). */
+  capture?: UpOptions['capture'];
 }
 
 export async function stack(o: StackOptions = {}): Promise<Stack> {
@@ -83,6 +85,7 @@ export async function stack(o: StackOptions = {}): Promise<Stack> {
     push: o.push,
     launch: o.launch,
     launchEnv: o.launchEnv,
+    capture: o.capture,
   };
   o.before?.(tmp.dir);
   let up = await startUp({ ...opts, port: 0 });
