@@ -226,6 +226,7 @@ if (EVENTS === 1_000_000)
     notes: [
       `The database holds ${(size / 2 ** 20).toFixed(0)} MiB. Search asks FTS5 for a page of the newest matching rowids with its own LIMIT (it stops there), ` +
         'then reads only the rows shown, in one statement; the filters (agent, project, time) apply per page.',
+      'The indexing worker runs at the lowest priority (nice 19, its thread alone): on a loaded machine the thread answering hooks runs first and indexing takes the CPU that is left.',
       ...(indexingWhileBusy ? [] : ['The worker caught up before the hooks under indexing were all fired: that row is not a measurement under indexing.']),
     ],
   });
