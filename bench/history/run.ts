@@ -143,7 +143,8 @@ console.log(
 );
 console.log(
   `hook reply (PreToolUse through up), ${HOOKS} each: while the worker indexes p50 ${pct(busy, 0.5).toFixed(1)} ms, p99 ${pct(busy, 0.99).toFixed(1)} ms; ` +
-    `caught up (baseline) p50 ${pct(idle, 0.5).toFixed(1)} ms, p99 ${pct(idle, 0.99).toFixed(1)} ms; p99 ratio ${(pct(busy, 0.99) / pct(idle, 0.99)).toFixed(2)}x` +
+    `caught up (baseline) p50 ${pct(idle, 0.5).toFixed(1)} ms, p99 ${pct(idle, 0.99).toFixed(1)} ms; ` +
+    `p99 ratio ${(pct(busy, 0.99) / pct(idle, 0.99)).toFixed(2)}x` +
     (indexingWhileBusy ? '' : ' (the worker had caught up before the busy phase ended: NOT a measurement under indexing)'),
 );
 
@@ -183,7 +184,8 @@ if (EVENTS === 1_000_000)
     title: 'History',
     command: 'npx tsx bench/history/run.ts',
     about:
-      `1,000,000 real claude-code envelopes (capture full, 500 a session, words of Zipf-like frequency) written to the JSONL logs the way the daemon appends them (the baseline); ` +
+      '1,000,000 real claude-code envelopes (capture full, 500 a session, words of Zipf-like frequency) ' +
+      'written to the JSONL logs the way the daemon appends them (the baseline); ' +
       `then a real \`hookmap up\` started on that home indexes them in its worker thread while ${HOOKS} PreToolUse hooks are POSTed to it one after another, ` +
       `against ${HOOKS} more once it has caught up (the baseline); then ${QUERIES} searches on up's read connection.`,
     tables: [
@@ -226,7 +228,8 @@ if (EVENTS === 1_000_000)
     notes: [
       `The database holds ${(size / 2 ** 20).toFixed(0)} MiB. Search asks FTS5 for a page of the newest matching rowids with its own LIMIT (it stops there), ` +
         'then reads only the rows shown, in one statement; the filters (agent, project, time) apply per page.',
-      'The indexing worker runs at the lowest priority (nice 19, its thread alone): on a loaded machine the thread answering hooks runs first and indexing takes the CPU that is left.',
+      'The indexing worker runs at the lowest priority (nice 19, its thread alone): ' +
+        'on a loaded machine the thread answering hooks runs first and indexing takes the CPU that is left.',
       ...(indexingWhileBusy ? [] : ['The worker caught up before the hooks under indexing were all fired: that row is not a measurement under indexing.']),
     ],
   });
