@@ -3,7 +3,9 @@
 // compiled by esbuild straight from the sources: no .js is ever written
 // beside a .ts) as ESM chunks in dist/engine/, one chunk per
 // command (engine/cli/command-modules.ts) and per lazy import, so a command
-// still loads only what it needs. Hundreds of small files cost a start more
+// still loads only what it needs, and the history's indexer
+// (engine/history/index-worker.ts) as dist/engine/history-worker.js, the
+// file its worker thread runs. Hundreds of small files cost a start more
 // than their bytes (each one resolved, read and compiled on its own): `up`
 // loads its graph from a few files. The packages `up` loads at start are
 // inside (INLINE, with everything they require); every other package stays
@@ -87,7 +89,8 @@ for (const d of [OUT, CACHE]) rmSync(new URL(`../${d}`, import.meta.url), { recu
 const started = Date.now();
 const { metafile } = await build({
   absWorkingDir: ROOT,
-  entryPoints: ['engine/cli/main.ts'],
+  // the history's indexer runs in a worker thread: a file of its own, beside the chunks (engine/history/worker-host.ts finds it)
+  entryPoints: { main: 'engine/cli/main.ts', 'history-worker': 'engine/history/index-worker.ts' },
   metafile: true,
   outdir: OUT,
   bundle: true,

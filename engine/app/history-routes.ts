@@ -1,13 +1,15 @@
 // The history on `hookmap up`'s port, for the inbox (docs/usage.md):
 //
 //   GET /history/sessions?agent&project&since&until&state&before&limit   sessions, newest first, paged (before = a `last`)
-//   GET /history/search?q=TEXT                                          matching sessions, each with its matching events' ids
+//   GET /history/search?q=TEXT&agent&project&since&until                matching sessions, each with its matching events
 //   GET /history/usage?since&by=agent|project|day|model                 tokens and cost grouped
+//   GET /history/status                                                 the indexer (a worker thread): running, restarting, failed
 //
 // Read scope (a token or the inbox's cookie). Rows carry counts, ids, types,
-// tool names, project labels and costs, never an event's data: the stream
-// itself is where content is read, under the reader's own capture ceiling.
-// The database is indexed in the background (history.ts), never in a hook's path.
+// tool names, project labels and costs, never an event's data; a search's
+// events carry an excerpt of their logged text around the words (as plain
+// parts, the words marked), which a reader of the stream reads whole anyway.
+// The database is indexed in a worker thread (history.ts), never in a hook's path.
 import type { FastifyInstance } from 'fastify';
 import type { Relay } from '../relay/index.ts';
 import { existsSync } from 'node:fs';
@@ -15,7 +17,8 @@ import { join } from 'node:path';
 import type { Authorizer } from '../auth/authorizer.ts';
 import { can } from '../auth/principal.ts';
 import { HistoryService, historyFile, historyRoots } from '../history/history.ts';
-import { search, sessions, usage, USAGE_BY, type UsageBy } from '../history/query.ts';
+import { sessions, usage, USAGE_BY, type UsageBy } from '../history/query.ts';
+import { search } from '../history/search.ts';
 import { loadPriceFile, PriceBook, PRICE_TABLE } from '../usage/prices.ts';
 
 export const PRICES_FILE = 'prices.yaml';
@@ -36,6 +39,13 @@ export function pricesOf(home: string, say: (l: string) => void): PriceBook {
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
 
+export interface HistoryHandle {
+  open: () => void;
+  close: () => Promise<void>;
+  /** The history's service, once open (tests reach its indexer through it). */
+  service: () => HistoryService | undefined;
+}
+
 /**
  * The history routes; the database (better-sqlite3, then indexing in the background) opens at open(), which `up` calls once
  * every daemon's link is up, or at the first history request before that: no part of a start.
@@ -43,14 +53,14 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v 
 export function startHistory(
   app: FastifyInstance,
   o: { home: string; logRoot: string; auth: Authorizer; say: (l: string) => void; relay?: Pick<Relay, 'subscribe'> },
-): { open: () => void; close: () => void } {
+): HistoryHandle {
   let h: HistoryService | undefined;
   let closed = false;
   let fleet: { close(): void } | undefined;
   const service = (): HistoryService => {
     if (closed) throw new Error('hookmap is stopping');
     if (!h) {
-      (h = new HistoryService(historyFile(o.home), historyRoots(o.home, o.logRoot), { say: o.say })).start();
+      h = new HistoryService(historyFile(o.home), historyRoots(o.home, o.logRoot), { say: o.say }).start();
       if (o.relay) fleet = followStream(o.relay, h, o.say);
     }
     return h;
@@ -76,22 +86,28 @@ export function startHistory(
           before: str(q.before),
           limit,
         });
-        const projects = (
-          service().db.prepare('SELECT DISTINCT project FROM sessions WHERE project IS NOT NULL ORDER BY project').all() as { project: string }[]
-        ).map((r) => r.project);
-        return { sessions: rows, more: rows.length === limit, projects };
+        const distinct = (col: 'project' | 'agent') =>
+          (service().db.prepare(`SELECT DISTINCT ${col} AS v FROM sessions WHERE ${col} IS NOT NULL ORDER BY ${col}`).all() as { v: string }[]).map((r) => r.v);
+        return { sessions: rows, more: rows.length === limit, projects: distinct('project'), agents: distinct('agent') };
       } catch (e) {
         return bad(reply, e);
       }
     });
-    scope.get('/history/search', async (req) => {
-      const q = str((req.query as Record<string, unknown>).q) ?? '';
-      const hits = search(service().db, q, { limit: 50 }).map((x) => ({
-        session: x.session,
-        events: x.events.map((e) => ({ id: e.id, type: e.type, time: e.time, run: e.run, subject: e.subject })),
-      }));
-      return { q, hits };
+    scope.get('/history/search', async (req, reply) => {
+      const p = req.query as Record<string, unknown>;
+      const q = str(p.q) ?? '';
+      try {
+        const f = { agent: str(p.agent), project: str(p.project), since: str(p.since), until: str(p.until) };
+        const hits = search(service().db, q, { limit: 50, ...f }).map((x) => ({
+          session: x.session,
+          events: x.events.map(({ event: _, ...e }) => e),
+        }));
+        return { q, hits };
+      } catch (e) {
+        return bad(reply, e);
+      }
     });
+    scope.get('/history/status', async () => ({ indexer: service().status() }));
     scope.get('/history/usage', async (req, reply) => {
       const q = req.query as Record<string, unknown>;
       const by = (USAGE_BY as string[]).includes(String(q.by)) ? (q.by as UsageBy) : 'day';
@@ -110,11 +126,12 @@ export function startHistory(
         if (!closed) o.say(`history: cannot open ${historyFile(o.home)}: ${(e as Error).message} (tried again at the next history request)`);
       }
     },
-    close: () => {
+    close: async () => {
       closed = true;
       fleet?.close();
-      h?.close();
+      await h?.close();
     },
+    service: () => h,
   };
 }
 

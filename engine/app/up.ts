@@ -39,7 +39,7 @@ import { RuleBook } from '../policy/rulebook.ts';
 import { registerRulesRoutes } from './rules-routes.ts';
 import { Door } from '../push/door.ts';
 import { mountLaunch } from './up-launch.ts';
-import { pricesOf, startHistory } from './history-routes.ts';
+import { pricesOf, startHistory, type HistoryHandle } from './history-routes.ts';
 import { warmValidators } from '../aep/schemas.ts';
 import { compilePending } from '../expr/compile.ts';
 import { addDaemonHealth, auditTo, authFor, daemonLines, recordRunning, refillFromLogs, startBridges, summaryHead, warmAfterLinks } from './up-parts.ts';
@@ -98,6 +98,7 @@ export interface Up {
   /** Answers can be routed (false: --no-auth, watch-only). */ control: boolean;
   /** The OTLP receiver's counts and backlog. */ otlp: OtlpReceiver;
   /** Settles once the start's background work is done (links up, validators warmed, expressions compiled). */ warmed: Promise<void>;
+  /** The history database and its indexer (none without a home; opened once the links are up). */ history?: HistoryHandle['service'];
   close(): Promise<void>;
 }
 
@@ -232,7 +233,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     await app.listen({ host, port: o.port ?? DEFAULT_UP_PORT });
   } catch (e) {
     for (const d of daemons.values()) await d.close();
-    history?.close();
+    await history?.close();
     auth.close();
     policy?.close();
     await operator.close();
@@ -279,6 +280,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     control: !noAuth,
     otlp,
     warmed,
+    history: history?.service,
     close: () =>
       (closing ??= (async () => {
         for (const b of bridges) await b.stop();
@@ -290,7 +292,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
         watch.close(); // its open attentions resolved (dismissed) before the operator session closes
         await operator.close();
         await app.close();
-        history?.close();
+        await history?.close();
         auth.close();
         unrecord();
       })()),

@@ -1,14 +1,16 @@
 // The history as a running part of `hookmap up` (and what each CLI query
 // opens first): the database in the home, brought up to the logs at start
 // (incrementally; rebuilt when missing), then kept up on a timer in small
-// steps, each one transaction, so a hook reply is never behind more than
-// one bounded step, and never waits on the database itself.
+// steps, each one transaction, in a worker thread with its own connection
+// (worker-host.ts), so a hook reply never waits behind a step of indexing;
+// questions are read on a connection of their own (WAL: a read never waits
+// for the writer).
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Indexer, type StepResult } from './indexer.ts';
-import { prune, type Retention } from './retention.ts';
-import { HISTORY_FILE, HistoryWriter, IMPORTED_DIR, openHistory, type Db } from './store.ts';
-import { indexedEvent, type IndexedEvent } from './rows.ts';
+import type { Retention } from './retention.ts';
+import { HISTORY_FILE, IMPORTED_DIR, openHistory, tuneForReads, type Db } from './store.ts';
+import { IndexerHost, type IndexerStatus } from './worker-host.ts';
 
 /** Bytes one background step indexes at most (a short pause between steps). */
 export const BACKGROUND_STEP_BYTES = 256 * 1024;
@@ -26,6 +28,7 @@ export function historyRoots(home: string, logRoot = join(home, 'logs')): string
 export function openCaughtUp(home: string, logRoots: readonly string[] = historyRoots(home)): { db: Db; indexed: StepResult } {
   const db = openHistory(historyFile(home));
   const indexed = new Indexer(db, logRoots).catchUp();
+  tuneForReads(db);
   return { db, indexed };
 }
 
@@ -36,63 +39,56 @@ export function reindex(home: string, logRoots: readonly string[] = historyRoots
   return openCaughtUp(home, logRoots);
 }
 
-export class HistoryService {
-  readonly db: Db;
-  private readonly indexer: Indexer;
-  private timer?: NodeJS.Timeout;
-  private stopped = false;
-  private lastPrune = 0;
+/** A connection for questions only (the worker writes): pages mapped and cached, so a search reads memory, not the file. */
+export function readConnection(file: string): Db {
+  const db = openHistory(file); // creates or upgrades the schema before the worker opens its own
+  db.pragma('query_only = 1');
+  tuneForReads(db);
+  return db;
+}
 
-  constructor(
-    file: string,
-    logRoots: readonly string[],
-    private readonly o: { everyMs?: number; retention?: Retention; say?: (l: string) => void } = {},
-  ) {
-    this.db = openHistory(file);
-    this.indexer = new Indexer(this.db, logRoots);
+export class HistoryService {
+  /** The read connection (on the thread that asks; the worker has its own to write). */
+  readonly db: Db;
+  private readonly indexer: IndexerHost;
+
+  constructor(file: string, logRoots: readonly string[], o: { everyMs?: number; retention?: Retention; say?: (l: string) => void } = {}) {
+    this.db = readConnection(file);
+    const input = { file, roots: [...logRoots], stepBytes: BACKGROUND_STEP_BYTES, everyMs: o.everyMs ?? 1000, retention: o.retention };
+    this.indexer = new IndexerHost(input, o.say);
   }
 
-  /** Index in the background: a step now and then, more steps back to back (yielding between) while more waits. */
-  start(): void {
-    const tick = () => {
-      if (this.stopped) return;
-      let r: StepResult;
-      try {
-        r = this.indexer.step(BACKGROUND_STEP_BYTES);
-        if (Date.now() - this.lastPrune > 3_600_000) {
-          this.lastPrune = Date.now();
-          const n = prune(this.db, this.o.retention);
-          if (n) this.o.say?.(`history: ${n} session(s) past the retention pruned`);
-        }
-      } catch (e) {
-        this.o.say?.(`history: indexing failed: ${(e as Error).message}`);
-        r = { events: 0, bytes: 0, more: false };
-      }
-      this.timer = r.more ? (setImmediate(tick) as unknown as NodeJS.Timeout) : setTimeout(tick, this.o.everyMs ?? 1000);
-      if (!r.more) this.timer.unref();
-    };
-    this.timer = setTimeout(tick, 0);
-    this.timer.unref();
+  /** Index in the background: in a worker thread (worker-host.ts), a step now and then, back to back while more waits. */
+  start(): this {
+    this.indexer.start();
+    return this;
   }
 
   /**
-   * Index events the stream brought (the other machines of a fleet, whose logs are theirs): one transaction; an event
-   * already indexed from a log (the same id) is skipped, so a local event seen both ways counts once.
+   * Index events the stream brought (the other machines of a fleet, whose logs are theirs), in the worker: one
+   * transaction; an event already indexed from a log (the same id) is skipped, so a local event seen both ways counts once.
    */
-  indexLines(lines: readonly { line: string; agent: string }[]): number {
-    const rows = lines.map((l) => indexedEvent(l.line, l.agent)).filter((r): r is IndexedEvent => r !== undefined);
-    return rows.length ? ((this.writer ??= new HistoryWriter(this.db)).batch(rows, []) as number) : 0;
-  }
-  private writer?: HistoryWriter;
-
-  /** Index everything now (tests, shutdown). */
-  catchUp(): StepResult {
-    return this.indexer.catchUp();
+  indexLines(lines: { line: string; agent: string }[]): void {
+    this.indexer.indexLines(lines);
   }
 
-  close(): void {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+  /** Resolves once the worker indexed everything the logs hold now (tests, the CLI's questions through up). */
+  caughtUp(): Promise<void> {
+    return this.indexer.caughtUp();
+  }
+
+  /** The indexer's state (GET /history/status, /healthz). */
+  status(): IndexerStatus {
+    return this.indexer.status();
+  }
+
+  /** The worker itself (tests kill it). */
+  get worker(): IndexerHost {
+    return this.indexer;
+  }
+
+  async close(): Promise<void> {
+    await this.indexer.close();
     this.db.close();
   }
 }

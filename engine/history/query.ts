@@ -1,6 +1,6 @@
 // Questions the history answers (hookmap sessions | search | usage, the
 // inbox's history routes): sessions filtered and paged, full-text search
-// (FTS5) with the matching events, token usage and cost grouped.
+// (FTS5: search.ts) with the matching events, token usage and cost grouped.
 import type { Db } from './store.ts';
 import { lineOf } from '../kernel/fold/index.ts';
 
@@ -50,8 +50,12 @@ function clauses() {
   return { where, args, add: (clause: string, arg: unknown) => void (where.push(clause), args.push(arg)) };
 }
 
-type Raw = Omit<SessionRow, 'models'> & { models: string | null };
-const withModels = (r: Raw): SessionRow => ({ ...r, models: r.models ? r.models.split(',').sort() : [] });
+export type Raw = Omit<SessionRow, 'models'> & { models: string | null };
+export const withModels = (r: Raw): SessionRow => ({ ...r, models: r.models ? r.models.split(',').sort() : [] });
+
+/** One session's row with its usage summed (a WHERE and GROUP BY s.agent, s.session follow). */
+export const SESSION_ROW = `SELECT s.agent, s.session, s.project, s.started, s.last, s.ended, s.state, s.runs, s.events, s.tools, s.attention, ${USAGE_COLS}
+    FROM sessions s LEFT JOIN usage u ON u.agent = s.agent AND u.session = s.session`;
 
 /** A day (YYYY-MM-DD) or a time as the lower bound of an ISO time column. */
 export function timeBound(v: string): string {
@@ -69,62 +73,9 @@ export function sessions(db: Db, f: SessionFilter = {}): SessionRow[] {
   if (f.since) add('s.last >= ?', timeBound(f.since));
   if (f.until) add('s.last < ?', timeBound(f.until));
   if (f.before) add('s.last < ?', f.before);
-  const sql = `SELECT s.agent, s.session, s.project, s.started, s.last, s.ended, s.state, s.runs, s.events, s.tools, s.attention, ${USAGE_COLS}
-    FROM sessions s LEFT JOIN usage u ON u.agent = s.agent AND u.session = s.session
+  const sql = `${SESSION_ROW}
     ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY s.agent, s.session ORDER BY s.last DESC LIMIT ?`;
   return (db.prepare(sql).all(...args, f.limit ?? 50) as Raw[]).map(withModels);
-}
-
-/** The user's words as an FTS5 query: each word a quoted term, all of them required (no query syntax gets through). */
-export function ftsQuery(text: string): string | undefined {
-  const words = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
-  return words.length ? words.map((w) => `"${w}"`).join(' ') : undefined;
-}
-
-export interface SearchHit {
-  session: SessionRow;
-  events: { id: string; type: string; time: string; run: string | null; subject: string | null; event: unknown }[];
-}
-
-/** Sessions with an event whose logged text has every word of `text`, newest first, each with its matching events. */
-export function search(db: Db, text: string, o: { limit?: number; perSession?: number; maxEvents?: number } = {}): SearchHit[] {
-  const q = ftsQuery(text);
-  if (!q) return [];
-  const rows = db
-    .prepare(
-      // the newest matches first, at most maxEvents of them (FTS5 walks its rowids backwards: a common word is not scanned whole)
-      `SELECT e.id, e.agent, e.session, e.run, e.type, e.time, e.subject, e.line
-       FROM (SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT ?) m JOIN events e ON e.rowid = m.rowid ORDER BY e.rowid DESC`,
-    )
-    .all(q, o.maxEvents ?? 2000) as {
-    id: string;
-    agent: string;
-    session: string | null;
-    run: string | null;
-    type: string;
-    time: string;
-    subject: string | null;
-    line: string;
-  }[];
-  const bySession = new Map<string, typeof rows>();
-  for (const r of rows) {
-    const k = `${r.agent}\u0000${r.session ?? ''}`;
-    const list = bySession.get(k) ?? [];
-    list.push(r);
-    bySession.set(k, list);
-  }
-  const one = db.prepare(`SELECT s.agent, s.session, s.project, s.started, s.last, s.ended, s.state, s.runs, s.events, s.tools, s.attention, ${USAGE_COLS}
-    FROM sessions s LEFT JOIN usage u ON u.agent = s.agent AND u.session = s.session WHERE s.agent = ? AND s.session = ? GROUP BY s.agent, s.session`);
-  const out: SearchHit[] = [];
-  for (const list of [...bySession.values()].slice(0, o.limit ?? 50)) {
-    const s = one.get(list[0].agent, list[0].session) as Raw | undefined;
-    if (!s) continue;
-    const events = list
-      .slice(0, o.perSession ?? 20)
-      .map((r) => ({ id: r.id, type: r.type, time: r.time, run: r.run, subject: r.subject, event: JSON.parse(r.line) as unknown }));
-    out.push({ session: withModels(s), events });
-  }
-  return out;
 }
 
 export type UsageBy = 'agent' | 'project' | 'day' | 'model' | 'session';

@@ -34,6 +34,14 @@ function strings(v: unknown, out: string[], key = ''): void {
   else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) strings(x, out, k);
 }
 
+/** The text full-text search sees in an event: its subject and every string of its data (digests and ids aside). */
+export function textOf(ev: Record<string, unknown>): string {
+  const text: string[] = [];
+  if (typeof ev.subject === 'string') text.push(ev.subject);
+  if (ev.data && typeof ev.data === 'object') strings(ev.data, text);
+  return text.join('\n').slice(0, MAX_TEXT);
+}
+
 /** The row of one log line, or undefined when it is not an AEP event. */
 export function indexedEvent(line: string, agentOfFolder: string): IndexedEvent | undefined {
   let ev: Record<string, unknown>;
@@ -46,9 +54,6 @@ export function indexedEvent(line: string, agentOfFolder: string): IndexedEvent 
   // a control query's answer (its daemon logs it) is for the one who asked: never searchable by a reader of the history
   if (isQueryAnswer(ev as { type: string; data?: unknown })) return undefined;
   const data = ev.data && typeof ev.data === 'object' ? (ev.data as Record<string, unknown>) : {};
-  const text: string[] = [];
-  if (typeof ev.subject === 'string') text.push(ev.subject);
-  strings(data, text);
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   return {
     id: ev.id,
@@ -60,7 +65,7 @@ export function indexedEvent(line: string, agentOfFolder: string): IndexedEvent 
     subject: str(ev.subject),
     project: str(ev[PROJECT_ATTR]),
     state: ev[IMPORTED_ATTR] === true ? 'imported' : ev.type === 'attention.requested' ? 'waiting' : 'active',
-    text: text.join('\n').slice(0, MAX_TEXT),
+    text: textOf(ev),
     usage: usageOf(ev.type, data),
     line,
   };

@@ -50,6 +50,14 @@ export function openHistory(file: string, o: { readonly?: boolean } = {}): Db {
   return db;
 }
 
+/** Reading settings of a connection that answers questions: the file's pages mapped (no copy into the cache per read). */
+export function tuneForReads(db: Db): void {
+  db.pragma(`mmap_size = ${MMAP_BYTES}`);
+  db.pragma(`cache_size = -${CACHE_KIB}`);
+}
+const MMAP_BYTES = 1024 ** 3;
+const CACHE_KIB = 64 * 1024;
+
 /** Writes a batch of parsed events in one transaction (the indexer's only way in). */
 export class HistoryWriter {
   private readonly insEvent;

@@ -70,6 +70,8 @@ export interface StackOptions {
   budgets?: UpOptions['budgets'];
   /** Called with the home before up starts (wirings, tokens). */
   before?: (home: string) => void;
+  /** Every agent's capture ceiling at least this (`up --capture`). */
+  capture?: UpOptions['capture'];
 }
 
 export async function stack(o: StackOptions = {}): Promise<Stack> {
@@ -86,6 +88,7 @@ export async function stack(o: StackOptions = {}): Promise<Stack> {
     launch: o.launch,
     launchEnv: o.launchEnv,
     budgets: o.budgets,
+    capture: o.capture,
   };
   o.before?.(tmp.dir);
   let up = await startUp({ ...opts, port: 0 });

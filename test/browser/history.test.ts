@@ -80,6 +80,10 @@ describe.skipIf(!!skipBrowser)('web inbox: history, search and usage', () => {
     expect(await hits.count()).toBe(1);
     expect(await hits.first().getAttribute('data-hist-session')).toBe('shop-1');
     expect(await hits.first().locator('.hist-hits').textContent()).toContain('tool.requested MigrateTool');
+    // captured at metadata (the default): the tool's name is marked, and the hit says no text was logged to show
+    // (the subject and the data's tool name: both marked)
+    expect(new Set(await hits.first().locator('.hist-excerpt').first().locator('mark').allTextContents())).toEqual(new Set(['MigrateTool']));
+    expect(await hits.first().locator('[data-metadata-only]').first().textContent()).toContain('captured at metadata');
   });
 
   it('shows usage per day and per agent', async () => {

@@ -144,10 +144,10 @@ describe('history import: Claude Code 2.1.328 (recorded transcript)', () => {
     const svc = new HistoryService(join(h.home, 'up-history.db'), historyRoots(h.home));
     try {
       expect(historyFile(h.home)).not.toBe(join(h.home, 'up-history.db'));
-      svc.catchUp();
+      await svc.start().caughtUp();
       expect(sessions(svc.db, { state: 'imported' })).toEqual([expect.objectContaining({ session: CC_SESSION, agent: 'claude-code', runs: 2 })]);
     } finally {
-      svc.close();
+      await svc.close();
     }
   });
 

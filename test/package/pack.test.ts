@@ -19,6 +19,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../engine/descriptor/registry.ts';
 import { runProcess } from '../shim/helpers.ts';
+import { until } from '../daemon/helpers.ts';
 import { localPrebuild, npm } from '../helpers/package-install.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'hookmap-pack-'));
@@ -74,6 +75,8 @@ describe('the npm package', () => {
       'bin/hookmap.mjs',
       // the bundle bin/hookmap.mjs runs (npm run build: codegen/bundle.mjs)
       'dist/engine/main.js',
+      // the history's indexer, which up runs in a worker thread (engine/history/worker-host.ts)
+      'dist/engine/history-worker.js',
       'engine/shim/node-shim.mjs',
       'engine/inbox/assets/index.html',
       // the floor's options table (engine/policy/shell/options.ts reads it at run time)
@@ -189,5 +192,13 @@ describe('the npm package', () => {
     const usage = await cli(['usage', '--json']);
     expect(usage.code, usage.stderr.toString()).toBe(0);
     expect(JSON.parse(usage.stdout.toString()).prices).toMatchObject({ table: '@pydantic/genai-prices' });
+    // up's own indexer runs from the bundle's worker file (no TypeScript loader here) and finds the session
+    const owner = { authorization: `Bearer ${readFileSync(join(hookmapHome, 'token'), 'utf8').trim()}` };
+    const found = await until('up indexed the session', async () => {
+      const r = (await (await fetch(`${url}/history/search?q=bash`, { headers: owner })).json()) as { hits: { session: { session: string } }[] };
+      return r.hits.length ? r.hits : undefined;
+    });
+    expect(found.map((h) => h.session.session)).toEqual(['pk1']);
+    expect(await (await fetch(`${url}/history/status`, { headers: owner })).json()).toMatchObject({ indexer: { state: 'running', restarts: 0 } });
   }, 120_000);
 });

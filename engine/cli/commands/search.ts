@@ -4,7 +4,7 @@
 import { ArgError, parseArgs } from '../args.ts';
 import type { RuntimeConfig } from '../../config/schema.ts';
 import { resolveConfig } from '../config.ts';
-import { search } from '../../history/query.ts';
+import { search, SearchQueryError } from '../../history/search.ts';
 import { openHomeHistory, usageError, usd } from './history-common.ts';
 
 const SPEC = { limit: { type: 'string' }, json: { type: 'boolean' } } as const;
@@ -19,7 +19,13 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
   }
   const db = openHomeHistory(config);
   try {
-    const hits = search(db, positionals.join(' '), { limit: flags.limit === undefined ? 50 : Number(flags.limit) });
+    let hits;
+    try {
+      hits = search(db, positionals.join(' '), { limit: flags.limit === undefined ? 50 : Number(flags.limit) });
+    } catch (e) {
+      if (e instanceof SearchQueryError) return usageError('search', new ArgError(e.message));
+      throw e;
+    }
     if (flags.json) process.stdout.write(`${JSON.stringify(hits)}\n`);
     else {
       for (const h of hits) {

@@ -28,9 +28,22 @@ export interface UsageGroup {
   cost_usd: number | null;
 }
 
+/** A piece of an excerpt: plain text, `mark` when it is a searched word (rendered as text, never as markup). */
+export interface ExcerptPart {
+  text: string;
+  mark?: true;
+}
+
 export interface SearchHit {
   session: HistorySession;
-  events: { id: string; type: string; time: string; subject: string | null }[];
+  events: { id: string; type: string; time: string; subject: string | null; capture: string | null; excerpt?: ExcerptPart[] }[];
+}
+
+export interface HistoryFilter {
+  agent?: string;
+  project?: string;
+  since?: string;
+  until?: string;
 }
 
 async function get<T>(path: string): Promise<T> {
@@ -46,9 +59,9 @@ const qs = (o: Record<string, string | undefined>) =>
     .map(([k, v]) => `${k}=${encodeURIComponent(v!)}`)
     .join('&');
 
-export const historySessions = (f: { agent?: string; project?: string; since?: string; before?: string }) =>
-  get<{ sessions: HistorySession[]; more: boolean; projects: string[] }>(`/history/sessions?${qs({ ...f, limit: '25' })}`);
-export const historySearch = (q: string) => get<{ hits: SearchHit[] }>(`/history/search?${qs({ q })}`);
+export const historySessions = (f: HistoryFilter & { before?: string }) =>
+  get<{ sessions: HistorySession[]; more: boolean; projects: string[]; agents: string[] }>(`/history/sessions?${qs({ ...f, limit: '25' })}`);
+export const historySearch = (q: string, f: HistoryFilter = {}) => get<{ hits: SearchHit[] }>(`/history/search?${qs({ q, ...f })}`);
 export const historyUsage = (by: 'day' | 'agent', since?: string) => get<{ groups: UsageGroup[] }>(`/history/usage?${qs({ by, since })}`);
 
 export const tokens = (n: number): string => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(n));

@@ -1,4 +1,6 @@
-// The history view (#/history): a search box, project and date filters,
+// The history view (#/history): a search box (each matching event with an
+// excerpt of its logged text, the words marked), agent, project and date
+// filters over both the sessions and the search,
 // sessions paged from the history database (older ones too, not only what
 // the relay still holds) with their tokens and cost, and a small usage view:
 // tokens per day as bars, tokens and cost per agent, and the budgets beside
@@ -8,7 +10,23 @@ import { useApp } from './context.ts';
 import { ContinueForm } from './NewSession.tsx';
 import { Budgets } from './Budgets.tsx';
 import { launchCatalog } from '../model/launch.ts';
-import { historySearch, historySessions, historyUsage, tokens, usd, type HistorySession, type SearchHit, type UsageGroup } from '../model/history.ts';
+import {
+  historySearch,
+  historySessions,
+  historyUsage,
+  tokens,
+  usd,
+  type ExcerptPart,
+  type HistoryFilter,
+  type HistorySession,
+  type SearchHit,
+  type UsageGroup,
+} from '../model/history.ts';
+
+/** Where the words are in an event's logged text: each part rendered as text (an event can hold any markup), the words marked. */
+function Excerpt({ parts }: { parts: ExcerptPart[] }) {
+  return <q class="hist-excerpt">{parts.map((p, i) => (p.mark ? <mark key={i}>{p.text}</mark> : p.text))}</q>;
+}
 
 function Row({ s, hit, resumable }: { s: HistorySession; hit?: SearchHit; resumable?: boolean }) {
   return (
@@ -27,9 +45,16 @@ function Row({ s, hit, resumable }: { s: HistorySession; hit?: SearchHit; resuma
       {hit ? (
         <ul class="hist-hits">
           {hit.events.map((e) => (
-            <li key={e.id}>
+            <li key={e.id} data-hit-event={e.id}>
               {e.time.slice(11, 19)} {e.type}
               {e.subject ? ` ${e.subject}` : ''}
+              {e.excerpt ? <Excerpt parts={e.excerpt} /> : null}
+              {e.capture === 'metadata' ? (
+                <span class="muted" data-metadata-only>
+                  {' '}
+                  · captured at metadata: no prompt, command or reply text was logged to show
+                </span>
+              ) : null}
             </li>
           ))}
         </ul>
@@ -94,8 +119,12 @@ export function HistoryView() {
     );
   }, []);
   const [q, setQ] = useState('');
+  const [agent, setAgent] = useState('');
   const [project, setProject] = useState('');
   const [since, setSince] = useState('');
+  const [until, setUntil] = useState('');
+  const [agents, setAgents] = useState<string[]>([]);
+  const filter = (): HistoryFilter => ({ agent: agent || undefined, project: project || undefined, since: since || undefined, until: until || undefined });
   const [rows, setRows] = useState<HistorySession[]>([]);
   const [hits, setHits] = useState<SearchHit[] | undefined>();
   const [more, setMore] = useState(false);
@@ -104,10 +133,11 @@ export function HistoryView() {
   const [error, setError] = useState<string | undefined>();
   const load = async (before?: string) => {
     try {
-      const r = await historySessions({ project: project || undefined, since: since || undefined, before });
+      const r = await historySessions({ ...filter(), before });
       setRows((old) => (before ? [...old, ...r.sessions] : r.sessions));
       setMore(r.more);
       setProjects(r.projects);
+      setAgents(r.agents);
       const [d, a] = await Promise.all([historyUsage('day', since || undefined), historyUsage('agent', since || undefined)]);
       setUsage({ days: d.groups, agents: a.groups });
       setError(undefined);
@@ -115,15 +145,23 @@ export function HistoryView() {
       setError((e as Error).message);
     }
   };
-  useEffect(() => void load(), [project, since]);
-  const search = async (e: Event) => {
-    e.preventDefault();
+  const find = async () => {
     if (!q.trim()) return setHits(undefined);
     try {
-      setHits((await historySearch(q)).hits);
+      setHits((await historySearch(q, filter())).hits);
+      setError(undefined);
     } catch (err) {
       setError((err as Error).message);
     }
+  };
+  // the filters narrow the sessions listed and, while one is shown, the search's results
+  useEffect(() => {
+    void load();
+    if (hits) void find();
+  }, [agent, project, since, until]);
+  const search = (e: Event) => {
+    e.preventDefault();
+    void find();
   };
   return (
     <section class="history" aria-labelledby="history-title">
@@ -143,6 +181,17 @@ export function HistoryView() {
       </form>
       <div class="hist-filters">
         <label>
+          Agent{' '}
+          <select name="agent" value={agent} onChange={(e) => setAgent((e.target as HTMLSelectElement).value)}>
+            <option value="">all</option>
+            {agents.map((a) => (
+              <option key={a} value={a}>
+                {a}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
           Project{' '}
           <select name="project" value={project} onChange={(e) => setProject((e.target as HTMLSelectElement).value)}>
             <option value="">all</option>
@@ -155,6 +204,9 @@ export function HistoryView() {
         </label>
         <label>
           Since <input type="date" name="since" value={since} onInput={(e) => setSince((e.target as HTMLInputElement).value)} />
+        </label>
+        <label>
+          Before <input type="date" name="until" value={until} onInput={(e) => setUntil((e.target as HTMLInputElement).value)} />
         </label>
       </div>
       {error ? <p class="error">{error}</p> : null}

@@ -1,0 +1,100 @@
+// The history's indexer in a worker thread of `hookmap up` (worker-host.ts
+// starts it): the only writer of the database, on its own connection, so a
+// step of indexing (parsing log lines, one transaction into SQLite and FTS5)
+// never runs on the thread that answers hooks. It steps through the logs on
+// a timer (back to back while more waits), indexes the lines the host sends
+// (a fleet's stream), applies the retention hourly and, told to stop,
+// finishes the step it is in and closes: every step is one transaction that
+// moves the logs' positions with it, so a stop (or a kill) at any moment
+// loses nothing and indexes nothing twice.
+import { setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import { Indexer, type StepResult } from './indexer.ts';
+import { prune, type Retention } from './retention.ts';
+import { indexedEvent, type IndexedEvent } from './rows.ts';
+import { HistoryWriter, openHistory } from './store.ts';
+
+export interface WorkerInput {
+  file: string;
+  roots: string[];
+  stepBytes: number;
+  everyMs: number;
+  retention?: Retention;
+}
+
+/** What the host sends: lines to index (the stream's), index everything now (and say so), or stop. */
+export type ToWorker = { lines: { line: string; agent: string }[] } | { catchUp: number } | { stop: true };
+/** What the worker says: ready, a step's result, everything indexed, a line for up's log, stopped. */
+export type FromWorker = { ready: true } | { step: StepResult; total: number } | { caughtUp: number; total: number } | { say: string } | { stopped: true };
+
+// the lowest priority for this thread alone (Linux's nice is per thread: pid 0 is the caller): on a busy machine the
+// thread that answers hooks runs first, and indexing takes what is left
+try {
+  setPriority(0, 19);
+} catch {
+  /* not allowed here: the same priority as up */
+}
+
+const port = parentPort!;
+const input = workerData as WorkerInput;
+const post = (m: FromWorker) => port.postMessage(m);
+const db = openHistory(input.file);
+const indexer = new Indexer(db, input.roots);
+const writer = new HistoryWriter(db);
+let stopped = false;
+let timer: NodeJS.Timeout | undefined;
+let soon: NodeJS.Immediate | undefined;
+let lastPrune = 0;
+let total = 0;
+
+function tick(): void {
+  timer = soon = undefined;
+  if (stopped) return;
+  let r: StepResult;
+  try {
+    r = indexer.step(input.stepBytes);
+    total += r.events;
+    if (r.events || r.more) post({ step: r, total });
+    if (Date.now() - lastPrune > 3_600_000) {
+      lastPrune = Date.now();
+      const n = prune(db, input.retention);
+      if (n) post({ say: `history: ${n} session(s) past the retention pruned` });
+    }
+  } catch (e) {
+    post({ say: `history: indexing failed: ${(e as Error).message}` });
+    r = { events: 0, bytes: 0, more: false };
+  }
+  // more waiting: the next step at once, after the messages already queued (the stream's lines, a stop)
+  if (r.more) soon = setImmediate(tick);
+  else timer = setTimeout(tick, input.everyMs);
+}
+
+port.on('message', (m: ToWorker) => {
+  if ('stop' in m) {
+    stopped = true;
+    clearTimeout(timer);
+    clearImmediate(soon);
+    db.close();
+    post({ stopped: true });
+    port.close();
+    return;
+  }
+  if (stopped) return;
+  if ('catchUp' in m) {
+    try {
+      total += indexer.catchUp(input.stepBytes).events;
+    } catch (e) {
+      post({ say: `history: indexing failed: ${(e as Error).message}` });
+    }
+    return post({ caughtUp: m.catchUp, total });
+  }
+  try {
+    const rows = m.lines.map((l) => indexedEvent(l.line, l.agent)).filter((r): r is IndexedEvent => r !== undefined);
+    if (rows.length) total += writer.batch(rows, []) as number;
+  } catch (e) {
+    post({ say: `history: indexing the stream failed: ${(e as Error).message}` });
+  }
+});
+
+post({ ready: true });
+tick();
