@@ -5,7 +5,7 @@
 // the relay still holds) with their tokens and cost, and a small usage view:
 // tokens per day as bars, tokens and cost per agent, and the budgets beside
 // them (Budgets.tsx).
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useApp } from './context.ts';
 import { ContinueForm } from './NewSession.tsx';
 import { Budgets } from './Budgets.tsx';
@@ -131,9 +131,13 @@ export function HistoryView() {
   const [projects, setProjects] = useState<string[]>([]);
   const [usage, setUsage] = useState<{ days: UsageGroup[]; agents: UsageGroup[] }>({ days: [], agents: [] });
   const [error, setError] = useState<string | undefined>();
+  // a filter changed twice quickly: only the latest answer is shown (an earlier one may come back last)
+  const latest = useRef({ load: 0, find: 0 });
   const load = async (before?: string) => {
+    const n = ++latest.current.load;
     try {
       const r = await historySessions({ ...filter(), before });
+      if (n !== latest.current.load) return;
       setRows((old) => (before ? [...old, ...r.sessions] : r.sessions));
       setMore(r.more);
       setProjects(r.projects);
@@ -146,9 +150,12 @@ export function HistoryView() {
     }
   };
   const find = async () => {
+    const n = ++latest.current.find;
     if (!q.trim()) return setHits(undefined);
     try {
-      setHits((await historySearch(q, filter())).hits);
+      const r = await historySearch(q, filter());
+      if (n !== latest.current.find) return;
+      setHits(r.hits);
       setError(undefined);
     } catch (err) {
       setError((err as Error).message);
