@@ -22,6 +22,8 @@ import type { DevicePrincipal } from '../push/devices.ts';
 import type { PushConfig } from '../push/escalation.ts';
 import { registerPushRoutes, type PushRoutesOptions } from '../push/routes.ts';
 import { PushService, type PushServiceOptions } from '../push/service.ts';
+import { SEEN } from '../push/ladder.ts';
+import type { OperatorLog } from '../daemon/operator-log.ts';
 
 export interface MountPushOptions {
   home: string;
@@ -44,6 +46,8 @@ export interface MountPushOptions {
   launch?: ChatLaunch;
   /** Whether an attention is the watch's own (engine/app/up-watch.ts). */
   watched?: MomentsOptions['watched'];
+  /** hookmap's own session, where a seen is recorded (the inbox, a tapped notification, "I'm on it"). */
+  operator?: () => OperatorLog | undefined;
 }
 
 export interface Away {
@@ -80,6 +84,13 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
   }));
   moments.add(push);
   moments.onSettled((id) => push.credentials.settle(id));
+  // someone saw a pending request: hookmap's own record on the stream, which every ladder of the fleet reads (engine/push/ladder.ts)
+  const seen = (request: string, by: string, via: string): boolean => {
+    const op = o.operator?.();
+    if (!op || !o.door.pending(request)) return false;
+    op.publish(SEEN, { by, via }, { subject: request });
+    return true;
+  };
   const owner = (p: Principal): DevicePrincipal | undefined => {
     if (p.source === 'token') return { name: p.name, scopes: [...p.scopes], key: p.credential };
     if (p.source === SESSION_SOURCE) return o.inbox.sessions.tokenOf(p.credential);
@@ -103,6 +114,7 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
     rules: !!o.rules,
     auth: o.auth,
     owner,
+    seen,
     holders: (g) => {
       for (const h of holders) {
         const w = h(g);
@@ -130,6 +142,7 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
           credential: (x: { id: string; session: string; expires: number }) =>
             push.credentials.issue({ request: x.id, session: x.session, device: `channel:${name}`, expires: x.expires }),
           say: (l: string) => o.say?.(l),
+          seen,
           launch: o.launch,
         });
         channels.push(...openChannels(o.channels, deps, base.replace(/\/+$/, '')));

@@ -222,6 +222,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
         sent: o.pushSent,
         launch,
         watched: watch.watched,
+        operator: () => op.log,
       })
     : undefined;
   const tee = attachTeeEndpoint(app.server, { daemons, say, guard, hookKey });

@@ -5,6 +5,8 @@
 // (anyone else in a group is refused and logged once); each button answers
 // its request once, only from the message it was sent on; the card is
 // edited when the request settles anywhere, never left with live buttons.
+// "I'm on it" says the person has seen it (x.hookmap.attention.seen): the ladder's
+// later steps are skipped (engine/push/ladder.ts).
 // `/new <agent> <project> <prompt>` from an allowed person starts an agent
 // session through up's launcher (chat-launch.ts). Long polling (no public
 // URL needed), against `api_root` (Telegram's, or a self-hosted Bot API
@@ -16,7 +18,8 @@ import { Buttons, cardText, choiceButtons, plainCard } from './card.ts';
 import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { TelegramConfig } from './config.ts';
 import { offersAlways, type Alert, type Moment, type Settlement } from '../push/moments.ts';
-import { withRetry, type Retryable } from './retry.ts';
+import { withRetry } from './retry.ts';
+import { classify, redactToken } from './telegram-errors.ts';
 import { chatCommand } from './chat-launch.ts';
 
 const VERBS: Record<string, PushAction> = { a: 'allow', d: 'deny', w: 'always' };
@@ -122,7 +125,8 @@ export class TelegramChannel implements Channel {
     if (m.kind === 'watch') return this.notice(bot, m, text, list);
     await Promise.all(
       this.c.chatIds.map(async (chat) => {
-        const nonces = { a: this.buttons.issue(m.id, m.expires), d: this.buttons.issue(m.id, m.expires), w: this.buttons.issue(m.id, m.expires) };
+        const issue = () => this.buttons.issue(m.id, m.expires);
+        const nonces = { a: issue(), d: issue(), w: issue(), s: issue() };
         const choices = m.kind === 'form' ? choiceButtons(m, this.c.capture ?? 'metadata') : [];
         if (choices.length) this.fields.set(m.id, m.form!.field);
         // one button per choice of a single-choice question (spent together: one answer per card); else Allow / Deny
@@ -134,10 +138,9 @@ export class TelegramChannel implements Channel {
           { text: 'Allow', callback_data: `a:${nonces.a}` },
           { text: 'Deny', callback_data: `d:${nonces.d}` },
         ];
-        const keyboard =
-          m.kind === 'form'
-            ? choiceRows.map((x) => x.row)
-            : [row, ...(offersAlways(m, this.c.capture ?? 'metadata') ? [[{ text: 'Allow always', callback_data: `w:${nonces.w}` }]] : [])];
+        const always = offersAlways(m, this.c.capture ?? 'metadata') ? [[{ text: 'Allow always', callback_data: `w:${nonces.w}` }]] : [];
+        const onIt = [{ text: "I'm on it", callback_data: `s:${nonces.s}` }];
+        const keyboard = [...(m.kind === 'form' ? choiceRows.map((x) => x.row) : [row, ...always]), onIt];
         const body =
           m.kind === 'form'
             ? `${text}\n${choices.length ? 'Tap a choice (or answer it in the inbox).' : 'Answer it in the inbox (a form needs its fields).'}`
@@ -232,8 +235,12 @@ export class TelegramChannel implements Channel {
     if (!who) return void (await ctx.answerCallbackQuery({ text: 'You may not answer this.' }).catch(() => undefined));
     const [verb, nonce] = String(q.data).split(':');
     const action = VERBS[verb];
-    const t = (action || verb === 'c') && nonce ? this.buttons.take(nonce, `${chat}:${q.message?.message_id}`) : { refused: 'not a hookmap button' };
+    const t = (action || verb === 'c' || verb === 's') && nonce ? this.buttons.take(nonce, `${chat}:${q.message?.message_id}`) : { refused: 'not a hookmap button' };
     if ('refused' in t) return void (await ctx.answerCallbackQuery({ text: t.refused }).catch(() => undefined));
+    if (verb === 's') {
+      const ok = this.d.seen?.(t.request, who.name, 'telegram') ?? false;
+      return void (await ctx.answerCallbackQuery({ text: ok ? 'Seen: the next steps wait for you' : 'Not pending any more' }).catch(() => undefined));
+    }
     const field = this.fields.get(t.request);
     const r =
       verb === 'c' && t.choice !== undefined && field
@@ -281,17 +288,4 @@ export class TelegramChannel implements Channel {
   private call<T>(fn: () => Promise<T>, deadline: number): Promise<T> {
     return withRetry(fn, classify, deadline);
   }
-}
-
-/** grammY's errors, as a retry sees them: 429 with retry_after, 5xx and network errors are transient. */
-function classify(e: unknown): Retryable {
-  const x = e as { error_code?: number; parameters?: { retry_after?: number }; name?: string };
-  if (x?.error_code === 429) return { transient: true, retryAfterS: x.parameters?.retry_after ?? 1 };
-  if (typeof x?.error_code === 'number') return { transient: x.error_code >= 500 };
-  return { transient: true };
-}
-
-/** A bot token never reaches a log line (grammY's errors may carry the request URL). */
-export function redactToken(s: string): string {
-  return s.replace(/bot\d+:[A-Za-z0-9_-]+/g, 'bot<token>').replace(/\b\d{5,}:[A-Za-z0-9_-]{20,}\b/g, '<token>');
 }
