@@ -182,7 +182,7 @@ export class Moments {
     // the watch's "answer at the agent" (AEP-0008: respond_via without control): shown, no buttons, nothing asked.
     // Its words are shown at every capture, so only the watch's own emitter is believed (a forged one is dropped).
     if (d.watch && !answerableViaControl(d)) {
-      if (this.o.watched?.(ev)) this.show(this.informational(ev, d, agent, deadline), !at.inboxVisible);
+      if (this.o.watched?.(ev)) this.show(this.informational(ev, d, agent, deadline), !at.inboxVisible, Date.parse(ev.time));
       else this.o.say?.(`${ev.id}: a watch attention not from this up's watch: not shown`);
       return;
     }
@@ -205,7 +205,7 @@ export class Moments {
       paths: s?.paths?.length ?? 0,
       form: s?.form ? singleChoice(s.form) : undefined,
     };
-    this.show(m, !at.inboxVisible);
+    this.show(m, !at.inboxVisible, Date.parse(ev.time));
   }
 
   private informational(ev: AepEvent, d: Record<string, any>, agent: string, deadline: number): Moment {
@@ -226,8 +226,9 @@ export class Moments {
     };
   }
 
-  /** The moment's ladder: each step at its time tells the sinks it names (not told yet), unless someone has seen it by then. */
-  private show(m: Moment, away: boolean): void {
+  /** The moment's ladder: each step at its time (from the request's `at`) tells the sinks it names (not told yet), unless someone has seen it by then. */
+  private show(m: Moment, away: boolean, at: number): void {
+    const late = Number.isFinite(at) ? Math.max(0, this.now() - at) : 0; // the time asking the daemon took (a clock ahead of ours: none)
     const r: Open = { m, told: new Set(), timers: [] };
     m.seen = this.sightings.of(m.id);
     this.open.set(m.id, r);
@@ -239,8 +240,8 @@ export class Moments {
         for (const x of to) r.told.add(x);
         this.each((sink) => sink.request(m), to);
       };
-      const wait = waitOf(step, away);
-      if (wait === 0) fire();
+      const wait = waitOf(step, away) - late;
+      if (wait <= 0) fire();
       else r.timers.push(setTimeout(fire, wait));
     }
   }
