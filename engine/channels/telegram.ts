@@ -235,7 +235,8 @@ export class TelegramChannel implements Channel {
     if (!who) return void (await ctx.answerCallbackQuery({ text: 'You may not answer this.' }).catch(() => undefined));
     const [verb, nonce] = String(q.data).split(':');
     const action = VERBS[verb];
-    const t = (action || verb === 'c' || verb === 's') && nonce ? this.buttons.take(nonce, `${chat}:${q.message?.message_id}`) : { refused: 'not a hookmap button' };
+    const t =
+      (action || verb === 'c' || verb === 's') && nonce ? this.buttons.take(nonce, `${chat}:${q.message?.message_id}`) : { refused: 'not a hookmap button' };
     if ('refused' in t) return void (await ctx.answerCallbackQuery({ text: t.refused }).catch(() => undefined));
     if (verb === 's') {
       const ok = this.d.seen?.(t.request, who.name, 'telegram') ?? false;

@@ -19,7 +19,7 @@
 // kind, the default is push.delay_ms's one step: every surface after the
 // delay, at once when nobody is at the desk, seen or not (as before there
 // were ladders). `person` comes with people.
-import { ALERT_KINDS, type AlertKind } from './payload.ts';
+import { ALERT_KINDS } from './payload.ts';
 
 /** What a seen event is on the stream: hookmap's own record in the operator's session, naming the request (subject), who and where. */
 export const SEEN = 'x.hookmap.attention.seen';
@@ -58,7 +58,8 @@ function stepOf(v: unknown, where: string): Step {
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw new LadderError(`${where} must be a mapping { to, after_ms, when_away, even_if_seen }`);
   const o = v as Record<string, unknown>;
   for (const k of Object.keys(o))
-    if (!['to', 'after_ms', 'when_away', 'even_if_seen'].includes(k)) throw new LadderError(`${where}: unknown key '${k}' (known: to, after_ms, when_away, even_if_seen)`);
+    if (!['to', 'after_ms', 'when_away', 'even_if_seen'].includes(k))
+      throw new LadderError(`${where}: unknown key '${k}' (known: to, after_ms, when_away, even_if_seen)`);
   const to = typeof o.to === 'string' ? [o.to] : o.to;
   if (!Array.isArray(to) || !to.length || !to.every((x) => typeof x === 'string')) throw new LadderError(`${where}: to names a surface or a list of them`);
   for (const s of to as string[]) {
@@ -123,5 +124,4 @@ export const waitOf = (s: Step, away: boolean): number => (away && s.atOnceWhenA
 export const reaches = (s: Step, sink: string): boolean => s.to.includes(EVERY) || s.to.includes(sink);
 
 /** "seen by alice via inbox, bob via telegram" (empty when nobody has). */
-export const seenLine = (seen: readonly Seen[] | undefined): string =>
-  seen?.length ? `seen by ${seen.map((s) => `${s.by} via ${s.via}`).join(', ')}` : '';
+export const seenLine = (seen: readonly Seen[] | undefined): string => (seen?.length ? `seen by ${seen.map((s) => `${s.by} via ${s.via}`).join(', ')}` : '');

@@ -41,4 +41,3 @@ export function alertKind(ev: AepEvent): AlertKind | undefined {
   if (BUDGET_ALERTS.includes(ev.type)) return 'budget';
   return undefined;
 }
-

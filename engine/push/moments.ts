@@ -25,7 +25,6 @@ import { RESPOND } from '../daemon/hello.ts';
 
 export { alertKind, singleChoice } from './moment-kinds.ts';
 
-
 export interface Moment {
   id: string;
   session: string;
@@ -250,7 +249,6 @@ export class Moments {
     return stepsFor(this.o.config.ladder, kind, agent, project, delayFor(this.o.config, agent));
   }
 
-
   private settled(ev: AepEvent): void {
     const id = String(ev.subject ?? ev.cause ?? '');
     this.preparing.delete(id);
@@ -287,7 +285,11 @@ export class Moments {
     const a: Alert = { kind, agent, session: ev.session, title: said || `${agent}: ${WORDS[kind]}` };
     const away = !this.o.presence.visible;
     for (const step of this.steps(kind, agent, undefined)) {
-      const fire = () => this.each((sink) => sink.alert(a), this.sinks.filter((x) => reaches(step, x.name)));
+      const fire = () =>
+        this.each(
+          (sink) => sink.alert(a),
+          this.sinks.filter((x) => reaches(step, x.name)),
+        );
       const wait = waitOf(step, away);
       if (wait === 0) fire();
       else setTimeout(fire, wait).unref?.();

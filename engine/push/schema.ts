@@ -19,7 +19,9 @@ const step = z
   })
   .meta({ id: 'ladder-step' })
   .describe('one step of an escalation ladder');
-const steps = z.strictObject(Object.fromEntries(LADDER_KINDS.map((k) => [k, z.array(step).min(1).optional()])) as Record<string, z.ZodOptional<z.ZodArray<typeof step>>>);
+const steps = z.strictObject(
+  Object.fromEntries(LADDER_KINDS.map((k) => [k, z.array(step).min(1).optional()])) as Record<string, z.ZodOptional<z.ZodArray<typeof step>>>,
+);
 const ladder = steps
   .extend({
     projects: z.record(z.string(), steps).optional().describe("a project folder's own ladders"),

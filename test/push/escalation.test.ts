@@ -164,6 +164,11 @@ describe('the escalation ladder (docs/escalation.md)', () => {
 
   it('says who has seen it', () => {
     expect(seenLine([])).toBe('');
-    expect(seenLine([{ by: 'alice', via: 'inbox' }, { by: 'bob', via: 'telegram' }])).toBe('seen by alice via inbox, bob via telegram');
+    expect(
+      seenLine([
+        { by: 'alice', via: 'inbox' },
+        { by: 'bob', via: 'telegram' },
+      ]),
+    ).toBe('seen by alice via inbox, bob via telegram');
   });
 });

@@ -44,11 +44,7 @@ beforeAll(async () => {
     agents: [{ descriptor: 'claude-code', attentionTimeoutMs: 20_000 }],
     push: pushConfigOf({
       ladder: {
-        permission: [
-          { to: 'inbox' },
-          { to: 'push', after_ms: PUSH_MS },
-          { to: 'telegram', after_ms: CHAT_MS },
-        ],
+        permission: [{ to: 'inbox' }, { to: 'push', after_ms: PUSH_MS }, { to: 'telegram', after_ms: CHAT_MS }],
         projects: {
           slowproj: { permission: [{ to: ['push', 'telegram'], after_ms: 2500 }] },
           loudproj: { permission: [{ to: 'push' }, { to: 'telegram', after_ms: 800, even_if_seen: true }] },
@@ -89,11 +85,7 @@ const cardsFor = (session: string) => tg.sent.filter((m) => m.text.includes(`ses
 const button = (card: { reply_markup?: any }, label: string) =>
   card.reply_markup.inline_keyboard.flat().find((b: any) => b.text === label).callback_data as string;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const lastCallbackText = () =>
-  tg.calls
-    .filter((c) => c.method === 'answerCallbackQuery')
-    .at(-1)
-    ?.body.text as string | undefined;
+const lastCallbackText = () => tg.calls.filter((c) => c.method === 'answerCallbackQuery').at(-1)?.body.text as string | undefined;
 
 describe('the escalation ladder', () => {
   it('unseen: each step fires in order at its time; answered from the chat, the notification is replaced and every surface says who', async () => {
@@ -160,7 +152,12 @@ describe('the escalation ladder', () => {
     const held = permission('lad-4', 'npm run build');
     const req = await requestOf('lad-4');
     const card = await until('the telegram step', () => cardsFor('lad-4')[0], 10_000);
-    await hook({ hook_event_name: 'PostToolUse', tool_use_id: 'tu-4', tool_response: { stdout: '', stderr: '', interrupted: false }, ...call('lad-4', 'npm run build') });
+    await hook({
+      hook_event_name: 'PostToolUse',
+      tool_use_id: 'tu-4',
+      tool_response: { stdout: '', stderr: '', interrupted: false },
+      ...call('lad-4', 'npm run build'),
+    });
     await held;
     const replaced = await until('the replacement', () => pushes(req.id, 'settled')[0]);
     expect(replaced.message.body).toBe('Answered in the terminal');
@@ -169,7 +166,7 @@ describe('the escalation ladder', () => {
     expect(edit.body.reply_markup.inline_keyboard).toEqual([]);
   });
 
-  it("\"I'm on it\" on the chat card: seen by that person (once; forged, replayed and a stranger's refused)", async () => {
+  it('"I\'m on it" on the chat card: seen by that person (once; forged, replayed and a stranger\'s refused)', async () => {
     const held = permission('lad-5', 'git push');
     const req = await requestOf('lad-5');
     const card = await until('the telegram step', () => cardsFor('lad-5')[0], 10_000);
