@@ -23,7 +23,6 @@ import type { PushConfig } from '../push/escalation.ts';
 import { registerPushRoutes, type PushRoutesOptions } from '../push/routes.ts';
 import { PushService, type PushServiceOptions } from '../push/service.ts';
 import { SEEN } from '../push/ladder.ts';
-import type { OperatorLog } from '../daemon/operator-log.ts';
 
 export interface MountPushOptions {
   home: string;
@@ -47,7 +46,9 @@ export interface MountPushOptions {
   /** Whether an attention is the watch's own (engine/app/up-watch.ts). */
   watched?: MomentsOptions['watched'];
   /** hookmap's own session, where a seen is recorded (the inbox, a tapped notification, "I'm on it"). */
-  operator?: () => OperatorLog | undefined;
+  operator?: () => { publish(type: string, data: Record<string, unknown>, about: { subject?: string }): unknown } | undefined;
+  /** Whether an event is an operator session's record, this up's or another's of the fleet (engine/daemon/operator-log.ts). */
+  own?: MomentsOptions['own'];
 }
 
 export interface Away {
@@ -80,6 +81,7 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
     presence: push.presence,
     rules: !!o.rules,
     watched: o.watched,
+    own: o.own,
     say: o.say,
   }));
   moments.add(push);

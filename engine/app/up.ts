@@ -34,7 +34,7 @@ import { Redactor, type RedactionSettings } from '../capture/redact.ts';
 import { DEFAULT_HOST, urlOf } from './serve.ts';
 import type { AgentEntry, UpConfig } from './up-config.ts';
 import { PolicySource } from '../policy/source.ts';
-import type { OperatorLog } from '../daemon/operator-log.ts';
+import { isOperatorRecord, type OperatorLog } from '../daemon/operator-log.ts';
 import { RuleBook } from '../policy/rulebook.ts';
 import { registerRulesRoutes } from './rules-routes.ts';
 import { Door } from '../push/door.ts';
@@ -223,6 +223,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
         launch,
         watched: watch.watched,
         operator: () => op.log,
+        own: isOperatorRecord,
       })
     : undefined;
   const tee = attachTeeEndpoint(app.server, { daemons, say, guard, hookKey });

@@ -9,7 +9,7 @@
 //         - { to: push, after_ms: 10000, when_away: at_once }
 //         - { to: telegram, after_ms: 60000 }
 //       projects: { shop-api: { permission: [...] } }
-//       agents: { claude-code: { question: [...] } }
+//       agents: { <agent id>: { question: [...] } }
 //
 // A step is skipped once someone has seen the request (x.hookmap.attention.seen on
 // the stream: the inbox card opened, the notification tapped, "I'm on it"

@@ -16,12 +16,11 @@ import { alwaysShown, type AlertKind } from './payload.ts';
 import type { CaptureLevel } from '../aep/schemas.ts';
 import type { Presence } from './presence.ts';
 import type { Door } from './door.ts';
-import { ATTENTION_FOLLOWERS, isAttentionTerminal, opens, RUN_TERMINALS, SESSION_TERMINALS, UNITS } from '../kernel/lifecycle.ts';
+import { ATTENTION_FOLLOWERS, isAttentionTerminal, opens, RESPOND, RUN_TERMINALS, SESSION_TERMINALS, UNITS } from '../kernel/lifecycle.ts';
 import { answerOf, requestFate, StoryFold } from '../kernel/fold/index.ts';
 import { answerableViaControl } from '../kernel/option-effects.ts';
 import { alertKind, BUDGET_ALERTS, singleChoice, WORDS } from './moment-kinds.ts';
 import { Sightings } from './sightings.ts';
-import { RESPOND } from '../daemon/hello.ts';
 
 export { alertKind, singleChoice } from './moment-kinds.ts';
 
@@ -92,6 +91,8 @@ export interface MomentsOptions {
   rules: boolean;
   /** Whether an event is the watch's own (engine/watch): its cards are shown, answered at the agent. */
   watched?: (ev: AepEvent) => boolean;
+  /** Whether an event is hookmap's own record (an up's operator session): only those say someone saw a request. */
+  own?: (ev: AepEvent) => boolean;
   say?: (line: string) => void;
   now?: () => number;
 }
@@ -150,7 +151,7 @@ export class Moments {
 
   private onEvent(ev: AepEvent): void {
     try {
-      if (ev.type === SEEN) return this.sightings.seen(ev, (id) => this.open.has(id) || !!this.o.door.pending(id));
+      if (ev.type === SEEN) return void (this.o.own?.(ev) && this.sightings.seen(ev, (id) => this.open.has(id) || !!this.o.door.pending(id)));
       if (ev.type === RESPOND) return this.sightings.command(ev);
       this.fold.add(ev);
       if (opens(ev.type) === 'attention') void this.requested(ev);

@@ -2,11 +2,10 @@
 // surface each answer came (moments.ts, ladder.ts): read off the relay's
 // stream, never an in-process object, so an up on another machine of the
 // fleet sees the same. A seen is hookmap's own record (x.hookmap.attention.seen in an
-// operator session, `agent: hookmap`), believed from no agent's session;
+// operator session; moments.ts believes it from no agent's session);
 // an answer's surface is its command's emitter (`hookmap-telegram`), said
 // beside the answer's `by` (which the relay authenticated).
 import type { AepEvent } from '../relay/index.ts';
-import { OPERATOR_AGENT } from '../daemon/operator-log.ts';
 import type { Seen } from './ladder.ts';
 
 const MAX_SEEN = 32;
@@ -30,12 +29,11 @@ export class Sightings {
     return list;
   }
 
-  /** A seen event, for a request `known` says is pending or shown. */
+  /** A seen event (hookmap's own record), for a request `known` says is pending or shown. */
   seen(ev: AepEvent, known: (id: string) => boolean): void {
     const d = (ev.data ?? {}) as Record<string, unknown>;
     const id = String(ev.subject ?? '');
-    if (ev.agent !== OPERATOR_AGENT || !String(ev.session).startsWith('operator@') || typeof d.by !== 'string' || typeof d.via !== 'string') return;
-    if (!known(id)) return;
+    if (typeof d.by !== 'string' || typeof d.via !== 'string' || !known(id)) return;
     const list = this.of(id);
     if (list.length < MAX_SEEN && !list.some((x) => x.by === d.by && x.via === d.via)) list.push({ by: d.by.slice(0, 80), via: d.via.slice(0, 40) });
   }
