@@ -117,6 +117,14 @@ async function click(notification, action) {
   const data = notification.data || {};
   notification.close();
   if (action && data.credential && DONE[action]) return act(data, action, notification.tag);
+  // a request's notification tapped: its person has seen it (the ladder's later steps are skipped), then the inbox opens
+  if (data.type === 'request' && data.request)
+    await fetch('/push/seen', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ request: data.request, via: 'push' }),
+      credentials: 'same-origin',
+    }).catch(() => undefined);
   await open(data.url || '/');
   return 'opened';
 }

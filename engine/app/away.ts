@@ -22,6 +22,8 @@ import type { DevicePrincipal } from '../push/devices.ts';
 import type { PushConfig } from '../push/escalation.ts';
 import { registerPushRoutes, type PushRoutesOptions } from '../push/routes.ts';
 import { PushService, type PushServiceOptions } from '../push/service.ts';
+import { SEEN } from '../push/ladder.ts';
+import { isOperatorRecord } from '../daemon/operator-log.ts';
 
 export interface MountPushOptions {
   home: string;
@@ -44,6 +46,8 @@ export interface MountPushOptions {
   launch?: ChatLaunch;
   /** Whether an attention is the watch's own (engine/app/up-watch.ts). */
   watched?: MomentsOptions['watched'];
+  /** hookmap's own session, where a seen is recorded (the inbox, a tapped notification, "I'm on it"). */
+  operator?: () => { publish(type: string, data: Record<string, unknown>, about: { subject?: string }): unknown } | undefined;
 }
 
 export interface Away {
@@ -76,10 +80,18 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
     presence: push.presence,
     rules: !!o.rules,
     watched: o.watched,
+    own: isOperatorRecord, // an operator session's record, this up's or another's of the fleet
     say: o.say,
   }));
   moments.add(push);
   moments.onSettled((id) => push.credentials.settle(id));
+  // someone saw a pending request: hookmap's own record on the stream, which every ladder of the fleet reads (engine/push/ladder.ts)
+  const seen = (request: string, by: string, via: string): boolean => {
+    const op = o.operator?.();
+    if (!op || !o.door.pending(request)) return false;
+    op.publish(SEEN, { by, via }, { subject: request });
+    return true;
+  };
   const owner = (p: Principal): DevicePrincipal | undefined => {
     if (p.source === 'token') return { name: p.name, scopes: [...p.scopes], key: p.credential };
     if (p.source === SESSION_SOURCE) return o.inbox.sessions.tokenOf(p.credential);
@@ -103,6 +115,7 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
     rules: !!o.rules,
     auth: o.auth,
     owner,
+    seen,
     holders: (g) => {
       for (const h of holders) {
         const w = h(g);
@@ -130,6 +143,7 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
           credential: (x: { id: string; session: string; expires: number }) =>
             push.credentials.issue({ request: x.id, session: x.session, device: `channel:${name}`, expires: x.expires }),
           say: (l: string) => o.say?.(l),
+          seen,
           launch: o.launch,
         });
         channels.push(...openChannels(o.channels, deps, base.replace(/\/+$/, '')));

@@ -1,8 +1,7 @@
-// `hookmap up`: the relay and every enabled agent's daemon in ONE process on
-// ONE port. The hook routes and the relay's routes share one fastify
-// instance; each daemon still talks to the relay as an AEP emitter (hello,
-// claims, routed commands) with the same WebSocket protocol code as a
-// separate `hookmap serve`, over a socket pair in this process (relay.dial) instead of loopback TCP: one code path.
+// `hookmap up`: the relay and every enabled agent's daemon in ONE process on ONE port. The hook routes and the relay's
+// routes share one fastify instance; each daemon still talks to the relay as an AEP emitter (hello, claims, routed
+// commands) with the same WebSocket protocol code as a separate `hookmap serve`, over a socket pair in this process
+// (relay.dial) instead of loopback TCP: one code path.
 import Fastify from 'fastify';
 import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
@@ -223,6 +222,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
         sent: o.pushSent,
         launch,
         watched: watch.watched,
+        operator: () => op.log,
       })
     : undefined;
   const tee = attachTeeEndpoint(app.server, { daemons, say, guard, hookKey });

@@ -8,11 +8,12 @@ import type { CaptureLevel } from '../aep/schemas.ts';
 import { allowsText, AT_AGENT, requestText } from '../push/payload.ts';
 import { timeLeft } from '../push/service.ts';
 import type { Moment } from '../push/moments.ts';
+import { seenLine } from '../push/ladder.ts';
 
 export interface CardText {
   title: string;
   body: string;
-  /** session · machine · time left */
+  /** session · machine · time left (· seen by alice via inbox) */
   meta: string;
 }
 
@@ -20,7 +21,8 @@ export function cardText(m: Moment, capture: CaptureLevel, now = Date.now()): Ca
   const t = requestText({ kind: m.kind, agent: m.agent, tool: m.tool, project: m.project, text: m.text, words: m.words }, capture, m.redact);
   const question = m.form?.question && allowsText(capture) ? `Question: ${m.redact(m.form.question)}` : undefined;
   const left = m.kind === 'watch' ? AT_AGENT : `${timeLeft(m.expires - now)} to answer`;
-  return { title: t.title, body: question ?? t.body, meta: `session ${m.session.slice(0, 12)} · on ${hostname()} · ${left}` };
+  const seen = seenLine(m.seen);
+  return { title: t.title, body: question ?? t.body, meta: `session ${m.session.slice(0, 12)} · on ${hostname()} · ${left}${seen ? ` · ${seen}` : ''}` };
 }
 
 /** The form's choices as buttons, where this channel may show their text (redacted or above); else none (the inbox answers it). */

@@ -11,6 +11,8 @@ export interface ChannelDeps {
   moments: Moments;
   /** A one-time action credential for this request, held by this channel (what its action URLs carry: POST /push/action). */
   credential: (m: Moment) => string;
+  /** Someone saw the request here ("I'm on it"): an x.hookmap.attention.seen on the stream (false: not pending, or the operator session is not open). */
+  seen?: (request: string, by: string, via: string) => boolean;
   /** A line on up's stderr. */
   say: (line: string) => void;
   /** Starting agent sessions (`/new`), where up has a launcher. */

@@ -1,14 +1,11 @@
-// Telegram (grammY): a card per held request in each allowed chat, with
-// Allow / Deny (/ Allow always) buttons; a quote-reply to a card is guidance
-// text for its request, or, once the request has settled, a steering
-// instruction for its session. Only the allow-listed user ids may answer
-// (anyone else in a group is refused and logged once); each button answers
-// its request once, only from the message it was sent on; the card is
-// edited when the request settles anywhere, never left with live buttons.
-// `/new <agent> <project> <prompt>` from an allowed person starts an agent
-// session through up's launcher (chat-launch.ts). Long polling (no public
-// URL needed), against `api_root` (Telegram's, or a self-hosted Bot API
-// server). A 429's retry_after is honoured.
+// Telegram (grammY): a card per held request in each allowed chat, with Allow / Deny (/ Allow always) buttons; a
+// quote-reply to a card is guidance text for its request, or, once the request has settled, a steering instruction for
+// its session. Only the allow-listed user ids may answer (anyone else in a group is refused and logged once); each button
+// answers its request once, only from the message it was sent on; the card is edited when the request settles anywhere,
+// never left with live buttons. "I'm on it" says the person has seen it (x.hookmap.attention.seen): the ladder's later
+// steps are skipped (engine/push/ladder.ts). `/new <agent> <project> <prompt>` from an allowed person starts an agent
+// session through up's launcher (chat-launch.ts). Long polling (no public URL needed), against `api_root` (Telegram's,
+// or a self-hosted Bot API server). A 429's retry_after is honoured.
 import type { Bot as BotType, Context } from 'grammy';
 import { readTokenFile } from '../auth/tokens.ts';
 import { answerAs, steerAs, type Answerer, type PushAction } from '../push/answer-as.ts';
@@ -126,7 +123,8 @@ export class TelegramChannel implements Channel {
     if (m.kind === 'watch') return this.notice(bot, m, text, list);
     await Promise.all(
       this.c.chatIds.map(async (chat) => {
-        const nonces = { a: this.buttons.issue(m.id, m.expires), d: this.buttons.issue(m.id, m.expires), w: this.buttons.issue(m.id, m.expires) };
+        const issue = () => this.buttons.issue(m.id, m.expires);
+        const nonces = { a: issue(), d: issue(), w: issue(), s: issue() };
         const choices = m.kind === 'form' ? choiceButtons(m, this.c.capture ?? 'metadata') : [];
         if (choices.length) this.fields.set(m.id, m.form!.field);
         // one button per choice of a single-choice question (spent together: one answer per card); else Allow / Deny
@@ -138,10 +136,9 @@ export class TelegramChannel implements Channel {
           { text: 'Allow', callback_data: `a:${nonces.a}` },
           { text: 'Deny', callback_data: `d:${nonces.d}` },
         ];
-        const keyboard =
-          m.kind === 'form'
-            ? choiceRows.map((x) => x.row)
-            : [row, ...(offersAlways(m, this.c.capture ?? 'metadata') ? [[{ text: 'Allow always', callback_data: `w:${nonces.w}` }]] : [])];
+        const always = offersAlways(m, this.c.capture ?? 'metadata') ? [[{ text: 'Allow always', callback_data: `w:${nonces.w}` }]] : [];
+        const onIt = [{ text: "I'm on it", callback_data: `s:${nonces.s}` }];
+        const keyboard = [...(m.kind === 'form' ? choiceRows.map((x) => x.row) : [row, ...always]), onIt];
         const body =
           m.kind === 'form'
             ? `${text}\n${choices.length ? 'Tap a choice (or answer it in the inbox).' : 'Answer it in the inbox (a form needs its fields).'}`
@@ -242,8 +239,13 @@ export class TelegramChannel implements Channel {
     const [verb, nonce] = String(q.data).split(':');
     if (verb === 'r' && nonce && chat !== undefined) return continuePressed(this.continues, ctx, nonce, `${chat}:${q.message?.message_id}`);
     const action = VERBS[verb];
-    const t = (action || verb === 'c') && nonce ? this.buttons.take(nonce, `${chat}:${q.message?.message_id}`) : { refused: 'not a hookmap button' };
+    const t =
+      (action || verb === 'c' || verb === 's') && nonce ? this.buttons.take(nonce, `${chat}:${q.message?.message_id}`) : { refused: 'not a hookmap button' };
     if ('refused' in t) return void (await ctx.answerCallbackQuery({ text: t.refused }).catch(() => undefined));
+    if (verb === 's') {
+      const ok = this.d.seen?.(t.request, who.name, 'telegram') ?? false;
+      return void (await ctx.answerCallbackQuery({ text: ok ? 'Seen: the next steps wait for you' : 'Not pending any more' }).catch(() => undefined));
+    }
     const field = this.fields.get(t.request);
     const r =
       verb === 'c' && t.choice !== undefined && field

@@ -6,7 +6,9 @@ import { captureRank } from '../aep/schemas.ts';
 import type { Descriptor } from '../descriptor/types.ts';
 import { DOOR_COMMANDS } from './door.ts';
 
-export const RESPOND = 'control.attention.respond';
+import { RESPOND } from '../kernel/lifecycle.ts';
+
+export { RESPOND };
 
 /**
  * The commands this agent's daemon accepts: answers always (a hook's held

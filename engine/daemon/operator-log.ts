@@ -18,6 +18,9 @@ import { SessionLog } from './session-log.ts';
 
 export const OPERATOR_AGENT = 'hookmap';
 
+/** Whether an event is a record of an operator session (this up's or another of the fleet's), not an agent's. */
+export const isOperatorRecord = (ev: AepEvent): boolean => ev.agent === OPERATOR_AGENT && String(ev.session ?? '').startsWith('operator@');
+
 export class OperatorLog {
   readonly epoch: number;
   readonly log: SessionLog;

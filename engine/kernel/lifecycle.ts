@@ -44,6 +44,9 @@ export const isAttentionTerminal = has(ATTENTION_TERMINALS);
 /** The attention lifecycle after the request (each carries the request id as subject, AEP-0002 §7 rule 1). */
 export const isAttentionFollower = has(ATTENTION_FOLLOWERS);
 
+/** The command that answers a request (AEP-0004 §5); its answer is the attention.answered caused by it. */
+export const RESPOND = 'control.attention.respond';
+
 /** The answer to a request (attention.answered, AEP-0002 §7): within the request's lifecycle, not its end. */
 export const isAnswer = (type: string): boolean => type === 'attention.answered';
 

@@ -7,6 +7,7 @@
 //     kinds: [permission, question, run_failed, idle, session_error]   # + turn_finished (opt-in)
 //     capture: metadata          # what a notification may show: metadata | redacted | full
 //     agents: { <agent>: { delay_ms: 0, kinds: [permission] } }
+//     ladder: { permission: [{ to: inbox }, { to: push, after_ms: 10000 }, ...] }   # ladder.ts
 //
 // A request is pushed at once when no inbox tab is visible anywhere (nobody
 // is at the desk), after `delay_ms` otherwise; `hookmap up --push-delay-ms N`
@@ -14,6 +15,7 @@
 import type { CaptureLevel } from '../aep/schemas.ts';
 import { ALERT_KINDS, type AlertKind } from './payload.ts';
 import { DEFAULT_PUSH_DELAY_MS as DEFAULT_DELAY_MS, DEFAULT_PUSH_KINDS } from '../config/defaults.ts';
+import { ladderOf, LadderError, type Ladder } from './ladder.ts';
 
 export interface AgentPush {
   delayMs?: number;
@@ -26,6 +28,8 @@ export interface PushConfig {
   kinds?: AlertKind[];
   capture?: CaptureLevel;
   agents?: Record<string, AgentPush>;
+  /** The escalation ladder (ladder.ts); absent: the default one step of delay_ms. */
+  ladder?: Ladder;
 }
 
 export { DEFAULT_PUSH_DELAY_MS as DEFAULT_DELAY_MS } from '../config/defaults.ts';
@@ -60,9 +64,10 @@ function delayOf(v: unknown, where: string): number | undefined {
 /** The `push:` block of the up config, checked (each error says where). */
 export function pushConfigOf(doc: unknown, where = 'push'): PushConfig {
   if (doc === undefined || doc === null) return {};
-  if (typeof doc !== 'object' || Array.isArray(doc)) throw new PushConfigError(`${where} must be a mapping { delay_ms, quiet_hours, kinds, capture, agents }`);
+  if (typeof doc !== 'object' || Array.isArray(doc))
+    throw new PushConfigError(`${where} must be a mapping { delay_ms, quiet_hours, kinds, capture, agents, ladder }`);
   const o = doc as Record<string, unknown>;
-  const known = ['delay_ms', 'quiet_hours', 'kinds', 'capture', 'agents'];
+  const known = ['delay_ms', 'quiet_hours', 'kinds', 'capture', 'agents', 'ladder'];
   for (const k of Object.keys(o)) if (!known.includes(k)) throw new PushConfigError(`${where}: unknown key '${k}' (known: ${known.join(', ')})`);
   if (o.capture !== undefined && !CAPTURES.includes(o.capture as CaptureLevel)) throw new PushConfigError(`${where}: capture is one of ${CAPTURES.join(', ')}`);
   const agents: Record<string, AgentPush> = {};
@@ -82,7 +87,16 @@ export function pushConfigOf(doc: unknown, where = 'push'): PushConfig {
     kinds: kindsOf(o.kinds, where),
     capture: o.capture as CaptureLevel | undefined,
     agents: Object.keys(agents).length ? agents : undefined,
+    ladder: ladderOrThrow(o.ladder, `${where}.ladder`),
   };
+}
+
+function ladderOrThrow(v: unknown, where: string): Ladder | undefined {
+  try {
+    return ladderOf(v, where);
+  } catch (e) {
+    throw e instanceof LadderError ? new PushConfigError(e.message) : e;
+  }
 }
 
 export function inQuietHours(q: { from: number; to: number } | undefined, at: Date): boolean {
@@ -92,6 +106,9 @@ export function inQuietHours(q: { from: number; to: number } | undefined, at: Da
 }
 
 export type When = { push: false; why: string } | { push: true; afterMs: number };
+
+/** The wait of the default ladder's one step (push.agents.<agent>.delay_ms, push.delay_ms, the default). */
+export const delayFor = (c: PushConfig, agent: string): number => c.agents?.[agent]?.delayMs ?? c.delayMs ?? DEFAULT_DELAY_MS;
 
 /** Whether (and after how long) a moment of this kind from this agent is pushed. */
 export function escalate(c: PushConfig, kind: AlertKind, agent: string, o: { now: Date; inboxVisible: boolean }): When {

@@ -4,21 +4,25 @@
 // the alerts (a run failed, the agent idle waiting for input, a session
 // ended on an error, a turn finished: opt-in). Read off the relay, after the
 // hook was held, so nothing here is on a hook's path. One escalation policy
-// (engine/push/escalation.ts: delay, quiet hours, kinds) decides when each
-// sink hears of a moment; a sink that throws or hangs never delays another.
+// (engine/push/escalation.ts: delay, quiet hours, kinds) and its ladder
+// (ladder.ts: which sinks, when, skipped once someone has seen it, read off
+// the stream's x.hookmap.attention.seen) decide when each sink hears of a moment; a
+// sink that throws or hangs never delays another.
 import { basename } from 'node:path';
 import type { AepEvent, Relay } from '../relay/index.ts';
-import { escalate, type PushConfig } from './escalation.ts';
+import { delayFor, escalate, type PushConfig } from './escalation.ts';
+import { ladderKind, reaches, SEEN, stepsFor, waitOf, type LadderKind, type Seen, type Step } from './ladder.ts';
 import { alwaysShown, type AlertKind } from './payload.ts';
 import type { CaptureLevel } from '../aep/schemas.ts';
 import type { Presence } from './presence.ts';
 import type { Door } from './door.ts';
-import { ATTENTION_FOLLOWERS, isAttentionTerminal, isSessionTerminal, opens, RUN_TERMINALS, runEnd, SESSION_TERMINALS, UNITS } from '../kernel/lifecycle.ts';
+import { ATTENTION_FOLLOWERS, isAttentionTerminal, opens, RESPOND, RUN_TERMINALS, SESSION_TERMINALS, UNITS } from '../kernel/lifecycle.ts';
 import { answerOf, requestFate, StoryFold } from '../kernel/fold/index.ts';
 import { answerableViaControl } from '../kernel/option-effects.ts';
-import { BUDGET_REACHED, BUDGET_WARNED } from '../usage/budgets.ts';
+import { alertKind, BUDGET_ALERTS, singleChoice, WORDS } from './moment-kinds.ts';
+import { Sightings } from './sightings.ts';
 
-const BUDGET_ALERTS = [BUDGET_WARNED, BUDGET_REACHED]; // a budget's warning and its cap reached: alerts of their own kind
+export { alertKind, singleChoice } from './moment-kinds.ts';
 
 export interface Moment {
   id: string;
@@ -41,6 +45,8 @@ export interface Moment {
   paths: number;
   /** A form of one single-choice question whose labels are real text (the stream's capture is redacted or above): its choices, answerable as buttons. */
   form?: { field: string; question?: string; choices: { id: string; label: string }[] };
+  /** Who has seen it so far, and where (x.hookmap.attention.seen on the stream): a card shows it (ladder.ts seenLine). */
+  seen?: Seen[];
 }
 
 /** Whether a surface at this capture offers "Allow always" for the moment: only where it shows all the rule would cover. */
@@ -71,44 +77,10 @@ export interface MomentSink {
 }
 
 /** What moments read: requests and what follows them (the kernel's lifecycle), run and session ends, status. */
-const TYPES = [...UNITS.attention.opens, ...ATTENTION_FOLLOWERS, ...RUN_TERMINALS, ...SESSION_TERMINALS, 'progress.status', ...BUDGET_ALERTS];
+const TYPES = [...UNITS.attention.opens, ...ATTENTION_FOLLOWERS, ...RUN_TERMINALS, ...SESSION_TERMINALS, 'progress.status', ...BUDGET_ALERTS, SEEN, RESPOND];
 const DEFAULT_WINDOW_MS = 55_000;
 /** An informational request declares no deadline: its card stands this long at most unless settled. */
 const INFORMATIONAL_MS = 24 * 3_600_000;
-const WORDS: Record<AlertKind, string> = {
-  permission: 'is waiting for you',
-  question: 'has a question',
-  run_failed: 'a run failed',
-  idle: 'is waiting for your input',
-  session_error: 'the session ended on an error',
-  turn_finished: 'finished its turn',
-  budget: 'a budget',
-};
-
-/** A form a chat can answer with one button per choice: one single-select field, at most 8 choices, labels real (never placeholders). */
-export function singleChoice(view: {
-  kind: string;
-  labelsReal: boolean;
-  fields?: { id: string; type: string; label?: string; multi?: boolean; choices?: { id: string; label?: string }[] }[];
-}): Moment['form'] {
-  const f = view.fields;
-  if (view.kind !== 'form' || !view.labelsReal || f?.length !== 1) return undefined;
-  const q = f[0];
-  if (q.type !== 'select' || q.multi || !q.choices?.length || q.choices.length > 8 || q.choices.some((c) => !c.label)) return undefined;
-  return { field: q.id, question: q.label, choices: q.choices.map((c) => ({ id: c.id, label: c.label! })) };
-}
-
-/** Which opt-in alert an event is, if any. */
-export function alertKind(ev: AepEvent): AlertKind | undefined {
-  const d = (ev.data ?? {}) as Record<string, unknown>;
-  const end = runEnd(ev.type);
-  if (end === 'failed') return 'run_failed';
-  if (end === 'finished') return 'turn_finished';
-  if (isSessionTerminal(ev.type)) return d.reason === 'error' ? 'session_error' : undefined;
-  if (ev.type === 'progress.status' && (ev.subject === 'idle_prompt' || d.status === 'idle')) return 'idle';
-  if (BUDGET_ALERTS.includes(ev.type)) return 'budget';
-  return undefined;
-}
 
 export interface MomentsOptions {
   relay: Pick<Relay, 'subscribe'>;
@@ -119,13 +91,15 @@ export interface MomentsOptions {
   rules: boolean;
   /** Whether an event is the watch's own (engine/watch): its cards are shown, answered at the agent. */
   watched?: (ev: AepEvent) => boolean;
+  /** Whether an event is hookmap's own record (an up's operator session): only those say someone saw a request. */
+  own?: (ev: AepEvent) => boolean;
   say?: (line: string) => void;
   now?: () => number;
 }
 
 interface Open {
   m: Moment;
-  timer?: ReturnType<typeof setTimeout>;
+  timers: ReturnType<typeof setTimeout>[];
   /** The sinks told of it (each hears of its settling). */
   told: Set<MomentSink>;
 }
@@ -138,6 +112,8 @@ export class Moments {
   /** The stream's one fold (engine/kernel/fold): what became of each request is read there. Bounded by its own caps. */
   private readonly fold = new StoryFold({ calls: false });
   private readonly settledHooks: ((id: string) => void)[] = [];
+  /** Who has seen each pending request, and each answer's surface (off the stream; a seen may come before its card is shown). */
+  private readonly sightings = new Sightings();
   private sub?: { close(): void };
   private readonly now: () => number;
 
@@ -160,7 +136,7 @@ export class Moments {
 
   close(): void {
     this.sub?.close();
-    for (const r of this.open.values()) if (r.timer) clearTimeout(r.timer);
+    for (const r of this.open.values()) r.timers.forEach(clearTimeout);
     this.open.clear();
   }
 
@@ -175,6 +151,8 @@ export class Moments {
 
   private onEvent(ev: AepEvent): void {
     try {
+      if (ev.type === SEEN) return void (this.o.own?.(ev) && this.sightings.seen(ev, (id) => this.open.has(id) || !!this.o.door.pending(id)));
+      if (ev.type === RESPOND) return this.sightings.command(ev);
       this.fold.add(ev);
       if (opens(ev.type) === 'attention') void this.requested(ev);
       else if (isAttentionTerminal(ev.type)) this.settled(ev);
@@ -204,7 +182,7 @@ export class Moments {
     // the watch's "answer at the agent" (AEP-0008: respond_via without control): shown, no buttons, nothing asked.
     // Its words are shown at every capture, so only the watch's own emitter is believed (a forged one is dropped).
     if (d.watch && !answerableViaControl(d)) {
-      if (this.o.watched?.(ev)) this.show(this.informational(ev, d, agent, deadline), w.afterMs);
+      if (this.o.watched?.(ev)) this.show(this.informational(ev, d, agent, deadline), !at.inboxVisible, Date.parse(ev.time));
       else this.o.say?.(`${ev.id}: a watch attention not from this up's watch: not shown`);
       return;
     }
@@ -227,7 +205,7 @@ export class Moments {
       paths: s?.paths?.length ?? 0,
       form: s?.form ? singleChoice(s.form) : undefined,
     };
-    this.show(m, w.afterMs);
+    this.show(m, !at.inboxVisible, Date.parse(ev.time));
   }
 
   private informational(ev: AepEvent, d: Record<string, any>, agent: string, deadline: number): Moment {
@@ -248,27 +226,39 @@ export class Moments {
     };
   }
 
-  private show(m: Moment, afterMs: number): void {
-    const r: Open = { m, told: new Set() };
+  /** The moment's ladder: each step at its time (from the request's `at`) tells the sinks it names (not told yet), unless someone has seen it by then. */
+  private show(m: Moment, away: boolean, at: number): void {
+    const late = Number.isFinite(at) ? Math.max(0, this.now() - at) : 0; // the time asking the daemon took (a clock ahead of ours: none)
+    const r: Open = { m, told: new Set(), timers: [] };
+    m.seen = this.sightings.of(m.id);
     this.open.set(m.id, r);
-    const fire = () => {
-      r.timer = undefined;
-      if (!this.open.has(m.id)) return;
-      for (const sink of this.sinks) r.told.add(sink);
-      this.each((sink) => sink.request(m));
-    };
-    if (afterMs === 0) fire();
-    else r.timer = setTimeout(fire, afterMs);
+    for (const step of this.steps(ladderKind(m.kind), m.agent, m.project)) {
+      const fire = () => {
+        if (!this.open.has(m.id)) return;
+        if (m.seen!.length && !step.evenIfSeen) return; // someone has seen it: this step is skipped
+        const to = this.sinks.filter((x) => reaches(step, x.name) && !r.told.has(x));
+        for (const x of to) r.told.add(x);
+        this.each((sink) => sink.request(m), to);
+      };
+      const wait = waitOf(step, away) - late;
+      if (wait <= 0) fire();
+      else r.timers.push(setTimeout(fire, wait));
+    }
+  }
+
+  private steps(kind: LadderKind, agent: string, project: string | undefined): Step[] {
+    return stepsFor(this.o.config.ladder, kind, agent, project, delayFor(this.o.config, agent));
   }
 
   private settled(ev: AepEvent): void {
     const id = String(ev.subject ?? ev.cause ?? '');
     this.preparing.delete(id);
+    this.sightings.settled(id);
     for (const fn of this.settledHooks) fn(id);
     const r = this.open.get(id);
     if (!r) return;
     this.open.delete(id);
-    if (r.timer) clearTimeout(r.timer);
+    r.timers.forEach(clearTimeout); // the first answer anywhere: the pending steps never fire
     const q = this.fold.request(ev, id);
     const fate = q ? requestFate(q) : undefined;
     const a = q ? answerOf(q) : undefined;
@@ -280,7 +270,7 @@ export class Moments {
           : a?.inAgentDialog || fate === 'dismissed'
             ? { how: 'dismissed', text: 'Answered in the terminal' }
             : a?.by
-              ? { how: 'answered', by: a.by, text: `Answered by ${a.by}` }
+              ? { how: 'answered', by: a.by, text: `Answered by ${a.by}${this.sightings.answeredVia(a.by, a.event.cause)}` }
               : { how: 'answered', text: 'Settled' };
     this.each((sink) => sink.settled(r.m, s), r.told);
   }
@@ -294,7 +284,16 @@ export class Moments {
     // a budget's own words (engine/usage/budgets.ts: labels and amounts, metadata): "project shop-api has spent $10.02 of $10.00 today ..."
     const said = kind === 'budget' ? String((ev.data as Record<string, unknown> | undefined)?.text ?? '').slice(0, 300) : '';
     const a: Alert = { kind, agent, session: ev.session, title: said || `${agent}: ${WORDS[kind]}` };
-    if (w.afterMs === 0) this.each((sink) => sink.alert(a));
-    else setTimeout(() => this.each((sink) => sink.alert(a)), w.afterMs).unref?.();
+    const away = !this.o.presence.visible;
+    for (const step of this.steps(kind, agent, undefined)) {
+      const fire = () =>
+        this.each(
+          (sink) => sink.alert(a),
+          this.sinks.filter((x) => reaches(step, x.name)),
+        );
+      const wait = waitOf(step, away);
+      if (wait === 0) fire();
+      else setTimeout(fire, wait).unref?.();
+    }
   }
 }

@@ -7,6 +7,8 @@
 //   POST /push/test { name? }      a test notification                                         (read)
 //   POST /push/presence { tab, visible }        an inbox tab is (not) visible: nobody at the desk = push at once (read)
 //   POST /push/action { credential, action, request? }  a notification's button: allow | deny | always
+//   POST /push/seen { request, via? }           the caller has seen a pending request (via inbox | push): its ladder's
+//                                               later steps are skipped (read: seeing is not answering; attributed)
 //
 // Authenticated like the rules API (a bearer token, or the inbox cookie from
 // this origin), except /push/action, whose one-time credential is its whole
@@ -28,6 +30,8 @@ export interface PushRoutesOptions extends ActionDeps {
   owner: (p: Principal) => DevicePrincipal | undefined;
   /** Does a browser request come from this very origin? */
   sameOrigin: (req: FastifyRequest) => boolean;
+  /** Record that `by` saw a pending request (x.hookmap.attention.seen on the stream); false: not pending, or nowhere to record it. */
+  seen: (request: string, by: string, via: string) => boolean;
   say?: (line: string) => void;
 }
 
@@ -118,6 +122,17 @@ export function registerPushRoutes(app: FastifyInstance, o: PushRoutesOptions): 
       if (typeof b.tab !== 'string' || !/^[A-Za-z0-9_-]{8,64}$/.test(b.tab) || typeof b.visible !== 'boolean')
         return refuse(reply, 400, 'bad-request', 'send { "tab": "<8-64 letters>", "visible": true|false }');
       service.presence.report(b.tab, b.visible);
+      return reply.code(204).send();
+    });
+
+    scope.post('/push/seen', async (req, reply) => {
+      const p = who(req, reply, 'read');
+      if (!p) return reply;
+      const b = (req.body ?? {}) as Record<string, unknown>;
+      const via = b.via ?? 'inbox';
+      if (typeof b.request !== 'string' || !/^[A-Za-z0-9_.:-]{1,128}$/.test(b.request) || (via !== 'inbox' && via !== 'push'))
+        return refuse(reply, 400, 'bad-request', 'send { "request": "<attention id>", "via": "inbox"|"push" }');
+      if (!o.seen(b.request, p.name, via)) return refuse(reply, 404, 'not-pending', `no pending request ${b.request}`);
       return reply.code(204).send();
     });
 

@@ -13,6 +13,7 @@ import { ensureVapidKeys, type VapidKeys } from './keys.ts';
 import { cardUrl, requestText, type Action, type Message } from './payload.ts';
 import { Presence } from './presence.ts';
 import { PushSender, type SendResult } from './sender.ts';
+import { seenLine } from './ladder.ts';
 import type { AepEvent } from '../relay/index.ts';
 
 export interface PushServiceOptions {
@@ -111,6 +112,7 @@ export class PushService implements MomentSink {
     const text = requestText({ kind: r.kind, agent: r.agent, tool: r.tool, project: r.project, text: r.text, words: r.words }, this.capture, r.redact);
     const to = new Set<string>();
     this.pushed.set(r.id, to);
+    const seen = seenLine(r.seen);
     for (const device of this.devices.list()) {
       if (!this.o.live(device)) continue;
       const control = device.principal.scopes.includes('control');
@@ -122,7 +124,7 @@ export class PushService implements MomentSink {
         type: 'request',
         tag: r.id,
         title: text.title,
-        body: r.kind === 'watch' ? text.body : `${text.body} · ${timeLeft(r.expires - this.now())} to answer`,
+        body: `${r.kind === 'watch' ? text.body : `${text.body} · ${timeLeft(r.expires - this.now())} to answer`}${seen ? ` · ${seen}` : ''}`,
         request: r.id,
         session: r.session,
         actions,

@@ -151,7 +151,7 @@ describe.skipIf(!!skipBrowser)('web inbox: Web Push through the service worker',
       const l = await notifications(tag);
       return l.length === 1 && l[0].actions.length === 0 ? l[0] : undefined;
     });
-    expect(now.body).toBe('Answered by owner');
+    expect(now.body).toBe('Answered by owner via cli');
   });
 
   it("lists the device on #/devices and revokes it there; a revoked device's Allow answers nothing", async () => {

@@ -102,7 +102,7 @@ describe('ntfy', () => {
       expect((events().find((e) => e.type === 'attention.answered' && e.subject === req.id)!.data as any).by).toBe('alex');
       expect([403, 410]).toContain((await press(allow)).status);
       expect([403, 409, 410]).toContain((await press(deny)).status);
-      await until('the settled message', () => ntfy.got.find((g) => g.body.message === 'Answered by alex'));
+      await until('the settled message', () => ntfy.got.find((g) => g.body.message === 'Answered by alex via ntfy'));
     },
   );
 });

@@ -78,7 +78,7 @@ describe('Telegram', () => {
       expect(c.text).not.toMatch(/curl|sk-live|api\.example/);
       expect(c.text).not.toContain(tg.token);
       // no Allow always: a card that does not show the command cannot save a rule for it (issue 40)
-      expect(c.reply_markup.inline_keyboard.flat().map((b: any) => b.text)).toEqual(['Allow', 'Deny']);
+      expect(c.reply_markup.inline_keyboard.flat().map((b: any) => b.text)).toEqual(['Allow', 'Deny', "I'm on it"]);
     }
     const mine = cards.find((c) => c.chat_id === ALEX)!;
     tg.tap({ from: ALEX, chat: ALEX, message_id: mine.message_id, data: button(mine, 'Allow') });
@@ -89,7 +89,7 @@ describe('Telegram', () => {
       return e.length === 2 ? e : undefined;
     });
     for (const e of edits) {
-      expect(e.body.text).toMatch(/Answered by alex$/);
+      expect(e.body.text).toMatch(/Answered by alex via telegram$/);
       expect(e.body.reply_markup.inline_keyboard).toEqual([]);
     }
     // a second tap of the same button (or of the other chat's, after it settled) answers nothing

@@ -3,7 +3,13 @@
 // across midnight, the kinds (turn_finished opt-in), per-agent overrides,
 // coded config errors; the title at each capture level; one padded size.
 import { describe, expect, it } from 'vitest';
-import { escalate, inQuietHours, parseQuietHours, pushConfigOf, PushConfigError } from '../../engine/push/escalation.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { delayFor, escalate, inQuietHours, parseQuietHours, pushConfigOf, PushConfigError } from '../../engine/push/escalation.ts';
+import { ladderKind, reaches, seenLine, stepsFor, SURFACES, waitOf, type LadderKind } from '../../engine/push/ladder.ts';
+import { CHANNEL_KINDS } from '../../engine/channels/schema.ts';
+import { ROOT } from '../../engine/descriptor/registry.ts';
 import { encodeMessage, PAD_SIZE, requestText } from '../../engine/push/payload.ts';
 import { alertKind } from '../../engine/push/moments.ts';
 import { Presence, PRESENCE_TTL_MS } from '../../engine/push/presence.ts';
@@ -109,5 +115,60 @@ describe('presence and credentials', () => {
     c.settle('r2');
     expect(c.redeem(b)).toMatchObject({ ok: false, code: 'unknown-credential' });
     expect(c.redeem('hmk_not-one')).toMatchObject({ ok: false, code: 'unknown-credential' });
+  });
+});
+
+describe('the escalation ladder (docs/escalation.md)', () => {
+  // the worked example, as the page shows it
+  const page = readFileSync(join(ROOT, 'docs', 'escalation.md'), 'utf8');
+  const example = parse(/```yaml\n([\s\S]*?)```/.exec(page)![1]);
+  const c = pushConfigOf(example.push);
+  const steps = (kind: LadderKind, agent: string, project?: string) => stepsFor(c.ladder, kind, agent, project, delayFor(c, agent));
+
+  it("reads the worked example: the kind's steps, a project's, an agent's, the default", () => {
+    expect(steps('permission', 'claude-code', 'notes-app')).toEqual([
+      { to: ['inbox'], afterMs: 0, atOnceWhenAway: false, evenIfSeen: false },
+      { to: ['push'], afterMs: 10_000, atOnceWhenAway: true, evenIfSeen: false },
+      { to: ['telegram'], afterMs: 60_000, atOnceWhenAway: false, evenIfSeen: false },
+    ]);
+    expect(steps('permission', 'claude-code', 'shop-api')).toEqual([{ to: ['push', 'telegram'], afterMs: 0, atOnceWhenAway: false, evenIfSeen: false }]);
+    expect(steps('question', 'codex', 'shop-api')).toEqual([{ to: ['push'], afterMs: 5000, atOnceWhenAway: false, evenIfSeen: false }]);
+    expect(steps('question', 'claude-code')[0]).toMatchObject({ to: ['push', 'slack'], afterMs: 30_000 });
+    expect(steps('watch', 'claude-code')[1]).toMatchObject({ to: ['telegram'], afterMs: 120_000, evenIfSeen: true });
+    expect(steps('run_failed', 'claude-code')).toEqual([{ to: ['telegram'], afterMs: 0, atOnceWhenAway: false, evenIfSeen: false }]);
+    // no ladder for idle: push.delay_ms to every surface, at once when away, seen or not (as before ladders)
+    const idle = steps('idle', 'claude-code');
+    expect(idle).toEqual([{ to: ['*'], afterMs: 10_000, atOnceWhenAway: true, evenIfSeen: true }]);
+    expect([waitOf(idle[0], false), waitOf(idle[0], true)]).toEqual([10_000, 0]);
+    expect(reaches(idle[0], 'slack') && reaches(steps('permission', 'x', 'shop-api')[0], 'telegram')).toBe(true);
+    expect(reaches(steps('run_failed', 'x')[0], 'push')).toBe(false);
+    expect(ladderKind('form')).toBe('question');
+    expect(ladderKind('gate')).toBe('permission');
+  });
+
+  it('names every chat channel as a surface', () => {
+    expect(SURFACES.filter((x) => x !== 'inbox' && x !== 'push')).toEqual([...CHANNEL_KINDS]);
+  });
+
+  it('says what is wrong in a ladder, and where; person comes later', () => {
+    expect(() => pushConfigOf({ ladder: { permission: [{ to: 'person' }] } })).toThrow(/push\.ladder\.permission\[0\]: 'person' comes with people/);
+    expect(() => pushConfigOf({ ladder: { permission: [{ to: 'pager' }] } })).toThrow(/unknown surface 'pager'/);
+    expect(() => pushConfigOf({ ladder: { permision: [{ to: 'push' }] } })).toThrow(/push\.ladder: unknown key 'permision'/);
+    expect(() => pushConfigOf({ ladder: { permission: [{ to: 'push', after_ms: -1 }] } })).toThrow(/after_ms must be a non-negative integer/);
+    expect(() => pushConfigOf({ ladder: { permission: [{ to: 'push', when_away: 'soon' }] } })).toThrow(/when_away is at_once or wait/);
+    expect(() => pushConfigOf({ ladder: { permission: [] } })).toThrow(/permission is a list of steps/);
+    expect(() => pushConfigOf({ ladder: { agents: { codex: { question: [{ to: 'push', delay: 1 }] } } } })).toThrow(
+      /push\.ladder\.agents\.codex\.question\[0\]: unknown key 'delay'/,
+    );
+  });
+
+  it('says who has seen it', () => {
+    expect(seenLine([])).toBe('');
+    expect(
+      seenLine([
+        { by: 'alice', via: 'inbox' },
+        { by: 'bob', via: 'telegram' },
+      ]),
+    ).toBe('seen by alice via inbox, bob via telegram');
   });
 });

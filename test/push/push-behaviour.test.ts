@@ -21,7 +21,7 @@ beforeAll(async () => {
     hello: true,
     agents: [{ descriptor: 'claude-code', attentionTimeoutMs: 20_000 }],
     // the delay outlasts a `hookmap answer` spawned on a loaded machine (it answers the quick request within it)
-    push: { delayMs: 4000, capture: 'redacted' },
+    push: { delayMs: 6000, capture: 'redacted' },
   });
   for (const name of ['desk', 'slow']) {
     const res = await fetch(`${s.url}/push/devices`, {
@@ -71,9 +71,9 @@ describe('when a push goes out', () => {
     await quick;
     const slow = permission('pb-2', 'ls -la');
     const r2 = await requestOf('pb-2');
-    const t0 = Date.now();
+    const t0 = Date.parse(r2.time); // the delay counts from the request (engine/push/ladder.ts)
     await until('the delayed push', () => ps.received.find((r) => r.message.request === r2.id), 10_000);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(3000);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(6000);
     expect(ps.received.some((r) => r.message.request === r1.id)).toBe(false);
     await answer(r2.id, '--deny');
     await slow;

@@ -10,7 +10,7 @@
 //    credential the message carried to /push/action, without opening the
 //    page, and replaces the notification with the outcome. A later message
 //    with the same tag (answered elsewhere, timed out) replaces it too.
-const CACHE = 'hookmap-shell-38cb5d6061b5';
+const CACHE = 'hookmap-shell-df5cc9f6d51b';
 const SHELL = ['/', '/inbox/assets/inbox.js', '/inbox/assets/inbox.css', '/manifest.webmanifest', '/inbox/assets/icon-192.png', '/inbox/assets/icon-512.png'];
 const ICON = '/inbox/assets/icon-192.png';
 
@@ -118,6 +118,14 @@ async function click(notification, action) {
   const data = notification.data || {};
   notification.close();
   if (action && data.credential && DONE[action]) return act(data, action, notification.tag);
+  // a request's notification tapped: its person has seen it (the ladder's later steps are skipped), then the inbox opens
+  if (data.type === 'request' && data.request)
+    await fetch('/push/seen', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ request: data.request, via: 'push' }),
+      credentials: 'same-origin',
+    }).catch(() => undefined);
   await open(data.url || '/');
   return 'opened';
 }

@@ -97,6 +97,20 @@ export async function test(name: string): Promise<string> {
   return r?.ok ? 'sent' : `not sent: ${r?.detail ?? 'unknown'}`;
 }
 
+const seenHere = new Set<string>();
+
+/** Say once that this tab showed a pending request's card (now, or when the tab next becomes visible). */
+export function reportSeen(request: string): () => void {
+  const say = () => {
+    if (seenHere.has(request) || document.visibilityState !== 'visible') return;
+    seenHere.add(request);
+    void fetch('/push/seen', { ...JSON_POST({ request, via: 'inbox' }), keepalive: true }).catch(() => {});
+  };
+  say();
+  document.addEventListener('visibilitychange', say);
+  return () => document.removeEventListener('visibilitychange', say);
+}
+
 /** Say whether this tab is visible (the server pushes at once when no tab is). */
 export function reportPresence(tab: string, visible: boolean): void {
   void fetch('/push/presence', { ...JSON_POST({ tab, visible }), keepalive: true }).catch(() => {});

@@ -4,7 +4,8 @@
 // deny: keys a and d), deny with guidance text (key t; AEP-0008), or the
 // form (AEP-0006). Answers go out as control.attention.respond (AEP-0004 §5);
 // the card's state follows only what the stream confirms (model/outcome.ts).
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { reportSeen } from '../model/push.ts';
 import { checkForm, fieldsOf, type FieldInput } from '../model/forms.ts';
 import { refusingOption, requestEffects } from '../../../engine/kernel/option-effects.ts';
 import { optionKey, outcomeOf } from '../model/outcome.ts';
@@ -36,6 +37,9 @@ export function Card({ a, showSession = true }: { a: Attn; showSession?: boolean
   const [errors, setErrors] = useState<Map<string, string>>(new Map());
   const [always, setAlways] = useState(false);
   const rootRef = useRef<HTMLElement>(null);
+  // a pending card shown in a visible tab: the person has seen it (its ladder's later steps are skipped; docs/escalation.md)
+  const pendingId = a.req && !outcomeOf(store, a, store.clock.value).settled ? a.req.id : undefined;
+  useEffect(() => (pendingId ? reportSeen(pendingId) : undefined), [pendingId]);
   const req = a.req;
   if (!req) return null;
   const session = store.sessions.get(a.session);
