@@ -23,7 +23,7 @@ import type { PushConfig } from '../push/escalation.ts';
 import { registerPushRoutes, type PushRoutesOptions } from '../push/routes.ts';
 import { PushService, type PushServiceOptions } from '../push/service.ts';
 import { SEEN } from '../push/ladder.ts';
-import { isOperatorRecord } from '../daemon/operator-log.ts';
+import { isOperatorRecord } from '../kernel/event.ts';
 
 export interface MountPushOptions {
   home: string;

@@ -16,10 +16,9 @@ import { tlsClientOptions, type TlsFiles } from '../auth/tls.ts';
 import { DurableSeq } from './seq.ts';
 import { SessionLog } from './session-log.ts';
 
-export const OPERATOR_AGENT = 'hookmap';
+import { OPERATOR_AGENT } from '../kernel/event.ts';
 
-/** Whether an event is a record of an operator session (this up's or another of the fleet's), not an agent's. */
-export const isOperatorRecord = (ev: AepEvent): boolean => ev.agent === OPERATOR_AGENT && String(ev.session ?? '').startsWith('operator@');
+export { isOperatorRecord, OPERATOR_AGENT } from '../kernel/event.ts'; // the kernel's one definition
 
 export class OperatorLog {
   readonly epoch: number;

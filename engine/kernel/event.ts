@@ -38,3 +38,10 @@ export function isCommand(type: string): boolean {
 export function isQueryAnswer(ev: { type: string; data?: unknown }): boolean {
   return ev.type === 'control.accepted' && typeof ev.data === 'object' && ev.data !== null && 'result' in ev.data;
 }
+
+/** hookmap's own emitter identity (`agent: hookmap`): the operator sessions of `up` (engine/daemon/operator-log.ts). */
+export const OPERATOR_AGENT = 'hookmap';
+
+/** Whether an event is a record of an operator session (this up's or another of the fleet's), not an agent's. */
+export const isOperatorRecord = (ev: { agent?: unknown; session?: unknown }): boolean =>
+  ev.agent === OPERATOR_AGENT && String(ev.session ?? '').startsWith('operator@');
