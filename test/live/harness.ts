@@ -28,7 +28,22 @@ export function scratch(agent: string): Scratch {
   const root = mkdtempSync(join(tmpdir(), `hookmap-live-${agent}-`));
   const s = { root, home: join(root, 'home'), project: join(root, 'project'), hookmapHome: join(root, 'hookmap'), recorded: join(root, 'recorded') };
   for (const d of [s.home, s.project, s.hookmapHome]) mkdirSync(d, { recursive: true });
-  return { ...s, done: () => (process.env.HOOKMAP_LIVE_KEEP ? undefined : rmSync(root, { recursive: true, force: true })) };
+  return { ...s, done: () => removeScratch(root) };
+}
+
+/**
+ * Remove a scratch tree. A process the agent started can still be writing
+ * into it for a moment after the test stopped it (qwen's started session
+ * wrote its history while the tree went away: ENOTEMPTY), so removal retries,
+ * and a tree that still will not go is reported, not a failed test.
+ */
+function removeScratch(root: string): void {
+  if (process.env.HOOKMAP_LIVE_KEEP) return;
+  try {
+    rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  } catch (e) {
+    console.warn(`[live] could not remove ${root}: ${(e as Error).message}`);
+  }
 }
 
 export interface Run {
