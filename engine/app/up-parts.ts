@@ -64,12 +64,12 @@ export function linksReady(daemons: Map<string, Daemon>, boundMs = 2000): Promis
   });
 }
 
-/** The relay answers /healthz; add what only the daemons know (to a reader: a bare `ok` stays bare). */
+/** The relay answers /healthz; add what only the daemons, the channels and the history indexer know (to a reader: a bare `ok` stays bare). */
 export function addDaemonHealth(
   app: FastifyInstance,
   daemons: Map<string, Daemon>,
   subscribers: { agent: string; sub: StreamSubscriber }[],
-  channels: () => Record<string, unknown> = () => ({}),
+  of: { channels?: () => readonly { name: string; health: { view(): unknown } }[]; history?: () => unknown } = {},
 ): void {
   app.addHook('onSend', async (req, _reply, payload) => {
     if (req.method !== 'GET' || req.url.split('?')[0] !== '/healthz' || typeof payload !== 'string') return payload;
@@ -83,8 +83,10 @@ export function addDaemonHealth(
           return [k, { relay: d.relayReady, control: d.controlOn, epoch: d.epoch, ...(streams.length ? { streams } : {}) }];
         }),
       );
-      const ch = channels();
-      if (Object.keys(ch).length) body.channels = ch;
+      const channels = of.channels?.() ?? [];
+      if (channels.length) body.channels = Object.fromEntries(channels.map((c) => [c.name, c.health.view()]));
+      const history = of.history?.();
+      if (history) body.history = history; // the indexer worker's state (GET /history/status says the same)
       return JSON.stringify(body);
     } catch {
       return payload;

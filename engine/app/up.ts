@@ -228,7 +228,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const tee = attachTeeEndpoint(app.server, { daemons, say, guard, hookKey });
   // durable resume: the replay buffer starts from the logs, so a subscriber resuming after a restart loses nothing
   refillFromLogs(relay, [...[...daemons.values()].map((d) => d.logDir), operator.logDir], detail);
-  addDaemonHealth(app, daemons, subscribers, () => Object.fromEntries((away?.channels ?? []).map((c) => [c.name, c.health.view()])));
+  addDaemonHealth(app, daemons, subscribers, { channels: () => away?.channels ?? [], history: () => history?.service()?.status() });
   try {
     await app.listen({ host, port: o.port ?? DEFAULT_UP_PORT });
   } catch (e) {

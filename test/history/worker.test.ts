@@ -85,6 +85,8 @@ describe("the history's indexer in a worker of up", () => {
     await turn(u, t.dir, 's2', 'WhileDown');
     expect(lines.some((l) => /\[history\] history: the indexer stopped \(exit code 1\): hooks are answered as before; starting it again/.test(l))).toBe(true);
     await until('the worker started again', () => history.status().state === 'running' && history.status().restarts === 1);
+    // /healthz (with a token: details) says the indexer's state too, restarts counted
+    expect((await get(u, '/healthz')).body.history).toMatchObject({ state: 'running', restarts: 1 });
     await until('what was logged meanwhile found', async () => ((await get(u, '/history/search?q=whiledown')).body.hits.length ? true : undefined));
     expect((await get(u, '/history/sessions')).body.sessions[0].events).toBe(logged(t.dir, 's2'));
   }, 60_000);
