@@ -19,6 +19,7 @@ import { can } from '../auth/principal.ts';
 import { HistoryService, historyFile, historyRoots } from '../history/history.ts';
 import { sessions, usage, USAGE_BY, type UsageBy } from '../history/query.ts';
 import { search } from '../history/search.ts';
+import { lineTotals } from '../history/lines.ts';
 import { loadPriceFile, PriceBook, PRICE_TABLE } from '../usage/prices.ts';
 
 export const PRICES_FILE = 'prices.yaml';
@@ -98,10 +99,15 @@ export function startHistory(
       const q = str(p.q) ?? '';
       try {
         const f = { agent: str(p.agent), project: str(p.project), since: str(p.since), until: str(p.until) };
-        const hits = search(service().db, q, { limit: 50, ...f }).map((x) => ({
-          session: x.session,
-          events: x.events.map(({ event: _, ...e }) => e),
-        }));
+        const found = search(service().db, q, { limit: 50, ...f });
+        const lines = lineTotals(
+          service().db,
+          found.map((x) => x.session),
+        );
+        const hits = found.map((x) => {
+          const line = lines.get(`${x.session.agent} ${x.session.session}`);
+          return { session: line ? { ...x.session, line } : x.session, events: x.events.map(({ event: _, ...e }) => e) };
+        });
         return { q, hits };
       } catch (e) {
         return bad(reply, e);

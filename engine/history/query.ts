@@ -3,6 +3,7 @@
 // (FTS5: search.ts) with the matching events, token usage and cost grouped.
 import type { Db } from './store.ts';
 import { lineOf } from '../kernel/fold/index.ts';
+import { lineTotals, partOrder, type LineTotals } from './lines.ts';
 
 export interface SessionFilter {
   agent?: string;
@@ -35,6 +36,8 @@ export interface SessionRow {
   cache_write_tokens: number;
   reasoning_tokens: number;
   cost_usd: number | null;
+  /** A resumed session's line (more than one part): every part's tokens and cost summed, the parts named (lines.ts). */
+  line?: LineTotals;
 }
 
 const USAGE_COLS = `COALESCE(SUM(u.input), 0) AS input_tokens, COALESCE(SUM(u.output), 0) AS output_tokens,
@@ -75,7 +78,12 @@ export function sessions(db: Db, f: SessionFilter = {}): SessionRow[] {
   if (f.before) add('s.last < ?', f.before);
   const sql = `${SESSION_ROW}
     ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY s.agent, s.session ORDER BY s.last DESC LIMIT ?`;
-  return (db.prepare(sql).all(...args, f.limit ?? 50) as Raw[]).map(withModels);
+  const rows = (db.prepare(sql).all(...args, f.limit ?? 50) as Raw[]).map(withModels);
+  const lines = lineTotals(db, rows);
+  return rows.map((r) => {
+    const line = lines.get(`${r.agent} ${r.session}`);
+    return line ? { ...r, line } : r;
+  });
 }
 
 export type UsageBy = 'agent' | 'project' | 'day' | 'model' | 'session';
@@ -129,9 +137,6 @@ export function usage(db: Db, o: { since?: string; by?: UsageBy; agent?: string 
     .all(...args) as (UsageGroup & { parts?: string | null })[];
   return rows.map((r) => (by === 'session' ? { ...r, parts: (r.parts ?? '').split(',').filter(Boolean).sort(partOrder) } : (r as UsageGroup)));
 }
-
-/** `<id>` before `<id>~2` before `<id>~10`. */
-const partOrder = (x: string, y: string): number => x.length - y.length || (x < y ? -1 : x > y ? 1 : 0);
 
 /** Per session, the usage JSON `hookmap usage --json` prints. */
 export function usageSessions(db: Db, o: { since?: string; agent?: string } = {}) {

@@ -94,4 +94,45 @@ describe.skipIf(!!skipBrowser)('web inbox: history, search and usage', () => {
     const day = new Date().toISOString().slice(0, 10);
     expect(await page.locator(`[data-day="${day}"]`).count()).toBe(1);
   });
+
+  it('a resumed session and its first part each show the line summed, the parts named', async () => {
+    // shop-2 ended; Claude Code resumes it (the same id and transcript): hookmap's session shop-2~2, its usage its own
+    const file = join(folder, 'shop-2.jsonl');
+    const more = { type: 'assistant', message: { id: 'm-shop-2-again', model: 'claude-sonnet-4-5', usage: { input_tokens: 400, output_tokens: 30 } } };
+    writeFileSync(
+      file,
+      `${JSON.stringify({ type: 'assistant', message: { id: 'm-shop-2', model: 'claude-sonnet-4-5', usage: { input_tokens: 50, output_tokens: 20 } } })}\n${JSON.stringify(more)}\n`,
+    );
+    const cc = (b: object) => fire(s, 'claude-code', { session_id: 'shop-2', transcript_path: file, cwd: '/work/shop', ...b });
+    await cc({ hook_event_name: 'SessionStart', source: 'resume' });
+    await cc({ hook_event_name: 'UserPromptSubmit', prompt: 'again' });
+    await cc({ hook_event_name: 'PreToolUse', tool_name: 'ResumedTool', tool_use_id: 't-shop-2-again', tool_input: { command: 'x' } });
+    await cc({ hook_event_name: 'Stop' });
+    await until('the resumed part indexed with its usage', async () => {
+      const r = await fetch(`${s.url}/history/sessions?limit=200`, { headers: { authorization: 'Bearer inbox-browser-test-token' } });
+      const rows = ((await r.json()) as { sessions: { session: string; line?: { input_tokens: number } }[] }).sessions;
+      return rows.find((x) => x.session === 'shop-2~2')?.line?.input_tokens === 450;
+    });
+    await page.goto(`${s.url}/#/history`);
+    // the sessions (no search), and shop-2 itself is older than the first page: the project filter brings both parts
+    await page.locator('input[type="search"]').fill('');
+    await page.locator('form[role="search"] button').click();
+    await page.locator('select[name="project"]').selectOption('shop');
+    await until('the shop sessions', async () => (await page.locator('[data-results="sessions"] [data-hist-session]').count()) === 3);
+    for (const id of ['shop-2', 'shop-2~2']) {
+      const line = page.locator(`[data-results="sessions"] [data-hist-session="${id}"] [data-line]`);
+      await line.waitFor();
+      expect(await line.getAttribute('data-line')).toBe('shop-2');
+      expect(await line.getAttribute('data-line-parts')).toBe('2');
+      expect(await line.getAttribute('data-line-tokens')).toBe('500');
+      expect(await line.textContent()).toContain('shop-2, shop-2~2');
+    }
+    expect(await page.locator('[data-results="sessions"] [data-hist-session="shop-1"] [data-line]').count()).toBe(0);
+    // a search finds the resumed part with its line too
+    await page.locator('input[type="search"]').fill('resumedtool');
+    await page.locator('form[role="search"] button').click();
+    const hit = page.locator('[data-results="search"] [data-hist-session="shop-2~2"] [data-line]');
+    await hit.waitFor();
+    expect(await hit.getAttribute('data-line-tokens')).toBe('500');
+  });
 });

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCaughtUp } from '../../engine/history/history.ts';
-import { usage } from '../../engine/history/query.ts';
+import { sessions, usage } from '../../engine/history/query.ts';
 import type { Db } from '../../engine/history/store.ts';
 import { tempDir } from '../daemon/helpers.ts';
 import { runCli } from '../helpers/cli.ts';
@@ -70,5 +70,21 @@ describe('usage by session: a resumed session is one story', () => {
     expect(out.code).toBe(0);
     const row = out.stdout.split('\n').find((l) => l.startsWith('claude-code s-1 '))!;
     expect(row).toMatch(/^claude-code s-1\s+3\s+3510\s+351\s+0\s+0\s+\$0\.0351\s+s-1 s-1~2 s-1~10$/);
+  });
+
+  it("`sessions` gives each part of a line the line's totals and parts; a session alone in its line gets none", async () => {
+    const rows = sessions(db);
+    const of = (id: string) => rows.find((r) => r.session === id)!;
+    expect(of('s-1~2')).toMatchObject({ input_tokens: 500, output_tokens: 50 }); // its own figures stay its own
+    for (const id of ['s-1', 's-1~2', 's-1~10'])
+      expect(of(id).line).toEqual({ id: 's-1', parts: ['s-1', 's-1~2', 's-1~10'], input_tokens: 3510, output_tokens: 351, cost_usd: 0.0351 });
+    expect(of('other').line).toBeUndefined();
+    const out = await runCli(['sessions'], { ...process.env, HOOKMAP_HOME: home });
+    expect(out.code).toBe(0);
+    expect(out.stdout.split('\n')[0]).toMatch(/\bsession\s+line$/);
+    expect(out.stdout.split('\n').find((l) => /\ss-1~2\s/.test(l))).toMatch(/\s550\s+\$0\.0050\s+s-1~2\s+3 parts: 3861 tokens \$0\.0351$/);
+    expect(out.stdout.split('\n').find((l) => /\sother/.test(l))).toMatch(/\sother\s+-$/);
+    const json = JSON.parse((await runCli(['sessions', '--json'], { ...process.env, HOOKMAP_HOME: home })).stdout);
+    expect(json.find((r: any) => r.session === 's-1').line.parts).toEqual(['s-1', 's-1~2', 's-1~10']);
   });
 });

@@ -1,6 +1,7 @@
 // `hookmap sessions [--agent A] [--project P] [--since D] [--state S] [--json]`:
 // the sessions the history holds (every logged one, not only what the
-// relay's buffer still has), newest first, with their tokens and cost.
+// relay's buffer still has), newest first, with their tokens and cost; a
+// resumed session's line (`<id>`, `<id>~2`, ...) summed beside its own row.
 import { ArgError, parseArgs } from '../args.ts';
 import type { RuntimeConfig } from '../../config/schema.ts';
 import { resolveConfig } from '../config.ts';
@@ -36,8 +37,16 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
     });
     if (flags.json) process.stdout.write(`${JSON.stringify(rows)}\n`);
     else {
-      const view = rows.map((r) => ({ ...r, last: r.last.slice(0, 19).replace('T', ' '), tokens: r.input_tokens + r.output_tokens, cost: usd(r.cost_usd) }));
-      for (const l of table(view, ['last', 'agent', 'project', 'state', 'runs', 'tools', 'tokens', 'cost', 'session'])) process.stdout.write(`${l}\n`);
+      const view = rows.map((r) => ({
+        ...r,
+        last: r.last.slice(0, 19).replace('T', ' '),
+        tokens: r.input_tokens + r.output_tokens,
+        cost: usd(r.cost_usd),
+        // a resumed session's whole story: every part of its line summed (the row's own figures stay its own)
+        line: r.line ? `${r.line.parts.length} parts: ${r.line.input_tokens + r.line.output_tokens} tokens ${usd(r.line.cost_usd)}` : undefined,
+      }));
+      const cols = ['last', 'agent', 'project', 'state', 'runs', 'tools', 'tokens', 'cost', 'session'];
+      for (const l of table(view, rows.some((r) => r.line) ? [...cols, 'line'] : cols)) process.stdout.write(`${l}\n`);
     }
     return 0;
   } catch (e) {

@@ -41,6 +41,12 @@ function Row({ s, hit, resumable }: { s: HistorySession; hit?: SearchHit; resuma
         {s.runs} runs · {s.tools} tools · {tokens(s.input_tokens)} in / {tokens(s.output_tokens)} out · <span data-cost>{usd(s.cost_usd)}</span>
         {s.models.length ? ` · ${s.models.join(', ')}` : ''}
       </div>
+      {s.line ? (
+        <div class="hist-line muted" data-line={s.line.id} data-line-parts={s.line.parts.length} data-line-tokens={s.line.input_tokens + s.line.output_tokens}>
+          one story of {s.line.parts.length} parts ({s.line.parts.join(', ')}): {tokens(s.line.input_tokens)} in / {tokens(s.line.output_tokens)} out ·{' '}
+          {usd(s.line.cost_usd)}
+        </div>
+      ) : null}
       {resumable ? <ContinueForm agent={s.agent} session={s.session} project={s.project} /> : null}
       {hit ? (
         <ul class="hist-hits">
