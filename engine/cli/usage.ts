@@ -161,10 +161,13 @@ Reads $HOOKMAP_HOME/history.db, brought up to the JSONL logs first (up need not 
     name: 'search',
     group: 'daily',
     module: 'search',
-    synopsis: 'search TEXT [--limit N] [--json]',
+    synopsis: 'search TEXT [--agent A] [--project P] [--since D] [--until D] [--limit N] [--json]',
     summary: 'the sessions whose logged events hold every word of TEXT, with those events',
     help: `  Full-text search (SQLite FTS5) over the text the logs hold: only what the capture ceiling let in
   (at the default metadata: tool names and ids, not prompts or commands; up's capture option raises it).
+  --agent A              one agent's sessions
+  --project P            one project's
+  --since D / --until D  events at or after D / before D: YYYY-MM-DD, an ISO time, or 7d / 12h
   --limit N              at most N sessions (default 50)
   --json                 [{session, events: [{id, type, time, run, subject, event}]}]
 Exit: 0 found, 1 nothing found, 2 usage.`,

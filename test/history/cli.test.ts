@@ -96,6 +96,18 @@ describe('the history CLI', () => {
         .map((h: { session: { session: string } }) => h.session.session)
         .sort(),
     ).toEqual(['alpha', 'beta']);
+    // the inbox's filters: agent, project, a time window; bad values are usage errors
+    const hitsOf = (...args: string[]) => {
+      const r = hookmap(['search', 'Bash', '--json', ...args]);
+      return r.code === 0 ? JSON.parse(r.stdout).length : r.code === 1 ? 0 : -r.code;
+    };
+    expect(hitsOf('--project', 'shop', '--agent', 'claude-code', '--until', '2999-01-01')).toBe(2);
+    expect(hitsOf('--project', 'elsewhere')).toBe(0);
+    expect(hitsOf('--agent', 'codex')).toBe(0);
+    expect(hitsOf('--since', '2999-01-01')).toBe(0);
+    expect(hitsOf('--limit', '1')).toBe(1);
+    expect(hitsOf('--since', 'last-tuesday')).toBe(-2);
+    expect(hitsOf('--limit', '0')).toBe(-2);
     // the prompt was above the metadata ceiling: not in the logs, not found
     expect(hookmap(['search', 'ls']).code).toBe(1);
     const re = JSON.parse(hookmap(['history', 'reindex', '--json']).stdout);

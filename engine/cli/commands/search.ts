@@ -1,13 +1,21 @@
-// `hookmap search TEXT [--json]`: the sessions with an event whose logged
-// text has every word of TEXT (FTS5 over what the capture ceiling let into
-// the logs), newest first, each with its matching events.
+// `hookmap search TEXT [--agent A] [--project P] [--since D] [--until D]
+// [--json]`: the sessions with an event whose logged text has every word of
+// TEXT (FTS5 over what the capture ceiling let into the logs), newest first,
+// each with its matching events; the filters are the inbox's.
 import { ArgError, parseArgs } from '../args.ts';
 import type { RuntimeConfig } from '../../config/schema.ts';
 import { resolveConfig } from '../config.ts';
 import { search, SearchQueryError } from '../../history/search.ts';
 import { openHomeHistory, usageError, usd } from './history-common.ts';
 
-const SPEC = { limit: { type: 'string' }, json: { type: 'boolean' } } as const;
+const SPEC = {
+  agent: { type: 'string' },
+  project: { type: 'string' },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  limit: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
 
 export async function run(argv: string[], config: RuntimeConfig = resolveConfig(process.env)): Promise<number> {
   let flags, positionals;
@@ -17,13 +25,23 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
   } catch (e) {
     return usageError('search', e);
   }
+  const limit = flags.limit === undefined ? 50 : Number(flags.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return usageError('search', new ArgError('--limit takes an integer from 1 to 1000'));
   const db = openHomeHistory(config);
   try {
     let hits;
     try {
-      hits = search(db, positionals.join(' '), { limit: flags.limit === undefined ? 50 : Number(flags.limit) });
+      const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+      hits = search(db, positionals.join(' '), {
+        limit,
+        agent: str(flags.agent),
+        project: str(flags.project),
+        since: str(flags.since),
+        until: str(flags.until),
+      });
     } catch (e) {
-      if (e instanceof SearchQueryError) return usageError('search', new ArgError(e.message));
+      if (e instanceof SearchQueryError || (e instanceof Error && e.message.startsWith('not a date or time')))
+        return usageError('search', new ArgError(e.message));
       throw e;
     }
     if (flags.json) process.stdout.write(`${JSON.stringify(hits)}\n`);
