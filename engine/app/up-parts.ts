@@ -236,17 +236,6 @@ export function recordedUp(home: string): RunningUp | undefined {
   return rec;
 }
 
-/** Does a hookmap (up or relay) answer /healthz at this base URL? ({ok: true} within a second.) */
-export async function answersHealthz(url: string): Promise<boolean> {
-  try {
-    const r = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
-    const body = (await r.json()) as { ok?: unknown };
-    return body?.ok === true;
-  } catch {
-    return false;
-  }
-}
-
 /** What `up --verbose` says of one daemon: where it listens, its logs, and every option in effect. */
 export function daemonLines(d: Daemon, url: string): string[] {
   const out = [`  ${d.vendor}: ${surfaceLine(d, url)}  logs ${d.logDir} (epoch ${d.epoch})`];

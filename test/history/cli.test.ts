@@ -99,7 +99,7 @@ describe('the history CLI', () => {
     // the inbox's filters: agent, project, a time window; bad values are usage errors
     const hitsOf = (...args: string[]) => {
       const r = hookmap(['search', 'Bash', '--json', ...args]);
-      return r.code === 0 ? JSON.parse(r.stdout).length : r.code === 1 ? 0 : -r.code;
+      return r.code === 0 ? JSON.parse(r.stdout).length : r.code === 1 ? 0 : -(r.code ?? 99);
     };
     expect(hitsOf('--project', 'shop', '--agent', 'claude-code', '--until', '2999-01-01')).toBe(2);
     expect(hitsOf('--project', 'elsewhere')).toBe(0);
