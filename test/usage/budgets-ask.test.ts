@@ -7,10 +7,11 @@
 // raises the cap (x.hookmap.budget.raised, with who), "stop" refuses the
 // call with the agent's deny bytes, "let this run finish" lets the rest of
 // the run pass; nobody answering (Claude Code, a 1.5 s window) refuses it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadUpConfig } from '../../engine/app/up-config.ts';
+import { run as budgetsCmd } from '../../engine/cli/commands/budgets.ts';
 import { makeCommand, openSocket, sendCommand, type SocketSession } from '../../engine/relay/client.ts';
 import { upStack, watchAll, type UpStack, type Watcher } from '../helpers/up-stack.ts';
 import { until } from '../daemon/helpers.ts';
@@ -107,6 +108,15 @@ describe('a budget that asks at its cap', () => {
       request: card.id,
     });
     expect((await view()).spends[0]).toMatchObject({ state: 'under', raised: 1500, spent: 1100, share: 0.733 });
+    const lines: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((c: any) => (lines.push(String(c)), true));
+    try {
+      expect(await budgetsCmd(['--url', s.url, '--token-file', join(s.home, 'token')])).toBe(0);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(lines.join('')).toMatch(/^ask-all: 1,000 tokens all per day \(\d{4}-\d\d-\d\d UTC\); warns at 80%, at the cap: ask \(allow more: 500 tokens\)$/m);
+    expect(lines.join('')).toMatch(/^ {2}\* +1,100 tokens +73% {2}under: allowed \(cap raised to 1,500 tokens\)$/m);
     expect(await tool('c2')).toBe(''); // under the raised cap: no card
     expect(cards()).toHaveLength(1);
   }, 30_000);
@@ -135,7 +145,9 @@ describe('a budget that asks at its cap', () => {
   it('"let this run finish" lets the rest of the run pass and asks again in the next run', async () => {
     const first = tool('c4');
     const card = await nextCard(3);
-    await respond(card, { option: 'finish' });
+    await respond(card, { option: 'allow' }); // `hookmap answer --allow`: the card's allow is "let this run finish"
+    const answered = await w.seen((e) => e.type === 'attention.answered' && e.subject === card.id, 'the answer');
+    expect(answered.data.answer).toEqual({ option: 'finish' });
     expect(await first).toBe('');
     expect(await tool('c5')).toBe(''); // the same run: no card
     expect(cards()).toHaveLength(3);
