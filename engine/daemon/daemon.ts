@@ -109,6 +109,7 @@ export class Daemon {
     this.commands = new CommandProtocol(this.core, this.holds, this.accepts);
     this.calls = new ModelCalls(this.core, this.holds, this.commands);
     if (opts.onEvent) this.core.onLogged(opts.onEvent);
+    if (opts.budgets?.add) this.core.onLogged((ev) => opts.budgets!.add!(ev)); // spend known as it is logged, not once the relay echoes it
     this.budgetAsks = opts.budgets && new BudgetAsks(this.core, this.holds, opts.budgets);
     const [queue, policy, budgets, budgetAsks] = [this.commands.queue, opts.policy ?? (() => undefined), opts.budgets, this.budgetAsks];
     this.decider = makeDecider({ vendor: d.vendor, queue, policy, budgets, budgetAsks, budgetCancels: !canBlockToolCalls(d), now, say });
@@ -190,6 +191,7 @@ export class Daemon {
   async handle(inp: HookInput): Promise<HookReply> {
     // stopping: the agent still gets its neutral bytes, coded, since nothing was recorded
     if (this.core.closed) return { ...this.core.neutralReply(inp.hook), error: 'daemon-stopping' };
+    if (this.budgetAsks && this.usage?.busy) await this.usage.idle(); // budgets: a transcript read under way counts first (at most 2 s)
     const out = await this.core.serial.run(async (): Promise<{ reply: HookReply; held?: Promise<HookReply>; after?: () => void }> => {
       const read: { payload?: unknown } = { payload: inp.payload };
       let mapped = false;

@@ -69,6 +69,8 @@ export interface BudgetGate {
   verdict(agent: string, session: string, skip?: (b: Budget) => boolean): BudgetVerdict | undefined;
   /** An ask's "allow more": the cap of the verdict's scope and window raised by the budget's raise_by, said on the stream. */
   raise(v: BudgetVerdict, by: string | undefined, request: string): Record<string, unknown>;
+  /** The daemon's own events as it logs them (the stream brings them again: counted once, by id). */
+  add?(ev: StreamEvent): void;
 }
 
 export type { BudgetView, SpendView } from './budget-view.ts';
