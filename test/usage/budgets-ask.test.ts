@@ -61,6 +61,7 @@ async function respond(request: any, answer: unknown) {
     isFinal: (e) => e.type === 'attention.resolved' || e.type === 'control.rejected',
   });
   if (r.kind !== 'acked') throw new Error(`command not acked: ${JSON.stringify(r)}`);
+  return r.ack;
 }
 
 describe('a budget that asks at its cap', () => {
@@ -128,6 +129,10 @@ describe('a budget that asks at its cap', () => {
     const held = tool('c3');
     const card = await nextCard(2);
     expect(card.data.prompt).toBe('all agents together has spent 1,500 tokens of 1,500 tokens today (UTC) (budget ask-all)');
+    // an option the card does not offer is refused, and the card stays open
+    const bogus = await respond(card, { option: 'unlimited' });
+    expect(bogus.type).toBe('control.rejected');
+    expect(await pending(held)).toBe('(still held)');
     await respond(card, { option: 'stop' });
     const reason =
       'hookmap budget ask-all: all agents together has spent 1,500 tokens of 1,500 tokens today (UTC). ' +
@@ -140,6 +145,11 @@ describe('a budget that asks at its cap', () => {
     const denied = await w.seen((e) => e.type === 'tool.denied' && e.session === 'q1', 'the denied call');
     expect(denied.cause).toBe(card.cause);
     expect(denied.data).toMatchObject({ by: 'policy' });
+    // the answer replayed as "allow more" once the card is closed: refused, nothing raised
+    const replayed = await respond(card, { option: 'more' });
+    expect(replayed.type).toBe('control.rejected');
+    expect(JSON.stringify(replayed.data)).toContain('already-closed');
+    expect(w.stream.filter((e) => e.type === 'x.hookmap.budget.raised')).toHaveLength(1);
   }, 30_000);
 
   it('"let this run finish" lets the rest of the run pass and asks again in the next run', async () => {
