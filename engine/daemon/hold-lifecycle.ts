@@ -16,13 +16,12 @@ import { shaped } from '../map/reply-shape.ts';
 import { TIMEOUT_SHAPE } from '../descriptor/reply-shape.ts';
 import type { AepEvent } from '../map/envelope.ts';
 import type { MapResult } from '../map/mapper.ts';
-import { interpretAnswer, refusingOption, type OptionView } from './answer.ts';
+import { interpretAnswer, permissiveOption, refusingOption, type OptionView } from './answer.ts';
 import type { DaemonCore } from './core.ts';
 import { HoldTable, type HookReply, type PendingHold, type Terminal } from './holds.ts';
 import { OpenHoldFile } from './open-holds.ts';
 import type { AnswerDecision } from '../policy/decide-answer.ts';
 import type { AskSubject } from '../policy/subject.ts';
-import { permissiveOption } from './answer.ts';
 import { effectsOf } from '../kernel/option-effects.ts';
 import { decideByRules, ruleRecord, type AnswerRules } from './rule-answer.ts';
 import { DEFAULT_ATTENTION_TIMEOUT_MS } from '../config/defaults.ts';
@@ -266,6 +265,7 @@ export class HoldLifecycle {
     const { core } = this;
     const ans = core.events.answered(h.request, cmd.id, it.applied, 'control', by, h.view.fields as FormFieldSpec[] | undefined);
     const res = core.events.resolved(h.request, ans.id, 'answered', core.now() - h.openedAt);
+    h.by = by;
     const outs = prepared.outcome.map((o) => core.events.make({ ...o, cause: o.cause ?? ans.id }));
     core.publish([ans, res, ...outs]);
     core.say(
