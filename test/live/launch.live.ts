@@ -20,6 +20,12 @@ if (skip) console.log(`[live] launch (${ID}): SKIPPED: ${skip}`);
 const { agent } = resolveAgent(ID);
 const ANSWER_TIMEOUT_MS = 30_000;
 
+/** The run `hookmap run` printed is over: up's `x.hookmap.launch.ended` audit of its launch id. */
+const runEnded = (live: Live, stdout: string) => {
+  const id = /\(launch (l[0-9a-f]{12}),/.exec(stdout)![1];
+  return until(`launch ${id} ended`, () => live.stream.events.find((e) => e.type === 'x.hookmap.launch.ended' && e.data?.launch === id), 90_000);
+};
+
 describe.skipIf(!!skip)(`hookmap run: ${agent.pkg}@${agent.version} live`, () => {
   const live = new Live(ID, (cmd) => ({ tool: 'Bash', args: { command: cmd, description: `run ${cmd.split(' ')[0]}` } }));
 
@@ -293,16 +299,46 @@ describe.skipIf(!!geminiSkip)(`hookmap run: ${resolveAgent(GEMINI).agent.pkg} li
     await live.finish(resolveAgent(GEMINI).agent.version);
   }, 30_000);
 
-  it('starts `gemini --prompt` from its launch block with a model option: the session on the stream, the turn finished', async () => {
-    live.model.play({ name: 'say', steps: [{ say: 'Hello from a started session.' }] });
+  const events = (session: string) => live.stream.events.filter((e) => e.session === session);
+
+  // AGENT-FACTS: Gemini CLI 0.61.0 headless (`-p`) with `--approval-mode default` leaves
+  // run_shell_command out of the tools it offers the model (a call to it: 'Tool
+  // "run_shell_command" not found'), so nothing asks; and no Gemini hook can grant or
+  // deny (observe-only). So a started Gemini session has no permission to answer: it
+  // runs read-only tools and finishes. `--resume <uuid>` continues it headless.
+  it('starts `gemini --prompt` (approval_mode=default): the shell tool is not offered headless, nothing to answer; the run finishes; --resume continues it', async () => {
+    const sc = live.scenario('permission-allow');
+    live.model.play(sc);
     const r0 = live.model.requests.length;
-    const argv = ['run', GEMINI, '--dir', live.s.project, '--model', 'gemini-2.5-flash', 'Say hello.'];
+    const argv = ['run', GEMINI, '--dir', live.s.project, '--model', 'gemini-2.5-flash', '--option', 'approval_mode=default', sc.prompt];
     const started = await command(live.up.url, argv, live.s, 90_000);
     expect(started.code, `${started.stdout}${started.stderr}\n${live.up.stderr()}`).toBe(0);
     const session = /^session (\S+)$/m.exec(started.stdout)![1];
-    await until('the session ended', () => live.stream.events.find((e) => e.session === session && e.type === 'session.ended'), 90_000);
-    expect(JSON.stringify(live.model.requests.slice(r0).map((r) => r.body))).toContain('Say hello.');
-  }, 300_000);
+    await until('the session ended', () => events(session).find((e) => e.type === 'session.ended'), 90_000);
+    const ended = await runEnded(live, started.stdout);
+    expect(ended.data).toMatchObject({ state: 'exited', exit: 0, session });
+    const asked = live.model.requests.slice(r0).find((r) => JSON.stringify(r.body ?? {}).includes(sc.prompt));
+    const offered = JSON.stringify(asked?.body?.tools ?? []);
+    expect(offered).toContain('"name":"glob"');
+    expect(offered).not.toContain('"name":"run_shell_command"');
+    expect(JSON.stringify(live.model.requests.slice(r0).map((r) => r.body))).toContain('Tool \\"run_shell_command\\" not found');
+    expect(events(session).some((e) => e.type === 'attention.requested')).toBe(false);
+    expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(false);
+
+    live.model.play({ name: 'resume', steps: [{ say: 'Done: the session goes on.' }] });
+    const r1 = live.model.requests.length;
+    const resumed = await command(live.up.url, ['run', GEMINI, '--dir', live.s.project, '--resume', session.slice(0, 8), 'Now say done.'], live.s, 90_000);
+    expect(resumed.code, `${resumed.stdout}${resumed.stderr}`).toBe(0);
+    const next = /^session (\S+)$/m.exec(resumed.stdout)![1];
+    expect(next.replace(/~\d+$/, '')).toBe(session);
+    const first = await until(
+      'the continued request',
+      () => live.model.requests.slice(r1).find((r) => JSON.stringify(r.body ?? {}).includes('Now say done.')),
+      60_000,
+    );
+    expect(JSON.stringify(first.body)).toContain(sc.prompt);
+    expect((await runEnded(live, resumed.stdout)).data).toMatchObject({ state: 'exited', exit: 0 });
+  }, 180_000);
 });
 
 const COPILOT = 'copilot-cli';
@@ -394,16 +430,27 @@ describe.skipIf(!!qwenSkip)(`hookmap run: ${resolveAgent(QWEN).agent.pkg} live`,
     await live.finish(resolveAgent(QWEN).agent.version);
   }, 30_000);
 
-  it('starts `qwen --prompt` from its launch block: the session on the stream, the turn finished; --resume continues it', async () => {
-    live.model.play({ name: 'say', steps: [{ say: 'Hello from a started session.' }] });
+  const events = (session: string) => live.stream.events.filter((e) => e.session === session);
+
+  // AGENT-FACTS: Qwen Code 0.24.4's plain `-p` (the launch block's headless run) declines a
+  // shell call outright under `--approval-mode default` ("Matching deny rule:
+  // \"run_shell_command\"") and fires no hook that could hold it: its permission surface
+  // (PermissionRequest) exists only in the SDK's stream-json mode (qwen-code.live.ts).
+  it('starts `qwen --prompt` (approval_mode=default): headless -p declines the shell itself, no hook holds; the run finishes; --resume continues it', async () => {
+    const sc = live.scenario('permission-allow');
+    live.model.play(sc);
     const r0 = live.model.requests.length;
-    const started = await command(live.up.url, ['run', QWEN, '--dir', live.s.project, 'Say hello.'], live.s, 90_000);
+    const started = await command(live.up.url, ['run', QWEN, '--dir', live.s.project, '--option', 'approval_mode=default', sc.prompt], live.s, 90_000);
     expect(started.code, `${started.stdout}${started.stderr}\n${live.up.stderr()}`).toBe(0);
     const session = /^session (\S+)$/m.exec(started.stdout)![1];
-    await until('the turn finished', () => live.stream.events.find((e) => e.session === session && e.type === 'run.finished'), 90_000);
-    expect(JSON.stringify(live.model.requests.slice(r0).map((r) => r.body))).toContain('Say hello.');
+    await until('the turn finished', () => events(session).find((e) => e.type === 'run.finished'), 90_000);
+    expect((await runEnded(live, started.stdout)).data).toMatchObject({ state: 'exited', session });
+    const sent = JSON.stringify(live.model.requests.slice(r0).map((r) => r.body));
+    expect(sent).toContain('Matching deny rule: \\"run_shell_command\\"');
+    expect(events(session).some((e) => e.type === 'attention.requested')).toBe(false);
+    expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(false);
 
-    live.model.play({ name: 'say', steps: [{ say: 'Still here.' }] });
+    live.model.play({ name: 'resume', steps: [{ say: 'Done: the session goes on.' }] });
     const r1 = live.model.requests.length;
     const resumed = await command(live.up.url, ['run', QWEN, '--dir', live.s.project, '--resume', session.slice(0, 8), 'Now say done.'], live.s, 90_000);
     expect(resumed.code, `${resumed.stdout}${resumed.stderr}`).toBe(0);
@@ -413,8 +460,9 @@ describe.skipIf(!!qwenSkip)(`hookmap run: ${resolveAgent(QWEN).agent.pkg} live`,
       () => live.model.requests.slice(r1).find((r) => JSON.stringify(r.body ?? {}).includes('Now say done.')),
       60_000,
     );
-    expect(JSON.stringify(first.body)).toContain('Say hello.');
-  }, 300_000);
+    expect(JSON.stringify(first.body)).toContain(sc.prompt);
+    expect((await runEnded(live, resumed.stdout)).data).toMatchObject({ state: 'exited' });
+  }, 180_000);
 });
 
 const OPENCODE = 'opencode';
@@ -436,7 +484,14 @@ describe.skipIf(!!opencodeSkip)(`hookmap run: ${resolveAgent(OPENCODE).agent.pkg
       options: { baseURL: `${live.model.url}/v1`, apiKey: 'sk-live-test-not-a-key' },
       models: { scripted: { name: 'scripted', tool_call: true } },
     };
-    const doc = { autoupdate: false, share: 'disabled', provider: { scripted: provider }, model: 'scripted/scripted', small_model: 'scripted/scripted' };
+    const doc = {
+      autoupdate: false,
+      share: 'disabled',
+      permission: { bash: 'ask' },
+      provider: { scripted: provider },
+      model: 'scripted/scripted',
+      small_model: 'scripted/scripted',
+    };
     writeFileSync(join(dir, 'opencode.json'), JSON.stringify(doc));
     await live.setup(['--user']);
     const config = join(live.s.home, 'up.yaml');
@@ -448,15 +503,34 @@ describe.skipIf(!!opencodeSkip)(`hookmap run: ${resolveAgent(OPENCODE).agent.pkg
     await live.finish(resolveAgent(OPENCODE).agent.version);
   }, 30_000);
 
-  it('starts `opencode run` from its launch block with a model option: the session on the stream; --resume (--session) continues it', async () => {
-    live.model.play({ name: 'say', steps: [{ say: 'Hello from a started session.' }] });
-    const r0 = live.model.requests.length;
-    const started = await command(live.up.url, ['run', OPENCODE, '--dir', live.s.project, '--model', 'scripted/scripted', 'Say hello.'], live.s, 90_000);
+  const events = (session: string) => live.stream.events.filter((e) => e.session === session);
+
+  // AGENT-FACTS: OpenCode 1.18.33's `opencode run` (the launch block's headless run) answers
+  // every ask itself at once ("permission requested: bash (...); auto-rejecting") unless
+  // `--auto` allows them all; the plugin still sees the bus permission.asked, so the ask is
+  // on the stream and resolved out of band before anyone could answer it. A held ask
+  // answered over the relay needs `opencode serve` (opencode.live.ts).
+  it('starts `opencode run` with bash on ask: the ask is on the stream, `opencode run` rejects it itself; --resume (--session) continues it', async () => {
+    const sc = live.scenario('permission-allow');
+    live.model.play(sc);
+    const started = await command(live.up.url, ['run', OPENCODE, '--dir', live.s.project, '--model', 'scripted/scripted', sc.prompt], live.s, 90_000);
     expect(started.code, `${started.stdout}${started.stderr}\n${live.up.stderr()}`).toBe(0);
     const session = /^session (\S+)$/m.exec(started.stdout)![1];
-    await until('the answer', () => JSON.stringify(live.model.requests.slice(r0).map((r) => r.body)).includes('Say hello.'), 60_000);
+    const req = await until('the ask', () => events(session).find((e) => e.type === 'attention.requested'), 60_000);
+    expect(req.data).toMatchObject({ kind: 'permission', prompt: 'Permission requested: bash — touch allowed.txt' });
+    const done = await until('the ask resolved', () => events(session).find((e) => e.type === 'attention.answered' && e.subject === req.id), 30_000);
+    expect(done.data).toMatchObject({ via: 'oob' });
+    expect((await runEnded(live, started.stdout)).data).toMatchObject({ state: 'exited', exit: 0 });
+    // a late `hookmap answer` finds nothing held: refused, naming who settled it
+    const late = await live.answer(req.id, ['--allow']).catch((e: Error) => e.message);
+    expect(late).toMatch(/exited 3: .*"settled":"answered","why":"already answered out of band \(in the agent itself\)/);
+    // its --format json output (the run's log): the tool call failed on the rejection, and the turn stopped there
+    const out = readFileSync(/log (\S+)/.exec(started.stdout)![1], 'utf8');
+    expect(out).toContain('auto-rejecting');
+    expect(out).toContain('"error":"The user rejected permission to use this specific tool call."');
+    expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(false);
 
-    live.model.play({ name: 'say', steps: [{ say: 'Still here.' }] });
+    live.model.play({ name: 'resume', steps: [{ say: 'Done: the session goes on.' }] });
     const r1 = live.model.requests.length;
     const resumed = await command(live.up.url, ['run', OPENCODE, '--dir', live.s.project, '--resume', session.slice(0, 12), 'Now say done.'], live.s, 90_000);
     const log = /log (\S+)/.exec(resumed.stdout)?.[1];
@@ -471,6 +545,7 @@ describe.skipIf(!!opencodeSkip)(`hookmap run: ${resolveAgent(OPENCODE).agent.pkg
       () => live.model.requests.slice(r1).find((r) => JSON.stringify(r.body ?? {}).includes('Now say done.')),
       60_000,
     );
-    expect(JSON.stringify(first.body)).toContain('Say hello.');
-  }, 300_000);
+    expect(JSON.stringify(first.body)).toContain(sc.prompt);
+    expect((await runEnded(live, resumed.stdout)).data).toMatchObject({ state: 'exited', exit: 0 });
+  }, 180_000);
 });
