@@ -14,6 +14,7 @@ import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { TelegramConfig } from './config.ts';
 import { offersAlways, type Alert, type Moment, type Settlement } from '../push/moments.ts';
 import { withRetry } from './retry.ts';
+import { chatsFor } from './people-chats.ts';
 import { classify, redactToken } from './telegram-errors.ts';
 import { chatCommand } from './chat-launch.ts';
 import { ContinueOffers } from './chat-continue.ts';
@@ -122,7 +123,7 @@ export class TelegramChannel implements Channel {
     this.cards.set(m.id, list);
     if (m.kind === 'watch') return this.notice(bot, m, text, list);
     await Promise.all(
-      this.c.chatIds.map(async (chat) => {
+      chatsFor(this.c.chatIds, this.c.users, this.d.answer, m.id).map(async (chat) => {
         const issue = () => this.buttons.issue(m.id, m.expires);
         const nonces = { a: issue(), d: issue(), w: issue(), s: issue() };
         const choices = m.kind === 'form' ? choiceButtons(m, this.c.capture ?? 'metadata') : [];

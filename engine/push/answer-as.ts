@@ -11,6 +11,7 @@
 // finish in the inbox.
 import type { CaptureLevel } from '../aep/schemas.ts';
 import { makePrincipal, type Scope } from '../auth/principal.ts';
+import { mayReach, PEOPLE_ATTR } from '../auth/people.ts';
 import { alwaysShown } from './payload.ts';
 import { ALWAYS_COMMAND, type Door } from './door.ts';
 import { makeCommand } from '../relay/client.ts';
@@ -38,6 +39,8 @@ export interface AnswerDeps {
   door: Door;
   /** Rules can be made ("Allow always"). */
   rules?: boolean;
+  /** The person a principal name is (engine/auth/people.ts): a request routed to others is not theirs to answer. */
+  personOf?: (name: string) => string | undefined;
 }
 
 const fail = (status: number, error: string, detail: string): AnswerResult => ({ ok: false, status, error, detail });
@@ -53,6 +56,9 @@ export async function answerAs(
   if (!who.scopes.includes('control')) return fail(403, 'forbidden', `${who.name} has no control scope`);
   const held = o.door.pending(request, agent);
   if (!held) return fail(409, 'already-settled', 'this request was already answered, timed out or dismissed');
+  const person = o.personOf?.(who.name);
+  if (!mayReach(person, { [PEOPLE_ATTR]: held.people }))
+    return fail(403, 'not-routed', `${who.name} (${person}) is not among the people this request is routed to: nothing was answered`);
   let body: Record<string, unknown>;
   let option: string | undefined;
   let rule: string | undefined;
