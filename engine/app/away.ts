@@ -24,7 +24,7 @@ import { registerPushRoutes, type PushRoutesOptions } from '../push/routes.ts';
 import { PushService, type PushServiceOptions } from '../push/service.ts';
 import { SEEN } from '../push/ladder.ts';
 import { isOperatorRecord } from '../kernel/event.ts';
-import type { People } from '../auth/people.ts';
+import { mayReach, PEOPLE_ATTR, type People } from '../auth/people.ts';
 
 export interface MountPushOptions {
   home: string;
@@ -72,6 +72,10 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
     home: o.home,
     capture: o.config.capture,
     live: (d) => live(d.principal),
+    // a device listed under a person is theirs, else it is its token's person's: it hears only what is routed to them
+    reaches:
+      o.people &&
+      ((d, id) => mayReach(o.people!.personOf(`device:${d.id}`) ?? o.people!.personOf(d.principal.name), { [PEOPLE_ATTR]: o.door.pending(id)?.people })),
     ack: (c, ms) => ref.moments!.ack(c, ms),
     say: o.say,
     sent: o.sent,

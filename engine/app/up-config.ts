@@ -20,7 +20,7 @@ import { ConfigError } from '../config/config-error.ts';
 import { pathString } from '../descriptor/errors.ts';
 import { checkUpConfigText, formatFinding, type ConfigFinding } from './up-check.ts';
 import type { InstanceDoc, UpConfigDoc } from './up-schema.ts';
-import { People } from '../auth/people.ts';
+import { checkTwoPeople, People } from '../auth/people.ts';
 import { FLOOR_ROWS } from '../policy/shell/floor.ts';
 import type { LaunchConfig } from '../launch/launcher.ts';
 import { budgetsOf, type Budget } from '../usage/budget-schema.ts';
@@ -143,7 +143,8 @@ function upConfigOf(doc: UpConfigDoc, base: string, env: Env, block: Block): UpC
 function peopleOf(doc: UpConfigDoc, channels: ChannelsConfig | undefined, block: Block): People | undefined {
   if (!doc.people && !doc.two_people) return undefined;
   const chat = { telegram: channels?.telegram?.users, slack: channels?.slack?.users };
-  return block([doc.people ? 'people' : 'two_people'], () => new People(doc.people ?? [], doc.two_people, chat, FLOOR_ROWS));
+  if (doc.two_people && block(['two_people'], () => checkTwoPeople(doc.two_people, FLOOR_ROWS) ?? true) === undefined) return undefined;
+  return block(['people'], () => new People(doc.people ?? [], doc.two_people, chat, FLOOR_ROWS));
 }
 
 const refused = (findings: ConfigFinding[]) => new ConfigError(findings.map(formatFinding).join('\n'), findings);

@@ -149,9 +149,7 @@ export class People {
           throw new PeopleError(`people.${p.name}.approve[${i}].floor: unknown floor row '${r.floor}' (known: any, ${floorRows.join(', ')})`);
       this.persons.push({ name: p.name, approve: p.approve ?? [] });
     }
-    for (const r of two.floor ?? [])
-      if (r !== 'any' && floorRows && !floorRows.includes(r))
-        throw new PeopleError(`two_people.floor: unknown floor row '${r}' (known: any, ${floorRows.join(', ')})`);
+    checkTwoPeople(two, floorRows);
   }
 
   get names(): string[] {
@@ -172,6 +170,13 @@ export class People {
     const ruleTwo = f.rule !== undefined && (this.two.rules ?? []).includes(f.rule);
     return { people, approvals: floorTwo || ruleTwo ? 2 : 1 };
   }
+}
+
+/** `two_people:` names only rows the floor has (a typo would otherwise protect nothing). */
+export function checkTwoPeople(two: TwoPeopleDoc | undefined, floorRows?: readonly string[]): void {
+  for (const r of two?.floor ?? [])
+    if (r !== 'any' && floorRows && !floorRows.includes(r))
+      throw new PeopleError(`two_people.floor: unknown floor row '${r}' (known: any, ${floorRows.join(', ')})`);
 }
 
 function rowMatches(r: ApproveRow, f: RouteFacts): boolean {

@@ -19,11 +19,13 @@ import type { AepEvent } from '../../engine/map/envelope.ts';
 import { readLogs, until } from '../daemon/helpers.ts';
 import { upStack, type UpStack } from '../helpers/up-stack.ts';
 import { startTelegram, type TelegramStandIn } from '../helpers/telegram-api.ts';
+import { startPushService, type TestPushService } from '../helpers/push-service.ts';
 
 const ALICE_TG = 111;
 const BOB_TG = 222;
 let s: UpStack;
 let tg: TelegramStandIn;
+let ps: TestPushService;
 const tokens: Record<string, string> = {};
 const base = mkdtempSync(join(tmpdir(), 'hookmap-people-proj-'));
 const shop = join(base, 'shopapi');
@@ -33,6 +35,7 @@ mkdirSync(other);
 
 beforeAll(async () => {
   tg = await startTelegram();
+  ps = await startPushService();
   const users = { [ALICE_TG]: 'alice-chat', [BOB_TG]: 'bob-chat' };
   s = await upStack({
     prefix: 'hookmap-people-',
@@ -59,11 +62,24 @@ beforeAll(async () => {
     },
   });
   await until('long polling', () => tg.calls.some((c) => c.method === 'getUpdates') || undefined);
+  // each registers a phone with a token of theirs: the device is its token's person's
+  for (const [token, name] of [
+    ['alice-phone', 'alice-phone'],
+    ['bob-laptop', 'bob-phone'],
+  ]) {
+    const res = await fetch(`${s.url}/push/devices`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens[token]}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ subscription: ps.device(name).subscription, name }),
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+  }
 }, 30_000);
 
 afterAll(async () => {
   await s?.done();
   await tg?.close();
+  await ps?.close();
 });
 
 const events = () => readLogs(join(s.logDir, 'claude-code'));
@@ -135,6 +151,10 @@ describe('people: routing', () => {
     expect(bobs.some((e) => e.session === 'ppl-1')).toBe(true); // he reads the session's stream...
     expect(bobs.some((e) => e.id === req.id || (e as any).subject === req.id)).toBe(false); // ...never the request
     expect(cardsIn(BOB_TG, 'ppl-1')).toHaveLength(0);
+    // and her phone is pushed, his is not
+    await until("alice's push", () => ps.received.find((r) => r.device === 'alice-phone' && r.message.request === req.id));
+    await new Promise((r) => setTimeout(r, 300)); // both would have been pushed at once (delay 0)
+    expect(ps.received.filter((r) => r.device === 'bob-phone' && r.message.request === req.id)).toHaveLength(0);
     // bob's token: refused, the request stays pending, the refusal on the stream
     const nack = await answerAs(tokens['bob-laptop'], req, 'allow');
     expect(nack.type).toBe('control.rejected');
