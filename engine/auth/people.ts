@@ -16,7 +16,7 @@
 //       slack: [U0123]                          # Slack user ids
 //       approve:
 //         - { project: shop-api }               # every request of the project
-//         - { agent: codex, kind: permission }
+//         - { agent: <agent id>, kind: permission }
 //         - { floor: force-push }               # a floor row id, or any
 //   two_people:
 //     floor: [force-push, privilege]            # or [any]

@@ -252,7 +252,7 @@ export class TelegramChannel implements Channel {
       verb === 'c' && t.choice !== undefined && field
         ? await answerAs(this.d.answer, who, t.request, { values: { [field]: t.choice } })
         : await answerAs(this.d.answer, who, t.request, { action });
-    const done = verb === 'c' ? 'Answered' : action === 'deny' ? 'Denied' : 'Allowed';
+    const done = `${verb === 'c' ? 'Answered' : action === 'deny' ? 'Denied' : 'Allowed'}${r.ok && r.partial ? `: ${r.partial}` : ''}`;
     await ctx.answerCallbackQuery({ text: r.ok ? `${done}${r.rule ? `, rule ${r.rule}` : ''}` : r.detail.slice(0, 190) }).catch(() => undefined);
   }
 

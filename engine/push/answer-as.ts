@@ -31,7 +31,9 @@ export interface Answerer {
   capture?: CaptureLevel;
 }
 
-export type AnswerResult = { ok: true; option?: string; rule?: string } | { ok: false; status: number; error: string; detail: string };
+export type AnswerResult =
+  | { ok: true; option?: string; rule?: string; /** "1 of 2, allowed by alice; …": more people must allow it */ partial?: string }
+  | { ok: false; status: number; error: string; detail: string };
 
 export interface AnswerDeps {
   relay: Pick<Relay, 'connect'>;
@@ -93,7 +95,13 @@ export async function answerAs(
   }
   const sent = await o.door.send(who, 'control.attention.respond', held, { answer: body });
   if (!sent.ok) return fail(sent.status, sent.error, sent.status === 504 ? 'the agent did not acknowledge the answer in time' : sent.detail);
-  return { ok: true, option, rule };
+  const r = (sent.ack.data as { result?: { partial?: boolean; approved?: string[]; need?: number } } | undefined)?.result;
+  return {
+    ok: true,
+    option,
+    rule,
+    partial: r?.partial ? `${r.approved?.length ?? 1} of ${r.need}, allowed by ${r.approved?.join(', ')}; a different person must allow it too` : undefined,
+  };
 }
 
 /** A steering instruction for a running session as `who` (a chat reply to a session's message). */

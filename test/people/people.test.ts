@@ -230,7 +230,12 @@ describe('people: the two-person rule', () => {
   it("either's deny settles it as a deny (after a first allow, and as the first answer)", async () => {
     const held = permission('ppl-4', 'git push -f origin main', shop);
     const req = await requestOf('ppl-4');
-    expect((await answerAs(tokens['alice-laptop'], req, 'allow')).data.result.partial).toBe(true);
+    // the first allow from her chat: the button's reply says 1 of 2, the partial approval is on the stream
+    const card = await until("alice's card", () => cardsIn(ALICE_TG, 'ppl-4')[0]);
+    tg.tap({ from: ALICE_TG, chat: ALICE_TG, message_id: card.message_id, data: button(card, 'Allow') });
+    await until('1 of 2', () => lastCallbackText() === 'Allowed: 1 of 2, allowed by alice; a different person must allow it too' || undefined);
+    expect(events().find((e) => e.type === 'x.hookmap.approval.partial' && e.subject === req.id)!.data).toMatchObject({ by: ['alice'] });
+    expect(pending(req.id)).toBe(true);
     expect((await answerAs(tokens['bob-laptop'], req, 'deny')).type).toBe('control.accepted');
     expect(await (await held).text()).toMatch(/"behavior":"deny"/);
     const held2 = permission('ppl-5', 'git push --force', shop);
