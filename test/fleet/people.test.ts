@@ -113,6 +113,7 @@ describe.skipIf(!!NATS_MISSING)('people on a fleet of two processes (nats-server
     until(`request of ${session}`, () => readLogs(logB()).find((e) => e.type === 'attention.requested' && e.session === session));
   async function streamOf(m: Machine, token: string): Promise<AepEvent[]> {
     const res = await fetch(`${m.url}/stream?from=all&live=0`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
     return (await res.text())
       .split('\n')
       .filter((l) => l.startsWith('data: '))
@@ -128,6 +129,12 @@ describe.skipIf(!!NATS_MISSING)('people on a fleet of two processes (nats-server
   }
 
   it("a request held on B and routed to alice is invisible to bob's token on A; his answer through A is refused", async () => {
+    const started = await fetch(`${b.url}/hooks/claude-code`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...hookKeyHeaders(b.home) },
+      body: JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'fp-1', cwd: project, source: 'startup' }),
+    });
+    expect(started.status).toBe(200);
     const held = permission('fp-1', 'make deploy');
     const req = await requestOf('fp-1');
     expect((req as any).hookmappeople).toBe('alice');
