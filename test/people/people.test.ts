@@ -172,14 +172,14 @@ describe('people: routing', () => {
       },
     );
     expect(asked.kind === 'acked' && asked.ack.type).toBe('control.rejected');
-    // bob pressing alice's card's button (a foreign account): refused, nothing answered
-    tg.tap({ from: BOB_TG, chat: ALICE_TG, message_id: card.message_id, data: button(card, 'Deny') });
+    // bob pressing alice's card's button (a foreign account): refused, nothing answered, the button not spent
+    tg.tap({ from: BOB_TG, chat: ALICE_TG, message_id: card.message_id, data: button(card, 'Allow') });
     await until('the refusal', () => /not among the people/.test(lastCallbackText() ?? '') || undefined);
     expect(pending(req.id)).toBe(true);
     // the audit names who sent each command
     const audit = readFileSync(join(s.home, 'audit.jsonl'), 'utf8');
     expect(audit).toMatch(/bob-laptop/);
-    // alice answers from her chat: settled, attributed to her chat account
+    // alice answers from her chat (the very button bob pressed): settled, attributed to her chat account
     tg.tap({ from: ALICE_TG, chat: ALICE_TG, message_id: card.message_id, data: button(card, 'Allow') });
     expect(await (await held).text()).toMatch(/"behavior":"allow"/);
     expect((events().find((e) => e.type === 'attention.answered' && e.subject === req.id)!.data as any).by).toBe('alice-chat');
