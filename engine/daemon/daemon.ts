@@ -37,6 +37,7 @@ import { SessionLog } from './session-log.ts';
 import type { SurfaceWriter } from './surface-writers.ts';
 import type { CarrierReply } from './next-turn.ts';
 import { UsageWatch } from './usage-watch.ts';
+import { BudgetAsks } from './budget-asks.ts';
 
 export type { HookReply, PendingHold } from './holds.ts';
 export type { Timers } from './core.ts';
@@ -66,6 +67,7 @@ export class Daemon {
   private readonly captureAtLeast?: DaemonOptions['capture'];
   /** Token usage from the agent's transcript, when the descriptor names one. */
   readonly usage?: UsageWatch;
+  private readonly budgetAsks?: BudgetAsks;
 
   /** Take the agent's log folder (lock), bump its epoch, open its logs. */
   static open(opts: DaemonOptions): Daemon {
@@ -107,16 +109,10 @@ export class Daemon {
     this.commands = new CommandProtocol(this.core, this.holds, this.accepts);
     this.calls = new ModelCalls(this.core, this.holds, this.commands);
     if (opts.onEvent) this.core.onLogged(opts.onEvent);
-    const budgetCancels = !canBlockToolCalls(d);
-    this.decider = makeDecider({
-      vendor: d.vendor,
-      queue: this.commands.queue,
-      policy: opts.policy ?? (() => undefined),
-      budgets: opts.budgets,
-      budgetCancels,
-      now,
-      say,
-    });
+    if (opts.budgets?.add) this.core.onLogged((ev) => opts.budgets!.add!(ev)); // spend known as it is logged, not once the relay echoes it
+    this.budgetAsks = opts.budgets && new BudgetAsks(this.core, this.holds, opts.budgets);
+    const [queue, policy, budgets, budgetAsks] = [this.commands.queue, opts.policy ?? (() => undefined), opts.budgets, this.budgetAsks];
+    this.decider = makeDecider({ vendor: d.vendor, queue, policy, budgets, budgetAsks, budgetCancels: !canBlockToolCalls(d), now, say });
     this.core.blockingRule = (hook) => blockRuleFor(opts.policy?.(), d.vendor, hook)?.id;
     if (d.transcript)
       this.usage = new UsageWatch(this.core, d.transcript, this.logDir, {
@@ -195,6 +191,7 @@ export class Daemon {
   async handle(inp: HookInput): Promise<HookReply> {
     // stopping: the agent still gets its neutral bytes, coded, since nothing was recorded
     if (this.core.closed) return { ...this.core.neutralReply(inp.hook), error: 'daemon-stopping' };
+    if (this.budgetAsks && this.usage?.busy) await this.usage.idle(); // budgets: a transcript read under way counts first (at most 2 s)
     const out = await this.core.serial.run(async (): Promise<{ reply: HookReply; held?: Promise<HookReply>; after?: () => void }> => {
       const read: { payload?: unknown } = { payload: inp.payload };
       let mapped = false;
@@ -225,7 +222,8 @@ export class Daemon {
         if (result.settle) this.holds.settle(result.settle, result);
         const after = this.usage && (() => this.usage!.after(result.hook, payload, result.session, result.events));
         if (result.hold) return { reply: neutral, held: (await this.holds.open(result, neutral, inp.signal)).wait, after };
-        return { reply: neutral, after };
+        const asked = this.budgetAsks?.take(result); // a budget at its cap asks a person (at_cap: ask): held like a request
+        return { reply: neutral, held: asked && this.budgetAsks!.hold(asked, payload, inp.signal), after };
       } catch (err) {
         return { reply: await this.core.diagnose(err, read.payload, inp.hook, inp.surface, mapped) };
       }

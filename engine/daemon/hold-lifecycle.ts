@@ -264,6 +264,7 @@ export class HoldLifecycle {
     const { core } = this;
     const ans = core.events.answered(h.request, cmd.id, it.applied, 'control', by, h.view.fields as FormFieldSpec[] | undefined);
     const res = core.events.resolved(h.request, ans.id, 'answered', core.now() - h.openedAt);
+    h.by = by;
     const outs = prepared.outcome.map((o) => core.events.make({ ...o, cause: o.cause ?? ans.id }));
     core.publish([ans, res, ...outs]);
     core.say(

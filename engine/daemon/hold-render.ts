@@ -14,7 +14,7 @@ export type Answered = Extract<Interpretation, { ok: true }>;
 
 /** The bindings of a hold's templates for an interpreted answer (an ask's own; a hook's: the answer, then the descriptor's vars). */
 async function bindings(core: DaemonCore, h: PendingHold, it: Answered, answer: unknown): Promise<Record<string, unknown>> {
-  if (h.hook === ASK_HOOK) return askBindings(h, it);
+  if (h.hook === ASK_HOOK || h.hook.startsWith('@')) return askBindings(h, it); // hookmap's own cards (ask_human, budgets)
   return answerBindings(core.d, {
     hook: h.hook,
     session: h.session,

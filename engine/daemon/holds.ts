@@ -38,6 +38,8 @@ export interface PendingHold {
   timer?: unknown;
   /** An "Allow always" asked the agent to persist the allow itself (set by the rules API before the answer arrives). */
   always?: Record<string, unknown>;
+  /** Who answered it (the sender's authenticated name), once answered. */
+  by?: string;
   done: (reply: HookReply) => void;
 }
 

@@ -13,6 +13,7 @@ import { evaluate } from '../expr/compile.ts';
 import type { Authored, Decider, Decision, FiringView } from '../map/decide.ts';
 import type { Policy, PolicyRule } from '../policy/policy.ts';
 import type { BudgetGate } from '../usage/budgets.ts';
+import type { BudgetAsks } from './budget-asks.ts';
 import { BUDGET_BLOCKED } from '../usage/budgets.ts';
 import { opens } from '../kernel/lifecycle.ts';
 
@@ -79,6 +80,8 @@ export interface DeciderOptions {
   budgets?: BudgetGate;
   /** No hook of the agent can refuse a tool call: a budget at its cap cancels the run instead. */
   budgetCancels?: boolean;
+  /** `at_cap: ask` (budget-asks.ts): which budgets a run may pass, and the note that holds a tool call with a card. */
+  budgetAsks?: Pick<BudgetAsks, 'skip' | 'note'>;
   now: () => number;
   /** A rule whose `when` or `reason` failed on an event: reported, never fatal. */
   say?: (line: string) => void;
@@ -172,8 +175,13 @@ function budgetDecision(o: DeciderOptions, view: FiringView, authored: Authored[
         ? 'cancel'
         : undefined;
   if (!verb) return undefined;
-  const v = o.budgets.verdict(view.agent, view.session);
+  const v = o.budgets.verdict(view.agent, view.session, o.budgetAsks?.skip(view.session, view.runBefore));
   if (!v) return undefined;
+  // ask: the reply stays neutral while the firing is mapped; the daemon holds it with a card once its events are logged
+  if (v.budget.atCap === 'ask' && verb === 'block' && tool && o.budgetAsks) {
+    o.budgetAsks.note(v, view, tool);
+    return { authored };
+  }
   const cause = (tool ?? view.events[0])?.id;
   const gates = Object.fromEntries(Object.keys(v.data).map((k) => [k, METADATA]));
   authored.push({ type: BUDGET_BLOCKED, cause, data: { ...v.data, verb, hook: view.hook }, gates: { ...gates, verb: METADATA, hook: METADATA } });

@@ -26,7 +26,11 @@ const budget = z
     warn_at: z.number().gt(0).lt(1).optional().meta({ default: DEFAULT_WARN_AT }).describe('the share of the cap at which a warning goes out, once per window'),
     at_cap: z
       .enum(BUDGET_ACTIONS)
-      .describe('block: the next tool call is refused with the reason (a cancel where the agent cannot block); notify: said, allowed'),
+      .describe(
+        'block: the next tool call is refused with the reason (a cancel where the agent cannot block); ' +
+          'ask: it is held with a card (finish the run, allow more, stop); notify: said, allowed',
+      ),
+    raise_by: z.number().positive().optional().describe('ask: what the card\'s "allow more" adds to the cap, in the cap\'s unit (default: half the cap)'),
     reason: z.string().trim().min(1).max(500).optional().describe('what the model reads when a tool call is refused (default: the budget, spend and cap)'),
   })
   .describe('one spending cap (docs/usage.md, Budgets)');
@@ -42,6 +46,9 @@ export const BudgetsSchema = z
       if ((b.usd === undefined) === (b.tokens === undefined)) ctx.addIssue({ code: 'custom', path: [i], message: 'a budget has exactly one of usd or tokens' });
       if (b.scope === 'session' && b.window !== undefined)
         ctx.addIssue({ code: 'custom', path: [i, 'window'], message: 'a session budget runs for the session: no window' });
+      if (b.raise_by !== undefined && b.at_cap !== 'ask') ctx.addIssue({ code: 'custom', path: [i, 'raise_by'], message: 'raise_by is for at_cap: ask' });
+      if (b.raise_by !== undefined && b.raise_by > (b.usd !== undefined ? MAX_USD : MAX_TOKENS))
+        ctx.addIssue({ code: 'custom', path: [i, 'raise_by'], message: 'raise_by is at most the largest cap' });
       if (b.only !== undefined && b.scope !== 'project' && b.scope !== 'agent')
         ctx.addIssue({ code: 'custom', path: [i, 'only'], message: 'only narrows a project or agent budget' });
     });
@@ -60,6 +67,8 @@ export interface Budget {
   cap: number;
   warnAt: number;
   atCap: BudgetAction;
+  /** ask: what "allow more" adds to the cap. */
+  raiseBy: number;
   reason?: string;
 }
 
@@ -74,6 +83,7 @@ export function budgetsOf(list: readonly BudgetDoc[]): Budget[] {
     cap: (b.usd ?? b.tokens)!,
     warnAt: b.warn_at ?? DEFAULT_WARN_AT,
     atCap: b.at_cap,
+    raiseBy: b.raise_by ?? (b.usd !== undefined ? b.usd / 2 : Math.max(1, Math.round(b.tokens! / 2))),
     reason: b.reason,
   }));
 }

@@ -4,7 +4,7 @@
 
 export const BUDGET_SCOPES = ['session', 'project', 'agent', 'all'] as const;
 export type BudgetScope = (typeof BUDGET_SCOPES)[number];
-export const BUDGET_ACTIONS = ['block', 'notify'] as const;
+export const BUDGET_ACTIONS = ['block', 'ask', 'notify'] as const;
 export type BudgetAction = (typeof BUDGET_ACTIONS)[number];
 export const BUDGET_WINDOWS = ['day', 'month'] as const;
 export type BudgetWindow = (typeof BUDGET_WINDOWS)[number];
@@ -17,6 +17,8 @@ export interface SpendView {
   state: 'under' | 'warned' | 'reached';
   next: string;
   unpriced: number;
+  /** What people allowed beyond the cap in this window (x.hookmap.budget.raised). */
+  raised?: number;
 }
 
 export interface BudgetView {
@@ -30,6 +32,8 @@ export interface BudgetView {
   cap: number;
   warn_at: number;
   at_cap: BudgetAction;
+  /** ask: what "allow more" adds to the cap. */
+  raise_by?: number;
   /** How many scopes spent in the window. */
   scopes: number;
   /** The most spent first, at most VIEW_MAX of `scopes`. */

@@ -18,6 +18,7 @@ import { CLOSES, UNITS } from '../../engine/kernel/lifecycle.ts';
 const PENDING_LIFECYCLE = new Map<string, string>([
   ['engine/bridge/projection/ocsf.ts', 'maps types to OCSF activities: a projection table'],
   ['engine/capabilities/vocabulary.ts', 'capability classes name the types they evidence'],
+  ['engine/daemon/budget-asks.ts', 'the daemon emits its own lifecycle events (a refused call: tool.denied)'],
   ['engine/daemon/commands.ts', 'the daemon emits its own lifecycle events'],
   ['engine/daemon/hold-lifecycle.ts', 'the daemon emits its own lifecycle events'],
   ['engine/daemon/instructions.ts', 'the daemon emits its own lifecycle events'],

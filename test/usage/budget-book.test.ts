@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadUpConfig } from '../../engine/app/up-config.ts';
 import { budgetsOf } from '../../engine/usage/budget-schema.ts';
-import { BUDGET_LIMITS, BUDGET_REACHED, BUDGET_WARNED, BudgetBook, VIEW_MAX, type StreamEvent } from '../../engine/usage/budgets.ts';
+import { BUDGET_LIMITS, BUDGET_RAISED, BUDGET_REACHED, BUDGET_WARNED, BudgetBook, VIEW_MAX, type StreamEvent } from '../../engine/usage/budgets.ts';
 import { PriceBook } from '../../engine/usage/prices.ts';
 import { tempDir } from '../daemon/helpers.ts';
 
@@ -34,7 +34,7 @@ describe('the budgets: config', () => {
   it('loads a budget with its defaults (day window, warning at 80%)', () => {
     const c = load('budgets:\n  - { id: shop-api, scope: project, only: shop-api, usd: 10, at_cap: block }\n');
     expect(typeof c === 'string' ? c : c.budgets).toEqual([
-      { id: 'shop-api', scope: 'project', only: 'shop-api', window: 'day', unit: 'usd', cap: 10, warnAt: 0.8, atCap: 'block', reason: undefined },
+      { id: 'shop-api', scope: 'project', only: 'shop-api', window: 'day', unit: 'usd', cap: 10, warnAt: 0.8, atCap: 'block', raiseBy: 5, reason: undefined },
     ]);
   });
 
@@ -51,7 +51,10 @@ describe('the budgets: config', () => {
     ['a week window', '{ id: a, scope: all, usd: 1, window: week, at_cap: block }', 'budgets[0].window must be one of day, month'],
     ['only on all', '{ id: a, scope: all, only: x, usd: 1, at_cap: block }', 'budgets[0].only: only narrows a project or agent budget'],
     ['a warning share of 1.5', '{ id: a, scope: all, usd: 1, warn_at: 1.5, at_cap: block }', 'budgets[0].warn_at'],
-    ['an unknown action', '{ id: a, scope: all, usd: 1, at_cap: explode }', 'budgets[0].at_cap must be one of block, notify'],
+    ['an unknown action', '{ id: a, scope: all, usd: 1, at_cap: explode }', 'budgets[0].at_cap must be one of block, ask, notify'],
+    ['raise_by on a block budget', '{ id: a, scope: all, usd: 1, at_cap: block, raise_by: 1 }', 'budgets[0].raise_by: raise_by is for at_cap: ask'],
+    ['a negative raise_by', '{ id: a, scope: all, usd: 1, at_cap: ask, raise_by: -1 }', 'budgets[0].raise_by must be more than 0'],
+    ['a huge raise_by', '{ id: a, scope: all, tokens: 10, at_cap: ask, raise_by: 1e13 }', 'budgets[0].raise_by: raise_by is at most the largest cap'],
     ['no action', '{ id: a, scope: all, usd: 1 }', 'budgets[0].at_cap'],
     ['an unknown key', '{ id: a, scope: all, usd: 1, at_cap: block, per: day }', 'per'],
     ['an id with a newline', '{ id: "a\\nb", scope: all, usd: 1, at_cap: block }', 'budgets[0].id'],
@@ -98,6 +101,29 @@ function book(list: Parameters<typeof budgetsOf>[0], o: { now?: () => number; mi
 }
 
 describe('the budget book', () => {
+  it("folds a person's raise once, on every machine, and only hookmap's own", () => {
+    const list = [{ id: 'ask', scope: 'session' as const, tokens: 100, at_cap: 'ask' as const }];
+    const here = book(list);
+    const there = book(list);
+    for (const x of [here.b, there.b]) x.add(used({ input: 120 }));
+    const v = here.b.verdict('a1', 's1')!;
+    expect(v.headline).toBe('session s1 has spent 120 tokens of 100 tokens');
+    expect(here.b.raise(v, 'alice', 'req1')).toMatchObject({ budget: 'ask', name: 's1', cap: 150, amount: 50, raised: 50, by: 'alice', request: 'req1' });
+    const raised = here.said.find((x) => x.type === BUDGET_RAISED)!;
+    expect(here.b.verdict('a1', 's1')).toBeUndefined(); // 120 of 150: applied here at once
+    expect(there.b.verdict('a1', 's1')).toBeDefined();
+    there.b.add(ev({ type: BUDGET_RAISED, agent: 'a1', data: raised.data })); // an agent's forged raise: ignored
+    expect(there.b.verdict('a1', 's1')).toBeDefined();
+    const onStream = ev({ type: BUDGET_RAISED, agent: 'hookmap', data: raised.data });
+    for (const x of [here.b, there.b]) x.add(onStream); // the stream brings it back here: not counted twice
+    expect(there.b.verdict('a1', 's1')).toBeUndefined();
+    for (const x of [here.b, there.b]) x.add(used({ input: 31 }));
+    expect(here.b.verdict('a1', 's1')?.data).toMatchObject({ cap: 150, spent: 151 });
+    expect(there.b.verdict('a1', 's1')?.data).toMatchObject({ cap: 150, spent: 151 });
+    expect(there.b.view()[0].spends[0]).toMatchObject({ spent: 151, raised: 150, state: 'reached', next: 'the next tool call is held with a card (ask)' });
+    expect(there.b.verdict('a1', 's1', (b) => b.atCap === 'ask')).toBeUndefined(); // a run a person let finish
+  });
+
   it('counts a stream read back after a restart without announcing it again, and still blocks', () => {
     const { b, said } = book([{ id: 's', scope: 'session', usd: 1, at_cap: 'block' }], { now: () => T0 + 60_000 });
     b.add(used({ input: 10, usd: 0.9 })); // a minute before the book started: read back

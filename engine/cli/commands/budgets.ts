@@ -48,13 +48,14 @@ export async function run(argv: string[]): Promise<number> {
   if (!list.length) out('no budgets: add a budgets: list to the up config (hookmap up --config FILE; docs/usage.md, Budgets)');
   for (const b of list) {
     const scope = `${b.scope}${b.only ? ` ${b.only}` : ''}${b.window ? ` per ${b.window} (${b.current} UTC)` : ''}`;
-    out(`${b.id}: ${amount(b.unit, b.cap)} ${scope}; warns at ${Math.round(b.warn_at * 100)}%, at the cap: ${b.at_cap}`);
+    const more = b.raise_by ? ` (allow more: ${amount(b.unit, b.raise_by)})` : '';
+    out(`${b.id}: ${amount(b.unit, b.cap)} ${scope}; warns at ${Math.round(b.warn_at * 100)}%, at the cap: ${b.at_cap}${more}`);
     if (!b.spends.length) out('  nothing spent yet');
     for (const s of b.spends) {
       const unpriced = s.unpriced && b.unit === 'usd' ? ` (${s.unpriced} usage report(s) without a price, not counted)` : '';
-      out(
-        `  ${s.name.padEnd(24)} ${amount(b.unit, s.spent).padStart(16)}  ${String(Math.round(s.share * 100)).padStart(4)}%  ${s.state}: ${s.next}${unpriced}`,
-      );
+      const raised = s.raised ? ` (cap raised to ${amount(b.unit, s.raised)})` : '';
+      const share = `${String(Math.round(s.share * 100)).padStart(4)}%`;
+      out(`  ${s.name.padEnd(24)} ${amount(b.unit, s.spent).padStart(16)}  ${share}  ${s.state}: ${s.next}${raised}${unpriced}`);
     }
     if (b.scopes > b.spends.length) out(`  and ${b.scopes - b.spends.length} more, less spent`);
   }
