@@ -24,9 +24,12 @@ import { registerPushRoutes, type PushRoutesOptions } from '../push/routes.ts';
 import { PushService, type PushServiceOptions } from '../push/service.ts';
 import { SEEN } from '../push/ladder.ts';
 import { isOperatorRecord } from '../kernel/event.ts';
+import { mayReach, PEOPLE_ATTR, type People } from '../auth/people.ts';
 
 export interface MountPushOptions {
   home: string;
+  /** Named people (engine/auth/people.ts): a chat account answers only what is routed to its person. */
+  people?: People;
   config: PushConfig;
   relay: Relay;
   /** The stream's pending requests and the control commands to their daemons, wherever they run (engine/push/door.ts). */
@@ -69,6 +72,10 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
     home: o.home,
     capture: o.config.capture,
     live: (d) => live(d.principal),
+    // a device listed under a person is theirs, else it is its token's person's: it hears only what is routed to them
+    reaches:
+      o.people &&
+      ((d, id) => mayReach(o.people!.personOf(`device:${d.id}`) ?? o.people!.personOf(d.principal.name), { [PEOPLE_ATTR]: o.door.pending(id)?.people })),
     ack: (c, ms) => ref.moments!.ack(c, ms),
     say: o.say,
     sent: o.sent,
@@ -138,7 +145,7 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
     async start(base) {
       if (o.channels) {
         const deps = (name: string) => ({
-          answer: { relay: o.relay, door: o.door, rules: !!o.rules },
+          answer: { relay: o.relay, door: o.door, rules: !!o.rules, personOf: o.people && ((n: string) => o.people!.personOf(n)) },
           moments: m,
           credential: (x: { id: string; session: string; expires: number }) =>
             push.credentials.issue({ request: x.id, session: x.session, device: `channel:${name}`, expires: x.expires }),

@@ -20,6 +20,8 @@ import { ConfigError } from '../config/config-error.ts';
 import { pathString } from '../descriptor/errors.ts';
 import { checkUpConfigText, formatFinding, type ConfigFinding } from './up-check.ts';
 import type { InstanceDoc, UpConfigDoc } from './up-schema.ts';
+import { checkTwoPeople, People } from '../auth/people.ts';
+import { FLOOR_ROWS } from '../policy/shell/floor.ts';
 import type { LaunchConfig } from '../launch/launcher.ts';
 import { budgetsOf, type Budget } from '../usage/budget-schema.ts';
 
@@ -62,6 +64,8 @@ export interface UpConfig {
   budgets?: Budget[];
   /** The watch: when an agent may wait unseen (engine/watch). */
   watch?: WatchConfig;
+  /** Named people: who sees and answers which held request, and where two must allow (engine/auth/people.ts). */
+  people?: People;
 }
 
 export { PROJECT_LABEL_MODES, UP_CAPTURE } from './up-options.ts';
@@ -105,6 +109,7 @@ function agentsOf(agents: NonNullable<UpConfigDoc['agents']>, base: string, env:
 
 /** A checked document as the runtime takes it (`base`: the file's folder, against which paths resolve). */
 function upConfigOf(doc: UpConfigDoc, base: string, env: Env, block: Block): UpConfig {
+  const channels = doc.channels && block(['channels'], () => channelsConfigOf(doc.channels, base));
   const names = doc.projects?.names && Object.fromEntries(Object.entries(doc.projects.names).map(([folder, name]) => [expand(folder, base), name]));
   return {
     port: doc.port,
@@ -119,7 +124,7 @@ function upConfigOf(doc: UpConfigDoc, base: string, env: Env, block: Block): UpC
     agents: doc.agents && agentsOf(doc.agents, base, env, block),
     bridges: doc.bridges?.map((b, i) => block(['bridges', i], () => bridgeConfig(b, `bridges[${i}]`))!),
     push: doc.push && block(['push'], () => pushConfigOf(doc.push)),
-    channels: doc.channels && block(['channels'], () => channelsConfigOf(doc.channels, base)),
+    channels,
     launch: doc.launch && {
       projects: doc.launch.projects?.map((p) => expand(p, base)),
       timeoutMs: doc.launch.timeout_ms,
@@ -130,7 +135,16 @@ function upConfigOf(doc: UpConfigDoc, base: string, env: Env, block: Block): UpC
     budgets: doc.budgets && budgetsOf(doc.budgets),
     watch: watchConfigOf(doc.watch),
     backplane: doc.backplane === undefined ? undefined : block(['backplane'], () => backplaneFromDoc(doc.backplane, 'backplane', base, env)),
+    people: peopleOf(doc, channels, block),
   };
+}
+
+/** `people:` and `two_people:` checked together: a credential is one person's, a floor row is one the floor has. */
+function peopleOf(doc: UpConfigDoc, channels: ChannelsConfig | undefined, block: Block): People | undefined {
+  if (!doc.people && !doc.two_people) return undefined;
+  const chat = { telegram: channels?.telegram?.users, slack: channels?.slack?.users };
+  if (doc.two_people && block(['two_people'], () => checkTwoPeople(doc.two_people, FLOOR_ROWS) ?? true) === undefined) return undefined;
+  return block(['people'], () => new People(doc.people ?? [], doc.two_people, chat, FLOOR_ROWS));
 }
 
 const refused = (findings: ConfigFinding[]) => new ConfigError(findings.map(formatFinding).join('\n'), findings);

@@ -19,6 +19,7 @@ import { ChannelsBlockSchema } from '../channels/schema.ts';
 import { BackplaneSchema } from '../relay/backplane/schema.ts';
 import { BudgetsSchema } from '../usage/budget-schema.ts';
 import { WatchBlockSchema } from '../watch/schema.ts';
+import { PeopleSchema, TwoPeopleSchema } from '../auth/people.ts';
 
 const ms = (what: string) => z.number().int().nonnegative().describe(what);
 const path = (what: string) => z.string().min(1).describe(what);
@@ -115,6 +116,8 @@ export const UpConfigSchema = z
     backplane: BackplaneSchema.optional(),
     budgets: BudgetsSchema.optional(),
     watch: WatchBlockSchema.optional(),
+    people: PeopleSchema.optional(),
+    two_people: TwoPeopleSchema.optional(),
   })
   .describe('the `hookmap up --config FILE` file (YAML or JSON); every key optional');
 

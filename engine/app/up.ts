@@ -124,11 +124,8 @@ export async function startUp(o: UpOptions): Promise<Up> {
   app.server.prependListener('upgrade', (_req: IncomingMessage, socket: Duplex) => socket.on('error', () => socket.destroy()));
   const pub = o.publicUrl ? new URL(o.publicUrl) : undefined;
   const publicOrigins = pub ? [pub.origin.toLowerCase()] : [];
-  const guard = new Guard({
-    bind: host,
-    allowedHosts: [...(o.allowedHosts ?? []), ...(pub ? [pub.host] : [])],
-    allowedOrigins: [...(o.allowedOrigins ?? []), ...publicOrigins],
-  });
+  const allowedHosts = [...(o.allowedHosts ?? []), ...(pub ? [pub.host] : [])];
+  const guard = new Guard({ bind: host, allowedHosts, allowedOrigins: [...(o.allowedOrigins ?? []), ...publicOrigins] });
   installGuard(app, guard);
   // with a backplane the relay's store is the shared JetStream stream (opened, and caught up, before anything listens),
   // its messages signed with a key derived from the owner token
@@ -140,6 +137,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     : undefined;
   const audit = o.auditFile ? auditTo(o.auditFile, say) : undefined;
   const relay = createRelay({ app, guard, auth, prefix: '', audit, log: say, store, redactor: new Redactor(o.redaction) });
+  if (o.people) relay.core.personOf = (p) => o.people!.personOf(p.name); // a person's views hold only what is routed to them
   const home = o.home ?? defaultHome();
   // what the shims wrote while nothing answered: taken (reported once, below) only once this up listens
   let missed = emptySummary();
@@ -181,6 +179,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
       prices,
       policy: policy ? () => policy.current : undefined,
       rules,
+      people: o.people,
       budgets,
       say: tagged(vendor),
     }),
@@ -210,6 +209,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     ? mountPush(app, {
         home,
         config: o.push ?? {},
+        people: o.people,
         relay,
         door,
         auth,
@@ -241,8 +241,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     throw e;
   }
   const addr = app.server.address() as AddressInfo;
-  const { url: plainUrl } = urlOf(addr);
-  const url = o.tls ? plainUrl.replace(/^http:/, 'https:') : plainUrl;
+  const url = o.tls ? urlOf(addr).url.replace(/^http:/, 'https:') : urlOf(addr).url;
   if (o.home) tightenHomeSoon(o.home, say); // a home made by an older hookmap or by hand: nobody else on the machine reads it
   // a second `up` on this home reads it to say where this one runs (an embedding without a home of its own leaves ~/.hookmap alone)
   const unrecord = o.home ? recordRunning(o.home, url) : () => {};
@@ -261,8 +260,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
   // the first hook would otherwise compile the AEP validators while an agent waits; descriptors built from the
   // validated cache compile each expression on first use: the rest now. Both once the links are up (they would slow them).
   const warmed = warmAfterLinks(daemons, () => history?.open(), [warmValidators, compilePending]);
-  const noAuth = !auth.controlPossible;
-  for (const l of summaryHead({ url, tokenFile: o.tokenFile, noAuth, daemons, failed })) say(l);
+  for (const l of summaryHead({ url, tokenFile: o.tokenFile, noAuth: !auth.controlPossible, daemons, failed })) say(l);
   for (const l of exposureNotice(host, url, Boolean(o.tls))) say(`  ${l}`);
   // what the shims traced while nothing answered: said once (a problem: those moments left no events), then moved aside
   missed = takeFailedOpen(home);
@@ -277,7 +275,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
     daemons,
     bridges,
     away,
-    control: !noAuth,
+    control: auth.controlPossible,
     otlp,
     warmed,
     history: history?.service,

@@ -52,6 +52,11 @@ export class Buttons {
     if (b) b.message = message;
   }
 
+  /** The request a button answers, without spending it. */
+  peek(nonce: string): string | undefined {
+    return this.byNonce.get(nonce)?.request;
+  }
+
   /** Spend a button: the request it answers, or why not. */
   take(nonce: string, message: string): { request: string; choice?: string } | { refused: string } {
     const b = this.byNonce.get(nonce);

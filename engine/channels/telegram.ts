@@ -14,6 +14,7 @@ import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { TelegramConfig } from './config.ts';
 import { offersAlways, type Alert, type Moment, type Settlement } from '../push/moments.ts';
 import { withRetry } from './retry.ts';
+import { chatsFor, notRouted } from './people-chats.ts';
 import { classify, redactToken } from './telegram-errors.ts';
 import { chatCommand } from './chat-launch.ts';
 import { ContinueOffers } from './chat-continue.ts';
@@ -122,7 +123,7 @@ export class TelegramChannel implements Channel {
     this.cards.set(m.id, list);
     if (m.kind === 'watch') return this.notice(bot, m, text, list);
     await Promise.all(
-      this.c.chatIds.map(async (chat) => {
+      chatsFor(this.c.chatIds, this.c.users, this.d.answer, m.id).map(async (chat) => {
         const issue = () => this.buttons.issue(m.id, m.expires);
         const nonces = { a: issue(), d: issue(), w: issue(), s: issue() };
         const choices = m.kind === 'form' ? choiceButtons(m, this.c.capture ?? 'metadata') : [];
@@ -150,13 +151,14 @@ export class TelegramChannel implements Channel {
           list.push(card);
           this.byMessage.set(`${chat}:${sent.message_id}`, card);
         } catch (e) {
-          this.health.problem(
-            `send:${chat}:${(e as Error).message}`,
-            `could not send the card for ${m.id} to chat ${chat}: ${redactToken((e as Error).message)}`,
-          );
+          this.sendFailed(m, chat, e);
         }
       }),
     );
+  }
+
+  private sendFailed(m: Moment, chat: number, e: unknown): void {
+    this.health.problem(`send:${chat}:${(e as Error).message}`, `could not send the card for ${m.id} to chat ${chat}: ${redactToken((e as Error).message)}`);
   }
 
   /** The watch's card: what to do, no buttons, no reply (it is answered at the agent); edited once the agent moves on. */
@@ -166,10 +168,7 @@ export class TelegramChannel implements Channel {
         const sent = await this.call(() => bot.api.sendMessage(chat, text), m.expires);
         list.push({ request: m.id, session: m.session, agent: m.agent, chat, message: sent.message_id, text });
       } catch (e) {
-        this.health.problem(
-          `send:${chat}:${(e as Error).message}`,
-          `could not send the card for ${m.id} to chat ${chat}: ${redactToken((e as Error).message)}`,
-        );
+        this.sendFailed(m, chat, e);
       }
     }
   }
@@ -239,6 +238,8 @@ export class TelegramChannel implements Channel {
     const [verb, nonce] = String(q.data).split(':');
     if (verb === 'r' && nonce && chat !== undefined) return continuePressed(this.continues, ctx, nonce, `${chat}:${q.message?.message_id}`);
     const action = VERBS[verb];
+    const off = nonce && notRouted(this.d.answer, who.name, this.buttons.peek(nonce)); // a person it is not routed to spends no button
+    if (off) return void (await ctx.answerCallbackQuery({ text: off }).catch(() => undefined));
     const t =
       (action || verb === 'c' || verb === 's') && nonce ? this.buttons.take(nonce, `${chat}:${q.message?.message_id}`) : { refused: 'not a hookmap button' };
     if ('refused' in t) return void (await ctx.answerCallbackQuery({ text: t.refused }).catch(() => undefined));
@@ -251,7 +252,7 @@ export class TelegramChannel implements Channel {
       verb === 'c' && t.choice !== undefined && field
         ? await answerAs(this.d.answer, who, t.request, { values: { [field]: t.choice } })
         : await answerAs(this.d.answer, who, t.request, { action });
-    const done = verb === 'c' ? 'Answered' : action === 'deny' ? 'Denied' : 'Allowed';
+    const done = `${verb === 'c' ? 'Answered' : action === 'deny' ? 'Denied' : 'Allowed'}${r.ok && r.partial ? `: ${r.partial}` : ''}`;
     await ctx.answerCallbackQuery({ text: r.ok ? `${done}${r.rule ? `, rule ${r.rule}` : ''}` : r.detail.slice(0, 190) }).catch(() => undefined);
   }
 

@@ -10,6 +10,7 @@ import { commandApplies, commandBindings, renderCommandWrite } from '../map/deci
 import type { AepEvent } from '../map/envelope.ts';
 import { MapError } from '../map/mapper.ts';
 import { interpretAnswer } from './answer.ts';
+import { judgeAnswer, mayAsk, partial } from './approvals.ts';
 import type { DaemonCore } from './core.ts';
 import { RESPOND } from './hello.ts';
 import { carrierOffNote } from './carrier-off.ts';
@@ -64,24 +65,19 @@ export class CommandProtocol {
       return;
     }
     const session = typeof cmd.session === 'string' && cmd.session ? cmd.session : undefined;
-    if (!session || !id) {
-      core.say(`command ${cmd.type} without session or id ignored (nothing to ack into)`);
-      return;
-    }
+    if (!session || !id) return core.say(`command ${cmd.type} without session or id ignored (nothing to ack into)`);
     const surfaceCmd = core.d.commands.get(String(cmd.type));
     if (surfaceCmd?.deliver && this.accepts.includes(surfaceCmd.type)) return this.deliveredCommand(cmd, surfaceCmd, session, source, id);
     if (surfaceCmd && this.accepts.includes(surfaceCmd.type)) return this.surfaceCommand(cmd, surfaceCmd, session, source, id);
     if (DOOR_COMMANDS.includes(cmd.type) && this.accepts.includes(cmd.type)) {
+      const off = mayAsk(this.holds.people, this.holds.get(String(cmd.subject)), by); // a person it is not routed to learns nothing of it
+      if (off) return this.nack(cmd, session, 'refused', off);
       const r = await doorCommand({ core, hold: (x) => this.holds.get(x), rules: this.holds.rules }, cmd, session, by); // answered in the ack
       return r.ok ? this.accept(cmd, session, source, id, undefined, undefined, r.result) : this.nack(cmd, session, r.reason, r.detail);
     }
     if (cmd.type !== RESPOND || !this.accepts.includes(cmd.type)) {
-      return this.nack(
-        cmd,
-        session,
-        'unsupported',
-        `not-accepted: ${cmd.type} is not accepted by the ${core.vendor} daemon (accepts: ${this.accepts.join(', ') || 'none'})`,
-      );
+      const accepted = this.accepts.join(', ') || 'none';
+      return this.nack(cmd, session, 'unsupported', `not-accepted: ${cmd.type} is not accepted by the ${core.vendor} daemon (accepts: ${accepted})`);
     }
     return this.answer(cmd, session, source, id, by);
   }
@@ -106,6 +102,9 @@ export class CommandProtocol {
     const read = interpretAnswer(answer, h.view);
     if (!read.ok) return this.nack(cmd, session, read.reason, read.detail, h.request.run); // stays pending
     const it = withAlways(h, read);
+    const judged = judgeAnswer(core, this.holds.people, h, by, it.applied); // people: routed? the second of two? (approvals.ts)
+    if (judged.go === 'refuse') return this.nack(cmd, session, judged.reason, judged.detail, h.request.run); // stays pending
+    if (judged.go === 'partial') return partial(core, h, judged, (result) => this.accept(cmd, session, source, id, h.request.run, undefined, result));
     let prepared: Awaited<ReturnType<typeof prepareAnswer>>;
     try {
       prepared = await prepareAnswer(this.core, h, it, answer);

@@ -104,7 +104,7 @@ export class Daemon {
     // the one resolved options object (descriptor, HOOKMAP_<AGENT>_<KEY>, overrides): decisions see $config as the mapping did
     const config = this.mapper.effectiveConfig;
     this.core = new DaemonCore({ d, mapper: this.mapper, events, log: this.log, serial: new Serial(), timers: opts.timers ?? realTimers, now, say, config });
-    this.holds = new HoldLifecycle(this.core, this.logDir, { attentionTimeoutMs: opts.attentionTimeoutMs, onHold: opts.onHold, rules: opts.rules });
+    this.holds = new HoldLifecycle(this.core, this.logDir, opts); // its timeout, onHold, rules, people and project labels
     this.accepts = acceptedCommands(d, (key) => this.mapper.configValue(key));
     this.commands = new CommandProtocol(this.core, this.holds, this.accepts);
     this.calls = new ModelCalls(this.core, this.holds, this.commands);
@@ -203,6 +203,7 @@ export class Daemon {
         mapped = false;
         // on disk before the request is logged: a crash between the two never leaves a request nobody closes
         const request = this.core.control ? result.hold?.request : undefined;
+        if (request) await this.holds.route(result); // its people stamped before anyone sees it (approvals.ts)
         if (request) this.holds.persist(request, this.holds.timeoutFor(result.hold!.timeoutMs));
         const { invalid } = this.core.publishChecked(result.events);
         // AEP-0002 §7 rule 2: the firing's own events closed the requests held there; their hooks get the neutral bytes

@@ -11,19 +11,21 @@ import { holdWindowMaxMs } from '../shim/plan.mjs';
 import type { FormFieldSpec } from '../capture/gate.ts';
 import { captureRank } from '../aep/schemas.ts';
 import type { OutcomeDraft } from '../map/decide.ts';
-import { prepareAnswer, type Answered } from './hold-render.ts';
+import type { Answered } from './hold-render.ts';
 import { shaped } from '../map/reply-shape.ts';
 import { TIMEOUT_SHAPE } from '../descriptor/reply-shape.ts';
 import type { AepEvent } from '../map/envelope.ts';
 import type { MapResult } from '../map/mapper.ts';
-import { interpretAnswer, permissiveOption, refusingOption, type OptionView } from './answer.ts';
+import type { OptionView } from './answer.ts';
 import type { DaemonCore } from './core.ts';
 import { HoldTable, type HookReply, type PendingHold, type Terminal } from './holds.ts';
 import { OpenHoldFile } from './open-holds.ts';
-import type { AnswerDecision } from '../policy/decide-answer.ts';
-import type { AskSubject } from '../policy/subject.ts';
 import { effectsOf } from '../kernel/option-effects.ts';
 import { decideByRules, ruleRecord, type AnswerRules } from './rule-answer.ts';
+import { routeHold, type Ruled } from './approvals.ts';
+import type { People } from '../auth/people.ts';
+import type { ProjectLabels } from '../capture/project.ts';
+import { answerByRule } from './rule-hold.ts';
 import { DEFAULT_ATTENTION_TIMEOUT_MS } from '../config/defaults.ts';
 
 export { DEFAULT_ATTENTION_TIMEOUT_MS } from '../config/defaults.ts';
@@ -38,6 +40,10 @@ export interface HoldOptions {
   onHold?: (hold: PendingHold) => void;
   /** Rules that may answer a held request before a human is asked (docs/rules.md). */
   rules?: AnswerRules;
+  /** People (engine/auth/people.ts): a request is routed to its approvers before it is published (approvals.ts). */
+  people?: People;
+  /** The project labels a request's people are routed by. */
+  projects?: ProjectLabels;
 }
 
 type HoldParts = Pick<PendingHold, 'kind' | 'hook' | 'session' | 'key' | 'rule' | 'request' | 'payload' | 'neutral' | 'timeoutMs'>;
@@ -45,6 +51,8 @@ type HoldParts = Pick<PendingHold, 'kind' | 'hook' | 'session' | 'key' | 'rule' 
 export class HoldLifecycle {
   private readonly table = new HoldTable();
   private readonly file: OpenHoldFile;
+  /** The rules' decision of a request routed before it was published (routeHold): open() asks the rules once. */
+  private readonly routed = new Map<string, Ruled>();
 
   constructor(
     private readonly core: DaemonCore,
@@ -61,6 +69,9 @@ export class HoldLifecycle {
   /** The rule book holds are answered by (door.ts saves an "Allow always" in it). */
   get rules(): AnswerRules | undefined {
     return this.opts.rules;
+  }
+  get people(): People | undefined {
+    return this.opts.people;
   }
   get(id: string): PendingHold | undefined {
     return this.table.get(id);
@@ -113,6 +124,15 @@ export class HoldLifecycle {
     this.file.remove(id);
   }
 
+  /** Before the request is published: route it to its people (approvals.ts); nothing without people. */
+  async route(result: MapResult): Promise<void> {
+    const hr = result.hold;
+    if (!this.opts.people || !hr?.request) return;
+    const rule = this.core.d.hooks.get(hr.hook)!.holds[hr.index];
+    const o = { kind: hr.kind, hook: hr.hook, session: hr.session, rule, request: hr.request, payload: hr.payload };
+    this.routed.set(hr.request.id, await routeHold(this.core, { people: this.opts.people, projects: this.opts.projects }, this.opts.rules, o));
+  }
+
   /**
    * A mapped firing that holds: the rules answer it, or it waits for a human's
    * answer (failing open at once when nobody can answer). `wait` is the hook's reply.
@@ -137,10 +157,13 @@ export class HoldLifecycle {
       neutral,
       timeoutMs: this.timeoutFor(hr.timeoutMs),
     };
-    const ruled = o.kind === 'form' || !this.opts.rules ? undefined : await decideByRules(core, this.opts.rules, o);
+    const early = this.routed.has(request.id) ? [this.routed.get(request.id)] : undefined;
+    this.routed.delete(request.id);
+    const ruled = early ? early[0] : o.kind === 'form' || !this.opts.rules ? undefined : await decideByRules(core, this.opts.rules, o);
     if (ruled && (ruled.decision.verb === 'allow' || ruled.decision.verb === 'deny')) {
       const wait = this.hold(o, signal);
-      if (await this.answerByRule(this.table.get(request.id)!, ruled.decision, ruled.subject)) return { wait };
+      if (await answerByRule(core, this.opts.rules!, this.table.get(request.id)!, ruled.decision, ruled.subject, (...a) => this.answered(...a)))
+        return { wait };
       if (core.control) return { wait };
       this.finish(this.table.get(request.id)!, 'timed out', neutral);
       core.publish([core.events.timeout(request, 0)]);
@@ -155,30 +178,6 @@ export class HoldLifecycle {
       return { wait: Promise.resolve(neutral) };
     }
     return { wait: this.hold(o, signal) };
-  }
-
-  /** A rule's allow or deny, applied as a human's answer is; false (and said) when it cannot be, leaving the request to a human. */
-  private async answerByRule(h: PendingHold, d: AnswerDecision, subject: AskSubject): Promise<boolean> {
-    const { core } = this;
-    const id = d.rule!.id;
-    const option = d.verb === 'allow' ? permissiveOption(h.view.options, h.view.effects) : refusingOption(h.view.options, h.view.effects);
-    const answer = option === undefined ? undefined : d.verb === 'deny' && d.rule!.reason ? { option, text: d.rule!.reason } : { option };
-    const it = answer ? interpretAnswer(answer, h.view) : undefined;
-    if (!it?.ok) {
-      core.say(`rule ${id} cannot answer ${h.id}: the card offers no ${d.verb} option; a human is asked`);
-      return false;
-    }
-    let prepared: { body: string; outcome: OutcomeDraft[] };
-    try {
-      prepared = await prepareAnswer(core, h, it, answer);
-    } catch (e) {
-      core.say(`rule ${id}: the decision for ${h.id} could not be built (${(e as Error).message}); a human is asked`);
-      return false;
-    }
-    core.publish([ruleRecord(core, h.request, d, h.hook)!]);
-    this.answered(h, h.request, it, `rule:${id}`, prepared);
-    this.opts.rules!.used(d, subject, h.request);
-    return true;
   }
 
   /** Register a pending request and wait for its answer, timeout or dismissal (hook holds and model-fired asks). */

@@ -3,6 +3,7 @@
 // routes, the surfaces, hookmap up/serve/record, the fixture runners).
 import type { CaptureLevel } from '../aep/schemas.ts';
 import type { ProjectLabels } from '../capture/project.ts';
+import type { People } from '../auth/people.ts';
 import type { RedactionSettings } from '../capture/redact.ts';
 import type { Descriptor } from '../descriptor/types.ts';
 import type { AepEvent } from '../map/envelope.ts';
@@ -43,6 +44,8 @@ export interface DaemonOptions {
   onHold?: (hold: PendingHold) => void;
   /** Rules that answer held requests (the learned rules and the policy's allow/deny/ask: engine/policy/rulebook.ts). */
   rules?: AnswerRules;
+  /** Named people: who a held request is routed to, who may answer it, where two must allow (engine/auth/people.ts). */
+  people?: People;
   /** The operator's policy in force (hookmap up --policy; swappable while running). */
   policy?: () => Policy | undefined;
   /** Spending caps at their limit refuse the next tool call (engine/usage/budgets.ts; `up` reads them off the stream). */

@@ -11,6 +11,7 @@
 // finish in the inbox.
 import type { CaptureLevel } from '../aep/schemas.ts';
 import { makePrincipal, type Scope } from '../auth/principal.ts';
+import { mayReach, PEOPLE_ATTR } from '../auth/people.ts';
 import { alwaysShown } from './payload.ts';
 import { ALWAYS_COMMAND, type Door } from './door.ts';
 import { makeCommand } from '../relay/client.ts';
@@ -30,7 +31,9 @@ export interface Answerer {
   capture?: CaptureLevel;
 }
 
-export type AnswerResult = { ok: true; option?: string; rule?: string } | { ok: false; status: number; error: string; detail: string };
+export type AnswerResult =
+  | { ok: true; option?: string; rule?: string; /** "1 of 2, allowed by alice; …": more people must allow it */ partial?: string }
+  | { ok: false; status: number; error: string; detail: string };
 
 export interface AnswerDeps {
   relay: Pick<Relay, 'connect'>;
@@ -38,6 +41,8 @@ export interface AnswerDeps {
   door: Door;
   /** Rules can be made ("Allow always"). */
   rules?: boolean;
+  /** The person a principal name is (engine/auth/people.ts): a request routed to others is not theirs to answer. */
+  personOf?: (name: string) => string | undefined;
 }
 
 const fail = (status: number, error: string, detail: string): AnswerResult => ({ ok: false, status, error, detail });
@@ -53,6 +58,9 @@ export async function answerAs(
   if (!who.scopes.includes('control')) return fail(403, 'forbidden', `${who.name} has no control scope`);
   const held = o.door.pending(request, agent);
   if (!held) return fail(409, 'already-settled', 'this request was already answered, timed out or dismissed');
+  const person = o.personOf?.(who.name);
+  if (!mayReach(person, { [PEOPLE_ATTR]: held.people }))
+    return fail(403, 'not-routed', `${who.name} (${person}) is not among the people this request is routed to: nothing was answered`);
   let body: Record<string, unknown>;
   let option: string | undefined;
   let rule: string | undefined;
@@ -87,7 +95,13 @@ export async function answerAs(
   }
   const sent = await o.door.send(who, 'control.attention.respond', held, { answer: body });
   if (!sent.ok) return fail(sent.status, sent.error, sent.status === 504 ? 'the agent did not acknowledge the answer in time' : sent.detail);
-  return { ok: true, option, rule };
+  const r = (sent.ack.data as { result?: { partial?: boolean; approved?: string[]; need?: number } } | undefined)?.result;
+  return {
+    ok: true,
+    option,
+    rule,
+    partial: r?.partial ? `${r.approved?.length ?? 1} of ${r.need}, allowed by ${r.approved?.join(', ')}; a different person must allow it too` : undefined,
+  };
 }
 
 /** A steering instruction for a running session as `who` (a chat reply to a session's message). */

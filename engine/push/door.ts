@@ -13,6 +13,7 @@ import { makeCommand } from '../relay/client.ts';
 import type { AepEvent, Relay } from '../relay/index.ts';
 import { ALWAYS_COMMAND, ASK_COMMAND } from '../daemon/door.ts';
 import { ATTENTION_TERMINALS, isAttentionTerminal } from '../kernel/lifecycle.ts';
+import { PEOPLE_ATTR } from '../auth/people.ts';
 
 export { ALWAYS_COMMAND, ASK_COMMAND };
 
@@ -22,6 +23,8 @@ export interface Pending {
   session: string;
   agent: string;
   kind: string;
+  /** The people it is routed to (engine/auth/people.ts `hookmappeople`); absent: not routed (everyone). */
+  people?: string;
 }
 
 /** What the holding daemon says of a pending request (engine/daemon/door.ts describe): text redacted there. */
@@ -127,7 +130,7 @@ export class Door {
       if (!ack) return { ok: false, status: 504, error: 'no-ack', detail: 'the agent did not acknowledge in time' };
       if (ack.type === 'control.rejected') {
         const d = (ack.data ?? {}) as Record<string, unknown>;
-        const detail = String(d.detail ?? d.reason ?? 'refused');
+        const detail = String(d.detail ?? d.code ?? d.reason ?? 'refused'); // a detail the capture gate kept back: its code
         return { ok: false, status: 409, error: String(d.code ?? /^([a-z][a-z0-9-]*):/.exec(detail)?.[1] ?? d.reason ?? 'rejected'), detail };
       }
       return { ok: true, ack };
@@ -148,7 +151,14 @@ export class Door {
     if (ev.type === 'control.accepted' || ev.type === 'control.rejected') return this.acks.get(String(ev.cause ?? ''))?.(ev);
     if (ev.type === 'attention.requested') {
       const kind = String((ev.data as { kind?: unknown } | undefined)?.kind ?? 'permission');
-      this.open.set(ev.id, { id: ev.id, session: String(ev.session ?? ''), agent: String(ev.agent ?? ''), kind });
+      const people = (ev as Record<string, unknown>)[PEOPLE_ATTR];
+      this.open.set(ev.id, {
+        id: ev.id,
+        session: String(ev.session ?? ''),
+        agent: String(ev.agent ?? ''),
+        kind,
+        people: typeof people === 'string' ? people : undefined,
+      });
       if (this.open.size > MAX_PENDING) this.open.delete(this.open.keys().next().value as string);
       return;
     }

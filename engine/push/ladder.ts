@@ -18,7 +18,7 @@
 // (nobody at the desk), the step does not wait. Without a ladder for a
 // kind, the default is push.delay_ms's one step: every surface after the
 // delay, at once when nobody is at the desk, seen or not (as before there
-// were ladders). `person` comes with people.
+// were ladders). A step names surfaces, never a person: who each reaches follows people (docs/people.md).
 import { ALERT_KINDS } from './payload.ts';
 
 /** What a seen event is on the stream: hookmap's own record in the operator's session, naming the request (subject), who and where. */
@@ -63,7 +63,7 @@ function stepOf(v: unknown, where: string): Step {
   const to = typeof o.to === 'string' ? [o.to] : o.to;
   if (!Array.isArray(to) || !to.length || !to.every((x) => typeof x === 'string')) throw new LadderError(`${where}: to names a surface or a list of them`);
   for (const s of to as string[]) {
-    if (s === 'person') throw new LadderError(`${where}: 'person' comes with people (a later step); for now: ${SURFACES.join(', ')}`);
+    if (s === 'person') throw new LadderError(`${where}: 'person' is no surface (people decide who: docs/people.md); known: ${SURFACES.join(', ')}`);
     if (!(SURFACES as readonly string[]).includes(s)) throw new LadderError(`${where}: unknown surface '${s}' (known: ${SURFACES.join(', ')})`);
   }
   const after = o.after_ms ?? 0;

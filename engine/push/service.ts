@@ -22,6 +22,8 @@ export interface PushServiceOptions {
   capture?: CaptureLevel;
   /** Is this device's principal still valid (its token not revoked)? */
   live: (d: Device) => boolean;
+  /** May this device hear of this request (people: engine/auth/people.ts)? Absent: every device may. */
+  reaches?: (d: Device, request: string) => boolean;
   /** The relay's ack of a command (the moments' watcher). */
   ack: (command: string, ms: number) => Promise<AepEvent | undefined>;
   say?: (line: string) => void;
@@ -114,7 +116,7 @@ export class PushService implements MomentSink {
     this.pushed.set(r.id, to);
     const seen = seenLine(r.seen);
     for (const device of this.devices.list()) {
-      if (!this.o.live(device)) continue;
+      if (!this.o.live(device) || this.o.reaches?.(device, r.id) === false) continue;
       const control = device.principal.scopes.includes('control');
       // a form's answer needs its fields: the tap opens the card; a read-only device gets no buttons
       const actions =

@@ -74,6 +74,9 @@ export class RelayCore {
   private nextConnId = 1;
   readonly counters: RelayCounters = { received: 0, admitted: 0, duplicates: 0, invalid: 0, routed: 0, refused: 0, droppedConsumers: 0, droppedEvents: 0 };
 
+  /** The person a principal is (engine/auth/people.ts; set by the host): its subscriptions see only what is routed to it. */
+  personOf?: (p: Principal) => string | undefined;
+
   /** Receives one record per command routed or refused (set by the host). */
   audit?: (record: AuditRecord) => void;
 

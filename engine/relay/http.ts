@@ -197,6 +197,7 @@ export function registerHttp(app: FastifyInstance, ctx: HttpContext): void {
       }
       spec.live = q.live !== '0' && q.live !== 'false';
       spec.control = can(principal, 'control');
+      spec.person = core.personOf?.(principal);
     } catch (e) {
       if (e instanceof RequestError) return reply.code(400).send({ error: e.code, detail: e.message });
       throw e;

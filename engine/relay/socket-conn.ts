@@ -185,6 +185,7 @@ export function serve(ws: WebSocket, ctx: SocketContext, principal: Principal): 
       throw e;
     }
     spec.control = can(principal, 'control');
+    spec.person = core.personOf?.(principal);
     send({ type: 'subscribed', id });
     const positions = new Map<string, Position>();
     delivered.set(id, positions);

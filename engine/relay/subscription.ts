@@ -6,6 +6,10 @@ import { downLevelEvent } from '../capture/gate.ts';
 import type { CompiledFilter } from './attr-match.ts';
 import type { Held, Position, StoredEvent } from './store.ts';
 import { isQueryAnswer } from '../kernel/event.ts';
+import { mayReach } from '../auth/people.ts';
+
+/** How many hidden requests one subscription remembers (what follows an older one is matched by nothing else). */
+const HIDDEN_MAX = 8_192;
 
 export interface Sink {
   /** Deliver one serialized event; return false when the consumer has been dropped. */
@@ -34,6 +38,8 @@ export interface SubscriptionSpec {
   live?: boolean;
   /** The subscriber's principal holds the control scope: it also gets the answers of control queries (forControlOnly). */
   control?: boolean;
+  /** The subscriber's person (engine/auth/people.ts): a request routed to others never reaches it, nor what follows it. */
+  person?: string;
 }
 
 /**
@@ -104,6 +110,8 @@ export class Subscription {
   private replaying = true;
   private queue: Held[] = [];
   private queuedBytes = 0;
+  /** Requests routed to other people (bounded, oldest forgotten first). */
+  private readonly hidden = new Set<string>();
 
   constructor(
     readonly spec: SubscriptionSpec,
@@ -157,7 +165,19 @@ export class Subscription {
   }
 
   private passes(held: Held): boolean {
-    return this.spec.filter(held.ev) && (this.spec.control === true || !forControlOnly(held.ev));
+    return this.spec.filter(held.ev) && (this.spec.control === true || !forControlOnly(held.ev)) && this.reaches(held.ev);
+  }
+
+  /** Requests routed to other people (and every event about them) are hidden from a person's subscription. */
+  private reaches(ev: Held['ev']): boolean {
+    if (this.spec.person === undefined) return true;
+    const e = ev as Record<string, unknown>;
+    if (!mayReach(this.spec.person, e)) {
+      this.hidden.add(String(ev.id));
+      if (this.hidden.size > HIDDEN_MAX) this.hidden.delete(this.hidden.values().next().value!);
+      return false;
+    }
+    return !this.hidden.has(String(e.subject)) && !this.hidden.has(String(e.cause));
   }
 
   private overflow(why: string): void {

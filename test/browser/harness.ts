@@ -72,6 +72,8 @@ export interface StackOptions {
   before?: (home: string) => void;
   /** Every agent's capture ceiling at least this (`up --capture`). */
   capture?: UpOptions['capture'];
+  /** Named people (engine/auth/people.ts). */
+  people?: UpOptions['people'];
 }
 
 export async function stack(o: StackOptions = {}): Promise<Stack> {
@@ -89,6 +91,7 @@ export async function stack(o: StackOptions = {}): Promise<Stack> {
     launchEnv: o.launchEnv,
     budgets: o.budgets,
     capture: o.capture,
+    people: o.people,
   };
   o.before?.(tmp.dir);
   let up = await startUp({ ...opts, port: 0 });

@@ -150,8 +150,10 @@ describe('the escalation ladder (docs/escalation.md)', () => {
     expect(SURFACES.filter((x) => x !== 'inbox' && x !== 'push')).toEqual([...CHANNEL_KINDS]);
   });
 
-  it('says what is wrong in a ladder, and where; person comes later', () => {
-    expect(() => pushConfigOf({ ladder: { permission: [{ to: 'person' }] } })).toThrow(/push\.ladder\.permission\[0\]: 'person' comes with people/);
+  it('says what is wrong in a ladder, and where; a person is no surface', () => {
+    expect(() => pushConfigOf({ ladder: { permission: [{ to: 'person' }] } })).toThrow(
+      /push\.ladder\.permission\[0\]: 'person' is no surface \(people decide who/,
+    );
     expect(() => pushConfigOf({ ladder: { permission: [{ to: 'pager' }] } })).toThrow(/unknown surface 'pager'/);
     expect(() => pushConfigOf({ ladder: { permision: [{ to: 'push' }] } })).toThrow(/push\.ladder: unknown key 'permision'/);
     expect(() => pushConfigOf({ ladder: { permission: [{ to: 'push', after_ms: -1 }] } })).toThrow(/after_ms must be a non-negative integer/);

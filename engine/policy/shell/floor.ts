@@ -52,6 +52,9 @@ export const FLOOR: readonly FloorRow[] = [
   optionUnknown,
 ];
 
+/** Every row id (the people's `approve: [{ floor }]` and `two_people.floor` name them). */
+export const FLOOR_ROWS: readonly string[] = [...FLOOR.map((r) => r.id), UNREADABLE.id];
+
 export interface FloorHit {
   row: string;
   why: string;

@@ -31,7 +31,7 @@ import type { Store } from './store.ts';
 export type { ConnectionOptions, LinkStatus, RosterEntry, Scheduler } from './links.ts';
 export type { SseHandlers } from './sse-feed.ts';
 
-const SUMMARY_TYPES = ['session.*', 'run.*', 'attention.*', 'message.*', 'control.*', 'x.hookmap.answer.*', 'x.hookmap.usage.reported'];
+const SUMMARY_TYPES = ['session.*', 'run.*', 'attention.*', 'message.*', 'control.*', 'x.hookmap.answer.*', 'x.hookmap.approval.*', 'x.hookmap.usage.reported'];
 const DEFAULT_ACK_WINDOW_MS = 10_000;
 /** A batch this large is a replay or a flood: the next render waits BULK_GAP_MS for more. */
 const BULK = 50;

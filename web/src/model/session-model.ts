@@ -17,6 +17,8 @@ export interface Attn {
   floor?: Ev;
   /** A rule answered it (`x.hookmap.answer.ruled`). */
   ruled?: Ev;
+  /** Two people must allow it and the first has (`x.hookmap.approval.partial`: approved, need, by). */
+  partial?: Ev;
   /** Commands (ours and other consumers') that answer this request, oldest first. */
   commands: string[];
   /** This page saw it pending (so its outcome is worth showing after it settles). */

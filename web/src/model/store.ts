@@ -230,9 +230,10 @@ export class Store {
         break;
       }
       default:
-        if (ev.subject && (ev.type === 'x.hookmap.answer.floor' || ev.type === 'x.hookmap.answer.ruled')) {
+        if (ev.subject && ['x.hookmap.answer.floor', 'x.hookmap.answer.ruled', 'x.hookmap.approval.partial'].includes(ev.type)) {
           const a = this.attention(ev.subject, s.id);
           if (ev.type.endsWith('.floor')) a.floor ??= ev;
+          else if (ev.type.endsWith('.partial')) a.partial = ev;
           else a.ruled ??= ev;
           this.attnDirty = true;
         }

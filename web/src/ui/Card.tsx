@@ -173,6 +173,12 @@ export function Card({ a, showSession = true }: { a: Attn; showSession?: boolean
           A rule ({String(a.floor.data?.rule ?? '')}) would allow this; the floor keeps it for you ({String(a.floor.data?.row ?? '')}).
         </p>
       ) : null}
+      {open && a.partial ? (
+        <p class="note partial-note" data-approved={String(a.partial.data?.approved ?? '')}>
+          {String(a.partial.data?.approved ?? '')} of {String(a.partial.data?.need ?? '')}, allowed by{' '}
+          {Array.isArray(a.partial.data?.by) ? (a.partial.data.by as unknown[]).join(', ') : ''}: a different person must allow it too.
+        </p>
+      ) : null}
       {open && !control.can ? <p class="note">{control.why}</p> : null}
       {canAnswer && kind !== 'form' ? (
         <div class="answers">
