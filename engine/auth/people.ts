@@ -27,6 +27,7 @@
 // and answers everything its scopes allow): with no `people:` nothing changes.
 import { z } from 'zod';
 import { OWNER } from './tokens.ts';
+import { askedKind } from '../kernel/option-effects.ts';
 
 /** The extension attributes a routed request carries (AEP-0002 §5.4: lowercase letters and digits). */
 export const PEOPLE_ATTR = 'hookmappeople';
@@ -182,13 +183,10 @@ export function checkTwoPeople(two: TwoPeopleDoc | undefined, floorRows?: readon
 function rowMatches(r: ApproveRow, f: RouteFacts): boolean {
   if (r.project !== undefined && r.project !== f.project) return false;
   if (r.agent !== undefined && r.agent !== f.agent) return false;
-  if (r.kind !== undefined && r.kind !== kindOf(f.kind)) return false;
+  if (r.kind !== undefined && r.kind !== askedKind(f.kind)) return false;
   if (r.floor !== undefined && (f.floor === undefined || (r.floor !== 'any' && r.floor !== f.floor))) return false;
   return true;
 }
-
-/** A form asks a question; a tool gate is a permission here as in the ladder (engine/push/ladder.ts). */
-const kindOf = (k: string): string => (k === 'form' ? 'question' : k === 'gate' ? 'permission' : k);
 
 /** The people a request event is routed to; undefined when it was not routed (no people configured where it was held). */
 export function routedTo(ev: { [k: string]: unknown } | undefined): string[] | undefined {

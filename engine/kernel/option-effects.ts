@@ -137,3 +137,9 @@ export function answerableViaControl(data: unknown): boolean {
   const via = typeof data === 'object' && data !== null ? (data as { respond_via?: unknown }).respond_via : undefined;
   return !Array.isArray(via) || via.includes('control');
 }
+
+/**
+ * What a held request asks a person, as routing and escalation read it: a form asks a question, a tool gate asks
+ * permission (the push door's kinds: permission, form, gate); any other kind is itself.
+ */
+export const askedKind = (kind: string): string => (kind === 'form' || kind === 'question' ? 'question' : kind === 'gate' ? 'permission' : kind);

@@ -20,6 +20,7 @@
 // delay, at once when nobody is at the desk, seen or not (as before there
 // were ladders). A step names surfaces, never a person: who each reaches follows people (docs/people.md).
 import { ALERT_KINDS } from './payload.ts';
+import { askedKind } from '../kernel/option-effects.ts';
 
 /** What a seen event is on the stream: hookmap's own record in the operator's session, naming the request (subject), who and where. */
 export const SEEN = 'x.hookmap.attention.seen';
@@ -107,8 +108,7 @@ export function ladderOf(doc: unknown, where = 'push.ladder'): Ladder | undefine
 }
 
 /** The ladder kind of a request (form: question; a tool gate asks permission) or an alert. */
-export const ladderKind = (kind: string): LadderKind =>
-  kind === 'form' || kind === 'question' ? 'question' : kind === 'watch' ? 'watch' : kind === 'gate' ? 'permission' : (kind as LadderKind);
+export const ladderKind = (kind: string): LadderKind => askedKind(kind) as LadderKind;
 
 /** The steps of a moment: the agent's, else its project's, else the kind's, else the default (every surface after `defaultMs`, at once when away). */
 export function stepsFor(l: Ladder | undefined, kind: LadderKind, agent: string, project: string | undefined, defaultMs: number): Step[] {
