@@ -262,7 +262,7 @@ export function registerOtlpRoutes(app: FastifyInstance, o: OtlpRoutesOptions): 
 }
 
 /** Records mapped between two turns of the event loop: an export never keeps /healthz or a hook waiting behind all of it. */
-const MAP_SLICE = 50;
+const MAP_SLICE = 10;
 
 /** Every record through the daemon, in order (the daemon's own critical section keeps it): how many were rejected, and why (the first few). */
 async function mapRecords(d: AgentPort, records: FlatLogRecord[], rx: OtlpReceiver): Promise<{ rejected: number; why?: string }> {
