@@ -50,7 +50,8 @@ const { parentPort } = require('node:worker_threads');
 let abort;
 parentPort.on('message', async (m) => {
   if (m.kind === 'records') {
-    const r = await fetch(m.url + '/otlp/codex-otel/v1/logs', { method: 'POST', headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' }, body: m.body });
+    const headers = { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' };
+    const r = await fetch(m.url + '/otlp/codex-otel/v1/logs', { method: 'POST', headers, body: m.body });
     await r.text();
     parentPort.postMessage({ kind: 'records', status: r.status });
   } else if (m.kind === 'waiters') {
@@ -175,7 +176,8 @@ async function main(): Promise<void> {
   const worstHealth = Math.max(max(samples.records.health), max(samples.waiters.health));
   for (const [k, v] of Object.entries(samples)) {
     console.log(
-      `${k.padEnd(8)} /healthz median ${median(v.health).toFixed(1)} max ${max(v.health).toFixed(1)} ms; hook median ${median(v.hook).toFixed(1)} max ${max(v.hook).toFixed(1)} ms`,
+      `${k.padEnd(8)} /healthz median ${median(v.health).toFixed(1)} max ${max(v.health).toFixed(1)} ms; ` +
+        `hook median ${median(v.hook).toFixed(1)} max ${max(v.hook).toFixed(1)} ms`,
     );
   }
   const columns = [
@@ -186,14 +188,21 @@ async function main(): Promise<void> {
     bench: 'floods',
     title: 'Floods',
     command: `npx tsx bench/floods/run.ts --rounds ${ROUNDS}`,
-    about: `A whole \`hookmap up\` in a child process, probed from the bench's own process: /healthz (owner token) and a Claude Code hook, ${DELAYS.length} probes of each per round (sent ${DELAYS.join(', ')} ms after a flood starts), ${ROUNDS} rounds, while nothing else happens, during one OTLP export of 150,000 empty LogRecords (no token), and with 300 next-turn waiters posted for sessions no hook named. Ratios of medians against the quiet probes of the same run.`,
+    about:
+      `A whole \`hookmap up\` in a child process, probed from the bench's own process (the floods sent from a worker thread): ` +
+      `/healthz (owner token) and a Claude Code hook, ${DELAYS.length} probes of each per round ` +
+      `(sent ${DELAYS.join(', ')} ms after a flood starts), ${ROUNDS} rounds, while nothing else happens, ` +
+      'during one OTLP export of 150,000 empty LogRecords (no token), and with 300 next-turn waiters posted for sessions no hook named. ' +
+      'Ratios of medians against the quiet probes of the same run.',
     tables: [
       { caption: '/healthz during the floods', label: 'load', columns, ratio: 'vs quiet (median)', rows: rows('health') },
       { caption: 'A hook during the floods', label: 'load', columns, ratio: 'vs quiet (median)', rows: rows('hook') },
     ],
     notes: [
-      `The worst /healthz probe took ${r1(max(samples.records.health))} ms during the record flood and ${r1(max(samples.waiters.health))} ms during the waiter flood ` +
-        `(issue 40's bound: 50 ms; ${worstHealth <= 50 ? 'both within it' : 'over it where a probe queued behind the burst itself'}); every probe and every hook was answered 200.`,
+      `The worst /healthz probe took ${r1(max(samples.records.health))} ms during the record flood ` +
+        `and ${r1(max(samples.waiters.health))} ms during the waiter flood (issue 40's bound: 50 ms; ` +
+        `${worstHealth <= 50 ? 'both within it' : 'over it where a probe queued behind the burst itself'}); ` +
+        'every probe and every hook was answered 200.',
     ],
   });
 }
