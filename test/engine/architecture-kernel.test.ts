@@ -47,6 +47,7 @@ const FOLD_READERS = [
   'web/src/model/calls.ts',
   'web/src/model/outcome.ts',
   'web/src/model/attention.ts',
+  'web/src/model/store.ts',
 ];
 
 /** The mapper builds events from descriptors: it spells the types it emits. */

@@ -16,6 +16,9 @@ import type { AepEvent } from '../../engine/kernel/event.ts';
 import { validateStream } from '../../engine/validate/index.ts';
 import type { Ev } from '../../web/src/model/aep.ts';
 import { callOutcome, type CallStatus } from '../../web/src/model/calls.ts';
+import { isWaiting } from '../../web/src/model/attention.ts';
+import { outcomeOf } from '../../web/src/model/outcome.ts';
+import { Store } from '../../web/src/model/store.ts';
 import { buildTimeline, type ToolRow } from '../../web/src/model/timeline.ts';
 import { fixtureEvent } from '../bridge/fixtures.ts';
 
@@ -174,6 +177,30 @@ describe('one stream, one story: every view tells the fold’s fates', () => {
     // the "never" answer is never shown as an allow
     const rows = buildTimeline(ACP as Ev[]).rows;
     expect(callOutcome(rows.find((r) => r.id === acpCall7.id) as ToolRow).text).toBe('denied by alex');
+  });
+
+  it("the inbox's live store says the same of every request card, and its sessions' states", () => {
+    const store = new Store();
+    const now = Date.parse('2026-11-30T09:05:00.000Z');
+    store.applyBatch(
+      STREAM.map((e) => ({ ev: e as Ev })),
+      now,
+    );
+    const CARD: Record<string, (o: ReturnType<typeof outcomeOf>) => void> = {
+      refused: (o) => expect([o.settled, o.tone]).toEqual([true, 'bad']),
+      'timed-out': (o) => expect(o.phase).toBe('timeout'),
+      answered: (o) => expect([o.settled, o.tone]).toEqual([true, 'good']),
+      unanswered: (o) => expect([o.phase, o.text]).toEqual(['dismissed', 'The session ended before anyone answered']),
+    };
+    for (const [q, fate] of REQUESTS) {
+      const a = store.attn.get(q.id)!;
+      expect(isWaiting(a, now), q.id).toBe(false);
+      CARD[fate](outcomeOf(store, a, now));
+    }
+    // the "never" answer is a refusal on the card too
+    expect(outcomeOf(store, store.attn.get(acpAsk7.id)!, now).text).toMatch(/never/i);
+    const state = (session: string) => store.stateOf(store.sessions.get(session)!, now);
+    expect([state('s-acp-1'), state('s-cc-7'), state('s-cc-7~2')]).toEqual(['idle', 'ended', 'ended']);
   });
 
   it('`hookmap timeline` (the tree and --json) says the same', () => {

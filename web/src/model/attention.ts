@@ -4,8 +4,9 @@ import type { Ev } from './aep.ts';
 import { answerableViaControl } from '../../../engine/kernel/option-effects.ts';
 import { STALE_AFTER_MS, STALE_NO_DEADLINE_MS, type Attn } from './session-model.ts';
 
+/** What closed a request: its own terminal, else its session's end (the kernel fold's `closedBy`). */
 export function terminalOf(a: Attn): Ev | undefined {
-  return a.timeout ?? a.resolved;
+  return a.timeout ?? a.resolved ?? a.story?.closedBy;
 }
 
 /** Deadline of a request (its `expires_at`), ms; undefined when it declares none. */

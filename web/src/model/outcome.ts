@@ -35,6 +35,7 @@ export function outcomeOf(store: Store, a: Attn, now: number): Outcome {
 
 /** A card's request as the kernel fold's record of it (the store gathers the same events). */
 export function storyOf(a: Attn): RequestStory<Ev> {
+  if (a.story) return a.story;
   const loose = (e: Ev | undefined) => e as (Ev & Record<string, unknown>) | undefined;
   return { ...a, effects: requestEffects(loose(a.req), loose(a.answered)) };
 }
@@ -44,6 +45,7 @@ function baseOutcome(store: Store, a: Attn, now: number): Outcome {
   const q = storyOf(a);
   const fate = requestFate(q);
   if (fate === 'timed-out') return { phase: 'timeout', text: TIMED_OUT, settled: true, tone: 'warn' };
+  if (fate === 'unanswered') return { phase: 'dismissed', text: 'The session ended before anyone answered', settled: true, tone: 'info' };
   if (a.resolved) {
     const r = a.resolved.data?.resolution;
     if (r === 'dismissed')

@@ -2,6 +2,7 @@
 // attention requests in them, the commands this page sent, and how long a request without an
 // outcome stays on screen.
 import type { Signal } from '@preact/signals';
+import type { RequestStory } from '../../../engine/kernel/fold/index.ts';
 import type { Ev, Position } from './aep.ts';
 
 export type SessionState = 'waiting' | 'running' | 'idle' | 'ended';
@@ -13,6 +14,8 @@ export interface Attn {
   answered?: Ev;
   resolved?: Ev;
   timeout?: Ev;
+  /** The kernel fold's record of the request (its session's end closes it when nothing else did). */
+  story?: RequestStory<Ev>;
   /** A rule would have allowed it; the floor kept it for a human (`x.hookmap.answer.floor`). */
   floor?: Ev;
   /** A rule answered it (`x.hookmap.answer.ruled`). */
@@ -58,8 +61,8 @@ export interface SessionModel {
   model?: string;
   /** The latest session.started / session.ended by position: decides `ended`. */
   lastLifecycle?: Ev;
-  runsStarted: Map<string, Ev>;
-  runsEnded: Map<string, Ev>;
+  /** The emitter of its first event: with the id, its story in the kernel's fold (Store.storyOf). */
+  source?: string;
   lastMessage?: Ev;
   lastTool?: string;
   attention: Set<string>;

@@ -1,18 +1,22 @@
-// The inbox's picture of the stream: every session the relay holds, its
-// events in (epoch, seq) order with (source, id) dedupe (AEP-0001 §7.4:
-// delivery is at-least-once, and the inbox reads one session through
-// several subscriptions), the attention lifecycle per request (AEP-0002 §7),
-// and every command with its ack and outcome (AEP-0004 §3, §6). Nothing
-// here is optimistic: a card changes state only when an event (or the
-// relay's refusal frame) says so. Pure: no DOM, so tests run it in Node.
+// The inbox's picture of the stream: every session the relay holds, its events in (epoch, seq)
+// order with (source, id) dedupe (AEP-0001 §7.4: at-least-once, through several subscriptions),
+// what became of its runs and requests (the kernel's one fold), and every command with its ack
+// and outcome (AEP-0004 §3, §6). Nothing here is optimistic: a card changes state only when an
+// event (or the relay's refusal frame) says so. Pure: no DOM, so tests run it in Node.
 import { batch, signal } from '@preact/signals';
-import { fateOf, isSessionTerminal } from '../../../engine/kernel/lifecycle.ts';
+import { StoryFold, type SessionStory } from '../../../engine/kernel/fold/index.ts';
+import { closes, isAttentionFollower, isSessionTerminal, opens } from '../../../engine/kernel/lifecycle.ts';
 import { comparePos, insertSorted, isCommand, isPositioned, keyOf, posOf, type Ev, type Position } from './aep.ts';
 import { isWaiting, terminalOf } from './attention.ts';
 import { SETTLED_VISIBLE_MS, type Attn, type CmdState, type SessionModel, type SessionState } from './session-model.ts';
 
+/** hookmap's own notes on a request: a rule answered it, the floor kept it, the first of two people allowed it. */
+const HOOKMAP_NOTES = new Set(['x.hookmap.answer.floor', 'x.hookmap.answer.ruled', 'x.hookmap.approval.partial']);
+
 export class Store {
   readonly sessions = new Map<string, SessionModel>();
+  /** The kernel's one fold of everything this page has seen (sessions, runs, requests; tool calls are the timeline's). */
+  private readonly stories = new StoryFold<Ev>({ calls: false, maxSessions: Number.MAX_SAFE_INTEGER });
   readonly attn = new Map<string, Attn>();
   readonly cmds = new Map<string, CmdState>();
   private readonly ackToCmd = new Map<string, string>();
@@ -116,8 +120,23 @@ export class Store {
       const a = this.attn.get(id);
       if (a && isWaiting(a, now)) return 'waiting';
     }
-    for (const run of s.runsStarted.keys()) if (!s.runsEnded.has(run)) return 'running';
-    return 'idle';
+    return this.openRun(s) !== undefined ? 'running' : 'idle';
+  }
+
+  /** The fold's story of a session (its runs, its requests). */
+  storyOf(s: SessionModel): SessionStory<Ev> | undefined {
+    return s.source !== undefined ? this.stories.session({ source: s.source, session: s.id }) : undefined;
+  }
+
+  /** The newest run of a session that has started and not ended, by the fold. */
+  openRun(s: SessionModel): string | undefined {
+    const runs = [...(this.storyOf(s)?.runs.values() ?? [])];
+    return runs.reverse().find((r) => r.started && !r.end && !r.closedBy)?.id;
+  }
+
+  /** The event that started a run (its prompt), by the fold. */
+  runStart(s: SessionModel | undefined, run: string): Ev | undefined {
+    return s ? this.storyOf(s)?.runs.get(run)?.started : undefined;
   }
 
   /** Sessions, newest activity first. */
@@ -146,19 +165,7 @@ export class Store {
   private session(id: string, agent: string): SessionModel {
     let s = this.sessions.get(id);
     if (!s) {
-      s = {
-        id,
-        agent,
-        rev: signal(0),
-        events: [],
-        keys: new Set(),
-        firstAt: Infinity,
-        lastAt: 0,
-        runsStarted: new Map(),
-        runsEnded: new Map(),
-        attention: new Set(),
-        history: 'partial',
-      };
+      s = { id, agent, rev: signal(0), events: [], keys: new Set(), firstAt: Infinity, lastAt: 0, attention: new Set(), history: 'partial' };
       this.sessions.set(id, s);
       this.listDirty = true;
     }
@@ -176,68 +183,35 @@ export class Store {
     const d = ev.data ?? {};
     const project = (ev as Record<string, unknown>).hookmapproject;
     if (typeof project === 'string' && project) s.project = project;
-    // a terminal is read by what it closes (the kernel's lifecycle, generated from the AEP registry)
-    const fate = fateOf(ev.type);
-    switch (fate && fate.unit !== 'tool' ? `${fate.unit}:end` : ev.type) {
-      case 'session.started':
+    // what became of the session, its runs and its requests is the kernel's one fold (engine/kernel/fold/):
+    // this store keeps the inbox's own facts beside it (summaries, commands, hookmap's answer notes)
+    this.stories.add(ev);
+    s.source ??= ev.source;
+    const unit = opens(ev.type) ?? closes(ev.type) ?? (isAttentionFollower(ev.type) ? 'attention' : undefined);
+    if (unit === 'session') {
+      if (opens(ev.type)) {
         if (typeof d.cwd === 'string') s.cwd = d.cwd;
         if (typeof d['gen_ai.request.model'] === 'string') s.model = d['gen_ai.request.model'];
-        this.lifecycle(s, ev);
-        break;
-      case 'session:end':
-        this.lifecycle(s, ev);
-        break;
-      case 'run.started':
-        if (ev.run) s.runsStarted.set(ev.run, ev);
-        break;
-      case 'run:end':
-        if (ev.run) s.runsEnded.set(ev.run, ev);
-        break;
-      case 'message.agent.replied':
-        if (!s.lastMessage || comparePos(posOf(ev), posOf(s.lastMessage)) > 0) s.lastMessage = ev;
-        break;
-      case 'tool.requested':
-        if (typeof d.tool?.name === 'string') s.lastTool = d.tool.name;
-        break;
-      case 'attention.requested': {
-        const a = this.attention(ev.id, s.id);
-        a.req = ev;
-        s.attention.add(ev.id);
-        break;
       }
-      case 'attention.answered':
-      case 'attention:end': {
-        if (!ev.subject) break;
-        const a = this.attention(ev.subject, s.id);
-        if (ev.type === 'attention.answered') a.answered ??= ev;
-        else if (fate?.fate === 'resolved') a.resolved ??= ev;
-        else a.timeout ??= ev;
-        s.attention.add(ev.subject);
-        if (ev.type === 'attention.answered' && ev.cause) {
-          const c = this.cmds.get(ev.cause);
-          if (c && !c.outcomes.includes(ev)) c.outcomes.push(ev);
-        }
-        break;
-      }
-      case 'control.accepted':
-      case 'control.rejected': {
-        if (!ev.cause) break;
+      this.lifecycle(s, ev);
+    } else if (unit === 'attention') this.readRequest(s, ev);
+    else if (unit === 'tool' && opens(ev.type) && typeof d.tool?.name === 'string') s.lastTool = d.tool.name;
+    else if (ev.type === 'message.agent.replied') {
+      if (!s.lastMessage || comparePos(posOf(ev), posOf(s.lastMessage)) > 0) s.lastMessage = ev;
+    } else if (ev.type === 'control.accepted' || ev.type === 'control.rejected') {
+      if (ev.cause) {
         const c = this.cmd(ev.cause);
         c.ack ??= ev;
         if (!c.session && ev.session) c.session = ev.session;
         this.ackToCmd.set(ev.id, c.id);
         this.attnDirty = true;
-        break;
       }
-      default:
-        if (ev.subject && ['x.hookmap.answer.floor', 'x.hookmap.answer.ruled', 'x.hookmap.approval.partial'].includes(ev.type)) {
-          const a = this.attention(ev.subject, s.id);
-          if (ev.type.endsWith('.floor')) a.floor ??= ev;
-          else if (ev.type.endsWith('.partial')) a.partial = ev;
-          else a.ruled ??= ev;
-          this.attnDirty = true;
-        }
-        break;
+    } else if (ev.subject && HOOKMAP_NOTES.has(ev.type)) {
+      const a = this.attention(ev.subject, s.id);
+      if (ev.type.endsWith('.floor')) a.floor ??= ev;
+      else if (ev.type.endsWith('.partial')) a.partial = ev;
+      else a.ruled ??= ev;
+      this.attnDirty = true;
     }
     // outcomes of a command: cause-linked to it or to its ack (AEP-0004 §6: follow one hop)
     if (ev.cause && ev.type !== 'control.accepted' && ev.type !== 'control.rejected') {
@@ -247,6 +221,24 @@ export class Store {
         c.outcomes.push(ev);
         this.attnDirty = true;
       }
+    }
+  }
+
+  /** A request's story as the fold tells it (its request, first answer, terminal), on the card the inbox shows. */
+  private readRequest(s: SessionModel, ev: Ev): void {
+    const id = opens(ev.type) ? ev.id : (ev.subject ?? ev.cause);
+    const q = id ? this.stories.request(ev, id) : undefined;
+    if (!q) return;
+    const a = this.attention(q.id, s.id);
+    a.story ??= q;
+    a.req ??= q.req;
+    a.answered ??= q.answered;
+    a.resolved ??= q.resolved;
+    a.timeout ??= q.timeout;
+    s.attention.add(q.id);
+    if (ev === q.answered && ev.cause) {
+      const c = this.cmds.get(ev.cause);
+      if (c && !c.outcomes.includes(ev)) c.outcomes.push(ev);
     }
   }
 

@@ -61,7 +61,7 @@ export function Card({ a, showSession = true }: { a: Attn; showSession?: boolean
   const left = dl === undefined ? undefined : Math.max(0, dl - now);
   const total = dl === undefined || !Number.isFinite(started) ? undefined : Math.max(1, dl - started);
   const titleId = `card-${a.id}-title`;
-  const runPrompt = req.run ? session?.runsStarted.get(req.run)?.data?.prompt : undefined;
+  const runPrompt = req.run ? store.runStart(session, req.run)?.data?.prompt : undefined;
   const said = session?.lastMessage?.data?.text;
   const label = sessionLabel(session ?? { id: a.session });
 

@@ -108,7 +108,7 @@ function Controls({ s, running }: { s: SessionModel; running: boolean }) {
   const stopState = stopCmd ? store.cmds.get(stopCmd) : undefined;
   // nothing to offer (a stop only while it runs) and nothing sent: no empty box
   if (!canSteer && !(canStop && running) && !steerState && !stopState) return null;
-  const openRun = [...s.runsStarted.keys()].reverse().find((r) => !s.runsEnded.has(r));
+  const openRun = store.openRun(s);
   return (
     <section class="controls" aria-label="Steer or stop this session">
       {canSteer ? (
