@@ -9,9 +9,9 @@ export default tseslint.config(
   {
     ignores: [
       'node_modules/**',
-      'engine/generated/**',
-      'engine/kernel/generated/**',
-      'engine/inbox/assets/**',
+      'engine/core/generated/**',
+      'engine/core/kernel/generated/**',
+      'engine/person/inbox/assets/**',
       'engine/**/*.js',
       'codegen/**/*.js',
       'web/**',

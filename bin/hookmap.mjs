@@ -22,17 +22,17 @@ for (const stream of [process.stdout, process.stderr]) {
 const own = process.argv.slice(3, process.argv.includes('--') ? process.argv.indexOf('--') : undefined);
 const help = (cmd === 'hook' || cmd === 'tee') && (own.includes('--help') || own.includes('-h'));
 if (cmd === 'hook' && !help) {
-  const { main } = await import('../engine/shim/node-shim.mjs');
+  const { main } = await import('../engine/runtime/shim/node-shim.mjs');
   await main(process.argv.slice(3));
 } else if (cmd === 'autostart' && !own.includes('--help') && !own.includes('-h')) {
-  const { main } = await import('../engine/shim/autostart.mjs');
+  const { main } = await import('../engine/runtime/shim/autostart.mjs');
   process.exitCode = await main(process.argv.slice(3));
 } else if (cmd === 'tee' && !help) {
-  const { main } = await import('../engine/surface/tee.mjs');
+  const { main } = await import('../engine/runtime/surface/tee.mjs');
   await main(process.argv.slice(3));
 } else {
   // `up` parses shell commands (rules, the floor): its grammar's WebAssembly compiles while the modules below load
-  if (cmd === 'up') import('../engine/policy/shell/bash-language.mjs').then((m) => m.bashLanguage()).catch(() => {}); // parse.ts reports a failure
+  if (cmd === 'up') import('../engine/runtime/policy/shell/bash-language.mjs').then((m) => m.bashLanguage()).catch(() => {}); // parse.ts reports a failure
   const { existsSync, readFileSync, statSync } = await import('node:fs');
   const at = (path) => new URL(`../${path}`, import.meta.url);
   const clone = existsSync(at('engine/cli/main.ts'));

@@ -2,12 +2,12 @@
 // descriptor and the fixture-backed check report (the same truth as
 // `hookmap capabilities`). Hand-written prose stays in the descriptor's own
 // fields (notes, summary, deviation, why), so editing those changes the page.
-import { holdWindowMaxMs } from '../engine/shim/plan.mjs';
-import { DEFAULT_ATTENTION_TIMEOUT_MS } from '../engine/daemon/hold-lifecycle.ts';
-import type { AgentReport } from '../engine/check/check-agent.ts';
-import { formatError } from '../engine/descriptor/errors.ts';
-import { optionEnvName } from '../engine/descriptor/options.ts';
-import { nextTurnCommand, type CompiledCommand, type CompiledEmit, type Descriptor, type HoldMatch } from '../engine/descriptor/types.ts';
+import { holdWindowMaxMs } from '../engine/runtime/shim/plan.mjs';
+import { DEFAULT_ATTENTION_TIMEOUT_MS } from '../engine/runtime/daemon/hold-lifecycle.ts';
+import type { AgentReport } from '../engine/tools/check/check-agent.ts';
+import { formatError } from '../engine/core/descriptor/errors.ts';
+import { optionEnvName } from '../engine/core/descriptor/options.ts';
+import { nextTurnCommand, type CompiledCommand, type CompiledEmit, type Descriptor, type HoldMatch } from '../engine/core/descriptor/types.ts';
 import { workedExample } from './agent-example.ts';
 import { cell, code, table, templateText } from './markdown.ts';
 

@@ -5,12 +5,12 @@
 // decision case is preferred (it shows an answer coming back); else the
 // first hand-written event case; else the first pin. Minted ids, times and
 // positions are left out or named by the event they belong to.
-import type { AgentReport } from '../engine/check/check-agent.ts';
-import type { Descriptor } from '../engine/descriptor/types.ts';
-import { isCommandCase, runDecisionCase, type DecisionCase } from '../engine/fixtures/run-decisions.ts';
-import type { AepEvent } from '../engine/map/envelope.ts';
-import { Mapper } from '../engine/map/mapper.ts';
-import type { LoadedFixtureFile } from '../engine/fixtures/load.ts';
+import type { AgentReport } from '../engine/tools/check/check-agent.ts';
+import type { Descriptor } from '../engine/core/descriptor/types.ts';
+import { isCommandCase, runDecisionCase, type DecisionCase } from '../engine/tools/cases/run-decisions.ts';
+import type { AepEvent } from '../engine/core/map/envelope.ts';
+import { Mapper } from '../engine/core/map/mapper.ts';
+import type { LoadedFixtureFile } from '../engine/tools/cases/load.ts';
 
 interface Pick {
   file: LoadedFixtureFile;

@@ -6,7 +6,7 @@
 // README's short table (one line per agent: how to wire it, how it is reached,
 // whether it can be answered) is generated from the descriptors alone,
 // between two markers.
-import type { Descriptor } from '../engine/descriptor/types.ts';
+import type { Descriptor } from '../engine/core/descriptor/types.ts';
 import { cell, table } from './markdown.ts';
 
 /** The file whose hand-kept tables are checked. */

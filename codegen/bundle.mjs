@@ -4,15 +4,16 @@
 // beside a .ts) as ESM chunks in dist/engine/, one chunk per
 // command (engine/cli/command-modules.ts) and per lazy import, so a command
 // still loads only what it needs, and the history's indexer
-// (engine/history/index-worker.ts) as dist/engine/history-worker.js, the
+// (engine/person/history/index-worker.ts) as dist/engine/history-worker.js, the
 // file its worker thread runs. Hundreds of small files cost a start more
 // than their bytes (each one resolved, read and compiled on its own): `up`
 // loads its graph from a few files. The packages `up` loads at start are
 // inside (INLINE, with everything they require); every other package stays
 // an import of node_modules, as do the ones that find files beside their own
-// (web-tree-sitter's wasm, better-sqlite3's native module). dist/engine/ sits
-// two folders below the root, as every engine module does, so their paths to
-// shipped files (../../schemas, ../../package.json) hold. bin/hookmap.mjs runs
+// (web-tree-sitter's wasm, better-sqlite3's native module). A module names a
+// shipped file (schemas/, vendors/, package.json) through the package root it
+// finds by walking up (engine/core/io/package-root.mjs), so the path holds
+// from engine/<layer>/<unit>/ and from dist/engine/ alike. bin/hookmap.mjs runs
 // dist/engine/main.js in an installed package, and in a clone while the
 // bundle is newer than every source it was built from: dist/engine/build.json
 // lists them (the repository's files esbuild read, and package-lock.json for
@@ -22,8 +23,8 @@
 //
 // Then the caches a first start in a new home would otherwise fill (their
 // keys name this hookmap's version, as an installed package's do): every
-// shipped vendor's descriptor validated (engine/descriptor/descriptor-cache.ts)
-// and the AEP hot-path validators' code (engine/aep/validator-cache.ts), in
+// shipped vendor's descriptor validated (engine/core/descriptor/descriptor-cache.ts)
+// and the AEP hot-path validators' code (engine/core/aep/validator-cache.ts), in
 // dist/cache/, read when the home has no entry yet. Outside engine/: the
 // bundle holds codegen/ modules (the docs command) and the cache descriptor
 // values, both of which name agents, which no engine/ file does.
@@ -89,8 +90,8 @@ for (const d of [OUT, CACHE]) rmSync(new URL(`../${d}`, import.meta.url), { recu
 const started = Date.now();
 const { metafile } = await build({
   absWorkingDir: ROOT,
-  // the history's indexer runs in a worker thread: a file of its own, beside the chunks (engine/history/worker-host.ts finds it)
-  entryPoints: { main: 'engine/cli/main.ts', 'history-worker': 'engine/history/index-worker.ts' },
+  // the history's indexer runs in a worker thread: a file of its own, beside the chunks (engine/person/history/worker-host.ts finds it)
+  entryPoints: { main: 'engine/cli/main.ts', 'history-worker': 'engine/person/history/index-worker.ts' },
   metafile: true,
   outdir: OUT,
   bundle: true,
@@ -118,10 +119,10 @@ const stamp = `${version}+${digest.digest('hex').slice(0, 16)}`;
 writeFileSync(new URL(`../${OUT}/build.json`, import.meta.url), `${JSON.stringify({ built: started, stamp, inputs }, null, 1)}\n`);
 
 // the same modules from their sources (this script runs under tsx)
-const { cacheDescriptorsIn } = await import('../engine/descriptor/descriptor-cache.ts');
-const { cacheValidatorsIn } = await import('../engine/aep/validator-cache.ts');
-const { listVendors, loadVendor } = await import('../engine/descriptor/registry.ts');
-const { warmValidators } = await import('../engine/aep/schemas.ts');
+const { cacheDescriptorsIn } = await import('../engine/core/descriptor/descriptor-cache.ts');
+const { cacheValidatorsIn } = await import('../engine/core/aep/validator-cache.ts');
+const { listVendors, loadVendor } = await import('../engine/core/descriptor/registry.ts');
+const { warmValidators } = await import('../engine/core/aep/schemas.ts');
 const cache = (kind) => fileURLToPath(new URL(`../${CACHE}/${kind}`, import.meta.url));
 cacheDescriptorsIn(cache('descriptors'), stamp);
 for (const v of listVendors()) loadVendor(v);

@@ -4,11 +4,11 @@
 // timestamps, vendors and capabilities in fixed order.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentReport } from '../engine/check/check-agent.ts';
-import { CAPABILITIES } from '../engine/capabilities/vocabulary.ts';
-import { CAPABILITIES_JSON } from '../engine/check/capabilities-json.ts';
-import { renderCapabilitiesJson } from '../engine/check/capabilities-report.ts';
-import { ROOT } from '../engine/descriptor/registry.ts';
+import type { AgentReport } from '../engine/tools/check/check-agent.ts';
+import { CAPABILITIES } from '../engine/core/capabilities/vocabulary.ts';
+import { CAPABILITIES_JSON } from '../engine/tools/check/capabilities-json.ts';
+import { renderCapabilitiesJson } from '../engine/tools/check/capabilities-report.ts';
+import { ROOT } from '../engine/core/descriptor/registry.ts';
 import { agentDoc, casesCell } from './agent-doc.ts';
 import { referenceDocs } from './reference-docs.ts';
 import { table } from './markdown.ts';

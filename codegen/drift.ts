@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ROOT } from '../engine/descriptor/registry.ts';
+import { ROOT } from '../engine/core/descriptor/registry.ts';
 
 export interface Drift {
   path: string;

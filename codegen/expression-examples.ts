@@ -3,7 +3,7 @@
 // executed: `hookmap docs` renders what it evaluates to, and
 // test/cli/expression-examples.test.ts holds that equal to `result` (or the
 // error code in `throws`), as Redpanda Connect tests its Bloblang examples.
-import { EXPR_FUNCTIONS } from '../engine/expr/functions.ts';
+import { EXPR_FUNCTIONS } from '../engine/core/expr/functions.ts';
 
 export interface Example {
   /** The binding or function it shows (without `$`). */
@@ -20,7 +20,7 @@ export interface Example {
   throws?: string;
 }
 
-/** The engine's functions (engine/expr/functions.ts): what each does. */
+/** The engine's functions (engine/core/expr/functions.ts): what each does. */
 export const ENGINE_FUNCTION_DOCS: Record<keyof typeof EXPR_FUNCTIONS, string> = {
   snake: 'snake_case a hook or field name (PreToolUse -> pre_tool_use); undefined for a non-string',
   token: 'a token safe inside an AEP type segment ([a-z0-9_]); undefined when nothing is left',
@@ -138,7 +138,7 @@ export const JSONATA_EXAMPLES: Example[] = [
   { name: 'millis', expr: '$millis() > 0', result: true },
 ];
 
-/** One example per engine binding (engine/expr/bindings.ts), with the values the engine would bind. */
+/** One example per engine binding (engine/core/expr/bindings.ts), with the values the engine would bind. */
 export const BINDING_EXAMPLES: Example[] = [
   { name: 'hook', expr: '"x.codex.session." & $snake($hook)', bindings: { hook: 'PostCompact' }, result: 'x.codex.session.post_compact' },
   { name: 'agent', expr: '$agent & " asks a question"', bindings: { agent: 'hermes' }, result: 'hermes asks a question' },

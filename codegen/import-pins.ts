@@ -9,12 +9,12 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { formatError } from '../engine/descriptor/errors.ts';
-import { FIXTURES_DIR } from '../engine/descriptor/registry.ts';
-import { SchemaReporter, schemaErrors } from '../engine/descriptor/schema-errors.ts';
-import { parseYamlSource } from '../engine/descriptor/yaml-source.ts';
+import { formatError } from '../engine/core/descriptor/errors.ts';
+import { FIXTURES_DIR } from '../engine/core/descriptor/registry.ts';
+import { SchemaReporter, schemaErrors } from '../engine/core/descriptor/schema-errors.ts';
+import { parseYamlSource } from '../engine/core/descriptor/yaml-source.ts';
 // the package root wherever this module runs (a clone's codegen/, or the bundle two folders down)
-import { PACKAGE_ROOT } from '../engine/io/package-root.ts';
+import { PACKAGE_ROOT } from '../engine/core/io/package-root.mjs';
 
 const UPSTREAM = join(FIXTURES_DIR, 'upstream/aep/mappings');
 const SECTIONS = ['hooks', 'moments', 'events', 'records'];

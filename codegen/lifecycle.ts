@@ -1,4 +1,4 @@
-// The AEP lifecycle vocabulary of the kernel (engine/kernel/generated/lifecycle.ts),
+// The AEP lifecycle vocabulary of the kernel (engine/core/kernel/generated/lifecycle.ts),
 // generated from the registry (schemas/aep/registry/types.json): every
 // registered type with its scope, and the lifecycle units of AEP-0002 §2
 // (start/finish pairing, §2.5 terminal exclusivity, §7 the attention
@@ -10,9 +10,9 @@
 // `hookmap codegen` writes the file; `hookmap codegen --check` fails on drift.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../engine/descriptor/registry.ts';
+import { ROOT } from '../engine/core/descriptor/registry.ts';
 
-export const LIFECYCLE_FILE = 'engine/kernel/generated/lifecycle.ts';
+export const LIFECYCLE_FILE = 'engine/core/kernel/generated/lifecycle.ts';
 
 interface Unit {
   /** The unit's name in the kernel (what a terminal closes). */

@@ -3,12 +3,12 @@
 // the pin-setup keys from theirs, and the expression reference. Written and
 // drift-checked by `hookmap docs` with the capabilities pages.
 import { readFileSync } from 'node:fs';
-import { DESCRIPTOR_SCHEMA } from '../engine/descriptor/compile.ts';
+import { DESCRIPTOR_SCHEMA } from '../engine/core/descriptor/compile.ts';
 import { EXPRESSIONS_DOC, expressionsDoc } from './reference-expressions.ts';
 import { schemaReference } from './reference-schema.ts';
 import { UP_CONFIG_DOC, upConfigDoc } from './reference-up-config.ts';
 // the package root wherever this module runs (a clone's codegen/, or the bundle two folders down)
-import { PACKAGE_ROOT } from '../engine/io/package-root.ts';
+import { PACKAGE_ROOT } from '../engine/core/io/package-root.mjs';
 import { join } from 'node:path';
 
 export const REFERENCE_DIR = 'docs/reference';

@@ -2,11 +2,11 @@
 // agent, through the real descriptor and mapper; every emitted event checked
 // against the envelope and payload schemas.
 import { describe, expect, it } from 'vitest';
-import { formatAjvErrors, validateEnvelope, validatePayload } from '../engine/aep/schemas.ts';
-import { listVendors, loadVendor } from '../engine/descriptor/registry.ts';
-import { fixtureFiles } from '../engine/fixtures/format.ts';
-import { runEventCase } from '../engine/fixtures/run-events.ts';
-import { validateStream } from '../engine/validate/index.ts';
+import { formatAjvErrors, validateEnvelope, validatePayload } from '../engine/core/aep/schemas.ts';
+import { listVendors, loadVendor } from '../engine/core/descriptor/registry.ts';
+import { fixtureFiles } from '../engine/tools/cases/format.ts';
+import { runEventCase } from '../engine/tools/cases/run-events.ts';
+import { validateStream } from '../engine/core/validate/index.ts';
 
 for (const agent of listVendors()) {
   describe(`fixtures/${agent}`, () => {

@@ -7,10 +7,10 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { CaptureLevel } from '../engine/aep/schemas.ts';
+import type { CaptureLevel } from '../engine/core/aep/schemas.ts';
 import { mapStep } from '../engine/cli/commands/map.ts';
-import { loadVendor } from '../engine/descriptor/registry.ts';
-import { Mapper } from '../engine/map/mapper.ts';
+import { loadVendor } from '../engine/core/descriptor/registry.ts';
+import { Mapper } from '../engine/core/map/mapper.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 

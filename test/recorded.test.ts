@@ -4,9 +4,9 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { formatAjvErrors, validateEnvelope, validatePayload } from '../engine/aep/schemas.ts';
-import { FIXTURES_DIR, listVendors, loadVendor } from '../engine/descriptor/registry.ts';
-import { Mapper } from '../engine/map/mapper.ts';
+import { formatAjvErrors, validateEnvelope, validatePayload } from '../engine/core/aep/schemas.ts';
+import { FIXTURES_DIR, listVendors, loadVendor } from '../engine/core/descriptor/registry.ts';
+import { Mapper } from '../engine/core/map/mapper.ts';
 
 for (const agent of listVendors()) {
   const dir = join(FIXTURES_DIR, agent, 'recorded');

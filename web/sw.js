@@ -4,7 +4,7 @@
 //    phone is fast. Nothing else is ever cached: no event, no API answer, no
 //    token (the stream, /inbox/api, /push, /rules and the hooks go to the
 //    network untouched).
-// 2. Web Push: a held request arrives as an encrypted message (engine/push)
+// 2. Web Push: a held request arrives as an encrypted message (engine/person/push)
 //    and is shown with its actions; a button press posts the one-time action
 //    credential the message carried to /push/action, without opening the
 //    page, and replaces the notification with the outcome. A later message

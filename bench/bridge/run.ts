@@ -10,9 +10,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { readEventFile } from '../../engine/bridge/file-source.ts';
-import { runBridge } from '../../engine/bridge/run.ts';
-import { cloudEventsTarget, ocsfTarget, otlpTarget, type BridgeTarget } from '../../engine/bridge/targets.ts';
+import { readEventFile } from '../../engine/person/bridge/file-source.ts';
+import { runBridge } from '../../engine/person/bridge/run.ts';
+import { cloudEventsTarget, ocsfTarget, otlpTarget, type BridgeTarget } from '../../engine/person/bridge/targets.ts';
 import { ratio, writeResult } from '../results.ts';
 
 const arg = (name: string, d: number) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : d);

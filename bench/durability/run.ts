@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startServe } from '../../engine/app/serve.ts';
-import type { Durability } from '../../engine/daemon/session-log.ts';
-import { loadVendor } from '../../engine/descriptor/registry.ts';
+import type { Durability } from '../../engine/runtime/daemon/session-log.ts';
+import { loadVendor } from '../../engine/core/descriptor/registry.ts';
 import { ratio, writeResult } from '../results.ts';
 
 const args = process.argv.slice(2);

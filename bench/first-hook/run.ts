@@ -3,7 +3,7 @@
 // starts its first tool call no sooner), then fired a PreToolUse; then 20
 // more. The first one used to compile the AEP validators (ajv) while the
 // agent waited; the daemon now compiles them in the background once
-// listening (engine/aep/schemas.ts warmValidators). Reported per round and as
+// listening (engine/core/aep/schemas.ts warmValidators). Reported per round and as
 // medians: first-hook time, warm-hook median, and their ratio (the baseline
 // is the same daemon's warm hooks, so machine load cancels out).
 //   npx tsx bench/first-hook/run.ts [--rounds 5] [--settle-ms 1000]
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { r1, ratio, writeResult } from '../results.ts';
-import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
+import { hookKeyHeaders } from '../../engine/runtime/auth/hook-key.mjs';
 
 const BIN = fileURLToPath(new URL('../../bin/hookmap.mjs', import.meta.url));
 const args = process.argv.slice(2);
@@ -47,7 +47,7 @@ function startDaemon(home: string): Promise<{ url: string; child: ChildProcess }
 }
 
 const agent = new http.Agent({ keepAlive: false });
-/** The hook key of the daemon's home, as every shim presents it (engine/auth/hook-key.mjs). */
+/** The hook key of the daemon's home, as every shim presents it (engine/runtime/auth/hook-key.mjs). */
 let key: Record<string, string> = {};
 function post(url: string, body: string): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,5 +1,5 @@
 // Fleet benchmark (issue 15): ingest-to-delivery through the NATS JetStream
-// backplane (engine/relay/backplane/index.ts) with 3 relays x 50 SSE subscribers,
+// backplane (engine/runtime/relay/backplane/index.ts) with 3 relays x 50 SSE subscribers,
 // against ONE relay without the backplane x 50 subscribers in the same run
 // (the baseline: same per-relay fan-out, no NATS). NDJSON batches of 100
 // are POSTed round-robin to the relays; a POST is answered once its events
@@ -12,7 +12,7 @@
 import http from 'node:http';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { createRelay, openBackplane, resolveLimits, type Relay } from '../../engine/relay/index.ts';
+import { createRelay, openBackplane, resolveLimits, type Relay } from '../../engine/runtime/relay/index.ts';
 import { NATS_MISSING, NatsServer } from '../../test/fleet/nats.ts';
 import { r1, ratio, writeResult } from '../results.ts';
 

@@ -1,6 +1,6 @@
 // The history database's costs, against baselines in the same run: a real
 // `hookmap up` (in this process) started on a home whose logs hold the
-// events indexes them in its worker thread (engine/history/index-worker.ts:
+// events indexes them in its worker thread (engine/person/history/index-worker.ts:
 // 256 KiB steps, each one transaction, FTS5), against writing the same
 // events to those logs (the daemon's SessionLog, the baseline); a hook's
 // reply through that `up` (a claude-code PreToolUse POSTed to its hook
@@ -16,12 +16,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ulid } from 'ulid';
-import { Daemon } from '../../engine/daemon/daemon.ts';
-import { SessionLog } from '../../engine/daemon/session-log.ts';
-import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { search } from '../../engine/history/search.ts';
+import { Daemon } from '../../engine/runtime/daemon/daemon.ts';
+import { SessionLog } from '../../engine/runtime/daemon/session-log.ts';
+import { loadVendor } from '../../engine/core/descriptor/registry.ts';
+import { search } from '../../engine/person/history/search.ts';
 import { startUp } from '../../engine/app/up.ts';
-import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
+import { hookKeyHeaders } from '../../engine/runtime/auth/hook-key.mjs';
 import { r1, ratio, writeResult } from '../results.ts';
 
 const args = process.argv.slice(2);

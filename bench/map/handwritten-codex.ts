@@ -1,9 +1,9 @@
 // The baseline: a hand-written TypeScript mapping of the Codex hooks, the way
 // an adapter without a descriptor engine would do it. Same output as
 // vendors/codex.yaml at the default posture (checked before timing).
-import { aepDigest } from '../../engine/capture/canonical.ts';
-import { Redactor } from '../../engine/capture/redact.ts';
-import { buildEnvelope, type AepEvent } from '../../engine/map/envelope.ts';
+import { aepDigest } from '../../engine/core/capture/canonical.ts';
+import { Redactor } from '../../engine/core/capture/redact.ts';
+import { buildEnvelope, type AepEvent } from '../../engine/core/map/envelope.ts';
 
 const redactor = new Redactor();
 

@@ -5,8 +5,8 @@
 // Run: node --import tsx bench/map/run.ts [--seconds 3]
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { Mapper } from '../../engine/map/mapper.ts';
+import { loadVendor } from '../../engine/core/descriptor/registry.ts';
+import { Mapper } from '../../engine/core/map/mapper.ts';
 import { mapCodexByHand } from './handwritten-codex.ts';
 import { r1, ratio, writeResult } from '../results.ts';
 

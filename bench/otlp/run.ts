@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startUp } from '../../engine/app/up.ts';
-import { readLogsBody } from '../../engine/surface/otlp-logs.ts';
+import { readLogsBody } from '../../engine/runtime/surface/otlp-logs.ts';
 import { writeResult, ratio as ratioOf } from '../results.ts';
 
 const args = process.argv.slice(2);

@@ -18,12 +18,12 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureOwnerToken } from '../../engine/auth/tokens.ts';
+import { ensureOwnerToken } from '../../engine/runtime/auth/tokens.ts';
 import { startUp } from '../../engine/app/up.ts';
 import { startPushService } from '../../test/helpers/push-service.ts';
 import { r1, ratio, writeResult } from '../results.ts';
-import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
-import { pushConfigOf } from '../../engine/push/escalation.ts';
+import { hookKeyHeaders } from '../../engine/runtime/auth/hook-key.mjs';
+import { pushConfigOf } from '../../engine/person/push/escalation.ts';
 import { watchAll } from '../../test/helpers/up-stack.ts';
 
 const args = process.argv.slice(2);

@@ -1,5 +1,5 @@
 // bench/redact: redaction throughput (AEP-0003 §9.4 pipeline, the rule table
-// in engine/capture/redaction/) on realistic inputs, against a plain string
+// in engine/core/capture/redaction/) on realistic inputs, against a plain string
 // scan of the same input in the same run: one case-insensitive keyword regex
 // pass (/password|secret|token|bearer/gi, what a naive scrubber does) and
 // JSON.stringify (what the daemon does to every event anyway). The ratio is
@@ -8,8 +8,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { Redactor } from '../../engine/capture/redact.ts';
-import { FIXTURES_DIR, ROOT } from '../../engine/descriptor/registry.ts';
+import { Redactor } from '../../engine/core/capture/redact.ts';
+import { FIXTURES_DIR, ROOT } from '../../engine/core/descriptor/registry.ts';
 
 const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1]) || 2;
 const redactor = new Redactor({ env: {} });
@@ -21,7 +21,7 @@ for (const agent of readdirSync(FIXTURES_DIR)) {
   if (!existsSync(dir)) continue;
   for (const f of readdirSync(dir)) payloads.push(parse(readFileSync(join(dir, f), 'utf8')).payload);
 }
-const code = ['engine/map/mapper.ts', 'engine/daemon/daemon.ts', 'engine/relay/core.ts', 'README.md', 'vendors/claude-code.yaml']
+const code = ['engine/core/map/mapper.ts', 'engine/runtime/daemon/daemon.ts', 'engine/runtime/relay/core.ts', 'README.md', 'vendors/claude-code.yaml']
   .filter((f) => existsSync(join(ROOT, f)))
   .map((f) => readFileSync(join(ROOT, f), 'utf8'))
   .join('\n');

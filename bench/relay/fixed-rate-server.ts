@@ -9,7 +9,7 @@
 //   node --import tsx bench/relay/fixed-rate-server.ts relay|bare
 import { createInterface } from 'node:readline';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { createRelay } from '../../engine/relay/index.ts';
+import { createRelay } from '../../engine/runtime/relay/index.ts';
 
 void (async () => {
   for await (const line of createInterface({ input: process.stdin })) {

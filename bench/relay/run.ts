@@ -5,7 +5,7 @@
 //   node --import tsx bench/relay/run.ts
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { createRelay } from '../../engine/relay/index.ts';
+import { createRelay } from '../../engine/runtime/relay/index.ts';
 import { r1, ratio, writeResult } from '../results.ts';
 
 const DURATION_MS = Number(process.env.BENCH_MS ?? 3000);

@@ -13,10 +13,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Daemon } from '../../engine/daemon/daemon.ts';
-import type { EventLink } from '../../engine/daemon/relay-link-types.ts';
-import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { RuleBook } from '../../engine/policy/rulebook.ts';
+import { Daemon } from '../../engine/runtime/daemon/daemon.ts';
+import type { EventLink } from '../../engine/runtime/daemon/relay-link-types.ts';
+import { loadVendor } from '../../engine/core/descriptor/registry.ts';
+import { RuleBook } from '../../engine/runtime/policy/rulebook.ts';
 import { ratio, writeResult } from '../results.ts';
 
 const args = process.argv.slice(2);

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ratio, writeResult } from '../results.ts';
 import { packAndInstall } from '../../test/helpers/package-install.ts';
-import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
+import { hookKeyHeaders } from '../../engine/runtime/auth/hook-key.mjs';
 
 const args = process.argv.slice(2);
 const ROUNDS = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : 7;

@@ -143,7 +143,7 @@ writeResult({
     `${N} ACP lines per variant, one at a time: the editor writes a line and waits for it to come back through the agent ` +
     'command, `cat`, so each round trip crosses the tee twice; variants interleaved; `hookmap up` in its own process; ' +
     'against bare `cat`. The tee writes each chunk on before it frames it, so a line is never held for mapping ' +
-    '(`test/surface/tee.test.ts`).',
+    '(`test/runtime/surface/tee.test.ts`).',
   tables: [
     {
       caption: 'Round trip per line; the added latency of one crossing is half the median difference.',

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { startUp } from '../../engine/app/up.ts';
-import { makeCommand, openSocket, sendCommand } from '../../engine/relay/client.ts';
-import { TraceProjector } from '../../engine/bridge/projection/otlp-traces.ts';
+import { makeCommand, openSocket, sendCommand } from '../../engine/runtime/relay/client.ts';
+import { TraceProjector } from '../../engine/person/bridge/projection/otlp-traces.ts';
 
 const out = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : join(import.meta.dirname, '..', 'bridge-trace.png');
 const TOKEN = 'render-token';

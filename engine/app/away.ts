@@ -1,38 +1,38 @@
 // Reaching a person away from the desk, in `hookmap up` (docs/push.md,
-// docs/channels.md): the moments (engine/push/moments.ts) told to Web
+// docs/channels.md): the moments (engine/person/push/moments.ts) told to Web
 // Push and to each configured chat channel, the routes they answer through,
 // and the principal a registering browser stands for. Off for a `--no-auth`
 // up (nobody signs in, nothing can answer).
 import type { FastifyInstance } from 'fastify';
-import type { Authorizer } from '../auth/authorizer.ts';
-import type { Principal } from '../auth/principal.ts';
-import { SESSION_SOURCE, type Inbox } from '../inbox/index.ts';
-import { sameOriginRequest } from '../inbox/routes.ts';
-import type { RuleBook } from '../policy/rulebook.ts';
-import type { Relay } from '../relay/index.ts';
-import { Moments, type MomentSink, type MomentsOptions } from '../push/moments.ts';
-import type { Door } from '../push/door.ts';
-import type { Channel } from '../channels/channel.ts';
-import type { ChannelsConfig } from '../channels/config.ts';
-import { openChannels } from '../channels/open.ts';
-import type { ChatLaunch } from '../channels/chat-launch.ts';
-import { registerTelegramWebhook } from '../channels/telegram-route.ts';
-import type { TelegramChannel } from '../channels/telegram.ts';
-import type { DevicePrincipal } from '../push/devices.ts';
-import type { PushConfig } from '../push/escalation.ts';
-import { registerPushRoutes, type PushRoutesOptions } from '../push/routes.ts';
-import { PushService, type PushServiceOptions } from '../push/service.ts';
-import { SEEN } from '../push/ladder.ts';
-import { isOperatorRecord } from '../kernel/event.ts';
-import { mayReach, PEOPLE_ATTR, type People } from '../auth/people.ts';
+import type { Authorizer } from '../runtime/auth/authorizer.ts';
+import type { Principal } from '../runtime/auth/principal.ts';
+import { SESSION_SOURCE, type Inbox } from '../person/inbox/index.ts';
+import { sameOriginRequest } from '../person/inbox/routes.ts';
+import type { RuleBook } from '../runtime/policy/rulebook.ts';
+import type { Relay } from '../runtime/relay/index.ts';
+import { Moments, type MomentSink, type MomentsOptions } from '../person/push/moments.ts';
+import type { Door } from '../person/push/door.ts';
+import type { Channel } from '../person/channels/channel.ts';
+import type { ChannelsConfig } from '../person/channels/config.ts';
+import { openChannels } from '../person/channels/open.ts';
+import type { ChatLaunch } from '../person/channels/chat-launch.ts';
+import { registerTelegramWebhook } from '../person/channels/telegram-route.ts';
+import type { TelegramChannel } from '../person/channels/telegram.ts';
+import type { DevicePrincipal } from '../person/push/devices.ts';
+import type { PushConfig } from '../person/push/escalation.ts';
+import { registerPushRoutes, type PushRoutesOptions } from '../person/push/routes.ts';
+import { PushService, type PushServiceOptions } from '../person/push/service.ts';
+import { SEEN } from '../person/push/ladder.ts';
+import { isOperatorRecord } from '../core/kernel/event.ts';
+import { mayReach, PEOPLE_ATTR, type People } from '../runtime/auth/people.ts';
 
 export interface MountPushOptions {
   home: string;
-  /** Named people (engine/auth/people.ts): a chat account answers only what is routed to its person. */
+  /** Named people (engine/runtime/auth/people.ts): a chat account answers only what is routed to its person. */
   people?: People;
   config: PushConfig;
   relay: Relay;
-  /** The stream's pending requests and the control commands to their daemons, wherever they run (engine/push/door.ts). */
+  /** The stream's pending requests and the control commands to their daemons, wherever they run (engine/person/push/door.ts). */
   door: Door;
   auth: Authorizer;
   inbox: Inbox;
@@ -92,7 +92,7 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
   }));
   moments.add(push);
   moments.onSettled((id) => push.credentials.settle(id));
-  // someone saw a pending request: hookmap's own record on the stream, which every ladder of the fleet reads (engine/push/ladder.ts)
+  // someone saw a pending request: hookmap's own record on the stream, which every ladder of the fleet reads (engine/person/push/ladder.ts)
   const seen = (request: string, by: string, via: string): boolean => {
     const op = o.operator?.();
     if (!op || !o.door.pending(request)) return false;

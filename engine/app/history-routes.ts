@@ -11,16 +11,16 @@
 // parts, the words marked), which a reader of the stream reads whole anyway.
 // The database is indexed in a worker thread (history.ts), never in a hook's path.
 import type { FastifyInstance } from 'fastify';
-import type { Relay } from '../relay/index.ts';
+import type { Relay } from '../runtime/relay/index.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Authorizer } from '../auth/authorizer.ts';
-import { can } from '../auth/principal.ts';
-import { HistoryService, historyFile, historyRoots } from '../history/history.ts';
-import { sessions, usage, USAGE_BY, type UsageBy } from '../history/query.ts';
-import { search } from '../history/search.ts';
-import { lineTotals } from '../history/lines.ts';
-import { loadPriceFile, PriceBook, PRICE_TABLE } from '../usage/prices.ts';
+import type { Authorizer } from '../runtime/auth/authorizer.ts';
+import { can } from '../runtime/auth/principal.ts';
+import { HistoryService, historyFile, historyRoots } from '../person/history/history.ts';
+import { sessions, usage, USAGE_BY, type UsageBy } from '../person/history/query.ts';
+import { search } from '../person/history/search.ts';
+import { lineTotals } from '../person/history/lines.ts';
+import { loadPriceFile, PriceBook, PRICE_TABLE } from '../runtime/usage/prices.ts';
 
 export const PRICES_FILE = 'prices.yaml';
 

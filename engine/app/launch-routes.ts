@@ -11,13 +11,13 @@
 // stops a run (a read-only token is refused 403). Every start and refusal is
 // audited by the launcher with the principal and the surface.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Authorizer } from '../auth/authorizer.ts';
-import { can, type Principal } from '../auth/principal.ts';
-import { jsonOnly } from '../inbox/json-scope.ts';
-import { throttledSay } from '../io/throttle.ts';
-import { LaunchError } from '../launch/argv.ts';
-import type { Catalog } from '../launch/catalog.ts';
-import type { LaunchRequest, Launcher, LaunchRun } from '../launch/launcher.ts';
+import type { Authorizer } from '../runtime/auth/authorizer.ts';
+import { can, type Principal } from '../runtime/auth/principal.ts';
+import { jsonOnly } from '../person/inbox/json-scope.ts';
+import { throttledSay } from '../core/io/throttle.ts';
+import { LaunchError } from '../person/launch/argv.ts';
+import type { Catalog } from '../person/launch/catalog.ts';
+import type { LaunchRequest, Launcher, LaunchRun } from '../person/launch/launcher.ts';
 
 const MAX_BODY = 64 * 1024;
 

@@ -13,16 +13,16 @@
 // run), never from text the caller sends: a caller chooses only how much of
 // it the rule covers. The pending request is read off the stream and both
 // the proposal and the rule are asked of the daemon holding it, as control
-// commands through the relay (engine/push/door.ts, engine/daemon/door.ts),
+// commands through the relay (engine/person/push/door.ts, engine/runtime/daemon/door.ts),
 // wherever on the fleet it runs; that daemon saves the rule in its own
 // book. The proposal's command is redacted there like the card's.
-import { throttledSay } from '../io/throttle.ts';
+import { throttledSay } from '../core/io/throttle.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Authorizer } from '../auth/authorizer.ts';
-import { can, type Principal, type Scope } from '../auth/principal.ts';
-import { RuleError, type RuleBook } from '../policy/rulebook.ts';
-import { ALWAYS_COMMAND, type Door, type Sender } from '../push/door.ts';
-import { jsonOnly } from '../inbox/json-scope.ts';
+import type { Authorizer } from '../runtime/auth/authorizer.ts';
+import { can, type Principal, type Scope } from '../runtime/auth/principal.ts';
+import { RuleError, type RuleBook } from '../runtime/policy/rulebook.ts';
+import { ALWAYS_COMMAND, type Door, type Sender } from '../person/push/door.ts';
+import { jsonOnly } from '../person/inbox/json-scope.ts';
 
 const MAX_BODY = 4096;
 const MATCHES = ['exact', 'prefix', 'tool'];
@@ -56,7 +56,7 @@ const surfaceOf = (p: Principal, req: FastifyRequest): string => {
 
 export function registerRulesRoutes(app: FastifyInstance, o: RulesRoutesOptions): void {
   app.register(async (scope) => {
-    // a malformed body anyone can send: said once a minute at most (engine/io/throttle.ts)
+    // a malformed body anyone can send: said once a minute at most (engine/core/io/throttle.ts)
     const sayMalformed = throttledSay(o.say);
     jsonOnly(scope, MAX_BODY, (e) => sayMalformed(`rules API: ${e.message}`));
 
@@ -137,7 +137,7 @@ export function registerRulesRoutes(app: FastifyInstance, o: RulesRoutesOptions)
         );
       if (b.native === true && !a.native)
         return refuse(reply, 422, 'no-native', `${a.agent} cannot persist an allow itself: hookmap's rule is the one that persists`);
-      // the daemon holding the request saves the rule in its own book (engine/daemon/door.ts), as this principal
+      // the daemon holding the request saves the rule in its own book (engine/runtime/daemon/door.ts), as this principal
       const r = await o.door.send(s, ALWAYS_COMMAND, held, { match: b.match, prefix: b.prefix, scope: b.scope, native: b.native === true, via: s.via });
       if (!r.ok) {
         const detail = r.detail.replace(/^[a-z][a-z-]*: /, '');

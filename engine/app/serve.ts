@@ -3,24 +3,25 @@
 // sibling) start exactly what the CLI starts.
 import Fastify from 'fastify';
 import type { AddressInfo } from 'node:net';
-import { Authorizer, TokenSource } from '../auth/authorizer.ts';
-import { followTokenFile } from '../auth/tokens.ts';
-import { assertBindAllowed, exposureNotice } from '../auth/bind.ts';
-import { Guard, installGuard } from '../auth/guard.ts';
-import { applyServerLimits, serverOptions } from '../auth/server-limits.ts';
-import type { Descriptor } from '../descriptor/types.ts';
-import { Daemon } from '../daemon/daemon.ts';
-import { agentLogDir, defaultHome } from '../io/paths.ts';
-import type { RedactionSettings } from '../capture/redact.ts';
-import type { Durability } from '../daemon/session-log.ts';
-import { installHookGuard } from '../daemon/hook-guard.ts';
-import { hookFrameworkErrors, registerHookRoutes } from '../daemon/http.ts';
-import { registerToolRoutes } from '../daemon/tool-routes.ts';
-import { registerOtlpRoutes } from '../surface/otlp-receiver.ts';
-import { can } from '../auth/principal.ts';
-import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
-import { warmValidators } from '../aep/schemas.ts';
-import { compilePending } from '../expr/compile.ts';
+import { Authorizer, TokenSource } from '../runtime/auth/authorizer.ts';
+import { followTokenFile } from '../runtime/auth/tokens.ts';
+import { assertBindAllowed, exposureNotice } from '../runtime/auth/bind.ts';
+import { Guard, installGuard } from '../runtime/auth/guard.ts';
+import { applyServerLimits, serverOptions } from '../runtime/auth/server-limits.ts';
+import type { Descriptor } from '../core/descriptor/types.ts';
+import { Daemon } from '../runtime/daemon/daemon.ts';
+import { agentLogDir, defaultHome } from '../core/io/paths.ts';
+import type { RedactionSettings } from '../core/capture/redact.ts';
+import type { Durability } from '../runtime/daemon/session-log.ts';
+import { installHookGuard } from '../runtime/daemon/hook-guard.ts';
+import { hookFrameworkErrors, registerHookRoutes } from '../runtime/daemon/http.ts';
+import { registerToolRoutes } from '../runtime/daemon/tool-routes.ts';
+import { registerOtlpRoutes } from '../runtime/surface/otlp-receiver.ts';
+import { can } from '../runtime/auth/principal.ts';
+import { attachTeeEndpoint } from '../runtime/surface/tee-endpoint.ts';
+import { warmValidators } from '../core/aep/schemas.ts';
+import { compilePending } from '../core/expr/compile.ts';
+import { urlOf } from '../core/io/address.ts';
 
 export const DEFAULT_SERVE_PORT = 8788;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -41,7 +42,7 @@ export interface ServeOptions {
   tokenFile?: string;
   /** $HOOKMAP_HOME, for named tokens accepted from off-machine hook senders, and the hook key (created when missing). */
   home?: string;
-  /** The hook key callers must present (engine/auth/hook-key.mjs); default the home's; `false`: none. */
+  /** The hook key callers must present (engine/runtime/auth/hook-key.mjs); default the home's; `false`: none. */
   hookKey?: string | false;
   allowedHosts?: string[];
   allowedOrigins?: string[];
@@ -65,11 +66,6 @@ export interface Served {
   port: number;
   daemon: Daemon;
   close(): Promise<void>;
-}
-
-export function urlOf(addr: AddressInfo): { host: string; url: string } {
-  const h = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  return { host: h, url: `http://${h}:${addr.port}` };
 }
 
 export async function startServe(o: ServeOptions): Promise<Served> {

@@ -1,17 +1,17 @@
-// `up`'s budgets (docs/usage.md "Budgets"): the book (engine/usage/budgets.ts)
+// `up`'s budgets (docs/usage.md "Budgets"): the book (engine/runtime/usage/budgets.ts)
 // reads the relay's stream from its start (the replay buffer once the logs
 // refilled it, then live), the daemons ask it at each hook, warnings and
 // reached caps go on hookmap's own session, and GET /budgets lists caps,
 // spend and what happens next (read scope) for `hookmap budgets`.
 import type { FastifyInstance } from 'fastify';
-import type { Authorizer } from '../auth/authorizer.ts';
-import { can } from '../auth/principal.ts';
-import { OPERATOR_AGENT, type OperatorLog } from '../daemon/operator-log.ts';
-import { sourceHost } from '../map/envelope.ts';
-import type { Relay } from '../relay/index.ts';
-import type { Budget } from '../usage/budget-schema.ts';
-import { BudgetBook } from '../usage/budgets.ts';
-import { PRICE_TABLE, type PriceBook } from '../usage/prices.ts';
+import type { Authorizer } from '../runtime/auth/authorizer.ts';
+import { can } from '../runtime/auth/principal.ts';
+import { OPERATOR_AGENT, type OperatorLog } from '../runtime/daemon/operator-log.ts';
+import { sourceHost } from '../core/map/envelope.ts';
+import type { Relay } from '../runtime/relay/index.ts';
+import type { Budget } from '../runtime/usage/budget-schema.ts';
+import { BudgetBook } from '../runtime/usage/budgets.ts';
+import { PRICE_TABLE, type PriceBook } from '../runtime/usage/prices.ts';
 
 export interface UpParts {
   app: FastifyInstance;

@@ -1,13 +1,13 @@
 // The up config file checked against its one schema (up-schema.ts): every
-// problem a coded finding from the shared registry (engine/descriptor/errors.ts),
+// problem a coded finding from the shared registry (engine/core/descriptor/errors.ts),
 // located at file:line:col by the YAML source positions, with the closest
 // known key for a misspelt one. `hookmap up --config` and `hookmap config
 // check` both report these; nothing of a refused file takes effect.
 import type { z } from 'zod';
-import { didYouMean, explain, suggest } from '../text/suggest.ts';
-import { pathString, sortErrors, type DescriptorError, type ErrorCode } from '../descriptor/errors.ts';
-import { parseYamlSource, type YamlSource } from '../descriptor/yaml-source.ts';
-import { CHANNEL_KINDS } from '../channels/schema.ts';
+import { didYouMean, explain, suggest } from '../core/text/suggest.ts';
+import { pathString, sortErrors, type DescriptorError, type ErrorCode } from '../core/descriptor/errors.ts';
+import { parseYamlSource, type YamlSource } from '../core/descriptor/yaml-source.ts';
+import { CHANNEL_KINDS } from '../person/channels/schema.ts';
 import { UpConfigSchema, type UpConfigDoc } from './up-schema.ts';
 
 /** One problem of a config file: a descriptor error's shape, its message naming the key. */

@@ -7,23 +7,23 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import type { CaptureLevel } from '../aep/schemas.ts';
-import type { ProjectLabels } from '../capture/project.ts';
-import type { Durability } from '../daemon/session-log.ts';
-import { bridgeConfig, type BridgeConfig } from '../bridge/config.ts';
-import type { StreamInstance } from '../surface/stream-subscriber.ts';
-import { backplaneFromDoc, type BackplaneConfig } from '../relay/backplane/config.ts';
-import { pushConfigOf, type PushConfig } from '../push/escalation.ts';
-import { channelsConfigOf, type ChannelsConfig } from '../channels/config.ts';
-import { watchConfigOf, type WatchConfig } from '../watch/schema.ts';
-import { ConfigError } from '../config/config-error.ts';
-import { pathString } from '../descriptor/errors.ts';
+import type { CaptureLevel } from '../core/aep/schemas.ts';
+import type { ProjectLabels } from '../core/capture/project.ts';
+import type { Durability } from '../runtime/daemon/session-log.ts';
+import { bridgeConfig, type BridgeConfig } from '../person/bridge/config.ts';
+import type { StreamInstance } from '../runtime/surface/stream-subscriber.ts';
+import { backplaneFromDoc, type BackplaneConfig } from '../runtime/relay/backplane/config.ts';
+import { pushConfigOf, type PushConfig } from '../person/push/escalation.ts';
+import { channelsConfigOf, type ChannelsConfig } from '../person/channels/config.ts';
+import { watchConfigOf, type WatchConfig } from '../person/watch/schema.ts';
+import { ConfigError } from '../core/config/config-error.ts';
+import { pathString } from '../core/descriptor/errors.ts';
 import { checkUpConfigText, formatFinding, type ConfigFinding } from './up-check.ts';
 import type { InstanceDoc, UpConfigDoc } from './up-schema.ts';
-import { checkTwoPeople, People } from '../auth/people.ts';
-import { FLOOR_ROWS } from '../policy/shell/floor.ts';
-import type { LaunchConfig } from '../launch/launcher.ts';
-import { budgetsOf, type Budget } from '../usage/budget-schema.ts';
+import { checkTwoPeople, People } from '../runtime/auth/people.ts';
+import { FLOOR_ROWS } from '../runtime/policy/shell/floor.ts';
+import type { LaunchConfig } from '../person/launch/launcher.ts';
+import { budgetsOf, type Budget } from '../runtime/usage/budget-schema.ts';
 
 export { ConfigError };
 
@@ -54,17 +54,17 @@ export interface UpConfig {
   capture?: CaptureLevel;
   /** The session's project label (`--project-label`, `projects:`). */
   projects?: ProjectLabels;
-  /** When a push goes out, and what it may show (engine/push/escalation.ts). */
+  /** When a push goes out, and what it may show (engine/person/push/escalation.ts). */
   push?: PushConfig;
-  /** Chat channels cards go to (engine/channels/config.ts). */
+  /** Chat channels cards go to (engine/person/channels/config.ts). */
   channels?: ChannelsConfig;
-  /** `hookmap run`: the extra allowed project folders, the wall time, the cap (engine/launch). */
+  /** `hookmap run`: the extra allowed project folders, the wall time, the cap (engine/person/launch). */
   launch?: LaunchConfig;
-  /** Spending caps (engine/usage/budgets.ts, docs/usage.md). */
+  /** Spending caps (engine/runtime/usage/budgets.ts, docs/usage.md). */
   budgets?: Budget[];
-  /** The watch: when an agent may wait unseen (engine/watch). */
+  /** The watch: when an agent may wait unseen (engine/person/watch). */
   watch?: WatchConfig;
-  /** Named people: who sees and answers which held request, and where two must allow (engine/auth/people.ts). */
+  /** Named people: who sees and answers which held request, and where two must allow (engine/runtime/auth/people.ts). */
   people?: People;
 }
 

@@ -4,10 +4,10 @@
 // session with them. A daemon exists only once its epoch is durable, so
 // nothing is emitted before (AEP-0001 §7 rule 2). One broken agent is one
 // line; a broken operator folder refuses the start, every daemon closed.
-import { Daemon, type DaemonOptions } from '../daemon/daemon.ts';
-import { OperatorLog } from '../daemon/operator-log.ts';
-import { loadVendor } from '../descriptor/registry.ts';
-import type { StreamInstance } from '../surface/stream-subscriber.ts';
+import { Daemon, type DaemonOptions } from '../runtime/daemon/daemon.ts';
+import { OperatorLog } from '../runtime/daemon/operator-log.ts';
+import { loadVendor } from '../core/descriptor/registry.ts';
+import type { StreamInstance } from '../runtime/surface/stream-subscriber.ts';
 import type { AgentEntry } from './up-config.ts';
 
 export interface OpenedDaemons {

@@ -1,17 +1,17 @@
-// `hookmap run`'s launcher mounted on `up` (engine/launch): its descriptors
+// `hookmap run`'s launcher mounted on `up` (engine/person/launch): its descriptors
 // are the running daemons' own, it learns sessions from the relay's stream,
 // and it audits on hookmap's own session (x.hookmap.launch.*).
 import type { FastifyInstance } from 'fastify';
-import type { Authorizer } from '../auth/authorizer.ts';
-import type { OperatorLog } from '../daemon/operator-log.ts';
-import { loadVendor } from '../descriptor/registry.ts';
-import type { Descriptor } from '../descriptor/types.ts';
-import type { ChatLaunch } from '../channels/chat-launch.ts';
-import { launchCatalog } from '../launch/catalog.ts';
-import { Launcher, type LaunchConfig, type StreamEvent } from '../launch/launcher.ts';
+import type { Authorizer } from '../runtime/auth/authorizer.ts';
+import type { OperatorLog } from '../runtime/daemon/operator-log.ts';
+import { loadVendor } from '../core/descriptor/registry.ts';
+import type { Descriptor } from '../core/descriptor/types.ts';
+import type { ChatLaunch } from '../person/channels/chat-launch.ts';
+import { launchCatalog } from '../person/launch/catalog.ts';
+import { Launcher, type LaunchConfig, type StreamEvent } from '../person/launch/launcher.ts';
 import { registerLaunchRoutes } from './launch-routes.ts';
-import { PROJECT_ATTR } from '../capture/project.ts';
-import { lineOf } from '../kernel/fold/story.ts';
+import { PROJECT_ATTR } from '../core/capture/project.ts';
+import { lineOf } from '../core/kernel/fold/story.ts';
 
 const MAX_LABELS = 10_000;
 import type { AgentEntry } from './up-config.ts';

@@ -5,17 +5,17 @@
 import type { FastifyInstance } from 'fastify';
 import { appendFileSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ANONYMOUS, Authorizer, TokenSource } from '../auth/authorizer.ts';
-import { InProcessSource } from '../auth/in-process.ts';
-import type { TlsFiles } from '../auth/server-limits.ts';
-import { tlsClientOptions } from '../auth/tls.ts';
-import { bridgeStatePath, type BridgeConfig } from '../bridge/config.ts';
-import type { BridgeHandle } from '../bridge/run.ts';
-import type { Daemon } from '../daemon/daemon.ts';
-import type { AuditRecord, Relay } from '../relay/index.ts';
-import { restoreFromLogs } from '../daemon/relay-restore.ts';
-import type { StreamSubscriber } from '../surface/stream-subscriber.ts';
-import { ensureParent } from '../io/paths.ts';
+import { ANONYMOUS, Authorizer, TokenSource } from '../runtime/auth/authorizer.ts';
+import { InProcessSource } from '../runtime/auth/in-process.ts';
+import type { TlsFiles } from '../runtime/auth/server-limits.ts';
+import { tlsClientOptions } from '../runtime/auth/tls.ts';
+import { bridgeStatePath, type BridgeConfig } from '../person/bridge/config.ts';
+import type { BridgeHandle } from '../person/bridge/run.ts';
+import type { Daemon } from '../runtime/daemon/daemon.ts';
+import type { AuditRecord, Relay } from '../runtime/relay/index.ts';
+import { restoreFromLogs } from '../runtime/daemon/relay-restore.ts';
+import type { StreamSubscriber } from '../runtime/surface/stream-subscriber.ts';
+import { ensureParent } from '../core/io/paths.ts';
 
 export interface UpCredentials {
   token?: string;
@@ -102,8 +102,8 @@ export async function startBridges(
   const bridges: BridgeHandle[] = [];
   if (!list.length) return bridges;
   // loaded only when a bridge is configured: the OpenTelemetry packages are not `up`'s start-up cost otherwise
-  const { runBridge } = await import('../bridge/run.ts');
-  const { makeTarget } = await import('../bridge/targets.ts');
+  const { runBridge } = await import('../person/bridge/run.ts');
+  const { makeTarget } = await import('../person/bridge/targets.ts');
   for (const b of list) {
     const tag = `[bridge ${b.kind}]`;
     const h = runBridge({

@@ -1,9 +1,9 @@
 // `up`'s policy file on the stream: said when it loads, watched for changes, a refused change said
 // (the previous policy stays in force) and recorded on hookmap's own session.
 import { basename } from 'node:path';
-import type { OperatorLog } from '../daemon/operator-log.ts';
-import { formatPolicyError } from '../policy/policy.ts';
-import type { PolicySource } from '../policy/source.ts';
+import type { OperatorLog } from '../runtime/daemon/operator-log.ts';
+import { formatPolicyError } from '../runtime/policy/policy.ts';
+import type { PolicySource } from '../runtime/policy/source.ts';
 
 export function announcePolicy(policy: PolicySource, operator: OperatorLog, say: (line: string) => void): void {
   const file = basename(policy.file);

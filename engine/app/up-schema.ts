@@ -1,5 +1,5 @@
 // The one spec of the `hookmap up --config FILE` file (YAML or JSON), as
-// people write it: every key, its type, its default (engine/config/defaults.ts)
+// people write it: every key, its type, its default (engine/core/config/defaults.ts)
 // and the environment variable that sets the same thing. The bridges, push,
 // channels, backplane and policy (rules) keys are parts of it, each defined
 // beside the code that runs it. From this schema come the checks of
@@ -9,17 +9,17 @@
 // `hookmap docs`.
 import { z } from 'zod';
 import { PROJECT_LABEL_MODES, UP_CAPTURE } from './up-options.ts';
-import type { CaptureLevel } from '../aep/schemas.ts';
-import type { ProjectLabelMode } from '../capture/project.ts';
-import { DURABILITY, type Durability } from '../daemon/session-log.ts';
-import { DEFAULT_ATTENTION_TIMEOUT_MS, DEFAULT_HOST, DEFAULT_LAUNCH_MAX_RUNS, DEFAULT_LAUNCH_TIMEOUT_MS, DEFAULT_PORT } from '../config/defaults.ts';
-import { BridgeEntrySchema } from '../bridge/schema.ts';
-import { PushBlockSchema } from '../push/schema.ts';
-import { ChannelsBlockSchema } from '../channels/schema.ts';
-import { BackplaneSchema } from '../relay/backplane/schema.ts';
-import { BudgetsSchema } from '../usage/budget-schema.ts';
-import { WatchBlockSchema } from '../watch/schema.ts';
-import { PeopleSchema, TwoPeopleSchema } from '../auth/people.ts';
+import type { CaptureLevel } from '../core/aep/schemas.ts';
+import type { ProjectLabelMode } from '../core/capture/project.ts';
+import { DURABILITY, type Durability } from '../runtime/daemon/session-log.ts';
+import { DEFAULT_ATTENTION_TIMEOUT_MS, DEFAULT_HOST, DEFAULT_LAUNCH_MAX_RUNS, DEFAULT_LAUNCH_TIMEOUT_MS, DEFAULT_PORT } from '../core/config/defaults.ts';
+import { BridgeEntrySchema } from '../person/bridge/schema.ts';
+import { PushBlockSchema } from '../person/push/schema.ts';
+import { ChannelsBlockSchema } from '../person/channels/schema.ts';
+import { BackplaneSchema } from '../runtime/relay/backplane/schema.ts';
+import { BudgetsSchema } from '../runtime/usage/budget-schema.ts';
+import { WatchBlockSchema } from '../person/watch/schema.ts';
+import { PeopleSchema, TwoPeopleSchema } from '../runtime/auth/people.ts';
 
 const ms = (what: string) => z.number().int().nonnegative().describe(what);
 const path = (what: string) => z.string().min(1).describe(what);

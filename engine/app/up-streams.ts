@@ -1,7 +1,7 @@
 // `up`'s stream-subscriber agents: each daemon of that surface attaches to every instance the config
 // names (an instance's event stream, resumed from its state file).
-import type { Daemon } from '../daemon/daemon.ts';
-import { StreamSubscriber, streamStateFile, type StreamInstance } from '../surface/stream-subscriber.ts';
+import type { Daemon } from '../runtime/daemon/daemon.ts';
+import { StreamSubscriber, streamStateFile, type StreamInstance } from '../runtime/surface/stream-subscriber.ts';
 
 export function startSubscribers(
   daemons: Map<string, Daemon>,

@@ -1,13 +1,13 @@
-// The watch in `hookmap up` (engine/watch, docs/watch.md): it reads the
+// The watch in `hookmap up` (engine/person/watch, docs/watch.md): it reads the
 // relay's whole stream live and publishes its attentions in hookmap's own
 // session (the operator log), so they reach the inbox, push and the chat
 // channels like any card; Moments shows only the ones this watch published.
-import type { AepEvent } from '../map/envelope.ts';
-import { OPERATOR_AGENT, type OperatorLog } from '../daemon/operator-log.ts';
-import type { Relay } from '../relay/index.ts';
-import { UNITS } from '../kernel/lifecycle.ts';
-import { Watch } from '../watch/watch.ts';
-import { watchConfigOf, type WatchConfig } from '../watch/schema.ts';
+import type { AepEvent } from '../core/map/envelope.ts';
+import { OPERATOR_AGENT, type OperatorLog } from '../runtime/daemon/operator-log.ts';
+import type { Relay } from '../runtime/relay/index.ts';
+import { UNITS } from '../core/kernel/lifecycle.ts';
+import { Watch } from '../person/watch/watch.ts';
+import { watchConfigOf, type WatchConfig } from '../person/watch/schema.ts';
 
 const TICK_MIN_MS = 200;
 /** A request closed with no timeout (AEP-0002 §7), as the kernel names it. */

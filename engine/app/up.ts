@@ -7,48 +7,49 @@ import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { assertBindAllowed, exposureNotice } from '../auth/bind.ts';
-import { Guard, installGuard } from '../auth/guard.ts';
-import { applyServerLimits, serverOptions, type ServerLimits, type TlsFiles } from '../auth/server-limits.ts';
-import { readTokenFile } from '../auth/tokens.ts';
-import { listVendors } from '../descriptor/registry.ts';
-import type { BridgeHandle } from '../bridge/run.ts';
-import { mountInbox } from '../inbox/index.ts';
+import { assertBindAllowed, exposureNotice } from '../runtime/auth/bind.ts';
+import { Guard, installGuard } from '../runtime/auth/guard.ts';
+import { applyServerLimits, serverOptions, type ServerLimits, type TlsFiles } from '../runtime/auth/server-limits.ts';
+import { readTokenFile } from '../runtime/auth/tokens.ts';
+import { listVendors } from '../core/descriptor/registry.ts';
+import type { BridgeHandle } from '../person/bridge/run.ts';
+import { mountInbox } from '../person/inbox/index.ts';
 import { mountPush, type Away } from './away.ts';
-import type { PushServiceOptions } from '../push/service.ts';
-import { describeFailedOpen, emptySummary, mergeFailedOpen, readFailedOpen, takeFailedOpen } from '../io/failed-open.ts';
-import { createRelay, openBackplane, redacting, resolveLimits } from '../relay/index.ts';
-import type { Daemon } from '../daemon/daemon.ts';
+import type { PushServiceOptions } from '../person/push/service.ts';
+import { describeFailedOpen, emptySummary, mergeFailedOpen, readFailedOpen, takeFailedOpen } from '../core/io/failed-open.ts';
+import { createRelay, openBackplane, redacting, resolveLimits } from '../runtime/relay/index.ts';
+import type { Daemon } from '../runtime/daemon/daemon.ts';
 import { openDaemons } from './up-daemons.ts';
-import { installHookGuard } from '../daemon/hook-guard.ts';
-import { hookFrameworkErrors, registerHookRoutes } from '../daemon/http.ts';
-import { registerToolRoutes } from '../daemon/tool-routes.ts';
-import { can } from '../auth/principal.ts';
-import { attachTeeEndpoint } from '../surface/tee-endpoint.ts';
-import { registerOtlpRoutes, type OtlpReceiver } from '../surface/otlp-receiver.ts';
-import type { StreamSubscriber } from '../surface/stream-subscriber.ts';
+import { installHookGuard } from '../runtime/daemon/hook-guard.ts';
+import { hookFrameworkErrors, registerHookRoutes } from '../runtime/daemon/http.ts';
+import { registerToolRoutes } from '../runtime/daemon/tool-routes.ts';
+import { can } from '../runtime/auth/principal.ts';
+import { attachTeeEndpoint } from '../runtime/surface/tee-endpoint.ts';
+import { registerOtlpRoutes, type OtlpReceiver } from '../runtime/surface/otlp-receiver.ts';
+import type { StreamSubscriber } from '../runtime/surface/stream-subscriber.ts';
 import { startSubscribers } from './up-streams.ts';
-import { agentLogDir, defaultHome } from '../io/paths.ts';
-import { Redactor, type RedactionSettings } from '../capture/redact.ts';
-import { DEFAULT_HOST, urlOf } from './serve.ts';
+import { agentLogDir, defaultHome } from '../core/io/paths.ts';
+import { Redactor, type RedactionSettings } from '../core/capture/redact.ts';
+import { DEFAULT_HOST } from './serve.ts';
+import { urlOf } from '../core/io/address.ts';
 import type { AgentEntry, UpConfig } from './up-config.ts';
-import { PolicySource } from '../policy/source.ts';
-import type { OperatorLog } from '../daemon/operator-log.ts';
-import { RuleBook } from '../policy/rulebook.ts';
+import { PolicySource } from '../runtime/policy/source.ts';
+import type { OperatorLog } from '../runtime/daemon/operator-log.ts';
+import { RuleBook } from '../runtime/policy/rulebook.ts';
 import { registerRulesRoutes } from './rules-routes.ts';
-import { Door } from '../push/door.ts';
+import { Door } from '../person/push/door.ts';
 import { mountLaunch } from './up-launch.ts';
 import { pricesOf, startHistory, type HistoryHandle } from './history-routes.ts';
-import { warmValidators } from '../aep/schemas.ts';
-import { compilePending } from '../expr/compile.ts';
+import { warmValidators } from '../core/aep/schemas.ts';
+import { compilePending } from '../core/expr/compile.ts';
 import { addDaemonHealth, auditTo, authFor, daemonLines, recordRunning, refillFromLogs, startBridges, summaryHead, warmAfterLinks } from './up-parts.ts';
 import { upWatch } from './up-watch.ts';
 import { announcePolicy } from './up-policy.ts';
 import { startBudgets } from './up-budgets.ts';
-import { tightenHomeSoon } from '../io/home-modes.ts';
-import { channelSecretFiles } from '../channels/config.ts';
-import { DEFAULT_PORT as DEFAULT_UP_PORT } from '../config/defaults.ts';
-export { DEFAULT_PORT as DEFAULT_UP_PORT } from '../config/defaults.ts';
+import { tightenHomeSoon } from '../core/io/home-modes.ts';
+import { channelSecretFiles } from '../person/channels/config.ts';
+import { DEFAULT_PORT as DEFAULT_UP_PORT } from '../core/config/defaults.ts';
+export { DEFAULT_PORT as DEFAULT_UP_PORT } from '../core/config/defaults.ts';
 
 export interface UpOptions extends UpConfig {
   /** The owner token itself (flag/env) ... */
@@ -81,8 +82,8 @@ export interface UpOptions extends UpConfig {
   publicUrl?: string;
   /** OTLP records waiting to be mapped past which an export is answered 429 (default DEFAULT_OTLP_MAX_PENDING). */
   otlpMaxPending?: number;
-  otlpRecordsPerSecond?: number; // LogRecords an OTLP receiver maps per second on average (engine/surface/otlp-receiver.ts)
-  serverLimits?: Partial<ServerLimits>; // sockets and timeouts of the one listener (engine/auth/server-limits.ts)
+  otlpRecordsPerSecond?: number; // LogRecords an OTLP receiver maps per second on average (engine/runtime/surface/otlp-receiver.ts)
+  serverLimits?: Partial<ServerLimits>; // sockets and timeouts of the one listener (engine/runtime/auth/server-limits.ts)
   pushSent?: PushServiceOptions['sent']; // observes each Web Push send (tests, bench)
   launchEnv?: Readonly<Record<string, string | undefined>>; // the environment `hookmap run`'s agents start with (the CLI's)
   budgetClock?: () => number; // the clock budget windows are read with (default Date.now; tests cross a day)
@@ -199,13 +200,13 @@ export async function startUp(o: UpOptions): Promise<Up> {
   const otlp = registerOtlpRoutes(app, { daemons, auth, maxBody: o.maxBody, maxPending: o.otlpMaxPending, recordsPerSecond: o.otlpRecordsPerSecond, say });
   const canEmit = (r: ReturnType<typeof auth.authenticate>) => r.ok && can(r.principal, 'emit'); // asking a human, appending events (--no-auth: anonymous)
   registerToolRoutes(app, { daemons, say, authorize: (req) => canEmit(auth.authenticate(req.raw)) });
-  const door = new Door(relay).started(); // the surfaces away read the stream and command through the relay (engine/push/door.ts)
+  const door = new Door(relay).started(); // the surfaces away read the stream and command through the relay (engine/person/push/door.ts)
   registerRulesRoutes(app, { book: rules, door, auth, say: tagged('rules') });
   const launch = mountLaunch({ app, auth, relay, daemons, entries, home, env: o.launchEnv, config: o.launch, operator: () => op.log, say: tagged('launch') });
   // the history database (an embedding without a home of its own has none): opened once the links are up, indexed from the logs in the background
   const history = o.home ? startHistory(app, { home: o.home, logRoot: o.logDir ?? join(o.home, 'logs'), auth, say: tagged('history'), relay }) : undefined;
-  const watch = upWatch(o.watch, tagged('watch')); // nothing waits unseen (engine/watch): started once the operator session is linked
-  const away = auth.controlPossible // Web Push and the chat channels (engine/push, engine/channels): only where someone can sign in and answer
+  const watch = upWatch(o.watch, tagged('watch')); // nothing waits unseen (engine/person/watch): started once the operator session is linked
+  const away = auth.controlPossible // Web Push and the chat channels (engine/person/push, engine/person/channels): only where someone can sign in and answer
     ? mountPush(app, {
         home,
         config: o.push ?? {},

@@ -3,7 +3,7 @@
 // its command runs: the dispatcher pays for one command, and the package's
 // bundle (npm run build: codegen/bundle.mjs) finds every command from these
 // literals and splits each into its own chunk.
-import type { RuntimeConfig } from '../config/schema.ts';
+import type { RuntimeConfig } from '../core/config/schema.ts';
 
 export interface CommandModule {
   run(argv: string[], config: RuntimeConfig): Promise<number>;

@@ -2,7 +2,7 @@
 // over its default and its HOOKMAP_<AGENT>_<KEY> variable. The value is JSON
 // when it reads as JSON (true, 3, ["a"]), else the text as written; a key the
 // descriptor does not declare is a usage error naming the ones it does.
-import type { Descriptor } from '../descriptor/types.ts';
+import type { Descriptor } from '../core/descriptor/types.ts';
 import { ArgError } from './args.ts';
 
 export function configSets(values: unknown, d: Descriptor): Record<string, unknown> | undefined {

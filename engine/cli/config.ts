@@ -1,17 +1,17 @@
 // The CLI edge's one read of the environment: process.env resolved into the
-// typed runtime configuration (engine/config/schema.ts), checked as its zod schema would (checkCandidate),
+// typed runtime configuration (engine/core/config/schema.ts), checked as its zod schema would (checkCandidate),
 // once per command; every layer below takes it (or the values it needs) as
 // arguments. A command's flags override it where they name the same thing.
-import type { TokenSources } from '../auth/discover.ts';
+import type { TokenSources } from '../runtime/auth/discover.ts';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
-import type { RuntimeConfig } from '../config/schema.ts';
-import type { Target } from '../io/target.ts';
+import type { RuntimeConfig } from '../core/config/schema.ts';
+import type { Target } from '../core/io/target.ts';
 
-import { ConfigError } from '../config/config-error.ts';
+import { ConfigError } from '../core/config/config-error.ts';
 export { ConfigError };
 
-import { DEFAULT_URL } from '../config/defaults.ts';
+import { DEFAULT_URL } from '../core/config/defaults.ts';
 export { DEFAULT_URL };
 
 /** The variables a field is read from, for error messages: `attentionTimeoutMs` -> HOOKMAP_ATTENTION_TIMEOUT_MS. */
@@ -108,7 +108,7 @@ export function agentOptionOverrides(cfg: RuntimeConfig, names: Record<string, s
   return out;
 }
 
-/** Where a client's token may come from, as the environment says (engine/auth/discover.ts takes the values). */
+/** Where a client's token may come from, as the environment says (engine/runtime/auth/discover.ts takes the values). */
 export function tokenSources(env: NodeJS.ProcessEnv): TokenSources {
   return { envTokenFile: blank(env.HOOKMAP_TOKEN_FILE), envToken: blank(env.HOOKMAP_TOKEN), home: blank(env.HOOKMAP_HOME) ?? join(homedir(), '.hookmap') };
 }
@@ -135,7 +135,7 @@ const NOT_CARRIED = new Set([
   'HOOKMAP_SHIM_TIMEOUT_MS',
 ]);
 
-/** The HOOKMAP_* variables of an environment `hookmap service install` keeps in the unit (engine/service/units.ts), with HOOKMAP_HOME resolved. */
+/** The HOOKMAP_* variables of an environment `hookmap service install` keeps in the unit (engine/tools/service/units.ts), with HOOKMAP_HOME resolved. */
 export function carriedEnv(env: NodeJS.ProcessEnv, home: string): Record<string, string> {
   const out: Record<string, string> = { HOOKMAP_HOME: home };
   for (const [k, v] of Object.entries(env).sort(([a], [b]) => (a < b ? -1 : 1))) {

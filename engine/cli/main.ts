@@ -1,13 +1,13 @@
 // The CLI dispatcher: one module per command under ./commands, loaded lazily
 // (command-modules.ts) so a command only pays for what it imports. The runtime configuration is
 // resolved here, once (engine/cli/config.ts), and handed to the command.
-import type { RuntimeConfig } from '../config/schema.ts';
+import type { RuntimeConfig } from '../core/config/schema.ts';
 import { resolveConfig } from './config.ts';
 import { join } from 'node:path';
-import { cacheYamlIn } from '../descriptor/yaml-cache.ts';
-import { cacheDescriptorsIn } from '../descriptor/descriptor-cache.ts';
-import { cacheValidatorsIn } from '../aep/validator-cache.ts';
-import { PACKAGE_ROOT } from '../io/package-root.ts';
+import { cacheYamlIn } from '../core/descriptor/yaml-cache.ts';
+import { cacheDescriptorsIn } from '../core/descriptor/descriptor-cache.ts';
+import { cacheValidatorsIn } from '../core/aep/validator-cache.ts';
+import { PACKAGE_ROOT } from '../core/io/package-root.mjs';
 import { hookmapStamp, setRunStamp } from './stamp.ts';
 import { existsSync } from 'node:fs';
 import { commandHelp, printUsage, COMMANDS } from './usage.ts';
@@ -42,7 +42,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(commandHelp(entry));
     return 0;
   }
-  // what a command creates in the home is for its owner alone, whatever the user's umask (engine/io/home-modes.ts); the
+  // what a command creates in the home is for its owner alone, whatever the user's umask (engine/core/io/home-modes.ts); the
   // commands that write into a repository or an agent's own config keep the user's
   if (!KEEPS_UMASK.has(cmd)) process.umask(0o077);
   let config: RuntimeConfig;
@@ -52,17 +52,17 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`hookmap ${cmd}: ${(err as Error).message}\n`);
     return 2;
   }
-  // descriptors' parsed YAML, kept by content hash (engine/descriptor/yaml-cache.ts)
+  // descriptors' parsed YAML, kept by content hash (engine/core/descriptor/yaml-cache.ts)
   cacheYamlIn(join(config.home, 'cache', 'yaml'));
   const stamp = hookmapStamp(IN_CLONE);
   setRunStamp(stamp);
   // what the package was built with (npm run build: codegen/bundle.mjs), found when the home has nothing yet
   const shipped = (kind: string) => join(PACKAGE_ROOT, 'dist', 'cache', kind);
-  // descriptors validated by this hookmap before, by content hash (engine/descriptor/descriptor-cache.ts)
+  // descriptors validated by this hookmap before, by content hash (engine/core/descriptor/descriptor-cache.ts)
   cacheDescriptorsIn(join(config.home, 'cache', 'descriptors'), stamp, shipped('descriptors'));
-  // the AEP hot-path validators' code, by content hash (engine/aep/validator-cache.ts)
+  // the AEP hot-path validators' code, by content hash (engine/core/aep/validator-cache.ts)
   cacheValidatorsIn(join(config.home, 'cache', 'validators'), stamp, shipped('validators'));
-  if (!config.fastExpr) (await import('../expr/compile.ts')).useFastExpressions(false);
+  if (!config.fastExpr) (await import('../core/expr/compile.ts')).useFastExpressions(false);
   const mod = await COMMAND_MODULES[entry.module]();
   try {
     return await mod.run(rest, config);

@@ -15,12 +15,12 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DECIDING = [
-  'engine/descriptor',
-  'engine/expr',
-  'engine/aep',
-  'engine/capabilities',
-  'engine/generated',
-  'engine/kernel/generated',
+  'engine/core/descriptor',
+  'engine/core/expr',
+  'engine/core/aep',
+  'engine/core/capabilities',
+  'engine/core/generated',
+  'engine/core/kernel/generated',
   'schemas',
   'schemas/aep',
   'schemas/aep/types',

@@ -1,7 +1,7 @@
 // The shape of one command table entry (engine/cli/usage.ts) and the help text
 // several entries share.
 
-/** The token, host/origin and TLS flags `up` and `relay` share (one listener guard, engine/auth). */
+/** The token, host/origin and TLS flags `up` and `relay` share (one listener guard, engine/runtime/auth). */
 export const LISTENER_AUTH_HELP = `  --token-file F            the owner token in a file (or HOOKMAP_TOKEN_FILE)
                             default $HOOKMAP_HOME/token, created on first start (0600)
   --token T                 the owner token itself (or HOOKMAP_TOKEN); works, but argv is visible in ps

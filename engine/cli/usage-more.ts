@@ -2,7 +2,7 @@
 // `hookmap --help` lists each group in this order): capabilities, timeline, history, cancel,
 // policy, tokens, the MCP server, then checking, mapping and documenting descriptors and recording
 // an agent's payloads.
-import { DEFAULT_URL } from '../config/defaults.ts';
+import { DEFAULT_URL } from '../core/config/defaults.ts';
 import type { CommandEntry } from './usage-entry.ts';
 
 export const MORE: CommandEntry[] = [

@@ -1,7 +1,7 @@
 // The command table's plumbing group (engine/cli/usage.ts renders it with the rest):
 // the pieces `up` runs, the shims, and the stream in and out.
-import { DEFAULT_ATTENTION_TIMEOUT_MS, DEFAULT_PORT, DEFAULT_URL } from '../config/defaults.ts';
-import { BACKPLANE_HELP } from '../relay/backplane/config.ts';
+import { DEFAULT_ATTENTION_TIMEOUT_MS, DEFAULT_PORT, DEFAULT_URL } from '../core/config/defaults.ts';
+import { BACKPLANE_HELP } from '../runtime/relay/backplane/config.ts';
 import { LISTENER_AUTH_HELP, type CommandEntry } from './usage-entry.ts';
 
 export const PLUMBING: CommandEntry[] = [

@@ -3,9 +3,9 @@
 // docs/cli.md's command tables (`hookmap docs`, drift-checked) are rendered from
 // it; test/cli/command-table.test.ts holds every flag a command parses
 // documented here, and nothing documented that it does not parse.
-import { DEFAULT_ATTENTION_TIMEOUT_MS, DEFAULT_PORT, DEFAULT_URL } from '../config/defaults.ts';
-import { wrapSynopsis, wrapText, wrapWords } from '../text/wrap.ts';
-import { BACKPLANE_HELP } from '../relay/backplane/config.ts';
+import { DEFAULT_ATTENTION_TIMEOUT_MS, DEFAULT_PORT, DEFAULT_URL } from '../core/config/defaults.ts';
+import { wrapSynopsis, wrapText, wrapWords } from '../core/text/wrap.ts';
+import { BACKPLANE_HELP } from '../runtime/relay/backplane/config.ts';
 import { GROUPS, LISTENER_AUTH_HELP, type CommandEntry, type Group } from './usage-entry.ts';
 import { HISTORY } from './usage-history.ts';
 import { MORE } from './usage-more.ts';

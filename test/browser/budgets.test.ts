@@ -8,9 +8,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { tempDir } from '../daemon/helpers.ts';
-import { budgetsOf } from '../../engine/usage/budget-schema.ts';
-import { addToken } from '../../engine/auth/tokens.ts';
+import { tempDir } from '../runtime/daemon/helpers.ts';
+import { budgetsOf } from '../../engine/runtime/usage/budget-schema.ts';
+import { addToken } from '../../engine/runtime/auth/tokens.ts';
 import { fire, launch, signedIn, skipBrowser, stack, until, type Stack } from './harness.ts';
 
 describe.skipIf(!!skipBrowser)('web inbox: budgets beside the usage', () => {

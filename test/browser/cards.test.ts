@@ -8,7 +8,7 @@
 // but cannot answer, and a phone-sized screen.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { addToken } from '../../engine/auth/tokens.ts';
+import { addToken } from '../../engine/runtime/auth/tokens.ts';
 import { TIMED_OUT } from '../../web/src/model/outcome.ts';
 import { bound, decisionCase, fire, launch, signedIn, skipBrowser, stack, TOKEN, withSession, type Stack } from './harness.ts';
 

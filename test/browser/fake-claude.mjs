@@ -8,7 +8,7 @@
 // DIR/.fake-claude.jsonl. It never runs a shell or the command it asked about.
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
+import { hookKeyHeaders } from '../../engine/runtime/auth/hook-key.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name) => {

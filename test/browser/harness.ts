@@ -2,14 +2,14 @@
 // playwright-core (never a browser download), one browser per test file,
 // `hookmap up` stacks on ephemeral ports with temp HOOKMAP_HOME folders,
 // sign-in, hook firings as an agent makes them, and fixture cases.
-import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
+import { hookKeyHeaders } from '../../engine/runtime/auth/hook-key.mjs';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { startUp, type Up, type UpOptions } from '../../engine/app/up.ts';
-import { fixtureFiles } from '../../engine/fixtures/format.ts';
-import { tempDir, until } from '../daemon/helpers.ts';
+import { fixtureFiles } from '../../engine/tools/cases/format.ts';
+import { tempDir, until } from '../runtime/daemon/helpers.ts';
 import { CHROMIUM_TOOL, skipReason } from '../helpers/optional-tools.ts';
 
-export { until } from '../daemon/helpers.ts';
+export { until } from '../runtime/daemon/helpers.ts';
 
 export const CHROMIUM = CHROMIUM_TOOL.candidates[0];
 /**
@@ -61,18 +61,18 @@ export interface StackOptions {
   agents?: { descriptor: string; attentionTimeoutMs?: number; config?: Record<string, unknown> }[];
   attentionTimeoutMs?: number;
   token?: string | null;
-  /** Web Push's escalation (engine/push/escalation.ts). */
+  /** Web Push's escalation (engine/person/push/escalation.ts). */
   push?: UpOptions['push'];
   /** `hookmap run`'s launcher: its config and the environment its agents start with. */
   launch?: UpOptions['launch'];
   launchEnv?: UpOptions['launchEnv'];
-  /** Spending caps (the up config's `budgets:`, engine/usage/budget-schema.ts). */
+  /** Spending caps (the up config's `budgets:`, engine/runtime/usage/budget-schema.ts). */
   budgets?: UpOptions['budgets'];
   /** Called with the home before up starts (wirings, tokens). */
   before?: (home: string) => void;
   /** Every agent's capture ceiling at least this (`up --capture`). */
   capture?: UpOptions['capture'];
-  /** Named people (engine/auth/people.ts). */
+  /** Named people (engine/runtime/auth/people.ts). */
   people?: UpOptions['people'];
 }
 

@@ -8,8 +8,8 @@
 // run it after a visible change of the view.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../../engine/descriptor/registry.ts';
-import { tempDir } from '../daemon/helpers.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
+import { tempDir } from '../runtime/daemon/helpers.ts';
 import { fire, launch, SCREENS, signedIn, stack, TOKEN, until } from './harness.ts';
 
 const user = tempDir('hookmap-history-shots-');

@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { tempDir } from '../daemon/helpers.ts';
+import { tempDir } from '../runtime/daemon/helpers.ts';
 import { fire, launch, signedIn, skipBrowser, stack, until, type Stack } from './harness.ts';
 
 describe.skipIf(!!skipBrowser)('web inbox: history, search and usage', () => {

@@ -11,8 +11,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { addToken } from '../../engine/auth/tokens.ts';
-import { recordWiring } from '../../engine/setup/wirings.ts';
+import { addToken } from '../../engine/runtime/auth/tokens.ts';
+import { recordWiring } from '../../engine/runtime/setup/wirings.ts';
 import { launch, SCREENS, signedIn, skipBrowser, stack, TOKEN, until, type Stack } from './harness.ts';
 
 const FAKE = join(import.meta.dirname, 'fake-claude.mjs');

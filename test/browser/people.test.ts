@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { addToken } from '../../engine/auth/tokens.ts';
-import { People } from '../../engine/auth/people.ts';
-import { FLOOR_ROWS } from '../../engine/policy/shell/floor.ts';
+import { addToken } from '../../engine/runtime/auth/tokens.ts';
+import { People } from '../../engine/runtime/auth/people.ts';
+import { FLOOR_ROWS } from '../../engine/runtime/policy/shell/floor.ts';
 import { fire, launch, signedIn, skipBrowser, stack, type Stack } from './harness.ts';
 
 describe.skipIf(!!skipBrowser)('web inbox: people', () => {

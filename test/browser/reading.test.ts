@@ -16,8 +16,8 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { writeShims } from '../../engine/shim/generate.ts';
+import { loadVendor } from '../../engine/core/descriptor/registry.ts';
+import { writeShims } from '../../engine/runtime/shim/generate.ts';
 import { fire, launch, postEvents, SCREENS, signedIn, skipBrowser, stack, type Stack } from './harness.ts';
 import { resolveTarget } from '../../engine/cli/config.ts';
 

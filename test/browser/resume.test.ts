@@ -5,7 +5,7 @@
 // call of the session's log exactly once, in (epoch, seq) order.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { readLogs } from '../daemon/helpers.ts';
+import { readLogs } from '../runtime/daemon/helpers.ts';
 import { fire, launch, signedIn, skipBrowser, stack, until, type Stack } from './harness.ts';
 
 const AGENT = 'claude-code';

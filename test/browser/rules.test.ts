@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { addToken } from '../../engine/auth/tokens.ts';
+import { addToken } from '../../engine/runtime/auth/tokens.ts';
 import { fire, launch, signedIn, skipBrowser, stack, until, type Stack } from './harness.ts';
 
 describe.skipIf(!!skipBrowser)('web inbox: Allow always and the rules page', () => {

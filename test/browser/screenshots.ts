@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { ROOT } from '../../engine/descriptor/registry.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
 import { decisionCase, fire, launch, signedIn, stack, TOKEN, until, type Stack } from './harness.ts';
 import { startPushService } from '../helpers/push-service.ts';
 

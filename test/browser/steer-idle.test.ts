@@ -3,7 +3,7 @@
 // turn is over, and its next-turn waiter (what the background asyncRewake
 // Stop handler posts). The page's instruction wakes the waiter (the text,
 // exit 2); once the waiter acks, the page says it woke the session.
-import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
+import { hookKeyHeaders } from '../../engine/runtime/auth/hook-key.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { fire, launch, signedIn, skipBrowser, stack, until, type Stack } from './harness.ts';

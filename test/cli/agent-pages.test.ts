@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listVendors, loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
+import { listVendors, loadVendor, ROOT } from '../../engine/core/descriptor/registry.ts';
 
 const ORDER = [
   '## Wire it',

@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentTableProblems, readmeAgentsTable, spliceReadmeAgents, wireCommand } from '../../codegen/agent-tables.ts';
-import { listVendors, loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
-import type { Descriptor } from '../../engine/descriptor/types.ts';
+import { listVendors, loadVendor, ROOT } from '../../engine/core/descriptor/registry.ts';
+import type { Descriptor } from '../../engine/core/descriptor/types.ts';
 
 const readme = readFileSync(join(ROOT, 'docs/agents.md'), 'utf8');
 const all = listVendors().map(loadVendor);

@@ -1,5 +1,5 @@
 // Issue 45: `hookmap capabilities` in a clone runs the agent's fixtures once
-// per hookmap, descriptor and fixture folder (engine/check/capabilities-cache.ts),
+// per hookmap, descriptor and fixture folder (engine/tools/check/capabilities-cache.ts),
 // then reads the kept report back: the same JSON as running them.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { keepReport, keptReport, reportKey } from '../../engine/check/capabilities-cache.ts';
-import type { AgentJson } from '../../engine/check/capabilities-json.ts';
+import { keepReport, keptReport, reportKey } from '../../engine/tools/check/capabilities-cache.ts';
+import type { AgentJson } from '../../engine/tools/check/capabilities-json.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'hookmap-caps-cache-'));

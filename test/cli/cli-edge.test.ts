@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ArgError, parseArgs } from '../../engine/cli/args.ts';
-import { ROOT } from '../../engine/descriptor/registry.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
 
 describe('a closed stdout (EPIPE)', () => {
   it('ends hookmap quietly, exit 0', async () => {

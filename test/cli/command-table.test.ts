@@ -10,8 +10,8 @@ import { COMMANDS, commandHelp } from '../../engine/cli/usage.ts';
 import { CLI_DOC, cliSection } from '../../engine/cli/usage-doc.ts';
 import { ENDPOINT_FLAGS } from '../../engine/cli/commands/command-common.ts';
 import { SERVER_AUTH_FLAGS } from '../../engine/cli/commands/server-auth.ts';
-import { BACKPLANE_FLAGS } from '../../engine/relay/backplane/config.ts';
-import { ROOT } from '../../engine/descriptor/registry.ts';
+import { BACKPLANE_FLAGS } from '../../engine/runtime/relay/backplane/config.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
 import { COMMAND_MODULES } from '../../engine/cli/command-modules.ts';
 
 const source = (module: string) => readFileSync(join(ROOT, 'engine/cli/commands', `${module}.ts`), 'utf8');

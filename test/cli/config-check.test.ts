@@ -13,7 +13,7 @@ import { parse } from 'yaml';
 import { ConfigError, loadUpConfig } from '../../engine/app/up-config.ts';
 import { formatFinding } from '../../engine/app/up-check.ts';
 import { UP_CONFIG_ENV, UpConfigSchema } from '../../engine/app/up-schema.ts';
-import { FIXTURES_DIR, ROOT } from '../../engine/descriptor/registry.ts';
+import { FIXTURES_DIR, ROOT } from '../../engine/core/descriptor/registry.ts';
 import { upConfigSchema } from '../../codegen/types.ts';
 import { UP_CONFIG_DOC, upConfigDoc } from '../../codegen/reference-up-config.ts';
 import { runCli } from '../helpers/cli.ts';

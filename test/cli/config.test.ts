@@ -9,9 +9,9 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { agentOptionOverrides, checkCandidate, ConfigError, resolveConfig } from '../../engine/cli/config.ts';
-import { RuntimeConfigSchema } from '../../engine/config/schema.ts';
-import { ROOT } from '../../engine/descriptor/registry.ts';
-import { optionEnvName } from '../../engine/descriptor/options.ts';
+import { RuntimeConfigSchema } from '../../engine/core/config/schema.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
+import { optionEnvName } from '../../engine/core/descriptor/options.ts';
 
 describe('resolveConfig', () => {
   it('fills defaults from an empty environment', () => {

@@ -3,7 +3,7 @@
 // CLI, as CI would.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../../engine/descriptor/registry.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
 
 const hookmap = (...args: string[]) => spawnSync(process.execPath, ['bin/hookmap.mjs', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
 

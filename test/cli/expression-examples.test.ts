@@ -5,9 +5,9 @@ import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
 import { BINDING_EXAMPLES, ENGINE_FUNCTION_DOCS, ENGINE_FUNCTION_EXAMPLES, JSONATA_EXAMPLES, type Example } from '../../codegen/expression-examples.ts';
 import { runExample } from '../../codegen/reference-expressions.ts';
-import { BINDINGS } from '../../engine/expr/bindings.ts';
-import { EXPR_FUNCTIONS } from '../../engine/expr/functions.ts';
-import { JSONATA_SIGNATURES } from '../../engine/expr/functions-table.ts';
+import { BINDINGS } from '../../engine/core/expr/bindings.ts';
+import { EXPR_FUNCTIONS } from '../../engine/core/expr/functions.ts';
+import { JSONATA_SIGNATURES } from '../../engine/core/expr/functions-table.ts';
 
 const all: [string, Example[]][] = [
   ['binding', BINDING_EXAMPLES],

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../engine/cli/usage.ts';
-import { BIN } from '../shim/helpers.ts';
+import { BIN } from '../runtime/shim/helpers.ts';
 
 function hookmap(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

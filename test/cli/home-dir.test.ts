@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
-import { ROOT } from '../../engine/descriptor/registry.ts';
-import { until } from '../daemon/helpers.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
+import { until } from '../runtime/daemon/helpers.ts';
 
 const BIN = join(ROOT, 'bin/hookmap.mjs');
 const scratch = mkdtempSync(join(tmpdir(), 'hookmap-home-'));

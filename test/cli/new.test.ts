@@ -6,9 +6,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { listVendors, loadVendor, VENDORS_DIR } from '../../engine/descriptor/registry.ts';
+import { listVendors, loadVendor, VENDORS_DIR } from '../../engine/core/descriptor/registry.ts';
 import { parse } from 'yaml';
-import { closestAgent, FILL_IN, hooksToDrop, SURFACE_KINDS } from '../../engine/scaffold/new-agent.ts';
+import { closestAgent, FILL_IN, hooksToDrop, SURFACE_KINDS } from '../../engine/tools/scaffold/new-agent.ts';
 import { runCli } from '../helpers/cli.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'hookmap-new-'));

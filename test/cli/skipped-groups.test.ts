@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../../engine/descriptor/registry.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
 
 function vitest(files: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string }> {
   return new Promise((resolve) => {

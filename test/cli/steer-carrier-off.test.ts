@@ -9,8 +9,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run as steer } from '../../engine/cli/commands/steer.ts';
-import { validateStream } from '../../engine/validate/index.ts';
-import { until } from '../daemon/helpers.ts';
+import { validateStream } from '../../engine/core/validate/index.ts';
+import { until } from '../runtime/daemon/helpers.ts';
 import { upStack, type UpStack } from '../helpers/up-stack.ts';
 
 let s: UpStack;

@@ -7,9 +7,9 @@
 // Every hook and waiter presents the home's hook key, as the shims do.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { addToken } from '../../engine/auth/tokens.ts';
+import { addToken } from '../../engine/runtime/auth/tokens.ts';
 import { run as steer } from '../../engine/cli/commands/steer.ts';
-import { until } from '../daemon/helpers.ts';
+import { until } from '../runtime/daemon/helpers.ts';
 import { upStack, type UpStack } from '../helpers/up-stack.ts';
 
 let s: UpStack;

@@ -16,7 +16,7 @@ import { run as tail } from '../../engine/cli/commands/tail.ts';
 import { run as timeline } from '../../engine/cli/commands/timeline.ts';
 import { resolveConfig } from '../../engine/cli/config.ts';
 import { main } from '../../engine/cli/main.ts';
-import { readLogs, until } from '../daemon/helpers.ts';
+import { readLogs, until } from '../runtime/daemon/helpers.ts';
 import { upStack, type UpStack } from '../helpers/up-stack.ts';
 
 // Two sessions share the prefix a1b2c3d4 (ambiguous); each is unique from its fifth group on.

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
-import { listVendors } from '../../engine/descriptor/registry.ts';
-import { BIN } from '../shim/helpers.ts';
-import { until } from '../daemon/helpers.ts';
+import { listVendors } from '../../engine/core/descriptor/registry.ts';
+import { BIN } from '../runtime/shim/helpers.ts';
+import { until } from '../runtime/daemon/helpers.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'hookmap-up-cli-'));
 const children: ChildProcess[] = [];

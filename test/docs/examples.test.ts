@@ -18,11 +18,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadUpConfig } from '../../engine/app/up-config.ts';
 import { COMMANDS, commandHelp } from '../../engine/cli/usage.ts';
-import { compileDescriptor } from '../../engine/descriptor/compile.ts';
-import { ERROR_CODES, formatError } from '../../engine/descriptor/errors.ts';
-import { listVendors, ROOT } from '../../engine/descriptor/registry.ts';
-import { loadPolicyFile } from '../../engine/policy/policy.ts';
-import { parsePriceFile } from '../../engine/usage/prices.ts';
+import { compileDescriptor } from '../../engine/core/descriptor/compile.ts';
+import { ERROR_CODES, formatError } from '../../engine/core/descriptor/errors.ts';
+import { listVendors, ROOT } from '../../engine/core/descriptor/registry.ts';
+import { loadPolicyFile } from '../../engine/runtime/policy/policy.ts';
+import { parsePriceFile } from '../../engine/runtime/usage/prices.ts';
 import { runCli } from '../helpers/cli.ts';
 import { readScenario } from '../live/scripted-model.ts';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeResult } from '../../bench/results.ts';
 import { parseBenchResult, PERFORMANCE_FILE, performanceDoc, readBenchResults, RESULTS_DIR, type BenchResult } from '../../codegen/performance.ts';
-import { ROOT } from '../../engine/descriptor/registry.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'hookmap-perf-doc-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { schemaReference } from '../../codegen/reference-schema.ts';
-import { ROOT } from '../../engine/descriptor/registry.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
 
 const schema = JSON.parse(readFileSync(join(ROOT, 'schemas/fixture.schema.json'), 'utf8'));
 const page = readFileSync(join(ROOT, 'docs/reference/fixtures.md'), 'utf8');

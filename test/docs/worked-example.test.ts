@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../../engine/descriptor/registry.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
 
 describe('capability pages: the worked example', () => {
   const dir = join(ROOT, 'capabilities');

@@ -5,7 +5,7 @@
 // rejection covers the race the read cannot see.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run as answer } from '../../engine/cli/commands/answer.ts';
-import { readLogs, until } from '../daemon/helpers.ts';
+import { readLogs, until } from '../runtime/daemon/helpers.ts';
 import { upStack, type UpStack } from '../helpers/up-stack.ts';
 import { join } from 'node:path';
 

@@ -12,7 +12,7 @@ import { run as cancel } from '../../engine/cli/commands/cancel.ts';
 import { run as policyCmd } from '../../engine/cli/commands/policy.ts';
 import { run as upCmd } from '../../engine/cli/commands/up.ts';
 import { upStack, watchAll, type UpStack, type Watcher } from '../helpers/up-stack.ts';
-import { until } from '../daemon/helpers.ts';
+import { until } from '../runtime/daemon/helpers.ts';
 
 let TOKEN: string;
 let s: UpStack;

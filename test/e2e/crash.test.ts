@@ -3,14 +3,14 @@
 // firing was acknowledged to the agent is missing from the log, the epoch
 // bumps, positions stay monotonic, and the (restarted) relay receives what
 // the first relay never saw.
-import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
+import { hookKeyHeaders } from '../../engine/runtime/auth/hook-key.mjs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../../engine/descriptor/registry.ts';
-import { createRelay, type Relay } from '../../engine/relay/index.ts';
-import { validateStream } from '../../engine/validate/index.ts';
-import { readLogs, tempDir, until } from '../daemon/helpers.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
+import { createRelay, type Relay } from '../../engine/runtime/relay/index.ts';
+import { validateStream } from '../../engine/core/validate/index.ts';
+import { readLogs, tempDir, until } from '../runtime/daemon/helpers.ts';
 
 const TOKEN = 'crash-token';
 const SESSION = 'crash-s1';

@@ -3,14 +3,14 @@
 // relay's WebSocket answers the attention request it raises (or lets it time
 // out, or a settling firing dismisses it), and the bytes the agent receives
 // must be exactly the case's pinned reply. The in-process codec runner
-// (engine/fixtures/run-decisions.ts) pins the same cases against the hold
+// (engine/tools/cases/run-decisions.ts) pins the same cases against the hold
 // machinery with a fake clock; this test proves the whole path on real sockets.
 import { afterAll, describe, expect, it } from 'vitest';
-import { listVendors } from '../../engine/descriptor/registry.ts';
-import { fixtureFiles } from '../../engine/fixtures/format.ts';
-import { isDeliveryCase } from '../../engine/fixtures/run-deliveries.ts';
-import { makeCommand, openSocket, sendCommand, type SocketSession } from '../../engine/relay/client.ts';
-import { until } from '../daemon/helpers.ts';
+import { listVendors } from '../../engine/core/descriptor/registry.ts';
+import { fixtureFiles } from '../../engine/tools/cases/format.ts';
+import { isDeliveryCase } from '../../engine/tools/cases/run-deliveries.ts';
+import { makeCommand, openSocket, sendCommand, type SocketSession } from '../../engine/runtime/relay/client.ts';
+import { until } from '../runtime/daemon/helpers.ts';
 import { upStack, watchAll, type UpStack, type Watcher } from '../helpers/up-stack.ts';
 
 interface Stack {
@@ -64,7 +64,7 @@ const ANSWERED_TIMEOUT_MS = 30_000;
 const TIMEOUT_MS = 400;
 
 for (const agent of listVendors()) {
-  // surface command cases (bytes written on a tee) run end to end in test/surface/tee.test.ts; delivery
+  // surface command cases (bytes written on a tee) run end to end in test/runtime/surface/tee.test.ts; delivery
   // cases (steering, cancel, policy) in test/e2e/control-verbs.test.ts
   const cases = fixtureFiles(agent)
     .filter((f) => f.kind === 'decisions')

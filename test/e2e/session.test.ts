@@ -1,7 +1,7 @@
 // End to end against `hookmap up` (in-process, ephemeral port, a token, a
 // config file): a simulated Claude Code POSTs its HTTP hooks straight to the
 // daemon, a simulated Codex fires its command hooks through the generated
-// sh shim (engine/shim). A human on the relay's WebSocket answers the held
+// sh shim (engine/runtime/shim). A human on the relay's WebSocket answers the held
 // hooks. Every reply byte is checked; the stream a WS subscriber saw and the
 // JSONL logs hold the same, valid events.
 import { spawn } from 'node:child_process';
@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUp, type Up } from '../../engine/app/up.ts';
 import { loadUpConfig } from '../../engine/app/up-config.ts';
-import { ROOT } from '../../engine/descriptor/registry.ts';
-import { makeCommand, openSocket, sendCommand, type SocketSession } from '../../engine/relay/client.ts';
-import { descriptorHash, planInputFromSpec, shimPlan } from '../../engine/shim/plan.mjs';
-import { renderShShim } from '../../engine/shim/sh.ts';
-import { validateStream } from '../../engine/validate/index.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
+import { makeCommand, openSocket, sendCommand, type SocketSession } from '../../engine/runtime/relay/client.ts';
+import { descriptorHash, planInputFromSpec, shimPlan } from '../../engine/runtime/shim/plan.mjs';
+import { renderShShim } from '../../engine/runtime/shim/sh.ts';
+import { validateStream } from '../../engine/core/validate/index.ts';
 import { parse } from 'yaml';
-import { readLogs, tempDir, until } from '../daemon/helpers.ts';
+import { readLogs, tempDir, until } from '../runtime/daemon/helpers.ts';
 
 const TOKEN = 'e2e-token';
 const CC = 'cc-e2e-session';

@@ -1,4 +1,4 @@
-// The AEP kernel's place (issue 39, "an AEP kernel"): engine/kernel/ is
+// The AEP kernel's place (issue 39, "an AEP kernel"): engine/core/kernel/ is
 // browser-safe and stands alone (no `node:` module, no package, nothing from
 // the engine outside itself), so the engine and the web inbox read the same
 // code; the event type and the stream position are declared there only, and
@@ -12,37 +12,37 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../../engine/descriptor/registry.ts';
-import { CLOSES, UNITS } from '../../engine/kernel/lifecycle.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
+import { CLOSES, UNITS } from '../../engine/core/kernel/lifecycle.ts';
 
 const PENDING_LIFECYCLE = new Map<string, string>([
-  ['engine/bridge/projection/ocsf.ts', 'maps types to OCSF activities: a projection table'],
-  ['engine/capabilities/vocabulary.ts', 'capability classes name the types they evidence'],
-  ['engine/daemon/budget-asks.ts', 'the daemon emits its own lifecycle events (a refused call: tool.denied)'],
-  ['engine/daemon/commands.ts', 'the daemon emits its own lifecycle events'],
-  ['engine/daemon/hold-lifecycle.ts', 'the daemon emits its own lifecycle events'],
-  ['engine/daemon/instructions.ts', 'the daemon emits its own lifecycle events'],
-  ['engine/daemon/lifecycle.ts', 'the daemon emits its own lifecycle events'],
-  ['engine/daemon/model-calls.ts', 'the daemon emits its own lifecycle events'],
-  ['engine/daemon/session-log.ts', "a session log's end"],
+  ['engine/person/bridge/projection/ocsf.ts', 'maps types to OCSF activities: a projection table'],
+  ['engine/core/capabilities/vocabulary.ts', 'capability classes name the types they evidence'],
+  ['engine/runtime/daemon/budget-asks.ts', 'the daemon emits its own lifecycle events (a refused call: tool.denied)'],
+  ['engine/runtime/daemon/commands.ts', 'the daemon emits its own lifecycle events'],
+  ['engine/runtime/daemon/hold-lifecycle.ts', 'the daemon emits its own lifecycle events'],
+  ['engine/runtime/daemon/instructions.ts', 'the daemon emits its own lifecycle events'],
+  ['engine/runtime/daemon/lifecycle.ts', 'the daemon emits its own lifecycle events'],
+  ['engine/runtime/daemon/model-calls.ts', 'the daemon emits its own lifecycle events'],
+  ['engine/runtime/daemon/session-log.ts', "a session log's end"],
 ]);
 
 /**
- * The views of the one fold (engine/kernel/fold/, issue 39): they render its
+ * The views of the one fold (engine/core/kernel/fold/, issue 39): they render its
  * stories and fates, so they spell no lifecycle type at all (opening, within
  * or closing), and each reads the kernel.
  */
 const FOLD_READERS = [
-  'engine/bridge/structure.ts',
-  'engine/bridge/call-outcome.ts',
-  'engine/bridge/session-node.ts',
-  'engine/bridge/call-watch.ts',
-  'engine/bridge/timeline.ts',
+  'engine/person/bridge/structure.ts',
+  'engine/person/bridge/call-outcome.ts',
+  'engine/person/bridge/session-node.ts',
+  'engine/person/bridge/call-watch.ts',
+  'engine/person/bridge/timeline.ts',
   'engine/cli/commands/held.ts',
   'engine/cli/commands/answer.ts',
   'engine/cli/commands/cancel.ts',
   'engine/cli/commands/command-common.ts',
-  'engine/validate/lifecycle-tracker.ts',
+  'engine/core/validate/lifecycle-tracker.ts',
   'web/src/model/timeline.ts',
   'web/src/model/calls.ts',
   'web/src/model/outcome.ts',
@@ -51,7 +51,8 @@ const FOLD_READERS = [
 ];
 
 /** The mapper builds events from descriptors: it spells the types it emits. */
-const MAY_SPELL = (f: string) => f.startsWith('engine/kernel/') || f.startsWith('engine/map/') || f.includes('/generated/') || f === 'codegen/lifecycle.ts';
+const MAY_SPELL = (f: string) =>
+  f.startsWith('engine/core/kernel/') || f.startsWith('engine/core/map/') || f.includes('/generated/') || f === 'codegen/lifecycle.ts';
 
 function sources(dir: string, out: string[] = []): string[] {
   for (const f of readdirSync(join(ROOT, dir))) {
@@ -76,26 +77,26 @@ function specifiers(src: string): string[] {
   return out;
 }
 
-const KERNEL = sources('engine/kernel');
-const ENGINE = sources('engine').filter((f) => !f.startsWith('engine/kernel/'));
+const KERNEL = sources('engine/core/kernel');
+const ENGINE = sources('engine').filter((f) => !f.startsWith('engine/core/kernel/'));
 const WEB = sources('web/src');
 const ELSEWHERE = [...ENGINE, ...WEB, ...sources('codegen'), ...sources('bench')];
 
 /** Browser-safe engine files the inbox reads besides the kernel (each standing alone: no imports). */
-const SHARED_WITH_WEB = ['engine/aep/form-values.ts', 'engine/usage/budget-view.ts'];
+const SHARED_WITH_WEB = ['engine/core/aep/form-values.ts', 'engine/runtime/usage/budget-view.ts'];
 
-describe('the AEP kernel (engine/kernel/)', () => {
+describe('the AEP kernel (engine/core/kernel/)', () => {
   it('holds the event type, positions, commands, the lifecycle and option effects', () => {
     const fold = ['fold/fold.ts', 'fold/join.ts', 'fold/fates.ts', 'fold/story.ts'];
     for (const f of ['event.ts', 'position.ts', 'command.ts', 'lifecycle.ts', 'option-effects.ts', 'generated/lifecycle.ts', 'generated/aep-types.ts', ...fold])
-      expect(KERNEL, f).toContain(`engine/kernel/${f}`);
+      expect(KERNEL, f).toContain(`engine/core/kernel/${f}`);
   });
 
   it('imports no node: module, no package and nothing from the engine outside itself (browser-safe)', () => {
     const bad: string[] = [];
     for (const f of KERNEL)
       for (const s of specifiers(code(f))) {
-        const inside = s.startsWith('.') && relative(ROOT, resolve(ROOT, dirname(f), s)).startsWith('engine/kernel/');
+        const inside = s.startsWith('.') && relative(ROOT, resolve(ROOT, dirname(f), s)).startsWith('engine/core/kernel/');
         if (!inside) bad.push(`${f}: ${s}`);
       }
     expect(bad, 'the kernel stands alone: move what it needs into it').toEqual([]);
@@ -109,7 +110,7 @@ describe('the AEP kernel (engine/kernel/)', () => {
       for (const s of specifiers(code(f))) {
         if (!s.startsWith('.')) continue;
         const to = relative(ROOT, resolve(ROOT, dirname(f), s));
-        if (!to.startsWith('web/') && !to.startsWith('engine/kernel/') && !SHARED_WITH_WEB.includes(to)) bad.push(`${f}: ${to}`);
+        if (!to.startsWith('web/') && !to.startsWith('engine/core/kernel/') && !SHARED_WITH_WEB.includes(to)) bad.push(`${f}: ${to}`);
       }
     expect(bad).toEqual([]);
   });
@@ -119,20 +120,20 @@ describe('one definition', () => {
   it('of the event type: no AepEvent or AepEnvelope declared outside the kernel', () => {
     const declares = /^\s*(export\s+)?(interface\s+(AepEvent|AepEnvelope)\b|type\s+(AepEvent|AepEnvelope)\s*[=<])/m;
     const hits = ELSEWHERE.filter((f) => declares.test(code(f)));
-    expect(hits, 'import the kernel one (engine/kernel/event.ts)').toEqual([]);
+    expect(hits, 'import the kernel one (engine/core/kernel/event.ts)').toEqual([]);
   });
 
   it('of a position: no (epoch, seq) type declared outside the kernel', () => {
     // an object type's members (a checkpoint's [epoch, seq] tuple is a serialized form, not a type of its own)
     const shape = /\bepoch\??\s*:\s*number\s*;\s*(readonly\s+)?seq\??\s*:\s*number/;
     const hits = ELSEWHERE.filter((f) => shape.test(code(f)));
-    expect(hits, 'use Position (engine/kernel/position.ts)').toEqual([]);
+    expect(hits, 'use Position (engine/core/kernel/position.ts)').toEqual([]);
   });
 
   it('of position order: no (epoch, seq) comparison outside the kernel', () => {
     const order = /\.epoch\s*-\s*[\w.]+\.epoch|epoch\s*===\s*[\w.[\]]+\s*&&\s*[\w.]*seq\s*<|epoch\s*<\s*[\w.[\]]+\s*\|\|\s*\(/;
     const hits = ELSEWHERE.filter((f) => order.test(code(f)));
-    expect(hits, 'use comparePositions (engine/kernel/position.ts)').toEqual([]);
+    expect(hits, 'use comparePositions (engine/core/kernel/position.ts)').toEqual([]);
   });
 });
 
@@ -151,7 +152,7 @@ describe('the lifecycle vocabulary comes from the kernel', () => {
     const spelling = [...ENGINE, ...sources('codegen')].filter((f) => !MAY_SPELL(f) && closing.test(code(f)));
     expect(
       spelling.filter((f) => !PENDING_LIFECYCLE.has(f)),
-      'ask engine/kernel/lifecycle.ts (isRunTerminal, closes, fateOf, ...)',
+      'ask engine/core/kernel/lifecycle.ts (isRunTerminal, closes, fateOf, ...)',
     ).toEqual([]);
     expect(
       [...PENDING_LIFECYCLE.keys()].filter((f) => !spelling.includes(f)),
@@ -164,9 +165,9 @@ describe('the lifecycle vocabulary comes from the kernel', () => {
     const any = new RegExp(`['"\`](${all.map((t) => t.replace(/\./g, '\\.')).join('|')})['"\`]`);
     expect(
       FOLD_READERS.filter((f) => any.test(code(f))),
-      'ask the kernel (engine/kernel/lifecycle.ts, engine/kernel/fold/)',
+      'ask the kernel (engine/core/kernel/lifecycle.ts, engine/core/kernel/fold/)',
     ).toEqual([]);
-    const reads = (f: string) => specifiers(code(f)).some((s) => relative(ROOT, resolve(ROOT, dirname(f), s)).startsWith('engine/kernel/'));
+    const reads = (f: string) => specifiers(code(f)).some((s) => relative(ROOT, resolve(ROOT, dirname(f), s)).startsWith('engine/core/kernel/'));
     expect(FOLD_READERS.filter((f) => !reads(f) && !f.endsWith('/attention.ts'))).toEqual([]);
   });
 

@@ -1,8 +1,9 @@
 // The engine's shape, enforced (issue 16 "the runtime cut along its
 // concerns"): no untyped `spec: any`; no `process.env` read below the CLI
 // edge (engine/cli/), where one configuration is resolved; no import cycles,
-// between files or between the engine's units (engine/<dir>/, codegen/);
-// no engine or web file over 300 lines (engine/generated/ and engine/kernel/generated/ aside); no line
+// between files or between the engine's units (engine/<layer>/<unit>/, engine/app/,
+// engine/cli/, codegen/); imports only down the layers (core, runtime, person, tools, app, cli);
+// no engine or web file over 300 lines (engine/core/generated/ and engine/core/kernel/generated/ aside); no line
 // over 160 characters (prettier's printWidth) in the code that ships or
 // builds it (engine/, web/, codegen/, bin/, bench/; tests quote whole
 // messages and payloads, docs/trace renders an image from its HTML).
@@ -14,7 +15,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../../engine/descriptor/registry.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
 
 const MAX_LINES = 300;
 /** prettier's printWidth (.prettierrc): a line past it is one prettier could not break (a long string, a comment). */
@@ -22,11 +23,11 @@ const MAX_LINE_CHARS = 160;
 
 /** Programs of their own: bin/hookmap.mjs runs them without engine/cli, so their entry is their edge. */
 const OWN_PROGRAMS: Record<string, string> = {
-  'engine/shim/node-shim.mjs': 'the portable hook shim, run in the agent as `hookmap hook`',
-  'engine/surface/tee.mjs': 'the stdio tee, run in the editor as `hookmap tee`',
-  'engine/shim/autostart.mjs': 'start on demand, run by the shims as `hookmap autostart`',
-  'engine/fixtures/plugin-host.mjs': "a plugin's stand-in host, run as a child by a `shim: plugin` fixture case (its environment is the plugin's)",
-  'engine/shim/plugin/generate.ts': "the generated plugin's source text, run inside the agent's process",
+  'engine/runtime/shim/node-shim.mjs': 'the portable hook shim, run in the agent as `hookmap hook`',
+  'engine/runtime/surface/tee.mjs': 'the stdio tee, run in the editor as `hookmap tee`',
+  'engine/runtime/shim/autostart.mjs': 'start on demand, run by the shims as `hookmap autostart`',
+  'engine/tools/cases/plugin-host.mjs': "a plugin's stand-in host, run as a child by a `shim: plugin` fixture case (its environment is the plugin's)",
+  'engine/runtime/shim/plugin/generate.ts': "the generated plugin's source text, run inside the agent's process",
 };
 
 /** Files below engine/cli/ still reading process.env: none (the configuration is resolved at the edge, engine/cli/config.ts, and passed down). */
@@ -34,15 +35,15 @@ const PENDING_ENV = new Map<string, string>([]);
 
 /**
  * Files below engine/cli/ that take an environment (NodeJS.ProcessEnv) at all: the environment of a child they
- * start, never a source of configuration (the machine a command acts on is engine/io/target.ts, resolved by
+ * start, never a source of configuration (the machine a command acts on is engine/core/io/target.ts, resolved by
  * engine/cli/config.ts resolveTarget).
  */
 const CHILD_ENV = new Map<string, string>([
-  ['engine/fixtures/run-shim.ts', 'the environment a shim fixture case runs the generated shim in'],
-  ['engine/fixtures/shim-daemon.ts', 'runProcess: the environment of the process a fixture case starts'],
+  ['engine/tools/cases/run-shim.ts', 'the environment a shim fixture case runs the generated shim in'],
+  ['engine/tools/cases/shim-daemon.ts', 'runProcess: the environment of the process a fixture case starts'],
 ]);
 
-/** Unit cycles not broken yet: none (the composition root lives in engine/app/, the home paths in engine/io/). */
+/** Unit cycles not broken yet: none (the composition root lives in engine/app/, the home paths in engine/core/io/). */
 const PENDING_CYCLES = new Map<string, string>([]);
 
 /**
@@ -104,7 +105,17 @@ function imports(f: string): Edge[] {
 }
 
 const EDGES = FILES.flatMap(imports);
-const unitOf = (f: string) => (f.startsWith('codegen/') ? 'codegen' : f.split('/').length > 2 ? f.split('/').slice(0, 2).join('/') : 'engine');
+/** The engine's layers, lowest first: a layer imports only its own and those below it. */
+const LAYERS = ['core', 'runtime', 'person', 'tools', 'app', 'cli'] as const;
+const LAYERED = new Set<string>(['core', 'runtime', 'person', 'tools']);
+/** engine/<layer>/<unit>/ below the four layers that group units; engine/app/ and engine/cli/ are units and layers both. */
+const unitOf = (f: string) => {
+  if (f.startsWith('codegen/')) return 'codegen';
+  const parts = f.split('/');
+  if (parts.length <= 2) return 'engine';
+  return LAYERED.has(parts[1]) && parts.length > 3 ? parts.slice(0, 3).join('/') : parts.slice(0, 2).join('/');
+};
+const layerOf = (f: string) => (f.startsWith('engine/') ? LAYERS.indexOf(f.split('/')[1] as (typeof LAYERS)[number]) : -1);
 
 /** Strongly connected components with more than one node (Tarjan). */
 function cycles(edges: [string, string][]): string[][] {
@@ -159,7 +170,10 @@ describe('the engine architecture', () => {
   it("reads hookmap's own variables (HOOKMAP_*) only at the CLI edge, even from an environment passed down", () => {
     // an `env` bag handed below the CLI and read for HOOKMAP_* is the same read as process.env, one call later
     const own = (f: string) =>
-      f in OWN_PROGRAMS || /^engine\/shim\/[^/]+\.mjs$/.test(f) || /^engine\/surface\/tee[^/]*\.mjs$/.test(f) || f === 'engine/fixtures/plugin-host.mjs';
+      f in OWN_PROGRAMS ||
+      /^engine\/runtime\/shim\/[^/]+\.mjs$/.test(f) ||
+      /^engine\/runtime\/surface\/tee[^/]*\.mjs$/.test(f) ||
+      f === 'engine/tools/cases/plugin-host.mjs';
     const readers = FILES.filter(
       (f) => f.startsWith('engine/') && !f.startsWith('engine/cli/') && !own(f) && /\benv\??\.HOOKMAP_|env\[['"]HOOKMAP_|\bhookmapHome\(/.test(code(f)),
     );
@@ -175,7 +189,7 @@ describe('the engine architecture', () => {
     const takers = FILES.filter((f) => f.startsWith('engine/') && !f.startsWith('engine/cli/') && /\bProcessEnv\b/.test(code(f)) && !(f in OWN_PROGRAMS));
     expect(
       takers.filter((f) => !CHILD_ENV.has(f)),
-      'pass the values (engine/io/target.ts), not the environment',
+      'pass the values (engine/core/io/target.ts), not the environment',
     ).toEqual([]);
     expect(
       [...CHILD_ENV.keys()].filter((f) => !takers.includes(f)),
@@ -202,9 +216,16 @@ describe('the engine architecture', () => {
     expect(longer).toEqual([]);
   });
 
-  it(`has no engine file over ${MAX_LINES} lines (engine/generated/ aside)`, () => {
+  it('imports only down its layers: core, runtime, person, tools, app, cli (the core imports nothing above it)', () => {
+    const stray = FILES.filter((f) => f.startsWith('engine/') && layerOf(f) < 0 && f.split('/').length > 2);
+    expect(stray, 'every engine/ folder is one of the layers').toEqual([]);
+    const up = EDGES.filter((e) => layerOf(e.from) >= 0 && layerOf(e.to) > layerOf(e.from)).map((e) => `${e.from} -> ${e.to}`);
+    expect(up, 'a lower layer imports a higher one: move the shared part down').toEqual([]);
+  });
+
+  it(`has no engine file over ${MAX_LINES} lines (engine/core/generated/ aside)`, () => {
     const lines = (f: string) => text.get(f)!.split('\n').length - (text.get(f)!.endsWith('\n') ? 1 : 0);
-    const engine = FILES.filter((f) => f.startsWith('engine/') && !f.startsWith('engine/generated/') && !f.startsWith('engine/kernel/generated/'));
+    const engine = FILES.filter((f) => f.startsWith('engine/') && !f.startsWith('engine/core/generated/') && !f.startsWith('engine/core/kernel/generated/'));
     const over = engine.filter((f) => lines(f) > MAX_LINES);
     expect(
       over.filter((f) => !PENDING_SIZE.has(f)).map((f) => `${f}: ${lines(f)} lines`),
@@ -224,12 +245,12 @@ describe('the engine architecture', () => {
     ).toEqual([]);
   });
 
-  it(`has no line over ${MAX_LINE_CHARS} characters in engine/, web/, codegen/, bin/ and bench/ (engine/generated/ aside)`, () => {
+  it(`has no line over ${MAX_LINE_CHARS} characters in engine/, web/, codegen/, bin/ and bench/ (engine/core/generated/ aside)`, () => {
     const code = /\.(ts|tsx|mts|mjs|js)$/;
     // compiled output beside a source (npm run build) and generated files are not code anyone writes
     const written = ['engine', 'web', 'codegen', 'bin', 'bench']
       .flatMap((d) => sources(d, [], code))
-      .filter((f) => !f.startsWith('engine/generated/') && !f.startsWith('engine/kernel/generated/') && !f.startsWith('engine/inbox/assets/'))
+      .filter((f) => !f.startsWith('engine/core/generated/') && !f.startsWith('engine/core/kernel/generated/') && !f.startsWith('engine/person/inbox/assets/'))
       .filter((f) => !(f.endsWith('.js') && existsSync(join(ROOT, f.replace(/\.js$/, '.ts')))));
     expect(written.length).toBeGreaterThan(300);
     const long: string[] = [];
@@ -242,7 +263,7 @@ describe('the engine architecture', () => {
 
   it('finds the imports it judges', () => {
     // the walker must see the edges it is meant to see, or the cycle checks prove nothing
-    expect(EDGES.some((e) => e.from === 'engine/check/check-agent.ts' && e.to === 'engine/check/evidence.ts')).toBe(true);
+    expect(EDGES.some((e) => e.from === 'engine/tools/check/check-agent.ts' && e.to === 'engine/tools/check/evidence.ts')).toBe(true);
     expect(EDGES.some((e) => e.from === 'engine/cli/main.ts' && e.to.startsWith('engine/cli/'))).toBe(true);
     expect(
       cycles([

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { importPins } from '../../codegen/import-pins.ts';
-import { compileDescriptor } from '../../engine/descriptor/compile.ts';
-import { Mapper } from '../../engine/map/mapper.ts';
+import { compileDescriptor } from '../../engine/core/descriptor/compile.ts';
+import { Mapper } from '../../engine/core/map/mapper.ts';
 
 const text = `
 vendor: demo

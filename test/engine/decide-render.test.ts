@@ -1,11 +1,11 @@
-// The pure reply rendering of engine/map/decide.ts, one row per behaviour:
+// The pure reply rendering of engine/core/map/decide.ts, one row per behaviour:
 // a held request's decision bytes (a string result is the bytes, anything
 // else its JSON, nothing: the neutral bytes), the answer's bindings with the
 // descriptor's vars evaluated after them, outcome drafts, a surface
 // command's write bytes, and the content type of reply bytes. The daemon and
 // the fixture runners (through it) render with these functions only.
 import { describe, expect, it } from 'vitest';
-import { compileMarked, isFailure, type Expr } from '../../engine/expr/compile.ts';
+import { compileMarked, isFailure, type Expr } from '../../engine/core/expr/compile.ts';
 import {
   answerBindings,
   commandApplies,
@@ -15,7 +15,7 @@ import {
   renderHoldDecision,
   renderOutcomes,
   templateBytes,
-} from '../../engine/map/decide.ts';
+} from '../../engine/core/map/decide.ts';
 
 const expr = (src: string): Expr => {
   const e = compileMarked(src, ['test']);
@@ -24,7 +24,7 @@ const expr = (src: string): Expr => {
 };
 const hold = (decisions: Record<string, string>) => ({ decisions: new Map(Object.entries(decisions).map(([k, v]) => [k, expr(v)])) });
 
-describe('decision rendering (engine/map/decide.ts)', () => {
+describe('decision rendering (engine/core/map/decide.ts)', () => {
   const rows: { name: string; template: string; bindings?: Record<string, unknown>; want: string }[] = [
     { name: 'an object result is its JSON', template: '={"decision": {"behavior": "allow"}}', want: '{"decision":{"behavior":"allow"}}' },
     { name: 'a string result is the bytes, unquoted', template: '="allow"', want: 'allow' },

@@ -1,4 +1,4 @@
-// The direct-closure evaluator (engine/expr/fast.ts) proven equal to JSONata
+// The direct-closure evaluator (engine/core/expr/fast.ts) proven equal to JSONata
 // on everything the project has (issue 28): every descriptor in vendors/,
 // compiled twice (fast closures on, and JSONata alone), runs every events
 // case of its fixtures (pins included) and every recorded payload of a real
@@ -10,13 +10,13 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compileDescriptor } from '../../engine/descriptor/compile.ts';
-import { descriptorPath, listVendors, ROOT } from '../../engine/descriptor/registry.ts';
-import type { Descriptor } from '../../engine/descriptor/types.ts';
-import { useFastExpressions } from '../../engine/expr/compile.ts';
-import { fixtureFiles } from '../../engine/fixtures/format.ts';
-import { runEventCase } from '../../engine/fixtures/run-events.ts';
-import type { EventCase } from '../../engine/fixtures/format.ts';
+import { compileDescriptor } from '../../engine/core/descriptor/compile.ts';
+import { descriptorPath, listVendors, ROOT } from '../../engine/core/descriptor/registry.ts';
+import type { Descriptor } from '../../engine/core/descriptor/types.ts';
+import { useFastExpressions } from '../../engine/core/expr/compile.ts';
+import { fixtureFiles } from '../../engine/tools/cases/format.ts';
+import { runEventCase } from '../../engine/tools/cases/run-events.ts';
+import type { EventCase } from '../../engine/tools/cases/format.ts';
 
 /** A descriptor compiled afresh with the fast path on or off (expressions compile lazily: the switch holds until they have run). */
 function load(agent: string): Descriptor {

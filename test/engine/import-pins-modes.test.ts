@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { importPins, pinsDocument, syncPins, type Setup } from '../../codegen/import-pins.ts';
-import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { runEventCase } from '../../engine/fixtures/run-events.ts';
+import { loadVendor } from '../../engine/core/descriptor/registry.ts';
+import { runEventCase } from '../../engine/tools/cases/run-events.ts';
 
 const upstream = (agent: string) => JSON.parse(readFileSync(new URL(`../../fixtures/upstream/aep/mappings/${agent}.json`, import.meta.url), 'utf8'));
 const MODES: Setup = { modes: { companion: { primary: false }, primary: { primary: true } } };

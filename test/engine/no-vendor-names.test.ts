@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listVendors, loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
+import { listVendors, loadVendor, ROOT } from '../../engine/core/descriptor/registry.ts';
 
 const COMMON_WORDS = new Set(['cursor']);
 const AGENTS = [

@@ -1,4 +1,4 @@
-// The next-turn carrier of the generated plugins (engine/shim/plugin/next-turn.ts,
+// The next-turn carrier of the generated plugins (engine/runtime/shim/plugin/next-turn.ts,
 // `shim.plugin.next_turn`): the generated file loaded the way its host loads it,
 // against the REAL daemon behind the real hook routes (instruct + next_turn on).
 // The host's way in (OpenCode's client.session.promptAsync, pi's
@@ -16,15 +16,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Daemon } from '../../engine/daemon/daemon.ts';
-import { installHookGuard } from '../../engine/daemon/hook-guard.ts';
-import { registerHookRoutes } from '../../engine/daemon/http.ts';
-import { loadVendor } from '../../engine/descriptor/registry.ts';
-import type { Descriptor } from '../../engine/descriptor/types.ts';
-import type { AepEvent } from '../../engine/map/envelope.ts';
-import { MemoryLink, instructCommand } from '../daemon/helpers.ts';
-import { busContext, hostHandlers, importPlugin } from '../shim/plugin-harness.ts';
-import { ensureHookKey } from '../../engine/auth/hook-key.mjs';
+import { Daemon } from '../../engine/runtime/daemon/daemon.ts';
+import { installHookGuard } from '../../engine/runtime/daemon/hook-guard.ts';
+import { registerHookRoutes } from '../../engine/runtime/daemon/http.ts';
+import { loadVendor } from '../../engine/core/descriptor/registry.ts';
+import type { Descriptor } from '../../engine/core/descriptor/types.ts';
+import type { AepEvent } from '../../engine/core/map/envelope.ts';
+import { MemoryLink, instructCommand } from '../runtime/daemon/helpers.ts';
+import { busContext, hostHandlers, importPlugin } from '../runtime/shim/plugin-harness.ts';
+import { ensureHookKey } from '../../engine/runtime/auth/hook-key.mjs';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookmap-plugin-nt-'));
 // the home the plugin runs in (its host's environment; vitest gives this file its own process)

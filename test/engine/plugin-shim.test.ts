@@ -1,4 +1,4 @@
-// The generated in-process shims (engine/shim/plugin) loaded the way their
+// The generated in-process shims (engine/runtime/shim/plugin) loaded the way their
 // hosts load them (ESM dynamic import of the generated file, the documented
 // hook signatures), forwarding to the REAL daemon (Daemon + the hook routes
 // `hookmap serve` mounts) — and with the daemon down or hung, giving the
@@ -11,14 +11,14 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Daemon, type PendingHold } from '../../engine/daemon/daemon.ts';
-import { registerHookRoutes } from '../../engine/daemon/http.ts';
-import type { EventLink } from '../../engine/daemon/relay-link.ts';
-import { loadVendor } from '../../engine/descriptor/registry.ts';
-import type { Descriptor } from '../../engine/descriptor/types.ts';
-import { respondCommand } from '../../engine/fixtures/run-decisions.ts';
-import type { AepEvent } from '../../engine/map/envelope.ts';
-import { renderPlugin } from '../../engine/shim/plugin/generate.ts';
+import { Daemon, type PendingHold } from '../../engine/runtime/daemon/daemon.ts';
+import { registerHookRoutes } from '../../engine/runtime/daemon/http.ts';
+import type { EventLink } from '../../engine/runtime/daemon/relay-link.ts';
+import { loadVendor } from '../../engine/core/descriptor/registry.ts';
+import type { Descriptor } from '../../engine/core/descriptor/types.ts';
+import { respondCommand } from '../../engine/tools/cases/run-decisions.ts';
+import type { AepEvent } from '../../engine/core/map/envelope.ts';
+import { renderPlugin } from '../../engine/runtime/shim/plugin/generate.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookmap-plugin-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -8,8 +8,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { promote, Recorder, recordedDir, recordingLogDir, startRecord, versionOf } from '../../engine/record/recorder.ts';
+import { loadVendor } from '../../engine/core/descriptor/registry.ts';
+import { promote, Recorder, recordedDir, recordingLogDir, startRecord, versionOf } from '../../engine/tools/record/recorder.ts';
 import { upStack } from '../helpers/up-stack.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookmap-record-'));

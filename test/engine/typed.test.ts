@@ -1,16 +1,16 @@
 // The mapper and the descriptor compiler are typed (issue 28): no `any` in
-// engine/map/ and in the descriptor build (build.ts, emits.ts, compile.ts,
+// engine/core/map/ and in the descriptor build (build.ts, emits.ts, compile.ts,
 // compile-control.ts take the generated descriptor types). PENDING names the
 // files that still walk JSON Schema nodes or ajv output untyped; it may only
 // shrink.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../../engine/descriptor/registry.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
 
 const PENDING = new Map([
-  ['engine/descriptor/fields.ts', 'walks payload JSON Schema nodes'],
-  ['engine/descriptor/schema-errors.ts', 'reads ajv errors and schema nodes'],
+  ['engine/core/descriptor/fields.ts', 'walks payload JSON Schema nodes'],
+  ['engine/core/descriptor/schema-errors.ts', 'reads ajv errors and schema nodes'],
 ]);
 
 /** `any` as a type: `: any`, `as any`, `<any>`, `any[]`, `any>`, `, any]` (comments and words like "many" aside). */
@@ -23,13 +23,13 @@ function files(dir: string): string[] {
 }
 
 describe('typed engine units', () => {
-  const all = [...files('engine/map'), ...files('engine/descriptor')];
+  const all = [...files('engine/core/map'), ...files('engine/core/descriptor')];
   const untyped = all.filter((f) =>
     readFileSync(join(ROOT, f), 'utf8')
       .split('\n')
       .some((l) => ANY.test(l.replace(/\/\/.*$/, ''))),
   );
-  it('no `any` in engine/map/ or the descriptor build', () => {
+  it('no `any` in engine/core/map/ or the descriptor build', () => {
     expect(untyped.filter((f) => !PENDING.has(f))).toEqual([]);
   });
   it('PENDING only names files that still use it', () => {

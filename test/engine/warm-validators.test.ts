@@ -1,9 +1,9 @@
 // The AEP validators are compiled before the first event needs them
-// (engine/aep/schemas.ts warmValidators): compiling was most of a cold
+// (engine/core/aep/schemas.ts warmValidators): compiling was most of a cold
 // daemon's first hook (bench/first-hook). `up` starts the warm-up once
 // listening.
 import { describe, expect, it } from 'vitest';
-import { REGISTRY_BY_TYPE, validateEnvelope, validatePayload, validatorsCompiled, warmValidators } from '../../engine/aep/schemas.ts';
+import { REGISTRY_BY_TYPE, validateEnvelope, validatePayload, validatorsCompiled, warmValidators } from '../../engine/core/aep/schemas.ts';
 import { upStack } from '../helpers/up-stack.ts';
 
 describe('warmValidators', () => {

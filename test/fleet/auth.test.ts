@@ -1,5 +1,5 @@
 // NATS authentication and TLS on the fleet backplane
-// (engine/relay/backplane/connect.ts, config.ts): real nats-server processes
+// (engine/runtime/relay/backplane/connect.ts, config.ts): real nats-server processes
 // started with config files (authorization by user/password, by token; TLS
 // with a CA and client certificates generated here with openssl). Right
 // credentials connect; wrong or missing ones are refused with a clear error
@@ -11,14 +11,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BackplaneError } from '../../engine/relay/backplane/index.ts';
-import { createRelay, openBackplane, resolveLimits } from '../../engine/relay/index.ts';
-import { authModeOf, maskNatsUrl } from '../../engine/relay/backplane/connect.ts';
-import { backplaneFromDoc, backplaneFromFlags } from '../../engine/relay/backplane/config.ts';
-import { runDoctor } from '../../engine/doctor/index.ts';
-import { renderReport } from '../../engine/doctor/render.ts';
+import { BackplaneError } from '../../engine/runtime/relay/backplane/index.ts';
+import { createRelay, openBackplane, resolveLimits } from '../../engine/runtime/relay/index.ts';
+import { authModeOf, maskNatsUrl } from '../../engine/runtime/relay/backplane/connect.ts';
+import { backplaneFromDoc, backplaneFromFlags } from '../../engine/runtime/relay/backplane/config.ts';
+import { runDoctor } from '../../engine/tools/doctor/index.ts';
+import { renderReport } from '../../engine/tools/doctor/render.ts';
 import { testPki, type TestPki } from '../helpers/certs.ts';
-import { ev, until, WsClient } from '../relay/helpers.ts';
+import { ev, until, WsClient } from '../runtime/relay/helpers.ts';
 import { NATS_MISSING, NatsServer } from './nats.ts';
 import { resolveTarget } from '../../engine/cli/config.ts';
 

@@ -1,5 +1,5 @@
 // The fleet backplane against a real nats-server -js on loopback
-// (engine/relay/backplane/index.ts): three relays share one JetStream stream.
+// (engine/runtime/relay/backplane/index.ts): three relays share one JetStream stream.
 // Every subscriber on every relay gets every event exactly once, in (epoch,
 // seq) order per session; a subscriber moves between relays with resume;
 // a relay started later replays what the stream holds (`from: all`); a
@@ -12,12 +12,12 @@
 // logs: test/fleet/failover.test.ts.) Credentials are explicit: every
 // relay has a token and every client sends it.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BackplaneError } from '../../engine/relay/backplane/index.ts';
-import { createRelay, openBackplane, resolveLimits, type Relay } from '../../engine/relay/index.ts';
-import { subjectToken } from '../../engine/relay/backplane/index.ts';
+import { BackplaneError } from '../../engine/runtime/relay/backplane/index.ts';
+import { createRelay, openBackplane, resolveLimits, type Relay } from '../../engine/runtime/relay/index.ts';
+import { subjectToken } from '../../engine/runtime/relay/backplane/index.ts';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { agentEv, ev, until } from '../relay/helpers.ts';
+import { agentEv, ev, until } from '../runtime/relay/helpers.ts';
 import { wsClients } from './clients.ts';
 import { NATS_MISSING, NatsServer, freePort } from './nats.ts';
 

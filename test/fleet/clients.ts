@@ -2,7 +2,7 @@
 // the test's credentials and is closed by the test's cleanup list; a
 // subscriber is a consumer subscribed to everything (optionally from a
 // position) once the relay said `subscribed`.
-import { WsClient } from '../relay/helpers.ts';
+import { WsClient } from '../runtime/relay/helpers.ts';
 
 export function wsClients(auth: Record<string, string>, stops: (() => Promise<void> | void)[]) {
   const client = async (url: string, hello: Record<string, unknown> = {}): Promise<WsClient> => {

@@ -1,5 +1,5 @@
-// Commands across the fleet keep issue 10's security (engine/relay/backplane/routing.ts,
-// engine/relay/core.ts routeOnce): a real daemon (Codex, a held PermissionRequest)
+// Commands across the fleet keep issue 10's security (engine/runtime/relay/backplane/routing.ts,
+// engine/runtime/relay/core.ts routeOnce): a real daemon (Codex, a held PermissionRequest)
 // behind `hookmap up` C, answered from `hookmap up` A with a named token only A
 // knows, a third relay B watching; all on one real nats-server -js.
 //  - a token without the control scope is refused on A and nothing reaches NATS;
@@ -9,17 +9,17 @@
 //  - watchers on every relay get the redacted copy of the command, never its
 //    raw text.
 // The fleet shares one owner token (the signing key derives from it).
-import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
+import { hookKeyHeaders } from '../../engine/runtime/auth/hook-key.mjs';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { addToken, generateToken } from '../../engine/auth/tokens.ts';
+import { addToken, generateToken } from '../../engine/runtime/auth/tokens.ts';
 import { startUp, type Up } from '../../engine/app/up.ts';
-import { makeCommand, openSocket, sendCommand } from '../../engine/relay/client.ts';
-import { createRelay, openBackplane, resolveLimits, type Relay } from '../../engine/relay/index.ts';
-import { SseClient } from '../relay/helpers.ts';
+import { makeCommand, openSocket, sendCommand } from '../../engine/runtime/relay/client.ts';
+import { createRelay, openBackplane, resolveLimits, type Relay } from '../../engine/runtime/relay/index.ts';
+import { SseClient } from '../runtime/relay/helpers.ts';
 import { until } from '../security/helpers.ts';
 import { NATS_MISSING, NatsServer } from './nats.ts';
 

@@ -1,5 +1,5 @@
 // Failover on the fleet backplane, counted against the daemons' own logs
-// (engine/daemon/relay-link.ts with a relay URL list, engine/relay/backplane/index.ts):
+// (engine/runtime/daemon/relay-link.ts with a relay URL list, engine/runtime/relay/backplane/index.ts):
 // a `hookmap relay --backplane` process SIGKILLed mid-stream while daemons
 // emit through it, and nats-server restarted mid-stream. Subscribers on the
 // surviving relays must hold exactly the logged events, once each, in
@@ -9,10 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RelayLink } from '../../engine/daemon/relay-link.ts';
-import { SessionLog } from '../../engine/daemon/session-log.ts';
-import { createRelay, openBackplane, resolveLimits, type Relay } from '../../engine/relay/index.ts';
-import { until } from '../relay/helpers.ts';
+import { RelayLink } from '../../engine/runtime/daemon/relay-link.ts';
+import { SessionLog } from '../../engine/runtime/daemon/session-log.ts';
+import { createRelay, openBackplane, resolveLimits, type Relay } from '../../engine/runtime/relay/index.ts';
+import { until } from '../runtime/relay/helpers.ts';
 import { NATS_MISSING, NatsServer, freePort } from './nats.ts';
 
 const TOKEN = 'fleet-failover-token';

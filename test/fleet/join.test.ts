@@ -1,13 +1,13 @@
 // An optional backplane unreachable at start joins the fleet once NATS comes
-// up (engine/relay/backplane/join.ts): the relay serves local clients from
+// up (engine/runtime/relay/backplane/join.ts): the relay serves local clients from
 // memory meanwhile, retries in the background with a bounded backoff (one
 // log line per change of state), and on joining publishes what it admitted
 // while local-only, so a second relay replays it; its own subscribers get
 // each event once; the claims it holds join the fleet's command routes. Real nats-server -js started late on the port the relay
 // keeps dialing.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRelay, openBackplane, resolveLimits } from '../../engine/relay/index.ts';
-import { ev, until } from '../relay/helpers.ts';
+import { createRelay, openBackplane, resolveLimits } from '../../engine/runtime/relay/index.ts';
+import { ev, until } from '../runtime/relay/helpers.ts';
 import { wsClients } from './clients.ts';
 import { NATS_MISSING, NatsServer, freePort } from './nats.ts';
 

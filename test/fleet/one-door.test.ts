@@ -13,13 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUp, type Up, type UpOptions } from '../../engine/app/up.ts';
-import { readLogs, until } from '../daemon/helpers.ts';
+import { readLogs, until } from '../runtime/daemon/helpers.ts';
 import { runCli } from '../helpers/cli.ts';
 import { startPushService, type TestPushService } from '../helpers/push-service.ts';
 import { startTelegram, type TelegramStandIn } from '../helpers/telegram-api.ts';
 import { NATS_MISSING, NatsServer } from './nats.ts';
-import { addToken } from '../../engine/auth/tokens.ts';
-import { WsClient } from '../relay/helpers.ts';
+import { addToken } from '../../engine/runtime/auth/tokens.ts';
+import { WsClient } from '../runtime/relay/helpers.ts';
 
 const TOKEN = 'fleet-one-door-token';
 const ALEX = 4242;

@@ -12,11 +12,11 @@ import { basename, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
-import { addToken } from '../../engine/auth/tokens.ts';
-import { makeCommand, openSocket, sendCommand, type SocketSession } from '../../engine/relay/client.ts';
-import type { AepEvent } from '../../engine/map/envelope.ts';
-import { readLogs, until } from '../daemon/helpers.ts';
+import { hookKeyHeaders } from '../../engine/runtime/auth/hook-key.mjs';
+import { addToken } from '../../engine/runtime/auth/tokens.ts';
+import { makeCommand, openSocket, sendCommand, type SocketSession } from '../../engine/runtime/relay/client.ts';
+import type { AepEvent } from '../../engine/core/map/envelope.ts';
+import { readLogs, until } from '../runtime/daemon/helpers.ts';
 import { NATS_MISSING, NatsServer } from './nats.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/hookmap.mjs', import.meta.url));

@@ -1,5 +1,5 @@
 // Rotating the fleet's owner token without restarting relays
-// (engine/relay/backplane/signing.ts watchTokenFile, Signer.rekey): each
+// (engine/runtime/relay/backplane/signing.ts watchTokenFile, Signer.rekey): each
 // relay re-reads its token file when it changes and re-derives the signing
 // key; for a grace window it signs with both keys and accepts both, so a
 // fleet whose machines get the new token one after the other keeps routing
@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, headers } from '@nats-io/transport-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRelay, openBackplane, resolveLimits } from '../../engine/relay/index.ts';
-import { fleetKey } from '../../engine/relay/backplane/signing.ts';
-import { agentEv, ev, until } from '../relay/helpers.ts';
+import { createRelay, openBackplane, resolveLimits } from '../../engine/runtime/relay/index.ts';
+import { fleetKey } from '../../engine/runtime/relay/backplane/signing.ts';
+import { agentEv, ev, until } from '../runtime/relay/helpers.ts';
 import { wsClients } from './clients.ts';
 import { NATS_MISSING, NatsServer } from './nats.ts';
 

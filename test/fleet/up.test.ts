@@ -6,12 +6,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { discoverToken } from '../../engine/auth/discover.ts';
+import { discoverToken } from '../../engine/runtime/auth/discover.ts';
 import { startUp } from '../../engine/app/up.ts';
-import { runDoctor } from '../../engine/doctor/index.ts';
-import { renderReport } from '../../engine/doctor/render.ts';
+import { runDoctor } from '../../engine/tools/doctor/index.ts';
+import { renderReport } from '../../engine/tools/doctor/render.ts';
 import { ConfigError, loadUpConfig } from '../../engine/app/up-config.ts';
-import { WsClient } from '../relay/helpers.ts';
+import { WsClient } from '../runtime/relay/helpers.ts';
 import { NATS_MISSING, NatsServer } from './nats.ts';
 import { tokenSources } from '../../engine/cli/config.ts';
 import { resolveTarget } from '../../engine/cli/config.ts';
@@ -95,7 +95,7 @@ describe.skipIf(!!NATS_MISSING)('up --backplane (nats-server -js)', () => {
     const health = await (await fetch(`${ups[1].url}/healthz`, { headers: { authorization: `Bearer ${TOKEN}` } })).json();
     expect(health.backplane).toMatchObject({ stream: backplane.stream, connected: true, lag: 0 });
     expect(health.backplane.consumers).toBeGreaterThanOrEqual(2);
-    // hookmap doctor reports it with the token it finds as every client does (engine/auth/discover.ts: here
+    // hookmap doctor reports it with the token it finds as every client does (engine/runtime/auth/discover.ts: here
     // $HOOKMAP_HOME/token for a loopback relay); without one healthz says nothing of the topology
     const home = temp();
     writeFileSync(join(home, 'token'), `${TOKEN}\n`, { mode: 0o600 });

@@ -1,7 +1,7 @@
 // The programs some test groups need that `npm ci` does not install:
 // Debian's chromium (test/browser: the web inbox in a real browser) and
 // nats-server (test/fleet: relays on NATS JetStream), systemd's
-// systemd-analyze (test/service/systemd*: the user unit verified). Without one, its group
+// systemd-analyze (test/tools/service/systemd*: the user unit verified). Without one, its group
 // skips (CI sets HOOKMAP_REQUIRE_BROWSER / HOOKMAP_REQUIRE_NATS, so there a
 // missing program fails instead), and the skipped-groups reporter
 // (test/helpers/skip-reporter.ts) ends `npm test` with one line naming what
@@ -39,7 +39,7 @@ export const NATS_TOOL: OptionalTool = {
 };
 
 export const SYSTEMD_TOOL: OptionalTool = {
-  dir: 'test/service/systemd',
+  dir: 'test/tools/service/systemd',
   what: "the service unit through systemd's own verifier",
   apt: 'systemd',
   candidates: ['/usr/bin/systemd-analyze', '/bin/systemd-analyze'],

@@ -8,11 +8,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureOwnerToken } from '../../engine/auth/tokens.ts';
-import { readHookKey } from '../../engine/auth/hook-key.mjs';
+import { ensureOwnerToken } from '../../engine/runtime/auth/tokens.ts';
+import { readHookKey } from '../../engine/runtime/auth/hook-key.mjs';
 import { startUp, type Up, type UpOptions } from '../../engine/app/up.ts';
-import { openSocket, type SocketSession } from '../../engine/relay/client.ts';
-import { until } from '../daemon/helpers.ts';
+import { openSocket, type SocketSession } from '../../engine/runtime/relay/client.ts';
+import { until } from '../runtime/daemon/helpers.ts';
 
 export interface UpStack {
   up: Up;
@@ -39,7 +39,7 @@ export interface UpStackOptions extends Partial<UpOptions> {
   setup?: (home: string) => Partial<UpOptions>;
   /**
    * Require the home's hook key as the CLI's `up` does (created in the temp home; `hookKey` in the stack). Default
-   * off: the tests that predate the key post hooks without it (engine/auth/hook-key.mjs).
+   * off: the tests that predate the key post hooks without it (engine/runtime/auth/hook-key.mjs).
    */
   key?: boolean;
 }

@@ -4,8 +4,8 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../../engine/descriptor/registry.ts';
-import { failedOpenPaths } from '../../engine/io/failed-open.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
+import { failedOpenPaths } from '../../engine/core/io/failed-open.ts';
 import { resolveAgent } from './agents.ts';
 import { answer, BIN, command, run, tail, until } from './harness.ts';
 import { launch, skipBrowser } from '../browser/harness.ts';

@@ -12,8 +12,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAgent } from './agents.ts';
-import { loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
-import { Recorder } from '../../engine/record/recorder.ts';
+import { loadVendor, ROOT } from '../../engine/core/descriptor/registry.ts';
+import { Recorder } from '../../engine/tools/record/recorder.ts';
 import { BIN, command, run, until } from './harness.ts';
 import { expectTypes, Live, unusedPort } from './live.ts';
 

@@ -3,15 +3,15 @@
 // CLI a person runs, and a recording tap in front of the daemon's hook
 // endpoint that saves every raw payload the real agent sent (redacted, with
 // `hookmap record`'s Recorder) before forwarding it unchanged.
-import { readLogsBody, type FlatLogRecord } from '../../engine/surface/otlp-logs.ts';
+import { readLogsBody, type FlatLogRecord } from '../../engine/runtime/surface/otlp-logs.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request, type Server } from 'node:http';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
-import { Recorder } from '../../engine/record/recorder.ts';
+import { loadVendor, ROOT } from '../../engine/core/descriptor/registry.ts';
+import { Recorder } from '../../engine/tools/record/recorder.ts';
 
 export const BIN = join(ROOT, 'bin/hookmap.mjs');
 
@@ -280,7 +280,7 @@ export async function startTap(target: string, agent: string, out: string): Prom
   const rec = new Recorder(d, out, { agentVersion: process.env[`HOOKMAP_LIVE_VERSION_${agent.replace(/-/g, '_').toUpperCase()}`] });
   const hooks: Tap['hooks'] = [];
   const otlp: TapExport[] = [];
-  const { Mapper } = await import('../../engine/map/mapper.ts');
+  const { Mapper } = await import('../../engine/core/map/mapper.ts');
   const names = new Mapper(d);
   let t = new URL(target);
   const server: Server = createServer((req, res) => {

@@ -8,8 +8,8 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFi
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { parse } from 'yaml';
-import { ROOT } from '../../engine/descriptor/registry.ts';
-import { isTerminal, mayFollowEnd } from '../../engine/validate/lifecycle-tracker.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
+import { isTerminal, mayFollowEnd } from '../../engine/core/validate/lifecycle-tracker.ts';
 import { resolveAgent, DATE } from './agents.ts';
 import {
   answer,
@@ -322,7 +322,7 @@ export class Live {
  * e.g. x.hookmap.usage.reported, which the daemon emits once it read the
  * transcript after the reply that closed the run, before or after the
  * session's end. Which types those are is the validator's one rule
- * (engine/validate/lifecycle-tracker.ts), not a list kept here.
+ * (engine/core/validate/lifecycle-tracker.ts), not a list kept here.
  */
 export function expectTypes(events: any[], expected: string[]): void {
   const kept: string[] = [];
@@ -330,7 +330,7 @@ export function expectTypes(events: any[], expected: string[]): void {
   let i = 0;
   let terminal = false;
   for (const e of events) {
-    // the away surfaces' own question to the holding daemon (x.hookmap.control.ask, engine/daemon/door.ts): its answer
+    // the away surfaces' own question to the holding daemon (x.hookmap.control.ask, engine/runtime/daemon/door.ts): its answer
     // rides a control.accepted carrying data.result, there once a push device or a chat reaches someone (an earlier test's)
     if (e.type === 'control.accepted' && e.data?.result !== undefined) {
       late.push('control.accepted (a door query)');

@@ -12,7 +12,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadVendor, ROOT } from '../../engine/descriptor/registry.ts';
+import { loadVendor, ROOT } from '../../engine/core/descriptor/registry.ts';
 import { AGENTS, CACHE, MANIFEST, binOf, manifest as readManifest, prefixOf, type Manifest } from './agents.ts';
 
 const argv = process.argv.slice(2);

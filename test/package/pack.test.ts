@@ -11,15 +11,15 @@
 // the module this checkout already built, so it unpacks and loads that
 // instead of compiling SQLite again (minutes on a loaded machine); the
 // history's queries below still run through it from the installed package.
-import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
+import { hookKeyHeaders } from '../../engine/runtime/auth/hook-key.mjs';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../../engine/descriptor/registry.ts';
-import { runProcess } from '../shim/helpers.ts';
-import { until } from '../daemon/helpers.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
+import { runProcess } from '../runtime/shim/helpers.ts';
+import { until } from '../runtime/daemon/helpers.ts';
 import { localPrebuild, npm } from '../helpers/package-install.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'hookmap-pack-'));
@@ -75,12 +75,12 @@ describe('the npm package', () => {
       'bin/hookmap.mjs',
       // the bundle bin/hookmap.mjs runs (npm run build: codegen/bundle.mjs)
       'dist/engine/main.js',
-      // the history's indexer, which up runs in a worker thread (engine/history/worker-host.ts)
+      // the history's indexer, which up runs in a worker thread (engine/person/history/worker-host.ts)
       'dist/engine/history-worker.js',
-      'engine/shim/node-shim.mjs',
-      'engine/inbox/assets/index.html',
-      // the floor's options table (engine/policy/shell/options.ts reads it at run time)
-      'engine/policy/shell/option-table.yaml',
+      'engine/runtime/shim/node-shim.mjs',
+      'engine/person/inbox/assets/index.html',
+      // the floor's options table (engine/runtime/policy/shell/options.ts reads it at run time)
+      'engine/runtime/policy/shell/option-table.yaml',
       'vendors/claude-code.yaml',
       'schemas/descriptor.schema.json',
       'capabilities/README.md',
@@ -96,7 +96,7 @@ describe('the npm package', () => {
       ).toBe(true);
     // every command runs from the bundle: no per-module .js ships (the inbox's browser assets aside), but every plain-JS
     // module bin/hookmap.mjs runs itself (the hook shim, start on demand, the tee) and what they import
-    expect(listed.filter((f) => f.startsWith('engine/') && f.endsWith('.js') && !f.startsWith('engine/inbox/assets/'))).toEqual([]);
+    expect(listed.filter((f) => f.startsWith('engine/') && f.endsWith('.js') && !f.startsWith('engine/person/inbox/assets/'))).toEqual([]);
     const plain = files(join(ROOT, 'engine')).filter((f) => f.endsWith('.mjs'));
     expect(plain.filter((f) => !listed.includes(`engine/${f}`))).toEqual([]);
   }, 240_000);

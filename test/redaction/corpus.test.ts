@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { Redactor, type RedactionConfig } from '../../engine/capture/redact.ts';
-import { ROOT } from '../../engine/descriptor/registry.ts';
+import { Redactor, type RedactionConfig } from '../../engine/core/capture/redact.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
 
 interface Case {
   name: string;

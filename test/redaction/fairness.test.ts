@@ -10,11 +10,11 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Redactor } from '../../engine/capture/redact.ts';
-import { Daemon } from '../../engine/daemon/daemon.ts';
-import { registerHookRoutes } from '../../engine/daemon/http.ts';
-import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { readLogs, tempDir } from '../daemon/helpers.ts';
+import { Redactor } from '../../engine/core/capture/redact.ts';
+import { Daemon } from '../../engine/runtime/daemon/daemon.ts';
+import { registerHookRoutes } from '../../engine/runtime/daemon/http.ts';
+import { loadVendor } from '../../engine/core/descriptor/registry.ts';
+import { readLogs, tempDir } from '../runtime/daemon/helpers.ts';
 
 const tmp = tempDir('hookmap-fair-');
 let app: FastifyInstance;

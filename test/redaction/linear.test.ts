@@ -5,8 +5,8 @@
 // character at 100 KB (linear: ~1; quadratic: ~10). A ratio of two runs in
 // the same process, never an absolute timing.
 import { describe, expect, it } from 'vitest';
-import { Redactor, ruleTable } from '../../engine/capture/redact.ts';
-import type { Match } from '../../engine/capture/redaction/types.ts';
+import { Redactor, ruleTable } from '../../engine/core/capture/redact.ts';
+import type { Match } from '../../engine/core/capture/redaction/types.ts';
 
 const SMALL = 100_000;
 const BIG = 1_000_000;

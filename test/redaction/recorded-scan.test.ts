@@ -4,8 +4,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatFindings, SecretScanner } from '../../engine/capture/redaction/scanner.ts';
-import { FIXTURES_DIR } from '../../engine/descriptor/registry.ts';
+import { formatFindings, SecretScanner } from '../../engine/core/capture/redaction/scanner.ts';
+import { FIXTURES_DIR } from '../../engine/core/descriptor/registry.ts';
 
 const scanner = new SecretScanner({ env: {} });
 

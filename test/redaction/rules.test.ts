@@ -1,13 +1,13 @@
-// The rule table (engine/capture/redaction/): every row names its source and
+// The rule table (engine/core/capture/redaction/): every row names its source and
 // carries positive and negative examples, which hold; the key-name and
 // entropy classifiers behave on the names and values that matter.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../../engine/descriptor/registry.ts';
-import { Redactor, ruleTable } from '../../engine/capture/redact.ts';
-import { looksRandom } from '../../engine/capture/redaction/entropy.ts';
-import { classifyKey } from '../../engine/capture/redaction/keys.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
+import { Redactor, ruleTable } from '../../engine/core/capture/redact.ts';
+import { looksRandom } from '../../engine/core/capture/redaction/entropy.ts';
+import { classifyKey } from '../../engine/core/capture/redaction/keys.ts';
 
 const r = new Redactor({ home: '/home/operator', env: {} });
 

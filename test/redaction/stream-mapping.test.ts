@@ -4,9 +4,9 @@
 // over two deltas never appears in the emitted deltas, and the held tail is
 // released as a closing fragment when the session emits anything else.
 import { describe, expect, it } from 'vitest';
-import { Redactor } from '../../engine/capture/redact.ts';
-import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { Mapper } from '../../engine/map/mapper.ts';
+import { Redactor } from '../../engine/core/capture/redact.ts';
+import { loadVendor } from '../../engine/core/descriptor/registry.ts';
+import { Mapper } from '../../engine/core/map/mapper.ts';
 
 const session = { id: 's_stream_1', cwd: '/srv/p' };
 const delta = (text: string, kind = 'text_delta') => ({

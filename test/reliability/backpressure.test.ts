@@ -6,7 +6,7 @@
 // that was not sheddable: only debug events may be lost, never info and up.
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { ev, post, relayFixtures, until, WsClient } from '../relay/helpers.ts';
+import { ev, post, relayFixtures, until, WsClient } from '../runtime/relay/helpers.ts';
 
 const { relay, defer } = relayFixtures();
 const BOUND = 128 * 1024;

@@ -8,11 +8,11 @@
 import http from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invalidity } from '../../engine/daemon/lifecycle.ts';
+import { invalidity } from '../../engine/runtime/daemon/lifecycle.ts';
 import { startUp, type Up } from '../../engine/app/up.ts';
-import { listVendors } from '../../engine/descriptor/registry.ts';
-import { fixtureFiles } from '../../engine/fixtures/format.ts';
-import { readLogs, tempDir } from '../daemon/helpers.ts';
+import { listVendors } from '../../engine/core/descriptor/registry.ts';
+import { fixtureFiles } from '../../engine/tools/cases/format.ts';
+import { readLogs, tempDir } from '../runtime/daemon/helpers.ts';
 
 const SEED = 0x5eed11;
 const PER_AGENT = 150;

@@ -3,7 +3,7 @@
 // (after full collections) and its store's stats, as one JSON line.
 //   node --expose-gc --import tsx test/reliability/memory-probe.ts [bufferBytes] [sessionBufferBytes]
 import { createInterface } from 'node:readline';
-import { createRelay } from '../../engine/relay/index.ts';
+import { createRelay } from '../../engine/runtime/relay/index.ts';
 
 const bufferBytes = process.argv[2] ? Number(process.argv[2]) : undefined;
 const sessionBufferBytes = process.argv[3] ? Number(process.argv[3]) : undefined;

@@ -5,15 +5,15 @@
 // exactly once after dedupe on id: the restarted relay refills its replay
 // buffer from the daemons' session logs, so nothing the old relay held (or
 // never got) is lost. Subscribers: hookmap's own resuming WebSocket client
-// (engine/relay/client.ts) and `hookmap tail` (SSE).
-import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
+// (engine/runtime/relay/client.ts) and `hookmap tail` (SSE).
+import { hookKeyHeaders } from '../../engine/runtime/auth/hook-key.mjs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../../engine/descriptor/registry.ts';
-import { subscribeResuming, type ResumeNotice } from '../../engine/relay/client.ts';
-import { readLogs, tempDir, until } from '../daemon/helpers.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
+import { subscribeResuming, type ResumeNotice } from '../../engine/runtime/relay/client.ts';
+import { readLogs, tempDir, until } from '../runtime/daemon/helpers.ts';
 
 const TOKEN = 'restart-token';
 const tmp = tempDir('hookmap-restart-');

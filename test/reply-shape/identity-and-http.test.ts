@@ -6,14 +6,14 @@
 import Fastify from 'fastify';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Daemon } from '../../engine/daemon/daemon.ts';
-import type { HookReply } from '../../engine/daemon/holds.ts';
-import { registerHookRoutes } from '../../engine/daemon/http.ts';
-import { loadDescriptorFile } from '../../engine/descriptor/compile.ts';
-import { evaluate, tryCompile, type Expr } from '../../engine/expr/compile.ts';
-import { shortHash } from '../../engine/expr/functions.ts';
-import { Mapper } from '../../engine/map/mapper.ts';
-import { sensitiveId } from '../../engine/map/sensitive.ts';
+import type { Daemon } from '../../engine/runtime/daemon/daemon.ts';
+import type { HookReply } from '../../engine/runtime/daemon/holds.ts';
+import { registerHookRoutes } from '../../engine/runtime/daemon/http.ts';
+import { loadDescriptorFile } from '../../engine/core/descriptor/compile.ts';
+import { evaluate, tryCompile, type Expr } from '../../engine/core/expr/compile.ts';
+import { shortHash } from '../../engine/core/expr/functions.ts';
+import { Mapper } from '../../engine/core/map/mapper.ts';
+import { sensitiveId } from '../../engine/core/map/sensitive.ts';
 import { createHash } from 'node:crypto';
 
 const compileExpr = (src: string) => tryCompile(src, []) as Expr;

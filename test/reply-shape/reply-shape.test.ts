@@ -6,15 +6,15 @@
 // shape of its own still fails open with its neutral bytes and exit 0.
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkAgent } from '../../engine/check/check-agent.ts';
-import { shapeCases } from '../../engine/check/shape-cases.ts';
-import { checkTarget } from '../../engine/check/targets.ts';
-import { loadDescriptorFile } from '../../engine/descriptor/compile.ts';
-import { formatError } from '../../engine/descriptor/errors.ts';
-import { ShimRun, type ShimCase } from '../../engine/fixtures/run-shim.ts';
-import { renderShShim } from '../../engine/shim/sh.ts';
-import { planFor } from '../../engine/shim/generate.ts';
-import { DEFAULT_URL, failOpenFor } from '../../engine/shim/plan.mjs';
+import { checkAgent } from '../../engine/tools/check/check-agent.ts';
+import { shapeCases } from '../../engine/tools/check/shape-cases.ts';
+import { checkTarget } from '../../engine/tools/check/targets.ts';
+import { loadDescriptorFile } from '../../engine/core/descriptor/compile.ts';
+import { formatError } from '../../engine/core/descriptor/errors.ts';
+import { ShimRun, type ShimCase } from '../../engine/tools/cases/run-shim.ts';
+import { renderShShim } from '../../engine/runtime/shim/sh.ts';
+import { planFor } from '../../engine/runtime/shim/generate.ts';
+import { DEFAULT_URL, failOpenFor } from '../../engine/runtime/shim/plan.mjs';
 
 const PATH = join(import.meta.dirname, 'exit-code-agent.yaml');
 const d = loadDescriptorFile(PATH).descriptor!;

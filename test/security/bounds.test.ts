@@ -4,14 +4,14 @@
 // reconnect, cutting the agent off for good. Here each is mapped, logged and
 // delivered (bounded, marked), the NEXT event still reaches a subscriber,
 // and a permission prompt held in the same session is still answerable.
-// Bounds: engine/map/bounds.ts.
+// Bounds: engine/core/map/bounds.ts.
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boundData, boundId, MAX_ID_CHARS, DEFAULT_MAX_EVENT_BYTES, TRUNCATED_RE } from '../../engine/map/bounds.ts';
-import { aepDigest } from '../../engine/capture/canonical.ts';
-import { makeCommand, openSocket, sendCommand } from '../../engine/relay/client.ts';
-import { SseClient } from '../relay/helpers.ts';
+import { boundData, boundId, MAX_ID_CHARS, DEFAULT_MAX_EVENT_BYTES, TRUNCATED_RE } from '../../engine/core/map/bounds.ts';
+import { aepDigest } from '../../engine/core/capture/canonical.ts';
+import { makeCommand, openSocket, sendCommand } from '../../engine/runtime/relay/client.ts';
+import { SseClient } from '../runtime/relay/helpers.ts';
 import { until, upStack, type UpStack } from './helpers.ts';
 
 const LEVELS = ['metadata', 'redacted', 'full'] as const;

@@ -2,14 +2,14 @@
 // token on its first start and `tail` / `answer` find it with no token
 // typed; `--host 0.0.0.0` without a token is refused; a token in argv warns;
 // `hookmap tokens` adds, lists and revokes named tokens.
-import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
+import { hookKeyHeaders } from '../../engine/runtime/auth/hook-key.mjs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
-import { ROOT } from '../../engine/descriptor/registry.ts';
+import { ROOT } from '../../engine/core/descriptor/registry.ts';
 import { until } from './helpers.ts';
 
 const BIN = join(ROOT, 'bin/hookmap.mjs');

@@ -3,16 +3,16 @@
 // link with 1009 without advertising one, or answered an `invalid-event`
 // error frame naming the event, the line is set aside in the dead-letter
 // file beside the log, an x.hookmap.event.dropped notice names its id and
-// size, and the link moves on (engine/daemon/relay-link.ts).
+// size, and the link moves on (engine/runtime/daemon/relay-link.ts).
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { Daemon } from '../../engine/daemon/daemon.ts';
-import { DEAD_LETTER_FILE } from '../../engine/daemon/relay-link.ts';
-import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { createRelay } from '../../engine/relay/index.ts';
+import { Daemon } from '../../engine/runtime/daemon/daemon.ts';
+import { DEAD_LETTER_FILE } from '../../engine/runtime/daemon/relay-link.ts';
+import { loadVendor } from '../../engine/core/descriptor/registry.ts';
+import { createRelay } from '../../engine/runtime/relay/index.ts';
 import { until } from './helpers.ts';
 
 const TOKEN = 'dead-letter-test-token';

@@ -1,4 +1,4 @@
-// Which token a client presents (engine/auth/discover.ts, issue 10 "clients
+// Which token a client presents (engine/runtime/auth/discover.ts, issue 10 "clients
 // find it"; issue 15 failover lists): the owner token in $HOOKMAP_HOME is
 // offered only to relays on this machine — for a comma-separated failover
 // list, only when every relay in it is local, so a list naming one remote
@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { discoverToken, urlIsLoopback } from '../../engine/auth/discover.ts';
+import { discoverToken, urlIsLoopback } from '../../engine/runtime/auth/discover.ts';
 import { tokenSources } from '../../engine/cli/config.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'hookmap-discover-'));

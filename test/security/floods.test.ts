@@ -16,7 +16,7 @@
 import { connect, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_UNKNOWN_WAITERS } from '../../engine/daemon/next-turn.ts';
+import { MAX_UNKNOWN_WAITERS } from '../../engine/runtime/daemon/next-turn.ts';
 import { upStack, type UpStack } from '../helpers/up-stack.ts';
 
 let s: UpStack | undefined;

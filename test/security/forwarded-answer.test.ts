@@ -2,13 +2,13 @@
 // "the relay gates what it fans out"): the command copy watchers get passes
 // the redaction pipeline and is labelled `redacted`; below that level the
 // text is gone and only structural values stay (AEP downlevel fixture DL1,
-// DL2; engine/relay/command-copy.ts, engine/capture/gate.ts).
+// DL2; engine/runtime/relay/command-copy.ts, engine/core/capture/gate.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { downLevelEvent } from '../../engine/capture/gate.ts';
-import { watcherCopy } from '../../engine/relay/command-copy.ts';
-import { Redactor } from '../../engine/capture/redact.ts';
-import { makeCommand, openSocket, sendCommand } from '../../engine/relay/client.ts';
-import { SseClient } from '../relay/helpers.ts';
+import { downLevelEvent } from '../../engine/core/capture/gate.ts';
+import { watcherCopy } from '../../engine/runtime/relay/command-copy.ts';
+import { Redactor } from '../../engine/core/capture/redact.ts';
+import { makeCommand, openSocket, sendCommand } from '../../engine/runtime/relay/client.ts';
+import { SseClient } from '../runtime/relay/helpers.ts';
 import { until, upStack, type UpStack } from './helpers.ts';
 
 const REDACTOR = new Redactor();

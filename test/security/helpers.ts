@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { upStack as sharedUpStack, type UpStack, type UpStackOptions } from '../helpers/up-stack.ts';
 
 export type { UpStack } from '../helpers/up-stack.ts';
-export { until } from '../daemon/helpers.ts';
+export { until } from '../runtime/daemon/helpers.ts';
 
 /** `hookmap up` on an ephemeral port with a fresh home and its owner token file; one agent by default (test/helpers/up-stack.ts). */
 export const upStack = (o: UpStackOptions = {}): Promise<UpStack> => sharedUpStack({ prefix: 'hookmap-sec-', ...o });

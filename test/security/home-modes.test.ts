@@ -8,10 +8,10 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, st
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { looseModes } from '../../engine/io/home-modes.ts';
-import { redactUrl } from '../../engine/relay/auth.ts';
-import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
-import { until } from '../daemon/helpers.ts';
+import { looseModes } from '../../engine/core/io/home-modes.ts';
+import { redactUrl } from '../../engine/runtime/relay/auth.ts';
+import { hookKeyHeaders } from '../../engine/runtime/auth/hook-key.mjs';
+import { until } from '../runtime/daemon/helpers.ts';
 import { BIN, runCli } from '../helpers/cli.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'hookmap-modes-'));
@@ -31,7 +31,7 @@ describe('the home is its owner alone', () => {
     up.stderr.on('data', (c) => (err += c));
     try {
       const url = await until('up listening', () => /^(http:\/\/\S+)/m.exec(out)?.[1], 60_000);
-      // the hook key `up` wrote into the home (engine/auth/hook-key.mjs): what every shim presents
+      // the hook key `up` wrote into the home (engine/runtime/auth/hook-key.mjs): what every shim presents
       const post = (path: string, body: unknown) =>
         fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...hookKeyHeaders(home) }, body: JSON.stringify(body) });
       const base = { session_id: 'm1', cwd: tmp, transcript_path: '/dev/null' };
@@ -80,7 +80,7 @@ describe('the home is its owner alone', () => {
     expect(ok.stdout).toMatch(/none readable by others/);
   });
 
-  it('a logged URL (the one redactor, engine/relay/auth.ts) keeps its path, never a credential, a signature or a password', () => {
+  it('a logged URL (the one redactor, engine/runtime/relay/auth.ts) keeps its path, never a credential, a signature or a password', () => {
     expect(redactUrl('/hooks/codex?access_token=abc&x=1')).toBe('/hooks/codex?access_token=[REDACTED]&x=1');
     expect(redactUrl('https://user:pw@example.test/a/b?sig=zzz')).toBe('https://[REDACTED]@example.test/a/b?sig=[REDACTED]');
     expect(redactUrl('sink http://127.0.0.1:4318/v1/logs: refused')).toBe('sink http://127.0.0.1:4318/v1/logs: refused');

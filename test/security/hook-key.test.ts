@@ -13,11 +13,11 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureHookKey, hookKeyPath, readHookKey } from '../../engine/auth/hook-key.mjs';
-import { addToken } from '../../engine/auth/tokens.ts';
-import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { writeShims } from '../../engine/shim/generate.ts';
-import { BIN, runProcess } from '../shim/helpers.ts';
+import { ensureHookKey, hookKeyPath, readHookKey } from '../../engine/runtime/auth/hook-key.mjs';
+import { addToken } from '../../engine/runtime/auth/tokens.ts';
+import { loadVendor } from '../../engine/core/descriptor/registry.ts';
+import { writeShims } from '../../engine/runtime/shim/generate.ts';
+import { BIN, runProcess } from '../runtime/shim/helpers.ts';
 import { watchAll, type Watcher } from '../helpers/up-stack.ts';
 import { raw, upgradeStatus, upStack, until, type UpStack } from './helpers.ts';
 

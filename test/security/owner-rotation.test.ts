@@ -11,20 +11,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { upStack, watchAll, type UpStack, type Watcher } from '../helpers/up-stack.ts';
-import { until } from '../daemon/helpers.ts';
+import { until } from '../runtime/daemon/helpers.ts';
 import { startServe } from '../../engine/app/serve.ts';
-import { Authorizer, TokenSource } from '../../engine/auth/authorizer.ts';
-import { ensureOwnerToken } from '../../engine/auth/tokens.ts';
-import { loadVendor } from '../../engine/descriptor/registry.ts';
-import { createRelay } from '../../engine/relay/index.ts';
-import { hookKeyHeaders } from '../../engine/auth/hook-key.mjs';
+import { Authorizer, TokenSource } from '../../engine/runtime/auth/authorizer.ts';
+import { ensureOwnerToken } from '../../engine/runtime/auth/tokens.ts';
+import { loadVendor } from '../../engine/core/descriptor/registry.ts';
+import { createRelay } from '../../engine/runtime/relay/index.ts';
+import { hookKeyHeaders } from '../../engine/runtime/auth/hook-key.mjs';
 
 const stops: (() => unknown)[] = [];
 afterEach(async () => {
   while (stops.length) await stops.pop()!();
 });
 
-// `home`: a served daemon with a home requires its hook key, as every shim presents it (engine/auth/hook-key.mjs)
+// `home`: a served daemon with a home requires its hook key, as every shim presents it (engine/runtime/auth/hook-key.mjs)
 const hook = (url: string, body: Record<string, unknown>, home?: string) =>
   fetch(`${url}/hooks/codex`, {
     method: 'POST',

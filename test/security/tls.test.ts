@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadTlsFiles } from '../../engine/auth/tls.ts';
-import { parseBridgeSpec } from '../../engine/bridge/config.ts';
+import { loadTlsFiles } from '../../engine/runtime/auth/tls.ts';
+import { parseBridgeSpec } from '../../engine/person/bridge/config.ts';
 import { until, upStack } from './helpers.ts';
 import { selfSigned as makeSelfSigned } from '../helpers/certs.ts';
 

@@ -5,9 +5,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addToken, revokeToken } from '../../engine/auth/tokens.ts';
-import { makeCommand, openSocket, sendCommand, type SocketSession } from '../../engine/relay/client.ts';
-import { SseClient } from '../relay/helpers.ts';
+import { addToken, revokeToken } from '../../engine/runtime/auth/tokens.ts';
+import { makeCommand, openSocket, sendCommand, type SocketSession } from '../../engine/runtime/relay/client.ts';
+import { SseClient } from '../runtime/relay/helpers.ts';
 import { raw, until, upStack, type UpStack } from './helpers.ts';
 
 let s: UpStack;

@@ -8,12 +8,12 @@
 // and nothing is sent. A rejection after sending (a race) is explained the
 // same way.
 import { ArgError, intFlag, parseArgs } from '../args.ts';
-import { makeCommand } from '../../relay/client.ts';
-import { answerableViaControl } from '../../kernel/option-effects.ts';
-import type { AepEvent } from '../../relay/store.ts';
+import { makeCommand } from '../../runtime/relay/client.ts';
+import { answerableViaControl } from '../../core/kernel/option-effects.ts';
+import type { AepEvent } from '../../runtime/relay/store.ts';
 import { ENDPOINT_FLAGS, endpoint, explainRefusal, runCommand, type Endpoint, type Explanation } from './command-common.ts';
 import { fateOf, type Fate } from './held.ts';
-import { isAttentionTerminal } from '../../kernel/lifecycle.ts';
+import { isAttentionTerminal } from '../../core/kernel/lifecycle.ts';
 import { AmbiguousId, resolveRequest, resolveSession } from './id-prefix.ts';
 
 /** Exit codes beyond command-common's 0/1/2. */

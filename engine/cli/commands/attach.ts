@@ -8,8 +8,8 @@
 // a socket name, each checked, go into tmux's argv.
 import { spawnSync } from 'node:child_process';
 import { ArgError, parseArgs } from '../args.ts';
-import { authHeaders } from '../../relay/client-sse.ts';
-import { lineOf } from '../../kernel/fold/story.ts';
+import { authHeaders } from '../../runtime/relay/client-sse.ts';
+import { lineOf } from '../../core/kernel/fold/story.ts';
 import { ENDPOINT_FLAGS, endpoint, explainRefusal, type Endpoint } from './command-common.ts';
 import { resolveSessionOrAsGiven, type AmbiguousId } from './id-prefix.ts';
 

@@ -6,13 +6,13 @@
 // receiver that maps CloudEvents back to AEP and posts them to the relay.
 import { join } from 'node:path';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
-import type { RuntimeConfig } from '../../config/schema.ts';
+import type { RuntimeConfig } from '../../core/config/schema.ts';
 import { resolveConfig } from '../config.ts';
 import { waitForSignal } from '../../app/signals.ts';
-import { BridgeConfigError, bridgeConfig, bridgeStatePath, TARGET_KINDS, type BridgeConfig } from '../../bridge/config.ts';
-import { startCeInbound } from '../../bridge/ce-inbound.ts';
-import { runBridge } from '../../bridge/run.ts';
-import { makeTarget } from '../../bridge/targets.ts';
+import { BridgeConfigError, bridgeConfig, bridgeStatePath, TARGET_KINDS, type BridgeConfig } from '../../person/bridge/config.ts';
+import { startCeInbound } from '../../person/bridge/ce-inbound.ts';
+import { runBridge } from '../../person/bridge/run.ts';
+import { makeTarget } from '../../person/bridge/targets.ts';
 import { ENDPOINT_FLAGS, endpoint } from './command-common.ts';
 import { buildFilter } from './tail.ts';
 

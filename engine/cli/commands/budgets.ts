@@ -3,7 +3,7 @@
 // over up's authenticated HTTP (GET /budgets, read scope).
 import { ArgError, parseArgs } from '../args.ts';
 import { endpoint, explainRefusal } from './command-common.ts';
-import { amount, type BudgetView } from '../../usage/budgets.ts';
+import { amount, type BudgetView } from '../../runtime/usage/budgets.ts';
 
 const SPEC = { json: { type: 'boolean' }, url: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' } } as const;
 const USAGE = 'usage: hookmap budgets [--json] [--url U] [--token T | --token-file F]';

@@ -3,9 +3,9 @@
 // session's end: read from the kernel's lifecycle).
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { runCommand, ENDPOINT_FLAGS, endedSession, endpoint } from './command-common.ts';
-import { makeCommand } from '../../relay/client.ts';
+import { makeCommand } from '../../runtime/relay/client.ts';
 import { resolveSessionOrAsGiven } from './id-prefix.ts';
-import { isSessionTerminal, runEnd } from '../../kernel/lifecycle.ts';
+import { isSessionTerminal, runEnd } from '../../core/kernel/lifecycle.ts';
 import { stopLaunched } from './launch-stop.ts';
 
 const SPEC = { ...ENDPOINT_FLAGS, run: { type: 'string' }, reason: { type: 'string' }, wait: { type: 'string' }, json: { type: 'boolean' } } as const;
@@ -44,7 +44,7 @@ export async function run(argv: string[]): Promise<number> {
     explainRefusal: (code) => endedSession(target, session, code),
     outcomeWindowMs: intFlag(flags.wait, 'wait', 10) * 1000,
     json: Boolean(flags.json),
-    // the fold's reading of a run's and a session's end (engine/kernel/lifecycle.ts)
+    // the fold's reading of a run's and a session's end (engine/core/kernel/lifecycle.ts)
     isFinal: (ev) => runEnd(ev.type) === 'cancelled' || isSessionTerminal(ev.type),
   });
 }

@@ -18,13 +18,13 @@
 //         "proven": boolean, "why": string|null, "evidence": string[] ("file#case"),
 //         "proven_by": string, "live": string|null } ] } ] }
 import { join } from 'node:path';
-import type { RuntimeConfig } from '../../config/schema.ts';
-import { FORMAT, generatedReports, type AgentJson } from '../../check/capabilities-json.ts';
-import { keepReport, keptReport, reportKey } from '../../check/capabilities-cache.ts';
-import { listVendors } from '../../descriptor/vendor-files.ts';
+import type { RuntimeConfig } from '../../core/config/schema.ts';
+import { FORMAT, generatedReports, type AgentJson } from '../../tools/check/capabilities-json.ts';
+import { keepReport, keptReport, reportKey } from '../../tools/check/capabilities-cache.ts';
+import { listVendors } from '../../core/descriptor/vendor-files.ts';
 import { runStamp } from '../stamp.ts';
 import { ArgError, parseArgs } from '../args.ts';
-import { wrapLine, wrapWords } from '../../text/wrap.ts';
+import { wrapLine, wrapWords } from '../../core/text/wrap.ts';
 
 export async function run(argv: string[], config: RuntimeConfig): Promise<number> {
   let agent: string | undefined;
@@ -51,8 +51,8 @@ export async function run(argv: string[], config: RuntimeConfig): Promise<number
         const key = reportKey(runStamp(), a);
         let r = key ? keptReport(kept, key) : undefined;
         if (!r) {
-          const { checkAgents } = await import('../../check/check-all.ts');
-          const { toJson } = await import('../../check/capabilities-report.ts');
+          const { checkAgents } = await import('../../tools/check/check-all.ts');
+          const { toJson } = await import('../../tools/check/capabilities-report.ts');
           [r] = (await checkAgents(a)).map(toJson);
           if (key) keepReport(kept, key, r);
         }

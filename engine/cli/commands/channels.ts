@@ -3,9 +3,9 @@
 // as `hookmap up` would (its token file, its allow-list, its server), without
 // polling, so it works beside a running up; exit 1 when it could not.
 import { ConfigError, loadUpConfig } from '../../app/up-config.ts';
-import { TokenFileError } from '../../auth/tokens.ts';
-import { CHANNEL_NAMES, openChannels } from '../../channels/open.ts';
-import type { ChannelDeps } from '../../channels/channel.ts';
+import { TokenFileError } from '../../runtime/auth/tokens.ts';
+import { CHANNEL_NAMES, openChannels } from '../../person/channels/open.ts';
+import type { ChannelDeps } from '../../person/channels/channel.ts';
 import { ArgError, parseArgs } from '../args.ts';
 
 const USAGE = `hookmap channels list --config F          the channels the up config names, and where each goes

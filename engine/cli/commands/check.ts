@@ -2,9 +2,9 @@
 // evidence. Prints every error (sorted, de-duplicated, one located line
 // each: `vendors/x.yaml:42:7 code: path: message`), then one summary line per
 // agent. Exit 0 when everything holds, 1 on any error, 2 on a usage error.
-import { checkAgents } from '../../check/check-all.ts';
-import { summaryLine } from '../../check/check-agent.ts';
-import { formatError } from '../../descriptor/errors.ts';
+import { checkAgents } from '../../tools/check/check-all.ts';
+import { summaryLine } from '../../tools/check/check-agent.ts';
+import { formatError } from '../../core/descriptor/errors.ts';
 import { ArgError, parseArgs } from '../args.ts';
 
 export async function run(argv: string[]): Promise<number> {

@@ -1,12 +1,12 @@
 // `hookmap codegen [--check]`: regenerates the TypeScript types from the
 // schemas, the imported upstream pins (fixtures/<agent>/pins.yaml) and the
-// web inbox's built assets (engine/inbox/assets/, from web/).
+// web inbox's built assets (engine/person/inbox/assets/, from web/).
 // --check regenerates in memory and exits 1 listing every drifted file
 // (changed, missing, or generated but untracked) with the command that fixes it.
 import { pinAgents, syncPins } from '../../../codegen/import-pins.ts';
 import { formatDrift, syncFiles, untracked, type Drift } from '../../../codegen/drift.ts';
 import { generateTypes } from '../../../codegen/types.ts';
-import { listVendors } from '../../descriptor/registry.ts';
+import { listVendors } from '../../core/descriptor/registry.ts';
 import { buildInbox } from '../../../codegen/inbox-build.ts';
 import { parseArgs } from '../args.ts';
 

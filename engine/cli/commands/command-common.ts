@@ -4,11 +4,11 @@
 // and no final outcome in the window: the note says why none comes), 2 usage or connection error;
 // a command may explain a rejection with its own code (answer: 3 already
 // answered or closed, 4 the request timed out).
-import { discoverToken, missingTokenHint, type ClientToken } from '../../auth/discover.ts';
-import { authHeaders, DEFAULT_URL, readSse, sseJson } from '../../relay/client-sse.ts';
-import type { AepEvent } from '../../relay/store.ts';
+import { discoverToken, missingTokenHint, type ClientToken } from '../../runtime/auth/discover.ts';
+import { authHeaders, DEFAULT_URL, readSse, sseJson } from '../../runtime/relay/client-sse.ts';
+import type { AepEvent } from '../../runtime/relay/store.ts';
 import { tokenSources } from '../config.ts';
-import { fateOf, isAttentionFollower, SESSION_TERMINALS } from '../../kernel/lifecycle.ts';
+import { fateOf, isAttentionFollower, SESSION_TERMINALS } from '../../core/kernel/lifecycle.ts';
 
 export const ENDPOINT_FLAGS = { url: { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' } } as const;
 
@@ -20,7 +20,7 @@ export interface Endpoint {
 
 /**
  * Where the relay is and which token to present: found without the user
- * typing one (engine/auth/discover.ts: --token-file, --token, HOOKMAP_TOKEN_FILE,
+ * typing one (engine/runtime/auth/discover.ts: --token-file, --token, HOOKMAP_TOKEN_FILE,
  * HOOKMAP_TOKEN, then $HOOKMAP_HOME/token for a loopback relay).
  * Throws a TokenFileError for an unreadable or unsafe token file.
  */
@@ -59,14 +59,14 @@ export interface CommandOptions {
 export async function runCommand(ep: Endpoint, cmd: AepEvent, opts: CommandOptions): Promise<number> {
   const name = opts.name ?? `hookmap ${cmd.type === 'control.cancel' ? 'cancel' : 'answer'}`;
   // loaded here, not at start: every schema and the validator are only needed once a command is sent
-  const { validatePayload, formatAjvErrors } = await import('../../aep/schemas.ts');
+  const { validatePayload, formatAjvErrors } = await import('../../core/aep/schemas.ts');
   const errs = validatePayload(cmd.type, cmd.data);
   if (errs.length) {
     process.stderr.write(`${name}: invalid ${cmd.type} payload: ${formatAjvErrors(errs)}\n`);
     return 2;
   }
   // the WebSocket client (ws) only for the commands that send one: `tail` and `held` read SSE
-  const { openSocket, sendCommand } = await import('../../relay/client-socket.ts');
+  const { openSocket, sendCommand } = await import('../../runtime/relay/client-socket.ts');
   let s;
   try {
     s = await openSocket(ep.url, ep.token);

@@ -5,7 +5,7 @@
 // usage (or a file that cannot be read).
 import { ArgError, parseArgs } from '../args.ts';
 import { ConfigError, loadUpConfig } from '../../app/up-config.ts';
-import type { ConfigProblem } from '../../config/config-error.ts';
+import type { ConfigProblem } from '../../core/config/config-error.ts';
 
 const SPEC = { json: { type: 'boolean' } } as const;
 const USAGE = 'usage: hookmap config check <file>... [--json]';

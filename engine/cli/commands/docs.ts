@@ -16,9 +16,9 @@ import { planDocs, GENERATED_DIRS } from '../../../codegen/docs.ts';
 import { AGENT_TABLES_FILE, agentTableProblems, README_AGENTS_BEGIN, spliceReadmeAgents } from '../../../codegen/agent-tables.ts';
 import { PERFORMANCE_FILE, performanceDoc, readBenchResults } from '../../../codegen/performance.ts';
 import { formatDrift, syncFiles, untracked } from '../../../codegen/drift.ts';
-import { checkAgents } from '../../check/check-all.ts';
-import { formatError } from '../../descriptor/errors.ts';
-import { ROOT } from '../../descriptor/registry.ts';
+import { checkAgents } from '../../tools/check/check-all.ts';
+import { formatError } from '../../core/descriptor/errors.ts';
+import { ROOT } from '../../core/descriptor/registry.ts';
 import { parseArgs } from '../args.ts';
 import { CLI_BEGIN, CLI_DOC, spliceCliDoc } from '../usage-doc.ts';
 

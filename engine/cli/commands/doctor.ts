@@ -2,11 +2,11 @@
 // wired (user config, and the project config of --dir, default the cwd),
 // whether the daemon and the relay answer, stale or duplicated
 // registrations, shim and log health. Exit 0 healthy, 1 problems, 2 usage.
-import { runDoctor } from '../../doctor/index.ts';
-import { renderReport } from '../../doctor/render.ts';
+import { runDoctor } from '../../tools/doctor/index.ts';
+import { renderReport } from '../../tools/doctor/render.ts';
 import { ArgError, parseArgs } from '../args.ts';
-import { discoverToken } from '../../auth/discover.ts';
-import { hookmapVersion } from '../../io/version.ts';
+import { discoverToken } from '../../runtime/auth/discover.ts';
+import { hookmapVersion } from '../../core/io/version.ts';
 import { resolveTarget, tokenSources } from '../config.ts';
 
 export async function run(argv: string[]): Promise<number> {

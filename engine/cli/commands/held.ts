@@ -1,13 +1,13 @@
 // What the relay holds, read the way the CLI needs it: one replay of its
 // buffer (`from: all`, `live: 0`, an attr-match filter; AEP-0003 §3.3), the
 // sessions it knows (for id prefixes) and an attention request's fate (what
-// settled it, if anything did: the kernel fold's reading, engine/kernel/fold/),
+// settled it, if anything did: the kernel fold's reading, engine/core/kernel/fold/),
 // so commands can say so before they send.
-import { authHeaders, readSse, sseJson } from '../../relay/client-sse.ts';
-import type { AepEvent } from '../../relay/store.ts';
-import { sessionLabel } from '../../bridge/session-label.ts';
-import { requestFate, StoryFold } from '../../kernel/fold/index.ts';
-import { ATTENTION_FOLLOWERS, opens, SESSION_TERMINALS, UNITS } from '../../kernel/lifecycle.ts';
+import { authHeaders, readSse, sseJson } from '../../runtime/relay/client-sse.ts';
+import type { AepEvent } from '../../runtime/relay/store.ts';
+import { sessionLabel } from '../../person/bridge/session-label.ts';
+import { requestFate, StoryFold } from '../../core/kernel/fold/index.ts';
+import { ATTENTION_FOLLOWERS, opens, SESSION_TERMINALS, UNITS } from '../../core/kernel/lifecycle.ts';
 import type { Endpoint } from './command-common.ts';
 
 /** Every held event matching `filter` (deduplicated by source and id), in the relay's order. */
@@ -75,7 +75,7 @@ export interface Fate {
 }
 
 export async function fateOf(ep: Endpoint, request: AepEvent): Promise<Fate | undefined> {
-  // the one fold (engine/kernel/fold/): the request, then what followed it in its session
+  // the one fold (engine/core/kernel/fold/): the request, then what followed it in its session
   const fold = new StoryFold<AepEvent>();
   if (typeof request.type === 'string' && typeof request.source === 'string') fold.add(request);
   await replayHeld(ep, { session: request.session, type: [...ATTENTION_FOLLOWERS, ...SESSION_TERMINALS] }, (ev) => void fold.add(ev));

@@ -2,9 +2,9 @@
 // history database, brought up to the logs first (so it answers whether or
 // not `up` runs), and the table printing.
 import { ArgError } from '../args.ts';
-import type { RuntimeConfig } from '../../config/schema.ts';
-import { historyRoots, openCaughtUp } from '../../history/history.ts';
-import type { Db } from '../../history/store.ts';
+import type { RuntimeConfig } from '../../core/config/schema.ts';
+import { historyRoots, openCaughtUp } from '../../person/history/history.ts';
+import type { Db } from '../../person/history/store.ts';
 
 export function openHomeHistory(config: RuntimeConfig, logDir?: string): Db {
   return openCaughtUp(config.home, historyRoots(config.home, logDir)).db;

@@ -1,14 +1,14 @@
 // `hookmap history import [agent...] [--max-seconds N] [--json]` (its flags
 // parsed in history.ts): the
 // sessions each agent kept before hookmap (its descriptor's
-// `transcript.import`) into the history (engine/history/import.ts), with a
+// `transcript.import`) into the history (engine/person/history/import.ts), with a
 // progress line on a terminal (stderr, only when it is a TTY) and a summary.
 import { homedir } from 'node:os';
 import { ArgError } from '../args.ts';
-import type { RuntimeConfig } from '../../config/schema.ts';
+import type { RuntimeConfig } from '../../core/config/schema.ts';
 import { pricesOf } from '../../app/history-routes.ts';
-import { listVendors, loadVendor } from '../../descriptor/registry.ts';
-import { importHistory, type ImportReport } from '../../history/import.ts';
+import { listVendors, loadVendor } from '../../core/descriptor/registry.ts';
+import { importHistory, type ImportReport } from '../../person/history/import.ts';
 import { openHomeHistory, usageError } from './history-common.ts';
 
 function summary(r: ImportReport): string {

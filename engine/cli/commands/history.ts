@@ -3,9 +3,9 @@
 // what it holds; `history import`: the sessions from before hookmap
 // (history-import.ts).
 import { ArgError, intFlag, parseArgs } from '../args.ts';
-import type { RuntimeConfig } from '../../config/schema.ts';
+import type { RuntimeConfig } from '../../core/config/schema.ts';
 import { resolveConfig } from '../config.ts';
-import { historyFile, reindex } from '../../history/history.ts';
+import { historyFile, reindex } from '../../person/history/history.ts';
 import { openHomeHistory, usageError } from './history-common.ts';
 
 const SPEC = { json: { type: 'boolean' }, 'max-seconds': { type: 'string' } } as const;

@@ -2,7 +2,7 @@
 // (`node --import tsx engine/cli/main.ts hook ...`). bin/hookmap.mjs routes
 // `hook` straight to the plain-JS shim instead, skipping tsx: same code.
 export async function run(argv: string[]): Promise<number> {
-  const { main } = await import('../../shim/node-shim.mjs');
+  const { main } = await import('../../runtime/shim/node-shim.mjs');
   await main(argv); // exits the process itself once the reply is written
   return 0;
 }

@@ -4,7 +4,7 @@
 // none is passed on unchanged (the command says what it finds, or does not).
 // Shared by every command taking a session or attention id (timeline,
 // answer, steer, cancel, tail --session).
-import type { AepEvent } from '../../relay/store.ts';
+import type { AepEvent } from '../../runtime/relay/store.ts';
 import type { Endpoint } from './command-common.ts';
 import { heldRequests, heldSessions, type KnownSession } from './held.ts';
 

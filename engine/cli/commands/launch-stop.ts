@@ -2,7 +2,7 @@
 // its process (and whatever it started) is stopped by `up`'s launcher
 // (POST /launch/stop). Undefined when no such run is under way (an agent
 // started by hand, an up without the launch API): the ordinary cancel then.
-import { authHeaders } from '../../relay/client-sse.ts';
+import { authHeaders } from '../../runtime/relay/client-sse.ts';
 import type { Endpoint } from './command-common.ts';
 
 export async function stopLaunched(ep: Endpoint, session: string, say: (line: string) => void): Promise<number | undefined> {

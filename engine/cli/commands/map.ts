@@ -2,14 +2,14 @@
 // steps in (`{"hook"?, "input"}`), exactly one NDJSON result line out per
 // step; every step of one call shares one engine state. Exit 1 if any step
 // errored, 2 on a usage or descriptor error.
-import { CAPTURE_ORDER, type CaptureLevel } from '../../aep/schemas.ts';
-import { loadVendor } from '../../descriptor/registry.ts';
-import { DescriptorLoadError } from '../../descriptor/errors.ts';
-import { readLines } from '../../io/lines.ts';
-import { MapError, Mapper } from '../../map/mapper.ts';
+import { CAPTURE_ORDER, type CaptureLevel } from '../../core/aep/schemas.ts';
+import { loadVendor } from '../../core/descriptor/registry.ts';
+import { DescriptorLoadError } from '../../core/descriptor/errors.ts';
+import { readLines } from '../../core/io/lines.ts';
+import { MapError, Mapper } from '../../core/map/mapper.ts';
 import { ArgError, parseArgs, intFlag } from '../args.ts';
-import { Redactor } from '../../capture/redact.ts';
-import type { RuntimeConfig } from '../../config/schema.ts';
+import { Redactor } from '../../core/capture/redact.ts';
+import type { RuntimeConfig } from '../../core/config/schema.ts';
 import { resolveConfig } from '../config.ts';
 import { configSets } from '../config-sets.ts';
 

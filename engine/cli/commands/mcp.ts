@@ -1,12 +1,12 @@
-// `hookmap mcp --agent A`: the MCP server over stdio (engine/mcp/server.ts)
+// `hookmap mcp --agent A`: the MCP server over stdio (engine/person/mcp/server.ts)
 // that an agent starts as one of its MCP servers: ask_human and emit_event,
 // carried out by the hookmap daemon serving that agent's hooks (hookmap up).
 // stdout is the MCP protocol; every message of ours goes to stderr.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
-import { createMcpServer } from '../../mcp/server.ts';
+import { createMcpServer } from '../../person/mcp/server.ts';
 import { endpoint, ENDPOINT_FLAGS } from './command-common.ts';
-import { hookmapVersion } from '../../io/version.ts';
+import { hookmapVersion } from '../../core/io/version.ts';
 
 const SPEC = { ...ENDPOINT_FLAGS, agent: { type: 'string' }, session: { type: 'string' }, timeout: { type: 'string' } } as const;
 

@@ -1,6 +1,6 @@
 // `hookmap new <agent> [--like <existing>] [--surface <kind>] [--hooks A,B] [--dir D]`: a
 // descriptor and a fixture folder for a new agent, started from the closest
-// existing one (engine/scaffold/new-agent.ts): named with --like, or proposed
+// existing one (engine/tools/scaffold/new-agent.ts): named with --like, or proposed
 // from the surface kind. Writes vendors/<agent>.yaml and fixtures/<agent>/
 // (or, with --dir, D/<agent>.yaml beside D/<agent>/), never over a file
 // that exists, then says what `hookmap check` will list. The existing
@@ -9,10 +9,10 @@
 // 1 refused (a file exists), 2 usage.
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { FIXTURES_DIR, listVendors, loadVendor, VENDORS_DIR } from '../../descriptor/registry.ts';
-import { closestAgent, hooksToDrop, scaffold, SURFACE_KINDS, writeScaffold } from '../../scaffold/new-agent.ts';
+import { FIXTURES_DIR, listVendors, loadVendor, VENDORS_DIR } from '../../core/descriptor/registry.ts';
+import { closestAgent, hooksToDrop, scaffold, SURFACE_KINDS, writeScaffold } from '../../tools/scaffold/new-agent.ts';
 import { ArgError, parseArgs } from '../args.ts';
-import { descriptorFile } from '../../shim/generate.ts';
+import { descriptorFile } from '../../runtime/shim/generate.ts';
 
 export async function run(argv: string[]): Promise<number> {
   const err = (m: string, code: number) => (process.stderr.write(`hookmap new: ${m}\n`), code);

@@ -9,9 +9,9 @@
 // phone's camera (and the link beside it) instead of opening a browser.
 import { spawn } from 'node:child_process';
 import { ArgError, parseArgs } from '../args.ts';
-import { authHeaders } from '../../relay/client.ts';
-import { TokenFileError } from '../../auth/tokens.ts';
-import { missingTokenHint } from '../../auth/discover.ts';
+import { authHeaders } from '../../runtime/relay/client.ts';
+import { TokenFileError } from '../../runtime/auth/tokens.ts';
+import { missingTokenHint } from '../../runtime/auth/discover.ts';
 import { ENDPOINT_FLAGS, endpoint, type Endpoint } from './command-common.ts';
 import { tokenSources } from '../config.ts';
 

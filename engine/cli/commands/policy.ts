@@ -2,9 +2,9 @@
 // `hookmap up --policy` does and print every error with its code and
 // position (docs/policy.md). Exit 0: the file loads; 1: it is refused; 2: usage.
 import { ArgError, parseArgs } from '../args.ts';
-import { listVendors } from '../../descriptor/registry.ts';
-import { formatPolicyError, loadPolicyFile } from '../../policy/policy.ts';
-import { describeMatch } from '../../policy/answer-rule.ts';
+import { listVendors } from '../../core/descriptor/registry.ts';
+import { formatPolicyError, loadPolicyFile } from '../../runtime/policy/policy.ts';
+import { describeMatch } from '../../runtime/policy/answer-rule.ts';
 
 const SPEC = { json: { type: 'boolean' } } as const;
 const USAGE = 'usage: hookmap policy check <file> [--json]';

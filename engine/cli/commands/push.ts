@@ -1,16 +1,16 @@
 // `hookmap push key | list | revoke NAME | test [NAME] | add --subscription FILE [--name N]`:
-// the devices Web Push reaches (engine/push). Each verb works on the files in
+// the devices Web Push reaches (engine/person/push). Each verb works on the files in
 // $HOOKMAP_HOME/push/ directly, so it works whether or not `up` runs; a
 // running `up` sees a change at once (a revoked device's actions are refused
 // from then on). `test` sends from here with the same keys `up` uses.
 import { readFileSync } from 'node:fs';
-import { ownerTokenPath, OWNER, readTokenFile, tokenDigest, TokenFileError } from '../../auth/tokens.ts';
-import { SCOPES } from '../../auth/principal.ts';
+import { ownerTokenPath, OWNER, readTokenFile, tokenDigest, TokenFileError } from '../../runtime/auth/tokens.ts';
+import { SCOPES } from '../../runtime/auth/principal.ts';
 import { resolveTarget } from '../config.ts';
-import { DeviceBook, DeviceError, parseSubscription } from '../../push/devices.ts';
-import { ensureVapidKeys, PushKeyError } from '../../push/keys.ts';
-import { deviceView } from '../../push/routes.ts';
-import { PushSender } from '../../push/sender.ts';
+import { DeviceBook, DeviceError, parseSubscription } from '../../person/push/devices.ts';
+import { ensureVapidKeys, PushKeyError } from '../../person/push/keys.ts';
+import { deviceView } from '../../person/push/routes.ts';
+import { PushSender } from '../../person/push/sender.ts';
 import { ArgError, parseArgs } from '../args.ts';
 
 const USAGE = `hookmap push key                     the VAPID public key devices subscribe with (made on first use)

@@ -7,19 +7,19 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { commandHelp, commandNamed } from '../usage.ts';
-import { loadVendor } from '../../descriptor/registry.ts';
-import type { RuntimeConfig } from '../../config/schema.ts';
+import { loadVendor } from '../../core/descriptor/registry.ts';
+import type { RuntimeConfig } from '../../core/config/schema.ts';
 import { resolveConfig } from '../config.ts';
 import { DEFAULT_HOST, DEFAULT_SERVE_PORT } from '../../app/serve.ts';
 import { waitForSignal } from '../../app/signals.ts';
-import { formatFindings, SecretScanner } from '../../capture/redaction/scanner.ts';
-import { candidates, promote, recordedDir, startRecord } from '../../record/recorder.ts';
-import { discoverToken } from '../../auth/discover.ts';
-import { followTokenFile } from '../../auth/tokens.ts';
+import { formatFindings, SecretScanner } from '../../core/capture/redaction/scanner.ts';
+import { candidates, promote, recordedDir, startRecord } from '../../tools/record/recorder.ts';
+import { discoverToken } from '../../runtime/auth/discover.ts';
+import { followTokenFile } from '../../runtime/auth/tokens.ts';
 import { tokenSources } from '../config.ts';
 
 /**
- * The token for --relay, found like every client finds it (engine/auth/discover.ts); read from a file, the file
+ * The token for --relay, found like every client finds it (engine/runtime/auth/discover.ts); read from a file, the file
  * is followed (a replaced token is used from the next reconnect).
  */
 function relayToken(flags: Record<string, unknown>, say: (l: string) => void): string | (() => string | undefined) | undefined {

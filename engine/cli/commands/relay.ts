@@ -1,17 +1,17 @@
 // `hookmap relay`: the AEP relay alone. Drains on SIGINT/SIGTERM (SSE
 // streams end cleanly, sockets close 1001) and exits 0; exits 1 if the
 // drain hangs.
-import { Redactor } from '../../capture/redact.ts';
+import { Redactor } from '../../core/capture/redact.ts';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
-import { Authorizer, ANONYMOUS, TokenSource } from '../../auth/authorizer.ts';
-import { BindError, exposureNotice } from '../../auth/bind.ts';
-import { readTokenFile, TokenFileError } from '../../auth/tokens.ts';
-import { createRelay, DEFAULT_HOST, DEFAULT_PORT, resolveLimits, type CreateRelayOptions } from '../../relay/index.ts';
-import { BackplaneError } from '../../relay/backplane/index.ts';
-import { openBackplane } from '../../relay/backplane/open.ts';
-import { BACKPLANE_FLAGS, backplaneFromFlags } from '../../relay/backplane/config.ts';
+import { Authorizer, ANONYMOUS, TokenSource } from '../../runtime/auth/authorizer.ts';
+import { BindError, exposureNotice } from '../../runtime/auth/bind.ts';
+import { readTokenFile, TokenFileError } from '../../runtime/auth/tokens.ts';
+import { createRelay, DEFAULT_HOST, DEFAULT_PORT, resolveLimits, type CreateRelayOptions } from '../../runtime/relay/index.ts';
+import { BackplaneError } from '../../runtime/relay/backplane/index.ts';
+import { openBackplane } from '../../runtime/relay/backplane/open.ts';
+import { BACKPLANE_FLAGS, backplaneFromFlags } from '../../runtime/relay/backplane/config.ts';
 import { auditTo } from '../../app/up-parts.ts';
-import type { RuntimeConfig } from '../../config/schema.ts';
+import type { RuntimeConfig } from '../../core/config/schema.ts';
 import { resolveConfig } from '../config.ts';
 import { resolveServerAuth, SERVER_AUTH_FLAGS } from './server-auth.ts';
 

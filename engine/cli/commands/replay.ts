@@ -1,14 +1,14 @@
 // `hookmap replay <file>`: re-emit a captured session into a relay as a NEW
-// session (engine/bridge/replay.ts: fresh ids, one epoch, contiguous seq,
+// session (engine/person/bridge/replay.ts: fresh ids, one epoch, contiguous seq,
 // recorded pacing scaled and capped, causes rewritten, provenance in
 // aepreplay* attributes, commands never replayed), for demos, UI tests and
 // load. Posts NDJSON batches to the relay's /events.
 import { ArgError, parseArgs } from '../args.ts';
-import { authHeaders } from '../../relay/client.ts';
-import { formatAjvErrors, validateEnvelope } from '../../aep/schemas.ts';
-import { readEventFile } from '../../bridge/file-source.ts';
-import type { AepEvent } from '../../bridge/projection/common.ts';
-import { planReplay } from '../../bridge/replay.ts';
+import { authHeaders } from '../../runtime/relay/client.ts';
+import { formatAjvErrors, validateEnvelope } from '../../core/aep/schemas.ts';
+import { readEventFile } from '../../person/bridge/file-source.ts';
+import type { AepEvent } from '../../person/bridge/projection/common.ts';
+import { planReplay } from '../../person/bridge/replay.ts';
 import { ENDPOINT_FLAGS, endpoint } from './command-common.ts';
 import { sessionsOf } from './held.ts';
 import { AmbiguousId, pickSession } from './id-prefix.ts';

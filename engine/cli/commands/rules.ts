@@ -8,12 +8,12 @@
 import { resolve } from 'node:path';
 import { userInfo } from 'node:os';
 import { ArgError, parseArgs } from '../args.ts';
-import { listVendors, loadVendor } from '../../descriptor/registry.ts';
+import { listVendors, loadVendor } from '../../core/descriptor/registry.ts';
 import { resolveTarget, tokenSources } from '../config.ts';
-import { formatPolicyError, loadPolicyFile, type Policy } from '../../policy/policy.ts';
-import { isPreset, PRESETS, presetRules } from '../../policy/presets.ts';
-import { RuleBook, RuleError, type RuleView } from '../../policy/rulebook.ts';
-import { subjectOf } from '../../policy/subject.ts';
+import { formatPolicyError, loadPolicyFile, type Policy } from '../../runtime/policy/policy.ts';
+import { isPreset, PRESETS, presetRules } from '../../runtime/policy/presets.ts';
+import { RuleBook, RuleError, type RuleView } from '../../runtime/policy/rulebook.ts';
+import { subjectOf } from '../../runtime/policy/subject.ts';
 import { endpoint } from './command-common.ts';
 
 const SPEC = {

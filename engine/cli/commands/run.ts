@@ -8,7 +8,7 @@
 // refused or no session in time (the run's log is named), 2 usage.
 import { resolve } from 'node:path';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
-import { authHeaders } from '../../relay/client-sse.ts';
+import { authHeaders } from '../../runtime/relay/client-sse.ts';
 import { ENDPOINT_FLAGS, endpoint, explainRefusal, type Endpoint } from './command-common.ts';
 import { resolveSessionOrAsGiven, type AmbiguousId } from './id-prefix.ts';
 

@@ -3,9 +3,9 @@
 // TEXT (FTS5 over what the capture ceiling let into the logs), newest first,
 // each with its matching events; the filters are the inbox's.
 import { ArgError, parseArgs } from '../args.ts';
-import type { RuntimeConfig } from '../../config/schema.ts';
+import type { RuntimeConfig } from '../../core/config/schema.ts';
 import { resolveConfig } from '../config.ts';
-import { search, SearchQueryError } from '../../history/search.ts';
+import { search, SearchQueryError } from '../../person/history/search.ts';
 import { openHomeHistory, usageError, usd } from './history-common.ts';
 
 const SPEC = {

@@ -1,16 +1,16 @@
 // `hookmap serve <agent|descriptor.yaml>`: one daemon on loopback. Prints
 // the base URL on stdout (scripts and tests read it), log lines on stderr.
 // SIGINT/SIGTERM free held hooks with neutral bytes, then stop.
-import { DURABILITY, type Durability } from '../../daemon/session-log.ts';
+import { DURABILITY, type Durability } from '../../runtime/daemon/session-log.ts';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { commandHelp, commandNamed } from '../usage.ts';
-import { loadVendor } from '../../descriptor/registry.ts';
-import { DEFAULT_MAX_BODY } from '../../daemon/http.ts';
+import { loadVendor } from '../../core/descriptor/registry.ts';
+import { DEFAULT_MAX_BODY } from '../../runtime/daemon/http.ts';
 import { DEFAULT_HOST, DEFAULT_SERVE_PORT, startServe } from '../../app/serve.ts';
 import { waitForSignal } from '../../app/signals.ts';
-import { discoverToken } from '../../auth/discover.ts';
-import { BindError } from '../../auth/bind.ts';
-import type { RuntimeConfig } from '../../config/schema.ts';
+import { discoverToken } from '../../runtime/auth/discover.ts';
+import { BindError } from '../../runtime/auth/bind.ts';
+import type { RuntimeConfig } from '../../core/config/schema.ts';
 import { resolveConfig, tokenSources } from '../config.ts';
 import { configSets } from '../config-sets.ts';
 

@@ -1,14 +1,14 @@
 // Flags and resolution shared by the commands that start a server holding
 // the relay (`up`, `relay`): where the owner token comes from, --no-auth,
-// the browser guard's allow-lists and TLS (engine/auth; issue 10).
+// the browser guard's allow-lists and TLS (engine/runtime/auth; issue 10).
 //
 //   --token-file F / HOOKMAP_TOKEN_FILE   the owner token in a file (watched)
 //   --token T / HOOKMAP_TOKEN             the owner token itself (--token warns: argv)
 //   (none)                                $HOOKMAP_HOME/token, created on first start
 //   --no-auth                             no token at all: watch-only, loopback only
-import { ensureOwnerToken } from '../../auth/tokens.ts';
-import { ARGV_TOKEN_WARNING } from '../../auth/discover.ts';
-import { loadTlsFiles, type TlsFiles } from '../../auth/tls.ts';
+import { ensureOwnerToken } from '../../runtime/auth/tokens.ts';
+import { ARGV_TOKEN_WARNING } from '../../runtime/auth/discover.ts';
+import { loadTlsFiles, type TlsFiles } from '../../runtime/auth/tls.ts';
 import { resolveTarget } from '../config.ts';
 import { join } from 'node:path';
 import { ArgError } from '../args.ts';

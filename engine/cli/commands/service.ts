@@ -1,17 +1,17 @@
 // `hookmap service install|uninstall|status [--dry-run] [--platform P]`:
-// `hookmap up` as a user service that survives a reboot (engine/service/):
+// `hookmap up` as a user service that survives a reboot (engine/tools/service/):
 // a systemd user unit on Linux, a launchd agent on macOS; Windows is not
 // automated (docs/service.md says how with Task Scheduler). Exit 0 done, 1
 // refused or the service manager failed, 2 usage.
 import { join } from 'node:path';
-import type { RuntimeConfig } from '../../config/schema.ts';
-import { install, render, servicePath, ServiceError, status, uninstall, type ManagerCall, type ServiceContext } from '../../service/manage.ts';
-import type { ServicePlatform, ServiceSpec } from '../../service/units.ts';
-import { listenAddress } from '../../shim/autostart.mjs';
+import type { RuntimeConfig } from '../../core/config/schema.ts';
+import { install, render, servicePath, ServiceError, status, uninstall, type ManagerCall, type ServiceContext } from '../../tools/service/manage.ts';
+import type { ServicePlatform, ServiceSpec } from '../../tools/service/units.ts';
+import { listenAddress } from '../../runtime/shim/autostart.mjs';
 import { ArgError, parseArgs } from '../args.ts';
 import { carriedEnv, resolveConfig, resolveTarget } from '../config.ts';
-import { hookmapVersion } from '../../io/version.ts';
-import { PACKAGE_ROOT } from '../../io/package-root.ts';
+import { hookmapVersion } from '../../core/io/version.ts';
+import { PACKAGE_ROOT } from '../../core/io/package-root.mjs';
 
 const USAGE = 'usage: hookmap service install|uninstall|status [--dry-run] [--platform linux|darwin]';
 const BIN = join(PACKAGE_ROOT, 'bin', 'hookmap.mjs');

@@ -3,9 +3,9 @@
 // relay's buffer still has), newest first, with their tokens and cost; a
 // resumed session's line (`<id>`, `<id>~2`, ...) summed beside its own row.
 import { ArgError, parseArgs } from '../args.ts';
-import type { RuntimeConfig } from '../../config/schema.ts';
+import type { RuntimeConfig } from '../../core/config/schema.ts';
 import { resolveConfig } from '../config.ts';
-import { sessions } from '../../history/query.ts';
+import { sessions } from '../../person/history/query.ts';
 import { openHomeHistory, table, usageError, usd } from './history-common.ts';
 
 const SPEC = {

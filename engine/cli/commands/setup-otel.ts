@@ -1,12 +1,12 @@
-// `hookmap setup <agent> --otel [--uninstall] [--dry-run]` (engine/setup/otel.ts):
+// `hookmap setup <agent> --otel [--uninstall] [--dry-run]` (engine/runtime/setup/otel.ts):
 // the agent's own OTel log exporter pointed at hookmap's receiver for it. The
 // token the block carries is minted here, emit scope only, named after the
 // receiver; --uninstall removes the block and revokes that token.
-import { addToken, loadTokens, revokeToken } from '../../auth/tokens.ts';
-import type { Descriptor } from '../../descriptor/types.ts';
-import type { Target } from '../../io/target.ts';
-import { commitOtel, planOtel } from '../../setup/otel.ts';
-import { unifiedDiff } from '../../text/diff.ts';
+import { addToken, loadTokens, revokeToken } from '../../runtime/auth/tokens.ts';
+import type { Descriptor } from '../../core/descriptor/types.ts';
+import type { Target } from '../../core/io/target.ts';
+import { commitOtel, planOtel } from '../../runtime/setup/otel.ts';
+import { unifiedDiff } from '../../core/text/diff.ts';
 
 export function setupOtel(
   d: Descriptor,

@@ -5,28 +5,28 @@
 // agent entry that runs `hookmap tee <agent> -- <agent command>` (`--name`
 // names it as the editor lists it). `--mcp` also registers `hookmap mcp
 // --agent <agent>` (ask_human, emit_event) in the agent's own MCP config
-// (the descriptor's setup.mcp; engine/setup/mcp.ts); with --uninstall it
+// (the descriptor's setup.mcp; engine/runtime/setup/mcp.ts); with --uninstall it
 // removes that entry too. Exit 0 done or nothing to do, 1 refused
 // (unparseable config, no setup known, a foreign server of our name), 2 usage.
 import { resolve } from 'node:path';
-import { loadVendor } from '../../descriptor/registry.ts';
-import { DescriptorLoadError } from '../../descriptor/errors.ts';
-import { commitSetup, planDiff, planSetup, SetupError } from '../../setup/apply.ts';
-import { ConfigParseError } from '../../setup/json-file.ts';
-import { setupSpec } from '../../setup/spec.ts';
-import { forgetWiring, recordWiring } from '../../setup/wirings.ts';
-import { FormatError } from '../../setup/formats/types.ts';
-import type { ShimKind } from '../../setup/registrations.ts';
-import { shimPaths } from '../../shim/plan.mjs';
+import { loadVendor } from '../../core/descriptor/registry.ts';
+import { DescriptorLoadError } from '../../core/descriptor/errors.ts';
+import { commitSetup, planDiff, planSetup, SetupError } from '../../runtime/setup/apply.ts';
+import { ConfigParseError } from '../../runtime/setup/json-file.ts';
+import { setupSpec } from '../../runtime/setup/spec.ts';
+import { forgetWiring, recordWiring } from '../../runtime/setup/wirings.ts';
+import { FormatError } from '../../runtime/setup/formats/types.ts';
+import type { ShimKind } from '../../runtime/setup/registrations.ts';
+import { shimPaths } from '../../runtime/shim/plan.mjs';
 import { resolveTarget } from '../config.ts';
 import { ArgError, parseArgs } from '../args.ts';
 import { setupOtel } from './setup-otel.ts';
 import { join } from 'node:path';
-import type { Descriptor } from '../../descriptor/types.ts';
-import type { SetupPlan } from '../../setup/plan.ts';
-import { autostartEnabled, OFF_FILE, setAutostart, UP_LOG, writeLauncher } from '../../shim/autostart.mjs';
-import { hookmapVersion } from '../../io/version.ts';
-import type { RuntimeConfig } from '../../config/schema.ts';
+import type { Descriptor } from '../../core/descriptor/types.ts';
+import type { SetupPlan } from '../../runtime/setup/plan.ts';
+import { autostartEnabled, OFF_FILE, setAutostart, UP_LOG, writeLauncher } from '../../runtime/shim/autostart.mjs';
+import { hookmapVersion } from '../../core/io/version.ts';
+import type { RuntimeConfig } from '../../core/config/schema.ts';
 
 const USAGE =
   'usage: hookmap setup <agent> [--user | --project] [--dir D] [--mcp] [--otel] [--uninstall] ' +
@@ -34,7 +34,7 @@ const USAGE =
   '[--name N]]';
 
 /**
- * Start on demand (engine/shim/autostart.mjs): the launcher the shims start
+ * Start on demand (engine/runtime/shim/autostart.mjs): the launcher the shims start
  * `up` through, the opt-out, and the line that says which it is.
  */
 function autostartSetup(d: Descriptor, plan: SetupPlan, flags: Record<string, unknown>, home: string, url: string): string | undefined {
@@ -116,7 +116,7 @@ export async function run(argv: string[], config?: RuntimeConfig): Promise<numbe
     const server = mcp && `the hookmap MCP server "${mcp.name}"`;
     // did the hook config change (beside the MCP registration, when that is another file)?
     const hooksChanged = plan.files.some((f) => !mcp || mcp.sameFile || f.path !== mcp.path) || !!plan.removesDir;
-    // doctor looks wherever setup wired, from any folder (engine/setup/wirings.ts)
+    // doctor looks wherever setup wired, from any folder (engine/runtime/setup/wirings.ts)
     const remember = () => {
       const home = target.home;
       if (plan.uninstall) forgetWiring(home, { agent: plan.agent, scope: plan.scope, path: plan.configPath });

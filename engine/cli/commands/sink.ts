@@ -3,8 +3,8 @@
 // resume positions are saved, resumed after a restart or a crash without
 // duplicates or gaps, disk bounded by a retention in days and a size budget.
 import { ArgError, intFlag, parseArgs } from '../args.ts';
-import { CAPTURE_ORDER, type CaptureLevel } from '../../aep/schemas.ts';
-import { runSink } from '../../bridge/sink-store.ts';
+import { CAPTURE_ORDER, type CaptureLevel } from '../../core/aep/schemas.ts';
+import { runSink } from '../../person/bridge/sink-store.ts';
 import { ENDPOINT_FLAGS, endpoint } from './command-common.ts';
 import { resolveSessionOrAsGiven } from './id-prefix.ts';
 import { buildFilter } from './tail.ts';

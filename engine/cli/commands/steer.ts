@@ -7,7 +7,7 @@
 // `.dropped` (why). Without --agent the session's owner is found in the relay's
 // roster (AEP-0003 §4.1): the claimant that declares an `x.*.control.instruct`.
 import { ArgError, intFlag, parseArgs } from '../args.ts';
-import { makeCommand, openSocket } from '../../relay/client.ts';
+import { makeCommand, openSocket } from '../../runtime/relay/client.ts';
 import { ENDPOINT_FLAGS, endedSession, endpoint, runCommand, type Endpoint } from './command-common.ts';
 import { resolveSessionOrAsGiven, type AmbiguousId } from './id-prefix.ts';
 

@@ -10,25 +10,25 @@
 // view names each session's project once it saw its start, says who
 // answered what, prints the `answer:` hint only for requests still open,
 // and after a run's end what became of each call that reported no outcome
-// (engine/bridge/call-watch.ts); --json prints the events alone.
-import { ATTENTION_TERMINALS, isAttentionTerminal, isSessionTerminal } from '../../kernel/lifecycle.ts';
+// (engine/person/bridge/call-watch.ts); --json prints the events alone.
+import { ATTENTION_TERMINALS, isAttentionTerminal, isSessionTerminal } from '../../core/kernel/lifecycle.ts';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
 import { resolveConfig } from '../config.ts';
-import type { RuntimeConfig } from '../../config/schema.ts';
-import { answerOf, answerWords } from '../../bridge/call-outcome.ts';
-import { CallWatch } from '../../bridge/call-watch.ts';
-import { sessionLabel } from '../../bridge/session-label.ts';
-import { followSse } from '../../relay/client-sse-follow.ts';
-import { ResumeState } from '../../relay/client-resume.ts';
-import type { AepEvent } from '../../relay/store.ts';
+import type { RuntimeConfig } from '../../core/config/schema.ts';
+import { answerOf, answerWords } from '../../person/bridge/call-outcome.ts';
+import { CallWatch } from '../../person/bridge/call-watch.ts';
+import { sessionLabel } from '../../person/bridge/session-label.ts';
+import { followSse } from '../../runtime/relay/client-sse-follow.ts';
+import { ResumeState } from '../../runtime/relay/client-resume.ts';
+import type { AepEvent } from '../../runtime/relay/store.ts';
 import { ENDPOINT_FLAGS, endpoint, explainRefusal, type Endpoint } from './command-common.ts';
 import { replayHeld } from './held.ts';
 import { resolveSessionOrAsGiven } from './id-prefix.ts';
-import { ensureParent } from '../../io/paths.ts';
-import { isQueryAnswer } from '../../kernel/event.ts';
+import { ensureParent } from '../../core/io/paths.ts';
+import { isQueryAnswer } from '../../core/kernel/event.ts';
 
 const SPEC = {
   ...ENDPOINT_FLAGS,
@@ -253,7 +253,7 @@ class View {
       const l = sessionLabel(ev);
       if (l) this.labels.set(ev.session, l);
     }
-    // the one fold (engine/kernel/fold/) first: what a request is and what its answer means, which calls an end leaves unsaid
+    // the one fold (engine/core/kernel/fold/) first: what a request is and what its answer means, which calls an end leaves unsaid
     const unsaid = this.calls.add(ev);
     const out = [this.format(ev)];
     if (isAttentionTerminal(ev.type) && ev.subject) {

@@ -5,9 +5,9 @@
 // unique prefix of its id (id-prefix.ts); --verbose keeps the rows the tree
 // folds (vendor x.* events, answer rows).
 import { ArgError, parseArgs } from '../args.ts';
-import { readEventFile } from '../../bridge/file-source.ts';
-import type { AepEvent } from '../../bridge/projection/common.ts';
-import { renderDag, renderTree, sessionNodes, sortSession } from '../../bridge/timeline.ts';
+import { readEventFile } from '../../person/bridge/file-source.ts';
+import type { AepEvent } from '../../person/bridge/projection/common.ts';
+import { renderDag, renderTree, sessionNodes, sortSession } from '../../person/bridge/timeline.ts';
 import { ENDPOINT_FLAGS, endpoint } from './command-common.ts';
 import { replayHeld, sessionsOf } from './held.ts';
 import { AmbiguousId, pickSession, resolveSession } from './id-prefix.ts';

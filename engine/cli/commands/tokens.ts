@@ -1,10 +1,10 @@
 // `hookmap tokens add|list|revoke`: named tokens with scopes in
-// $HOOKMAP_HOME/tokens.json (engine/auth/tokens.ts). A running relay reads
+// $HOOKMAP_HOME/tokens.json (engine/runtime/auth/tokens.ts). A running relay reads
 // the file as it changes: a new token works at once, a revoked one is
 // refused at once, and the relay closes its open connections.
 import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
-import { ownerTokenPath, addToken, loadTokens, OWNER, revokeToken, TokenFileError } from '../../auth/tokens.ts';
-import { SCOPES } from '../../auth/principal.ts';
+import { ownerTokenPath, addToken, loadTokens, OWNER, revokeToken, TokenFileError } from '../../runtime/auth/tokens.ts';
+import { SCOPES } from '../../runtime/auth/principal.ts';
 import { resolveTarget } from '../config.ts';
 import { ArgError, parseArgs } from '../args.ts';
 

@@ -4,9 +4,9 @@
 // the per-agent detail under --verbose) and, for scripts, the base URL on
 // stdout when stdout is not a terminal. A second `up` on the same home or
 // address says in one line where the first one runs, exit 2.
-import { DURABILITY, type Durability } from '../../daemon/session-log.ts';
+import { DURABILITY, type Durability } from '../../runtime/daemon/session-log.ts';
 import { ArgError, intFlag, parseArgs } from '../args.ts';
-import type { RuntimeConfig } from '../../config/schema.ts';
+import type { RuntimeConfig } from '../../core/config/schema.ts';
 import { resolveConfig } from '../config.ts';
 import { DEFAULT_HOST } from '../../app/serve.ts';
 import { DEFAULT_UP_PORT, startUp } from '../../app/up.ts';
@@ -14,20 +14,20 @@ import { recordedUp, summaryNext } from '../../app/up-parts.ts';
 import { answersHealthz } from '../../app/healthz-probe.ts';
 import type { UpConfig } from '../../app/up-config.ts';
 import { PROJECT_LABEL_MODES, UP_CAPTURE } from '../../app/up-options.ts';
-import { ConfigError } from '../../config/config-error.ts';
-import type { CaptureLevel } from '../../aep/schemas.ts';
-import type { ProjectLabelMode } from '../../capture/project.ts';
+import { ConfigError } from '../../core/config/config-error.ts';
+import type { CaptureLevel } from '../../core/aep/schemas.ts';
+import type { ProjectLabelMode } from '../../core/capture/project.ts';
 import { waitForSignal } from '../../app/signals.ts';
-import { BridgeConfigError, parseBridgeSpec } from '../../bridge/config.ts';
-import { BindError } from '../../auth/bind.ts';
-import { TokenFileError } from '../../auth/tokens.ts';
+import { BridgeConfigError, parseBridgeSpec } from '../../person/bridge/config.ts';
+import { BindError } from '../../runtime/auth/bind.ts';
+import { TokenFileError } from '../../runtime/auth/tokens.ts';
 import { resolveServerAuth, SERVER_AUTH_FLAGS } from './server-auth.ts';
-import { PolicyLoadError } from '../../policy/source.ts';
+import { PolicyLoadError } from '../../runtime/policy/source.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { clearBackoff, LAUNCHER, writeLauncher } from '../../shim/autostart.mjs';
-import { hookmapVersion } from '../../io/version.ts';
-import { BACKPLANE_FLAGS, backplaneFromFlags, finishAuth } from '../../relay/backplane/config.ts';
+import { clearBackoff, LAUNCHER, writeLauncher } from '../../runtime/shim/autostart.mjs';
+import { hookmapVersion } from '../../core/io/version.ts';
+import { BACKPLANE_FLAGS, backplaneFromFlags, finishAuth } from '../../runtime/relay/backplane/config.ts';
 
 const SPEC = {
   port: { type: 'string' },
@@ -151,7 +151,7 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
 /**
  * A start that works ends a start-on-demand back-off, and points the
  * launcher the shims start `up` through at this hookmap (an upgrade or a
- * moved checkout; only where setup wrote one: engine/shim/autostart.mjs).
+ * moved checkout; only where setup wrote one: engine/runtime/shim/autostart.mjs).
  */
 function afterStart(home: string): void {
   try {

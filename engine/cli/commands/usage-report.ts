@@ -3,10 +3,10 @@
 // its `~N` parts are one row, the parts named); --json also has each session
 // (agent, session, project, models, token counts, cost_usd: null when unknown).
 import { ArgError, parseArgs } from '../args.ts';
-import type { RuntimeConfig } from '../../config/schema.ts';
+import type { RuntimeConfig } from '../../core/config/schema.ts';
 import { resolveConfig } from '../config.ts';
-import { usage, USAGE_BY, usageSessions, type UsageBy } from '../../history/query.ts';
-import { PRICE_TABLE } from '../../usage/prices.ts';
+import { usage, USAGE_BY, usageSessions, type UsageBy } from '../../person/history/query.ts';
+import { PRICE_TABLE } from '../../runtime/usage/prices.ts';
 import { openHomeHistory, table, usageError, usd } from './history-common.ts';
 
 const SPEC = { since: { type: 'string' }, by: { type: 'string' }, agent: { type: 'string' }, json: { type: 'boolean' } } as const;

@@ -3,7 +3,7 @@
 // 2 on usage or I/O errors. stdout carries only the violations (text lines or
 // a JSON array) so other tools can parse it; the summary goes to stderr.
 import { parseArgs, ArgError } from '../args.ts';
-import { validateReadable, formatViolation, violationsJson, openInput } from '../../validate/index.ts';
+import { validateReadable, formatViolation, violationsJson, openInput } from '../../core/validate/index.ts';
 
 const USAGE = 'usage: hookmap validate <file.jsonl|-> [--json]';
 

@@ -1,4 +1,4 @@
-// The inbox's own HTTP routes (engine/inbox/routes.ts): who am I, sign in
+// The inbox's own HTTP routes (engine/person/inbox/routes.ts): who am I, sign in
 // with a token or a one-time code, sign out, the hooks that failed open.
 // Every state change is a POST with a JSON body from this origin; the
 // session lives in an HttpOnly cookie the script never sees.

@@ -1,7 +1,7 @@
 // Where an attention request stands (AEP-0002 §7, AEP-0008): its terminal event, its deadline,
 // whether it is stale, answerable from here, or waiting for a human.
 import type { Ev } from './aep.ts';
-import { answerableViaControl } from '../../../engine/kernel/option-effects.ts';
+import { answerableViaControl } from '../../../engine/core/kernel/option-effects.ts';
 import { STALE_AFTER_MS, STALE_NO_DEADLINE_MS, type Attn } from './session-model.ts';
 
 /** What closed a request: its own terminal, else its session's end (the kernel fold's `closedBy`). */

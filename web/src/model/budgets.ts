@@ -1,10 +1,10 @@
 // The spending caps `up` holds (GET /budgets: engine/app/up-budgets.ts, the
-// book in engine/usage/budgets.ts), for the inbox's usage view: each budget
+// book in engine/runtime/usage/budgets.ts), for the inbox's usage view: each budget
 // with what every scope it counts spent in the current window and what
 // happens next. The book is derived from the stream on the server; the
 // inbox only shows it. Read scope (the sign-in cookie).
 
-import type { BudgetView } from '../../../engine/usage/budget-view.ts';
+import type { BudgetView } from '../../../engine/runtime/usage/budget-view.ts';
 import { tokens, usd } from './history.ts';
 
 /** One budget as GET /budgets shows it (the book's own view type). */

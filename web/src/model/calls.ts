@@ -1,12 +1,12 @@
 // What became of a tool call, in words: the kernel's one fold reads its fate
-// (engine/kernel/fold/fates.ts: its own terminal, AEP-0002 tool.completed /
+// (engine/core/kernel/fold/fates.ts: its own terminal, AEP-0002 tool.completed /
 // failed / denied, else the answer to the permission request that asked
 // about it, AEP-0002 §7, a refusal with the guidance text the agent reads,
 // AEP-0008, a timeout when the agent's own dialog decides, else the end of its
 // run or session with nothing said); this module only says it. A call is
 // "running" only while its run is.
-import { answerOf, callFate, lastRequest, runFate, type CallFate, type RunFate } from '../../../engine/kernel/fold/index.ts';
-import { permits } from '../../../engine/kernel/option-effects.ts';
+import { answerOf, callFate, lastRequest, runFate, type CallFate, type RunFate } from '../../../engine/core/kernel/fold/index.ts';
+import { permits } from '../../../engine/core/kernel/option-effects.ts';
 import type { Ev } from './aep.ts';
 import type { RunRow, ToolRow } from './timeline.ts';
 

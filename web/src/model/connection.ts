@@ -20,7 +20,7 @@
 // All three reconnect with backoff and authenticate with the inbox's
 // HttpOnly cookie (same origin); no token is ever held in script.
 import { computed, signal, type ReadonlySignal } from '@preact/signals';
-import { isSessionTerminal, opens } from '../../../engine/kernel/lifecycle.ts';
+import { isSessionTerminal, opens } from '../../../engine/core/kernel/lifecycle.ts';
 import { makeCommand, type CommandParts, type Ev } from './aep.ts';
 import { browserScheduler, measure, now, type ConnectionOptions, type LinkStatus, type Opts, type RosterEntry } from './links.ts';
 import { AepSocket } from './socket.ts';

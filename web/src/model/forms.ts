@@ -1,10 +1,10 @@
 // A `kind: "form"` request (AEP-0006 field_spec: string, number, boolean,
 // single/multi select, `other` free text) as editable state, turned into
 // `answer.values` and checked with the same rules the daemon applies
-// (engine/aep/form-values.ts), so a person sees every problem inline before
+// (engine/core/aep/form-values.ts), so a person sees every problem inline before
 // anything is sent; what the agent still rejects comes back as
 // `control.rejected` and is shown beside the form.
-import { formValuesIssues, type FieldSpec } from '../../../engine/aep/form-values.ts';
+import { formValuesIssues, type FieldSpec } from '../../../engine/core/aep/form-values.ts';
 
 export type { FieldSpec };
 

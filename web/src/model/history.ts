@@ -18,7 +18,7 @@ export interface HistorySession {
   output_tokens: number;
   cache_read_tokens: number;
   cost_usd: number | null;
-  /** A resumed session's line (more than one part): every part summed, the parts named (engine/history/lines.ts). */
+  /** A resumed session's line (more than one part): every part summed, the parts named (engine/person/history/lines.ts). */
   line?: { id: string; parts: string[]; input_tokens: number; output_tokens: number; cost_usd: number | null };
 }
 

@@ -2,11 +2,11 @@
 // (AEP-0002 §7 lifecycle: requested -> answered -> resolved | timeout;
 // AEP-0004 §3 acks; the relay's refusal frames): never from what this page
 // hoped would happen. The request's fate and whether its answer refuses are
-// the kernel fold's (engine/kernel/fold/fates.ts); this module says them.
+// the kernel fold's (engine/core/kernel/fold/fates.ts); this module says them.
 // Also the words for an answer and for a command's state.
-import { answerOf, requestFate, type RequestStory } from '../../../engine/kernel/fold/index.ts';
-import { isSessionTerminal, runEnd } from '../../../engine/kernel/lifecycle.ts';
-import { effectOf, requestEffects } from '../../../engine/kernel/option-effects.ts';
+import { answerOf, requestFate, type RequestStory } from '../../../engine/core/kernel/fold/index.ts';
+import { isSessionTerminal, runEnd } from '../../../engine/core/kernel/lifecycle.ts';
+import { effectOf, requestEffects } from '../../../engine/core/kernel/option-effects.ts';
 import type { Ev } from './aep.ts';
 import { ruleOf } from './rules.ts';
 import { answerableHere, isStale, terminalOf } from './attention.ts';

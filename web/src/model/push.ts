@@ -1,4 +1,4 @@
-// Web Push from the inbox's side (engine/push/routes.ts): the service
+// Web Push from the inbox's side (engine/person/push/routes.ts): the service
 // worker, the browser's PushSubscription registered with hookmap under the
 // signed-in person, the device list, and "is anybody looking" (presence):
 // with no visible inbox tab, a held request is pushed at once.

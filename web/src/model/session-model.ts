@@ -2,7 +2,7 @@
 // attention requests in them, the commands this page sent, and how long a request without an
 // outcome stays on screen.
 import type { Signal } from '@preact/signals';
-import type { RequestStory } from '../../../engine/kernel/fold/index.ts';
+import type { RequestStory } from '../../../engine/core/kernel/fold/index.ts';
 import type { Ev, Position } from './aep.ts';
 
 export type SessionState = 'waiting' | 'running' | 'idle' | 'ended';

@@ -4,8 +4,8 @@
 // and outcome (AEP-0004 §3, §6). Nothing here is optimistic: a card changes state only when an
 // event (or the relay's refusal frame) says so. Pure: no DOM, so tests run it in Node.
 import { batch, signal } from '@preact/signals';
-import { StoryFold, type SessionStory } from '../../../engine/kernel/fold/index.ts';
-import { closes, isAttentionFollower, isSessionTerminal, opens } from '../../../engine/kernel/lifecycle.ts';
+import { StoryFold, type SessionStory } from '../../../engine/core/kernel/fold/index.ts';
+import { closes, isAttentionFollower, isSessionTerminal, opens } from '../../../engine/core/kernel/lifecycle.ts';
 import { comparePos, insertSorted, isCommand, isPositioned, keyOf, posOf, type Ev, type Position } from './aep.ts';
 import { isWaiting, terminalOf } from './attention.ts';
 import { SETTLED_VISIBLE_MS, type Attn, type CmdState, type SessionModel, type SessionState } from './session-model.ts';
@@ -183,7 +183,7 @@ export class Store {
     const d = ev.data ?? {};
     const project = (ev as Record<string, unknown>).hookmapproject;
     if (typeof project === 'string' && project) s.project = project;
-    // what became of the session, its runs and its requests is the kernel's one fold (engine/kernel/fold/):
+    // what became of the session, its runs and its requests is the kernel's one fold (engine/core/kernel/fold/):
     // this store keeps the inbox's own facts beside it (summaries, commands, hookmap's answer notes)
     this.stories.add(ev);
     s.source ??= ev.source;

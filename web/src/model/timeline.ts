@@ -5,11 +5,11 @@
 // each row knows the row its `cause` points at (AEP-0001 §5: cause links), so
 // the UI can jump along the causal chain. Which call a terminal or a request
 // belongs to, and what became of each, is the kernel's one fold
-// (engine/kernel/fold/): the rows only place its stories. Pure: built from the
+// (engine/core/kernel/fold/): the rows only place its stories. Pure: built from the
 // session's ordered events in one pass. Views only: nothing here is written
 // back to the stream.
-import { StoryFold, type CallStory, type RequestStory } from '../../../engine/kernel/fold/index.ts';
-import { closes, isAttentionFollower, opens } from '../../../engine/kernel/lifecycle.ts';
+import { StoryFold, type CallStory, type RequestStory } from '../../../engine/core/kernel/fold/index.ts';
+import { closes, isAttentionFollower, opens } from '../../../engine/core/kernel/lifecycle.ts';
 import type { Ev } from './aep.ts';
 import { joinOtel, type OtelFacts } from './otel-join.ts';
 
@@ -18,7 +18,7 @@ export interface ToolRow {
   id: string;
   ev: Ev;
   end?: Ev;
-  /** The call's story in the kernel's fold: its requests and what became of it (engine/kernel/fold/fates.ts). */
+  /** The call's story in the kernel's fold: its requests and what became of it (engine/core/kernel/fold/fates.ts). */
   call?: CallStory<Ev>;
   /** The first request that asked a person about this call, and its lifecycle (from the fold). */
   permission?: RequestStory<Ev> & { req: Ev };
@@ -48,7 +48,7 @@ export type Row =
   | { kind: 'message'; id: string; ev: Ev; causeRow?: string }
   | { kind: 'event'; id: string; ev: Ev; causeRow?: string; quiet?: boolean };
 
-// Which type opens or closes what is the kernel's (engine/kernel/lifecycle.ts, generated from the AEP registry); the
+// Which type opens or closes what is the kernel's (engine/core/kernel/lifecycle.ts, generated from the AEP registry); the
 // attention followers (routed, answered, resolved, timeout) are folded into the request's row instead of getting their own.
 
 /**

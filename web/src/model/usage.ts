@@ -1,12 +1,12 @@
 // Tokens and cost per session and per run, from what the session's events
-// say: the daemons' x.hookmap.usage.reported events (engine/usage/tally.ts:
+// say: the daemons' x.hookmap.usage.reported events (engine/runtime/usage/tally.ts:
 // OpenTelemetry GenAI token fields, cost { currency, total }) and the usage
 // an agent's own hooks put on run ends or on session.ended (pi, opencode:
 // gen_ai.usage.* on the event's data). A run's reported events win over its
 // run end's usage (one count, never two); a session.ended count is used only
 // when nothing else was seen. A cost is shown only when every count that
 // makes up the sum carries one in one currency: never guessed. Pure.
-import { isRunTerminal, isSessionTerminal } from '../../../engine/kernel/lifecycle.ts';
+import { isRunTerminal, isSessionTerminal } from '../../../engine/core/kernel/lifecycle.ts';
 import type { Ev } from './aep.ts';
 import { tokens, usd } from './history.ts';
 import type { SessionModel } from './session-model.ts';

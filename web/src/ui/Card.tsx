@@ -7,7 +7,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { reportSeen } from '../model/push.ts';
 import { checkForm, fieldsOf, type FieldInput } from '../model/forms.ts';
-import { refusingOption, requestEffects } from '../../../engine/kernel/option-effects.ts';
+import { refusingOption, requestEffects } from '../../../engine/core/kernel/option-effects.ts';
 import { optionKey, outcomeOf } from '../model/outcome.ts';
 import { answerableHere, deadlineOf } from '../model/attention.ts';
 import type { Attn } from '../model/session-model.ts';

@@ -6,7 +6,7 @@
 // vendor extension rows that say nothing to a person are one click away.
 import { Component } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { runEnd } from '../../../engine/kernel/lifecycle.ts';
+import { runEnd } from '../../../engine/core/kernel/lifecycle.ts';
 import { runStatus } from '../model/calls.ts';
 import { outcomeOf } from '../model/outcome.ts';
 import { ruleOf } from '../model/rules.ts';

@@ -1,9 +1,0 @@
-// What the surfaces that carry an agent's own traffic (engine/surface/: the
-// tee, the stream subscriber, the OTLP receiver) see of its daemon: a firing
-// in, a problem said, a writer forgotten. Only engine/daemon/ and the hosts
-// that run daemons (the app wiring) hold the Daemon class itself; every other
-// part reaches an agent through the relay (engine/push/door.ts).
-import type { Daemon } from './daemon.ts';
-
-export type AgentPort = Pick<Daemon, 'vendor' | 'handle' | 'problem' | 'forgetWriter' | 'flush' | 'surfaceKind' | 'streamSpec'>;
-export type { HookReply, SurfaceWriter } from './daemon.ts';

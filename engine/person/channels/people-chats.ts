@@ -1,0 +1,21 @@
+// Which chats a request's card goes to once people are configured (issue 43,
+// engine/runtime/auth/people.ts): a private chat whose user is a person the request
+// is not routed to gets no card (a group chat, or a user who is no person,
+// gets it as before); a button pressed by such a person is refused without
+// spending it (its owner can still press it), and answerAs refuses too.
+import { mayReach, PEOPLE_ATTR } from '../../runtime/auth/people.ts';
+import type { AnswerDeps } from '../push/answer-as.ts';
+
+/** The chats of `chatIds` that may see `request`; `users` maps a chat user id to the principal name it answers as. */
+export function chatsFor(chatIds: readonly number[], users: Readonly<Record<string, string>>, deps: AnswerDeps, request: string, kind = 'telegram'): number[] {
+  if (!deps.personOf) return [...chatIds];
+  const routed = deps.door.pending(request)?.people;
+  return chatIds.filter((chat) => mayReach(deps.personOf!(users[String(chat)] ?? `${kind}:${chat}`), { [PEOPLE_ATTR]: routed }));
+}
+
+/** Why `name` may not answer `request` (a person it is not routed to), or undefined. */
+export function notRouted(deps: AnswerDeps, name: string, request: string | undefined): string | undefined {
+  const person = deps.personOf?.(name);
+  if (request === undefined || mayReach(person, { [PEOPLE_ATTR]: deps.door.pending(request)?.people })) return undefined;
+  return `${name} (${person}) is not among the people this request is routed to: nothing was answered`;
+}

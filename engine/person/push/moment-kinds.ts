@@ -1,0 +1,43 @@
+// What kind of moment an event is (moments.ts): which alert, and whether a
+// form is one a chat answers with a button per choice; what an alert says.
+import type { AepEvent } from '../../runtime/relay/index.ts';
+import type { AlertKind } from './payload.ts';
+import { isSessionTerminal, runEnd } from '../../core/kernel/lifecycle.ts';
+import { BUDGET_REACHED, BUDGET_WARNED } from '../../runtime/usage/budgets.ts';
+
+/** A budget's warning and its cap reached: alerts of their own kind. */
+export const BUDGET_ALERTS = [BUDGET_WARNED, BUDGET_REACHED];
+export const WORDS: Record<AlertKind, string> = {
+  permission: 'is waiting for you',
+  question: 'has a question',
+  run_failed: 'a run failed',
+  idle: 'is waiting for your input',
+  session_error: 'the session ended on an error',
+  turn_finished: 'finished its turn',
+  budget: 'a budget',
+};
+
+/** A form a chat can answer with one button per choice: one single-select field, at most 8 choices, labels real (never placeholders). */
+export function singleChoice(view: {
+  kind: string;
+  labelsReal: boolean;
+  fields?: { id: string; type: string; label?: string; multi?: boolean; choices?: { id: string; label?: string }[] }[];
+}): { field: string; question?: string; choices: { id: string; label: string }[] } | undefined {
+  const f = view.fields;
+  if (view.kind !== 'form' || !view.labelsReal || f?.length !== 1) return undefined;
+  const q = f[0];
+  if (q.type !== 'select' || q.multi || !q.choices?.length || q.choices.length > 8 || q.choices.some((c) => !c.label)) return undefined;
+  return { field: q.id, question: q.label, choices: q.choices.map((c) => ({ id: c.id, label: c.label! })) };
+}
+
+/** Which opt-in alert an event is, if any. */
+export function alertKind(ev: AepEvent): AlertKind | undefined {
+  const d = (ev.data ?? {}) as Record<string, unknown>;
+  const end = runEnd(ev.type);
+  if (end === 'failed') return 'run_failed';
+  if (end === 'finished') return 'turn_finished';
+  if (isSessionTerminal(ev.type)) return d.reason === 'error' ? 'session_error' : undefined;
+  if (ev.type === 'progress.status' && (ev.subject === 'idle_prompt' || d.status === 'idle')) return 'idle';
+  if (BUDGET_ALERTS.includes(ev.type)) return 'budget';
+  return undefined;
+}

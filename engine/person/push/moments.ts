@@ -1,0 +1,299 @@
+// The moments worth reaching a person away from the desk, for every surface
+// that does (Web Push, the chat channels): a held request (permission, form,
+// tool gate), its settling (answered anywhere, timed out, dismissed), and
+// the alerts (a run failed, the agent idle waiting for input, a session
+// ended on an error, a turn finished: opt-in). Read off the relay, after the
+// hook was held, so nothing here is on a hook's path. One escalation policy
+// (engine/person/push/escalation.ts: delay, quiet hours, kinds) and its ladder
+// (ladder.ts: which sinks, when, skipped once someone has seen it, read off
+// the stream's x.hookmap.attention.seen) decide when each sink hears of a moment; a
+// sink that throws or hangs never delays another.
+import { basename } from 'node:path';
+import type { AepEvent, Relay } from '../../runtime/relay/index.ts';
+import { delayFor, escalate, type PushConfig } from './escalation.ts';
+import { ladderKind, reaches, SEEN, stepsFor, waitOf, type LadderKind, type Seen, type Step } from './ladder.ts';
+import { alwaysShown, type AlertKind } from './payload.ts';
+import type { CaptureLevel } from '../../core/aep/schemas.ts';
+import type { Presence } from './presence.ts';
+import type { Door } from './door.ts';
+import { ATTENTION_FOLLOWERS, isAttentionTerminal, opens, RESPOND, RUN_TERMINALS, SESSION_TERMINALS, UNITS } from '../../core/kernel/lifecycle.ts';
+import { answerOf, requestFate, StoryFold } from '../../core/kernel/fold/index.ts';
+import { answerableViaControl } from '../../core/kernel/option-effects.ts';
+import { alertKind, BUDGET_ALERTS, singleChoice, WORDS } from './moment-kinds.ts';
+import { Sightings } from './sightings.ts';
+
+export { alertKind, singleChoice } from './moment-kinds.ts';
+
+export interface Moment {
+  id: string;
+  session: string;
+  agent: string;
+  kind: 'permission' | 'form' | 'gate' | 'watch'; // watch: informational (AEP-0008 respond_via without control), never answered here
+  words?: string; // what the watch says to do (kind watch)
+  /** Epoch ms the request stops waiting. */
+  expires: number;
+  tool?: string;
+  /** The project folder's name (never its path). */
+  project?: string;
+  /** The command or question text as the holding daemon redacted it (door.ts): a sink shows it only above metadata, through `redact`. */
+  text?: string;
+  /** Redaction for what the sink shows (the text came redacted already). */
+  redact: (s: string) => string;
+  /** Whether rules can be made from it ("Allow always"); a surface offers it only where alwaysShown (payload.ts) says it shows what the rule covers. */
+  rulable: boolean;
+  /** How many paths the request names (a rule for them is made where they are shown). */
+  paths: number;
+  /** A form of one single-choice question whose labels are real text (the stream's capture is redacted or above): its choices, answerable as buttons. */
+  form?: { field: string; question?: string; choices: { id: string; label: string }[] };
+  /** Who has seen it so far, and where (x.hookmap.attention.seen on the stream): a card shows it (ladder.ts seenLine). */
+  seen?: Seen[];
+}
+
+/** Whether a surface at this capture offers "Allow always" for the moment: only where it shows all the rule would cover. */
+export const offersAlways = (m: Moment, capture: CaptureLevel): boolean => m.rulable && alwaysShown({ text: m.text, paths: m.paths }, capture, m.redact);
+
+export interface Settlement {
+  how: 'answered' | 'timed out' | 'dismissed';
+  /** Who answered (a principal, `rule:<id>`), when someone did. */
+  by?: string;
+  /** Said in place of the card's buttons. */
+  text: string;
+}
+
+export interface Alert {
+  kind: AlertKind;
+  agent: string;
+  session?: string;
+  title: string;
+}
+
+export interface MomentSink {
+  readonly name: string;
+  /** Whether it reaches anyone now (Web Push: a device is registered); absent: yes. Nobody reached: nothing is asked of the agent. */
+  reaches?(): boolean;
+  request(m: Moment): void | Promise<void>;
+  settled(m: Moment, s: Settlement): void | Promise<void>;
+  alert(a: Alert): void | Promise<void>;
+}
+
+/** What moments read: requests and what follows them (the kernel's lifecycle), run and session ends, status. */
+const TYPES = [...UNITS.attention.opens, ...ATTENTION_FOLLOWERS, ...RUN_TERMINALS, ...SESSION_TERMINALS, 'progress.status', ...BUDGET_ALERTS, SEEN, RESPOND];
+const DEFAULT_WINDOW_MS = 55_000;
+/** An informational request declares no deadline: its card stands this long at most unless settled. */
+const INFORMATIONAL_MS = 24 * 3_600_000;
+
+export interface MomentsOptions {
+  relay: Pick<Relay, 'subscribe'>;
+  /** What a pending request asks is asked of the daemon holding it, through the relay (door.ts). */
+  door: Door;
+  config: PushConfig;
+  presence: Presence;
+  rules: boolean;
+  /** Whether an event is the watch's own (engine/person/watch): its cards are shown, answered at the agent. */
+  watched?: (ev: AepEvent) => boolean;
+  /** Whether an event is hookmap's own record (an up's operator session): only those say someone saw a request. */
+  own?: (ev: AepEvent) => boolean;
+  say?: (line: string) => void;
+  now?: () => number;
+}
+
+interface Open {
+  m: Moment;
+  timers: ReturnType<typeof setTimeout>[];
+  /** The sinks told of it (each hears of its settling). */
+  told: Set<MomentSink>;
+}
+
+export class Moments {
+  private readonly sinks: MomentSink[] = [];
+  private readonly open = new Map<string, Open>();
+  /** Requests whose subject is being asked (door.ts): one settled meanwhile leaves this set and is never pushed. */
+  private readonly preparing = new Set<string>();
+  /** The stream's one fold (engine/core/kernel/fold): what became of each request is read there. Bounded by its own caps. */
+  private readonly fold = new StoryFold({ calls: false });
+  private readonly settledHooks: ((id: string) => void)[] = [];
+  /** Who has seen each pending request, and each answer's surface (off the stream; a seen may come before its card is shown). */
+  private readonly sightings = new Sightings();
+  private sub?: { close(): void };
+  private readonly now: () => number;
+
+  constructor(private readonly o: MomentsOptions) {
+    this.now = o.now ?? Date.now;
+  }
+
+  add(sink: MomentSink): void {
+    this.sinks.push(sink);
+  }
+
+  /** Told of every request that settles (its credentials die). */
+  onSettled(fn: (id: string) => void): void {
+    this.settledHooks.push(fn);
+  }
+
+  start(): void {
+    this.sub = this.o.relay.subscribe({ filter: { type: TYPES }, live: true }, (ev) => this.onEvent(ev));
+  }
+
+  close(): void {
+    this.sub?.close();
+    for (const r of this.open.values()) r.timers.forEach(clearTimeout);
+    this.open.clear();
+  }
+
+  isOpen(id: string): boolean {
+    return this.open.has(id);
+  }
+
+  /** The relay's ack of a command an away surface sent (undefined when none came within `ms`). */
+  ack(command: string, ms: number): Promise<AepEvent | undefined> {
+    return this.o.door.ack(command, ms);
+  }
+
+  private onEvent(ev: AepEvent): void {
+    try {
+      if (ev.type === SEEN) return void (this.o.own?.(ev) && this.sightings.seen(ev, (id) => this.open.has(id) || !!this.o.door.pending(id)));
+      if (ev.type === RESPOND) return this.sightings.command(ev);
+      this.fold.add(ev);
+      if (opens(ev.type) === 'attention') void this.requested(ev);
+      else if (isAttentionTerminal(ev.type)) this.settled(ev);
+      else if (!ev.type.startsWith('attention.')) this.alert(ev);
+    } catch (e) {
+      this.o.say?.(`${ev.type} ${ev.id}: ${(e as Error).message}`);
+    }
+  }
+
+  private each(fn: (s: MomentSink) => void | Promise<void>, sinks: Iterable<MomentSink> = this.sinks): void {
+    for (const s of sinks) {
+      try {
+        void Promise.resolve(fn(s)).catch((e) => this.o.say?.(`${s.name}: ${(e as Error).message}`));
+      } catch (e) {
+        this.o.say?.(`${s.name}: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  private async requested(ev: AepEvent): Promise<void> {
+    const d = (ev.data ?? {}) as Record<string, any>;
+    const agent = String(ev.agent ?? '');
+    const deadline = Date.parse(String(d.expires_at ?? ''));
+    const at = { now: new Date(this.now()), inboxVisible: this.o.presence.visible };
+    const w = escalate(this.o.config, d.kind === 'form' ? 'question' : 'permission', agent, at);
+    if (!w.push || !this.sinks.some((x) => x.reaches?.() ?? true)) return;
+    // the watch's "answer at the agent" (AEP-0008: respond_via without control): shown, no buttons, nothing asked.
+    // Its words are shown at every capture, so only the watch's own emitter is believed (a forged one is dropped).
+    if (d.watch && !answerableViaControl(d)) {
+      if (this.o.watched?.(ev)) this.show(this.informational(ev, d, agent, deadline), !at.inboxVisible, Date.parse(ev.time));
+      else this.o.say?.(`${ev.id}: a watch attention not from this up's watch: not shown`);
+      return;
+    }
+    // settled while it is asked (an answer at once, a rule): never pushed with buttons that answer nothing
+    this.preparing.add(ev.id);
+    const s = await this.o.door.ask(undefined, ev.id, agent);
+    if (!this.preparing.delete(ev.id)) return;
+    const m: Moment = {
+      id: ev.id,
+      session: String(ev.session ?? ''),
+      agent,
+      kind: s?.kind ?? (d.kind === 'form' ? 'form' : 'permission'),
+      expires: Number.isFinite(deadline) ? deadline : this.now() + DEFAULT_WINDOW_MS,
+      tool: s?.tool ?? (typeof ev.subject === 'string' ? ev.subject : undefined),
+      project: s?.project ? basename(s.project) : undefined,
+      text: s?.command,
+      redact: (t) => t,
+      // the command crossed redacted: a rule is offered only for one redaction left whole
+      rulable: this.o.rules && !!s?.rulable && s.clean !== false,
+      paths: s?.paths?.length ?? 0,
+      form: s?.form ? singleChoice(s.form) : undefined,
+    };
+    this.show(m, !at.inboxVisible, Date.parse(ev.time));
+  }
+
+  private informational(ev: AepEvent, d: Record<string, any>, agent: string, deadline: number): Moment {
+    const about = d.watch && typeof d.watch === 'object' ? (d.watch as Record<string, unknown>) : {};
+    const s = (v: unknown) => (typeof v === 'string' && v ? v.slice(0, 200) : undefined);
+    return {
+      id: ev.id,
+      session: s(about.session) ?? String(ev.session ?? ''),
+      agent: s(about.agent) ?? agent,
+      kind: 'watch',
+      words: s(d.prompt) ?? '',
+      expires: Number.isFinite(deadline) ? deadline : this.now() + INFORMATIONAL_MS,
+      tool: s(about.tool),
+      project: s(about.project),
+      redact: (t) => t,
+      rulable: false,
+      paths: 0,
+    };
+  }
+
+  /** The moment's ladder: each step at its time (from the request's `at`) tells the sinks it names (not told yet), unless someone has seen it by then. */
+  private show(m: Moment, away: boolean, at: number): void {
+    const late = Number.isFinite(at) ? Math.max(0, this.now() - at) : 0; // the time asking the daemon took (a clock ahead of ours: none)
+    const r: Open = { m, told: new Set(), timers: [] };
+    m.seen = this.sightings.of(m.id);
+    this.open.set(m.id, r);
+    for (const step of this.steps(ladderKind(m.kind), m.agent, m.project)) {
+      const fire = () => {
+        if (!this.open.has(m.id)) return;
+        if (m.seen!.length && !step.evenIfSeen) return; // someone has seen it: this step is skipped
+        const to = this.sinks.filter((x) => reaches(step, x.name) && !r.told.has(x));
+        for (const x of to) r.told.add(x);
+        this.each((sink) => sink.request(m), to);
+      };
+      const wait = waitOf(step, away) - late;
+      if (wait <= 0) fire();
+      else r.timers.push(setTimeout(fire, wait));
+    }
+  }
+
+  private steps(kind: LadderKind, agent: string, project: string | undefined): Step[] {
+    return stepsFor(this.o.config.ladder, kind, agent, project, delayFor(this.o.config, agent));
+  }
+
+  private settled(ev: AepEvent): void {
+    const id = String(ev.subject ?? ev.cause ?? '');
+    this.preparing.delete(id);
+    this.sightings.settled(id);
+    for (const fn of this.settledHooks) fn(id);
+    const r = this.open.get(id);
+    if (!r) return;
+    this.open.delete(id);
+    r.timers.forEach(clearTimeout); // the first answer anywhere: the pending steps never fire
+    const q = this.fold.request(ev, id);
+    const fate = q ? requestFate(q) : undefined;
+    const a = q ? answerOf(q) : undefined;
+    const s: Settlement =
+      r.m.kind === 'watch'
+        ? { how: 'dismissed', text: 'The agent moved on' }
+        : fate === 'timed-out'
+          ? { how: 'timed out', text: 'Timed out: the agent decided by its own rules' }
+          : a?.inAgentDialog || fate === 'dismissed'
+            ? { how: 'dismissed', text: 'Answered in the terminal' }
+            : a?.by
+              ? { how: 'answered', by: a.by, text: `Answered by ${a.by}${this.sightings.answeredVia(a.by, a.event.cause)}` }
+              : { how: 'answered', text: 'Settled' };
+    this.each((sink) => sink.settled(r.m, s), r.told);
+  }
+
+  private alert(ev: AepEvent): void {
+    const kind = alertKind(ev);
+    if (!kind) return;
+    const agent = String(ev.agent ?? '');
+    const w = escalate(this.o.config, kind, agent, { now: new Date(this.now()), inboxVisible: this.o.presence.visible });
+    if (!w.push) return;
+    // a budget's own words (engine/runtime/usage/budgets.ts: labels and amounts, metadata): "project shop-api has spent $10.02 of $10.00 today ..."
+    const said = kind === 'budget' ? String((ev.data as Record<string, unknown> | undefined)?.text ?? '').slice(0, 300) : '';
+    const a: Alert = { kind, agent, session: ev.session, title: said || `${agent}: ${WORDS[kind]}` };
+    const away = !this.o.presence.visible;
+    for (const step of this.steps(kind, agent, undefined)) {
+      const fire = () =>
+        this.each(
+          (sink) => sink.alert(a),
+          this.sinks.filter((x) => reaches(step, x.name)),
+        );
+      const wait = waitOf(step, away);
+      if (wait === 0) fire();
+      else setTimeout(fire, wait).unref?.();
+    }
+  }
+}

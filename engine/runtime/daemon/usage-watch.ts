@@ -1,0 +1,160 @@
+// Token usage from the agent's own transcript (the descriptor's `transcript`,
+// docs/usage.md): after the reply of a hook the descriptor names, the file
+// the payload points at is checked (inside the agent's own folders, symlinks
+// resolved), the lines appended since the last read are read (bounded in
+// bytes and time), each new line's usage counted once (its id), and one
+// x.hookmap.usage.reported event per model is published in the session. It
+// runs after the agent was answered, one read at a time, and never throws
+// into a firing.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { CompiledTranscript } from '../../core/descriptor/types.ts';
+import { evaluate, type Expr } from '../../core/expr/compile.ts';
+import type { AepEvent } from '../../core/map/envelope.ts';
+import { PRICE_TABLE, PriceBook } from '../usage/prices.ts';
+import { ReadState } from '../usage/read-state.ts';
+import { Tally, tokensOf, USAGE_GATES, USAGE_TYPE, usageData } from '../usage/tally.ts';
+import { readAppended, resolveTranscript, TranscriptRefused } from '../usage/transcript-file.ts';
+import type { DaemonCore } from './core.ts';
+import { closes } from '../../core/kernel/lifecycle.ts';
+
+/** A read stops taking new lines after this long; the rest waits for the next read. */
+export const READ_BUDGET_MS = 2_000;
+
+export interface UsageWatchOptions {
+  /** The user's home (`~/` in transcript folders, `$home`). */
+  home?: string;
+  prices?: PriceBook;
+  /** Also read after each firing that ends a tool call (budgets in force: spend known within a turn, not only at its end). */
+  atToolCalls?: boolean;
+  /** Called when a read is done (tests, bench). */
+  onRead?: (r: { session: string; events: number; refused?: string }) => void;
+}
+
+export class UsageWatch {
+  private readonly state: ReadState;
+  private readonly home: string;
+  private readonly prices: PriceBook;
+  private chain: Promise<void> = Promise.resolve();
+  private pending = 0;
+
+  constructor(
+    private readonly core: DaemonCore,
+    private readonly t: CompiledTranscript,
+    logDir: string,
+    private readonly o: UsageWatchOptions = {},
+  ) {
+    this.state = new ReadState(logDir);
+    this.home = o.home ?? homedir();
+    this.prices = o.prices ?? new PriceBook();
+  }
+
+  /** A firing was answered: read its transcript later when its hook is one the descriptor names. */
+  after(hook: string | undefined, payload: unknown, session: string | undefined, events: readonly AepEvent[]): void {
+    if (!hook || !session || this.core.closed) return;
+    if (!this.t.readOn.has(hook) && !(this.o.atToolCalls && events.some((e) => closes(e.type) === 'tool'))) return;
+    const run = [...events].reverse().find((e) => typeof e.run === 'string')?.run;
+    this.pending++;
+    this.chain = this.chain
+      .then(() => new Promise<void>((r) => setImmediate(r)))
+      .then(() => this.read(payload, session, run))
+      .catch((e: unknown) => this.core.say(`transcript usage not read (session ${session}): ${(e as Error).message}`))
+      .finally(() => this.pending--);
+  }
+
+  /** Resolves once every read asked for so far is done. */
+  idle(): Promise<void> {
+    return this.chain;
+  }
+
+  get busy(): boolean {
+    return this.pending > 0;
+  }
+
+  private async value(e: Expr | undefined, input: unknown): Promise<unknown> {
+    if (!e) return undefined;
+    try {
+      return await evaluate(e, input, { agent: this.core.vendor, config: this.core.config, home: this.home });
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async folders(): Promise<string[]> {
+    const out: string[] = [];
+    for (const f of this.t.folders) {
+      const v = typeof f === 'string' ? f : await this.value(f, {});
+      if (typeof v !== 'string' || !v) continue;
+      out.push(v.startsWith('~/') ? join(this.home, v.slice(2)) : v);
+    }
+    return out;
+  }
+
+  private async read(payload: unknown, session: string, run: string | undefined): Promise<void> {
+    if (this.core.closed) return;
+    const path = await this.value(this.t.path, payload);
+    if (path === undefined) return;
+    let real: string;
+    let chunk: ReturnType<typeof readAppended>;
+    try {
+      real = resolveTranscript(path, await this.folders());
+      chunk = readAppended(real, this.state.position(real), this.t.maxBytes, this.t.maxLineBytes);
+    } catch (e) {
+      if (!(e instanceof TranscriptRefused)) throw e;
+      this.core.say(`transcript refused [${e.code}] session ${session}: ${e.message}`);
+      this.o.onRead?.({ session, events: 0, refused: e.code });
+      return;
+    }
+    const tally = new Tally();
+    const deadline = this.core.now() + READ_BUDGET_MS;
+    let model = this.state.position(real)?.model;
+    let at = this.state.position(real)?.ino === chunk.next.ino ? this.state.position(real)!.pos : 0;
+    let skipped = chunk.skippedLong;
+    let all = true;
+    for (const line of chunk.lines) {
+      if (this.core.now() > deadline) {
+        all = false;
+        break;
+      }
+      at = line.end;
+      let v: unknown;
+      try {
+        v = JSON.parse(line.text);
+      } catch {
+        skipped++;
+        continue;
+      }
+      if (this.t.when && (await this.value(this.t.when, v)) !== true) continue;
+      const m = await this.value(this.t.model, v);
+      const tokens = tokensOf(await this.value(this.t.usage, v));
+      if (typeof m === 'string' && m) model = m;
+      if (!tokens) continue;
+      const id = await this.value(this.t.id, v);
+      if (id !== undefined && id !== null && !this.state.firstTime(session, String(id))) continue;
+      tally.add(typeof m === 'string' && m ? m : model, tokens);
+    }
+    const next = all ? chunk.next : { pos: at, ino: chunk.next.ino };
+    this.state.advance(real, { ...next, ...(model ? { model } : {}) });
+    const events = await this.publish(tally, session, run, skipped);
+    // logged first, then the position: a crash between the two can count one read again, never lose it
+    this.state.save();
+    this.o.onRead?.({ session, events });
+  }
+
+  private async publish(tally: Tally, session: string, run: string | undefined, skipped: number): Promise<number> {
+    if (tally.empty) {
+      if (skipped) this.core.say(`transcript of session ${session}: ${skipped} line(s) skipped (not JSON or over the length limit)`);
+      return 0;
+    }
+    const table = `${PRICE_TABLE.name} ${PRICE_TABLE.version} (${PRICE_TABLE.published})`;
+    return this.core.serial.run(() => {
+      if (this.core.closed) return 0;
+      const evs = [...tally.byModel.values()].map((m) => {
+        const data = usageData(m, this.prices.cost(m.model, m.tokens), table);
+        if (skipped) data.skipped_lines = skipped;
+        return this.core.events.make({ type: USAGE_TYPE, session, run, data, gates: USAGE_GATES });
+      });
+      return this.core.publish(evs).length;
+    });
+  }
+}

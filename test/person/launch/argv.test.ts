@@ -1,0 +1,96 @@
+// The launch argv (engine/person/launch/argv.ts) and the launcher's own bounds
+// (engine/person/launch/launcher.ts): every shipped descriptor's launch block puts the
+// prompt in as ONE argument, the options only from its closed list, where
+// `{options}` says; a headless run past its wall time is stopped.
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { listVendors, loadVendor } from '../../../engine/core/descriptor/registry.ts';
+import type { Descriptor, LaunchSpec } from '../../../engine/core/descriptor/types.ts';
+import { LaunchError, launchArgv } from '../../../engine/person/launch/argv.ts';
+import { Launcher, type StreamEvent } from '../../../engine/person/launch/launcher.ts';
+import { recordWiring } from '../../../engine/runtime/setup/wirings.ts';
+import { until } from '../../runtime/daemon/helpers.ts';
+
+const PROMPT = '$(touch pwned); rm -rf ~ `x` "y"';
+const launchable = listVendors()
+  .map((v) => loadVendor(v))
+  .filter((d) => d.launch);
+
+describe('launch argv', () => {
+  it('the agents the issue names can be started, and continued where they have a resume argv', () => {
+    const ids = launchable.map((d) => d.vendor);
+    for (const a of ['claude-code', 'codex', 'gemini-cli', 'qwen-code', 'opencode', 'pi', 'copilot-cli']) expect(ids).toContain(a);
+    for (const a of ['claude-code', 'codex', 'opencode', 'pi', 'copilot-cli', 'qwen-code']) expect(loadVendor(a).launch!.resume, a).toBeDefined();
+  });
+
+  for (const d of launchable)
+    it(`${d.vendor}: the prompt is one argument in every mode, the id one argument, the options where the argv says`, () => {
+      const spec = d.launch!;
+      for (const mode of ['headless', 'tmux', 'resume'] as const) {
+        if (mode === 'tmux' && !spec.interactive) continue;
+        if (mode === 'resume' && !spec.resume) continue;
+        const id = mode === 'resume' || spec.session === 'assigned' ? '0b1c2d3e-0000-4000-8000-000000000001' : undefined;
+        const { command, args } = launchArgv(spec, { mode, prompt: PROMPT, dir: '/w/p', id });
+        expect(command).toBe(spec.command);
+        expect(args.filter((a) => a === PROMPT)).toHaveLength(1);
+        expect(args.some((a) => /[{}]/.test(a))).toBe(false);
+        if (id) expect(args).toContain(id);
+      }
+      const [name, o] = Object.entries(spec.options ?? {})[0] ?? [];
+      if (!name) return;
+      const value = o.values?.[0] ?? (new RegExp(`^(?:${o.pattern})$`).test('m1') ? 'm1' : 'p/m1');
+      const id = spec.session === 'assigned' ? '0b1c2d3e-0000-4000-8000-000000000001' : undefined;
+      const { args } = launchArgv(spec, { mode: 'headless', prompt: 'p', dir: '/w/p', id, options: { [name]: value } });
+      expect(args.indexOf(value)).toBeLessThan(args.indexOf('p'));
+      expect(() => launchArgv(spec, { mode: 'headless', prompt: 'p', dir: '/w/p', id, options: { [name]: 'a b; c' } })).toThrow(LaunchError);
+      expect(() => launchArgv(spec, { mode: 'headless', prompt: 'p', dir: '/w/p', id, options: { nope: 'x' } })).toThrow(/no option nope/);
+    });
+
+  it('refuses what would read as an option, an empty prompt, a strange id, and options on a continue', () => {
+    const spec: LaunchSpec = {
+      command: 'a',
+      headless: ['{prompt}'],
+      resume: ['{id}', '{prompt}'],
+      evidence: 'x',
+      options: { m: { argv: ['-m', '{value}'], values: ['x'] } },
+    };
+    const bad = (r: Parameters<typeof launchArgv>[1], re: RegExp) => expect(() => launchArgv(spec, r)).toThrow(re);
+    bad({ mode: 'headless', prompt: ' --yolo', dir: '/' }, /may not start with '-'/);
+    bad({ mode: 'headless', prompt: '  ', dir: '/' }, /empty/);
+    bad({ mode: 'resume', prompt: 'p', dir: '/', id: '--all' }, /not a session id/);
+    bad({ mode: 'resume', prompt: 'p', dir: '/', id: 'abc', options: { m: 'x' } }, /keeps its own options/);
+    bad({ mode: 'tmux', prompt: 'p', dir: '/' }, /no attachable run/);
+    expect(launchArgv(spec, { mode: 'headless', prompt: 'p', dir: '/', options: { m: 'x' } }).args).toEqual(['-m', 'x', 'p']);
+  });
+});
+
+describe('the launcher', () => {
+  const home = mkdtempSync(join(tmpdir(), 'hookmap-launcher-'));
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+  it('stops a headless run at its wall time (its process group), and audits the end', async () => {
+    const dir = join(home, 'p');
+    mkdirSync(dir);
+    recordWiring(home, { agent: 'stand-in', scope: 'project', path: join(dir, 'x'), dir });
+    const launch: LaunchSpec = { command: process.execPath, headless: ['-e', 'setInterval(() => {}, 1000)', '{prompt}'], evidence: 'test' };
+    const audit: [string, Record<string, unknown>][] = [];
+    const l = new Launcher({
+      descriptor: (a) => (a === 'stand-in' ? ({ vendor: 'stand-in', name: 'Stand-in', launch } as unknown as Descriptor) : undefined),
+      home,
+      env: { PATH: process.env.PATH },
+      config: { timeoutMs: 300 },
+      subscribe: (_on: (ev: StreamEvent) => void) => ({ close() {} }),
+      audit: (type, data) => audit.push([type, data]),
+    });
+    const run = l.start({ agent: 'stand-in', project: dir, prompt: 'wait' }, { principal: 'owner', surface: 'test' });
+    expect(run).toMatchObject({ state: 'running', dir: realpathSync(dir), by: 'owner', via: 'test' });
+    await until('the wall time', () => (l.get(run.id)!.ended ? true : undefined), 10_000);
+    expect(l.get(run.id)).toMatchObject({ state: 'timed-out', signal: 'SIGTERM' });
+    expect(audit.map(([t]) => t)).toEqual(['started', 'ended']);
+    expect(() => l.start({ agent: 'other', project: dir, prompt: 'x' }, { principal: 'owner', surface: 'test' })).toThrow(/not an agent/);
+    expect(audit.at(-1)).toEqual(['refused', expect.objectContaining({ code: 'no-such-agent', by: 'owner', via: 'test' })]);
+    l.close();
+  });
+});

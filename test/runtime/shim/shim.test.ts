@@ -1,0 +1,148 @@
+// The generated shims beyond the agent fixtures: exact neutral bytes through
+// sh quoting, curl missing, path-carried hook names, the Node shim without a
+// generated table, and the bounds the plan derives from a descriptor.
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadVendor } from '../../../engine/core/descriptor/registry.ts';
+import { writeShims } from '../../../engine/runtime/shim/generate.ts';
+import { planInputFromSpec, shimPlan } from '../../../engine/runtime/shim/plan.mjs';
+import { renderShShim, shQuote } from '../../../engine/runtime/shim/sh.ts';
+import { BIN, fakeDaemon, runProcess } from './helpers.ts';
+import { resolveTarget } from '../../../engine/cli/config.ts';
+
+const tmp = mkdtempSync(join(tmpdir(), 'hookmap-shim-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const TRICKY = `{"a":"it's 100% \\\\ $HOME \`id\` "}\n\n`;
+
+function spec(extra: Record<string, unknown> = {}) {
+  return {
+    vendor: 'demo',
+    name: 'Demo agent',
+    surface: { kind: 'command-hook', pin: 'test', hook_timeout_ms: 30000 },
+    hooks: {
+      Plain: {},
+      Tricky: { reply: TRICKY },
+      Held: { hold: { kind: 'permission', timeout_ms: 10000, decisions: {} } },
+    },
+    replies: { neutral: '{}' },
+    ...extra,
+  };
+}
+
+function writeSh(name: string, s: object): string {
+  const path = join(tmp, `${name}.sh`);
+  writeFileSync(path, renderShShim(shimPlan(planInputFromSpec(s), { hash: 'h' })));
+  return path;
+}
+
+describe('sh shim', () => {
+  it('quotes any bytes for sh', () => {
+    expect(shQuote(`a'b`)).toBe(`'a'\\''b'`);
+    expect(() => shQuote('a\0b')).toThrow();
+  });
+
+  it('prints per-hook neutral bytes exactly (quotes, %, backslashes, trailing newlines) when the daemon is down', async () => {
+    const d = await fakeDaemon('down');
+    const sh = writeSh('tricky', spec());
+    const env = { PATH: process.env.PATH, HOOKMAP_URL: d.url };
+    const tricky = await runProcess('sh', [sh, 'Tricky'], '{}', env);
+    expect(tricky.stdout.toString()).toBe(TRICKY);
+    expect(tricky.code).toBe(0);
+    const plain = await runProcess('sh', [sh, 'Plain'], '{}', env);
+    expect(plain.stdout.toString()).toBe('{}');
+    const unknown = await runProcess('sh', [sh, 'NotInTheDescriptor'], '{}', env);
+    expect(unknown.stdout.toString()).toBe('{}');
+  });
+
+  it('answers neutral bytes when curl is not on PATH', async () => {
+    const d = await fakeDaemon('up', { body: 'daemon', exit: 0 });
+    // a PATH holding only what the script itself needs besides curl: nothing (sh builtins suffice)
+    const empty = join(tmp, 'empty-bin');
+    mkdirSync(empty, { recursive: true });
+    const r = await runProcess('/bin/sh', [writeSh('nocurl', spec()), 'Plain'], '{"x":1}', { PATH: empty, HOOKMAP_URL: d.url });
+    expect(r.stdout.toString()).toBe('{}');
+    expect(r.code).toBe(0);
+    expect(d.received).toEqual([]);
+    await d.close();
+  });
+
+  it('posts to /hooks/<agent>/<hook> when the payload does not name its hook, and never passes the payload in argv', async () => {
+    const d = await fakeDaemon('up', { body: 'ok', exit: 0 });
+    // a curl wrapper that records its argv, then runs the real curl
+    const bin = join(tmp, 'spy-bin');
+    mkdirSync(bin, { recursive: true });
+    const real = (await runProcess('sh', ['-c', 'command -v curl'], '', { PATH: process.env.PATH })).stdout.toString().trim();
+    writeFileSync(join(bin, 'curl'), `#!/bin/sh\nprintf '%s\\n' "$@" > ${shQuote(join(tmp, 'argv.txt'))}\nexec ${shQuote(real)} "$@"\n`);
+    chmodSync(join(bin, 'curl'), 0o755);
+    const sh = writeSh('pathhook', spec());
+    const secret = '{"prompt":"SECRET-PAYLOAD"}';
+    const r = await runProcess('sh', [sh, 'Plain'], secret, { PATH: `${bin}:${process.env.PATH}`, HOOKMAP_URL: d.url });
+    expect(r.stdout.toString()).toBe('ok');
+    expect(d.received[0].path).toBe('/hooks/demo/Plain');
+    expect(d.received[0].body).toBe(secret);
+    expect(readFileSync(join(tmp, 'argv.txt'), 'utf8')).not.toContain('SECRET');
+    await d.close();
+  });
+
+  it('refuses a hook name that is not a plain word when the path carries it', async () => {
+    const d = await fakeDaemon('up', { body: 'ok', exit: 0 });
+    const r = await runProcess('sh', [writeSh('badhook', spec()), '../x'], '{}', { PATH: process.env.PATH, HOOKMAP_URL: d.url });
+    expect(r.stdout.toString()).toBe('{}');
+    expect(d.received).toEqual([]);
+    await d.close();
+  });
+});
+
+describe('shim plan bounds', () => {
+  it('keeps non-held hooks short, lets held hooks wait as long as the agent allows, and stays below the agent timeout', () => {
+    const p = shimPlan(planInputFromSpec(spec()), { hash: 'h' });
+    expect(p.hooks.Plain.bound_ms).toBe(2000);
+    expect(p.hooks.Held.bound_ms).toBe(28000); // a held hook waits as long as the agent allows: 30000 - 2000 (the daemon's window ends first)
+    const tight = shimPlan(planInputFromSpec({ ...spec(), surface: { kind: 'command-hook', pin: 't', hook_timeout_ms: 8000 } }), { hash: 'h' });
+    expect(tight.hooks.Held.bound_ms).toBe(6000); // 8000 - min(2000, 8000/4)
+    const tiny = shimPlan(planInputFromSpec({ ...spec(), surface: { kind: 'command-hook', pin: 't', hook_timeout_ms: 1000 } }), { hash: 'h' });
+    expect(tiny.hooks.Plain.bound_ms).toBe(750);
+    expect(tiny.connect_ms).toBeLessThanOrEqual(750);
+  });
+
+  it('honours a shorter registered timeout from setup.timeouts', () => {
+    const p = shimPlan(planInputFromSpec(spec({ setup: { shape: 'hook-groups', timeout_unit: 's', timeouts: { Held: 5 } } })), { hash: 'h' });
+    expect(p.hooks.Held.bound_ms).toBe(3750);
+  });
+
+  it('records whether the URL path must carry the hook', () => {
+    expect(shimPlan(planInputFromSpec(spec()), { hash: 'h' }).path_hook).toBe(true);
+    const named = shimPlan(planInputFromSpec({ ...spec(), surface: { kind: 'command-hook', pin: 't', hook_name: '=hook_event_name' } }), { hash: 'h' });
+    expect(named.path_hook).toBe(false);
+    expect(named.hook_field).toBe('hook_event_name');
+  });
+});
+
+describe('node shim', () => {
+  it('works from the descriptor when no table was generated, and ignores a table from an older descriptor', async () => {
+    const home = join(tmp, 'no-table');
+    const d = await fakeDaemon('down');
+    const env = { PATH: process.env.PATH, HOME: home, HOOKMAP_HOME: home, HOOKMAP_URL: d.url };
+    const r = await runProcess(process.execPath, [BIN, 'hook', 'gemini-cli', 'BeforeTool'], '{}', env);
+    expect(r.stdout.toString()).toBe('{}');
+    expect(r.code).toBe(0);
+    // a stale table (wrong descriptor hash, different neutral bytes) is not trusted
+    const { table } = writeShims(loadVendor('gemini-cli'), resolveTarget(env));
+    const t = JSON.parse(readFileSync(table, 'utf8'));
+    writeFileSync(table, JSON.stringify({ ...t, descriptor: 'old', neutral: 'STALE' }));
+    const r2 = await runProcess(process.execPath, [BIN, 'hook', 'gemini-cli', 'BeforeTool'], '{}', env);
+    expect(r2.stdout.toString()).toBe('{}');
+  });
+
+  it('prints nothing and exits 0 for an unknown agent or a path instead of an id', async () => {
+    const env = { PATH: process.env.PATH, HOOKMAP_HOME: join(tmp, 'x'), HOOKMAP_URL: 'http://127.0.0.1:9', HOOKMAP_AUTOSTART: '0' };
+    for (const agent of ['no-such-agent', '../vendors/codex']) {
+      const r = await runProcess(process.execPath, [BIN, 'hook', agent], '{}', env);
+      expect(r.stdout.toString()).toBe('');
+      expect(r.code).toBe(0);
+    }
+  });
+});
