@@ -24,7 +24,7 @@ import { registerPushRoutes, type PushRoutesOptions } from '../person/push/route
 import { PushService, type PushServiceOptions } from '../person/push/service.ts';
 import { SEEN } from '../person/push/ladder.ts';
 import { isOperatorRecord } from '../core/kernel/event.ts';
-import { mayReach, PEOPLE_ATTR, type People } from '../runtime/auth/people.ts';
+import type { People } from '../runtime/auth/people.ts';
 
 export interface MountPushOptions {
   home: string;
@@ -73,9 +73,11 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
     capture: o.config.capture,
     live: (d) => live(d.principal),
     // a device listed under a person is theirs, else it is its token's person's: it hears only what is routed to them
+    // a step with people reaches only theirs; a person in their quiet hours is skipped
     reaches:
       o.people &&
-      ((d, id) => mayReach(o.people!.personOf(`device:${d.id}`) ?? o.people!.personOf(d.principal.name), { [PEOPLE_ATTR]: o.door.pending(id)?.people })),
+      ((d, id, audience) =>
+        o.people!.reached(o.people!.personOf(`device:${d.id}`) ?? o.people!.personOf(d.principal.name), o.door.pending(id)?.people, audience, new Date())),
     ack: (c, ms) => ref.moments!.ack(c, ms),
     say: o.say,
     sent: o.sent,
@@ -145,7 +147,7 @@ export function mountPush(app: FastifyInstance, o: MountPushOptions): Away {
     async start(base) {
       if (o.channels) {
         const deps = (name: string) => ({
-          answer: { relay: o.relay, door: o.door, rules: !!o.rules, personOf: o.people && ((n: string) => o.people!.personOf(n)) },
+          answer: { relay: o.relay, door: o.door, rules: !!o.rules, personOf: o.people && ((n: string) => o.people!.personOf(n)), people: o.people },
           moments: m,
           credential: (x: { id: string; session: string; expires: number }) =>
             push.credentials.issue({ request: x.id, session: x.session, device: `channel:${name}`, expires: x.expires }),

@@ -20,6 +20,8 @@ import { HistoryService, historyFile, historyRoots } from '../person/history/his
 import { sessions, usage, USAGE_BY, type UsageBy } from '../person/history/query.ts';
 import { search } from '../person/history/search.ts';
 import { lineTotals } from '../person/history/lines.ts';
+import { forPerson } from '../person/history/for-person.ts';
+import type { People } from '../runtime/auth/people.ts';
 import { loadPriceFile, PriceBook, PRICE_TABLE } from '../runtime/usage/prices.ts';
 
 export const PRICES_FILE = 'prices.yaml';
@@ -53,7 +55,7 @@ export interface HistoryHandle {
  */
 export function startHistory(
   app: FastifyInstance,
-  o: { home: string; logRoot: string; auth: Authorizer; say: (l: string) => void; relay?: Pick<Relay, 'subscribe'> },
+  o: { home: string; logRoot: string; auth: Authorizer; say: (l: string) => void; relay?: Pick<Relay, 'subscribe'>; people?: Pick<People, 'personOf'> },
 ): HistoryHandle {
   let h: HistoryService | undefined;
   let closed = false;
@@ -66,11 +68,13 @@ export function startHistory(
     }
     return h;
   };
+  const persons = new WeakMap<object, string | undefined>(); // each request's person (people:), for what search shows
   app.register(async (scope) => {
     scope.addHook('onRequest', async (req, reply) => {
       const r = o.auth.authenticate(req.raw);
       if (!r.ok) return reply.code(401).send({ error: 'unauthorized', detail: 'present the hookmap token (Authorization: Bearer) or sign in to the inbox' });
       if (!can(r.principal, 'read')) return reply.code(403).send({ error: 'forbidden', detail: `${r.principal.name} cannot read the history` });
+      persons.set(req, o.people?.personOf(r.principal.name));
     });
     const bad = (reply: { code: (n: number) => { send: (b: unknown) => unknown } }, e: unknown) =>
       reply.code(400).send({ error: 'bad-request', detail: (e as Error).message });
@@ -99,7 +103,7 @@ export function startHistory(
       const q = str(p.q) ?? '';
       try {
         const f = { agent: str(p.agent), project: str(p.project), since: str(p.since), until: str(p.until) };
-        const found = search(service().db, q, { limit: 50, ...f });
+        const found = forPerson(service().db, search(service().db, q, { limit: 50, ...f }), persons.get(req));
         const lines = lineTotals(
           service().db,
           found.map((x) => x.session),

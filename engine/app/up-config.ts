@@ -14,6 +14,7 @@ import { bridgeConfig, type BridgeConfig } from '../person/bridge/config.ts';
 import type { StreamInstance } from '../runtime/surface/stream-subscriber.ts';
 import { backplaneFromDoc, type BackplaneConfig } from '../runtime/relay/backplane/config.ts';
 import { pushConfigOf, type PushConfig } from '../person/push/escalation.ts';
+import { ladderPeople } from '../person/push/ladder.ts';
 import { channelsConfigOf, type ChannelsConfig } from '../person/channels/config.ts';
 import { watchConfigOf, type WatchConfig } from '../person/watch/schema.ts';
 import { ConfigError } from '../core/config/config-error.ts';
@@ -111,7 +112,7 @@ function agentsOf(agents: NonNullable<UpConfigDoc['agents']>, base: string, env:
 function upConfigOf(doc: UpConfigDoc, base: string, env: Env, block: Block): UpConfig {
   const channels = doc.channels && block(['channels'], () => channelsConfigOf(doc.channels, base));
   const names = doc.projects?.names && Object.fromEntries(Object.entries(doc.projects.names).map(([folder, name]) => [expand(folder, base), name]));
-  return {
+  const out: UpConfig = {
     port: doc.port,
     host: doc.host,
     attentionTimeoutMs: doc.attention_timeout_ms,
@@ -137,6 +138,12 @@ function upConfigOf(doc: UpConfigDoc, base: string, env: Env, block: Block): UpC
     backplane: doc.backplane === undefined ? undefined : block(['backplane'], () => backplaneFromDoc(doc.backplane, 'backplane', base, env)),
     people: peopleOf(doc, channels, block),
   };
+  for (const { name, where } of ladderPeople(out.push?.ladder))
+    if (!out.people?.has(name))
+      block(['push', 'ladder', ...where], () => {
+        throw new Error(`${pathString(['push', 'ladder', ...where])}: '${name}' is no person of people: (${out.people?.names.join(', ') || 'none is named'})`);
+      });
+  return out;
 }
 
 /** `people:` and `two_people:` checked together: a credential is one person's, a floor row is one the floor has. */

@@ -204,7 +204,8 @@ export async function startUp(o: UpOptions): Promise<Up> {
   registerRulesRoutes(app, { book: rules, door, auth, say: tagged('rules') });
   const launch = mountLaunch({ app, auth, relay, daemons, entries, home, env: o.launchEnv, config: o.launch, operator: () => op.log, say: tagged('launch') });
   // the history database (an embedding without a home of its own has none): opened once the links are up, indexed from the logs in the background
-  const history = o.home ? startHistory(app, { home: o.home, logRoot: o.logDir ?? join(o.home, 'logs'), auth, say: tagged('history'), relay }) : undefined;
+  const logRoot = o.logDir ?? join(home, 'logs');
+  const history = o.home ? startHistory(app, { home: o.home, logRoot, auth, say: tagged('history'), relay, people: o.people }) : undefined;
   const watch = upWatch(o.watch, tagged('watch')); // nothing waits unseen (engine/person/watch): started once the operator session is linked
   const away = auth.controlPossible // Web Push and the chat channels (engine/person/push, engine/person/channels): only where someone can sign in and answer
     ? mountPush(app, {

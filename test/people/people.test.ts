@@ -193,6 +193,24 @@ describe('people: routing', () => {
     expect((await answerAs(tokens.ci, req, 'deny')).type).toBe('control.accepted');
     expect(await (await held).text()).toMatch(/"behavior":"deny"/);
   });
+
+  it("bob's search of the history never finds alice's request, nor its answer; alice's and the owner's do", async () => {
+    const req = await requestOf('ppl-1');
+    const find = async (token: string) => {
+      const res = await fetch(`${s.url}/history/search?q=Bash`, { headers: { authorization: `Bearer ${token}` } });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { hits: { session: { session: string }; events: { id: string; subject: string | null }[] }[] };
+      return body.hits.flatMap((h) => h.events.map((e) => ({ ...e, session: h.session.session })));
+    };
+    // the history indexes in the background: alice's search finds her request once it is indexed
+    await until('indexed', async () => ((await find(tokens['alice-laptop'])).some((e) => e.id === req.id) ? true : undefined), 15_000);
+    expect((await find(s.token)).some((e) => e.id === req.id)).toBe(true);
+    const bobs = await find(tokens['bob-laptop']);
+    expect(bobs.some((e) => e.id === req.id || e.subject === req.id)).toBe(false);
+    // his own request (ppl-2 is routed to him) he finds
+    const his = await requestOf('ppl-2');
+    await until('his request indexed', async () => ((await find(tokens['bob-laptop'])).some((e) => e.id === his.id) ? true : undefined), 15_000);
+  });
 });
 
 describe('people: the two-person rule', () => {
@@ -236,6 +254,26 @@ describe('people: the two-person rule', () => {
     await until('1 of 2', () => lastCallbackText() === 'Allowed: 1 of 2, allowed by alice; a different person must allow it too' || undefined);
     expect(events().find((e) => e.type === 'x.hookmap.approval.partial' && e.subject === req.id)!.data).toMatchObject({ by: ['alice'] });
     expect(pending(req.id)).toBe(true);
+    // every card already sent says so, its buttons kept (bob's chat, alice's own); each phone's notification is replaced
+    for (const chat of [ALICE_TG, BOB_TG]) {
+      const sent = await until(`card in ${chat}`, () => cardsIn(chat, 'ppl-4')[0]);
+      const edit = await until(`1 of 2 on ${chat}`, () =>
+        tg.calls.find(
+          (c) =>
+            c.method === 'editMessageText' &&
+            Number(c.body.chat_id) === chat &&
+            Number(c.body.message_id) === sent.message_id &&
+            /1 of 2, allowed by alice/.test(String(c.body.text)),
+        ),
+      );
+      const kept = JSON.stringify(edit.body.reply_markup);
+      expect(kept).toContain('Allow');
+      expect(kept).toContain('Deny');
+    }
+    for (const device of ['alice-phone', 'bob-phone'])
+      await until(`${device} replaced`, () =>
+        ps.received.find((r) => r.device === device && r.message.request === req.id && /1 of 2, allowed by alice/.test(r.message.body)),
+      );
     expect((await answerAs(tokens['bob-laptop'], req, 'deny')).type).toBe('control.accepted');
     expect(await (await held).text()).toMatch(/"behavior":"deny"/);
     const held2 = permission('ppl-5', 'git push --force', shop);

@@ -13,7 +13,7 @@ import { seenLine } from '../push/ladder.ts';
 export interface CardText {
   title: string;
   body: string;
-  /** session · machine · time left (· seen by alice via inbox) */
+  /** session · machine · time left (· 1 of 2, allowed by alice) (· seen by alice via inbox) */
   meta: string;
 }
 
@@ -22,7 +22,8 @@ export function cardText(m: Moment, capture: CaptureLevel, now = Date.now()): Ca
   const question = m.form?.question && allowsText(capture) ? `Question: ${m.redact(m.form.question)}` : undefined;
   const left = m.kind === 'watch' ? AT_AGENT : `${timeLeft(m.expires - now)} to answer`;
   const seen = seenLine(m.seen);
-  return { title: t.title, body: question ?? t.body, meta: `session ${m.session.slice(0, 12)} · on ${hostname()} · ${left}${seen ? ` · ${seen}` : ''}` };
+  const more = [m.partial, seen].filter(Boolean).map((x) => ` · ${x}`);
+  return { title: t.title, body: question ?? t.body, meta: `session ${m.session.slice(0, 12)} · on ${hostname()} · ${left}${more.join('')}` };
 }
 
 /** The form's choices as buttons, where this channel may show their text (redacted or above); else none (the inbox answers it). */
@@ -75,4 +76,32 @@ export class Buttons {
 
 function randomNonce(): string {
   return randomBytes(12).toString('base64url');
+}
+
+/** What a Telegram card says to do under its text. */
+export function tapHint(m: Moment, choices: boolean): string {
+  if (m.kind !== 'form') return 'Reply to this message to deny with guidance the agent reads.';
+  return choices ? 'Tap a choice (or answer it in the inbox).' : 'Answer it in the inbox (a form needs its fields).';
+}
+
+export type Keyboard = { text: string; callback_data: string }[][];
+
+/**
+ * A Telegram card's buttons for `chat` and the one-time nonces they carry: one per choice of a single-choice question
+ * (spent together: one answer per card), else Allow / Deny (/ Allow always); and I'm on it.
+ */
+export function cardKeyboard(m: Moment, choices: { id: string; label: string }[], always: boolean, buttons: Buttons, chat: number) {
+  const issue = () => buttons.issue(m.id, m.expires);
+  const n = { a: issue(), d: issue(), w: issue(), s: issue() };
+  const rows = choices.map((c) => {
+    const nonce = buttons.issue(m.id, m.expires, c.id, `${m.id}:${chat}`);
+    return { nonce, row: [{ text: c.label, callback_data: `c:${nonce}` }] };
+  });
+  const answer = [
+    { text: 'Allow', callback_data: `a:${n.a}` },
+    { text: 'Deny', callback_data: `d:${n.d}` },
+  ];
+  const more = always ? [[{ text: 'Allow always', callback_data: `w:${n.w}` }]] : [];
+  const keyboard: Keyboard = [...(m.kind === 'form' ? rows.map((x) => x.row) : [answer, ...more]), [{ text: "I'm on it", callback_data: `s:${n.s}` }]];
+  return { keyboard, nonces: [...Object.values(n), ...rows.map((x) => x.nonce)] };
 }

@@ -12,6 +12,8 @@ export const section = (text: string) => ({
   type: 'section',
   text: { type: 'mrkdwn', text: text.replace(/[<>&]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;' })[c]!) },
 });
+/** Slack mentions (`<@U0123>`): said unescaped, so only ids of the shape people: allows. */
+export const mentionSection = (ids: readonly string[]) => ({ type: 'section', text: { type: 'mrkdwn', text: ids.map((id) => `<@${id}>`).join(' ') } });
 export const context = (text: string) => ({ type: 'context', elements: [{ type: 'plain_text', text }] });
 
 export interface SlackButton {
@@ -30,15 +32,40 @@ const button = (text: string, action_id: string, value: string, style?: 'primary
   value,
 });
 
-/** A request card's buttons; `issue(choice?)` gives each its one-time value. */
+/** A request card's buttons (and I'm on it); `issue(choice?)` gives each its one-time value. */
 export function requestButtons(m: Moment, choices: { id: string; label: string }[], issue: (choice?: string) => string, always: boolean): SlackButton[] {
   if (m.kind === 'watch') return [];
-  if (m.kind === 'form') return choices.map((c, i) => button(c.label, `hookmap_choice_${i}`, issue(c.id)));
+  // I'm on it: seen here, the ladder's later steps wait (docs/escalation.md)
+  const onIt = button("I'm on it", 'hookmap_seen', issue());
+  if (m.kind === 'form') return [...choices.map((c, i) => button(c.label, `hookmap_choice_${i}`, issue(c.id))), onIt];
   return [
     button('Allow', 'hookmap_allow', issue(), 'primary'),
     button('Deny', 'hookmap_deny', issue(), 'danger'),
     ...(always ? [button('Allow always', 'hookmap_always', issue())] : []),
+    onIt,
   ];
+}
+
+/** What a card shows besides its words: the people it mentions, what to do, its buttons. */
+export interface Shown {
+  ids: string[];
+  hint: string;
+  buttons: SlackButton[];
+}
+
+/** A card's blocks: its mentions, its words, its context line and what to do, its buttons. */
+export const cardBlocks = (text: { title: string; body: string; meta: string }, s: Shown) => [
+  ...(s.ids.length ? [mentionSection(s.ids)] : []),
+  section(`*${text.title}*\n${text.body}`),
+  context(`${text.meta} · ${s.hint}`),
+  ...(s.buttons.length ? [{ type: 'actions', elements: s.buttons }] : []),
+];
+
+/** What a card says to do, under its text. */
+export function cardHint(m: Moment, choices: boolean): string {
+  if (m.kind === 'watch') return 'Answer it at the agent.';
+  if (m.kind !== 'form') return 'Reply in the thread to deny with guidance the agent reads.';
+  return choices ? 'Press a choice (or answer it in the inbox).' : 'Answer it in the inbox (a form needs its fields).';
 }
 
 /** An alert's Continue button (a new prompt for a session that finished a turn or ended). */

@@ -14,7 +14,9 @@ import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { SlackConfig } from './config.ts';
 import { offersAlways, type Alert, type Moment, type Settlement } from '../push/moments.ts';
 import { withRetry } from './retry.ts';
-import { classify, context, requestButtons, section } from './slack-blocks.ts';
+import { cardBlocks, cardHint, classify, context, requestButtons, section, type Shown } from './slack-blocks.ts';
+import { mentionsFor, notRouted } from './people-chats.ts';
+import type { Audience } from '../../runtime/auth/people.ts';
 import { SlackLaunch } from './slack-launch.ts';
 
 type BoltApp = import('@slack/bolt').App;
@@ -25,6 +27,8 @@ interface Card {
   agent: string;
   ts: string;
   text: CardText;
+  /** What else it shows (mentions, the hint, its buttons), kept when it is edited before it settles. */
+  shown?: Shown;
 }
 
 export class SlackChannel implements Channel {
@@ -74,7 +78,7 @@ export class SlackChannel implements Channel {
       // retries and rate limits are ours (retry.ts, bounded by the request's window), not the client's half hour
       clientOptions: { ...(this.c.apiUrl ? { slackApiUrl: this.c.apiUrl } : {}), retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 10_000 },
     });
-    app.action(/^hookmap_(allow|deny|always|choice_\d+)$/, async ({ ack, body, action }) => {
+    app.action(/^hookmap_(allow|deny|always|seen|choice_\d+)$/, async ({ ack, body, action }) => {
       await ack();
       const b = body as { user?: { id?: string }; channel?: { id?: string }; message?: { ts?: string } };
       const id = (action as { action_id: string }).action_id.replace('hookmap_', '');
@@ -82,7 +86,7 @@ export class SlackChannel implements Channel {
         b.user?.id,
         b.channel?.id,
         b.message?.ts,
-        id.startsWith('choice_') ? 'choice' : (id as PushAction),
+        id.startsWith('choice_') ? 'choice' : (id as PushAction | 'seen'),
         String((action as { value?: string }).value ?? ''),
       );
     });
@@ -137,48 +141,46 @@ export class SlackChannel implements Channel {
     }
   }
 
-  async request(m: Moment): Promise<void> {
+  async request(m: Moment, audience?: Audience): Promise<void> {
     const app = this.app;
     if (!app) return;
+    // a step with people mentions theirs (a second person: in the card's thread once it is posted)
+    const ids = mentionsFor(this.d.answer, m.id, audience);
+    if (audience && !ids.length) return;
+    const had = this.cards.get(m.id);
+    if (had) return void (ids.length && (await this.post(`${ids.map((id) => `<@${id}>`).join(' ')}: this waits for you too`, had.ts)));
     const text = cardText(m, this.c.capture ?? 'metadata');
     const choices = m.kind === 'form' ? choiceButtons(m, this.c.capture ?? 'metadata') : [];
     if (choices.length) this.fields.set(m.id, m.form!.field);
-    const buttons = requestButtons(
-      m,
-      choices,
-      (choice) => this.buttons.issue(m.id, m.expires, choice, choice === undefined ? undefined : m.id),
-      offersAlways(m, this.c.capture ?? 'metadata'),
-    );
-    const hint =
-      m.kind === 'watch'
-        ? 'Answer it at the agent.'
-        : m.kind === 'form'
-          ? choices.length
-            ? 'Press a choice (or answer it in the inbox).'
-            : 'Answer it in the inbox (a form needs its fields).'
-          : 'Reply in the thread to deny with guidance the agent reads.';
+    const issue = (choice?: string) => this.buttons.issue(m.id, m.expires, choice, choice === undefined ? undefined : m.id);
+    const buttons = requestButtons(m, choices, issue, offersAlways(m, this.c.capture ?? 'metadata'));
+    const shown: Shown = { ids, hint: cardHint(m, choices.length > 0), buttons };
+    const said = `${ids.map((id) => `<@${id}> `).join('')}${text.title}: ${text.body}`;
     try {
       const r = await this.call(
-        () =>
-          app.client.chat.postMessage({
-            channel: this.c.channel,
-            text: `${text.title}: ${text.body}`,
-            blocks: [
-              section(`*${text.title}*\n${text.body}`),
-              context(`${text.meta} · ${hint}`),
-              ...(buttons.length ? [{ type: 'actions', elements: buttons }] : []),
-            ] as never,
-          }),
+        () => app.client.chat.postMessage({ channel: this.c.channel, text: said, blocks: cardBlocks(text, shown) as never }),
         m.expires,
       );
       const ts = String(r.ts);
       for (const b of buttons) this.buttons.bind(b.value, `${this.c.channel}:${ts}`);
-      const card: Card = { request: m.id, session: m.session, agent: m.agent, ts, text };
+      const card: Card = { request: m.id, session: m.session, agent: m.agent, ts, text, shown };
       this.cards.set(m.id, card);
       this.byTs.set(ts, card);
     } catch (e) {
       this.health.problem(`send:${(e as Error).message}`, `could not post the card for ${m.id}: ${(e as Error).message}`);
     }
+  }
+
+  /** The card's words changed while it waits (1 of 2 allowed): edited in place, its buttons kept. */
+  async updated(m: Moment): Promise<void> {
+    const card = this.cards.get(m.id);
+    const app = this.app;
+    if (!card?.shown || !app) return;
+    const text = (card.text = cardText(m, this.c.capture ?? 'metadata'));
+    const blocks = cardBlocks(text, card.shown) as never;
+    await this.call(() => app.client.chat.update({ channel: this.c.channel, ts: card.ts, text: `${text.title}: ${text.body}`, blocks }), m.expires).catch(
+      (e) => void this.health.problem(`update:${(e as Error).message}`, `could not update the card of ${m.id}: ${(e as Error).message}`),
+    );
   }
 
   async settled(m: Moment, s: Settlement): Promise<void> {
@@ -243,13 +245,16 @@ export class SlackChannel implements Channel {
     user: string | undefined,
     channel: string | undefined,
     ts: string | undefined,
-    action: PushAction | 'choice',
+    action: PushAction | 'choice' | 'seen',
     value: string,
   ): Promise<void> {
     const who = this.who(user, channel);
     if (!who) return;
+    const off = notRouted(this.d.answer, who.name, this.buttons.peek(value)); // a person it is not routed to spends no button
+    if (off) return void this.health.note(`tap:not-routed:${value}`, off);
     const t = this.buttons.take(value, `${channel}:${ts}`);
     if ('refused' in t) return void this.health.note(`tap:${t.refused}:${value}`, `a button was refused: ${t.refused}`);
+    if (action === 'seen') return void (this.d.seen?.(t.request, who.name, 'slack') || this.health.note(`seen:${t.request}`, `${t.request}: not pending`));
     const field = this.fields.get(t.request);
     if (action === 'choice' && (t.choice === undefined || !field)) return;
     const r =

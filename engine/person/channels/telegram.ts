@@ -9,12 +9,13 @@
 import type { Bot as BotType, Context } from 'grammy';
 import { readTokenFile } from '../../runtime/auth/tokens.ts';
 import { answerAs, steerAs, type Answerer, type PushAction } from '../push/answer-as.ts';
-import { Buttons, cardText, choiceButtons, plainCard } from './card.ts';
+import { Buttons, cardKeyboard, cardText, choiceButtons, plainCard, tapHint, type Keyboard } from './card.ts';
 import { ChannelHealth, type Channel, type ChannelDeps } from './channel.ts';
 import type { TelegramConfig } from './config.ts';
 import { offersAlways, type Alert, type Moment, type Settlement } from '../push/moments.ts';
 import { withRetry } from './retry.ts';
 import { chatsFor, notRouted } from './people-chats.ts';
+import type { Audience } from '../../runtime/auth/people.ts';
 import { classify, redactToken } from './telegram-errors.ts';
 import { chatCommand } from './chat-launch.ts';
 import { ContinueOffers } from './chat-continue.ts';
@@ -28,7 +29,10 @@ interface Card {
   agent: string;
   chat: number;
   message: number;
+  /** What it says (its words, then the hint under them) and its buttons, kept when it is edited before it settles. */
   text: string;
+  hint?: string;
+  keyboard?: Keyboard;
 }
 
 export class TelegramChannel implements Channel {
@@ -115,39 +119,25 @@ export class TelegramChannel implements Channel {
     }
   }
 
-  async request(m: Moment): Promise<void> {
+  async request(m: Moment, audience?: Audience): Promise<void> {
     const bot = this.bot;
     if (!bot) return;
     const text = plainCard(cardText(m, this.c.capture ?? 'metadata'));
-    const list: Card[] = [];
+    const list: Card[] = this.cards.get(m.id) ?? [];
     this.cards.set(m.id, list);
-    if (m.kind === 'watch') return this.notice(bot, m, text, list);
+    // a later step (a second person) adds the chats it reaches; a chat has one card per request
+    const chats = chatsFor(this.c.chatIds, this.c.users, this.d.answer, m.id, 'telegram', audience).filter((c) => !list.some((x) => x.chat === c));
+    if (m.kind === 'watch') return this.notice(bot, m, text, list, chats);
     await Promise.all(
-      chatsFor(this.c.chatIds, this.c.users, this.d.answer, m.id).map(async (chat) => {
-        const issue = () => this.buttons.issue(m.id, m.expires);
-        const nonces = { a: issue(), d: issue(), w: issue(), s: issue() };
+      chats.map(async (chat) => {
         const choices = m.kind === 'form' ? choiceButtons(m, this.c.capture ?? 'metadata') : [];
         if (choices.length) this.fields.set(m.id, m.form!.field);
-        // one button per choice of a single-choice question (spent together: one answer per card); else Allow / Deny
-        const choiceRows = choices.map((c) => {
-          const n = this.buttons.issue(m.id, m.expires, c.id, `${m.id}:${chat}`);
-          return { nonce: n, row: [{ text: c.label, callback_data: `c:${n}` }] };
-        });
-        const row = [
-          { text: 'Allow', callback_data: `a:${nonces.a}` },
-          { text: 'Deny', callback_data: `d:${nonces.d}` },
-        ];
-        const always = offersAlways(m, this.c.capture ?? 'metadata') ? [[{ text: 'Allow always', callback_data: `w:${nonces.w}` }]] : [];
-        const onIt = [{ text: "I'm on it", callback_data: `s:${nonces.s}` }];
-        const keyboard = [...(m.kind === 'form' ? choiceRows.map((x) => x.row) : [row, ...always]), onIt];
-        const body =
-          m.kind === 'form'
-            ? `${text}\n${choices.length ? 'Tap a choice (or answer it in the inbox).' : 'Answer it in the inbox (a form needs its fields).'}`
-            : `${text}\nReply to this message to deny with guidance the agent reads.`;
+        const { keyboard, nonces } = cardKeyboard(m, choices, offersAlways(m, this.c.capture ?? 'metadata'), this.buttons, chat);
+        const hint = tapHint(m, choices.length > 0);
         try {
-          const sent = await this.call(() => bot.api.sendMessage(chat, body, { reply_markup: { inline_keyboard: keyboard } }), m.expires);
-          const card: Card = { request: m.id, session: m.session, agent: m.agent, chat, message: sent.message_id, text: body };
-          for (const n of [...Object.values(nonces), ...choiceRows.map((x) => x.nonce)]) this.buttons.bind(n, `${chat}:${sent.message_id}`);
+          const sent = await this.call(() => bot.api.sendMessage(chat, `${text}\n${hint}`, { reply_markup: { inline_keyboard: keyboard } }), m.expires);
+          const card: Card = { request: m.id, session: m.session, agent: m.agent, chat, message: sent.message_id, text, hint, keyboard };
+          for (const n of nonces) this.buttons.bind(n, `${chat}:${sent.message_id}`);
           list.push(card);
           this.byMessage.set(`${chat}:${sent.message_id}`, card);
         } catch (e) {
@@ -162,8 +152,8 @@ export class TelegramChannel implements Channel {
   }
 
   /** The watch's card: what to do, no buttons, no reply (it is answered at the agent); edited once the agent moves on. */
-  private async notice(bot: BotType, m: Moment, text: string, list: Card[]): Promise<void> {
-    for (const chat of this.c.chatIds) {
+  private async notice(bot: BotType, m: Moment, text: string, list: Card[], chats: number[]): Promise<void> {
+    for (const chat of chats) {
       try {
         const sent = await this.call(() => bot.api.sendMessage(chat, text), m.expires);
         list.push({ request: m.id, session: m.session, agent: m.agent, chat, message: sent.message_id, text });
@@ -176,22 +166,26 @@ export class TelegramChannel implements Channel {
   async settled(m: Moment, s: Settlement): Promise<void> {
     this.buttons.settle(m.id);
     this.fields.delete(m.id);
-    const bot = this.bot;
-    for (const card of this.cards.get(m.id) ?? []) {
-      if (!bot) break;
-      try {
-        await this.call(
-          () =>
-            bot.api.editMessageText(card.chat, card.message, `${card.text.split(/\n(Reply to this message|Tap a choice)/)[0]}\n\n${s.text}`, {
-              reply_markup: { inline_keyboard: [] },
-            }),
-          Date.now() + 60_000,
-        );
-      } catch (e) {
-        this.health.problem(`edit:${(e as Error).message}`, `could not edit the card of ${m.id}: ${redactToken((e as Error).message)}`);
-      }
-    }
+    for (const card of this.cards.get(m.id) ?? []) await this.edit(card, `${card.text}\n\n${s.text}`, [], Date.now() + 60_000);
     this.cards.delete(m.id);
+  }
+
+  /** The card's words changed while it waits (1 of 2 allowed): each message edited, its buttons kept. */
+  async updated(m: Moment): Promise<void> {
+    const text = plainCard(cardText(m, this.c.capture ?? 'metadata'));
+    for (const card of this.cards.get(m.id) ?? []) {
+      card.text = text;
+      await this.edit(card, card.hint ? `${text}\n${card.hint}` : text, card.keyboard ?? [], m.expires);
+    }
+  }
+
+  private async edit(card: Card, text: string, keyboard: Keyboard, deadline: number): Promise<void> {
+    const bot = this.bot;
+    if (!bot) return;
+    const edit = () => bot.api.editMessageText(card.chat, card.message, text, { reply_markup: { inline_keyboard: keyboard } });
+    await this.call(edit, deadline).catch((e) =>
+      this.health.problem(`edit:${(e as Error).message}`, `could not edit the card of ${card.request}: ${redactToken((e as Error).message)}`),
+    );
   }
 
   async alert(a: Alert): Promise<void> {

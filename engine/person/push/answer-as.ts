@@ -11,7 +11,7 @@
 // finish in the inbox.
 import type { CaptureLevel } from '../../core/aep/schemas.ts';
 import { makePrincipal, type Scope } from '../../runtime/auth/principal.ts';
-import { mayReach, PEOPLE_ATTR } from '../../runtime/auth/people.ts';
+import { mayReach, PEOPLE_ATTR, type People } from '../../runtime/auth/people.ts';
 import { alwaysShown } from './payload.ts';
 import { ALWAYS_COMMAND, type Door } from './door.ts';
 import { makeCommand } from '../../runtime/relay/client.ts';
@@ -43,6 +43,8 @@ export interface AnswerDeps {
   rules?: boolean;
   /** The person a principal name is (engine/runtime/auth/people.ts): a request routed to others is not theirs to answer. */
   personOf?: (name: string) => string | undefined;
+  /** The people (a ladder step's audience, quiet hours, Slack ids): who a card reaches. */
+  people?: Pick<People, 'reached' | 'slackOf' | 'personOf'>;
 }
 
 const fail = (status: number, error: string, detail: string): AnswerResult => ({ ok: false, status, error, detail });

@@ -12,6 +12,7 @@
 // A request is pushed at once when no inbox tab is visible anywhere (nobody
 // is at the desk), after `delay_ms` otherwise; `hookmap up --push-delay-ms N`
 // overrides the delay.
+import { inQuietHours, parseQuietHours as parseQuietHoursText, QuietHoursError, type QuietHours } from '../../core/config/quiet-hours.ts';
 import type { CaptureLevel } from '../../core/aep/schemas.ts';
 import { ALERT_KINDS, type AlertKind } from './payload.ts';
 import { DEFAULT_PUSH_DELAY_MS as DEFAULT_DELAY_MS, DEFAULT_PUSH_KINDS } from '../../core/config/defaults.ts';
@@ -24,7 +25,7 @@ export interface AgentPush {
 
 export interface PushConfig {
   delayMs?: number;
-  quietHours?: { from: number; to: number };
+  quietHours?: QuietHours;
   kinds?: AlertKind[];
   capture?: CaptureLevel;
   agents?: Record<string, AgentPush>;
@@ -39,14 +40,15 @@ const CAPTURES: readonly CaptureLevel[] = ['metadata', 'redacted', 'full'];
 
 export class PushConfigError extends Error {}
 
-/** `HH:MM-HH:MM` as minutes of the day; the range may wrap midnight. */
-export function parseQuietHours(s: unknown, where: string): { from: number; to: number } {
-  const m = typeof s === 'string' ? /^([01]?\d|2[0-3]):([0-5]\d)-([01]?\d|2[0-3]):([0-5]\d)$/.exec(s.trim()) : null;
-  if (!m) throw new PushConfigError(`${where}: quiet_hours is "HH:MM-HH:MM" in local time (e.g. "22:00-07:00"), got ${JSON.stringify(s)}`);
-  const from = Number(m[1]) * 60 + Number(m[2]);
-  const to = Number(m[3]) * 60 + Number(m[4]);
-  if (from === to) throw new PushConfigError(`${where}: quiet_hours ${s} is empty (from equals to)`);
-  return { from, to };
+export { inQuietHours };
+
+/** `HH:MM-HH:MM` as minutes of the day; the range may wrap midnight (core/config/quiet-hours.ts). */
+export function parseQuietHours(s: unknown, where: string): QuietHours {
+  try {
+    return parseQuietHoursText(s, where);
+  } catch (e) {
+    throw e instanceof QuietHoursError ? new PushConfigError(e.message) : e;
+  }
 }
 
 function kindsOf(v: unknown, where: string): AlertKind[] | undefined {
@@ -97,12 +99,6 @@ function ladderOrThrow(v: unknown, where: string): Ladder | undefined {
   } catch (e) {
     throw e instanceof LadderError ? new PushConfigError(e.message) : e;
   }
-}
-
-export function inQuietHours(q: { from: number; to: number } | undefined, at: Date): boolean {
-  if (!q) return false;
-  const m = at.getHours() * 60 + at.getMinutes();
-  return q.from < q.to ? m >= q.from && m < q.to : m >= q.from || m < q.to;
 }
 
 export type When = { push: false; why: string } | { push: true; afterMs: number };

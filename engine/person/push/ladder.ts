@@ -18,7 +18,10 @@
 // (nobody at the desk), the step does not wait. Without a ladder for a
 // kind, the default is push.delay_ms's one step: every surface after the
 // delay, at once when nobody is at the desk, seen or not (as before there
-// were ladders). A step names surfaces, never a person: who each reaches follows people (docs/people.md).
+// were ladders). A step names surfaces; who each reaches follows people
+// (docs/people.md): a request is seen by everyone it is routed to, and a step
+// with `people: [bob]` reaches only bob's own devices and chats (a second
+// person after five minutes; a person in their quiet hours is skipped).
 import { ALERT_KINDS } from './payload.ts';
 import { askedKind } from '../../core/kernel/option-effects.ts';
 
@@ -28,6 +31,9 @@ export const SEEN = 'x.hookmap.attention.seen';
 export const SURFACES = ['inbox', 'push', 'telegram', 'slack', 'ntfy', 'webhook'] as const;
 /** Every surface the moments reach (the default ladder's one step). */
 export const EVERY = '*';
+/** The surfaces that reach one person (their push devices, their private Telegram chat, a mention on Slack): what a step with people may name. */
+export const PERSONAL = ['push', 'telegram', 'slack'] as const;
+const STEP_KEYS = ['to', 'after_ms', 'when_away', 'even_if_seen', 'people'];
 export const LADDER_KINDS = ['permission', 'question', 'watch', ...ALERT_KINDS.filter((k) => k !== 'permission' && k !== 'question')] as const;
 export type LadderKind = (typeof LADDER_KINDS)[number];
 
@@ -39,6 +45,8 @@ export interface Step {
   atOnceWhenAway?: boolean;
   /** Fires even once someone has seen the request (its card says who). */
   evenIfSeen?: boolean;
+  /** Only these people's own devices and chats (a Slack card mentions them), among those the request is routed to. */
+  people?: string[];
 }
 
 export type Steps = Partial<Record<LadderKind, Step[]>>;
@@ -56,11 +64,9 @@ export interface Seen {
 export class LadderError extends Error {}
 
 function stepOf(v: unknown, where: string): Step {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new LadderError(`${where} must be a mapping { to, after_ms, when_away, even_if_seen }`);
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new LadderError(`${where} must be a mapping { ${STEP_KEYS.join(', ')} }`);
   const o = v as Record<string, unknown>;
-  for (const k of Object.keys(o))
-    if (!['to', 'after_ms', 'when_away', 'even_if_seen'].includes(k))
-      throw new LadderError(`${where}: unknown key '${k}' (known: to, after_ms, when_away, even_if_seen)`);
+  for (const k of Object.keys(o)) if (!STEP_KEYS.includes(k)) throw new LadderError(`${where}: unknown key '${k}' (known: ${STEP_KEYS.join(', ')})`);
   const to = typeof o.to === 'string' ? [o.to] : o.to;
   if (!Array.isArray(to) || !to.length || !to.every((x) => typeof x === 'string')) throw new LadderError(`${where}: to names a surface or a list of them`);
   for (const s of to as string[]) {
@@ -71,7 +77,18 @@ function stepOf(v: unknown, where: string): Step {
   if (!Number.isSafeInteger(after) || (after as number) < 0) throw new LadderError(`${where}: after_ms must be a non-negative integer (milliseconds)`);
   if (o.when_away !== undefined && o.when_away !== 'at_once' && o.when_away !== 'wait') throw new LadderError(`${where}: when_away is at_once or wait`);
   if (o.even_if_seen !== undefined && typeof o.even_if_seen !== 'boolean') throw new LadderError(`${where}: even_if_seen is true or false`);
-  return { to: [...new Set(to as string[])], afterMs: after as number, atOnceWhenAway: o.when_away === 'at_once', evenIfSeen: o.even_if_seen === true };
+  const people = o.people;
+  if (people !== undefined && (!Array.isArray(people) || !people.length || !people.every((p) => typeof p === 'string' && p)))
+    throw new LadderError(`${where}: people is a list of people's names (people:)`);
+  const on = (to as string[]).filter((s) => !(PERSONAL as readonly string[]).includes(s));
+  if (people && on.length) throw new LadderError(`${where}: a step with people reaches their own ${PERSONAL.join(', ')}; ${on.join(', ')} reach no one person`);
+  return {
+    to: [...new Set(to as string[])],
+    afterMs: after as number,
+    atOnceWhenAway: o.when_away === 'at_once',
+    evenIfSeen: o.even_if_seen === true,
+    ...(people ? { people: [...new Set(people as string[])] } : {}),
+  };
 }
 
 function stepsOf(v: Record<string, unknown>, where: string, more: string[] = []): Steps {
@@ -104,6 +121,17 @@ export function ladderOf(doc: unknown, where = 'push.ladder'): Ladder | undefine
       }),
     );
   }
+  return out;
+}
+
+/** Every person a ladder's steps name (the up config checks each is a person of people:), with where. */
+export function ladderPeople(l: Ladder | undefined): { name: string; where: (string | number)[] }[] {
+  const out: { name: string; where: (string | number)[] }[] = [];
+  const walk = (s: Steps | undefined, at: (string | number)[]) => {
+    for (const k of LADDER_KINDS) (s?.[k] ?? []).forEach((st, i) => st.people?.forEach((name) => out.push({ name, where: [...at, k, i, 'people'] })));
+  };
+  walk(l, []);
+  for (const part of ['projects', 'agents'] as const) for (const [n, s] of Object.entries(l?.[part] ?? {})) walk(s, [part, n]);
   return out;
 }
 

@@ -11,9 +11,7 @@
 import { basename } from 'node:path';
 import type { AepEvent, Relay } from '../../runtime/relay/index.ts';
 import { delayFor, escalate, type PushConfig } from './escalation.ts';
-import { ladderKind, reaches, SEEN, stepsFor, waitOf, type LadderKind, type Seen, type Step } from './ladder.ts';
-import { alwaysShown, type AlertKind } from './payload.ts';
-import type { CaptureLevel } from '../../core/aep/schemas.ts';
+import { ladderKind, reaches, SEEN, stepsFor, waitOf, type LadderKind, type Step } from './ladder.ts';
 import type { Presence } from './presence.ts';
 import type { Door } from './door.ts';
 import { ATTENTION_FOLLOWERS, isAttentionTerminal, opens, RESPOND, RUN_TERMINALS, SESSION_TERMINALS, UNITS } from '../../core/kernel/lifecycle.ts';
@@ -21,63 +19,24 @@ import { answerOf, requestFate, StoryFold } from '../../core/kernel/fold/index.t
 import { answerableViaControl } from '../../core/kernel/option-effects.ts';
 import { alertKind, BUDGET_ALERTS, singleChoice, WORDS } from './moment-kinds.ts';
 import { Sightings } from './sightings.ts';
+import { PARTIAL_TYPE } from '../../runtime/auth/people.ts';
 
 export { alertKind, singleChoice } from './moment-kinds.ts';
-
-export interface Moment {
-  id: string;
-  session: string;
-  agent: string;
-  kind: 'permission' | 'form' | 'gate' | 'watch'; // watch: informational (AEP-0008 respond_via without control), never answered here
-  words?: string; // what the watch says to do (kind watch)
-  /** Epoch ms the request stops waiting. */
-  expires: number;
-  tool?: string;
-  /** The project folder's name (never its path). */
-  project?: string;
-  /** The command or question text as the holding daemon redacted it (door.ts): a sink shows it only above metadata, through `redact`. */
-  text?: string;
-  /** Redaction for what the sink shows (the text came redacted already). */
-  redact: (s: string) => string;
-  /** Whether rules can be made from it ("Allow always"); a surface offers it only where alwaysShown (payload.ts) says it shows what the rule covers. */
-  rulable: boolean;
-  /** How many paths the request names (a rule for them is made where they are shown). */
-  paths: number;
-  /** A form of one single-choice question whose labels are real text (the stream's capture is redacted or above): its choices, answerable as buttons. */
-  form?: { field: string; question?: string; choices: { id: string; label: string }[] };
-  /** Who has seen it so far, and where (x.hookmap.attention.seen on the stream): a card shows it (ladder.ts seenLine). */
-  seen?: Seen[];
-}
-
-/** Whether a surface at this capture offers "Allow always" for the moment: only where it shows all the rule would cover. */
-export const offersAlways = (m: Moment, capture: CaptureLevel): boolean => m.rulable && alwaysShown({ text: m.text, paths: m.paths }, capture, m.redact);
-
-export interface Settlement {
-  how: 'answered' | 'timed out' | 'dismissed';
-  /** Who answered (a principal, `rule:<id>`), when someone did. */
-  by?: string;
-  /** Said in place of the card's buttons. */
-  text: string;
-}
-
-export interface Alert {
-  kind: AlertKind;
-  agent: string;
-  session?: string;
-  title: string;
-}
-
-export interface MomentSink {
-  readonly name: string;
-  /** Whether it reaches anyone now (Web Push: a device is registered); absent: yes. Nobody reached: nothing is asked of the agent. */
-  reaches?(): boolean;
-  request(m: Moment): void | Promise<void>;
-  settled(m: Moment, s: Settlement): void | Promise<void>;
-  alert(a: Alert): void | Promise<void>;
-}
+export { offersAlways, type Alert, type Moment, type MomentSink, type Settlement } from './moment-types.ts';
+import type { Alert, Moment, MomentSink, Settlement } from './moment-types.ts';
 
 /** What moments read: requests and what follows them (the kernel's lifecycle), run and session ends, status. */
-const TYPES = [...UNITS.attention.opens, ...ATTENTION_FOLLOWERS, ...RUN_TERMINALS, ...SESSION_TERMINALS, 'progress.status', ...BUDGET_ALERTS, SEEN, RESPOND];
+const TYPES = [
+  ...UNITS.attention.opens,
+  ...ATTENTION_FOLLOWERS,
+  ...RUN_TERMINALS,
+  ...SESSION_TERMINALS,
+  'progress.status',
+  ...BUDGET_ALERTS,
+  SEEN,
+  RESPOND,
+  PARTIAL_TYPE,
+];
 const DEFAULT_WINDOW_MS = 55_000;
 /** An informational request declares no deadline: its card stands this long at most unless settled. */
 const INFORMATIONAL_MS = 24 * 3_600_000;
@@ -102,6 +61,9 @@ interface Open {
   timers: ReturnType<typeof setTimeout>[];
   /** The sinks told of it (each hears of its settling). */
   told: Set<MomentSink>;
+  /** The sinks told for everyone, and the people each was told for by a step with people (a person is told once per sink). */
+  toldAll: Set<MomentSink>;
+  toldPeople: Map<MomentSink, Set<string>>;
 }
 
 export class Moments {
@@ -153,6 +115,7 @@ export class Moments {
     try {
       if (ev.type === SEEN) return void (this.o.own?.(ev) && this.sightings.seen(ev, (id) => this.open.has(id) || !!this.o.door.pending(id)));
       if (ev.type === RESPOND) return this.sightings.command(ev);
+      if (ev.type === PARTIAL_TYPE) return this.partial(ev);
       this.fold.add(ev);
       if (opens(ev.type) === 'attention') void this.requested(ev);
       else if (isAttentionTerminal(ev.type)) this.settled(ev);
@@ -229,21 +192,48 @@ export class Moments {
   /** The moment's ladder: each step at its time (from the request's `at`) tells the sinks it names (not told yet), unless someone has seen it by then. */
   private show(m: Moment, away: boolean, at: number): void {
     const late = Number.isFinite(at) ? Math.max(0, this.now() - at) : 0; // the time asking the daemon took (a clock ahead of ours: none)
-    const r: Open = { m, told: new Set(), timers: [] };
+    const r: Open = { m, told: new Set(), toldAll: new Set(), toldPeople: new Map(), timers: [] };
     m.seen = this.sightings.of(m.id);
     this.open.set(m.id, r);
     for (const step of this.steps(ladderKind(m.kind), m.agent, m.project)) {
       const fire = () => {
         if (!this.open.has(m.id)) return;
         if (m.seen!.length && !step.evenIfSeen) return; // someone has seen it: this step is skipped
-        const to = this.sinks.filter((x) => reaches(step, x.name) && !r.told.has(x));
-        for (const x of to) r.told.add(x);
-        this.each((sink) => sink.request(m), to);
+        this.tell(r, step);
       };
       const wait = waitOf(step, away) - late;
       if (wait <= 0) fire();
       else r.timers.push(setTimeout(fire, wait));
     }
+  }
+
+  /** A step's sinks hear of the moment: each once for everyone, or once per person a step with people names. */
+  private tell(r: Open, step: Step): void {
+    for (const x of this.sinks.filter((x) => reaches(step, x.name) && !r.toldAll.has(x))) {
+      if (!step.people) {
+        r.told.add(x);
+        r.toldAll.add(x);
+        this.each((sink) => sink.request(r.m), [x]);
+        continue;
+      }
+      const had = r.toldPeople.get(x) ?? new Set<string>();
+      const people = step.people.filter((p) => !had.has(p));
+      if (!people.length) continue;
+      for (const p of people) had.add(p);
+      r.toldPeople.set(x, had);
+      r.told.add(x);
+      this.each((sink) => sink.request(r.m, { people }), [x]);
+    }
+  }
+
+  /** A first allow of a request two people must allow (the holding daemon's record, in the request's session): every card says so. */
+  private partial(ev: AepEvent): void {
+    const r = this.open.get(String(ev.subject ?? ''));
+    const d = (ev.data ?? {}) as { by?: unknown; need?: unknown };
+    if (!r || ev.session !== r.m.session || !Array.isArray(d.by) || typeof d.need !== 'number') return;
+    const by = d.by.filter((x): x is string => typeof x === 'string').map((x) => x.slice(0, 64));
+    r.m.partial = `${by.length} of ${d.need}, allowed by ${by.join(', ')}`;
+    this.each((sink) => sink.updated?.(r.m), r.told);
   }
 
   private steps(kind: LadderKind, agent: string, project: string | undefined): Step[] {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { DEFAULT_PUSH_DELAY_MS, DEFAULT_PUSH_KINDS } from '../../core/config/defaults.ts';
 import { ALERT_KINDS } from './payload.ts';
 import { LADDER_KINDS, SURFACES } from './ladder.ts';
+import { QUIET_HOURS_RE } from '../../core/config/quiet-hours.ts';
 
 const delay = z.number().int().nonnegative().describe('a held request unanswered this long is pushed, ms (0: at once)');
 const kinds = z.array(z.enum(ALERT_KINDS as [string, ...string[]])).describe('the moments pushed; turn_finished is opt-in');
@@ -16,6 +17,11 @@ const step = z
     after_ms: z.number().int().nonnegative().optional().meta({ default: 0 }).describe('how long after the request this step fires, ms'),
     when_away: z.enum(['at_once', 'wait']).optional().meta({ default: 'wait' }).describe('at_once: with no inbox tab visible, no wait'),
     even_if_seen: z.boolean().optional().meta({ default: false }).describe('fires even once someone has seen it (its card says who)'),
+    people: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe("only these people's own push devices, private Telegram chats and Slack mentions (people:), e.g. a second person after 5 minutes"),
   })
   .meta({ id: 'ladder-step' })
   .describe('one step of an escalation ladder');
@@ -34,7 +40,7 @@ export const PushBlockSchema = z
     delay_ms: delay.optional().meta({ default: DEFAULT_PUSH_DELAY_MS }),
     quiet_hours: z
       .string()
-      .regex(/^\s*([01]?\d|2[0-3]):([0-5]\d)-([01]?\d|2[0-3]):([0-5]\d)\s*$/, '"HH:MM-HH:MM" in local time (e.g. "22:00-07:00")')
+      .regex(QUIET_HOURS_RE, '"HH:MM-HH:MM" in local time (e.g. "22:00-07:00")')
       .optional()
       .describe('local time: nothing is pushed then (it stays in the inbox); may wrap midnight'),
     kinds: kinds.optional().meta({ default: [...DEFAULT_PUSH_KINDS] }),

@@ -4,6 +4,7 @@
 // request settles anywhere (the terminal, the inbox, a rule, a timeout) its
 // credentials die and each notification that went out is replaced by one
 // saying so. Sends run in the background (sender.ts): never on a hook's path.
+import type { Audience } from '../../runtime/auth/people.ts';
 import { createHash } from 'node:crypto';
 import type { CaptureLevel } from '../../core/aep/schemas.ts';
 import { offersAlways, type Alert, type Moment, type MomentSink, type Settlement } from './moments.ts';
@@ -23,7 +24,7 @@ export interface PushServiceOptions {
   /** Is this device's principal still valid (its token not revoked)? */
   live: (d: Device) => boolean;
   /** May this device hear of this request (people: engine/runtime/auth/people.ts)? Absent: every device may. */
-  reaches?: (d: Device, request: string) => boolean;
+  reaches?: (d: Device, request: string, audience?: Audience) => boolean;
   /** The relay's ack of a command (the moments' watcher). */
   ack: (command: string, ms: number) => Promise<AepEvent | undefined>;
   say?: (line: string) => void;
@@ -53,7 +54,7 @@ export class PushService implements MomentSink {
   readonly presence: Presence;
   private readonly sender: PushSender;
   /** The devices each request was pushed to (each gets the settled message). */
-  private readonly pushed = new Map<string, Set<string>>();
+  private readonly pushed = new Map<string, Map<string, { m: Message; base: string }>>();
   private keys: VapidKeys;
   private readonly now: () => number;
 
@@ -110,13 +111,14 @@ export class PushService implements MomentSink {
     );
   }
 
-  request(r: Moment): void {
+  request(r: Moment, audience?: Audience): void {
     const text = requestText({ kind: r.kind, agent: r.agent, tool: r.tool, project: r.project, text: r.text, words: r.words }, this.capture, r.redact);
-    const to = new Set<string>();
+    const to = this.pushed.get(r.id) ?? new Map<string, { m: Message; base: string }>();
     this.pushed.set(r.id, to);
     const seen = seenLine(r.seen);
+    const base = `${r.kind === 'watch' ? text.body : `${text.body} · ${timeLeft(r.expires - this.now())} to answer`}${seen ? ` · ${seen}` : ''}`;
     for (const device of this.devices.list()) {
-      if (!this.o.live(device) || this.o.reaches?.(device, r.id) === false) continue;
+      if (to.has(device.id) || !this.o.live(device) || this.o.reaches?.(device, r.id, audience) === false) continue;
       const control = device.principal.scopes.includes('control');
       // a form's answer needs its fields: the tap opens the card; a read-only device gets no buttons
       const actions =
@@ -126,7 +128,7 @@ export class PushService implements MomentSink {
         type: 'request',
         tag: r.id,
         title: text.title,
-        body: `${r.kind === 'watch' ? text.body : `${text.body} · ${timeLeft(r.expires - this.now())} to answer`}${seen ? ` · ${seen}` : ''}`,
+        body: `${base}${r.partial ? ` · ${r.partial}` : ''}`,
         request: r.id,
         session: r.session,
         actions,
@@ -134,8 +136,20 @@ export class PushService implements MomentSink {
         expires: r.expires,
         url: cardUrl(r.session),
       };
-      to.add(device.id);
+      to.set(device.id, { m, base });
       void this.sender.send(device, m, { ttlS: Math.ceil((r.expires - this.now()) / 1000), urgency: 'high', topic: topicOf(r.id), deadline: r.expires });
+    }
+  }
+
+  /** The request's words changed while it waits (1 of 2 allowed): each notification replaced (same tag and buttons), quietly. */
+  updated(r: Moment): void {
+    const to = this.pushed.get(r.id);
+    for (const device of to?.size && r.partial ? this.devices.list() : []) {
+      const was = to!.get(device.id);
+      if (!was || !this.o.live(device)) continue;
+      const m: Message = { ...was.m, body: `${was.base} · ${r.partial}` };
+      to!.set(device.id, { m, base: was.base });
+      void this.sender.send(device, m, { ttlS: Math.ceil((r.expires - this.now()) / 1000), urgency: 'normal', topic: topicOf(r.id), deadline: r.expires });
     }
   }
 

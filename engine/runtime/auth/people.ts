@@ -28,6 +28,7 @@
 import { z } from 'zod';
 import { OWNER } from './tokens.ts';
 import { askedKind } from '../../core/kernel/option-effects.ts';
+import { inQuietHours, parseQuietHours, QUIET_HOURS_RE, type QuietHours } from '../../core/config/quiet-hours.ts';
 
 /** The extension attributes a routed request carries (AEP-0002 §5.4: lowercase letters and digits). */
 export const PEOPLE_ATTR = 'hookmappeople';
@@ -64,6 +65,11 @@ const PersonSchema = z
       .optional()
       .describe('their Slack user ids'),
     approve: z.array(ApproveRowSchema).optional().describe('what is routed to them; absent: nothing (the owner sees everything)'),
+    quiet_hours: z
+      .string()
+      .regex(QUIET_HOURS_RE, '"HH:MM-HH:MM" in local time (e.g. "22:00-07:00")')
+      .optional()
+      .describe('local time: their devices and private chats hear nothing then (the ladder goes on to whoever is next)'),
   })
   .describe('one person');
 
@@ -85,6 +91,13 @@ export class PeopleError extends Error {}
 export interface Person {
   name: string;
   approve: ApproveRow[];
+  quiet?: QuietHours;
+  slack: string[];
+}
+
+/** Who a step of the ladder reaches (engine/person/push/ladder.ts): only these people's own devices and chats; absent, everyone routed. */
+export interface Audience {
+  people?: readonly string[];
 }
 
 /** What a request is, for routing: its agent, project label, kind, the floor row it hits and the rule that decided it. */
@@ -148,7 +161,8 @@ export class People {
       for (const [i, r] of (p.approve ?? []).entries())
         if (r.floor && r.floor !== 'any' && floorRows && !floorRows.includes(r.floor))
           throw new PeopleError(`people.${p.name}.approve[${i}].floor: unknown floor row '${r.floor}' (known: any, ${floorRows.join(', ')})`);
-      this.persons.push({ name: p.name, approve: p.approve ?? [] });
+      const quiet = p.quiet_hours === undefined ? undefined : parseQuietHours(p.quiet_hours, `people.${p.name}`);
+      this.persons.push({ name: p.name, approve: p.approve ?? [], quiet, slack: p.slack ?? [] });
     }
     checkTwoPeople(two, floorRows);
   }
@@ -162,6 +176,30 @@ export class People {
     if (principal === undefined) return undefined;
     if (principal === OWNER) return OWNER_PERSON;
     return this.byPrincipal.get(principal);
+  }
+
+  has(name: string): boolean {
+    return this.persons.some((p) => p.name === name);
+  }
+
+  /** Whether it is within the person's own quiet hours now. */
+  quiet(person: string | undefined, at: Date): boolean {
+    return inQuietHours(this.persons.find((p) => p.name === person)?.quiet, at);
+  }
+
+  /** The person's Slack user ids (a card mentions them). */
+  slackOf(person: string): string[] {
+    return this.persons.find((p) => p.name === person)?.slack ?? [];
+  }
+
+  /**
+   * Whether a holder (a device's or a chat's person; undefined: no person, e.g. a group chat) is reached by a step for a
+   * request routed to `routed` (its hookmappeople attribute): it may see the request, the step names it when it names people, and it is not in its quiet hours.
+   */
+  reached(person: string | undefined, routed: string | undefined, audience: Audience | undefined, at: Date): boolean {
+    if (!mayReach(person, { [PEOPLE_ATTR]: routed })) return false;
+    if (audience?.people && (person === undefined || !audience.people.includes(person))) return false;
+    return !this.quiet(person, at);
   }
 
   /** Who a request is routed to and how many different people must allow it. */
