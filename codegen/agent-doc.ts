@@ -86,7 +86,8 @@ function waitingSigns(d: Descriptor): string {
     'Beside them, for every agent: a held request whose window ended while its call is open, a tool call open past ' +
     '`watch.call_ms`, a run silent past `watch.run_ms` ([docs/watch.md](../docs/watch.md)).';
   if (!d.waiting.length) return `${head}\n\nThis agent's hooks reveal no waiting of their own. ${engine}`;
-  const rows = d.waiting.map((w) => [code(w.sign), code(w.hook), code(w.whenText), w.reason, cell(w.evidence)]);
+  const unless = (u: (typeof d.waiting)[number]['unless']) => (u ? `, and none of ${u.hooks.map(code).join(', ')} within ${u.withinMs} ms` : '');
+  const rows = d.waiting.map((w) => [code(w.sign), code(w.hook), `${code(w.whenText)}${unless(w.unless)}`, w.reason, cell(w.evidence)]);
   return (
     `${head}\n\nFirings in which the agent waits for a person at its own terminal: the daemon adds one \`x.hookmap.watch.waiting\` ` +
     `event beside the mapping, and the watch raises an attention answered at the agent unless a hookmap card already asks. ` +

@@ -195,7 +195,7 @@ export interface HookmapDescriptor {
     why?: string;
   }[];
   /**
-   * Waiting signs (docs/watch.md): firings in which the agent says it shows its OWN dialog or waits for a person at its terminal. Evaluated by the daemon beside the mapping (the hook's emit is untouched): the first rule whose `hook` is the firing's and whose `when` holds on the raw payload publishes one x.hookmap.watch.waiting event in the firing's session (data: sign, reason, hook), which hookmap's watch raises as an attention answered at the agent unless an open hookmap card already asks.
+   * Waiting signs (docs/watch.md): firings in which the agent says it shows its OWN dialog or waits for a person at its terminal. Evaluated by the daemon beside the mapping (the hook's emit is untouched): the first rule whose `hook` is the firing's and whose `when` holds on the raw payload publishes one x.hookmap.watch.waiting event in the firing's session (data: sign, reason, hook; with `unless`, only once the hook it expects next has not come in time), which hookmap's watch raises as an attention answered at the agent unless an open hookmap card already asks.
    *
    * @maxItems 32
    */
@@ -220,6 +220,86 @@ export interface HookmapDescriptor {
      * Where the sign was confirmed (the agent's docs, a live run): shown on the capability page
      */
     evidence: string;
+    /**
+     * A hook the descriptor expects after this firing: the sign is published only when none of `hooks` fires in the same session within `within_ms` (the expected hook never came); a later firing of the same sign's hook starts the wait again, and the session's end drops it
+     */
+    unless?: {
+      /**
+       * The hooks any of which, fired in the session, means the agent did not wait (each a hook this descriptor maps)
+       *
+       * @minItems 1
+       * @maxItems 16
+       */
+      hooks:
+        | [string]
+        | [string, string]
+        | [string, string, string]
+        | [string, string, string, string]
+        | [string, string, string, string, string]
+        | [string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string, string]
+        | [string, string, string, string, string, string, string, string, string, string, string, string, string]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ]
+        | [
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string,
+            string
+          ];
+      /**
+       * How long after the firing one of them must come
+       */
+      within_ms: number;
+    };
   }[];
   /**
    * AEP types this surface deliberately never emits (stated, not papered over)

@@ -2,35 +2,44 @@
 // after a firing is mapped and its events logged, the first `waiting` rule of
 // its hook whose `when` holds on the raw payload makes one x.hookmap.watch.waiting
 // event in the firing's session and run (data: sign, reason, hook; all
-// structural, so capture metadata). The hook's own emit is untouched (the
-// pinned events stay as they are); the watch (engine/person/watch) reads the sign
+// structural, so capture metadata); a sign with `unless` is published by the
+// daemon only once the hook it expects next has not come in time (its
+// data.expected names them). The hook's own emit is untouched (the pinned
+// events stay as they are); the watch (engine/person/watch) reads the sign
 // off the stream. A `when` that fails is the caller's to say; it never stops
 // the firing or the next one.
 import { evaluate } from '../expr/compile.ts';
 import { buildEnvelope, type AepEvent } from './envelope.ts';
 import type { Mapper, MapResult } from './mapper.ts';
+import type { WaitingSign } from '../descriptor/waiting.ts';
 
 export const WAITING_TYPE = 'x.hookmap.watch.waiting';
 
-export async function waitingEvent(m: Mapper, r: MapResult, payload: unknown, surface?: Record<string, unknown>): Promise<AepEvent | undefined> {
+/** The first waiting sign this firing carries (its hook's, whose `when` holds on the raw payload), if any. */
+export async function waitingSignOf(m: Mapper, r: MapResult, payload: unknown, surface?: Record<string, unknown>): Promise<WaitingSign | undefined> {
   const d = m.descriptor;
   if (!d.waiting.length || r.session === undefined || r.deferredTo !== undefined || r.endsSession) return undefined;
   for (const w of d.waiting) {
     if (w.hook !== r.hook) continue;
-    if (!(await evaluate(w.when, payload, { hook: r.hook, agent: d.vendor, config: m.effectiveConfig, surface }))) continue;
-    const pos = m.state.seq.next(r.session);
-    return buildEnvelope({
-      type: WAITING_TYPE,
-      host: m.host,
-      agent: d.agent,
-      channel: d.channel,
-      session: r.session,
-      run: m.openRun(r.session),
-      seq: pos.seq,
-      epoch: pos.epoch,
-      capture: 'metadata',
-      data: { sign: w.sign, reason: w.reason, hook: r.hook },
-    });
+    if (await evaluate(w.when, payload, { hook: r.hook, agent: d.vendor, config: m.effectiveConfig, surface })) return w;
   }
   return undefined;
+}
+
+/** The x.hookmap.watch.waiting event of a sign in `session`, at the session's position now (its open run). */
+export function waitingEventOf(m: Mapper, session: string, w: WaitingSign): AepEvent {
+  const d = m.descriptor;
+  const pos = m.state.seq.next(session);
+  return buildEnvelope({
+    type: WAITING_TYPE,
+    host: m.host,
+    agent: d.agent,
+    channel: d.channel,
+    session,
+    run: m.openRun(session),
+    seq: pos.seq,
+    epoch: pos.epoch,
+    capture: 'metadata',
+    data: { sign: w.sign, reason: w.reason, hook: w.hook, ...(w.unless ? { expected: w.unless.hooks } : {}) },
+  });
 }

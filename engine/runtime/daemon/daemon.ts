@@ -14,7 +14,7 @@ import type { CompiledStream, Descriptor } from '../../core/descriptor/types.ts'
 import type { Decider } from '../../core/map/decide.ts';
 import { sourceHost, type AepEvent } from '../../core/map/envelope.ts';
 import { Mapper } from '../../core/map/mapper.ts';
-import { canBlockToolCalls, publishWaiting } from './waiting-sign.ts';
+import { canBlockToolCalls, WaitingSigns } from './waiting-sign.ts';
 import { EngineState } from '../../core/map/state.ts';
 import type { TlsFiles } from '../auth/tls.ts';
 import type { AskRequest, EmitRequest } from './asks.ts';
@@ -68,7 +68,7 @@ export class Daemon {
   /** Token usage from the agent's transcript, when the descriptor names one. */
   readonly usage?: UsageWatch;
   private readonly budgetAsks?: BudgetAsks;
-
+  private readonly waiting: WaitingSigns;
   /** Take the agent's log folder (lock), bump its epoch, open its logs. */
   static open(opts: DaemonOptions): Daemon {
     return new Daemon(opts, claimFolder(opts.logDir, opts.descriptor.vendor));
@@ -104,6 +104,7 @@ export class Daemon {
     // the one resolved options object (descriptor, HOOKMAP_<AGENT>_<KEY>, overrides): decisions see $config as the mapping did
     const config = this.mapper.effectiveConfig;
     this.core = new DaemonCore({ d, mapper: this.mapper, events, log: this.log, serial: new Serial(), timers: opts.timers ?? realTimers, now, say, config });
+    this.waiting = new WaitingSigns(this.core, this.mapper);
     this.holds = new HoldLifecycle(this.core, this.logDir, opts); // its timeout, onHold, rules, people and project labels
     this.accepts = acceptedCommands(d, (key) => this.mapper.configValue(key));
     this.commands = new CommandProtocol(this.core, this.holds, this.accepts);
@@ -214,7 +215,7 @@ export class Daemon {
           return { reply: { ...this.core.neutralReply(result.hook), error: 'invalid-event' } };
         }
         if (result.session !== undefined) this.commands.noteEnded(result.session, result.events);
-        await publishWaiting(this.core, this.mapper, result, payload, inp.surface); // beside the mapping: the agent shows its own dialog (docs/watch.md)
+        await this.waiting.fired(result, payload, inp.surface); // beside the mapping: the agent shows its own dialog (docs/watch.md)
         if (result.decided) this.core.say(`${result.hook} reply carries ${result.decided} (session ${result.session})`);
         if (inp.writer && result.session) this.commands.writers.bind(result.session, inp.writer);
         const neutral = this.core.reply(result.reply, result.exitCode, result.stream);
@@ -288,6 +289,7 @@ export class Daemon {
     if (core.closed) return;
     await core.serial.run(() => {
       core.closed = true;
+      this.waiting.close();
       for (const h of this.holds.all()) this.holds.dismiss(h, h.id, 'the daemon is stopping');
       this.commands.dropQueued();
     });
