@@ -1,7 +1,7 @@
 // Loading a generated in-process plugin the way its host does (ESM dynamic
 // import of the generated file), and calling one host hook on it: the pieces
 // shared by the plugin fixture cases (`shim: plugin` in kind: shim files)
-// and test/engine/plugin-shim.test.ts. Generic over the descriptor's
+// and test/runtime/shim/plugin-shim.test.ts. Generic over the descriptor's
 // `shim.plugin` data: `host: hooks` (factory(input) -> hooks object, export
 // default or { server }) and `host: bus` (factory(api) registering
 // api.on(name, handler); its handlers read the session from the host

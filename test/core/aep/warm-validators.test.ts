@@ -3,8 +3,8 @@
 // daemon's first hook (bench/first-hook). `up` starts the warm-up once
 // listening.
 import { describe, expect, it } from 'vitest';
-import { REGISTRY_BY_TYPE, validateEnvelope, validatePayload, validatorsCompiled, warmValidators } from '../../engine/core/aep/schemas.ts';
-import { upStack } from '../helpers/up-stack.ts';
+import { REGISTRY_BY_TYPE, validateEnvelope, validatePayload, validatorsCompiled, warmValidators } from '../../../engine/core/aep/schemas.ts';
+import { upStack } from '../../helpers/up-stack.ts';
 
 describe('warmValidators', () => {
   it('`up` compiles the envelope and every registered type once listening, and validation is unchanged after', async () => {

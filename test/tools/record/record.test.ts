@@ -8,9 +8,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { loadVendor } from '../../engine/core/descriptor/registry.ts';
-import { promote, Recorder, recordedDir, recordingLogDir, startRecord, versionOf } from '../../engine/tools/record/recorder.ts';
-import { upStack } from '../helpers/up-stack.ts';
+import { loadVendor } from '../../../engine/core/descriptor/registry.ts';
+import { promote, Recorder, recordedDir, recordingLogDir, startRecord, versionOf } from '../../../engine/tools/record/recorder.ts';
+import { upStack } from '../../helpers/up-stack.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookmap-record-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

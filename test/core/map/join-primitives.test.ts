@@ -7,11 +7,11 @@
 //  - a descriptor gate on a schema-ANNOTATED field may make it stricter
 //    (never looser): free text the schema calls metadata stays out below
 //    the declared level.
-import { Redactor } from '../../engine/core/capture/redact.ts';
+import { Redactor } from '../../../engine/core/capture/redact.ts';
 import { describe, expect, it } from 'vitest';
-import { gateData } from '../../engine/core/capture/gate.ts';
-import { compileDescriptor } from '../../engine/core/descriptor/compile.ts';
-import { Mapper } from '../../engine/core/map/mapper.ts';
+import { gateData } from '../../../engine/core/capture/gate.ts';
+import { compileDescriptor } from '../../../engine/core/descriptor/compile.ts';
+import { Mapper } from '../../../engine/core/map/mapper.ts';
 
 const text = `
 vendor: demo

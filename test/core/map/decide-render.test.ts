@@ -5,7 +5,7 @@
 // command's write bytes, and the content type of reply bytes. The daemon and
 // the fixture runners (through it) render with these functions only.
 import { describe, expect, it } from 'vitest';
-import { compileMarked, isFailure, type Expr } from '../../engine/core/expr/compile.ts';
+import { compileMarked, isFailure, type Expr } from '../../../engine/core/expr/compile.ts';
 import {
   answerBindings,
   commandApplies,
@@ -15,7 +15,7 @@ import {
   renderHoldDecision,
   renderOutcomes,
   templateBytes,
-} from '../../engine/core/map/decide.ts';
+} from '../../../engine/core/map/decide.ts';
 
 const expr = (src: string): Expr => {
   const e = compileMarked(src, ['test']);

@@ -10,13 +10,13 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compileDescriptor } from '../../engine/core/descriptor/compile.ts';
-import { descriptorPath, listVendors, ROOT } from '../../engine/core/descriptor/registry.ts';
-import type { Descriptor } from '../../engine/core/descriptor/types.ts';
-import { useFastExpressions } from '../../engine/core/expr/compile.ts';
-import { fixtureFiles } from '../../engine/tools/cases/format.ts';
-import { runEventCase } from '../../engine/tools/cases/run-events.ts';
-import type { EventCase } from '../../engine/tools/cases/format.ts';
+import { compileDescriptor } from '../../../engine/core/descriptor/compile.ts';
+import { descriptorPath, listVendors, ROOT } from '../../../engine/core/descriptor/registry.ts';
+import type { Descriptor } from '../../../engine/core/descriptor/types.ts';
+import { useFastExpressions } from '../../../engine/core/expr/compile.ts';
+import { fixtureFiles } from '../../../engine/tools/cases/format.ts';
+import { runEventCase } from '../../../engine/tools/cases/run-events.ts';
+import type { EventCase } from '../../../engine/tools/cases/format.ts';
 
 /** A descriptor compiled afresh with the fast path on or off (expressions compile lazily: the switch holds until they have run). */
 function load(agent: string): Descriptor {

@@ -3,9 +3,9 @@
 // the agent that really ran is the only one that reports the moment. Proven
 // on the real pair: Cursor running Claude Code's hook config.
 import { describe, expect, it } from 'vitest';
-import { compileDescriptor } from '../../engine/core/descriptor/compile.ts';
-import { loadVendor } from '../../engine/core/descriptor/registry.ts';
-import { Mapper } from '../../engine/core/map/mapper.ts';
+import { compileDescriptor } from '../../../engine/core/descriptor/compile.ts';
+import { loadVendor } from '../../../engine/core/descriptor/registry.ts';
+import { Mapper } from '../../../engine/core/map/mapper.ts';
 
 // What Cursor delivers when it runs a Claude-configured hook: Cursor's common
 // fields (https://cursor.com/docs/agent/hooks) on a Claude-named event.

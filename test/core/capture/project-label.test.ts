@@ -8,11 +8,11 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadUpConfig } from '../../engine/app/up-config.ts';
-import { projectLabel, PROJECT_ATTR } from '../../engine/core/capture/project.ts';
-import { buildEnvelope } from '../../engine/core/map/envelope.ts';
-import { validateStream } from '../../engine/core/validate/index.ts';
-import { upStack, type UpStack } from '../helpers/up-stack.ts';
+import { loadUpConfig } from '../../../engine/app/up-config.ts';
+import { projectLabel, PROJECT_ATTR } from '../../../engine/core/capture/project.ts';
+import { buildEnvelope } from '../../../engine/core/map/envelope.ts';
+import { validateStream } from '../../../engine/core/validate/index.ts';
+import { upStack, type UpStack } from '../../helpers/up-stack.ts';
 
 describe('projectLabel', () => {
   it("is the folder's name, never the path", () => {

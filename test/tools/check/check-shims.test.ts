@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { checkAgent, summaryLine } from '../../engine/tools/check/check-agent.ts';
-import { checkTarget } from '../../engine/tools/check/targets.ts';
-import { FIXTURES_DIR, VENDORS_DIR } from '../../engine/core/descriptor/registry.ts';
-import { runCli } from '../helpers/cli.ts';
+import { checkAgent, summaryLine } from '../../../engine/tools/check/check-agent.ts';
+import { checkTarget } from '../../../engine/tools/check/targets.ts';
+import { FIXTURES_DIR, VENDORS_DIR } from '../../../engine/core/descriptor/registry.ts';
+import { runCli } from '../../helpers/cli.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'hookmap-check-shims-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -16,15 +16,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Daemon } from '../../engine/runtime/daemon/daemon.ts';
-import { installHookGuard } from '../../engine/runtime/daemon/hook-guard.ts';
-import { registerHookRoutes } from '../../engine/runtime/daemon/http.ts';
-import { loadVendor } from '../../engine/core/descriptor/registry.ts';
-import type { Descriptor } from '../../engine/core/descriptor/types.ts';
-import type { AepEvent } from '../../engine/core/map/envelope.ts';
-import { MemoryLink, instructCommand } from '../runtime/daemon/helpers.ts';
-import { busContext, hostHandlers, importPlugin } from '../runtime/shim/plugin-harness.ts';
-import { ensureHookKey } from '../../engine/runtime/auth/hook-key.mjs';
+import { Daemon } from '../../../engine/runtime/daemon/daemon.ts';
+import { installHookGuard } from '../../../engine/runtime/daemon/hook-guard.ts';
+import { registerHookRoutes } from '../../../engine/runtime/daemon/http.ts';
+import { loadVendor } from '../../../engine/core/descriptor/registry.ts';
+import type { Descriptor } from '../../../engine/core/descriptor/types.ts';
+import type { AepEvent } from '../../../engine/core/map/envelope.ts';
+import { MemoryLink, instructCommand } from '../daemon/helpers.ts';
+import { busContext, hostHandlers, importPlugin } from './plugin-harness.ts';
+import { ensureHookKey } from '../../../engine/runtime/auth/hook-key.mjs';
 
 const dir = mkdtempSync(join(tmpdir(), 'hookmap-plugin-nt-'));
 // the home the plugin runs in (its host's environment; vitest gives this file its own process)

@@ -6,9 +6,9 @@ import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkAgent, summaryLine } from '../../engine/tools/check/check-agent.ts';
-import { checkTarget } from '../../engine/tools/check/targets.ts';
-import { FIXTURES_DIR, VENDORS_DIR } from '../../engine/core/descriptor/registry.ts';
+import { checkAgent, summaryLine } from '../../../engine/tools/check/check-agent.ts';
+import { checkTarget } from '../../../engine/tools/check/targets.ts';
+import { FIXTURES_DIR, VENDORS_DIR } from '../../../engine/core/descriptor/registry.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'hookmap-check-recorded-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

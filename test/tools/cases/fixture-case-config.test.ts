@@ -2,8 +2,8 @@
 // step may assert whether it opens a hold (`hold:`): opt-in gates are then
 // provable by plain fixtures, off and on.
 import { describe, expect, it } from 'vitest';
-import { compileDescriptor } from '../../engine/core/descriptor/compile.ts';
-import { runEventCase } from '../../engine/tools/cases/run-events.ts';
+import { compileDescriptor } from '../../../engine/core/descriptor/compile.ts';
+import { runEventCase } from '../../../engine/tools/cases/run-events.ts';
 
 const text = `
 vendor: demo

@@ -1,8 +1,8 @@
 // Capability evidence rules, one row per behaviour: which passing cases prove
 // which vocabulary entry, and what a decision-codec answer's shape is.
 import { describe, expect, it } from 'vitest';
-import { answerShape, proofOf, type EvidenceCase } from '../../engine/tools/check/evidence.ts';
-import { CAPABILITY_BY_ID } from '../../engine/core/capabilities/vocabulary.ts';
+import { answerShape, proofOf, type EvidenceCase } from '../../../engine/tools/check/evidence.ts';
+import { CAPABILITY_BY_ID } from '../../../engine/core/capabilities/vocabulary.ts';
 
 const ev = (type: string, data: Record<string, unknown> = {}) => ({ aep: '0.1' as const, id: 'x', type, time: '', source: '', agent: 'a', data });
 const events = (ref: string, ...evs: ReturnType<typeof ev>[]): EvidenceCase => ({ ref, kind: 'events', passed: true, events: evs });

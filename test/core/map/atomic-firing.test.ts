@@ -12,12 +12,12 @@
 // the same sequence without those firings: same events (ids normalized),
 // same engine state, and `hookmap validate` finds no gap or order error.
 import { describe, expect, it } from 'vitest';
-import { compileDescriptor } from '../../engine/core/descriptor/compile.ts';
-import type { Decision, FiringView } from '../../engine/core/map/decide.ts';
-import type { AepEvent } from '../../engine/core/map/envelope.ts';
-import { MapError, Mapper } from '../../engine/core/map/mapper.ts';
-import { EngineState } from '../../engine/core/map/state.ts';
-import { validateStream } from '../../engine/core/validate/index.ts';
+import { compileDescriptor } from '../../../engine/core/descriptor/compile.ts';
+import type { Decision, FiringView } from '../../../engine/core/map/decide.ts';
+import type { AepEvent } from '../../../engine/core/map/envelope.ts';
+import { MapError, Mapper } from '../../../engine/core/map/mapper.ts';
+import { EngineState } from '../../../engine/core/map/state.ts';
+import { validateStream } from '../../../engine/core/validate/index.ts';
 
 // `=X` where the stage named `s` fails: the expression throws instead of giving X
 const f = (s: string, x: string) => `'=fail = "${s}" ? $error("injected at ${s}") : ${x}'`;

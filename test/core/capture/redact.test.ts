@@ -1,7 +1,7 @@
 // The AEP-0003 §9.4 pipeline, rule by rule, in order.
 import { afterEach, describe, expect, it } from 'vitest';
-import { Redactor } from '../../engine/core/capture/redact.ts';
-import { resolveConfig } from '../../engine/cli/config.ts';
+import { Redactor } from '../../../engine/core/capture/redact.ts';
+import { resolveConfig } from '../../../engine/cli/config.ts';
 
 const saved = { ...process.env };
 afterEach(() => {

@@ -1,7 +1,7 @@
 // A log line anyone can provoke is said once per window at most, and the lines
 // held back are counted into the next one said (engine/core/io/throttle.ts).
 import { describe, expect, it } from 'vitest';
-import { throttledSay } from '../../engine/core/io/throttle.ts';
+import { throttledSay } from '../../../engine/core/io/throttle.ts';
 
 describe('throttledSay', () => {
   it('says the first, holds back the rest of the window, and counts them into the next', () => {

@@ -2,8 +2,8 @@
 // accepts, and bail out (to JSONata) wherever the semantics get subtle.
 import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
-import { evaluate, isFast, tryCompile, type Expr } from '../../engine/core/expr/compile.ts';
-import { EXPR_FUNCTIONS } from '../../engine/core/expr/functions.ts';
+import { evaluate, isFast, tryCompile, type Expr } from '../../../engine/core/expr/compile.ts';
+import { EXPR_FUNCTIONS } from '../../../engine/core/expr/functions.ts';
 
 const inputs: unknown[] = [
   {

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../../engine/core/descriptor/registry.ts';
+import { ROOT } from '../../../engine/core/descriptor/registry.ts';
 
 const PENDING = new Map([
   ['engine/core/descriptor/fields.ts', 'walks payload JSON Schema nodes'],
