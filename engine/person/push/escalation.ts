@@ -14,9 +14,11 @@
 // overrides the delay.
 import { inQuietHours, parseQuietHours as parseQuietHoursText, QuietHoursError, type QuietHours } from '../../core/config/quiet-hours.ts';
 import type { CaptureLevel } from '../../core/aep/schemas.ts';
-import { ALERT_KINDS, type AlertKind } from './payload.ts';
+import type { AlertKind } from './payload.ts';
 import { DEFAULT_PUSH_DELAY_MS as DEFAULT_DELAY_MS, DEFAULT_PUSH_KINDS } from '../../core/config/defaults.ts';
-import { ladderOf, LadderError, type Ladder } from './ladder.ts';
+import { ladderOf, type Ladder, type LadderDoc } from './ladder.ts';
+import { PushBlockSchema } from './schema.ts';
+import { pathString } from '../../core/descriptor/errors.ts';
 
 export interface AgentPush {
   delayMs?: number;
@@ -36,7 +38,6 @@ export interface PushConfig {
 export { DEFAULT_PUSH_DELAY_MS as DEFAULT_DELAY_MS } from '../../core/config/defaults.ts';
 /** The kinds pushed unless push.kinds says otherwise (config/defaults.ts). */
 export const DEFAULT_KINDS: readonly AlertKind[] = DEFAULT_PUSH_KINDS;
-const CAPTURES: readonly CaptureLevel[] = ['metadata', 'redacted', 'full'];
 
 export class PushConfigError extends Error {}
 
@@ -51,55 +52,28 @@ export function parseQuietHours(s: unknown, where: string): QuietHours {
   }
 }
 
-function kindsOf(v: unknown, where: string): AlertKind[] | undefined {
-  if (v === undefined) return undefined;
-  if (!Array.isArray(v) || !v.every((k) => ALERT_KINDS.includes(k))) throw new PushConfigError(`${where}: kinds is a list of ${ALERT_KINDS.join(', ')}`);
-  return [...new Set(v as AlertKind[])];
-}
-
-function delayOf(v: unknown, where: string): number | undefined {
-  if (v === undefined) return undefined;
-  if (!Number.isSafeInteger(v) || (v as number) < 0) throw new PushConfigError(`${where}: delay_ms must be a non-negative integer (milliseconds)`);
-  return v as number;
-}
-
-/** The `push:` block of the up config, checked (each error says where). */
+/**
+ * The `push:` block of the up config as the runtime takes it. PushBlockSchema (schema.ts, a part of the one up config
+ * schema) is its one checker: `hookmap up` and `config check` report its findings with their lines; a caller with a
+ * document of its own gets them here, each saying where.
+ */
 export function pushConfigOf(doc: unknown, where = 'push'): PushConfig {
   if (doc === undefined || doc === null) return {};
-  if (typeof doc !== 'object' || Array.isArray(doc))
-    throw new PushConfigError(`${where} must be a mapping { delay_ms, quiet_hours, kinds, capture, agents, ladder }`);
-  const o = doc as Record<string, unknown>;
-  const known = ['delay_ms', 'quiet_hours', 'kinds', 'capture', 'agents', 'ladder'];
-  for (const k of Object.keys(o)) if (!known.includes(k)) throw new PushConfigError(`${where}: unknown key '${k}' (known: ${known.join(', ')})`);
-  if (o.capture !== undefined && !CAPTURES.includes(o.capture as CaptureLevel)) throw new PushConfigError(`${where}: capture is one of ${CAPTURES.join(', ')}`);
-  const agents: Record<string, AgentPush> = {};
-  if (o.agents !== undefined) {
-    if (!o.agents || typeof o.agents !== 'object' || Array.isArray(o.agents))
-      throw new PushConfigError(`${where}.agents maps an agent id to { delay_ms, kinds }`);
-    for (const [id, a] of Object.entries(o.agents as Record<string, any>)) {
-      const w = `${where}.agents.${id}`;
-      if (!a || typeof a !== 'object' || Array.isArray(a)) throw new PushConfigError(`${w} must be a mapping { delay_ms, kinds }`);
-      for (const k of Object.keys(a)) if (k !== 'delay_ms' && k !== 'kinds') throw new PushConfigError(`${w}: unknown key '${k}' (known: delay_ms, kinds)`);
-      agents[id] = { delayMs: delayOf(a.delay_ms, w), kinds: kindsOf(a.kinds, w) };
-    }
-  }
+  const r = PushBlockSchema.safeParse(doc);
+  if (!r.success) throw new PushConfigError(r.error.issues.map((i) => `${pathString([where, ...(i.path as (string | number)[])])}: ${i.message}`).join('; '));
+  const o = r.data;
+  const agents = o.agents && Object.fromEntries(Object.entries(o.agents).map(([id, a]) => [id, { delayMs: a.delay_ms, kinds: kindsOf(a.kinds) }]));
   return {
-    delayMs: delayOf(o.delay_ms, where),
+    delayMs: o.delay_ms,
     quietHours: o.quiet_hours === undefined ? undefined : parseQuietHours(o.quiet_hours, where),
-    kinds: kindsOf(o.kinds, where),
-    capture: o.capture as CaptureLevel | undefined,
-    agents: Object.keys(agents).length ? agents : undefined,
-    ladder: ladderOrThrow(o.ladder, `${where}.ladder`),
+    kinds: kindsOf(o.kinds),
+    capture: o.capture,
+    agents: agents && Object.keys(agents).length ? agents : undefined,
+    ladder: ladderOf(o.ladder as LadderDoc | undefined),
   };
 }
 
-function ladderOrThrow(v: unknown, where: string): Ladder | undefined {
-  try {
-    return ladderOf(v, where);
-  } catch (e) {
-    throw e instanceof LadderError ? new PushConfigError(e.message) : e;
-  }
-}
+const kindsOf = (v: string[] | undefined): AlertKind[] | undefined => v && [...new Set(v as AlertKind[])];
 
 export type When = { push: false; why: string } | { push: true; afterMs: number };
 

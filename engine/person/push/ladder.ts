@@ -33,7 +33,6 @@ export const SURFACES = ['inbox', 'push', 'telegram', 'slack', 'ntfy', 'webhook'
 export const EVERY = '*';
 /** The surfaces that reach one person (their push devices, their private Telegram chat, a mention on Slack): what a step with people may name. */
 export const PERSONAL = ['push', 'telegram', 'slack'] as const;
-const STEP_KEYS = ['to', 'after_ms', 'when_away', 'even_if_seen', 'people'];
 export const LADDER_KINDS = ['permission', 'question', 'watch', ...ALERT_KINDS.filter((k) => k !== 'permission' && k !== 'question')] as const;
 export type LadderKind = (typeof LADDER_KINDS)[number];
 
@@ -61,66 +60,40 @@ export interface Seen {
   via: string;
 }
 
-export class LadderError extends Error {}
+/** A step as the up config writes it (engine/person/push/schema.ts checks it: its one checker). */
+export interface StepDoc {
+  to: string | string[];
+  after_ms?: number;
+  when_away?: 'at_once' | 'wait';
+  even_if_seen?: boolean;
+  people?: string[];
+}
+type StepsDoc = Partial<Record<string, StepDoc[]>>;
+export type LadderDoc = StepsDoc & { projects?: Record<string, StepsDoc>; agents?: Record<string, StepsDoc> };
 
-function stepOf(v: unknown, where: string): Step {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new LadderError(`${where} must be a mapping { ${STEP_KEYS.join(', ')} }`);
-  const o = v as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!STEP_KEYS.includes(k)) throw new LadderError(`${where}: unknown key '${k}' (known: ${STEP_KEYS.join(', ')})`);
-  const to = typeof o.to === 'string' ? [o.to] : o.to;
-  if (!Array.isArray(to) || !to.length || !to.every((x) => typeof x === 'string')) throw new LadderError(`${where}: to names a surface or a list of them`);
-  for (const s of to as string[]) {
-    if (s === 'person') throw new LadderError(`${where}: 'person' is no surface (people decide who: docs/people.md); known: ${SURFACES.join(', ')}`);
-    if (!(SURFACES as readonly string[]).includes(s)) throw new LadderError(`${where}: unknown surface '${s}' (known: ${SURFACES.join(', ')})`);
-  }
-  const after = o.after_ms ?? 0;
-  if (!Number.isSafeInteger(after) || (after as number) < 0) throw new LadderError(`${where}: after_ms must be a non-negative integer (milliseconds)`);
-  if (o.when_away !== undefined && o.when_away !== 'at_once' && o.when_away !== 'wait') throw new LadderError(`${where}: when_away is at_once or wait`);
-  if (o.even_if_seen !== undefined && typeof o.even_if_seen !== 'boolean') throw new LadderError(`${where}: even_if_seen is true or false`);
-  const people = o.people;
-  if (people !== undefined && (!Array.isArray(people) || !people.length || !people.every((p) => typeof p === 'string' && p)))
-    throw new LadderError(`${where}: people is a list of people's names (people:)`);
-  const on = (to as string[]).filter((s) => !(PERSONAL as readonly string[]).includes(s));
-  if (people && on.length) throw new LadderError(`${where}: a step with people reaches their own ${PERSONAL.join(', ')}; ${on.join(', ')} reach no one person`);
+/** A checked step as the ladder runs it. */
+function stepOf(o: StepDoc): Step {
   return {
-    to: [...new Set(to as string[])],
-    afterMs: after as number,
+    to: [...new Set(typeof o.to === 'string' ? [o.to] : o.to)],
+    afterMs: o.after_ms ?? 0,
     atOnceWhenAway: o.when_away === 'at_once',
     evenIfSeen: o.even_if_seen === true,
-    ...(people ? { people: [...new Set(people as string[])] } : {}),
+    ...(o.people ? { people: [...new Set(o.people)] } : {}),
   };
 }
 
-function stepsOf(v: Record<string, unknown>, where: string, more: string[] = []): Steps {
+function stepsOf(v: StepsDoc): Steps {
   const out: Steps = {};
-  for (const [k, list] of Object.entries(v)) {
-    if (more.includes(k)) continue;
-    if (!(LADDER_KINDS as readonly string[]).includes(k))
-      throw new LadderError(`${where}: unknown key '${k}' (known: ${[...LADDER_KINDS, ...more].join(', ')})`);
-    if (!Array.isArray(list) || !list.length) throw new LadderError(`${where}.${k} is a list of steps`);
-    out[k as LadderKind] = list.map((s, i) => stepOf(s, `${where}.${k}[${i}]`));
-  }
+  for (const k of LADDER_KINDS) if (v[k]) out[k] = v[k]!.map(stepOf);
   return out;
 }
 
-const mapping = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
-
-/** The `push.ladder:` block, checked (each error says where). */
-export function ladderOf(doc: unknown, where = 'push.ladder'): Ladder | undefined {
-  if (doc === undefined || doc === null) return undefined;
-  if (!mapping(doc)) throw new LadderError(`${where} maps a kind (${LADDER_KINDS.join(', ')}), projects or agents to steps`);
-  const out: Ladder = stepsOf(doc, where, ['projects', 'agents']);
-  for (const part of ['projects', 'agents'] as const) {
-    const v = doc[part];
-    if (v === undefined) continue;
-    if (!mapping(v)) throw new LadderError(`${where}.${part} maps a name to { <kind>: [steps] }`);
-    out[part] = Object.fromEntries(
-      Object.entries(v).map(([name, s]) => {
-        if (!mapping(s)) throw new LadderError(`${where}.${part}.${name} maps a kind to steps`);
-        return [name, stepsOf(s, `${where}.${part}.${name}`)];
-      }),
-    );
-  }
+/** The `push.ladder:` block the schema checked, as the ladder runs it. */
+export function ladderOf(doc: LadderDoc | undefined): Ladder | undefined {
+  if (!doc) return undefined;
+  const out: Ladder = stepsOf(doc);
+  for (const part of ['projects', 'agents'] as const)
+    if (doc[part]) out[part] = Object.fromEntries(Object.entries(doc[part]!).map(([name, s]) => [name, stepsOf(s)]));
   return out;
 }
 

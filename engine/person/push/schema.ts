@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { DEFAULT_PUSH_DELAY_MS, DEFAULT_PUSH_KINDS } from '../../core/config/defaults.ts';
 import { ALERT_KINDS } from './payload.ts';
-import { LADDER_KINDS, SURFACES } from './ladder.ts';
+import { LADDER_KINDS, PERSONAL, SURFACES } from './ladder.ts';
 import { QUIET_HOURS_RE } from '../../core/config/quiet-hours.ts';
 
 const delay = z.number().int().nonnegative().describe('a held request unanswered this long is pushed, ms (0: at once)');
@@ -13,7 +13,9 @@ const kinds = z.array(z.enum(ALERT_KINDS as [string, ...string[]])).describe('th
 const surface = z.enum(SURFACES as unknown as [string, ...string[]]);
 const step = z
   .strictObject({
-    to: z.union([surface, z.array(surface).min(1)]).describe('the surface(s) this step reaches: inbox, push or a chat channel'),
+    to: z
+      .union([surface, z.array(surface).min(1)], { error: () => `a surface or a list of them (${SURFACES.join(', ')}; a person is no surface: see people)` })
+      .describe('the surface(s) this step reaches: inbox, push or a chat channel'),
     after_ms: z.number().int().nonnegative().optional().meta({ default: 0 }).describe('how long after the request this step fires, ms'),
     when_away: z.enum(['at_once', 'wait']).optional().meta({ default: 'wait' }).describe('at_once: with no inbox tab visible, no wait'),
     even_if_seen: z.boolean().optional().meta({ default: false }).describe('fires even once someone has seen it (its card says who)'),
@@ -22,6 +24,15 @@ const step = z
       .min(1)
       .optional()
       .describe("only these people's own push devices, private Telegram chats and Slack mentions (people:), e.g. a second person after 5 minutes"),
+  })
+  .superRefine((s, ctx) => {
+    const off = (typeof s.to === 'string' ? [s.to] : s.to).filter((t) => !(PERSONAL as readonly string[]).includes(t));
+    if (s.people && off.length)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['to'],
+        message: `a step with people reaches their own ${PERSONAL.join(', ')}; ${off.join(', ')} reach no one person`,
+      });
   })
   .meta({ id: 'ladder-step' })
   .describe('one step of an escalation ladder');

@@ -42,11 +42,11 @@ describe('escalation', () => {
   });
 
   it('says what is wrong in a push: block, and where', () => {
-    expect(() => pushConfigOf({ delay: 1 })).toThrow(/push: unknown key 'delay'/);
+    expect(() => pushConfigOf({ delay: 1 })).toThrow(/push: Unrecognized key: "delay"/);
     expect(() => pushConfigOf({ quiet_hours: '25:00-07:00' })).toThrow(PushConfigError);
-    expect(() => pushConfigOf({ kinds: ['everything'] })).toThrow(/kinds is a list of permission, question/);
-    expect(() => pushConfigOf({ agents: { codex: { delay_ms: -1 } } })).toThrow(/push\.agents\.codex: delay_ms/);
-    expect(() => pushConfigOf({ capture: 'none' })).toThrow(/capture is one of metadata, redacted, full/);
+    expect(() => pushConfigOf({ kinds: ['everything'] })).toThrow(/push\.kinds\[0\]: Invalid option: expected one of "permission"\|"question"/);
+    expect(() => pushConfigOf({ agents: { codex: { delay_ms: -1 } } })).toThrow(/push\.agents\.codex\.delay_ms: Too small/);
+    expect(() => pushConfigOf({ capture: 'none' })).toThrow(/push\.capture: Invalid option: expected one of "metadata"\|"redacted"\|"full"/);
   });
 
   it('names the alerts: run failed, idle, session ended on an error, turn finished', () => {
@@ -150,18 +150,21 @@ describe('the escalation ladder (docs/escalation.md)', () => {
     expect(SURFACES.filter((x) => x !== 'inbox' && x !== 'push')).toEqual([...CHANNEL_KINDS]);
   });
 
-  it('says what is wrong in a ladder, and where; a person is no surface', () => {
+  it('says what is wrong in a ladder, and where (the push schema is its one checker); a person is no surface', () => {
     expect(() => pushConfigOf({ ladder: { permission: [{ to: 'person' }] } })).toThrow(
-      /push\.ladder\.permission\[0\]: 'person' is no surface \(people decide who/,
+      /push\.ladder\.permission\[0\]\.to: a surface or a list of them \(inbox, push, telegram, slack, ntfy, webhook; a person is no surface: see people\)/,
     );
-    expect(() => pushConfigOf({ ladder: { permission: [{ to: 'pager' }] } })).toThrow(/unknown surface 'pager'/);
-    expect(() => pushConfigOf({ ladder: { permision: [{ to: 'push' }] } })).toThrow(/push\.ladder: unknown key 'permision'/);
-    expect(() => pushConfigOf({ ladder: { permission: [{ to: 'push', after_ms: -1 }] } })).toThrow(/after_ms must be a non-negative integer/);
-    expect(() => pushConfigOf({ ladder: { permission: [{ to: 'push', when_away: 'soon' }] } })).toThrow(/when_away is at_once or wait/);
-    expect(() => pushConfigOf({ ladder: { permission: [] } })).toThrow(/permission is a list of steps/);
+    expect(() => pushConfigOf({ ladder: { permission: [{ to: 'pager' }] } })).toThrow(/push\.ladder\.permission\[0\]\.to: a surface or a list of them/);
+    expect(() => pushConfigOf({ ladder: { permision: [{ to: 'push' }] } })).toThrow(/push\.ladder: Unrecognized key: "permision"/);
+    expect(() => pushConfigOf({ ladder: { permission: [{ to: 'push', after_ms: -1 }] } })).toThrow(/push\.ladder\.permission\[0\]\.after_ms: Too small/);
+    expect(() => pushConfigOf({ ladder: { permission: [{ to: 'push', when_away: 'soon' }] } })).toThrow(
+      /when_away: Invalid option: expected one of "at_once"\|"wait"/,
+    );
+    expect(() => pushConfigOf({ ladder: { permission: [] } })).toThrow(/push\.ladder\.permission: Too small: expected array to have >=1 items/);
     expect(() => pushConfigOf({ ladder: { agents: { codex: { question: [{ to: 'push', delay: 1 }] } } } })).toThrow(
-      /push\.ladder\.agents\.codex\.question\[0\]: unknown key 'delay'/,
+      /push\.ladder\.agents\.codex\.question\[0\]: Unrecognized key: "delay"/,
     );
+    expect(() => pushConfigOf({ ladder: { permission: [{ to: ['push', 'ntfy'], people: ['a'] }] } })).toThrow(/ntfy reach no one person/);
   });
 
   it('says who has seen it', () => {
