@@ -118,7 +118,7 @@ describe('backplane auth options', () => {
     expect(() => backplaneFromDoc({ url: 'nats://h:1', user: 'alice', password_env: 'NP' }, 'backplane', dir, {})).toThrow(
       /password_env names NP, which is not set/,
     );
-    expect(() => backplaneFromDoc({ url: 'nats://h:1', password: PASS }, 'backplane', dir)).toThrow(/unknown key 'password'/);
+    expect(() => backplaneFromDoc({ url: 'nats://h:1', password: PASS }, 'backplane', dir)).toThrow(/backplane: Unrecognized key: "password"/);
   });
 });
 

@@ -10,6 +10,8 @@ import { resolve } from 'node:path';
 import { readTokenFile } from '../../auth/tokens.ts';
 import type { BackplaneAuth } from './connect.ts';
 import type { BackplaneOptions } from './stream.ts';
+import { BackplaneSchema } from './schema.ts';
+import { pathString } from '../../../core/descriptor/errors.ts';
 
 export interface BackplaneConfig extends BackplaneOptions {
   /** Unreachable at start: serve local clients from memory and join when NATS answers (true) instead of refusing to start. */
@@ -79,7 +81,6 @@ export function finishAuth(auth: BackplaneAuth | undefined, env: BackplaneSecret
   return Object.values(a).some((v) => v !== undefined) ? a : undefined;
 }
 
-const AUTH_KEYS = ['creds', 'user', 'password_file', 'password_env', 'token_file', 'token_env', 'tls_ca', 'tls_cert', 'tls_key'];
 
 /** The auth keys of a `backplane:` mapping (paths relative to the config file; `*_env` name a variable in `env`). */
 function authFromDoc(d: Record<string, unknown>, where: string, base: string, env: Readonly<Record<string, string | undefined>>): BackplaneAuth | undefined {
@@ -118,26 +119,23 @@ function authFromDoc(d: Record<string, unknown>, where: string, base: string, en
   return Object.values(auth).some((v) => v !== undefined) ? auth : undefined;
 }
 
-/** The `backplane:` key of the up config: a URL string, or a mapping. */
+/**
+ * The `backplane:` key of the up config: a URL string, or a mapping. BackplaneSchema (schema.ts, a part of the one up
+ * config schema) is its one checker; what it checked is resolved here (paths against `base`, secrets from files or `env`).
+ */
 export function backplaneFromDoc(doc: unknown, where: string, base = '.', env: Readonly<Record<string, string | undefined>> = {}): BackplaneConfig {
-  if (typeof doc === 'string') return { url: checkBackplaneUrl(doc, where) };
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc))
-    throw new Error(
-      `${where} must be a URL or a mapping { url, stream, prefix, max_age, max_bytes, optional, ` +
-        `creds, user, password_file, token_file, tls_ca, tls_cert, tls_key }`,
-    );
-  const d = doc as Record<string, unknown>;
-  const known = new Set(['url', 'stream', 'prefix', 'max_age', 'max_bytes', 'duplicate_window', 'optional', ...AUTH_KEYS]);
-  for (const k of Object.keys(d)) if (!known.has(k)) throw new Error(`${where}: unknown key '${k}' (known: ${[...known].join(', ')})`);
-  if (typeof d.url !== 'string') throw new Error(`${where}.url is required (nats://host:port)`);
+  const r = BackplaneSchema.safeParse(doc);
+  if (!r.success) throw new Error(r.error.issues.map((i) => `${pathString([where, ...(i.path as (string | number)[])])}: ${i.message}`).join('; '));
+  if (typeof r.data === 'string') return { url: checkBackplaneUrl(r.data, where) };
+  const d = r.data;
   return {
     url: checkBackplaneUrl(d.url, `${where}.url`),
-    stream: d.stream === undefined ? undefined : String(d.stream),
-    prefix: d.prefix === undefined ? undefined : String(d.prefix),
-    maxAgeMs: d.max_age === undefined ? undefined : parseDuration(d.max_age as string, `${where}.max_age`),
-    maxBytes: d.max_bytes === undefined ? undefined : parseBytes(d.max_bytes as string, `${where}.max_bytes`),
-    duplicateWindowMs: d.duplicate_window === undefined ? undefined : parseDuration(d.duplicate_window as string, `${where}.duplicate_window`),
-    optional: d.optional === undefined ? undefined : Boolean(d.optional),
+    stream: d.stream,
+    prefix: d.prefix,
+    maxAgeMs: d.max_age === undefined ? undefined : parseDuration(d.max_age, `${where}.max_age`),
+    maxBytes: d.max_bytes === undefined ? undefined : parseBytes(d.max_bytes, `${where}.max_bytes`),
+    duplicateWindowMs: d.duplicate_window === undefined ? undefined : parseDuration(d.duplicate_window, `${where}.duplicate_window`),
+    optional: d.optional,
     auth: authFromDoc(d, where, base, env),
   };
 }
