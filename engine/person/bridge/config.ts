@@ -1,12 +1,14 @@
 // A bridge's configuration, one shape for the three ways to give it:
 // `hookmap bridge <kind> --endpoint ...` flags, `hookmap up --bridge
 // kind=URL[,key=value...]`, and the `bridges:` list of the `up` config
-// file. Validated once here; errors say which key and what is allowed.
+// file. Checked by its one schema (schema.ts); errors say which key and what is allowed.
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { CaptureLevel } from '../../core/aep/schemas.ts';
-import { CAPTURE_ORDER } from '../../core/aep/schemas.ts';
 import type { OtlpProtocol, OtlpSignal, TargetKind } from './targets.ts';
+import type { z } from 'zod';
+import { BridgeEntrySchema } from './schema.ts';
+import { pathString } from '../../core/descriptor/errors.ts';
 
 export const TARGET_KINDS: TargetKind[] = ['otlp', 'cloudevents', 'ocsf'];
 
@@ -32,21 +34,9 @@ export interface BridgeConfig {
 
 export class BridgeConfigError extends Error {}
 
-const PROTOCOLS = ['http/protobuf', 'http/json'];
-const SIGNALS = ['logs', 'traces'];
-const MODES = ['structured', 'binary', 'batch'];
-
-function oneOf<T extends string>(v: unknown, allowed: readonly string[], what: string): T {
-  if (typeof v !== 'string' || !allowed.includes(v)) throw new BridgeConfigError(`${what} must be one of ${allowed.join(', ')} (got ${JSON.stringify(v)})`);
-  return v as T;
-}
-
-function count(v: unknown, what: string): number | undefined {
-  if (v === undefined) return undefined;
-  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new BridgeConfigError(`${what} must be a non-negative integer`);
-  return n;
-}
+/** The bridge options each kind has (BridgeEntrySchema), for "mode is a cloudevents option". */
+const OWN_KEYS: Record<string, TargetKind> = { protocol: 'otlp', signals: 'otlp', service_name: 'otlp', idle_close_ms: 'otlp', mode: 'cloudevents' };
+const COUNTS = ['batch', 'batch_max', 'batch_ms', 'timeout_ms', 'retries', 'idle_close_ms'];
 
 export function checkEndpoint(v: unknown, what = 'endpoint'): string {
   if (typeof v !== 'string') throw new BridgeConfigError(`${what} must be a URL`);
@@ -60,68 +50,58 @@ export function checkEndpoint(v: unknown, what = 'endpoint'): string {
   return v;
 }
 
-/** From a plain object (the config file's entry, or flags gathered by the CLI). Keys: snake_case or camelCase. */
-export function bridgeConfig(o: Record<string, any>, where = 'bridge'): BridgeConfig {
-  const get = (k: string) => o[k] ?? o[k.replace(/_([a-z])/g, (_, c) => c.toUpperCase())];
-  const known = new Set([
-    'kind',
-    'endpoint',
-    'capture',
-    'filter',
-    'protocol',
-    'signals',
-    'service_name',
-    'serviceName',
-    'idle_close_ms',
-    'idleCloseMs',
-    'mode',
-    'headers',
-    'batch',
-    'batch_max',
-    'batchMax',
-    'batch_ms',
-    'batchMs',
-    'timeout_ms',
-    'timeoutMs',
-    'retries',
-  ]);
-  for (const k of Object.keys(o)) if (!known.has(k)) throw new BridgeConfigError(`${where}: unknown key '${k}'`);
-  try {
-    const kind = oneOf<TargetKind>(o.kind, TARGET_KINDS, 'kind');
-    const cfg: BridgeConfig = { kind, capture: o.capture === undefined ? 'metadata' : oneOf<CaptureLevel>(o.capture, CAPTURE_ORDER, 'capture') };
-    if (o.endpoint !== undefined) cfg.endpoint = checkEndpoint(o.endpoint);
-    if (o.filter !== undefined) {
-      if (!o.filter || typeof o.filter !== 'object' || Array.isArray(o.filter)) throw new BridgeConfigError('filter must be an attr-match object');
-      cfg.filter = o.filter;
-    }
-    if (o.headers !== undefined) {
-      if (!o.headers || typeof o.headers !== 'object') throw new BridgeConfigError('headers must be a mapping of strings');
-      cfg.headers = Object.fromEntries(Object.entries(o.headers).map(([k, v]) => [k, String(v)]));
-    }
-    cfg.batchMax = count(get('batch_max') ?? o.batch, 'batch');
-    cfg.batchMs = count(get('batch_ms'), 'batch_ms');
-    cfg.timeoutMs = count(get('timeout_ms'), 'timeout_ms');
-    cfg.retries = count(o.retries, 'retries');
-    if (kind === 'otlp') {
-      if (o.protocol !== undefined) cfg.protocol = oneOf<OtlpProtocol>(o.protocol, PROTOCOLS, 'protocol');
-      if (o.signals !== undefined) {
-        const list = Array.isArray(o.signals) ? o.signals : String(o.signals).split(',');
-        cfg.signals = list.map((s: unknown) => oneOf<OtlpSignal>(String(s).trim(), SIGNALS, 'signals'));
-      }
-      const sn = get('service_name');
-      if (sn !== undefined) cfg.serviceName = String(sn);
-      cfg.idleCloseMs = count(get('idle_close_ms'), 'idle_close_ms');
-    } else {
-      for (const k of ['protocol', 'signals', 'service_name', 'idle_close_ms']) if (get(k) !== undefined) throw new BridgeConfigError(`${k} is an otlp option`);
-    }
-    if (kind === 'cloudevents') {
-      if (o.mode !== undefined) cfg.mode = oneOf<'structured' | 'binary' | 'batch'>(o.mode, MODES, 'mode');
-    } else if (o.mode !== undefined) throw new BridgeConfigError('mode is a cloudevents option');
-    return cfg;
-  } catch (e) {
-    if (e instanceof BridgeConfigError) throw new BridgeConfigError(`${where}: ${e.message}`);
-    throw e;
+/** The entry as the schema reads it: snake_case keys (the CLI's camelCase and kebab-case too), a count given as digits a number, signals a list. */
+function entryOf(o: Record<string, unknown>): Record<string, unknown> {
+  const doc: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) {
+    const key = k.replace(/-/g, '_').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    doc[key] = COUNTS.includes(key) && typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
   }
+  if (typeof doc.signals === 'string') doc.signals = doc.signals.split(',').map((x) => x.trim());
+  if (doc.headers && typeof doc.headers === 'object') doc.headers = Object.fromEntries(Object.entries(doc.headers).map(([k, v]) => [k, String(v)]));
+  return doc;
+}
+
+/** One schema finding in the words the CLI and the config file use. */
+function said(i: z.core.$ZodIssue, doc: Record<string, unknown>): string {
+  const key = String(i.path[0] ?? '');
+  const value = i.path.length ? doc[key] : doc;
+  if (i.code === 'unrecognized_keys') return i.keys.map((k) => (OWN_KEYS[k] ? `${k} is a ${OWN_KEYS[k]} option` : `unknown key '${k}'`)).join('; ');
+  if (i.code === 'invalid_union' && (i as { discriminator?: string }).discriminator === 'kind')
+    return `kind must be one of ${TARGET_KINDS.join(', ')} (got ${JSON.stringify(doc.kind)})`;
+  if (i.code === 'invalid_value')
+    return `${pathString(i.path as (string | number)[])} must be one of ${i.values.map(String).join(', ')} (got ${JSON.stringify(value)})`;
+  if (key === 'endpoint') return `endpoint '${String(value)}' is not a URL a bridge sends to: it must be http:// or https://`;
+  if (COUNTS.includes(key)) return `${key} must be a non-negative integer`;
+  return `${pathString(i.path as (string | number)[])}: ${i.message}`;
+}
+
+/**
+ * From a plain object (the config file's entry, or flags gathered by the CLI). BridgeEntrySchema (schema.ts, a part of the
+ * one up config schema) is its one checker: the entry is put in its words (snake_case keys, counts as numbers), checked,
+ * and what it checked mapped.
+ */
+export function bridgeConfig(o: Record<string, any>, where = 'bridge'): BridgeConfig {
+  const doc = entryOf(o);
+  const r = BridgeEntrySchema.safeParse(doc);
+  if (!r.success) throw new BridgeConfigError(`${where}: ${r.error.issues.map((i) => said(i, doc)).join('; ')}`);
+  const e = r.data;
+  const cfg: BridgeConfig = { kind: e.kind, capture: e.capture ?? 'metadata' };
+  if (e.endpoint !== undefined) cfg.endpoint = checkEndpoint(e.endpoint);
+  if (e.filter !== undefined) cfg.filter = e.filter;
+  if (e.headers !== undefined) cfg.headers = e.headers;
+  cfg.batchMax = e.batch_max ?? e.batch;
+  cfg.batchMs = e.batch_ms;
+  cfg.timeoutMs = e.timeout_ms;
+  cfg.retries = e.retries;
+  if (e.kind === 'otlp') {
+    cfg.protocol = e.protocol;
+    cfg.signals = e.signals;
+    cfg.serviceName = e.service_name;
+    cfg.idleCloseMs = e.idle_close_ms;
+  }
+  if (e.kind === 'cloudevents') cfg.mode = e.mode;
+  return cfg;
 }
 
 /** `otlp=http://collector:4318[,protocol=http/json,capture=redacted,...]` (the `up --bridge` form). */

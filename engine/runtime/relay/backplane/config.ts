@@ -81,7 +81,6 @@ export function finishAuth(auth: BackplaneAuth | undefined, env: BackplaneSecret
   return Object.values(a).some((v) => v !== undefined) ? a : undefined;
 }
 
-
 /** The auth keys of a `backplane:` mapping (paths relative to the config file; `*_env` name a variable in `env`). */
 function authFromDoc(d: Record<string, unknown>, where: string, base: string, env: Readonly<Record<string, string | undefined>>): BackplaneAuth | undefined {
   const path = (k: string) => (d[k] === undefined ? undefined : resolve(base, String(d[k])));
