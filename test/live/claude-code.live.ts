@@ -1042,6 +1042,51 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     300_000,
   );
 
+  it("SUB-AGENT (issue 44): a run that spawns a sub-agent (the Agent tool): the session's usage equals what the model reported for both loops; the parts apart", async () => {
+    live.model.reportUsage({ input: 900, output: 21, cache_read: 300, cache_write: 40, reasoning: 0 });
+    try {
+      const r0 = live.model.requests.length;
+      const o = await live.play('subagent', (p) => claude(p, []));
+      expect(o.run.code, o.run.stderr).toBe(0);
+      const session = o.sessions[0];
+      const loops = live.model.requests.slice(r0).filter((q) => q.family === 'anthropic' && q.usage && q.step !== undefined);
+      const sub = loops.filter((q) => q.agent === 'SUBTASK-44');
+      expect(sub.length, 'the sub-agent asked the model').toBeGreaterThan(0);
+      expect(loops.length - sub.length, 'the main loop asked the model').toBeGreaterThan(1);
+      const sum = (qs: typeof loops, k: 'input' | 'output' | 'cache_read' | 'cache_write') => qs.reduce((n, q) => n + q.usage![k], 0);
+      const env = { ...process.env, HOOKMAP_HOME: live.s.hookmapHome };
+      let last: unknown;
+      const got = await until(
+        "the session's usage with its sub-agent",
+        async () => {
+          const r = await run(process.execPath, [BIN, 'usage', '--json'], { env, timeoutMs: 30_000 });
+          const row = JSON.parse(r.stdout).sessions.find((x: any) => x.session === session);
+          last = { row, want: { output: sum(loops, 'output'), input: sum(loops, 'input') }, loops: loops.map((q) => [q.agent ?? 'main', q.step, q.usage]) };
+          return row && row.output_tokens >= sum(loops, 'output') ? row : undefined;
+        },
+        30_000,
+      ).catch((e) => {
+        throw new Error(`${(e as Error).message}: ${JSON.stringify(last)}`);
+      });
+      console.log(`[live] sub-agent: ${loops.length - sub.length} main responses, ${sub.length} sub-agent; hookmap usage: ${JSON.stringify(got)}`);
+      expect(got).toMatchObject({
+        input_tokens: sum(loops, 'input'),
+        output_tokens: sum(loops, 'output'),
+        cache_read_tokens: sum(loops, 'cache_read'),
+        cache_write_tokens: sum(loops, 'cache_write'),
+      });
+      // shown apart: the sub-agent's part of the session in `usage --by session`
+      const bySession = JSON.parse((await run(process.execPath, [BIN, 'usage', '--by', 'session', '--json'], { env, timeoutMs: 30_000 })).stdout);
+      const group = bySession.groups.find((g: any) => String(g.key).includes(session));
+      console.log(`[live] sub-agent: usage --by session: ${JSON.stringify(group)}`);
+      expect(group.subagents?.[0]).toMatchObject({ output_tokens: sum(sub, 'output'), input_tokens: sum(sub, 'input') });
+      const events = await live.checkSession(session);
+      expect(events.some((e) => e.type === 'x.hookmap.usage.reported' && /^subagent general-purpose /.test(e.data?.part ?? ''))).toBe(true);
+    } finally {
+      live.model.reportUsage(undefined);
+    }
+  }, 300_000);
+
   // The AEP reference's live checker (a copy outside this repository: HOOKMAP_AEP_LIVE_CHECKER=<path to aep-live.js>)
   const checker = process.env.HOOKMAP_AEP_LIVE_CHECKER;
   it.skipIf(!checker)(

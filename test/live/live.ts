@@ -30,7 +30,7 @@ import {
 import { startModelServer, type ModelServer, type Scenario, type Step } from './model-server.ts';
 
 export interface ScenarioFile {
-  [name: string]: { prompt: string; steps: (Step | { shell: string })[]; aside?: string };
+  [name: string]: { prompt: string; steps: (Step | { shell: string })[]; aside?: string; agents?: Scenario['agents'] };
 }
 
 export const SCENARIOS: ScenarioFile = parse(readFileSync(join(ROOT, 'test/live/scenarios.yaml'), 'utf8'));
@@ -115,7 +115,7 @@ export class Live {
   scenario(name: string): Scenario & { prompt: string } {
     const sc = SCENARIOS[name];
     if (!sc) throw new Error(`no scenario ${name} in test/live/scenarios.yaml`);
-    return { name, prompt: sc.prompt, aside: sc.aside, steps: sc.steps.map((st) => ('shell' in st ? this.shell(st.shell) : st)) };
+    return { name, prompt: sc.prompt, aside: sc.aside, agents: sc.agents, steps: sc.steps.map((st) => ('shell' in st ? this.shell(st.shell) : st)) };
   }
 
   /**

@@ -21,6 +21,8 @@ export interface Scenario {
   steps: Step[];
   /** Text for requests that are not the main loop (no tools offered). */
   aside?: string;
+  /** Sub-agents' own scripts: a conversation whose first user message holds `match` (the prompt the main loop gave it) follows `steps`. */
+  agents?: { match: string; steps: Step[] }[];
 }
 
 export interface Seen {
@@ -31,6 +33,8 @@ export interface Seen {
   body: any;
   /** The step index this request was answered with (main-loop requests only). */
   step?: number;
+  /** The sub-agent script it was answered from (its `match`), when not the main one. */
+  agent?: string;
   /** The token usage this response reported, when known usage was asked for (reportUsage). */
   usage?: KnownUsage;
 }
@@ -91,7 +95,14 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
     return u;
   };
 
-  const stepFor = (toolResults: number): Step => scenario.steps[Math.min(toolResults, scenario.steps.length - 1)] ?? { say: 'ok' };
+  const stepFor = (toolResults: number, steps = scenario.steps): Step => steps[Math.min(toolResults, steps.length - 1)] ?? { say: 'ok' };
+  /** A sub-agent's script when the conversation's first user message holds its match (Anthropic messages). */
+  const agentOf = (msgs: any[]): { match: string; steps: Step[] } | undefined => {
+    const first = msgs.find((m) => m?.role === 'user');
+    const text =
+      typeof first?.content === 'string' ? first.content : (Array.isArray(first?.content) ? first.content : []).map((c: any) => c?.text ?? '').join('\n');
+    return scenario.agents?.find((a) => text.includes(a.match));
+  };
 
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -143,8 +154,11 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
     const msgs: any[] = body?.messages ?? [];
     const results = msgs.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((c: any) => c?.type === 'tool_result').length;
     const isMain = tools.length > 0;
-    const step: Step = isMain ? stepFor(results) : { say: scenario.aside ?? 'ok' };
-    if (isMain) seen.step = Math.min(results, scenario.steps.length - 1);
+    const sub = isMain ? agentOf(msgs) : undefined;
+    const steps = sub?.steps ?? scenario.steps;
+    const step: Step = isMain ? stepFor(results, steps) : { say: scenario.aside ?? 'ok' };
+    if (isMain) seen.step = Math.min(results, steps.length - 1);
+    if (sub) seen.agent = sub.match;
     const model = body?.model ?? 'claude-scripted';
     const id = nid('msg');
     const ku = nextUsage(seen);

@@ -37,9 +37,20 @@ export async function run(argv: string[], config: RuntimeConfig = resolveConfig(
         cache_write: g.cache_write_tokens,
         cost: usd(g.cost_usd),
         parts: g.parts?.join(' '),
+        subagents: g.subagents?.map((x) => `${x.part}: ${x.input_tokens} in, ${x.output_tokens} out`).join('; '),
       }));
-      // by session, a resumed session's parts are one row (its line), each part named
-      const cols = [by, 'sessions', 'input', 'output', 'cache_read', 'cache_write', 'cost', ...(by === 'session' ? ['parts'] : [])];
+      // by session, a resumed session's parts are one row (its line), each part named; its sub-agents' share apart
+      const cols = [
+        by,
+        'sessions',
+        'input',
+        'output',
+        'cache_read',
+        'cache_write',
+        'cost',
+        ...(by === 'session' ? ['parts'] : []),
+        ...(groups.some((g) => g.subagents) ? ['subagents'] : []),
+      ];
       for (const l of table(view, cols)) process.stdout.write(`${l}\n`);
       process.stdout.write(
         `prices: ${PRICE_TABLE.name} ${PRICE_TABLE.version} (${PRICE_TABLE.published}) or your prices file; - = a model no price is known for\n`,

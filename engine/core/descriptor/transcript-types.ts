@@ -6,6 +6,8 @@ import type { Expr } from '../expr/compile.ts';
 /** A transcript usage source (the descriptor's `transcript`): where the agent keeps each response's token usage. */
 export interface CompiledTranscript {
   path: Expr;
+  /** A part of the session with its own transcript (a sub-agent's): its name, from the payload. */
+  part?: Expr;
   /** Literal folders (`~/` = home) or expressions over `$home` / `$config`. */
   folders: (string | Expr)[];
   readOn: Set<string>;

@@ -51,6 +51,7 @@ export function compileTranscript(x: Expressions, t: Transcript | undefined, hoo
   if (!path || !usage) return undefined;
   return {
     path,
+    part: x.expr(t.part, [...p, 'part'], site),
     folders: folders.filter((f): f is string | Expr => f !== undefined),
     readOn: new Set(t.read_on ?? []),
     maxBytes: t.max_bytes ?? DEFAULT_TRANSCRIPT_MAX_BYTES,

@@ -635,6 +635,10 @@ export interface HookmapDescriptor {
      */
     path: string;
     /**
+     * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+     */
+    part?: string;
+    /**
      * One JSON value per line
      */
     format?: "jsonl";

@@ -101,6 +101,18 @@ export interface UsageGroup {
   cost_usd: number | null;
   /** By session: the sessions summed into the group, a resumed session's `~N` parts beside it (the kernel's lineOf). */
   parts?: string[];
+  /** By session: what its sub-agents spent (counted in the group's figures too), each apart. */
+  subagents?: SubagentUsage[];
+}
+
+export interface SubagentUsage {
+  part: string;
+  responses: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number | null;
 }
 
 /** The session's line (a resumed `<id>~2` is `<id>`'s), in SQL: the kernel's one definition, registered per connection. */
@@ -135,7 +147,23 @@ export function usage(db: Db, o: { since?: string; by?: UsageBy; agent?: string 
   const rows = withLine(db)
     .prepare(sql)
     .all(...args) as (UsageGroup & { parts?: string | null })[];
-  return rows.map((r) => (by === 'session' ? { ...r, parts: (r.parts ?? '').split(',').filter(Boolean).sort(partOrder) } : (r as UsageGroup)));
+  if (by !== 'session') return rows as UsageGroup[];
+  // what each sub-agent spent, apart (its usage is in the group's figures already)
+  const subs = withLine(db)
+    .prepare(
+      `SELECT ${key} AS key, u.part AS part, COUNT(*) AS responses, SUM(u.input) AS input_tokens, SUM(u.output) AS output_tokens,
+        SUM(u.cache_read) AS cache_read_tokens, SUM(u.cache_write) AS cache_write_tokens,
+        CASE WHEN COUNT(u.cost) < COUNT(*) THEN NULL ELSE ROUND(SUM(u.cost), 9) END AS cost_usd
+      FROM usage u LEFT JOIN sessions s ON s.agent = u.agent AND s.session = u.session
+      WHERE ${[...where, 'u.part IS NOT NULL'].join(' AND ')} GROUP BY key, u.part ORDER BY key, u.part`,
+    )
+    .all(...args) as (SubagentUsage & { key: string })[];
+  const byKey = new Map<string, SubagentUsage[]>();
+  for (const { key: k, ...x } of subs) byKey.set(k, [...(byKey.get(k) ?? []), x]);
+  return rows.map((r) => {
+    const sub = byKey.get(String(r.key));
+    return { ...r, parts: (r.parts ?? '').split(',').filter(Boolean).sort(partOrder), ...(sub ? { subagents: sub } : {}) };
+  });
 }
 
 /** Per session, the usage JSON `hookmap usage --json` prints. */

@@ -12,7 +12,7 @@ import type { IndexedEvent } from './rows.ts';
 export const HISTORY_FILE = 'history.db';
 /** The folder of imported sessions' logs in the home (`hookmap history import`; one folder per agent, as `logs/`). */
 export const IMPORTED_DIR = 'imported';
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2; // 2: usage.part (a sub-agent's share of its session)
 
 export type Db = Database.Database;
 
@@ -42,7 +42,8 @@ export function openHistory(file: string, o: { readonly?: boolean } = {}): Db {
     CREATE INDEX IF NOT EXISTS events_time ON events(time);
     CREATE TABLE IF NOT EXISTS usage (
       event TEXT PRIMARY KEY, agent TEXT NOT NULL, session TEXT NOT NULL, run TEXT, time TEXT NOT NULL, model TEXT,
-      input INTEGER NOT NULL, output INTEGER NOT NULL, cache_read INTEGER NOT NULL, cache_write INTEGER NOT NULL, reasoning INTEGER NOT NULL, cost REAL);
+      input INTEGER NOT NULL, output INTEGER NOT NULL, cache_read INTEGER NOT NULL, cache_write INTEGER NOT NULL, reasoning INTEGER NOT NULL, cost REAL,
+      part TEXT);
     CREATE INDEX IF NOT EXISTS usage_session ON usage(agent, session);
     CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, content='', contentless_delete=1, tokenize='unicode61');
   `);
@@ -78,8 +79,8 @@ export class HistoryWriter {
         state = CASE WHEN excluded.ended IS NOT NULL THEN 'ended' WHEN ended IS NOT NULL THEN state ELSE excluded.state END,
         runs = runs + excluded.runs, events = events + 1, attention = attention + excluded.attention, tools = tools + excluded.tools`);
     this.insUsage = db.prepare(
-      `INSERT OR IGNORE INTO usage (event, agent, session, run, time, model, input, output, cache_read, cache_write, reasoning, cost)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR IGNORE INTO usage (event, agent, session, run, time, model, input, output, cache_read, cache_write, reasoning, cost, part)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.setFile = db.prepare('INSERT INTO files (path, pos, size) VALUES (?, ?, ?) ON CONFLICT (path) DO UPDATE SET pos = excluded.pos, size = excluded.size');
     this.batch = db.transaction((events: IndexedEvent[], files: { path: string; pos: number; size: number }[]) => {
@@ -122,6 +123,7 @@ export class HistoryWriter {
         u.cache_write,
         u.reasoning,
         u.cost ?? null,
+        u.part ?? null,
       );
     return 1;
   }

@@ -20,6 +20,10 @@ import { closes } from '../../core/kernel/lifecycle.ts';
 
 /** A read stops taking new lines after this long; the rest waits for the next read. */
 export const READ_BUDGET_MS = 2_000;
+/** At most this many parts (sub-agents' files) per session are read again; more are read once, at the hook that names them. */
+export const MAX_PARTS = 64;
+/** Parts are remembered for this many sessions (the most recently named). */
+const MAX_SESSIONS = 1000;
 
 export interface UsageWatchOptions {
   /** The user's home (`~/` in transcript folders, `$home`). */
@@ -36,6 +40,8 @@ export class UsageWatch {
   private readonly home: string;
   private readonly prices: PriceBook;
   private chain: Promise<void> = Promise.resolve();
+  /** Per session, the parts with files of their own (a sub-agent's transcript -> its name), read again at each read. */
+  private readonly parts = new Map<string, Map<string, string>>();
   private pending = 0;
 
   constructor(
@@ -94,6 +100,20 @@ export class UsageWatch {
     if (this.core.closed) return;
     const path = await this.value(this.t.path, payload);
     if (path === undefined) return;
+    const named = await this.value(this.t.part, payload);
+    const part = typeof named === 'string' && named ? named.slice(0, 128) : undefined;
+    // a part's own file (a sub-agent's) is read again at each later read of the session: lines it gets after the hook that named it
+    const parts = this.parts.get(session) ?? new Map<string, string>();
+    if (part && typeof path === 'string' && (parts.has(path) || parts.size < MAX_PARTS)) {
+      this.parts.delete(session);
+      this.parts.set(session, parts.set(path, part));
+      if (this.parts.size > MAX_SESSIONS) this.parts.delete(this.parts.keys().next().value!); // the session seen longest ago
+    }
+    await this.readFile(path, session, run, part);
+    for (const [p, name] of parts) if (p !== path) await this.readFile(p, session, run, name);
+  }
+
+  private async readFile(path: unknown, session: string, run: string | undefined, part: string | undefined): Promise<void> {
     let real: string;
     let chunk: ReturnType<typeof readAppended>;
     try {
@@ -135,13 +155,13 @@ export class UsageWatch {
     }
     const next = all ? chunk.next : { pos: at, ino: chunk.next.ino };
     this.state.advance(real, { ...next, ...(model ? { model } : {}) });
-    const events = await this.publish(tally, session, run, skipped);
+    const events = await this.publish(tally, session, run, skipped, part);
     // logged first, then the position: a crash between the two can count one read again, never lose it
     this.state.save();
     this.o.onRead?.({ session, events });
   }
 
-  private async publish(tally: Tally, session: string, run: string | undefined, skipped: number): Promise<number> {
+  private async publish(tally: Tally, session: string, run: string | undefined, skipped: number, part?: string): Promise<number> {
     if (tally.empty) {
       if (skipped) this.core.say(`transcript of session ${session}: ${skipped} line(s) skipped (not JSON or over the length limit)`);
       return 0;
@@ -152,6 +172,7 @@ export class UsageWatch {
       const evs = [...tally.byModel.values()].map((m) => {
         const data = usageData(m, this.prices.cost(m.model, m.tokens), table);
         if (skipped) data.skipped_lines = skipped;
+        if (part) data.part = part;
         return this.core.events.make({ type: USAGE_TYPE, session, run, data, gates: USAGE_GATES });
       });
       return this.core.publish(evs).length;

@@ -16,7 +16,7 @@ export const USAGE_ATTRS: Record<keyof Tokens, string> = {
 
 /** Every field of the usage event, gated at metadata (counts, a model id, an amount). */
 export const USAGE_GATES: Record<string, 'metadata'> = Object.fromEntries(
-  [...Object.values(USAGE_ATTRS), 'gen_ai.response.model', 'responses', 'cost', 'price_table', 'skipped_lines'].map((k) => [k, 'metadata']),
+  [...Object.values(USAGE_ATTRS), 'gen_ai.response.model', 'responses', 'cost', 'price_table', 'skipped_lines', 'part'].map((k) => [k, 'metadata']),
 );
 
 const KEYS = Object.keys(USAGE_ATTRS) as (keyof Tokens)[];

@@ -10,6 +10,8 @@ export interface UsageRow {
   cache_write: number;
   reasoning: number;
   cost?: number;
+  /** A part of the session with its own transcript (a sub-agent's), when the usage is its. */
+  part?: string;
 }
 
 /** Events whose usage is a snapshot of the context (not tokens spent by this event): not summed. */
@@ -30,5 +32,6 @@ export function usageOf(type: string, data: Record<string, unknown>): UsageRow |
     cache_write: int(data['gen_ai.usage.cache_creation.input_tokens']),
     reasoning: int(data['gen_ai.usage.reasoning.output_tokens']),
     cost: cost?.currency === 'USD' && typeof cost.total === 'number' ? cost.total : undefined,
+    ...(typeof data.part === 'string' && data.part ? { part: data.part.slice(0, 128) } : {}),
   };
 }

@@ -62,6 +62,28 @@ const usageOf = (logDir: string): AepEvent[] => readLogs(logDir).filter((e) => e
 const sum = (evs: AepEvent[], key: string) => evs.reduce((n, e) => n + ((e.data as Record<string, number>)[key] ?? 0), 0);
 
 describe('Claude Code transcript usage', () => {
+  it("a sub-agent's own transcript counts into the session, apart (data.part), and lines it gets after SubagentStop count at the next read", async () => {
+    const s = setup();
+    writeFileSync(s.file, `${ccLine('msg_main1', 'claude-sonnet-4-5', { in: 100, out: 10 })}\n`);
+    const sub = join(s.folder, SESSION, 'subagents', 'agent-a1b2c3.jsonl');
+    mkdirSync(join(s.folder, SESSION, 'subagents'), { recursive: true });
+    writeFileSync(sub, `${ccLine('msg_sub1', 'claude-sonnet-4-5', { in: 40, out: 4 })}\n`);
+    const d = s.open();
+    const stop = { agent_id: 'a1b2c3', agent_type: 'Explore', agent_transcript_path: sub, transcript_path: s.file };
+    await fire(d, 'SubagentStop', stop);
+    // its last response reaches its file after the hook (Claude Code writes it behind): counted at the session's next read
+    appendFileSync(sub, `${ccLine('msg_sub2', 'claude-sonnet-4-5', { in: 50, out: 5 })}\n`);
+    await fire(d, 'Stop', { transcript_path: s.file });
+    const evs = usageOf(s.logDir);
+    const part = evs.filter((e) => (e.data as Record<string, unknown>).part === 'subagent Explore a1b2c3');
+    expect(sum(part, 'gen_ai.usage.output_tokens')).toBe(9);
+    expect(sum(evs, 'gen_ai.usage.output_tokens')).toBe(19);
+    expect(sum(evs, 'gen_ai.usage.input_tokens')).toBe(190);
+    // read again: nothing counted twice
+    await fire(d, 'SessionEnd', { transcript_path: s.file, reason: 'other' });
+    expect(sum(usageOf(s.logDir), 'gen_ai.usage.output_tokens')).toBe(19);
+  });
+
   it('counts each response once (one line per content block), after the reply, with the model and a cost from the price table', async () => {
     const s = setup();
     writeFileSync(
