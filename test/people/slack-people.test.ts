@@ -119,6 +119,14 @@ describe('people on Slack', () => {
       readLogs(join(s.logDir, '_operator')).find((e) => e.type === 'x.hookmap.attention.seen' && e.subject === req.id),
     );
     expect(seen.data).toEqual({ by: 'alice-slack', via: 'slack' });
+    // the same button again, and a forged value: no second seen, nothing recorded for them
+    const acked = sl.acked.length;
+    sl.press({ user: 'U0ALICE', channel: CHANNEL, ts: card.ts, action_id: 'hookmap_seen', value: buttonOf(card.blocks, 'hookmap_seen').value });
+    sl.press({ user: 'U0ALICE', channel: CHANNEL, ts: card.ts, action_id: 'hookmap_seen', value: 'forged-value-0000000000' });
+    sl.press({ user: 'U0EVE', channel: CHANNEL, ts: card.ts, action_id: 'hookmap_seen', value: buttonOf(card.blocks, 'hookmap_seen').value });
+    await until('the presses acked', () => (sl.acked.length >= acked + 3 ? true : undefined));
+    await sleep(200);
+    expect(readLogs(join(s.logDir, '_operator')).filter((e) => e.type === 'x.hookmap.attention.seen' && e.subject === req.id)).toHaveLength(1);
     await sleep(SECOND_MS + 300);
     expect(thread(card.ts)).toHaveLength(0);
     sl.press({ user: 'U0ALICE', channel: CHANNEL, ts: card.ts, action_id: 'hookmap_deny', value: buttonOf(card.blocks, 'hookmap_deny').value });

@@ -64,6 +64,8 @@ interface Open {
   /** The sinks told for everyone, and the people each was told for by a step with people (a person is told once per sink). */
   toldAll: Set<MomentSink>;
   toldPeople: Map<MomentSink, Set<string>>;
+  /** Per sink, what it was last told of this moment: the next waits for it (a card is posted before a second step or the settling edits it). */
+  turns: Map<MomentSink, Promise<void>>;
 }
 
 export class Moments {
@@ -135,6 +137,14 @@ export class Moments {
     }
   }
 
+  /** Each sink told of a moment in order: what it is told waits for what it was told before (never for another sink). */
+  private inTurn(r: Open, fn: (s: MomentSink) => void | Promise<void>, sinks: Iterable<MomentSink>): void {
+    for (const s of sinks) {
+      const next = (r.turns.get(s) ?? Promise.resolve()).then(() => fn(s)).catch((e) => this.o.say?.(`${s.name}: ${(e as Error).message}`));
+      r.turns.set(s, next);
+    }
+  }
+
   private async requested(ev: AepEvent): Promise<void> {
     const d = (ev.data ?? {}) as Record<string, any>;
     const agent = String(ev.agent ?? '');
@@ -192,7 +202,7 @@ export class Moments {
   /** The moment's ladder: each step at its time (from the request's `at`) tells the sinks it names (not told yet), unless someone has seen it by then. */
   private show(m: Moment, away: boolean, at: number): void {
     const late = Number.isFinite(at) ? Math.max(0, this.now() - at) : 0; // the time asking the daemon took (a clock ahead of ours: none)
-    const r: Open = { m, told: new Set(), toldAll: new Set(), toldPeople: new Map(), timers: [] };
+    const r: Open = { m, told: new Set(), toldAll: new Set(), toldPeople: new Map(), turns: new Map(), timers: [] };
     m.seen = this.sightings.of(m.id);
     this.open.set(m.id, r);
     for (const step of this.steps(ladderKind(m.kind), m.agent, m.project)) {
@@ -213,7 +223,7 @@ export class Moments {
       if (!step.people) {
         r.told.add(x);
         r.toldAll.add(x);
-        this.each((sink) => sink.request(r.m), [x]);
+        this.inTurn(r, (sink) => sink.request(r.m), [x]);
         continue;
       }
       const had = r.toldPeople.get(x) ?? new Set<string>();
@@ -222,7 +232,7 @@ export class Moments {
       for (const p of people) had.add(p);
       r.toldPeople.set(x, had);
       r.told.add(x);
-      this.each((sink) => sink.request(r.m, { people }), [x]);
+      this.inTurn(r, (sink) => sink.request(r.m, { people }), [x]);
     }
   }
 
@@ -233,7 +243,7 @@ export class Moments {
     if (!r || ev.session !== r.m.session || !Array.isArray(d.by) || typeof d.need !== 'number') return;
     const by = d.by.filter((x): x is string => typeof x === 'string').map((x) => x.slice(0, 64));
     r.m.partial = `${by.length} of ${d.need}, allowed by ${by.join(', ')}`;
-    this.each((sink) => sink.updated?.(r.m), r.told);
+    this.inTurn(r, (sink) => sink.updated?.(r.m), r.told);
   }
 
   private steps(kind: LadderKind, agent: string, project: string | undefined): Step[] {
@@ -262,7 +272,7 @@ export class Moments {
             : a?.by
               ? { how: 'answered', by: a.by, text: `Answered by ${a.by}${this.sightings.answeredVia(a.by, a.event.cause)}` }
               : { how: 'answered', text: 'Settled' };
-    this.each((sink) => sink.settled(r.m, s), r.told);
+    this.inTurn(r, (sink) => sink.settled(r.m, s), r.told);
   }
 
   private alert(ev: AepEvent): void {
