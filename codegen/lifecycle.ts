@@ -88,6 +88,9 @@ function check(types: Registered[]): void {
   if (problems.length) throw new Error(`codegen/lifecycle.ts: the registry and the lifecycle units disagree:\n  ${problems.join('\n  ')}`);
 }
 
+/** run.step.finished -> runStepFinished. */
+const camel = (type: string) => type.replace(/[._]([a-z])/g, (_, c: string) => c.toUpperCase());
+
 const list = (xs: string[]) => `[${xs.map((x) => JSON.stringify(x)).join(', ')}]`;
 
 /** The generated lifecycle module, repo-relative path -> content. */
@@ -104,6 +107,11 @@ export function generateLifecycle(): Map<string, string> {
     '/** Every registered (not reserved) AEP type with its scope (AEP-0002 §4, registry types.json). */',
     'export const TYPE_SCOPE = {',
     ...registered.map((t) => `  ${JSON.stringify(t.type)}: ${JSON.stringify(t.scope)},`),
+    '} as const;',
+    '',
+    '/** Each registered type by name (TYPE.runCancelled): code that names a type by it cannot misspell it. */',
+    'export const TYPE = {',
+    ...registered.map((t) => `  ${camel(t.type)}: ${JSON.stringify(t.type)},`),
     '} as const;',
     '',
     'export type RegisteredType = keyof typeof TYPE_SCOPE;',

@@ -5,6 +5,7 @@ import { ArgError, parseArgs } from '../args.ts';
 import { listVendors } from '../../core/descriptor/registry.ts';
 import { formatPolicyError, loadPolicyFile } from '../../runtime/policy/policy.ts';
 import { describeMatch } from '../../runtime/policy/answer-rule.ts';
+import { TYPE } from '../../core/kernel/lifecycle.ts';
 
 const SPEC = { json: { type: 'boolean' } } as const;
 const USAGE = 'usage: hookmap policy check <file> [--json]';
@@ -27,7 +28,7 @@ export async function run(argv: string[]): Promise<number> {
   if (flags.json) {
     const rules = r.policy && [
       ...r.policy.rules.map((x) => ({ id: x.id, on: [...x.on], decide: x.decide })),
-      ...r.policy.answers.map((x) => ({ id: x.id, on: ['attention.requested'], decide: x.verb, matches: describeMatch(x) })),
+      ...r.policy.answers.map((x) => ({ id: x.id, on: [TYPE.attentionRequested], decide: x.verb, matches: describeMatch(x) })),
     ];
     process.stdout.write(`${JSON.stringify(r.policy ? { ok: true, digest: r.policy.digest, rules } : { ok: false, errors: r.errors })}\n`);
     return r.policy ? 0 : 1;

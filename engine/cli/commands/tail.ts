@@ -11,7 +11,7 @@
 // answered what, prints the `answer:` hint only for requests still open,
 // and after a run's end what became of each call that reported no outcome
 // (engine/person/bridge/call-watch.ts); --json prints the events alone.
-import { ATTENTION_TERMINALS, isAttentionTerminal, isSessionTerminal } from '../../core/kernel/lifecycle.ts';
+import { TYPE, ATTENTION_TERMINALS, isAttentionTerminal, isSessionTerminal } from '../../core/kernel/lifecycle.ts';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -249,7 +249,7 @@ class View {
   }
 
   lines(ev: AepEvent): string {
-    if (ev.type === 'session.started' && ev.session !== undefined) {
+    if (ev.type === TYPE.sessionStarted && ev.session !== undefined) {
       const l = sessionLabel(ev);
       if (l) this.labels.set(ev.session, l);
     }
@@ -278,15 +278,15 @@ class View {
     const subject = ev.subject ? ` ${ev.subject}` : '';
     let extra = '';
     const d = ev.data ?? {};
-    if (ev.type === 'attention.requested') {
+    if (ev.type === TYPE.attentionRequested) {
       extra = `  ${d.kind ?? ''}: ${d.prompt ?? ''}`;
       if (!this.settled.has(ev.id)) extra += `\n    answer: hookmap answer ${ev.id} --allow | --deny | --text "..."`;
-    } else if (ev.type === 'attention.answered') {
+    } else if (ev.type === TYPE.attentionAnswered) {
       // the request's kind and option effects, as the fold holds them (a text-only answer to a permission is a deny with guidance)
       const q = ev.subject ? this.calls.fold.request(ev, ev.subject) : undefined;
       const a = answerOf(ev);
       extra = `  ${answerWords({ ...a, kind: q?.req?.data?.kind as string | undefined, effects: { ...q?.effects, ...a.effects } })}`;
-    } else if (ev.type === 'control.rejected') extra = `  ${d.reason ?? ''}`;
+    } else if (ev.type === TYPE.controlRejected) extra = `  ${d.reason ?? ''}`;
     else if (typeof d.status === 'string') extra = `  ${d.status}`;
     return `${this.head(ev)} ${ev.type}${sev}${subject}${extra}`;
   }

@@ -2,6 +2,7 @@
 // state; `supported` needs fixture evidence, found by what the fixture shows:
 // the event types it produces, or a decision-codec case of a hold kind, or a
 // shim script-I/O case. engine/core/capabilities/evidence.ts applies these rules.
+import { TYPE } from '../kernel/lifecycle.ts';
 
 export type CapabilityState = 'supported' | 'unsupported' | 'not-implemented' | 'unverified';
 export const CAPABILITY_STATES: CapabilityState[] = ['supported', 'unsupported', 'not-implemented', 'unverified'];
@@ -28,31 +29,31 @@ export interface CapabilityDef {
 }
 
 export const CAPABILITIES: CapabilityDef[] = [
-  { id: 'observe.sessions', description: 'sessions are observed (their start, or first sight)', anyEvents: ['session.started', 'session.ended'] },
-  { id: 'observe.sessionEnd', description: 'the end of a session is observed', events: ['session.ended'] },
-  { id: 'observe.runs', description: 'runs (turns) start and finish', events: ['run.started', 'run.finished'] },
-  { id: 'observe.runFailures', description: 'a failed run is told apart from a finished one', events: ['run.failed'] },
-  { id: 'observe.runCancel', description: 'a cancelled/interrupted run is told apart', events: ['run.cancelled'] },
-  { id: 'observe.steps', description: 'sub-run steps (model invocations, loop turns)', events: ['run.step.started'] },
-  { id: 'observe.tools', description: 'tool calls requested and completed', events: ['tool.requested', 'tool.completed'] },
-  { id: 'observe.toolFailures', description: 'failed tool calls are told apart from completed ones', events: ['tool.failed'] },
-  { id: 'observe.toolDenials', description: 'denied tool calls are stated', events: ['tool.denied'] },
+  { id: 'observe.sessions', description: 'sessions are observed (their start, or first sight)', anyEvents: [TYPE.sessionStarted, TYPE.sessionEnded] },
+  { id: 'observe.sessionEnd', description: 'the end of a session is observed', events: [TYPE.sessionEnded] },
+  { id: 'observe.runs', description: 'runs (turns) start and finish', events: [TYPE.runStarted, TYPE.runFinished] },
+  { id: 'observe.runFailures', description: 'a failed run is told apart from a finished one', events: [TYPE.runFailed] },
+  { id: 'observe.runCancel', description: 'a cancelled/interrupted run is told apart', events: [TYPE.runCancelled] },
+  { id: 'observe.steps', description: 'sub-run steps (model invocations, loop turns)', events: [TYPE.runStepStarted] },
+  { id: 'observe.tools', description: 'tool calls requested and completed', events: [TYPE.toolRequested, TYPE.toolCompleted] },
+  { id: 'observe.toolFailures', description: 'failed tool calls are told apart from completed ones', events: [TYPE.toolFailed] },
+  { id: 'observe.toolDenials', description: 'denied tool calls are stated', events: [TYPE.toolDenied] },
   {
     id: 'observe.permissions',
     description: "the agent's permission prompts are visible as attention requests",
-    events: ['attention.requested'],
+    events: [TYPE.attentionRequested],
     match: { kind: ['permission'] },
   },
   {
     id: 'observe.questions',
     description: "the agent's questions to the human are visible as form requests",
-    events: ['attention.requested'],
+    events: [TYPE.attentionRequested],
     match: { kind: ['form', 'input'] },
   },
-  { id: 'observe.subagents', description: 'subagent / delegation start and stop', events: ['delegation.subagent.started', 'delegation.subagent.stopped'] },
-  { id: 'observe.compaction', description: 'context compaction', events: ['session.compacted'] },
-  { id: 'observe.tasks', description: 'task / todo plan transitions', anyEvents: ['progress.task.planned', 'progress.task.completed'] },
-  { id: 'observe.status', description: 'notifications / status updates', events: ['progress.status'] },
+  { id: 'observe.subagents', description: 'subagent / delegation start and stop', events: [TYPE.delegationSubagentStarted, TYPE.delegationSubagentStopped] },
+  { id: 'observe.compaction', description: 'context compaction', events: [TYPE.sessionCompacted] },
+  { id: 'observe.tasks', description: 'task / todo plan transitions', anyEvents: [TYPE.progressTaskPlanned, TYPE.progressTaskCompleted] },
+  { id: 'observe.status', description: 'notifications / status updates', events: [TYPE.progressStatus] },
   { id: 'observe.vendorExtensions', description: 'hooks without a core mapping land in the x.<vendor>.* namespace', anyEvents: ['x.*'] },
   {
     id: 'decide.permission',
@@ -99,7 +100,7 @@ export const CAPABILITIES: CapabilityDef[] = [
       'an idle session is reached; `hookmap steer` picks it when no turn runs',
     delivery: { verb: 'next-turn', command: '*.control.instruct' },
   },
-  { id: 'control.cancel', description: 'a run can be cancelled over the relay (control.cancel)', delivery: { command: 'control.cancel' } },
+  { id: TYPE.controlCancel, description: 'a run can be cancelled over the relay (control.cancel)', delivery: { command: TYPE.controlCancel } },
   { id: 'shim.failOpen', description: 'the shim answers neutral bytes when the daemon is down, hung or erroring', shim: { moods: ['down', 'hung', 'error'] } },
 ];
 

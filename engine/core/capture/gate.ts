@@ -7,6 +7,7 @@ import { captureRank, type CaptureLevel } from '../aep/schemas.ts';
 import { annotationsFor, type FieldNote } from './annotations.ts';
 import { aepDigest } from './canonical.ts';
 import type { TextRedactor as Redactor } from './redaction/fragments.ts';
+import { TYPE } from '../kernel/lifecycle.ts';
 
 export interface GateOptions {
   ceiling: CaptureLevel;
@@ -131,7 +132,7 @@ export function downLevelEvent<E extends { type: string; capture?: string; data?
 }
 
 /** Events carrying a form answer (`answer.values`, AEP-0006). */
-const ANSWER_TYPES = new Set(['attention.answered', 'control.attention.respond']);
+const ANSWER_TYPES = new Set<string>([TYPE.attentionAnswered, TYPE.controlAttentionRespond]);
 
 /**
  * A hop down-leveling a form answer to `metadata` without the request's

@@ -1,6 +1,5 @@
-// From a schema-valid descriptor object to the compiled Descriptor: every expression compiled once with its names
-// resolved for its position (expr/bindings.ts), emits checked (emits.ts), tables, capabilities, waiting signs and
-// defaults resolved. Errors are collected in the shared list; a descriptor with any error is not used.
+// From a schema-valid descriptor to the compiled Descriptor: each expression compiled once for its position (bindings.ts),
+// emits checked, tables, capabilities, waiting signs and defaults resolved. A descriptor with any error is not used.
 import type { CaptureLevel } from '../aep/schemas.ts';
 import { CAPABILITY_BY_ID } from '../capabilities/vocabulary.ts';
 import type { Expr } from '../expr/compile.ts';
@@ -18,6 +17,7 @@ import type { CapabilityClaim, CompiledCommand, CompiledHook, CompiledStream, De
 import type { Hold, Hook, HookmapDescriptor, Surface } from '../generated/descriptor-types.ts';
 import type { YamlSource } from './yaml-source.ts';
 import { deepFreeze, present } from './list-helpers.ts';
+import { TYPE } from '../kernel/lifecycle.ts';
 
 export class DescriptorBuilder {
   private readonly x: Expressions;
@@ -107,7 +107,7 @@ export class DescriptorBuilder {
         timeoutMs: hd.timeout_ms,
         key: x.expr(hd.key, [...hp, 'key'], at('hold')),
         decisions,
-        requestType: hd.request ?? 'attention.requested',
+        requestType: hd.request ?? TYPE.attentionRequested,
         outcome: compileEmits(x, hd.outcome, [...hp, 'outcome'], this.emitCtx('decision', this.varNames)),
         match: hd.match && compileHoldMatch(hd.match, (v: unknown, k: string) => x.expr(v as string | undefined, [...hp, 'match', k], this.site('decision'))),
       };

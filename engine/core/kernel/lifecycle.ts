@@ -21,6 +21,7 @@ export {
   RUN_TERMINALS,
   SESSION_TERMINALS,
   TOOL_TERMINALS,
+  TYPE,
   TYPE_SCOPE,
   UNITS,
 } from './generated/lifecycle.ts';

@@ -10,6 +10,7 @@ import type { RuleId } from './rules.ts';
 import type { Finding } from './envelope-rules.ts';
 import { declaredCapture } from './capture-rules.ts';
 import { sessionKey, subKey } from './keys.ts';
+import { TYPE } from '../kernel/lifecycle.ts';
 
 const RULE_OF: Record<FormIssueCode, RuleId> = {
   required: 'form/required-missing',
@@ -33,14 +34,14 @@ export class FormRules {
     const sk = sessionKey(ev);
     const data = ev.data as Record<string, any> | undefined;
     if (!sk || !data || typeof data !== 'object') return [];
-    if (ev.type === 'attention.requested' && typeof ev.id === 'string') {
+    if (ev.type === TYPE.attentionRequested && typeof ev.id === 'string') {
       const fields = Array.isArray(data.fields)
         ? data.fields.filter((f: unknown) => f && typeof f === 'object' && typeof (f as FieldSpec).id === 'string')
         : undefined;
       if (!this.requests.has(subKey(sk, ev.id))) this.requests.set(subKey(sk, ev.id), { kind: data.kind, fields, line });
       return [];
     }
-    if (ev.type !== 'attention.answered' || typeof ev.subject !== 'string') return [];
+    if (ev.type !== TYPE.attentionAnswered || typeof ev.subject !== 'string') return [];
     const values = data.answer?.values;
     if (values === undefined) return [];
     const req = this.requests.get(subKey(sk, ev.subject));

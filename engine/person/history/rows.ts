@@ -8,6 +8,7 @@ import { usageOf, type UsageRow } from '../../runtime/usage/usage-of.ts';
 
 export type { UsageRow } from '../../runtime/usage/usage-of.ts';
 import { isQueryAnswer } from '../../core/kernel/event.ts';
+import { TYPE } from '../../core/kernel/lifecycle.ts';
 
 export interface IndexedEvent {
   id: string;
@@ -64,7 +65,7 @@ export function indexedEvent(line: string, agentOfFolder: string): IndexedEvent 
     time: ev.time,
     subject: str(ev.subject),
     project: str(ev[PROJECT_ATTR]),
-    state: ev[IMPORTED_ATTR] === true ? 'imported' : ev.type === 'attention.requested' ? 'waiting' : 'active',
+    state: ev[IMPORTED_ATTR] === true ? 'imported' : ev.type === TYPE.attentionRequested ? 'waiting' : 'active',
     text: textOf(ev),
     usage: usageOf(ev.type, data),
     line,

@@ -4,7 +4,7 @@
 // was logged (only what the capture ceiling let into the log is there to
 // find). The JSONL logs stay the durable record: this file can be deleted
 // and is rebuilt from them (indexer.ts).
-import { isSessionTerminal } from '../../core/kernel/lifecycle.ts';
+import { TYPE, isSessionTerminal } from '../../core/kernel/lifecycle.ts';
 import Database from 'better-sqlite3';
 import { ensureParent } from '../../core/io/paths.ts';
 import type { IndexedEvent } from './rows.ts';
@@ -100,13 +100,13 @@ export class HistoryWriter {
         agent: e.agent,
         session: e.session,
         project: e.project ?? null,
-        started: e.type === 'session.started' ? e.time : null,
+        started: e.type === TYPE.sessionStarted ? e.time : null,
         time: e.time,
         ended: isSessionTerminal(e.type) ? e.time : null,
         state: e.state,
-        runs: e.type === 'run.started' ? 1 : 0,
-        attention: e.type === 'attention.requested' ? 1 : 0,
-        tools: e.type === 'tool.requested' ? 1 : 0,
+        runs: e.type === TYPE.runStarted ? 1 : 0,
+        attention: e.type === TYPE.attentionRequested ? 1 : 0,
+        tools: e.type === TYPE.toolRequested ? 1 : 0,
       });
     const u = e.usage;
     if (u && e.session !== undefined)

@@ -12,7 +12,7 @@ import { makePrincipal, type Principal, type Scope } from '../../runtime/auth/pr
 import { makeCommand } from '../../runtime/relay/client.ts';
 import type { AepEvent, Relay } from '../../runtime/relay/index.ts';
 import { ALWAYS_COMMAND, ASK_COMMAND } from '../../runtime/daemon/door.ts';
-import { ATTENTION_TERMINALS, isAttentionTerminal } from '../../core/kernel/lifecycle.ts';
+import { TYPE, ATTENTION_TERMINALS, isAttentionTerminal } from '../../core/kernel/lifecycle.ts';
 import { PEOPLE_ATTR } from '../../runtime/auth/people.ts';
 
 export { ALWAYS_COMMAND, ASK_COMMAND };
@@ -65,7 +65,7 @@ export interface Sender {
 
 export type Sent = { ok: true; ack: AepEvent } | { ok: false; status: number; error: string; detail: string };
 
-const TYPES = ['attention.requested', ...ATTENTION_TERMINALS, 'control.accepted', 'control.rejected'];
+const TYPES = [TYPE.attentionRequested, ...ATTENTION_TERMINALS, TYPE.controlAccepted, TYPE.controlRejected];
 const MAX_PENDING = 10_000;
 const ACK_MS = 5000;
 const ROSTER_WAIT_MS = 2000;
@@ -128,7 +128,7 @@ export class Door {
       if (!sent.ok) return { ok: false, status: 409, error: sent.code, detail: sent.detail };
       const ack = await acked;
       if (!ack) return { ok: false, status: 504, error: 'no-ack', detail: 'the agent did not acknowledge in time' };
-      if (ack.type === 'control.rejected') {
+      if (ack.type === TYPE.controlRejected) {
         const d = (ack.data ?? {}) as Record<string, unknown>;
         const detail = String(d.detail ?? d.code ?? d.reason ?? 'refused'); // a detail the capture gate kept back: its code
         return { ok: false, status: 409, error: String(d.code ?? /^([a-z][a-z0-9-]*):/.exec(detail)?.[1] ?? d.reason ?? 'rejected'), detail };
@@ -148,8 +148,8 @@ export class Door {
   }
 
   private onEvent(ev: AepEvent): void {
-    if (ev.type === 'control.accepted' || ev.type === 'control.rejected') return this.acks.get(String(ev.cause ?? ''))?.(ev);
-    if (ev.type === 'attention.requested') {
+    if (ev.type === TYPE.controlAccepted || ev.type === TYPE.controlRejected) return this.acks.get(String(ev.cause ?? ''))?.(ev);
+    if (ev.type === TYPE.attentionRequested) {
       const kind = String((ev.data as { kind?: unknown } | undefined)?.kind ?? 'permission');
       const people = (ev as Record<string, unknown>)[PEOPLE_ATTR];
       this.open.set(ev.id, {

@@ -15,6 +15,7 @@ import type { CompiledHold } from '../../core/descriptor/types.ts';
 import type { Interpretation } from './answer.ts';
 import type { PendingHold } from './holds.ts';
 import { tryCompile, isFailure, type Expr } from '../../core/expr/compile.ts';
+import { TYPE } from '../../core/kernel/lifecycle.ts';
 
 const SEVERITIES: Severity[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical'];
 
@@ -141,7 +142,7 @@ export function askRule(options: { id: string }[]): CompiledHold {
   }
   const decisions = new Map<string, Expr>([['text', answered]]);
   for (const o of options) decisions.set(o.id, answered);
-  return { kind: 'permission', timeoutMs: undefined, decisions, requestType: 'attention.requested', outcome: [] } as unknown as CompiledHold;
+  return { kind: 'permission', timeoutMs: undefined, decisions, requestType: TYPE.attentionRequested, outcome: [] } as unknown as CompiledHold;
 }
 
 /** The hold's neutral reply: nobody answered (timeout, dismissal, daemon stopping). */

@@ -27,6 +27,7 @@ import { askRule, UNANSWERED } from './asks.ts';
 import type { DaemonCore } from './core.ts';
 import type { HoldLifecycle } from './hold-lifecycle.ts';
 import type { HookReply } from './holds.ts';
+import { TYPE } from '../../core/kernel/lifecycle.ts';
 
 /** The hold's pseudo hook name (never a descriptor hook). */
 export const BUDGET_HOOK = '@budget';
@@ -106,7 +107,7 @@ export class BudgetAsks {
       return Promise.resolve({ request: n.tool.id, how: 'control off' });
     }
     const request = core.events.make({
-      type: 'attention.requested',
+      type: TYPE.attentionRequested,
       session: n.session,
       run: n.run,
       cause: n.tool.id,
@@ -187,7 +188,7 @@ export class BudgetAsks {
       const tool = n.tool.data.tool;
       const denied = { tool: tool && typeof tool === 'object' ? tool : { name: n.tool.subject ?? 'unknown' }, by: 'policy' };
       if (reply.decided)
-        events.push(core.events.make({ type: 'tool.denied', session: n.session, run: n.run, subject: n.tool.subject, cause: n.tool.id, data: denied }));
+        events.push(core.events.make({ type: TYPE.toolDenied, session: n.session, run: n.run, subject: n.tool.subject, cause: n.tool.id, data: denied }));
       core.publish(events);
     } catch (e) {
       core.say(`budget ${v.budget.id}: the refusal could not be put on the stream: ${(e as Error).message}`);

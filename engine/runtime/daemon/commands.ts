@@ -21,6 +21,7 @@ import { chars, droppedEvent, InstructionQueue, type Queued } from './instructio
 import { NextTurn, type CarrierReply } from './next-turn.ts';
 import { readPayload, type HookInput } from './options.ts';
 import { SurfaceWriters } from './surface-writers.ts';
+import { TYPE } from '../../core/kernel/lifecycle.ts';
 
 export class CommandProtocol {
   private readonly acks = new AckMemory();
@@ -254,7 +255,7 @@ export class CommandProtocol {
 
   /** A firing's events: a session.ended closes the session to commands; any other event means it lives (again). */
   noteEnded(session: string, events: AepEvent[]): void {
-    if (events.some((e) => e.type === 'session.ended')) {
+    if (events.some((e) => e.type === TYPE.sessionEnded)) {
       this.ended.delete(session);
       this.ended.add(session);
       if (this.ended.size > 4_096) this.ended.delete(this.ended.values().next().value as string);

@@ -27,6 +27,7 @@ import type { People } from '../auth/people.ts';
 import type { ProjectLabels } from '../../core/capture/project.ts';
 import { answerByRule } from './rule-hold.ts';
 import { DEFAULT_ATTENTION_TIMEOUT_MS } from '../../core/config/defaults.ts';
+import { TYPE } from '../../core/kernel/lifecycle.ts';
 
 export { DEFAULT_ATTENTION_TIMEOUT_MS } from '../../core/config/defaults.ts';
 
@@ -251,7 +252,7 @@ export class HoldLifecycle {
 
   /** AEP-0002 §7 rule 2: the firing that ended `session` closed its held requests (`events`): their hooks get the neutral bytes. */
   releaseClosed(session: string, events: AepEvent[], hook: string): void {
-    const closed = new Set(events.filter((e) => e.type === 'attention.resolved').map((e) => e.subject));
+    const closed = new Set(events.filter((e) => e.type === TYPE.attentionResolved).map((e) => e.subject));
     for (const h of this.table.inSession(session)) {
       if (!closed.has(h.id)) continue;
       this.core.say(`hold ${h.id} (${h.hook}) dismissed: ${hook} ends the session`);
@@ -278,7 +279,7 @@ export class HoldLifecycle {
   cancelled(h: PendingHold, commandId: string, reason: string, run: string, body: string): void {
     const { core } = this;
     const res = core.events.resolved(h.request, commandId, 'dismissed', core.now() - h.openedAt);
-    const cancelled = core.events.make({ type: 'run.cancelled', session: h.session, run, cause: commandId, data: { by: 'control', reason } });
+    const cancelled = core.events.make({ type: TYPE.runCancelled, session: h.session, run, cause: commandId, data: { by: 'control', reason } });
     core.publish([res, cancelled]);
     core.mapper.closeRun(h.session, run);
     core.say(`hold ${h.id} (${h.hook}) answered with its cancel decision: run ${run} cancelled`);

@@ -15,7 +15,7 @@ import type { Policy, PolicyRule } from '../policy/policy.ts';
 import type { BudgetGate } from '../usage/budgets.ts';
 import type { BudgetAsks } from './budget-asks.ts';
 import { BUDGET_BLOCKED } from '../usage/budgets.ts';
-import { opens } from '../../core/kernel/lifecycle.ts';
+import { TYPE, opens } from '../../core/kernel/lifecycle.ts';
 
 /** One accepted command waiting for a hook reply that can carry it. */
 export interface Queued {
@@ -123,7 +123,7 @@ export function makeDecider(o: DeciderOptions): Decider {
       } else if (!decision && view.verbs.has('cancel')) {
         const reason = q.reason ?? 'cancelled over hookmap';
         decision = { verb: 'cancel', reason, authored };
-        authored.push({ type: 'run.cancelled', cause: q.id, data: { by: 'control', reason }, closesRun: true });
+        authored.push({ type: TYPE.runCancelled, cause: q.id, data: { by: 'control', reason }, closesRun: true });
         consumed.push(q);
       }
     }
@@ -185,7 +185,7 @@ function budgetDecision(o: DeciderOptions, view: FiringView, authored: Authored[
   const cause = (tool ?? view.events[0])?.id;
   const gates = Object.fromEntries(Object.keys(v.data).map((k) => [k, METADATA]));
   authored.push({ type: BUDGET_BLOCKED, cause, data: { ...v.data, verb, hook: view.hook }, gates: { ...gates, verb: METADATA, hook: METADATA } });
-  if (verb === 'cancel') authored.push({ type: 'run.cancelled', cause, data: { by: 'policy', reason: v.reason }, closesRun: true });
+  if (verb === 'cancel') authored.push({ type: TYPE.runCancelled, cause, data: { by: 'policy', reason: v.reason }, closesRun: true });
   return { verb, reason: v.reason, authored };
 }
 
@@ -242,7 +242,7 @@ function applied(
     data: { rule: rule.id, verb: rule.decide, policy: policy.digest, hook: view.hook },
     gates: { rule: METADATA, verb: METADATA, policy: METADATA, hook: METADATA },
   });
-  if (rule.decide === 'cancel') authored.push({ type: 'run.cancelled', cause, data: { by: 'policy', reason: said }, closesRun: true });
+  if (rule.decide === 'cancel') authored.push({ type: TYPE.runCancelled, cause, data: { by: 'policy', reason: said }, closesRun: true });
   const verb: Verb = rule.decide;
   return {
     verb,

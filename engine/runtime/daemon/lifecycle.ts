@@ -11,6 +11,7 @@ import { boundId } from '../../core/map/bounds.ts';
 import type { DroppedLine } from './relay-link.ts';
 import type { Mapper } from '../../core/map/mapper.ts';
 import type { Applied } from './answer.ts';
+import { TYPE } from '../../core/kernel/lifecycle.ts';
 
 export interface EventParts {
   type: string;
@@ -148,7 +149,7 @@ export class LifecycleEvents {
   accepted(session: string, command: AepEvent, run?: string, note?: string, result?: Record<string, unknown>): AepEvent {
     const code = note ? NACK_CODE.exec(note)?.[1] : undefined;
     const ev = this.make({
-      type: 'control.accepted',
+      type: TYPE.controlAccepted,
       session,
       cause: command.id,
       run,
@@ -169,7 +170,7 @@ export class LifecycleEvents {
   rejected(session: string, command: AepEvent, reason: string, detail?: string, run?: string): AepEvent {
     const code = detail ? NACK_CODE.exec(detail)?.[1] : undefined;
     return this.make({
-      type: 'control.rejected',
+      type: TYPE.controlRejected,
       session,
       cause: command.id,
       run,
@@ -185,10 +186,10 @@ export class LifecycleEvents {
     if (applied.text !== undefined) answer.text = applied.text;
     const data: Record<string, unknown> = { answer, via };
     if (by) data.by = by;
-    const ev = this.make({ type: 'attention.answered', session: request.session!, subject: request.id, cause, run: request.run, data });
+    const ev = this.make({ type: TYPE.attentionAnswered, session: request.session!, subject: request.id, cause, run: request.run, data });
     if (applied.values !== undefined && ev.data) {
       // the schema can't say which values are free text; the field specs can (AEP-0006)
-      const ceiling = this.mapper.ceilingFor('attention.answered');
+      const ceiling = this.mapper.ceilingFor(TYPE.attentionAnswered);
       const gated = fields ? gateFormValues(fields, applied.values, ceiling, this.redactor) : {};
       (ev.data.answer as Record<string, unknown>).values = gated;
       reboundData(ev); // the values join after the envelope's own bound
@@ -198,7 +199,7 @@ export class LifecycleEvents {
 
   resolved(request: AepEvent, cause: string, resolution: 'answered' | 'dismissed' | 'auto', latencyMs: number): AepEvent {
     return this.make({
-      type: 'attention.resolved',
+      type: TYPE.attentionResolved,
       session: request.session!,
       subject: request.id,
       cause,
@@ -209,7 +210,7 @@ export class LifecycleEvents {
 
   timeout(request: AepEvent, afterMs: number): AepEvent {
     return this.make({
-      type: 'attention.timeout',
+      type: TYPE.attentionTimeout,
       session: request.session!,
       subject: request.id,
       cause: request.id,

@@ -22,6 +22,7 @@ import type { CommandProtocol } from './commands.ts';
 import type { DaemonCore } from './core.ts';
 import type { HoldLifecycle } from './hold-lifecycle.ts';
 import type { HookReply } from './holds.ts';
+import { TYPE } from '../../core/kernel/lifecycle.ts';
 
 export class ModelCalls {
   /** Which session a model-fired tool call belongs to. */
@@ -38,9 +39,9 @@ export class ModelCalls {
   private noteHint(ev: AepEvent): void {
     if (typeof ev.session !== 'string') return;
     const at = this.core.now();
-    if (ev.type === 'session.ended') return this.hints.ended(ev.session);
+    if (ev.type === TYPE.sessionEnded) return this.hints.ended(ev.session);
     this.hints.noteActive(ev.session, at);
-    if (ev.type === 'tool.requested' && typeof ev.subject === 'string') this.hints.noteTool(ev.subject, ev.session, at);
+    if (ev.type === TYPE.toolRequested && typeof ev.subject === 'string') this.hints.noteTool(ev.subject, ev.session, at);
   }
 
   /** The session a model-fired call belongs to: named, or found from the agent's own announcement of the call. */
@@ -74,7 +75,7 @@ export class ModelCalls {
       if (!core.control) throw new AskError('control-off', `nobody can answer: control is off (start hookmap up with a token)`, 409);
       const options = optionIds(req.options);
       const request = core.events.make({
-        type: 'attention.requested',
+        type: TYPE.attentionRequested,
         session,
         run: core.mapper.openRun(session),
         data: { kind: 'input', prompt: req.question, ...(options.length ? { options } : {}), respond_via: ['control'] },

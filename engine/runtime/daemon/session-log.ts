@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import type { AepEvent } from '../../core/map/envelope.ts';
 import type { Position } from '../../core/kernel/position.ts';
 import { sessionFileName } from '../../core/io/paths.ts';
+import { TYPE } from '../../core/kernel/lifecycle.ts';
 
 export const AGENT_FILE = '_agent.jsonl'; // agent-scoped events; slugs never start with '_'
 
@@ -115,7 +116,7 @@ export class SessionLog {
     if (!this.sizes.has(file) && !existsSync(join(this.dir, file))) return 'none';
     const size = this.size(file);
     if (size === 0) return 'none';
-    const needle = Buffer.from('"type":"session.ended"');
+    const needle = Buffer.from(`"type":"${TYPE.sessionEnded}"`);
     const CHUNK = 64 * 1024;
     let end = size;
     while (end > 0) {

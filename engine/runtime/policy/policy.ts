@@ -29,6 +29,7 @@ import { compileMarked, isFailure, type Expr } from '../../core/expr/compile.ts'
 import { isMarked } from '../../core/expr/marked.ts';
 import { checkNames } from '../../core/expr/names.ts';
 import { ANSWER_KEYS, compileAnswerKeys, isAnswerVerb, type AnswerRule, type RuleOrigin } from './answer-rule.ts';
+import { TYPE } from '../../core/kernel/lifecycle.ts';
 
 export const POLICY_ERROR_CODES = {
   'policy-yaml': 'the policy file is not valid YAML, or not a mapping with `rules`',
@@ -177,7 +178,7 @@ function compileAnswer(
   }
   if (typeof r.id !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(r.id))
     err('policy-invalid-rule', [...p, 'id'], 'a rule needs an `id`: letters, digits, `_ . -`, at most 64');
-  if (r.on !== undefined && r.on !== 'attention.requested' && !(Array.isArray(r.on) && r.on.length === 1 && r.on[0] === 'attention.requested'))
+  if (r.on !== undefined && r.on !== TYPE.attentionRequested && !(Array.isArray(r.on) && r.on.length === 1 && r.on[0] === TYPE.attentionRequested))
     err('policy-invalid-rule', [...p, 'on'], `decide: ${r.decide} answers a held request: \`on\` is attention.requested (or left out)`);
   const agents = agentsOf(r, p, err, knownAgents);
   const keys = compileAnswerKeys(r, p, (path, message) => err('policy-invalid-match', path, message));

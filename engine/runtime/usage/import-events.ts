@@ -11,7 +11,7 @@ import { aepDigest } from '../../core/capture/canonical.ts';
 import { gateData } from '../../core/capture/gate.ts';
 import { PROJECT_ATTR } from '../../core/capture/project.ts';
 import type { Redactor } from '../../core/capture/redact.ts';
-import { fateOf, RUN_TERMINALS, runEnd, TOOL_TERMINALS } from '../../core/kernel/lifecycle.ts';
+import { TYPE, fateOf, RUN_TERMINALS, runEnd, TOOL_TERMINALS } from '../../core/kernel/lifecycle.ts';
 import { buildEnvelope, type AepEvent } from '../../core/map/envelope.ts';
 import { PRICE_TABLE, type PriceBook } from './prices.ts';
 import type { ImportedSession } from './import-read.ts';
@@ -65,13 +65,13 @@ export function importedEvents(
     const id = importedId(o.agent, s.session, what);
     if (!known.has(id)) specs.push({ id, type, time, data, ...x });
   };
-  add('session', 'session.started', s.first ?? new Date(0).toISOString(), { client: { name: o.client }, ...(s.cwd ? { cwd: s.cwd } : {}) });
+  add('session', TYPE.sessionStarted, s.first ?? new Date(0).toISOString(), { client: { name: o.client }, ...(s.cwd ? { cwd: s.cwd } : {}) });
   for (const r of s.runs.values()) {
-    add(`run:${r.id}:start`, 'run.started', r.start, {}, { run: r.id });
+    add(`run:${r.id}:start`, TYPE.runStarted, r.start, {}, { run: r.id });
     const ms = Date.parse(r.end) - Date.parse(r.start);
     add(`run:${r.id}:end`, RUN_FINISHED, r.end, ms >= 0 ? { duration_ms: ms } : {}, { run: r.id });
   }
-  for (const c of s.tools) add(c.key, 'tool.requested', c.time, { tool: { name: c.name, ...(c.call_id ? { call_id: c.call_id } : {}) } }, { run: c.run });
+  for (const c of s.tools) add(c.key, TYPE.toolRequested, c.time, { tool: { name: c.name, ...(c.call_id ? { call_id: c.call_id } : {}) } }, { run: c.run });
   for (const r of s.results) {
     const tool = { name: r.name, call_id: r.call_id };
     const ms = r.duration_ms !== undefined ? { duration_ms: r.duration_ms } : {};
@@ -84,7 +84,7 @@ export function importedEvents(
     const data = usageData({ model: r.model, tokens, responses: 1 }, o.prices.cost(r.model, tokens), table);
     add(r.key, USAGE_TYPE, r.time, data, { run: r.run, gates: USAGE_GATES });
   }
-  const rank = (x: Spec) => (x.type === 'session.started' ? 0 : 1);
+  const rank = (x: Spec) => (x.type === TYPE.sessionStarted ? 0 : 1);
   specs.sort((a, b) => rank(a) - rank(b) || (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
   return specs.map((x, i) => {
     const ceiling = o.ceilingFor(x.type);
@@ -94,7 +94,7 @@ export function importedEvents(
       if (errs.length) throw new Error(`an imported ${x.type} payload its schema rejects: ${formatAjvErrors(errs)}`);
     }
     const ext: Record<string, string | boolean> = { [IMPORTED_ATTR]: true };
-    if (x.type === 'session.started' && o.project) ext[PROJECT_ATTR] = o.project;
+    if (x.type === TYPE.sessionStarted && o.project) ext[PROJECT_ATTR] = o.project;
     return buildEnvelope({
       id: x.id,
       type: x.type,

@@ -1,4 +1,4 @@
-// The tokens one AEP event says were spent, read from its OpenTelemetry GenAI
+import { TYPE } from '../../core/kernel/lifecycle.ts'; // The tokens one AEP event says were spent, read from its OpenTelemetry GenAI
 // attributes (`gen_ai.usage.*`, its model, its own USD cost when it carries
 // one): the one reading the history's usage and the budgets share.
 
@@ -15,7 +15,7 @@ export interface UsageRow {
 }
 
 /** Events whose usage is a snapshot of the context (not tokens spent by this event): not summed. */
-const NOT_SPENT = new Set(['run.started', 'session.compacted']);
+const NOT_SPENT = new Set<string>([TYPE.runStarted, TYPE.sessionCompacted]);
 const int = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0);
 
 /** The tokens an event says were spent (a snapshot of the context is not), with its model and its USD cost when it carries one. */

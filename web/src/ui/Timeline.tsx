@@ -6,7 +6,7 @@
 // vendor extension rows that say nothing to a person are one click away.
 import { Component } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { runEnd } from '../../../engine/core/kernel/lifecycle.ts';
+import { TYPE, runEnd } from '../../../engine/core/kernel/lifecycle.ts';
 import { runStatus } from '../model/calls.ts';
 import { outcomeOf } from '../model/outcome.ts';
 import { ruleOf } from '../model/rules.ts';
@@ -30,7 +30,7 @@ export function Timeline({ s }: { s: SessionModel }) {
   const atBottom = useRef(true);
   const tl = useMemo(() => {
     const folded = new Set<string>();
-    for (const c of store.cmds.values()) if (c.type === 'control.attention.respond' && c.session === s.id) folded.add(c.id);
+    for (const c of store.cmds.values()) if (c.type === TYPE.controlAttentionRespond && c.session === s.id) folded.add(c.id);
     for (const id of s.attention) {
       const cause = store.attn.get(id)?.answered?.cause;
       if (cause) folded.add(cause);
@@ -39,7 +39,7 @@ export function Timeline({ s }: { s: SessionModel }) {
   }, [s, rev, attnRev]);
   const quiet = useMemo(() => tl.rows.filter((r) => r.kind === 'event' && r.quiet).length, [tl]);
   const rows = useMemo(() => (showQuiet ? tl.rows : tl.rows.filter((r) => !(r.kind === 'event' && r.quiet))), [tl, showQuiet]);
-  const uncaptured = useMemo(() => rows.some((r) => r.ev.type === 'tool.requested' && !toolDetail(r.ev)), [rows]);
+  const uncaptured = useMemo(() => rows.some((r) => r.ev.type === TYPE.toolRequested && !toolDetail(r.ev)), [rows]);
   const start = Math.max(0, rows.length - limit);
   const shown = rows.slice(start);
   const labelOf = useMemo(() => new Map(rows.map((r) => [r.id, rowLabel(r)])), [rows]);
@@ -126,7 +126,7 @@ function rowView(r: Row, outcome: { text: string; tone: string; rule?: string } 
   const d = r.ev.data ?? {};
   switch (r.kind) {
     case 'session':
-      return r.ev.type === 'session.started' ? (
+      return r.ev.type === TYPE.sessionStarted ? (
         <p>
           <strong>Session started</strong>
           {d.trigger ? ` (${d.trigger})` : ''}
@@ -207,7 +207,7 @@ function rowView(r: Row, outcome: { text: string; tone: string; rule?: string } 
         <p>
           <code>{r.ev.type}</code>
           {r.ev.subject ? ` ${r.ev.subject}` : ''}
-          {r.ev.type === 'control.rejected' && d.reason ? <span class="muted"> · {d.reason}</span> : null}
+          {r.ev.type === TYPE.controlRejected && d.reason ? <span class="muted"> · {d.reason}</span> : null}
         </p>
       );
   }
@@ -253,7 +253,7 @@ function rowLabel(r: Row): string {
   const d = r.ev.data ?? {};
   switch (r.kind) {
     case 'session':
-      return r.ev.type === 'session.started' ? 'session start' : 'session end';
+      return r.ev.type === TYPE.sessionStarted ? 'session start' : 'session end';
     case 'run':
       return 'run start';
     case 'run-end':

@@ -6,6 +6,7 @@ import { callOutcome } from '../model/calls.ts';
 import { otelText } from '../model/otel-join.ts';
 import { durationMs, formatDuration, toolDetail, type ToolRow } from '../model/timeline.ts';
 import { tokenCount, usageLong, usageText, type UsageSum } from '../model/usage.ts';
+import { TYPE } from '../../../engine/core/kernel/lifecycle.ts';
 
 export function permSig(r: ToolRow): string {
   const p = r.permission;
@@ -14,7 +15,7 @@ export function permSig(r: ToolRow): string {
 }
 
 export function ToolCall({ r }: { r: ToolRow }) {
-  const req: Ev | undefined = r.ev.type === 'tool.requested' ? r.ev : undefined;
+  const req: Ev | undefined = r.ev.type === TYPE.toolRequested ? r.ev : undefined;
   const end = req ? r.end : r.ev;
   const name = r.ev.data?.tool?.name ?? r.ev.subject ?? 'tool';
   const detail = req ? toolDetail(req) : undefined;

@@ -7,6 +7,7 @@
 // whole envelope in `unmapped.aep` (the fidelity carrier).
 import type { CaptureLevel } from '../../../core/aep/schemas.ts';
 import { applyCeiling, timeToMillis, type AepEvent } from './common.ts';
+import { TYPE } from '../../../core/kernel/lifecycle.ts';
 
 export const OCSF_VERSION = '1.8.0';
 
@@ -20,16 +21,16 @@ interface ClassRow {
 
 /** §4.2 class mapping (attention.resolved's disposition is decided by §4.5 below). */
 export const OCSF_CLASS: Record<string, ClassRow> = {
-  'session.started': { class_uid: 3002, category_uid: 3, activity_id: 1, status_id: 1 },
-  'session.ended': { class_uid: 3002, category_uid: 3, activity_id: 2, status_id: 1 },
-  'tool.requested': { class_uid: 1007, category_uid: 1, activity_id: 1 },
-  'tool.completed': { class_uid: 1007, category_uid: 1, activity_id: 2, status_id: 1 },
-  'tool.failed': { class_uid: 1007, category_uid: 1, activity_id: 2, status_id: 2 },
-  'tool.denied': { class_uid: 1007, category_uid: 1, activity_id: 1, status_id: 2, disposition_id: 2 },
-  'attention.requested': { class_uid: 2004, category_uid: 2, activity_id: 1, status_id: 1 },
-  'attention.answered': { class_uid: 2004, category_uid: 2, activity_id: 2, status_id: 2 },
-  'attention.resolved': { class_uid: 2004, category_uid: 2, activity_id: 3, status_id: 4 },
-  'attention.timeout': { class_uid: 2004, category_uid: 2, activity_id: 3, disposition_id: 16 },
+  [TYPE.sessionStarted]: { class_uid: 3002, category_uid: 3, activity_id: 1, status_id: 1 },
+  [TYPE.sessionEnded]: { class_uid: 3002, category_uid: 3, activity_id: 2, status_id: 1 },
+  [TYPE.toolRequested]: { class_uid: 1007, category_uid: 1, activity_id: 1 },
+  [TYPE.toolCompleted]: { class_uid: 1007, category_uid: 1, activity_id: 2, status_id: 1 },
+  [TYPE.toolFailed]: { class_uid: 1007, category_uid: 1, activity_id: 2, status_id: 2 },
+  [TYPE.toolDenied]: { class_uid: 1007, category_uid: 1, activity_id: 1, status_id: 2, disposition_id: 2 },
+  [TYPE.attentionRequested]: { class_uid: 2004, category_uid: 2, activity_id: 1, status_id: 1 },
+  [TYPE.attentionAnswered]: { class_uid: 2004, category_uid: 2, activity_id: 2, status_id: 2 },
+  [TYPE.attentionResolved]: { class_uid: 2004, category_uid: 2, activity_id: 3, status_id: 4 },
+  [TYPE.attentionTimeout]: { class_uid: 2004, category_uid: 2, activity_id: 3, disposition_id: 16 },
 };
 
 /** §4.4 */
@@ -45,7 +46,7 @@ export function toOcsf(input: AepEvent, opts: { ceiling?: CaptureLevel } = {}): 
   const data = ev.capture === 'none' ? undefined : ev.data;
   let disposition = row.disposition_id;
   // §4.5: a dismissed request is No Action; an answered one claims nothing
-  if (ev.type === 'attention.resolved' && data?.resolution === 'dismissed') disposition = 16;
+  if (ev.type === TYPE.attentionResolved && data?.resolution === 'dismissed') disposition = 16;
   const metadata: Record<string, unknown> = { version: OCSF_VERSION, uid: ev.id, original_time: ev.time, product: { name: ev.agent } };
   if (ev.cause !== undefined) metadata.correlation_uid = ev.cause;
   if (disposition !== undefined) metadata.profiles = ['security_control']; // the disposition rides that profile (§4.3)
@@ -78,7 +79,7 @@ export function toOcsf(input: AepEvent, opts: { ceiling?: CaptureLevel } = {}): 
     rec.process = process;
   } else {
     // one finding identity per attention lifecycle: the request's id (§4.2)
-    const uid = ev.type === 'attention.requested' ? ev.id : (ev.subject ?? ev.cause ?? ev.id);
+    const uid = ev.type === TYPE.attentionRequested ? ev.id : (ev.subject ?? ev.cause ?? ev.id);
     rec.finding_info = { uid, title: ev.type };
   }
   return rec as OcsfRecord;
