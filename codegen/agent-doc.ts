@@ -54,6 +54,7 @@ export async function agentDoc(r: AgentReport): Promise<string> {
   out.push(capabilities(r));
   out.push(answerRules(d));
   out.push(waitingSigns(d));
+  out.push(limitSigns(d));
   out.push(
     '## Reference: mapping internals\n\nHow the descriptor maps this agent, for adapter authors ' +
       '([descriptor reference](../docs/reference/descriptor.md), [expression ' +
@@ -92,6 +93,21 @@ function waitingSigns(d: Descriptor): string {
     `${head}\n\nFirings in which the agent waits for a person at its own terminal: the daemon adds one \`x.hookmap.watch.waiting\` ` +
     `event beside the mapping, and the watch raises an attention answered at the agent unless a hookmap card already asks. ` +
     `${engine}\n\n${table(['sign', 'hook', 'when', 'waits for', 'evidence'], rows)}`
+  );
+}
+
+/** The descriptor's limit signs (schema `limits`): when the agent says it stopped on a rate or usage limit (docs/usage.md). */
+function limitSigns(d: Descriptor): string {
+  const head = '## Rate limits';
+  if (!d.limits.length)
+    return `${head}\n\nThis agent's hooks do not say it stopped on a rate or usage limit: hookmap shows no pause and continues nothing (docs/usage.md).`;
+  const reset = (l: (typeof d.limits)[number]) => (l.text.resetsAt ? code(l.text.resetsAt) : l.text.resetsInS ? `in ${code(l.text.resetsInS)} s` : 'not said');
+  const rows = d.limits.map((l) => [code(l.hook), code(l.text.when), l.kind, reset(l), cell(l.evidence)]);
+  return (
+    `${head}\n\nFirings in which the agent says it stopped on a limit: the daemon adds one \`x.hookmap.limit.reached\` event ` +
+    `beside the mapping, the session shows "paused until", and with \`launch.after_limit\` in the up config hookmap continues it ` +
+    `at the reset by the agent's own resume ([docs/usage.md](../docs/usage.md#rate-limits)).\n\n` +
+    table(['hook', 'when', 'kind', 'reset', 'evidence'], rows)
   );
 }
 

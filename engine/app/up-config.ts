@@ -132,6 +132,7 @@ function upConfigOf(doc: UpConfigDoc, base: string, env: Env, block: Block): UpC
       maxRuns: doc.launch.max_runs,
       tmux: doc.launch.tmux,
       tmuxSocket: doc.launch.tmux_socket,
+      afterLimit: doc.launch.after_limit && { prompt: doc.launch.after_limit.prompt, waitMs: doc.launch.after_limit.wait_ms },
     },
     budgets: doc.budgets && budgetsOf(doc.budgets),
     watch: watchConfigOf(doc.watch),

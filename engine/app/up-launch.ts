@@ -12,6 +12,7 @@ import { Launcher, type LaunchConfig, type StreamEvent } from '../person/launch/
 import { registerLaunchRoutes } from './launch-routes.ts';
 import { PROJECT_ATTR } from '../core/capture/project.ts';
 import { lineOf } from '../core/kernel/fold/story.ts';
+import { ResumeAtReset } from '../person/launch/resume-at-reset.ts';
 
 const MAX_LABELS = 10_000;
 import type { AgentEntry } from './up-config.ts';
@@ -79,7 +80,21 @@ export function mountLaunch(o: UpLaunchOptions): ChatLaunch {
     labels.set(lineOf(ev.session), label);
     if (labels.size > MAX_LABELS) labels.delete(labels.keys().next().value!);
   });
+  // opt-in: a session the agent stopped on a limit is continued at the reset (docs/usage.md)
+  const after = o.config?.afterLimit;
+  const resumer =
+    after &&
+    new ResumeAtReset({
+      ...after,
+      start: (r, who) => launcher.start(r, who),
+      projectOf: (s) => labels.get(lineOf(s)),
+      audit: (type, data) => o.operator()?.publish(type, data),
+      say: o.say,
+    });
+  const limits = resumer && o.relay.subscribe({ live: true }, (ev) => resumer.seen(ev as Parameters<ResumeAtReset['seen']>[0]));
   o.app.addHook('onClose', async () => {
+    limits?.close();
+    resumer?.close();
     labelled.close();
     launcher.close(); // up's close: headless runs are its children, stopped with it
   });

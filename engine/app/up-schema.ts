@@ -12,7 +12,15 @@ import { PROJECT_LABEL_MODES, UP_CAPTURE } from './up-options.ts';
 import type { CaptureLevel } from '../core/aep/schemas.ts';
 import type { ProjectLabelMode } from '../core/capture/project.ts';
 import { DURABILITY, type Durability } from '../runtime/daemon/session-log.ts';
-import { DEFAULT_ATTENTION_TIMEOUT_MS, DEFAULT_HOST, DEFAULT_LAUNCH_MAX_RUNS, DEFAULT_LAUNCH_TIMEOUT_MS, DEFAULT_PORT } from '../core/config/defaults.ts';
+import {
+  DEFAULT_AFTER_LIMIT_PROMPT,
+  DEFAULT_AFTER_LIMIT_WAIT_MS,
+  DEFAULT_ATTENTION_TIMEOUT_MS,
+  DEFAULT_HOST,
+  DEFAULT_LAUNCH_MAX_RUNS,
+  DEFAULT_LAUNCH_TIMEOUT_MS,
+  DEFAULT_PORT,
+} from '../core/config/defaults.ts';
 import { BridgeEntrySchema } from '../person/bridge/schema.ts';
 import { PushBlockSchema } from '../person/push/schema.ts';
 import { ChannelsBlockSchema } from '../person/channels/schema.ts';
@@ -107,6 +115,15 @@ export const UpConfigSchema = z
           .regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/, "1-64 letters, digits, '.', '_' or '-'")
           .optional()
           .describe("the tmux server's socket name (tmux -L) attachable runs start on; absent: tmux's default server"),
+        after_limit: z
+          .strictObject({
+            prompt: z.string().min(1).max(2000).optional().meta({ default: DEFAULT_AFTER_LIMIT_PROMPT }).describe('what the continued run is told'),
+            wait_ms: ms('how long after the agent stopped to continue when it gave no reset time, ms')
+              .optional()
+              .meta({ default: DEFAULT_AFTER_LIMIT_WAIT_MS }),
+          })
+          .optional()
+          .describe('continue a session the agent stopped on a rate or usage limit at its reset (docs/usage.md); absent: only tell'),
       })
       .optional()
       .describe('`hookmap run`: starting and continuing agent sessions (docs/launch.md)'),

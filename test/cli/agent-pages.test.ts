@@ -18,6 +18,7 @@ const ORDER = [
   '## Capabilities',
   '## Rules that answer',
   '## Waiting signs (the watch)',
+  '## Rate limits',
   '## Reference: mapping internals',
 ];
 

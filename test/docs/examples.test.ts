@@ -64,8 +64,8 @@ type YamlKind = 'descriptor' | 'descriptor fragment' | 'policy' | 'up config' | 
 function yamlKind(b: Block): YamlKind | undefined {
   if (/^vendor:/m.test(b.body)) return 'descriptor';
   if (/^rules:/m.test(b.body)) return 'policy';
-  if (/^(agents|bridges|projects|backplane|durability|capture|policy|push|budgets|watch|people|two_people):/m.test(b.body)) return 'up config';
-  if (/^(vars|hooks|identity|capture|transcript|waiting):/m.test(b.body)) return 'descriptor fragment';
+  if (/^(agents|bridges|projects|backplane|durability|capture|policy|push|budgets|watch|people|two_people|launch):/m.test(b.body)) return 'up config';
+  if (/^(vars|hooks|identity|capture|transcript|waiting|limits):/m.test(b.body)) return 'descriptor fragment';
   if (/^models:/m.test(b.body)) return 'prices';
   if (/^# a scenario for `npm run model`/.test(b.body)) return 'scenario';
   // another tool's configuration says so in its first line (`# otelcol config.yaml`)

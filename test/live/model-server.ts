@@ -37,6 +37,8 @@ export interface Seen {
   agent?: string;
   /** The token usage this response reported, when known usage was asked for (reportUsage). */
   usage?: KnownUsage;
+  /** Refused 429 (rateLimit). */
+  limited?: boolean;
 }
 
 /** Token usage a response reports (input: every input token, cached ones included, as OpenTelemetry counts). */
@@ -59,6 +61,8 @@ export interface ModelServer {
   main(): Seen[];
   /** From now on every response reports this usage, plus the request's number to its input (so no two are alike); undefined: the fixed defaults. */
   reportUsage(u: KnownUsage | undefined): void;
+  /** The next `n` main-loop requests (Anthropic Messages) are refused 429 rate_limit_error, with retry-after (s) when given. */
+  rateLimit(n: number, retryAfterS?: number): void;
   close(): Promise<void>;
 }
 
@@ -87,6 +91,8 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
   let scenario: Scenario = { name: 'idle', steps: [{ say: 'ok' }] };
   let since = 0;
   let known: KnownUsage | undefined;
+  let limited = 0;
+  let retryAfter: number | undefined;
   /** The usage of the next response (recorded on its request), or undefined for the defaults. */
   const nextUsage = (seen: Seen): KnownUsage | undefined => {
     if (!known) return undefined;
@@ -154,6 +160,13 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
     const msgs: any[] = body?.messages ?? [];
     const results = msgs.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((c: any) => c?.type === 'tool_result').length;
     const isMain = tools.length > 0;
+    if (isMain && limited > 0) {
+      // Anthropic's 429 (its documented error shape): the agent sees a rate limit, not an answer
+      limited--;
+      seen.limited = true;
+      res.writeHead(429, { 'content-type': 'application/json', ...(retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {}) });
+      return res.end(JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'scripted model server: rate limited' } }));
+    }
     const sub = isMain ? agentOf(msgs) : undefined;
     const steps = sub?.steps ?? scenario.steps;
     const step: Step = isMain ? stepFor(results, steps) : { say: scenario.aside ?? 'ok' };
@@ -328,6 +341,10 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
     main: () => requests.slice(since).filter((r) => r.step !== undefined),
     reportUsage(u) {
       known = u;
+    },
+    rateLimit(n, after) {
+      limited = n;
+      retryAfter = after;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -14,7 +14,7 @@ export const DEFAULT_ATTENTION_TIMEOUT_MS = 55_000;
 /** A held request unanswered this long is pushed (at once when no inbox tab is visible). */
 export const DEFAULT_PUSH_DELAY_MS = 10_000;
 /** The moments pushed unless push.kinds says otherwise (turn_finished is opt-in). */
-export const DEFAULT_PUSH_KINDS = ['permission', 'question', 'run_failed', 'idle', 'session_error', 'budget'] as const;
+export const DEFAULT_PUSH_KINDS = ['permission', 'question', 'run_failed', 'idle', 'session_error', 'budget', 'limit'] as const;
 /** The Telegram Bot API a channel talks to unless `api_root` names a self-hosted one. */
 export const DEFAULT_TELEGRAM_API_ROOT = 'https://api.telegram.org';
 /** The JetStream stream and subject prefix of a NATS backplane. */
@@ -25,4 +25,7 @@ export const DEFAULT_BACKPLANE_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
 export const DEFAULT_BACKPLANE_DUPLICATE_WINDOW_MS = 120_000;
 /** How long a headless `hookmap run` may run before it is stopped, and how many run at once per agent. */
 export const DEFAULT_LAUNCH_TIMEOUT_MS = 30 * 60 * 1000;
+/** launch.after_limit: what a session continued after a rate or usage limit is told, and when, if the agent gave no reset time. */
+export const DEFAULT_AFTER_LIMIT_PROMPT = 'The rate limit has reset. Continue where you left off.';
+export const DEFAULT_AFTER_LIMIT_WAIT_MS = 5 * 60 * 1000;
 export const DEFAULT_LAUNCH_MAX_RUNS = 2;

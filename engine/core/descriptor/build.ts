@@ -12,7 +12,7 @@ import { explain } from '../text/suggest.ts';
 import { compileOptions } from './options.ts';
 import { compileSetup } from './setup-spec.ts';
 import { compileTranscript } from './transcript.ts';
-import { compileWaiting } from './waiting.ts';
+import { compileSigns } from './waiting.ts';
 import type { CapabilityClaim, CompiledCommand, CompiledHook, CompiledStream, Descriptor, OtelExport, ShimSpec } from './types.ts';
 import type { Hold, Hook, HookmapDescriptor, Surface } from '../generated/descriptor-types.ts';
 import type { YamlSource } from './yaml-source.ts';
@@ -291,7 +291,7 @@ export class DescriptorBuilder {
       setup: deepFreeze(compileSetup(s.setup)),
       shim: deepFreeze(this.shim()),
       provenance: deepFreeze(structuredClone(s.provenance ?? {})),
-      waiting: compileWaiting(x, s.waiting, new Set(hooks.keys()), this.site('defer', none)),
+      ...compileSigns(x, s, new Set(hooks.keys()), this.site('defer', none)), // waiting and limits
       defer: present(s.defer).map(([r, i]) => ({ to: r.to, when: x.expr(r.when, ['defer', i, 'when'], this.site('defer', none))!, why: r.why })),
       transcript: compileTranscript(x, s.transcript, new Set(hooks.keys()), this.opts.pruned),
       launch: s.launch && deepFreeze(structuredClone(s.launch)),

@@ -11,7 +11,7 @@ import type { CapabilityState } from '../capabilities/vocabulary.ts';
 import type { HookmapDescriptor, Plugin } from '../generated/descriptor-types.ts';
 import type { AgentOption } from './options.ts';
 import type { SetupSpec } from './setup-spec.ts';
-import type { WaitingSign } from './waiting.ts';
+import type { LimitSign, WaitingSign } from './waiting.ts';
 import type { OptionEffect } from '../kernel/option-effects.ts';
 
 export type { SetupSpec } from './setup-spec.ts';
@@ -269,6 +269,7 @@ export interface Descriptor {
   /** Commands answered by writing on the surface, by command type. */
   commands: Map<string, CompiledCommand>;
   waiting: WaitingSign[]; // firings in which the agent waits for a person at its own terminal (schema `waiting`)
+  limits: LimitSign[]; // firings in which the agent says it stopped on a rate or usage limit (schema `limits`)
   /** Attribution rules: firings another agent delivered through this agent's hooks (see the schema's `defer`). */
   defer: { to: string; when: Expr; why?: string }[];
   /** How `hookmap setup` wires the agent and `hookmap doctor` finds it; undefined: no way to wire it. */

@@ -4,6 +4,8 @@
 // $config, $surface); a sign naming a hook the descriptor lacks is an error.
 // `unless` names the hooks expected next: the sign holds only when none of
 // them came in time (engine/runtime/daemon/waiting-sign.ts waits for them).
+// Limit signs (schema `limits`) are compiled the same way: firings in which
+// the agent says it stopped on a rate or usage limit, and when it resets.
 import type { Expr } from '../expr/compile.ts';
 import type { Expressions, Site } from './expressions.ts';
 import { present } from './list-helpers.ts';
@@ -39,4 +41,49 @@ export function compileWaiting(x: Expressions, list: WaitingDoc[] | undefined, h
     const when = x.expr(w.when, ['waiting', i, 'when'], site)!;
     return { hook: w.hook, when, whenText: w.when, reason: w.reason, sign: w.sign, evidence: w.evidence, ...(unless ? { unless } : {}) };
   });
+}
+
+export interface LimitSign {
+  hook: string;
+  when: Expr;
+  /** The expressions' sources (the capability page shows them). */
+  text: { when: string; resetsAt?: string; resetsInS?: string };
+  kind: 'rate_limit' | 'usage_limit';
+  /** When the limit resets (epoch seconds or an ISO time), if the firing says. */
+  resetsAt?: Expr;
+  /** Seconds from the firing until the reset, if the firing says. */
+  resetsInS?: Expr;
+  evidence: string;
+}
+
+interface LimitDoc {
+  hook: string;
+  when: string;
+  kind: LimitSign['kind'];
+  resets_at?: string;
+  resets_in_s?: string;
+  evidence: string;
+}
+
+export function compileLimits(x: Expressions, list: LimitDoc[] | undefined, hooks: ReadonlySet<string>, site: Site): LimitSign[] {
+  return present(list).map(([l, i]) => {
+    if (!hooks.has(l.hook))
+      x.err('unknown-reference', ['limits', i, 'hook'], `limit sign '${l.kind}' names hook '${l.hook}', which this descriptor does not map`);
+    const at = l.resets_at === undefined ? undefined : x.expr(l.resets_at, ['limits', i, 'resets_at'], site);
+    const inS = l.resets_in_s === undefined ? undefined : x.expr(l.resets_in_s, ['limits', i, 'resets_in_s'], site);
+    return {
+      hook: l.hook,
+      when: x.expr(l.when, ['limits', i, 'when'], site)!,
+      text: { when: l.when, ...(l.resets_at ? { resetsAt: l.resets_at } : {}), ...(l.resets_in_s ? { resetsInS: l.resets_in_s } : {}) },
+      kind: l.kind,
+      evidence: l.evidence,
+      ...(at ? { resetsAt: at } : {}),
+      ...(inS ? { resetsInS: inS } : {}),
+    };
+  });
+}
+
+/** The signs beside the mapping: waiting (a person) and limits (a reset). */
+export function compileSigns(x: Expressions, s: { waiting?: WaitingDoc[]; limits?: LimitDoc[] }, hooks: ReadonlySet<string>, site: Site) {
+  return { waiting: compileWaiting(x, s.waiting, hooks, site), limits: compileLimits(x, s.limits, hooks, site) };
 }

@@ -302,6 +302,965 @@ export interface HookmapDescriptor {
     };
   }[];
   /**
+   * Limit signs (docs/usage.md, rate limits): firings in which the agent says it stopped on a rate or usage limit. Evaluated by the daemon beside the mapping (the hook's emit is untouched): the first rule whose `hook` is the firing's and whose `when` holds on the raw payload publishes one x.hookmap.limit.reached event in the firing's session (data: kind, hook, and resets_at when the agent says when the limit resets). The session shows it is paused; `up`'s `limits.resume` continues it at the reset.
+   *
+   * @maxItems 8
+   */
+  limits?:
+    | []
+    | [
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        }
+      ]
+    | [
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        }
+      ]
+    | [
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        }
+      ]
+    | [
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        }
+      ]
+    | [
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        }
+      ]
+    | [
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        }
+      ]
+    | [
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        }
+      ]
+    | [
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        }
+      ];
+  /**
    * AEP types this surface deliberately never emits (stated, not papered over)
    */
   absent?: string[];

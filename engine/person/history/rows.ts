@@ -2,6 +2,7 @@
 // text full-text search sees (every string of its data as logged, digests
 // and ids left out: what the capture ceiling kept out of the log cannot be
 // found), its session state and its token usage.
+import { LIMIT_REACHED } from '../../core/kernel/limits.ts';
 import { PROJECT_ATTR } from '../../core/capture/project.ts';
 import { IMPORTED_ATTR } from '../../runtime/usage/imported.ts';
 import { usageOf, type UsageRow } from '../../runtime/usage/usage-of.ts';
@@ -20,7 +21,7 @@ export interface IndexedEvent {
   subject?: string;
   project?: string;
   /** `imported`: an event `hookmap history import` made from the agent's own files (engine/person/history/import.ts). */
-  state: 'active' | 'waiting' | 'imported';
+  state: 'active' | 'waiting' | 'paused' | 'imported';
   text: string;
   usage?: UsageRow;
   line: string;
@@ -65,7 +66,8 @@ export function indexedEvent(line: string, agentOfFolder: string): IndexedEvent 
     time: ev.time,
     subject: str(ev.subject),
     project: str(ev[PROJECT_ATTR]),
-    state: ev[IMPORTED_ATTR] === true ? 'imported' : ev.type === TYPE.attentionRequested ? 'waiting' : 'active',
+    // paused: the agent stopped on a limit (kernel/limits.ts); the store keeps it until the session's next run
+    state: ev[IMPORTED_ATTR] === true ? 'imported' : ev.type === TYPE.attentionRequested ? 'waiting' : ev.type === LIMIT_REACHED ? 'paused' : 'active',
     text: textOf(ev),
     usage: usageOf(ev.type, data),
     line,

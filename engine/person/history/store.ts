@@ -76,7 +76,8 @@ export class HistoryWriter {
       ON CONFLICT (agent, session) DO UPDATE SET
         project = COALESCE(excluded.project, project), started = COALESCE(started, excluded.started),
         last = MAX(last, excluded.last), ended = COALESCE(excluded.ended, ended),
-        state = CASE WHEN excluded.ended IS NOT NULL THEN 'ended' WHEN ended IS NOT NULL THEN state ELSE excluded.state END,
+        state = CASE WHEN excluded.ended IS NOT NULL THEN 'ended' WHEN ended IS NOT NULL THEN state
+          WHEN state = 'paused' AND excluded.runs = 0 THEN state ELSE excluded.state END,
         runs = runs + excluded.runs, events = events + 1, attention = attention + excluded.attention, tools = tools + excluded.tools`);
     this.insUsage = db.prepare(
       `INSERT OR IGNORE INTO usage (event, agent, session, run, time, model, input, output, cache_read, cache_write, reasoning, cost, part)

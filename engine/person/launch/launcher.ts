@@ -28,6 +28,8 @@ export interface LaunchConfig {
   tmux?: string;
   /** The tmux server's socket name (tmux -L); default tmux's own server. */
   tmuxSocket?: string;
+  /** Continue a session stopped on a rate or usage limit at its reset (resume-at-reset.ts); absent: only tell. */
+  afterLimit?: { prompt?: string; waitMs?: number };
 }
 
 export interface LaunchRequest {

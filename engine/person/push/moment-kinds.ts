@@ -4,6 +4,7 @@ import type { AepEvent } from '../../runtime/relay/index.ts';
 import type { AlertKind } from './payload.ts';
 import { isSessionTerminal, runEnd } from '../../core/kernel/lifecycle.ts';
 import { BUDGET_REACHED, BUDGET_WARNED } from '../../runtime/usage/budgets.ts';
+import { LIMIT_REACHED, LIMIT_RESUMED, pauseOf, pauseText } from '../../core/kernel/limits.ts';
 
 /** A budget's warning and its cap reached: alerts of their own kind. */
 export const BUDGET_ALERTS = [BUDGET_WARNED, BUDGET_REACHED];
@@ -15,6 +16,7 @@ export const WORDS: Record<AlertKind, string> = {
   session_error: 'the session ended on an error',
   turn_finished: 'finished its turn',
   budget: 'a budget',
+  limit: 'stopped on a limit',
 };
 
 /** A form a chat can answer with one button per choice: one single-select field, at most 8 choices, labels real (never placeholders). */
@@ -39,5 +41,17 @@ export function alertKind(ev: AepEvent): AlertKind | undefined {
   if (isSessionTerminal(ev.type)) return d.reason === 'error' ? 'session_error' : undefined;
   if (ev.type === 'progress.status' && (ev.subject === 'idle_prompt' || d.status === 'idle')) return 'idle';
   if (BUDGET_ALERTS.includes(ev.type)) return 'budget';
+  if (ev.type === LIMIT_REACHED || (ev.type === LIMIT_RESUMED && d.ok === true)) return 'limit';
   return undefined;
+}
+
+/** A limit alert's agent, session and words: "<agent>: rate limit: paused until 15:04", "<agent>: continued after its limit". */
+export function limitAlert(ev: AepEvent): { agent: string; session?: string; title: string } {
+  const d = (ev.data ?? {}) as Record<string, unknown>;
+  if (ev.type === LIMIT_RESUMED) {
+    const agent = String(d.agent ?? '');
+    return { agent, session: typeof d.session === 'string' ? d.session : undefined, title: `${agent}: continued after its limit` };
+  }
+  const p = pauseOf({ type: ev.type, time: ev.time, data: d });
+  return { agent: String(ev.agent ?? ''), session: ev.session, title: `${ev.agent}: ${p ? pauseText(p) : 'stopped on a limit'}` };
 }

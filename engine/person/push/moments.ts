@@ -17,7 +17,7 @@ import type { Door } from './door.ts';
 import { ATTENTION_FOLLOWERS, isAttentionTerminal, opens, RESPOND, RUN_TERMINALS, SESSION_TERMINALS, UNITS } from '../../core/kernel/lifecycle.ts';
 import { answerOf, requestFate, StoryFold } from '../../core/kernel/fold/index.ts';
 import { answerableViaControl } from '../../core/kernel/option-effects.ts';
-import { alertKind, BUDGET_ALERTS, singleChoice, WORDS } from './moment-kinds.ts';
+import { alertKind, BUDGET_ALERTS, singleChoice, WORDS, limitAlert } from './moment-kinds.ts';
 import { Sightings } from './sightings.ts';
 import { PARTIAL_TYPE } from '../../runtime/auth/people.ts';
 
@@ -278,12 +278,13 @@ export class Moments {
   private alert(ev: AepEvent): void {
     const kind = alertKind(ev);
     if (!kind) return;
-    const agent = String(ev.agent ?? '');
+    const limit = kind === 'limit' ? limitAlert(ev) : undefined; // a resumption is hookmap's event about an agent's session
+    const agent = limit?.agent ?? String(ev.agent ?? '');
     const w = escalate(this.o.config, kind, agent, { now: new Date(this.now()), inboxVisible: this.o.presence.visible });
     if (!w.push) return;
     // a budget's own words (engine/runtime/usage/budgets.ts: labels and amounts, metadata): "project shop-api has spent $10.02 of $10.00 today ..."
     const said = kind === 'budget' ? String((ev.data as Record<string, unknown> | undefined)?.text ?? '').slice(0, 300) : '';
-    const a: Alert = { kind, agent, session: ev.session, title: said || `${agent}: ${WORDS[kind]}` };
+    const a: Alert = { kind, agent, session: limit ? limit.session : ev.session, title: limit?.title ?? (said || `${agent}: ${WORDS[kind]}`) };
     const away = !this.o.presence.visible;
     for (const step of this.steps(kind, agent, undefined)) {
       const fire = () =>

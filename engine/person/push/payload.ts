@@ -13,8 +13,8 @@ import type { CaptureLevel } from '../../core/aep/schemas.ts';
 export const PAD_SIZE = 2048;
 const TEXT_MAX = 400;
 
-export type AlertKind = 'permission' | 'question' | 'run_failed' | 'idle' | 'session_error' | 'turn_finished' | 'budget';
-export const ALERT_KINDS: readonly AlertKind[] = ['permission', 'question', 'run_failed', 'idle', 'session_error', 'turn_finished', 'budget'];
+export type AlertKind = 'permission' | 'question' | 'run_failed' | 'idle' | 'session_error' | 'turn_finished' | 'budget' | 'limit';
+export const ALERT_KINDS: readonly AlertKind[] = ['permission', 'question', 'run_failed', 'idle', 'session_error', 'turn_finished', 'budget', 'limit'];
 
 export interface Action {
   /** allow | deny | always */

@@ -5,10 +5,13 @@
 // sign with `unless` (a hook expected next) waits: published only when none
 // of the expected hooks fired in the session within its time; the session's
 // end, or the daemon stopping, drops the wait. At most MAX_EXPECTING at once.
+// Beside them, a limit sign (the agent stopped on a rate or usage limit) is
+// one x.hookmap.limit.reached event (engine/core/map/limits.ts).
 import type { Descriptor } from '../../core/descriptor/types.ts';
 import type { WaitingSign } from '../../core/descriptor/waiting.ts';
 import type { Mapper, MapResult } from '../../core/map/mapper.ts';
 import { waitingEventOf, waitingSignOf } from '../../core/map/waiting.ts';
+import { limitEventOf } from '../../core/map/limits.ts';
 import { opens } from '../../core/kernel/lifecycle.ts';
 import type { DaemonCore } from './core.ts';
 
@@ -35,6 +38,12 @@ export class WaitingSigns {
     const session = result.session;
     if (session === undefined) return;
     this.met(session, (e) => result.endsSession === true || e.hooks.includes(result.hook));
+    try {
+      const limit = await limitEventOf(this.mapper, result, payload, surface, this.core.now());
+      if (limit) this.core.publish([limit]);
+    } catch (e) {
+      this.core.say(`limit sign of ${result.hook} not evaluated: ${(e as Error).message}`);
+    }
     try {
       const w = await waitingSignOf(this.mapper, result, payload, surface);
       if (!w) return;

@@ -60,6 +60,28 @@ describe('store', () => {
     expect(st.sessionList().map((s) => s.id)).toEqual(['s1', 's2']);
   });
 
+  it('a session stopped on a limit is paused until its next run (the fold, kernel/limits.ts), with its reset time', () => {
+    const st = new Store();
+    const until = new Date(T0 + 3_600_000).toISOString();
+    st.applyBatch([{ ev: ev('run.started', 1, { run: 'r1' }) }, { ev: ev('run.failed', 2, { run: 'r1', data: { reason: 'rate_limit' } }) }], T0);
+    st.applyBatch([{ ev: ev('x.hookmap.limit.reached', 3, { run: 'r1', data: { kind: 'rate_limit', hook: 'StopFailure', resets_at: until } }) }], T0);
+    const s = st.sessions.get('s1')!;
+    expect(st.stateOf(s, T0 + 5_000)).toBe('paused');
+    expect(st.pauseOf(s)).toEqual({ kind: 'rate_limit', until, since: new Date(T0 + 3000).toISOString() });
+    st.applyBatch([{ ev: ev('run.started', 4, { run: 'r2' }) }], T0);
+    expect(st.stateOf(s, T0 + 5_000)).toBe('running');
+    expect(st.pauseOf(s)).toBeUndefined();
+    // no reset time said: paused all the same; a session's end outranks it
+    st.applyBatch(
+      [{ ev: ev('run.failed', 5, { run: 'r2' }) }, { ev: ev('x.hookmap.limit.reached', 6, { data: { kind: 'usage_limit', hook: 'StopFailure' } }) }],
+      T0,
+    );
+    expect(st.stateOf(s, T0 + 5_000)).toBe('paused');
+    expect(st.pauseOf(s)).toEqual({ kind: 'usage_limit', since: new Date(T0 + 6000).toISOString() });
+    st.applyBatch([{ ev: ev('session.ended', 7) }], T0);
+    expect(st.stateOf(s, T0 + 5_000)).toBe('ended');
+  });
+
   it('a request far past its deadline with no outcome is stale, not waiting', () => {
     const st = new Store();
     const req = ev('attention.requested', 1, { data: { kind: 'permission', expires_at: new Date(T0 + 10_000).toISOString() } });

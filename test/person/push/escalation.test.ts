@@ -12,6 +12,7 @@ import { CHANNEL_KINDS } from '../../../engine/person/channels/schema.ts';
 import { ROOT } from '../../../engine/core/descriptor/registry.ts';
 import { encodeMessage, PAD_SIZE, requestText } from '../../../engine/person/push/payload.ts';
 import { alertKind } from '../../../engine/person/push/moments.ts';
+import { limitAlert } from '../../../engine/person/push/moment-kinds.ts';
 import { Presence, PRESENCE_TTL_MS } from '../../../engine/person/push/presence.ts';
 import { ActionCredentials } from '../../../engine/person/push/credentials.ts';
 
@@ -54,6 +55,28 @@ describe('escalation', () => {
     expect(alertKind({ type: 'session.ended', data: { reason: 'error' } } as any)).toBe('session_error');
     expect(alertKind({ type: 'session.ended', data: { reason: 'normal' } } as any)).toBeUndefined();
     expect(alertKind({ type: 'progress.status', subject: 'idle_prompt', data: {} } as any)).toBe('idle');
+    // a limit: the agent's stop, and hookmap's continuing it (on its own session, about the agent's)
+    expect(alertKind({ type: 'x.hookmap.limit.reached', data: { kind: 'rate_limit' } } as any)).toBe('limit');
+    expect(alertKind({ type: 'x.hookmap.limit.resumed', data: { ok: true } } as any)).toBe('limit');
+    expect(alertKind({ type: 'x.hookmap.limit.resumed', data: { ok: false } } as any)).toBeUndefined();
+    const at = new Date(2026, 11, 4, 15, 4).toISOString();
+    expect(
+      limitAlert({ type: 'x.hookmap.limit.reached', agent: 'claude-code', session: 's', time: at, data: { kind: 'rate_limit', resets_at: at } } as any),
+    ).toEqual({
+      agent: 'claude-code',
+      session: 's',
+      title: 'claude-code: rate limit: paused until 15:04',
+    });
+    expect(limitAlert({ type: 'x.hookmap.limit.reached', agent: 'qwen-code', session: 's', time: at, data: { kind: 'rate_limit' } } as any).title).toBe(
+      'qwen-code: rate limit: paused (no reset time given)',
+    );
+    expect(
+      limitAlert({ type: 'x.hookmap.limit.resumed', agent: 'hookmap', session: 'op', time: at, data: { agent: 'codex', session: 's2', ok: true } } as any),
+    ).toEqual({
+      agent: 'codex',
+      session: 's2',
+      title: 'codex: continued after its limit',
+    });
     expect(alertKind({ type: 'run.finished', data: {} } as any)).toBe('turn_finished');
   });
 });

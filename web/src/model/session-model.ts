@@ -5,7 +5,7 @@ import type { Signal } from '@preact/signals';
 import type { RequestStory } from '../../../engine/core/kernel/fold/index.ts';
 import type { Ev, Position } from './aep.ts';
 
-export type SessionState = 'waiting' | 'running' | 'idle' | 'ended';
+export type SessionState = 'waiting' | 'running' | 'paused' | 'idle' | 'ended';
 
 export interface Attn {
   id: string;

@@ -7,6 +7,7 @@ import { Component } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { useSignal } from '@preact/signals';
 import type { SessionState } from '../model/session-model.ts';
+import { pauseText } from '../../../engine/core/kernel/limits.ts';
 import { isWaiting } from '../model/attention.ts';
 import { longId, sessionLabel } from '../model/label.ts';
 import { usageLong, usageOf, type UsageSum } from '../model/usage.ts';
@@ -14,7 +15,7 @@ import { AgentIcon, STATE_LABEL, StatePill, dayTime, roughly, sessionHref, span 
 import { useApp } from './context.ts';
 import { UsageNote } from './ToolCall.tsx';
 
-const STATES: SessionState[] = ['waiting', 'running', 'idle', 'ended'];
+const STATES: SessionState[] = ['waiting', 'running', 'paused', 'idle', 'ended'];
 /** Rows rendered at first; more as the reader scrolls to the end (a list of hundreds costs what is on screen). */
 const STEP = 60;
 
@@ -74,7 +75,9 @@ export function SessionList({ current }: { current?: string }) {
           const label = sessionLabel(s);
           const started = Number.isFinite(s.firstAt);
           const ended = st === 'ended' && started;
+          const pause = st === 'paused' ? store.pauseOf(s) : undefined;
           const sub = [
+            pause ? pauseText(pause, (d) => dayTime(d.getTime(), now)) : '',
             label.project ? label.short : '',
             // when it started says how long a live session has run; an ended one says how long it lasted
             ended ? `${dayTime(s.firstAt, now)}, lasted ${span(s.lastAt - s.firstAt)}` : started ? `since ${dayTime(s.firstAt, now)}` : '',

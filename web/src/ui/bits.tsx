@@ -62,6 +62,7 @@ export function dayTime(ms: number, now: number): string {
 export const STATE_LABEL: Record<SessionState, string> = {
   waiting: 'waiting for you',
   running: 'running',
+  paused: 'paused',
   idle: 'idle',
   ended: 'ended',
 };

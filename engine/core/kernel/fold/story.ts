@@ -77,6 +77,8 @@ export interface SessionStory<E extends FoldEvent = FoldEvent> {
   predecessor?: string;
   started?: E;
   ended?: E;
+  /** The newest limit the agent stopped on (x.hookmap.limit.reached, kernel/limits.ts), until its next run starts. */
+  paused?: E;
   runs: Map<string, RunStory<E>>;
   /** Calls by story id (call id or first event id), in the order first seen. */
   calls: Map<string, CallStory<E>>;
