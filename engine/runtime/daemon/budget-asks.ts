@@ -32,8 +32,6 @@ import { TYPE } from '../../core/kernel/lifecycle.ts';
 /** The hold's pseudo hook name (never a descriptor hook). */
 export const BUDGET_HOOK = '@budget';
 const META = 'metadata' as const;
-/** Sessions whose current run a person let finish (the least recent forgotten first). */
-const MAX_FINISHING = 10_000;
 
 interface Noted {
   verdict: BudgetVerdict;
@@ -53,7 +51,6 @@ interface Outcome {
 
 export class BudgetAsks {
   private noted?: Noted;
-  private readonly finishing = new Map<string, string>();
   /** budget, scope and window -> the open card's outcome. */
   private readonly cards = new Map<string, Promise<Outcome>>();
 
@@ -63,9 +60,9 @@ export class BudgetAsks {
     private readonly gate: BudgetGate,
   ) {}
 
-  /** The ask budgets a person let this run pass ("let this run finish"). */
+  /** The ask budgets a person let this run pass ("let this run finish": the book's, as said on the stream). */
   skip(session: string, run: string | undefined): ((b: Budget) => boolean) | undefined {
-    return run !== undefined && this.finishing.get(session) === run ? (b) => b.atCap === 'ask' : undefined;
+    return this.gate.finishing.passes(session, run) ? (b) => b.atCap === 'ask' : undefined;
   }
 
   /** The decider's note while the firing is mapped: its tool call is held once its events are logged. */
@@ -141,11 +138,7 @@ export class BudgetAsks {
     const { core } = this;
     const neutral = core.neutralReply(n.hook);
     if (o.option === 'finish') {
-      if (mine && n.run !== undefined) {
-        this.finishing.delete(n.session);
-        this.finishing.set(n.session, n.run);
-        while (this.finishing.size > MAX_FINISHING) this.finishing.delete(this.finishing.keys().next().value as string);
-      }
+      if (mine && n.run !== undefined) this.gate.finishing.let(n.verdict.budget.id, n.session, n.run, o.by, o.request); // said on the stream
       return neutral;
     }
     if (o.option === 'more') {

@@ -3,6 +3,18 @@
 // the cap; and the bounded map touch the book keeps its sums with.
 import type { Budget } from './budget-schema.ts';
 
+/** An event of the stream as the book reads it (every field unchecked). */
+export interface StreamEvent {
+  id?: unknown;
+  type?: unknown;
+  time?: unknown;
+  agent?: unknown;
+  session?: unknown;
+  source?: unknown;
+  data?: unknown;
+  [k: string]: unknown;
+}
+
 export const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
 /** The window a budget counts a moment in: its UTC day or month of an ISO time, '' for a session's (no window). */
 export const windowOf = (b: Budget, iso: string): string => (b.window ? iso.slice(0, b.window === 'day' ? 10 : 7) : '');

@@ -7,7 +7,8 @@
 // whose event crossed it, as x.hookmap.budget.warned / .reached; a refused
 // tool call is x.hookmap.budget.blocked in the agent's own session. A
 // person's "allow more" on an `ask` card is x.hookmap.budget.raised on
-// hookmap's own session (who, by how much): every machine folds the same cap.
+// hookmap's own session (who, by how much): every machine folds the same cap;
+// its "let this run finish" is x.hookmap.budget.finishing (budget-finish.ts).
 import { randomUUID } from 'node:crypto';
 import { PROJECT_ATTR } from '../../core/capture/project.ts';
 import { usageOf } from './usage-of.ts';
@@ -16,7 +17,8 @@ import { opens } from '../../core/kernel/lifecycle.ts';
 import type { Budget } from './budget-schema.ts';
 import type { BudgetView, SpendView } from './budget-view.ts';
 import type { PriceBook } from './prices.ts';
-import { amount, isoOf, label, NEXT, period, str, touch, untilText, windowOf } from './budget-text.ts';
+import { amount, isoOf, label, NEXT, period, str, touch, untilText, windowOf, type StreamEvent } from './budget-text.ts';
+import { BUDGET_FINISHING, LetFinish } from './budget-finish.ts';
 
 export { amount, label } from './budget-text.ts';
 
@@ -30,16 +32,7 @@ export const BUDGET_LIMITS = { keys: 100_000, sessions: 50_000, seen: 100_000 } 
 /** An event more than this older than the book is read back (a restart, the replay buffer): counted, never announced again. */
 const REPLAYED_MS = 5_000;
 
-export interface StreamEvent {
-  id?: unknown;
-  type?: unknown;
-  time?: unknown;
-  agent?: unknown;
-  session?: unknown;
-  source?: unknown;
-  data?: unknown;
-  [k: string]: unknown;
-}
+export type { StreamEvent } from './budget-text.ts';
 
 interface Spend {
   usd: number;
@@ -69,6 +62,8 @@ export interface BudgetGate {
   verdict(agent: string, session: string, skip?: (b: Budget) => boolean): BudgetVerdict | undefined;
   /** An ask's "allow more": the cap of the verdict's scope and window raised by the budget's raise_by, said on the stream. */
   raise(v: BudgetVerdict, by: string | undefined, request: string): Record<string, unknown>;
+  /** An ask's "let this run finish": the runs let go on past the cap, said on the stream. */
+  readonly finishing: LetFinish;
   /** The daemon's own events as it logs them (the stream brings them again: counted once, by id). */
   add?(ev: StreamEvent): void;
 }
@@ -98,8 +93,8 @@ export class BudgetBook implements BudgetGate {
   private readonly now: () => number;
   private readonly started: number;
   private readonly blocking: Budget[];
-  /** Raises applied here before the stream brings them back (by raise id). */
-  private readonly raises = new Map<string, true>();
+  private readonly raises = new Map<string, true>(); // raises applied here before the stream brings them back (by raise id)
+  readonly finishing: LetFinish;
 
   constructor(
     readonly budgets: readonly Budget[],
@@ -108,6 +103,7 @@ export class BudgetBook implements BudgetGate {
     this.now = o.now ?? Date.now;
     this.started = this.now();
     this.blocking = budgets.filter((b) => b.atCap !== 'notify');
+    this.finishing = new LetFinish(o.announce, o.say);
   }
 
   /** The scope a budget counts an event of (agent, session) under, or undefined when the budget does not count it. */
@@ -132,6 +128,7 @@ export class BudgetBook implements BudgetGate {
     const data = ev.data && typeof ev.data === 'object' && !Array.isArray(ev.data) ? (ev.data as Record<string, unknown>) : {};
     const session = str(ev.session);
     if (type === BUDGET_RAISED) return void (ev.agent === (this.o.announcer ?? 'hookmap') && this.noteRaised(data));
+    if (type === BUDGET_FINISHING) return void (ev.agent === (this.o.announcer ?? 'hookmap') && this.finishing.note(data));
     if (ANNOUNCED.has(type)) return void (ev.agent === (this.o.announcer ?? 'hookmap') && this.noteAnnounced(type, data));
     if (session && opens(type) === 'session') {
       touch(this.sessions, session, { agent: str(ev.agent), project: str(ev[PROJECT_ATTR]) }, BUDGET_LIMITS.sessions);

@@ -4,6 +4,7 @@
 // again, another machine's crossing never announced twice, hook-carried
 // usage priced by the price book, bad events skipped, every map bounded,
 // the hook path's verdict a lookup.
+import { BUDGET_FINISHING } from '../../../engine/runtime/usage/budget-finish.ts';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -122,6 +123,24 @@ describe('the budget book', () => {
     expect(there.b.verdict('a1', 's1')?.data).toMatchObject({ cap: 150, spent: 151 });
     expect(there.b.view()[0].spends[0]).toMatchObject({ spent: 151, raised: 150, state: 'reached', next: 'the next tool call is held with a card (ask)' });
     expect(there.b.verdict('a1', 's1', (b) => b.atCap === 'ask')).toBeUndefined(); // a run a person let finish
+  });
+
+  it('"let this run finish" is said on the stream and folded from it: a restarted book (the replay) still lets that run pass', () => {
+    const list = [{ id: 'ask', scope: 'session' as const, tokens: 100, at_cap: 'ask' as const }];
+    const here = book(list);
+    here.b.finishing.let('ask', 's1', 'r1', 'alice', 'req1');
+    expect(here.said).toEqual([{ type: BUDGET_FINISHING, data: { budget: 'ask', session: 's1', run: 'r1', by: 'alice', request: 'req1' } }]);
+    expect(here.b.finishing.passes('s1', 'r1')).toBe(true);
+    expect(here.b.finishing.passes('s1', 'r2')).toBe(false); // the next run is asked again
+    // after a restart: a new book reads the stream back
+    const after = book(list);
+    after.b.add(ev({ type: BUDGET_FINISHING, agent: 'a1', data: { session: 's2', run: 'r9' } })); // an agent's forged record: ignored
+    expect(after.b.finishing.passes('s2', 'r9')).toBe(false);
+    after.b.add(ev({ type: BUDGET_FINISHING, agent: 'hookmap', data: here.said[0].data }));
+    expect(after.b.finishing.passes('s1', 'r1')).toBe(true);
+    expect(after.b.finishing.passes('s1~2', 'r1')).toBe(true); // one line
+    after.b.add(ev({ type: BUDGET_FINISHING, agent: 'hookmap', data: { session: 's1', run: 42 } })); // unreadable: skipped
+    expect(after.b.finishing.passes('s1', 'r1')).toBe(true);
   });
 
   it('counts a stream read back after a restart without announcing it again, and still blocks', () => {

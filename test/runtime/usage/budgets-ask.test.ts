@@ -158,6 +158,10 @@ describe('a budget that asks at its cap', () => {
     await respond(card, { option: 'allow' }); // `hookmap answer --allow`: the card's allow is "let this run finish"
     const answered = await w.seen((e) => e.type === 'attention.answered' && e.subject === card.id, 'the answer');
     expect(answered.data.answer).toEqual({ option: 'finish' });
+    // said on the stream by hookmap, with who: it outlives this daemon (a restarted book reads it back)
+    const finishing = await w.seen((e) => e.type === 'x.hookmap.budget.finishing', 'the finishing record');
+    expect(finishing.agent).toBe('hookmap');
+    expect(finishing.data).toEqual({ budget: 'ask-all', session: 'q1', run: card.run, by: 'owner', request: card.id });
     expect(await first).toBe('');
     expect(await tool('c5')).toBe(''); // the same run: no card
     expect(cards()).toHaveLength(3);
