@@ -5,9 +5,12 @@
 // was ingested, AEP-0003 §3.5), which files have lines past their position,
 // and the confirmed offsets persisted beside the log so a restarted daemon
 // re-sends from there (the relay dedupes on (source, id)). Memory holds only
-// offsets, so the outbox is bounded whatever the outage length.
+// offsets, so the outbox is bounded whatever the outage length. While the
+// link runs, the offsets are written off the main thread (the flush to disk
+// in libuv's pool, one write at a time): a hook is never answered behind an
+// fsync. A write that lost a race leaves older offsets, which only re-send.
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { writeAtomic } from './epoch.ts';
+import { writeAtomic, writeAtomicAsync } from '../../core/io/atomic.ts';
 import type { SessionLog } from './session-log.ts';
 
 const PING_DELAY_MS = 25;
@@ -33,6 +36,9 @@ export class LinkCursors {
   private pingCounter = 0;
   private pingTimer?: NodeJS.Timeout;
   private persistTimer?: NodeJS.Timeout;
+  /** The write under way (off the main thread), and whether another is due after it. */
+  private writing?: Promise<void>;
+  private again = false;
 
   constructor(private readonly o: LinkCursorsOptions) {
     this.load();
@@ -70,10 +76,35 @@ export class LinkCursors {
       for (const [f, end] of snap) if (end > (this.confirmed.get(f) ?? 0)) this.confirmed.set(f, end);
       this.pings.delete(k);
     }
+    this.persistSoon();
+  }
+
+  private persistSoon(): void {
     this.persistTimer ??= setTimeout(() => {
       this.persistTimer = undefined;
-      this.persist();
+      this.persistAsync();
     }, PERSIST_DELAY_MS);
+  }
+
+  private persistAsync(): void {
+    if (this.writing) {
+      this.again = true;
+      return;
+    }
+    this.writing = writeAtomicAsync(this.o.cursorFile, this.snapshot())
+      .catch((e: Error) => this.o.say(`could not persist relay cursors: ${e.message}`))
+      .finally(() => {
+        this.writing = undefined;
+        if (this.again) {
+          this.again = false;
+          this.persistSoon();
+        }
+      });
+  }
+
+  /** Settled once no write is under way (tests, and a caller that must see the file). */
+  async flushed(): Promise<void> {
+    while (this.writing) await this.writing;
   }
 
   /** The connection is gone: nothing past the confirmed offsets is known to have arrived. */
@@ -128,15 +159,21 @@ export class LinkCursors {
     }
   }
 
-  private persist(): void {
+  /** The confirmed offsets as the file holds them (past MAX_CURSORS, fully confirmed idle files are forgotten first). */
+  private snapshot(): string {
     if (this.confirmed.size > MAX_CURSORS) {
       for (const [f, c] of this.confirmed) {
         if (this.confirmed.size <= MAX_CURSORS) break;
         if (c >= this.o.log.size(f) && !this.dirty.has(f) && !this.sent.has(f)) this.confirmed.delete(f);
       }
     }
+    return JSON.stringify(Object.fromEntries(this.confirmed));
+  }
+
+  /** Written at once (the first run, and the link's stop). */
+  private persist(): void {
     try {
-      writeAtomic(this.o.cursorFile, JSON.stringify(Object.fromEntries(this.confirmed)));
+      writeAtomic(this.o.cursorFile, this.snapshot());
     } catch (e) {
       this.o.say(`could not persist relay cursors: ${(e as Error).message}`);
     }
