@@ -10,8 +10,10 @@
 // A new run in the session before then (a person continued it) drops the
 // wait; the outcome is x.hookmap.limit.resumed on hookmap's own session, with
 // the launch's id or why not. At most MAX_WAITS waits; a reset further out
-// than MAX_WAIT_MS is not waited for.
-import { opens } from '../../core/kernel/lifecycle.ts';
+// than MAX_WAIT_MS is not waited for; a session that stops on its limit again
+// is continued at most MAX_RESUMES times in a row (a run that finishes starts
+// the count again), so an agent that is always refused is not relaunched forever.
+import { opens, runEnd } from '../../core/kernel/lifecycle.ts';
 import { LIMIT_RESUMED, pauseOf } from '../../core/kernel/limits.ts';
 import { lineOf } from '../../core/kernel/fold/story.ts';
 import { DEFAULT_AFTER_LIMIT_PROMPT, DEFAULT_AFTER_LIMIT_WAIT_MS } from '../../core/config/defaults.ts';
@@ -19,6 +21,7 @@ import type { LaunchRequest, LaunchRun, Who } from './launcher.ts';
 
 export const MAX_WAITS = 1000;
 export const MAX_WAIT_MS = 24 * 3600_000;
+export const MAX_RESUMES = 3;
 const WHO: Who = { principal: 'hookmap', surface: 'after-limit' };
 
 export interface ResumeAtResetOptions {
@@ -43,6 +46,8 @@ interface Limited {
 
 export class ResumeAtReset {
   private readonly waits = new Map<string, { timer: ReturnType<typeof setTimeout>; session: string }>();
+  /** Per session line: how many times it was continued since a run of it last finished. */
+  private readonly tries = new Map<string, number>();
   private readonly now: () => number;
 
   constructor(private readonly o: ResumeAtResetOptions) {
@@ -56,6 +61,7 @@ export class ResumeAtReset {
     const pause = typeof ev.time === 'string' ? pauseOf({ type: ev.type, time: ev.time, data: ev.data }) : undefined;
     if (!pause) {
       if (opens(ev.type) === 'run') this.drop(line); // the session went on: nobody waits for the reset
+      if (runEnd(ev.type) === 'finished') this.tries.delete(line);
       return;
     }
     const at = pause.until ? Date.parse(pause.until) : Date.parse(pause.since) + (this.o.waitMs ?? DEFAULT_AFTER_LIMIT_WAIT_MS);
@@ -74,7 +80,7 @@ export class ResumeAtReset {
     const timer = setTimeout(() => {
       if (this.waits.get(line)?.timer !== timer) return;
       this.waits.delete(line);
-      this.resume(agent, session);
+      this.resume(agent, session, line);
     }, wait);
     timer.unref?.();
     this.waits.set(line, { timer, session });
@@ -98,15 +104,23 @@ export class ResumeAtReset {
     this.waits.delete(line);
   }
 
-  private resume(agent: string, session: string): void {
+  private resume(agent: string, session: string, line: string): void {
     const project = this.o.projectOf(session);
     const base = { session, agent, at: new Date(this.now()).toISOString() };
+    const tries = this.tries.get(line) ?? 0;
+    if (tries >= MAX_RESUMES) {
+      this.o.audit(LIMIT_RESUMED, { ...base, ok: false, why: `stopped on its limit ${tries} times in a row after being continued: not continued again` });
+      return;
+    }
     if (!project) {
       this.o.audit(LIMIT_RESUMED, { ...base, ok: false, why: 'its project is not known (no session.started seen since up started)' });
       return;
     }
     try {
       const run = this.o.start({ agent, project, prompt: this.o.prompt ?? DEFAULT_AFTER_LIMIT_PROMPT, resume: session }, WHO);
+      this.tries.delete(line);
+      this.tries.set(line, tries + 1);
+      if (this.tries.size > MAX_WAITS) this.tries.delete(this.tries.keys().next().value!);
       this.o.audit(LIMIT_RESUMED, { ...base, ok: true, launch: run.id });
       this.o.say(`${agent} session ${session} continued after its limit: launch ${run.id}`);
     } catch (e) {

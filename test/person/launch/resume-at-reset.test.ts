@@ -7,7 +7,7 @@
 // refused start audited as not continued, a reset past a day not waited for,
 // and at most MAX_WAITS waits.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MAX_WAITS, ResumeAtReset } from '../../../engine/person/launch/resume-at-reset.ts';
+import { MAX_RESUMES, MAX_WAITS, ResumeAtReset } from '../../../engine/person/launch/resume-at-reset.ts';
 import { LaunchError } from '../../../engine/person/launch/argv.ts';
 import type { LaunchRequest, LaunchRun, Who } from '../../../engine/person/launch/launcher.ts';
 
@@ -70,6 +70,23 @@ describe('continuing a session after its limit', () => {
     r.seen(limit('s2~2'));
     vi.advanceTimersByTime(5_000);
     expect(started.map((x) => x.r.resume)).toEqual(['s2~2']);
+  });
+
+  it('a session refused again and again is continued at most MAX_RESUMES times in a row; a finished run starts the count again', () => {
+    const r = make({ waitMs: 1_000 });
+    const again = () => {
+      r.seen(limit('s7'));
+      vi.advanceTimersByTime(1_000);
+    };
+    for (let i = 0; i < MAX_RESUMES + 2; i++) again();
+    expect(started).toHaveLength(MAX_RESUMES);
+    expect(audits.filter((a) => a.ok === false).map((a) => String(a.why))).toEqual([
+      `stopped on its limit ${MAX_RESUMES} times in a row after being continued: not continued again`,
+      `stopped on its limit ${MAX_RESUMES} times in a row after being continued: not continued again`,
+    ]);
+    r.seen({ type: 'run.finished', agent: 'claude-code', session: 's7~4', time: new Date().toISOString() });
+    again();
+    expect(started).toHaveLength(MAX_RESUMES + 1);
   });
 
   it('an unknown project, or a start the launcher refuses: audited as not continued', () => {
