@@ -7,7 +7,8 @@
 // is paused with no reset time); a `when` that fails is the caller's to say.
 import { evaluate } from '../expr/compile.ts';
 import { LIMIT_REACHED } from '../kernel/limits.ts';
-import { buildEnvelope, type AepEvent } from './envelope.ts';
+import type { AepEvent } from './envelope.ts';
+import { signEvent } from './waiting.ts';
 import type { Mapper, MapResult } from './mapper.ts';
 
 /** A reset further out than this is not believed (a week). */
@@ -30,19 +31,8 @@ export async function limitEventOf(
     const inS = at === undefined && l.resetsInS ? Number(await evaluate(l.resetsInS, payload, ctx)) : NaN;
     const resets = at ?? (Number.isFinite(inS) && inS >= 0 ? now + inS * 1000 : undefined);
     const believed = resets !== undefined && resets - now <= MAX_AHEAD_MS ? new Date(resets).toISOString() : undefined;
-    const pos = m.state.seq.next(r.session);
-    return buildEnvelope({
-      type: LIMIT_REACHED,
-      host: m.host,
-      agent: d.agent,
-      channel: d.channel,
-      session: r.session,
-      run: [...r.events].reverse().find((e) => e.run !== undefined)?.run ?? m.openRun(r.session), // the run the firing closed
-      seq: pos.seq,
-      epoch: pos.epoch,
-      capture: 'metadata',
-      data: { kind: l.kind, hook: r.hook, ...(believed ? { resets_at: believed } : {}) },
-    });
+    const run = [...r.events].reverse().find((e) => e.run !== undefined)?.run ?? m.openRun(r.session); // the run the firing closed
+    return signEvent(m, LIMIT_REACHED, r.session, run, { kind: l.kind, hook: r.hook, ...(believed ? { resets_at: believed } : {}) });
   }
   return undefined;
 }

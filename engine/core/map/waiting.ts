@@ -28,18 +28,13 @@ export async function waitingSignOf(m: Mapper, r: MapResult, payload: unknown, s
 
 /** The x.hookmap.watch.waiting event of a sign in `session`, at the session's position now (its open run). */
 export function waitingEventOf(m: Mapper, session: string, w: WaitingSign): AepEvent {
+  const data = { sign: w.sign, reason: w.reason, hook: w.hook, ...(w.unless ? { expected: w.unless.hooks } : {}) };
+  return signEvent(m, WAITING_TYPE, session, m.openRun(session), data);
+}
+
+/** An event hookmap adds beside the mapping (a waiting or a limit sign) in the agent's session, next in its order; all metadata. */
+export function signEvent(m: Mapper, type: string, session: string, run: string | undefined, data: Record<string, unknown>): AepEvent {
   const d = m.descriptor;
   const pos = m.state.seq.next(session);
-  return buildEnvelope({
-    type: WAITING_TYPE,
-    host: m.host,
-    agent: d.agent,
-    channel: d.channel,
-    session,
-    run: m.openRun(session),
-    seq: pos.seq,
-    epoch: pos.epoch,
-    capture: 'metadata',
-    data: { sign: w.sign, reason: w.reason, hook: w.hook, ...(w.unless ? { expected: w.unless.hooks } : {}) },
-  });
+  return buildEnvelope({ type, host: m.host, agent: d.agent, channel: d.channel, session, run, seq: pos.seq, epoch: pos.epoch, capture: 'metadata', data });
 }

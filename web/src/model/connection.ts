@@ -21,6 +21,7 @@
 // HttpOnly cookie (same origin); no token is ever held in script.
 import { computed, signal, type ReadonlySignal } from '@preact/signals';
 import { isSessionTerminal, opens } from '../../../engine/core/kernel/lifecycle.ts';
+import { LIMIT_REACHED } from '../../../engine/core/kernel/limits.ts';
 import { makeCommand, type CommandParts, type Ev } from './aep.ts';
 import { browserScheduler, measure, now, type ConnectionOptions, type LinkStatus, type Opts, type RosterEntry } from './links.ts';
 import { AepSocket } from './socket.ts';
@@ -31,7 +32,18 @@ import type { Store } from './store.ts';
 export type { ConnectionOptions, LinkStatus, RosterEntry, Scheduler } from './links.ts';
 export type { SseHandlers } from './sse-feed.ts';
 
-const SUMMARY_TYPES = ['session.*', 'run.*', 'attention.*', 'message.*', 'control.*', 'x.hookmap.answer.*', 'x.hookmap.approval.*', 'x.hookmap.usage.reported'];
+// a session paused on a limit is part of its summary (kernel/limits.ts)
+const SUMMARY_TYPES = [
+  'session.*',
+  'run.*',
+  'attention.*',
+  'message.*',
+  'control.*',
+  'x.hookmap.answer.*',
+  'x.hookmap.approval.*',
+  'x.hookmap.usage.reported',
+  LIMIT_REACHED,
+];
 const DEFAULT_ACK_WINDOW_MS = 10_000;
 /** A batch this large is a replay or a flood: the next render waits BULK_GAP_MS for more. */
 const BULK = 50;
