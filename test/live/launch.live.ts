@@ -432,23 +432,21 @@ describe.skipIf(!!qwenSkip)(`hookmap run: ${resolveAgent(QWEN).agent.pkg} live`,
 
   const events = (session: string) => live.stream.events.filter((e) => e.session === session);
 
-  // AGENT-FACTS: Qwen Code 0.24.4's plain `-p` (the launch block's headless run) declines a
-  // shell call outright under `--approval-mode default` ("Matching deny rule:
-  // \"run_shell_command\"") and fires no hook that could hold it: its permission surface
-  // (PermissionRequest) exists only in the SDK's stream-json mode (qwen-code.live.ts).
-  it('starts `qwen --prompt` (approval_mode=default): headless -p declines the shell itself, no hook holds; the run finishes; --resume continues it', async () => {
+  // Plain `-p` declines a shell call with no hook (AGENT-FACTS); the launch block runs Qwen Code in the
+  // SDK's stream-json mode with hookmap as its host (engine/person/launch/stream-host.ts), where
+  // PermissionRequest fires and is held like any other.
+  it('starts `qwen` (stream-json, hookmap the host): the permission held and answered with `hookmap answer`; --resume continues it', async () => {
     const sc = live.scenario('permission-allow');
     live.model.play(sc);
-    const r0 = live.model.requests.length;
-    const started = await command(live.up.url, ['run', QWEN, '--dir', live.s.project, '--option', 'approval_mode=default', sc.prompt], live.s, 90_000);
+    const started = await command(live.up.url, ['run', QWEN, '--dir', live.s.project, sc.prompt], live.s, 90_000);
     expect(started.code, `${started.stdout}${started.stderr}\n${live.up.stderr()}`).toBe(0);
     const session = /^session (\S+)$/m.exec(started.stdout)![1];
+    const req = await until('the held permission request', () => events(session).find((e) => e.type === 'attention.requested'), 60_000);
+    expect(req.data).toMatchObject({ kind: 'permission', respond_via: ['control'] });
+    expect((await live.answer(req.id, ['--allow'])).code).toBe(0);
     await until('the turn finished', () => events(session).find((e) => e.type === 'run.finished'), 90_000);
-    expect((await runEnded(live, started.stdout)).data).toMatchObject({ state: 'exited', session });
-    const sent = JSON.stringify(live.model.requests.slice(r0).map((r) => r.body));
-    expect(sent).toContain('Matching deny rule: \\"run_shell_command\\"');
-    expect(events(session).some((e) => e.type === 'attention.requested')).toBe(false);
-    expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(false);
+    await until('allowed.txt', () => existsSync(join(live.s.project, 'allowed.txt')), 30_000);
+    expect((await runEnded(live, started.stdout)).data).toMatchObject({ state: 'exited', exit: 0, session });
 
     live.model.play({ name: 'resume', steps: [{ say: 'Done: the session goes on.' }] });
     const r1 = live.model.requests.length;

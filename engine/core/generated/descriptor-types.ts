@@ -1548,6 +1548,19 @@ export interface HookmapDescriptor {
     interactive?: Argv1;
     resume?: Argv2;
     /**
+     * Headless and continued runs that take the prompt on stdin instead of in argv (their argv then has no `{prompt}`): hookmap is the agent's host for the turn
+     */
+    stdin?: {
+      /**
+       * The Agent SDK's stream-json lines: the prompt goes in as one user message; a `control_request` the agent sends its host (`can_use_tool`: the agent asking for a permission no hook decided) is answered deny, any other subtype an error, so nothing is ever allowed by the host; stdin closes at the turn's `result` message
+       */
+      protocol: "stream-json";
+      /**
+       * Output text that also ends the turn (stdin closed) where the agent sends no result message (e.g. after a cancelled call)
+       */
+      done?: string[];
+    };
+    /**
      * Environment variables every run gets, added to the environment `hookmap up` runs with (literal values)
      */
     env?: {

@@ -6,10 +6,11 @@
 // continued session's own id, or the agent's first new session after the
 // start. A headless run logs to $HOOKMAP_HOME/launch/<id>.log, is stopped at
 // its wall time, and at most `maxRuns` run per agent at once. Every start,
-// refusal and end is audited with the principal and the surface.
+// refusal and end is audited with the principal and the surface. An agent
+// whose `launch.stdin` says so takes its prompt on stdin (stream-host.ts).
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, createWriteStream, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Descriptor } from '../../core/descriptor/types.ts';
 import { DEFAULT_LAUNCH_MAX_RUNS, DEFAULT_LAUNCH_TIMEOUT_MS } from '../../core/config/defaults.ts';
@@ -18,16 +19,15 @@ import { allowedProjects, assertWired, pickProject } from './projects.ts';
 import { isSessionTerminal, opens } from '../../core/kernel/lifecycle.ts';
 import { lineOf } from '../../core/kernel/fold/story.ts';
 import { attachArgv, goneWithin, newSession, type TmuxTarget } from './tmux.ts';
+import { hostStreamJson } from './stream-host.ts';
 
 export interface LaunchConfig {
   /** Folders allowed beside the ones `hookmap setup --project` recorded. */
   projects?: string[];
   timeoutMs?: number;
   maxRuns?: number;
-  /** The tmux program (default tmux). */
-  tmux?: string;
-  /** The tmux server's socket name (tmux -L); default tmux's own server. */
-  tmuxSocket?: string;
+  tmux?: string; // the tmux program (default tmux)
+  tmuxSocket?: string; // the tmux server's socket name (tmux -L); default tmux's own server
   /** Continue a session stopped on a rate or usage limit at its reset (resume-at-reset.ts); absent: only tell. */
   afterLimit?: { prompt?: string; waitMs?: number };
 }
@@ -64,8 +64,7 @@ export interface LaunchRun {
   log?: string;
   /** An attachable run: its tmux session, on the server named `socket` (tmux -L) when not tmux's default. */
   tmux?: { name: string; socket?: string; attach: string };
-  /** The hookmap session, once its first event arrived. */
-  session?: string;
+  session?: string; // the hookmap session, once its first event arrived
   resumed?: string;
   ended?: string;
   exit?: number | null;
@@ -76,11 +75,9 @@ export interface LaunchRun {
 export interface LauncherOptions {
   descriptor: (agent: string) => Descriptor | undefined;
   home: string;
-  /** The environment runs start with (handed down from the CLI edge). */
-  env: Readonly<Record<string, string | undefined>>;
+  env: Readonly<Record<string, string | undefined>>; // the environment runs start with (from the CLI edge)
   config?: LaunchConfig;
-  /** Each event on the stream (agent, session), from the start on. */
-  subscribe: (onEvent: (ev: StreamEvent) => void) => { close(): void };
+  subscribe: (onEvent: (ev: StreamEvent) => void) => { close(): void }; // each event on the stream (agent, session), from the start on
   audit: (type: string, data: Record<string, unknown>) => void;
   say?: (line: string) => void;
   spawn?: (command: string, args: string[], o: SpawnOptions) => ChildProcess;
@@ -92,6 +89,7 @@ export interface StreamEvent {
   session?: string;
 }
 
+type Host = { prompt: string; done?: string[] };
 const KILL_GRACE_MS = 5000;
 /** How long after its session's end an attachable run's tmux session has to go. */
 const TMUX_GONE_MS = 30_000;
@@ -164,7 +162,7 @@ export class Launcher {
     // a tmux server started elsewhere keeps its own environment: the run's own variables are passed on (never the rest: argv is public)
     const carried = Object.entries(spec.env ?? {});
     if (mode === 'tmux') this.tmux(run, command, args, env, carried);
-    else this.headless(run, command, args, env);
+    else this.headless(run, command, args, env, spec.stdin && { ...spec.stdin, prompt: r.prompt });
     this.o.audit('started', {
       launch: run.id,
       agent: run.agent,
@@ -179,17 +177,20 @@ export class Launcher {
     return run;
   }
 
-  private headless(run: LaunchRun, command: string, args: string[], env: Record<string, string | undefined>): void {
+  /** `host`: the prompt goes on stdin and hookmap hosts the turn (stream-host.ts), else stdin is closed. */
+  private headless(run: LaunchRun, command: string, args: string[], env: Record<string, string | undefined>, host?: Host): void {
     const dir = join(this.o.home, 'launch');
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     run.log = join(dir, `${run.id}.log`);
     const fd = openSync(run.log, 'a', 0o600);
     let child: ChildProcess;
     try {
-      child = (this.o.spawn ?? spawn)(command, args, { cwd: run.dir, env, stdio: ['ignore', fd, fd], detached: true, shell: false });
+      const stdio: SpawnOptions['stdio'] = host ? ['pipe', 'pipe', fd] : ['ignore', fd, fd];
+      child = (this.o.spawn ?? spawn)(command, args, { cwd: run.dir, env, stdio, detached: true, shell: false });
     } finally {
       closeSync(fd);
     }
+    if (host && child.stdin && child.stdout) hostStreamJson(child, { ...host, log: createWriteStream(run.log, { flags: 'a', mode: 0o600 }) });
     run.pid = child.pid;
     run.state = 'running';
     const timeoutMs = this.o.config?.timeoutMs ?? DEFAULT_LAUNCH_TIMEOUT_MS;
