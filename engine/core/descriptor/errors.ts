@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   'invalid-stream': 'the events a fixture case produces are not a valid AEP stream (order, lifecycle, identity)',
   'fixture-invalid': 'a fixture file is malformed',
   'fixtures-missing': 'an agent has no normalized-event fixtures',
+  'fail-closed-neutral': "a hook's refusing answer under a launch's gate (fail_closed) is its neutral reply, which lets the call go ahead",
   'fail-open-allows': "a hook's fail-open answer (what its shim gives when hookmap is down, slow or wrong) is one of its allowing decisions",
   'to-fill-in': 'a placeholder `hookmap new` wrote that is not filled in yet',
   'unknown-key': 'an up config key the schema does not define (with the closest known key)',

@@ -33,6 +33,20 @@ function shapeOf(s: { exit?: number; stream?: Stream } | undefined): ReplyShape 
  */
 export function compileReplyShape(x: Expressions, p: Path, h: Hook, hook: CompiledHook, spec: Pick<HookmapDescriptor, 'replies' | 'shim'>): void {
   const replies: { neutral?: string; exit_code?: number; stream?: Stream } = spec.replies ?? {};
+  const fc = h.fail_closed;
+  if (fc) {
+    hook.failClosed = { ...fc };
+    if (fc.reply === (h.reply ?? replies.neutral ?? ''))
+      x.err(
+        'fail-closed-neutral',
+        [...p, 'fail_closed'],
+        "the refusing answer is this hook's neutral reply: under the gate a call nobody allowed would go ahead",
+      );
+    if ((h.exit ?? replies.exit_code ?? 0) !== 0 || (h.stream ?? replies.stream ?? 'stdout') !== 'stdout')
+      x.err('schema-violation', [...p, 'fail_closed'], 'a refusing answer is bytes on stdout with exit 0: this hook replies with an exit code or on stderr', {
+        key: true,
+      });
+  }
   // an in-process plugin answers its host with a value, never an exit code or a stream: a shape there would be a promise nobody keeps
   if (spec.shim?.plugin) {
     const holds: Hold[] = h.hold === undefined ? [] : Array.isArray(h.hold) ? h.hold : [h.hold];
@@ -45,6 +59,7 @@ export function compileReplyShape(x: Expressions, p: Path, h: Hook, hook: Compil
   const own = shapeOf(h);
   if (own) hook.shape = own;
   if (h.fail_open) hook.failOpen = { ...h.fail_open };
+
   const holds: Hold[] = h.hold === undefined ? [] : Array.isArray(h.hold) ? h.hold : [h.hold];
   const fo = h.fail_open;
   const failBytes = fo?.reply ?? h.reply ?? replies.neutral ?? '';

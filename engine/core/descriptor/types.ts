@@ -61,6 +61,11 @@ export interface ReplyShape {
   stream?: Stream;
 }
 
+/** Under a launch's gate (HOOKMAP_GATE): the refusing answer of the shim and of an unanswered hold (schema `hook.fail_closed`). */
+export interface FailClosed {
+  reply: string;
+}
+
 /** What a shim answers when hookmap is down, slow or wrong (schema `hook.fail_open`); absent: the neutral bytes, stdout, exit 0. */
 export interface FailOpen {
   reply?: string;
@@ -112,6 +117,8 @@ export interface CompiledHook {
   shape?: ReplyShape;
   /** The shim's own answer when hookmap is down, slow or wrong (schema `hook.fail_open`). */
   failOpen?: FailOpen;
+  /** Under a launch's gate: the answer that refuses the call, wherever hookmap does not allow it (schema `hook.fail_closed`). */
+  failClosed?: FailClosed;
   http?: boolean;
   register: boolean;
   /** What this hook's reply can decide besides its neutral bytes (engine/core/map/decide.ts), by verb. */

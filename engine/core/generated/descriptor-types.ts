@@ -103,17 +103,23 @@ export type Argv1 = [string, ...string[]];
  */
 export type Argv2 = [string, ...string[]];
 /**
- * With session: assigned, the fragment passing the chosen session id `{id}` (put before the headless and interactive arguments)
+ * The fragment that turns the agent's own asking off (put first)
  *
  * @minItems 1
  */
 export type Argv3 = [string, ...string[]];
 /**
- * The fragment put before the run's own arguments, `{value}` the chosen value
+ * With session: assigned, the fragment passing the chosen session id `{id}` (put before the headless and interactive arguments)
  *
  * @minItems 1
  */
 export type Argv4 = [string, ...string[]];
+/**
+ * The fragment put before the run's own arguments, `{value}` the chosen value
+ *
+ * @minItems 1
+ */
+export type Argv5 = [string, ...string[]];
 
 /**
  * One AI coding agent, described declaratively: its hook surface, identity, capture posture, hook -> AEP event rules (JSONata), reply bytes, capability states and control posture. Literals are literal: a plain YAML scalar is a value as written; a string starting with `=` is a JSONata expression evaluated against the hook payload (docs/expressions.md). Positions documented as 'expr' take only expressions; positions documented as 'template' take either, and mappings/sequences there may mix both.
@@ -1548,6 +1554,20 @@ export interface HookmapDescriptor {
     interactive?: Argv1;
     resume?: Argv2;
     /**
+     * How a headless or continued run hands its permissions to hookmap where the agent's headless mode cannot ask (docs/launch.md): `argv` turns the agent's own asking off (its yolo mode), and the run gets HOOKMAP_GATE=1, under which the agent's tool hook holds every call the descriptor's gate names for a person or a rule and refuses (`fail_closed`) whatever nobody allowed. Never offered as an option: the launcher adds it
+     */
+    gate?: {
+      argv: Argv3;
+      /**
+       * Options that, when a person chose them, replace the gate (the chosen mode decides; e.g. an approval mode)
+       */
+      unless?: string[];
+      /**
+       * Where the gate was seen to hold and to refuse
+       */
+      evidence: string;
+    };
+    /**
      * Headless and continued runs that take the prompt on stdin instead of in argv (their argv then has no `{prompt}`): hookmap is the agent's host for the turn
      */
     stdin?: {
@@ -1570,13 +1590,13 @@ export interface HookmapDescriptor {
      * How hookmap learns the new session: `hook`: the agent's first new session after the start (its first hook's payload carries the session id); `assigned`: hookmap picks a UUID and passes it with `assign`
      */
     session?: "hook" | "assigned";
-    assign?: Argv3;
+    assign?: Argv4;
     /**
      * The only options a person may choose at a start (e.g. model, permission_mode), by name: each its argv fragment with `{value}`, the value from a closed list (`values`) or matching `pattern` whole; anything else is refused
      */
     options?: {
       [k: string]: {
-        argv: Argv4;
+        argv: Argv5;
         /**
          * The values a person may choose
          *
@@ -1934,6 +1954,15 @@ export interface Hook {
    */
   stream?: "stdout" | "stderr";
   /**
+   * Under a launch's gate (HOOKMAP_GATE=1 in the agent's environment: `hookmap run` turned the agent's own asking off with `launch.gate`, so hookmap's hold is the only check): the answer that REFUSES the call. The shim gives it when hookmap is down, slow or wrong; the daemon gives it to a held call nobody allowed (timed out, hung up, nobody able to answer) and to a firing it could not read. Literal bytes on stdout with exit 0 (the shim writes them without the engine; a hook whose neutral reply has an exit code or goes to stderr cannot have one yet); never the neutral reply
+   */
+  fail_closed?: {
+    /**
+     * The bytes
+     */
+    reply: string;
+  };
+  /**
    * What the shim gives the agent when hookmap is down, slow or wrong (default: the hook's neutral bytes on stdout, exit 0). It must never mean "allow": the compiler refuses one equal to an allowing decision (fail-open-allows)
    */
   fail_open?: {
@@ -2271,6 +2300,16 @@ export interface PluginHook {
     values: {
       [k: string]: PluginHeld;
     };
+  };
+  /**
+   * Under a launch's gate (HOOKMAP_GATE=1 where the host runs: `hookmap run` turned the agent's own asking off): the host waits for hookmap's answer to this moment (bounded by `timeout_ms`), and a reply whose `throw` field is a string is thrown, which refuses the call (the model reads the text); hookmap down, slow or wrong throws the text of the moment's hook's `fail_closed` reply. Without the gate the moment goes out as any other
+   */
+  gate?: {
+    timeout_ms?: number;
+    /**
+     * The reply's field that carries the refusal's text
+     */
+    throw: string;
   };
   /**
    * Never forwarded when the moment's `field` has one of these values (high-volume members no rule maps)

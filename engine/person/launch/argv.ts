@@ -59,8 +59,12 @@ export function optionArgv(spec: LaunchSpec, chosen: Readonly<Record<string, str
   return out;
 }
 
-/** The program and its arguments for one run; throws LaunchError for anything the descriptor does not allow. */
-export function launchArgv(spec: LaunchSpec, r: ArgvRequest): { command: string; args: string[] } {
+/**
+ * The program and its arguments for one run; throws LaunchError for anything the descriptor does not allow.
+ * `gated`: a headless or continued run of an agent with a `launch.gate` (and no option that replaces it chosen)
+ * has the gate's argv before the options, and must get HOOKMAP_GATE=1 (its tool hook then holds and fails closed).
+ */
+export function launchArgv(spec: LaunchSpec, r: ArgvRequest): { command: string; args: string[]; gated: boolean } {
   if (typeof r.prompt !== 'string' || !r.prompt.trim()) throw new LaunchError('bad-request', 'the prompt is empty', 400);
   if (r.prompt.length > MAX_PROMPT) throw new LaunchError('bad-request', `the prompt is longer than ${MAX_PROMPT} characters`, 400);
   if (/^\s*-/.test(r.prompt)) throw new LaunchError('bad-request', "a prompt may not start with '-' (the agent would read it as an option)", 400);
@@ -72,9 +76,10 @@ export function launchArgv(spec: LaunchSpec, r: ArgvRequest): { command: string;
     throw new LaunchError('option-refused', 'a continued session keeps its own options: choose them at the start');
   const assign = spec.session === 'assigned' && r.mode !== 'resume' && spec.assign ? spec.assign : [];
   const values = { prompt: r.prompt, id: r.id, dir: r.dir };
-  const opts = optionArgv(spec, r.options);
-  // the options where the argv says `{options}` (after a subcommand), else first
+  const gated = Boolean(spec.gate) && r.mode !== 'tmux' && !(spec.gate?.unless ?? []).some((o) => r.options && Object.hasOwn(r.options, o));
+  // the gate's argv, then the chosen options, where the argv says `{options}` (after a subcommand), else first
+  const opts = [...(gated ? spec.gate!.argv : []), ...optionArgv(spec, r.options)];
   const at = base.indexOf('{options}');
   const args = at < 0 ? [...opts, ...fill(base, values)] : [...fill(base.slice(0, at), values), ...opts, ...fill(base.slice(at + 1), values)];
-  return { command: spec.command, args: [...fill(assign, values), ...args] };
+  return { command: spec.command, args: [...fill(assign, values), ...args], gated };
 }

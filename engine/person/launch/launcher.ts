@@ -132,7 +132,7 @@ export class Launcher {
     const mode: LaunchMode = r.resume !== undefined ? 'resume' : r.mode === 'tmux' ? 'tmux' : 'headless';
     if (r.resume !== undefined && r.mode === 'tmux') throw new LaunchError('not-supported', 'a continued session runs headless');
     const id = r.resume !== undefined ? agentSessionId(r.resume) : spec.session === 'assigned' ? randomUUID() : undefined;
-    const { command, args } = launchArgv(spec, { mode, prompt: r.prompt, dir, id, options: r.options });
+    const { command, args, gated } = launchArgv(spec, { mode, prompt: r.prompt, dir, id, options: r.options });
     const max = this.o.config?.maxRuns ?? DEFAULT_LAUNCH_MAX_RUNS;
     const live = [...this.runs.values()].filter((x) => x.agent === d.vendor && x.mode !== 'tmux' && (x.state === 'starting' || x.state === 'running'));
     if (mode !== 'tmux' && live.length >= max)
@@ -149,7 +149,7 @@ export class Launcher {
       ...(r.resume !== undefined ? { resumed: r.resume } : {}),
     };
     this.runs.set(run.id, run);
-    const env = { ...this.o.env, ...spec.env };
+    const env = { ...this.o.env, ...spec.env, HOOKMAP_GATE: gated ? '1' : undefined }; // the gate: argv.ts
     // the session: its start (session.started) with the id given to the agent, else the agent's first new session after this
     // start; a continue: the continued session's first event from the agent (an agent going on in the same session may not
     // start it again), never its end or hookmap's own records (the usage read after the last run's turn may come late)
@@ -171,6 +171,7 @@ export class Launcher {
       by: who.principal,
       via: who.surface,
       options: r.options ?? {},
+      ...(gated ? { gate: true } : {}),
       ...(run.resumed ? { resumed: run.resumed } : {}),
     });
     this.o.say?.(`launch ${run.id}: ${run.agent} ${mode} in ${dir} for ${who.principal} (${who.surface})`);

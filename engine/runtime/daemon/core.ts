@@ -125,6 +125,15 @@ export class DaemonCore {
     return this.reply(h?.reply ?? this.d.replies.neutral, s.exit, s.stream);
   }
 
+  /**
+   * Under a launch's gate (the shim said HOOKMAP_GATE: `hookmap run` turned the agent's own asking off), the hook's
+   * refusing answer (hook.fail_closed): what a held call nobody allowed and a firing that cannot be read get.
+   */
+  gateReply(hook: string | undefined, surface: Record<string, unknown> | undefined): HookReply | undefined {
+    const fc = surface?.gate === true && hook ? this.d.hooks.get(hook)?.failClosed : undefined;
+    return fc && { ...this.reply(fc.reply, 0), decided: 'block' }; // stdout, exit 0: the compiler refuses a hook replying otherwise
+  }
+
   /** The payload's agent session id (bounded), when it names one: where a diagnostic or a session end lands. */
   sessionOf(payload: unknown, hook: string | undefined, surface?: Record<string, unknown>): Promise<string | undefined> {
     return this.mapper.vendorSessionOf(payload, hook, surface);
@@ -150,7 +159,7 @@ export class DaemonCore {
     } catch (e) {
       this.say(`could not log the diagnostic event: ${(e as Error).message}`);
     }
-    return closed?.reply ?? { ...this.neutralReply(hook), error: me.code };
+    return closed?.reply ?? { ...(this.gateReply(hook, surface) ?? this.neutralReply(hook)), error: me.code };
   }
 
   /**

@@ -188,10 +188,9 @@ export class Daemon {
   }
 
   // --- a hook firing --------------------------------------------------------------
-
   async handle(inp: HookInput): Promise<HookReply> {
     // stopping: the agent still gets its neutral bytes, coded, since nothing was recorded
-    if (this.core.closed) return { ...this.core.neutralReply(inp.hook), error: 'daemon-stopping' };
+    if (this.core.closed) return { ...(this.core.gateReply(inp.hook, inp.surface) ?? this.core.neutralReply(inp.hook)), error: 'daemon-stopping' };
     if (this.budgetAsks && this.usage?.busy) await this.usage.idle(); // budgets: a transcript read under way counts first (at most 2 s)
     const out = await this.core.serial.run(async (): Promise<{ reply: HookReply; held?: Promise<HookReply>; after?: () => void }> => {
       const read: { payload?: unknown } = { payload: inp.payload };
@@ -212,7 +211,7 @@ export class Daemon {
         // a decided reply went out with its audit events logged: it stands (the failing event is logged as invalid_event)
         if (invalid && !result.decided) {
           if (request) this.holds.unpersist(request.id);
-          return { reply: { ...this.core.neutralReply(result.hook), error: 'invalid-event' } };
+          return { reply: { ...(this.core.gateReply(result.hook, inp.surface) ?? this.core.neutralReply(result.hook)), error: 'invalid-event' } };
         }
         if (result.session !== undefined) this.commands.noteEnded(result.session, result.events);
         await this.waiting.fired(result, payload, inp.surface); // beside the mapping: the agent shows its own dialog (docs/watch.md)
@@ -222,7 +221,9 @@ export class Daemon {
         if (result.decided) neutral.decided = result.decided;
         if (result.settle) this.holds.settle(result.settle, result);
         const after = this.usage && (() => this.usage!.after(result.hook, payload, result.session, result.events));
-        if (result.hold) return { reply: neutral, held: (await this.holds.open(result, neutral, inp.signal)).wait, after };
+        // under a launch's gate a hold nobody allowed (timed out, hung up, nobody to answer) refuses: the agent asks nothing itself
+        const unanswered = result.hold && (this.core.gateReply(result.hook, inp.surface) ?? neutral);
+        if (result.hold) return { reply: neutral, held: (await this.holds.open(result, unanswered!, inp.signal)).wait, after };
         const asked = this.budgetAsks?.take(result); // a budget at its cap asks a person (at_cap: ask): held like a request
         return { reply: neutral, held: asked && this.budgetAsks!.hold(asked, payload, inp.signal), after };
       } catch (err) {
@@ -252,7 +253,6 @@ export class Daemon {
   }
 
   // --- commands, surface writers, model-fired calls (their units) ---------------------
-
   /**
    * A routed command. `by` is the sender's authenticated name as the relay
    * stamped it beside the command (engine/runtime/relay/socket.ts ROUTED_FRAME), the

@@ -220,7 +220,7 @@ export class HoldLifecycle {
   private expire(h: PendingHold): void {
     if (this.table.get(h.id) !== h) return;
     this.core.publish([this.core.events.timeout(h.request, h.timeoutMs)]);
-    this.core.say(`hold ${h.id} (${h.hook}) timed out after ${h.timeoutMs} ms: neutral bytes, the agent's own dialog decides`);
+    this.core.say(`hold ${h.id} (${h.hook}) timed out after ${h.timeoutMs} ms: its unanswered reply (neutral, or a gate's refusal)`);
     this.finish(h, 'timed out', shaped(h.neutral, h.rule.shapes?.get(TIMEOUT_SHAPE)));
   }
 

@@ -84,6 +84,11 @@ function send(reply: FastifyReply, r: HookReply): FastifyReply {
   return reply.send(r.body);
 }
 
+/** A launch's gate, as the shim says it (`x-hookmap-gate: 1`, from HOOKMAP_GATE=1): `$surface.gate` in expressions. */
+function gateOf(req: FastifyRequest): Record<string, unknown> | undefined {
+  return req.headers['x-hookmap-gate'] === '1' ? { gate: true } : undefined;
+}
+
 export function registerHookRoutes(app: FastifyInstance, o: HookRoutesOptions): void {
   const limit = o.maxBody ?? DEFAULT_MAX_BODY;
   const say = o.say ?? (() => {});
@@ -101,7 +106,8 @@ export function registerHookRoutes(app: FastifyInstance, o: HookRoutesOptions): 
       const d = o.daemons.get(path.agent);
       say(`POST ${redactUrl(req.url).slice(0, 300)}: request failed before mapping [${err.code ?? 'bad-request'}]: ${err.message}`);
       if (!d) return send(reply, { ...EMPTY, error: 'bad-request' });
-      return d.handle({ hook: path.hook, body: '', badPath: path.bad }).then((r) => send(reply, { ...r, error: 'bad-request' }));
+      const surface = gateOf(req);
+      return d.handle({ hook: path.hook, body: '', badPath: path.bad, surface }).then((r) => send(reply, { ...r, error: 'bad-request' }));
     });
     const handler = async (req: FastifyRequest, reply: FastifyReply) => {
       const { agent, hook, bad } = parseHookPath(req.url);
@@ -124,6 +130,7 @@ export function registerHookRoutes(app: FastifyInstance, o: HookRoutesOptions): 
         body: body && 'buf' in body ? body.buf : undefined,
         oversize: body && 'oversize' in body ? body.oversize : undefined,
         signal: ac.signal,
+        surface: gateOf(req),
       });
       return send(reply, r);
     };

@@ -28,7 +28,13 @@ export function planInput(d: Descriptor): PlanInput {
     marginMs: d.shim.marginMs,
     timeoutUnit: d.setup?.timeoutUnit.command,
     timeouts: d.setup?.timeouts ?? {},
-    hooks: [...d.hooks.values()].map((h) => ({ name: h.name, holdTimeouts: h.holds.map((x) => x.timeoutMs), reply: h.reply, failOpen: h.failOpen })),
+    hooks: [...d.hooks.values()].map((h) => ({
+      name: h.name,
+      holdTimeouts: h.holds.map((x) => x.timeoutMs),
+      reply: h.reply,
+      failOpen: h.failOpen,
+      failClosed: h.failClosed,
+    })),
     hookName: d.surface.hookNameText,
     nextTurn: shimCarrier(d),
   };

@@ -6,11 +6,25 @@
 // Fail-open like the sh shim: any failure (daemon refused, hung past the
 // bound, non-200, junk exit or stream header, unknown agent, our own bug)
 // gives this hook's fail-open reply (its fail_open, else its neutral bytes
-// on stdout, exit 0).
+// on stdout, exit 0); under a launch's gate (HOOKMAP_GATE=1) its refusing
+// answer (fail_closed) where it has one.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { request } from 'node:http';
-import { SHIM_VERSION, baseUrl, boundFor, descriptorHash, endpointFor, failOpenFor, hookmapHome, planInputFromSpec, shimPaths, shimPlan } from './plan.mjs';
+import {
+  SHIM_VERSION,
+  baseUrl,
+  boundFor,
+  closedFor,
+  descriptorHash,
+  endpointFor,
+  failOpenFor,
+  gated,
+  hookmapHome,
+  planInputFromSpec,
+  shimPaths,
+  shimPlan,
+} from './plan.mjs';
 import { traceFailedOpen } from '../../core/io/failed-open-trace.mjs';
 import { kickAutostart, LOCK_DIR, startWaitMs, waitForStart } from './autostart.mjs';
 import { nextTurnWaiter } from './node-next-turn.mjs';
@@ -83,7 +97,8 @@ export async function main(argv) {
     if (plan && typeof why === 'string') traceFailedOpen(hookmapHome(process.env), plan.agent, hook, why);
     // nothing listening: start `up` in the background for the next hooks (engine/runtime/shim/autostart.mjs)
     if (plan && why === 'down') kickAutostart(hookmapHome(process.env), base(), process.env);
-    const fo = plan ? failOpenFor(plan, hook) : { bytes: '', exit: 0, stream: 'stdout' };
+    // under a launch's gate the agent's own asking is off: a hook with a refusing answer gives it, never the neutral bytes
+    const fo = (plan && gated(process.env) && closedFor(plan, hook)) || (plan ? failOpenFor(plan, hook) : { bytes: '', exit: 0, stream: 'stdout' });
     finish(Buffer.from(fo.bytes, 'utf8'), fo.exit, fo.stream);
   };
   const base = () => (process.env.HOOKMAP_URL || plan.url).replace(/\/+$/, '');
@@ -129,7 +144,12 @@ export async function main(argv) {
       method: 'POST',
       agent: false,
       // the home's hook key, read now (never from argv or the agent's config): without it the daemon refuses
-      headers: { 'content-type': 'application/json', 'content-length': body.length, ...hookKeyHeaders(hookmapHome(process.env)) },
+      headers: {
+        'content-type': 'application/json',
+        'content-length': body.length,
+        ...hookKeyHeaders(hookmapHome(process.env)),
+        ...(gated(process.env) ? { 'x-hookmap-gate': '1' } : {}),
+      },
     });
     const connectTimer = setTimeout(() => failOpen('timeout'), Math.min(plan.connect_ms, forced ?? Infinity));
     req.on('socket', (s) => s.once('connect', () => clearTimeout(connectTimer)));

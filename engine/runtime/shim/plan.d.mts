@@ -7,6 +7,8 @@ export interface ShimHookPlan {
   fail_exit?: number;
   /** The hook's fail-open stream, when not stdout. */
   fail_stream?: 'stderr';
+  /** Under a launch's gate (HOOKMAP_GATE=1): the refusing answer, whatever the failure (hook.fail_closed). */
+  closed?: { bytes: string };
 }
 export interface ShimPlan {
   v: number;
@@ -44,6 +46,7 @@ export interface PlanInput {
     holdTimeouts: (number | undefined)[];
     reply?: string;
     failOpen?: { reply?: string; exit: number; stream?: 'stdout' | 'stderr' };
+    failClosed?: { reply: string };
   }[];
   hookName?: string;
   nextTurn?: { waitMs: number; exit: number; stream: 'stdout' | 'stderr'; whenEnv?: Record<string, string> };
@@ -53,6 +56,8 @@ export function planInputFromSpec(spec: unknown): PlanInput;
 export function shimPlan(input: PlanInput, opts: { hash: string; url?: string }): ShimPlan;
 export function neutralFor(plan: ShimPlan, hook: string | undefined): string;
 export function failOpenFor(plan: ShimPlan, hook: string | undefined): { bytes: string; exit: number; stream: 'stdout' | 'stderr' };
+export function closedFor(plan: ShimPlan, hook: string | undefined): { bytes: string; exit: number; stream: 'stdout' | 'stderr' } | undefined;
+export function gated(env: NodeJS.ProcessEnv): boolean;
 export function boundFor(plan: ShimPlan, hook: string | undefined): number;
 export function endpointFor(plan: ShimPlan, base: string, hook: string | undefined): string;
 export function hookmapHome(env: NodeJS.ProcessEnv): string;

@@ -59,7 +59,8 @@ function holdsOf(hook) {
  *   boundMs?: number, connectTimeoutMs?: number, marginMs?: number,
  *   timeoutUnit?: 's' | 'ms', timeouts: Record<string, number>,
  *   hooks: { name: string, holdTimeouts: (number | undefined)[], reply?: string,
- *     failOpen?: { reply?: string, exit: number, stream?: 'stdout' | 'stderr' } }[],
+ *     failOpen?: { reply?: string, exit: number, stream?: 'stdout' | 'stderr' },
+ *     failClosed?: { reply: string, exit?: number, stream?: 'stdout' | 'stderr' } }[],
  *   hookName?: string }} PlanInput
  */
 
@@ -82,6 +83,7 @@ export function planInputFromSpec(spec) {
       holdTimeouts: holdsOf(hook).map((h) => h.timeout_ms),
       reply: typeof hook?.reply === 'string' ? hook.reply : undefined,
       failOpen: failOpenOfSpec(hook?.fail_open),
+      failClosed: failClosedOfSpec(hook?.fail_closed),
     })),
     // `=field` (a marked expression, docs/expressions.md): the payload names its hook there
     hookName: typeof spec.surface?.hook_name === 'string' ? spec.surface.hook_name : undefined,
@@ -93,6 +95,11 @@ export function planInputFromSpec(spec) {
 function failOpenOfSpec(fo) {
   if (!fo || !Number.isInteger(fo.exit) || fo.exit < 0 || fo.exit > 255) return undefined;
   return { reply: typeof fo.reply === 'string' ? fo.reply : undefined, exit: fo.exit, stream: fo.stream === 'stderr' ? 'stderr' : undefined };
+}
+
+/** A hook's `fail_closed` as the plan needs it (anything malformed: none; the compiler refuses it anyway). */
+function failClosedOfSpec(fc) {
+  return fc && typeof fc.reply === 'string' && fc.reply ? { reply: fc.reply } : undefined;
 }
 
 /** The next-turn carrier a descriptor's commands declare (commands.<type>.next_turn), as the plan needs it. */
@@ -147,6 +154,8 @@ export function shimPlan(input, opts) {
     if (typeof failBytes === 'string' && failBytes !== neutral) entry.neutral = failBytes;
     if (hook.failOpen?.exit) entry.fail_exit = hook.failOpen.exit;
     if (hook.failOpen?.stream === 'stderr') entry.fail_stream = 'stderr';
+    // under a launch's gate (HOOKMAP_GATE): the refusing answer instead, whatever the failure
+    if (hook.failClosed) entry.closed = { bytes: hook.failClosed.reply };
     hooks[hook.name] = entry;
   }
   const hookName = typeof input.hookName === 'string' ? input.hookName.replace(/^=/, '').trim() : undefined;
@@ -190,6 +199,17 @@ export function failOpenFor(plan, hook) {
   const h = hook && Object.hasOwn(plan.hooks, hook) ? plan.hooks[hook] : undefined;
   const exit = Number.isInteger(h?.fail_exit) && h.fail_exit > 0 && h.fail_exit < 256 ? h.fail_exit : 0;
   return { bytes: h?.neutral ?? plan.neutral, exit, stream: h?.fail_stream === 'stderr' ? 'stderr' : 'stdout' };
+}
+
+/** Under a launch's gate: a hook's refusing answer (its bytes on stdout, exit 0), or undefined when it has none. */
+export function closedFor(plan, hook) {
+  const c = hook && Object.hasOwn(plan.hooks, hook) ? plan.hooks[hook].closed : undefined;
+  return c && typeof c.bytes === 'string' ? { bytes: c.bytes, exit: 0, stream: 'stdout' } : undefined;
+}
+
+/** The launch's gate is on for this firing (`hookmap run` set HOOKMAP_GATE=1 in the agent's environment). */
+export function gated(env) {
+  return env.HOOKMAP_GATE === '1';
 }
 
 /** The total bound for one hook's firing. */

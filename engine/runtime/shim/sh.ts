@@ -149,6 +149,9 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
       const tail = `${h.fail_stream === 'stderr' ? ' >&2' : ''}${h.fail_exit ? `; exit ${exitCode(h.fail_exit)}` : ''}`;
       return `  ${shQuote(n)}) printf '%s' ${shQuote(h.neutral ?? plan.neutral)}${tail} ;;`;
     });
+  // under a launch's gate (HOOKMAP_GATE=1, set by `hookmap run`): a hook with a refusing answer gives it instead, whatever failed
+  const closedCases = hooks.filter(([, h]) => h.closed).map(([n, h]) => `    ${shQuote(n)}) printf '%s' ${shQuote(h.closed!.bytes)}; exit 0 ;;`);
+  const closed = closedCases.length ? ['  if [ "${HOOKMAP_GATE-}" = 1 ]; then', '    case $hook in', ...closedCases, '    esac', '  fi'] : [];
   const agentPath = encodeURIComponent(plan.agent);
   const url = plan.path_hook
     ? [
@@ -178,6 +181,7 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
     ...nt.neutral,
     ...(opts.home ? ['  [ -n "${1-}" ] && trace "$1"'] : []),
     ...(opts.home ? ['  [ "${1-}" = down ] && autostart'] : []),
+    ...closed,
     '  case $hook in',
     ...neutralCases,
     `  *) printf '%s' ${shQuote(plan.neutral)} ;;`,
@@ -208,7 +212,9 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
     "'",
     ...nt.block,
     // -q first: ignore ~/.curlrc. `Expect:` off: no 1 s 100-continue stall on big payloads.
-    `out=$(curl -q -s --noproxy 127.0.0.1,localhost,::1 -H 'content-type: application/json' -H 'Expect:' -H @"$key" \\`,
+    "# A launch's gate (HOOKMAP_GATE=1) is said to the daemon; an empty header is not sent.",
+    'gate=; [ "${HOOKMAP_GATE-}" = 1 ] && gate=\' 1\'',
+    `out=$(curl -q -s --noproxy 127.0.0.1,localhost,::1 -H 'content-type: application/json' -H 'Expect:' -H @"$key" -H "x-hookmap-gate:$gate" \\`,
     `  --connect-timeout ${secs(plan.connect_ms)} --max-time "$max" --data-binary @- \\`,
     `  -w '\\n%{http_code} %header{x-hookmap-exit} %header{x-hookmap-stream}' "$url" 2>/dev/null) ` +
       '|| { case $? in 7) neutral down ;; 28) neutral timeout ;; *) neutral error ;; esac; }',

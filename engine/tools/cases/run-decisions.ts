@@ -58,6 +58,8 @@ export interface DecisionCase {
   input: Record<string, unknown>;
   hold: 'permission' | 'form' | 'gate';
   config?: Record<string, unknown>;
+  /** What the surface says beside the payload (`$surface`: e.g. a launch's gate, `{ gate: true }`). */
+  surface?: Record<string, unknown>;
   card?: unknown;
   before?: { answer: unknown; ack?: AckSpec }[];
   answer: unknown;
@@ -192,7 +194,7 @@ export async function runDecisionCase(d: Descriptor, c: DecisionCase): Promise<D
     { descriptor: d, timers, config: c.config, onEvent: (ev) => events.push(ev), onHold: (h) => onHold(h), say: (l) => lines.push(l) },
     out,
     async (daemon) => {
-      const replyP = daemon.handle({ hook: c.hook, payload: c.input });
+      const replyP = daemon.handle({ hook: c.hook, payload: c.input, surface: c.surface });
       const first = await Promise.race([held, replyP.then(() => undefined)]);
       if (!first) {
         const r = await replyP;

@@ -33,7 +33,10 @@ interface ScriptCase {
   stdin: string;
   daemon: Mood;
   reply?: Reply;
-  request?: { path?: string };
+  /** What the daemon must have received: the path, and the launch's gate header (`gate: "1"`, or null: none). */
+  request?: { path?: string; gate?: string | null };
+  /** The agent's environment beside the shim's own (e.g. HOOKMAP_GATE=1: a launch's gate). */
+  env?: Record<string, string>;
   stdout: string;
   /** The exact bytes on stderr (absent: not compared). */
   stderr?: string;
@@ -65,8 +68,9 @@ interface PluginCase {
   session?: { id?: string; file?: string; cwd?: string };
   daemon: Mood;
   reply?: Reply;
-  request?: { path?: string; body?: unknown };
-  expect: { return?: unknown; args?: unknown[]; host?: HostRequest[] };
+  request?: { path?: string; body?: unknown; gate?: string | null };
+  /** throws: a launch's gate refused the call (the one throw a plugin may make into its host), with this text. */
+  expect: { return?: unknown; args?: unknown[]; host?: HostRequest[]; throws?: string };
 }
 export type ShimCase = ScriptCase | PluginCase | TeeCase;
 
@@ -123,7 +127,7 @@ export class ShimRun {
   private async script(c: ScriptCase): Promise<ShimOutcome> {
     const shPath = (this.shPath ??= writeShims(this.d, { home: this.home, url: DEFAULT_URL }).sh);
     return withFakeDaemon(c.daemon, c.reply, async (daemon, failures) => {
-      const env = this.base(daemon.url, c.daemon === 'hung' ? { HOOKMAP_SHIM_TIMEOUT_MS: String(HUNG_BOUND_MS) } : {});
+      const env = { ...this.base(daemon.url, c.daemon === 'hung' ? { HOOKMAP_SHIM_TIMEOUT_MS: String(HUNG_BOUND_MS) } : {}), ...(c.env ?? {}) };
       const hook = c.hook ? [c.hook] : [];
       const [cmd, args] = c.shim === 'sh' ? ['sh', [shPath, ...hook]] : [process.execPath, [BIN, 'hook', this.d.vendor, ...hook]];
       const r = await runProcess(cmd, args, c.stdin, env);
@@ -138,6 +142,8 @@ export class ShimRun {
           failures.push(`content-type ${J(daemon.received[0].contentType)}, expected application/json`);
         else if (c.request?.path && daemon.received[0].path !== c.request.path)
           failures.push(`request path ${daemon.received[0].path}, expected ${c.request.path}`);
+        else if (c.request?.gate !== undefined && (daemon.received[0].gate ?? null) !== c.request.gate)
+          failures.push(`x-hookmap-gate ${J(daemon.received[0].gate)}, expected ${J(c.request.gate)}`);
       }
     });
   }
@@ -168,7 +174,9 @@ export class ShimRun {
       const host = await hostServer();
       const child = spawn(process.execPath, [PLUGIN_HOST], { env: { PATH: this.env.path, HOME: this.home }, stdio: ['pipe', 'pipe', 'pipe'] });
       try {
-        const loadEnv = { HOOKMAP_URL: daemon.url, HOOKMAP_HOME: this.home, HOOKMAP_SHIM_TIMEOUT_MS: c.daemon === 'hung' ? String(HUNG_BOUND_MS) : undefined };
+        const hung = c.daemon === 'hung' ? String(HUNG_BOUND_MS) : undefined;
+        // the host's environment from its start (a launch's gate is read at load), and again at registration (opt-ins)
+        const loadEnv = { HOOKMAP_URL: daemon.url, HOOKMAP_HOME: this.home, HOOKMAP_SHIM_TIMEOUT_MS: hung, ...(c.env ?? {}) };
         const out = await firstLine(
           child,
           JSON.stringify({
@@ -185,7 +193,8 @@ export class ShimRun {
           }),
         );
         if (!out.registered.includes(c.hook)) return void failures.push(`hook '${c.hook}' is not registered (registered: ${out.registered.join(', ')})`);
-        if (out.threw !== undefined) failures.push(`the hook threw into its host: ${out.threw}`);
+        if (c.expect.throws !== undefined && out.threw !== c.expect.throws) failures.push(`threw ${J(out.threw)}, expected ${J(c.expect.throws)}`);
+        else if (c.expect.throws === undefined && out.threw !== undefined) failures.push(`the hook threw into its host: ${out.threw}`);
         if ('return' in c.expect && !isDeepStrictEqual(out.returned ?? null, c.expect.return ?? null))
           failures.push(`returned ${J(out.returned)}, expected ${J(c.expect.return ?? null)}`);
         if (c.expect.args && !isDeepStrictEqual(out.args, c.expect.args)) failures.push(`args after the call ${J(out.args)}, expected ${J(c.expect.args)}`);
@@ -199,6 +208,8 @@ export class ShimRun {
             if (c.request?.path && q.path !== c.request.path) failures.push(`request path ${q.path}, expected ${c.request.path}`);
             if (c.request?.body !== undefined && !contains(JSON.parse(q.body), c.request.body))
               failures.push(`request body ${q.body} does not match ${J(c.request.body)}`);
+            if (c.request?.gate !== undefined && (q.gate ?? null) !== c.request.gate)
+              failures.push(`x-hookmap-gate ${J(q.gate)}, expected ${J(c.request.gate)}`);
           }
           await until(() => host.requests.length >= wantHost.length);
           if (c.expect.host && !wantHost.length) await sleep(100); // an answer applied after the reply would show by now

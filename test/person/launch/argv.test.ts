@@ -34,7 +34,8 @@ describe('launch argv', () => {
         const id = mode === 'resume' || spec.session === 'assigned' ? '0b1c2d3e-0000-4000-8000-000000000001' : undefined;
         const { command, args } = launchArgv(spec, { mode, prompt: PROMPT, dir: '/w/p', id });
         expect(command).toBe(spec.command);
-        expect(args.filter((a) => a === PROMPT)).toHaveLength(1);
+        // an agent hosted over stdin (launch.stdin) gets the prompt there, never in argv (stream-host.test.ts)
+        expect(args.filter((a) => a === PROMPT)).toHaveLength(spec.stdin && mode !== 'tmux' ? 0 : 1);
         expect(args.some((a) => /[{}]/.test(a))).toBe(false);
         if (id) expect(args).toContain(id);
       }
@@ -43,7 +44,8 @@ describe('launch argv', () => {
       const value = o.values?.[0] ?? (new RegExp(`^(?:${o.pattern})$`).test('m1') ? 'm1' : 'p/m1');
       const id = spec.session === 'assigned' ? '0b1c2d3e-0000-4000-8000-000000000001' : undefined;
       const { args } = launchArgv(spec, { mode: 'headless', prompt: 'p', dir: '/w/p', id, options: { [name]: value } });
-      expect(args.indexOf(value)).toBeLessThan(args.indexOf('p'));
+      if (spec.stdin) expect(args).toContain(value);
+      else expect(args.indexOf(value)).toBeLessThan(args.indexOf('p'));
       expect(() => launchArgv(spec, { mode: 'headless', prompt: 'p', dir: '/w/p', id, options: { [name]: 'a b; c' } })).toThrow(LaunchError);
       expect(() => launchArgv(spec, { mode: 'headless', prompt: 'p', dir: '/w/p', id, options: { nope: 'x' } })).toThrow(/no option nope/);
     });
@@ -63,6 +65,34 @@ describe('launch argv', () => {
     bad({ mode: 'resume', prompt: 'p', dir: '/', id: 'abc', options: { m: 'x' } }, /keeps its own options/);
     bad({ mode: 'tmux', prompt: 'p', dir: '/' }, /no attachable run/);
     expect(launchArgv(spec, { mode: 'headless', prompt: 'p', dir: '/', options: { m: 'x' } }).args).toEqual(['-m', 'x', 'p']);
+  });
+
+  it("a launch's gate: its argv before the options (where `{options}` says), on headless and continued runs, never in a terminal nor when an option replaces it", () => {
+    const spec: LaunchSpec = {
+      command: 'a',
+      headless: ['run', '{options}', '{prompt}'],
+      interactive: ['{prompt}'],
+      resume: ['run', '{options}', '--session', '{id}', '{prompt}'],
+      gate: { argv: ['--auto'], unless: ['mode'], evidence: 'x' },
+      evidence: 'x',
+      options: { mode: { argv: ['--mode', '{value}'], values: ['plan'] }, m: { argv: ['-m', '{value}'], values: ['x'] } },
+    };
+    expect(launchArgv(spec, { mode: 'headless', prompt: 'p', dir: '/', options: { m: 'x' } })).toEqual({
+      command: 'a',
+      args: ['run', '--auto', '-m', 'x', 'p'],
+      gated: true,
+    });
+    expect(launchArgv(spec, { mode: 'resume', prompt: 'p', dir: '/', id: 's1' })).toMatchObject({
+      args: ['run', '--auto', '--session', 's1', 'p'],
+      gated: true,
+    });
+    expect(launchArgv(spec, { mode: 'tmux', prompt: 'p', dir: '/' })).toMatchObject({ args: ['p'], gated: false });
+    expect(launchArgv(spec, { mode: 'headless', prompt: 'p', dir: '/', options: { mode: 'plan' } })).toMatchObject({
+      args: ['run', '--mode', 'plan', 'p'],
+      gated: false,
+    });
+    // a gate is never something a person picks: no option by its name, and its argv is not an option value
+    expect(() => launchArgv(spec, { mode: 'headless', prompt: 'p', dir: '/', options: { gate: 'on' } })).toThrow(/no option gate/);
   });
 });
 

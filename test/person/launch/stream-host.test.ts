@@ -64,6 +64,8 @@ describe('stream-json host', () => {
     // the host never allows: whatever the request says
     const r = replyTo(JSON.stringify({ type: 'control_request', request_id: 'x', request: { subtype: 'can_use_tool', suggestions: [{ behavior: 'allow' }] } }));
     expect(JSON.parse(r as string).response.response.behavior).toBe('deny');
-    expect(promptLine('a"b')).toBe(`${JSON.stringify({ type: 'user', session_id: 'hookmap', message: { role: 'user', content: 'a"b' }, parent_tool_use_id: null })}\n`);
+    expect(promptLine('a"b')).toBe(
+      `${JSON.stringify({ type: 'user', session_id: 'hookmap', message: { role: 'user', content: 'a"b' }, parent_tool_use_id: null })}\n`,
+    );
   });
 });

@@ -15,25 +15,23 @@
 // `$input.x` the factory input's, `$session` the host session identity
 // (bus hosts, per `session:`), any other value is literal.
 //
-// The generated file is Bun/jiti-clean: ESM, global `fetch`, no imports
-// (start on demand reaches Node's built-ins through a guarded
-// process.getBuiltinModule, and is a no-op where there is none). Its contract: it never throws into the host; every forward is
-// bounded (`timeout_ms`); ordinary moments go out in order through one
-// queue WITHOUT the host waiting on them; only held moments (`apply`) wait
-// for the daemon's answer, bounded by their own timeout; a daemon that is
-// down or broken yields the host's neutral result at once (nothing applied).
+// The generated file is Bun/jiti-clean: ESM, global `fetch`, no imports (start on demand reaches Node's built-ins through
+// a guarded process.getBuiltinModule, a no-op where there is none). Its contract: it never throws into the host; every forward is
+// bounded (`timeout_ms`); ordinary moments go out in order through one queue WITHOUT the host waiting on them; only held
+// moments (`apply`) wait for the daemon's answer, bounded by their own timeout; a daemon down or broken yields the host's
+// neutral result at once (nothing applied).
 // Every post to hookmap presents the home's hook key, read from the home at
 // run time (never written into the generated file); a rest apply, which goes
 // to the host's own server, never does.
-// Endpoint: POST <HOOKMAP_URL | http://127.0.0.1:8787>/hooks/<agent>, the
-// hook name read by the daemon from the moment; response body = the reply
-// bytes (JSON the plugin applies; empty or {} = neutral). A `next_turn` block
-// adds the next-turn carrier's detached waiter (next-turn.ts, POST /next-turn/<agent>).
+// Endpoint: POST <HOOKMAP_URL | http://127.0.0.1:8787>/hooks/<agent> (hook name read from the moment); response body = the
+// reply bytes (JSON the plugin applies; empty or {} = neutral). `next_turn`: the next-turn waiter (next-turn.ts); a
+// hook's `gate`: a launch's gate (gate.ts).
 import { nextTurnCommand, type Descriptor } from '../../../core/descriptor/types.ts';
 import type { Plugin, PluginApply } from '../../../core/generated/descriptor-types.ts';
 import { START_WAIT_MS } from '../autostart.mjs';
 import { KEY_RUNTIME } from './key.ts';
 import { nextTurnFactory, nextTurnHook, nextTurnRuntime } from './next-turn.ts';
+import { GATE_RUNTIME, gateCode } from './gate.ts';
 import { DEFAULT_URL } from '../../../core/config/defaults.ts';
 export { DEFAULT_URL };
 const DEFAULT_TIMEOUT_MS = 1500;
@@ -170,13 +168,14 @@ async function post(moment, timeoutMs) {
   try {
     let res;
     try {
-      res = await fetch(ENDPOINT, { method: "POST", headers: hookHeaders(), body: JSON.stringify(moment), signal: ac.signal });
+      const headers = GATED ? { ...hookHeaders(), "x-hookmap-gate": "1" } : hookHeaders();
+      res = await fetch(ENDPOINT, { method: "POST", headers, body: JSON.stringify(moment), signal: ac.signal });
     } catch (e) {
       if (!ac.signal.aborted) void autostart(); // refused, not slow
       throw e;
     }
     const text = await res.text();
-    if (!res.ok || !text.trim()) return undefined;
+    if (!res.ok) return undefined; else if (!text.trim()) return {};
     const r = JSON.parse(text);
     return r && typeof r === "object" && !Array.isArray(r) ? r : undefined;
   } catch { return undefined; } finally { clearTimeout(timer); }
@@ -207,7 +206,7 @@ async function restApply(method, base, path, body) {
 }
 `;
 
-function renderHooksHost(spec: PluginSpec): string {
+function renderHooksHost(d: Descriptor, spec: PluginSpec): string {
   const hooks = spec.hooks ?? {};
   if (!Object.keys(hooks).length) throw new PluginSpecError('host: hooks needs `hooks:`');
   const nt = nextTurnHook(spec.next_turn); // the carrier's hook also tells it the session's turn end / end
@@ -227,7 +226,8 @@ function renderHooksHost(spec: PluginSpec): string {
     } else {
       body = `const moment = ${m}; ${skip}void send(moment); return undefined;`;
     }
-    return `    ${J(name)}: async (...a) => { try { ${body} } catch { return undefined; } },`;
+    const gate = gateCode(d, h, m, DEFAULT_TIMEOUT_MS, (why) => new PluginSpecError(`${d.vendor}: ${name}: ${why}`));
+    return `    ${J(name)}: async (...a) => { ${gate}try { ${body} } catch { return undefined; } },`;
   });
   return `async function factory(input) {\n${ntFactory(spec)}  return {\n${entries.join('\n')}\n  };\n}\n`;
 }
@@ -286,7 +286,7 @@ export function renderPlugin(d: Descriptor): string {
     spec.host === 'bus'
       ? renderBusHost(spec)
       : spec.host === 'hooks'
-        ? renderHooksHost(spec)
+        ? renderHooksHost(d, spec)
         : (() => {
             throw new PluginSpecError(`unknown host ${J(spec.host)}`);
           })();
@@ -296,5 +296,5 @@ export function renderPlugin(d: Descriptor): string {
   const runtime = RUNTIME(d.vendor, spec.timeout_ms ?? DEFAULT_TIMEOUT_MS, spec.queue_max ?? DEFAULT_QUEUE_MAX, d.surface.hookTimeoutMs ?? 0);
   const waitMs = nextTurnCommand(d)?.nextTurn?.waitMs;
   if (spec.next_turn && waitMs === undefined) throw new PluginSpecError(`${d.vendor}: shim.plugin.next_turn needs a command's next_turn (its wait_ms, opt-in)`);
-  return `${head}${runtime}${nextTurnRuntime(spec.next_turn, waitMs ?? 0)}\n${body}\n${exp}`;
+  return `${head}${runtime}${GATE_RUNTIME}${nextTurnRuntime(spec.next_turn, waitMs ?? 0)}\n${body}\n${exp}`;
 }
