@@ -243,28 +243,49 @@ describe.skipIf(!!piSkip)(`hookmap run: ${resolveAgent(PI).agent.pkg} live`, () 
 
   const events = (session: string) => live.stream.events.filter((e) => e.session === session);
 
-  it('starts `pi -p` with the provider and model options from its launch block (observe-only: the tool runs); --resume continues it', async () => {
+  // pi has no permission prompt of its own: the launch block's gate (HOOKMAP_GATE=1) registers the extension's
+  // tool_call gate, which holds every call but the read-only tools for hookmap and blocks what nobody allowed.
+  it('starts `pi -p` (provider and model options) under the gate: the bash call held and answered with `hookmap answer`, a deny blocks it; --resume continues it', async () => {
     const sc = live.scenario('permission-allow');
     live.model.play(sc);
     const argv = ['run', PI, '--dir', live.s.project, '--option', 'provider=scripted', '--model', 'scripted', sc.prompt];
     const started = await command(live.up.url, argv, live.s, 90_000);
     expect(started.code, `${started.stdout}${started.stderr}\n${live.up.stderr()}`).toBe(0);
     const session = /^session (\S+)$/m.exec(started.stdout)![1];
+    const req = await until('the held call', () => events(session).find((e) => e.type === 'attention.requested'), 60_000);
+    expect(existsSync(join(live.s.project, 'allowed.txt'))).toBe(false);
+    expect((await live.answer(req.id, ['--allow'])).code).toBe(0);
     await until('the run finished', () => events(session).find((e) => e.type === 'run.finished'), 90_000);
     await until('allowed.txt', () => existsSync(join(live.s.project, 'allowed.txt')), 30_000);
+    expect((await runEnded(live, started.stdout)).data).toMatchObject({ state: 'exited', exit: 0 });
 
-    const again = { name: 'resume', prompt: 'Now say done.', steps: [live.shell('touch allowed.txt'), { say: 'Done: the session goes on.' }] };
-    live.model.play(again);
+    // (the scripted model plays a scenario's steps by the tool results in the conversation, so a continued one says its line)
+    live.model.play({ name: 'resume', steps: [{ say: 'Done: the session goes on.' }] });
     const r1 = live.model.requests.length;
-    const resumed = await command(live.up.url, ['run', PI, '--dir', live.s.project, '--resume', session.slice(0, 8), again.prompt], live.s, 90_000);
+    const resumed = await command(live.up.url, ['run', PI, '--dir', live.s.project, '--resume', session.slice(0, 8), 'Now say done.'], live.s, 90_000);
     expect(resumed.code, `${resumed.stdout}${resumed.stderr}`).toBe(0);
     expect(/^session (\S+)$/m.exec(resumed.stdout)![1].replace(/~\d+$/, '')).toBe(session);
     const first = await until(
       'the continued request',
-      () => live.model.requests.slice(r1).find((r) => JSON.stringify(r.body ?? {}).includes(again.prompt)),
+      () => live.model.requests.slice(r1).find((r) => JSON.stringify(r.body ?? {}).includes('Now say done.')),
       60_000,
     );
     expect(JSON.stringify(first.body)).toContain(sc.prompt);
+    expect((await runEnded(live, resumed.stdout)).data).toMatchObject({ state: 'exited', exit: 0 });
+
+    // a new run under the gate, its call denied: pi blocks it and the model reads the reason
+    const deny = live.scenario('permission-deny');
+    live.model.play(deny);
+    const r2 = live.model.requests.length;
+    const argv2 = ['run', PI, '--dir', live.s.project, '--option', 'provider=scripted', '--model', 'scripted', deny.prompt];
+    const denied = await command(live.up.url, argv2, live.s, 90_000);
+    expect(denied.code, `${denied.stdout}${denied.stderr}`).toBe(0);
+    const s2 = /^session (\S+)$/m.exec(denied.stdout)![1];
+    const req2 = await until('the second held call', () => events(s2).find((e) => e.type === 'attention.requested'), 60_000);
+    expect((await live.answer(req2.id, ['--deny'])).code).toBe(0);
+    expect((await runEnded(live, denied.stdout)).data).toMatchObject({ state: 'exited', exit: 0 });
+    expect(existsSync(join(live.s.project, 'denied.txt'))).toBe(false);
+    expect(JSON.stringify(live.model.requests.slice(r2).map((r) => r.body))).toContain('Denied via hookmap attention loop');
   }, 300_000);
 });
 

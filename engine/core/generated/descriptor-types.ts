@@ -103,23 +103,17 @@ export type Argv1 = [string, ...string[]];
  */
 export type Argv2 = [string, ...string[]];
 /**
- * The fragment that turns the agent's own asking off (put first)
+ * With session: assigned, the fragment passing the chosen session id `{id}` (put before the headless and interactive arguments)
  *
  * @minItems 1
  */
 export type Argv3 = [string, ...string[]];
 /**
- * With session: assigned, the fragment passing the chosen session id `{id}` (put before the headless and interactive arguments)
- *
- * @minItems 1
- */
-export type Argv4 = [string, ...string[]];
-/**
  * The fragment put before the run's own arguments, `{value}` the chosen value
  *
  * @minItems 1
  */
-export type Argv5 = [string, ...string[]];
+export type Argv4 = [string, ...string[]];
 
 /**
  * One AI coding agent, described declaratively: its hook surface, identity, capture posture, hook -> AEP event rules (JSONata), reply bytes, capability states and control posture. Literals are literal: a plain YAML scalar is a value as written; a string starting with `=` is a JSONata expression evaluated against the hook payload (docs/expressions.md). Positions documented as 'expr' take only expressions; positions documented as 'template' take either, and mappings/sequences there may mix both.
@@ -1557,7 +1551,10 @@ export interface HookmapDescriptor {
      * How a headless or continued run hands its permissions to hookmap where the agent's headless mode cannot ask (docs/launch.md): `argv` turns the agent's own asking off (its yolo mode), and the run gets HOOKMAP_GATE=1, under which the agent's tool hook holds every call the descriptor's gate names for a person or a rule and refuses (`fail_closed`) whatever nobody allowed. Never offered as an option: the launcher adds it
      */
     gate?: {
-      argv: Argv3;
+      /**
+       * The fragment that turns the agent's own asking off, put before the options (empty: an agent that never asks)
+       */
+      argv: string[];
       /**
        * Options that, when a person chose them, replace the gate (the chosen mode decides; e.g. an approval mode)
        */
@@ -1590,13 +1587,13 @@ export interface HookmapDescriptor {
      * How hookmap learns the new session: `hook`: the agent's first new session after the start (its first hook's payload carries the session id); `assigned`: hookmap picks a UUID and passes it with `assign`
      */
     session?: "hook" | "assigned";
-    assign?: Argv4;
+    assign?: Argv3;
     /**
      * The only options a person may choose at a start (e.g. model, permission_mode), by name: each its argv fragment with `{value}`, the value from a closed list (`values`) or matching `pattern` whole; anything else is refused
      */
     options?: {
       [k: string]: {
-        argv: Argv5;
+        argv: Argv4;
         /**
          * The values a person may choose
          *
@@ -2257,13 +2254,17 @@ export interface Plugin {
    */
   events?: string[];
   /**
-   * host: bus — events registered (and held) only when the environment switch is on where the host runs
+   * host: bus — events registered (and held) only when the environment switch is on where the host runs (or, with `gate`, under a launch's gate)
    */
   optin?: {
     [k: string]: {
       env: string;
       timeout_ms?: number;
       apply: PluginApply;
+      /**
+       * Also registered under a launch's gate (HOOKMAP_GATE=1 where the host runs); there, anything but hookmap's answer (down, slow, wrong) returns the refusal of the event's hook (its `fail_closed` reply, as JSON)
+       */
+      gate?: boolean;
     };
   };
   session?: PluginSession;

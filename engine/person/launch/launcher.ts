@@ -22,8 +22,7 @@ import { attachArgv, goneWithin, newSession, type TmuxTarget } from './tmux.ts';
 import { hostStreamJson } from './stream-host.ts';
 
 export interface LaunchConfig {
-  /** Folders allowed beside the ones `hookmap setup --project` recorded. */
-  projects?: string[];
+  projects?: string[]; // folders allowed beside the ones `hookmap setup --project` recorded
   timeoutMs?: number;
   maxRuns?: number;
   tmux?: string; // the tmux program (default tmux)
@@ -34,11 +33,9 @@ export interface LaunchConfig {
 
 export interface LaunchRequest {
   agent: string;
-  /** A folder path or name from the allow-list. */
-  project: string;
+  project: string; // a folder path or name from the allow-list
   prompt: string;
-  /** tmux: the interactive program in a tmux session; default headless. */
-  mode?: 'headless' | 'tmux';
+  mode?: 'headless' | 'tmux'; // tmux: the interactive program in a tmux session; default headless
   /** Continue this hookmap session (its agent's own id, a `~N` lineage dropped). */
   resume?: string;
   options?: Record<string, string>;
@@ -91,6 +88,8 @@ export interface StreamEvent {
 
 type Host = { prompt: string; done?: string[] };
 const KILL_GRACE_MS = 5000;
+/** How long a gated run has for its first hook (Gemini CLI and pi fire one at their start, before any model call). */
+export const GATE_HOOK_MS = 20_000;
 /** How long after its session's end an attachable run's tmux session has to go. */
 const TMUX_GONE_MS = 30_000;
 /** The agent's own id of a hookmap session (a `~N` lineage dropped): the kernel's line. */
@@ -101,8 +100,7 @@ export class Launcher {
   private readonly children = new Map<string, { child: ChildProcess; timer?: NodeJS.Timeout }>();
   private readonly expected = new Map<string, { run: LaunchRun; match: (ev: StreamEvent) => boolean }>();
   private readonly seen = new Set<string>();
-  /** Attachable runs whose tmux session is being asked about (their session ended). */
-  private readonly closing = new Set<string>();
+  private readonly closing = new Set<string>(); // attachable runs whose tmux session is being asked about (their session ended)
   private readonly sub: { close(): void };
 
   constructor(private readonly o: LauncherOptions) {
@@ -163,6 +161,8 @@ export class Launcher {
     const carried = Object.entries(spec.env ?? {});
     if (mode === 'tmux') this.tmux(run, command, args, env, carried);
     else this.headless(run, command, args, env, spec.stdin && { ...spec.stdin, prompt: r.prompt });
+    // under a launch's gate the hooks are the only check: a run none of whose hooks arrives in time (its hooks off) is stopped
+    if (gated && mode !== 'tmux') setTimeout(() => !run.session && this.kill(run, 'failed', 'no hook arrived under the gate'), GATE_HOOK_MS).unref();
     this.o.audit('started', {
       launch: run.id,
       agent: run.agent,
@@ -242,10 +242,10 @@ export class Launcher {
     this.seen.add(s);
   }
 
-  private kill(run: LaunchRun, as: RunState): void {
+  private kill(run: LaunchRun, as: RunState, error?: string): void {
     const c = this.children.get(run.id);
     if (!c || c.child.exitCode !== null || c.child.signalCode !== null) return;
-    run.state = as;
+    Object.assign(run, { state: as }, error ? { error } : {});
     const group = (sig: NodeJS.Signals) => {
       try {
         process.kill(-c.child.pid!, sig); // the run and whatever it started (detached: its own process group)

@@ -2,14 +2,14 @@
 // (engine/person/launch/launcher.ts): every shipped descriptor's launch block puts the
 // prompt in as ONE argument, the options only from its closed list, where
 // `{options}` says; a headless run past its wall time is stopped.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { listVendors, loadVendor } from '../../../engine/core/descriptor/registry.ts';
 import type { Descriptor, LaunchSpec } from '../../../engine/core/descriptor/types.ts';
 import { LaunchError, launchArgv } from '../../../engine/person/launch/argv.ts';
-import { Launcher, type StreamEvent } from '../../../engine/person/launch/launcher.ts';
+import { GATE_HOOK_MS, Launcher, type StreamEvent } from '../../../engine/person/launch/launcher.ts';
 import { recordWiring } from '../../../engine/runtime/setup/wirings.ts';
 import { until } from '../../runtime/daemon/helpers.ts';
 
@@ -122,5 +122,40 @@ describe('the launcher', () => {
     expect(() => l.start({ agent: 'other', project: dir, prompt: 'x' }, { principal: 'owner', surface: 'test' })).toThrow(/not an agent/);
     expect(audit.at(-1)).toEqual(['refused', expect.objectContaining({ code: 'no-such-agent', by: 'owner', via: 'test' })]);
     l.close();
+  });
+
+  it("a gated run gets HOOKMAP_GATE=1 and the gate's argv, and is stopped when none of its hooks arrives in time (its hooks off)", async () => {
+    const dir = join(home, 'g');
+    mkdirSync(dir);
+    recordWiring(home, { agent: 'stand-in', scope: 'project', path: join(dir, 'x'), dir });
+    const out = join(dir, 'seen.json');
+    const script = `require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify({ gate: process.env.HOOKMAP_GATE, argv: process.argv.slice(1) })); setInterval(() => {}, 1000)`;
+    const launch: LaunchSpec = {
+      command: process.execPath,
+      headless: ['-e', script, '--', '{options}', '{prompt}'],
+      gate: { argv: ['--yolo-ish'], evidence: 't' },
+      evidence: 't',
+    };
+    const audit: [string, Record<string, unknown>][] = [];
+    vi.useFakeTimers({ toFake: ['setTimeout'], shouldAdvanceTime: true });
+    try {
+      const l = new Launcher({
+        descriptor: (a) => (a === 'stand-in' ? ({ vendor: 'stand-in', name: 'Stand-in', launch } as unknown as Descriptor) : undefined),
+        home,
+        env: { PATH: process.env.PATH, HOOKMAP_GATE: '0' },
+        subscribe: (_on: (ev: StreamEvent) => void) => ({ close() {} }),
+        audit: (type, data) => audit.push([type, data]),
+      });
+      const run = l.start({ agent: 'stand-in', project: dir, prompt: 'go' }, { principal: 'owner', surface: 'test' });
+      await until('the child started', () => (existsSync(out) ? true : undefined), 10_000);
+      expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ gate: '1', argv: ['--yolo-ish', 'go'] });
+      expect(audit[0]).toEqual(['started', expect.objectContaining({ gate: true })]);
+      vi.advanceTimersByTime(GATE_HOOK_MS);
+      await until('stopped', () => (l.get(run.id)!.ended ? true : undefined), 10_000);
+      expect(l.get(run.id)).toMatchObject({ state: 'failed', error: 'no hook arrived under the gate' });
+      l.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

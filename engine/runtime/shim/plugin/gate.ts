@@ -41,3 +41,17 @@ export function gateCode(d: Descriptor, h: PluginHook, m: string, defaultMs: num
     `catch { why = ${J(closed)}; } if (why !== undefined) throw new Error(why); return undefined; } `
   );
 }
+
+/** A bus host's opt-in registration under a launch's gate: the condition to add, and the refusal in place of a failure. */
+export function optinGate(d: Descriptor, name: string, o: { gate?: boolean }, err: (why: string) => Error): { on: string; closed: string; caught: string } {
+  if (!o.gate) return { on: '', closed: '', caught: 'undefined' };
+  const fc = d.hooks.get(name)?.failClosed;
+  let refusal: unknown;
+  try {
+    refusal = fc && JSON.parse(fc.reply);
+  } catch {
+    refusal = undefined;
+  }
+  if (!refusal || typeof refusal !== 'object') throw err(`optin ${J(name)} has gate, but the hook ${J(name)} has no fail_closed JSON object`);
+  return { on: ' || GATED', closed: `if (GATED && r === undefined) return ${J(refusal)}; `, caught: `GATED ? ${J(refusal)} : undefined` };
+}

@@ -7,8 +7,7 @@
 //                 api.on(name, handler) (`events:` + opt-in `optin:`); the
 //                 host's session identity comes from `session:` (which
 //                 handler argument, which object in it, which accessors)
-//   export:       default  -> `export default factory`
-//                 server   -> `export default { server: factory }`
+//   export:       default -> `export default factory`; server -> `export default { server: factory }`
 //
 // Moments are built from plain data, never JSONata (the plugin carries no
 // dependencies): a string `$1.a.b` is the hook's first argument's path,
@@ -31,7 +30,7 @@ import type { Plugin, PluginApply } from '../../../core/generated/descriptor-typ
 import { START_WAIT_MS } from '../autostart.mjs';
 import { KEY_RUNTIME } from './key.ts';
 import { nextTurnFactory, nextTurnHook, nextTurnRuntime } from './next-turn.ts';
-import { GATE_RUNTIME, gateCode } from './gate.ts';
+import { GATE_RUNTIME, gateCode, optinGate } from './gate.ts';
 import { DEFAULT_URL } from '../../../core/config/defaults.ts';
 export { DEFAULT_URL };
 const DEFAULT_TIMEOUT_MS = 1500;
@@ -232,7 +231,7 @@ function renderHooksHost(d: Descriptor, spec: PluginSpec): string {
   return `async function factory(input) {\n${ntFactory(spec)}  return {\n${entries.join('\n')}\n  };\n}\n`;
 }
 
-function renderBusHost(spec: PluginSpec): string {
+function renderBusHost(d: Descriptor, spec: PluginSpec): string {
   const events = spec.events ?? [];
   const m = momentExpr(spec.moment ?? { event: '$1' });
   // $session: the host's session identity, read per call from the handler argument the descriptor names
@@ -260,11 +259,12 @@ function renderBusHost(spec: PluginSpec): string {
     '  }',
   ];
   for (const [name, o] of Object.entries(spec.optin ?? {})) {
+    const g = optinGate(d, name, o, (why) => new PluginSpecError(`${d.vendor}: ${why}`)); // a launch's gate (gate.ts)
     lines.push(
-      `  if (/^(1|true|yes|on)$/i.test(String(ENV[${J(o.env)}] ?? ""))) {`,
+      `  if (/^(1|true|yes|on)$/i.test(String(ENV[${J(o.env)}] ?? ""))${g.on}) {`,
       `    api.on(${J(name)}, async (...a) => { try { const session = identity(a); const moment = ` +
-        `${m}; const r = await hold(moment, ${o.timeout_ms ?? DEFAULT_TIMEOUT_MS}); ${applyCode(o.apply, 'moment')} ` +
-        `} catch { return undefined; } });`,
+        `${m}; const r = await hold(moment, ${o.timeout_ms ?? DEFAULT_TIMEOUT_MS}); ${g.closed}${applyCode(o.apply, 'moment')} ` +
+        `} catch { return ${g.caught}; } });`,
       '  }',
     );
   }
@@ -284,7 +284,7 @@ export function renderPlugin(d: Descriptor): string {
     `fail-open.\n// Install: ${spec.install ?? '(see the descriptor)'}\n`;
   const body =
     spec.host === 'bus'
-      ? renderBusHost(spec)
+      ? renderBusHost(d, spec)
       : spec.host === 'hooks'
         ? renderHooksHost(d, spec)
         : (() => {
