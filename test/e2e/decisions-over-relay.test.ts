@@ -39,10 +39,11 @@ afterAll(async () => {
   }
 });
 
-async function fire(s: Stack, agent: string, hook: string | undefined, input: unknown) {
+/** `surface: { gate: true }` (a launch's gate) is what the shims say with `x-hookmap-gate: 1`. */
+async function fire(s: Stack, agent: string, hook: string | undefined, input: unknown, surface?: { gate?: boolean }) {
   const r = await fetch(`${s.up.url}/hooks/${agent}${hook ? `/${encodeURIComponent(hook)}` : ''}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...(surface?.gate === true ? { 'x-hookmap-gate': '1' } : {}) },
     body: JSON.stringify(input),
   });
   return { status: r.status, exit: Number(r.headers.get('x-hookmap-exit') ?? 0), text: await r.text() };
@@ -79,7 +80,7 @@ for (const agent of listVendors()) {
         const s = await get(c);
         try {
           const seen = new Set(s.stream.filter((e) => e.type === 'attention.requested').map((e) => e.id));
-          const pending = fire(s, agent, c.hook, c.input);
+          const pending = fire(s, agent, c.hook, c.input, c.surface);
           const request = await until(`${c.name}: the attention request`, () =>
             s.stream.find((e) => e.type === 'attention.requested' && e.agent === agent && !seen.has(e.id) && (e.data?.respond_via ?? []).includes('control')),
           );

@@ -88,7 +88,7 @@ export interface StreamEvent {
 
 type Host = { prompt: string; done?: string[] };
 const KILL_GRACE_MS = 5000;
-/** How long a gated run has for its first hook (Gemini CLI and pi fire one at their start, before any model call). */
+/** How long a gated run has for its first hook (the gated agents fire one as they start, before any model call). */
 export const GATE_HOOK_MS = 20_000;
 /** How long after its session's end an attachable run's tmux session has to go. */
 const TMUX_GONE_MS = 30_000;
