@@ -52,6 +52,7 @@ export function mountLaunch(o: UpLaunchOptions): ChatLaunch {
     descriptor,
     home: o.home,
     env: o.env ?? {},
+    url: () => ownUrl(o.app),
     config: o.config,
     subscribe: (onEvent) => o.relay.subscribe({ live: true }, onEvent),
     audit: (type, data) => {
@@ -99,4 +100,12 @@ export function mountLaunch(o: UpLaunchOptions): ChatLaunch {
     launcher.close(); // up's close: headless runs are its children, stopped with it
   });
   return { start: (r, who) => launcher.start(r, who), get: (id) => launcher.get(id), catalog, projectOf: (s) => labels.get(lineOf(s)) };
+}
+
+/** This up's address as its runs' hooks reach it (loopback when it listens on every interface); undefined before it listens. */
+export function ownUrl(app: FastifyInstance): string | undefined {
+  const a = app.server.address();
+  if (!a || typeof a === 'string') return undefined;
+  const host = a.address === '0.0.0.0' || a.address === '::' ? '127.0.0.1' : a.family === 'IPv6' ? `[${a.address}]` : a.address;
+  return `${app.initialConfig.https ? 'https' : 'http'}://${host}:${a.port}`;
 }

@@ -36,8 +36,7 @@ export interface LaunchRequest {
   project: string; // a folder path or name from the allow-list
   prompt: string;
   mode?: 'headless' | 'tmux'; // tmux: the interactive program in a tmux session; default headless
-  /** Continue this hookmap session (its agent's own id, a `~N` lineage dropped). */
-  resume?: string;
+  resume?: string; // continue this hookmap session (its agent's own id, a `~N` lineage dropped)
   options?: Record<string, string>;
 }
 
@@ -73,6 +72,7 @@ export interface LauncherOptions {
   descriptor: (agent: string) => Descriptor | undefined;
   home: string;
   env: Readonly<Record<string, string | undefined>>; // the environment runs start with (from the CLI edge)
+  url?: () => string | undefined; // this up's own address: a run's hooks reach it whatever a project's files say
   config?: LaunchConfig;
   subscribe: (onEvent: (ev: StreamEvent) => void) => { close(): void }; // each event on the stream (agent, session), from the start on
   audit: (type: string, data: Record<string, unknown>) => void;
@@ -107,8 +107,7 @@ export class Launcher {
     this.sub = o.subscribe((ev) => this.onEvent(ev));
   }
 
-  /** Starts one run, or throws a LaunchError (audited as refused). */
-  start(r: LaunchRequest, who: Who): LaunchRun {
+  start(r: LaunchRequest, who: Who): LaunchRun /* one run, or a LaunchError (audited as refused) */ {
     try {
       return this.begin(r, who);
     } catch (e) {
@@ -147,10 +146,11 @@ export class Launcher {
       ...(r.resume !== undefined ? { resumed: r.resume } : {}),
     };
     this.runs.set(run.id, run);
-    const env = { ...this.o.env, ...spec.env, HOOKMAP_GATE: gated ? '1' : undefined }; // the gate: argv.ts
-    // the session: its start (session.started) with the id given to the agent, else the agent's first new session after this
-    // start; a continue: the continued session's first event from the agent (an agent going on in the same session may not
-    // start it again), never its end or hookmap's own records (the usage read after the last run's turn may come late)
+    // hookmap's own variables set, never left for a project's env file to fill (an agent that loads one keeps what is set)
+    const own = { HOOKMAP_HOME: this.o.home, HOOKMAP_URL: this.o.env.HOOKMAP_URL ?? this.o.url?.(), HOOKMAP_GATE: gated ? '1' : undefined };
+    const env = { ...this.o.env, ...spec.env, ...own }; // the gate: argv.ts
+    // the session: its start with the id given to the agent, else the agent's first new session after this start; a continue:
+    // the continued session's first event from the agent, never its end or hookmap's own records (a late usage read)
     const fromAgent = (ev: StreamEvent) => !isSessionTerminal(ev.type) && !ev.type.startsWith('x.hookmap.');
     const match = (ev: StreamEvent) =>
       mode === 'resume'

@@ -124,12 +124,12 @@ describe('the launcher', () => {
     l.close();
   });
 
-  it("a gated run gets HOOKMAP_GATE=1 and the gate's argv, and is stopped when none of its hooks arrives in time (its hooks off)", async () => {
+  it("a gated run gets HOOKMAP_GATE=1, this up's HOOKMAP_URL and HOOKMAP_HOME and the gate's argv, and is stopped when none of its hooks arrives in time (its hooks off)", async () => {
     const dir = join(home, 'g');
     mkdirSync(dir);
     recordWiring(home, { agent: 'stand-in', scope: 'project', path: join(dir, 'x'), dir });
     const out = join(dir, 'seen.json');
-    const script = `require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify({ gate: process.env.HOOKMAP_GATE, argv: process.argv.slice(1) })); setInterval(() => {}, 1000)`;
+    const script = `require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify({ gate: process.env.HOOKMAP_GATE, url: process.env.HOOKMAP_URL, home: process.env.HOOKMAP_HOME, argv: process.argv.slice(1) })); setInterval(() => {}, 1000)`;
     const launch: LaunchSpec = {
       command: process.execPath,
       headless: ['-e', script, '--', '{options}', '{prompt}'],
@@ -143,12 +143,14 @@ describe('the launcher', () => {
         descriptor: (a) => (a === 'stand-in' ? ({ vendor: 'stand-in', name: 'Stand-in', launch } as unknown as Descriptor) : undefined),
         home,
         env: { PATH: process.env.PATH, HOOKMAP_GATE: '0' },
+        url: () => 'http://127.0.0.1:48787',
         subscribe: (_on: (ev: StreamEvent) => void) => ({ close() {} }),
         audit: (type, data) => audit.push([type, data]),
       });
       const run = l.start({ agent: 'stand-in', project: dir, prompt: 'go' }, { principal: 'owner', surface: 'test' });
       await until('the child started', () => (existsSync(out) ? true : undefined), 10_000);
-      expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ gate: '1', argv: ['--yolo-ish', 'go'] });
+      // hookmap's own variables are set (a project's env file cannot fill them): this up's address and home
+      expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ gate: '1', url: 'http://127.0.0.1:48787', home, argv: ['--yolo-ish', 'go'] });
       expect(audit[0]).toEqual(['started', expect.objectContaining({ gate: true })]);
       vi.advanceTimersByTime(GATE_HOOK_MS);
       await until('stopped', () => (l.get(run.id)!.ended ? true : undefined), 10_000);
@@ -156,6 +158,24 @@ describe('the launcher', () => {
       l.close();
     } finally {
       vi.useRealTimers();
+    }
+  });
+});
+
+describe("up's own address for its runs", () => {
+  it('is the address it listens on (loopback for every interface), none before it listens', async () => {
+    const { default: Fastify } = await import('fastify');
+    const { ownUrl } = await import('../../../engine/app/up-launch.ts');
+    for (const host of ['127.0.0.1', '0.0.0.0']) {
+      const app = Fastify();
+      expect(ownUrl(app)).toBeUndefined();
+      await app.listen({ host, port: 0 });
+      try {
+        const port = (app.server.address() as { port: number }).port;
+        expect(ownUrl(app)).toBe(`http://127.0.0.1:${port}`);
+      } finally {
+        await app.close();
+      }
     }
   });
 });
