@@ -147,8 +147,8 @@ export class Launcher {
     };
     this.runs.set(run.id, run);
     // hookmap's own variables set, never left for a project's env file to fill (an agent that loads one keeps what is set)
-    const url = this.o.url?.(); // this up's address: where the run's hooks go (unknown before up listens: the inherited one)
-    const env = { ...this.o.env, ...spec.env, HOOKMAP_HOME: this.o.home, ...(url ? { HOOKMAP_URL: url } : {}), HOOKMAP_GATE: gated ? '1' : undefined };
+    const url = this.o.url?.(); // this up's address and home, unless up's own environment names others (a proxy in front of it)
+    const env = { HOOKMAP_HOME: this.o.home, ...(url ? { HOOKMAP_URL: url } : {}), ...this.o.env, ...spec.env, HOOKMAP_GATE: gated ? '1' : undefined };
     // the session: its start with the id given to the agent, else the agent's first new session after this start; a continue:
     // the continued session's first event from the agent, never its end or hookmap's own records (a late usage read)
     const fromAgent = (ev: StreamEvent) => !isSessionTerminal(ev.type) && !ev.type.startsWith('x.hookmap.');
