@@ -134,6 +134,14 @@ export class DaemonCore {
     return fc && { ...this.reply(fc.reply, 0), decided: 'block' }; // stdout, exit 0: the compiler refuses a hook replying otherwise
   }
 
+  /**
+   * What a firing nobody answered gets (up stopping, an event that failed its schema, a payload that cannot be read,
+   * a hold nobody allowed): the gate's refusal under a launch's gate, else the hook's neutral bytes. One home for it.
+   */
+  unansweredReply(hook: string | undefined, surface: Record<string, unknown> | undefined): HookReply {
+    return this.gateReply(hook, surface) ?? this.neutralReply(hook);
+  }
+
   /** The payload's agent session id (bounded), when it names one: where a diagnostic or a session end lands. */
   sessionOf(payload: unknown, hook: string | undefined, surface?: Record<string, unknown>): Promise<string | undefined> {
     return this.mapper.vendorSessionOf(payload, hook, surface);
@@ -159,7 +167,7 @@ export class DaemonCore {
     } catch (e) {
       this.say(`could not log the diagnostic event: ${(e as Error).message}`);
     }
-    return closed?.reply ?? { ...(this.gateReply(hook, surface) ?? this.neutralReply(hook)), error: me.code };
+    return closed?.reply ?? { ...this.unansweredReply(hook, surface), error: me.code };
   }
 
   /**

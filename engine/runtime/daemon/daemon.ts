@@ -190,7 +190,7 @@ export class Daemon {
   // --- a hook firing --------------------------------------------------------------
   async handle(inp: HookInput): Promise<HookReply> {
     // stopping: the agent still gets its neutral bytes, coded, since nothing was recorded
-    if (this.core.closed) return { ...(this.core.gateReply(inp.hook, inp.surface) ?? this.core.neutralReply(inp.hook)), error: 'daemon-stopping' };
+    if (this.core.closed) return { ...this.core.unansweredReply(inp.hook, inp.surface), error: 'daemon-stopping' };
     if (this.budgetAsks && this.usage?.busy) await this.usage.idle(); // budgets: a transcript read under way counts first (at most 2 s)
     const out = await this.core.serial.run(async (): Promise<{ reply: HookReply; held?: Promise<HookReply>; after?: () => void }> => {
       const read: { payload?: unknown } = { payload: inp.payload };
@@ -211,7 +211,7 @@ export class Daemon {
         // a decided reply went out with its audit events logged: it stands (the failing event is logged as invalid_event)
         if (invalid && !result.decided) {
           if (request) this.holds.unpersist(request.id);
-          return { reply: { ...(this.core.gateReply(result.hook, inp.surface) ?? this.core.neutralReply(result.hook)), error: 'invalid-event' } };
+          return { reply: { ...this.core.unansweredReply(result.hook, inp.surface), error: 'invalid-event' } };
         }
         if (result.session !== undefined) this.commands.noteEnded(result.session, result.events);
         await this.waiting.fired(result, payload, inp.surface); // beside the mapping: the agent shows its own dialog (docs/watch.md)
