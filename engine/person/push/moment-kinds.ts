@@ -2,6 +2,7 @@
 // form is one a chat answers with a button per choice; what an alert says.
 import type { AepEvent } from '../../runtime/relay/index.ts';
 import type { AlertKind } from './payload.ts';
+import type { Moment } from './moment-types.ts';
 import { isSessionTerminal, runEnd } from '../../core/kernel/lifecycle.ts';
 import { BUDGET_REACHED, BUDGET_WARNED } from '../../runtime/usage/budgets.ts';
 import { LIMIT_REACHED, LIMIT_RESUMED, pauseOf, pauseText } from '../../core/kernel/limits.ts';
@@ -54,4 +55,26 @@ export function limitAlert(ev: AepEvent): { agent: string; session?: string; tit
   }
   const p = pauseOf({ type: ev.type, time: ev.time, data: d });
   return { agent: String(ev.agent ?? ''), session: ev.session, title: `${ev.agent}: ${p ? pauseText(p) : 'stopped on a limit'}` };
+}
+
+/** An informational request declares no deadline: its card stands this long at most unless settled. */
+const INFORMATIONAL_MS = 24 * 3_600_000;
+
+/** The watch's "answer at the agent" (AEP-0008: respond_via without control) as a moment: shown, no buttons, nothing asked. */
+export function informational(ev: AepEvent, d: Record<string, any>, agent: string, deadline: number, now: number): Moment {
+  const about = d.watch && typeof d.watch === 'object' ? (d.watch as Record<string, unknown>) : {};
+  const s = (v: unknown) => (typeof v === 'string' && v ? v.slice(0, 200) : undefined);
+  return {
+    id: ev.id,
+    session: s(about.session) ?? String(ev.session ?? ''),
+    agent: s(about.agent) ?? agent,
+    kind: 'watch',
+    words: s(d.prompt) ?? '',
+    expires: Number.isFinite(deadline) ? deadline : now + INFORMATIONAL_MS,
+    tool: s(about.tool),
+    project: s(about.project),
+    redact: (t) => t,
+    rulable: false,
+    paths: 0,
+  };
 }

@@ -17,8 +17,10 @@ import type { Door } from './door.ts';
 import { ATTENTION_FOLLOWERS, isAttentionTerminal, opens, RESPOND, RUN_TERMINALS, SESSION_TERMINALS, UNITS } from '../../core/kernel/lifecycle.ts';
 import { answerOf, requestFate, StoryFold } from '../../core/kernel/fold/index.ts';
 import { answerableViaControl } from '../../core/kernel/option-effects.ts';
-import { alertKind, BUDGET_ALERTS, singleChoice, WORDS, limitAlert } from './moment-kinds.ts';
+import { alertKind, BUDGET_ALERTS, informational, singleChoice, WORDS, limitAlert } from './moment-kinds.ts';
 import { Sightings } from './sightings.ts';
+import { FailureCoalescer } from './coalesce.ts';
+import { LIMIT_REACHED, LIMIT_RESUMED } from '../../core/kernel/limits.ts';
 import { PARTIAL_TYPE } from '../../runtime/auth/people.ts';
 
 export { alertKind, singleChoice } from './moment-kinds.ts';
@@ -33,13 +35,13 @@ const TYPES = [
   ...SESSION_TERMINALS,
   'progress.status',
   ...BUDGET_ALERTS,
+  LIMIT_REACHED,
+  LIMIT_RESUMED,
   SEEN,
   RESPOND,
   PARTIAL_TYPE,
 ];
 const DEFAULT_WINDOW_MS = 55_000;
-/** An informational request declares no deadline: its card stands this long at most unless settled. */
-const INFORMATIONAL_MS = 24 * 3_600_000;
 
 export interface MomentsOptions {
   relay: Pick<Relay, 'subscribe'>;
@@ -80,9 +82,12 @@ export class Moments {
   private readonly sightings = new Sightings();
   private sub?: { close(): void };
   private readonly now: () => number;
+  /** A run that failed on a limit: one alert, the limit's (coalesce.ts). */
+  private readonly failures: FailureCoalescer;
 
   constructor(private readonly o: MomentsOptions) {
     this.now = o.now ?? Date.now;
+    this.failures = new FailureCoalescer(this.now);
   }
 
   add(sink: MomentSink): void {
@@ -102,6 +107,7 @@ export class Moments {
     this.sub?.close();
     for (const r of this.open.values()) r.timers.forEach(clearTimeout);
     this.open.clear();
+    this.failures.close();
   }
 
   isOpen(id: string): boolean {
@@ -155,7 +161,7 @@ export class Moments {
     // the watch's "answer at the agent" (AEP-0008: respond_via without control): shown, no buttons, nothing asked.
     // Its words are shown at every capture, so only the watch's own emitter is believed (a forged one is dropped).
     if (d.watch && !answerableViaControl(d)) {
-      if (this.o.watched?.(ev)) this.show(this.informational(ev, d, agent, deadline), !at.inboxVisible, Date.parse(ev.time));
+      if (this.o.watched?.(ev)) this.show(informational(ev, d, agent, deadline, this.now()), !at.inboxVisible, Date.parse(ev.time));
       else this.o.say?.(`${ev.id}: a watch attention not from this up's watch: not shown`);
       return;
     }
@@ -179,24 +185,6 @@ export class Moments {
       form: s?.form ? singleChoice(s.form) : undefined,
     };
     this.show(m, !at.inboxVisible, Date.parse(ev.time));
-  }
-
-  private informational(ev: AepEvent, d: Record<string, any>, agent: string, deadline: number): Moment {
-    const about = d.watch && typeof d.watch === 'object' ? (d.watch as Record<string, unknown>) : {};
-    const s = (v: unknown) => (typeof v === 'string' && v ? v.slice(0, 200) : undefined);
-    return {
-      id: ev.id,
-      session: s(about.session) ?? String(ev.session ?? ''),
-      agent: s(about.agent) ?? agent,
-      kind: 'watch',
-      words: s(d.prompt) ?? '',
-      expires: Number.isFinite(deadline) ? deadline : this.now() + INFORMATIONAL_MS,
-      tool: s(about.tool),
-      project: s(about.project),
-      redact: (t) => t,
-      rulable: false,
-      paths: 0,
-    };
   }
 
   /** The moment's ladder: each step at its time (from the request's `at`) tells the sinks it names (not told yet), unless someone has seen it by then. */
@@ -285,8 +273,14 @@ export class Moments {
     // a budget's own words (engine/runtime/usage/budgets.ts: labels and amounts, metadata): "project shop-api has spent $10.02 of $10.00 today ..."
     const said = kind === 'budget' ? String((ev.data as Record<string, unknown> | undefined)?.text ?? '').slice(0, 300) : '';
     const a: Alert = { kind, agent, session: limit ? limit.session : ev.session, title: limit?.title ?? (said || `${agent}: ${WORDS[kind]}`) };
+    if (kind === 'run_failed') return this.failures.failed(a.session, () => this.fire(a));
+    if (ev.type === LIMIT_REACHED) this.failures.limit(a.session);
+    this.fire(a);
+  }
+
+  private fire(a: Alert): void {
     const away = !this.o.presence.visible;
-    for (const step of this.steps(kind, agent, undefined)) {
+    for (const step of this.steps(a.kind, a.agent, undefined)) {
       const fire = () =>
         this.each(
           (sink) => sink.alert(a),
