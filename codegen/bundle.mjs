@@ -90,7 +90,7 @@ for (const d of [OUT, CACHE]) rmSync(new URL(`../${d}`, import.meta.url), { recu
 const started = Date.now();
 const { metafile } = await build({
   absWorkingDir: ROOT,
-  // the history's indexer runs in a worker thread: a file of its own, beside the chunks (engine/person/history/worker-host.ts finds it)
+  // the history's indexer runs in a process of its own: a file of its own, beside the chunks (engine/person/history/worker-host.ts finds it)
   entryPoints: { main: 'engine/cli/main.ts', 'history-worker': 'engine/person/history/index-worker.ts' },
   metafile: true,
   outdir: OUT,

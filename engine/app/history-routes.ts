@@ -3,13 +3,13 @@
 //   GET /history/sessions?agent&project&since&until&state&before&limit   sessions, newest first, paged (before = a `last`)
 //   GET /history/search?q=TEXT&agent&project&since&until                matching sessions, each with its matching events
 //   GET /history/usage?since&by=agent|project|day|model                 tokens and cost grouped
-//   GET /history/status                                                 the indexer (a worker thread): running, restarting, failed
+//   GET /history/status                                                 the indexer (a process):      running, restarting, failed
 //
 // Read scope (a token or the inbox's cookie). Rows carry counts, ids, types,
 // tool names, project labels and costs, never an event's data; a search's
 // events carry an excerpt of their logged text around the words (as plain
 // parts, the words marked), which a reader of the stream reads whole anyway.
-// The database is indexed in a worker thread (history.ts), never in a hook's path.
+// The database is indexed in a process of its own (history.ts), never in a hook's path.
 import type { FastifyInstance } from 'fastify';
 import type { Relay } from '../runtime/relay/index.ts';
 import { existsSync } from 'node:fs';

@@ -1,7 +1,7 @@
 // The history as a running part of `hookmap up` (and what each CLI query
 // opens first): the database in the home, brought up to the logs at start
 // (incrementally; rebuilt when missing), then kept up on a timer in small
-// steps, each one transaction, in a worker thread with its own connection
+// steps, each one transaction, in a process of its own (niced) with its own connection
 // (worker-host.ts), so a hook reply never waits behind a step of indexing;
 // questions are read on a connection of their own (WAL: a read never waits
 // for the writer).
@@ -58,7 +58,7 @@ export class HistoryService {
     this.indexer = new IndexerHost(input, o.say);
   }
 
-  /** Index in the background: in a worker thread (worker-host.ts), a step now and then, back to back while more waits. */
+  /** Index in the background: in a child process at the lowest priority (worker-host.ts), a step now and then, back to back while more waits. */
   start(): this {
     this.indexer.start();
     return this;

@@ -1,14 +1,14 @@
-// The history's indexer in a worker thread of `hookmap up` (worker-host.ts
-// starts it): the only writer of the database, on its own connection, so a
-// step of indexing (parsing log lines, one transaction into SQLite and FTS5)
-// never runs on the thread that answers hooks. It steps through the logs on
+// The history's indexer in a child process of `hookmap up` (worker-host.ts
+// starts it, niced): the only writer of the database, on its own connection,
+// so a step of indexing (parsing log lines, one transaction into SQLite and
+// FTS5) never runs in the process that answers hooks. Its input is the first
+// message on the IPC channel; it exits when that channel closes (up gone). It steps through the logs on
 // a timer (back to back while more waits), indexes the lines the host sends
 // (a fleet's stream), applies the retention hourly and, told to stop,
 // finishes the step it is in and closes: every step is one transaction that
 // moves the logs' positions with it, so a stop (or a kill) at any moment
 // loses nothing and indexes nothing twice.
 import { setPriority } from 'node:os';
-import { parentPort, workerData } from 'node:worker_threads';
 import { Indexer, type StepResult } from './indexer.ts';
 import { prune, type Retention } from './retention.ts';
 import { indexedEvent, type IndexedEvent } from './rows.ts';
@@ -22,25 +22,24 @@ export interface WorkerInput {
   retention?: Retention;
 }
 
-/** What the host sends: lines to index (the stream's), index everything now (and say so), or stop. */
-export type ToWorker = { lines: { line: string; agent: string }[] } | { catchUp: number } | { stop: true };
+/** What the host sends: its input (first), lines to index (the stream's), index everything now (and say so), or stop. */
+export type ToWorker = { start: WorkerInput } | { lines: { line: string; agent: string }[] } | { catchUp: number } | { stop: true };
 /** What the worker says: ready, a step's result, everything indexed, a line for up's log, stopped. */
 export type FromWorker = { ready: true } | { step: StepResult; total: number } | { caughtUp: number; total: number } | { say: string } | { stopped: true };
 
-// the lowest priority for this thread alone (Linux's nice is per thread: pid 0 is the caller): on a busy machine the
-// thread that answers hooks runs first, and indexing takes what is left
+// the lowest priority (the host starts this process under `nice -n 19`; where it could not, this thread at least):
+// on a busy machine the process answering hooks runs first, and indexing takes what is left
 try {
   setPriority(0, 19);
 } catch {
   /* not allowed here: the same priority as up */
 }
 
-const port = parentPort!;
-const input = workerData as WorkerInput;
-const post = (m: FromWorker) => port.postMessage(m);
-const db = openHistory(input.file);
-const indexer = new Indexer(db, input.roots);
-const writer = new HistoryWriter(db);
+const post = (m: FromWorker) => process.connected && process.send!(m);
+let input: WorkerInput;
+let db: ReturnType<typeof openHistory>;
+let indexer: Indexer;
+let writer: HistoryWriter;
 let stopped = false;
 let timer: NodeJS.Timeout | undefined;
 let soon: NodeJS.Immediate | undefined;
@@ -69,24 +68,36 @@ function tick(): void {
   else timer = setTimeout(tick, input.everyMs);
 }
 
-port.on('message', (m: ToWorker) => {
-  if ('stop' in m) {
-    stopped = true;
-    clearTimeout(timer);
-    clearImmediate(soon);
-    db.close();
-    post({ stopped: true });
-    port.close();
-    return;
-  }
+/** Finish: the step in hand is done (each is one transaction), the connection closed, the channel let go. */
+function stop(): void {
   if (stopped) return;
+  stopped = true;
+  clearTimeout(timer);
+  clearImmediate(soon);
+  db?.close();
+  post({ stopped: true });
+  if (process.connected) process.disconnect();
+}
+
+process.on('message', (m: ToWorker) => {
+  if ('start' in m) {
+    if (db) return;
+    input = m.start;
+    db = openHistory(input.file);
+    indexer = new Indexer(db, input.roots);
+    writer = new HistoryWriter(db);
+    post({ ready: true });
+    return tick();
+  }
+  if ('stop' in m) return stop();
+  if (stopped || !db) return;
   if ('catchUp' in m) {
     try {
       total += indexer.catchUp(input.stepBytes).events;
     } catch (e) {
       post({ say: `history: indexing failed: ${(e as Error).message}` });
     }
-    return post({ caughtUp: m.catchUp, total });
+    return void post({ caughtUp: m.catchUp, total });
   }
   try {
     const rows = m.lines.map((l) => indexedEvent(l.line, l.agent)).filter((r): r is IndexedEvent => r !== undefined);
@@ -95,6 +106,10 @@ port.on('message', (m: ToWorker) => {
     post({ say: `history: indexing the stream failed: ${(e as Error).message}` });
   }
 });
-
-post({ ready: true });
-tick();
+// up gone (its end of the channel closed, a crash included): nothing is left to index for
+process.on('disconnect', () => {
+  stopped = true;
+  clearTimeout(timer);
+  clearImmediate(soon);
+  db?.close();
+});

@@ -1,14 +1,18 @@
 // `hookmap up`'s side of the history's indexer (index-worker.ts): starts it
-// in a worker thread (from the sources through tsx, which the worker
-// registers itself; from the bundle as dist/engine/history-worker.js, an
-// entry point of its own in codegen/bundle.mjs), hands it the stream's lines,
+// in a child process of its own at the lowest priority (`nice -n 19`, every
+// thread of it: its garbage collector's helper threads too, which in a worker
+// thread of up were up's own and took the CPU from the thread answering
+// hooks), from the sources through tsx or from the bundle as
+// dist/engine/history-worker.js (an entry point of its own in
+// codegen/bundle.mjs); hands it its input and the stream's lines over IPC,
 // and, when it dies, says so and starts it again after a growing pause, at
 // most MAX_RESTARTS times in RESTART_WINDOW_MS: hooks never depended on it.
-// close() asks it to finish its step and waits (a bounded time) for it.
+// close() asks it to finish its step and waits (a bounded time) for it; it
+// exits by itself when up goes away (its IPC channel closes).
+import { spawn as spawnChild, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { FromWorker, ToWorker, WorkerInput } from './index-worker.ts';
 
 export interface IndexerStatus {
@@ -27,20 +31,25 @@ export const RESTART_WINDOW_MS = 10 * 60_000;
 const PAUSES_MS = [200, 1000, 5000, 15_000, 60_000];
 const STOP_WAIT_MS = 5000;
 
-/** The worker, from the sources (this module is .ts) or from the bundle (this module is a chunk beside history-worker.js). */
-function spawn(input: WorkerInput): Worker {
+/** `nice`, where the system has one: the worker's every thread at the lowest priority from its first instruction. */
+const NICE = ['/usr/bin/nice', '/bin/nice'].find((p) => existsSync(p));
+/** What the worker's stderr said last (its crash), kept for the line that says it died. */
+const STDERR_TAIL = 2000;
+
+/** The worker, from the sources (this module is .ts: through tsx's loader) or from the bundle (a chunk beside history-worker.js). */
+function spawn(input: WorkerInput): ChildProcess {
   const here = import.meta.url;
-  const opts = { workerData: input, stdout: false, stderr: false };
-  if (!here.endsWith('.ts')) return new Worker(new URL('./history-worker.js', here), opts);
-  // tsx's ESM API (require's resolution names its CommonJS twin, index.cjs, beside it)
-  const tsx = pathToFileURL(join(dirname(createRequire(here).resolve('tsx/esm/api')), 'index.mjs')).href;
-  const entry = new URL('./index-worker.ts', here).href;
-  const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(boot, { ...opts, eval: true });
+  const node = here.endsWith('.ts')
+    ? [process.execPath, '--import', pathToFileURL(createRequire(here).resolve('tsx')).href, fileURLToPath(new URL('./index-worker.ts', here))]
+    : [process.execPath, fileURLToPath(new URL('./history-worker.js', here))];
+  const argv = NICE ? [NICE, '-n', '19', ...node] : node;
+  const child = spawnChild(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
+  child.send({ start: input });
+  return child;
 }
 
 export class IndexerHost {
-  private worker?: Worker;
+  private worker?: ChildProcess;
   private s: IndexerStatus = { state: 'starting', restarts: 0, indexed: 0 };
   private deaths: number[] = [];
   private retry?: NodeJS.Timeout;
@@ -60,8 +69,13 @@ export class IndexerHost {
     this.worker = w;
     this.s.state = 'starting';
     this.s.indexed = 0;
-    w.unref(); // never what keeps a process alive: close() stops it
+    // never what keeps a process alive: close() stops it
+    w.unref();
+    w.channel?.unref();
     let why: string | undefined;
+    let stderr = '';
+    w.stderr?.on('data', (c: Buffer) => (stderr = (stderr + c.toString('utf8')).slice(-STDERR_TAIL)));
+    (w.stderr as { unref?: () => void } | null)?.unref?.();
     w.on('message', (m: FromWorker) => {
       if ('ready' in m) this.s.state = 'running';
       else if ('step' in m) this.s.indexed = m.total;
@@ -72,13 +86,14 @@ export class IndexerHost {
       } else if ('say' in m) this.say(m.say);
     });
     w.on('error', (e) => (why = e.message));
-    w.on('exit', (code) => {
+    w.on('exit', (code, signal) => {
       if (this.worker !== w) return;
       this.worker = undefined;
       for (const done of this.waiting.values()) done();
       this.waiting.clear();
       if (this.closing) return;
-      this.died(why ?? `exit code ${code}`);
+      const said = stderr.trim().split('\n').filter(Boolean).at(-1)?.slice(0, 300);
+      this.died(why ?? `${signal ? `killed by ${signal}` : `exit code ${code}`}${said ? `: ${said}` : ''}`);
     });
     return this;
   }
@@ -109,8 +124,8 @@ export class IndexerHost {
     return { ...this.s };
   }
 
-  /** The running worker (undefined while it is restarted or after close). */
-  get thread(): Worker | undefined {
+  /** The running worker's process (undefined while it is restarted or after close). */
+  get process(): ChildProcess | undefined {
     return this.worker;
   }
 
@@ -130,7 +145,8 @@ export class IndexerHost {
   }
 
   private send(m: ToWorker): void {
-    this.worker?.postMessage(m);
+    const w = this.worker;
+    if (w?.connected) w.send(m, (e) => e && this.say(`history: the indexer did not take a message: ${e.message}`));
   }
 
   /** Let the worker finish its step and close its connection; after STOP_WAIT_MS it is terminated (its step rolls back). */
@@ -140,9 +156,9 @@ export class IndexerHost {
       const w = this.worker;
       this.s.state = 'stopped';
       if (!w) return;
-      const gone = new Promise<void>((done) => w.once('exit', () => done()));
+      const gone = new Promise<void>((done) => (w.exitCode !== null || w.signalCode !== null ? done() : w.once('exit', () => done())));
       this.send({ stop: true });
-      const timer = setTimeout(() => void w.terminate(), STOP_WAIT_MS);
+      const timer = setTimeout(() => void w.kill('SIGKILL'), STOP_WAIT_MS);
       await gone;
       clearTimeout(timer);
     })());

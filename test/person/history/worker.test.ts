@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hookKeyHeaders } from '../../../engine/runtime/auth/hook-key.mjs';
 import { startUp, type Up } from '../../../engine/app/up.ts';
 import { historyFile, historyRoots } from '../../../engine/person/history/history.ts';
+import type { ChildProcess } from 'node:child_process';
 import { IndexerHost, MAX_RESTARTS } from '../../../engine/person/history/worker-host.ts';
 import { tempDir, until } from '../../runtime/daemon/helpers.ts';
 
@@ -51,7 +52,10 @@ const logged = (home: string, session: string) => {
     .filter((l) => (JSON.parse(l) as { session?: string }).session === session).length;
 };
 
-describe("the history's indexer in a worker of up", () => {
+/** Kill the indexer's process outright (a crash): resolves once it is gone. */
+const kill = (p: ChildProcess) => new Promise<void>((done) => (p.once('exit', () => done()), p.kill('SIGKILL')));
+
+describe("the history's indexer in a process of up's own", () => {
   it('indexes what a daemon logs; a stop and a start go on without counting an event twice', async () => {
     const t = tempDir('hookmap-history-worker-');
     cleanups.push(t.done);
@@ -80,10 +84,12 @@ describe("the history's indexer in a worker of up", () => {
     await hook(u, t.dir, 's2', 'SessionStart', { source: 'startup' });
     const history = u.history!()!;
     await history.caughtUp();
-    await history.worker.thread!.terminate();
+    await kill(history.worker.process!);
     // while it is down and starting again: hooks answer (200) as ever
     await turn(u, t.dir, 's2', 'WhileDown');
-    expect(lines.some((l) => /\[history\] history: the indexer stopped \(exit code 1\): hooks are answered as before; starting it again/.test(l))).toBe(true);
+    expect(lines.some((l) => /\[history\] history: the indexer stopped \(killed by SIGKILL\): hooks are answered as before; starting it again/.test(l))).toBe(
+      true,
+    );
     await until('the worker started again', () => history.status().state === 'running' && history.status().restarts === 1);
     // /healthz (with a token: details) says the indexer's state too, restarts counted
     expect((await get(u, '/healthz')).body.history).toMatchObject({ state: 'running', restarts: 1 });
@@ -98,14 +104,13 @@ describe("the history's indexer in a worker of up", () => {
     const host = new IndexerHost({ file: historyFile(t.dir), roots: historyRoots(t.dir), stepBytes: 1024, everyMs: 50 }, (l) => lines.push(l), [10]).start();
     cleanups.push(() => host.close());
     for (let i = 0; i <= MAX_RESTARTS; i++) {
-      const w = await until('a worker running', () => host.thread);
-      await w.terminate();
+      await kill(await until('a worker running', () => host.process));
     }
     await until('given up', () => host.status().state === 'failed');
     expect(host.status()).toMatchObject({ state: 'failed', restarts: MAX_RESTARTS });
     expect(lines.at(-1)).toMatch(/not started again; hooks are answered as before/);
     await new Promise((r) => setTimeout(r, 100));
-    expect(host.thread).toBeUndefined();
+    expect(host.process).toBeUndefined();
   }, 60_000);
 
   it('search: hostile input is a clear 400 or a literal search, never a 500; filters narrow it', async () => {
