@@ -1,5 +1,5 @@
 // The history's indexer in a child process of `hookmap up` (worker-host.ts
-// starts it, niced): the only writer of the database, on its own connection,
+// starts it; it lowers its own priority): the only writer of the database, on its own connection,
 // so a step of indexing (parsing log lines, one transaction into SQLite and
 // FTS5) never runs in the process that answers hooks. Its input is the first
 // message on the IPC channel; it exits when that channel closes (up gone). It steps through the logs on
@@ -8,6 +8,7 @@
 // finishes the step it is in and closes: every step is one transaction that
 // moves the logs' positions with it, so a stop (or a kill) at any moment
 // loses nothing and indexes nothing twice.
+import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { Indexer, type StepResult } from './indexer.ts';
 import { prune, type Retention } from './retention.ts';
@@ -27,13 +28,24 @@ export type ToWorker = { start: WorkerInput } | { lines: { line: string; agent: 
 /** What the worker says: ready, a step's result, everything indexed, a line for up's log, stopped. */
 export type FromWorker = { ready: true } | { step: StepResult; total: number } | { caughtUp: number; total: number } | { say: string } | { stopped: true };
 
-// the lowest priority (the host starts this process under `nice -n 19`; where it could not, this thread at least):
-// on a busy machine the process answering hooks runs first, and indexing takes what is left
-try {
-  setPriority(0, 19);
-} catch {
-  /* not allowed here: the same priority as up */
+// the lowest priority for every thread of this process (Linux's nice is per thread: each is named by its id in
+// /proc/self/task; threads started later inherit it), once its code is loaded: its garbage collector's helpers too,
+// so on a busy machine the process answering hooks runs first and indexing takes what is left
+function lowest(): void {
+  let tids: number[] = [0];
+  try {
+    tids = readdirSync('/proc/self/task').map(Number);
+  } catch {
+    /* not Linux: this thread alone */
+  }
+  for (const t of tids)
+    try {
+      setPriority(t, 19);
+    } catch {
+      /* not allowed here: the same priority as up */
+    }
 }
+lowest();
 
 const post = (m: FromWorker) => process.connected && process.send!(m);
 let input: WorkerInput;

@@ -1,7 +1,7 @@
 // `hookmap up`'s side of the history's indexer (index-worker.ts): starts it
-// in a child process of its own at the lowest priority (`nice -n 19`, every
-// thread of it: its garbage collector's helper threads too, which in a worker
-// thread of up were up's own and took the CPU from the thread answering
+// in a child process of its own, which puts every thread of it at the lowest
+// priority once loaded (its garbage collector's helper threads too, which in a
+// worker thread of up were up's own and took the CPU from the thread answering
 // hooks), from the sources through tsx or from the bundle as
 // dist/engine/history-worker.js (an entry point of its own in
 // codegen/bundle.mjs); hands it its input and the stream's lines over IPC,
@@ -10,7 +10,6 @@
 // close() asks it to finish its step and waits (a bounded time) for it; it
 // exits by itself when up goes away (its IPC channel closes).
 import { spawn as spawnChild, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { FromWorker, ToWorker, WorkerInput } from './index-worker.ts';
@@ -31,8 +30,6 @@ export const RESTART_WINDOW_MS = 10 * 60_000;
 const PAUSES_MS = [200, 1000, 5000, 15_000, 60_000];
 const STOP_WAIT_MS = 5000;
 
-/** `nice`, where the system has one: the worker's every thread at the lowest priority from its first instruction. */
-const NICE = ['/usr/bin/nice', '/bin/nice'].find((p) => existsSync(p));
 /** What the worker's stderr said last (its crash), kept for the line that says it died. */
 const STDERR_TAIL = 2000;
 
@@ -42,8 +39,7 @@ function spawn(input: WorkerInput): ChildProcess {
   const node = here.endsWith('.ts')
     ? [process.execPath, '--import', pathToFileURL(createRequire(here).resolve('tsx')).href, fileURLToPath(new URL('./index-worker.ts', here))]
     : [process.execPath, fileURLToPath(new URL('./history-worker.js', here))];
-  const argv = NICE ? [NICE, '-n', '19', ...node] : node;
-  const child = spawnChild(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
+  const child = spawnChild(node[0], node.slice(1), { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'json' });
   child.send({ start: input });
   return child;
 }
