@@ -39,7 +39,8 @@ const stopFailure = async (session: string, error: string) => {
   await hook({ ...base, hook_event_name: 'StopFailure', error, last_assistant_message: 'API Error: Request rejected (429)' });
 };
 const alertsOf = (session: string) => ps.received.filter((r) => r.message.type === 'alert' && r.message.session === session).map((r) => r.message.title);
-const logged = (session: string, type: string) => until(`${type} in ${session}`, () => readLogs(join(s.logDir, 'claude-code')).find((e) => e.session === session && e.type === type));
+const logged = (session: string, type: string) =>
+  until(`${type} in ${session}`, () => readLogs(join(s.logDir, 'claude-code')).find((e) => e.session === session && e.type === type));
 
 describe('a run that stopped on a limit', () => {
   it('gets the limit alert alone: no "a run failed" beside it', async () => {
