@@ -249,9 +249,9 @@ if (EVENTS === 1_000_000)
     notes: [
       `The database holds ${(size / 2 ** 20).toFixed(0)} MiB. Search asks FTS5 for a page of the newest matching rowids with its own LIMIT (it stops there), ` +
         'then reads only the rows shown, in one statement; the filters (agent, project, time) apply per page.',
-      "The indexer runs in a process of its own under nice 19, every thread of it (its garbage collector's helpers too, which in a worker thread " +
-        "were up's own and took the CPU from the thread answering hooks: p99 1.73x in this interleaved bench at 300,000 events, 1.1-1.4x as a process): the process answering hooks runs first " +
-        'and indexing takes the CPU that is left.',
+      "The indexer runs in a process of its own at nice 19, every thread of it (its garbage collector's helpers too, which in a worker thread " +
+        "were up's own and took the CPU from the thread answering hooks: p99 1.73x in this interleaved bench at 300,000 events, " +
+        '1.1-1.4x as a process): the process answering hooks runs first and indexing takes the CPU that is left.',
       ...(indexingWhileBusy ? [] : ['The worker caught up before the hooks under indexing were all fired: that row is not a measurement under indexing.']),
     ],
   });
