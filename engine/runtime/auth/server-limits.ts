@@ -12,6 +12,9 @@
 //                     client slow to send its headers, an idle keep-alive),
 //                     so /healthz, a hook and the owner always get in; a held
 //                     hook, a waiter, a stream or a WebSocket is never shed
+//   slow lane         next-turn waiters and OTLP exports are answered after
+//                     the rest, in slices (slow-lane.ts): a flood of them
+//                     never makes /healthz or a hook wait behind it
 //
 // requestTimeout covers RECEIVING the request only: a held hook (up to the
 // attention timeout) and an SSE stream keep their response open as long as
@@ -19,6 +22,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { createRequire } from 'node:module';
+import { slowLane } from './slow-lane.ts';
 
 export interface TlsFiles {
   cert: string | Buffer;
@@ -77,6 +81,7 @@ export function serverOptions(o: { tls?: TlsFiles; limits?: Partial<ServerLimits
 
 export function applyServerLimits(server: Server, limits: Partial<ServerLimits> = {}): ServerLimits {
   const l = resolve(limits);
+  slowLane(server); // before keepRoom's own request listener: only fastify's waits in the lane
   server.headersTimeout = l.headersTimeoutMs;
   server.requestTimeout = l.requestTimeoutMs;
   server.keepAliveTimeout = l.keepAliveTimeoutMs;
