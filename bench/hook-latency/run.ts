@@ -2,6 +2,7 @@
 //   bare curl     curl POSTing the payload to a static server (the floor: one curl exec)
 //   native HTTP   curl POSTing straight to the daemon (what an agent's own HTTP hook costs, plus a curl exec)
 //   sh shim       the generated sh + curl shim -> daemon
+//   sh floor      `sh -c 'exec curl ...'` -> daemon: one sh exec before the curl, the least any sh shim can cost
 //   Node shim     `node bin/hookmap.mjs hook codex PreToolUse` -> daemon
 // Each variant fires N times (default 1000), interleaved round-robin so
 // machine noise hits all alike; median and p99 of the wall time from spawn to
@@ -98,6 +99,8 @@ function stats(xs: number[]) {
   return { n: s.length, median: q(0.5), p99: q(0.99), max: s[s.length - 1] };
 }
 const f1 = (x: number) => x.toFixed(1);
+/** A word for sh -c, single-quoted. */
+const shWord = (w: string) => `'${w.replace(/'/g, `'\\''`)}'`;
 
 async function main() {
   const d = loadVendor('codex');
@@ -115,11 +118,14 @@ async function main() {
     daemonKind = `a static stub daemon (the real one did not start: ${(err as Error).message})`;
   }
   const curl = ['-q', '-s', '-H', 'content-type: application/json', '--data-binary', '@-'];
+  const floorArgs = [...curl, '-H', `@${hookKeyPath(home)}`].map(shWord).join(' ');
   const variants: { name: string; cmd: string; argv: string[]; env?: Record<string, string> }[] = [
     { name: 'bare curl -> static server', cmd: 'curl', argv: [...curl, `${staticUrl}/`] },
     // the agent's own HTTP hook presents the home's hook key as a header, as setup writes it (the file is that header line)
     { name: 'native HTTP (curl -> daemon)', cmd: 'curl', argv: [...curl, '-H', `@${hookKeyPath(home)}`, `${daemonUrl}/hooks/codex`] },
     { name: 'sh shim -> daemon', cmd: 'sh', argv: [sh, 'PreToolUse'], env: { HOOKMAP_URL: daemonUrl } },
+    // the least any sh shim costs: sh starts and replaces itself with the same curl (no fork, nothing after it)
+    { name: 'sh floor (sh -c exec curl) -> daemon', cmd: 'sh', argv: ['-c', `exec curl ${floorArgs} "$0"`, `${daemonUrl}/hooks/codex`] },
     { name: 'Node shim -> daemon', cmd: process.execPath, argv: [BIN, 'hook', 'codex', 'PreToolUse'], env: { HOOKMAP_URL: daemonUrl } },
   ];
   // sanity: every path reaches the daemon and exits 0
@@ -141,12 +147,14 @@ async function main() {
   console.log('|---|---:|---:|---:|---:|');
   for (const r of rows) console.log(`| ${r.name} | ${f1(r.median)} | ${f1(r.p99)} | ${f1(r.max)} | ${(r.median / base).toFixed(2)}x |`);
   const shRow = rows[2];
-  const nodeRow = rows[3];
+  const floorRow = rows[3];
+  const nodeRow = rows[4];
   console.log(
     `\nsh shim median / Node shim median = ${(shRow.median / nodeRow.median).toFixed(3)} (bar: ` +
       `<= 0.25): ${shRow.median <= nodeRow.median / 4 ? 'MET' : 'NOT MET'}`,
   );
-  console.log(`sh shim overhead over native HTTP: +${f1(shRow.median - rows[1].median)} ms median`);
+  const over = (r: (typeof rows)[number]) => `+${f1(shRow.median - r.median)} ms`;
+  console.log(`sh shim overhead over native HTTP: ${over(rows[1])} median, over the sh floor ${over(floorRow)}`);
 
   // Fail-open: a stopped daemon (a port that refuses) and a hung one.
   const downUrl = await (async () => {
@@ -157,7 +165,7 @@ async function main() {
     return url;
   })();
   const hungUrl = await startServer(process.execPath, ['-e', SERVER('hung')]);
-  const shims = variants.slice(2);
+  const shims = [variants[2], variants[4]];
   const down = Math.max(10, Math.round(N / 20));
   console.log(`\n### Fail-open (neutral bytes, exit 0)\n`);
   console.log('| shim | daemon | firings | median ms | p99 ms | max ms | all neutral + exit 0 |');
@@ -236,6 +244,8 @@ async function main() {
     ],
     notes: [
       `The \`sh\` shim's median is ${(shRow.median / nodeRow.median).toFixed(3)} of the Node shim's (\`hookmap setup\` registers the \`sh\` shim).`,
+      `The sh floor is one \`sh\` start before the same curl (${(floorRow.median / base).toFixed(2)}x of bare curl here): what any sh shim pays; ` +
+        `the shim's own work (bounds, its scratch files, checking the reply) adds ${f1(shRow.median - floorRow.median)} ms to it.`,
       `Generated bounds (codex): non-held hooks ${plan.bound_ms} ms, PermissionRequest ${boundFor(plan, 'PermissionRequest')} ms ` +
         `(hold 55,000 + 2,000 grace), connect ${plan.connect_ms} ms; the agent's own hook timeout ${plan.agent_timeout_ms} ms.`,
     ],

@@ -46,7 +46,7 @@ import { addDaemonHealth, auditTo, authFor, daemonLines, recordRunning, refillFr
 import { upWatch } from './up-watch.ts';
 import { announcePolicy } from './up-policy.ts';
 import { startBudgets } from './up-budgets.ts';
-import { tightenHomeSoon } from '../core/io/home-modes.ts';
+import { keepHome } from '../core/io/home-modes.ts';
 import { channelSecretFiles } from '../person/channels/config.ts';
 import { DEFAULT_PORT as DEFAULT_UP_PORT } from '../core/config/defaults.ts';
 export { DEFAULT_PORT as DEFAULT_UP_PORT } from '../core/config/defaults.ts';
@@ -244,9 +244,8 @@ export async function startUp(o: UpOptions): Promise<Up> {
   }
   const addr = app.server.address() as AddressInfo;
   const url = o.tls ? urlOf(addr).url.replace(/^http:/, 'https:') : urlOf(addr).url;
-  if (o.home) tightenHomeSoon(o.home, say); // a home made by an older hookmap or by hand: nobody else on the machine reads it
-  // a second `up` on this home reads it to say where this one runs (an embedding without a home of its own leaves ~/.hookmap alone)
-  const unrecord = o.home ? recordRunning(o.home, url) : () => {};
+  // the home kept (tightened, the shims' scratch swept) and this `up` recorded in it, so a second one says where it runs
+  const homeOff = o.home ? [keepHome(o.home, say), recordRunning(o.home, url)] : [];
   // daemons dial the relay over loopback even when the server listens on every interface
   const wildcard = addr.address === '0.0.0.0' || addr.address === '::';
   const self = wildcard ? `${o.tls ? 'https' : 'http'}://${addr.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${addr.port}` : url;
@@ -294,7 +293,7 @@ export async function startUp(o: UpOptions): Promise<Up> {
         await app.close();
         await history?.close();
         auth.close();
-        unrecord();
+        for (const off of homeOff) off();
       })()),
   };
 }

@@ -7,9 +7,12 @@
 // Issue 40 "files and logs".
 import { chmodSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { sweepShimIo } from './shim-scratch.ts';
 
 /** Entries looked at, at most (a home with more is checked in part, and says so). */
 const MAX_ENTRIES = 50_000;
+/** How often `up` sweeps the shims' scratch. */
+const SWEEP_EVERY_MS = 10 * 60_000;
 
 export interface LooseEntry {
   path: string;
@@ -59,10 +62,18 @@ export function tightenHome(home: string): { changed: number; partial: boolean }
 }
 
 /** tightenHome off the caller's path (`up`'s start), saying what it changed. */
-export function tightenHomeSoon(home: string, say: (line: string) => void): void {
+/**
+ * `up`'s care of its home: tightened soon after start (a home made by an older hookmap or by hand), and the
+ * sh shims' scratch swept then and every few minutes (engine/core/io/shim-scratch.ts). Returns the stop.
+ */
+export function keepHome(home: string, say: (line: string) => void): () => void {
   setImmediate(() => {
+    sweepShimIo(home);
     const { changed, partial } = tightenHome(home);
     if (changed)
       say(`home ${home}: group and other permissions taken off ${changed} entries (it holds tokens, keys and logs)${partial ? ' (checked in part)' : ''}`);
   }).unref();
+  const sweep = setInterval(() => sweepShimIo(home), SWEEP_EVERY_MS);
+  sweep.unref();
+  return () => clearInterval(sweep);
 }

@@ -9,6 +9,7 @@ import { descriptorHash, shimPaths, shimPlan, type PlanInput, type ShimPlan } fr
 import type { Target } from '../../core/io/target.ts';
 import { renderShShim } from './sh.ts';
 import { ensureDir } from '../../core/io/paths.ts';
+import { shimIoDir } from '../../core/io/shim-scratch.ts';
 import { hookmapVersion } from '../../core/io/version.ts';
 
 /** The descriptor's file on disk (`file` is shown relative to the repo for its own vendors). */
@@ -82,5 +83,6 @@ export function writeShims(d: Descriptor, t: ShimTarget, opts: { dryRun?: boolea
   };
   put(paths.sh, currentShShim(d, t), 0o755);
   put(paths.table, renderTable(plan), 0o644);
+  if (!opts.dryRun) ensureDir(shimIoDir(t.home)); // the sh shim's scratch (it makes it too, when gone)
   return { sh: paths.sh, table: paths.table, changed };
 }

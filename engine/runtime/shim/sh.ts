@@ -10,7 +10,11 @@
 import { SHIM_VERSION, type ShimPlan } from './plan.mjs';
 import { FAILED_OPEN_LOG, FAILED_OPEN_ROTATE_BYTES } from '../../core/io/failed-open-trace.mjs';
 import { HOOK_KEY_FILE } from '../auth/hook-key.mjs';
+import { SHIM_IO_DIR } from '../../core/io/shim-scratch.ts';
 import { OFF_FILE, BACKOFF_FILE, BACKOFF_MS, LAUNCHER, LOCK_DIR, LOCK_STALE_MS, startWaitMs } from './autostart.mjs';
+
+/** A body up to this many bytes is printed by the shell's own read loop (a byte a syscall); a longer one by one `cat` exec. */
+const INLINE_BODY_MAX = 4096;
 
 /** Single-quote for sh: every byte literal, `'` spelled `'\''`. */
 export function shQuote(s: string): string {
@@ -202,39 +206,56 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
     `base=\${HOOKMAP_URL:-${shQuote(plan.url)}}`,
     'base=${base%/}',
     "# The home's hook key (its one line is the header): curl reads it from the file, so it is never on a command line.",
-    `key=\${HOOKMAP_HOME:-${opts.home ? shQuote(opts.home) : '$HOME/.hookmap'}}/${HOOK_KEY_FILE}`,
+    `h=\${HOOKMAP_HOME:-${opts.home ? shQuote(opts.home) : '$HOME/.hookmap'}}`,
+    `key=$h/${HOOK_KEY_FILE}`,
     ...url,
     ...(opts.home ? ['waitstart'] : []),
     '',
-    '# Body, then one last line "<status> <x-hookmap-exit> <x-hookmap-stream>": one capture keeps the',
-    "# body's bytes exact (trailing newlines survive because the status line follows).",
+    '# A newline, for splitting what a capture holds.',
     "nl='",
     "'",
     ...nt.block,
     // -q first: ignore ~/.curlrc. `Expect:` off: no 1 s 100-continue stall on big payloads.
     "# A launch's gate (HOOKMAP_GATE=1) is said to the daemon; an empty header is not sent.",
     'gate=; [ "${HOOKMAP_GATE-}" = 1 ] && gate=\' 1\'',
-    `out=$(curl -q -s --noproxy 127.0.0.1,localhost,::1 -H 'content-type: application/json' -H 'Expect:' -H @"$key" -H "x-hookmap-gate:$gate" \\`,
-    `  --connect-timeout ${secs(plan.connect_ms)} --max-time "$max" --data-binary @- \\`,
-    `  -w '\\n%{http_code} %header{x-hookmap-exit} %header{x-hookmap-stream}' "$url" 2>/dev/null) ` +
-      '|| { case $? in 7) neutral down ;; 28) neutral timeout ;; *) neutral error ;; esac; }',
-    'meta=${out##*"$nl"}',
-    'body=${out%"$nl"*}',
+    "# The reply goes to files named by this shell's pid (no two running shims share one) in the home's shims/io, owner-only:",
+    '# curl runs as a plain command then, with no `$(...)` subshell to fork. The body is emptied once printed; `up` sweeps the rest.',
+    'umask 077',
+    `io=$h/${SHIM_IO_DIR}`,
+    '[ -d "$io" ] || { [ -d "$h" ] && mkdir -p "$io" 2>/dev/null; }  # no home, no key either: the daemon would refuse',
+    'f=$io/$$',
+    `curl -q -s --noproxy 127.0.0.1,localhost,::1 -H 'content-type: application/json' -H 'Expect:' -H @"$key" -H "x-hookmap-gate:$gate" \\`,
+    `  --connect-timeout ${secs(plan.connect_ms)} --max-time "$max" --data-binary @- -o "$f.b" \\`,
+    `  -w '%{http_code} %header{x-hookmap-exit} %header{x-hookmap-stream} %{size_download}' "$url" 2>/dev/null >"$f"`,
+    'case $? in 0) ;; 7) neutral down ;; 28) neutral timeout ;; *) neutral error ;; esac',
+    '# "<status> <x-hookmap-exit> <x-hookmap-stream> <body bytes>"',
+    'IFS= read -r meta <"$f"',
     'case $meta in',
     "  '200 '*) rest=${meta#200 } ;;",
     '  *) neutral error ;;',
     'esac',
     'code=${rest%% *}',
-    'stream=${rest#"$code"}',
-    'stream=${stream# }',
+    'rest=${rest#"$code" }',
+    'stream=${rest%% *}',
+    'size=${rest#"$stream" }',
     '[ -n "$code" ] || code=0',
     'case $code in *[!0-9]*|????*) neutral error ;; esac',
     '[ "$code" -le 255 ] || neutral error',
+    "case $size in ''|*[!0-9]*) neutral error ;; esac",
     'case $stream in',
-    "  ''|stdout) printf '%s' \"$body\" ;;",
-    '  stderr) printf \'%s\' "$body" >&2 ;;',
+    "  ''|stdout) ;;",
+    '  stderr) exec >&2 ;;',
     '  *) neutral error ;;',
     'esac',
+    '# The body byte for byte (a NUL, which no JSON or text reply holds, aside): read line by line with builtins when small, else cat.',
+    'if [ "$size" -gt 0 ]; then',
+    `  if [ "$size" -le ${INLINE_BODY_MAX} ]; then`,
+    '    l=; while IFS= read -r l; do printf \'%s\\n\' "$l"; done <"$f.b"; printf \'%s\' "$l"',
+    '  else',
+    '    cat "$f.b"',
+    '  fi',
+    '  : >"$f.b"',
+    'fi',
     'exit "$code"',
     '',
   ].join('\n');

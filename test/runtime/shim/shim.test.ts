@@ -1,7 +1,7 @@
 // The generated shims beyond the agent fixtures: exact neutral bytes through
 // sh quoting, curl missing, path-carried hook names, the Node shim without a
 // generated table, and the bounds the plan derives from a descriptor.
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { planInputFromSpec, shimPlan } from '../../../engine/runtime/shim/plan.m
 import { renderShShim, shQuote } from '../../../engine/runtime/shim/sh.ts';
 import { BIN, fakeDaemon, runProcess } from './helpers.ts';
 import { resolveTarget } from '../../../engine/cli/config.ts';
+import { shimIoDir, sweepShimIo } from '../../../engine/core/io/shim-scratch.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'hookmap-shim-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -79,12 +80,75 @@ describe('sh shim', () => {
     chmodSync(join(bin, 'curl'), 0o755);
     const sh = writeSh('pathhook', spec());
     const secret = '{"prompt":"SECRET-PAYLOAD"}';
-    const r = await runProcess('sh', [sh, 'Plain'], secret, { PATH: `${bin}:${process.env.PATH}`, HOOKMAP_URL: d.url });
+    const r = await runProcess('sh', [sh, 'Plain'], secret, { PATH: `${bin}:${process.env.PATH}`, HOOKMAP_URL: d.url, HOOKMAP_HOME: tmp });
     expect(r.stdout.toString()).toBe('ok');
     expect(d.received[0].path).toBe('/hooks/demo/Plain');
     expect(d.received[0].body).toBe(secret);
     expect(readFileSync(join(tmp, 'argv.txt'), 'utf8')).not.toContain('SECRET');
     await d.close();
+  });
+
+  it("passes the daemon's body through byte for byte, short or long, on its stream with its exit, and leaves no reply behind", async () => {
+    const home = join(tmp, 'scratch-home');
+    mkdirSync(home);
+    const sh = writeSh('scratch', spec());
+    const long = `${'x'.repeat(5000)}\n\n${'y'.repeat(3000)}`; // past the shell's read loop: cat prints it
+    const cases: [string, string | undefined, number][] = [
+      [TRICKY, 'stdout', 0],
+      [long, 'stderr', 2],
+      ['no newline at the end', undefined, 0],
+      ['\n\n', 'stdout', 0],
+      [`{"reason":"line one\\nline two"}\n`, 'stderr', 2],
+    ];
+    for (const [body, stream, exit] of cases) {
+      const d = await fakeDaemon('up', { body, exit, ...(stream ? { stream } : {}) });
+      const r = await runProcess('sh', [sh, 'Plain'], '{}', { PATH: process.env.PATH, HOOKMAP_HOME: home, HOOKMAP_URL: d.url });
+      expect(stream === 'stderr' ? r.stderr : r.stdout.toString()).toBe(body);
+      expect(stream === 'stderr' ? r.stdout.toString() : r.stderr).toBe('');
+      expect(r.code).toBe(exit);
+      await d.close();
+    }
+    // the scratch is its owner's alone, every body emptied once printed; `up` sweeps what ended
+    const io = shimIoDir(home);
+    expect(statSync(io).mode & 0o777).toBe(0o700);
+    const names = readdirSync(io);
+    expect(names.length).toBe(2 * cases.length);
+    for (const n of names) {
+      const st = statSync(join(io, n));
+      expect(st.mode & 0o777).toBe(0o600);
+      if (n.endsWith('.b')) expect(st.size).toBe(0);
+    }
+    expect(sweepShimIo(home)).toBe(names.length);
+    expect(readdirSync(io)).toEqual([]);
+  });
+
+  it('answers neutral when its home is gone (no key there either), and makes no home', async () => {
+    const d = await fakeDaemon('up', { body: 'ok', exit: 0 });
+    const home = join(tmp, 'gone-home');
+    const r = await runProcess('sh', [writeSh('gonehome', spec()), 'Plain'], '{}', { PATH: process.env.PATH, HOOKMAP_HOME: home, HOOKMAP_URL: d.url });
+    expect(r.stdout.toString()).toBe('{}');
+    expect(r.code).toBe(0);
+    expect(existsSync(home)).toBe(false);
+    await d.close();
+  });
+
+  it('sweeps only the scratch of shims that ended (or a day old), and nothing not named like it', () => {
+    const home = join(tmp, 'sweep-home');
+    const io = shimIoDir(home);
+    mkdirSync(io, { recursive: true });
+    const put = (n: string) => writeFileSync(join(io, n), '');
+    put(String(process.pid)); // running: kept
+    put(`${process.pid}.b`);
+    put('4194305'); // past any pid_max: ended
+    put('4194305.b');
+    put('notes.txt'); // not the shim's
+    mkdirSync(join(io, '4194306')); // not a file
+    expect(sweepShimIo(home)).toBe(2);
+    expect(readdirSync(io).sort()).toEqual([String(process.pid), `${process.pid}.b`, '4194306', 'notes.txt'].sort());
+    const old = new Date(Date.now() - 25 * 3600_000);
+    utimesSync(join(io, String(process.pid)), old, old);
+    expect(sweepShimIo(home)).toBe(1);
+    expect(sweepShimIo(join(tmp, 'no-such-home'))).toBe(0);
   });
 
   it('refuses a hook name that is not a plain word when the path carries it', async () => {
