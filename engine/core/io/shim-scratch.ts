@@ -1,9 +1,10 @@
-// The sh shim's scratch (engine/runtime/shim/sh.ts): curl writes the daemon's
-// reply into $HOOKMAP_HOME/shims/io/<pid> (its status line) and <pid>.b (the
-// body), so it runs as a plain command (vfork) rather than in a `$(...)`
-// subshell: one fork less per firing, about a millisecond (bench/hook-latency).
-// The shim empties the body once printed; what stays are small files named by
-// pids, swept here when their shim is no longer running.
+// The sh shim's scratch (engine/runtime/shim/sh.ts, sh-http.ts): the request
+// writes the daemon's reply into $HOOKMAP_HOME/shims/io/<pid> (its status line)
+// and <pid>.b (the body), and bash's request reads the payload from <pid>.in,
+// so each runs as a plain command (vfork) rather than in a `$(...)` subshell:
+// one fork less per firing. The shim empties the payload once sent and the
+// body once printed; what stays are empty files named by pids, swept here when
+// their shim is no longer running.
 import { lstatSync, readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -38,7 +39,7 @@ export function sweepShimIo(home: string, now = Date.now()): number {
   }
   let gone = 0;
   for (const n of names) {
-    const m = /^(\d{1,10})(\.b)?$/.exec(n);
+    const m = /^(\d{1,10})(\.b|\.in)?$/.exec(n);
     if (!m) continue;
     const p = join(dir, n);
     try {

@@ -1,6 +1,7 @@
-// Renders the POSIX sh + curl shim of one agent from its shim plan. One
-// curl exec per firing and no Node start-up: the whole point of this shim is
-// to cost about what a bare curl costs.
+// Renders the POSIX sh shim of one agent from its shim plan. One sh and one
+// request per firing (bash's /dev/tcp where it can, else curl: sh-http.ts)
+// and no Node start-up: the whole point of this shim is to cost no more than
+// a bare curl.
 //
 // Contract with the daemon: POST the payload (stdin, never argv), status 200
 // means "print the body exactly, on stderr when x-hookmap-stream says so, and
@@ -11,6 +12,7 @@ import { SHIM_VERSION, type ShimPlan } from './plan.mjs';
 import { FAILED_OPEN_LOG, FAILED_OPEN_ROTATE_BYTES } from '../../core/io/failed-open-trace.mjs';
 import { HOOK_KEY_FILE } from '../auth/hook-key.mjs';
 import { SHIM_IO_DIR } from '../../core/io/shim-scratch.ts';
+import { requestLines } from './sh-http.ts';
 import { OFF_FILE, BACKOFF_FILE, BACKOFF_MS, LAUNCHER, LOCK_DIR, LOCK_STALE_MS, startWaitMs } from './autostart.mjs';
 
 /** A body up to this many bytes is printed by the shell's own read loop (a byte a syscall); a longer one by one `cat` exec. */
@@ -128,6 +130,7 @@ function nextTurnLines(plan: ShimPlan, agentPath: string): { neutral: string[]; 
     block: [
       '# The next-turn waiter: the daemon answers when an instruction can wake the idle session; ack it, then deliver.',
       'if [ "$hook" = next-turn ]; then',
+      '  command -v curl >/dev/null 2>&1 || exit 0',
       ...Object.entries(nt.when_env ?? {}).map(([k, v]) => `  [ "\${${envName(k)}-}" = ${shQuote(v)} ] || exit 0  # nobody at the prompt: nothing to wait for`),
       `  out=$(${curl} --max-time ${secs(nt.bound_ms)} --data-binary @- \\`,
       `    -w '\\n%{http_code} %header{x-hookmap-exit} %header{x-hookmap-ack}' "$base/next-turn/${agentPath}" 2>/dev/null) || exit 0`,
@@ -202,7 +205,6 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
     '  *) f=$((1000 + HOOKMAP_SHIM_TIMEOUT_MS % 1000)); max=$((HOOKMAP_SHIM_TIMEOUT_MS / 1000)).${f#1} ;;',
     'esac',
     '',
-    'command -v curl >/dev/null 2>&1 || neutral error',
     `base=\${HOOKMAP_URL:-${shQuote(plan.url)}}`,
     'base=${base%/}',
     "# The home's hook key (its one line is the header): curl reads it from the file, so it is never on a command line.",
@@ -219,15 +221,16 @@ export function renderShShim(plan: ShimPlan, opts: { home?: string; version?: st
     "# A launch's gate (HOOKMAP_GATE=1) is said to the daemon; an empty header is not sent.",
     'gate=; [ "${HOOKMAP_GATE-}" = 1 ] && gate=\' 1\'',
     "# The reply goes to files named by this shell's pid (no two running shims share one) in the home's shims/io, owner-only:",
-    '# curl runs as a plain command then, with no `$(...)` subshell to fork. The body is emptied once printed; `up` sweeps the rest.',
+    '# the request runs as a plain command then, with no `$(...)` subshell to fork. The body is emptied once printed; `up` sweeps the rest.',
     'umask 077',
     `io=$h/${SHIM_IO_DIR}`,
     '[ -d "$io" ] || { [ -d "$h" ] && mkdir -p "$io" 2>/dev/null; }  # no home, no key either: the daemon would refuse',
     'f=$io/$$',
-    `curl -q -s --noproxy 127.0.0.1,localhost,::1 -H 'content-type: application/json' -H 'Expect:' -H @"$key" -H "x-hookmap-gate:$gate" \\`,
-    `  --connect-timeout ${secs(plan.connect_ms)} --max-time "$max" --data-binary @- -o "$f.b" \\`,
-    `  -w '%{http_code} %header{x-hookmap-exit} %header{x-hookmap-stream} %{size_download}' "$url" 2>/dev/null >"$f"`,
-    'case $? in 0) ;; 7) neutral down ;; 28) neutral timeout ;; *) neutral error ;; esac',
+    ...requestLines(
+      `curl -q -s --noproxy 127.0.0.1,localhost,::1 -H 'content-type: application/json' -H 'Expect:' -H @"$key" -H "x-hookmap-gate:$gate" ` +
+        `--connect-timeout ${secs(plan.connect_ms)} --max-time "$max" --data-binary @- -o "$f.b" ` +
+        `-w '%{http_code} %header{x-hookmap-exit} %header{x-hookmap-stream} %{size_download}'`,
+    ),
     '# "<status> <x-hookmap-exit> <x-hookmap-stream> <body bytes>"',
     'IFS= read -r meta <"$f"',
     'case $meta in',

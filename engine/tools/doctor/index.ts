@@ -46,7 +46,7 @@ function checkCurl(): Finding {
       area: 'shim',
       subject,
       status: 'problem',
-      message: 'curl is not on PATH: every sh shim answers its neutral bytes (events are lost)',
+      message: 'curl is not on PATH: sh shims answer neutral (events lost) unless bash and timeout post for them; next-turn waiters need curl',
       fix: 'install curl, or re-run setup with --shim node',
     };
   const v = /curl (\d+)\.(\d+)/.exec(r.stdout);

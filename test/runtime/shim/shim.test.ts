@@ -1,7 +1,9 @@
 // The generated shims beyond the agent fixtures: exact neutral bytes through
 // sh quoting, curl missing, path-carried hook names, the Node shim without a
 // generated table, and the bounds the plan derives from a descriptor.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { chmodSync, existsSync, symlinkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -58,7 +60,7 @@ describe('sh shim', () => {
     expect(unknown.stdout.toString()).toBe('{}');
   });
 
-  it('answers neutral bytes when curl is not on PATH', async () => {
+  it('answers neutral bytes when neither curl nor bash is on PATH', async () => {
     const d = await fakeDaemon('up', { body: 'daemon', exit: 0 });
     // a PATH holding only what the script itself needs besides curl: nothing (sh builtins suffice)
     const empty = join(tmp, 'empty-bin');
@@ -70,56 +72,133 @@ describe('sh shim', () => {
     await d.close();
   });
 
-  it('posts to /hooks/<agent>/<hook> when the payload does not name its hook, and never passes the payload in argv', async () => {
-    const d = await fakeDaemon('up', { body: 'ok', exit: 0 });
-    // a curl wrapper that records its argv, then runs the real curl
+  it('posts to /hooks/<agent>/<hook> when the payload does not name its hook, and never passes the payload in argv (bash or curl)', async () => {
+    // curl and bash wrappers that record their argv, then run the real ones
     const bin = join(tmp, 'spy-bin');
     mkdirSync(bin, { recursive: true });
-    const real = (await runProcess('sh', ['-c', 'command -v curl'], '', { PATH: process.env.PATH })).stdout.toString().trim();
-    writeFileSync(join(bin, 'curl'), `#!/bin/sh\nprintf '%s\\n' "$@" > ${shQuote(join(tmp, 'argv.txt'))}\nexec ${shQuote(real)} "$@"\n`);
-    chmodSync(join(bin, 'curl'), 0o755);
+    for (const tool of ['curl', 'bash']) {
+      const real = (await runProcess('sh', ['-c', `command -v ${tool}`], '', { PATH: process.env.PATH })).stdout.toString().trim();
+      writeFileSync(join(bin, tool), `#!/bin/sh\nprintf '%s\\n' "$@" > ${shQuote(join(tmp, `argv-${tool}.txt`))}\nexec ${shQuote(real)} "$@"\n`);
+      chmodSync(join(bin, tool), 0o755);
+    }
     const sh = writeSh('pathhook', spec());
     const secret = '{"prompt":"SECRET-PAYLOAD"}';
-    const r = await runProcess('sh', [sh, 'Plain'], secret, { PATH: `${bin}:${process.env.PATH}`, HOOKMAP_URL: d.url, HOOKMAP_HOME: tmp });
-    expect(r.stdout.toString()).toBe('ok');
-    expect(d.received[0].path).toBe('/hooks/demo/Plain');
-    expect(d.received[0].body).toBe(secret);
-    expect(readFileSync(join(tmp, 'argv.txt'), 'utf8')).not.toContain('SECRET');
-    await d.close();
-  });
-
-  it("passes the daemon's body through byte for byte, short or long, on its stream with its exit, and leaves no reply behind", async () => {
-    const home = join(tmp, 'scratch-home');
-    mkdirSync(home);
-    const sh = writeSh('scratch', spec());
-    const long = `${'x'.repeat(5000)}\n\n${'y'.repeat(3000)}`; // past the shell's read loop: cat prints it
-    const cases: [string, string | undefined, number][] = [
-      [TRICKY, 'stdout', 0],
-      [long, 'stderr', 2],
-      ['no newline at the end', undefined, 0],
-      ['\n\n', 'stdout', 0],
-      [`{"reason":"line one\\nline two"}\n`, 'stderr', 2],
-    ];
-    for (const [body, stream, exit] of cases) {
-      const d = await fakeDaemon('up', { body, exit, ...(stream ? { stream } : {}) });
-      const r = await runProcess('sh', [sh, 'Plain'], '{}', { PATH: process.env.PATH, HOOKMAP_HOME: home, HOOKMAP_URL: d.url });
-      expect(stream === 'stderr' ? r.stderr : r.stdout.toString()).toBe(body);
-      expect(stream === 'stderr' ? r.stdout.toString() : r.stderr).toBe('');
-      expect(r.code).toBe(exit);
+    for (const [tool, env] of [
+      ['bash', {}],
+      ['curl', { HOOKMAP_SHIM_TRANSPORT: 'curl' }],
+    ] as const) {
+      const d = await fakeDaemon('up', { body: 'ok', exit: 0 });
+      const r = await runProcess('sh', [sh, 'Plain'], secret, { PATH: `${bin}:${process.env.PATH}`, HOOKMAP_URL: d.url, HOOKMAP_HOME: tmp, ...env });
+      expect(r.stdout.toString()).toBe('ok');
+      expect(d.received[0].path).toBe('/hooks/demo/Plain');
+      expect(d.received[0].body).toBe(secret);
+      const argv = readFileSync(join(tmp, `argv-${tool}.txt`), 'utf8');
+      expect(argv).toContain(tool === 'bash' ? '/hooks/demo/Plain' : `${d.url}/hooks/demo/Plain`);
+      expect(argv).not.toContain('SECRET');
       await d.close();
     }
-    // the scratch is its owner's alone, every body emptied once printed; `up` sweeps what ended
-    const io = shimIoDir(home);
-    expect(statSync(io).mode & 0o777).toBe(0o700);
-    const names = readdirSync(io);
-    expect(names.length).toBe(2 * cases.length);
-    for (const n of names) {
-      const st = statSync(join(io, n));
-      expect(st.mode & 0o777).toBe(0o600);
-      if (n.endsWith('.b')) expect(st.size).toBe(0);
+  });
+
+  // bash's /dev/tcp where bash and timeout are on PATH (here), curl anywhere else or when asked (engine/runtime/shim/sh-http.ts)
+  for (const transport of ['bash', 'curl'] as const) {
+    const viaEnv = transport === 'curl' ? { HOOKMAP_SHIM_TRANSPORT: 'curl' } : {};
+    it(`${transport}: passes the payload and the daemon's body through byte for byte, on its stream with its exit, and leaves no reply behind`, async () => {
+      const home = join(tmp, `scratch-${transport}`);
+      mkdirSync(home);
+      const sh = writeSh(`scratch-${transport}`, spec());
+      const long = `${'x'.repeat(5000)}\n\n${'y'.repeat(3000)}`; // past the shell's read loop: cat prints it
+      const payload = `{"prompt":"it's 100% \\\\ $HOME \\u00e9 caf\u00e9 ${'z'.repeat(70_000)}"}\n\n`;
+      const cases: [string, string | undefined, number][] = [
+        [TRICKY, 'stdout', 0],
+        [long, 'stderr', 2],
+        ['no newline at the end', undefined, 0],
+        ['\n\n', 'stdout', 0],
+        [`{"reason":"line one\\nline two"}\n`, 'stderr', 2],
+      ];
+      for (const [body, stream, exit] of cases) {
+        const d = await fakeDaemon('up', { body, exit, ...(stream ? { stream } : {}) });
+        const r = await runProcess('sh', [sh, 'Plain'], payload, { PATH: process.env.PATH, HOOKMAP_HOME: home, HOOKMAP_URL: d.url, ...viaEnv });
+        expect(stream === 'stderr' ? r.stderr : r.stdout.toString()).toBe(body);
+        expect(stream === 'stderr' ? r.stdout.toString() : r.stderr).toBe('');
+        expect(r.code).toBe(exit);
+        expect(d.received.map((q) => q.body)).toEqual([payload]);
+        await d.close();
+      }
+      // the scratch is its owner's alone, the payload and every body emptied; `up` sweeps what ended
+      const io = shimIoDir(home);
+      expect(statSync(io).mode & 0o777).toBe(0o700);
+      const names = readdirSync(io);
+      expect(names.filter((n) => /^\d+$/.test(n)).length).toBe(cases.length);
+      expect(names.some((n) => n.endsWith('.in'))).toBe(transport === 'bash');
+      for (const n of names) {
+        const st = statSync(join(io, n));
+        expect(st.mode & 0o777).toBe(0o600);
+        if (/\.(b|in)$/.test(n)) expect(st.size).toBe(0);
+      }
+      expect(sweepShimIo(home)).toBe(names.length);
+      expect(readdirSync(io)).toEqual([]);
+    });
+
+    it(`${transport}: answers neutral within its bound when the daemon is stopped with a full backlog, hung, or answers 500`, async () => {
+      // a listener that never accepts (its process stopped) whose backlog is full: a connect waits, unbounded but for the shim's bound
+      const stopped = spawn(
+        process.execPath,
+        ['-e', "const s=require('net').createServer();s.listen({port:0,host:'127.0.0.1',backlog:1},()=>console.log(s.address().port))"],
+        {
+          stdio: ['ignore', 'pipe', 'ignore'],
+        },
+      );
+      const port: string = await new Promise((r) => stopped.stdout!.once('data', (c) => r(String(c).trim())));
+      stopped.kill('SIGSTOP');
+      const fillers = Array.from({ length: 4 }, () => connect(Number(port), '127.0.0.1').on('error', () => {}));
+      await new Promise((r) => setTimeout(r, 300));
+      const hung = await fakeDaemon('hung');
+      const broken = await fakeDaemon('error');
+      const sh = writeSh(`bounds-${transport}`, spec());
+      try {
+        for (const url of [`http://127.0.0.1:${port}`, hung.url, broken.url]) {
+          const t0 = Date.now();
+          const env = { PATH: process.env.PATH, HOOKMAP_HOME: tmp, HOOKMAP_URL: url, HOOKMAP_SHIM_TIMEOUT_MS: '800', HOOKMAP_AUTOSTART: '0', ...viaEnv };
+          const r = await runProcess('sh', [sh, 'Plain'], '{}', env);
+          expect(r.stdout.toString()).toBe('{}');
+          expect(r.code).toBe(0);
+          expect(Date.now() - t0).toBeLessThan(5000);
+        }
+      } finally {
+        for (const f of fillers) f.destroy();
+        stopped.kill('SIGKILL');
+        await hung.close();
+        await broken.close();
+      }
+    });
+  }
+
+  it('needs no curl where bash and timeout are at hand, and answers neutral where neither way is', async () => {
+    const d = await fakeDaemon('up', { body: 'through bash', exit: 0 });
+    const bin = join(tmp, 'no-curl-bin');
+    mkdirSync(bin, { recursive: true });
+    for (const tool of ['bash', 'timeout', 'cat', 'mkdir']) {
+      const at = (await runProcess('sh', ['-c', `command -v ${tool}`], '', { PATH: process.env.PATH })).stdout.toString().trim();
+      symlinkSync(at, join(bin, tool));
     }
-    expect(sweepShimIo(home)).toBe(names.length);
-    expect(readdirSync(io)).toEqual([]);
+    const r = await runProcess('/bin/sh', [writeSh('nocurl-bash', spec()), 'Plain'], '{"x":1}', { PATH: bin, HOOKMAP_URL: d.url, HOOKMAP_HOME: tmp });
+    expect(r.stdout.toString()).toBe('through bash');
+    const forced = await runProcess('/bin/sh', [writeSh('nocurl-forced', spec()), 'Plain'], '{"x":1}', {
+      PATH: bin,
+      HOOKMAP_URL: d.url,
+      HOOKMAP_HOME: tmp,
+      HOOKMAP_SHIM_TRANSPORT: 'curl',
+    });
+    expect(forced.stdout.toString()).toBe('{}'); // curl asked for and missing: neutral
+    // another host or https is curl's: with no curl, neutral
+    const https = await runProcess('/bin/sh', [writeSh('nocurl-https', spec()), 'Plain'], '{}', {
+      PATH: bin,
+      HOOKMAP_URL: 'https://127.0.0.1:1',
+      HOOKMAP_HOME: tmp,
+    });
+    expect(https.stdout.toString()).toBe('{}');
+    expect(d.received.length).toBe(1);
+    await d.close();
   });
 
   it('answers neutral when its home is gone (no key there either), and makes no home', async () => {
@@ -141,9 +220,10 @@ describe('sh shim', () => {
     put(`${process.pid}.b`);
     put('4194305'); // past any pid_max: ended
     put('4194305.b');
+    put('4194305.in');
     put('notes.txt'); // not the shim's
     mkdirSync(join(io, '4194306')); // not a file
-    expect(sweepShimIo(home)).toBe(2);
+    expect(sweepShimIo(home)).toBe(3);
     expect(readdirSync(io).sort()).toEqual([String(process.pid), `${process.pid}.b`, '4194306', 'notes.txt'].sort());
     const old = new Date(Date.now() - 25 * 3600_000);
     utimesSync(join(io, String(process.pid)), old, old);
