@@ -1,8 +1,9 @@
 // Per-firing overhead of hookmap's shims, loopback only:
 //   bare curl     curl POSTing the payload to a static server (the floor: one curl exec)
 //   native HTTP   curl POSTing straight to the daemon (what an agent's own HTTP hook costs, plus a curl exec)
-//   sh shim       the generated sh + curl shim -> daemon
-//   sh floor      `sh -c 'exec curl ...'` -> daemon: one sh exec before the curl, the least any sh shim can cost
+//   sh shim       the generated sh shim -> daemon (bash's /dev/tcp where bash and timeout are on PATH, else curl)
+//   sh shim, curl the same shim made to post through curl (HOOKMAP_SHIM_TRANSPORT=curl: what it does without bash or timeout)
+//   sh + curl     `sh -c 'exec curl ...'` -> daemon: one sh exec before the curl, the least a shim that runs curl can cost
 //   Node shim     `node bin/hookmap.mjs hook codex PreToolUse` -> daemon
 // Each variant fires N times (default 1000), interleaved round-robin so
 // machine noise hits all alike; median and p99 of the wall time from spawn to
@@ -11,7 +12,7 @@
 // Uses the real daemon (`hookmap serve codex --no-relay`) when it starts,
 // else a static stub daemon, and says which.
 //   npx tsx bench/hook-latency/run.ts [--n 1000] [--stub]
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,6 +103,11 @@ const f1 = (x: number) => x.toFixed(1);
 /** A word for sh -c, single-quoted. */
 const shWord = (w: string) => `'${w.replace(/'/g, `'\\''`)}'`;
 
+/** Which way the generated shim posts here (engine/runtime/shim/sh-http.ts): bash's /dev/tcp when bash and timeout are on PATH. */
+const TRANSPORT = ['bash', 'timeout'].every((t) => spawnSync('sh', ['-c', `command -v ${t}`]).status === 0)
+  ? "bash's /dev/tcp (bash and timeout are on PATH)"
+  : 'curl (bash or timeout is not on PATH)';
+
 async function main() {
   const d = loadVendor('codex');
   const { sh } = writeShims(d, resolveTarget(env));
@@ -124,8 +130,9 @@ async function main() {
     // the agent's own HTTP hook presents the home's hook key as a header, as setup writes it (the file is that header line)
     { name: 'native HTTP (curl -> daemon)', cmd: 'curl', argv: [...curl, '-H', `@${hookKeyPath(home)}`, `${daemonUrl}/hooks/codex`] },
     { name: 'sh shim -> daemon', cmd: 'sh', argv: [sh, 'PreToolUse'], env: { HOOKMAP_URL: daemonUrl } },
-    // the least any sh shim costs: sh starts and replaces itself with the same curl (no fork, nothing after it)
-    { name: 'sh floor (sh -c exec curl) -> daemon', cmd: 'sh', argv: ['-c', `exec curl ${floorArgs} "$0"`, `${daemonUrl}/hooks/codex`] },
+    // the least a shim that runs curl costs: sh starts and replaces itself with the same curl (no fork, nothing after it)
+    { name: 'sh shim, curl transport -> daemon', cmd: 'sh', argv: [sh, 'PreToolUse'], env: { HOOKMAP_URL: daemonUrl, HOOKMAP_SHIM_TRANSPORT: 'curl' } },
+    { name: 'sh + curl floor (sh -c exec curl) -> daemon', cmd: 'sh', argv: ['-c', `exec curl ${floorArgs} "$0"`, `${daemonUrl}/hooks/codex`] },
     { name: 'Node shim -> daemon', cmd: process.execPath, argv: [BIN, 'hook', 'codex', 'PreToolUse'], env: { HOOKMAP_URL: daemonUrl } },
   ];
   // sanity: every path reaches the daemon and exits 0
@@ -147,14 +154,15 @@ async function main() {
   console.log('|---|---:|---:|---:|---:|');
   for (const r of rows) console.log(`| ${r.name} | ${f1(r.median)} | ${f1(r.p99)} | ${f1(r.max)} | ${(r.median / base).toFixed(2)}x |`);
   const shRow = rows[2];
-  const floorRow = rows[3];
-  const nodeRow = rows[4];
+  const curlShRow = rows[3];
+  const floorRow = rows[4];
+  const nodeRow = rows[5];
   console.log(
     `\nsh shim median / Node shim median = ${(shRow.median / nodeRow.median).toFixed(3)} (bar: ` +
       `<= 0.25): ${shRow.median <= nodeRow.median / 4 ? 'MET' : 'NOT MET'}`,
   );
-  const over = (r: (typeof rows)[number]) => `+${f1(shRow.median - r.median)} ms`;
-  console.log(`sh shim overhead over native HTTP: ${over(rows[1])} median, over the sh floor ${over(floorRow)}`);
+  const over = (r: (typeof rows)[number]) => `${shRow.median >= r.median ? '+' : ''}${f1(shRow.median - r.median)} ms`;
+  console.log(`sh shim over native HTTP: ${over(rows[1])} median; its curl transport over the sh + curl floor: +${f1(curlShRow.median - floorRow.median)} ms`);
 
   // Fail-open: a stopped daemon (a port that refuses) and a hung one.
   const downUrl = await (async () => {
@@ -165,7 +173,7 @@ async function main() {
     return url;
   })();
   const hungUrl = await startServer(process.execPath, ['-e', SERVER('hung')]);
-  const shims = [variants[2], variants[4]];
+  const shims = [variants[2], variants[3], variants[5]];
   const down = Math.max(10, Math.round(N / 20));
   console.log(`\n### Fail-open (neutral bytes, exit 0)\n`);
   console.log('| shim | daemon | firings | median ms | p99 ms | max ms | all neutral + exit 0 |');
@@ -244,8 +252,9 @@ async function main() {
     ],
     notes: [
       `The \`sh\` shim's median is ${(shRow.median / nodeRow.median).toFixed(3)} of the Node shim's (\`hookmap setup\` registers the \`sh\` shim).`,
-      `The sh floor is one \`sh\` start before the same curl (${(floorRow.median / base).toFixed(2)}x of bare curl here): what any sh shim pays; ` +
-        `the shim's own work (bounds, its scratch files, checking the reply) adds ${f1(shRow.median - floorRow.median)} ms to it.`,
+      `The sh shim posts through ${TRANSPORT}. A curl start is mostly dynamic linking: through curl the shim is ` +
+        `${(curlShRow.median / base).toFixed(2)}x of bare curl, ${f1(curlShRow.median - floorRow.median)} ms over the least a shim around ` +
+        `curl costs (\`sh -c 'exec curl'\`, ${(floorRow.median / base).toFixed(2)}x).`,
       `Generated bounds (codex): non-held hooks ${plan.bound_ms} ms, PermissionRequest ${boundFor(plan, 'PermissionRequest')} ms ` +
         `(hold 55,000 + 2,000 grace), connect ${plan.connect_ms} ms; the agent's own hook timeout ${plan.agent_timeout_ms} ms.`,
     ],
