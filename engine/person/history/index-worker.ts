@@ -119,9 +119,4 @@ process.on('message', (m: ToWorker) => {
   }
 });
 // up gone (its end of the channel closed, a crash included): nothing is left to index for
-process.on('disconnect', () => {
-  stopped = true;
-  clearTimeout(timer);
-  clearImmediate(soon);
-  db?.close();
-});
+process.on('disconnect', stop);

@@ -190,13 +190,12 @@ describe('sh shim', () => {
       HOOKMAP_SHIM_TRANSPORT: 'curl',
     });
     expect(forced.stdout.toString()).toBe('{}'); // curl asked for and missing: neutral
-    // another host or https is curl's: with no curl, neutral
-    const https = await runProcess('/bin/sh', [writeSh('nocurl-https', spec()), 'Plain'], '{}', {
-      PATH: bin,
-      HOOKMAP_URL: 'https://127.0.0.1:1',
-      HOOKMAP_HOME: tmp,
-    });
-    expect(https.stdout.toString()).toBe('{}');
+    // another host, https, or a URL with more than a port after the host is curl's: with no curl, neutral
+    const port = d.url.split(':').pop();
+    for (const other of ['https://127.0.0.1:1', 'http://10.0.0.1:8787', `${d.url}/x:1`, `http://127.0.0.1:80/x:${port}`]) {
+      const r = await runProcess('/bin/sh', [writeSh('nocurl-other', spec()), 'Plain'], '{}', { PATH: bin, HOOKMAP_URL: other, HOOKMAP_HOME: tmp });
+      expect(r.stdout.toString()).toBe('{}');
+    }
     expect(d.received.length).toBe(1);
     await d.close();
   });
