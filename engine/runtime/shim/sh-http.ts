@@ -8,8 +8,8 @@
 // write the same two files the shim reads back: the body to "$f.b" and
 // "<status> <x-hookmap-exit> <x-hookmap-stream> <body bytes>" on stdout.
 //
-// The bash side: HTTP/1.0 (the daemon closes after its reply, so the reply is
-// everything until EOF, never chunked), the key file's one line as a header,
+// The bash side: HTTP/1.0 with Connection: close (never chunked), the body read
+// by its Content-Length (to EOF without one), the key file's line as a header,
 // Content-Length in bytes (LC_ALL=C). Exit codes as curl's where they mean the
 // same: 7 nothing listens, 8 a reply that is not HTTP, 18 a short body, 55 the
 // request not sent. The payload goes to a file first ("$f.in", emptied once
@@ -25,16 +25,15 @@ const BASH_HTTP = [
   "p=; IFS= read -r -d '' p",
   'exec 3<>"/dev/tcp/$1/$2" || exit 7',
   'g=; [ "$5" = 1 ] && g=$\'x-hookmap-gate: 1\\r\\n\'',
-  "printf 'POST %s HTTP/1.0\\r\\nHost: %s:%s\\r\\ncontent-type: application/json\\r\\ncontent-length: %s\\r\\n%s%s\\r\\n%s' \\",
+  "printf 'POST %s HTTP/1.0\\r\\nHost: %s:%s\\r\\nConnection: close\\r\\ncontent-type: application/json\\r\\ncontent-length: %s\\r\\n%s%s\\r\\n%s' \\",
   '  "$3" "$1" "$2" "${#p}" "$k" "$g" "$p" >&3 || exit 55',
-  "r=; IFS= read -r -d '' r <&3",
-  "h=${r%%$'\\r\\n\\r\\n'*}",
-  '[ "$h" != "$r" ] || exit 8',
-  "b=${r#*$'\\r\\n\\r\\n'}",
-  "s=${h%%$'\\r\\n'*}; s=${s#HTTP/1.[01] }; s=${s%% *}",
-  "x=; t=; n=; rest=${h#*$'\\r\\n'}$'\\r\\n'",
-  'while [ -n "$rest" ]; do',
-  "  l=${rest%%$'\\r\\n'*}; rest=${rest#*$'\\r\\n'}",
+  // the status line, then the headers up to the blank line; the body by its length (a proxy may keep the connection open)
+  'IFS= read -r l <&3 || exit 8',
+  "s=${l%$'\\r'}; s=${s#HTTP/1.[01] }; s=${s%% *}",
+  'x=; t=; n=; e=',
+  'while IFS= read -r l <&3; do',
+  "  l=${l%$'\\r'}",
+  '  [ -n "$l" ] || { e=1; break; }',
   '  case $l in',
   '    x-hookmap-exit:*) x=${l#*:}; x=${x# } ;;',
   '    x-hookmap-stream:*) t=${l#*:}; t=${t# } ;;',
@@ -42,6 +41,13 @@ const BASH_HTTP = [
   '    transfer-encoding:*) exit 8 ;;',
   '  esac',
   'done',
+  '[ -n "$e" ] || exit 8 # no blank line after the headers',
+  'b=; case $n in',
+  "  '') IFS= read -r -d '' b <&3 ;;",
+  '  0) ;;',
+  '  *[!0-9]*) exit 8 ;;',
+  '  *) IFS= read -r -N "$n" b <&3 ;;',
+  'esac',
   '[ -z "$n" ] || [ "$n" = "${#b}" ] || exit 18',
   'printf \'%s\' "$b" >"$6.b" || exit 23',
   'printf \'%s %s %s %s\' "$s" "$x" "$t" "${#b}"',

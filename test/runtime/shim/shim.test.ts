@@ -3,6 +3,7 @@
 // generated table, and the bounds the plan derives from a descriptor.
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
 import { chmodSync, existsSync, symlinkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -172,6 +173,31 @@ describe('sh shim', () => {
       }
     });
   }
+
+  it('bash: takes the body by its length when a proxy on the way keeps the connection open', async () => {
+    const kept = createHttpServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { connection: 'keep-alive', 'x-hookmap-exit': '2', 'x-hookmap-stream': 'stderr', 'content-length': '9' });
+        res.end('kept open');
+      });
+    });
+    kept.keepAliveTimeout = 60_000;
+    await new Promise<void>((r) => kept.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(kept.address() as { port: number }).port}`;
+    const t0 = Date.now();
+    const r = await runProcess('sh', [writeSh('kept', spec()), 'Plain'], '{}', {
+      PATH: process.env.PATH,
+      HOOKMAP_HOME: tmp,
+      HOOKMAP_URL: url,
+      HOOKMAP_SHIM_TIMEOUT_MS: '10000',
+    });
+    expect(r.stderr).toBe('kept open');
+    expect(r.code).toBe(2);
+    expect(Date.now() - t0).toBeLessThan(5000); // not the 10 s bound
+    kept.closeAllConnections();
+    await new Promise((r) => kept.close(r));
+  });
 
   it('needs no curl where bash and timeout are at hand, and answers neutral where neither way is', async () => {
     const d = await fakeDaemon('up', { body: 'through bash', exit: 0 });
