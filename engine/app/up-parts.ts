@@ -16,6 +16,7 @@ import type { AuditRecord, Relay } from '../runtime/relay/index.ts';
 import { restoreFromLogs } from '../runtime/daemon/relay-restore.ts';
 import type { StreamSubscriber } from '../runtime/surface/stream-subscriber.ts';
 import { ensureParent } from '../core/io/paths.ts';
+import { processExists } from '../core/io/pid.ts';
 
 export interface UpCredentials {
   token?: string;
@@ -228,12 +229,7 @@ export function recordedUp(home: string): RunningUp | undefined {
     return undefined;
   }
   if (!Number.isSafeInteger(rec?.pid) || typeof rec.url !== 'string' || rec.pid === process.pid) return undefined;
-  try {
-    process.kill(rec.pid, 0);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ESRCH') return undefined;
-  }
-  return rec;
+  return processExists(rec.pid) ? rec : undefined;
 }
 
 /** What `up --verbose` says of one daemon: where it listens, its logs, and every option in effect. */

@@ -7,6 +7,7 @@
 // their shim is no longer running.
 import { lstatSync, readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { processExists } from './pid.ts';
 
 /** The folder under the home (beside the shims that write into it). */
 export const SHIM_IO_DIR = 'shims/io';
@@ -15,17 +16,6 @@ const OLDEST_MS = 24 * 3600_000;
 
 export function shimIoDir(home: string): string {
   return join(home, SHIM_IO_DIR);
-}
-
-/** Whether a process with this pid exists (EPERM: it does, another user's). */
-function running(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 1) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Removes the scratch files of shims that have ended; returns how many. Anything not named like the shim's is left alone. */
@@ -44,7 +34,7 @@ export function sweepShimIo(home: string, now = Date.now()): number {
     const p = join(dir, n);
     try {
       const st = lstatSync(p);
-      if (!st.isFile() || (running(Number(m[1])) && now - st.mtimeMs < OLDEST_MS)) continue;
+      if (!st.isFile() || (processExists(Number(m[1])) && now - st.mtimeMs < OLDEST_MS)) continue;
       unlinkSync(p);
       gone++;
     } catch {

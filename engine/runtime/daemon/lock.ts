@@ -3,17 +3,9 @@
 // gone (SIGKILL, power loss) is stale and taken over.
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { processExists } from '../../core/io/pid.ts';
 
 export class LockHeldError extends Error {}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Take `<dir>/daemon.lock`; returns the release function. */
 export function acquireLock(dir: string, what: string): () => void {
@@ -41,7 +33,7 @@ export function acquireLock(dir: string, what: string): () => void {
       } catch {
         /* vanished between open and read: retry */
       }
-      if (Number.isSafeInteger(pid) && pid > 0 && alive(pid)) {
+      if (Number.isSafeInteger(pid) && processExists(pid)) {
         throw new LockHeldError(`another hookmap daemon for ${what} is running (pid ${pid}${pid === process.pid ? ', this process' : ''}; lock ${path})`);
       }
       try {
