@@ -23,6 +23,8 @@ export interface IndexerStatus {
   indexed: number;
   /** Why it last died. */
   error?: string;
+  /** Its last step yielded to agents at work (smaller, with a pause after it: history.ts ACTIVE). */
+  yielding: boolean;
 }
 
 export const MAX_RESTARTS = 5;
@@ -46,7 +48,7 @@ function spawn(input: WorkerInput): ChildProcess {
 
 export class IndexerHost {
   private worker?: ChildProcess;
-  private s: IndexerStatus = { state: 'starting', restarts: 0, indexed: 0 };
+  private s: IndexerStatus = { state: 'starting', restarts: 0, indexed: 0, yielding: false };
   private deaths: number[] = [];
   private retry?: NodeJS.Timeout;
   private closing?: Promise<void>;
@@ -74,8 +76,10 @@ export class IndexerHost {
     (w.stderr as { unref?: () => void } | null)?.unref?.();
     w.on('message', (m: FromWorker) => {
       if ('ready' in m) this.s.state = 'running';
-      else if ('step' in m) this.s.indexed = m.total;
-      else if ('caughtUp' in m) {
+      else if ('step' in m) {
+        this.s.indexed = m.total;
+        this.s.yielding = m.yielding;
+      } else if ('caughtUp' in m) {
         this.s.indexed = m.total;
         this.waiting.get(m.caughtUp)?.();
         this.waiting.delete(m.caughtUp);
