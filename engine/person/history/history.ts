@@ -16,8 +16,8 @@ import { IndexerHost, type IndexerStatus } from './worker-host.ts';
 export const BACKGROUND_STEP_BYTES = 256 * 1024;
 /**
  * While agents are at work (the stream's lines reached the indexer within windowMs), it yields: steps of a quarter,
- * each followed by a pause, so that indexing takes a tenth of a core (about 2,000 events/s here, far above what agents
- * write) and a backlog is indexed at full speed once they are quiet. The indexer's lowest priority alone left a hook's
+ * each followed by a pause, so that indexing takes a tenth of a core (821-978 events/s in bench/history, far above
+ * what agents write) and a backlog is indexed at full speed once they are quiet. The indexer's lowest priority alone left a hook's
  * p99 1.2-1.3x higher while it indexed (bench/history).
  */
 export const ACTIVE = { windowMs: 1000, stepBytes: BACKGROUND_STEP_BYTES / 4, duty: 0.1 };
