@@ -60,6 +60,8 @@ let timer: NodeJS.Timeout | undefined;
 let soon: NodeJS.Immediate | undefined;
 let lastPrune = 0;
 let total = 0;
+/** What the host last heard: a step is said when either changed (the stream's lines are counted without a step of their own). */
+let told = { total: 0, yielding: false };
 /** When up last sent the stream's lines: agents are at work. */
 let lastLines = 0;
 
@@ -75,7 +77,10 @@ function tick(): void {
   try {
     r = indexer.step(yielding ? a.stepBytes : input.stepBytes);
     total += r.events;
-    if (r.events || r.more) post({ step: r, total, yielding });
+    if (r.events || r.more || total !== told.total || yielding !== told.yielding) {
+      told = { total, yielding };
+      post({ step: r, total, yielding });
+    }
     if (Date.now() - lastPrune > 3_600_000) {
       lastPrune = Date.now();
       const n = prune(db, input.retention);
