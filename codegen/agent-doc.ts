@@ -102,12 +102,13 @@ function limitSigns(d: Descriptor): string {
   if (!d.limits.length)
     return `${head}\n\nThis agent's hooks do not say it stopped on a rate or usage limit: hookmap shows no pause and continues nothing (docs/usage.md).`;
   const reset = (l: (typeof d.limits)[number]) => (l.text.resetsAt ? code(l.text.resetsAt) : l.text.resetsInS ? `in ${code(l.text.resetsInS)} s` : 'not said');
-  const rows = d.limits.map((l) => [code(l.hook), code(l.text.when), l.kind, reset(l), cell(l.evidence)]);
+  const rows = d.limits.map((l) => [code(l.hook), code(l.text.when), l.kind, reset(l), l.agentRetries ? 'the agent' : 'hookmap, opt-in', cell(l.evidence)]);
   return (
     `${head}\n\nFirings in which the agent says it stopped on a limit: the daemon adds one \`x.hookmap.limit.reached\` event ` +
-    `beside the mapping, the session shows "paused until", and with \`launch.after_limit\` in the up config hookmap continues it ` +
-    `at the reset by the agent's own resume ([docs/usage.md](../docs/usage.md#rate-limits)).\n\n` +
-    table(['hook', 'when', 'kind', 'reset', 'evidence'], rows)
+    `beside the mapping and the session shows "paused until". Where the agent retries by itself, the pause lasts until its next ` +
+    `event or the retry's time; otherwise, with \`launch.after_limit\` in the up config, hookmap continues it at the reset by the ` +
+    `agent's own resume ([docs/usage.md](../docs/usage.md#rate-limits)).\n\n` +
+    table(['hook', 'when', 'kind', 'reset', 'continued by', 'evidence'], rows)
   );
 }
 

@@ -13,7 +13,8 @@ export const HISTORY: CommandEntry[] = [
     help: `  --agent A              one agent's sessions
   --project P            one project's (the folder name a session's start carries)
   --since D              active since D: YYYY-MM-DD, an ISO time, or 7d / 12h
-  --state S              active, waiting (a request open), paused (stopped on a rate limit), ended or imported
+  --state S              active, waiting (a request open), paused (stopped on a rate limit), retrying (waiting out
+                         a rate limit by itself), ended or imported
   --limit N              at most N sessions (default 50)
   --json                 the rows as JSON (token counts, cost_usd: null when a price is unknown)
 Reads $HOOKMAP_HOME/history.db, brought up to the JSONL logs first (up need not run).`,

@@ -61,7 +61,7 @@ export interface ModelServer {
   main(): Seen[];
   /** From now on every response reports this usage, plus the request's number to its input (so no two are alike); undefined: the fixed defaults. */
   reportUsage(u: KnownUsage | undefined): void;
-  /** The next `n` main-loop requests (Anthropic Messages) are refused 429 rate_limit_error, with retry-after (s) when given. */
+  /** The next `n` main-loop requests (any family) are refused 429 in that API's documented error shape, with retry-after (s) when given. */
   rateLimit(n: number, retryAfterS?: number): void;
   close(): Promise<void>;
 }
@@ -153,6 +153,26 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
     res.end(JSON.stringify(v));
   };
 
+  /** Each API's documented 429 body: the agent sees a rate limit, not an answer. */
+  const REFUSAL: Record<Family, unknown> = {
+    // docs.anthropic.com/en/api/errors
+    anthropic: { type: 'error', error: { type: 'rate_limit_error', message: 'scripted model server: rate limited' } },
+    // platform.openai.com/docs/guides/error-codes (Responses and Chat Completions alike)
+    responses: { error: { message: 'scripted model server: rate limited', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
+    chat: { error: { message: 'scripted model server: rate limited', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
+    // ai.google.dev/gemini-api/docs/troubleshooting (google.rpc.Status)
+    gemini: { error: { code: 429, message: 'scripted model server: rate limited', status: 'RESOURCE_EXHAUSTED' } },
+  };
+  /** Refuse this main-loop request 429 when rateLimit asked for it; true when refused. */
+  const refuse = (res: ServerResponse, seen: Seen): boolean => {
+    if (limited <= 0 || seen.family === 'other') return false;
+    limited--;
+    seen.limited = true;
+    res.writeHead(429, { 'content-type': 'application/json', ...(retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {}) });
+    res.end(JSON.stringify(REFUSAL[seen.family]));
+    return true;
+  };
+
   // ---- Anthropic Messages
   function anthropic(res: ServerResponse, body: any, seen: Seen) {
     seen.family = 'anthropic';
@@ -160,13 +180,7 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
     const msgs: any[] = body?.messages ?? [];
     const results = msgs.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((c: any) => c?.type === 'tool_result').length;
     const isMain = tools.length > 0;
-    if (isMain && limited > 0) {
-      // Anthropic's 429 (its documented error shape): the agent sees a rate limit, not an answer
-      limited--;
-      seen.limited = true;
-      res.writeHead(429, { 'content-type': 'application/json', ...(retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {}) });
-      return res.end(JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'scripted model server: rate limited' } }));
-    }
+    if (isMain && refuse(res, seen)) return;
     const sub = isMain ? agentOf(msgs) : undefined;
     const steps = sub?.steps ?? scenario.steps;
     const step: Step = isMain ? stepFor(results, steps) : { say: scenario.aside ?? 'ok' };
@@ -221,6 +235,7 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
       (i) => i?.type === 'function_call_output' || i?.type === 'custom_tool_call_output' || i?.type === 'local_shell_call_output',
     ).length;
     const isMain = tools.length > 0;
+    if (isMain && refuse(res, seen)) return;
     const step: Step = isMain ? stepFor(results) : { say: scenario.aside ?? 'ok' };
     if (isMain) seen.step = Math.min(results, scenario.steps.length - 1);
     const id = nid('resp');
@@ -273,6 +288,7 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
     const msgs: any[] = body?.messages ?? [];
     const results = msgs.filter((m) => m?.role === 'tool').length;
     const isMain = tools.length > 0;
+    if (isMain && refuse(res, seen)) return;
     const step: Step = isMain ? stepFor(results) : { say: scenario.aside ?? 'ok' };
     if (isMain) seen.step = Math.min(results, scenario.steps.length - 1);
     const id = nid('chatcmpl');
@@ -315,6 +331,7 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
     const contents: any[] = body?.contents ?? [];
     const results = contents.flatMap((c) => c?.parts ?? []).filter((p: any) => p?.functionResponse).length;
     const isMain = tools.length > 0;
+    if (isMain && refuse(res, seen)) return;
     const step: Step = isMain ? stepFor(results) : { say: scenario.aside ?? '{"reasoning":"scripted","next_speaker":"user"}' };
     if (isMain) seen.step = Math.min(results, scenario.steps.length - 1);
     const part = 'tool' in step ? { functionCall: { name: step.tool, args: step.args } } : { text: step.say };

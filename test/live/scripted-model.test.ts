@@ -69,3 +69,42 @@ describe('npm run model', () => {
     expect(() => parseModelArgs(['--frob'])).toThrow('unknown argument --frob');
   });
 });
+
+describe('the scripted model refuses 429 in each family', () => {
+  const ask: Record<string, { path: string; body: unknown; error: (b: any) => unknown }> = {
+    anthropic: {
+      path: '/v1/messages',
+      body: { tools: [{ name: 't' }], messages: [{ role: 'user', content: 'hi' }] },
+      error: (b) => b.error.type,
+    },
+    responses: { path: '/v1/responses', body: { tools: [{ type: 'function', name: 't' }], input: [] }, error: (b) => b.error.code },
+    chat: { path: '/v1/chat/completions', body: { tools: [{ type: 'function' }], messages: [] }, error: (b) => b.error.code },
+    gemini: {
+      path: '/v1beta/models/m:streamGenerateContent',
+      body: { tools: [{ functionDeclarations: [{ name: 't' }] }], contents: [] },
+      error: (b) => b.error.status,
+    },
+  };
+  const want: Record<string, string> = {
+    anthropic: 'rate_limit_error',
+    responses: 'rate_limit_exceeded',
+    chat: 'rate_limit_exceeded',
+    gemini: 'RESOURCE_EXHAUSTED',
+  };
+  it.each(Object.keys(ask))('%s: the next main-loop request is refused with retry-after, the one after it answered', async (family) => {
+    const { startModelServer } = await import('./model-server.ts');
+    const m = await startModelServer();
+    try {
+      m.rateLimit(1, 7);
+      const post = () => fetch(`${m.url}${ask[family].path}`, { method: 'POST', body: JSON.stringify({ ...(ask[family].body as object), stream: false }) });
+      const first = await post();
+      expect(first.status).toBe(429);
+      expect(first.headers.get('retry-after')).toBe('7');
+      expect(ask[family].error(await first.json())).toBe(want[family]);
+      expect((await post()).status).toBe(200);
+      expect(m.requests.map((r) => r.limited ?? false)).toEqual([true, false]);
+    } finally {
+      await m.close();
+    }
+  });
+});

@@ -53,6 +53,8 @@ export interface LimitSign {
   resetsAt?: Expr;
   /** Seconds from the firing until the reset, if the firing says. */
   resetsInS?: Expr;
+  /** The agent retries by itself at the reset (it did not stop). */
+  agentRetries?: true;
   evidence: string;
 }
 
@@ -62,6 +64,7 @@ interface LimitDoc {
   kind: LimitSign['kind'];
   resets_at?: string;
   resets_in_s?: string;
+  agent_retries?: boolean;
   evidence: string;
 }
 
@@ -79,6 +82,7 @@ export function compileLimits(x: Expressions, list: LimitDoc[] | undefined, hook
       evidence: l.evidence,
       ...(at ? { resetsAt: at } : {}),
       ...(inS ? { resetsInS: inS } : {}),
+      ...(l.agent_retries ? { agentRetries: true as const } : {}),
     };
   });
 }

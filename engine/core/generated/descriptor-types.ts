@@ -302,7 +302,7 @@ export interface HookmapDescriptor {
     };
   }[];
   /**
-   * Limit signs (docs/usage.md, rate limits): firings in which the agent says it stopped on a rate or usage limit. Evaluated by the daemon beside the mapping (the hook's emit is untouched): the first rule whose `hook` is the firing's and whose `when` holds on the raw payload publishes one x.hookmap.limit.reached event in the firing's session (data: kind, hook, and resets_at when the agent says when the limit resets). The session shows it is paused; `up`'s `limits.resume` continues it at the reset.
+   * Limit signs (docs/usage.md, rate limits): firings in which the agent says it stopped on a rate or usage limit. Evaluated by the daemon beside the mapping (the hook's emit is untouched): the first rule whose `hook` is the firing's and whose `when` holds on the raw payload publishes one x.hookmap.limit.reached event in the firing's session (data: kind, hook, resets_at when the agent says when the limit resets, agent_retries when it retries by itself). The session shows it is paused; `up`'s `launch.after_limit` continues it at the reset unless the agent retries by itself.
    *
    * @maxItems 8
    */
@@ -331,59 +331,9 @@ export interface HookmapDescriptor {
            */
           resets_in_s?: string;
           /**
-           * Where the sign was confirmed (the agent's docs or source, a live run)
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
            */
-          evidence: string;
-        }
-      ]
-    | [
-        {
-          /**
-           * The hook whose firings say the agent stopped on a limit
-           */
-          hook: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          when: string;
-          /**
-           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
-           */
-          kind: "rate_limit" | "usage_limit";
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_at?: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_in_s?: string;
-          /**
-           * Where the sign was confirmed (the agent's docs or source, a live run)
-           */
-          evidence: string;
-        },
-        {
-          /**
-           * The hook whose firings say the agent stopped on a limit
-           */
-          hook: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          when: string;
-          /**
-           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
-           */
-          kind: "rate_limit" | "usage_limit";
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_at?: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_in_s?: string;
+          agent_retries?: boolean;
           /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
@@ -413,31 +363,9 @@ export interface HookmapDescriptor {
            */
           resets_in_s?: string;
           /**
-           * Where the sign was confirmed (the agent's docs or source, a live run)
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
            */
-          evidence: string;
-        },
-        {
-          /**
-           * The hook whose firings say the agent stopped on a limit
-           */
-          hook: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          when: string;
-          /**
-           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
-           */
-          kind: "rate_limit" | "usage_limit";
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_at?: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_in_s?: string;
+          agent_retries?: boolean;
           /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
@@ -464,6 +392,10 @@ export interface HookmapDescriptor {
            * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
            */
           resets_in_s?: string;
+          /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
           /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
@@ -493,31 +425,9 @@ export interface HookmapDescriptor {
            */
           resets_in_s?: string;
           /**
-           * Where the sign was confirmed (the agent's docs or source, a live run)
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
            */
-          evidence: string;
-        },
-        {
-          /**
-           * The hook whose firings say the agent stopped on a limit
-           */
-          hook: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          when: string;
-          /**
-           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
-           */
-          kind: "rate_limit" | "usage_limit";
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_at?: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_in_s?: string;
+          agent_retries?: boolean;
           /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
@@ -545,6 +455,10 @@ export interface HookmapDescriptor {
            */
           resets_in_s?: string;
           /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
+          /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
           evidence: string;
@@ -570,6 +484,10 @@ export interface HookmapDescriptor {
            * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
            */
           resets_in_s?: string;
+          /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
           /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
@@ -599,31 +517,9 @@ export interface HookmapDescriptor {
            */
           resets_in_s?: string;
           /**
-           * Where the sign was confirmed (the agent's docs or source, a live run)
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
            */
-          evidence: string;
-        },
-        {
-          /**
-           * The hook whose firings say the agent stopped on a limit
-           */
-          hook: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          when: string;
-          /**
-           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
-           */
-          kind: "rate_limit" | "usage_limit";
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_at?: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_in_s?: string;
+          agent_retries?: boolean;
           /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
@@ -651,31 +547,9 @@ export interface HookmapDescriptor {
            */
           resets_in_s?: string;
           /**
-           * Where the sign was confirmed (the agent's docs or source, a live run)
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
            */
-          evidence: string;
-        },
-        {
-          /**
-           * The hook whose firings say the agent stopped on a limit
-           */
-          hook: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          when: string;
-          /**
-           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
-           */
-          kind: "rate_limit" | "usage_limit";
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_at?: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_in_s?: string;
+          agent_retries?: boolean;
           /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
@@ -702,6 +576,40 @@ export interface HookmapDescriptor {
            * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
            */
           resets_in_s?: string;
+          /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
           /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
@@ -731,31 +639,9 @@ export interface HookmapDescriptor {
            */
           resets_in_s?: string;
           /**
-           * Where the sign was confirmed (the agent's docs or source, a live run)
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
            */
-          evidence: string;
-        },
-        {
-          /**
-           * The hook whose firings say the agent stopped on a limit
-           */
-          hook: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          when: string;
-          /**
-           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
-           */
-          kind: "rate_limit" | "usage_limit";
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_at?: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_in_s?: string;
+          agent_retries?: boolean;
           /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
@@ -783,31 +669,9 @@ export interface HookmapDescriptor {
            */
           resets_in_s?: string;
           /**
-           * Where the sign was confirmed (the agent's docs or source, a live run)
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
            */
-          evidence: string;
-        },
-        {
-          /**
-           * The hook whose firings say the agent stopped on a limit
-           */
-          hook: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          when: string;
-          /**
-           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
-           */
-          kind: "rate_limit" | "usage_limit";
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_at?: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_in_s?: string;
+          agent_retries?: boolean;
           /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
@@ -835,6 +699,10 @@ export interface HookmapDescriptor {
            */
           resets_in_s?: string;
           /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
+          /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
           evidence: string;
@@ -860,6 +728,40 @@ export interface HookmapDescriptor {
            * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
            */
           resets_in_s?: string;
+          /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
           /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
@@ -889,31 +791,9 @@ export interface HookmapDescriptor {
            */
           resets_in_s?: string;
           /**
-           * Where the sign was confirmed (the agent's docs or source, a live run)
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
            */
-          evidence: string;
-        },
-        {
-          /**
-           * The hook whose firings say the agent stopped on a limit
-           */
-          hook: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          when: string;
-          /**
-           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
-           */
-          kind: "rate_limit" | "usage_limit";
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_at?: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_in_s?: string;
+          agent_retries?: boolean;
           /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
@@ -941,31 +821,9 @@ export interface HookmapDescriptor {
            */
           resets_in_s?: string;
           /**
-           * Where the sign was confirmed (the agent's docs or source, a live run)
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
            */
-          evidence: string;
-        },
-        {
-          /**
-           * The hook whose firings say the agent stopped on a limit
-           */
-          hook: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          when: string;
-          /**
-           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
-           */
-          kind: "rate_limit" | "usage_limit";
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_at?: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_in_s?: string;
+          agent_retries?: boolean;
           /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
@@ -993,31 +851,9 @@ export interface HookmapDescriptor {
            */
           resets_in_s?: string;
           /**
-           * Where the sign was confirmed (the agent's docs or source, a live run)
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
            */
-          evidence: string;
-        },
-        {
-          /**
-           * The hook whose firings say the agent stopped on a limit
-           */
-          hook: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          when: string;
-          /**
-           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
-           */
-          kind: "rate_limit" | "usage_limit";
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_at?: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_in_s?: string;
+          agent_retries?: boolean;
           /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
@@ -1044,6 +880,70 @@ export interface HookmapDescriptor {
            * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
            */
           resets_in_s?: string;
+          /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
           /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
@@ -1073,31 +973,9 @@ export interface HookmapDescriptor {
            */
           resets_in_s?: string;
           /**
-           * Where the sign was confirmed (the agent's docs or source, a live run)
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
            */
-          evidence: string;
-        },
-        {
-          /**
-           * The hook whose firings say the agent stopped on a limit
-           */
-          hook: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          when: string;
-          /**
-           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
-           */
-          kind: "rate_limit" | "usage_limit";
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_at?: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_in_s?: string;
+          agent_retries?: boolean;
           /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
@@ -1125,31 +1003,9 @@ export interface HookmapDescriptor {
            */
           resets_in_s?: string;
           /**
-           * Where the sign was confirmed (the agent's docs or source, a live run)
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
            */
-          evidence: string;
-        },
-        {
-          /**
-           * The hook whose firings say the agent stopped on a limit
-           */
-          hook: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          when: string;
-          /**
-           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
-           */
-          kind: "rate_limit" | "usage_limit";
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_at?: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_in_s?: string;
+          agent_retries?: boolean;
           /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
@@ -1177,31 +1033,9 @@ export interface HookmapDescriptor {
            */
           resets_in_s?: string;
           /**
-           * Where the sign was confirmed (the agent's docs or source, a live run)
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
            */
-          evidence: string;
-        },
-        {
-          /**
-           * The hook whose firings say the agent stopped on a limit
-           */
-          hook: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          when: string;
-          /**
-           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
-           */
-          kind: "rate_limit" | "usage_limit";
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_at?: string;
-          /**
-           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
-           */
-          resets_in_s?: string;
+          agent_retries?: boolean;
           /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
@@ -1229,6 +1063,10 @@ export interface HookmapDescriptor {
            */
           resets_in_s?: string;
           /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
+          /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */
           evidence: string;
@@ -1254,6 +1092,312 @@ export interface HookmapDescriptor {
            * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
            */
           resets_in_s?: string;
+          /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        }
+      ]
+    | [
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
+          /**
+           * Where the sign was confirmed (the agent's docs or source, a live run)
+           */
+          evidence: string;
+        },
+        {
+          /**
+           * The hook whose firings say the agent stopped on a limit
+           */
+          hook: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          when: string;
+          /**
+           * A rate limit (requests or tokens a minute: resets soon) or a usage limit (a plan's quota: resets at a stated time)
+           */
+          kind: "rate_limit" | "usage_limit";
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_at?: string;
+          /**
+           * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+           */
+          resets_in_s?: string;
+          /**
+           * The agent waits out the limit and retries by itself (it did not stop): the pause ends at the session's next event from the agent, and `up` does not continue it
+           */
+          agent_retries?: boolean;
           /**
            * Where the sign was confirmed (the agent's docs or source, a live run)
            */

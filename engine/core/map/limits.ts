@@ -2,9 +2,10 @@
 // "Rate limits"): after a firing is mapped and its events logged, the first
 // `limits` rule of its hook whose `when` holds on the raw payload makes one
 // x.hookmap.limit.reached event in the firing's session (data: kind, hook,
-// resets_at when the payload says when the limit resets; all structural, so
-// capture metadata). A reset that cannot be read is left out (the session
-// is paused with no reset time); a `when` that fails is the caller's to say.
+// resets_at when the payload says when the limit resets, agent_retries when
+// the agent retries by itself; all structural, so capture metadata). A reset
+// that cannot be read is left out (the session is paused with no reset
+// time); a `when` that fails is the caller's to say.
 import { evaluate } from '../expr/compile.ts';
 import { LIMIT_REACHED } from '../kernel/limits.ts';
 import type { AepEvent } from './envelope.ts';
@@ -32,7 +33,8 @@ export async function limitEventOf(
     const resets = at ?? (Number.isFinite(inS) && inS >= 0 ? now + inS * 1000 : undefined);
     const believed = resets !== undefined && resets - now <= MAX_AHEAD_MS ? new Date(resets).toISOString() : undefined;
     const run = [...r.events].reverse().find((e) => e.run !== undefined)?.run ?? m.openRun(r.session); // the run the firing closed
-    return signEvent(m, LIMIT_REACHED, r.session, run, { kind: l.kind, hook: r.hook, ...(believed ? { resets_at: believed } : {}) });
+    const data = { kind: l.kind, hook: r.hook, ...(believed ? { resets_at: believed } : {}), ...(l.agentRetries ? { agent_retries: true } : {}) };
+    return signEvent(m, LIMIT_REACHED, r.session, run, data);
   }
   return undefined;
 }

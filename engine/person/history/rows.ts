@@ -2,7 +2,7 @@
 // text full-text search sees (every string of its data as logged, digests
 // and ids left out: what the capture ceiling kept out of the log cannot be
 // found), its session state and its token usage.
-import { LIMIT_REACHED } from '../../core/kernel/limits.ts';
+import { pauseOf } from '../../core/kernel/limits.ts';
 import { PROJECT_ATTR } from '../../core/capture/project.ts';
 import { IMPORTED_ATTR } from '../../runtime/usage/imported.ts';
 import { usageOf, type UsageRow } from '../../runtime/usage/usage-of.ts';
@@ -21,7 +21,7 @@ export interface IndexedEvent {
   subject?: string;
   project?: string;
   /** `imported`: an event `hookmap history import` made from the agent's own files (engine/person/history/import.ts). */
-  state: 'active' | 'waiting' | 'paused' | 'imported';
+  state: 'active' | 'waiting' | 'paused' | 'retrying' | 'imported';
   text: string;
   usage?: UsageRow;
   line: string;
@@ -66,10 +66,18 @@ export function indexedEvent(line: string, agentOfFolder: string): IndexedEvent 
     time: ev.time,
     subject: str(ev.subject),
     project: str(ev[PROJECT_ATTR]),
-    // paused: the agent stopped on a limit (kernel/limits.ts); the store keeps it until the session's next run
-    state: ev[IMPORTED_ATTR] === true ? 'imported' : ev.type === TYPE.attentionRequested ? 'waiting' : ev.type === LIMIT_REACHED ? 'paused' : 'active',
+    state: ev[IMPORTED_ATTR] === true ? 'imported' : ev.type === TYPE.attentionRequested ? 'waiting' : (limitState(ev.type, ev.time, data) ?? 'active'),
     text: textOf(ev),
     usage: usageOf(ev.type, data),
     line,
   };
+}
+
+/**
+ * A limit's state (kernel/limits.ts): `paused`, the agent stopped (the store keeps it until the session's next run);
+ * `retrying`, the agent waits and retries by itself (its next event ends it).
+ */
+function limitState(type: string, time: string, data: Record<string, unknown>): 'paused' | 'retrying' | undefined {
+  const p = pauseOf({ type, time, data });
+  return p ? (p.agentRetries ? 'retrying' : 'paused') : undefined;
 }

@@ -9,7 +9,8 @@
 // the per-agent cap, audited as x.hookmap.launch.* by principal `hookmap`).
 // A new run in the session before then (a person continued it) drops the
 // wait; the outcome is x.hookmap.limit.resumed on hookmap's own session, with
-// the launch's id or why not. At most MAX_WAITS waits; a reset further out
+// the launch's id or why not. An agent that retries by itself is not
+// continued (its pause says agent_retries). At most MAX_WAITS waits; a reset further out
 // than MAX_WAIT_MS is not waited for; a session that stops on its limit again
 // is continued at most MAX_RESUMES times in a row (a run that finishes starts
 // the count again), so an agent that is always refused is not relaunched forever.
@@ -64,6 +65,7 @@ export class ResumeAtReset {
       if (runEnd(ev.type) === 'finished') this.tries.delete(line);
       return;
     }
+    if (pause.agentRetries) return; // it tries again by itself: nothing to continue
     const at = pause.until ? Date.parse(pause.until) : Date.parse(pause.since) + (this.o.waitMs ?? DEFAULT_AFTER_LIMIT_WAIT_MS);
     const wait = Math.max(0, at - this.now());
     if (wait > MAX_WAIT_MS) {

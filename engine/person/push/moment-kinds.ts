@@ -5,7 +5,7 @@ import type { AlertKind } from './payload.ts';
 import type { Moment } from './moment-types.ts';
 import { isSessionTerminal, runEnd } from '../../core/kernel/lifecycle.ts';
 import { BUDGET_REACHED, BUDGET_WARNED } from '../../runtime/usage/budgets.ts';
-import { LIMIT_REACHED, LIMIT_RESUMED, pauseOf, pauseText } from '../../core/kernel/limits.ts';
+import { LIMIT_REACHED, LIMIT_RESUMED, pauseOf, pauseText, worthTelling } from '../../core/kernel/limits.ts';
 
 /** A budget's warning and its cap reached: alerts of their own kind. */
 export const BUDGET_ALERTS = [BUDGET_WARNED, BUDGET_REACHED];
@@ -42,7 +42,11 @@ export function alertKind(ev: AepEvent): AlertKind | undefined {
   if (isSessionTerminal(ev.type)) return d.reason === 'error' ? 'session_error' : undefined;
   if (ev.type === 'progress.status' && (ev.subject === 'idle_prompt' || d.status === 'idle')) return 'idle';
   if (BUDGET_ALERTS.includes(ev.type)) return 'budget';
-  if (ev.type === LIMIT_REACHED || (ev.type === LIMIT_RESUMED && d.ok === true)) return 'limit';
+  if (ev.type === LIMIT_REACHED) {
+    const p = pauseOf({ type: ev.type, time: ev.time, data: d });
+    return p && worthTelling(p) ? 'limit' : undefined; // an agent retrying by itself within a minute is its own business
+  }
+  if (ev.type === LIMIT_RESUMED && d.ok === true) return 'limit';
   return undefined;
 }
 

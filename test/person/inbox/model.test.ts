@@ -82,6 +82,24 @@ describe('store', () => {
     expect(st.stateOf(s, T0 + 5_000)).toBe('ended');
   });
 
+  it('an agent that retries by itself is paused inside its run until its next event or its retry time', () => {
+    const st = new Store();
+    const next = new Date(T0 + 90_000).toISOString();
+    const sign = { kind: 'rate_limit', hook: 'session.status', agent_retries: true, resets_at: next };
+    st.applyBatch([{ ev: ev('run.started', 1, { run: 'r1' }) }, { ev: ev('progress.status', 2, { run: 'r1', subject: 'retry' }) }], T0);
+    st.applyBatch([{ ev: ev('x.hookmap.limit.reached', 3, { run: 'r1', data: sign }) }], T0);
+    const s = st.sessions.get('s1')!;
+    expect(st.stateOf(s, T0 + 5_000)).toBe('paused'); // its run is open, but waits
+    expect(st.pauseOf(s, T0 + 5_000)).toEqual({ kind: 'rate_limit', until: next, since: new Date(T0 + 3000).toISOString(), agentRetries: true });
+    st.applyBatch([{ ev: ev('x.hookmap.budget.warned', 4, { run: 'r1' }) }], T0); // hookmap's own word is not the agent going on
+    expect(st.stateOf(s, T0 + 5_000)).toBe('paused');
+    expect(st.stateOf(s, T0 + 90_000)).toBe('running'); // from its retry time on, it is at work again
+    expect(st.pauseOf(s, T0 + 90_000)).toBeUndefined();
+    st.applyBatch([{ ev: ev('progress.status', 5, { run: 'r1', subject: 'busy' }) }], T0);
+    expect(st.stateOf(s, T0 + 5_000)).toBe('running');
+    expect(st.pauseOf(s, T0 + 5_000)).toBeUndefined();
+  });
+
   it('a request far past its deadline with no outcome is stale, not waiting', () => {
     const st = new Store();
     const req = ev('attention.requested', 1, { data: { kind: 'permission', expires_at: new Date(T0 + 10_000).toISOString() } });

@@ -102,6 +102,16 @@ describe('continuing a session after its limit', () => {
     ]);
   });
 
+  it('an agent that retries by itself is not continued: no wait, no launch, nothing audited', () => {
+    const r = make({ waitMs: 1_000 });
+    r.seen(limit('s9', { kind: 'rate_limit', hook: 'session.status', agent_retries: true, resets_at: new Date(T0 + 5_000).toISOString() }, 'opencode'));
+    r.seen(limit('s10', { kind: 'rate_limit', hook: 'session.status', agent_retries: true }, 'opencode'));
+    expect(r.waiting).toBe(0);
+    vi.advanceTimersByTime(60_000);
+    expect(started).toEqual([]);
+    expect(audits).toEqual([]);
+  });
+
   it("a reset more than a day out is not waited for; other agents' and other events are ignored; at most MAX_WAITS waits", () => {
     const r = make();
     r.seen(limit('s5', { kind: 'usage_limit', resets_at: new Date(T0 + 25 * 3600_000).toISOString() }));

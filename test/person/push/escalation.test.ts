@@ -70,6 +70,19 @@ describe('escalation', () => {
     expect(limitAlert({ type: 'x.hookmap.limit.reached', agent: 'qwen-code', session: 's', time: at, data: { kind: 'rate_limit' } } as any).title).toBe(
       'qwen-code: rate limit: paused (no reset time given)',
     );
+    // an agent that retries by itself: news only when it waits a minute or more
+    const retrying = (inMs: number | undefined) =>
+      ({
+        type: 'x.hookmap.limit.reached',
+        agent: 'opencode',
+        session: 's3',
+        time: at,
+        data: { kind: 'rate_limit', agent_retries: true, ...(inMs === undefined ? {} : { resets_at: new Date(Date.parse(at) + inMs).toISOString() }) },
+      }) as any;
+    expect(alertKind(retrying(3_000))).toBeUndefined();
+    expect(alertKind(retrying(undefined))).toBeUndefined();
+    expect(alertKind(retrying(10 * 60_000))).toBe('limit');
+    expect(limitAlert(retrying(10 * 60_000)).title).toBe('opencode: rate limit: retrying by itself at 15:14');
     expect(
       limitAlert({ type: 'x.hookmap.limit.resumed', agent: 'hookmap', session: 'op', time: at, data: { agent: 'codex', session: 's2', ok: true } } as any),
     ).toEqual({

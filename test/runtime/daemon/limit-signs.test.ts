@@ -5,16 +5,20 @@
 // in the session, with resets_at when the message says "|<epoch seconds>";
 // Qwen Code's "retry after 60s" is a reset 60 s after the firing; any other
 // error, a hostile payload, or a reset a year out says no reset and breaks
-// nothing after it.
+// nothing after it. OpenCode's session.status retry (as 1.18.33 sent it after
+// a 429) is a sign that the agent retries by itself, at `next`; a retry on
+// another error is not; the history keeps such a session `retrying` until its
+// next event.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { readLogs, until } from './helpers.ts';
 import { upStack, type UpStack } from '../../helpers/up-stack.ts';
+import { indexedEvent } from '../../../engine/person/history/rows.ts';
 
 let s: UpStack;
 
 beforeAll(async () => {
-  s = await upStack({ prefix: 'hookmap-limit-signs-', agents: [{ descriptor: 'claude-code' }, { descriptor: 'qwen-code' }] });
+  s = await upStack({ prefix: 'hookmap-limit-signs-', agents: [{ descriptor: 'claude-code' }, { descriptor: 'qwen-code' }, { descriptor: 'opencode' }] });
 }, 30_000);
 
 afterAll(async () => {
@@ -69,5 +73,42 @@ describe('limit signs', () => {
     expect(limitOf('claude-code', 'ls-4')).toBeUndefined();
     expect(events('claude-code', 'ls-4').some((e) => e.type === 'run.started')).toBe(true); // the session is there; its odd failure says no limit
     expect(limitOf('claude-code', 'ls-5')?.data).toEqual({ kind: 'rate_limit', hook: 'StopFailure' }); // a year out is not believed
+  });
+
+  it('OpenCode: a retry on a rate limit is a sign the agent retries by itself at `next`; a retry on anything else, or a hostile one, is not', async () => {
+    let n = 0;
+    const bus = (session: string, status: unknown) =>
+      post('opencode', { kind: 'bus', event: { id: `evt_ls_${++n}`, type: 'session.status', properties: { sessionID: session, status } } });
+    const next = Date.now() + 90_000;
+    await bus('ses_r1', { type: 'retry', attempt: 1, message: 'Rate limit reached for requests', next });
+    await bus('ses_r2', { type: 'retry', attempt: 1, message: 'upstream 500', next });
+    await bus('ses_r3', { type: 'retry', attempt: 1, message: { rate_limit: true }, next: 'soon' });
+    await bus('ses_r4', { type: 'retry', attempt: 1, message: 'Too Many Requests', next: 'soon' });
+    await bus('ses_r5', { type: 'retry', message: `${'x'.repeat(100_000)} rate limit` });
+    await bus('ses_r6', { type: 'busy' });
+    const one = await until('ses_r1 limit', () => limitOf('opencode', 'ses_r1'));
+    expect(one.data).toEqual({ kind: 'rate_limit', hook: 'session.status', agent_retries: true, resets_at: new Date(next).toISOString() });
+    expect(one.capture).toBe('metadata');
+    const types = events('opencode', 'ses_r1').map((e) => e.type);
+    expect(types.indexOf('x.hookmap.limit.reached')).toBeGreaterThan(types.indexOf('progress.status')); // beside the mapping, after it
+    expect((await until('ses_r4 limit', () => limitOf('opencode', 'ses_r4'))).data).toEqual({
+      kind: 'rate_limit',
+      hook: 'session.status',
+      agent_retries: true,
+    }); // no time it can read: no reset
+    expect((await until('ses_r5 limit', () => limitOf('opencode', 'ses_r5'))).data).toMatchObject({ agent_retries: true });
+    await until('ses_r6 mapped', () => events('opencode', 'ses_r6').some((e) => e.type === 'progress.status'));
+    expect(limitOf('opencode', 'ses_r2')).toBeUndefined();
+    expect(limitOf('opencode', 'ses_r3')).toBeUndefined();
+    expect(events('opencode', 'ses_r3').some((e) => e.type === 'progress.status')).toBe(true); // mapped all the same
+  });
+
+  it('the history: a session stopped on its limit is paused until its next run; one retrying by itself, until its next event', () => {
+    const at = '2026-12-04T10:00:00.000Z';
+    const line = (type: string, session: string, data: Record<string, unknown> = {}) =>
+      JSON.stringify({ id: `${type}-${session}`, type, time: at, agent: 'a', session, data });
+    expect(indexedEvent(line('x.hookmap.limit.reached', 's', { kind: 'rate_limit', hook: 'StopFailure' }), 'a')?.state).toBe('paused');
+    expect(indexedEvent(line('x.hookmap.limit.reached', 's', { kind: 'rate_limit', agent_retries: true }), 'a')?.state).toBe('retrying');
+    expect(indexedEvent(line('progress.status', 's'), 'a')?.state).toBe('active');
   });
 });

@@ -8,7 +8,7 @@ import { StoryFold, type SessionStory } from '../../../engine/core/kernel/fold/i
 import { closes, isAttentionFollower, isSessionTerminal, opens } from '../../../engine/core/kernel/lifecycle.ts';
 import { comparePos, insertSorted, isCommand, isPositioned, keyOf, posOf, type Ev, type Position } from './aep.ts';
 import { isWaiting, terminalOf } from './attention.ts';
-import { pauseOf, type Pause } from '../../../engine/core/kernel/limits.ts';
+import { pauseAt, type Pause } from '../../../engine/core/kernel/limits.ts';
 import { SETTLED_VISIBLE_MS, type Attn, type CmdState, type SessionModel, type SessionState } from './session-model.ts';
 
 /** hookmap's own notes on a request: a rule answered it, the floor kept it, the first of two people allowed it. */
@@ -121,14 +121,14 @@ export class Store {
       const a = this.attn.get(id);
       if (a && isWaiting(a, now)) return 'waiting';
     }
-    if (this.openRun(s) !== undefined) return 'running';
-    return this.storyOf(s)?.paused ? 'paused' : 'idle'; // stopped on a limit (kernel/limits.ts), until its next run
+    if (this.pauseOf(s, now)) return 'paused'; // on a limit (kernel/limits.ts): stopped, or its run waits to retry
+    return this.openRun(s) !== undefined ? 'running' : 'idle';
   }
 
   /** What a session paused on a limit waits for (kernel/limits.ts), by the fold. */
-  pauseOf(s: SessionModel): Pause | undefined {
+  pauseOf(s: SessionModel, now = this.clock.value): Pause | undefined {
     const ev = this.storyOf(s)?.paused;
-    return ev ? pauseOf(ev) : undefined;
+    return ev ? pauseAt(ev, now) : undefined;
   }
 
   /** The fold's story of a session (its runs, its requests). */

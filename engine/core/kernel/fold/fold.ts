@@ -20,7 +20,7 @@
 // forgotten, else the oldest). Browser-safe.
 import { closes, fateOf, isAnswer, opens } from '../lifecycle.ts';
 import { requestEffects } from '../option-effects.ts';
-import { LIMIT_REACHED } from '../limits.ts';
+import { endsPause, LIMIT_REACHED, pauseOf } from '../limits.ts';
 import { callForRequest, callForTerminal } from './join.ts';
 import { lineOf, predecessorOf, sessionKey, type CallStory, type FoldEvent, type RequestStory, type RunStory, type SessionStory } from './story.ts';
 
@@ -57,7 +57,8 @@ export class StoryFold<E extends FoldEvent = FoldEvent> {
     const s = this.touch(ev);
     const t = ev.type;
     const unit = opens(t) ?? closes(t);
-    if (t === LIMIT_REACHED) s.paused = ev; // until its next run starts
+    if (s.paused && endsPause(pauseOf(s.paused)!, ev)) s.paused = undefined;
+    if (t === LIMIT_REACHED) s.paused = ev; // until it ends (kernel/limits.ts)
     if (unit === 'session') return this.onSession(s, ev);
     if (unit === 'run') return this.onRun(s, ev);
     if (unit === 'tool') {
@@ -147,7 +148,6 @@ export class StoryFold<E extends FoldEvent = FoldEvent> {
 
   private onRun(s: SessionStory<E>, ev: E): CallStory<E>[] {
     if (opens(ev.type)) {
-      s.paused = undefined;
       const id = ev.run ?? ev.id;
       const known = s.runs.get(id);
       if (known)

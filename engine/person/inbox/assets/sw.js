@@ -10,7 +10,7 @@
 //    credential the message carried to /push/action, without opening the
 //    page, and replaces the notification with the outcome. A later message
 //    with the same tag (answered elsewhere, timed out) replaces it too.
-const CACHE = 'hookmap-shell-8348e800d464';
+const CACHE = 'hookmap-shell-3e53f2dc89a6';
 const SHELL = ['/', '/inbox/assets/inbox.js', '/inbox/assets/inbox.css', '/manifest.webmanifest', '/inbox/assets/icon-192.png', '/inbox/assets/icon-512.png'];
 const ICON = '/inbox/assets/icon-192.png';
 
