@@ -8,6 +8,7 @@ import type { AgentReport } from '../engine/tools/check/check-agent.ts';
 import { formatError } from '../engine/core/descriptor/errors.ts';
 import { optionEnvName } from '../engine/core/descriptor/options.ts';
 import { nextTurnCommand, type CompiledCommand, type CompiledEmit, type Descriptor, type HoldMatch } from '../engine/core/descriptor/types.ts';
+import type { LimitRule } from '../engine/core/descriptor/waiting.ts';
 import { workedExample } from './agent-example.ts';
 import { cell, code, table, templateText } from './markdown.ts';
 
@@ -99,10 +100,13 @@ function waitingSigns(d: Descriptor): string {
 /** The descriptor's limit signs (schema `limits`): when the agent says it stopped on a rate or usage limit (docs/usage.md). */
 function limitSigns(d: Descriptor): string {
   const head = '## Rate limits';
-  if (!d.limits.length)
+  const lines = d.transcript?.limits ?? [];
+  if (!d.limits.length && !lines.length)
     return `${head}\n\nThis agent's hooks do not say it stopped on a rate or usage limit: hookmap shows no pause and continues nothing (docs/usage.md).`;
-  const reset = (l: (typeof d.limits)[number]) => (l.text.resetsAt ? code(l.text.resetsAt) : l.text.resetsInS ? `in ${code(l.text.resetsInS)} s` : 'not said');
+  const reset = (l: LimitRule) => (l.text.resetsAt ? code(l.text.resetsAt) : l.text.resetsInS ? `in ${code(l.text.resetsInS)} s` : 'not said');
   const rows = d.limits.map((l) => [code(l.hook), code(l.text.when), l.kind, reset(l), l.agentRetries ? 'the agent' : 'hookmap, opt-in', cell(l.evidence)]);
+  const readAt = [...(d.transcript?.readOn ?? [])].map(code).join(', ');
+  for (const l of lines) rows.push([`a transcript line (read after ${readAt})`, code(l.text.when), l.kind, reset(l), 'hookmap, opt-in', cell(l.evidence)]);
   return (
     `${head}\n\nFirings in which the agent says it stopped on a limit: the daemon adds one \`x.hookmap.limit.reached\` event ` +
     `beside the mapping and the session shows "paused until". Where the agent retries by itself, the pause lasts until its next ` +

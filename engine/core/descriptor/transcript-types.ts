@@ -2,6 +2,7 @@
 // where an agent keeps each response's token usage, and how `hookmap history import`
 // reads the sessions it kept before hookmap.
 import type { Expr } from '../expr/compile.ts';
+import type { LimitRule } from './waiting.ts';
 
 /** A transcript usage source (the descriptor's `transcript`): where the agent keeps each response's token usage. */
 export interface CompiledTranscript {
@@ -17,6 +18,8 @@ export interface CompiledTranscript {
   id?: Expr;
   model?: Expr;
   usage: Expr;
+  /** Lines that say the agent stopped on a rate or usage limit (the descriptor's `transcript.limits`). */
+  limits: LimitRule[];
   /** How `hookmap history import` reads the sessions kept before hookmap (the descriptor's `transcript.import`). */
   import?: CompiledImport;
 }

@@ -7,6 +7,7 @@ type Transcript = NonNullable<HookmapDescriptor['transcript']>;
 import type { Expr } from '../expr/compile.ts';
 import type { Expressions, Site } from './expressions.ts';
 import type { CompiledImport, CompiledTranscript } from './transcript-types.ts';
+import { compileLimitRule } from './waiting.ts';
 
 export const DEFAULT_TRANSCRIPT_MAX_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_TRANSCRIPT_MAX_LINE = 1024 * 1024;
@@ -60,6 +61,7 @@ export function compileTranscript(x: Expressions, t: Transcript | undefined, hoo
     id: x.expr(t.line?.id, [...p, 'line', 'id'], site),
     model: x.expr(t.line?.model, [...p, 'line', 'model'], site),
     usage,
+    limits: (t.limits ?? []).map((l, i) => compileLimitRule(x, l, [...p, 'limits', i], site)),
     import: compileImport(x, t.import, site),
   };
 }

@@ -43,8 +43,8 @@ export function compileWaiting(x: Expressions, list: WaitingDoc[] | undefined, h
   });
 }
 
-export interface LimitSign {
-  hook: string;
+/** What a limit sign says, wherever it is read (a firing's payload, a transcript line). */
+export interface LimitRule {
   when: Expr;
   /** The expressions' sources (the capability page shows them). */
   text: { when: string; resetsAt?: string; resetsInS?: string };
@@ -58,36 +58,44 @@ export interface LimitSign {
   evidence: string;
 }
 
-interface LimitDoc {
+/** A limit sign of a hook (schema `limits`). */
+export interface LimitSign extends LimitRule {
   hook: string;
+}
+
+export interface LimitDoc {
   when: string;
-  kind: LimitSign['kind'];
+  kind: LimitRule['kind'];
   resets_at?: string;
   resets_in_s?: string;
   agent_retries?: boolean;
   evidence: string;
 }
 
-export function compileLimits(x: Expressions, list: LimitDoc[] | undefined, hooks: ReadonlySet<string>, site: Site): LimitSign[] {
+/** One limit rule at `at` (its schema position). */
+export function compileLimitRule(x: Expressions, l: LimitDoc, at: (string | number)[], site: Site): LimitRule {
+  const resetsAt = l.resets_at === undefined ? undefined : x.expr(l.resets_at, [...at, 'resets_at'], site);
+  const inS = l.resets_in_s === undefined ? undefined : x.expr(l.resets_in_s, [...at, 'resets_in_s'], site);
+  return {
+    when: x.expr(l.when, [...at, 'when'], site)!,
+    text: { when: l.when, ...(l.resets_at ? { resetsAt: l.resets_at } : {}), ...(l.resets_in_s ? { resetsInS: l.resets_in_s } : {}) },
+    kind: l.kind,
+    evidence: l.evidence,
+    ...(resetsAt ? { resetsAt } : {}),
+    ...(inS ? { resetsInS: inS } : {}),
+    ...(l.agent_retries ? { agentRetries: true as const } : {}),
+  };
+}
+
+export function compileLimits(x: Expressions, list: (LimitDoc & { hook: string })[] | undefined, hooks: ReadonlySet<string>, site: Site): LimitSign[] {
   return present(list).map(([l, i]) => {
     if (!hooks.has(l.hook))
       x.err('unknown-reference', ['limits', i, 'hook'], `limit sign '${l.kind}' names hook '${l.hook}', which this descriptor does not map`);
-    const at = l.resets_at === undefined ? undefined : x.expr(l.resets_at, ['limits', i, 'resets_at'], site);
-    const inS = l.resets_in_s === undefined ? undefined : x.expr(l.resets_in_s, ['limits', i, 'resets_in_s'], site);
-    return {
-      hook: l.hook,
-      when: x.expr(l.when, ['limits', i, 'when'], site)!,
-      text: { when: l.when, ...(l.resets_at ? { resetsAt: l.resets_at } : {}), ...(l.resets_in_s ? { resetsInS: l.resets_in_s } : {}) },
-      kind: l.kind,
-      evidence: l.evidence,
-      ...(at ? { resetsAt: at } : {}),
-      ...(inS ? { resetsInS: inS } : {}),
-      ...(l.agent_retries ? { agentRetries: true as const } : {}),
-    };
+    return { hook: l.hook, ...compileLimitRule(x, l, ['limits', i], site) };
   });
 }
 
 /** The signs beside the mapping: waiting (a person) and limits (a reset). */
-export function compileSigns(x: Expressions, s: { waiting?: WaitingDoc[]; limits?: LimitDoc[] }, hooks: ReadonlySet<string>, site: Site) {
+export function compileSigns(x: Expressions, s: { waiting?: WaitingDoc[]; limits?: (LimitDoc & { hook: string })[] }, hooks: ReadonlySet<string>, site: Site) {
   return { waiting: compileWaiting(x, s.waiting, hooks, site), limits: compileLimits(x, s.limits, hooks, site) };
 }

@@ -1817,6 +1817,821 @@ export interface HookmapDescriptor {
       usage: string;
     };
     /**
+     * Lines in which the agent says it stopped on a rate or usage limit (docs/usage.md, rate limits), for an agent whose hooks do not say it: each new line read after a hook is checked, and the newest line whose `when` holds publishes one x.hookmap.limit.reached in the session (data: kind, hook (the hook after which the file was read), transcript: true, resets_at when the line says). Not read by `hookmap history import`
+     *
+     * @maxItems 8
+     */
+    limits?:
+      | []
+      | [
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          }
+        ]
+      | [
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          }
+        ]
+      | [
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          }
+        ]
+      | [
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          }
+        ]
+      | [
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          }
+        ]
+      | [
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          }
+        ]
+      | [
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          }
+        ]
+      | [
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          },
+          {
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            when: string;
+            /**
+             * A rate limit (resets soon) or a usage limit (a plan's quota)
+             */
+            kind: "rate_limit" | "usage_limit";
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_at?: string;
+            /**
+             * A JSONata expression, marked by a leading `=` (`=tool_name`, `=$exists(x) ? "a" : "b"`)
+             */
+            resets_in_s?: string;
+            /**
+             * Where the line was seen (a live run, a recorded transcript)
+             */
+            evidence: string;
+          }
+        ];
+    /**
      * How `hookmap history import` reads the sessions the agent kept before hookmap (docs/usage.md): every file under `folders` whose name matches `files`, one session per file, each line read with these JSONata expressions (and `line` for usage); the lines become AEP events marked imported
      */
     import?: {

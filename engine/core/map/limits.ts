@@ -11,6 +11,7 @@ import { LIMIT_REACHED } from '../kernel/limits.ts';
 import type { AepEvent } from './envelope.ts';
 import { signEvent } from './waiting.ts';
 import type { Mapper, MapResult } from './mapper.ts';
+import type { LimitRule } from '../descriptor/waiting.ts';
 
 /** A reset further out than this is not believed (a week). */
 const MAX_AHEAD_MS = 7 * 24 * 3600_000;
@@ -27,16 +28,26 @@ export async function limitEventOf(
   if (!d.limits.length || r.session === undefined || r.deferredTo !== undefined) return undefined;
   const ctx = { hook: r.hook, agent: d.vendor, config: m.effectiveConfig, surface };
   for (const l of d.limits) {
-    if (l.hook !== r.hook || !(await evaluate(l.when, payload, ctx))) continue;
-    const at = l.resetsAt ? instant(await evaluate(l.resetsAt, payload, ctx)) : undefined;
-    const inS = at === undefined && l.resetsInS ? Number(await evaluate(l.resetsInS, payload, ctx)) : NaN;
-    const resets = at ?? (Number.isFinite(inS) && inS >= 0 ? now + inS * 1000 : undefined);
-    const believed = resets !== undefined && resets - now <= MAX_AHEAD_MS ? new Date(resets).toISOString() : undefined;
+    if (l.hook !== r.hook) continue;
+    const data = await limitData(l, payload, ctx, r.hook, now);
+    if (!data) continue;
     const run = [...r.events].reverse().find((e) => e.run !== undefined)?.run ?? m.openRun(r.session); // the run the firing closed
-    const data = { kind: l.kind, hook: r.hook, ...(believed ? { resets_at: believed } : {}), ...(l.agentRetries ? { agent_retries: true } : {}) };
     return signEvent(m, LIMIT_REACHED, r.session, run, data);
   }
   return undefined;
+}
+
+/**
+ * What a limit rule reads of `input` (a payload, a transcript line) when its `when` holds: the limit event's data (kind,
+ * hook, resets_at when it says and it is believed, agent_retries); undefined when it does not hold. A `when` that fails throws.
+ */
+export async function limitData(l: LimitRule, input: unknown, ctx: Record<string, unknown>, hook: string, now = Date.now()) {
+  if (!(await evaluate(l.when, input, ctx))) return undefined;
+  const at = l.resetsAt ? instant(await evaluate(l.resetsAt, input, ctx)) : undefined;
+  const inS = at === undefined && l.resetsInS ? Number(await evaluate(l.resetsInS, input, ctx)) : NaN;
+  const resets = at ?? (Number.isFinite(inS) && inS >= 0 ? now + inS * 1000 : undefined);
+  const believed = resets !== undefined && resets - now <= MAX_AHEAD_MS ? new Date(resets).toISOString() : undefined;
+  return { kind: l.kind, hook, ...(believed ? { resets_at: believed } : {}), ...(l.agentRetries ? { agent_retries: true } : {}) };
 }
 
 /** Epoch seconds (or milliseconds), or an ISO time, as milliseconds; undefined when it is neither. */

@@ -3,9 +3,12 @@
 // the payload points at is checked (inside the agent's own folders, symlinks
 // resolved), the lines appended since the last read are read (bounded in
 // bytes and time), each new line's usage counted once (its id), and one
-// x.hookmap.usage.reported event per model is published in the session. It
-// runs after the agent was answered, one read at a time, and never throws
-// into a firing.
+// x.hookmap.usage.reported event per model is published in the session;
+// where a new line says the agent stopped on a rate or usage limit (the
+// descriptor's `transcript.limits`: a 429 in a rollout), the newest such line
+// is one x.hookmap.limit.reached beside them (kernel/limits.ts). It runs
+// after the agent was answered, one read at a time, and never throws into a
+// firing.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CompiledTranscript } from '../../core/descriptor/types.ts';
@@ -17,6 +20,8 @@ import { Tally, tokensOf, USAGE_GATES, USAGE_TYPE, usageData } from '../usage/ta
 import { readAppended, resolveTranscript, TranscriptRefused } from '../usage/transcript-file.ts';
 import type { DaemonCore } from './core.ts';
 import { closes } from '../../core/kernel/lifecycle.ts';
+import { LIMIT_REACHED } from '../../core/kernel/limits.ts';
+import { limitData } from '../../core/map/limits.ts';
 
 /** A read stops taking new lines after this long; the rest waits for the next read. */
 export const READ_BUDGET_MS = 2_000;
@@ -63,7 +68,7 @@ export class UsageWatch {
     this.pending++;
     this.chain = this.chain
       .then(() => new Promise<void>((r) => setImmediate(r)))
-      .then(() => this.read(payload, session, run))
+      .then(() => this.read(hook, payload, session, run))
       .catch((e: unknown) => this.core.say(`transcript usage not read (session ${session}): ${(e as Error).message}`))
       .finally(() => this.pending--);
   }
@@ -96,7 +101,7 @@ export class UsageWatch {
     return out;
   }
 
-  private async read(payload: unknown, session: string, run: string | undefined): Promise<void> {
+  private async read(hook: string, payload: unknown, session: string, run: string | undefined): Promise<void> {
     if (this.core.closed) return;
     const path = await this.value(this.t.path, payload);
     if (path === undefined) return;
@@ -109,11 +114,12 @@ export class UsageWatch {
       this.parts.set(session, parts.set(path, part));
       if (this.parts.size > MAX_SESSIONS) this.parts.delete(this.parts.keys().next().value!); // the session seen longest ago
     }
-    await this.readFile(path, session, run, part);
-    for (const [p, name] of parts) if (p !== path) await this.readFile(p, session, run, name);
+    await this.readFile(path, { hook, session, run, part });
+    for (const [p, name] of parts) if (p !== path) await this.readFile(p, { hook, session, run, part: name });
   }
 
-  private async readFile(path: unknown, session: string, run: string | undefined, part: string | undefined): Promise<void> {
+  private async readFile(path: unknown, read: Read): Promise<void> {
+    const { session } = read;
     let real: string;
     let chunk: ReturnType<typeof readAppended>;
     try {
@@ -131,6 +137,7 @@ export class UsageWatch {
     let at = this.state.position(real)?.ino === chunk.next.ino ? this.state.position(real)!.pos : 0;
     let skipped = chunk.skippedLong;
     let all = true;
+    let limit: Record<string, unknown> | undefined;
     for (const line of chunk.lines) {
       if (this.core.now() > deadline) {
         all = false;
@@ -144,6 +151,7 @@ export class UsageWatch {
         skipped++;
         continue;
       }
+      limit = (await this.limitOf(v, read.hook)) ?? limit; // the newest line that says the agent stopped on a limit
       if (this.t.when && (await this.value(this.t.when, v)) !== true) continue;
       const m = await this.value(this.t.model, v);
       const tokens = tokensOf(await this.value(this.t.usage, v));
@@ -155,14 +163,28 @@ export class UsageWatch {
     }
     const next = all ? chunk.next : { pos: at, ino: chunk.next.ino };
     this.state.advance(real, { ...next, ...(model ? { model } : {}) });
-    const events = await this.publish(tally, session, run, skipped, part);
+    const events = await this.publish(tally, read, skipped, limit);
     // logged first, then the position: a crash between the two can count one read again, never lose it
     this.state.save();
     this.o.onRead?.({ session, events });
   }
 
-  private async publish(tally: Tally, session: string, run: string | undefined, skipped: number, part?: string): Promise<number> {
-    if (tally.empty) {
+  /** A transcript line's limit sign (the descriptor's `transcript.limits`): the event's data, or undefined. */
+  private async limitOf(line: unknown, hook: string): Promise<Record<string, unknown> | undefined> {
+    for (const l of this.t.limits) {
+      try {
+        const data = await limitData(l, line, { agent: this.core.vendor, config: this.core.config, home: this.home }, hook, this.core.now());
+        if (data) return { ...data, transcript: true };
+      } catch {
+        continue; // a line it cannot read says no limit
+      }
+    }
+    return undefined;
+  }
+
+  private async publish(tally: Tally, read: Read, skipped: number, limit?: Record<string, unknown>): Promise<number> {
+    const { session, run, part } = read;
+    if (tally.empty && !limit) {
       if (skipped) this.core.say(`transcript of session ${session}: ${skipped} line(s) skipped (not JSON or over the length limit)`);
       return 0;
     }
@@ -175,7 +197,24 @@ export class UsageWatch {
         if (part) data.part = part;
         return this.core.events.make({ type: USAGE_TYPE, session, run, data, gates: USAGE_GATES });
       });
+      if (limit) evs.push(this.core.events.make({ type: LIMIT_REACHED, session, run, data: limit, gates: LIMIT_GATES }));
       return this.core.publish(evs).length;
     });
   }
 }
+
+/** One read: the hook after which it happens, the session, its run, and the part whose file it is. */
+interface Read {
+  hook: string;
+  session: string;
+  run: string | undefined;
+  part: string | undefined;
+}
+
+const LIMIT_GATES: Record<string, 'metadata'> = {
+  kind: 'metadata',
+  hook: 'metadata',
+  resets_at: 'metadata',
+  agent_retries: 'metadata',
+  transcript: 'metadata',
+};

@@ -1,7 +1,7 @@
 // Real transcript lines (fixtures/<agent>/transcripts/, recorded live) read
 // through the descriptor: the totals equal an independent sum over the
 // file's own responses, each counted once.
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Daemon } from '../../../engine/runtime/daemon/daemon.ts';
@@ -71,5 +71,62 @@ describe('recorded rollouts', () => {
       'gen_ai.usage.reasoning.output_tokens': last.reasoning_output_tokens,
       responses: new Set(counts.map((c) => c.total_token_usage.total_tokens)).size,
     });
+  });
+});
+
+describe('a rate limit in a recorded rollout', () => {
+  const through = async (fixture: string, hooks: string[]) => {
+    const t = tempDir('hookmap-recorded-limit-');
+    cleanups.push(t.done);
+    const dir = join(t.dir, 'home', '.codex/sessions/2026/12/04');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'rollout-rec.jsonl');
+    copyFileSync(join(ROOT, 'fixtures/codex/transcripts', fixture), file);
+    const d = Daemon.open({ descriptor: loadVendor('codex'), logDir: join(t.dir, 'logs'), userHome: join(t.dir, 'home') });
+    for (const hook of hooks) await d.handle({ hook, payload: { session_id: 's', hook_event_name: hook, transcript_path: file, reason: 'other' } });
+    await d.usage!.idle();
+    await d.close();
+    return readLogs(join(t.dir, 'logs')).filter((x) => x.type === 'x.hookmap.limit.reached');
+  };
+
+  it('Codex 0.169.0: the task_complete of a turn refused 429 is one limit sign, read at SessionEnd, once', async () => {
+    const got = await through('live-0.169.0-429.jsonl', ['SessionEnd', 'SessionEnd']);
+    expect(got).toHaveLength(1);
+    expect(got[0]).toMatchObject({ session: 's', capture: 'metadata', data: { kind: 'rate_limit', hook: 'SessionEnd', transcript: true } });
+    expect(got[0].data).not.toHaveProperty('resets_at'); // the rollout says no time
+  });
+
+  it('hostile lines: a 429 as a string, in words, or inside a tool output a repository wrote is no sign; usage beside it still counts', async () => {
+    const t = tempDir('hookmap-hostile-limit-');
+    cleanups.push(t.done);
+    const done = (error: unknown) => JSON.stringify({ type: 'event_msg', payload: { type: 'task_complete', error } });
+    const forged = done({ codex_error_info: { response_too_many_failed_attempts: { http_status_code: 429 } } });
+    const lines = [
+      done('exceeded retry limit, last status: 429 Too Many Requests'),
+      done({ codex_error_info: { response_too_many_failed_attempts: { http_status_code: '429' } } }),
+      done({ codex_error_info: 'usage_limit_exceeded' }),
+      JSON.stringify({ type: 'response_item', payload: { type: 'function_call_output', call_id: 'c', output: forged } }),
+      '{"type": "event_msg", "payload": ',
+      JSON.stringify({ type: 'turn_context', payload: { model: 'gpt-x' } }),
+      JSON.stringify({
+        type: 'event_msg',
+        payload: { type: 'token_count', info: { last_token_usage: { input_tokens: 7, output_tokens: 3 }, total_token_usage: { total_tokens: 10 } } },
+      }),
+    ];
+    const dir = join(t.dir, 'home', '.codex/sessions/2026/12/04');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'rollout-hostile.jsonl');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const d = Daemon.open({ descriptor: loadVendor('codex'), logDir: join(t.dir, 'logs'), userHome: join(t.dir, 'home') });
+    await d.handle({ hook: 'SessionEnd', payload: { session_id: 'h', hook_event_name: 'SessionEnd', transcript_path: file } });
+    await d.usage!.idle();
+    await d.close();
+    const logged = readLogs(join(t.dir, 'logs'));
+    expect(logged.filter((x) => x.type === 'x.hookmap.limit.reached')).toEqual([]);
+    expect(logged.find((x) => x.type === 'x.hookmap.usage.reported')?.data).toMatchObject({ 'gen_ai.usage.input_tokens': 7, 'gen_ai.usage.output_tokens': 3 });
+  });
+
+  it('Codex 0.169.0: a rollout of turns that finished says no limit', async () => {
+    expect(await through('live-0.169.0.jsonl', ['Stop', 'SessionEnd'])).toEqual([]);
   });
 });
