@@ -13,6 +13,9 @@ import { registerLaunchRoutes } from './launch-routes.ts';
 import { PROJECT_ATTR } from '../core/capture/project.ts';
 import { lineOf } from '../core/kernel/fold/story.ts';
 import { ResumeAtReset } from '../person/launch/resume-at-reset.ts';
+import { makePrincipal } from '../runtime/auth/principal.ts';
+import { makeCommand } from '../runtime/relay/client.ts';
+import type { Relay } from '../runtime/relay/index.ts';
 
 const MAX_LABELS = 10_000;
 import type { AgentEntry } from './up-config.ts';
@@ -20,7 +23,10 @@ import type { AgentEntry } from './up-config.ts';
 export interface UpLaunchOptions {
   app: FastifyInstance;
   auth: Authorizer;
-  relay: { subscribe(spec: { filter?: unknown; live?: boolean }, onEvent: (ev: StreamEvent) => void): { close(): void } };
+  relay: {
+    subscribe(spec: { filter?: unknown; live?: boolean }, onEvent: (ev: StreamEvent) => void): { close(): void };
+    connect: Relay['connect'];
+  };
   /** The agents this up runs (their daemons' names): only they can be started, their hooks tell the session. */
   daemons: { has(agent: string): boolean };
   entries: readonly AgentEntry[];
@@ -89,6 +95,7 @@ export function mountLaunch(o: UpLaunchOptions): ChatLaunch {
       ...after,
       start: (r, who) => launcher.start(r, who),
       projectOf: (s) => labels.get(lineOf(s)),
+      instruct: (agent, session, text) => instructAs(o.relay, agent, session, text),
       audit: (type, data) => o.operator()?.publish(type, data),
       say: o.say,
     });
@@ -100,6 +107,19 @@ export function mountLaunch(o: UpLaunchOptions): ChatLaunch {
     launcher.close(); // up's close: headless runs are its children, stopped with it
   });
   return { start: (r, who) => launcher.start(r, who), get: (id) => launcher.get(id), catalog, projectOf: (s) => labels.get(lineOf(s)) };
+}
+
+/** The continue prompt to a session still open, through the relay as principal `hookmap` (after-limit), like any steer. */
+function instructAs(relay: UpLaunchOptions['relay'], agent: string, session: string, text: string): { ok: true; id: string } | { ok: false; why: string } {
+  const principal = makePrincipal('hookmap', ['control'], 'after-limit', 'after-limit');
+  const conn = relay.connect({ identity: { agent: 'hookmap-after-limit' }, role: 'consumer', principal });
+  try {
+    const cmd = { ...makeCommand(`x.${agent}.control.instruct`, session, { data: { text } }), agent: 'hookmap-after-limit' };
+    const sent = conn.emit(cmd);
+    return sent.ok ? { ok: true, id: cmd.id } : { ok: false, why: `${sent.code}: ${sent.detail}` };
+  } finally {
+    conn.close();
+  }
 }
 
 /** This up's address as its runs' hooks reach it (loopback when it listens on every interface); undefined before it listens. */

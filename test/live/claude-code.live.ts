@@ -1138,4 +1138,58 @@ describe.skipIf(!!skip)(`${agent.pkg}@${agent.version} live`, () => {
     },
     240_000,
   );
+
+  it('LIMIT, interactive (tmux): a 429 pauses the open session; at the reset up continues it through its next-turn carrier, no second process', async () => {
+    const PROMPT = 'The rate limit has reset: continue where you left off (live).';
+    const config = join(live.s.root, 'up-after-limit.yaml');
+    writeFileSync(config, `launch:\n  after_limit: { wait_ms: 1500, prompt: ${JSON.stringify(PROMPT)} }\n`);
+    await live.restartUp(ANSWER_TIMEOUT_MS, {
+      args: ['--config', config],
+      env: { HOOKMAP_CLAUDE_CODE_INSTRUCT: 'true', HOOKMAP_CLAUDE_CODE_NEXT_TURN: 'true' },
+    });
+    const { tmux, pane } = tuiSession('rl');
+    live.model.play({ name: 'limited', steps: [{ say: 'Continued after the limit.' }] });
+    live.model.rateLimit(1, 1);
+    const env0 = live.agentEnv;
+    live.agentEnv = { ...live.agentEnv, CLAUDE_CODE_MAX_RETRIES: '0' }; // the 429 ends the turn at once
+    const t0 = new Date().toISOString();
+    const r0 = live.model.requests.length;
+    const main = () => live.model.requests.slice(r0).filter((r) => r.step !== undefined);
+    const mine = () => live.stream.events.filter((e) => e.source?.includes('/agent/claude-code/') && e.time >= t0);
+    await startTui('rl');
+    try {
+      await tmux('send-keys', '-t', 'rl', '-l', 'Summarise the project in one line.');
+      await tmux('send-keys', '-t', 'rl', 'Enter');
+      const reached = await until('the limit sign', () => mine().find((e) => e.type === 'x.hookmap.limit.reached'), 90_000);
+      const session = reached.session;
+      expect(mine().find((e) => e.type === 'run.failed')?.data).toMatchObject({ reason: 'rate_limit' });
+      const resumed = await until(
+        'the continuation',
+        () => live.stream.events.find((e) => e.type === 'x.hookmap.limit.resumed' && e.data?.session === session),
+        60_000,
+      );
+      expect(resumed.data).toMatchObject({ agent: 'claude-code', ok: true, via: 'instruct' });
+      const delivered = mine().find((e) => e.type === 'x.claude-code.instruction.delivered' && e.cause === resumed.data.command);
+      expect(delivered?.data).toMatchObject({ carrier: 'next-turn' });
+      const accepted = live.stream.events.find((e) => e.type === 'control.accepted' && e.cause === resumed.data.command);
+      expect(accepted, 'the relay attributed the instruction').toBeDefined();
+      const woken = await until('the woken turn asks the model', () => main().find((r) => !r.limited && requestText(r).includes(PROMPT)), 60_000);
+      expect(requestText(woken)).toContain('Summarise the project in one line.'); // the same conversation
+      await until('the woken run finished', () => mine().find((e) => e.type === 'run.finished' && e.session === session), 60_000);
+      expect(live.stream.events.filter((e) => e.type === 'x.hookmap.launch.started' && e.time >= t0)).toEqual([]); // no second process
+      expect(mine().some((e) => e.type === 'session.ended')).toBe(false);
+      console.log(`[live] claude-code limit (tmux): paused at ${reached.time}, continued by instruction ${resumed.data.command} at ${resumed.time}`);
+    } catch (e) {
+      console.log(
+        `[live] claude-code limit (tmux): events: ${mine()
+          .map((x) => x.type)
+          .join(' ')}\npane:\n${await pane().catch(() => '')}`,
+      );
+      console.log(`up (tail):\n${live.up.stderr().slice(-2500)}`);
+      throw e;
+    } finally {
+      live.agentEnv = env0;
+      await tmux('kill-server');
+    }
+  }, 240_000);
 });

@@ -53,3 +53,9 @@ export function makeCommand(type: string, parts: CommandParts, sender: Sender): 
   if (parts.cause) ev.cause = parts.cause;
   return ev;
 }
+
+/** A steering instruction's outcome (x.<agent>.instruction.delivered / .dropped, cause = the command), or undefined for any other type. */
+export function instructionOutcome(type: string): 'delivered' | 'dropped' | undefined {
+  if (!type.startsWith('x.')) return undefined;
+  return type.endsWith('.instruction.delivered') ? 'delivered' : type.endsWith('.instruction.dropped') ? 'dropped' : undefined;
+}

@@ -10,7 +10,7 @@ import { opens } from './lifecycle.ts';
 
 /** The agent stopped on a limit (data: kind, hook, resets_at when it said, agent_retries when it retries by itself). */
 export const LIMIT_REACHED = 'x.hookmap.limit.reached';
-/** hookmap continued a paused session at its reset (on hookmap's own session; data: session, agent, at, launch). */
+/** hookmap continued a paused session at its reset (on hookmap's own session; data: session, agent, at, ok, launch or via+command, why). */
 export const LIMIT_RESUMED = 'x.hookmap.limit.resumed';
 
 export type LimitKind = 'rate_limit' | 'usage_limit';

@@ -3,10 +3,13 @@
 // config). The daemon says the agent stopped (x.hookmap.limit.reached, the
 // descriptor's `limits` signs, with resets_at when the agent said when); this
 // reads it off the stream, waits until the reset (or `wait_ms` after the stop
-// when the agent gave no time), and then starts the agent's own `resume` run
-// of that session in its project with the configured prompt, as `hookmap run
-// --resume` would (engine/person/launch/launcher.ts: allow-listed projects,
-// the per-agent cap, audited as x.hookmap.launch.* by principal `hookmap`).
+// when the agent gave no time), and then continues it with the configured
+// prompt. A session that ended gets the agent's own `resume` run in its
+// project, as `hookmap run --resume` would (engine/person/launch/launcher.ts:
+// allow-listed projects, the per-agent cap, audited as x.hookmap.launch.* by
+// principal `hookmap`); a session still open (its agent waits at its prompt)
+// gets the prompt as a steering instruction through the relay, which its
+// next-turn carrier delivers (dropped as it ends: then resumed).
 // A new run in the session before then (a person continued it) drops the
 // wait; the outcome is x.hookmap.limit.resumed on hookmap's own session, with
 // the launch's id or why not. An agent that retries by itself is not
@@ -14,7 +17,8 @@
 // than MAX_WAIT_MS is not waited for; a session that stops on its limit again
 // is continued at most MAX_RESUMES times in a row (a run that finishes starts
 // the count again), so an agent that is always refused is not relaunched forever.
-import { opens, runEnd } from '../../core/kernel/lifecycle.ts';
+import { instructionOutcome } from '../../core/kernel/command.ts';
+import { isSessionTerminal, opens, runEnd } from '../../core/kernel/lifecycle.ts';
 import { LIMIT_RESUMED, pauseOf } from '../../core/kernel/limits.ts';
 import { lineOf } from '../../core/kernel/fold/story.ts';
 import { DEFAULT_AFTER_LIMIT_PROMPT, DEFAULT_AFTER_LIMIT_WAIT_MS } from '../../core/config/defaults.ts';
@@ -23,6 +27,8 @@ import type { LaunchRequest, LaunchRun, Who } from './launcher.ts';
 export const MAX_WAITS = 1000;
 export const MAX_WAIT_MS = 24 * 3600_000;
 export const MAX_RESUMES = 3;
+/** An instruction to an open session that is neither delivered nor dropped by then is reported as not delivered. */
+export const INSTRUCT_OUTCOME_MS = 60_000;
 const WHO: Who = { principal: 'hookmap', surface: 'after-limit' };
 
 export interface ResumeAtResetOptions {
@@ -31,6 +37,11 @@ export interface ResumeAtResetOptions {
   start: (r: LaunchRequest, who: Who) => LaunchRun;
   /** The project a session ran in (its session.started's label), if known. */
   projectOf: (session: string) => string | undefined;
+  /**
+   * A steering instruction to a session still open (its agent's control.instruct through the relay, as principal
+   * hookmap): the command's id, or why it was refused. Without it an open session is resumed like an ended one.
+   */
+  instruct?: (agent: string, session: string, text: string) => { ok: true; id: string } | { ok: false; why: string };
   /** x.hookmap.limit.resumed on hookmap's own session. */
   audit: (type: typeof LIMIT_RESUMED, data: Record<string, unknown>) => void;
   say: (line: string) => void;
@@ -39,6 +50,7 @@ export interface ResumeAtResetOptions {
 
 interface Limited {
   type: string;
+  cause?: string;
   time?: string;
   agent?: string;
   session?: string;
@@ -49,6 +61,10 @@ export class ResumeAtReset {
   private readonly waits = new Map<string, { timer: ReturnType<typeof setTimeout>; session: string }>();
   /** Per session line: how many times it was continued since a run of it last finished. */
   private readonly tries = new Map<string, number>();
+  /** Session lines whose session ended (since up started): continued by a resume, not an instruction. */
+  private readonly ended = new Set<string>();
+  /** Instructions sent to open sessions, by command id, until their outcome. */
+  private readonly told = new Map<string, { agent: string; session: string; line: string; timer: ReturnType<typeof setTimeout> }>();
   private readonly now: () => number;
 
   constructor(private readonly o: ResumeAtResetOptions) {
@@ -60,6 +76,13 @@ export class ResumeAtReset {
     if (typeof ev.session !== 'string' || typeof ev.agent !== 'string') return;
     const line = `${ev.agent}\u0000${lineOf(ev.session)}`;
     const pause = typeof ev.time === 'string' ? pauseOf({ type: ev.type, time: ev.time, data: ev.data }) : undefined;
+    if (opens(ev.type) === 'session') this.ended.delete(line);
+    if (isSessionTerminal(ev.type)) {
+      this.ended.add(line);
+      if (this.ended.size > MAX_WAITS * 10) this.ended.delete(this.ended.values().next().value!);
+    }
+    const told = instructionOutcome(ev.type) && typeof ev.cause === 'string' ? this.told.get(ev.cause) : undefined;
+    if (told) this.outcome(ev.cause!, told, instructionOutcome(ev.type)!);
     if (!pause) {
       if (opens(ev.type) === 'run') this.drop(line); // the session went on: nobody waits for the reset
       if (runEnd(ev.type) === 'finished') this.tries.delete(line);
@@ -82,7 +105,8 @@ export class ResumeAtReset {
     const timer = setTimeout(() => {
       if (this.waits.get(line)?.timer !== timer) return;
       this.waits.delete(line);
-      this.resume(agent, session, line);
+      if (this.o.instruct && !this.ended.has(line)) this.instructIt(agent, session, line);
+      else this.resume(agent, session, line);
     }, wait);
     timer.unref?.();
     this.waits.set(line, { timer, session });
@@ -95,8 +119,50 @@ export class ResumeAtReset {
   }
 
   close(): void {
-    for (const w of this.waits.values()) clearTimeout(w.timer);
+    for (const w of [...this.waits.values(), ...this.told.values()]) clearTimeout(w.timer);
     this.waits.clear();
+    this.told.clear();
+  }
+
+  /** The session is still open (its agent waits at its prompt): the continue prompt goes to it as a steering instruction. */
+  private instructIt(agent: string, session: string, line: string): void {
+    const base = { session, agent, at: new Date(this.now()).toISOString() };
+    const tries = this.tries.get(line) ?? 0;
+    if (tries >= MAX_RESUMES) {
+      this.o.audit(LIMIT_RESUMED, { ...base, ok: false, why: `stopped on its limit ${tries} times in a row after being continued: not continued again` });
+      return;
+    }
+    const sent = this.o.instruct!(agent, session, this.o.prompt ?? DEFAULT_AFTER_LIMIT_PROMPT);
+    if (!sent.ok) {
+      this.o.audit(LIMIT_RESUMED, { ...base, ok: false, via: 'instruct', why: `its session is still open and took no instruction (${sent.why})` });
+      return;
+    }
+    this.tries.set(line, tries + 1);
+    const timer = setTimeout(() => {
+      if (!this.told.delete(sent.id)) return;
+      this.o.audit(LIMIT_RESUMED, {
+        ...base,
+        ok: false,
+        via: 'instruct',
+        command: sent.id,
+        why: 'the instruction was not delivered in time (is the next-turn carrier on?)',
+      });
+    }, INSTRUCT_OUTCOME_MS);
+    timer.unref?.();
+    this.told.set(sent.id, { agent, session, line, timer });
+    this.o.say(`${agent} session ${session} is still open: the continue prompt sent to it as instruction ${sent.id}`);
+  }
+
+  /** An instruction's outcome: delivered (continued), or dropped as its session ended (then resumed). */
+  private outcome(id: string, t: { agent: string; session: string; line: string; timer: ReturnType<typeof setTimeout> }, how: 'delivered' | 'dropped'): void {
+    clearTimeout(t.timer);
+    this.told.delete(id);
+    if (how === 'dropped') {
+      this.tries.set(t.line, Math.max(0, (this.tries.get(t.line) ?? 1) - 1)); // not continued after all: the resume counts instead
+      return this.resume(t.agent, t.session, t.line);
+    }
+    this.o.audit(LIMIT_RESUMED, { session: t.session, agent: t.agent, at: new Date(this.now()).toISOString(), ok: true, via: 'instruct', command: id });
+    this.o.say(`${t.agent} session ${t.session} continued after its limit: instruction ${id} delivered`);
   }
 
   private drop(line: string): void {

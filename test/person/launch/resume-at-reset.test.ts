@@ -7,7 +7,7 @@
 // refused start audited as not continued, a reset past a day not waited for,
 // and at most MAX_WAITS waits.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MAX_RESUMES, MAX_WAITS, ResumeAtReset } from '../../../engine/person/launch/resume-at-reset.ts';
+import { INSTRUCT_OUTCOME_MS, MAX_RESUMES, MAX_WAITS, ResumeAtReset } from '../../../engine/person/launch/resume-at-reset.ts';
 import { LaunchError } from '../../../engine/person/launch/argv.ts';
 import type { LaunchRequest, LaunchRun, Who } from '../../../engine/person/launch/launcher.ts';
 
@@ -16,8 +16,19 @@ let started: { r: LaunchRequest; who: Who }[];
 let audits: Record<string, unknown>[];
 let refuse: string | undefined;
 
-const make = (o: { waitMs?: number; project?: string | null } = {}) =>
+let told: { agent: string; session: string; text: string }[];
+let refuseInstruct: string | undefined;
+const make = (o: { waitMs?: number; project?: string | null; instruct?: boolean } = {}) =>
   new ResumeAtReset({
+    ...(o.instruct
+      ? {
+          instruct: (agent: string, session: string, text: string) => {
+            if (refuseInstruct) return { ok: false as const, why: refuseInstruct };
+            told.push({ agent, session, text });
+            return { ok: true as const, id: `c${told.length}` };
+          },
+        }
+      : {}),
     waitMs: o.waitMs ?? 60_000,
     prompt: 'go on',
     start: (r, who) => {
@@ -43,6 +54,8 @@ beforeEach(() => {
   started = [];
   audits = [];
   refuse = undefined;
+  told = [];
+  refuseInstruct = undefined;
 });
 afterEach(() => vi.useRealTimers());
 
@@ -122,5 +135,65 @@ describe('continuing a session after its limit', () => {
     r.close();
     vi.advanceTimersByTime(120_000);
     expect(started).toEqual([]);
+  });
+
+  describe('a session still open (no end seen): the continue prompt as an instruction through the relay', () => {
+    const outcome = (how: 'delivered' | 'dropped', cause: string, session = 'o1') => ({
+      type: `x.claude-code.instruction.${how}`,
+      agent: 'claude-code',
+      session,
+      cause,
+      time: new Date(Date.now()).toISOString(),
+      data: {},
+    });
+
+    it('sent at the reset; delivered: continued via instruct, no launch', () => {
+      const r = make({ waitMs: 1_000, instruct: true });
+      r.seen(limit('o1'));
+      vi.advanceTimersByTime(1_000);
+      expect(told).toEqual([{ agent: 'claude-code', session: 'o1', text: 'go on' }]);
+      expect(audits).toEqual([]);
+      r.seen(outcome('delivered', 'c1'));
+      r.seen(outcome('delivered', 'c1')); // once
+      expect(audits).toEqual([{ session: 'o1', agent: 'claude-code', at: new Date(T0 + 1_000).toISOString(), ok: true, via: 'instruct', command: 'c1' }]);
+      expect(started).toEqual([]);
+    });
+
+    it('refused by the relay: audited as not continued, no launch (the session is open elsewhere)', () => {
+      refuseInstruct = 'no-route: no emitter accepts x.claude-code.control.instruct';
+      const r = make({ waitMs: 1_000, instruct: true });
+      r.seen(limit('o2'));
+      vi.advanceTimersByTime(1_000);
+      expect(audits).toEqual([expect.objectContaining({ session: 'o2', ok: false, via: 'instruct', why: expect.stringContaining('no-route') })]);
+      expect(started).toEqual([]);
+    });
+
+    it('dropped as the session ended: resumed by a launch instead; no outcome in time: said so', () => {
+      const r = make({ waitMs: 1_000, instruct: true });
+      r.seen(limit('o3'));
+      r.seen(limit('o4'));
+      vi.advanceTimersByTime(1_000);
+      expect(told.map((t) => t.session)).toEqual(['o3', 'o4']);
+      r.seen(outcome('dropped', 'c1', 'o3'));
+      expect(started.map((x) => x.r.resume)).toEqual(['o3']);
+      expect(audits).toEqual([expect.objectContaining({ session: 'o3', ok: true, launch: 'l1' })]);
+      vi.advanceTimersByTime(INSTRUCT_OUTCOME_MS);
+      expect(audits[1]).toMatchObject({ session: 'o4', ok: false, via: 'instruct', command: 'c2', why: expect.stringContaining('not delivered') });
+      r.seen(outcome('delivered', 'c2', 'o4')); // too late: said once
+      expect(audits).toHaveLength(2);
+    });
+
+    it('a session that ended is resumed by a launch; one that started again after its end is instructed', () => {
+      const r = make({ waitMs: 1_000, instruct: true });
+      r.seen(limit('o5'));
+      r.seen({ type: 'session.ended', agent: 'claude-code', session: 'o5', time: new Date().toISOString() });
+      vi.advanceTimersByTime(1_000);
+      expect(started.map((x) => x.r.resume)).toEqual(['o5']);
+      expect(told).toEqual([]);
+      r.seen({ type: 'session.started', agent: 'claude-code', session: 'o5~2', time: new Date().toISOString() });
+      r.seen(limit('o5~2'));
+      vi.advanceTimersByTime(1_000);
+      expect(told.map((t) => t.session)).toEqual(['o5~2']);
+    });
   });
 });

@@ -18,7 +18,10 @@ import { indexedEvent } from '../../../engine/person/history/rows.ts';
 let s: UpStack;
 
 beforeAll(async () => {
-  s = await upStack({ prefix: 'hookmap-limit-signs-', agents: [{ descriptor: 'claude-code' }, { descriptor: 'qwen-code' }, { descriptor: 'opencode' }] });
+  s = await upStack({
+    prefix: 'hookmap-limit-signs-',
+    agents: [{ descriptor: 'claude-code' }, { descriptor: 'qwen-code' }, { descriptor: 'opencode' }, { descriptor: 'pi' }, { descriptor: 'cline' }],
+  });
 }, 30_000);
 
 afterAll(async () => {
@@ -101,6 +104,49 @@ describe('limit signs', () => {
     expect(limitOf('opencode', 'ses_r2')).toBeUndefined();
     expect(limitOf('opencode', 'ses_r3')).toBeUndefined();
     expect(events('opencode', 'ses_r3').some((e) => e.type === 'progress.status')).toBe(true); // mapped all the same
+  });
+
+  it('pi: a loop that failed on a 429 is a sign pi retries by itself; another error is not', async () => {
+    const session = (id: string) => ({ id, file: `/tmp/hookmap-live-scratch/home/.pi/agent/sessions/${id}.jsonl`, cwd: '/tmp/shop-api' });
+    const loop = async (id: string, errorMessage: unknown) => {
+      await post('pi', { session: session(id), event: { type: 'agent_start' } });
+      const failed = { role: 'assistant', content: [], api: 'openai-completions', provider: 'scripted', model: 'scripted', stopReason: 'error', errorMessage };
+      const user = { role: 'user', content: [{ type: 'text', text: 'Say hello through the shell.' }], timestamp: 1 };
+      await post('pi', { session: session(id), event: { type: 'agent_end', messages: [user, failed] } });
+    };
+    await loop('pi-429', '429 scripted model server: rate limited'); // pi 0.73.1's words
+    await loop('pi-500', '500 upstream failed');
+    await loop('pi-odd', { nested: '429' });
+    const sign = await until('pi limit', () => limitOf('pi', 'pi-429'));
+    expect(sign.data).toEqual({ kind: 'rate_limit', hook: 'agent_end', agent_retries: true });
+    const types = events('pi', 'pi-429').map((e) => e.type);
+    expect(types.indexOf('x.hookmap.limit.reached')).toBeGreaterThan(types.indexOf('run.failed'));
+    await until('pi-odd mapped', () => events('pi', 'pi-odd').some((e) => e.type === 'run.failed'));
+    expect(limitOf('pi', 'pi-500')).toBeUndefined();
+    expect(limitOf('pi', 'pi-odd')).toBeUndefined();
+  });
+
+  it('Cline: agent_error naming a rate limit, after its own retries, is a sign; another error is not', async () => {
+    const base = (taskId: string) => ({
+      clineVersion: '',
+      taskId,
+      sessionContext: { rootSessionId: `root-${taskId}` },
+      workspaceRoots: ['/tmp/shop-api'],
+      workspaceInfo: { rootPath: '/tmp/shop-api', hint: 'project' },
+      userId: 'unknown',
+      agent_id: `agent-${taskId}`,
+      parent_agent_id: null,
+    });
+    const task = async (taskId: string, message: unknown) => {
+      await post('cline', { ...base(taskId), timestamp: new Date().toISOString(), hookName: 'agent_start', taskStart: { taskMetadata: {} } });
+      await post('cline', { ...base(taskId), timestamp: new Date().toISOString(), hookName: 'agent_error', iteration: 1, error: { name: 'Error', message } });
+    };
+    await task('c-429', 'scripted model server: rate limited'); // Cline 3.0.65's payload: the provider's own message, no status
+    await task('c-auth', 'invalid api key');
+    const sign = await until('cline limit', () => limitOf('cline', 'c-429'));
+    expect(sign.data).toEqual({ kind: 'rate_limit', hook: 'agent_error' });
+    await until('c-auth mapped', () => events('cline', 'c-auth').some((e) => e.type === 'run.failed'));
+    expect(limitOf('cline', 'c-auth')).toBeUndefined();
   });
 
   it('the history: a session stopped on its limit is paused until its next run; one retrying by itself, until its next event', () => {
