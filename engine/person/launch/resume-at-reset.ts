@@ -134,7 +134,7 @@ export class ResumeAtReset {
     }
     const sent = this.o.instruct!(agent, session, this.o.prompt ?? DEFAULT_AFTER_LIMIT_PROMPT);
     if (!sent.ok) {
-      this.o.audit(LIMIT_RESUMED, { ...base, ok: false, via: 'instruct', why: `its session is still open and took no instruction (${sent.why})` });
+      this.o.audit(LIMIT_RESUMED, { ...base, ok: false, via: 'instruct', why: `no end of its session was seen, and it took no instruction (${sent.why})` });
       return;
     }
     this.tries.set(line, tries + 1);
